@@ -1,0 +1,9 @@
+/**
+ * @since 0.1.0
+ */
+export * as McpError from "./McpError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpServer from "./McpServer.js"

@@ -1,0 +1,3 @@
+import { defineWorkspace } from "vitest/config"
+
+export default defineWorkspace(["packages/*/vitest.config.ts"])
