@@ -7,3 +7,8 @@ export * as McpError from "./McpError.js"
  * @since 0.1.0
  */
 export * as McpServer from "./McpServer.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpTool from "./McpTool.js"
