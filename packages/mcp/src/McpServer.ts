@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  */
 export const ServerName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/, {
-    message: () => "a server name must be 1-64 letters, digits, '_' or '-'"
+    message: () => "a server name must be 1-64 letters, digits, '_' or '-' (it prefixes tool names)"
   }),
   Schema.annotations({ identifier: "ServerName" })
 )
@@ -34,9 +34,10 @@ const HttpUrl = Schema.String.pipe(
   Schema.filter((s) => {
     try {
       const url = new URL(s)
-      return url.protocol === "http:" || url.protocol === "https:" ? true : `expected an http(s) URL, got ${JSON.stringify(s)}`
+      return url.protocol === "http:" || url.protocol === "https:" ? true : "expected an http(s) URL"
     } catch {
-      return `expected a URL, got ${JSON.stringify(s)}`
+      // The text is not echoed: a URL may carry a token.
+      return "expected an http(s) URL"
     }
   }),
   Schema.annotations({ identifier: "HttpUrl" })

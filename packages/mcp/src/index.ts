@@ -1,6 +1,21 @@
 /**
  * @since 0.1.0
  */
+export * as McpClient from "./McpClient.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpClientFactory from "./McpClientFactory.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConfiguration from "./McpConfiguration.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpError from "./McpError.js"
 
 /**

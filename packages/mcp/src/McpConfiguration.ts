@@ -1,0 +1,361 @@
+/**
+ * Where the MCP servers come from: an explicit list, a configuration file (`mcp.json`, by default
+ * `~/.zett/mcp.json`), or both. The file is checked again at the start of every request and re-read only
+ * when it changed (C10); a file that turns invalid while running keeps the last valid list (C11).
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Os from "node:os"
+import * as Internal from "./internal/config.js"
+import { McpConfigError } from "./McpError.js"
+import type { McpServer } from "./McpServer.js"
+
+/**
+ * An entry of the file that was left out in lenient mode (C5).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Skipped {
+  /** Where in the file, e.g. `servers.docs.url`. */
+  readonly entry: string
+  /** The server name the entry was written under. */
+  readonly server: string
+  /** Why, in a few words; never contains a header or env value. */
+  readonly reason: string
+}
+
+/**
+ * The configuration in use at one moment.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Snapshot {
+  /** The absolute path of the configuration file, even if it does not exist; undefined when no file is used. */
+  readonly path: string | undefined
+  /** The file's servers first, then the explicit ones (C3). */
+  readonly servers: ReadonlyArray<McpServer>
+  /** Entries of the file skipped in lenient mode. */
+  readonly skipped: ReadonlyArray<Skipped>
+}
+
+/**
+ * The options of `@zett/mcp` that concern configuration (C1).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Servers given in code. With `servers` and no `configPath`, no file is looked up (C2). */
+  readonly servers?: ReadonlyArray<McpServer> | undefined
+  /** A configuration file; relative paths resolve against the working directory. */
+  readonly configPath?: string | undefined
+  /** The accepted root keys of the file (default `["servers", "mcpServers"]`); a file uses exactly one (C4). */
+  readonly serverKeys?: ReadonlyArray<string> | undefined
+  /** One invalid entry makes the whole file invalid (default `true`); when false it is logged and skipped (C5). */
+  readonly strictConfig?: boolean | undefined
+}
+
+/**
+ * The root keys accepted by default: `servers` (VS Code) and `mcpServers` (Claude, Cursor).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultServerKeys: ReadonlyArray<string> = ["servers", "mcpServers"]
+
+/**
+ * The configuration service.
+ *
+ * `path` is fixed when the service is built. `servers` and `skipped` are getters that read the configuration
+ * of the last successful load, without touching the file. Call `current` at the start of every request: it
+ * checks the file (one `stat`), re-reads it only when its modification time or size changed, and never fails.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpConfiguration extends Context.Tag("@zett/mcp/McpConfiguration")<McpConfiguration, {
+  readonly path: string | undefined
+  readonly servers: ReadonlyArray<McpServer>
+  readonly skipped: ReadonlyArray<Skipped>
+  readonly current: Effect.Effect<Snapshot>
+}>() {}
+
+/**
+ * The home directory: `HOME` (or `USERPROFILE`) from the `ConfigProvider`, so tests can point it at a temporary
+ * directory, falling back to the operating system's answer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
+  Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
+  Effect.orElseSucceed(() => Os.homedir())
+)
+
+/**
+ * The file used when neither `servers` nor `configPath` is given: `~/.zett/mcp.json` (C2).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultPath: Effect.Effect<string, never, Path.Path> = Effect.gen(function*() {
+  const path = yield* Path.Path
+  return path.join(yield* homeDirectory, ".zett", "mcp.json")
+})
+
+// What identifies one version of the file without reading it (C10).
+type Signature =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Present"; readonly mtime: number | undefined; readonly size: bigint }
+
+const sameSignature = (a: Signature | undefined, b: Signature): boolean =>
+  a !== undefined && a._tag === b._tag &&
+  (a._tag === "Missing" ||
+    (b._tag === "Present" && a.mtime !== undefined && a.mtime === b.mtime && a.size === b.size))
+
+interface FileLoad {
+  readonly servers: ReadonlyArray<Internal.FileEntry>
+  readonly skipped: ReadonlyArray<Skipped>
+}
+
+const emptyLoad: FileLoad = { servers: [], skipped: [] }
+
+const platformReason = (error: { readonly _tag: string; readonly reason?: string | undefined }) =>
+  error._tag === "SystemError" ? `cannot read the file (${error.reason})` : "cannot read the file"
+
+const statFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Signature, McpConfigError> =>
+  fs.stat(path).pipe(
+    Effect.flatMap((info): Effect.Effect<Signature, McpConfigError> =>
+      info.type === "Directory"
+        ? Effect.fail(new McpConfigError({ path, reason: "is a directory, expected a JSON file" }))
+        : Effect.succeed({
+          _tag: "Present",
+          mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
+          size: info.size
+        })
+    ),
+    Effect.catchTags({
+      SystemError: (error) =>
+        error.reason === "NotFound"
+          ? Effect.succeed<Signature>({ _tag: "Missing" })
+          : Effect.fail(new McpConfigError({ path, reason: platformReason(error) })),
+      BadArgument: (error) => Effect.fail(new McpConfigError({ path, reason: platformReason(error) }))
+    })
+  )
+
+const readFile = (
+  fs: FileSystem.FileSystem,
+  path: string,
+  serverKeys: ReadonlyArray<string>,
+  strict: boolean
+): Effect.Effect<FileLoad, McpConfigError> =>
+  Effect.gen(function*() {
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.catchTags({
+        SystemError: (error) =>
+          // Deleted between the stat and the read: the same as a missing file (C7).
+          error.reason === "NotFound"
+            ? Effect.succeed(undefined)
+            : Effect.fail(new McpConfigError({ path, reason: platformReason(error) })),
+        BadArgument: (error) => Effect.fail(new McpConfigError({ path, reason: platformReason(error) }))
+      })
+    )
+    if (text === undefined) return emptyLoad
+    const decoded = Internal.decode(text, serverKeys)
+    if (decoded._tag === "Error") {
+      return yield* new McpConfigError({
+        path,
+        ...(decoded.issue.entry !== undefined ? { entry: decoded.issue.entry } : {}),
+        reason: decoded.issue.reason
+      })
+    }
+    const { disabled, invalid, servers } = decoded.file
+    if (disabled.length > 0) {
+      yield* Effect.logDebug(`${path}: disabled entries left out: ${disabled.join(", ")}`)
+    }
+    if (strict && invalid.length > 0) {
+      const first = invalid[0]!
+      const more = invalid.length - 1
+      return yield* new McpConfigError({
+        path,
+        ...(first.entry !== undefined ? { entry: first.entry } : {}),
+        reason: more === 0 ? first.reason : `${first.reason} (and ${more} more invalid ${more === 1 ? "entry" : "entries"})`
+      })
+    }
+    const skipped = invalid.map((issue): Skipped => ({
+      entry: issue.entry ?? decoded.file.rootKey,
+      server: issue.server ?? "",
+      reason: issue.reason
+    }))
+    yield* Effect.forEach(
+      skipped,
+      (entry) => Effect.logWarning(`${path}: ${entry.entry}: ${entry.reason} (entry skipped)`),
+      { discard: true }
+    )
+    return { servers, skipped }
+  }).pipe(Effect.annotateLogs("mcp.config.path", path))
+
+/**
+ * Merges the file's servers (first) with the explicit ones (C3) and rejects a name given in both (C6): in
+ * strict mode the file is invalid, in lenient mode the file's entry is skipped.
+ */
+const merge = (
+  path: string,
+  file: FileLoad,
+  explicit: ReadonlyArray<McpServer>,
+  strict: boolean
+): Effect.Effect<Snapshot, McpConfigError> =>
+  Effect.gen(function*() {
+    const explicitNames = new Set(explicit.map((server) => server.name))
+    const servers: Array<McpServer> = []
+    const skipped: Array<Skipped> = [...file.skipped]
+    for (const { entry, server } of file.servers) {
+      if (!explicitNames.has(server.name)) {
+        servers.push(server)
+        continue
+      }
+      const reason = "duplicate server name: also given in the servers option"
+      if (strict) return yield* new McpConfigError({ path, entry, reason })
+      yield* Effect.logWarning(`${path}: ${entry}: ${reason} (entry skipped)`)
+      skipped.push({ entry, server: server.name, reason })
+    }
+    return { path, servers: [...servers, ...explicit], skipped }
+  })
+
+const checkExplicit = (servers: ReadonlyArray<McpServer>): Effect.Effect<void, McpConfigError> => {
+  const seen = new Set<string>()
+  for (const server of servers) {
+    if (seen.has(server.name)) {
+      return Effect.fail(
+        new McpConfigError({ path: "servers option", entry: server.name, reason: "duplicate server name" })
+      )
+    }
+    seen.add(server.name)
+  }
+  return Effect.void
+}
+
+const load = (
+  fs: FileSystem.FileSystem,
+  path: string,
+  signature: Signature,
+  options: { readonly serverKeys: ReadonlyArray<string>; readonly strict: boolean },
+  explicit: ReadonlyArray<McpServer>
+): Effect.Effect<Snapshot, McpConfigError> =>
+  (signature._tag === "Missing" ? Effect.succeed(emptyLoad) : readFile(fs, path, options.serverKeys, options.strict))
+    .pipe(Effect.flatMap((file) => merge(path, file, explicit, options.strict)))
+
+/**
+ * Loads one configuration file on its own, e.g. for tools and tests. A missing file gives no servers (C7).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFile = (
+  path: string,
+  options?: {
+    readonly strict?: boolean | undefined
+    readonly serverKeys?: ReadonlyArray<string> | undefined
+  }
+): Effect.Effect<Snapshot, McpConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const absolute = (yield* Path.Path).resolve(path)
+    const signature = yield* statFile(fs, absolute)
+    return yield* load(fs, absolute, signature, {
+      serverKeys: options?.serverKeys ?? defaultServerKeys,
+      strict: options?.strict ?? true
+    }, [])
+  }).pipe(Effect.withSpan("McpConfiguration.fromFile"))
+
+/**
+ * Builds the service. Fails with `McpConfigError` when the file (or the explicit list) is malformed (C8).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const pathService = yield* Path.Path
+  const explicit = options.servers ?? []
+  yield* checkExplicit(explicit)
+  const settings = { serverKeys: options.serverKeys ?? defaultServerKeys, strict: options.strictConfig ?? true }
+  const path = options.configPath !== undefined
+    ? pathService.resolve(options.configPath)
+    : options.servers !== undefined
+    ? undefined
+    : yield* defaultPath
+
+  if (path === undefined) {
+    const snapshot: Snapshot = { path, servers: explicit, skipped: [] }
+    return McpConfiguration.of({ path, servers: explicit, skipped: [], current: Effect.succeed(snapshot) })
+  }
+
+  const firstSignature = yield* statFile(fs, path)
+  let signature: Signature | undefined = firstSignature
+  let snapshot = yield* load(fs, path, firstSignature, settings, explicit)
+
+  const refresh = Effect.gen(function*() {
+    const next = yield* statFile(fs, path)
+    if (sameSignature(signature, next)) return snapshot
+    // Remembered before reading: an edit made during the read changes the signature again and is picked up
+    // next time; an invalid version is remembered too, so it is reported once rather than on every request.
+    const previous = signature
+    signature = next
+    const loaded = yield* load(fs, path, next, settings, explicit)
+    if (next._tag === "Missing" && previous?._tag === "Present") {
+      yield* Effect.logInfo(`${path}: configuration file removed; using no servers from it`)
+    }
+    snapshot = loaded
+    return snapshot
+  }).pipe(
+    Effect.catchAll((error) =>
+      Effect.as(Effect.logWarning(`${error.message}; keeping the last valid configuration`), snapshot)
+    ),
+    // `current` never fails (it runs at the start of every request): even a bug here keeps the last list.
+    Effect.catchAllDefect((defect) =>
+      Effect.as(
+        Effect.logWarning(`${path}: cannot check the configuration; keeping the last valid configuration`, defect),
+        snapshot
+      )
+    ),
+    Effect.annotateLogs("mcp.config.path", path)
+  )
+
+  // One check at a time, so that concurrent requests do not read the same edit twice.
+  const semaphore = yield* Effect.makeSemaphore(1)
+  const current = semaphore.withPermits(1)(refresh).pipe(
+    Effect.withSpan("McpConfiguration.current", { attributes: { "mcp.config.path": path } })
+  )
+
+  return McpConfiguration.of({
+    path,
+    get servers() {
+      return snapshot.servers
+    },
+    get skipped() {
+      return snapshot.skipped
+    },
+    current
+  })
+})
+
+/**
+ * The configuration service, reading files through `FileSystem` and `Path` (provide `NodeContext.layer`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<McpConfiguration, McpConfigError, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(McpConfiguration, make(options))

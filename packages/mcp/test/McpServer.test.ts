@@ -1,0 +1,179 @@
+import { assert, describe, it } from "@effect/vitest"
+import { McpServer } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { execFileSync } from "node:child_process"
+import * as Path from "node:path"
+import * as Util from "node:util"
+
+const headerSecret = "hdr-secret-7f3a9c"
+const envSecret = "env-secret-2b8d41"
+
+const httpServer = () =>
+  McpServer.http({
+    name: "docs",
+    url: "https://docs.example.com/mcp",
+    headers: { Authorization: `Bearer ${headerSecret}` }
+  })
+
+const stdioServer = () =>
+  McpServer.stdio({
+    name: "files",
+    command: "/opt/My Tools/server bin",
+    args: ["--root", "/tmp/a b", "; rm -rf /"],
+    env: { API_TOKEN: envSecret },
+    cwd: "/tmp"
+  })
+
+describe("McpServer", () => {
+  it("B1 http and stdio definitions keep their fields", () => {
+    const http = httpServer()
+    assert.strictEqual(http._tag, "McpHttpServer")
+    assert.strictEqual(http.name, "docs")
+    assert.strictEqual(http.url, "https://docs.example.com/mcp")
+    assert.strictEqual(Redacted.value(http.headers.Authorization!), `Bearer ${headerSecret}`)
+
+    const stdio = stdioServer()
+    assert.strictEqual(stdio._tag, "McpStdioServer")
+    assert.strictEqual(stdio.cwd, "/tmp")
+    assert.strictEqual(Redacted.value(stdio.env.API_TOKEN!), envSecret)
+
+    const minimal = McpServer.stdio({ name: "min", command: "node" })
+    assert.deepStrictEqual(minimal.args, [])
+    assert.deepStrictEqual(minimal.env, {})
+    assert.strictEqual(minimal.cwd, undefined)
+    assert.deepStrictEqual(McpServer.http({ name: "h", url: "http://127.0.0.1:1/mcp" }).headers, {})
+  })
+
+  it("B1 rejects a URL that is not http(s) without echoing it", () => {
+    const attempt = (url: string) => {
+      try {
+        McpServer.http({ name: "x", url })
+        return "accepted"
+      } catch (error) {
+        return String(error)
+      }
+    }
+    const ftp = attempt("ftp://user:tok3n-in-url@example.com/")
+    assert.include(ftp, "expected an http(s) URL")
+    assert.notInclude(ftp, "tok3n-in-url")
+    assert.include(attempt("not a url tok3n"), "expected an http(s) URL")
+    assert.notInclude(attempt("not a url tok3n"), "tok3n")
+  })
+
+  it("B2 header and env values never appear in String, inspect, JSON or describe", () => {
+    for (const server of [httpServer(), stdioServer()]) {
+      const renderings = [
+        String(server),
+        Util.inspect(server, { depth: 10 }),
+        JSON.stringify(server),
+        McpServer.describe(server),
+        McpServer.cacheKey(server),
+        Util.format("%o", server)
+      ]
+      for (const text of renderings) {
+        assert.notInclude(text, headerSecret)
+        assert.notInclude(text, envSecret)
+      }
+      // The structure is still visible, just not the secret.
+      assert.include(JSON.stringify(server), "<redacted>")
+    }
+  })
+
+  it.effect("B2 encoding with the schema is the only way back to the clear value", () =>
+    Effect.gen(function*() {
+      const encoded = yield* Schema.encode(McpServer.McpServer)(httpServer())
+      assert.deepStrictEqual(encoded, {
+        _tag: "McpHttpServer",
+        name: "docs",
+        url: "https://docs.example.com/mcp",
+        headers: { Authorization: `Bearer ${headerSecret}` }
+      })
+      const decoded = yield* Schema.decodeUnknown(McpServer.McpServer)(encoded)
+      assert.strictEqual(McpServer.cacheKey(decoded), McpServer.cacheKey(httpServer()))
+    }))
+
+  it("B3 a command with spaces is kept verbatim and its arguments stay a separate array", () => {
+    const server = stdioServer()
+    assert.strictEqual(server.command, "/opt/My Tools/server bin")
+    assert.deepStrictEqual(server.args, ["--root", "/tmp/a b", "; rm -rf /"])
+    assert.isTrue(Array.isArray(server.args))
+  })
+
+  it("B4 empty names and names unusable in tool names are rejected with a clear reason", () => {
+    const reason = (name: string) => {
+      try {
+        McpServer.stdio({ name, command: "node" })
+        return "accepted"
+      } catch (error) {
+        return String(error)
+      }
+    }
+    for (const name of ["", "my server", "a.b", "docs/v2", "naïve", "x".repeat(65), "a:b"]) {
+      assert.include(reason(name), "a server name must be 1-64 letters, digits, '_' or '-'", JSON.stringify(name))
+    }
+    for (const name of ["docs", "my_server-2", "x".repeat(64), "A"]) {
+      assert.strictEqual(reason(name), "accepted")
+    }
+    assert.isTrue(Schema.is(McpServer.ServerName)("ok-name"))
+    assert.isFalse(Schema.is(McpServer.ServerName)(""))
+  })
+
+  describe("cacheKey", () => {
+    it("D3 equal definitions give equal keys; every change gives another key", () => {
+      const key = McpServer.cacheKey(httpServer())
+      assert.strictEqual(McpServer.cacheKey(httpServer()), key)
+      assert.match(key, /^docs:[0-9a-f]{32}$/)
+      const variants = [
+        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer other" } }),
+        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp", headers: { authorization: `Bearer ${headerSecret}` } }),
+        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp2", headers: { Authorization: `Bearer ${headerSecret}` } }),
+        McpServer.http({ name: "docs2", url: "https://docs.example.com/mcp", headers: { Authorization: `Bearer ${headerSecret}` } }),
+        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp" })
+      ]
+      const keys = new Set([key, ...variants.map(McpServer.cacheKey)])
+      assert.strictEqual(keys.size, variants.length + 1)
+
+      const base = { name: "files", command: "node", args: ["a", "b"], env: { K: "v" } }
+      const stdioKeys = new Set([
+        McpServer.stdio(base),
+        McpServer.stdio({ ...base, args: ["b", "a"] }),
+        McpServer.stdio({ ...base, args: ["a b"] }),
+        McpServer.stdio({ ...base, env: { K: "w" } }),
+        McpServer.stdio({ ...base, env: {} }),
+        McpServer.stdio({ ...base, cwd: "/tmp" }),
+        McpServer.stdio({ ...base, command: "nodejs" })
+      ].map(McpServer.cacheKey))
+      assert.strictEqual(stdioKeys.size, 7)
+    })
+
+    it("D3 the key ignores the order in which headers or env entries were written", () => {
+      const a = McpServer.stdio({ name: "s", command: "node", env: { A: "1", B: "2" } })
+      const b = McpServer.stdio({ name: "s", command: "node", env: { B: "2", A: "1" } })
+      assert.strictEqual(McpServer.cacheKey(a), McpServer.cacheKey(b))
+    })
+
+    it("D3 the key is the same in every process (pinned value)", () => {
+      // Pinned: a change here would silently invalidate shared caches of tool lists.
+      assert.strictEqual(McpServer.cacheKey(httpServer()), "docs:e8bc4299f9f77b85311acf4fdd690326")
+      assert.strictEqual(McpServer.cacheKey(stdioServer()), "files:e4c2b6f2501b2429347bcb0e055a944b")
+    })
+
+    it("D3 the key is the same in another process", () => {
+      const script = `
+        import { McpServer } from "@zett/mcp"
+        const server = McpServer.http({ name: "docs", url: "https://docs.example.com/mcp",
+          headers: { Authorization: "Bearer ${headerSecret}" } })
+        process.stdout.write(McpServer.cacheKey(server))
+      `
+      const packageRoot = Path.resolve(import.meta.dirname, "..")
+      const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        cwd: packageRoot,
+        encoding: "utf8",
+        timeout: 20_000
+      })
+      assert.strictEqual(output, McpServer.cacheKey(httpServer()))
+    })
+  })
+})
