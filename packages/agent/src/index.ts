@@ -1,4 +1,44 @@
 /**
  * @since 0.1.0
  */
-export {}
+export * as Agent from "./Agent.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as AgentError from "./AgentError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Extension from "./Extension.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Message from "./Message.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Model from "./Model.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Tool from "./Tool.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as MessageAccumulator from "./MessageAccumulator.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ScriptedModel from "./ScriptedModel.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ToolGuidelines from "./ToolGuidelines.js"

@@ -1,0 +1,79 @@
+/**
+ * A deterministic model for tests and offline examples (A13): a list of steps, each answering one request.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { ToolCall, Usage } from "./Message.js"
+import { Model, ModelError } from "./Model.js"
+import type { ModelEvent, ModelRequest } from "./Model.js"
+
+/**
+ * What one step answers: text, tool calls, or both.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reply {
+  readonly text?: string | undefined
+  readonly toolCalls?: ReadonlyArray<{ readonly id?: string; readonly name: string; readonly arguments?: unknown }>
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | undefined
+}
+
+/**
+ * A fixed reply, or a function of the request the step receives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Step = Reply | ((request: ModelRequest) => Reply | Effect.Effect<Reply, ModelError>)
+
+const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
+  const out: Array<ModelEvent> = []
+  if (reply.text !== undefined && reply.text !== "") out.push({ _tag: "TextDelta", text: reply.text })
+  reply.toolCalls?.forEach((call, i) =>
+    out.push({
+      _tag: "ToolCall",
+      call: new ToolCall({ id: call.id ?? `call_${request}_${i}`, name: call.name, arguments: call.arguments ?? {} })
+    })
+  )
+  out.push({
+    _tag: "Finish",
+    reason: reply.toolCalls?.length ? "tool_calls" : "stop",
+    usage: new Usage(reply.usage ?? { inputTokens: 0, outputTokens: 0 })
+  })
+  return out
+}
+
+/**
+ * Answers the n-th request with the n-th step. With `loop`, steps repeat; otherwise a request past the last
+ * step fails with a `ModelError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Model["Type"] => {
+  let index = 0
+  return Model.of({
+    stream: (request) =>
+      Stream.unwrap(Effect.suspend(() => {
+        const n = index++
+        if (steps.length === 0 || (n >= steps.length && options?.loop !== true)) {
+          return new ModelError({ reason: `the script has no step for request ${n + 1}` })
+        }
+        const step = steps[n % steps.length]!
+        const reply = typeof step === "function" ? step(request) : step
+        return Effect.map(Effect.isEffect(reply) ? reply : Effect.succeed(reply), (reply) =>
+          Stream.fromIterable(events(reply, n + 1)))
+      }))
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Layer.Layer<Model> =>
+  Layer.sync(Model, () => make(steps, options))

@@ -1,0 +1,359 @@
+/** @internal */
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { ExtensionError, MaxTurnsExceeded } from "../AgentError.js"
+import type { AgentError } from "../AgentError.js"
+import * as Extension from "../Extension.js"
+import type { Message, ToolCall, Usage } from "../Message.js"
+import { AssistantMessage, SystemMessage, ToolMessage, UserMessage } from "../Message.js"
+import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
+import type * as Model from "../Model.js"
+import * as Tool from "../Tool.js"
+
+/** @internal */
+export interface Compaction {
+  readonly shouldCompact: (messages: ReadonlyArray<Message>) => boolean
+  readonly compact: (messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlyArray<Message>, unknown>
+}
+
+/** @internal */
+export interface Engine {
+  readonly model: Model.Model["Type"]
+  readonly extensions: ReadonlyArray<Extension.Extension>
+  readonly tools: ReadonlyArray<Tool.Tool>
+  readonly systemPrompt: string | undefined
+  readonly maxTurns: number
+  readonly toolTimeout: Duration.Duration | undefined
+  readonly toolConcurrency: number
+  readonly compaction: Compaction | undefined
+  readonly active: Set<RunState>
+}
+
+let nextRunId = 0
+
+/** @internal */
+export class RunState implements Extension.RunContext {
+  readonly runId = ++nextRunId
+  messages_: Array<Message> = []
+  state: Array<string> = []
+  readonly registry = new Map<string, Tool.Tool>()
+  readonly serverTools_: Array<ServerTool> = []
+  readonly steering: Array<UserMessage> = []
+  constructor(
+    readonly kind: "run" | "compact",
+    readonly scope: Scope.CloseableScope,
+    public input: UserMessage
+  ) {}
+
+  readonly inputMessage = Effect.sync(() => this.input)
+  readonly setInputMessage = (message: UserMessage) =>
+    Effect.sync(() => {
+      this.input = message
+    })
+  readonly messages = Effect.sync((): ReadonlyArray<Message> => this.messages_)
+  readonly addMessage = (message: Message) =>
+    Effect.sync(() => {
+      this.messages_.push(message)
+    })
+  readonly replaceMessages = (messages: ReadonlyArray<Message>) =>
+    Effect.sync(() => {
+      this.messages_ = [...messages]
+    })
+  readonly addState = (text: string) =>
+    Effect.sync(() => {
+      this.state.push(text)
+    })
+  readonly tools: Extension.ToolRegistry = {
+    register: (tool) =>
+      Effect.suspend(() => {
+        if (this.registry.has(tool.name)) {
+          return Effect.as(
+            Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+              Effect.annotateLogs("tool", tool.name)
+            ),
+            false
+          )
+        }
+        this.registry.set(tool.name, tool)
+        return Effect.succeed(true)
+      }),
+    remove: (name) =>
+      Effect.sync(() => {
+        this.registry.delete(name)
+      }),
+    get: (name) => this.registry.get(name),
+    list: Effect.sync(() => Array.from(this.registry.values()))
+  }
+  readonly serverTools: Extension.ServerToolRegistry = {
+    add: (tool) =>
+      Effect.sync(() => {
+        this.serverTools_.push(tool)
+      }),
+    list: Effect.sync((): ReadonlyArray<ServerTool> => this.serverTools_)
+  }
+}
+
+type HookName = Exclude<keyof Extension.Extension, "name" | "accept" | "onModelRequest" | "onToolCall">
+
+const hook = <A>(extension: Extension.Extension, name: HookName, effect: Effect.Effect<A, unknown>) =>
+  Effect.mapError(effect, (cause) => new ExtensionError({ extension: extension.name, hook: name, cause }))
+
+/** Runs one hook on every extension that has it, in registration order. */
+const each = (
+  engine: Engine,
+  name: HookName,
+  f: (extension: Extension.Extension) => Effect.Effect<unknown, unknown> | undefined
+): Effect.Effect<void, ExtensionError> =>
+  Effect.forEach(
+    engine.extensions,
+    (extension) => {
+      const effect = f(extension)
+      return effect === undefined ? Effect.void : hook(extension, name, effect)
+    },
+    { discard: true }
+  )
+
+const buildRequest = (engine: Engine, run: RunState): ModelRequest => {
+  const system = [engine.systemPrompt, ...run.state].filter((part): part is string => part !== undefined && part !== "")
+  return {
+    messages: system.length === 0 ? run.messages_.slice() : [new SystemMessage({ content: system.join("\n\n") }), ...run.messages_],
+    tools: Array.from(run.registry.values(), Tool.definition),
+    serverTools: run.serverTools_.slice()
+  }
+}
+
+const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect.Effect<AssistantMessage, ModelError> => {
+  let stream = engine.model.stream
+  for (let i = engine.extensions.length - 1; i >= 0; i--) {
+    const extension = engine.extensions[i]!
+    const wrap = extension.onModelRequest
+    if (wrap !== undefined) {
+      const next = stream
+      stream = (request) => wrap(run, request, next)
+    }
+  }
+  return Stream.runFold(
+    stream(request),
+    { text: "", calls: [] as Array<ToolCall>, usage: undefined as Usage | undefined },
+    (acc, event: ModelEvent) => {
+      switch (event._tag) {
+        case "TextDelta":
+          acc.text += event.text
+          break
+        case "ToolCall":
+          acc.calls.push(event.call)
+          break
+        case "Finish":
+          acc.usage = event.usage
+          break
+      }
+      return acc
+    }
+  ).pipe(
+    Effect.map((acc) =>
+      new AssistantMessage({
+        content: acc.text,
+        toolCalls: acc.calls,
+        ...(acc.usage !== undefined ? { usage: acc.usage } : {})
+      })
+    )
+  )
+}
+
+/** What the model is told about a failed call: the kind and a readable message, never a stack trace. */
+const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) {
+    return Effect.as(
+      Effect.logError(`tool ${call.name} failed unexpectedly`, cause),
+      { error: { type: "ToolDefect", message: `the tool ${call.name} failed unexpectedly` } }
+    )
+  }
+  const error = failure.value as { readonly _tag?: unknown; readonly type?: unknown; readonly message?: unknown }
+  if (error instanceof Tool.ToolError) {
+    return Effect.succeed({ error: { type: error.type, message: error.message } })
+  }
+  const type = typeof error?._tag === "string" ? error._tag : error instanceof Error ? error.name : "Error"
+  const message = typeof error?.message === "string" ? error.message : String(error)
+  return Effect.succeed({ error: { type, message } })
+}
+
+const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effect<ToolMessage, ExtensionError> =>
+  Effect.gen(function*() {
+    yield* each(engine, "beforeTool", (e) => e.beforeTool?.(run, call))
+    let next = (call: ToolCall): Effect.Effect<unknown, unknown> => {
+      const tool = run.registry.get(call.name)
+      if (tool === undefined) {
+        return new Tool.ToolError({ type: "UnknownTool", message: `there is no tool named ${call.name}` })
+      }
+      const timeout = tool.timeout ?? engine.toolTimeout
+      const handled = tool.handle(call.arguments, call)
+      return timeout === undefined ? handled : Effect.timeoutFail(handled, {
+        duration: timeout,
+        onTimeout: () =>
+          new Tool.ToolError({
+            type: "TimeoutError",
+            message: `the tool ${call.name} did not finish within ${Duration.format(timeout)}`
+          })
+      })
+    }
+    for (let i = engine.extensions.length - 1; i >= 0; i--) {
+      const wrap = engine.extensions[i]!.onToolCall
+      if (wrap !== undefined) {
+        const inner = next
+        next = (call) => wrap(run, call, inner)
+      }
+    }
+    const exit = yield* Effect.exit(next(call))
+    let message = Exit.isSuccess(exit)
+      ? new ToolMessage({ toolCallId: call.id, name: call.name, status: "ok", content: exit.value ?? null })
+      : new ToolMessage({
+        toolCallId: call.id,
+        name: call.name,
+        status: "TOOL_FAILED",
+        content: yield* failureContent(exit.cause, call)
+      })
+    const error = Exit.isFailure(exit) ? Option.some(Cause.squash(exit.cause)) : Option.none()
+    for (const extension of engine.extensions) {
+      if (extension.afterTool !== undefined) {
+        const replaced = yield* hook(extension, "afterTool", extension.afterTool(run, call, message, error))
+        if (replaced instanceof ToolMessage) message = replaced
+      }
+    }
+    return message
+  })
+
+const skipped = (call: ToolCall) =>
+  new ToolMessage({
+    toolCallId: call.id,
+    name: call.name,
+    status: "skipped",
+    content: { skipped: "a new user message arrived before this call started" }
+  })
+
+const deliverSteering = (run: RunState) => {
+  for (const message of run.steering.splice(0)) run.messages_.push(message)
+}
+
+const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage, AgentError> =>
+  Effect.gen(function*() {
+    let toolsRegistered = false
+    for (let turn = 1;; turn++) {
+      if (turn > engine.maxTurns) return yield* new MaxTurnsExceeded({ maxTurns: engine.maxTurns })
+      yield* each(engine, "beforeTurn", (e) => e.beforeTurn?.(run))
+      if (engine.compaction !== undefined && engine.compaction.shouldCompact(run.messages_)) {
+        const compacted = yield* Effect.mapError(
+          engine.compaction.compact(run.messages_),
+          (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
+        )
+        run.messages_ = [...compacted]
+      }
+      if (!toolsRegistered) {
+        toolsRegistered = true
+        for (const tool of engine.tools) yield* run.tools.register(tool)
+        yield* each(engine, "onTool", (e) => e.onTool?.(run))
+      }
+      run.state = []
+      yield* each(engine, "onState", (e) => e.onState?.(run))
+      for (const extension of engine.extensions) {
+        if (extension.beforeModel !== undefined) {
+          yield* hook(extension, "beforeModel", extension.beforeModel(run, buildRequest(engine, run)))
+        }
+      }
+      const response = yield* callModel(engine, run, buildRequest(engine, run))
+      run.messages_.push(response)
+      yield* each(engine, "afterModel", (e) => e.afterModel?.(run, response))
+      if (response.toolCalls.length === 0 && run.steering.length === 0) {
+        yield* each(engine, "afterTurn", (e) => e.afterTurn?.(run, response))
+        return response
+      }
+      const results = yield* Effect.forEach(
+        response.toolCalls,
+        (call) => Effect.suspend(() => run.steering.length > 0 ? Effect.succeed(skipped(call)) : executeCall(engine, run, call)),
+        { concurrency: engine.toolConcurrency }
+      )
+      for (const result of results) run.messages_.push(result)
+      deliverSteering(run)
+      yield* each(engine, "afterTurn", (e) => e.afterTurn?.(run, response))
+    }
+  })
+
+/** Runs terminal hooks without letting their failure hide the original outcome. */
+const settle = (engine: Engine, run: RunState, exit: Exit.Exit<AssistantMessage, AgentError>) => {
+  if (Exit.isSuccess(exit)) {
+    return Effect.as(each(engine, "onSuccess", (e) => e.onSuccess?.(run, exit.value)), exit.value)
+  }
+  const observe = Cause.isInterruptedOnly(exit.cause)
+    ? each(engine, "onEvent", (e) => e.onEvent?.(run, { _tag: "RunCancelled", runId: run.runId }))
+    : each(engine, "onError", (e) => e.onError?.(run, Cause.squash(exit.cause)))
+  return Effect.zipRight(
+    Effect.catchAllCause(observe, (cause) => Effect.logError("a terminal hook failed", cause)),
+    exit
+  )
+}
+
+/** One request: its own scope, closed on success, failure and interruption (A2). */
+export const run = (engine: Engine, input: UserMessage): Effect.Effect<AssistantMessage, AgentError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const run = new RunState("run", scope, input)
+      for (const extension of engine.extensions) Extension.enter(extension)
+      engine.active.add(run)
+      const exit = yield* Effect.exit(restore(Effect.gen(function*() {
+        yield* each(engine, "onMessage", (e) => e.onMessage?.(run))
+        run.messages_.push(run.input)
+        yield* each(engine, "beforeRun", (e) => e.beforeRun?.(run))
+        const result = yield* turnLoop(engine, run)
+        yield* each(engine, "afterRun", (e) => e.afterRun?.(run, result))
+        return result
+      })))
+      engine.active.delete(run)
+      const settled = yield* Effect.exit(settle(engine, run, exit))
+      yield* Scope.close(scope, settled)
+      for (const extension of engine.extensions) Extension.exit(extension)
+      return yield* settled
+    })
+  )
+
+/** A maintenance pass with a scope of its own; it never reaches the success hooks (A3). */
+export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
+  Effect.acquireUseRelease(
+    Effect.map(Scope.make(), (scope) => {
+      for (const extension of engine.extensions) Extension.enter(extension)
+      return new RunState("compact", scope, new UserMessage({ content: "" }))
+    }),
+    (run) =>
+      Effect.gen(function*() {
+        yield* each(engine, "onCompact", (e) => e.onCompact?.(run))
+        if (engine.compaction !== undefined) {
+          const compacted = yield* Effect.mapError(
+            engine.compaction.compact(run.messages_),
+            (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
+          )
+          run.messages_ = [...compacted]
+        }
+        yield* each(engine, "afterCompact", (e) => e.afterCompact?.(run))
+      }),
+    (run, exit) =>
+      Effect.ensuring(
+        Scope.close(run.scope, exit),
+        Effect.sync(() => {
+          for (const extension of engine.extensions) Extension.exit(extension)
+        })
+      )
+  )
+
+/** Steering goes to the newest active run; `false` when none is active. */
+export const steer = (engine: Engine, message: UserMessage): boolean => {
+  let newest: RunState | undefined
+  for (const run of engine.active) newest = run
+  if (newest === undefined) return false
+  newest.steering.push(message)
+  return true
+}
