@@ -1,0 +1,498 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { McpError, McpTool } from "@zett/mcp"
+import * as FastCheck from "effect/FastCheck"
+import { pipe } from "effect/Function"
+
+const valid = /^[A-Za-z0-9_-]{1,64}$/
+
+describe("McpTool.exposedName", () => {
+  it("E1 a tool search on server catalog is exposed as catalog__search", () => {
+    assert.strictEqual(McpTool.exposedName("catalog", "search", { namespace: true }), "catalog__search")
+  })
+
+  it("E1 namespaceTools false keeps the bare tool name", () => {
+    assert.strictEqual(McpTool.exposedName("catalog", "search", { namespace: false }), "search")
+  })
+
+  it("E2 names that are already valid are unchanged", () => {
+    for (const tool of ["get-weather", "list_items_v2", "A-z_0-9", "x"]) {
+      assert.strictEqual(McpTool.exposedName("srv", tool, { namespace: false }), tool)
+      assert.strictEqual(McpTool.exposedName("srv", tool, { namespace: true }), `srv__${tool}`)
+    }
+    const exactly64 = "a".repeat(59)
+    assert.strictEqual(McpTool.exposedName("srv", exactly64, { namespace: true }), `srv__${exactly64}`)
+    assert.strictEqual(`srv__${exactly64}`.length, 64)
+  })
+
+  // The expected values were computed once (sha256 of the original name, first 8 hex digits) and are
+  // hard-coded: any process, any machine, any later version must produce exactly these names.
+  it("E2 characters outside [A-Za-z0-9_-] are replaced and a stable hash of the original name is added", () => {
+    assert.strictEqual(
+      McpTool.exposedName("catalog", "find items", { namespace: true }),
+      "catalog__find_items_0a8ce407"
+    )
+    assert.strictEqual(
+      McpTool.exposedName("catalog", "héllo wörld 🚀", { namespace: true }),
+      "catalog__h_llo_w_rld___2d88b6e1"
+    )
+  })
+
+  it("E2 a 200-character name is shortened to 64 characters with a stable hash", () => {
+    const name = McpTool.exposedName("catalog", "a".repeat(200), { namespace: true })
+    assert.strictEqual(name.length, 64)
+    assert.strictEqual(name, `catalog__${"a".repeat(46)}_38a0c36e`)
+    assert.match(name, valid)
+  })
+
+  it("E2 the same input gives the same name in a new process", async () => {
+    const { execFileSync } = await import("node:child_process")
+    // An independent computation in a fresh node process (no shared state with this one) agrees with the
+    // library on the hash suffix.
+    const script = `const c = require("node:crypto");` +
+      `process.stdout.write(c.createHash("sha256").update(process.argv[1], "utf8").digest("hex").slice(0, 8))`
+    const original = `docs__${"long name ".repeat(20)}`
+    const hash = execFileSync(process.execPath, ["-e", script, original], { encoding: "utf8" })
+    const name = McpTool.exposedName("docs", "long name ".repeat(20), { namespace: true })
+    assert.strictEqual(name.slice(-9), `_${hash}`)
+    assert.strictEqual(name, McpTool.exposedName("docs", "long name ".repeat(20), { namespace: true }))
+  })
+
+  it("E2 two long names with the same 64-character prefix get different names", () => {
+    const common = "x".repeat(70)
+    const a = McpTool.exposedName("docs", `${common}_alpha`, { namespace: true })
+    const b = McpTool.exposedName("docs", `${common}_beta`, { namespace: true })
+    assert.notStrictEqual(a, b)
+    assert.match(a, valid)
+    assert.match(b, valid)
+    // differing only at character 65 of the full name
+    const c = McpTool.exposedName("docs", `${"x".repeat(58)}y`, { namespace: true })
+    const d = McpTool.exposedName("docs", `${"x".repeat(58)}z`, { namespace: true })
+    assert.strictEqual(c, `docs__${"x".repeat(49)}_7fd27fd9`)
+    assert.strictEqual(d, `docs__${"x".repeat(49)}_f5e29060`)
+  })
+
+  it("E2 names that sanitise alike stay distinct", () => {
+    const names = ["a b", "a.b", "a/b", "a:b", "a_b"].map((tool) =>
+      McpTool.exposedName("s", tool, { namespace: false })
+    )
+    assert.strictEqual(new Set(names).size, names.length)
+    assert.strictEqual(names[4], "a_b")
+  })
+
+  it("E2 an empty tool name gives a valid name", () => {
+    const bare = McpTool.exposedName("catalog", "", { namespace: false })
+    assert.strictEqual(bare, "_e3b0c442")
+    assert.match(McpTool.exposedName("catalog", "", { namespace: true }), valid)
+  })
+
+  it("E2 any input gives a valid, deterministic name", () => {
+    FastCheck.assert(
+      FastCheck.property(
+        FastCheck.string({ maxLength: 20 }),
+        FastCheck.oneof(FastCheck.string({ maxLength: 300 }), FastCheck.string({ unit: "grapheme", maxLength: 80 })),
+        FastCheck.boolean(),
+        (server, tool, namespace) => {
+          const name = McpTool.exposedName(server, tool, { namespace })
+          return valid.test(name) && McpTool.isValidName(name) &&
+            name === McpTool.exposedName(server, tool, { namespace })
+        }
+      ),
+      { numRuns: 500 }
+    )
+  })
+})
+
+describe("McpTool.cleanSchema", () => {
+  it("E4 removes title and $schema at every schema position, keeps everything else", () => {
+    const input = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      title: "SearchArgs",
+      type: "object",
+      description: "Search the catalog",
+      properties: {
+        query: { title: "Query", type: "string", minLength: 1, description: "What to look for" },
+        limit: { title: "Limit", type: "integer", minimum: 1, maximum: 100, default: 10 },
+        filters: {
+          title: "Filters",
+          type: "array",
+          items: { title: "Filter", type: "object", properties: { field: { title: "Field", type: "string" } } }
+        },
+        tuple: {
+          type: "array",
+          prefixItems: [{ title: "First", type: "string" }],
+          items: [{ title: "Old", type: "number" }]
+        },
+        choice: {
+          anyOf: [{ title: "A", type: "string" }, { $ref: "#/$defs/Item" }],
+          oneOf: [{ title: "O" }],
+          allOf: [{ title: "L" }]
+        },
+        cond: { if: { title: "If" }, then: { title: "Then" }, else: { title: "Else" }, not: { title: "Not" } },
+        map: {
+          type: "object",
+          additionalProperties: { title: "Value", type: "number" },
+          patternProperties: { "^x-": { title: "Ext" } },
+          propertyNames: { title: "Names", pattern: "^[a-z]" },
+          unevaluatedProperties: { title: "Rest" },
+          dependentSchemas: { a: { title: "DepA" } },
+          dependencies: { b: { title: "DepB" }, c: ["a"] }
+        },
+        list: {
+          type: "array",
+          contains: { title: "Has" },
+          unevaluatedItems: { title: "More" },
+          additionalItems: { title: "Add" }
+        }
+      },
+      required: ["query"],
+      $defs: { Item: { title: "Item", type: "object", properties: { id: { type: "string" } } } },
+      definitions: { Legacy: { title: "Legacy", type: "string" } }
+    }
+    assert.deepStrictEqual(McpTool.cleanSchema(input), {
+      type: "object",
+      description: "Search the catalog",
+      properties: {
+        query: { type: "string", minLength: 1, description: "What to look for" },
+        limit: { type: "integer", minimum: 1, maximum: 100, default: 10 },
+        filters: { type: "array", items: { type: "object", properties: { field: { type: "string" } } } },
+        tuple: { type: "array", prefixItems: [{ type: "string" }], items: [{ type: "number" }] },
+        choice: { anyOf: [{ type: "string" }, { $ref: "#/$defs/Item" }], oneOf: [{}], allOf: [{}] },
+        cond: { if: {}, then: {}, else: {}, not: {} },
+        map: {
+          type: "object",
+          additionalProperties: { type: "number" },
+          patternProperties: { "^x-": {} },
+          propertyNames: { pattern: "^[a-z]" },
+          unevaluatedProperties: {},
+          dependentSchemas: { a: {} },
+          dependencies: { b: {}, c: ["a"] }
+        },
+        list: { type: "array", contains: {}, unevaluatedItems: {}, additionalItems: {} }
+      },
+      required: ["query"],
+      $defs: { Item: { type: "object", properties: { id: { type: "string" } } } },
+      definitions: { Legacy: { type: "string" } }
+    })
+  })
+
+  it("E4 a property called title stays, with its own annotations removed", () => {
+    const cleaned = McpTool.cleanSchema({
+      type: "object",
+      title: "Book",
+      properties: {
+        title: { title: "Title", type: "string", description: "the book's title", maxLength: 200 },
+        $schema: { type: "string" }
+      },
+      patternProperties: { "^title$": { type: "string", title: "T" } },
+      $defs: { title: { title: "TitleDef", type: "string" } },
+      required: ["title", "$schema"]
+    })
+    assert.deepStrictEqual(cleaned, {
+      type: "object",
+      properties: {
+        title: { type: "string", description: "the book's title", maxLength: 200 },
+        $schema: { type: "string" }
+      },
+      patternProperties: { "^title$": { type: "string" } },
+      $defs: { title: { type: "string" } },
+      required: ["title", "$schema"]
+    })
+  })
+
+  it("E4 enum, const, default and examples are data and are not touched", () => {
+    const input = {
+      type: "object",
+      properties: {
+        book: {
+          type: "object",
+          title: "Book",
+          default: { title: "Dune", $schema: "kept" },
+          examples: [{ title: "Emma" }],
+          const: { title: "Only" },
+          enum: [{ title: "A" }, { title: "B" }]
+        }
+      }
+    }
+    assert.deepStrictEqual(McpTool.cleanSchema(input), {
+      type: "object",
+      properties: {
+        book: {
+          type: "object",
+          default: { title: "Dune", $schema: "kept" },
+          examples: [{ title: "Emma" }],
+          const: { title: "Only" },
+          enum: [{ title: "A" }, { title: "B" }]
+        }
+      }
+    })
+  })
+
+  it("E4 boolean and unknown keywords pass through unchanged", () => {
+    const input = {
+      type: "object",
+      properties: {
+        free: true,
+        never: false,
+        x: { type: "string", "x-vendor": { title: "kept: not a schema position" } }
+      },
+      additionalProperties: false
+    }
+    assert.deepStrictEqual(McpTool.cleanSchema(input), input)
+  })
+
+  it("E4 the input schema is not mutated", () => {
+    const input = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      title: "T",
+      properties: { a: { title: "A", type: "string" }, b: { type: "array", items: { title: "I" } } },
+      anyOf: [{ title: "X" }]
+    }
+    const before = structuredClone(input)
+    const cleaned = McpTool.cleanSchema(input)
+    assert.deepStrictEqual(input, before)
+    assert.notStrictEqual(cleaned, input)
+    assert.notStrictEqual(cleaned.properties, input.properties)
+  })
+
+  it("E4 the result is always an object schema", () => {
+    assert.deepStrictEqual(McpTool.cleanSchema({ properties: { a: { type: "string" } } }), {
+      type: "object",
+      properties: { a: { type: "string" } }
+    })
+    assert.deepStrictEqual(McpTool.cleanSchema({ type: "object" }), { type: "object", properties: {} })
+    assert.deepStrictEqual(McpTool.cleanSchema({ title: "Empty" }), { type: "object", properties: {} })
+    for (const nonSchema of [undefined, null, true, false, [], "object", 42]) {
+      assert.deepStrictEqual(McpTool.cleanSchema(nonSchema), { type: "object", properties: {} })
+    }
+  })
+
+  it("E4 a property named __proto__ stays an ordinary property", () => {
+    const input = JSON.parse(`{"type":"object","properties":{"__proto__":{"title":"P","type":"string"}}}`)
+    const cleaned = McpTool.cleanSchema(input)
+    const properties = cleaned.properties as Record<string, unknown>
+    assert.isTrue(Object.hasOwn(properties, "__proto__"))
+    assert.strictEqual(Object.getPrototypeOf(properties), Object.prototype)
+    assert.strictEqual(JSON.stringify(cleaned), `{"type":"object","properties":{"__proto__":{"type":"string"}}}`)
+  })
+
+  it("E4 a hostile, very deep or cyclic schema neither overflows nor hangs", () => {
+    let deep: Record<string, unknown> = { type: "string", title: "leaf" }
+    for (let i = 0; i < 100_000; i++) deep = { not: deep, title: `level ${i}` }
+    const cleaned = McpTool.cleanSchema({ type: "object", properties: { d: deep } })
+    assert.isFalse(Object.hasOwn((cleaned.properties as any).d, "title"))
+
+    const cyclic: Record<string, unknown> = { type: "object", title: "Loop" }
+    cyclic.properties = { self: cyclic }
+    assert.isFalse(Object.hasOwn(McpTool.cleanSchema(cyclic), "title"))
+  })
+})
+
+describe("McpTool.toResult", () => {
+  const policy = McpTool.ErrorTextPolicy.toolText
+
+  it("E7 a result with structuredContent returns that structured value", () => {
+    const result: CallToolResult = {
+      content: [{ type: "text", text: "{\"answer\":42,\"unit\":\"items\"}" }],
+      structuredContent: { answer: 42, unit: "items", nested: { title: "kept" } }
+    }
+    const outcome = McpTool.toResult(result, policy)
+    assert.strictEqual(outcome._tag, "Success")
+    assert.deepStrictEqual(outcome._tag === "Success" && outcome.value, {
+      answer: 42,
+      unit: "items",
+      nested: { title: "kept" }
+    })
+  })
+
+  it("E7 text and image content are returned as JSON data, not vision messages", () => {
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    const result: CallToolResult = {
+      content: [
+        { type: "text", text: "Here is the chart", annotations: { audience: ["assistant"], priority: 0.5 } },
+        { type: "image", data: png, mimeType: "image/png", _meta: { "example.com/trace": "t-1" } }
+      ],
+      _meta: { "example.com/request": "r-1" }
+    }
+    const outcome = McpTool.toResult(result, policy)
+    assert.deepStrictEqual(outcome, McpTool.ToolOutcome.Success({
+      value: [
+        { type: "text", text: "Here is the chart" },
+        { type: "image", data: png, mimeType: "image/png" }
+      ]
+    }))
+    // plain JSON, losslessly serialisable
+    assert.strictEqual(
+      JSON.stringify(outcome._tag === "Success" && outcome.value),
+      `[{"type":"text","text":"Here is the chart"},{"type":"image","data":"${png}","mimeType":"image/png"}]`
+    )
+  })
+
+  it("E7 audio, embedded resources and resource links are serialised as JSON data", () => {
+    const result: CallToolResult = {
+      content: [
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        {
+          type: "resource",
+          resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes", _meta: { x: 1 } },
+          annotations: { priority: 1 }
+        },
+        { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
+      ]
+    }
+    assert.deepStrictEqual(McpTool.toResult(result, policy), McpTool.ToolOutcome.Success({
+      value: [
+        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+        { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
+        { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
+      ]
+    }))
+  })
+
+  it("E7 an empty result is an empty list, and the input result is not mutated", () => {
+    const result: CallToolResult = { content: [{ type: "text", text: "ok", _meta: { a: 1 } }] }
+    const before = structuredClone(result)
+    McpTool.toResult(result, policy)
+    assert.deepStrictEqual(result, before)
+    assert.deepStrictEqual(McpTool.toResult({ content: [] }, policy), McpTool.ToolOutcome.Success({ value: [] }))
+  })
+
+  it("E7 a 2024-10-07 compatibility result returns its toolResult", () => {
+    assert.deepStrictEqual(
+      McpTool.toResult({ toolResult: { rows: 3 } }, policy),
+      McpTool.ToolOutcome.Success({ value: { rows: 3 } })
+    )
+  })
+
+  it("E7 D8 a remote isError result is a failure carrying the tool's own text by default", () => {
+    const result: CallToolResult = {
+      isError: true,
+      content: [
+        { type: "text", text: "Invalid date: '2024-13-01'." },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+        { type: "text", text: "Use YYYY-MM-DD." }
+      ],
+      structuredContent: { error: "ignored for the default text" }
+    }
+    assert.deepStrictEqual(
+      McpTool.toResult(result, policy),
+      McpTool.ToolOutcome.Failure({ message: "Invalid date: '2024-13-01'.\nUse YYYY-MM-DD." })
+    )
+  })
+
+  it("D8 long isError text is truncated to a sane length", () => {
+    const outcome = McpTool.toResult({ isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] }, policy)
+    assert.strictEqual(outcome._tag, "Failure")
+    const message = outcome._tag === "Failure" ? outcome.message : ""
+    assert.isTrue(message.startsWith("e".repeat(McpTool.maxErrorTextLength)))
+    assert.isTrue(message.endsWith("… (truncated)"))
+    assert.isBelow(message.length, McpTool.maxErrorTextLength + 20)
+  })
+
+  it("D8 an isError result without text gets a fixed line", () => {
+    assert.deepStrictEqual(
+      McpTool.toResult({ isError: true, content: [] }, policy),
+      McpTool.ToolOutcome.Failure({ message: "the tool failed without an error message" })
+    )
+  })
+
+  it("D8 the generic policy never shows remote text", () => {
+    const result: CallToolResult = {
+      isError: true,
+      content: [{ type: "text", text: "db password rejected for admin" }]
+    }
+    assert.deepStrictEqual(
+      McpTool.toResult(result, McpTool.ErrorTextPolicy.generic),
+      McpTool.ToolOutcome.Failure({ message: "the tool failed" })
+    )
+  })
+
+  it("D8 the application's own policy decides the text, in both call styles", () => {
+    const mine: McpTool.ErrorTextPolicy = (failure) =>
+      failure._tag === "ToolError" ? `tool said: ${failure.result.content.length} blocks` : "request failed"
+    const result: CallToolResult = { isError: true, content: [{ type: "text", text: "x" }] }
+    const expected = McpTool.ToolOutcome.Failure({ message: "tool said: 1 blocks" })
+    assert.deepStrictEqual(McpTool.toResult(result, mine), expected)
+    assert.deepStrictEqual(pipe(result, McpTool.toResult(mine)), expected)
+  })
+})
+
+describe("McpTool.describeFailure", () => {
+  const leaky = new McpError.McpRequestError({
+    server: "catalog",
+    method: "tools/call",
+    code: -32603,
+    reason: "fetch failed: connect ECONNREFUSED https://internal.example.corp:8443/mcp?token=abc123\n" +
+      "    at TLSSocket.onConnectEnd (node:_tls_wrap:1727:19)\n    at Object.onceWrapper (node:events:634:28)"
+  })
+  const failure = McpTool.RemoteFailure.RequestError({ error: leaky })
+
+  it("D8 by default a request error shows no reason, stack trace or URL", () => {
+    const text = McpTool.describeFailure(failure, McpTool.ErrorTextPolicy.toolText)
+    assert.strictEqual(text, "the server failed to run the tool (internal error)")
+    for (const secret of ["internal.example.corp", "abc123", "ECONNREFUSED", "node:_tls_wrap", " at ", "catalog"]) {
+      assert.notInclude(text, secret)
+    }
+  })
+
+  it("D8 the default names well-known protocol codes and nothing else", () => {
+    const line = (code?: number) =>
+      McpTool.describeFailure(
+        McpTool.RemoteFailure.RequestError({
+          error: new McpError.McpRequestError({
+            server: "s",
+            method: "tools/call",
+            reason: "MCP error: secret detail",
+            ...(code === undefined ? {} : { code })
+          })
+        }),
+        McpTool.ErrorTextPolicy.toolText
+      )
+    assert.strictEqual(line(-32000), "the server failed to run the tool (connection closed)")
+    assert.strictEqual(line(-32001), "the server failed to run the tool (request timed out or was cancelled)")
+    assert.strictEqual(line(-32602), "the server failed to run the tool (invalid params)")
+    assert.strictEqual(line(12345), "the server failed to run the tool")
+    assert.strictEqual(line(), "the server failed to run the tool")
+  })
+
+  it("D8 the generic policy shows one fixed line for request errors", () => {
+    assert.strictEqual(
+      pipe(failure, McpTool.describeFailure(McpTool.ErrorTextPolicy.generic)),
+      "the server failed to run the tool"
+    )
+  })
+
+  it("D8 the verbose policy shows transport details for development", () => {
+    const text = McpTool.describeFailure(failure, McpTool.ErrorTextPolicy.verbose)
+    assert.include(text, "catalog: tools/call failed (code -32603): fetch failed")
+    assert.include(text, "https://internal.example.corp:8443/mcp")
+    const toolError = McpTool.RemoteFailure.ToolError({
+      result: { isError: true, content: [], structuredContent: { code: "E42" } }
+    })
+    assert.strictEqual(
+      McpTool.describeFailure(toolError, McpTool.ErrorTextPolicy.verbose),
+      `the tool failed: {"code":"E42"}`
+    )
+  })
+})
+
+describe("McpTool.fromTool", () => {
+  it("E1 E4 E5 a listed tool becomes a definition with exposed name, clean schema and no guidelines", () => {
+    const tool = {
+      name: "search",
+      title: "Search",
+      description: "Search the catalog",
+      inputSchema: { type: "object" as const, $schema: "x", properties: { title: { type: "string", title: "Title" } } }
+    }
+    assert.deepStrictEqual(McpTool.fromTool("catalog", tool, { namespace: true }), {
+      name: "catalog__search",
+      description: "Search the catalog",
+      parameters: { type: "object", properties: { title: { type: "string" } } },
+      guidelines: false,
+      server: "catalog",
+      remoteName: "search"
+    })
+    const bare = McpTool.fromTool("catalog", { name: "x", inputSchema: {} }, { namespace: false })
+    assert.strictEqual(bare.description, "")
+  })
+})
