@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Http from "node:http"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
@@ -49,8 +50,73 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
   }
 }
 
+// Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
+const MAX_REASON = 300
+const MIN_SECRET = 4
+
 /**
- * A server that could not be reached, started or initialized.
+ * Replaces every occurrence of a secret value (header or environment value of the server) in `text`.
+ * Values shorter than 4 characters are left alone: they are not secrets and would garble every message.
+ */
+const scrub = (text: string, secrets: ReadonlyArray<string> | undefined): string => {
+  if (secrets === undefined) return text
+  let out = text
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SECRET && out.includes(secret)) out = out.split(secret).join("<redacted>")
+  }
+  return out
+}
+
+const clip = (text: string) => (text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text)
+
+const errnoCode = (u: unknown): string | undefined => {
+  if (Predicate.hasProperty(u, "code") && typeof u.code === "string") return u.code
+  if (Predicate.hasProperty(u, "cause")) return errnoCode(u.cause)
+  return undefined
+}
+
+// The SDK's `McpError` (`.code` a number, message `MCP error <code>: <text>`) and `StreamableHTTPError`
+// (`.code` an HTTP status) are recognized by shape, so this module does not load the SDK.
+const isSdkMcpError = (u: unknown): u is Error & { readonly code: number } =>
+  u instanceof Error && typeof (u as { code?: unknown }).code === "number" && /^MCP error -?\d+:/.test(u.message)
+
+const isHttpError = (u: unknown): u is Error & { readonly code: number | undefined } =>
+  u instanceof Error && (u.constructor.name === "StreamableHTTPError" || u.message.startsWith("Streamable HTTP error"))
+
+const describe = (cause: unknown, secrets: ReadonlyArray<string> | undefined): {
+  readonly reason: string
+  readonly code?: number
+  readonly keep: boolean
+} => {
+  if (isSdkMcpError(cause)) {
+    const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
+    return { reason: clip(scrub(text, secrets)), code: cause.code, keep: false }
+  }
+  if (isHttpError(cause)) {
+    const status = cause.code
+    return {
+      reason: status === undefined || status < 100
+        ? "unexpected HTTP response"
+        : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`,
+      keep: false
+    }
+  }
+  if (Predicate.hasProperty(cause, "name") && cause.name === "UnauthorizedError") {
+    return { reason: "unauthorized", keep: false }
+  }
+  const errno = errnoCode(cause)
+  if (cause instanceof Error) {
+    const message = scrub(cause.message, secrets)
+    // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part
+    const reason = errno !== undefined && !message.includes(errno) ? `${message} (${errno})` : message
+    return { reason: clip(reason), keep: message === cause.message }
+  }
+  return { reason: clip(scrub(String(cause), secrets)), keep: false }
+}
+
+/**
+ * A server that could not be reached, started or initialized. `code` is the JSON-RPC error code when the
+ * server answered `initialize` with an error.
  *
  * @since 0.1.0
  * @category errors
@@ -58,8 +124,29 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
 export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/mcp/McpConnectError")("McpConnectError", {
   server: Schema.String,
   reason: Schema.String,
+  code: Schema.optional(Schema.Number),
   cause: Schema.optional(Schema.Defect)
 }) {
+  /**
+   * Builds the error from whatever a connection attempt threw. The reason is short, and contains none of
+   * `secrets` and no HTTP response body; the original cause is kept only when it carries no remote text.
+   *
+   * @since 0.1.0
+   */
+  static fromCause(options: {
+    readonly server: string
+    readonly cause: unknown
+    readonly secrets?: ReadonlyArray<string> | undefined
+    readonly prefix?: string | undefined
+  }): McpConnectError {
+    const { code, keep, reason } = describe(options.cause, options.secrets)
+    return new McpConnectError({
+      server: options.server,
+      reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
+      ...(code !== undefined ? { code } : {}),
+      ...(keep ? { cause: options.cause } : {})
+    })
+  }
   /**
    * @since 0.1.0
    */
@@ -68,7 +155,9 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
    * @since 0.1.0
    */
   override get message(): string {
-    return `${this.server}: ${this.reason}`
+    return this.code === undefined
+      ? `${this.server}: ${this.reason}`
+      : `${this.server}: ${this.reason} (code ${this.code})`
   }
 }
 
@@ -87,6 +176,27 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
+   * Builds the error from whatever a request threw; `code` is the JSON-RPC code of an SDK `McpError`.
+   * The reason is short, and contains none of `secrets` and no HTTP response body.
+   *
+   * @since 0.1.0
+   */
+  static fromCause(options: {
+    readonly server: string
+    readonly method: string
+    readonly cause: unknown
+    readonly secrets?: ReadonlyArray<string> | undefined
+  }): McpRequestError {
+    const { code, keep, reason } = describe(options.cause, options.secrets)
+    return new McpRequestError({
+      server: options.server,
+      method: options.method,
+      reason,
+      ...(code !== undefined ? { code } : {}),
+      ...(keep ? { cause: options.cause } : {})
+    })
+  }
+  /**
    * @since 0.1.0
    */
   readonly [TypeId]: TypeId = TypeId
@@ -94,7 +204,9 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
    * @since 0.1.0
    */
   override get message(): string {
-    return `${this.server}: ${this.method} failed: ${this.reason}`
+    return this.code === undefined
+      ? `${this.server}: ${this.method} failed: ${this.reason}`
+      : `${this.server}: ${this.method} failed: ${this.reason} (code ${this.code})`
   }
 }
 

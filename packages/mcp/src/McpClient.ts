@@ -1,0 +1,118 @@
+/**
+ * A connected MCP server, reduced to the two requests the extension needs. Both honour interruption:
+ * interrupting the fiber aborts the SDK request, which sends `notifications/cancelled` to the server.
+ *
+ * @since 0.1.0
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { McpRequestError } from "./McpError.js"
+
+/**
+ * One page of `tools/list`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListToolsPage {
+  readonly tools: ReadonlyArray<Tool>
+  readonly nextCursor: string | undefined
+}
+
+/**
+ * The surface of a connected server that the extension needs. Timing is the caller's business
+ * (`Effect.timeoutFail`): neither method has a timeout of its own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpClient {
+  readonly server: string
+  readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
+  /**
+   * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
+   * is converted). A result with `isError: true` is a value, not a failure.
+   */
+  readonly callTool: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpRequestError>
+}
+
+/**
+ * The longest timeout `setTimeout` accepts (about 24.8 days). The SDK arms a 60 s timer on every request
+ * unless given a `timeout`; anything larger than this would overflow and fire at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sdkTimeoutDisabled = 2_147_483_647
+
+/**
+ * Converts the 2024-10-07 compatibility shape `{ toolResult }` into `{ content, structuredContent? }`: the
+ * value becomes a text block (JSON unless it is a string) and, when it is an object, `structuredContent`.
+ * A current result is returned as it is. (The SDK's parser gives a legacy result `content: []` as well.)
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const normalizeResult = (
+  result: CallToolResult | { readonly toolResult: unknown; readonly content?: CallToolResult["content"] }
+): CallToolResult => {
+  if (!("toolResult" in result)) return result
+  const { toolResult: value, ...rest } = result as CallToolResult & { readonly toolResult: unknown }
+  const out: CallToolResult = { ...rest, content: rest.content ?? [] }
+  if (out.content.length === 0) {
+    out.content = [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) ?? "null" }]
+  }
+  if (out.structuredContent === undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
+    out.structuredContent = value as Record<string, unknown>
+  }
+  return out
+}
+
+/**
+ * Builds an `McpClient` from a connected SDK `Client`. `secrets` (the server's header or environment
+ * values) are kept out of every error reason. Closing the client stays with whoever connected it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromSdkClient = (client: Client, options: {
+  readonly server: string
+  readonly secrets?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+}): McpClient => {
+  const server = options.server
+  const redacted = options.secrets
+  const secrets = () => redacted?.map(Redacted.value)
+  const listSpan = { attributes: { "mcp.server": server }, captureStackTrace: false } as const
+  const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, secrets: secrets() })
+  const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, secrets: secrets() })
+
+  const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          signal,
+          timeout: sdkTimeoutDisabled
+        })
+        return { tools: result.tools, nextCursor: result.nextCursor }
+      },
+      catch: listError
+    }).pipe(Effect.withSpan("McpClient.listTools", listSpan))
+
+  const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal) =>
+        normalizeResult(
+          await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
+        ),
+      catch: callError
+    }).pipe(
+      Effect.withSpan("McpClient.callTool", {
+        attributes: { "mcp.server": server, "mcp.tool": name },
+        captureStackTrace: false
+      })
+    )
+
+  return { server, listTools, callTool }
+}

@@ -1,0 +1,250 @@
+/**
+ * Opens connections to MCP servers. A connection lives in the `Scope` it was opened in: closing the scope
+ * closes the transport (and, for stdio, ends the server's whole process group).
+ *
+ * @since 0.1.0
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
+import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import * as StdioTransport from "./internal/stdioTransport.js"
+import * as McpClient from "./McpClient.js"
+import { McpConnectError } from "./McpError.js"
+import type * as McpServer from "./McpServer.js"
+
+/**
+ * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<McpClientFactory, {
+  readonly connect: (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+}>() {}
+
+/**
+ * Builds a factory from a connect function: the way to supply your own clients (the original's
+ * `client_factory`). `connect` should register its cleanup in the `Scope` it is given.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  connect: (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+): McpClientFactory["Type"] => McpClientFactory.of({ connect })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * How long closing may take at each step (default 2 seconds). A stdio server gets this long to exit
+   * after its stdin ends, then its process group is sent SIGTERM and gets this long again, then SIGKILL.
+   * An HTTP session gets this long to be terminated (`DELETE`) before the transport is closed.
+   */
+  readonly closeTimeout?: Duration.DurationInput | undefined
+  /** The `clientInfo` sent in `initialize` (default `{ name: "zett", version: "0.1.0" }`). */
+  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+}
+
+const defaultClientInfo = { name: "zett", version: "0.1.0" } as const
+
+const redactedValues = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => Object.values(record)
+
+const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => {
+  const out: Record<string, string> = {}
+  for (const key of Object.keys(record)) out[key] = Redacted.value(record[key]!)
+  return out
+}
+
+const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted<string>>) => {
+  let out = text
+  for (const secret of secrets) {
+    const value = Redacted.value(secret)
+    if (value.length >= 4 && out.includes(value)) out = out.split(value).join("<redacted>")
+  }
+  return out
+}
+
+const after = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref()
+  })
+
+/** Never rejects: closing is best effort, and what is left of a stdio group dies in the exit hook. */
+const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
+  try {
+    if (beforeClose !== undefined) await beforeClose()
+  } catch {
+    // a failed DELETE still lets us close our side
+  }
+  try {
+    await transport.close()
+  } catch {
+    // already closed
+  }
+}
+
+const spawnFailure = (server: McpServer.McpStdioServer, cause: unknown): McpConnectError | undefined => {
+  if (Predicate.hasProperty(cause, "syscall") && String(cause.syscall).startsWith("spawn")) {
+    const code = Predicate.hasProperty(cause, "code") ? String(cause.code) : "unknown error"
+    return new McpConnectError({ server: server.name, reason: `cannot start ${server.command} (${code})` })
+  }
+  return undefined
+}
+
+const connectClient = (
+  client: Client,
+  transport: Transport,
+  server: McpServer.McpServer,
+  secrets: ReadonlyArray<Redacted.Redacted<string>>
+) =>
+  Effect.tryPromise({
+    try: (signal) => client.connect(transport, { signal, timeout: McpClient.sdkTimeoutDisabled }),
+    catch: (cause) =>
+      (server._tag === "McpStdioServer" ? spawnFailure(server, cause) : undefined) ??
+        McpConnectError.fromCause({ server: server.name, cause, secrets: secrets.map(Redacted.value) })
+  })
+
+/**
+ * The SDK-backed connect: stdio servers run in a process group of their own (ended as a whole on close),
+ * their stderr goes to the Effect logger at debug level; HTTP servers use Streamable HTTP and their session
+ * is terminated before the transport closes. Secrets are unwrapped only where the transport is built.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeConnect = (
+  options?: Options
+): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+  const closeMs = Duration.toMillis(Duration.decode(options?.closeTimeout ?? Duration.seconds(2)))
+  const clientInfo = options?.clientInfo ?? defaultClientInfo
+  // the stdio transport bounds itself (two steps and the reaping); this only guards against the unexpected
+  const finalizerBound = Duration.millis(2 * closeMs + 2_000)
+
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
+    let transport: Transport
+    let close: () => Promise<void>
+    let secrets: ReadonlyArray<Redacted.Redacted<string>>
+    if (server._tag === "McpStdioServer") {
+      secrets = redactedValues(server.env)
+      const runtime = yield* Effect.runtime<never>()
+      const runSync = Runtime.runSync(runtime)
+      const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
+      const stdio = new StdioTransport.StdioTransport({
+        command: server.command,
+        args: server.args,
+        env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },
+        cwd: server.cwd,
+        closeTimeout: closeMs,
+        killTimeout: closeMs,
+        onStderrLine: (line) => {
+          try {
+            runSync(Effect.annotateLogs(Effect.logDebug(scrub(line, secrets)), annotations))
+          } catch {
+            // a logger that fails must not break the transport
+          }
+        }
+      })
+      transport = stdio
+      close = closeQuietly(stdio)
+    } else {
+      secrets = redactedValues(server.headers)
+      const http = new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: unwrapAll(server.headers) }
+      })
+      transport = http
+      close = closeQuietly(http, () => Promise.race([http.terminateSession(), after(closeMs)]))
+    }
+    // registered before connecting, so a failed or interrupted initialize still closes the transport
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(close).pipe(Effect.interruptible, Effect.timeoutOption(finalizerBound), Effect.asVoid)
+    )
+    yield* connectClient(client, transport, server, secrets)
+    return McpClient.fromSdkClient(client, { server: server.name, secrets })
+  })
+}
+
+/**
+ * The SDK-backed factory (stdio and Streamable HTTP).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
+  Layer.sync(McpClientFactory, () => make(makeConnect(options)))
+
+/**
+ * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InMemoryServer = SdkServer | SdkMcpServer
+
+/**
+ * Connects to SDK servers in this process over `InMemoryTransport.createLinkedPair()`, by server name.
+ * Each connection gets a fresh server from its factory; closing the scope closes both sides.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeConnectInMemory = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options?: Pick<Options, "clientInfo">
+): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+  const clientInfo = options?.clientInfo ?? defaultClientInfo
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
+    if (makeServer === undefined) {
+      return yield* new McpConnectError({ server: server.name, reason: "no in-memory server of this name" })
+    }
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    let sdkServer: InMemoryServer | undefined
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        // closing one side closes its peer
+        await closeQuietly(clientSide)()
+        await sdkServer?.close().catch(() => {})
+      })
+    )
+    sdkServer = yield* Effect.tryPromise({
+      try: async () => {
+        const instance = await makeServer()
+        await instance.connect(serverSide)
+        return instance
+      },
+      catch: (cause) => McpConnectError.fromCause({ server: server.name, cause, prefix: "in-memory server failed" })
+    })
+    const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
+    yield* connectClient(client, clientSide, server, [])
+    return McpClient.fromSdkClient(client, { server: server.name })
+  })
+}
+
+/**
+ * A factory backed by in-process SDK servers (tests, offline examples).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerInMemory = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options?: Pick<Options, "clientInfo">
+): Layer.Layer<McpClientFactory> => Layer.sync(McpClientFactory, () => make(makeConnectInMemory(servers, options)))

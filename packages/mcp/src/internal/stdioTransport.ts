@@ -1,0 +1,238 @@
+/**
+ * A stdio client transport that owns the server's whole process tree. The server starts in a process
+ * group of its own, so wrappers such as `npx` or `uvx` cannot leave their grandchildren behind: closing
+ * ends stdin, waits, then signals the group (SIGTERM, later SIGKILL) and resolves once the child is reaped.
+ *
+ * @internal
+ */
+import type { ChildProcess } from "node:child_process"
+import * as ChildProcessNode from "node:child_process"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import * as ProcessGroups from "./processGroups.js"
+
+/** @internal */
+export interface StdioTransportOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** the complete environment of the child (already merged with the default one) */
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd?: string | undefined
+  /** ms to wait after the end of stdin before SIGTERM */
+  readonly closeTimeout: number
+  /** ms to wait after SIGTERM before SIGKILL */
+  readonly killTimeout: number
+  readonly onStderrLine?: ((line: string) => void) | undefined
+  readonly maxBufferSize?: number | undefined
+}
+
+const POLL_MS = 20
+const REAP_MS = 1_000
+const MAX_STDERR_LINE = 8_192
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
+
+const within = (promise: Promise<void>, ms: number): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms)
+      timer.unref()
+    })
+  ]).finally(() => clearTimeout(timer))
+}
+
+/** @internal */
+export class StdioTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
+
+  private child: ChildProcess | undefined
+  private leaderExited = false
+  private exited: Promise<void> = Promise.resolve()
+  private closing: Promise<void> | undefined
+  private closeFired = false
+  private stderrTail = ""
+  private readonly readBuffer: ReadBuffer
+
+  constructor(readonly options: StdioTransportOptions) {
+    this.readBuffer = new ReadBuffer(
+      options.maxBufferSize !== undefined ? { maxBufferSize: options.maxBufferSize } : undefined
+    )
+  }
+
+  /** the process id of the server, which is also its process group id */
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined || this.closing !== undefined) {
+      return Promise.reject(new Error("StdioTransport already started"))
+    }
+    const { args, command, cwd, env } = this.options
+    return new Promise<void>((resolve, reject) => {
+      let child: ChildProcess
+      try {
+        child = ChildProcessNode.spawn(command, args as Array<string>, {
+          detached: true,
+          stdio: ["pipe", "pipe", "pipe"],
+          shell: false,
+          windowsHide: true,
+          env,
+          ...(cwd !== undefined ? { cwd } : {})
+        })
+      } catch (error) {
+        reject(error)
+        return
+      }
+      this.child = child
+      let spawned = false
+      let markExited!: () => void
+      this.exited = new Promise<void>((resolve) => {
+        markExited = resolve
+      })
+      child.once("spawn", () => {
+        spawned = true
+        ProcessGroups.register(child.pid!)
+        resolve()
+      })
+      child.once("error", (error) => {
+        if (!spawned) {
+          this.leaderExited = true
+          markExited()
+          reject(error)
+        }
+        this.onerror?.(error)
+      })
+      child.once("exit", () => {
+        this.leaderExited = true
+        markExited()
+        // a pgid stays reserved while any member exists; once none runs, forget it
+        if (child.pid !== undefined && !ProcessGroups.isAlive(child.pid)) ProcessGroups.unregister(child.pid)
+      })
+      child.once("close", () => this.fireClose())
+      child.stdin!.on("error", (error) => this.onerror?.(error))
+      child.stdout!.on("error", (error) => this.onerror?.(error))
+      child.stdout!.on("data", (chunk: Buffer) => {
+        try {
+          this.readBuffer.append(chunk)
+        } catch (error) {
+          this.onerror?.(error as Error)
+          void this.close()
+          return
+        }
+        this.drain()
+      })
+      const stderr = child.stderr!
+      stderr.setEncoding("utf8")
+      stderr.on("error", () => {})
+      stderr.on("data", (text: string) => this.stderrData(text))
+    })
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin
+    if (stdin == null || this.closing !== undefined || !stdin.writable) {
+      return Promise.reject(new Error("Not connected"))
+    }
+    if (stdin.write(serializeMessage(message))) return Promise.resolve()
+    return new Promise<void>((resolve) => stdin.once("drain", resolve))
+  }
+
+  close(): Promise<void> {
+    if (this.closing === undefined) this.closing = this.shutdown()
+    return this.closing
+  }
+
+  private drain() {
+    while (true) {
+      let message: JSONRPCMessage | null
+      try {
+        message = this.readBuffer.readMessage()
+      } catch (error) {
+        this.onerror?.(error as Error)
+        continue
+      }
+      if (message === null) return
+      this.onmessage?.(message)
+    }
+  }
+
+  private stderrData(text: string) {
+    const onLine = this.options.onStderrLine
+    if (onLine === undefined) return
+    let buffer = this.stderrTail + text
+    let newline = buffer.indexOf("\n")
+    while (newline !== -1) {
+      const end = newline > 0 && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline
+      onLine(buffer.slice(0, end))
+      buffer = buffer.slice(newline + 1)
+      newline = buffer.indexOf("\n")
+    }
+    if (buffer.length > MAX_STDERR_LINE) {
+      onLine(buffer)
+      buffer = ""
+    }
+    this.stderrTail = buffer
+  }
+
+  private flushStderr() {
+    if (this.stderrTail.length > 0) {
+      const line = this.stderrTail
+      this.stderrTail = ""
+      this.options.onStderrLine?.(line)
+    }
+  }
+
+  private fireClose() {
+    if (this.closeFired) return
+    this.closeFired = true
+    this.onclose?.()
+  }
+
+  /** waits until the leader is reaped and no member of its group runs, at most until `deadline` */
+  private async settled(pgid: number, deadline: number): Promise<boolean> {
+    if (!this.leaderExited) {
+      const remaining = deadline - Date.now()
+      if (remaining > 0) await within(this.exited, remaining)
+      if (!this.leaderExited) return false
+    }
+    while (ProcessGroups.isAlive(pgid)) {
+      const remaining = deadline - Date.now()
+      if (remaining <= 0) return false
+      await sleep(Math.min(POLL_MS, remaining))
+    }
+    return true
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child
+    const pgid = child?.pid
+    if (child !== undefined && pgid !== undefined) {
+      try {
+        child.stdin?.end()
+      } catch {
+        // the pipe is already broken: the signals below still apply
+      }
+      const { closeTimeout, killTimeout } = this.options
+      if (!(await this.settled(pgid, Date.now() + closeTimeout))) {
+        ProcessGroups.signal(pgid, "SIGTERM")
+        if (!(await this.settled(pgid, Date.now() + killTimeout))) {
+          ProcessGroups.signal(pgid, "SIGKILL")
+          // SIGKILL cannot be ignored; the bound only guards against a process stuck in the kernel
+          await within(this.exited, REAP_MS)
+        }
+      }
+      ProcessGroups.unregister(pgid)
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    }
+    this.flushStderr()
+    this.readBuffer.clear()
+    this.fireClose()
+  }
+}

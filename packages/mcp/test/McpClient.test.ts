@@ -1,0 +1,293 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError as SdkMcpError
+} from "@modelcontextprotocol/sdk/types.js"
+import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import { z } from "zod"
+
+const pages: ReadonlyArray<ReadonlyArray<string>> = [["a1", "a2"], ["b1"], ["c1", "c2"]]
+
+interface Probe {
+  readonly started: Deferred.Deferred<string>
+  readonly aborted: Deferred.Deferred<string>
+  readonly closed: Deferred.Deferred<void>
+}
+
+const makeProbe = Effect.all({
+  started: Deferred.make<string>(),
+  aborted: Deferred.make<string>(),
+  closed: Deferred.make<void>()
+})
+
+/** A low-level SDK server: paginated tools, a blocking tool that reports its `extra.signal`, errors. */
+const lowLevelServer = (probe: Probe) => () => {
+  const server = new Server({ name: "low", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const cursor = request.params?.cursor
+    if (cursor === "block") {
+      Deferred.unsafeDone(probe.started, Exit.succeed("tools/list"))
+      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
+      Deferred.unsafeDone(probe.aborted, Exit.succeed(String(extra.signal.reason)))
+      return { tools: [] }
+    }
+    const index = cursor === undefined ? 0 : Number(cursor)
+    return {
+      tools: pages[index]!.map((name) => ({ name, inputSchema: { type: "object" as const } })),
+      ...(index + 1 < pages.length ? { nextCursor: String(index + 1) } : {})
+    }
+  })
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    switch (request.params.name) {
+      case "block": {
+        Deferred.unsafeDone(probe.started, Exit.succeed("tools/call"))
+        await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
+        Deferred.unsafeDone(probe.aborted, Exit.succeed(String(extra.signal.reason)))
+        return { content: [] }
+      }
+      case "structured":
+        return { content: [{ type: "text", text: "{\"x\":42}" }], structuredContent: { x: 42 } }
+      case "failing":
+        return { content: [{ type: "text", text: "no such city" }], isError: true }
+      case "legacy":
+        return { toolResult: { answer: 42 } }
+      case "legacy-text":
+        return { toolResult: "plain" }
+      case "invalid":
+        throw new SdkMcpError(ErrorCode.InvalidParams, `bad argument ${JSON.stringify(request.params.arguments)}`)
+      default:
+        throw new SdkMcpError(ErrorCode.MethodNotFound, `unknown tool ${request.params.name}`)
+    }
+  })
+  server.onclose = () => Deferred.unsafeDone(probe.closed, Exit.void)
+  return server
+}
+
+/** A high-level SDK server (Zod shapes), as users write them. */
+const highLevelServer = () => {
+  const server = new SdkMcpServer({ name: "high", version: "1.0.0" })
+  server.registerTool("add", { inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
+    content: [{ type: "text", text: String(a + b) }]
+  }))
+  return server
+}
+
+const low = McpServer.stdio({ name: "low", command: "unused" })
+const high = McpServer.stdio({ name: "high", command: "unused" })
+
+const connectTo = (server: McpServer.McpServer, probe: Probe) =>
+  McpClientFactory.McpClientFactory.pipe(
+    Effect.flatMap((factory) => factory.connect(server)),
+    Effect.provide(McpClientFactory.layerInMemory({ low: lowLevelServer(probe), high: highLevelServer }))
+  )
+
+const listAll = (client: McpClient.McpClient) =>
+  Effect.gen(function*() {
+    const names: Array<string> = []
+    let cursor: string | undefined = undefined
+    do {
+      const page: McpClient.ListToolsPage = yield* client.listTools(cursor)
+      names.push(...page.tools.map((tool) => tool.name))
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    return names
+  })
+
+describe("McpClient", () => {
+  it.scoped("listTools returns one page per call with its cursor", () =>
+    Effect.gen(function*() {
+      const client = yield* connectTo(low, yield* makeProbe)
+      assert.strictEqual(client.server, "low")
+      const first = yield* client.listTools()
+      assert.deepStrictEqual(first.tools.map((tool) => tool.name), ["a1", "a2"])
+      assert.strictEqual(first.nextCursor, "1")
+      assert.deepStrictEqual(yield* listAll(client), ["a1", "a2", "b1", "c1", "c2"])
+      const last = yield* client.listTools("2")
+      assert.strictEqual(last.nextCursor, undefined)
+    }))
+
+  it.scoped("E7 callTool returns structuredContent and isError results as values", () =>
+    Effect.gen(function*() {
+      const client = yield* connectTo(low, yield* makeProbe)
+      const structured = yield* client.callTool("structured", {})
+      assert.deepStrictEqual(structured.structuredContent, { x: 42 })
+      assert.deepStrictEqual(structured.content, [{ type: "text", text: "{\"x\":42}" }])
+      const failing = yield* client.callTool("failing", {})
+      assert.strictEqual(failing.isError, true)
+      assert.deepStrictEqual(failing.content, [{ type: "text", text: "no such city" }])
+    }))
+
+  it.scoped("callTool converts the 2024-10-07 toolResult shape", () =>
+    Effect.gen(function*() {
+      const client = yield* connectTo(low, yield* makeProbe)
+      const legacy = yield* client.callTool("legacy", {})
+      assert.deepStrictEqual(legacy.structuredContent, { answer: 42 })
+      assert.deepStrictEqual(legacy.content, [{ type: "text", text: "{\"answer\":42}" }])
+      assert.isFalse("toolResult" in legacy)
+      const text = yield* client.callTool("legacy-text", {})
+      assert.deepStrictEqual(text.content, [{ type: "text", text: "plain" }])
+      assert.strictEqual(text.structuredContent, undefined)
+    }))
+
+  it.scoped("a JSON-RPC error is an McpRequestError with the code and a readable reason", () =>
+    Effect.gen(function*() {
+      const client = yield* connectTo(low, yield* makeProbe)
+      const error = yield* Effect.flip(client.callTool("invalid", { city: "Atlantis" }))
+      assert.strictEqual(error._tag, "McpRequestError")
+      assert.strictEqual(error.server, "low")
+      assert.strictEqual(error.method, "tools/call")
+      assert.strictEqual(error.code, ErrorCode.InvalidParams)
+      assert.strictEqual(error.reason, "bad argument {\"city\":\"Atlantis\"}")
+      assert.strictEqual(error.message, "low: tools/call failed: bad argument {\"city\":\"Atlantis\"} (code -32602)")
+      assert.isTrue(McpError.isMcpError(error))
+    }))
+
+  it.scoped("interrupting callTool aborts the request on the server (notifications/cancelled)", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const client = yield* connectTo(low, probe)
+      const fiber = yield* Effect.fork(client.callTool("block", {}))
+      assert.strictEqual(yield* Deferred.await(probe.started), "tools/call")
+      yield* Fiber.interrupt(fiber)
+      // the server's handler sees its signal abort: only a cancellation notification does that
+      const reason = yield* Deferred.await(probe.aborted)
+      assert.isString(reason)
+      // the connection is still usable
+      const result = yield* client.callTool("structured", {})
+      assert.deepStrictEqual(result.structuredContent, { x: 42 })
+    }))
+
+  it.scoped("interrupting listTools aborts the request on the server", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const client = yield* connectTo(low, probe)
+      const fiber = yield* Effect.fork(client.listTools("block"))
+      assert.strictEqual(yield* Deferred.await(probe.started), "tools/list")
+      yield* Fiber.interrupt(fiber)
+      yield* Deferred.await(probe.aborted)
+    }))
+
+  it.effect("a caller's timeout interrupts the call and cancels it on the server", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const scope = yield* Scope.make()
+      const client = yield* connectTo(low, probe).pipe(Scope.extend(scope))
+      const fiber = yield* Effect.fork(
+        client.callTool("block", {}).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "timed out" }))
+      )
+      yield* Deferred.await(probe.started)
+      yield* TestClock.adjust("10 seconds")
+      assert.deepStrictEqual(yield* Fiber.join(fiber).pipe(Effect.flip), "timed out")
+      yield* Deferred.await(probe.aborted)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("the SDK's own request timeout is disabled", () =>
+    Effect.gen(function*() {
+      // a stand-in for the SDK Client that records the request options it gets
+      const seen: Array<{ readonly timeout?: number; readonly signal?: AbortSignal }> = []
+      const fake = {
+        listTools: async (_params: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+          seen.push(options)
+          return { tools: [] }
+        },
+        callTool: async (_params: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+          seen.push(options)
+          return { content: [] }
+        }
+      }
+      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      yield* client.listTools()
+      yield* client.callTool("x", {})
+      assert.strictEqual(seen.length, 2)
+      for (const options of seen) {
+        // larger than the SDK's 60 s default, and still a valid setTimeout delay (larger ones fire at once)
+        assert.isTrue(options.timeout! > 60_000 * 60 * 24)
+        assert.isTrue(options.timeout! <= 2 ** 31 - 1)
+        assert.instanceOf(options.signal, AbortSignal)
+      }
+    }))
+
+  it.effect("B2 request errors never carry a secret of the server", () =>
+    Effect.gen(function*() {
+      const secret = "tok-9f8e7d6c5b"
+      const fake = {
+        callTool: async () => {
+          throw new SdkMcpError(ErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
+        },
+        listTools: async () => {
+          throw new Error(`socket hang up while sending ${secret}`)
+        }
+      }
+      const client = McpClient.fromSdkClient(fake as never, { server: "fake", secrets: [Redacted.make(secret)] })
+      const call = yield* Effect.flip(client.callTool("x", {}))
+      const list = yield* Effect.flip(client.listTools())
+      assert.strictEqual(call.reason, "upstream rejected Bearer <redacted>")
+      assert.strictEqual(call.code, ErrorCode.InternalError)
+      assert.strictEqual(list.reason, "socket hang up while sending <redacted>")
+      for (const error of [call, list]) {
+        assert.notInclude(error.message, secret)
+        assert.notInclude(String(error), secret)
+        assert.notInclude(JSON.stringify(error), secret)
+        // the original cause held the secret: it is dropped
+        assert.strictEqual(error.cause, undefined)
+      }
+    }))
+})
+
+describe("McpClientFactory.layerInMemory", () => {
+  it.effect("connects SDK Servers and McpServers by name; closing the scope closes both sides", () =>
+    Effect.gen(function*() {
+      const probe = yield* makeProbe
+      const scope = yield* Scope.make()
+      const lowClient = yield* connectTo(low, probe).pipe(Scope.extend(scope))
+      const highClient = yield* connectTo(high, probe).pipe(Scope.extend(scope))
+      const sum = yield* highClient.callTool("add", { a: 40, b: 2 })
+      assert.deepStrictEqual(sum.content, [{ type: "text", text: "42" }])
+      assert.isFalse(yield* Deferred.isDone(probe.closed))
+      yield* Scope.close(scope, Exit.void)
+      yield* Deferred.await(probe.closed)
+      const after = yield* Effect.flip(lowClient.callTool("structured", {}))
+      assert.strictEqual(after._tag, "McpRequestError")
+    }))
+
+  it.scoped("an unknown name or a failing server factory is an McpConnectError", () =>
+    Effect.gen(function*() {
+      const unknown = yield* Effect.flip(connectTo(McpServer.stdio({ name: "nope", command: "x" }), yield* makeProbe))
+      assert.strictEqual(unknown._tag, "McpConnectError")
+      assert.strictEqual(unknown.message, "nope: no in-memory server of this name")
+      const broken = yield* McpClientFactory.McpClientFactory.pipe(
+        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "broken", command: "x" }))),
+        Effect.provide(McpClientFactory.layerInMemory({
+          broken: () => {
+            throw new Error("cannot build")
+          }
+        })),
+        Effect.flip
+      )
+      assert.strictEqual(broken.message, "broken: in-memory server failed: cannot build")
+    }))
+
+  it.scoped("make wraps a user's own connect function", () =>
+    Effect.gen(function*() {
+      const client: McpClient.McpClient = {
+        server: "mine",
+        listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
+        callTool: () => Effect.succeed({ content: [{ type: "text", text: "42" }] })
+      }
+      const factory = McpClientFactory.make(() => Effect.succeed(client))
+      const connected = yield* factory.connect(McpServer.stdio({ name: "mine", command: "x" }))
+      assert.strictEqual(connected, client)
+    }))
+})
