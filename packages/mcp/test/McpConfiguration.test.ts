@@ -380,6 +380,18 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(counting.counts, { stat: 0, read: 0 })
       }).pipe(Effect.provide(NodeContext.layer)))
 
+    it.scoped("C3 the file's servers keep the order in which they are written, numeric names included", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const file = NodePath.join(dir, "order.json")
+        yield* write(
+          file,
+          "{\"servers\": {\"b\": {\"command\": \"x\"}, \"10\": {\"command\": \"x\"}, \"a\": {\"command\": \"x\"}, \"2\": {\"command\": \"x\"}}}",
+          1_700_000_000
+        )
+        assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(file)).servers), ["b", "10", "a", "2"])
+      }).pipe(Effect.provide(NodeContext.layer)))
+
     it.effect("C3 servers lists the file's servers first, then the explicit ones", () =>
       Effect.gen(function*() {
         const explicit = [McpServer.stdio({ name: "zeta", command: "z" }), McpServer.stdio({ name: "alpha", command: "a" })]

@@ -86,8 +86,8 @@ const got = (u: unknown, secret = false): string => {
   }
 }
 
-/** A readable path segment: `.docs` for plain names, `["my server"]` for the rest. */
-const segment = (key: string) => (/^[A-Za-z0-9_$-]+$/.test(key) ? `.${key}` : `[${quote(key)}]`)
+/** A readable path segment: `.docs` for plain names, `["my server"]` for the rest (shortened when huge). */
+const segment = (key: string) => (/^[A-Za-z0-9_$-]{1,64}$/.test(key) ? `.${key}` : `[${quote(key)}]`)
 
 type EntryResult =
   | { readonly _tag: "Server"; readonly server: McpServer }
@@ -249,7 +249,10 @@ export const decode = (text: string, serverKeys: ReadonlyArray<string>): DecodeR
   const servers: Array<FileEntry> = []
   const invalidEntries: Array<Issue> = []
   const disabled: Array<string> = []
-  for (const [name, value] of Object.entries(mapping)) {
+  // File order, which plain objects lose for integer-like keys such as "1".
+  const order = parsed.parsed.keyOrder.get(mapping) ?? Object.keys(mapping)
+  for (const name of new Set(order)) {
+    const value = mapping[name]
     const entry = `${rootKey}${segment(name)}`
     if (duplicates.some((path) => path.length === 2 && path[1] === name)) {
       invalidEntries.push({ entry, server: name, reason: "duplicate server name" })

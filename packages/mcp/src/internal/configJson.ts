@@ -12,6 +12,8 @@ export interface Parsed {
   readonly value: unknown
   /** Key paths (from the root) of every key that appears more than once in its object. */
   readonly duplicates: ReadonlyArray<ReadonlyArray<string>>
+  /** The keys of every object in the order written (JavaScript objects list integer-like keys first). */
+  readonly keyOrder: WeakMap<object, ReadonlyArray<string>>
 }
 
 /** @internal */
@@ -53,6 +55,7 @@ export const parse = (input: string): ParseResult => {
   // A UTF-8 byte order mark is common in files written by Windows editors.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
   const duplicates: Array<ReadonlyArray<string>> = []
+  const keyOrder = new WeakMap<object, ReadonlyArray<string>>()
   let i = 0
   let failure: { readonly position: number; readonly reason: string } | undefined
   const fail = (position: number, reason: string): Fail => {
@@ -104,6 +107,8 @@ export const parse = (input: string): ParseResult => {
       i++
       const object: Record<string, unknown> = {}
       const seen = new Set<string>()
+      const keys: Array<string> = []
+      keyOrder.set(object, keys)
       skipWhitespace()
       if (text[i] === "}") {
         i++
@@ -123,6 +128,7 @@ export const parse = (input: string): ParseResult => {
         if (seen.has(key)) duplicates.push([...path])
         path.pop()
         seen.add(key)
+        keys.push(key)
         // defineProperty, so that a key such as "__proto__" stays a plain data property.
         Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
         skipWhitespace()
@@ -188,7 +194,7 @@ export const parse = (input: string): ParseResult => {
   const value = parseValue([], 0)
   if (value !== Fail) {
     skipWhitespace()
-    if (i >= text.length) return { _tag: "Ok", parsed: { value, duplicates } }
+    if (i >= text.length) return { _tag: "Ok", parsed: { value, duplicates, keyOrder } }
     fail(i, "unexpected text after the end of the JSON value")
   }
   const { position, reason } = failure ?? { position: i, reason: "unreadable JSON" }
