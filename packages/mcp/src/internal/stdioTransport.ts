@@ -223,8 +223,9 @@ export class StdioTransport implements Transport {
         ProcessGroups.signal(pgid, "SIGTERM")
         if (!(await this.settled(pgid, Date.now() + killTimeout))) {
           ProcessGroups.signal(pgid, "SIGKILL")
-          // SIGKILL cannot be ignored; the bound only guards against a process stuck in the kernel
-          await within(this.exited, REAP_MS)
+          // SIGKILL cannot be ignored, but its delivery takes a moment; the bound only guards against a
+          // process stuck in the kernel
+          await this.settled(pgid, Date.now() + REAP_MS)
         }
       }
       ProcessGroups.unregister(pgid)

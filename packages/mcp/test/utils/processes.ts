@@ -139,3 +139,21 @@ export const spawnScoped = (options: {
         }
       })
   ).pipe(Effect.map(({ output, pid }) => ({ pid, output })))
+
+/**
+ * The live processes among `pids` and in group `pgid`, once none is left or after `within` (default 2 s).
+ * For processes killed by someone else (an exit hook): the kernel delivers a SIGKILL asynchronously.
+ */
+export const awaitGone = (
+  pids: ReadonlyArray<number>,
+  pgid: number,
+  within: number = 2_000
+): Effect.Effect<Array<ProcessInfo>> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + within
+    while (true) {
+      const left = [...livePids(pids), ...liveInGroup(pgid)]
+      if (left.length === 0 || Date.now() >= deadline) return left
+      yield* Effect.sleep("20 millis")
+    }
+  })

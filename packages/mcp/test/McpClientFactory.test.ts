@@ -1,0 +1,359 @@
+import { assert, describe, it } from "@effect/vitest"
+import { McpClient, McpClientFactory, McpServer } from "@zett/mcp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import type * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Util from "node:util"
+import * as Processes from "./utils/processes.js"
+
+const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
+const probe = Path.join(fixtures, "probe-server.mjs")
+const wrapper = Path.join(fixtures, "wrapper.mjs")
+const node = process.execPath
+
+interface LogLine {
+  readonly level: string
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** Captures every log line (debug included) and lets a test wait for one that contains a text. */
+const makeLogCapture = () => {
+  const lines: Array<LogLine> = []
+  const waiters: Array<{ readonly text: string; readonly resume: () => void }> = []
+  const logger = Logger.make(({ annotations, logLevel, message }) => {
+    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+    lines.push({ level: logLevel.label, message: text, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (text.includes(waiters[i]!.text)) waiters.splice(i, 1)[0]!.resume()
+    }
+  })
+  const layer = Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Debug))
+  const waitFor = (text: string) =>
+    Effect.async<void>((resume) => {
+      if (lines.some((line) => line.message.includes(text))) return resume(Effect.void)
+      waiters.push({ text, resume: () => resume(Effect.void) })
+    })
+  return { lines, layer, waitFor }
+}
+
+const connectIn = (scope: Scope.Scope, server: McpServer.McpServer, options?: McpClientFactory.Options) =>
+  McpClientFactory.McpClientFactory.pipe(
+    Effect.flatMap((factory) => factory.connect(server)),
+    Scope.extend(scope),
+    Effect.provide(McpClientFactory.layer(options))
+  )
+
+interface Report {
+  readonly argv: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly pid: number
+  readonly ppid: number
+}
+
+const report = (client: McpClient.McpClient) =>
+  Effect.map(client.callTool("report", {}), (result) => result.structuredContent as unknown as Report)
+
+const elapsed = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const start = Date.now()
+    const value = yield* self
+    return [value, Date.now() - start] as const
+  })
+
+const liveOf = (pids: ReadonlyArray<number>, pgid: number) => [
+  ...Processes.livePids(pids),
+  ...Processes.liveInGroup(pgid)
+]
+
+describe("McpClientFactory (stdio)", () => {
+  it.live("B3 command and arguments reach the server verbatim, never through a shell", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const tricky = ["a b", "\"quoted\"", "'single'", "$(echo pwned)", "`id`", "*", "; exit 1", "$HOME", ""]
+      const client = yield* connectIn(scope, McpServer.stdio({ name: "argv", command: node, args: [probe, ...tricky] }))
+      const { argv } = yield* report(client)
+      assert.deepStrictEqual(argv, tricky)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("B2 env values arrive next to the default environment only; cwd is honoured", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const cwd = Fs.realpathSync(Os.tmpdir())
+      const client = yield* connectIn(
+        scope,
+        McpServer.stdio({ name: "env", command: node, args: [probe], env: { API_TOKEN: "env-secret-5e6f7a" }, cwd })
+      )
+      const { cwd: seenCwd, env } = yield* report(client)
+      assert.strictEqual(env.API_TOKEN, "env-secret-5e6f7a")
+      assert.strictEqual(env.PATH, process.env.PATH)
+      // the parent's other variables are not inherited (the SDK's default environment rule)
+      assert.strictEqual(process.env.VITEST !== undefined, true)
+      assert.strictEqual(env.VITEST, undefined)
+      assert.strictEqual(seenCwd, cwd)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("the server's stderr goes to the logger at debug level, line by line, with the server name", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      const secret = "env-secret-echoed-1234"
+      yield* Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(
+          scope,
+          McpServer.stdio({ name: "noisy", command: node, args: [probe], env: { TOKEN: secret } })
+        )
+        yield* client.callTool("stderr", { lines: ["first line", "second line", `token is ${secret}`] })
+        yield* logs.waitFor("token is")
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(Effect.provide(logs.layer))
+      const stderr = logs.lines.filter((line) => line.annotations["mcp.server"] === "noisy")
+      assert.isTrue(stderr.some((line) => line.message.startsWith("probe ready")))
+      const mine = stderr.filter((line) => /line|token/.test(line.message))
+      assert.deepStrictEqual(mine.map((line) => line.message), ["first line", "second line", "token is <redacted>"])
+      for (const line of stderr) {
+        assert.strictEqual(line.level, "DEBUG")
+        assert.strictEqual(line.annotations["mcp.stream"], "stderr")
+      }
+      assert.isFalse(logs.lines.some((line) => line.message.includes(secret)))
+    }))
+
+  it.live("interrupting a call over stdio cancels it on the server", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      yield* Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(scope, McpServer.stdio({ name: "waiter", command: node, args: [probe] }))
+        const fiber = yield* Effect.fork(client.callTool("wait", {}))
+        yield* logs.waitFor("wait: started")
+        yield* Fiber.interrupt(fiber)
+        // the server's handler only sees its signal abort when notifications/cancelled arrives
+        yield* logs.waitFor("wait: cancelled")
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(Effect.provide(logs.layer))
+    }))
+
+  it.live("closing the scope ends the whole process group of a wrapper (npx-style)", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const client = yield* connectIn(scope, McpServer.stdio({ name: "wrapped", command: node, args: [wrapper, probe] }))
+      const { pid, ppid } = yield* report(client)
+      const wrapperInfo = Processes.find(ppid)!
+      assert.include(wrapperInfo.command, "wrapper.mjs")
+      // the wrapper leads a group of its own, and the real server is in it
+      assert.strictEqual(wrapperInfo.pgid, ppid)
+      assert.sameMembers(Processes.liveInGroup(ppid).map((p) => p.pid), [ppid, pid])
+      const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+      assert.deepStrictEqual(liveOf([pid, ppid], ppid), [])
+      // both exit on the end of stdin: no signal was needed
+      assert.isBelow(ms, 1_500)
+    }))
+
+  it.live("a wrapper whose server ignores EOF and SIGTERM: the group is killed and nothing is left", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const client = yield* connectIn(
+        scope,
+        McpServer.stdio({ name: "stubborn-wrapped", command: node, args: [wrapper, probe, "--stubborn"] }),
+        { closeTimeout: "300 millis" }
+      )
+      const { pid, ppid } = yield* report(client)
+      assert.strictEqual(Processes.liveInGroup(ppid).length, 2)
+      const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+      assert.deepStrictEqual(liveOf([pid, ppid], ppid), [])
+      // EOF grace, then SIGTERM (the wrapper dies, the server does not), then SIGKILL
+      assert.isAtLeast(ms, 550)
+      assert.isBelow(ms, 2_500)
+    }))
+
+  it.live("a server that ignores EOF and SIGTERM is gone within 4-5 s with the default timeouts", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const client = yield* connectIn(
+        scope,
+        McpServer.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
+      )
+      const { pid } = yield* report(client)
+      const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+      assert.deepStrictEqual(liveOf([pid], pid), [])
+      assert.isAtLeast(ms, 3_900)
+      assert.isBelow(ms, 5_500)
+    }), 15_000)
+
+  it.live("closing several stubborn servers in separate scopes in parallel takes the time of one", () =>
+    Effect.gen(function*() {
+      const scopes = yield* Effect.all(Array.from({ length: 3 }, () => Scope.make()))
+      const clients = yield* Effect.forEach(scopes, (scope, i) =>
+        connectIn(
+          scope,
+          McpServer.stdio({ name: `stubborn-${i}`, command: node, args: [probe, "--stubborn"] }),
+          { closeTimeout: "500 millis" }
+        ), { concurrency: "unbounded" })
+      const pids = yield* Effect.forEach(clients, (client) => Effect.map(report(client), (r) => r.pid))
+      const [, ms] = yield* elapsed(
+        Effect.forEach(scopes, (scope) => Scope.close(scope, Exit.void), { concurrency: "unbounded" })
+      )
+      assert.deepStrictEqual(Processes.livePids(pids), [])
+      // one close takes ~1 s (500 ms after EOF, 500 ms after SIGTERM); three in a row would take ~3 s
+      assert.isAtLeast(ms, 950)
+      assert.isBelow(ms, 2_400)
+    }))
+
+  it.live("a host calling process.exit() leaves no server process behind", () =>
+    Effect.gen(function*() {
+      const host = Path.join(fixtures, "exit-host.ts")
+      const output = yield* Effect.async<string, Error>((resume) => {
+        ChildProcess.execFile(
+          node,
+          ["--import", "tsx", host, wrapper, probe],
+          { cwd: Path.join(import.meta.dirname, ".."), timeout: 20_000 },
+          (error, stdout, stderr) =>
+            resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
+        )
+      })
+      const { pid, ppid } = JSON.parse(output.trim().split("\n").pop()!) as { pid: number; ppid: number }
+      assert.isTrue(pid > 0 && ppid > 0)
+      // the host has exited: its exit hook SIGKILLed the group of the wrapper and the stubborn server
+      assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
+    }))
+
+  it.live("interrupting connect (the server never answers initialize) still ends the process", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      const marker = `zett-silent-${process.pid}-${Date.now()}`
+      const silent = `process.stderr.write("silent up\\n"); setInterval(() => {}, 1000)`
+      const scope = yield* Scope.make()
+      const fiber = yield* Effect.fork(
+        connectIn(scope, McpServer.stdio({ name: "silent", command: node, args: ["-e", silent, marker] }), {
+          closeTimeout: "200 millis"
+        }).pipe(Effect.provide(logs.layer))
+      )
+      yield* logs.waitFor("silent up")
+      assert.strictEqual(Processes.liveWithCommand(marker).length, 1)
+      yield* Fiber.interrupt(fiber)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }))
+
+  it.live("connect under a caller's timeout fails in time and the process ends", () =>
+    Effect.gen(function*() {
+      const marker = `zett-slow-${process.pid}-${Date.now()}`
+      const result = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServer.stdio({ name: "slow", command: node, args: ["-e", "setInterval(() => {}, 1000)", marker] }))
+          ),
+          Effect.timeoutFail({ duration: "300 millis", onTimeout: () => "connect timed out" as const }),
+          Effect.provide(McpClientFactory.layer({ closeTimeout: "200 millis" })),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(result, "connect timed out")
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }))
+
+  it.live("a command that does not exist is an McpConnectError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "missing", command: "zett-no-such-command" }))),
+          Effect.provide(McpClientFactory.layer()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
+    }))
+
+  it.live("a server that exits during initialize is an McpConnectError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServer.stdio({ name: "quitter", command: node, args: ["-e", "process.exit(3)"] }))
+          ),
+          Effect.provide(McpClientFactory.layer()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.code, -32000)
+      assert.strictEqual(error.message, "quitter: Connection closed (code -32000)")
+    }))
+})
+
+describe("McpClientFactory (http)", () => {
+  it.scopedLive("B2 a 401 that echoes the header never puts the secret in errors or logs", () =>
+    Effect.gen(function*() {
+      const secret = "hdr-secret-9a8b7c6d"
+      const seen: Array<string | undefined> = []
+      const server = Http.createServer((req, res) => {
+        seen.push(req.headers.authorization)
+        res.writeHead(401, { "content-type": "text/plain" })
+        res.end(`invalid credentials: ${req.headers.authorization}`)
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.async<number>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed((server.address() as Net.AddressInfo).port)))
+        }),
+        () =>
+          Effect.async<void>((resume) => {
+            server.closeAllConnections()
+            server.close(() => resume(Effect.void))
+          })
+      )
+      const logs = makeLogCapture()
+      const exit = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServer.http({
+                name: "guarded",
+                url: `http://127.0.0.1:${port}/mcp`,
+                headers: { Authorization: `Bearer ${secret}` }
+              })
+            )
+          ),
+          Effect.tapErrorCause((cause) => Effect.logError("connect failed", cause)),
+          Effect.provide(McpClientFactory.layer()),
+          Effect.provide(logs.layer),
+          Effect.exit
+        )
+      )
+      // the header did reach the server: unwrapped where the transport is built
+      assert.deepStrictEqual(seen, [`Bearer ${secret}`])
+      assert.isTrue(Exit.isFailure(exit))
+      const cause = (exit as Exit.Failure<unknown, unknown>).cause
+      const error = Cause.squash(cause) as { readonly _tag: string; readonly message: string; readonly reason: string }
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, "guarded: HTTP 401 Unauthorized")
+      const texts = [
+        error.message,
+        error.reason,
+        String(error),
+        JSON.stringify(error),
+        Util.inspect(error, { depth: 10 }),
+        Inspectable.format(error),
+        Cause.pretty(cause, { renderErrorCause: true }),
+        ...logs.lines.map((line) => `${line.message} ${JSON.stringify(line.annotations)}`)
+      ]
+      assert.isTrue(logs.lines.length > 0)
+      for (const text of texts) assert.notInclude(text, secret)
+    }))
+})
