@@ -188,7 +188,9 @@ const readFile = (
       return yield* new McpConfigError({
         path,
         ...(first.entry !== undefined ? { entry: first.entry } : {}),
-        reason: more === 0 ? first.reason : `${first.reason} (and ${more} more invalid ${more === 1 ? "entry" : "entries"})`
+        reason: more === 0
+          ? first.reason
+          : `${first.reason} (and ${more} more invalid ${more === 1 ? "entry" : "entries"})`
       })
     }
     const skipped = invalid.map((issue): Skipped => ({

@@ -150,4 +150,6 @@ export const cacheKey = (server: McpServer): string => {
  * @category utils
  */
 export const describe = (server: McpServer): string =>
-  server._tag === "McpHttpServer" ? `${server.name} (streamable-http ${server.url})` : `${server.name} (stdio ${server.command})`
+  server._tag === "McpHttpServer"
+    ? `${server.name} (streamable-http ${server.url})`
+    : `${server.name} (stdio ${server.command})`

@@ -101,7 +101,11 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   // Nothing changed: the file must load.
   fc.constant<Mutation>(({ entries, rootKey }) => serialize(rootKey, entries)),
   // A field of one entry gets a wrong type (secret fields keep their secret inside the wrong type).
-  fc.tuple(fc.nat(), fc.constantFrom("type", "url", "command", "args", "cwd", "headers", "env", "disabled"), fc.boolean())
+  fc.tuple(
+    fc.nat(),
+    fc.constantFrom("type", "url", "command", "args", "cwd", "headers", "env", "disabled"),
+    fc.boolean()
+  )
     .chain(([index, field, secretField]) =>
       wrongValue(secretField && (field === "headers" || field === "env")).map((value): Mutation =>
         ({ entries, rootKey }) => {
@@ -118,11 +122,11 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       )
     ),
   // A required key is removed.
-  fc.tuple(fc.nat(), fc.constantFrom("url", "command", "type")).map(([index, key]): Mutation => ({ entries, rootKey }) =>
+  fc.tuple(fc.nat(), fc.constantFrom("url", "command", "type")).map(([index, key]): Mutation => (file) =>
     serialize(
-      rootKey,
-      entries.map(([n, e], i) => {
-        if (i !== index % Math.max(entries.length, 1)) return [n, e]
+      file.rootKey,
+      file.entries.map(([n, e], i) => {
+        if (i !== index % Math.max(file.entries.length, 1)) return [n, e]
         const rest = { ...e }
         delete rest[key]
         return [n, rest]
@@ -130,10 +134,16 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     )
   ),
   // An extra key, known or not.
-  fc.tuple(fc.nat(), fc.oneof(fc.constantFrom("envFile", "autoApprove", "timeout", "url", "command", "headers"), fc.string()), fc.jsonValue({ maxDepth: 2 }))
-    .map(([index, key, value]): Mutation => ({ entries, rootKey }) =>
-      serialize(rootKey, entries.map(([n, e], i) => [n, i === index % Math.max(entries.length, 1) ? { ...e, [key]: value as Json } : e]))
-    ),
+  fc.tuple(
+    fc.nat(),
+    fc.oneof(fc.constantFrom("envFile", "autoApprove", "timeout", "url", "command", "headers"), fc.string()),
+    fc.jsonValue({ maxDepth: 2 })
+  ).map(([index, key, value]): Mutation => ({ entries, rootKey }) =>
+    serialize(
+      rootKey,
+      entries.map(([n, e], i) => [n, i === index % Math.max(entries.length, 1) ? { ...e, [key]: value as Json } : e])
+    )
+  ),
   // Both root keys.
   fc.constant<Mutation>(({ entries, rootKey }) =>
     serialize(rootKey, entries, { [rootKey === "servers" ? "mcpServers" : "servers"]: {} })
@@ -186,7 +196,8 @@ describe("McpConfiguration (property)", () => {
           loaded++
           for (const server of exit.value.servers) assert.isTrue(Schema.is(McpServer.McpServer)(server))
           for (const skipped of exit.value.skipped) assert.notInclude(skipped.reason, SECRET)
-          if (!strict) assert.strictEqual(lines.filter((l) => l.includes("level=WARN")).length, exit.value.skipped.length)
+          const warnings = lines.filter((line) => line.includes("level=WARN"))
+          if (!strict) assert.strictEqual(warnings.length, exit.value.skipped.length)
           return
         }
         failed++

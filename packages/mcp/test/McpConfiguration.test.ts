@@ -164,7 +164,11 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names(snapshot.servers), ["good", "also-good"])
         assert.deepStrictEqual(snapshot.skipped, [
           { entry: "servers.docs.url", server: "docs", reason: "expected a URL, got 42" },
-          { entry: "servers.both", server: "both", reason: "has both command and url; an entry is either stdio or HTTP" },
+          {
+            entry: "servers.both",
+            server: "both",
+            reason: "has both command and url; an entry is either stdio or HTTP"
+          },
           {
             entry: "servers.weird.type",
             server: "weird",
@@ -214,7 +218,9 @@ describe("McpConfiguration", () => {
         yield* write(file, JSON.stringify({ context_servers: { zed: { command: "zed-mcp" } } }), 1_700_000_000)
         const zed = yield* McpConfiguration.fromFile(file, { serverKeys: ["context_servers"] })
         assert.deepStrictEqual(names(zed.servers), ["zed"])
-        const error = yield* configError(McpConfiguration.fromFile(fixture("spec.json"), { serverKeys: ["context_servers"] }))
+        const error = yield* configError(
+          McpConfiguration.fromFile(fixture("spec.json"), { serverKeys: ["context_servers"] })
+        )
         assert.strictEqual(error.reason, "no server mapping: expected a \"context_servers\" key")
       }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -295,8 +301,16 @@ describe("McpConfiguration", () => {
           [{ command: "node", cwd: false }, "servers.s.cwd", "expected a non-empty string, got false"],
           [{ url: "ftp://x.example" }, "servers.s.url", "expected an http(s) URL, got a \"ftp\" URL"],
           [{ url: "nope" }, "servers.s.url", "expected an http(s) URL, got a string that is not a URL"],
-          [{ url: "https://x.example", headers: { "Bad Header": "v" } }, "servers.s.headers[\"Bad Header\"]", "not a valid HTTP header name"],
-          [{ url: "https://x.example", headers: { A: "v\r\nX: y" } }, "servers.s.headers.A", "contains a line break or NUL character"],
+          [
+            { url: "https://x.example", headers: { "Bad Header": "v" } },
+            "servers.s.headers[\"Bad Header\"]",
+            "not a valid HTTP header name"
+          ],
+          [
+            { url: "https://x.example", headers: { A: "v\r\nX: y" } },
+            "servers.s.headers.A",
+            "contains a line break or NUL character"
+          ],
           [{ command: "node", disabled: "yes" }, "servers.s.disabled", "expected true or false, got a string"],
           [{ type: 7, command: "node" }, "servers.s.type", "expected a string, got 7"]
         ]
@@ -386,7 +400,7 @@ describe("McpConfiguration", () => {
         const file = NodePath.join(dir, "order.json")
         yield* write(
           file,
-          "{\"servers\": {\"b\": {\"command\": \"x\"}, \"10\": {\"command\": \"x\"}, \"a\": {\"command\": \"x\"}, \"2\": {\"command\": \"x\"}}}",
+          `{"servers": {"b": {"command": "x"}, "10": {"command": "x"}, "a": {"command": "x"}, "2": {"command": "x"}}}`,
           1_700_000_000
         )
         assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(file)).servers), ["b", "10", "a", "2"])
@@ -394,7 +408,10 @@ describe("McpConfiguration", () => {
 
     it.effect("C3 servers lists the file's servers first, then the explicit ones", () =>
       Effect.gen(function*() {
-        const explicit = [McpServer.stdio({ name: "zeta", command: "z" }), McpServer.stdio({ name: "alpha", command: "a" })]
+        const explicit = [
+          McpServer.stdio({ name: "zeta", command: "z" }),
+          McpServer.stdio({ name: "alpha", command: "a" })
+        ]
         const config = yield* McpConfiguration.make({ configPath: fixture("spec.json"), servers: explicit })
         assert.deepStrictEqual(names(config.servers), ["catalog", "local", "zeta", "alpha"])
         assert.deepStrictEqual(names((yield* config.current).servers), ["catalog", "local", "zeta", "alpha"])
@@ -553,7 +570,9 @@ describe("McpConfiguration", () => {
         yield* write(file, JSON.stringify({ servers: { a: { command: "node" }, b: { url: 1 } } }), 1_700_000_100)
         const snapshot = yield* config.current.pipe(Effect.provide(Logger.remove(Logger.defaultLogger)))
         assert.deepStrictEqual(names(snapshot.servers), ["a"])
-        assert.deepStrictEqual(snapshot.skipped, [{ entry: "servers.b.url", server: "b", reason: "expected a URL, got 1" }])
+        assert.deepStrictEqual(snapshot.skipped, [
+          { entry: "servers.b.url", server: "b", reason: "expected a URL, got 1" }
+        ])
         assert.deepStrictEqual(config.skipped, snapshot.skipped)
       }).pipe(Effect.provide(NodeContext.layer)))
 

@@ -125,12 +125,14 @@ describe("McpServer", () => {
       const key = McpServer.cacheKey(httpServer())
       assert.strictEqual(McpServer.cacheKey(httpServer()), key)
       assert.match(key, /^docs:[0-9a-f]{32}$/)
+      const url = "https://docs.example.com/mcp"
+      const auth = `Bearer ${headerSecret}`
       const variants = [
-        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp", headers: { Authorization: "Bearer other" } }),
-        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp", headers: { authorization: `Bearer ${headerSecret}` } }),
-        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp2", headers: { Authorization: `Bearer ${headerSecret}` } }),
-        McpServer.http({ name: "docs2", url: "https://docs.example.com/mcp", headers: { Authorization: `Bearer ${headerSecret}` } }),
-        McpServer.http({ name: "docs", url: "https://docs.example.com/mcp" })
+        McpServer.http({ name: "docs", url, headers: { Authorization: "Bearer other" } }),
+        McpServer.http({ name: "docs", url, headers: { authorization: auth } }),
+        McpServer.http({ name: "docs", url: `${url}2`, headers: { Authorization: auth } }),
+        McpServer.http({ name: "docs2", url, headers: { Authorization: auth } }),
+        McpServer.http({ name: "docs", url })
       ]
       const keys = new Set([key, ...variants.map(McpServer.cacheKey)])
       assert.strictEqual(keys.size, variants.length + 1)

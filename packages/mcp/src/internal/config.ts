@@ -108,7 +108,12 @@ const stringRecord = (
     const keyProblem = checkKey(key)
     if (keyProblem !== undefined) return invalid(`${field}${segment(key)}`, keyProblem)
     if (typeof item !== "string") return invalid(`${field}${segment(key)}`, `expected a string, got ${got(item, true)}`)
-    Object.defineProperty(record, key, { value: Redacted.make(item), enumerable: true, writable: true, configurable: true })
+    Object.defineProperty(record, key, {
+      value: Redacted.make(item),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    })
   }
   return { record }
 }
@@ -123,7 +128,9 @@ const decodeEntry = (name: string, value: unknown): EntryResult => {
     return invalid(undefined, name.length === 0 ? "a server name must not be empty" : serverNameRule)
   }
   if (has(value, "disabled")) {
-    if (typeof value.disabled !== "boolean") return invalid(".disabled", `expected true or false, got ${got(value.disabled)}`)
+    if (typeof value.disabled !== "boolean") {
+      return invalid(".disabled", `expected true or false, got ${got(value.disabled)}`)
+    }
     if (value.disabled) return { _tag: "Disabled" }
   }
   let kind: "http" | "stdio" | undefined
@@ -168,7 +175,9 @@ const decodeEntry = (name: string, value: unknown): EntryResult => {
       const result = stringRecord(value.headers, ".headers", checkHeader)
       if ("_tag" in result) return result
       for (const [key, secret] of Object.entries(result.record)) {
-        if (/[\r\n\u0000]/.test(Redacted.value(secret))) return invalid(`.headers${segment(key)}`, "contains a line break or NUL character")
+        if (/[\r\n\u0000]/.test(Redacted.value(secret))) {
+          return invalid(`.headers${segment(key)}`, "contains a line break or NUL character")
+        }
       }
       headers = result.record
     }
@@ -261,7 +270,8 @@ export const decode = (text: string, serverKeys: ReadonlyArray<string>): DecodeR
     // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
     const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
     if (repeated !== undefined) {
-      invalidEntries.push({ entry: `${entry}${repeated.slice(2).map(segment).join("")}`, server: name, reason: "duplicate key" })
+      const where = `${entry}${repeated.slice(2).map(segment).join("")}`
+      invalidEntries.push({ entry: where, server: name, reason: "duplicate key" })
       continue
     }
     const result = decodeEntry(name, value)
