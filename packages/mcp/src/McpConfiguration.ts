@@ -10,6 +10,7 @@ import * as Path from "@effect/platform/Path"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Os from "node:os"
@@ -309,15 +310,17 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const refresh = Effect.gen(function*() {
     const next = yield* statFile(fs, path)
     if (sameSignature(signature, next)) return snapshot
-    // Remembered before reading: an edit made during the read changes the signature again and is picked up
-    // next time; an invalid version is remembered too, so it is reported once rather than on every request.
+    const loaded = yield* Effect.either(load(fs, path, next, settings, explicit))
+    // Taken before the read, so an edit made during the read changes it again and is picked up next time;
+    // stored only once the read is over (an interrupted read is retried); stored for an invalid version too,
+    // so that it is reported once rather than on every request.
     const previous = signature
     signature = next
-    const loaded = yield* load(fs, path, next, settings, explicit)
+    if (Either.isLeft(loaded)) return yield* loaded.left
     if (next._tag === "Missing" && previous?._tag === "Present") {
       yield* Effect.logInfo(`${path}: configuration file removed; using no servers from it`)
     }
-    snapshot = loaded
+    snapshot = loaded.right
     return snapshot
   }).pipe(
     Effect.catchAll((error) =>

@@ -483,6 +483,19 @@ describe("McpConfiguration", () => {
         assert.strictEqual(counting.counts.read, 3)
       }).pipe(Effect.provide(NodeContext.layer)))
 
+    it.scoped("C10 concurrent requests after an edit read the file once", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const file = NodePath.join(dir, "mcp.json")
+        yield* write(file, JSON.stringify({ servers: { a: { command: "node" } } }), 1_700_000_000)
+        const counting = countingFileSystem()
+        const config = yield* McpConfiguration.make({ configPath: file }).pipe(Effect.provide(counting.layer))
+        yield* write(file, JSON.stringify({ servers: { b: { command: "node" } } }), 1_700_000_100)
+        const snapshots = yield* Effect.all(Array.from({ length: 10 }, () => config.current), { concurrency: 10 })
+        assert.deepStrictEqual(new Set(snapshots.map((snapshot) => names(snapshot.servers).join())), new Set(["b"]))
+        assert.deepStrictEqual(counting.counts, { stat: 11, read: 2 })
+      }).pipe(Effect.provide(NodeContext.layer)))
+
     it.scoped("C10 a file that appears later is loaded; one that disappears leaves only the explicit servers", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
