@@ -27,3 +27,18 @@ export * as McpServer from "./McpServer.js"
  * @since 0.1.0
  */
 export * as McpTool from "./McpTool.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConnections from "./McpConnections.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpExtension from "./McpExtension.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpToolCache from "./McpToolCache.js"

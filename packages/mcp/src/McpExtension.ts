@@ -1,0 +1,297 @@
+/**
+ * The MCP extension for `@zett/agent`: discovers the tools of every configured server at the start of a
+ * request, registers them under namespaced names, and calls them when the model asks.
+ *
+ * One request, top to bottom:
+ *
+ * 1. `onTool`: the configuration is checked (one `stat`), every server's tool list is looked up
+ *    concurrently in the cache or discovered under `connectTimeout`, and the tools are registered.
+ * 2. `onState`: the system message says where servers are configured, how their tools are named and which
+ *    servers are unavailable.
+ * 3. The model calls a tool: the server connects lazily (once per request) and the call runs under
+ *    `callTimeout`; interruption cancels it on the server.
+ * 4. The request scope closes (success, failure, interruption, compaction): every connection closes.
+ *
+ * @since 0.1.0
+ */
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import type { Extension, Message } from "@zett/agent"
+import { Tool } from "@zett/agent"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { ListToolsPage, McpClient } from "./McpClient.js"
+import * as McpClientFactory from "./McpClientFactory.js"
+import * as McpConfiguration from "./McpConfiguration.js"
+import * as McpConnections from "./McpConnections.js"
+import { within } from "./internal/within.js"
+import type { McpConfigError, McpConnectError } from "./McpError.js"
+import { McpRequestError, McpTimeoutError } from "./McpError.js"
+import * as McpServer from "./McpServer.js"
+import * as McpTool from "./McpTool.js"
+import * as McpToolCache from "./McpToolCache.js"
+
+/**
+ * The options of the original `McpExtension` (C1), plus the error text policy (D8).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends McpConfiguration.Options {
+  /** The registration name (A4); default `"mcp"`. */
+  readonly name?: string | undefined
+  /** Expose tools as `<server>__<tool>` (default true, E1). */
+  readonly namespaceTools?: boolean | undefined
+  /** Replaces the SDK-backed client factory (the original's `client_factory`), mainly for tests. */
+  readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
+  /** Time to connect to and list one server (default 30 seconds); `null` disables it. */
+  readonly connectTimeout?: Duration.DurationInput | null | undefined
+  /** Time for one tool call (default 300 seconds); `null` disables it. */
+  readonly callTimeout?: Duration.DurationInput | null | undefined
+  /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
+  readonly toolsCacheTtl?: Duration.DurationInput | undefined
+  /** Which remote error text the model may see (default `McpTool.ErrorTextPolicy.toolText`). */
+  readonly errorText?: McpTool.ErrorTextPolicy | undefined
+}
+
+/**
+ * The extension value, as a service so that layers can build it.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpExtension extends Context.Tag("@zett/mcp/McpExtension")<McpExtension, Extension.Extension>() {}
+
+/**
+ * The default registration name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultName = "mcp"
+
+/** The most pages a server may return for one tool listing (D9). */
+const maxPages = 100
+
+/**
+ * A server left out of this request, and why in a few words.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Unavailable {
+  readonly server: string
+  readonly reason: string
+}
+
+interface RequestState {
+  readonly snapshot: McpConfiguration.Snapshot
+  readonly connections: McpConnections.McpConnections
+  readonly unavailable: Array<Unavailable>
+}
+
+const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
+  input === null ? Option.none() : Option.some(Duration.decode(input ?? fallback))
+
+type ListedTool = ListToolsPage["tools"][number]
+
+/** Lists every page, refusing a server that repeats a cursor or never stops (D9). */
+const listAll = (client: McpClient) =>
+  Effect.gen(function*() {
+    const tools: Array<ListedTool> = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    for (let page = 1;; page++) {
+      if (page > maxPages) {
+        return yield* new McpRequestError({
+          server: client.server,
+          method: "tools/list",
+          reason: `more than ${maxPages} pages of tools`
+        })
+      }
+      const result = yield* client.listTools(cursor)
+      tools.push(...result.tools)
+      if (result.nextCursor === undefined) return tools
+      if (seen.has(result.nextCursor)) {
+        return yield* new McpRequestError({
+          server: client.server,
+          method: "tools/list",
+          reason: "the server repeated a pagination cursor"
+        })
+      }
+      seen.add(result.nextCursor)
+      cursor = result.nextCursor
+    }
+  })
+
+/** A short reason for the model and the logs: never a stack, a URL with credentials or a header. */
+const shortReason = (error: McpConnectError | McpRequestError | McpTimeoutError): string =>
+  error._tag === "McpTimeoutError" ? `timed out after ${error.timeout}` : error.reason
+
+/**
+ * Builds the extension from the configuration, tool cache and client factory in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof McpConfiguration.Options> = {}) {
+  const configuration = yield* McpConfiguration.McpConfiguration
+  const cache = yield* McpToolCache.McpToolCache
+  const factory = options.clientFactory ?? (yield* McpClientFactory.McpClientFactory)
+  const namespace = options.namespaceTools ?? true
+  const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
+  const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
+  const errorText = options.errorText ?? McpTool.ErrorTextPolicy.toolText
+  const requests = new WeakMap<Extension.RunContext, RequestState>()
+
+  /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
+  const discover = (state: RequestState, server: McpServer.McpServer) =>
+    state.connections.get(server).pipe(
+      Effect.flatMap(listAll),
+      Effect.map((tools) => tools.map((tool) => McpTool.fromTool(server.name, tool, { namespace }))),
+      (listing) =>
+        within(listing, connectTimeout, (timeout) =>
+          new McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(timeout) })),
+      Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
+    )
+
+  const call = (
+    state: RequestState,
+    server: McpServer.McpServer,
+    tool: McpTool.McpTool,
+    args: unknown
+  ): Effect.Effect<unknown, Tool.ToolError> =>
+    Effect.gen(function*() {
+      const client = yield* Effect.mapError(state.connections.get(server), (error) =>
+        new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${shortReason(error)}` }))
+      const result = yield* within(
+        client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>),
+        callTimeout,
+        (timeout) =>
+          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(timeout)}` })
+      ).pipe(
+        Effect.catchTag("McpRequestError", (error) =>
+          new Tool.ToolError({
+            type: "McpError",
+            message: McpTool.describeFailure(McpTool.RemoteFailure.RequestError({ error }), errorText),
+            cause: error
+          }))
+      )
+      const outcome = McpTool.toResult(result, errorText)
+      if (outcome._tag === "Failure") return yield* new Tool.ToolError({ type: "ToolError", message: outcome.message })
+      return outcome.value
+    }).pipe(
+      Effect.withSpan("McpExtension.call", { attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } })
+    )
+
+  const register = (context: Extension.RunContext, state: RequestState, server: McpServer.McpServer) =>
+    (tools: ReadonlyArray<McpTool.McpTool>) =>
+      Effect.forEach(tools, (tool) =>
+        context.tools.register(Tool.dynamic(tool.name, {
+          description: tool.description,
+          parameters: tool.parameters,
+          guidelines: false,
+          handler: (args) => call(state, server, tool, args)
+        })), { discard: true })
+
+  const onTool = (context: Extension.RunContext) =>
+    Effect.gen(function*() {
+      const snapshot = yield* configuration.current
+      const state: RequestState = {
+        snapshot,
+        connections: yield* McpConnections.make({ factory, scope: context.scope, connectTimeout }),
+        unavailable: []
+      }
+      requests.set(context, state)
+      const discovered = yield* Effect.forEach(
+        snapshot.servers,
+        (server) =>
+          cache.lookup(`${McpServer.cacheKey(server)}:${namespace ? "ns" : "flat"}`, discover(state, server)).pipe(
+            Effect.map((tools) => ({ server, tools })),
+            Effect.catchAll((error) =>
+              Effect.as(
+                Effect.logWarning(`MCP server ${server.name} is unavailable: ${shortReason(error)}`).pipe(
+                  Effect.annotateLogs("mcp.server", server.name),
+                  Effect.tap(() => state.unavailable.push({ server: server.name, reason: shortReason(error) }))
+                ),
+                undefined
+              )
+            )
+          ),
+        { concurrency: "unbounded" }
+      )
+      // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
+      for (const entry of discovered) {
+        if (entry !== undefined) yield* register(context, state, entry.server)(entry.tools)
+      }
+    })
+
+  const onState = (context: Extension.RunContext) =>
+    Effect.suspend(() => {
+      const state = requests.get(context)
+      if (state === undefined) return Effect.void
+      const lines = [
+        state.snapshot.path === undefined
+          ? "MCP servers are configured in code."
+          : `MCP servers are configured in ${state.snapshot.path}.`
+      ]
+      if (namespace) lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
+      if (state.unavailable.length > 0) {
+        lines.push(
+          `Unavailable MCP servers (their tools are missing): ${
+            state.unavailable.map((u) => `${u.server} (${u.reason})`).join("; ")
+          }.`
+        )
+      }
+      return context.addState(lines.join("\n"))
+    })
+
+  const extension: Extension.Extension = {
+    name: options.name ?? defaultName,
+    onTool,
+    onState
+  }
+  return extension
+})
+
+/**
+ * The extension with its default services: the configuration read through the Node file system, an
+ * in-memory tool cache with `toolsCacheTtl`, and the SDK-backed client factory (or `clientFactory`).
+ * Fails with `McpConfigError` when the configuration is malformed (C8).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
+  layerWithoutFileSystem(options).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * As `layer`, with `FileSystem` and `Path` left to the caller (tests use in-memory file systems).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWithoutFileSystem = (
+  options: Options = {}
+): Layer.Layer<McpExtension, McpConfigError, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(McpExtension, make(options)).pipe(
+    Layer.provide(Layer.mergeAll(
+      McpConfiguration.layer(options),
+      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) }),
+      options.clientFactory !== undefined
+        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
+        : McpClientFactory.layer()
+    ))
+  )
+
+/**
+ * The extension's state messages are plain `SystemMessage` text; exported for tests and tools.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export type StateMessage = Message.SystemMessage

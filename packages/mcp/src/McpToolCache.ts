@@ -1,0 +1,107 @@
+/**
+ * Tool lists per server configuration, reused for a time-to-live (D3).
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import type { McpTool } from "./McpTool.js"
+
+/**
+ * The cache. `lookup` returns the entry for `key` while it is fresh; otherwise it runs `discover` and stores
+ * a successful result. Concurrent lookups of one missing key share a single `discover` (single flight), so
+ * concurrent cold requests start one discovery per server, not one each.
+ *
+ * The key is `McpServer.cacheKey` of the whole definition, so a changed server is a different entry. The
+ * in-memory layer is the default; a shared store for several app instances plugs in here.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpToolCache extends Context.Tag("@zett/mcp/McpToolCache")<McpToolCache, {
+  readonly lookup: <E, R>(
+    key: string,
+    discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>
+  ) => Effect.Effect<ReadonlyArray<McpTool>, E, R>
+  /** Whether `key` has a fresh entry, without discovering. */
+  readonly has: (key: string) => Effect.Effect<boolean>
+  readonly invalidate: (key: string) => Effect.Effect<void>
+}>() {}
+
+interface Entry {
+  readonly tools: ReadonlyArray<McpTool>
+  readonly expiresAt: number
+}
+
+/**
+ * An in-memory cache whose time is read from `Clock` (so `TestClock` drives it). A `ttl` of zero disables
+ * caching and sharing: every lookup discovers.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): McpToolCache["Type"] => {
+  const ttl = Duration.toMillis(options.ttl)
+  const entries = new Map<string, Entry>()
+  const inflight = new Map<string, Deferred.Deferred<ReadonlyArray<McpTool>, unknown>>()
+
+  const fresh = (key: string, now: number) => {
+    const entry = entries.get(key)
+    if (entry === undefined) return undefined
+    if (now < entry.expiresAt) return entry
+    entries.delete(key)
+    return undefined
+  }
+
+  const lookup = <E, R>(key: string, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => {
+    if (ttl <= 0) return discover
+    const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const entry = fresh(key, now)
+      if (entry !== undefined) return Effect.succeed(entry.tools)
+      const pending = inflight.get(key)
+      // A follower waits for the leader; if the leader was interrupted it tries again itself.
+      if (pending !== undefined) {
+        return Effect.flatMap(Effect.exit(Deferred.await(pending)), (exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.succeed(exit.value)
+            : Exit.isInterrupted(exit)
+            ? run
+            : (Effect.failCause(exit.cause) as Effect.Effect<never, E>))
+      }
+      return Effect.uninterruptibleMask((restore) => {
+        // made and registered synchronously, so no other lookup can slip in between the check and the set
+        const deferred = Deferred.unsafeMake<ReadonlyArray<McpTool>, unknown>(FiberId.none)
+        inflight.set(key, deferred)
+        return restore(discover).pipe(
+          Effect.tap((tools) =>
+            Effect.map(Clock.currentTimeMillis, (now) => void entries.set(key, { tools, expiresAt: now + ttl }))
+          ),
+          Effect.onExit((exit) => {
+            inflight.delete(key)
+            return Deferred.done(deferred, exit)
+          })
+        )
+      })
+    })
+    return run
+  }
+
+  return McpToolCache.of({
+    lookup,
+    has: (key) => Effect.map(Clock.currentTimeMillis, (now) => fresh(key, now) !== undefined),
+    invalidate: (key) => Effect.sync(() => void entries.delete(key))
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (options: { readonly ttl: Duration.DurationInput }): Layer.Layer<McpToolCache> =>
+  Layer.sync(McpToolCache, () => makeMemory(options))

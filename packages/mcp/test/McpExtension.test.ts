@@ -1,0 +1,440 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, ToolGuidelines } from "@zett/agent"
+import { McpError, McpServer, McpTool } from "@zett/mcp"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as TestClock from "effect/TestClock"
+import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
+
+const http = (name: string, headers?: Record<string, string>) =>
+  McpServer.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
+
+describe("McpExtension", () => {
+  it.effect("E1 a tool search on server catalog is exposed as catalog__search and dispatched to its server", () => {
+    const { factory, stats } = fakeFactory({ catalog: { tools: [tool("search")] } })
+    const { layer, requests } = agentWith({ servers: [http("catalog")], clientFactory: factory }, [
+      { toolCalls: [{ name: "catalog__search", arguments: { q: "lamp" } }] },
+      { text: "found" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("find a lamp")
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["catalog__search"])
+      assert.deepStrictEqual(stats.calls, [{ server: "catalog", name: "search", args: { q: "lamp" } }])
+      assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, [{ type: "text", text: "search called" }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E1 namespaceTools false keeps the remote name", () => {
+    const { factory } = fakeFactory({ catalog: { tools: [tool("search")] } })
+    const { layer, requests } = agentWith({ servers: [http("catalog")], clientFactory: factory, namespaceTools: false }, [
+      { text: "ok" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["search"])
+      assert.notInclude(systemOf(requests[0]!), "<server>__<tool>")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E2 exposed names are valid and stable; long names are hashed and still dispatch to the remote name", () => {
+    const long = "x".repeat(100)
+    const { factory, stats } = fakeFactory({ srv: { tools: [tool(long), tool("has space")] } })
+    const exposed = McpTool.exposedName("srv", long, { namespace: true })
+    const { layer, requests } = agentWith({ servers: [http("srv")], clientFactory: factory }, [
+      { toolCalls: [{ name: exposed }] },
+      { text: "ok" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("go")
+      for (const t of requests[0]!.tools) assert.match(t.name, /^[A-Za-z0-9_-]{1,64}$/)
+      assert.strictEqual(exposed.length, 64)
+      assert.strictEqual(stats.calls[0]!.name, long)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E3 a tool whose exposed name is already registered is skipped with a warning; the request goes on", () => {
+    const logs: Array<string> = []
+    const { factory } = fakeFactory({ a: { tools: [tool("same", {}, "from a")] }, b: { tools: [tool("same", {}, "from b"), tool("other")] } })
+    const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory, namespaceTools: false }, [
+      { text: "ok" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => [t.name, (t as any).description]), [
+        ["same", "from a"],
+        ["other", "the other tool"]
+      ])
+      assert.isTrue(logs.some((line) => line.includes("same") && line.includes("already registered")))
+    }).pipe(
+      Effect.provide(layer),
+      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logs.push(String(message)))))
+    )
+  })
+
+  it.effect("E4 input schemas reach the model without title and $schema, a property named title stays", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      title: "Args",
+      properties: { title: { type: "string", title: "Title", description: "the title", minLength: 1 } },
+      required: ["title"]
+    }
+    const { factory } = fakeFactory({ docs: { tools: [tool("create", schema)] } })
+    const { layer, requests } = agentWith({ servers: [http("docs")], clientFactory: factory }, [{ text: "ok" }])
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      assert.deepStrictEqual(requests[0]!.tools[0]!.parameters, {
+        type: "object",
+        properties: { title: { type: "string", description: "the title", minLength: 1 } },
+        required: ["title"]
+      })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E5 MCP tools carry no per-tool guidelines; the naming rule is stated once", () => {
+    const { factory } = fakeFactory({ docs: { tools: [tool("a"), tool("b"), tool("c")] } })
+    const { layer, requests } = agentWith({ servers: [http("docs")], clientFactory: factory }, [{ text: "ok" }], {
+      extensions: [ToolGuidelines.make()]
+    })
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      const system = systemOf(requests[0]!)
+      assert.strictEqual(system.split("<server>__<tool>").length - 1, 1)
+      assert.notInclude(system, "Tool guidelines")
+      assert.notInclude(system, "docs__a")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E6 MCP tools skip local validation: invalid arguments reach the server, which validates", () => {
+    const strict = { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false }
+    const { factory, stats } = fakeFactory({
+      calc: {
+        tools: [tool("square", strict)],
+        call: (_name, args) =>
+          Effect.succeed(typeof args.n === "number"
+            ? text(String(args.n * args.n))
+            : { content: [{ type: "text", text: "n must be a number" }], isError: true })
+      }
+    })
+    const { layer, requests } = agentWith({ servers: [http("calc")], clientFactory: factory }, [
+      { toolCalls: [{ name: "calc__square", arguments: { n: "seven", extra: true } }] },
+      { text: "ok" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      assert.deepStrictEqual(stats.calls[0]!.args, { n: "seven", extra: true })
+      const result = toolMessages(requests[1]!)[0]!
+      assert.strictEqual(result.status, "TOOL_FAILED")
+      assert.deepStrictEqual(result.content, { error: { type: "ToolError", message: "n must be a number" } })
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E7 structuredContent is returned as the structured value; content blocks as JSON data; isError is a failure", () => {
+    const image = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" } as const
+    const { factory } = fakeFactory({
+      s: {
+        tools: [tool("structured"), tool("blocks"), tool("broken")],
+        call: (name) =>
+          Effect.succeed(
+            name === "structured"
+              ? { content: [{ type: "text", text: "{\"answer\":42}" }], structuredContent: { answer: 42 } }
+              : name === "blocks"
+              ? { content: [{ type: "text", text: "a picture" }, image] }
+              : { content: [{ type: "text", text: "disk full" }], isError: true }
+          )
+      }
+    })
+    const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+      { toolCalls: [{ name: "s__structured" }, { name: "s__blocks" }, { name: "s__broken" }] },
+      { text: "ok" }
+    ])
+    return Effect.gen(function*() {
+      yield* Agent.run("hi")
+      const [structured, blocks, broken] = toolMessages(requests[1]!)
+      assert.deepStrictEqual(structured!.content, { answer: 42 })
+      assert.deepStrictEqual(blocks!.content, [{ type: "text", text: "a picture" }, image])
+      assert.deepStrictEqual(requests[1]!.messages.map((m) => m._tag).filter((t) => t === "UserMessage").length, 1)
+      assert.deepStrictEqual([broken!.status, broken!.content], ["TOOL_FAILED", { error: { type: "ToolError", message: "disk full" } }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("E8 the system message names the config path (even missing), the naming rule and unavailable servers", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "connection refused" } })
+      const path = `/nonexistent-${Date.now()}/mcp.json`
+      const { layer, requests } = agentWith({ configPath: path, servers: [http("up"), http("down")], clientFactory: factory }, [
+        { text: "ok" }
+      ])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      const system = systemOf(requests[0]!)
+      assert.include(system, `MCP servers are configured in ${path}.`)
+      assert.include(system, "Tools named <server>__<tool> belong to the MCP server <server>.")
+      assert.include(system, "down (connection refused)")
+      assert.notInclude(system, "up (")
+    }))
+
+  it.effect("C7 a missing configuration file is no servers, and the request's system message still names the path", () =>
+    Effect.gen(function*() {
+      const path = `/nonexistent-${Date.now()}/mcp.json`
+      const { layer, requests } = agentWith({ configPath: path }, [{ text: "ok" }])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      assert.strictEqual(requests[0]!.tools.length, 0)
+      assert.include(systemOf(requests[0]!), path)
+    }))
+
+  it.effect("D1 every connection a request opens is closed when it succeeds, fails, is interrupted, or compacts", () =>
+    Effect.gen(function*() {
+      const servers = { a: { tools: [tool("t")] }, b: { tools: [tool("t")] } }
+      const defs = [http("a"), http("b")]
+      const calls = { toolCalls: [{ name: "a__t" }, { name: "b__t" }] }
+
+      const ok = fakeFactory(servers)
+      yield* Agent.run("hi").pipe(Effect.provide(agentWith({ servers: defs, clientFactory: ok.factory }, [calls, { text: "ok" }]).layer))
+      assert.deepStrictEqual([ok.stats.connects, ok.stats.open()], [{ a: 1, b: 1 }, 0])
+
+      const failing = fakeFactory(servers)
+      const failed = yield* Effect.flip(
+        Agent.run("hi").pipe(Effect.provide(agentWith({ servers: defs, clientFactory: failing.factory }, [calls]).layer))
+      )
+      assert.strictEqual(failed._tag, "ModelError")
+      assert.deepStrictEqual([failing.stats.connects, failing.stats.open()], [{ a: 1, b: 1 }, 0])
+
+      const hanging = fakeFactory({ ...servers, b: { tools: [tool("t")], call: () => Effect.never } })
+      const started = yield* Deferred.make<void>()
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(
+        Effect.provide(agentWith({ servers: defs, clientFactory: hanging.factory }, [calls], {
+          extensions: [{ name: "spy", beforeTool: (_c, call) => call.name === "b__t" ? Deferred.succeed(started, undefined) : Effect.void }]
+        }).layer)
+      ))
+      yield* Deferred.await(started)
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual([hanging.stats.connects, hanging.stats.open()], [{ a: 1, b: 1 }, 0])
+
+      const compacting = fakeFactory(servers)
+      const { layer } = agentWith({ servers: defs, clientFactory: compacting.factory }, [calls, { text: "ok" }], {
+        compaction: { shouldCompact: (ms) => ms.length > 3, compact: (ms) => Effect.succeed(ms.slice(-1)) }
+      })
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("hi")
+        yield* agent.compact
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual([compacting.stats.connects, compacting.stats.open()], [{ a: 1, b: 1 }, 0])
+    }))
+
+  it.effect("D2 discovery is concurrent: servers listing in 1 s, 2 s and 3 s are all discovered after 3 s", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({
+        one: { tools: [tool("t")], listDelay: "1 second" },
+        two: { tools: [tool("t")], listDelay: "2 seconds" },
+        three: { tools: [tool("t")], listDelay: "3 seconds" }
+      })
+      const asked = yield* Deferred.make<void>()
+      const { layer, requests } = agentWith({ servers: [http("one"), http("two"), http("three")], clientFactory: factory }, [
+        () => Effect.as(Deferred.succeed(asked, undefined), { text: "ok" })
+      ])
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("2999 millis")
+      assert.isFalse(yield* Deferred.isDone(asked))
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["one__t", "two__t", "three__t"])
+    }))
+
+  it.effect("D3 tool lists are cached per server configuration for toolsCacheTtl; a changed server is a new entry", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
+      // one agent (one cache) over two runs, then past the TTL
+      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, toolsCacheTtl: "1 minute" }, [
+        { text: "1" },
+        { text: "2" },
+        { text: "3" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+        assert.strictEqual(stats.connects.docs, 1)
+        yield* TestClock.adjust("61 seconds")
+        yield* agent.run("c")
+        assert.strictEqual(stats.connects.docs, 2)
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("D3 a changed server definition (a header value) is a different cache entry; ttl 0 disables the cache", () =>
+    Effect.gen(function*() {
+      assert.notStrictEqual(
+        McpServer.cacheKey(http("docs", { Authorization: "Bearer one" })),
+        McpServer.cacheKey(http("docs", { Authorization: "Bearer two" }))
+      )
+      const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
+      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, toolsCacheTtl: 0 }, [{ text: "1" }, { text: "2" }])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(stats.connects.docs, 2)
+    }))
+
+  it.effect("D4 with a warm cache a request connects nothing until a tool is called, and then only that server", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("t")] }, c: { tools: [tool("t")] } })
+      let connectsAtModelCall = -1
+      const { layer } = agentWith({ servers: [http("a"), http("b"), http("c")], clientFactory: factory }, [
+        { text: "warm-up" },
+        () => (connectsAtModelCall = Object.values(stats.connects).reduce((a, b) => a + b, 0), { toolCalls: [{ name: "b__t" }, { name: "b__t" }] }),
+        { text: "done" }
+      ], { toolConcurrency: 2 })
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("cold")
+        assert.deepStrictEqual(stats.connects, { a: 1, b: 1, c: 1 })
+        yield* agent.run("warm")
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(connectsAtModelCall, 3)
+      assert.deepStrictEqual(stats.connects, { a: 1, b: 2, c: 1 })
+      assert.strictEqual(stats.open(), 0)
+    }))
+
+  it.effect("D5 a server that fails or exceeds connectTimeout is skipped and named; the others work; the run succeeds", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({
+        good: { tools: [tool("t")] },
+        refused: { connectError: "connection refused" },
+        slow: { tools: [tool("t")], connectDelay: "1 minute" }
+      })
+      const { layer, requests } = agentWith(
+        { servers: [http("good"), http("refused"), http("slow")], clientFactory: factory, connectTimeout: "5 seconds" },
+        [{ toolCalls: [{ name: "good__t" }] }, { text: "fine" }]
+      )
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("5 seconds")
+      const reply = yield* Fiber.join(fiber)
+      assert.strictEqual(reply.content, "fine")
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["good__t"])
+      const system = systemOf(requests[0]!)
+      assert.include(system, "refused (connection refused)")
+      assert.include(system, "slow (timed out after 5s)")
+      assert.strictEqual(toolMessages(requests[1]!)[0]!.status, "ok")
+      assert.strictEqual(stats.open(), 0)
+    }))
+
+  it.effect("D6 a call longer than callTimeout fails with a TimeoutError the model sees", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ s: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("10 minutes"), text("late")) } })
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, callTimeout: "1 minute" }, [
+        { toolCalls: [{ name: "s__slow" }] },
+        { text: "ok" }
+      ])
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      const result = toolMessages(requests[1]!)[0]!
+      assert.deepStrictEqual([result.status, result.content], [
+        "TOOL_FAILED",
+        { error: { type: "TimeoutError", message: "s__slow did not finish within 1m" } }
+      ])
+    }))
+
+  it.effect("D6 either timeout can be disabled with null", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({
+        s: { tools: [tool("slow")], connectDelay: "2 hours", call: () => Effect.as(Effect.sleep("10 hours"), text("late")) }
+      })
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory, callTimeout: null, connectTimeout: null },
+        [{ toolCalls: [{ name: "s__slow" }] }, { text: "ok" }]
+      )
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("2 hours")
+      yield* TestClock.adjust("10 hours")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, [{ type: "text", text: "late" }])
+    }))
+
+  it.effect("D7 D8 an ordinary call failure is TOOL_FAILED without transport internals; the model continues", () =>
+    Effect.gen(function*() {
+      const failure = new McpError.McpRequestError({
+        server: "s",
+        method: "tools/call",
+        code: -32603,
+        reason: "Error: ECONNRESET at http://user:pw@10.0.0.1/mcp\n    at Socket.onread (node:net:1)"
+      })
+      const { factory } = fakeFactory({ s: { tools: [tool("t")], call: () => Effect.fail(failure) } })
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+        { toolCalls: [{ name: "s__t" }] },
+        { text: "continuing" }
+      ])
+      const reply = yield* Agent.run("hi").pipe(Effect.provide(layer))
+      assert.strictEqual(reply.content, "continuing")
+      const result = toolMessages(requests[1]!)[0]!
+      assert.strictEqual(result.status, "TOOL_FAILED")
+      const shown = JSON.stringify(result.content)
+      assert.include(shown, "McpError")
+      for (const secret of ["ECONNRESET", "10.0.0.1", "pw@", "node:net"]) assert.notInclude(shown, secret)
+    }))
+
+  it.effect("D8 the errorText policy decides which remote error text the model sees", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({
+        s: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "internal: db password wrong" }], isError: true }) }
+      })
+      const run = (errorText?: McpTool.ErrorTextPolicy) => {
+        const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, ...(errorText ? { errorText } : {}) }, [
+          { toolCalls: [{ name: "s__t" }] },
+          { text: "ok" }
+        ])
+        return Effect.as(Agent.run("hi").pipe(Effect.provide(layer)), requests)
+      }
+      const byDefault = yield* run()
+      assert.include(JSON.stringify(toolMessages(byDefault[1]!)[0]!.content), "db password wrong")
+      const generic = yield* run(McpTool.ErrorTextPolicy.generic)
+      assert.notInclude(JSON.stringify(toolMessages(generic[1]!)[0]!.content), "db password")
+      const custom = yield* run(() => "the tool failed; ask the operator")
+      assert.deepStrictEqual(toolMessages(custom[1]!)[0]!.content, {
+        error: { type: "ToolError", message: "the tool failed; ask the operator" }
+      })
+    }))
+
+  it.effect("D9 a server that repeats a pagination cursor, or returns more than 100 pages, is unavailable", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({
+        loop: { pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: cursor === "1" ? "1" : "1" }) },
+        endless: { pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: String(Number(cursor ?? 0) + 1) }) },
+        hundred: {
+          pages: (cursor) => {
+            const n = Number(cursor ?? 0)
+            return n < 99 ? { tools: [tool(`t${n}`)], nextCursor: String(n + 1) } : { tools: [tool(`t${n}`)] }
+          }
+        }
+      })
+      const { layer, requests } = agentWith({ servers: [http("loop"), http("endless"), http("hundred")], clientFactory: factory }, [
+        { text: "ok" }
+      ])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      const system = systemOf(requests[0]!)
+      assert.include(system, "loop (the server repeated a pagination cursor)")
+      assert.include(system, "endless (more than 100 pages of tools)")
+      assert.strictEqual(requests[0]!.tools.length, 100)
+      assert.isTrue(requests[0]!.tools.every((t) => t.name.startsWith("hundred__")))
+    }))
+
+  it.effect("A9 D1 the extension is pending only while a request uses it", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ s: { tools: [tool("t")] } })
+      const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [{ text: "ok" }])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        const mcp = agent.extensions[0]!
+        assert.strictEqual(mcp.name, "mcp")
+        assert.isFalse(yield* agent.pending(mcp))
+        yield* agent.run("hi")
+        assert.isFalse(yield* agent.pending(mcp))
+      }).pipe(Effect.provide(layer))
+    }))
+})
+
