@@ -114,9 +114,22 @@ const connectClient = (
 ) =>
   Effect.tryPromise({
     try: (signal) => client.connect(transport, { signal, timeout: McpClient.sdkTimeoutDisabled }),
-    catch: (cause) =>
-      (server._tag === "McpStdioServer" ? spawnFailure(server, cause) : undefined) ??
-        McpConnectError.fromCause({ server: server.name, cause, secrets: secrets.map(Redacted.value) })
+    catch: (cause) => {
+      if (server._tag === "McpStdioServer") {
+        const failure = spawnFailure(server, cause)
+        if (failure !== undefined) return failure
+      }
+      const error = McpConnectError.fromCause({ server: server.name, cause, secrets: secrets.map(Redacted.value) })
+      // "Connection closed" alone does not say that the process died, nor how
+      const exitStatus = transport instanceof StdioTransport.StdioTransport ? transport.exitStatus : undefined
+      return exitStatus === undefined
+        ? error
+        : new McpConnectError({
+          server: error.server,
+          reason: `${error.reason}: the server process ${exitStatus}`,
+          ...(error.code !== undefined ? { code: error.code } : {})
+        })
+    }
   })
 
 /**

@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import { z } from "zod"
 
 const pages: ReadonlyArray<ReadonlyArray<string>> = [["a1", "a2"], ["b1"], ["c1", "c2"]]
@@ -277,6 +278,30 @@ describe("McpClientFactory.layerInMemory", () => {
         Effect.flip
       )
       assert.strictEqual(broken.message, "broken: in-memory server failed: cannot build")
+    }))
+
+  it.scoped("spans McpClientFactory.connect, McpClient.listTools and McpClient.callTool carry server and tool names", () =>
+    Effect.gen(function*() {
+      const spans: Array<Tracer.Span> = []
+      const native = yield* Effect.tracer
+      const tracer = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      const client = yield* connectTo(low, yield* makeProbe).pipe(Effect.withTracer(tracer))
+      yield* client.listTools().pipe(Effect.withTracer(tracer))
+      yield* client.callTool("structured", {}).pipe(Effect.withTracer(tracer))
+      const byName = (name: string) => spans.find((span) => span.name === name)!
+      assert.deepStrictEqual(Object.fromEntries(byName("McpClientFactory.connect").attributes), { "mcp.server": "low" })
+      assert.deepStrictEqual(Object.fromEntries(byName("McpClient.listTools").attributes), { "mcp.server": "low" })
+      assert.deepStrictEqual(Object.fromEntries(byName("McpClient.callTool").attributes), {
+        "mcp.server": "low",
+        "mcp.tool": "structured"
+      })
     }))
 
   it.scoped("make wraps a user's own connect function", () =>

@@ -294,11 +294,27 @@ describe("McpClientFactory (stdio)", () => {
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
-      assert.strictEqual(error.message, "quitter: Connection closed (code -32000)")
+      assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
     }))
 })
 
 describe("McpClientFactory (http)", () => {
+  it.live("a server that cannot be reached is an McpConnectError with a readable reason", () =>
+    Effect.gen(function*() {
+      const port = yield* Processes.freePort
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServer.http({ name: "nobody", url: `http://127.0.0.1:${port}/mcp` }))
+          ),
+          Effect.provide(McpClientFactory.layer()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, "nobody: fetch failed (ECONNREFUSED)")
+    }))
+
   it.scopedLive("B2 a 401 that echoes the header never puts the secret in errors or logs", () =>
     Effect.gen(function*() {
       const secret = "hdr-secret-9a8b7c6d"

@@ -64,6 +64,9 @@ export class StdioTransport implements Transport {
     )
   }
 
+  /** how the server process ended (`exited with code 3`, `was killed by SIGKILL`), once it has */
+  exitStatus: string | undefined = undefined
+
   /** the process id of the server, which is also its process group id */
   get pid(): number | undefined {
     return this.child?.pid
@@ -108,7 +111,8 @@ export class StdioTransport implements Transport {
         }
         this.onerror?.(error)
       })
-      child.once("exit", () => {
+      child.once("exit", (code, signal) => {
+        this.exitStatus = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`
         this.leaderExited = true
         markExited()
         // a pgid stays reserved while any member exists; once none runs, forget it
