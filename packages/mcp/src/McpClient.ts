@@ -8,6 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import type * as Tracer from "effect/Tracer"
 import { McpRequestError } from "./McpError.js"
 
 /**
@@ -70,9 +71,20 @@ export const normalizeResult = (
   return out
 }
 
+// The built-in tracer exports nothing, yet a span costs about as much as an in-memory round trip; with no
+// tracer installed the per-call span is skipped. Any installed tracer (OpenTelemetry, a test's) gets it.
+const builtinTracer = Effect.runSync(Effect.tracer)
+
+const traced = (name: string, options: () => Tracer.SpanOptions) => <A, E>(self: Effect.Effect<A, E>) =>
+  Effect.tracerWith((tracer) => tracer === builtinTracer ? self : Effect.withSpan(self, name, options()))
+
 /**
  * Builds an `McpClient` from a connected SDK `Client`. `secrets` (the server's header or environment
  * values) are kept out of every error reason. Closing the client stays with whoever connected it.
+ *
+ * Each request runs in a span (`McpClient.listTools`, `McpClient.callTool`, attributes `mcp.server` and
+ * `mcp.tool`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
+ * span is skipped to keep the warm call path thin.
  *
  * @since 0.1.0
  * @category constructors
@@ -84,7 +96,7 @@ export const fromSdkClient = (client: Client, options: {
   const server = options.server
   const redacted = options.secrets
   const secrets = () => redacted?.map(Redacted.value)
-  const listSpan = { attributes: { "mcp.server": server }, captureStackTrace: false } as const
+  const listSpan = () => ({ attributes: { "mcp.server": server }, captureStackTrace: false })
   const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, secrets: secrets() })
   const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, secrets: secrets() })
 
@@ -98,7 +110,7 @@ export const fromSdkClient = (client: Client, options: {
         return { tools: result.tools, nextCursor: result.nextCursor }
       },
       catch: listError
-    }).pipe(Effect.withSpan("McpClient.listTools", listSpan))
+    }).pipe(traced("McpClient.listTools", listSpan))
 
   const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
     Effect.tryPromise({
@@ -107,12 +119,10 @@ export const fromSdkClient = (client: Client, options: {
           await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
         ),
       catch: callError
-    }).pipe(
-      Effect.withSpan("McpClient.callTool", {
-        attributes: { "mcp.server": server, "mcp.tool": name },
-        captureStackTrace: false
-      })
-    )
+    }).pipe(traced("McpClient.callTool", () => ({
+      attributes: { "mcp.server": server, "mcp.tool": name },
+      captureStackTrace: false
+    })))
 
   return { server, listTools, callTool }
 }
