@@ -14,10 +14,8 @@
  *
  * @since 0.1.0
  */
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import type { Extension, Message } from "@zett/agent"
+import type { Extension } from "@zett/agent"
 import { Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -267,31 +265,27 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
  * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
-  layerWithoutFileSystem(options).pipe(Layer.provide(NodeContext.layer))
+  layerWithoutClientFactory(options).pipe(
+    Layer.provide(
+      options.clientFactory !== undefined
+        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
+        : McpClientFactory.layer()
+    )
+  )
 
 /**
- * As `layer`, with `FileSystem` and `Path` left to the caller (tests use in-memory file systems).
+ * As `layer`, with the client factory taken from context: provide `McpClientFactory.layerInMemory` in tests,
+ * or a factory of your own.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerWithoutFileSystem = (
-  options: Options = {}
-): Layer.Layer<McpExtension, McpConfigError, FileSystem.FileSystem | Path.Path> =>
+export const layerWithoutClientFactory = (
+  options: Omit<Options, "clientFactory"> = {}
+): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory> =>
   Layer.effect(McpExtension, make(options)).pipe(
     Layer.provide(Layer.mergeAll(
-      McpConfiguration.layer(options),
-      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) }),
-      options.clientFactory !== undefined
-        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer()
+      McpConfiguration.layer(options).pipe(Layer.provide(NodeContext.layer)),
+      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
     ))
   )
-
-/**
- * The extension's state messages are plain `SystemMessage` text; exported for tests and tools.
- *
- * @since 0.1.0
- * @category utils
- */
-export type StateMessage = Message.SystemMessage
