@@ -215,21 +215,38 @@ describe("McpClientFactory (stdio)", () => {
       assert.isBelow(ms, 2_400)
     }))
 
+  const runHost = (...extra: ReadonlyArray<string>) =>
+    Effect.async<{ readonly stdout: string; readonly signal: string | null }, Error>((resume) => {
+      const host = ChildProcess.spawn(node, ["--import", "tsx", Path.join(fixtures, "exit-host.ts"), wrapper, probe, ...extra], {
+        cwd: Path.join(import.meta.dirname, ".."),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      host.stdout.on("data", (chunk) => (stdout += chunk))
+      host.stderr.on("data", (chunk) => (stderr += chunk))
+      const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
+      host.once("exit", (_code, signal) => {
+        clearTimeout(timer)
+        resume(stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new Error(stderr)))
+      })
+    })
+
   it.live("a host calling process.exit() leaves no server process behind", () =>
     Effect.gen(function*() {
-      const host = Path.join(fixtures, "exit-host.ts")
-      const output = yield* Effect.async<string, Error>((resume) => {
-        ChildProcess.execFile(
-          node,
-          ["--import", "tsx", host, wrapper, probe],
-          { cwd: Path.join(import.meta.dirname, ".."), timeout: 20_000 },
-          (error, stdout, stderr) =>
-            resume(error ? Effect.fail(new Error(`${error.message}\n${stderr}`)) : Effect.succeed(stdout))
-        )
-      })
-      const { pid, ppid } = JSON.parse(output.trim().split("\n").pop()!) as { pid: number; ppid: number }
+      const { stdout } = yield* runHost()
+      const { pid, ppid } = JSON.parse(stdout.trim().split("\n").pop()!) as { pid: number; ppid: number }
       assert.isTrue(pid > 0 && ppid > 0)
       // the host has exited: its exit hook SIGKILLed the group of the wrapper and the stubborn server
+      assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
+    }))
+
+  it.live("a host killed by a signal it does not handle leaves no server process behind", () =>
+    Effect.gen(function*() {
+      const { signal, stdout } = yield* runHost("--signal", "SIGTERM")
+      const { pid, ppid } = JSON.parse(stdout.trim().split("\n").pop()!) as { pid: number; ppid: number }
+      // the host still dies of the signal, as it would without us
+      assert.strictEqual(signal, "SIGTERM")
       assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
     }))
 

@@ -1,6 +1,7 @@
 /**
  * Process groups of the stdio servers this process started: a registry of live groups, a synchronous
- * `exit` hook that kills them (a host calling `process.exit()` orphans nothing), and a liveness check
+ * `exit` hook that kills them (a host calling `process.exit()` orphans nothing), the same on a fatal
+ * SIGINT/SIGTERM/SIGHUP that nobody else handles, and a liveness check
  * that does not count zombies (an orphaned zombie is dead even when nobody reaps it).
  *
  * @internal
@@ -21,11 +22,23 @@ const killAllSync = () => {
   live.clear()
 }
 
+// A server in a group of its own no longer gets the terminal's Ctrl-C. When a signal is about to kill this
+// process (nobody else listens for it), take the groups along and die of the same signal.
+const fatalSignals: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
+const onSignal = (sig: NodeJS.Signals) => {
+  if (process.listenerCount(sig) > 1) return // the application handles it, and closes its scopes
+  killAllSync()
+  for (const s of fatalSignals) process.removeListener(s, onSignal)
+  process.kill(process.pid, sig)
+}
+
 /** @internal */
 export const register = (pgid: number): void => {
   if (!hookInstalled) {
     hookInstalled = true
     process.on("exit", killAllSync)
+    if (process.platform !== "win32") for (const sig of fatalSignals) process.on(sig, onSignal)
   }
   live.add(pgid)
 }
