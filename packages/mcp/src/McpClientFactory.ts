@@ -101,7 +101,8 @@ const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) =
 const spawnFailure = (server: McpServer.McpStdioServer, cause: unknown): McpConnectError | undefined => {
   if (Predicate.hasProperty(cause, "syscall") && String(cause.syscall).startsWith("spawn")) {
     const code = Predicate.hasProperty(cause, "code") ? String(cause.code) : "unknown error"
-    return new McpConnectError({ server: server.name, reason: `cannot start ${server.command} (${code})` })
+    const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
+    return new McpConnectError({ server: server.name, reason: `cannot start ${server.command}${where} (${code})` })
   }
   return undefined
 }
@@ -235,7 +236,7 @@ export const makeConnectInMemory = (
         // closing one side closes its peer
         await closeQuietly(clientSide)()
         await sdkServer?.close().catch(() => {})
-      })
+      }).pipe(Effect.interruptible, Effect.timeoutOption("2 seconds"), Effect.asVoid)
     )
     sdkServer = yield* Effect.tryPromise({
       try: async () => {
