@@ -1,6 +1,10 @@
 /**
- * The connections of one request: at most one per server, opened on first use in the request's `Scope`
- * and closed when that scope closes, whatever the exit (D1, D4).
+ * Connections to servers, for one request: at most one per server, acquired on first use into the request's
+ * `Scope` and released when that scope closes, whatever the exit (D1, D4).
+ *
+ * Where a connection comes from is a `Source`: by default a fresh connection per request (`direct`), or,
+ * opt-in, a borrowed one from a pool that keeps connections open across requests while they are used
+ * (`pooled`).
  *
  * @since 0.1.0
  */
@@ -9,13 +13,66 @@ import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
+import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
 import type { McpClient } from "./McpClient.js"
 import type { McpClientFactory } from "./McpClientFactory.js"
 import type { McpConnectError } from "./McpError.js"
 import { McpTimeoutError } from "./McpError.js"
-import type { McpServer } from "./McpServer.js"
+import * as McpServer from "./McpServer.js"
 import { within } from "./internal/within.js"
+
+/**
+ * Acquires a connection to a server into the `Scope` it runs in; closing that scope releases it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Source {
+  readonly acquire: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
+  /** Forget a connection that turned out dead, so the next acquire makes a new one. */
+  readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
+}
+
+/**
+ * A new connection each time: the request owns it and closes it (the default).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const direct = (factory: McpClientFactory["Type"]): Source => ({
+  acquire: factory.connect,
+  invalidate: () => Effect.void
+})
+
+/**
+ * A pool in the current `Scope` (the extension layer's): one connection per server definition, shared by
+ * the requests that use it and closed after `idleTimeToLive` without users, or when the pool's scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const pooled = (
+  factory: McpClientFactory["Type"],
+  options: { readonly idleTimeToLive: Duration.DurationInput }
+): Effect.Effect<Source, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    // Keyed by the whole definition, so an edited server gets a new connection and never a stale one.
+    const servers = new Map<string, McpServer.McpServer>()
+    const pool = yield* RcMap.make({
+      lookup: (key: string) => factory.connect(servers.get(key)!),
+      idleTimeToLive: options.idleTimeToLive
+    })
+    return {
+      acquire: (server) =>
+        Effect.suspend(() => {
+          const key = McpServer.cacheKey(server)
+          servers.set(key, server)
+          return RcMap.get(pool, key)
+        }),
+      invalidate: (server) => RcMap.invalidate(pool, McpServer.cacheKey(server))
+    }
+  })
 
 /**
  * @since 0.1.0
@@ -23,12 +80,12 @@ import { within } from "./internal/within.js"
  */
 export interface McpConnections {
   /**
-   * The request's connection to `server`, connecting on first use. Concurrent first uses share one connect;
+   * The request's connection to `server`, acquired on first use. Concurrent first uses share one acquire;
    * a failed connect is remembered for the rest of the request.
    */
-  readonly get: (server: McpServer) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
-  /** How many connections this request has opened. */
-  readonly opened: () => number
+  readonly get: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
+  /** Forget the request's connection to `server` (and the source's), after it was found dead. */
+  readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
 }
 
 /**
@@ -36,18 +93,17 @@ export interface McpConnections {
  * @category constructors
  */
 export const make = (options: {
-  readonly factory: McpClientFactory["Type"]
+  readonly source: Source
   readonly scope: Scope.Scope
   readonly connectTimeout: Option.Option<Duration.Duration>
 }): Effect.Effect<McpConnections> =>
   // Connections close in parallel, so closing N slow servers takes the time of one.
   Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (parent) => {
     const connections = new Map<string, Effect.Effect<McpClient, McpConnectError | McpTimeoutError>>()
-    let opened = 0
-    const connect = (server: McpServer): Effect.Effect<McpClient, McpConnectError | McpTimeoutError> => {
-      // The connection lives in a child of the request scope, so it also closes when its own connect fails.
+    const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError | McpTimeoutError> => {
+      // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
       const attempt = Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
-        options.factory.connect(server).pipe(
+        options.source.acquire(server).pipe(
           Scope.extend(scope),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         ))
@@ -59,12 +115,15 @@ export const make = (options: {
         Effect.suspend(() => {
           let connection = connections.get(server.name)
           if (connection === undefined) {
-            opened++
             connection = Effect.runSync(Effect.cached(connect(server)))
             connections.set(server.name, connection)
           }
           return connection
         }),
-      opened: () => opened
+      invalidate: (server) =>
+        Effect.suspend(() => {
+          connections.delete(server.name)
+          return options.source.invalidate(server)
+        })
     }
   })

@@ -17,6 +17,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Tool } from "@zett/agent"
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -54,6 +55,12 @@ export interface Options extends McpConfiguration.Options {
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
   /** Which remote error text the model may see (default `McpTool.ErrorTextPolicy.toolText`). */
   readonly errorText?: McpTool.ErrorTextPolicy | undefined
+  /**
+   * Opt-in: keep each server's connection open across requests, in the layer's scope, until it has been
+   * unused for `idleTimeToLive`; a request's first call then costs no spawn. By default every request opens
+   * and closes its own connections.
+   */
+  readonly connectionPool?: { readonly idleTimeToLive: Duration.DurationInput } | undefined
 }
 
 /**
@@ -131,7 +138,8 @@ const shortReason = (error: McpConnectError | McpRequestError | McpTimeoutError)
   error._tag === "McpTimeoutError" ? `timed out after ${error.timeout}` : error.reason
 
 /**
- * Builds the extension from the configuration, tool cache and client factory in context.
+ * Builds the extension from the configuration, tool cache and client factory in context. A connection pool,
+ * when asked for, lives in the `Scope` of the caller (the layer's).
  *
  * @since 0.1.0
  * @category constructors
@@ -144,6 +152,9 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
   const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
   const errorText = options.errorText ?? McpTool.ErrorTextPolicy.toolText
+  const source = options.connectionPool === undefined
+    ? McpConnections.direct(factory)
+    : yield* McpConnections.pooled(factory, options.connectionPool)
   const requests = new WeakMap<Extension.RunContext, RequestState>()
 
   /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
@@ -173,11 +184,15 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
           new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(timeout)}` })
       ).pipe(
         Effect.catchTag("McpRequestError", (error) =>
-          new Tool.ToolError({
-            type: "McpError",
-            message: McpTool.describeFailure(McpTool.RemoteFailure.RequestError({ error }), errorText),
-            cause: error
-          }))
+          Effect.zipRight(
+            // a closed connection is not reused, by this request or (pooled) by the next one
+            error.code === ErrorCode.ConnectionClosed ? state.connections.invalidate(server) : Effect.void,
+            new Tool.ToolError({
+              type: "McpError",
+              message: McpTool.describeFailure(McpTool.RemoteFailure.RequestError({ error }), errorText),
+              cause: error
+            })
+          ))
       )
       const outcome = McpTool.toResult(result, errorText)
       if (outcome._tag === "Failure") return yield* new Tool.ToolError({ type: "ToolError", message: outcome.message })
@@ -201,7 +216,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       const snapshot = yield* configuration.current
       const state: RequestState = {
         snapshot,
-        connections: yield* McpConnections.make({ factory, scope: context.scope, connectTimeout }),
+        connections: yield* McpConnections.make({ source, scope: context.scope, connectTimeout }),
         unavailable: []
       }
       requests.set(context, state)
@@ -283,7 +298,7 @@ export const layer = (options: Options = {}): Layer.Layer<McpExtension, McpConfi
 export const layerWithoutClientFactory = (
   options: Omit<Options, "clientFactory"> = {}
 ): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory> =>
-  Layer.effect(McpExtension, make(options)).pipe(
+  Layer.scoped(McpExtension, make(options)).pipe(
     Layer.provide(Layer.mergeAll(
       McpConfiguration.layer(options).pipe(Layer.provide(NodeContext.layer)),
       McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })

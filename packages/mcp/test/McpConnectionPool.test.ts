@@ -1,0 +1,107 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Agent } from "@zett/agent"
+import { McpError, McpServer } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as TestClock from "effect/TestClock"
+import { agentWith, fakeFactory, text, tool, toolMessages } from "./utils/fake.js"
+
+const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+const callOnce = { toolCalls: [{ name: "s__t" }] }
+
+describe("connection pool", () => {
+  it.effect("D1 by default every request opens and closes its own connection", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [callOnce, { text: "1" }, callOnce, { text: "2" }])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        assert.strictEqual(stats.open(), 0)
+        yield* agent.run("b")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(stats.connects, { s: 2 })
+    }))
+
+  it.effect("connectionPool keeps a server's connection across requests until it is idle for the TTL", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const { layer } = agentWith(
+        { servers: [http("s")], clientFactory: factory, connectionPool: { idleTimeToLive: "1 minute" } },
+        [callOnce, { text: "1" }, callOnce, { text: "2" }, callOnce, { text: "3" }]
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+        assert.deepStrictEqual([stats.connects, stats.open()], [{ s: 1 }, 1])
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual(stats.open(), 0)
+        yield* agent.run("c")
+        assert.deepStrictEqual(stats.connects, { s: 2 })
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(stats.calls.length, 3)
+    }))
+
+  it.effect("closing the layer closes the pool", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const { layer } = agentWith(
+        { servers: [http("s")], clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" } },
+        [callOnce, { text: "1" }]
+      )
+      yield* Agent.run("a").pipe(Effect.provide(layer))
+      assert.deepStrictEqual([stats.connects, stats.open()], [{ s: 1 }, 0])
+    }))
+
+  it.effect("a pooled connection that closed is not reused", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const { factory, stats } = fakeFactory({
+        s: {
+          tools: [tool("t")],
+          call: () =>
+            ++calls === 1
+              ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code: -32000, reason: "Connection closed" }))
+              : Effect.succeed(text("fine"))
+        }
+      })
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" } },
+        [callOnce, { text: "1" }, callOnce, { text: "2" }]
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(toolMessages(requests[1]!)[0]!.status, "TOOL_FAILED")
+      assert.strictEqual(toolMessages(requests[3]!).at(-1)!.status, "ok")
+      assert.deepStrictEqual(stats.connects, { s: 2 })
+    }))
+
+  it.effect("C10 pooled connections are keyed by the whole definition: an edited server gets a new connection", () =>
+    Effect.gen(function*() {
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-pool-"))
+      const file = Path.join(dir, "mcp.json")
+      const write = (url: string) => Fs.writeFileSync(file, JSON.stringify({ servers: { s: { type: "http", url } } }))
+      write("http://127.0.0.1:1/a")
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const { layer } = agentWith(
+        { configPath: file, clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" }, toolsCacheTtl: 0 },
+        [callOnce, { text: "1" }, callOnce, { text: "2" }, callOnce, { text: "3" }]
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+        assert.deepStrictEqual(stats.connects, { s: 1 })
+        write("http://127.0.0.1:1/a-changed")
+        yield* agent.run("c")
+        assert.deepStrictEqual(stats.connects, { s: 2 })
+      }).pipe(Effect.provide(layer))
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }))
+})
