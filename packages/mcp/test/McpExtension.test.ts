@@ -423,6 +423,44 @@ describe("McpExtension", () => {
       assert.isTrue(requests[0]!.tools.every((t) => t.name.startsWith("hundred__")))
     }))
 
+  it.effect("C1 defaults: namespaced names, connectTimeout 30 s, callTimeout 300 s, toolsCacheTtl 300 s", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({
+        fast: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("301 seconds"), text("late")) },
+        slow: { tools: [tool("t")], connectDelay: "31 seconds" }
+      })
+      const { layer, requests } = agentWith({ servers: [http("fast"), http("slow")], clientFactory: factory }, [
+        { toolCalls: [{ name: "fast__slow" }] },
+        { text: "1" },
+        { text: "2" },
+        { text: "3" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        const fiber = yield* Effect.fork(agent.run("a"))
+        yield* TestClock.adjust("29 seconds")
+        assert.strictEqual(requests.length, 0)
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(requests.length, 1)
+        assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["fast__slow"])
+        assert.include(systemOf(requests[0]!), "slow (timed out after 30s)")
+        yield* TestClock.adjust("300 seconds")
+        yield* Fiber.join(fiber)
+        assert.deepStrictEqual((toolMessages(requests[1]!)[0]!.content as any).error.type, "TimeoutError")
+        // the tool list of `fast` was cached at t=0 (30 s of discovery, 300 s of call since): 330 s > 300 s
+        const before = stats.connects.fast
+        const second = yield* Effect.fork(agent.run("b"))
+        yield* TestClock.adjust("30 seconds")
+        yield* Fiber.join(second)
+        assert.strictEqual(stats.connects.fast, before! + 1)
+        // and within 300 s it is reused
+        const third = yield* Effect.fork(agent.run("c"))
+        yield* TestClock.adjust("30 seconds")
+        yield* Fiber.join(third)
+        assert.strictEqual(stats.connects.fast, before! + 1)
+      }).pipe(Effect.provide(layer))
+    }))
+
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ s: { tools: [tool("t")] } })
