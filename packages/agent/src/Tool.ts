@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type { RunContext } from "./Extension.js"
 import type { ToolCall } from "./Message.js"
 
 /**
@@ -36,14 +37,15 @@ export interface Definition {
 }
 
 /**
- * A tool the agent can run. `handle` receives the raw arguments of the model's call; any validation is the
- * tool's own (see `make`). A failure of `handle` becomes a `TOOL_FAILED` tool message, not a failed run.
+ * A tool the agent can run. `handle` receives the raw arguments of the model's call and the request it runs
+ * in; any validation is the tool's own (see `make`). A failure of `handle` becomes a `TOOL_FAILED` tool
+ * message, not a failed run.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Tool extends Definition {
-  readonly handle: (args: unknown, call: ToolCall) => Effect.Effect<unknown, unknown>
+  readonly handle: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
   readonly timeout?: Duration.Duration | undefined
 }
 
@@ -81,7 +83,7 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
     readonly parameters: P
     readonly guidelines?: string | false | undefined
     readonly timeout?: Duration.DurationInput | undefined
-    readonly handler: (params: Schema.Schema.Type<P>, call: ToolCall) => Effect.Effect<A, E>
+    readonly handler: (params: Schema.Schema.Type<P>, call: ToolCall, context: RunContext) => Effect.Effect<A, E>
   }
 ): Tool => {
   const decode = Schema.decodeUnknown(options.parameters, { errors: "all", onExcessProperty: "error" })
@@ -91,7 +93,7 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
     parameters: jsonSchemaOf(options.parameters),
     guidelines: options.guidelines,
     timeout: options.timeout === undefined ? undefined : Duration.decode(options.timeout),
-    handle: (args, call) =>
+    handle: (args, call, context) =>
       decode(args).pipe(
         Effect.mapError((error) =>
           new ToolError({
@@ -99,7 +101,7 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
             message: `invalid arguments for ${name}: ${ParseResult.TreeFormatter.formatErrorSync(error)}`
           })
         ),
-        Effect.flatMap((params) => options.handler(params, call))
+        Effect.flatMap((params) => options.handler(params, call, context))
       )
   }
 }
@@ -118,7 +120,7 @@ export const dynamic = (
     readonly parameters: JsonSchema
     readonly guidelines?: string | false | undefined
     readonly timeout?: Duration.DurationInput | undefined
-    readonly handler: (args: unknown, call: ToolCall) => Effect.Effect<unknown, unknown>
+    readonly handler: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
   }
 ): Tool => ({
   name,

@@ -155,6 +155,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   const source = options.connectionPool === undefined
     ? McpConnections.direct(factory)
     : yield* McpConnections.pooled(factory, options.connectionPool)
+  // What onTool set up for a request, for its onState and its tool calls; gone with the request's context.
   const requests = new WeakMap<Extension.RunContext, RequestState>()
 
   /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
@@ -201,15 +202,35 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       Effect.withSpan("McpExtension.call", { attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } })
     )
 
-  const register = (context: Extension.RunContext, state: RequestState, server: McpServer.McpServer) =>
-    (tools: ReadonlyArray<McpTool.McpTool>) =>
-      Effect.forEach(tools, (tool) =>
-        context.tools.register(Tool.dynamic(tool.name, {
+  // Agent tools are built once per cache entry (the in-memory cache returns the same array while fresh); the
+  // handler finds its request through the context, so nothing is rebuilt per request.
+  const agentTools = new WeakMap<ReadonlyArray<McpTool.McpTool>, ReadonlyArray<Tool.Tool>>()
+  const toAgentTools = (server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) => {
+    let built = agentTools.get(tools)
+    if (built === undefined) {
+      built = tools.map((tool) =>
+        Tool.dynamic(tool.name, {
           description: tool.description,
           parameters: tool.parameters,
           guidelines: false,
-          handler: (args) => call(state, server, tool, args)
-        })), { discard: true })
+          handler: (args, _call, context) => {
+            const state = requests.get(context)
+            return state === undefined
+              ? new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: not discovered in this request` })
+              : call(state, server, tool, args)
+          }
+        })
+      )
+      agentTools.set(tools, built)
+    }
+    return built
+  }
+
+  const unavailable = (state: RequestState, server: McpServer.McpServer, reason: string) =>
+    Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
+      Effect.zipRight(Effect.logWarning(`MCP server ${server.name} is unavailable: ${reason}`)),
+      Effect.annotateLogs("mcp.server", server.name)
+    )
 
   const onTool = (context: Extension.RunContext) =>
     Effect.gen(function*() {
@@ -224,22 +245,14 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
         snapshot.servers,
         (server) =>
           cache.lookup(`${McpServer.cacheKey(server)}:${namespace ? "ns" : "flat"}`, discover(state, server)).pipe(
-            Effect.map((tools) => ({ server, tools })),
-            Effect.catchAll((error) =>
-              Effect.as(
-                Effect.logWarning(`MCP server ${server.name} is unavailable: ${shortReason(error)}`).pipe(
-                  Effect.annotateLogs("mcp.server", server.name),
-                  Effect.tap(() => state.unavailable.push({ server: server.name, reason: shortReason(error) }))
-                ),
-                undefined
-              )
-            )
+            Effect.map((tools) => toAgentTools(server, tools)),
+            Effect.catchAll((error) => Effect.as(unavailable(state, server, shortReason(error)), []))
           ),
         { concurrency: "unbounded" }
       )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      for (const entry of discovered) {
-        if (entry !== undefined) yield* register(context, state, entry.server)(entry.tools)
+      for (const tools of discovered) {
+        for (const tool of tools) yield* context.tools.register(tool)
       }
     })
 

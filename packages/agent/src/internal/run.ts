@@ -192,7 +192,7 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
         return new Tool.ToolError({ type: "UnknownTool", message: `there is no tool named ${call.name}` })
       }
       const timeout = tool.timeout ?? engine.toolTimeout
-      const handled = tool.handle(call.arguments, call)
+      const handled = tool.handle(call.arguments, call, run)
       return timeout === undefined ? handled : Effect.timeoutFail(handled, {
         duration: timeout,
         onTimeout: () =>
