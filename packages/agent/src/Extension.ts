@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
+import * as pending from "./internal/pending.js"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -123,22 +124,10 @@ export interface Extension {
   readonly accept?: (config: unknown, event: unknown) => boolean
 }
 
-const active = new WeakMap<Extension, number>()
-
 /**
  * Whether at least one active run uses this extension instance, across every agent that registered it (A9).
  *
  * @since 0.1.0
  * @category utils
  */
-export const isPending = (extension: Extension): boolean => (active.get(extension) ?? 0) > 0
-
-/** @internal */
-export const enter = (extension: Extension): void => {
-  active.set(extension, (active.get(extension) ?? 0) + 1)
-}
-
-/** @internal */
-export const exit = (extension: Extension): void => {
-  active.set(extension, (active.get(extension) ?? 1) - 1)
-}
+export const isPending = (extension: Extension): boolean => pending.isPending(extension)

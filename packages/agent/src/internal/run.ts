@@ -8,12 +8,13 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ExtensionError, MaxTurnsExceeded } from "../AgentError.js"
 import type { AgentError } from "../AgentError.js"
-import * as Extension from "../Extension.js"
+import type * as Extension from "../Extension.js"
 import type { Message, ToolCall, Usage } from "../Message.js"
 import { AssistantMessage, SystemMessage, ToolMessage, UserMessage } from "../Message.js"
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
 import type * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
+import * as pending from "./pending.js"
 
 /** @internal */
 export interface Compaction {
@@ -303,7 +304,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const run = new RunState("run", scope, input)
-      for (const extension of engine.extensions) Extension.enter(extension)
+      pending.enter(engine.extensions)
       engine.active.add(run)
       const exit = yield* Effect.exit(restore(Effect.gen(function*() {
         yield* each(engine, "onMessage", (e) => e.onMessage?.(run))
@@ -316,7 +317,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
       engine.active.delete(run)
       const settled = yield* Effect.exit(settle(engine, run, exit))
       yield* Scope.close(scope, settled)
-      for (const extension of engine.extensions) Extension.exit(extension)
+      pending.exit(engine.extensions)
       return yield* settled
     })
   )
@@ -325,7 +326,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
 export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
   Effect.acquireUseRelease(
     Effect.map(Scope.make(), (scope) => {
-      for (const extension of engine.extensions) Extension.enter(extension)
+      pending.enter(engine.extensions)
       return new RunState("compact", scope, new UserMessage({ content: "" }))
     }),
     (run) =>
@@ -344,7 +345,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
       Effect.ensuring(
         Scope.close(run.scope, exit),
         Effect.sync(() => {
-          for (const extension of engine.extensions) Extension.exit(extension)
+          pending.exit(engine.extensions)
         })
       )
   )
