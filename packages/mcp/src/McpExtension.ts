@@ -22,6 +22,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import type { ListToolsPage, McpClient } from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
@@ -78,6 +79,25 @@ export class McpExtension extends Context.Tag("@zett/mcp/McpExtension")<McpExten
  * @category constants
  */
 export const defaultName = "mcp"
+
+/**
+ * How long discovering one server took (connect and list), tagged with the server name.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect and list one server's tools")
+
+/**
+ * Tool calls, tagged with the server name and `outcome` (`ok` or `failed`).
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const toolCalls = Metric.counter("mcp_tool_calls", { description: "calls of MCP tools" })
+
+const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
+  Metric.increment(toolCalls.pipe(Metric.tagged("mcp.server", server.name), Metric.tagged("outcome", outcome)))
 
 /** The most pages a server may return for one tool listing (D9). */
 const maxPages = 100
@@ -166,6 +186,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       (listing) =>
         within(listing, connectTimeout, (timeout) =>
           new McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(timeout) })),
+      Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
     )
 
@@ -199,6 +220,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       if (outcome._tag === "Failure") return yield* new Tool.ToolError({ type: "ToolError", message: outcome.message })
       return outcome.value
     }).pipe(
+      Effect.tapBoth({ onFailure: () => counted(server, "failed"), onSuccess: () => counted(server, "ok") }),
       Effect.withSpan("McpExtension.call", { attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } })
     )
 

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import type { McpTool } from "./McpTool.js"
 
 /**
@@ -33,6 +34,25 @@ export class McpToolCache extends Context.Tag("@zett/mcp/McpToolCache")<McpToolC
   readonly has: (key: string) => Effect.Effect<boolean>
   readonly invalidate: (key: string) => Effect.Effect<void>
 }>() {}
+
+/**
+ * Lookups answered from the cache, tagged with the server name.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const hits = Metric.counter("mcp_tool_cache_hits", { description: "tool-list lookups answered from the cache" })
+
+/**
+ * Lookups that had to discover (or wait for a discovery in flight), tagged with the server name.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const misses = Metric.counter("mcp_tool_cache_misses", { description: "tool-list lookups that discovered" })
+
+// keys are `<server name>:<hash>`: the name is safe to show, the hash is noise in a metric
+const serverOf = (key: string) => key.slice(0, key.indexOf(":"))
 
 interface Entry {
   readonly tools: ReadonlyArray<McpTool>
@@ -63,11 +83,14 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
     if (ttl <= 0) return discover
     const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = fresh(key, now)
-      if (entry !== undefined) return Effect.succeed(entry.tools)
+      if (entry !== undefined) {
+        return Effect.as(Metric.increment(Metric.tagged(hits, "mcp.server", serverOf(key))), entry.tools)
+      }
+      const count = Metric.increment(Metric.tagged(misses, "mcp.server", serverOf(key)))
       const pending = inflight.get(key)
       // A follower waits for the leader; if the leader was interrupted it tries again itself.
       if (pending !== undefined) {
-        return Effect.flatMap(Effect.exit(Deferred.await(pending)), (exit) =>
+        return Effect.flatMap(Effect.zipRight(count, Effect.exit(Deferred.await(pending))), (exit) =>
           Exit.isSuccess(exit)
             ? Effect.succeed(exit.value)
             : Exit.isInterrupted(exit)
@@ -78,7 +101,7 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
         // made and registered synchronously, so no other lookup can slip in between the check and the set
         const deferred = Deferred.unsafeMake<ReadonlyArray<McpTool>, unknown>(FiberId.none)
         inflight.set(key, deferred)
-        return restore(discover).pipe(
+        return restore(Effect.zipRight(count, discover)).pipe(
           Effect.tap((tools) =>
             Effect.map(Clock.currentTimeMillis, (now) => void entries.set(key, { tools, expiresAt: now + ttl }))
           ),

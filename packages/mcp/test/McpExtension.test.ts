@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ToolGuidelines } from "@zett/agent"
-import { McpError, McpServer, McpTool } from "@zett/mcp"
+import { McpError, McpExtension, McpServer, McpTool, McpToolCache } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
+import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
 
@@ -459,6 +460,30 @@ describe("McpExtension", () => {
         yield* Fiber.join(third)
         assert.strictEqual(stats.connects.fast, before! + 1)
       }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("metrics count cache hits and misses and tool calls per server, with no secret in their tags", () =>
+    Effect.gen(function*() {
+      const name = `metrics${Date.now()}`
+      const { factory } = fakeFactory({ [name]: { tools: [tool("t")] } })
+      const { layer } = agentWith({ servers: [http(name, { Authorization: "Bearer metric-secret" })], clientFactory: factory }, [
+        { toolCalls: [{ name: `${name}__t` }] },
+        { text: "1" },
+        { text: "2" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+      }).pipe(Effect.provide(layer))
+      const hits = yield* Metric.value(McpToolCache.hits.pipe(Metric.tagged("mcp.server", name)))
+      const misses = yield* Metric.value(McpToolCache.misses.pipe(Metric.tagged("mcp.server", name)))
+      const calls = yield* Metric.value(
+        McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", name), Metric.tagged("outcome", "ok"))
+      )
+      assert.deepStrictEqual([hits.count, misses.count, calls.count], [1, 1, 1])
+      const snapshot = JSON.stringify(yield* Metric.snapshot)
+      assert.notInclude(snapshot, "metric-secret")
     }))
 
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>
