@@ -97,7 +97,7 @@ export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect
 export const toolCalls = Metric.counter("mcp_tool_calls", { description: "calls of MCP tools" })
 
 const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
-  Metric.increment(toolCalls.pipe(Metric.tagged("mcp.server", server.name), Metric.tagged("outcome", outcome)))
+  Metric.increment(Metric.tagged(Metric.tagged(toolCalls, "mcp.server", server.name), "outcome", outcome))
 
 /** The most pages a server may return for one tool listing (D9). */
 const maxPages = 100
