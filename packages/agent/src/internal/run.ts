@@ -162,7 +162,8 @@ const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect
         toolCalls: acc.calls,
         ...(acc.usage !== undefined ? { usage: acc.usage } : {})
       })
-    )
+    ),
+    Effect.withSpan("Agent.model")
   )
 }
 
@@ -227,7 +228,7 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
       }
     }
     return message
-  })
+  }).pipe(Effect.withSpan("Agent.tool", { attributes: { "tool.name": call.name, "tool.call_id": call.id } }))
 
 const skipped = (call: ToolCall) =>
   new ToolMessage({
@@ -313,7 +314,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
         const result = yield* turnLoop(engine, run)
         yield* each(engine, "afterRun", (e) => e.afterRun?.(run, result))
         return result
-      })))
+      }).pipe(Effect.withSpan("Agent.run", { attributes: { "agent.run_id": run.runId } }))))
       engine.active.delete(run)
       const settled = yield* Effect.exit(settle(engine, run, exit))
       yield* Scope.close(scope, settled)
