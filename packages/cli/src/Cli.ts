@@ -1,0 +1,466 @@
+/**
+ * The `zett` command: `tools` (what every configured MCP server offers), `call` (one tool), `run` (an agent
+ * turn with the model from the environment) and `demo` (the offline demo, `npm start`).
+ *
+ * Exit codes: 0 success, 1 a failed run (an unavailable server, a failed tool or run), 2 bad usage or bad
+ * configuration, 130 interrupted. A failure is one line on standard error.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import type { Model } from "@zett/agent"
+import { Agent, ToolGuidelines } from "@zett/agent"
+import type { McpServer } from "@zett/mcp"
+import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpTool } from "@zett/mcp"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as CliError from "./CliError.js"
+import * as Demo from "./Demo.js"
+import * as Discovery from "./Discovery.js"
+import * as EnvironmentModel from "./EnvironmentModel.js"
+import * as Output from "./Output.js"
+import * as Progress from "./Progress.js"
+import * as ToolsReport from "./ToolsReport.js"
+import * as Transcript from "./Transcript.js"
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const version = "0.1.0"
+
+/**
+ * What `run` may replace, mainly for tests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RunOptions {
+  /** The client factory (default: the SDK-backed one, stdio and Streamable HTTP). */
+  readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
+  /** The model of `run` and `demo` (default: the one named in the environment, see `EnvironmentModel`). */
+  readonly model?: Layer.Layer<Model.Model, unknown> | undefined
+}
+
+class Services extends Context.Tag("@zett/cli/Cli/Services")<Services, {
+  readonly clientFactory: McpClientFactory.McpClientFactory["Type"]
+  readonly model: Option.Option<Layer.Layer<Model.Model, unknown>>
+}>() {}
+
+// -----------------------------------------------------------------------------
+// options
+// -----------------------------------------------------------------------------
+
+const config = Options.file("config", { exists: "yes" }).pipe(
+  Options.withDescription("The mcp.json to use (default: ~/.zett/mcp.json)."),
+  Options.optional
+)
+
+const seconds = (name: string, description: string) =>
+  Options.float(name).pipe(Options.withDescription(description), Options.optional)
+
+const connectTimeout = seconds(
+  "connect-timeout",
+  "Seconds to connect to and list one server (default 30; 0 disables the limit)."
+)
+
+const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
+
+/** `None`: the default; `Some(None)`: disabled; `Some(Some(d))`: a limit. */
+const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
+  Option.match(input, {
+    onNone: () => Option.some(fallback),
+    onSome: (value) => (value <= 0 ? Option.none() : Option.some(Duration.millis(Math.round(value * 1_000))))
+  })
+
+/** The form the extension's options take: `null` disables. */
+const extensionLimit = (limit: Option.Option<Duration.Duration>): Duration.Duration | null =>
+  Option.getOrNull(limit)
+
+const checkSeconds = (name: string, value: Option.Option<number>) =>
+  Option.isSome(value) && !Number.isFinite(value.value)
+    ? Effect.fail(new CliError.UsageError({ message: `--${name} must be a number of seconds` }))
+    : Effect.void
+
+// -----------------------------------------------------------------------------
+// configuration
+// -----------------------------------------------------------------------------
+
+const resolveConfigPath = (path: Option.Option<string>) =>
+  Option.match(path, {
+    onNone: () => McpConfiguration.defaultPath,
+    onSome: (file) => Effect.map(Path.Path, (p) => p.resolve(file))
+  })
+
+const loadConfiguration = (path: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const file = yield* resolveConfigPath(path)
+    const snapshot = yield* McpConfiguration.fromFile(file)
+    const exists = yield* FileSystem.FileSystem.pipe(
+      Effect.flatMap((fs) => fs.exists(file)),
+      Effect.orElseSucceed(() => false)
+    )
+    return { file, exists, snapshot }
+  })
+
+// -----------------------------------------------------------------------------
+// zett tools
+// -----------------------------------------------------------------------------
+
+const discoverWithProgress = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  servers: ReadonlyArray<McpServer.McpServer>,
+  limit: Option.Option<Duration.Duration>
+) =>
+  Progress.withSpinner(
+    `Discovering ${servers.length} MCP ${servers.length === 1 ? "server" : "servers"}…`,
+    (status) => {
+      const pending = new Set(servers.map((server) => server.name))
+      return Discovery.discoverAll(factory, servers, {
+        connectTimeout: limit,
+        onDone: (report) =>
+          Effect.suspend(() => {
+            pending.delete(report.server)
+            const done = servers.length - pending.size
+            return status.set(
+              `Discovering MCP servers… ${done}/${servers.length} done, waiting for ${[...pending].join(", ")}`
+            )
+          })
+      })
+    }
+  )
+
+const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
+  const down = reports.filter((report) => report.status === "unavailable")
+  if (down.length === 0) return Effect.void
+  return Effect.fail(
+    new CliError.RunFailed({
+      message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server is" : "servers are"} ` +
+        `unavailable: ${down.map((report) => `${report.server} (${report.reason ?? "unknown reason"})`).join("; ")}`
+    })
+  )
+}
+
+const toolsCommand = Command.make("tools", {
+  config,
+  connectTimeout,
+  json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
+}, (options) =>
+  Effect.gen(function*() {
+    yield* checkSeconds("connect-timeout", options.connectTimeout)
+    const { clientFactory } = yield* Services
+    const output = yield* Output.Output
+    const { exists, file, snapshot } = yield* loadConfiguration(options.config)
+    const reports = yield* discoverWithProgress(
+      clientFactory,
+      snapshot.servers,
+      limitOf(options.connectTimeout, Duration.seconds(30))
+    )
+    const report: ToolsReport.ToolsReport = { config: file, configExists: exists, servers: reports, skipped: snapshot.skipped }
+    yield* Output.line(
+      options.json
+        ? JSON.stringify(ToolsReport.toJson(report), null, 2)
+        : ToolsReport.render(report, { width: output.columns })
+    )
+    yield* unavailableFailure(reports)
+  })).pipe(
+    Command.withDescription(
+      "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
+        "tokens their schemas cost. Exits 1 when a server is unavailable."
+    )
+  )
+
+// -----------------------------------------------------------------------------
+// zett call
+// -----------------------------------------------------------------------------
+
+/**
+ * Parses the JSON arguments of `zett call`: absent means `{}`; anything but a JSON object is a usage error.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const parseArguments = (
+  tool: string,
+  text: Option.Option<string>
+): Effect.Effect<Record<string, unknown>, CliError.UsageError> => {
+  if (Option.isNone(text) || text.value.trim() === "") return Effect.succeed({})
+  let value: unknown
+  try {
+    value = JSON.parse(text.value)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return Effect.fail(new CliError.UsageError({ message: `invalid JSON arguments for ${tool}: ${reason}` }))
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return Effect.fail(
+      new CliError.UsageError({
+        message: `the arguments of ${tool} must be a JSON object, like '{"a": 1}'; got ${
+          Array.isArray(value) ? "an array" : value === null ? "null" : typeof value
+        }`
+      })
+    )
+  }
+  return Effect.succeed(value as Record<string, unknown>)
+}
+
+const callCommand = Command.make("call", {
+  config,
+  connectTimeout,
+  callTimeout,
+  name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
+  arguments: Args.text({ name: "json" }).pipe(
+    Args.withDescription("The arguments as a JSON object (default {})."),
+    Args.optional
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    yield* checkSeconds("connect-timeout", options.connectTimeout)
+    yield* checkSeconds("call-timeout", options.callTimeout)
+    const args = yield* parseArguments(options.name, options.arguments)
+    const { clientFactory } = yield* Services
+    const { file, snapshot } = yield* loadConfiguration(options.config)
+    // `<server>__<tool>`: only the servers the name can belong to are asked
+    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${server.name}__`))
+    const candidates = likely.length > 0 ? likely : snapshot.servers
+    if (candidates.length === 0) {
+      return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
+    }
+    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+    const found = yield* Effect.forEach(
+      candidates,
+      (server) =>
+        Effect.either(Discovery.connectAndList(clientFactory, server, { connectTimeout: connectLimit })).pipe(
+          Effect.map((result) => ({ server, result }))
+        ),
+      { concurrency: "unbounded" }
+    )
+    for (const { result } of found) {
+      if (result._tag === "Left") continue
+      const tool = result.right.tools.find((tool) => tool.name === options.name)
+      if (tool === undefined) continue
+      const limit = limitOf(options.callTimeout, Duration.seconds(300))
+      const raw = result.right.client.callTool(tool.remoteName, args)
+      const response = yield* Option.match(limit, {
+        onNone: () => raw,
+        onSome: (duration) =>
+          Effect.timeoutFail(raw, {
+            duration,
+            onTimeout: () =>
+              new McpError.McpTimeoutError({ server: tool.server, operation: "call", timeout: Duration.format(duration) })
+          })
+      })
+      const outcome = McpTool.toResult(response, McpTool.ErrorTextPolicy.verbose)
+      if (outcome._tag === "Failure") {
+        return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
+      }
+      return yield* Output.line(JSON.stringify(outcome.value, null, 2) ?? "null")
+    }
+    const down = found.flatMap(({ result, server }) =>
+      result._tag === "Left" ? [`${server.name} (${Discovery.shortReason(result.left)})`] : []
+    )
+    if (down.length > 0) {
+      return yield* new CliError.RunFailed({
+        message: `cannot call ${options.name}: unavailable MCP ${down.length === 1 ? "server" : "servers"}: ${
+          down.join("; ")
+        }`
+      })
+    }
+    const names = found.flatMap(({ result }) => (result._tag === "Right" ? result.right.tools.map((t) => t.name) : []))
+    return yield* new CliError.UsageError({
+      message: `no tool named ${options.name}; available: ${
+        names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
+      }`
+    })
+  }).pipe(Effect.scoped)).pipe(
+    Command.withDescription("Call one tool of a configured MCP server and print its result as JSON.")
+  )
+
+// -----------------------------------------------------------------------------
+// zett run
+// -----------------------------------------------------------------------------
+
+const noModel = new CliError.UsageError({
+  message: `no model configured: set ${EnvironmentModel.variable} (for example openai:gpt-4.1-mini) and the ` +
+    "provider's API key; `zett demo` runs offline with a scripted model"
+})
+
+const modelLayer = Effect.gen(function*() {
+  const services = yield* Services
+  if (Option.isSome(services.model)) return Option.some(services.model.value)
+  return Option.map(yield* EnvironmentModel.fromEnvironment, (model) => model.layer)
+})
+
+const runAgent = (
+  prompt: string,
+  mcp: McpExtension.Options,
+  model: Layer.Layer<Model.Model, unknown>
+) =>
+  Effect.gen(function*() {
+    const output = yield* Output.Output
+    const AgentLive = Agent.layer({
+      extensions: [Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension]
+    }).pipe(
+      Layer.provide(McpExtension.layer(mcp)),
+      Layer.provide(model),
+      Layer.provide(Layer.succeed(Output.Output, output))
+    )
+    return yield* Agent.run(prompt).pipe(Effect.provide(AgentLive))
+  })
+
+const runCommand = Command.make("run", {
+  config,
+  connectTimeout,
+  callTimeout,
+  prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
+}, (options) =>
+  Effect.gen(function*() {
+    yield* checkSeconds("connect-timeout", options.connectTimeout)
+    yield* checkSeconds("call-timeout", options.callTimeout)
+    const model = yield* modelLayer
+    if (Option.isNone(model)) return yield* noModel
+    const { clientFactory } = yield* Services
+    yield* runAgent(options.prompt, {
+      ...(Option.isSome(options.config) ? { configPath: options.config.value } : {}),
+      clientFactory,
+      connectTimeout: extensionLimit(limitOf(options.connectTimeout, Duration.seconds(30))),
+      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))
+    }, model.value)
+  })).pipe(
+    Command.withDescription(
+      `Run the agent with the configured MCP tools and the model named in ${EnvironmentModel.variable}, ` +
+        "showing its text as it streams and each tool call with its outcome."
+    )
+  )
+
+// -----------------------------------------------------------------------------
+// zett demo
+// -----------------------------------------------------------------------------
+
+const demoCommand = Command.make("demo", {
+  connectTimeout,
+  callTimeout,
+  scripted: Options.boolean("scripted").pipe(
+    Options.withDescription(`Use the scripted model even when ${EnvironmentModel.variable} is set.`)
+  )
+}, (options) =>
+  Effect.gen(function*() {
+    yield* checkSeconds("connect-timeout", options.connectTimeout)
+    yield* checkSeconds("call-timeout", options.callTimeout)
+    const services = yield* Services
+    const output = yield* Output.Output
+    const fromEnvironment = options.scripted || Option.isSome(services.model)
+      ? Option.none()
+      : yield* EnvironmentModel.fromEnvironment
+    const model = Option.isSome(services.model)
+      ? { name: "the model given to the command", layer: services.model.value }
+      : Option.getOrElse(fromEnvironment, () => ({ name: "scripted (offline)", layer: Demo.scriptedModel }))
+    const scripted = Option.isNone(services.model) && Option.isNone(fromEnvironment)
+    const server = Demo.server()
+    const tracker = Demo.track(services.clientFactory, { marker: Demo.serverScript })
+    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+
+    const pathService = yield* Path.Path
+    const shown = pathService.relative(process.cwd(), Demo.serverScript)
+    yield* Output.line(`zett demo: the bundled example MCP server, started over stdio (node ${shown})`)
+    yield* Output.line(`Model: ${model.name}`)
+    yield* Output.line()
+
+    const reports = yield* discoverWithProgress(tracker.factory, [server], connectLimit)
+    yield* Output.line(
+      ToolsReport.render(
+        { config: "(none: the demo's server is given in code)", configExists: true, servers: reports, skipped: [] },
+        { width: output.columns, title: "The demo's MCP server" }
+      )
+    )
+    yield* unavailableFailure(reports)
+
+    yield* Output.line()
+    yield* Output.line(`> ${Demo.prompt}`)
+    const reply = yield* runAgent(Demo.prompt, {
+      servers: [server],
+      clientFactory: tracker.factory,
+      connectTimeout: extensionLimit(connectLimit),
+      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))
+    }, model.layer)
+    yield* Output.line()
+    yield* Output.line(`Answer: ${reply.content}`)
+
+    const left = yield* Demo.awaitGone(tracker)
+    const opened = tracker.opened()
+    const closed = tracker.closed()
+    yield* Output.line(
+      `MCP connections: ${opened} opened, ${closed} closed; ` +
+        (left.length === 0
+          ? `no server process left (${tracker.pids().length} started).`
+          : `server processes still running: ${left.join(", ")}.`)
+    )
+    if (opened !== closed || left.length > 0) {
+      return yield* new CliError.RunFailed({ message: "the demo left MCP connections or server processes open" })
+    }
+    if (scripted && !reply.content.includes("= 42")) {
+      return yield* new CliError.RunFailed({ message: `the demo expected 42 from the add tool: ${reply.content}` })
+    }
+  })).pipe(
+    Command.withDescription(
+      "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
+        `demo__add (with a scripted model, or the one named in ${EnvironmentModel.variable}) and check that every ` +
+        "connection closed."
+    )
+  )
+
+// -----------------------------------------------------------------------------
+// the command
+// -----------------------------------------------------------------------------
+
+/**
+ * The `zett` command with its subcommands.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("zett", {}, () =>
+  Effect.fail(
+    new CliError.UsageError({ message: "missing command: tools, call, run or demo (see zett --help)" })
+  )).pipe(
+    Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
+    Command.withSubcommands([toolsCommand, callCommand, runCommand, demoCommand])
+  )
+
+const cli = Command.run(command, { name: "zett", version })
+
+/**
+ * Runs `zett` with the given arguments (without `node` and the script) and returns the exit code. Every
+ * failure is turned into its exit code and one line on standard error; nothing is thrown.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = (
+  args: ReadonlyArray<string>,
+  options?: RunOptions
+): Effect.Effect<number, never, Output.Output> =>
+  cli(["node", "zett", ...args]).pipe(
+    Effect.as(CliError.ExitCode.ok),
+    Effect.catchAllCause((cause) => {
+      const { code, message } = CliError.fromCause(cause)
+      return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${message}`), code)
+    }),
+    Effect.provide(Layer.mergeAll(
+      NodeContext.layer,
+      Output.layerConsole,
+      Layer.succeed(Services, {
+        clientFactory: options?.clientFactory ?? McpClientFactory.make(McpClientFactory.makeConnect()),
+        model: Option.fromNullable(options?.model)
+      })
+    ))
+  )
+

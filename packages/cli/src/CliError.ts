@@ -1,0 +1,99 @@
+/**
+ * How a `zett` command ends: the errors of the command itself, and the exit code and one-line message of any
+ * failure (0 success, 1 a failed run, 2 bad usage or bad configuration, 130 interrupted).
+ *
+ * @since 0.1.0
+ */
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Cause from "effect/Cause"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+
+/**
+ * Bad usage: invalid JSON arguments, an unknown tool, a missing model. Exit code 2.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UsageError extends Schema.TaggedError<UsageError>("@zett/cli/UsageError")("UsageError", {
+  message: Schema.String
+}) {}
+
+/**
+ * A command that ran and did not succeed: a server was unavailable, a tool failed, the demo's check
+ * failed. Exit code 1.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RunFailed extends Schema.TaggedError<RunFailed>("@zett/cli/RunFailed")("RunFailed", {
+  message: Schema.String
+}) {}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const ExitCode = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  interrupted: 130
+} as const
+
+const tagOf = (error: unknown): string | undefined =>
+  Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" ? error._tag : undefined
+
+/**
+ * The exit code for a failure: 2 for bad usage and bad configuration, 1 for anything else.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const exitCodeOf = (error: unknown): number => {
+  if (ValidationError.isValidationError(error)) return ExitCode.usage
+  switch (tagOf(error)) {
+    case "UsageError":
+    case "McpConfigError":
+    case "DuplicateExtension":
+      return ExitCode.usage
+    default:
+      return ExitCode.failed
+  }
+}
+
+/**
+ * One readable line for a failure. `McpConfigError` already names the file and the entry.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const messageOf = (error: unknown): string => {
+  const text = error instanceof Error || Predicate.hasProperty(error, "message")
+    ? String((error as { readonly message: unknown }).message)
+    : String(error)
+  return text.split("\n").map((part) => part.trim()).filter((part) => part !== "").join(" ")
+}
+
+/**
+ * The exit code and message of a failed command; `undefined` message when nothing is left to say (an
+ * `@effect/cli` usage error has printed its help already).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const fromCause = (cause: Cause.Cause<unknown>): { readonly code: number; readonly message?: string } => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    if (ValidationError.isValidationError(error)) return { code: ExitCode.usage }
+    return { code: exitCodeOf(error), message: messageOf(error) }
+  }
+  if (Cause.isInterruptedOnly(cause)) return { code: ExitCode.interrupted, message: "interrupted" }
+  const defect = Cause.dieOption(cause)
+  return {
+    code: ExitCode.failed,
+    message: `internal error: ${Option.isSome(defect) ? messageOf(defect.value) : "unknown failure"}`
+  }
+}

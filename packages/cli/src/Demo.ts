@@ -1,0 +1,138 @@
+/**
+ * The pieces of `zett demo`: the bundled example MCP server (a real SDK server, started over stdio), a
+ * scripted model that calls its `add` tool, and a client factory wrapper that counts connections and
+ * records the server processes, so the demo can show that everything was closed.
+ *
+ * @since 0.1.0
+ */
+import type { Message, Model } from "@zett/agent"
+import { ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpServer } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+import * as Processes from "./internal/processes.js"
+
+/**
+ * The bundled example server's script: `examples/demo-server.mjs` of `@zett/mcp`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const serverScript: string = Path.join(
+  Path.dirname(createRequire(import.meta.url).resolve("@zett/mcp/package.json")),
+  "examples",
+  "demo-server.mjs"
+)
+
+/**
+ * The bundled example server, run by this Node.js as a stdio child process.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const server = (): McpServer.McpStdioServer =>
+  McpServer.stdio({ name: "demo", command: process.execPath, args: [serverScript] })
+
+/**
+ * What the demo asks.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const prompt = "What is 2 + 40? Use the demo server's add tool."
+
+const sumOf = (message: Message.ToolMessage | undefined): unknown =>
+  message?.status === "ok" ? (message.content as { readonly sum?: unknown } | null)?.sum : undefined
+
+/**
+ * The scripted model of the demo: it calls `demo__add` with 2 and 40, then answers with the sum the
+ * server returned (or says what went wrong).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const scriptedModel: Layer.Layer<Model.Model> = ScriptedModel.layer([
+  (request) =>
+    request.tools.some((tool) => tool.name === "demo__add")
+      ? { text: "I'll ask the demo server.", toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] }
+      : { text: "The demo server's add tool is not available." },
+  (request) => {
+    const result = request.messages.findLast((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+    const sum = sumOf(result)
+    return sum === undefined
+      ? { text: `The add tool did not return a sum: ${JSON.stringify(result?.content ?? null)}` }
+      : { text: `2 + 40 = ${String(sum)}` }
+  }
+])
+
+/**
+ * A client factory that counts the connections it opened and closed, and remembers the pids of the child
+ * processes started for them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tracker {
+  readonly factory: McpClientFactory.McpClientFactory["Type"]
+  readonly opened: () => number
+  readonly closed: () => number
+  /** Children of this process whose command line contained `marker` right after a connect. */
+  readonly pids: () => ReadonlyArray<number>
+  /** The recorded processes that are still running. */
+  readonly live: () => ReadonlyArray<number>
+}
+
+/**
+ * Wraps `factory` to count its connections. A connection counts as closed once its scope has closed it
+ * (the count is taken after the connection's own finalizer), failed connects included.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const track = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  options?: { readonly marker?: string | undefined }
+): Tracker => {
+  let opened = 0
+  let closed = 0
+  const pids = new Set<number>()
+  const marker = options?.marker
+  return {
+    factory: McpClientFactory.make((server) =>
+      Effect.gen(function*() {
+        // registered before the connection's finalizer, so it runs after it
+        yield* Effect.addFinalizer(() => Effect.sync(() => closed++))
+        opened++
+        const client = yield* factory.connect(server)
+        if (marker !== undefined) for (const child of Processes.liveChildren(marker)) pids.add(child.pid)
+        return client
+      })
+    ),
+    opened: () => opened,
+    closed: () => closed,
+    pids: () => [...pids],
+    live: () => Processes.livePids(pids).map((p) => p.pid)
+  }
+}
+
+/**
+ * Waits (up to `within`, default 2 seconds) until none of the tracked processes is running; returns those
+ * still running.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const awaitGone = (
+  tracker: Tracker,
+  within: number = 2_000
+): Effect.Effect<ReadonlyArray<number>> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + within
+    while (true) {
+      const left = tracker.live()
+      if (left.length === 0 || Date.now() >= deadline) return left
+      yield* Effect.sleep("20 millis")
+    }
+  })

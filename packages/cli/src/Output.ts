@@ -1,0 +1,195 @@
+/**
+ * Where the `zett` command writes: standard output (tables, JSON, transcripts) and standard error (progress,
+ * errors, logs). A service, so that tests run the command in-process and read what it printed.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Util from "node:util"
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Output extends Context.Tag("@zett/cli/Output")<Output, {
+  /** Writes to standard output as given (no newline is added). */
+  readonly stdout: (text: string) => Effect.Effect<void>
+  /** Writes to standard error as given (no newline is added). */
+  readonly stderr: (text: string) => Effect.Effect<void>
+  /** Standard error is a terminal that can show a spinner; false when it is piped or redirected. */
+  readonly interactive: boolean
+  /** The width to fit tables into. */
+  readonly columns: number
+}>() {}
+
+/**
+ * Writes one line to standard output.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const line = (text: string = ""): Effect.Effect<void, never, Output> =>
+  Effect.flatMap(Output, (output) => output.stdout(`${text}\n`))
+
+/**
+ * Writes one line to standard error.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const errorLine = (text: string): Effect.Effect<void, never, Output> =>
+  Effect.flatMap(Output, (output) => output.stderr(`${text}\n`))
+
+const write = (stream: NodeJS.WriteStream, text: string) =>
+  Effect.sync(() => {
+    try {
+      stream.write(text)
+    } catch {
+      // a closed pipe (`zett tools | head -1`) is not an error of the command
+    }
+  })
+
+/**
+ * Whether a stream is a terminal that understands cursor movement.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isInteractive = (stream: { readonly isTTY?: boolean | undefined }, env: NodeJS.ProcessEnv): boolean =>
+  stream.isTTY === true && env.TERM !== "dumb" && env.CI === undefined
+
+/**
+ * The process's standard output and standard error.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerNode: Layer.Layer<Output> = Layer.sync(Output, () => {
+  // EPIPE arrives as an 'error' event, which would otherwise crash the process
+  process.stdout.on("error", () => {})
+  process.stderr.on("error", () => {})
+  return Output.of({
+    stdout: (text) => write(process.stdout, text),
+    stderr: (text) => write(process.stderr, text),
+    interactive: isInteractive(process.stderr, process.env),
+    columns: process.stdout.columns ?? process.stderr.columns ?? 100
+  })
+})
+
+/**
+ * What an in-memory `Output` has received so far.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Captured {
+  readonly stdout: () => string
+  readonly stderr: () => string
+}
+
+/**
+ * An output kept in memory, for tests. `interactive` (default false) pretends standard error is a terminal.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (options?: {
+  readonly interactive?: boolean | undefined
+  readonly columns?: number | undefined
+}): { readonly output: Output["Type"]; readonly captured: Captured } => {
+  let out = ""
+  let err = ""
+  return {
+    output: Output.of({
+      stdout: (text) => Effect.sync(() => (out += text)),
+      stderr: (text) => Effect.sync(() => (err += text)),
+      interactive: options?.interactive ?? false,
+      columns: options?.columns ?? 100
+    }),
+    captured: { stdout: () => out, stderr: () => err }
+  }
+}
+
+const format = (args: ReadonlyArray<unknown>) =>
+  args.map((arg) => (typeof arg === "string" ? arg : Util.inspect(arg, { depth: 4 }))).join(" ")
+
+/**
+ * A `Console` that writes through `output`: `log`/`info` to standard output, everything else to standard
+ * error. `@effect/cli` prints help and usage errors through the `Console`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toConsole = (output: Output["Type"]): Console.Console => {
+  const toOut = (...args: ReadonlyArray<unknown>) => output.stdout(`${format(args)}\n`)
+  const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args)}\n`)
+  const sync = (effect: Effect.Effect<void>) => Effect.runSync(effect)
+  const unsafe: Console.UnsafeConsole = {
+    ...globalThis.console,
+    log: (...args) => sync(toOut(...args)),
+    info: (...args) => sync(toOut(...args)),
+    error: (...args) => sync(toErr(...args)),
+    warn: (...args) => sync(toErr(...args)),
+    debug: (...args) => sync(toErr(...args)),
+    trace: (...args) => sync(toErr(...args))
+  }
+  return {
+    [Console.TypeId]: Console.TypeId,
+    assert: (condition, ...args) => (condition ? Effect.void : toErr("Assertion failed:", ...args)),
+    clear: Effect.void,
+    count: () => Effect.void,
+    countReset: () => Effect.void,
+    debug: toErr,
+    dir: (item) => toErr(item),
+    dirxml: toErr,
+    error: toErr,
+    group: () => Effect.void,
+    groupEnd: Effect.void,
+    info: toOut,
+    log: toOut,
+    table: (data) => toOut(data),
+    time: () => Effect.void,
+    timeEnd: () => Effect.void,
+    timeLog: () => Effect.void,
+    trace: toErr,
+    warn: toErr,
+    unsafe
+  }
+}
+
+/**
+ * Log lines for people, on standard error: `zett: warning: MCP server docs is unavailable: HTTP 401`.
+ *
+ * @since 0.1.0
+ * @category loggers
+ */
+export const logger: Logger.Logger<unknown, void> = Logger.withConsoleError(
+  Logger.make(({ annotations, cause, logLevel, message }) => {
+    const text = (Array.isArray(message) ? message : [message]).map((part) =>
+      typeof part === "string" ? part : Util.inspect(part, { depth: 4 })
+    ).join(" ")
+    const level = logLevel.label === "WARN" ? "warning" : logLevel.label.toLowerCase()
+    // a stdio server's stderr lines say which server they come from
+    const server = HashMap.get(annotations, "mcp.server")
+    const prefix = server._tag === "Some" && HashMap.has(annotations, "mcp.stream") ? `[${String(server.value)}] ` : ""
+    const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
+    return `zett: ${level}: ${prefix}${text}${detail}`
+  })
+)
+
+/**
+ * Routes the `Console` and the logger through the `Output` in context.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConsole: Layer.Layer<never, never, Output> = Layer.unwrapEffect(
+  Effect.map(Output, (output) =>
+    Layer.merge(Console.setConsole(toConsole(output)), Logger.replace(Logger.defaultLogger, logger)))
+)

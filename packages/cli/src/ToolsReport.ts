@@ -1,0 +1,146 @@
+/**
+ * What `zett tools` prints: a table of the configured servers (transport, discovery time, tools, estimated
+ * prompt tokens, status), the tools each one exposes, and the same as JSON data with `--json`.
+ *
+ * @since 0.1.0
+ */
+import type { McpConfiguration } from "@zett/mcp"
+import type { ServerReport } from "./Discovery.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolsReport {
+  /** The configuration file, absolute. */
+  readonly config: string
+  /** Whether the file exists (a missing file is no servers). */
+  readonly configExists: boolean
+  readonly servers: ReadonlyArray<ServerReport>
+  /** Entries of the file left out (lenient mode). */
+  readonly skipped: ReadonlyArray<McpConfiguration.Skipped>
+}
+
+/**
+ * The report as JSON data (what `--json` prints).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toJson = (report: ToolsReport) => ({
+  config: report.config,
+  configExists: report.configExists,
+  servers: report.servers.map((server) => ({
+    name: server.server,
+    transport: server.transport,
+    status: server.status,
+    ...(server.reason !== undefined ? { reason: server.reason } : {}),
+    discoveryMillis: server.discoveryMillis,
+    toolCount: server.tools.length,
+    estimatedTokens: server.estimatedTokens,
+    tools: server.tools
+  })),
+  skipped: report.skipped,
+  totals: {
+    servers: report.servers.length,
+    available: report.servers.filter((server) => server.status === "ok").length,
+    tools: report.servers.reduce((sum, server) => sum + server.tools.length, 0),
+    estimatedTokens: report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+  }
+})
+
+/**
+ * A duration for people: `231 ms`, `1.4 s`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const formatMillis = (millis: number): string =>
+  millis < 1_000 ? `${Math.round(millis)} ms` : `${(millis / 1_000).toFixed(1)} s`
+
+const clip = (text: string, width: number) =>
+  width <= 1 ? "" : text.length > width ? `${text.slice(0, width - 1)}…` : text
+
+const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
+
+/**
+ * Lays out rows as columns separated by two spaces; `right` lists the right-aligned columns. The last
+ * column is not padded.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const columns = (
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  right: ReadonlySet<number> = new Set()
+): Array<string> => {
+  const widths: Array<number> = []
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  return rows.map((row) =>
+    row.map((cell, i) =>
+      i === row.length - 1 && !right.has(i)
+        ? cell
+        : right.has(i)
+        ? cell.padStart(widths[i]!)
+        : cell.padEnd(widths[i]!)
+    ).join("  ").trimEnd()
+  )
+}
+
+/**
+ * The report as text, fitted to `width` characters where it can be (descriptions and reasons are cut).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const render = (
+  report: ToolsReport,
+  options?: { readonly width?: number | undefined; readonly title?: string | undefined }
+): string => {
+  const width = Math.max(60, options?.width ?? 100)
+  const out: Array<string> = []
+  if (report.servers.length === 0) {
+    out.push(
+      report.configExists
+        ? `No MCP servers are configured in ${report.config}.`
+        : `No MCP servers are configured: ${report.config} does not exist.`
+    )
+  } else {
+    out.push(options?.title ?? `MCP servers in ${report.config}`, "")
+    const table = columns([
+      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "~TOKENS", "STATUS"],
+      ...report.servers.map((server) => [
+        server.server,
+        server.transport,
+        formatMillis(server.discoveryMillis),
+        server.status === "ok" ? String(server.tools.length) : "-",
+        server.status === "ok" ? String(server.estimatedTokens) : "-",
+        server.status === "ok" ? "ok" : `unavailable: ${server.reason ?? "unknown reason"}`
+      ])
+    ], new Set([2, 3, 4]))
+    out.push(...table.map((line) => clip(line, width)))
+  }
+  for (const entry of report.skipped) out.push(clip(`skipped ${entry.entry}: ${entry.reason}`, width))
+  for (const server of report.servers) {
+    if (server.status !== "ok" || server.tools.length === 0) continue
+    out.push("", `${server.server}: ${server.tools.length} tools, ~${server.estimatedTokens} tokens`)
+    const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, `~${tool.estimatedTokens}`, "-"]), new Set([1]))
+    server.tools.forEach((tool, i) => {
+      const prefix = rows[i]!.slice(0, -1)
+      out.push(`${prefix}${clip(firstLine(tool.description), width - prefix.length)}`.trimEnd())
+    })
+  }
+  if (report.servers.length > 0) {
+    const available = report.servers.filter((server) => server.status === "ok").length
+    const unavailable = report.servers.length - available
+    const tools = report.servers.reduce((sum, server) => sum + server.tools.length, 0)
+    const tokens = report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+    out.push(
+      "",
+      `${report.servers.length} ${report.servers.length === 1 ? "server" : "servers"}: ${available} ok` +
+        `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${tools} ${tools === 1 ? "tool" : "tools"}, ` +
+        `~${tokens} prompt tokens (estimate: characters / 4)`
+    )
+  }
+  return out.join("\n")
+}
