@@ -1,0 +1,291 @@
+/**
+ * A `Model` for `@zett/agent` on `@effect/ai`'s `LanguageModel`, so every @effect/ai provider works
+ * (`@effect/ai-openai`, `@effect/ai-anthropic`, ...). Tools reach the provider with the JSON Schema the agent
+ * holds, and the agent, not @effect/ai, runs every tool call (`disableToolCallResolution`), so every hook runs.
+ *
+ * @since 0.1.0
+ */
+import type * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Response from "@effect/ai/Response"
+import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
+import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Message, Model } from "@zett/agent"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { fromAiError, fromStreamError, ProviderFailure } from "./internal/failure.js"
+import { toPrompt, toToolkit } from "./internal/prompt.js"
+
+/**
+ * When a request is tried again: on a network failure, a 408/409/425/429/5xx/529 answer or a rate-limit /
+ * overload error inside the stream, and only while nothing has been emitted yet (a retry never repeats text).
+ * Delays start at `delay` and double up to `maxDelay`; a `Retry-After` from the provider lengthens a delay
+ * (capped at `maxDelay`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt; default 3. */
+  readonly times?: number | undefined
+  /** The first delay; default 1 second. */
+  readonly delay?: Duration.DurationInput | undefined
+  /** The longest delay; default 30 seconds. */
+  readonly maxDelay?: Duration.DurationInput | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Names the provider in error reasons, e.g. `openai`; default `the model provider`. */
+  readonly provider?: string | undefined
+  /** `false` disables retries. */
+  readonly retry?: RetryOptions | false | undefined
+  /** Values cut out of every error reason, like the API key (key-shaped `sk-...` strings always are). */
+  readonly redact?: ReadonlyArray<Redacted.Redacted> | undefined
+}
+
+const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
+
+const usageOf = (usage: Response.Usage): Message.Usage | undefined =>
+  usage.inputTokens === undefined && usage.outputTokens === undefined
+    ? undefined
+    : new Message.Usage({ inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 })
+
+const retrySchedule = (options: RetryOptions, stop: () => boolean) => {
+  const maxDelay = Duration.decode(options.maxDelay ?? Duration.seconds(30))
+  return Schedule.exponential(options.delay ?? Duration.seconds(1), 2).pipe(
+    Schedule.intersect(Schedule.recurs(options.times ?? 3)),
+    Schedule.intersect(Schedule.identity<ProviderFailure>()),
+    Schedule.modifyDelay(([, failure], delay) =>
+      Duration.min(
+        maxDelay,
+        Option.match(failure.retryAfter, { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
+      )
+    ),
+    Schedule.whileInput((failure: ProviderFailure) => failure.retryable && !stop())
+  )
+}
+
+/**
+ * Builds the `Model` on the `LanguageModel` in context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const languageModel = yield* LanguageModel.LanguageModel
+  const provider = options.provider ?? "the model provider"
+  const secrets = options.redact ?? []
+  const retry = options.retry === false ? undefined : options.retry ?? {}
+
+  const events = (part: Response.StreamPart<any>): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
+    switch (part.type) {
+      case "text-delta":
+        return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
+      case "tool-call":
+        // tools the provider ran itself (web search, ...) are not the agent's to run
+        return Effect.succeed(
+          part.providerExecuted ? [] : [
+            Model.toolCall(new Message.ToolCall({ id: part.id, name: part.name, arguments: part.params }))
+          ]
+        )
+      case "finish":
+        return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
+      case "error":
+        return Effect.fail(fromStreamError(part.error, provider, secrets))
+      default:
+        return Effect.succeed([])
+    }
+  }
+
+  const stream = (request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
+    Stream.suspend(() => {
+      let emitted = false
+      const prompt = toPrompt(request.messages)
+      const toolkit = toToolkit(request.tools)
+      const parts: Stream.Stream<Response.StreamPart<any>, ProviderFailure> = (toolkit === undefined
+        ? languageModel.streamText({ prompt })
+        : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true }) as Stream.Stream<
+          Response.StreamPart<any>,
+          AiError.AiError
+        >).pipe(Stream.mapError((error) => fromAiError(error, provider, secrets)))
+      const attempt = parts.pipe(
+        Stream.mapConcatEffect(events),
+        Stream.tap(() => Effect.sync(() => void (emitted = true))),
+        Stream.tapError((failure) =>
+          Effect.logWarning("model request failed").pipe(
+            Effect.annotateLogs({ provider, reason: failure.reason, retryable: failure.retryable && !emitted })
+          )
+        )
+      )
+      const retried = retry === undefined ? attempt : Stream.retry(attempt, retrySchedule(retry, () => emitted))
+      const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
+        `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
+      )
+      return Stream.concat(Stream.execute(warnServerTools), retried)
+    }).pipe(
+      Stream.mapError((failure) =>
+        new Model.ModelError({
+          reason: failure.reason,
+          ...(failure.cause !== undefined ? { cause: failure.cause } : {})
+        })
+      ),
+      Stream.withSpan("AiModel.stream", {
+        attributes: { "ai.provider": provider, "ai.tools": request.tools.length, "ai.messages": request.messages.length }
+      })
+    )
+
+  return Model.Model.of({ stream })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<Model.Model, never, LanguageModel.LanguageModel> =>
+  Layer.effect(Model.Model, make(options))
+
+// -----------------------------------------------------------------------------
+// from the environment
+// -----------------------------------------------------------------------------
+
+/**
+ * The providers `layerFromConfig` knows.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Provider = "openai" | "anthropic"
+
+/**
+ * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` with `OPENAI_API_KEY` and
+ * `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelConfig {
+  readonly provider: Provider
+  readonly model: string
+  readonly apiKey: Option.Option<Redacted.Redacted>
+  /** An OpenAI-compatible server (its `/v1` URL, e.g. `http://127.0.0.1:11434/v1` for Ollama) or an Anthropic proxy. */
+  readonly baseUrl: Option.Option<string>
+}
+
+const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
+  openai: { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
+  anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" }
+}
+
+const nonEmpty = <A>(config: Config.Config<A>, isEmpty: (a: A) => boolean) =>
+  Config.option(config).pipe(Config.map(Option.filter((a) => !isEmpty(a))))
+
+/**
+ * Is a model configured? `None` when `ZETT_MODEL` is unset or empty (the demo then falls back to the scripted
+ * model); fails when it is set but malformed or its provider's key is missing.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.ConfigError> = Effect.gen(function*() {
+  const spec = yield* nonEmpty(Config.string("ZETT_MODEL"), (s) => s.trim() === "")
+  if (Option.isNone(spec)) return Option.none()
+  const text = spec.value.trim()
+  const colon = text.indexOf(":")
+  const provider = (colon < 0 ? "" : text.slice(0, colon).toLowerCase()) as Provider
+  const model = colon < 0 ? "" : text.slice(colon + 1).trim()
+  if (!(provider in providers) || model === "") {
+    return yield* Effect.fail(ConfigError.InvalidData(
+      ["ZETT_MODEL"],
+      `expected openai:<model> or anthropic:<model>, got ${JSON.stringify(text.slice(0, 80))}`
+    ))
+  }
+  const names = providers[provider]
+  // `Redacted.value` only to test for an empty value
+  const apiKey = yield* nonEmpty(Config.redacted(names.key), (key) => Redacted.value(key).trim() === "")
+  const baseUrl = yield* nonEmpty(Config.string(names.url), (url) => url.trim() === "").pipe(
+    Effect.map(Option.map((url) => url.trim().replace(/\/+$/, "")))
+  )
+  if (Option.isNone(apiKey) && Option.isNone(baseUrl)) {
+    return yield* Effect.fail(ConfigError.MissingData(
+      [names.key],
+      `${names.key} is needed for ${names.host}; for a local server without a key set ${names.url}`
+    ))
+  }
+  return Option.some<ModelConfig>({ provider, model, apiKey, baseUrl })
+})
+
+/**
+ * The `Model` for a `ModelConfig`, on `@effect/ai-openai` (Responses API, tool schemas sent with `strict: false`
+ * so they reach the model unchanged) or `@effect/ai-anthropic`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerModelConfig = (
+  config: ModelConfig,
+  options: Omit<Options, "provider"> = {}
+): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
+  const apiKey = Option.getOrUndefined(config.apiKey)
+  const apiUrl = Option.getOrUndefined(config.baseUrl)
+  const modelOptions: Options = {
+    ...options,
+    provider: config.provider,
+    redact: [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
+  }
+  switch (config.provider) {
+    case "openai":
+      return layer(modelOptions).pipe(
+        Layer.provide(OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } })),
+        Layer.provide(OpenAiClient.layer({ apiKey, apiUrl }))
+      )
+    case "anthropic":
+      return layer(modelOptions).pipe(
+        Layer.provide(AnthropicLanguageModel.layer({ model: config.model })),
+        Layer.provide(AnthropicClient.layer({ apiKey, apiUrl }))
+      )
+  }
+}
+
+/**
+ * The `Model` the environment names (see `configured`); fails with a `ConfigError` when none is configured.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromConfig = (
+  options: Omit<Options, "provider"> = {}
+): Layer.Layer<Model.Model, ConfigError.ConfigError, HttpClient.HttpClient> =>
+  Layer.unwrapEffect(
+    Effect.flatMap(configured, (config) =>
+      Option.match(config, {
+        onNone: () =>
+          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model> or anthropic:<model>")),
+        onSome: (config) => Effect.succeed(layerModelConfig(config, options))
+      }))
+  )
+
+/**
+ * `layerFromConfig` with Node's HTTP client (undici).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFromConfigNode = (
+  options: Omit<Options, "provider"> = {}
+): Layer.Layer<Model.Model, ConfigError.ConfigError> =>
+  layerFromConfig(options).pipe(Layer.provide(NodeHttpClient.layerUndici))

@@ -1,0 +1,191 @@
+/** @internal */
+import type * as AiError from "@effect/ai/AiError"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+/**
+ * A provider failure before it becomes a `ModelError`: the readable reason, whether trying again may help, and
+ * how long the provider asked us to wait.
+ *
+ * @internal
+ */
+export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
+  readonly reason: string
+  readonly retryable: boolean
+  readonly retryAfter: Option.Option<Duration.Duration>
+  readonly cause?: unknown
+}> {}
+
+const retryableStatus = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529])
+const statusText: Record<number, string> = {
+  400: "bad request",
+  401: "unauthorized: check the API key",
+  403: "forbidden: check the API key and its permissions",
+  404: "not found: check the base URL and the model name",
+  408: "request timeout",
+  409: "conflict",
+  413: "request too large",
+  422: "unprocessable request",
+  429: "rate limited",
+  500: "provider error",
+  502: "bad gateway",
+  503: "service unavailable",
+  504: "gateway timeout",
+  529: "overloaded"
+}
+
+const maxDetail = 300
+
+// Anything shaped like a provider key (`sk-...`, `sk-ant-...`, `sk-proj-...`) is cut out of reasons.
+const keyPattern = /\bsk-[A-Za-z0-9_-]{6,}/g
+
+/** @internal */
+export const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted>): string => {
+  let out = text
+  for (const secret of secrets) {
+    const value = String(Redacted.value(secret))
+    if (value.length > 0) out = out.split(value).join("<redacted>")
+  }
+  return out.replace(keyPattern, "<redacted>")
+}
+
+const shorten = (text: string): string => {
+  const oneLine = text.replace(/\s+/g, " ").trim()
+  return oneLine.length > maxDetail ? `${oneLine.slice(0, maxDetail)}...` : oneLine
+}
+
+// The body as `AiError.HttpResponseError` keeps it: JSON text of the parsed body (an object or a string).
+const bodyDetail = (body: string | undefined): string | undefined => {
+  if (body === undefined) return undefined
+  let parsed: unknown = body
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    // keep the raw text
+  }
+  if (typeof parsed === "string") return parsed.trim() === "" ? undefined : parsed
+  if (typeof parsed === "object" && parsed !== null) {
+    const record = parsed as { readonly error?: unknown; readonly message?: unknown }
+    const error = record.error
+    if (typeof error === "string") return error
+    if (typeof error === "object" && error !== null) {
+      const inner = error as { readonly message?: unknown; readonly type?: unknown; readonly code?: unknown }
+      if (typeof inner.message === "string") return inner.message
+    }
+    if (typeof record.message === "string") return record.message
+  }
+  return undefined
+}
+
+const header = (headers: Readonly<Record<string, string>>, name: string): string | undefined => {
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name) return headers[key]
+  }
+  return undefined
+}
+
+const retryAfterOf = (headers: Readonly<Record<string, string>>): Option.Option<Duration.Duration> => {
+  const ms = Number(header(headers, "retry-after-ms"))
+  if (Number.isFinite(ms) && ms > 0) return Option.some(Duration.millis(ms))
+  const seconds = Number(header(headers, "retry-after"))
+  if (Number.isFinite(seconds) && seconds > 0) return Option.some(Duration.seconds(seconds))
+  return Option.none()
+}
+
+// HttpRequestError -> HttpClientError.RequestError -> the socket's error (`connect ECONNREFUSED ...`)
+const underlyingMessage = (cause: unknown): string | undefined => {
+  let current: unknown = cause
+  for (let depth = 0; depth < 3 && typeof current === "object" && current !== null; depth++) {
+    const next: unknown = (current as { readonly cause?: unknown }).cause
+    if (next === undefined || next === null) break
+    current = next
+  }
+  if (current === cause) return undefined
+  const message = (current as { readonly message?: unknown } | undefined)?.message
+  return typeof message === "string" && message !== "" ? message : undefined
+}
+
+/** @internal */
+export const fromAiError = (
+  error: AiError.AiError,
+  provider: string,
+  secrets: ReadonlyArray<Redacted.Redacted>
+): ProviderFailure => {
+  switch (error._tag) {
+    case "HttpResponseError": {
+      const status = error.response.status
+      const detail = error.reason === "StatusCode" ? bodyDetail(error.body) : error.description
+      const what = error.reason === "StatusCode"
+        ? `HTTP ${status}${statusText[status] !== undefined ? ` (${statusText[status]})` : ""}`
+        : `unreadable response (${error.reason}, HTTP ${status})`
+      // the error keeps request and response headers: it never becomes the cause
+      return new ProviderFailure({
+        reason: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+        retryable: error.reason === "StatusCode" && retryableStatus.has(status),
+        retryAfter: retryAfterOf(error.response.headers)
+      })
+    }
+    case "HttpRequestError": {
+      const detail = error.description ?? underlyingMessage(error.cause)
+      return new ProviderFailure({
+        reason: scrub(
+          `could not reach ${provider} at ${error.request.url} (${error.reason}${
+            detail !== undefined ? `: ${shorten(detail)}` : ""
+          })`,
+          secrets
+        ),
+        retryable: error.reason === "Transport",
+        retryAfter: Option.none()
+      })
+    }
+    case "MalformedOutput":
+      return new ProviderFailure({
+        reason: scrub(`${provider} sent a response that could not be read: ${shorten(error.description ?? "")}`, secrets),
+        retryable: false,
+        retryAfter: Option.none()
+      })
+    case "MalformedInput":
+      return new ProviderFailure({
+        reason: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
+        retryable: false,
+        retryAfter: Option.none()
+      })
+    case "UnknownError":
+      return new ProviderFailure({
+        reason: scrub(`${provider} failed: ${shorten(error.description ?? "unknown error")}`, secrets),
+        retryable: false,
+        retryAfter: Option.none()
+      })
+  }
+}
+
+const retryableStreamError = /rate_limit|overloaded|server_error|api_error|timeout/i
+
+/**
+ * An error reported inside a stream (`error` part): `{ type, message }` for Anthropic, `{ type: "error", code,
+ * message }` for OpenAI.
+ *
+ * @internal
+ */
+export const fromStreamError = (
+  error: unknown,
+  provider: string,
+  secrets: ReadonlyArray<Redacted.Redacted>
+): ProviderFailure => {
+  const record = (typeof error === "object" && error !== null ? error : {}) as {
+    readonly type?: unknown
+    readonly code?: unknown
+    readonly message?: unknown
+    readonly error?: { readonly type?: unknown; readonly code?: unknown; readonly message?: unknown }
+  }
+  const inner = typeof record.error === "object" && record.error !== null ? record.error : record
+  const kind = [inner.code, inner.type].find((value): value is string => typeof value === "string" && value !== "error")
+  const message = typeof inner.message === "string" ? inner.message : "no details"
+  return new ProviderFailure({
+    reason: scrub(`${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`, secrets),
+    retryable: kind !== undefined && retryableStreamError.test(kind),
+    retryAfter: Option.none()
+  })
+}
