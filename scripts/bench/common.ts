@@ -1,0 +1,185 @@
+// What every lane shares: server definitions, counting spawned processes and opened sockets, statistics.
+import { type ChildProcess, spawn } from "node:child_process"
+import * as diagnostics from "node:diagnostics_channel"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const benchDir = dirname(fileURLToPath(import.meta.url))
+export const rootDir = join(benchDir, "..", "..")
+export const serverScript = join(benchDir, "server.mjs")
+
+/** One MCP server as every adapter receives it. Tool names on server `s<i>` are prefixed `s<i>_`. */
+export interface ServerSpec {
+  readonly name: string
+  readonly transport: "stdio" | "http"
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly url: string
+  readonly prefix: string
+}
+
+/** A discovered set of servers in one library's own format. */
+export interface Session {
+  /** How many tools the library produced. */
+  readonly tools: number
+  /** Calls the first server's echo tool through the library's tool-execution path. */
+  readonly echo: (text: string) => Promise<unknown>
+  /** Times `n` sequential echo calls (ms each); defaults to a loop over `echo`. */
+  readonly timeCalls?: (n: number) => Promise<Array<number>>
+  /** A second request's tools on the same app: returns the tool count and, if known, the registration ms. */
+  readonly again: () => Promise<{ readonly tools: number; readonly registrationMs?: number }>
+  /** Ends the current request (Zett closes its request-scoped connections; others keep theirs). */
+  readonly endRequest?: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+export interface Adapter {
+  readonly label: string
+  readonly packages: () => ReadonlyArray<string>
+  readonly load: () => Promise<unknown>
+  readonly open: (lib: any, servers: ReadonlyArray<ServerSpec>) => Promise<Session>
+}
+
+/** `name@version` of the package that `from` (a directory) resolves `name` to, by node_modules lookup. */
+export const packageVersion = (name: string, from: string): string => {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const file = join(dir, "node_modules", name, "package.json")
+    if (existsSync(file)) return `${name}@${JSON.parse(readFileSync(file, "utf8")).version}`
+    if (dirname(dir) === dir) return `${name}@?`
+  }
+}
+
+export const flags = (argv: ReadonlyArray<string>): Record<string, string> =>
+  Object.fromEntries(argv.filter((a) => a.startsWith("--")).map((a) => {
+    const [k, ...v] = a.slice(2).split("=")
+    return [k!, v.length === 0 ? "1" : v.join("=")]
+  }))
+
+/** A file the servers append "spawn <pid>" / "conn" lines to, and a tag that marks their processes. */
+export const makeProbe = () => {
+  const tag = `zbench${process.pid}x${Date.now()}`
+  const spawnlog = join(tmpdir(), `${tag}.log`)
+  writeFileSync(spawnlog, "")
+  const lines = () => readFileSync(spawnlog, "utf8").split("\n")
+  return {
+    tag,
+    spawnlog,
+    spawns: () => lines().filter((l) => l.startsWith("spawn")).length,
+    conns: () => lines().filter((l) => l === "conn").length,
+    /** Server processes of this probe that are still alive (zombies excluded). */
+    alive: () => {
+      let n = 0
+      for (const pid of readdirSync("/proc")) {
+        if (!/^\d+$/.test(pid)) continue
+        try {
+          const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+          if (!cmdline.includes(tag) || !cmdline.includes("server.mjs")) continue
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+          if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") n++
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return n
+    }
+  }
+}
+export type Probe = ReturnType<typeof makeProbe>
+
+/** Counts TCP connections this process opens (undici's fetch and http both go through net.connect). */
+export const socketCounter = () => {
+  let count = 0
+  diagnostics.subscribe("net.client.socket", () => count++)
+  return () => count
+}
+
+export const stdioServers = (
+  probe: Probe,
+  n: number,
+  options: { readonly k: number; readonly delay?: number; readonly stubborn?: string; readonly offset?: number }
+): Array<ServerSpec> =>
+  Array.from({ length: n }, (_, j) => {
+    const i = j + (options.offset ?? 0)
+    return {
+      name: `s${i}`,
+      transport: "stdio" as const,
+      command: process.execPath,
+      args: [
+        serverScript,
+        "--transport=stdio",
+        `--k=${options.k}`,
+        `--delay=${options.delay ?? 0}`,
+        `--prefix=s${i}_`,
+        `--spawnlog=${probe.spawnlog}`,
+        `--tag=${probe.tag}`,
+        ...(options.stubborn === undefined ? [] : [`--stubborn=${options.stubborn}`])
+      ],
+      url: "",
+      prefix: `s${i}_`
+    }
+  })
+
+/** Starts one HTTP server process serving `count` servers on /s<i>/mcp; resolves with their definitions. */
+export const startHttp = async (
+  probe: Probe,
+  count: number,
+  options: { readonly k: number; readonly delay?: number; readonly offset?: number }
+): Promise<{ readonly servers: Array<ServerSpec>; readonly stop: () => void; readonly child: ChildProcess }> => {
+  const child = spawn(process.execPath, [
+    serverScript,
+    "--transport=http",
+    `--servers=${count + (options.offset ?? 0)}`,
+    `--k=${options.k}`,
+    `--delay=${options.delay ?? 0}`,
+    `--spawnlog=${probe.spawnlog}`,
+    `--tag=${probe.tag}`
+  ], { stdio: ["ignore", "pipe", "inherit"] })
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = ""
+    child.stdout!.on("data", (d) => {
+      out += String(d)
+      const m = /PORT (\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+    })
+    child.on("exit", (code) => reject(new Error(`http server exited (${code})`)))
+  })
+  const servers = Array.from({ length: count }, (_, j) => {
+    const i = j + (options.offset ?? 0)
+    return {
+      name: `s${i}`,
+      transport: "http" as const,
+      command: "",
+      args: [],
+      url: `http://127.0.0.1:${port}/s${i}/mcp`,
+      prefix: `s${i}_`
+    }
+  })
+  return { servers, child, stop: () => void child.kill("SIGTERM") }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export const gcHeap = () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) throw new Error("run with node --expose-gc")
+  for (let i = 0; i < 3; i++) gc()
+  return process.memoryUsage().heapUsed
+}
+
+/** Client CPU (user + system) in ms since `start`. */
+export const cpuMs = (start: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(start)
+  return (d.user + d.system) / 1000
+}
+
+export const quantile = (values: ReadonlyArray<number>, q: number) => {
+  if (values.length === 0) return NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const pos = (sorted.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.ceil(pos)
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
+}
+export const median = (values: ReadonlyArray<number>) => quantile(values, 0.5)

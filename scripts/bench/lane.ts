@@ -1,0 +1,313 @@
+// One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
+// Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
+import {
+  type Adapter,
+  cpuMs,
+  flags as parseFlags,
+  gcHeap,
+  makeProbe,
+  median,
+  quantile,
+  type Session,
+  sleep,
+  socketCounter,
+  startHttp,
+  stdioServers
+} from "./common.js"
+
+const flags = parseFlags(process.argv.slice(2))
+const num = (key: string, fallback: number) => (flags[key] === undefined ? fallback : Number(flags[key]))
+const lib = flags.lib ?? "raw"
+const kase = flags.case ?? "discovery"
+
+const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs: number }> => {
+  const start = performance.now()
+  let adapter: Adapter
+  if (lib === "raw") adapter = (await import("./raw.js")).raw
+  else if (lib === "zett") adapter = (await import("./zett.js")).zett
+  else if (lib === "zett-pool") {
+    adapter = (await import("./zett.js")).zettAdapter("Zett with connectionPool", {
+      connectionPool: { idleTimeToLive: "5 minutes" }
+    })
+  } else {
+    // @ts-expect-error: a plain ES module without types
+    const peers = await import("./peers/adapters.mjs")
+    adapter = peers[lib]
+    if (adapter === undefined) throw new Error(`unknown lib ${lib}`)
+  }
+  const loaded = await adapter.load()
+  return { adapter, lib: loaded, importMs: performance.now() - start }
+}
+
+const textOk = (result: unknown, text: string) => JSON.stringify(result).includes(text)
+
+const timeCalls = async (session: Session, n: number) => {
+  if (session.timeCalls !== undefined) return session.timeCalls(n)
+  const samples: Array<number> = []
+  for (let i = 0; i < n; i++) {
+    const start = performance.now()
+    await session.echo(`hello ${i}`)
+    samples.push(performance.now() - start)
+  }
+  return samples
+}
+
+const cases: Record<string, () => Promise<Record<string, unknown>>> = {
+  /** Case 1: cold discovery of N stdio servers (K tools each, tools/list delayed by D ms). */
+  discovery: async () => {
+    const n = num("n", 1)
+    const k = num("k", 10)
+    const probe = makeProbe()
+    const servers = stdioServers(probe, n, { k, delay: num("delay", 0) })
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const start = performance.now()
+    const session = await adapter.open(loaded, servers)
+    const openMs = performance.now() - start
+    const spawns = probe.spawns()
+    const ok = textOk(await session.echo("discovery-ok"), "discovery-ok")
+    await session.close()
+    return { label: adapter.label, packages: adapter.packages(), importMs, openMs, tools: session.tools, expected: n * (k + 1), spawns, ok }
+  },
+
+  /** Case 2: a warm request on 20 servers (10 stdio, 10 HTTP) with 1,000 tools in all. */
+  warm: async () => {
+    const n = num("n", 20)
+    const perServer = num("tools", 50)
+    const reps = num("reps", 20)
+    const probe = makeProbe()
+    const sockets = socketCounter()
+    const stdioCount = Math.ceil(n / 2)
+    const http = await startHttp(probe, n - stdioCount, { k: perServer - 1, offset: stdioCount })
+    const servers = [...stdioServers(probe, stdioCount, { k: perServer - 1 }), ...http.servers]
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const start = performance.now()
+    const session = await adapter.open(loaded, servers)
+    const coldMs = performance.now() - start
+    await session.endRequest?.()
+    await sleep(300)
+    const aliveBetween = probe.alive()
+    const before = { spawns: probe.spawns(), conns: probe.conns(), sockets: sockets() }
+    const wall: Array<number> = []
+    const registration: Array<number> = []
+    let tools = 0
+    for (let i = 0; i < reps; i++) {
+      const t = performance.now()
+      const again = await session.again()
+      wall.push(performance.now() - t)
+      if (again.registrationMs !== undefined) registration.push(again.registrationMs)
+      tools = again.tools
+    }
+    const after = { spawns: probe.spawns(), conns: probe.conns(), sockets: sockets() }
+    await session.close()
+    http.stop()
+    return {
+      label: adapter.label,
+      importMs,
+      coldMs,
+      tools,
+      expected: n * perServer,
+      requestMs: median(wall),
+      registrationMs: registration.length > 0 ? median(registration) : median(wall),
+      registrationMeasured: registration.length > 0 ? "onTool" : "whole call",
+      spawns: after.spawns - before.spawns,
+      sockets: after.sockets - before.sockets,
+      serverConnections: after.conns - before.conns,
+      aliveBetween,
+      reps,
+      ok: tools === n * perServer
+    }
+  },
+
+  /** Case 3: sequential echo round trips on a warm session. */
+  calls: async () => {
+    const transport = flags.transport ?? "stdio"
+    const n = num("calls", 500)
+    const warmup = num("warmup", 50)
+    const probe = makeProbe()
+    const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
+    const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const session = await adapter.open(loaded, servers)
+    const ok = textOk(await session.echo("calls-ok"), "calls-ok")
+    await timeCalls(session, warmup)
+    const cpu = process.cpuUsage()
+    const start = performance.now()
+    const samples = await timeCalls(session, n)
+    const totalMs = performance.now() - start
+    const cpuPerCallUs = (cpuMs(cpu) * 1000) / n
+    await session.close()
+    http?.stop()
+    return {
+      label: adapter.label,
+      importMs,
+      transport,
+      calls: n,
+      medianMs: median(samples),
+      p99Ms: quantile(samples, 0.99),
+      meanMs: totalMs / n,
+      cpuPerCallUs,
+      callsPerSecond: (n * 1000) / totalMs,
+      ok
+    }
+  },
+
+  /** Case 4: one stdio server with K tools: open time, client CPU and heap kept while the session lives. */
+  large: async () => {
+    const k = num("k", 1000)
+    const probe = makeProbe()
+    const servers = stdioServers(probe, 1, { k })
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const heap0 = gcHeap()
+    const cpu = process.cpuUsage()
+    const start = performance.now()
+    const session = await adapter.open(loaded, servers)
+    const openMs = performance.now() - start
+    const openCpuMs = cpuMs(cpu)
+    const heap1 = gcHeap()
+    const ok = textOk(await session.echo("large-ok"), "large-ok") && session.tools === k + 1
+    await session.close()
+    return { label: adapter.label, importMs, k, openMs, openCpuMs, heapDelta: heap1 - heap0, tools: session.tools, ok }
+  },
+
+  /** Case 5: agent runs against an in-memory server on a warm cache: time per run and heap growth. */
+  agent: async () => {
+    const { inMemoryApp } = await import("./zett.js")
+    const Effect = await import("effect/Effect")
+    const runs = num("runs", 10_000)
+    const warmup = num("warmup", 1_000)
+    const chunks = num("chunks", 10)
+    const variant = flags.variant ?? "registration"
+    const app = inMemoryApp({ k: num("k", 10), toolCall: variant !== "registration", pool: variant === "pooled-call" })
+    const check = await app.runtime.runPromise(app.run)
+    const ok = check.content === "done"
+    for (let i = 0; i < warmup; i++) await app.runtime.runPromise(app.run)
+    const heaps = [gcHeap()]
+    const perRun: Array<number> = []
+    const per = Math.max(1, Math.floor(runs / chunks))
+    const cpu = process.cpuUsage()
+    let totalMs = 0
+    for (let c = 0; c < chunks; c++) {
+      const chunkStart = performance.now()
+      for (let i = 0; i < per; i++) {
+        const t = performance.now()
+        await app.runtime.runPromise(app.run)
+        perRun.push(performance.now() - t)
+      }
+      totalMs += performance.now() - chunkStart
+      heaps.push(gcHeap())
+    }
+    const cpuUs = (cpuMs(cpu) * 1000) / (per * chunks)
+    await app.runtime.dispose()
+    void Effect
+    // least-squares slope of heap over runs, in bytes per run
+    const xs = heaps.map((_, i) => i * per)
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length
+    const my = heaps.reduce((a, b) => a + b, 0) / heaps.length
+    const slope = xs.reduce((a, x, i) => a + (x - mx) * (heaps[i]! - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0)
+    return {
+      label: `Zett agent run (${variant})`,
+      variant,
+      runs: per * chunks,
+      warmup,
+      medianUs: median(perRun) * 1000,
+      p99Us: quantile(perRun, 0.99) * 1000,
+      meanUs: (totalMs / (per * chunks)) * 1000,
+      cpuPerRunUs: cpuUs,
+      heapStart: heaps[0],
+      heapEnd: heaps.at(-1),
+      heapGrowth: heaps.at(-1)! - heaps[0]!,
+      heapMax: Math.max(...heaps),
+      heapSlopeBytesPerRun: slope,
+      heaps,
+      ok
+    }
+  },
+
+  /** Case 6: R concurrent requests on a cold cache against the same N stdio servers: processes spawned. */
+  concurrent: async () => {
+    const n = num("n", 5)
+    const requests = num("requests", 50)
+    const probe = makeProbe()
+    const servers = stdioServers(probe, n, { k: 10 })
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const start = performance.now()
+    let ok: boolean
+    if (lib === "zett") {
+      const { makeApp, zettLayer } = await import("./zett.js")
+      const app = makeApp(zettLayer(servers), { block: false })
+      const replies = await Promise.all(Array.from({ length: requests }, () => app.run()))
+      ok = replies.every((r) => r.content === "done")
+      const ms = performance.now() - start
+      const spawns = probe.spawns()
+      await app.dispose()
+      return { label: adapter.label, importMs, requests, servers: n, ms, spawns, perRequest: spawns / requests, aliveAfter: probe.alive(), ok }
+    }
+    // every request discovers with its own clients, as a request-scoped integration without a shared cache does
+    const sessions = await Promise.all(Array.from({ length: requests }, () => adapter.open(loaded, servers)))
+    const ms = performance.now() - start
+    const spawns = probe.spawns()
+    ok = sessions.every((s) => s.tools === n * 11)
+    await Promise.all(sessions.map((s) => s.close()))
+    return { label: adapter.label, importMs, requests, servers: n, ms, spawns, perRequest: spawns / requests, aliveAfter: probe.alive(), ok }
+  },
+
+  /** Case 7: closing a request's N stubborn servers (they ignore stdin EOF): parallel or one after another. */
+  closing: async () => {
+    const n = num("n", 5)
+    const probe = makeProbe()
+    const servers = stdioServers(probe, n, { k: 2, stubborn: flags.stubborn ?? "eof" })
+    const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const session = await adapter.open(loaded, servers)
+    const aliveOpen = probe.alive()
+    const start = performance.now()
+    if (session.endRequest !== undefined) await session.endRequest()
+    else await session.close()
+    const closeMs = performance.now() - start
+    const aliveAfter = probe.alive()
+    await session.close()
+    return { label: adapter.label, importMs, servers: n, stubborn: flags.stubborn ?? "eof", aliveOpen, closeMs, aliveAfter, ok: aliveOpen === n && aliveAfter === 0 }
+  },
+
+  /** Case 8: with the connection pool, a request's first call (no spawn), and closing the layer. */
+  pool: async () => {
+    const reps = num("reps", 30)
+    const probe = makeProbe()
+    const servers = stdioServers(probe, 1, { k: 10 })
+    const { makeApp, zettLayer } = await import("./zett.js")
+    const name = `${servers[0]!.name}__${servers[0]!.prefix}echo`
+    const measure = async (pool: boolean, count: number) => {
+      const app = makeApp(zettLayer(servers, pool ? { connectionPool: { idleTimeToLive: "5 minutes" } } : {}))
+      // the first request discovers (and, with the pool, leaves its connection in the pool)
+      await app.startRequest()
+      await app.timeCalls(name, 1)
+      await app.endRequest()
+      const spawnsBefore = probe.spawns()
+      const firstCalls: Array<number> = []
+      for (let i = 0; i < count; i++) {
+        await app.startRequest()
+        firstCalls.push((await app.timeCalls(name, 1))[0]!)
+        await app.endRequest()
+      }
+      const spawns = probe.spawns() - spawnsBefore
+      const aliveBeforeDispose = probe.alive()
+      await app.dispose()
+      await sleep(100)
+      return { firstCallMs: median(firstCalls), spawns, requests: count, aliveBeforeDispose, aliveAfterDispose: probe.alive() }
+    }
+    const pooled = await measure(true, reps)
+    const scoped = await measure(false, Math.min(5, reps))
+    return {
+      label: "Zett first call of a request",
+      pooled,
+      scoped,
+      ok: pooled.spawns === 0 && pooled.aliveAfterDispose === 0 && pooled.aliveBeforeDispose === 1
+    }
+  }
+}
+
+const run = cases[kase]
+if (run === undefined) throw new Error(`unknown case ${kase}`)
+const result = await run()
+process.stdout.write(`RESULT ${JSON.stringify({ case: kase, lib, ...flags, ...result })}\n`)
+// a library that leaves handles open must not keep the lane alive
+process.exit(0)

@@ -1,0 +1,206 @@
+// Zett as an application uses it: an Agent with the McpExtension (McpExtension.layer, default services) and
+// a ScriptedModel. "Open" is one request up to the moment the model is called with the tools registered;
+// the model's first step then waits until the benchmark releases it, so the request (and its connections)
+// stays open while calls are timed through the registered tools' handlers (the path the agent takes).
+import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { type Adapter, benchDir, packageVersion, type ServerSpec, type Session } from "./common.js"
+// @ts-expect-error: a plain ES module without types
+import { makeServer } from "./testServer.mjs"
+
+interface RequestHandle {
+  readonly startedAt: number
+  openedAt: number
+  t0: number
+  t1: number
+  tools: number
+  context: Extension.RunContext | undefined
+  readonly opened: Promise<void>
+  readonly onOpened: () => void
+  readonly released: Promise<void>
+  readonly release: () => void
+  done: Promise<unknown>
+}
+
+const deferred = () => {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+export const toMcpServer = (s: ServerSpec): McpServer.McpServer =>
+  s.transport === "stdio"
+    ? McpServer.stdio({ name: s.name, command: s.command, args: [...s.args] })
+    : McpServer.http({ name: s.name, url: s.url })
+
+export interface AppOptions {
+  /** Whether a request waits in its first model step until released (default true). */
+  readonly block?: boolean | undefined
+  readonly extra?: Partial<McpExtension.Options> | undefined
+}
+
+/** An agent app over a ready McpExtension layer; requests are started and released one at a time. */
+export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, options: AppOptions = {}) => {
+  const block = options.block ?? true
+  let current: RequestHandle | undefined
+  const t0: Extension.Extension = {
+    name: "bench-before-mcp",
+    onTool: () => Effect.sync(() => void (current !== undefined && (current.t0 = performance.now())))
+  }
+  const t1: Extension.Extension = {
+    name: "bench-after-mcp",
+    onTool: (context) =>
+      Effect.sync(() => {
+        if (current === undefined) return
+        current.t1 = performance.now()
+        current.context = context
+      })
+  }
+  const model = ScriptedModel.layer([
+    (request) =>
+      Effect.suspend(() => {
+        const h = current
+        if (!block || h === undefined) return Effect.succeed({ text: "done" })
+        h.openedAt = performance.now()
+        h.tools = request.tools.length
+        h.onOpened()
+        return Effect.as(Effect.promise(() => h.released), { text: "done" })
+      })
+  ], { loop: true })
+  const runtime = ManagedRuntime.make(
+    Agent.layer({ extensions: [t0, McpExtension.McpExtension, t1] }).pipe(Layer.provide(mcp), Layer.provide(model))
+  )
+
+  const startRequest = async () => {
+    const opened = deferred()
+    const released = deferred()
+    const h: RequestHandle = {
+      startedAt: performance.now(),
+      openedAt: 0,
+      t0: 0,
+      t1: 0,
+      tools: 0,
+      context: undefined,
+      opened: opened.promise,
+      onOpened: opened.resolve,
+      released: released.promise,
+      release: released.resolve,
+      done: Promise.resolve()
+    }
+    current = h
+    h.done = runtime.runPromise(Agent.run("go"))
+    await Promise.race([
+      h.opened,
+      h.done.then(() => {
+        throw new Error("the request ended before the model was called")
+      })
+    ])
+    return { tools: h.tools, openMs: h.openedAt - h.startedAt, registrationMs: h.t1 - h.t0 }
+  }
+
+  const endRequest = async () => {
+    const h = current
+    if (h === undefined) return
+    h.release()
+    await h.done
+    current = undefined
+  }
+
+  const toolOf = (name: string) => {
+    const h = current
+    const tool = h?.context?.tools.get(name)
+    if (h === undefined || h.context === undefined || tool === undefined) throw new Error(`no tool ${name} in this request`)
+    return { tool, context: h.context }
+  }
+
+  let callId = 0
+  const call = (name: string, text: string) => {
+    const { context, tool } = toolOf(name)
+    return tool.handle({ text }, new Message.ToolCall({ id: `call_${++callId}`, name, arguments: { text } }), context)
+  }
+
+  return {
+    runtime,
+    startRequest,
+    endRequest,
+    /** One call through the registered tool's handler, as the agent runs it. */
+    echo: (name: string, text: string) => runtime.runPromise(call(name, text)),
+    /** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's fiber. */
+    timeCalls: (name: string, n: number) =>
+      runtime.runPromise(Effect.gen(function*() {
+        const samples: Array<number> = []
+        for (let i = 0; i < n; i++) {
+          const start = performance.now()
+          yield* call(name, `hello ${i}`)
+          samples.push(performance.now() - start)
+        }
+        return samples
+      })),
+    /** A whole request that answers at once (for concurrency cases). */
+    run: () => runtime.runPromise(Agent.run("go")),
+    dispose: async () => {
+      await endRequest()
+      await runtime.dispose()
+    }
+  }
+}
+
+export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Partial<McpExtension.Options>) =>
+  McpExtension.layer({ servers: servers.map(toMcpServer), ...extra })
+
+const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
+
+export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>): Adapter => ({
+  label,
+  packages: () => [
+    "@zett/mcp (this repo)",
+    packageVersion("effect", benchDir),
+    packageVersion("@modelcontextprotocol/sdk", benchDir)
+  ],
+  load: async () => ({}),
+  open: async (_lib, servers): Promise<Session> => {
+    const app = makeApp(zettLayer(servers, extra))
+    const first = await app.startRequest()
+    const name = echoName(servers[0]!)
+    return {
+      tools: first.tools,
+      echo: (text) => app.echo(name, text),
+      timeCalls: (n) => app.timeCalls(name, n),
+      again: async () => {
+        await app.endRequest()
+        const second = await app.startRequest()
+        await app.endRequest()
+        return { tools: second.tools, registrationMs: second.registrationMs }
+      },
+      endRequest: app.endRequest,
+      close: app.dispose
+    }
+  }
+})
+
+export const zett = zettAdapter("Zett (McpExtension + Agent)")
+
+/** The agent with an in-memory server (McpClientFactory.layerInMemory): no process, no socket. */
+export const inMemoryApp = (options: {
+  readonly k: number
+  readonly toolCall: boolean
+  readonly pool: boolean
+}) => {
+  const mcp = McpExtension.layerWithoutClientFactory({
+    servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })],
+    ...(options.pool ? { connectionPool: { idleTimeToLive: "5 minutes" } } : {})
+  }).pipe(Layer.provide(McpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })))
+  const steps: Array<ScriptedModel.Step> = options.toolCall
+    ? [{ toolCalls: [{ name: "demo__echo", arguments: { text: "hi" } }] }, { text: "done" }]
+    : [{ text: "done" }]
+  const runtime = ManagedRuntime.make(
+    Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+      Layer.provide(mcp),
+      Layer.provide(ScriptedModel.layer(steps, { loop: true }))
+    )
+  )
+  return { runtime, run: Effect.flatMap(Agent.Agent, (agent) => agent.run("go")) }
+}
