@@ -107,25 +107,28 @@ export const gate = <A = void>() => {
   return { promise, open }
 }
 
+const tick = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
+
 /** Waits (on real time: the work is IO) until `condition` holds; fails after about 5 seconds. */
-export const eventually = (condition: () => boolean, what: string): Effect.Effect<void> =>
-  Effect.suspend(function loop(n = 0): Effect.Effect<void> {
-    if (condition()) return Effect.void
-    if (n > 1000) return Effect.dieMessage(`timed out waiting for ${what}`)
-    return Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5))).pipe(Effect.zipRight(loop(n + 1)))
-  })
+export const eventually = (condition: () => boolean, what: string): Effect.Effect<void> => {
+  const loop = (n: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (condition()) return Effect.void
+      if (n > 1000) return Effect.dieMessage(`timed out waiting for ${what}`)
+      return Effect.zipRight(tick, loop(n + 1))
+    })
+  return loop(0)
+}
 
 /** Waits until a fiber sleeps on the TestClock (a retry delay), then returns the pending wake-up times. */
-export const pendingSleep: Effect.Effect<ReadonlyArray<number>> = Effect.suspend(function loop(
-  n = 0
-): Effect.Effect<ReadonlyArray<number>> {
-  return Effect.flatMap(TestClock.sleeps(), (sleeps) => {
-    if (sleeps.length > 0) return Effect.succeed(Array.from(sleeps))
-    if (n > 1000) return Effect.dieMessage("timed out waiting for a retry delay")
-    return Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5))).pipe(
-      Effect.zipRight(loop(n + 1))
-    )
-  })
+export const pendingSleep: Effect.Effect<ReadonlyArray<number>> = Effect.suspend(() => {
+  const loop = (n: number): Effect.Effect<ReadonlyArray<number>> =>
+    Effect.flatMap(TestClock.sleeps(), (sleeps) => {
+      if (sleeps.length > 0) return Effect.succeed(Array.from(sleeps))
+      if (n > 1000) return Effect.dieMessage("timed out waiting for a retry delay")
+      return Effect.zipRight(tick, Effect.suspend(() => loop(n + 1)))
+    })
+  return loop(0)
 })
 
 /** Every log line at every level, rendered with its annotations and cause. */
