@@ -19,6 +19,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as HttpFetch from "./internal/httpFetch.js"
 import * as StdioTransport from "./internal/stdioTransport.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
@@ -84,6 +85,14 @@ const after = (ms: number) =>
     setTimeout(resolve, ms).unref()
   })
 
+/**
+ * Waits for `close` to finish, or `ms` at most. The bound is a promise race, not an Effect timeout: a finalizer
+ * that runs on an interrupted fiber (a timed-out connect, an interrupted request) must not be made
+ * interruptible, or it is cut short at once and the scope closes while the server still runs.
+ */
+const closeWithin = (close: () => Promise<void>, ms: number) =>
+  Effect.promise(() => Promise.race([close(), after(ms)]))
+
 /** Never rejects: closing is best effort, and what is left of a stdio group dies in the exit hook. */
 const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
   try {
@@ -147,7 +156,7 @@ export const makeConnect = (
   const closeMs = Duration.toMillis(Duration.decode(options?.closeTimeout ?? Duration.seconds(2)))
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   // the stdio transport bounds itself (two steps and the reaping); this only guards against the unexpected
-  const finalizerBound = Duration.millis(2 * closeMs + 2_000)
+  const finalizerBound = 2 * closeMs + 2_000
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
@@ -179,16 +188,18 @@ export const makeConnect = (
       close = closeQuietly(stdio)
     } else {
       secrets = redactedValues(server.headers)
+      // sockets of its own, so that closing the connection leaves no idle socket in a process-wide pool
+      const sockets = HttpFetch.make()
       const http = new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: unwrapAll(server.headers) }
+        requestInit: { headers: unwrapAll(server.headers) },
+        fetch: sockets.fetch
       })
       transport = http
-      close = closeQuietly(http, () => Promise.race([http.terminateSession(), after(closeMs)]))
+      const closeHttp = closeQuietly(http, () => Promise.race([http.terminateSession(), after(closeMs)]))
+      close = () => closeHttp().finally(sockets.close)
     }
     // registered before connecting, so a failed or interrupted initialize still closes the transport
-    yield* Effect.addFinalizer(() =>
-      Effect.promise(close).pipe(Effect.interruptible, Effect.timeoutOption(finalizerBound), Effect.asVoid)
-    )
+    yield* Effect.addFinalizer(() => closeWithin(close, finalizerBound))
     yield* connectClient(client, transport, server, secrets)
     return McpClient.fromSdkClient(client, { server: server.name, secrets })
   })
@@ -232,11 +243,11 @@ export const makeConnectInMemory = (
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     let sdkServer: InMemoryServer | undefined
     yield* Effect.addFinalizer(() =>
-      Effect.promise(async () => {
+      closeWithin(async () => {
         // closing one side closes its peer
         await closeQuietly(clientSide)()
         await sdkServer?.close().catch(() => {})
-      }).pipe(Effect.interruptible, Effect.timeoutOption("2 seconds"), Effect.asVoid)
+      }, 2_000)
     )
     sdkServer = yield* Effect.tryPromise({
       try: async () => {
