@@ -59,7 +59,7 @@ class Services extends Context.Tag("@zett/cli/Cli/Services")<Services, {
 // options
 // -----------------------------------------------------------------------------
 
-const config = Options.file("config", { exists: "yes" }).pipe(
+const config = Options.file("config").pipe(
   Options.withDescription("The mcp.json to use (default: ~/.zett/mcp.json)."),
   Options.optional
 )
@@ -94,10 +94,19 @@ const checkSeconds = (name: string, value: Option.Option<number>) =>
 // configuration
 // -----------------------------------------------------------------------------
 
+/** The default file may be missing (no servers); a file named with `--config` must exist. */
 const resolveConfigPath = (path: Option.Option<string>) =>
   Option.match(path, {
     onNone: () => McpConfiguration.defaultPath,
-    onSome: (file) => Effect.map(Path.Path, (p) => p.resolve(file))
+    onSome: (file) =>
+      Effect.gen(function*() {
+        const absolute = (yield* Path.Path).resolve(file)
+        const fs = yield* FileSystem.FileSystem
+        if (!(yield* Effect.orElseSucceed(fs.exists(absolute), () => false))) {
+          return yield* new CliError.UsageError({ message: `${absolute}: no such configuration file` })
+        }
+        return absolute
+      })
   })
 
 const loadConfiguration = (path: Option.Option<string>) =>
@@ -143,7 +152,7 @@ const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
   if (down.length === 0) return Effect.void
   return Effect.fail(
     new CliError.RunFailed({
-      message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server is" : "servers are"} ` +
+      message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server" : "servers"} ` +
         `unavailable: ${down.map((report) => `${report.server} (${report.reason ?? "unknown reason"})`).join("; ")}`
     })
   )
@@ -328,8 +337,10 @@ const runCommand = Command.make("run", {
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
     const { clientFactory } = yield* Services
+    // the extension reads the default file itself; a file named with --config must exist
+    const configPath = Option.isSome(options.config) ? yield* resolveConfigPath(options.config) : undefined
     yield* runAgent(options.prompt, {
-      ...(Option.isSome(options.config) ? { configPath: options.config.value } : {}),
+      configPath,
       clientFactory,
       connectTimeout: extensionLimit(limitOf(options.connectTimeout, Duration.seconds(30))),
       callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))

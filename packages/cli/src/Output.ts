@@ -22,8 +22,10 @@ export class Output extends Context.Tag("@zett/cli/Output")<Output, {
   readonly stdout: (text: string) => Effect.Effect<void>
   /** Writes to standard error as given (no newline is added). */
   readonly stderr: (text: string) => Effect.Effect<void>
-  /** Standard error is a terminal that can show a spinner; false when it is piped or redirected. */
+  /** Standard error is a terminal (spinner, colours); false when it is piped or redirected. */
   readonly interactive: boolean
+  /** Standard output is a terminal (colours). */
+  readonly colors: boolean
   /** The width to fit tables into. */
   readonly columns: number
 }>() {}
@@ -78,6 +80,7 @@ export const layerNode: Layer.Layer<Output> = Layer.sync(Output, () => {
     stdout: (text) => write(process.stdout, text),
     stderr: (text) => write(process.stderr, text),
     interactive: isInteractive(process.stderr, process.env),
+    colors: isInteractive(process.stdout, process.env) && process.env.NO_COLOR === undefined,
     columns: process.stdout.columns ?? process.stderr.columns ?? 100
   })
 })
@@ -101,6 +104,7 @@ export interface Captured {
  */
 export const makeMemory = (options?: {
   readonly interactive?: boolean | undefined
+  readonly colors?: boolean | undefined
   readonly columns?: number | undefined
 }): { readonly output: Output["Type"]; readonly captured: Captured } => {
   let out = ""
@@ -110,25 +114,30 @@ export const makeMemory = (options?: {
       stdout: (text) => Effect.sync(() => (out += text)),
       stderr: (text) => Effect.sync(() => (err += text)),
       interactive: options?.interactive ?? false,
+      colors: options?.colors ?? false,
       columns: options?.columns ?? 100
     }),
     captured: { stdout: () => out, stderr: () => err }
   }
 }
 
-const format = (args: ReadonlyArray<unknown>) =>
-  args.map((arg) => (typeof arg === "string" ? arg : Util.inspect(arg, { depth: 4 }))).join(" ")
+const format = (args: ReadonlyArray<unknown>, colors: boolean) => {
+  const text = args.map((arg) => (typeof arg === "string" ? arg : Util.inspect(arg, { depth: 4 }))).join(" ")
+  // @effect/cli colours its help and errors whatever the stream is
+  return colors ? text : Util.stripVTControlCharacters(text)
+}
 
 /**
  * A `Console` that writes through `output`: `log`/`info` to standard output, everything else to standard
- * error. `@effect/cli` prints help and usage errors through the `Console`.
+ * error, without escape codes where the stream is not a terminal. `@effect/cli` prints help and usage
+ * errors through the `Console`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const toConsole = (output: Output["Type"]): Console.Console => {
-  const toOut = (...args: ReadonlyArray<unknown>) => output.stdout(`${format(args)}\n`)
-  const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args)}\n`)
+  const toOut = (...args: ReadonlyArray<unknown>) => output.stdout(`${format(args, output.colors)}\n`)
+  const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args, output.interactive)}\n`)
   const sync = (effect: Effect.Effect<void>) => Effect.runSync(effect)
   const unsafe: Console.UnsafeConsole = {
     ...globalThis.console,

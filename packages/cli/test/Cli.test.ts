@@ -1,0 +1,421 @@
+/**
+ * The `zett` command run in-process: fake MCP servers behind the client factory, a captured output, and
+ * scripted models. (Real servers and real processes: Cli.process.test.ts.)
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { type Message, Model, ScriptedModel } from "@zett/agent"
+import { Discovery } from "@zett/cli"
+import { McpTool } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import {
+  awaitSleeps,
+  demoCall,
+  demoTools,
+  fakeFactory,
+  httpConfig,
+  tempDir,
+  terminalControl,
+  text,
+  tool,
+  writeFile,
+  zett
+} from "./utils/zett.js"
+
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+
+describe("zett tools", () => {
+  it.scoped("lists every server with transport, status, time, tool count and token estimate; exit 0", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo", "docs"])
+      const { factory, stats } = fakeFactory({
+        demo: { tools: demoTools },
+        docs: { tools: [tool("search", { type: "object", properties: { q: { type: "string" } } }, "Search the docs")] }
+      })
+      const result = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+      const out = lines(result.stdout)
+      assert.strictEqual(out[0], `MCP servers in ${config}`)
+      assert.match(out[1]!, /^SERVER\s+TRANSPORT\s+TIME\s+TOOLS\s+~TOKENS\s+STATUS$/)
+      const demoTokens = demoTools
+        .map((t) => Discovery.estimateTokens(McpTool.fromTool("demo", t, { namespace: true })))
+        .reduce((a, b) => a + b, 0)
+      assert.match(out[2]!, new RegExp(`^demo\\s+streamable-http\\s+\\d+ ms\\s+2\\s+${demoTokens}\\s+ok$`))
+      assert.match(out[3]!, /^docs\s+streamable-http\s+\d+ ms\s+1\s+\d+\s+ok$/)
+      // the exposed names, each with its own estimate and description
+      assert.include(result.stdout, "demo__add")
+      assert.match(result.stdout, /demo__add\s+~\d+\s+Adds two numbers and returns their sum/)
+      assert.include(result.stdout, "docs__search")
+      assert.include(out.at(-1)!, "2 servers: 2 ok; 3 tools")
+      // every connection opened for discovery was closed
+      assert.strictEqual(stats.opened, 2)
+      assert.strictEqual(stats.closed, 2)
+    }))
+
+  it.scoped("an unavailable server is a row with its reason, the others are listed; exit 1 with one line", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo", "down"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools }, down: { connectError: "HTTP 401 Unauthorized" } })
+      const result = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.match(result.stdout, /^down\s+streamable-http\s+\d+ ms\s+-\s+-\s+unavailable: HTTP 401 Unauthorized$/m)
+      assert.match(result.stdout, /^demo\s+.*\s+ok$/m)
+      assert.deepStrictEqual(lines(result.stderr), [
+        "zett: 1 of 2 MCP servers unavailable: down (HTTP 401 Unauthorized)"
+      ])
+    }))
+
+  it.scoped("--json prints the same report as data", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo", "down"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools }, down: { connectError: "refused" } })
+      const result = yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      const report = JSON.parse(result.stdout)
+      assert.strictEqual(report.config, config)
+      assert.deepStrictEqual(report.servers.map((s: { name: string }) => s.name), ["demo", "down"])
+      const [demo, down] = report.servers
+      assert.strictEqual(demo.transport, "streamable-http")
+      assert.strictEqual(demo.status, "ok")
+      assert.strictEqual(demo.toolCount, 2)
+      assert.isNumber(demo.discoveryMillis)
+      assert.deepStrictEqual(demo.tools.map((t: { name: string }) => t.name), ["demo__add", "demo__fail"])
+      // the estimate is a quarter of the characters the model sees, after the schema cleanup (no title, $schema)
+      const add = McpTool.fromTool("demo", demoTools[0]!, { namespace: true })
+      assert.notProperty(add.parameters, "$schema")
+      const expected = Math.ceil(
+        JSON.stringify({ name: add.name, description: add.description, parameters: add.parameters }).length / 4
+      )
+      assert.strictEqual(demo.tools[0].estimatedTokens, expected)
+      assert.strictEqual(demo.estimatedTokens, demo.tools[0].estimatedTokens + demo.tools[1].estimatedTokens)
+      assert.deepStrictEqual(
+        { status: down.status, reason: down.reason, toolCount: down.toolCount },
+        { status: "unavailable", reason: "refused", toolCount: 0 }
+      )
+      assert.deepStrictEqual(report.totals, { servers: 2, available: 1, tools: 2, estimatedTokens: demo.estimatedTokens })
+    }))
+
+  it.scoped("servers are discovered concurrently: the total time is the slowest server's, not the sum", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["a", "b", "c"])
+      const { factory } = fakeFactory({
+        a: { tools: [tool("x")], listDelay: "10 seconds" },
+        b: { tools: [tool("y")], listDelay: "10 seconds" },
+        c: { tools: [tool("z")], listDelay: "10 seconds" }
+      })
+      const fiber = yield* Effect.fork(zett(["tools", "--json", "--config", config], { clientFactory: factory }))
+      yield* awaitSleeps(3)
+      yield* TestClock.adjust("10 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.code, 0, result.stderr)
+      const report = JSON.parse(result.stdout)
+      assert.deepStrictEqual(report.servers.map((s: { discoveryMillis: number }) => s.discoveryMillis), [
+        10_000,
+        10_000,
+        10_000
+      ])
+    }))
+
+  it.scoped("a server that does not list within --connect-timeout is unavailable (timed out), the others are not", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["slow", "fast"])
+      const { factory, stats } = fakeFactory({
+        slow: { tools: [tool("x")], listDelay: "1 hour" },
+        fast: { tools: [tool("y")] }
+      })
+      const fiber = yield* Effect.fork(
+        zett(["tools", "--json", "--connect-timeout", "2", "--config", config], { clientFactory: factory })
+      )
+      yield* awaitSleeps(2)
+      yield* TestClock.adjust("2 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.code, 1)
+      const [slow, fast] = JSON.parse(result.stdout).servers
+      assert.deepStrictEqual([slow.status, slow.reason], ["unavailable", "timed out after 2s"])
+      assert.strictEqual(fast.status, "ok")
+      assert.strictEqual(stats.closed, stats.opened)
+    }))
+
+  it.scoped("on a terminal a spinner runs on stderr and is erased; piped output has no escape codes", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, listDelay: "1 second" } })
+
+      const onTerminal = yield* Effect.fork(
+        zett(["tools", "--config", config], { clientFactory: factory, interactive: true })
+      )
+      // the spinner's and the server's
+      yield* awaitSleeps(2)
+      yield* TestClock.adjust("1 second")
+      const terminal = yield* Fiber.join(onTerminal)
+      assert.strictEqual(terminal.code, 0)
+      assert.include(terminal.stderr, "⠋ Discovering 1 MCP server…")
+      assert.isAbove(terminal.stderr.split("\r\u001b[2K").length, 5, "the spinner redraws its line")
+      // the last thing written erases the line and shows the cursor again
+      assert.isTrue(terminal.stderr.endsWith("\r\u001b[2K\u001b[?25h"))
+      assert.notMatch(terminal.stdout, terminalControl)
+
+      const piped = yield* Effect.fork(zett(["tools", "--config", config], { clientFactory: factory }))
+      yield* awaitSleeps(1)
+      yield* TestClock.adjust("1 second")
+      const result = yield* Fiber.join(piped)
+      assert.strictEqual(result.code, 0)
+      assert.strictEqual(result.stderr, "")
+      assert.notMatch(result.stdout, terminalControl)
+      assert.strictEqual(result.stdout, terminal.stdout)
+    }))
+
+  it.scoped("without --config the default ~/.zett/mcp.json is used; a missing default file is no servers", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const { factory } = fakeFactory({ demo: { tools: demoTools } })
+      const missing = yield* zett(["tools"], { clientFactory: factory, env: { HOME: home } })
+      assert.strictEqual(missing.code, 0)
+      assert.strictEqual(
+        missing.stdout.trim(),
+        `No MCP servers are configured: ${home}/.zett/mcp.json does not exist.`
+      )
+      httpConfig(home, ["demo"], ".zett/mcp.json")
+      const found = yield* zett(["tools", "--json"], { clientFactory: factory, env: { HOME: home } })
+      assert.strictEqual(found.code, 0)
+      const report = JSON.parse(found.stdout)
+      assert.strictEqual(report.config, `${home}/.zett/mcp.json`)
+      assert.strictEqual(report.servers[0].name, "demo")
+    }))
+})
+
+describe("zett: bad usage and bad configuration exit 2 with one line", () => {
+  it.scoped("C5 an invalid entry: the line names the file, the entry and the reason", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", {
+        mcpServers: { ok: { command: "node" }, bad: { type: "http", url: "not a url" } }
+      })
+      const { factory, stats } = fakeFactory({})
+      for (const args of [["tools", "--config", config], ["call", "ok__x", "--config", config]]) {
+        const result = yield* zett(args, { clientFactory: factory })
+        assert.strictEqual(result.code, 2)
+        assert.strictEqual(result.stdout, "")
+        const [line, ...rest] = lines(result.stderr)
+        assert.deepStrictEqual(rest, [])
+        assert.match(line!, new RegExp(`^zett: ${config}: mcpServers\\.bad\\.url: `))
+      }
+      assert.strictEqual(stats.opened, 0)
+    }))
+
+  it.scoped("a file that is not JSON, and a --config file that does not exist", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const broken = writeFile(dir, "broken.json", "{ not json")
+      const notJson = yield* zett(["tools", "--config", broken])
+      assert.strictEqual(notJson.code, 2)
+      assert.strictEqual(lines(notJson.stderr).length, 1)
+      assert.match(notJson.stderr, new RegExp(`^zett: ${broken}: `))
+      const missing = yield* zett(["tools", "--config", `${dir}/nope.json`])
+      assert.deepStrictEqual([missing.code, missing.stderr], [2, `zett: ${dir}/nope.json: no such configuration file\n`])
+    }))
+
+  it.effect("no command, an unknown command, an unknown option", () =>
+    Effect.gen(function*() {
+      const none = yield* zett([])
+      assert.strictEqual(none.code, 2)
+      assert.include(none.stderr, "missing command")
+      const unknown = yield* zett(["bogus"])
+      assert.strictEqual(unknown.code, 2)
+      assert.include(unknown.stderr, "Invalid subcommand for zett")
+      const option = yield* zett(["tools", "--bogus"])
+      assert.strictEqual(option.code, 2)
+      // @effect/cli colours its messages; without a terminal the escape codes are removed
+      assert.notMatch(option.stderr + option.stdout, terminalControl)
+    }))
+
+  it.effect("--help prints the commands and exits 0", () =>
+    Effect.gen(function*() {
+      const result = yield* zett(["--help"])
+      assert.strictEqual(result.code, 0)
+      for (const command of ["tools", "call", "run", "demo"]) assert.include(result.stdout, command)
+      assert.notMatch(result.stdout, terminalControl)
+    }))
+})
+
+describe("zett call", () => {
+  const setup = Effect.gen(function*() {
+    const dir = yield* tempDir
+    const config = httpConfig(dir, ["demo", "other"])
+    const fake = fakeFactory({ demo: { tools: demoTools, call: demoCall }, other: { tools: [tool("x")] } })
+    return { config, ...fake }
+  })
+
+  it.scoped("calls the tool with the JSON arguments and prints the mapped result; only its server connects", () =>
+    Effect.gen(function*() {
+      const { config, factory, stats } = yield* setup
+      const result = yield* zett(["call", "demo__add", "{\"a\": 1, \"b\": 2}", "--config", config], {
+        clientFactory: factory
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      // structuredContent is the result (E7)
+      assert.deepStrictEqual(JSON.parse(result.stdout), { sum: 3 })
+      assert.deepStrictEqual(stats.calls, [{ server: "demo", name: "add", args: { a: 1, b: 2 } }])
+      assert.deepStrictEqual([stats.opened, stats.closed], [1, 1])
+    }))
+
+  it.scoped("without structured content the content blocks are printed as JSON; no arguments means {}", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["s"])
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("hello")], call: () => text("hi") } })
+      const result = yield* zett(["call", "--config", config, "s__hello"], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(JSON.parse(result.stdout), [{ type: "text", text: "hi" }])
+      assert.deepStrictEqual(stats.calls[0]!.args, {})
+    }))
+
+  it.scoped("invalid JSON arguments: exit 2, one line, nothing called", () =>
+    Effect.gen(function*() {
+      const { config, factory, stats } = yield* setup
+      const result = yield* zett(["call", "demo__add", "{\"a\": 1,", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stdout, "")
+      assert.strictEqual(lines(result.stderr).length, 1)
+      assert.match(result.stderr, /^zett: invalid JSON arguments for demo__add: /)
+      const array = yield* zett(["call", "demo__add", "[1, 2]", "--config", config], { clientFactory: factory })
+      assert.strictEqual(array.code, 2)
+      assert.include(array.stderr, "must be a JSON object")
+      assert.strictEqual(stats.opened, 0)
+    }))
+
+  it.scoped("an unknown tool is bad usage (exit 2) and lists what exists", () =>
+    Effect.gen(function*() {
+      const { config, factory, stats } = yield* setup
+      const result = yield* zett(["call", "demo__nope", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stderr, "zett: no tool named demo__nope; available: demo__add, demo__fail\n")
+      assert.strictEqual(stats.closed, stats.opened)
+    }))
+
+  it.scoped("A10 a tool that fails (isError): exit 1 with the tool's text", () =>
+    Effect.gen(function*() {
+      const { config, factory } = yield* setup
+      const result = yield* zett(["call", "demo__fail", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(result.stdout, "")
+      assert.strictEqual(result.stderr, "zett: demo__fail failed: this tool always fails\n")
+    }))
+
+  it.scoped("the tool's server is unavailable: exit 1 naming the server and why", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { connectError: "HTTP 503 Service Unavailable" } })
+      const result = yield* zett(["call", "demo__add", "{}", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(
+        result.stderr,
+        "zett: cannot call demo__add: unavailable MCP server: demo (HTTP 503 Service Unavailable)\n"
+      )
+    }))
+})
+
+describe("zett run", () => {
+  const toolResult = (request: { readonly messages: ReadonlyArray<Message.Message> }) =>
+    request.messages.findLast((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+
+  it.scoped("streams the model's text and shows each tool call and its outcome", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory, stats } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const model = ScriptedModel.layer([
+        { text: "Adding.", toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }, { name: "demo__fail" }] },
+        (request) => ({ text: `The sum is ${JSON.stringify(toolResult(request)?.status)} and done.` })
+      ])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config], { clientFactory: factory, model })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(lines(result.stdout), [
+        "Adding.",
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "→ demo__fail {}",
+        "← demo__fail failed: ToolError: this tool always fails",
+        "The sum is \"TOOL_FAILED\" and done."
+      ])
+      assert.deepStrictEqual([stats.opened, stats.closed], [1, 1])
+    }))
+
+  it.scoped("text streamed in several deltas is shown as it arrives, on one line", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, [])
+      const model = Layer.succeed(Model.Model, {
+        stream: () =>
+          Stream.fromIterable([Model.textDelta("Hel"), Model.textDelta("lo"), Model.textDelta("!"), Model.finish("stop")])
+      })
+      const result = yield* zett(["run", "Hi", "--config", config], { model })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stdout, "Hello!\n")
+    }))
+
+  it.scoped("no model configured: exit 2 with one line saying how to configure one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const result = yield* zett(["run", "Hi", "--config", config])
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(lines(result.stderr).length, 1)
+      assert.include(result.stderr, "ZETT_MODEL")
+    }))
+
+  it.scoped("a failed run (the model fails): exit 1 with one line", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, [])
+      const result = yield* zett(["run", "Hi", "--config", config], { model: ScriptedModel.layer([]) })
+      assert.strictEqual(result.code, 1)
+      assert.deepStrictEqual(lines(result.stderr).length, 1)
+      assert.include(result.stderr, "the script has no step for request 1")
+    }))
+
+  it.scoped("D5 an unavailable server is logged on stderr and the run goes on without it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["down"])
+      const { factory } = fakeFactory({ down: { connectError: "refused" } })
+      const model = ScriptedModel.layer([(request) => ({ text: `tools: ${request.tools.length}` })])
+      const result = yield* zett(["run", "Hi", "--config", config], { clientFactory: factory, model })
+      assert.strictEqual(result.code, 0)
+      assert.strictEqual(result.stdout, "tools: 0\n")
+      assert.strictEqual(result.stderr, "zett: warning: MCP server down is unavailable: refused\n")
+    }))
+})
+
+describe("zett demo (in-process, scripted model)", () => {
+  it.scoped("with a replaced model and an in-memory demo server: table, transcript, answer, connections closed", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const result = yield* zett(["demo"], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^demo\s+stdio\s+\d+ ms\s+2\s+\d+\s+ok$/m)
+      assert.include(result.stdout, "→ demo__add {\"a\":2,\"b\":40}\n← demo__add: {\"sum\":42}\n2 + 40 = 42\n")
+      assert.include(result.stdout, "Answer: 2 + 40 = 42")
+      assert.include(result.stdout, "MCP connections: 2 opened, 2 closed; no server process left (0 started).")
+      assert.deepStrictEqual([stats.opened, stats.closed], [2, 2])
+    }))
+
+  it.scoped("a demo whose tool does not answer 42 fails (exit 1)", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: () => text("no sum here") } })
+      const result = yield* zett(["demo"], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "the demo expected 42")
+    }))
+})
