@@ -117,12 +117,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       let emitted = false
       const prompt = toPrompt(request.messages)
       const toolkit = toToolkit(request.tools)
+      const offered = new Set(request.tools.map((tool) => tool.name))
       const parts: Stream.Stream<Response.StreamPart<any>, ProviderFailure> = (toolkit === undefined
         ? languageModel.streamText({ prompt })
         : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true }) as Stream.Stream<
           Response.StreamPart<any>,
           AiError.AiError
-        >).pipe(Stream.mapError((error) => fromAiError(error, provider, secrets)))
+        >).pipe(Stream.mapError((error) => fromAiError(error, provider, secrets, offered)))
       const attempt = parts.pipe(
         Stream.mapConcatEffect(events),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),

@@ -26,9 +26,6 @@ const request = (
   tools: Model.ModelRequest["tools"] = []
 ): Model.ModelRequest => ({ messages, tools, serverTools: [] })
 
-const collect = (request: Model.ModelRequest) =>
-  Effect.flatMap(Model.Model, (model) => Stream.runCollect(model.stream(request))).pipe(Effect.map(Chunk.toArray))
-
 // An MCP-style schema with the features strict-mode rewriting or a Schema round trip would change.
 const mcpSchema = {
   type: "object",
@@ -277,5 +274,26 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       const model = yield* buildModel(openAiModel({ ...provider, url: "http://127.0.0.1:1" }, { retry: false }))
       const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip)
       assert.match(error.reason, /^could not reach openai at http:\/\/127\.0\.0\.1:1\/v1\/responses \(Transport: .*ECONNREFUSED/)
+    }))
+
+  it.scoped("tool-call arguments that are not a JSON object, or not JSON, fail with a readable reason", () =>
+    Effect.gen(function*() {
+      const tools = [{ name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }]
+      const provider = yield* fakeProvider([
+        sse(openAiEvents({ calls: [{ id: "call_1", name: "fs__read_file", pieces: ["[\"/tmp/a\"]"] }] })),
+        sse(openAiEvents({ calls: [{ id: "call_2", name: "fs__read_file", pieces: ["{\"path\": \"/tm"] }] }))
+      ])
+      const model = yield* buildModel(openAiModel(provider))
+      const notObject = yield* Stream.runDrain(model.stream(request([Message.user("read")], tools))).pipe(Effect.flip)
+      assert.strictEqual(
+        notObject.reason,
+        "openai: the model called \"fs__read_file\" with arguments that are not a JSON object"
+      )
+      const notJson = yield* Stream.runDrain(model.stream(request([Message.user("read")], tools))).pipe(Effect.flip)
+      assert.strictEqual(
+        notJson.reason,
+        "openai sent a response that could not be read: Failed to securely parse tool call parameters for tool " +
+          "'fs__read_file': Parameters: {\"path\": \"/tm"
+      )
     }))
 })

@@ -146,7 +146,7 @@ export const captureLogs = () => {
 const client = NodeHttpClient.layerUndici
 
 /** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
-export const buildModel = (layer: Layer.Layer<Model.Model>): Effect.Effect<Model.Model["Type"], never, Scope.Scope> =>
+export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
   Layer.build(layer).pipe(Effect.map(Context.get(ModelTag)))
 
 /** The Model on @effect/ai-openai against the fake provider. */

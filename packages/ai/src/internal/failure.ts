@@ -1,8 +1,10 @@
 /** @internal */
 import type * as AiError from "@effect/ai/AiError"
+import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 
 /**
@@ -107,11 +109,38 @@ const underlyingMessage = (cause: unknown): string | undefined => {
   return typeof message === "string" && message !== "" ? message : undefined
 }
 
+// @effect/ai decodes each tool call against the offered tools: a call it rejects fails the whole chunk
+const malformedToolCall = (cause: unknown, offered: ReadonlySet<string>): string | undefined => {
+  if (!ParseResult.isParseError(cause)) return undefined
+  const actual: unknown = cause.issue.actual
+  const parts: ReadonlyArray<unknown> = Chunk.isChunk(actual)
+    ? Chunk.toReadonlyArray(actual)
+    : Array.isArray(actual)
+    ? actual
+    : [actual]
+  for (const part of parts) {
+    if (typeof part !== "object" || part === null) continue
+    const { name, params, providerExecuted, type } = part as {
+      readonly type?: unknown
+      readonly name?: unknown
+      readonly params?: unknown
+      readonly providerExecuted?: unknown
+    }
+    if (type !== "tool-call" || providerExecuted === true || typeof name !== "string") continue
+    if (!offered.has(name)) return `the model called ${JSON.stringify(shorten(name))}, a tool that was not offered`
+    if (typeof params !== "object" || params === null || Array.isArray(params)) {
+      return `the model called ${JSON.stringify(name)} with arguments that are not a JSON object`
+    }
+  }
+  return undefined
+}
+
 /** @internal */
 export const fromAiError = (
   error: AiError.AiError,
   provider: string,
-  secrets: ReadonlyArray<Redacted.Redacted>
+  secrets: ReadonlyArray<Redacted.Redacted>,
+  offered: ReadonlySet<string>
 ): ProviderFailure => {
   switch (error._tag) {
     case "HttpResponseError": {
@@ -140,12 +169,22 @@ export const fromAiError = (
         retryAfter: Option.none()
       })
     }
-    case "MalformedOutput":
+    case "MalformedOutput": {
+      const toolCall = malformedToolCall(error.cause, offered)
+      const detail = error.description ?? (ParseResult.isParseError(error.cause)
+        ? ParseResult.TreeFormatter.formatIssueSync(error.cause.issue)
+        : "no details")
       return new ProviderFailure({
-        reason: scrub(`${provider} sent a response that could not be read: ${shorten(error.description ?? "")}`, secrets),
+        reason: scrub(
+          toolCall !== undefined
+            ? `${provider}: ${toolCall}`
+            : `${provider} sent a response that could not be read: ${shorten(detail)}`,
+          secrets
+        ),
         retryable: false,
         retryAfter: Option.none()
       })
+    }
     case "MalformedInput":
       return new ProviderFailure({
         reason: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
