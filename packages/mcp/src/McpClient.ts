@@ -6,10 +6,12 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Tracer from "effect/Tracer"
 import { McpRequestError } from "./McpError.js"
+import { z } from "zod"
 
 /**
  * One page of `tools/list`.
@@ -71,6 +73,36 @@ export const normalizeResult = (
   return out
 }
 
+const isSchemaError = (u: unknown): boolean =>
+  u instanceof Error && Array.isArray((u as { readonly issues?: unknown }).issues)
+
+const LooseListToolsResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+
+const clipName = (name: unknown) => {
+  const text = typeof name === "string" ? name : "(unnamed)"
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+/** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
+const lenientPage = (
+  page: z.infer<typeof LooseListToolsResult>
+): ListToolsPage & { readonly skipped: ReadonlyArray<string> } => {
+  const tools: Array<Tool> = []
+  const skipped: Array<string> = []
+  for (const candidate of page.tools) {
+    const parsed = ToolSchema.safeParse(candidate)
+    if (parsed.success) {
+      tools.push(parsed.data)
+      continue
+    }
+    const issue = parsed.error.issues[0]
+    const where = issue === undefined ? "" : `${issue.path.join(".")}: `
+    const name = typeof candidate === "object" && candidate !== null ? (candidate as { name?: unknown }).name : undefined
+    skipped.push(`tool ${clipName(name)} is skipped: ${where}${issue?.message ?? "invalid"}`)
+  }
+  return { tools, nextCursor: page.nextCursor, skipped }
+}
+
 // The built-in tracer exports nothing, yet a span costs about as much as an in-memory round trip; with no
 // tracer installed the per-call span is skipped. Any installed tracer (OpenTelemetry, a test's) gets it.
 const builtinTracer = Effect.runSync(Effect.tracer)
@@ -102,15 +134,30 @@ export const fromSdkClient = (client: Client, options: {
 
   const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
     Effect.tryPromise({
-      try: async (signal) => {
-        const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-          signal,
-          timeout: sdkTimeoutDisabled
-        })
-        return { tools: result.tools, nextCursor: result.nextCursor }
+      try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
+        const params = cursor === undefined ? undefined : { cursor }
+        const options = { signal, timeout: sdkTimeoutDisabled }
+        try {
+          const result = await client.listTools(params, options)
+          return { tools: result.tools, nextCursor: result.nextCursor, skipped: [] }
+        } catch (error) {
+          if (!isSchemaError(error)) throw error
+          // One malformed tool must not cost the server all of its tools: list again without the SDK's
+          // all-or-nothing validation, and keep the tools that pass it one by one.
+          return lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
+        }
       },
       catch: listError
-    }).pipe(traced("McpClient.listTools", listSpan))
+    }).pipe(
+      Effect.tap(({ skipped }) =>
+        Effect.forEach(skipped, (reason) =>
+          Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)), {
+          discard: true
+        })
+      ),
+      Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
+      traced("McpClient.listTools", listSpan)
+    )
 
   const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
     Effect.tryPromise({

@@ -101,6 +101,13 @@ const describe = (cause: unknown, secrets: ReadonlyArray<string> | undefined): {
       keep: false
     }
   }
+  if (cause instanceof Error && Predicate.hasProperty(cause, "issues") && Array.isArray(cause.issues)) {
+    // a schema error's message is its issues as pretty-printed JSON: say the first one in a line
+    const issue = cause.issues[0] as { readonly path?: ReadonlyArray<unknown>; readonly message?: unknown } | undefined
+    const where = issue?.path !== undefined && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
+    const what = typeof issue?.message === "string" ? issue.message : "invalid"
+    return { reason: clip(scrub(`invalid response: ${where}${what}`, secrets)), keep: false }
+  }
   if (Predicate.hasProperty(cause, "name") && cause.name === "UnauthorizedError") {
     return { reason: "unauthorized", keep: false }
   }

@@ -1,0 +1,342 @@
+/**
+ * Every fault of the fault-injecting server (fixtures/servers/faulty-server.mjs), one test each: what the model
+ * sees, that a healthy server configured next to it still works in the same request, and that nothing is
+ * left once the request has returned: no process started for it, no socket of this process, no running fiber.
+ * Timeouts are short and real: real processes are involved, which TestClock cannot drive.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpServer } from "@zett/mcp"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Crypto from "node:crypto"
+import {
+  healthy,
+  httpFault,
+  type RequestReport,
+  runRequest,
+  stdioFault,
+  systemOf,
+  toolResults,
+  withMarker
+} from "./utils/faults.js"
+
+const calls = (...names: ReadonlyArray<string>) => ({
+  toolCalls: names.map((name) => ({ name, arguments: { text: "hi" } }))
+})
+
+/** One request: the model calls `names` (the healthy server's echo last), then answers "done". */
+const probe = (options: {
+  readonly marker: string
+  readonly servers: ReadonlyArray<McpServer.McpServer>
+  readonly names: ReadonlyArray<string>
+  readonly connectTimeout?: Duration.DurationInput
+  readonly callTimeout?: Duration.DurationInput
+}) =>
+  runRequest({
+    marker: options.marker,
+    servers: [...options.servers, healthy],
+    steps: [calls(...options.names, "healthy__echo"), { text: "done" }],
+    connectTimeout: options.connectTimeout,
+    callTimeout: options.callTimeout
+  })
+
+/** The request succeeded, the healthy server answered, and nothing the request started outlives it. */
+const assertHealthyAndClean = (report: RequestReport) => {
+  assert.isTrue(Exit.isSuccess(report.exit), String(report.exit))
+  const results = toolResults(report.requests[1])
+  assert.strictEqual(results["healthy__echo"]?.status, "ok")
+  assert.deepStrictEqual(results["healthy__echo"]?.content, [{ type: "text", text: "healthy echo: hi" }])
+  assert.deepStrictEqual(report.processes, [], "no server process is left")
+  assert.deepStrictEqual(report.sockets, [], "no socket is left")
+  assert.deepStrictEqual(report.fibers, [], "no fiber is left running")
+}
+
+const unavailable = (report: RequestReport) => systemOf(report.requests[0])
+const toolNames = (report: RequestReport) => report.requests[0]!.tools.map((t) => t.name)
+const failure = (report: RequestReport, name: string) => {
+  const message = toolResults(report.requests[1])[name]
+  assert.strictEqual(message?.status, "TOOL_FAILED", `${name}: ${JSON.stringify(message?.content)}`)
+  return (message!.content as { readonly error: { readonly type: string; readonly message: string } }).error
+}
+
+const newMarker = () => Crypto.randomUUID()
+
+describe.sequential("faults of a server", () => {
+  it.live("D5 a server that exits during initialize is unavailable with its exit status; the others work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("quitter", marker, ["exit-during-initialize"])], names: [] })
+      assert.include(unavailable(report), "quitter (Connection closed: the server process exited with code 3)")
+      assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("D5 an HTTP server that exits during initialize is unavailable; the others work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const url = yield* httpFault(`${marker}-http`, ["exit-during-initialize"])
+      const report = yield* probe({ marker, servers: [McpServer.http({ name: "gone", url })], names: [] })
+      assert.match(unavailable(report), /gone \(fetch failed|gone \(.*(socket|terminated|ECONNRESET)/)
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D7 a server that exits during a call: TOOL_FAILED (connection closed); the others work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("crash", marker, ["exit-during-call"])], names: ["crash__echo"] })
+      assert.deepStrictEqual(failure(report, "crash__echo"), {
+        type: "McpError",
+        message: "the server failed to run the tool (connection closed)"
+      })
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("D7 an HTTP server that exits during a call: TOOL_FAILED; the others work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
+      const report = yield* probe({ marker, servers: [McpServer.http({ name: "crash", url })], names: ["crash__echo"] })
+      assert.strictEqual(failure(report, "crash__echo").type, "McpError")
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D5 a server that never answers initialize is unavailable after connectTimeout, and is gone at once", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("mute", marker, ["silent-initialize"])],
+        names: [],
+        connectTimeout: "500 millis"
+      })
+      assert.include(unavailable(report), "mute (timed out after 500ms)")
+      // the server exits on the end of its input: no signal was needed, and the request waited for it
+      assert.isBelow(report.ms, 1_500)
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D5 a server that never answers tools/list is unavailable after connectTimeout", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("nolist", marker, ["silent-list"])],
+        names: [],
+        connectTimeout: "600 millis"
+      })
+      assert.include(unavailable(report), "nolist (timed out after 600ms)")
+      assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D6 a call that is never answered is a TimeoutError the model sees", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("nocall", marker, ["silent-call"])],
+        names: ["nocall__echo"],
+        callTimeout: "400 millis"
+      })
+      assert.deepStrictEqual(failure(report, "nocall__echo"), {
+        type: "TimeoutError",
+        message: "nocall__echo did not finish within 400ms"
+      })
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D6 D7 garbage on stdout is skipped: listing and calls work; a call answered only by garbage times out", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("noisy", marker, ["garbage-stdout"])],
+        names: ["noisy__echo", "noisy__garble"],
+        callTimeout: "400 millis"
+      })
+      assert.includeMembers(toolNames(report), ["noisy__echo", "noisy__garble"])
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(results["noisy__echo"]?.content, [{ type: "text", text: "noisy echo: hi" }])
+      assert.strictEqual(failure(report, "noisy__garble").type, "TimeoutError")
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("a server that floods stderr (megabytes, a 1 MB line) is read to the end and works", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("flood", marker, ["flood-stderr"])],
+        names: ["flood__echo"],
+        connectTimeout: "5 seconds",
+        callTimeout: "5 seconds"
+      })
+      // a pipe holds 64 KB: had nobody read stderr, the server would block on its first megabyte
+      assert.deepStrictEqual(toolResults(report.requests[1])["flood__echo"]?.content, [
+        { type: "text", text: "flood echo: hi" }
+      ])
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("E7 a 5 MB result reaches the model whole, over stdio and over Streamable HTTP", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const url = yield* httpFault(`${marker}-http`, ["big-result"])
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("bigs", marker, ["big-result"]), McpServer.http({ name: "bigh", url })],
+        names: ["bigs__big", "bigh__big"],
+        connectTimeout: "5 seconds",
+        callTimeout: "10 seconds"
+      })
+      const results = toolResults(report.requests[1])
+      for (const name of ["bigs__big", "bigh__big"]) {
+        const content = results[name]?.content as ReadonlyArray<{ readonly text: string }>
+        assert.strictEqual(results[name]?.status, "ok")
+        assert.strictEqual(content[0]!.text.length, 5 * 1024 * 1024)
+      }
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("D5 HTTP 401, 404 and 500 make a server unavailable with the status as the reason", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const servers = yield* Effect.forEach(
+        [401, 404, 500],
+        (status) =>
+          Effect.map(
+            httpFault(`${marker}-http`, [`http-${status}`]),
+            (url) => McpServer.http({ name: `s${status}`, url, headers: { Authorization: "Bearer hdr-secret-1234" } })
+          ),
+        { concurrency: "unbounded" }
+      )
+      const report = yield* probe({ marker, servers, names: [] })
+      const system = unavailable(report)
+      assert.include(system, "s401 (HTTP 401 Unauthorized)")
+      assert.include(system, "s404 (HTTP 404 Not Found)")
+      assert.include(system, "s500 (HTTP 500 Internal Server Error)")
+      assert.notInclude(system, "hdr-secret-1234")
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("D7 a server that forgets the session (404 for the old id): the listing worked, the call is TOOL_FAILED", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const url = yield* httpFault(`${marker}-http`, ["forget-session"])
+      const report = yield* probe({ marker, servers: [McpServer.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
+      assert.include(toolNames(report), "amnesiac__echo")
+      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "McpError", message: "the server failed to run the tool" })
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D9 a server that repeats a pagination cursor is unavailable", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("loop", marker, ["repeat-cursor"])], names: [] })
+      assert.include(unavailable(report), "loop (the server repeated a pagination cursor)")
+      assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D9 101 pages make a server unavailable; 100 pages are listed in full", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({
+        marker,
+        servers: [
+          stdioFault("p101", marker, ["many-pages"]),
+          stdioFault("p100", marker, ["many-pages"], ["--pages=100"])
+        ],
+        names: ["p100__tool_100"],
+        connectTimeout: "5 seconds"
+      })
+      assert.include(unavailable(report), "p101 (more than 100 pages of tools)")
+      assert.strictEqual(toolNames(report).filter((n) => n.startsWith("p100__")).length, 100)
+      assert.isFalse(toolNames(report).some((n) => n.startsWith("p101__")))
+      assert.deepStrictEqual(toolResults(report.requests[1])["p100__tool_100"]?.content, { called: "tool_100" })
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("E3 two tools with the same name: the second is skipped with a warning, the first is called", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("twice", marker, ["duplicate-names"])], names: ["twice__echo"] })
+      assert.strictEqual(toolNames(report).filter((n) => n === "twice__echo").length, 1)
+      assert.strictEqual(
+        report.requests[0]!.tools.find((t) => t.name === "twice__echo")!.description,
+        "echoes its text"
+      )
+      assert.isTrue(report.logs.some((l) => l.level === "WARN" && l.message.includes("twice__echo is already registered")))
+      assert.deepStrictEqual(toolResults(report.requests[1])["twice__echo"]?.content, [{ type: "text", text: "twice echo: hi" }])
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("a tool with an invalid input schema is skipped with a warning; the server's other tools work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("bad", marker, ["invalid-schema"])], names: ["bad__echo"] })
+      assert.notInclude(unavailable(report), "bad (")
+      assert.includeMembers(toolNames(report), ["bad__echo", "bad__report", "bad__wait"])
+      assert.notInclude(toolNames(report), "bad__broken")
+      const warning = report.logs.find((l) => l.level === "WARN" && l.message.includes("broken"))
+      assert.strictEqual(warning?.message, "MCP server bad: tool broken is skipped: inputSchema.type: Invalid input: expected \"object\"")
+      assert.deepStrictEqual(toolResults(report.requests[1])["bad__echo"]?.content, [{ type: "text", text: "bad echo: hi" }])
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("E2 names with spaces, unicode and 200 characters are exposed as valid names and reach the remote tool", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const first = yield* probe({ marker, servers: [stdioFault("odd", marker, ["odd-names"])], names: [] })
+      const exposed = toolNames(first).filter((n) => n.startsWith("odd__") && !/__(echo|report|wait)$/.test(n))
+      assert.strictEqual(exposed.length, 3)
+      for (const name of exposed) {
+        assert.match(name, /^[A-Za-z0-9_-]{1,64}$/)
+      }
+      // the same names in another process: the hash is stable
+      assert.deepStrictEqual(exposed, [
+        "odd__say_hello_cdde9e3f",
+        "odd__gr__e-___143b06dc",
+        "odd__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_9293acc0"
+      ])
+      const report = yield* probe({ marker, servers: [stdioFault("odd", marker, ["odd-names"])], names: exposed })
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(exposed.map((n) => results[n]?.content), [
+        { called: "say hello" },
+        { called: "grüße-世界" },
+        { called: "a".repeat(200) }
+      ])
+      assertHealthyAndClean(first)
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D1 a server that ignores the end of input and SIGTERM works, and is killed when the request ends", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const report = yield* probe({ marker, servers: [stdioFault("mule", marker, ["stubborn"])], names: ["mule__echo"] })
+      assert.deepStrictEqual(toolResults(report.requests[1])["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
+      // 300 ms after the end of input, 300 ms after SIGTERM, then SIGKILL
+      assert.isAtLeast(report.ms, 600)
+      assert.isBelow(report.ms, 3_000)
+      assertHealthyAndClean(report)
+    }))
+
+  it.live("D1 interrupting a request during a call returns only once the server process is gone", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const fiber = yield* Effect.fork(
+        runRequest({
+          marker,
+          servers: [stdioFault("waiter", marker, ["none"]), healthy],
+          steps: [calls("healthy__echo", "waiter__wait"), { text: "never" }],
+          callTimeout: "1 minute"
+        })
+      )
+      while (withMarker(marker).length === 0) yield* Effect.sleep("20 millis")
+      yield* Effect.sleep("300 millis")
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(withMarker(marker), [])
+    }))
+})

@@ -1,0 +1,199 @@
+/**
+ * Helpers for the fault suite: the fault-injecting server (stdio or Streamable HTTP), a healthy in-process
+ * server, and one agent request run under a fiber supervisor with the leaks it left behind: live processes
+ * carrying the test's marker, sockets of this process, and fibers still running.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import type * as Scope from "effect/Scope"
+import * as Supervisor from "effect/Supervisor"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Processes from "./processes.js"
+
+export const node = process.execPath
+export const fixtures = Path.join(import.meta.dirname, "..", "fixtures", "servers")
+export const faultyServer = Path.join(fixtures, "faulty-server.mjs")
+export const wrapper = Path.join(fixtures, "wrapper.mjs")
+
+/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
+export const withMarker = (marker: string): Array<Processes.ProcessInfo> =>
+  Processes.list().filter((p) => {
+    if (!Processes.isLive(p)) return false
+    try {
+      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
+    } catch {
+      return false
+    }
+  })
+
+/** The socket inodes this process holds open (`/proc/self/fd` links `socket:[n]`). */
+export const sockets = (): Set<string> => {
+  const out = new Set<string>()
+  for (const fd of Fs.readdirSync("/proc/self/fd")) {
+    try {
+      const link = Fs.readlinkSync(`/proc/self/fd/${fd}`)
+      if (link.startsWith("socket:")) out.add(link)
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return out
+}
+
+/** The sockets open now that were not open in `before`. */
+export const newSockets = (before: ReadonlySet<string>): Array<string> => [...sockets()].filter((s) => !before.has(s))
+
+/** A stdio server definition of the fault server. */
+export const stdioFault = (
+  name: string,
+  marker: string,
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string> = []
+): McpServer.McpStdioServer =>
+  McpServer.stdio({
+    name,
+    command: node,
+    args: [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`, ...extra],
+    env: { ZETT_TEST_MARKER: marker }
+  })
+
+/** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
+export const httpFault = (
+  marker: string,
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string> = []
+): Effect.Effect<string, Error, Scope.Scope> =>
+  Effect.map(
+    Processes.spawnScoped({
+      command: node,
+      args: [faultyServer, "--http", "--port=0", ...faults.map((f) => `--fault=${f}`), ...extra],
+      env: { ZETT_TEST_MARKER: marker },
+      ready: /listening on (\S+)/
+    }),
+    (p) => /listening on (\S+)/.exec(p.output())![1]!
+  )
+
+/** A healthy in-process server (`echo`), reached through the in-memory client factory as `healthy`. */
+export const healthyServer = (): Server => {
+  const server = new Server({ name: "healthy", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: "echo", description: "echoes", inputSchema: { type: "object" } }]
+  }))
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: "text", text: `healthy echo: ${String(request.params.arguments?.text ?? "")}` }]
+  }))
+  return server
+}
+
+export const healthy = McpServer.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
+
+/** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
+export const factoryLayer = (options: McpClientFactory.Options = { closeTimeout: "300 millis" }) =>
+  Layer.sync(McpClientFactory.McpClientFactory, () => {
+    const sdk = McpClientFactory.makeConnect(options)
+    const memory = McpClientFactory.makeConnectInMemory({ healthy: healthyServer })
+    return McpClientFactory.make((server) => (server.name === "healthy" ? memory(server) : sdk(server)))
+  })
+
+export interface LogLine {
+  readonly level: string
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
+
+export const captureLogs = (minimum: LogLevel.LogLevel = LogLevel.Info) => {
+  const lines: Array<LogLine> = []
+  const logger = Logger.make(({ annotations, logLevel, message }) => {
+    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+    lines.push({ level: logLevel.label, message: text, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+  })
+  return { lines, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(minimum)) }
+}
+
+export interface RequestReport {
+  readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
+  /** every request the model received */
+  readonly requests: ReadonlyArray<Model.ModelRequest>
+  /** fibers forked during the request that still run after it */
+  readonly fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown, unknown>>
+  /** live processes with the marker, right after the request */
+  readonly processes: ReadonlyArray<Processes.ProcessInfo>
+  /** sockets of this process opened during the request and still open */
+  readonly sockets: ReadonlyArray<string>
+  readonly logs: ReadonlyArray<LogLine>
+  readonly ms: number
+}
+
+/**
+ * Runs one agent request with the MCP extension over `servers` and a scripted model, then reports what
+ * the request left behind. The tool cache starts cold (a fresh layer per request).
+ */
+export const runRequest = (options: {
+  readonly marker: string
+  readonly servers: ReadonlyArray<McpServer.McpServer>
+  readonly steps: ReadonlyArray<ScriptedModel.Step>
+  readonly connectTimeout?: Duration.DurationInput | undefined
+  readonly callTimeout?: Duration.DurationInput | undefined
+  readonly factory?: McpClientFactory.Options | undefined
+}): Effect.Effect<RequestReport> =>
+  Effect.gen(function*() {
+    const requests: Array<Model.ModelRequest> = []
+    const steps = options.steps.map((step): ScriptedModel.Step => (request) => {
+      requests.push(request)
+      return typeof step === "function" ? step(request) : step
+    })
+    const logs = captureLogs()
+    const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+      Layer.provide(McpExtension.layerWithoutClientFactory({
+        servers: options.servers,
+        connectTimeout: options.connectTimeout ?? "800 millis",
+        callTimeout: options.callTimeout ?? "800 millis"
+      })),
+      Layer.provide(factoryLayer(options.factory)),
+      Layer.provide(ScriptedModel.layer(steps)),
+      Layer.provide(logs.layer)
+    )
+    const before = sockets()
+    const supervisor = yield* Supervisor.track
+    const start = Date.now()
+    const exit = yield* Agent.run("go").pipe(
+      Effect.provide(layer),
+      Effect.provide(logs.layer),
+      Effect.supervised(supervisor),
+      Effect.exit
+    )
+    const ms = Date.now() - start
+    const fibers = yield* supervisor.value
+    return {
+      exit,
+      requests,
+      fibers: fibers.filter((fiber) => fiber.unsafePoll() === null),
+      processes: withMarker(options.marker),
+      sockets: newSockets(before),
+      logs: logs.lines,
+      ms
+    }
+  })
+
+/** The system message of a model request. */
+export const systemOf = (request: Model.ModelRequest | undefined): string =>
+  request?.messages[0]?._tag === "SystemMessage" ? request.messages[0].content : ""
+
+/** The tool messages of a model request, by tool name. */
+export const toolResults = (request: Model.ModelRequest | undefined): Record<string, Message.ToolMessage> =>
+  Object.fromEntries(
+    (request?.messages ?? [])
+      .filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+      .map((m) => [m.name, m])
+  )
