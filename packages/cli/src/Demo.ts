@@ -106,7 +106,13 @@ export const track = (
         yield* Effect.addFinalizer(() => Effect.sync(() => closed++))
         opened++
         const client = yield* factory.connect(server)
-        if (marker !== undefined) for (const child of Processes.liveChildren(marker)) pids.add(child.pid)
+        if (marker !== undefined) {
+          for (const child of Processes.liveChildren(marker)) {
+            if (pids.has(child.pid)) continue
+            pids.add(child.pid)
+            yield* Effect.logDebug(`MCP server ${server.name} runs as process ${child.pid}`)
+          }
+        }
         return client
       })
     ),

@@ -1,0 +1,156 @@
+/**
+ * `zett` as a real child process (bin/zett.mjs, as `npm start` runs it) against real MCP servers from npm:
+ * the bundled demo server, server-everything over stdio and Streamable HTTP on 127.0.0.1, server-filesystem
+ * on a temporary folder. Output is piped, as in a script.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Processes from "./utils/processes.js"
+import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
+
+const require = createRequire(import.meta.url)
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+const bin = Path.join(root, "packages", "cli", "bin", "zett.mjs")
+const demoServer = Path.join(root, "packages", "mcp", "examples", "demo-server.mjs")
+const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
+const everything = entry("@modelcontextprotocol/server-everything")
+const filesystem = entry("@modelcontextprotocol/server-filesystem")
+const node = process.execPath
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node bin/zett.mjs ...args` with piped output and an environment without any model or home config. */
+const zett = (args: ReadonlyArray<string>, home: string): Effect.Effect<Run> =>
+  Effect.async<Run>((resume) => {
+    const child = ChildProcess.execFile(
+      node,
+      [bin, ...args],
+      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
+        resume(Effect.succeed({ code, stdout, stderr }))
+      }
+    )
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+
+describe("zett as a process", () => {
+  it.scoped("zett demo end to end (npm start): real stdio server, scripted model, exit 0, no server process left", () =>
+    Effect.gen(function*() {
+      const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
+      assert.strictEqual(pkg.scripts.start, "node packages/cli/bin/zett.mjs demo")
+      const home = yield* tempDir
+      const result = yield* zett(["demo", "--log-level", "debug"], home)
+      assert.strictEqual(result.code, 0, result.stderr)
+      const out = lines(result.stdout)
+      assert.match(result.stdout, /^demo\s+stdio\s+\d+ ms\s+3\s+\d+\s+ok$/m)
+      for (const name of ["demo__add", "demo__weather", "demo__fail"]) assert.include(result.stdout, `  ${name} `)
+      const transcript = out.slice(out.indexOf(`> What is 2 + 40? Use the demo server's add tool.`))
+      assert.deepStrictEqual(transcript, [
+        "> What is 2 + 40? Use the demo server's add tool.",
+        "I'll ask the demo server.",
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "2 + 40 = 42",
+        "Answer: 2 + 40 = 42",
+        "MCP connections: 2 opened, 2 closed; no server process left (2 started)."
+      ])
+      assert.notMatch(result.stdout + result.stderr, terminalControl)
+      // the server processes zett saw (debug log) are gone, checked here from outside
+      const pids = Array.from(result.stderr.matchAll(/MCP server demo runs as process (\d+)/g), (m) => Number(m[1]))
+      assert.strictEqual(pids.length, 2, result.stderr)
+      assert.deepStrictEqual(Processes.livePids(pids), [])
+    }), 60_000)
+
+  it.scoped("zett tools --config FILE: server-everything over stdio and Streamable HTTP, server-filesystem, a broken entry", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const files = yield* tempDir
+      Fs.writeFileSync(Path.join(files, "note.txt"), "forty-two\n")
+      const marker = `--zett-cli-marker-${process.pid}-${Date.now()}`
+      const port = yield* Processes.freePort
+      const http = yield* Processes.spawnScoped({
+        command: node,
+        args: [everything, "streamableHttp"],
+        env: { PORT: String(port) },
+        ready: /listening on port/
+      })
+      const config = writeFile(home, "mcp.json", {
+        mcpServers: {
+          everything: { command: node, args: [everything, "stdio", marker] },
+          "everything-http": { type: "streamable-http", url: `http://127.0.0.1:${port}/mcp` },
+          fs: { command: node, args: [filesystem, files] },
+          broken: { command: "/nonexistent/zett-missing-server" }
+        }
+      })
+
+      const json = yield* zett(["tools", "--config", config, "--json"], home)
+      assert.strictEqual(json.code, 1, json.stderr)
+      const report = JSON.parse(json.stdout)
+      const byName = Object.fromEntries(report.servers.map((s: { name: string }) => [s.name, s]))
+      assert.deepStrictEqual(Object.keys(byName), ["everything", "everything-http", "fs", "broken"])
+      assert.deepStrictEqual(
+        report.servers.map((s: { transport: string; status: string }) => [s.transport, s.status]),
+        [["stdio", "ok"], ["streamable-http", "ok"], ["stdio", "ok"], ["stdio", "unavailable"]]
+      )
+      const names = (server: { tools: ReadonlyArray<{ name: string }> }) => server.tools.map((t) => t.name)
+      assert.include(names(byName.everything), "everything__echo")
+      assert.deepStrictEqual(names(byName["everything-http"]).map((n: string) => n.replace("everything-http__", "")),
+        names(byName.everything).map((n: string) => n.replace("everything__", "")))
+      assert.include(names(byName.fs), "fs__list_directory")
+      for (const server of [byName.everything, byName["everything-http"], byName.fs]) {
+        assert.isAbove(server.toolCount, 0)
+        assert.isAbove(server.estimatedTokens, server.toolCount * 10)
+        assert.isAbove(server.discoveryMillis, 0)
+      }
+      assert.include(byName.broken.reason, "ENOENT")
+      assert.deepStrictEqual(lines(json.stderr), [
+        "zett: 1 of 4 MCP servers unavailable: broken (cannot start /nonexistent/zett-missing-server (ENOENT))"
+      ])
+      assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveWithCommand(files)], [])
+      // the HTTP session was ended (DELETE) when discovery closed its connection
+      assert.include(http.output(), "Received session termination request")
+
+      const table = yield* zett(["tools", "--config", config], home)
+      assert.strictEqual(table.code, 1)
+      // piped: no spinner, no escape codes, no carriage returns
+      assert.notMatch(table.stdout + table.stderr, terminalControl)
+      assert.match(table.stdout, /^everything-http\s+streamable-http\s+[\d.]+ m?s\s+\d+\s+\d+\s+ok$/m)
+      assert.match(table.stdout, /^broken\s+stdio\s+.*unavailable: cannot start/m)
+      assert.strictEqual(lines(table.stderr).length, 1)
+      assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveWithCommand(files)], [])
+    }), 60_000)
+
+  it.scoped("zett call: exit 0 with the result, 2 for invalid JSON and for a bad configuration, one line each", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const marker = `--zett-cli-call-${process.pid}-${Date.now()}`
+      const config = writeFile(home, "mcp.json", { servers: { demo: { command: node, args: [demoServer, marker] } } })
+      const [ok, invalid, bad] = yield* Effect.all([
+        zett(["call", "demo__add", "{\"a\":1,\"b\":2}", "--config", config], home),
+        zett(["call", "demo__add", "{\"a\":", "--config", config], home),
+        zett(["tools", "--config", writeFile(home, "bad.json", { servers: { x: { type: "http" } } })], home)
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(ok.code, 0, ok.stderr)
+      assert.deepStrictEqual(JSON.parse(ok.stdout), { sum: 3 })
+      assert.strictEqual(invalid.code, 2)
+      assert.strictEqual(invalid.stdout, "")
+      assert.strictEqual(lines(invalid.stderr).length, 1)
+      assert.match(invalid.stderr, /^zett: invalid JSON arguments for demo__add: /)
+      assert.strictEqual(bad.code, 2)
+      assert.deepStrictEqual(lines(bad.stderr).length, 1)
+      assert.match(bad.stderr, new RegExp(`^zett: ${home}/bad\\.json: servers\\.x`))
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }), 60_000)
+})

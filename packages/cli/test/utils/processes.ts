@@ -1,0 +1,135 @@
+/**
+ * Test helpers around the process table (as in packages/mcp/test/utils/processes.ts): which processes run,
+ * and a child process started for the length of a scope (for servers a test talks to over the network).
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+
+export interface ProcessInfo {
+  readonly pid: number
+  readonly ppid: number
+  readonly pgid: number
+  /** one letter as in ps: R running, S sleeping, Z zombie, ... */
+  readonly state: string
+  readonly command: string
+}
+
+const fromProc = (): Array<ProcessInfo> => {
+  const out: Array<ProcessInfo> = []
+  for (const entry of Fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = Fs.readFileSync(`/proc/${entry}/stat`, "latin1")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      let command = ""
+      try {
+        command = Fs.readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0").join(" ").trim()
+      } catch {
+        // gone meanwhile
+      }
+      out.push({ pid: Number(entry), state: fields[0]!, ppid: Number(fields[1]), pgid: Number(fields[2]), command })
+    } catch {
+      // the process ended while we were reading
+    }
+  }
+  return out
+}
+
+const fromPs = (): Array<ProcessInfo> =>
+  ChildProcess.execFileSync("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat=,args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const [pid, ppid, pgid, stat, ...args] = line.trim().split(/\s+/)
+      return { pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), state: stat![0]!, command: args.join(" ") }
+    })
+
+/** Every process of the machine, read from /proc (Linux) or `ps`. */
+export const list = (): Array<ProcessInfo> => (Fs.existsSync("/proc/self/stat") ? fromProc() : fromPs())
+
+/** A zombie has exited; it only waits for a parent to reap it (orphans may wait forever under some inits). */
+export const isLive = (p: ProcessInfo): boolean => p.state !== "Z" && p.state !== "X"
+
+/** The live processes among `pids`. */
+export const livePids = (pids: Iterable<number>): Array<ProcessInfo> => {
+  const wanted = new Set(pids)
+  return list().filter((p) => wanted.has(p.pid) && isLive(p))
+}
+
+/** The live processes whose command line contains `marker`. */
+export const liveWithCommand = (marker: string): Array<ProcessInfo> =>
+  list().filter((p) => isLive(p) && p.command.includes(marker))
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
+  const server = Net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const port = (server.address() as Net.AddressInfo).port
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+export interface ScopedProcess {
+  readonly pid: number
+  /** stdout and stderr so far */
+  readonly output: () => string
+}
+
+/**
+ * Starts a process for the length of the scope, in a group of its own, and waits until its stdout or
+ * stderr matches `ready`. Closing the scope SIGKILLs the group and waits for the process to be reaped.
+ */
+export const spawnScoped = (options: {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly ready: RegExp
+}): Effect.Effect<ScopedProcess, Error, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<ScopedProcess & { readonly child: ChildProcess.ChildProcess }, Error>((resume) => {
+      const child = ChildProcess.spawn(options.command, options.args as Array<string>, {
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...options.env }
+      })
+      let output = ""
+      let settled = false
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString("utf8")
+        if (!settled && options.ready.test(output)) {
+          settled = true
+          resume(Effect.succeed({ pid: child.pid!, output: () => output, child }))
+        }
+      }
+      child.stdout!.on("data", onData)
+      child.stderr!.on("data", onData)
+      child.once("error", (error) => {
+        if (!settled) {
+          settled = true
+          resume(Effect.fail(error))
+        }
+      })
+      child.once("exit", (code) => {
+        if (!settled) {
+          settled = true
+          resume(Effect.fail(new Error(`${options.command} exited with ${code} before it was ready:\n${output}`)))
+        }
+      })
+      return Effect.sync(() => {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+      })
+    }),
+    ({ child }) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        try {
+          process.kill(-child.pid!, "SIGKILL")
+        } catch {
+          // already gone
+        }
+      })
+  ).pipe(Effect.map(({ output, pid }) => ({ pid, output })))
