@@ -26,6 +26,8 @@ const killAllSync = () => {
 // process (nobody else listens for it), take the groups along and die of the same signal.
 const fatalSignals: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
 
+// This listener goes first (prepended): a handler that removes itself when called, as `NodeRuntime.runMain`'s
+// does, must still count as the application's, or the groups would be killed under its closing scopes.
 const onSignal = (sig: NodeJS.Signals) => {
   if (process.listenerCount(sig) > 1) return // the application handles it, and closes its scopes
   killAllSync()
@@ -38,7 +40,7 @@ export const register = (pgid: number): void => {
   if (!hookInstalled) {
     hookInstalled = true
     process.on("exit", killAllSync)
-    if (process.platform !== "win32") for (const sig of fatalSignals) process.on(sig, onSignal)
+    if (process.platform !== "win32") for (const sig of fatalSignals) process.prependListener(sig, onSignal)
   }
   live.add(pgid)
 }
