@@ -25,6 +25,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { fromAiError, fromStreamError, ProviderFailure } from "./internal/failure.js"
+import { protectSecrets } from "./internal/http.js"
 import { toPrompt, toToolkit } from "./internal/prompt.js"
 
 /**
@@ -128,7 +129,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Stream.mapConcatEffect(events),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),
         Stream.tapError((failure) =>
-          Effect.logWarning("model request failed").pipe(
+          (failure.retryable && !emitted ? Effect.logWarning : Effect.logDebug)("model request failed").pipe(
             Effect.annotateLogs({ provider, reason: failure.reason, retryable: failure.retryable && !emitted })
           )
         )
@@ -232,7 +233,8 @@ export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.C
 
 /**
  * The `Model` for a `ModelConfig`, on `@effect/ai-openai` (Responses API, tool schemas sent with `strict: false`
- * so they reach the model unchanged) or `@effect/ai-anthropic`.
+ * so they reach the model unchanged) or `@effect/ai-anthropic`. The key is cut out of error bodies before
+ * @effect/ai keeps them (they reach its spans) and out of every error reason.
  *
  * @since 0.1.0
  * @category layers
@@ -243,21 +245,19 @@ export const layerModelConfig = (
 ): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
   const apiKey = Option.getOrUndefined(config.apiKey)
   const apiUrl = Option.getOrUndefined(config.baseUrl)
-  const modelOptions: Options = {
-    ...options,
-    provider: config.provider,
-    redact: [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
-  }
+  const redact = [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
+  const modelOptions: Options = { ...options, provider: config.provider, redact }
+  const transformClient = protectSecrets(redact)
   switch (config.provider) {
     case "openai":
       return layer(modelOptions).pipe(
         Layer.provide(OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } })),
-        Layer.provide(OpenAiClient.layer({ apiKey, apiUrl }))
+        Layer.provide(OpenAiClient.layer({ apiKey, apiUrl, transformClient }))
       )
     case "anthropic":
       return layer(modelOptions).pipe(
         Layer.provide(AnthropicLanguageModel.layer({ model: config.model })),
-        Layer.provide(AnthropicClient.layer({ apiKey, apiUrl }))
+        Layer.provide(AnthropicClient.layer({ apiKey, apiUrl, transformClient }))
       )
   }
 }

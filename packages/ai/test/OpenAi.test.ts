@@ -10,6 +10,7 @@ import { inspect } from "node:util"
 import {
   buildModel,
   captureLogs,
+  captureSpans,
   eventually,
   fakeProvider,
   gate,
@@ -187,9 +188,14 @@ describe("AiModel on @effect/ai-openai: failures", () => {
   it.scoped("a 401 fails at once with a short reason that never contains the key (nor do logs or the error)", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
+      const { spans, tracer } = captureSpans()
       const provider = yield* fakeProvider([json(401, keyEcho)])
       const model = yield* buildModel(openAiModel(provider))
-      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.provide(logs.layer))
+      const error = yield* Stream.runDrain(model.stream(request())).pipe(
+        Effect.flip,
+        Effect.provide(logs.layer),
+        Effect.withTracer(tracer)
+      )
       assert.instanceOf(error, Model.ModelError)
       assert.strictEqual(
         error.reason,
@@ -199,8 +205,18 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       assert.strictEqual(provider.requests.length, 1)
       // the key did reach the provider, and nowhere else
       assert.strictEqual(provider.requests[0]!.headers.authorization, `Bearer ${KEY}`)
-      const rendered = [error.message, String(error), inspect(error, { depth: 20 }), JSON.stringify(error), ...logs.lines]
+      const rendered = [
+        error.message,
+        String(error),
+        inspect(error, { depth: 20 }),
+        JSON.stringify(error),
+        ...logs.lines,
+        ...spans.map((span) => span.text()),
+        // @effect/ai keeps the request and the body in its error: the key was cut out of both
+        inspect(spans.find((span) => span.name === "LanguageModel.streamText")?.failure(), { depth: 20 })
+      ]
       assert.isAbove(logs.lines.length, 0)
+      assert.includeMembers(spans.map((span) => span.name), ["AiModel.stream", "LanguageModel.streamText", "http.client POST"])
       for (const text of rendered) {
         assert.notInclude(text, KEY)
         assert.notInclude(text, "0123456789abcdef")
@@ -268,12 +284,18 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       assert.strictEqual(provider.requests.length, 1)
     }))
 
-  it.scoped("an unreachable provider fails with a readable reason after the retries", () =>
+  it.scoped("an unreachable provider fails with a readable reason; its spans carry no key", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([json(200, {})])
+      const { spans, tracer } = captureSpans()
       const model = yield* buildModel(openAiModel({ ...provider, url: "http://127.0.0.1:1" }, { retry: false }))
-      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip)
+      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.withTracer(tracer))
       assert.match(error.reason, /^could not reach openai at http:\/\/127\.0\.0\.1:1\/v1\/responses \(Transport: .*ECONNREFUSED/)
+      // the transport error @effect/ai keeps in its span names the request, not the key
+      const streamSpan = spans.find((span) => span.name === "LanguageModel.streamText")!
+      assert.include(streamSpan.text(), "Transport")
+      assert.notInclude(inspect(streamSpan.failure(), { depth: 20 }), KEY)
+      for (const span of spans) assert.notInclude(span.text(), KEY)
     }))
 
   it.scoped("tool-call arguments that are not a JSON object, or not JSON, fail with a readable reason", () =>

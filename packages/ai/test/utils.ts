@@ -4,12 +4,14 @@ import { Model } from "@zett/agent"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import * as TestClock from "effect/TestClock"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -130,6 +132,55 @@ export const pendingSleep: Effect.Effect<ReadonlyArray<number>> = Effect.suspend
     })
   return loop(0)
 })
+
+/**
+ * Every span the code under test opens. `text` is what an exporter records (attributes, events, the pretty
+ * failure); `failure` is the raw error a span ended with, for a deeper look.
+ */
+export const captureSpans = () => {
+  const spans: Array<{ readonly name: string; readonly text: () => string; readonly failure: () => unknown }> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      const events: Array<unknown> = []
+      let status: Tracer.SpanStatus = { _tag: "Started", startTime }
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: `span${spans.length}`,
+        traceId: "trace",
+        parent,
+        context,
+        get status() {
+          return status
+        },
+        attributes,
+        links,
+        sampled: true,
+        kind,
+        end: (endTime, exit) => void (status = { _tag: "Ended", startTime, endTime, exit }),
+        attribute: (key, value) => void attributes.set(key, value),
+        event: (name, _time, attributes) => void events.push({ name, attributes }),
+        addLinks: () => {}
+      }
+      const failed = () => status._tag === "Ended" && Exit.isFailure(status.exit) ? status.exit.cause : undefined
+      spans.push({
+        name,
+        text: () => {
+          const cause = failed()
+          return inspect({ name, attributes, events, failure: cause && Cause.pretty(cause) }, { depth: 20 })
+        },
+        failure: () => {
+          const cause = failed()
+          return cause && Cause.squash(cause)
+        }
+      })
+      return span
+    },
+    context: (f) => f()
+  })
+  return { spans, tracer }
+}
 
 /** Every log line at every level, rendered with its annotations and cause. */
 export const captureLogs = () => {
