@@ -147,7 +147,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         })
       ),
       Stream.withSpan("AiModel.stream", {
-        attributes: { "ai.provider": provider, "ai.tools": request.tools.length, "ai.messages": request.messages.length }
+        attributes: {
+          "ai.provider": provider,
+          "ai.tools": request.tools.length,
+          "ai.messages": request.messages.length
+        }
       })
     )
 

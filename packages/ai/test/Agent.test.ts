@@ -23,7 +23,8 @@ const hooks = (log: Array<string>): Extension.Extension => ({
   onModelRequest: (_context, request, next): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
     next(request).pipe(Stream.tap((event) => Effect.sync(() => void log.push(`event:${event._tag}`)))),
   beforeTool: (_context, call) => Effect.sync(() => void log.push(`beforeTool:${call.name}`)),
-  onToolCall: (_context, call, next) => Effect.zipRight(Effect.sync(() => void log.push(`onToolCall:${call.name}`)), next(call)),
+  onToolCall: (_context, call, next) =>
+    Effect.zipRight(Effect.sync(() => void log.push(`onToolCall:${call.name}`)), next(call)),
   afterTool: (_context, call, result) => Effect.sync(() => void log.push(`afterTool:${call.name}:${result.status}`))
 })
 

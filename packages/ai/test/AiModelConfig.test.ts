@@ -46,7 +46,9 @@ describe("AiModel configuration from the environment", () => {
 
       // a model name may contain colons (Ollama tags)
       const local = Option.getOrThrow(
-        yield* AiModel.configured.pipe(withEnv({ ZETT_MODEL: "openai:qwen2.5:7b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" }))
+        yield* AiModel.configured.pipe(
+          withEnv({ ZETT_MODEL: "openai:qwen2.5:7b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })
+        )
       )
       assert.strictEqual(local.model, "qwen2.5:7b")
       assert.isTrue(Option.isNone(local.apiKey))
@@ -59,10 +61,14 @@ describe("AiModel configuration from the environment", () => {
         assert.isTrue(ConfigError.isInvalidData(error), spec)
         assert.include(String(error), "expected openai:<model> or anthropic:<model>")
       }
-      const missing = yield* Effect.flip(AiModel.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" })))
+      const missing = yield* Effect.flip(
+        AiModel.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
+      )
       assert.isTrue(ConfigError.isMissingData(missing))
       assert.include(String(missing), "ANTHROPIC_API_KEY is needed for api.anthropic.com")
-      const empty = yield* Effect.flip(AiModel.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" })))
+      const empty = yield* Effect.flip(
+        AiModel.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" }))
+      )
       assert.include(String(empty), "OPENAI_API_KEY")
     }))
 
@@ -85,7 +91,9 @@ describe("AiModel configuration from the environment", () => {
           })))
         )
       )
-      const events = yield* Stream.runCollect(model.stream({ messages: [Message.user("hi")], tools: [], serverTools: [] }))
+      const events = yield* Stream.runCollect(
+        model.stream({ messages: [Message.user("hi")], tools: [], serverTools: [] })
+      )
       assert.deepStrictEqual(Array.from(events)[0], Model.textDelta("local"))
       const seen = provider.requests[0]!
       assert.strictEqual(seen.url, "/v1/responses")

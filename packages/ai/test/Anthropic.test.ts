@@ -35,7 +35,11 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
       const provider = yield* fakeProvider([
         sse(anthropicEvents({
           text: ["Let me ", "search."],
-          calls: [{ id: "toolu_1", name: "docs__search", pieces: ["{\"query\": \"eff", "ect\", \"filters\": [{\"lang\"", ": \"ts\"}]}"] }],
+          calls: [{
+            id: "toolu_1",
+            name: "docs__search",
+            pieces: ["{\"query\": \"eff", "ect\", \"filters\": [{\"lang\"", ": \"ts\"}]}"]
+          }],
           usage: { input: 321, output: 45 }
         }))
       ])
@@ -67,7 +71,9 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
         { name: "docs__search", description: "Searches the docs", input_schema: schema }
       ])
       assert.deepStrictEqual(seen.body.system, [{ type: "text", text: "You search docs." }])
-      assert.deepStrictEqual(seen.body.messages, [{ role: "user", content: [{ type: "text", text: "Find effect docs" }] }])
+      assert.deepStrictEqual(seen.body.messages, [
+        { role: "user", content: [{ type: "text", text: "Find effect docs" }] }
+      ])
     }))
 
   it.scoped("maps tool calls to tool_use and tool messages to tool_result (is_error for failed and skipped)", () =>
@@ -89,7 +95,12 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
             status: "TOOL_FAILED",
             content: { error: { type: "TimeoutError", message: "two timed out" } }
           }),
-          new Message.ToolMessage({ toolCallId: "toolu_c", name: "one", status: "skipped", content: { skipped: "steered" } })
+          new Message.ToolMessage({
+            toolCallId: "toolu_c",
+            name: "one",
+            status: "skipped",
+            content: { skipped: "steered" }
+          })
         ],
         tools: [],
         serverTools: []
@@ -147,7 +158,10 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
         Effect.provide(logs.layer),
         Effect.flip
       )
-      assert.strictEqual(error.reason, "anthropic answered HTTP 401 (unauthorized: check the API key): invalid x-api-key <redacted>")
+      assert.strictEqual(
+        error.reason,
+        "anthropic answered HTTP 401 (unauthorized: check the API key): invalid x-api-key <redacted>"
+      )
       assert.strictEqual(denied.requests.length, 1)
       for (const text of [error.message, inspect(error, { depth: 20 }), JSON.stringify(error), ...logs.lines]) {
         assert.notInclude(text, KEY)

@@ -124,7 +124,11 @@ describe("AiModel on @effect/ai-openai: requests", () => {
         { type: "function_call", call_id: "call_2", name: "boom", arguments: "{}" },
         { type: "function_call", call_id: "call_3", name: "add", arguments: "{\"a\":3,\"b\":4}" },
         { type: "function_call_output", call_id: "call_1", output: "{\"sum\":3}" },
-        { type: "function_call_output", call_id: "call_2", output: "{\"error\":{\"type\":\"ToolError\",\"message\":\"it broke\"}}" },
+        {
+          type: "function_call_output",
+          call_id: "call_2",
+          output: "{\"error\":{\"type\":\"ToolError\",\"message\":\"it broke\"}}"
+        },
         {
           type: "function_call_output",
           call_id: "call_3",
@@ -145,7 +149,11 @@ describe("AiModel on @effect/ai-openai: requests", () => {
         sse(openAiEvents({
           text: ["Reading both."],
           calls: [
-            { id: "call_a", name: "fs__read_file", pieces: ["{\"pa", "th\": \"/tmp/a\", \"range\"", ": {\"start\": 2}}"] },
+            {
+              id: "call_a",
+              name: "fs__read_file",
+              pieces: ["{\"pa", "th\": \"/tmp/a\", \"range\"", ": {\"start\": 2}}"]
+            },
             { id: "call_b", name: "fs__read_file", pieces: ["{\"path\":\"/tmp/ü\"}"] }
           ],
           usage: { input: 40, output: 22 }
@@ -158,7 +166,11 @@ describe("AiModel on @effect/ai-openai: requests", () => {
       assert.deepStrictEqual(events, [
         Model.textDelta("Reading both."),
         Model.toolCall(
-          new Message.ToolCall({ id: "call_a", name: "fs__read_file", arguments: { path: "/tmp/a", range: { start: 2 } } })
+          new Message.ToolCall({
+            id: "call_a",
+            name: "fs__read_file",
+            arguments: { path: "/tmp/a", range: { start: 2 } }
+          })
         ),
         Model.toolCall(new Message.ToolCall({ id: "call_b", name: "fs__read_file", arguments: { path: "/tmp/ü" } })),
         Model.finish("tool_calls", new Message.Usage({ inputTokens: 40, outputTokens: 22 }))
@@ -167,7 +179,10 @@ describe("AiModel on @effect/ai-openai: requests", () => {
 
   it.scoped("interrupting the stream closes the provider's HTTP request", () =>
     Effect.gen(function*() {
-      const provider = yield* fakeProvider([sse(openAiEvents({ text: ["first", "never"] }).slice(0, 3), { open: true })])
+      // the answer stops after its first delta and the connection stays open
+      const provider = yield* fakeProvider([
+        sse(openAiEvents({ text: ["first", "never"] }).slice(0, 3), { open: true })
+      ])
       const model = yield* buildModel(openAiModel(provider))
       const events = yield* model.stream(request()).pipe(Stream.take(1), Stream.runCollect, Effect.map(Chunk.toArray))
       assert.deepStrictEqual(events, [Model.textDelta("first")])
@@ -216,7 +231,10 @@ describe("AiModel on @effect/ai-openai: failures", () => {
         inspect(spans.find((span) => span.name === "LanguageModel.streamText")?.failure(), { depth: 20 })
       ]
       assert.isAbove(logs.lines.length, 0)
-      assert.includeMembers(spans.map((span) => span.name), ["AiModel.stream", "LanguageModel.streamText", "http.client POST"])
+      assert.includeMembers(
+        spans.map((span) => span.name),
+        ["AiModel.stream", "LanguageModel.streamText", "http.client POST"]
+      )
       for (const text of rendered) {
         assert.notInclude(text, KEY)
         assert.notInclude(text, "0123456789abcdef")
@@ -246,7 +264,9 @@ describe("AiModel on @effect/ai-openai: failures", () => {
 
   it.scoped("a 500 is retried with doubling delays, then fails with the provider's reason", () =>
     Effect.gen(function*() {
-      const provider = yield* fakeProvider([json(500, { error: { message: "The server had an error", type: "server_error" } })])
+      const provider = yield* fakeProvider([
+        json(500, { error: { message: "The server had an error", type: "server_error" } })
+      ])
       const model = yield* buildModel(openAiModel(provider, { retry: { times: 2, delay: "1 second" } }))
       const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.either, Effect.fork)
       assert.deepStrictEqual(yield* pendingSleep, [1000])
@@ -261,7 +281,10 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       assert.isTrue(Either.isLeft(result))
       const error = (result as Either.Left<Model.ModelError, void>).left
       assert.strictEqual(error.reason, "openai answered HTTP 500 (provider error): The server had an error")
-      assert.strictEqual(error.message, "model request failed: openai answered HTTP 500 (provider error): The server had an error")
+      assert.strictEqual(
+        error.message,
+        "model request failed: openai answered HTTP 500 (provider error): The server had an error"
+      )
     }))
 
   it.scoped("a failure after text has streamed is not retried (no repeated text)", () =>
@@ -290,7 +313,10 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       const { spans, tracer } = captureSpans()
       const model = yield* buildModel(openAiModel({ ...provider, url: "http://127.0.0.1:1" }, { retry: false }))
       const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.withTracer(tracer))
-      assert.match(error.reason, /^could not reach openai at http:\/\/127\.0\.0\.1:1\/v1\/responses \(Transport: .*ECONNREFUSED/)
+      assert.match(
+        error.reason,
+        /^could not reach openai at http:\/\/127\.0\.0\.1:1\/v1\/responses \(Transport: .*ECONNREFUSED/
+      )
       // the transport error @effect/ai keeps in its span names the request, not the key
       const streamSpan = spans.find((span) => span.name === "LanguageModel.streamText")!
       assert.include(streamSpan.text(), "Transport")

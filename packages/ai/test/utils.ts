@@ -90,7 +90,10 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
  */
 export const sse = (
   events: ReadonlyArray<{ readonly event?: string; readonly data: unknown }>,
-  options: { readonly hold?: { readonly before: number; readonly until: Promise<unknown> }; readonly open?: boolean } = {}
+  options: {
+    readonly hold?: { readonly before: number; readonly until: Promise<unknown> }
+    readonly open?: boolean
+  } = {}
 ): Reply =>
 async (res) => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
@@ -187,7 +190,8 @@ export const captureLogs = () => {
   const lines: Array<string> = []
   const logger = Logger.make(({ annotations, cause, logLevel, message }) => {
     lines.push(
-      [logLevel.label, inspect(message, { depth: 10 }), inspect(annotations, { depth: 10 }), Cause.pretty(cause)].join(" ")
+      [logLevel.label, inspect(message, { depth: 10 }), inspect(annotations, { depth: 10 }), Cause.pretty(cause)]
+        .join(" ")
     )
   })
   const layer = Layer.merge(Logger.add(logger), Logger.minimumLogLevel(LogLevel.All))
@@ -359,7 +363,11 @@ export const anthropicEvents = (
     index++
   }
   for (const call of options.calls ?? []) {
-    push({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } })
+    push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "tool_use", id: call.id, name: call.name, input: {} }
+    })
     for (const partial_json of call.pieces) {
       push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })
     }

@@ -223,7 +223,10 @@ export const fromStreamError = (
   const kind = [inner.code, inner.type].find((value): value is string => typeof value === "string" && value !== "error")
   const message = typeof inner.message === "string" ? inner.message : "no details"
   return new ProviderFailure({
-    reason: scrub(`${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`, secrets),
+    reason: scrub(
+      `${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`,
+      secrets
+    ),
     retryable: kind !== undefined && retryableStreamError.test(kind),
     retryAfter: Option.none()
   })

@@ -19,6 +19,8 @@ const secretHeaders = new Set([
   "cookie"
 ])
 
+type HttpError = HttpClientError.HttpClientError
+
 const stripRequest = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest =>
   HttpClientRequest.modify(request, {
     headers: Headers.fromInput(
@@ -62,10 +64,10 @@ const safeResponse = (
       const value: unknown = Reflect.get(target, property, target)
       if (typeof value === "function") return value.bind(target)
       if (Effect.isEffect(value)) {
-        return Effect.mapError(value as Effect.Effect<unknown, HttpClientError.HttpClientError>, withRequest(request, proxy))
+        return Effect.mapError(value as Effect.Effect<unknown, HttpError>, withRequest(request, proxy))
       }
       if (typeof value === "object" && value !== null && Stream.StreamTypeId in value) {
-        return Stream.mapError(value as Stream.Stream<unknown, HttpClientError.HttpClientError>, withRequest(request, proxy))
+        return Stream.mapError(value as Stream.Stream<unknown, HttpError>, withRequest(request, proxy))
       }
       return value
     }
