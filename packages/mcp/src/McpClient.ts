@@ -10,6 +10,7 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Tracer from "effect/Tracer"
+import * as Redact from "./internal/redact.js"
 import { McpRequestError } from "./McpError.js"
 import { z } from "zod"
 
@@ -112,7 +113,8 @@ const traced = (name: string, options: () => Tracer.SpanOptions) => <A, E>(self:
 
 /**
  * Builds an `McpClient` from a connected SDK `Client`. `secrets` (the server's header or environment
- * values) are kept out of every error reason. Closing the client stays with whoever connected it.
+ * values) are kept out of every error reason, and out of the text of `isError` results. Closing the client
+ * stays with whoever connected it.
  *
  * Each request runs in a span (`McpClient.listTools`, `McpClient.callTool`, attributes `mcp.server` and
  * `mcp.tool`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
@@ -162,8 +164,11 @@ export const fromSdkClient = (client: Client, options: {
   const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
     Effect.tryPromise({
       try: async (signal) =>
-        normalizeResult(
-          await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
+        Redact.scrubErrorResult(
+          normalizeResult(
+            await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
+          ),
+          secrets() ?? []
         ),
       catch: callError
     }).pipe(traced("McpClient.callTool", () => ({

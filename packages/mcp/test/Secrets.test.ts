@@ -1,0 +1,215 @@
+/**
+ * B2 end to end: a realistic set of requests (a stdio server with an environment secret that prints it and
+ * puts it in its error texts, an HTTP server with header secrets that echoes them, a 401 and a 500 that
+ * echo the request headers in their bodies, a server that dies during a call) runs with every log level on,
+ * a tracer that keeps every span in memory, and the `zett` command on the same configuration. No header or
+ * environment value may appear in a log line, an annotation, a span name, attribute or event, an error the
+ * model or the caller sees, or the command's output.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, ScriptedModel } from "@zett/agent"
+import { McpExtension, McpServer } from "@zett/mcp"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HashMap from "effect/HashMap"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import * as ChildProcess from "node:child_process"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Util from "node:util"
+import { factoryLayer, faultyServer, httpFault, node, withMarker } from "./utils/faults.js"
+
+const secrets = {
+  env: "env-secret-Q7v1x9Lm",
+  envCrash: "env-secret-crash-T5r2",
+  bearer: "hdr-secret-M4k8z2Wd",
+  apiKey: "hdr-secret-key-N6p0",
+  locked: "hdr-secret-401-P3w6",
+  down: "hdr-secret-500-H8j4"
+}
+const secretValues = Object.values(secrets)
+
+/** A tracer that keeps every span: name, attributes, events, links and how it ended. */
+const memoryTracer = () => {
+  const spans: Array<{
+    name: string
+    attributes: Map<string, unknown>
+    events: Array<[string, Record<string, unknown> | undefined]>
+    exit: Exit.Exit<unknown, unknown> | undefined
+  }> = []
+  let id = 0
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, _startTime, kind) => {
+      const record = { name, attributes: new Map<string, unknown>(), events: [] as Array<[string, Record<string, unknown> | undefined]>, exit: undefined as Exit.Exit<unknown, unknown> | undefined }
+      spans.push(record)
+      const spanId = `span${++id}`
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId,
+        traceId: Option.isSome(parent) ? parent.value.traceId : `trace${id}`,
+        parent,
+        context,
+        status: { _tag: "Started", startTime: 0n },
+        attributes: record.attributes,
+        links: [...links],
+        sampled: true,
+        kind,
+        end: (_endTime, exit) => void (record.exit = exit),
+        attribute: (key, value) => void record.attributes.set(key, value),
+        event: (name, _startTime, attributes) => void record.events.push([name, attributes]),
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  const texts = () =>
+    spans.flatMap((span) => [
+      span.name,
+      ...[...span.attributes].map(([key, value]) => `${key}=${Util.inspect(value, { depth: 10 })}`),
+      ...span.events.map(([name, attributes]) => `${name} ${Util.inspect(attributes, { depth: 10 })}`),
+      span.exit === undefined || Exit.isSuccess(span.exit) ? "" : Cause.pretty(span.exit.cause, { renderErrorCause: true })
+    ])
+  return { spans, tracer, texts }
+}
+
+/** A logger that keeps every line, at every level, with its annotations, spans and cause. */
+const memoryLogger = () => {
+  const lines: Array<string> = []
+  const logger = Logger.make(({ annotations, cause, logLevel, message, spans }) => {
+    lines.push([
+      logLevel.label,
+      Util.inspect(message, { depth: 10 }),
+      JSON.stringify(Object.fromEntries(HashMap.toEntries(annotations))),
+      List.toArray(spans).map((span) => span.label).join(","),
+      Cause.isEmpty(cause) ? "" : Cause.pretty(cause, { renderErrorCause: true })
+    ].join(" "))
+  })
+  return { lines, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.All)) }
+}
+
+const root = Path.join(import.meta.dirname, "..", "..", "..")
+const zett = (args: ReadonlyArray<string>, home: string) =>
+  Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
+    const child = ChildProcess.execFile(
+      node,
+      [Path.join(root, "packages", "cli", "bin", "zett.mjs"), ...args],
+      { cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home }, timeout: 30_000 },
+      (error, stdout, stderr) => resume(Effect.succeed({ code: error ? (error.code as number) ?? 1 : 0, output: `${stdout}\n${stderr}` }))
+    )
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+describe.sequential("secrets", () => {
+  it.scopedLive("B2 no header or env value of any server is in a log line, span, error message or CLI output", () =>
+    Effect.gen(function*() {
+      const marker = Crypto.randomUUID()
+      const [web, locked, down] = yield* Effect.all([
+        httpFault(`${marker}-http`, ["echo-secrets"]),
+        httpFault(`${marker}-http`, ["http-401"]),
+        httpFault(`${marker}-http`, ["http-500"])
+      ], { concurrency: "unbounded" })
+      const stdio = (name: string, faults: ReadonlyArray<string>, token: string) =>
+        McpServer.stdio({
+          name,
+          command: node,
+          args: [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`],
+          env: { ZETT_TEST_MARKER: marker, API_TOKEN: token }
+        })
+      const servers = [
+        stdio("vault", ["echo-secrets"], secrets.env),
+        stdio("crashy", ["exit-during-call"], secrets.envCrash),
+        McpServer.http({ name: "web", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } }),
+        McpServer.http({ name: "locked", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } }),
+        McpServer.http({ name: "down", url: down, headers: { "X-Api-Key": secrets.down } })
+      ]
+
+      const logs = memoryLogger()
+      const traces = memoryTracer()
+      const seen: Array<string> = []
+      const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(McpExtension.layerWithoutClientFactory({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
+        Layer.provide(factoryLayer()),
+        Layer.provide(ScriptedModel.layer([
+          (request) => (record(request), {
+            toolCalls: ["vault__leak", "vault__boom", "vault__echo", "web__leak", "web__boom", "web__echo", "crashy__echo"].map((name) => ({ name, arguments: { text: "hi" } }))
+          }),
+          (request) => (record(request), { text: "and now the model fails" }),
+        ]))
+      )
+      // a request that succeeds, and one that fails (the script has no step left for its first model call)
+      const exits = yield* Effect.forEach(["go", "again"], (input) =>
+        Agent.Agent.pipe(
+          Effect.flatMap((agent) => agent.run(input)),
+          Effect.tapErrorCause((cause) => Effect.logError("the run failed", cause)),
+          Effect.exit
+        ), { concurrency: 1 }).pipe(
+          Effect.provide(layer),
+          Effect.provide(logs.layer),
+          Effect.withTracer(traces.tracer)
+        )
+      assert.isTrue(Exit.isSuccess(exits[0]!))
+      assert.isTrue(Exit.isFailure(exits[1]!))
+      assert.deepStrictEqual(withMarker(marker), [])
+
+      // the secrets did reach the servers: they echoed them, and the extension kept them out
+      const everything = seen.join("\n")
+      assert.include(everything, "locked (HTTP 401 Unauthorized)")
+      assert.include(everything, "down (HTTP 500 Internal Server Error)")
+      assert.include(everything, "token <redacted>; authorization undefined; key undefined")
+      assert.include(everything, "token undefined; authorization <redacted>; key <redacted>")
+      assert.isTrue(logs.lines.some((line) => line.includes("env API_TOKEN=<redacted>")), "the stderr line was logged")
+      assert.isAbove(traces.spans.length, 10)
+
+      // the command, on the same servers as a configuration file, with debug logging
+      const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-secrets-"))
+      const config = Path.join(home, "mcp.json")
+      const stdioEntry = (name: string, fault: string, token: string) => ({
+        command: node,
+        args: [faultyServer, `--fault=${fault}`, `--name=${name}`],
+        env: { ZETT_TEST_MARKER: marker, API_TOKEN: token }
+      })
+      Fs.writeFileSync(config, JSON.stringify({
+        mcpServers: {
+          vault: stdioEntry("vault", "echo-secrets", secrets.env),
+          crashy: stdioEntry("crashy", "exit-during-call", secrets.envCrash),
+          web: { type: "streamable-http", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } },
+          locked: { type: "streamable-http", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } },
+          down: { type: "streamable-http", url: down, headers: { "X-Api-Key": secrets.down } }
+        }
+      }))
+      const cli = yield* Effect.forEach([
+        ["--log-level", "debug", "tools", "--config", config],
+        ["tools", "--config", config, "--json"],
+        ["--log-level", "debug", "call", "--config", config, "vault__leak", "{}"],
+        ["call", "--config", config, "web__boom", "{}"],
+        ["call", "--config", config, "crashy__echo", "{}"]
+      ], (args) => zett(args, home))
+      Fs.rmSync(home, { recursive: true, force: true })
+      assert.include(cli[0]!.output, "HTTP 401 Unauthorized")
+      assert.include(cli[2]!.output, "<redacted>")
+      assert.deepStrictEqual(withMarker(marker), [])
+      const texts = [
+        ...logs.lines,
+        ...traces.texts(),
+        ...seen,
+        ...exits.map((exit) => (Exit.isFailure(exit) ? Cause.pretty(exit.cause, { renderErrorCause: true }) : "")),
+        ...cli.map((run) => run.output),
+        ...servers.flatMap((server) => [String(server), Util.inspect(server, { depth: 10 }), JSON.stringify(server), Inspectable.format(server)])
+      ]
+      for (const text of texts) {
+        for (const secret of secretValues) assert.notInclude(text, secret)
+      }
+    }), 60_000)
+})
