@@ -1,12 +1,16 @@
 /**
- * The model configured in the environment (`ZETT_MODEL`, for example `openai:gpt-4.1-mini`), or none.
+ * The model configured in the environment, or none: `ZETT_MODEL=openai:gpt-4.1-mini` (with `OPENAI_API_KEY`,
+ * or `OPENAI_BASE_URL` for any OpenAI-compatible server) or `ZETT_MODEL=anthropic:<model>` (with
+ * `ANTHROPIC_API_KEY`), as `@zett/ai` reads them.
  *
  * @since 0.1.0
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type { Model } from "@zett/agent"
 import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { UsageError } from "./CliError.js"
 
@@ -30,23 +34,44 @@ export interface EnvironmentModel {
 export const variable = "ZETT_MODEL"
 
 /**
- * Reads `ZETT_MODEL` from the `ConfigProvider` (the process environment by default). Unset or empty: none.
- * Set: the model, or a `UsageError` when no provider of this build can serve it.
+ * One line for a configuration error: `OPENAI_API_KEY: OPENAI_API_KEY is needed for api.openai.com; ...`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return `${describeConfigError(error.left)}; ${describeConfigError(error.right)}`
+    case "InvalidData":
+    case "MissingData":
+    case "SourceUnavailable":
+    case "Unsupported":
+      return `${error.path.join(".")}: ${error.message}`
+  }
+}
+
+/**
+ * Reads the model from the `ConfigProvider` (the process environment by default). `ZETT_MODEL` unset or
+ * empty: none. Set but malformed, or without its provider's key: a `UsageError` (exit code 2). The
+ * providers are loaded only when a model is named, so that commands without one start faster.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, UsageError> = Config.option(
-  Config.string(variable)
-).pipe(
-  Effect.orElseSucceed(() => Option.none<string>()),
-  Effect.map(Option.filter((name) => name.trim() !== "")),
-  Effect.flatMap(Option.match({
-    onNone: () => Effect.succeed(Option.none()),
-    onSome: (name) =>
-      // the providers (OpenAI, Anthropic, any OpenAI-compatible endpoint) come with @zett/ai
-      Effect.fail(
-        new UsageError({ message: `${variable}=${name}: no model provider is available in this build yet` })
-      )
+export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, UsageError> = Effect.gen(function*() {
+  const named = yield* Config.option(Config.string(variable)).pipe(
+    Effect.orElseSucceed(() => Option.none<string>()),
+    Effect.map(Option.filter((name) => name.trim() !== ""))
+  )
+  if (Option.isNone(named)) return Option.none()
+  const { AiModel } = yield* Effect.promise(() => import("@zett/ai"))
+  const configured = yield* AiModel.configured.pipe(
+    Effect.mapError((error) => new UsageError({ message: describeConfigError(error) }))
+  )
+  return Option.map(configured, (config): EnvironmentModel => ({
+    name: `${config.provider}:${config.model}`,
+    layer: AiModel.layerModelConfig(config).pipe(Layer.provide(NodeHttpClient.layerUndici))
   }))
-)
+})

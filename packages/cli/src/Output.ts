@@ -187,8 +187,14 @@ export const logger: Logger.Logger<unknown, void> = Logger.withConsoleError(
     // a stdio server's stderr lines say which server they come from
     const server = HashMap.get(annotations, "mcp.server")
     const prefix = server._tag === "Some" && HashMap.has(annotations, "mcp.stream") ? `[${String(server.value)}] ` : ""
+    // `mcp.*` annotations are in the text already; others (a provider's retry reason ...) are not
+    const extra: Array<string> = []
+    for (const [key, value] of annotations) {
+      if (!key.startsWith("mcp.")) extra.push(`${key}=${typeof value === "string" ? value : Util.inspect(value)}`)
+    }
+    const annotated = extra.length === 0 ? "" : ` (${extra.join(", ")})`
     const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
-    return `zett: ${level}: ${prefix}${text}${detail}`
+    return `zett: ${level}: ${prefix}${text}${annotated}${detail}`
   })
 )
 

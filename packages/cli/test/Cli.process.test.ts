@@ -11,6 +11,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Processes from "./utils/processes.js"
+import { fakeOpenAi } from "./utils/openai.js"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
 
 const require = createRequire(import.meta.url)
@@ -29,12 +30,16 @@ interface Run {
 }
 
 /** Runs `node bin/zett.mjs ...args` with piped output and an environment without any model or home config. */
-const zett = (args: ReadonlyArray<string>, home: string): Effect.Effect<Run> =>
+const zett = (
+  args: ReadonlyArray<string>,
+  home: string,
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<Run> =>
   Effect.async<Run>((resume) => {
     const child = ChildProcess.execFile(
       node,
       [bin, ...args],
-      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home } },
+      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
         resume(Effect.succeed({ code, stdout, stderr }))
@@ -54,7 +59,7 @@ describe("zett as a process", () => {
       const result = yield* zett(["demo", "--log-level", "debug"], home)
       assert.strictEqual(result.code, 0, result.stderr)
       const out = lines(result.stdout)
-      assert.match(result.stdout, /^demo\s+stdio\s+\d+ ms\s+3\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+stdio\s+[\d.]+ m?s\s+3\s+\d+\s+ok$/m)
       for (const name of ["demo__add", "demo__weather", "demo__fail"]) assert.include(result.stdout, `  ${name} `)
       const transcript = out.slice(out.indexOf(`> What is 2 + 40? Use the demo server's add tool.`))
       assert.deepStrictEqual(transcript, [
@@ -71,6 +76,40 @@ describe("zett as a process", () => {
       const pids = Array.from(result.stderr.matchAll(/MCP server demo runs as process (\d+)/g), (m) => Number(m[1]))
       assert.strictEqual(pids.length, 2, result.stderr)
       assert.deepStrictEqual(Processes.livePids(pids), [])
+    }), 60_000)
+
+  it.scoped("zett demo with ZETT_MODEL uses that model (OpenAI Responses API on 127.0.0.1) instead of the script", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const key = "sk-zett-cli-test-0123456789SECRET"
+      const openai = yield* fakeOpenAi([
+        { call: { id: "call_1", name: "demo__add", arguments: "{\"a\":2,\"b\":40}" } },
+        { text: "The demo server says 42." }
+      ])
+      const result = yield* zett(["demo"], home, {
+        ZETT_MODEL: "openai:gpt-4.1-mini",
+        OPENAI_API_KEY: key,
+        OPENAI_BASE_URL: openai.baseUrl
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const out = lines(result.stdout)
+      assert.include(out, "Model: openai:gpt-4.1-mini")
+      assert.deepStrictEqual(out.slice(out.indexOf("→ demo__add {\"a\":2,\"b\":40}")), [
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "The demo server says 42.",
+        "Answer: The demo server says 42.",
+        "MCP connections: 2 opened, 2 closed; no server process left (2 started)."
+      ])
+      assert.strictEqual(openai.requests.length, 2)
+      assert.include(openai.requests[0].tools.map((tool: { name: string }) => tool.name), "demo__add")
+      assert.deepStrictEqual(openai.requests[1].input.at(-1), {
+        type: "function_call_output",
+        call_id: "call_1",
+        output: "{\"sum\":42}"
+      })
+      assert.deepStrictEqual(openai.authorizations, [`Bearer ${key}`, `Bearer ${key}`])
+      assert.notInclude(result.stdout + result.stderr, key)
     }), 60_000)
 
   it.scoped("zett tools --config FILE: server-everything over stdio and Streamable HTTP, server-filesystem, a broken entry", () =>

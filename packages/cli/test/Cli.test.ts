@@ -111,7 +111,10 @@ describe("zett tools", () => {
         b: { tools: [tool("y")], listDelay: "10 seconds" },
         c: { tools: [tool("z")], listDelay: "10 seconds" }
       })
-      const fiber = yield* Effect.fork(zett(["tools", "--json", "--config", config], { clientFactory: factory }))
+      // without a connect timeout the only sleeps are the servers'
+      const fiber = yield* Effect.fork(
+        zett(["tools", "--json", "--connect-timeout", "0", "--config", config], { clientFactory: factory })
+      )
       yield* awaitSleeps(3)
       yield* TestClock.adjust("10 seconds")
       const result = yield* Fiber.join(fiber)
@@ -145,34 +148,42 @@ describe("zett tools", () => {
       assert.strictEqual(stats.closed, stats.opened)
     }))
 
-  it.scoped("on a terminal a spinner runs on stderr and is erased; piped output has no escape codes", () =>
+  it.scoped("on a terminal a spinner runs on stderr while servers are discovered, and is erased", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, listDelay: "1 second" } })
-
-      const onTerminal = yield* Effect.fork(
-        zett(["tools", "--config", config], { clientFactory: factory, interactive: true })
+      const fiber = yield* Effect.fork(
+        zett(["tools", "--connect-timeout", "0", "--config", config], { clientFactory: factory, interactive: true })
       )
-      // the spinner's and the server's
+      // the spinner's and the server's (no connect timeout)
       yield* awaitSleeps(2)
       yield* TestClock.adjust("1 second")
-      const terminal = yield* Fiber.join(onTerminal)
-      assert.strictEqual(terminal.code, 0)
-      assert.include(terminal.stderr, "⠋ Discovering 1 MCP server…")
-      assert.isAbove(terminal.stderr.split("\r\u001b[2K").length, 5, "the spinner redraws its line")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.code, 0)
+      assert.include(result.stderr, "⠋ Discovering 1 MCP server…")
+      assert.isAbove(result.stderr.split("\r\u001b[2K").length, 5, "the spinner redraws its line")
       // the last thing written erases the line and shows the cursor again
-      assert.isTrue(terminal.stderr.endsWith("\r\u001b[2K\u001b[?25h"))
-      assert.notMatch(terminal.stdout, terminalControl)
+      assert.isTrue(result.stderr.endsWith("\r\u001b[2K\u001b[?25h"))
+      assert.notMatch(result.stdout, terminalControl)
+      assert.match(result.stdout, /^demo\s+streamable-http\s+1\.0 s\s+2\s+\d+\s+ok$/m)
+    }))
 
-      const piped = yield* Effect.fork(zett(["tools", "--config", config], { clientFactory: factory }))
+  it.scoped("piped or redirected output gets no spinner: no escape codes, no carriage returns", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, listDelay: "1 second" } })
+      const fiber = yield* Effect.fork(
+        zett(["tools", "--connect-timeout", "0", "--config", config], { clientFactory: factory })
+      )
       yield* awaitSleeps(1)
       yield* TestClock.adjust("1 second")
-      const result = yield* Fiber.join(piped)
+      const result = yield* Fiber.join(fiber)
       assert.strictEqual(result.code, 0)
       assert.strictEqual(result.stderr, "")
       assert.notMatch(result.stdout, terminalControl)
-      assert.strictEqual(result.stdout, terminal.stdout)
+      assert.match(result.stdout, /^demo\s+streamable-http\s+1\.0 s\s+2\s+\d+\s+ok$/m)
     }))
 
   it.scoped("without --config the default ~/.zett/mcp.json is used; a missing default file is no servers", () =>
