@@ -449,6 +449,26 @@ export const command = Command.make("zett", {}, () =>
 const cli = Command.run(command, { name: "zett", version })
 
 /**
+ * Moves `--log-level LEVEL` (or `--log-level=LEVEL`) to the front: `@effect/cli` does not find it after a
+ * subcommand's last option.
+ */
+const logLevelFirst = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const level: Array<string> = []
+  const rest: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") {
+      rest.push(...args.slice(i))
+      break
+    }
+    if (arg.startsWith("--log-level=")) level.push("--log-level", arg.slice("--log-level=".length))
+    else if (arg === "--log-level" && i + 1 < args.length) level.push(arg, args[++i]!)
+    else rest.push(arg)
+  }
+  return [...level, ...rest]
+}
+
+/**
  * Runs `zett` with the given arguments (without `node` and the script) and returns the exit code. Every
  * failure is turned into its exit code and one line on standard error; nothing is thrown.
  *
@@ -459,7 +479,7 @@ export const run = (
   args: ReadonlyArray<string>,
   options?: RunOptions
 ): Effect.Effect<number, never, Output.Output> =>
-  cli(["node", "zett", ...args]).pipe(
+  cli(["node", "zett", ...logLevelFirst(args)]).pipe(
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
       const { code, message } = CliError.fromCause(cause)

@@ -205,6 +205,37 @@ describe("zett tools", () => {
     }))
 })
 
+describe("zett --log-level", () => {
+  it.scoped("--log-level works before or after the command's options; logs go to stderr, one line each", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", { servers: { off: { command: "node", disabled: true } } })
+      const quiet = yield* zett(["tools", "--config", config])
+      assert.strictEqual(quiet.stderr, "")
+      for (
+        const args of [
+          ["--log-level", "debug", "tools", "--config", config],
+          ["tools", "--config", config, "--log-level", "debug"],
+          ["tools", "--config", config, "--log-level=debug"]
+        ]
+      ) {
+        const result = yield* zett(args)
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.include(lines(result.stderr), `zett: debug: ${config}: disabled entries left out: off`)
+      }
+    }))
+
+  it.scoped("--log-level error hides the warning about an unavailable server", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["down"])
+      const { factory } = fakeFactory({ down: { connectError: "refused" } })
+      const model = ScriptedModel.layer([{ text: "ok" }])
+      const result = yield* zett(["run", "Hi", "--config", config, "--log-level", "error"], { clientFactory: factory, model })
+      assert.deepStrictEqual([result.code, result.stdout, result.stderr], [0, "ok\n", ""])
+    }))
+})
+
 describe("zett: bad usage and bad configuration exit 2 with one line", () => {
   it.scoped("C5 an invalid entry: the line names the file, the entry and the reason", () =>
     Effect.gen(function*() {
