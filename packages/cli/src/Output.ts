@@ -81,7 +81,8 @@ export const layerNode: Layer.Layer<Output> = Layer.sync(Output, () => {
     stderr: (text) => write(process.stderr, text),
     interactive: isInteractive(process.stderr, process.env),
     colors: isInteractive(process.stdout, process.env) && process.env.NO_COLOR === undefined,
-    columns: process.stdout.columns ?? process.stderr.columns ?? 100
+    // 0 when the terminal reports no size (`script`, some CI runners)
+    columns: process.stdout.columns || process.stderr.columns || 100
   })
 })
 
