@@ -323,6 +323,44 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
+  it.scopedLive("D1 D5 D6 D7 many faults in one request: each server's outcome, healthy stdio and HTTP servers work", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const [web, down] = yield* Effect.all([
+        httpFault(`${marker}-http`, ["none"]),
+        httpFault(`${marker}-http`, ["http-500"])
+      ], { concurrency: "unbounded" })
+      const report = yield* probe({
+        marker,
+        servers: [
+          stdioFault("calm", marker, ["none"]),
+          McpServer.http({ name: "web", url: web }),
+          stdioFault("quitter", marker, ["exit-during-initialize"]),
+          stdioFault("mute", marker, ["silent-initialize"]),
+          stdioFault("loop", marker, ["repeat-cursor"]),
+          McpServer.http({ name: "down", url: down }),
+          stdioFault("crash", marker, ["exit-during-call"]),
+          stdioFault("nocall", marker, ["silent-call"]),
+          stdioFault("mule", marker, ["stubborn"])
+        ],
+        names: ["crash__echo", "nocall__echo", "calm__echo", "web__echo", "mule__echo"],
+        connectTimeout: "4 seconds",
+        callTimeout: "1 second"
+      })
+      const system = unavailable(report)
+      assert.include(system, "quitter (Connection closed: the server process exited with code 3)")
+      assert.include(system, "mute (timed out after 4s)")
+      assert.include(system, "loop (the server repeated a pagination cursor)")
+      assert.include(system, "down (HTTP 500 Internal Server Error)")
+      assert.strictEqual(failure(report, "crash__echo").type, "McpError")
+      assert.strictEqual(failure(report, "nocall__echo").type, "TimeoutError")
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(results["calm__echo"]?.content, [{ type: "text", text: "calm echo: hi" }])
+      assert.deepStrictEqual(results["web__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      assert.deepStrictEqual(results["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
+      assertHealthyAndClean(report)
+    }), 30_000)
+
   it.live("D1 interrupting a request during a call returns only once the server process is gone", () =>
     Effect.gen(function*() {
       const marker = newMarker()
