@@ -128,8 +128,8 @@ const discoverWithProgress = (
   factory: McpClientFactory.McpClientFactory["Type"],
   servers: ReadonlyArray<McpServer.McpServer>,
   limit: Option.Option<Duration.Duration>
-) =>
-  Progress.withSpinner(
+): Effect.Effect<ReadonlyArray<Discovery.ServerReport>, never, Output.Output> =>
+  servers.length === 0 ? Effect.succeed([]) : Progress.withSpinner(
     `Discovering ${servers.length} MCP ${servers.length === 1 ? "server" : "servers"}…`,
     (status) => {
       const pending = new Set(servers.map((server) => server.name))
@@ -173,7 +173,12 @@ const toolsCommand = Command.make("tools", {
       snapshot.servers,
       limitOf(options.connectTimeout, Duration.seconds(30))
     )
-    const report: ToolsReport.ToolsReport = { config: file, configExists: exists, servers: reports, skipped: snapshot.skipped }
+    const report: ToolsReport.ToolsReport = {
+      config: file,
+      configExists: exists,
+      servers: reports,
+      skipped: snapshot.skipped
+    }
     yield* Output.line(
       options.json
         ? JSON.stringify(ToolsReport.toJson(report), null, 2)
@@ -264,7 +269,11 @@ const callCommand = Command.make("call", {
           Effect.timeoutFail(raw, {
             duration,
             onTimeout: () =>
-              new McpError.McpTimeoutError({ server: tool.server, operation: "call", timeout: Duration.format(duration) })
+              new McpError.McpTimeoutError({
+                server: tool.server,
+                operation: "call",
+                timeout: Duration.format(duration)
+              })
           })
       })
       const outcome = McpTool.toResult(response, McpTool.ErrorTextPolicy.verbose)

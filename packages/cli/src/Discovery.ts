@@ -167,7 +167,11 @@ export const connectAndList = (
       Effect.timeoutFail(listing, {
         duration,
         onTimeout: () =>
-          new McpError.McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(duration) })
+          new McpError.McpTimeoutError({
+            server: server.name,
+            operation: "connect",
+            timeout: Duration.format(duration)
+          })
       })
   }).pipe(Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } }))
 }

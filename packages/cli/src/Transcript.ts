@@ -66,7 +66,9 @@ export const outcomeLine = (result: Message.ToolMessage): string => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: { readonly name?: string | undefined }): Effect.Effect<Extension.Extension, never, Output> =>
+export const make = (
+  options?: { readonly name?: string | undefined }
+): Effect.Effect<Extension.Extension, never, Output> =>
   Effect.map(Output, (output) => {
     // whether the model's text left the cursor in the middle of a line
     let midLine = false

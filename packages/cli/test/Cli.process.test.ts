@@ -112,7 +112,7 @@ describe("zett as a process", () => {
       assert.notInclude(result.stdout + result.stderr, key)
     }), 60_000)
 
-  it.scoped("zett tools --config FILE: server-everything over stdio and Streamable HTTP, server-filesystem, a broken entry", () =>
+  it.scoped("zett tools --config FILE: server-everything (stdio, HTTP), server-filesystem, a broken entry", () =>
     Effect.gen(function*() {
       const home = yield* tempDir
       const files = yield* tempDir

@@ -99,7 +99,12 @@ describe("zett tools", () => {
         { status: down.status, reason: down.reason, toolCount: down.toolCount },
         { status: "unavailable", reason: "refused", toolCount: 0 }
       )
-      assert.deepStrictEqual(report.totals, { servers: 2, available: 1, tools: 2, estimatedTokens: demo.estimatedTokens })
+      assert.deepStrictEqual(report.totals, {
+        servers: 2,
+        available: 1,
+        tools: 2,
+        estimatedTokens: demo.estimatedTokens
+      })
     }))
 
   it.scoped("servers are discovered concurrently: the total time is the slowest server's, not the sum", () =>
@@ -231,7 +236,10 @@ describe("zett --log-level", () => {
       const config = httpConfig(dir, ["down"])
       const { factory } = fakeFactory({ down: { connectError: "refused" } })
       const model = ScriptedModel.layer([{ text: "ok" }])
-      const result = yield* zett(["run", "Hi", "--config", config, "--log-level", "error"], { clientFactory: factory, model })
+      const result = yield* zett(["run", "Hi", "--config", config, "--log-level", "error"], {
+        clientFactory: factory,
+        model
+      })
       assert.deepStrictEqual([result.code, result.stdout, result.stderr], [0, "ok\n", ""])
     }))
 })
@@ -264,7 +272,8 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.strictEqual(lines(notJson.stderr).length, 1)
       assert.match(notJson.stderr, new RegExp(`^zett: ${broken}: `))
       const missing = yield* zett(["tools", "--config", `${dir}/nope.json`])
-      assert.deepStrictEqual([missing.code, missing.stderr], [2, `zett: ${dir}/nope.json: no such configuration file\n`])
+      assert.strictEqual(missing.code, 2)
+      assert.strictEqual(missing.stderr, `zett: ${dir}/nope.json: no such configuration file\n`)
     }))
 
   it.effect("no command, an unknown command, an unknown option", () =>
@@ -400,7 +409,12 @@ describe("zett run", () => {
       const config = httpConfig(dir, [])
       const model = Layer.succeed(Model.Model, {
         stream: () =>
-          Stream.fromIterable([Model.textDelta("Hel"), Model.textDelta("lo"), Model.textDelta("!"), Model.finish("stop")])
+          Stream.fromIterable([
+            Model.textDelta("Hel"),
+            Model.textDelta("lo"),
+            Model.textDelta("!"),
+            Model.finish("stop")
+          ])
       })
       const result = yield* zett(["run", "Hi", "--config", config], { model })
       assert.strictEqual(result.code, 0, result.stderr)

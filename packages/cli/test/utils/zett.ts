@@ -60,7 +60,9 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       stats.opened++
       yield* Effect.addFinalizer(() => Effect.sync(() => void stats.closed++))
       const fake = servers[server.name]
-      if (fake === undefined) return yield* new McpError.McpConnectError({ server: server.name, reason: "unknown server" })
+      if (fake === undefined) {
+        return yield* new McpError.McpConnectError({ server: server.name, reason: "unknown server" })
+      }
       if (fake.connectError !== undefined) {
         return yield* new McpError.McpConnectError({ server: server.name, reason: fake.connectError })
       }
