@@ -118,7 +118,12 @@ export const make = (options: {
             connection = Effect.runSync(Effect.cached(connect(server)))
             connections.set(server.name, connection)
           }
-          return connection
+          const memo = connection
+          // An interrupted connect (e.g. discovery's timeout) is forgotten, so a later use tries again.
+          return Effect.onInterrupt(memo, () =>
+            Effect.sync(() => {
+              if (connections.get(server.name) === memo) connections.delete(server.name)
+            }))
         }),
       invalidate: (server) =>
         Effect.suspend(() => {

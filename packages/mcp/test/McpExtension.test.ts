@@ -486,6 +486,43 @@ describe("McpExtension", () => {
       assert.notInclude(snapshot, "metric-secret")
     }))
 
+  it.effect("D1 a connect interrupted by a caller is not remembered: the next call of the request connects again", () =>
+    Effect.gen(function*() {
+      let connectDelay: string | undefined = "10 seconds"
+      const { factory, stats } = fakeFactory({
+        s: {
+          tools: [tool("t")],
+          get connectDelay() {
+            return connectDelay
+          }
+        }
+      })
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+        { text: "warm-up" },
+        () => (connectDelay = "10 seconds", { toolCalls: [{ id: "1", name: "s__t" }] }),
+        () => (connectDelay = undefined, { toolCalls: [{ id: "2", name: "s__t" }] }),
+        { text: "done" }
+      ], {
+        extensions: [{
+          name: "impatient",
+          onToolCall: (_context, call, next) =>
+            call.id === "1" ? Effect.timeoutFail(next(call), { duration: "1 second", onTimeout: () => "impatient" }) : next(call)
+        }]
+      })
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        connectDelay = undefined
+        yield* agent.run("warm the cache")
+        const fiber = yield* Effect.fork(agent.run("call twice"))
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.join(fiber)
+      }).pipe(Effect.provide(layer))
+      const results = toolMessages(requests[3]!)
+      assert.deepStrictEqual(results.map((m) => m.status), ["TOOL_FAILED", "ok"])
+      assert.strictEqual(stats.connects.s, 3)
+      assert.strictEqual(stats.open(), 0)
+    }))
+
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ s: { tools: [tool("t")] } })
