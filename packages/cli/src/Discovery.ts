@@ -5,15 +5,12 @@
  *
  * @since 0.1.0
  */
-import type { McpClient, McpClientFactory, McpServer } from "@zett/mcp"
-import { McpError, McpTool } from "@zett/mcp"
+import type { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClient, McpError, McpTool } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-
-/** The most pages a server may return for one tool listing (as in the extension, D9). */
-const maxPages = 100
 
 /**
  * One tool as the model sees it, and what its definition costs in the prompt.
@@ -84,42 +81,6 @@ export const transportOf = (server: McpServer.McpServer): ServerReport["transpor
   server._tag === "McpHttpServer" ? "streamable-http" : "stdio"
 
 /**
- * Every page of `tools/list`; a server that repeats a cursor or never stops is refused (D9).
- *
- * @since 0.1.0
- * @category utils
- */
-export const listAll = (
-  client: McpClient.McpClient
-): Effect.Effect<ReadonlyArray<McpClient.ListToolsPage["tools"][number]>, McpError.McpRequestError> =>
-  Effect.gen(function*() {
-    const tools: Array<McpClient.ListToolsPage["tools"][number]> = []
-    const seen = new Set<string>()
-    let cursor: string | undefined
-    for (let page = 1;; page++) {
-      if (page > maxPages) {
-        return yield* new McpError.McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: `more than ${maxPages} pages of tools`
-        })
-      }
-      const result = yield* client.listTools(cursor)
-      tools.push(...result.tools)
-      if (result.nextCursor === undefined) return tools
-      if (seen.has(result.nextCursor)) {
-        return yield* new McpError.McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: "the server repeated a pagination cursor"
-        })
-      }
-      seen.add(result.nextCursor)
-      cursor = result.nextCursor
-    }
-  })
-
-/**
  * A short reason for a table cell: never a stack, a header or an environment value.
  *
  * @since 0.1.0
@@ -158,7 +119,7 @@ export const connectAndList = (
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
   const listing = Effect.gen(function*() {
     const client = yield* factory.connect(server)
-    const tools = (yield* listAll(client)).map((tool) => McpTool.fromTool(server.name, tool, { namespace }))
+    const tools = (yield* McpClient.listAll(client)).map((tool) => McpTool.fromTool(server.name, tool, { namespace }))
     return { client, tools }
   })
   return Option.match(limit, {

@@ -178,3 +178,46 @@ export const fromSdkClient = (client: Client, options: {
 
   return { server, listTools, callTool }
 }
+
+/**
+ * The most pages one tool listing may take (D9).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxPages = 100
+
+/**
+ * Lists every page of a server's tools. A server that repeats a pagination cursor, or needs more than
+ * `maxPages` pages, fails with an `McpRequestError` rather than looping (D9).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, McpRequestError> =>
+  Effect.gen(function*() {
+    const tools: Array<Tool> = []
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    for (let page = 1;; page++) {
+      if (page > maxPages) {
+        return yield* new McpRequestError({
+          server: client.server,
+          method: "tools/list",
+          reason: `more than ${maxPages} pages of tools`
+        })
+      }
+      const result = yield* client.listTools(cursor)
+      tools.push(...result.tools)
+      if (result.nextCursor === undefined) return tools
+      if (seen.has(result.nextCursor)) {
+        return yield* new McpRequestError({
+          server: client.server,
+          method: "tools/list",
+          reason: "the server repeated a pagination cursor"
+        })
+      }
+      seen.add(result.nextCursor)
+      cursor = result.nextCursor
+    }
+  })

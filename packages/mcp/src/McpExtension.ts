@@ -24,13 +24,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
-import type { ListToolsPage, McpClient } from "./McpClient.js"
+import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
 import { within } from "./internal/within.js"
 import type { McpConfigError, McpConnectError } from "./McpError.js"
-import { McpRequestError, McpTimeoutError } from "./McpError.js"
+import type { McpRequestError } from "./McpError.js"
+import { McpTimeoutError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -99,9 +100,6 @@ export const toolCalls = Metric.counter("mcp_tool_calls", { description: "calls 
 const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
   Metric.increment(Metric.tagged(Metric.tagged(toolCalls, "mcp.server", server.name), "outcome", outcome))
 
-/** The most pages a server may return for one tool listing (D9). */
-const maxPages = 100
-
 /**
  * A server left out of this request, and why in a few words.
  *
@@ -121,37 +119,6 @@ interface RequestState {
 
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
   input === null ? Option.none() : Option.some(Duration.decode(input ?? fallback))
-
-type ListedTool = ListToolsPage["tools"][number]
-
-/** Lists every page, refusing a server that repeats a cursor or never stops (D9). */
-const listAll = (client: McpClient) =>
-  Effect.gen(function*() {
-    const tools: Array<ListedTool> = []
-    const seen = new Set<string>()
-    let cursor: string | undefined
-    for (let page = 1;; page++) {
-      if (page > maxPages) {
-        return yield* new McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: `more than ${maxPages} pages of tools`
-        })
-      }
-      const result = yield* client.listTools(cursor)
-      tools.push(...result.tools)
-      if (result.nextCursor === undefined) return tools
-      if (seen.has(result.nextCursor)) {
-        return yield* new McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: "the server repeated a pagination cursor"
-        })
-      }
-      seen.add(result.nextCursor)
-      cursor = result.nextCursor
-    }
-  })
 
 /** A short reason for the model and the logs: never a stack, a URL with credentials or a header. */
 const shortReason = (error: McpConnectError | McpRequestError | McpTimeoutError): string =>
@@ -181,7 +148,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
-      Effect.flatMap(listAll),
+      Effect.flatMap(McpClient.listAll),
       Effect.map((tools) => tools.map((tool) => McpTool.fromTool(server.name, tool, { namespace }))),
       (listing) =>
         within(listing, connectTimeout, (timeout) =>

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, ToolGuidelines } from "@zett/agent"
 import { McpError, McpExtension, McpServer, McpTool, McpToolCache } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
@@ -488,7 +489,7 @@ describe("McpExtension", () => {
 
   it.effect("D1 a connect interrupted by a caller is not remembered: the next call of the request connects again", () =>
     Effect.gen(function*() {
-      let connectDelay: string | undefined = "10 seconds"
+      let connectDelay: Duration.DurationInput | undefined = "10 seconds"
       const { factory, stats } = fakeFactory({
         s: {
           tools: [tool("t")],

@@ -11,7 +11,7 @@ export interface FakeServer {
   readonly tools?: ReadonlyArray<Tool>
   /** pages of tools with explicit cursors; overrides `tools` */
   readonly pages?: (cursor: string | undefined) => { tools: ReadonlyArray<Tool>; nextCursor?: string }
-  readonly connectDelay?: Duration.DurationInput
+  readonly connectDelay?: Duration.DurationInput | undefined
   readonly listDelay?: Duration.DurationInput
   readonly connectError?: string
   readonly call?: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpError.McpRequestError>
