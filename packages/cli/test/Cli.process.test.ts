@@ -10,7 +10,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Processes from "./utils/processes.js"
+import * as Processes from "@zett/testing/Processes"
 import { fakeOpenAi } from "./utils/openai.js"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
 

@@ -10,7 +10,7 @@ import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
 import { faultyServer, fixtures, node, withMarker, wrapper } from "./utils/faults.js"
-import * as Processes from "./utils/processes.js"
+import * as Processes from "@zett/testing/Processes"
 
 interface HostRun {
   readonly stdout: string

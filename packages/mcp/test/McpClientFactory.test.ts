@@ -17,7 +17,7 @@ import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
-import * as Processes from "./utils/processes.js"
+import * as Processes from "@zett/testing/Processes"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")

@@ -16,7 +16,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { z } from "zod"
 import { systemOf, toolMessages } from "./utils/fake.js"
-import * as Processes from "./utils/processes.js"
+import * as Processes from "@zett/testing/Processes"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")

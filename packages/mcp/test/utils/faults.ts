@@ -19,7 +19,7 @@ import type * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Processes from "./processes.js"
+import * as Processes from "@zett/testing/Processes"
 
 export const node = process.execPath
 export const fixtures = Path.join(import.meta.dirname, "..", "fixtures", "servers")
