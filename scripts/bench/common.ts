@@ -6,7 +6,9 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const benchDir = dirname(fileURLToPath(import.meta.url))
+const here = dirname(fileURLToPath(import.meta.url))
+/** scripts/bench, also when this runs from the bundle in scripts/bench/.build */
+export const benchDir = here.endsWith(".build") ? dirname(here) : here
 export const rootDir = join(benchDir, "..", "..")
 export const serverScript = join(benchDir, "server.mjs")
 
@@ -68,14 +70,14 @@ export const makeProbe = () => {
     spawnlog,
     spawns: () => lines().filter((l) => l.startsWith("spawn")).length,
     conns: () => lines().filter((l) => l === "conn").length,
-    /** Server processes of this probe that are still alive (zombies excluded). */
+    /** stdio server processes of this probe that are still alive (zombies excluded). */
     alive: () => {
       let n = 0
       for (const pid of readdirSync("/proc")) {
         if (!/^\d+$/.test(pid)) continue
         try {
           const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-          if (!cmdline.includes(tag) || !cmdline.includes("server.mjs")) continue
+          if (!cmdline.includes(tag) || !cmdline.includes("server.mjs") || cmdline.includes("--transport=http")) continue
           const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
           if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") n++
         } catch {
@@ -136,6 +138,7 @@ export const startHttp = async (
     `--spawnlog=${probe.spawnlog}`,
     `--tag=${probe.tag}`
   ], { stdio: ["ignore", "pipe", "inherit"] })
+  process.on("exit", () => child.kill("SIGTERM"))
   const port = await new Promise<number>((resolve, reject) => {
     let out = ""
     child.stdout!.on("data", (d) => {

@@ -1,7 +1,10 @@
 // One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
 // Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import {
   type Adapter,
+  benchDir,
   cpuMs,
   flags as parseFlags,
   gcHeap,
@@ -30,8 +33,8 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
       connectionPool: { idleTimeToLive: "5 minutes" }
     })
   } else {
-    // @ts-expect-error: a plain ES module without types
-    const peers = await import("./peers/adapters.mjs")
+    // resolved at run time, so that a bundle of this file leaves the peers (and their node_modules) alone
+    const peers = await import(pathToFileURL(join(benchDir, "peers", "adapters.mjs")).href)
     adapter = peers[lib]
     if (adapter === undefined) throw new Error(`unknown lib ${lib}`)
   }
@@ -90,9 +93,12 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const wall: Array<number> = []
     const registration: Array<number> = []
     let tools = 0
+    // the first tenth warms the JIT and is not counted
+    const skip = Math.floor(reps / 10)
     for (let i = 0; i < reps; i++) {
       const t = performance.now()
       const again = await session.again()
+      if (i < skip) continue
       wall.push(performance.now() - t)
       if (again.registrationMs !== undefined) registration.push(again.registrationMs)
       tools = again.tools
@@ -307,7 +313,13 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
 
 const run = cases[kase]
 if (run === undefined) throw new Error(`unknown case ${kase}`)
-const result = await run()
+let result: Record<string, unknown>
+try {
+  result = await run()
+} catch (error) {
+  process.stderr.write(`lane ${kase} ${lib} failed: ${error instanceof Error ? error.stack : String(error)}\n`)
+  process.exit(1)
+}
 process.stdout.write(`RESULT ${JSON.stringify({ case: kase, lib, ...flags, ...result })}\n`)
 // a library that leaves handles open must not keep the lane alive
 process.exit(0)

@@ -56,7 +56,7 @@ if (transport === "stdio") {
         res.writeHead(typeof id === "string" ? 404 : 400).end()
         return
       }
-      const server = makeServer({ k: K, delay, prefix: count === 1 ? prefix : `s${index}_` })
+      const server = makeServer({ k: K, delay, prefix: `s${index}_` })
       const t = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         enableJsonResponse: json,

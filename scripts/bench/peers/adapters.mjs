@@ -2,10 +2,10 @@
 // objects, then the echo tool through the path an agent of that library would take. Imported lazily by
 // ../lane.ts so that a lane loads only its own library (import time is measured).
 //
-// Every adapter: open(servers) -> { tools, echo(text), again(), close() }
+// Every adapter: open(servers) -> { tools, echo(text), again() -> { tools }, close() }
 //   servers: [{ name, transport: "stdio" | "http", command, args, url, prefix }]
 //   echo: the first server's `<prefix>echo` tool; again: the tools of an already-open client, as a second
-//   request of a long-lived app gets them (a count).
+//   request of a long-lived app gets them ({ tools: count }).
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -40,7 +40,7 @@ export const langchain = {
       tools: tools.length,
       // what a LangGraph ToolNode does with a model's tool call
       echo: async (text) => textOf(await echo.invoke({ name: echo.name, args: { text }, id: `call_${++id}`, type: "tool_call" })),
-      again: async () => (await client.getTools()).length,
+      again: async () => ({ tools: (await client.getTools()).length }),
       close: () => client.close()
     }
   }
@@ -66,8 +66,9 @@ export const aisdk = {
       tools: clients.reduce((n, c) => n + Object.keys(c.tools).length, 0),
       // what generateText runs after it has parsed a tool call
       echo: async (text) => textOf(await echo.execute({ text }, { toolCallId: `call_${++id}`, messages: [] })),
-      again: async () =>
-        (await Promise.all(clients.map((c) => c.client.tools()))).reduce((n, t) => n + Object.keys(t).length, 0),
+      again: async () => ({
+        tools: (await Promise.all(clients.map((c) => c.client.tools()))).reduce((n, t) => n + Object.keys(t).length, 0)
+      }),
       close: () => Promise.all(clients.map((c) => c.client.close()))
     }
   }
@@ -92,7 +93,7 @@ export const openai = {
     return {
       tools: tools.length,
       echo: async (text) => textOf(await echo.invoke(context, JSON.stringify({ text }))),
-      again: async () => (await getAllMcpTools({ mcpServers: managed.active })).length,
+      again: async () => ({ tools: (await getAllMcpTools({ mcpServers: managed.active })).length }),
       close: () => managed.close()
     }
   }
@@ -118,7 +119,7 @@ export const mastra = {
       tools: Object.keys(tools).length,
       // validates the input with the converted zod schema, as a Mastra agent does
       echo: async (text) => textOf(await echo.execute({ context: { text } })),
-      again: async () => Object.keys(await client.getTools()).length,
+      again: async () => ({ tools: Object.keys(await client.getTools()).length }),
       close: () => client.disconnect()
     }
   }

@@ -1,0 +1,162 @@
+// `npm run bench` (and `npm run bench:quick`): installs the peer libraries if needed, bundles the lane,
+// runs every measurement in a fresh `node --expose-gc` process (repeats interleaved, library order rotated),
+// then writes docs/benchmarks.md and docs/benchmarks.json (quick mode: bench-results/quick.{md,json}) and
+// prints the tables. Quick mode runs small counts and fails if any lane fails.
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { cpus, loadavg } from "node:os"
+import { join } from "node:path"
+import { build } from "esbuild"
+import { benchDir, flags as parseFlags, rootDir } from "./common.js"
+import { type Result, report } from "./report.js"
+
+const flags = parseFlags(process.argv.slice(2))
+const quick = flags.quick === "1"
+const only = flags.only?.split(",")
+const libs = ["raw", "zett", "langchain", "aisdk", "openai", "mastra"]
+const peersDir = join(benchDir, "peers")
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+if (!existsSync(join(peersDir, "node_modules"))) {
+  log("installing the peer libraries (scripts/bench/peers, npm ci)...")
+  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: peersDir, stdio: "inherit" })
+  if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
+}
+
+// Zett ships TypeScript sources; lanes run them bundled (types stripped, dependencies left in node_modules)
+// in plain node, as an application's build would, so no lane pays for a TypeScript loader.
+const lane = join(benchDir, ".build", "lane.mjs")
+await build({
+  entryPoints: [join(benchDir, "lane.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile: lane,
+  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "zod"],
+  logLevel: "warning"
+})
+
+interface Job {
+  readonly args: Record<string, string | number>
+  readonly timeoutMs: number
+}
+
+const runJob = (job: Job): Promise<Result> =>
+  new Promise((resolve) => {
+    const args = Object.entries(job.args).map(([k, v]) => `--${k}=${v}`)
+    const child = spawn(process.execPath, ["--expose-gc", lane, ...args], {
+      cwd: benchDir,
+      env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (d) => (out += String(d)))
+    child.stderr.on("data", (d) => (err += String(d)))
+    const timer = setTimeout(() => child.kill("SIGKILL"), job.timeoutMs)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
+      const base = Object.fromEntries(Object.entries(job.args).map(([k, v]) => [k, String(v)]))
+      if (line !== undefined) resolve(JSON.parse(line.slice(7)))
+      else {
+        resolve({
+          ...base,
+          ok: false,
+          error: `exit ${code}: ${err.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`
+        } as Result)
+      }
+    })
+  })
+
+/** `reps` rounds over `lanes`, the order rotated each round. */
+const rounds = (reps: number, lanes: ReadonlyArray<string>, make: (lib: string) => Array<Job>): Array<Job> => {
+  const jobs: Array<Job> = []
+  for (let r = 0; r < reps; r++) {
+    const order = lanes.map((_, i) => lanes[(i + r) % lanes.length]!)
+    for (const lib of order) jobs.push(...make(lib))
+  }
+  return jobs
+}
+
+const plan: Record<string, () => Array<Job>> = {
+  discovery: () =>
+    (quick ? [[2, 1]] : [[1, 3], [5, 3], [20, 2]]).flatMap(([n, reps]) =>
+      rounds(reps!, libs, (lib) =>
+        (quick ? [0] : [200, 0]).map((delay) => ({
+          args: { case: "discovery", lib, n: n!, delay, k: 10 },
+          timeoutMs: 120_000
+        })))
+    ),
+  warm: () =>
+    rounds(1, libs, (lib) => [{
+      args: quick ? { case: "warm", lib, n: 4, tools: 10, reps: 3 } : { case: "warm", lib, n: 20, tools: 50, reps: 100 },
+      timeoutMs: 180_000
+    }]),
+  calls: () =>
+    rounds(quick ? 1 : 2, libs, (lib) =>
+      ["stdio", "http"].map((transport) => ({
+        args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 50 },
+        timeoutMs: 120_000
+      }))),
+  large: () =>
+    rounds(quick ? 1 : 3, libs, (lib) =>
+      (quick ? [50] : [1000, 10]).map((k) => ({ args: { case: "large", lib, k }, timeoutMs: 120_000 }))),
+  agent: () =>
+    (quick
+      ? [["registration", 200], ["pooled-call", 100], ["scoped-call", 50]] as const
+      : [["registration", 10_000], ["pooled-call", 10_000], ["scoped-call", 2_000]] as const).map(([variant, runs]) => ({
+        args: { case: "agent", lib: "zett", variant, runs, warmup: quick ? 20 : Math.min(1_000, runs / 2), chunks: 10 },
+        timeoutMs: 300_000
+      })),
+  concurrent: () => [
+    { args: { case: "concurrent", lib: "zett", n: quick ? 2 : 5, requests: quick ? 5 : 50 }, timeoutMs: 180_000 },
+    // without a shared cache every request spawns its own servers: 10 requests show the per-request count
+    // (50 would start 250 Node processes at once on this machine)
+    { args: { case: "concurrent", lib: "raw", n: quick ? 2 : 5, requests: quick ? 2 : 10 }, timeoutMs: 180_000 }
+  ],
+  closing: () =>
+    ["zett", "raw"].map((lib) => ({
+      args: { case: "closing", lib, n: quick ? 2 : 5, stubborn: "eof" },
+      timeoutMs: 120_000
+    })),
+  pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }]
+}
+
+const started = Date.now()
+const cases = Object.keys(plan).filter((name) => only === undefined || only.includes(name))
+const jobs = cases.flatMap((name) => plan[name]!())
+const results: Array<Result> = []
+let done = 0
+for (const job of jobs) {
+  const result = await runJob(job)
+  results.push(result)
+  done++
+  const what = Object.entries(job.args).filter(([k]) => k !== "case" && k !== "lib").map(([k, v]) => `${k}=${v}`).join(" ")
+  log(`[${done}/${jobs.length}] ${job.args.case} ${job.args.lib} ${what}: ${result.ok === true ? "ok" : `FAILED ${result.error ?? ""}`}`)
+}
+
+const meta = {
+  date: new Date().toISOString(),
+  mode: quick ? "quick" : "full",
+  node: process.version,
+  cpus: `${cpus().length} × ${cpus()[0]?.model ?? "?"}`,
+  loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100),
+  durationSeconds: Math.round((Date.now() - started) / 1000)
+}
+const markdown = report(results, meta)
+const outDir = quick ? join(rootDir, "bench-results") : join(rootDir, "docs")
+mkdirSync(outDir, { recursive: true })
+const name = quick ? "quick" : "benchmarks"
+writeFileSync(join(outDir, `${name}.md`), markdown)
+writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ meta, results }, null, 1)}\n`)
+process.stdout.write(markdown)
+log(`\nwrote ${join(outDir, `${name}.md`)} and ${name}.json in ${meta.durationSeconds} s`)
+
+const failed = results.filter((r) => r.ok !== true)
+if (failed.length > 0) {
+  log(`${failed.length} lane(s) failed: ${failed.map((r) => `${r.case}/${r.lib}`).join(", ")}`)
+  process.exit(1)
+}
