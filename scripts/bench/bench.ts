@@ -108,7 +108,7 @@ const plan: Record<string, () => Array<Job>> = {
     (quick
       ? [["registration", 200], ["pooled-call", 100], ["scoped-call", 50]] as const
       : [["registration", 10_000], ["pooled-call", 10_000], ["scoped-call", 2_000]] as const).map(([variant, runs]) => ({
-        args: { case: "agent", lib: "zett", variant, runs, warmup: quick ? 20 : Math.min(1_000, runs / 2), chunks: 10 },
+        args: { case: "agent", lib: "zett", variant, runs, warmup: quick ? 20 : Math.min(2_000, runs / 2), chunks: 10 },
         timeoutMs: 300_000
       })),
   concurrent: () => [
