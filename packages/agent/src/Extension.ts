@@ -25,6 +25,8 @@ import type { Tool } from "./Tool.js"
  */
 export interface ToolRegistry {
   readonly register: (tool: Tool) => Effect.Effect<boolean>
+  /** Registers many tools at once, skipping (with a warning each) the names already registered. */
+  readonly registerAll: (tools: Iterable<Tool>) => Effect.Effect<void>
   readonly remove: (name: string) => Effect.Effect<void>
   readonly get: (name: string) => Tool | undefined
   readonly list: Effect.Effect<ReadonlyArray<Tool>>

@@ -4,6 +4,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
@@ -353,6 +354,23 @@ describe("Agent", () => {
       assert.include(error.message, "count")
       assert.include(error.message, "Expected number")
       assert.deepStrictEqual([good!.status, good!.content], ["ok", 3])
+    }))
+
+  it.effect("A5 a tool whose name is already registered is skipped with a warning log", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      let offered: ReadonlyArray<string> = []
+      const first = Tool.dynamic("lookup", { description: "first", parameters: { type: "object" }, handler: Effect.succeed })
+      const second = Tool.dynamic("lookup", { description: "second", parameters: { type: "object" }, handler: Effect.succeed })
+      const agent = yield* agentWith([(request) => (offered = request.tools.map((t) => t.description), { text: "ok" })], {
+        tools: [first],
+        extensions: [{ name: "late", onTool: (context) => context.tools.registerAll([second]) }]
+      })
+      yield* agent.run("hi").pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logs.push(String(message)))))
+      )
+      assert.deepStrictEqual(offered, ["first"])
+      assert.deepStrictEqual(logs, ["tool lookup is already registered; the later one is skipped"])
     }))
 
   it.effect("A13 the scripted model answers step by step and fails past its last step", () =>

@@ -9,8 +9,8 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import type * as Tracer from "effect/Tracer"
 import * as Redact from "./internal/redact.js"
+import { traced } from "./internal/traced.js"
 import { McpRequestError } from "./McpError.js"
 import { z } from "zod"
 
@@ -103,13 +103,6 @@ const lenientPage = (
   }
   return { tools, nextCursor: page.nextCursor, skipped }
 }
-
-// The built-in tracer exports nothing, yet a span costs about as much as an in-memory round trip; with no
-// tracer installed the per-call span is skipped. Any installed tracer (OpenTelemetry, a test's) gets it.
-const builtinTracer = Effect.runSync(Effect.tracer)
-
-const traced = (name: string, options: () => Tracer.SpanOptions) => <A, E>(self: Effect.Effect<A, E>) =>
-  Effect.tracerWith((tracer) => tracer === builtinTracer ? self : Effect.withSpan(self, name, options()))
 
 /**
  * Builds an `McpClient` from a connected SDK `Client`. `secrets` (the server's header or environment

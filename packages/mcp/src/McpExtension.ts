@@ -28,6 +28,7 @@ import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
+import { traced } from "./internal/traced.js"
 import { within } from "./internal/within.js"
 import type { McpConfigError, McpConnectError } from "./McpError.js"
 import type { McpRequestError } from "./McpError.js"
@@ -97,8 +98,17 @@ export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect
  */
 export const toolCalls = Metric.counter("mcp_tool_calls", { description: "calls of MCP tools" })
 
-const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
-  Metric.increment(Metric.tagged(Metric.tagged(toolCalls, "mcp.server", server.name), "outcome", outcome))
+// Tagged metrics are made once per server and outcome: tagging hashes a new key each time.
+const callCounters = new Map<string, Effect.Effect<void>>()
+const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") => {
+  const key = `${outcome}:${server.name}`
+  let counter = callCounters.get(key)
+  if (counter === undefined) {
+    counter = Metric.increment(Metric.tagged(Metric.tagged(toolCalls, "mcp.server", server.name), "outcome", outcome))
+    callCounters.set(key, counter)
+  }
+  return counter
+}
 
 /**
  * A server left out of this request, and why in a few words.
@@ -188,7 +198,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       return outcome.value
     }).pipe(
       Effect.tapBoth({ onFailure: () => counted(server, "failed"), onSuccess: () => counted(server, "ok") }),
-      Effect.withSpan("McpExtension.call", { attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } })
+      traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
     )
 
   // Agent tools are built once per cache entry (the in-memory cache returns the same array while fresh); the
@@ -240,9 +250,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
         { concurrency: "unbounded" }
       )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      for (const tools of discovered) {
-        for (const tool of tools) yield* context.tools.register(tool)
-      }
+      yield* context.tools.registerAll(discovered.flat())
     })
 
   const onState = (context: Extension.RunContext) =>

@@ -137,6 +137,17 @@ const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>
  * @category utils
  */
 export const cacheKey = (server: McpServer): string => {
+  // definitions are immutable: the hash is computed once per instance, not once per request
+  const known = cacheKeys.get(server)
+  if (known !== undefined) return known
+  const key = computeCacheKey(server)
+  cacheKeys.set(server, key)
+  return key
+}
+
+const cacheKeys = new WeakMap<McpServer, string>()
+
+const computeCacheKey = (server: McpServer): string => {
   const canonical = server._tag === "McpHttpServer"
     ? ["http", server.name, server.url, hashedSecrets(server.headers)]
     : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]

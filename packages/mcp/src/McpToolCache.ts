@@ -51,8 +51,21 @@ export const hits = Metric.counter("mcp_tool_cache_hits", { description: "tool-l
  */
 export const misses = Metric.counter("mcp_tool_cache_misses", { description: "tool-list lookups that discovered" })
 
-// keys are `<server name>:<hash>`: the name is safe to show, the hash is noise in a metric
-const serverOf = (key: string) => key.slice(0, key.indexOf(":"))
+// Keys are `<server name>:<hash>`: the name is safe to show, the hash is noise in a metric. Tagged metrics
+// are made once per server: tagging hashes a new key each time.
+const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> }>()
+const countersOf = (key: string) => {
+  const server = key.slice(0, key.indexOf(":"))
+  let found = counters.get(server)
+  if (found === undefined) {
+    found = {
+      hit: Metric.increment(Metric.tagged(hits, "mcp.server", server)),
+      miss: Metric.increment(Metric.tagged(misses, "mcp.server", server))
+    }
+    counters.set(server, found)
+  }
+  return found
+}
 
 interface Entry {
   readonly tools: ReadonlyArray<McpTool>
@@ -84,9 +97,9 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
     const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = fresh(key, now)
       if (entry !== undefined) {
-        return Effect.as(Metric.increment(Metric.tagged(hits, "mcp.server", serverOf(key))), entry.tools)
+        return Effect.as(countersOf(key).hit, entry.tools)
       }
-      const count = Metric.increment(Metric.tagged(misses, "mcp.server", serverOf(key)))
+      const count = countersOf(key).miss
       const pending = inflight.get(key)
       // A follower waits for the leader; if the leader was interrupted it tries again itself.
       if (pending !== undefined) {

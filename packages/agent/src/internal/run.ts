@@ -38,6 +38,11 @@ export interface Engine {
 
 let nextRunId = 0
 
+const duplicate = (tool: Tool.Tool) =>
+  Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+    Effect.annotateLogs("tool", tool.name)
+  )
+
 /** @internal */
 export class RunState implements Extension.RunContext {
   readonly runId = ++nextRunId
@@ -73,16 +78,18 @@ export class RunState implements Extension.RunContext {
   readonly tools: Extension.ToolRegistry = {
     register: (tool) =>
       Effect.suspend(() => {
-        if (this.registry.has(tool.name)) {
-          return Effect.as(
-            Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
-              Effect.annotateLogs("tool", tool.name)
-            ),
-            false
-          )
-        }
+        if (this.registry.has(tool.name)) return Effect.as(duplicate(tool), false)
         this.registry.set(tool.name, tool)
         return Effect.succeed(true)
+      }),
+    registerAll: (tools) =>
+      Effect.suspend(() => {
+        let skipped: Array<Tool.Tool> | undefined
+        for (const tool of tools) {
+          if (this.registry.has(tool.name)) (skipped ??= []).push(tool)
+          else this.registry.set(tool.name, tool)
+        }
+        return skipped === undefined ? Effect.void : Effect.forEach(skipped, duplicate, { discard: true })
       }),
     remove: (name) =>
       Effect.sync(() => {
@@ -283,7 +290,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       }
       if (!toolsRegistered) {
         toolsRegistered = true
-        for (const tool of engine.tools) yield* run.tools.register(tool)
+        yield* run.tools.registerAll(engine.tools)
         yield* each(engine, "onTool", (e) => e.onTool?.(run))
       }
       run.state = []
