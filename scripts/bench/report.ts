@@ -184,7 +184,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         ? "lane failed"
         : `${z.spawns} spawns, ${z.sockets} sockets, registration ${f(z.registrationMs, 2)} ms (median of ${z.reps})`,
       met: z !== undefined && z.spawns === 0 && z.sockets === 0 && z.registrationMs < 2,
-      why: "Registration goes through the agent's tool registry one tool at a time (an Effect per tool)."
+      why: "Registration is one bulk insert of the cached agent tools into the request's registry."
     })
   }
 
@@ -225,11 +225,12 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         measured: `median ${f(zm, 3)} ms vs ${f(base, 3)} ms (${ratio(zm, base)}); CPU ${f(zc)} µs vs ${f(baseCpu)} µs (${ratio(zc, baseCpu)})`,
         met: zm !== undefined && base !== undefined && zc !== undefined && baseCpu !== undefined && zm <= base && zc <= baseCpu,
         why:
-          "Zett calls through the same SDK Client, so its cost is the raw SDK's plus its own call path: the " +
-          "`McpExtension.call` span (made even under Effect's built-in tracer, which exports nothing), two tagged-metric " +
-          "increments built per call (`Metric.tagged(Metric.tagged(...))` hashes a new key each time), the `callTimeout` " +
-          "race (a forked fiber; it was two before this change), the request's connection lookup (`Effect.cached`) and an " +
-          "`AbortController` per call (needed to cancel on interruption). Over HTTP the fetch/SSE stack dominates both."
+          "Zett calls through the same SDK Client, so its cost is the raw SDK's plus its own call path. Most of it is " +
+          "`callTimeout`: an `Effect.timeoutFail` per call forks the call and a timer fiber and races them (about " +
+          "100-150 µs of client CPU per call, measured on its own). The project keeps it, because its timeouts are " +
+          "Effect combinators by design (TestClock drives them in tests). The rest: the call is an `Effect.tryPromise` " +
+          "with an `AbortController` (so interruption cancels it on the server), the request's connection lookup and " +
+          "the result mapping. Over HTTP the fetch/SSE stack dominates both."
       })
     }
   }
@@ -325,9 +326,9 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       // "no growth": under 16 bytes per run, i.e. < 160 KB over 10,000 runs, which GC noise alone can reach
       met: reg !== undefined && reg.medianUs < 300 && reg.heapSlopeBytesPerRun < 16,
       why:
-        "A run is a dozen hook points, a Scope, the configuration check, the tool cache lookup (its key is a SHA-256 " +
-        "of the server definition, computed per request), per-request tagged metrics and spans in McpConfiguration, " +
-        "and one model turn through an Effect `Stream`; the Stream alone costs about 100 µs for a two-event reply."
+        "A run is a dozen hook points, a Scope and its finalizers, the configuration check (one stat), the tool cache " +
+        "lookup, the registration of the tools and one model turn through an Effect `Stream`: each step is an Effect, " +
+        "and together the Effect runtime's per-step cost exceeds the budget on this host."
     })
   }
 
@@ -409,7 +410,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         `Part of it is the machine: an idle server process answers more slowly (raw SDK after the same idle gap: ${
           f(rawLane.afterIdleGapMs, 3)
         } ms). The rest is Zett's: its warm call path (case 3) plus, on the first use in a request, borrowing from the ` +
-        "pool: McpConnections forks a child scope, races the connect timeout (a forked fiber) and memoizes with " +
+        "pool: McpConnections forks a child scope, races the connect timeout (`Effect.timeoutFail`) and memoizes with " +
         "`Effect.cached`, then `RcMap.get` acquires into the request scope (the second call of the same request: " +
         `${f(p.secondCallMs, 3)} ms).`
     })
