@@ -80,9 +80,16 @@ const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted<string>>) 
   return out
 }
 
-const after = (ms: number) =>
+/** `promise`, or `ms` at most; the timer is cleared when the promise wins, so nothing lingers after a close. */
+const atMost = (promise: Promise<unknown>, ms: number) =>
   new Promise<void>((resolve) => {
-    setTimeout(resolve, ms).unref()
+    const timer = setTimeout(resolve, ms)
+    timer.unref()
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    promise.then(done, done)
   })
 
 /**
@@ -91,7 +98,7 @@ const after = (ms: number) =>
  * interruptible, or it is cut short at once and the scope closes while the server still runs.
  */
 const closeWithin = (close: () => Promise<void>, ms: number) =>
-  Effect.promise(() => Promise.race([close(), after(ms)]))
+  Effect.promise(() => atMost(close(), ms))
 
 /** Never rejects: closing is best effort, and what is left of a stdio group dies in the exit hook. */
 const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
@@ -195,7 +202,7 @@ export const makeConnect = (
         fetch: sockets.fetch
       })
       transport = http
-      const closeHttp = closeQuietly(http, () => Promise.race([http.terminateSession(), after(closeMs)]))
+      const closeHttp = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
       close = () => closeHttp().finally(sockets.close)
     }
     // registered before connecting, so a failed or interrupted initialize still closes the transport
