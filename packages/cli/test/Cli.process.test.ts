@@ -159,7 +159,10 @@ describe("zett as a process", () => {
       ])
       assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveWithCommand(files)], [])
       // the HTTP session was ended (DELETE) when discovery closed its connection
-      assert.include(http.output(), "Received session termination request")
+      assert.isTrue(
+        yield* Processes.eventually(() => http.output().includes("Received session termination request")),
+        http.output()
+      )
 
       const table = yield* zett(["tools", "--config", config], home)
       assert.strictEqual(table.code, 1)

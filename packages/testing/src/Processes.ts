@@ -157,3 +157,14 @@ export const awaitGone = (
       yield* Effect.sleep("20 millis")
     }
   })
+
+/** Whether `check` holds within `within` ms (polled): for what another process reports asynchronously. */
+export const eventually = (check: () => boolean, within: number = 3_000): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + within
+    while (!check()) {
+      if (Date.now() >= deadline) return false
+      yield* Effect.sleep("20 millis")
+    }
+    return true
+  })
