@@ -1,7 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpConfiguration } from "@zett/mcp"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
@@ -10,6 +13,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const tsx = createRequire(import.meta.url).resolve("tsx/cli")
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
 const blocks = Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1]!)
+const jsonBlocks = Array.from(readme.matchAll(/```json\n([\s\S]*?)```/g), (m) => m[1]!)
+// shell blocks written as a transcript: `$ command` lines followed by what they print
+const transcripts = Array.from(readme.matchAll(/```sh\n(\$ [\s\S]*?)```/g), (m) => m[1]!)
 
 /** Each `console.log(x) // expected` line of a block states what the block must print. */
 const expectedOutput = (code: string) =>
@@ -35,6 +41,41 @@ describe("README", () => {
         )
         assert.strictEqual(exit, 0, stderr)
         assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code))
+      }), 60_000)
+  })
+
+  jsonBlocks.forEach((text, i) => {
+    it.effect(`README configuration block ${i + 1} loads as written`, () =>
+      Effect.gen(function*() {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zett-readme-"))
+        const file = path.join(dir, "mcp.json")
+        fs.writeFileSync(file, text)
+        const snapshot = yield* McpConfiguration.fromFile(file)
+        assert.isAbove(snapshot.servers.length, 0)
+        fs.rmSync(dir, { recursive: true, force: true })
+      }).pipe(Effect.provide(NodeContext.layer)))
+  })
+
+  transcripts.forEach((transcript, i) => {
+    it.live(`README shell transcript ${i + 1} prints what it shows`, () =>
+      Effect.gen(function*() {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zett-readme-"))
+        const demo = path.join(root, "packages", "mcp", "examples", "demo-server.mjs")
+        fs.writeFileSync(
+          path.join(dir, "mcp.json"),
+          JSON.stringify({ servers: { demo: { command: process.execPath, args: [demo] } } })
+        )
+        const lines = transcript.trimEnd().split("\n")
+        const command = lines[0]!.slice(2)
+        const { stdout } = yield* Effect.async<{ stdout: string }>((resume) => {
+          execFile("bash", ["-c", `{ ${command}; } 2>&1`], {
+            cwd: dir,
+            timeout: 60_000,
+            env: { ...process.env, PATH: `${path.join(root, "node_modules", ".bin")}:${process.env.PATH}` }
+          }, (_error, stdout) => resume(Effect.succeed({ stdout })))
+        })
+        fs.rmSync(dir, { recursive: true, force: true })
+        assert.deepStrictEqual(stdout.trimEnd().split("\n"), lines.slice(1))
       }), 60_000)
   })
 })
