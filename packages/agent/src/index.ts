@@ -21,22 +21,22 @@ export * as Message from "./Message.js"
 /**
  * @since 0.1.0
  */
-export * as Model from "./Model.js"
-
-/**
- * @since 0.1.0
- */
-export * as Tool from "./Tool.js"
-
-/**
- * @since 0.1.0
- */
 export * as MessageAccumulator from "./MessageAccumulator.js"
 
 /**
  * @since 0.1.0
  */
+export * as Model from "./Model.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ScriptedModel from "./ScriptedModel.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Tool from "./Tool.js"
 
 /**
  * @since 0.1.0

@@ -16,7 +16,17 @@ export * as McpConfiguration from "./McpConfiguration.js"
 /**
  * @since 0.1.0
  */
+export * as McpConnections from "./McpConnections.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpError from "./McpError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpExtension from "./McpExtension.js"
 
 /**
  * @since 0.1.0
@@ -27,16 +37,6 @@ export * as McpServer from "./McpServer.js"
  * @since 0.1.0
  */
 export * as McpTool from "./McpTool.js"
-
-/**
- * @since 0.1.0
- */
-export * as McpConnections from "./McpConnections.js"
-
-/**
- * @since 0.1.0
- */
-export * as McpExtension from "./McpExtension.js"
 
 /**
  * @since 0.1.0
