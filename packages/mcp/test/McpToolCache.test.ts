@@ -1,0 +1,107 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Agent } from "@zett/agent"
+import { McpServer, McpToolCache } from "@zett/mcp"
+import type { McpTool } from "@zett/mcp"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import { agentWith, fakeFactory, tool } from "./utils/fake.js"
+
+const tools = (name: string): ReadonlyArray<McpTool.McpTool> => [
+  { name, description: "", parameters: { type: "object" }, guidelines: false, server: "s", remoteName: name }
+]
+
+/** A discovery that counts its runs and takes `delay` (TestClock time). */
+const counted = (delay: Duration.DurationInput = "0 millis") => {
+  const stats = { runs: 0 }
+  const discover = Effect.sync(() => ++stats.runs).pipe(
+    Effect.zipLeft(Effect.sleep(delay)),
+    Effect.map((n) => tools(`t${n}`))
+  )
+  return { stats, discover }
+}
+
+describe("McpToolCache", () => {
+  it.effect("D3 an entry is fresh for the TTL read from Clock, then discovered again", () =>
+    Effect.gen(function*() {
+      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const { discover, stats } = counted()
+      yield* cache.lookup("s:key", discover)
+      yield* TestClock.adjust("299 seconds")
+      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t1")
+      assert.isTrue(yield* cache.has("s:key"))
+      yield* TestClock.adjust("1 second")
+      assert.isFalse(yield* cache.has("s:key"))
+      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t2")
+      assert.strictEqual(stats.runs, 2)
+    }))
+
+  it.effect("D3 a TTL of zero disables the cache: every lookup discovers", () =>
+    Effect.gen(function*() {
+      const cache = McpToolCache.makeMemory({ ttl: 0 })
+      const { discover, stats } = counted()
+      yield* cache.lookup("s:key", discover)
+      yield* cache.lookup("s:key", discover)
+      assert.strictEqual(stats.runs, 2)
+    }))
+
+  it.effect("concurrent lookups of a missing key share one discovery (single flight)", () =>
+    Effect.gen(function*() {
+      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const { discover, stats } = counted("1 second")
+      const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(cache.lookup("s:key", discover)))
+      yield* TestClock.adjust("1 second")
+      const results = yield* Effect.forEach(fibers, Fiber.join)
+      assert.strictEqual(stats.runs, 1)
+      assert.isTrue(results.every((r) => r === results[0]))
+    }))
+
+  it.effect("a failed discovery is not cached, and its waiters see the failure", () =>
+    Effect.gen(function*() {
+      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      let runs = 0
+      const failing = Effect.suspend(() => (++runs, Effect.zipRight(Effect.sleep("1 second"), Effect.fail("down" as const))))
+      const a = yield* Effect.fork(Effect.flip(cache.lookup("s:key", failing)))
+      const b = yield* Effect.fork(Effect.flip(cache.lookup("s:key", failing)))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual([yield* Fiber.join(a), yield* Fiber.join(b)], ["down", "down"])
+      assert.strictEqual(runs, 1)
+      const { discover } = counted()
+      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t1")
+    }))
+
+  it.effect("when the discovering request is interrupted, a waiting one discovers itself", () =>
+    Effect.gen(function*() {
+      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const started = yield* Deferred.make<void>()
+      const leader = yield* Effect.fork(cache.lookup("s:key", Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      yield* Deferred.await(started)
+      const { discover, stats } = counted()
+      const follower = yield* Effect.fork(cache.lookup("s:key", discover))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(leader)
+      assert.strictEqual((yield* Fiber.join(follower))[0]!.name, "t1")
+      assert.strictEqual(stats.runs, 1)
+    }))
+
+  it.effect("concurrent cold requests of one agent connect once per server for discovery", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({
+        a: { tools: [tool("t")], listDelay: "1 second" },
+        b: { tools: [tool("t")], listDelay: "1 second" }
+      })
+      const { layer } = agentWith(
+        { servers: [McpServer.http({ name: "a", url: "http://127.0.0.1:1/a" }), McpServer.http({ name: "b", url: "http://127.0.0.1:1/b" })], clientFactory: factory },
+        Array.from({ length: 10 }, () => ({ text: "ok" }))
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        const runs = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(agent.run("hi")))
+        yield* TestClock.adjust("1 second")
+        yield* Effect.forEach(runs, Fiber.join)
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(stats.connects, { a: 1, b: 1 })
+    }))
+})
