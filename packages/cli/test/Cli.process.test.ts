@@ -11,7 +11,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Processes from "@zett/testing/Processes"
-import { fakeOpenAi } from "./utils/openai.js"
+import * as FakeProvider from "@zett/testing/FakeProvider"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
 
 const require = createRequire(import.meta.url)
@@ -82,14 +82,16 @@ describe("zett as a process", () => {
     Effect.gen(function*() {
       const home = yield* tempDir
       const key = "sk-zett-cli-test-0123456789SECRET"
-      const openai = yield* fakeOpenAi([
-        { call: { id: "call_1", name: "demo__add", arguments: "{\"a\":2,\"b\":40}" } },
-        { text: "The demo server says 42." }
+      const openai = yield* FakeProvider.fakeProvider([
+        FakeProvider.sse(FakeProvider.openAiEvents({
+          calls: [{ id: "call_1", name: "demo__add", pieces: ["{\"a\":2,", "\"b\":40}"] }]
+        })),
+        FakeProvider.sse(FakeProvider.openAiEvents({ text: ["The demo server says 42."] }))
       ])
       const result = yield* zett(["demo"], home, {
         ZETT_MODEL: "openai:gpt-4.1-mini",
         OPENAI_API_KEY: key,
-        OPENAI_BASE_URL: openai.baseUrl
+        OPENAI_BASE_URL: `${openai.url}/v1`
       })
       assert.strictEqual(result.code, 0, result.stderr)
       const out = lines(result.stdout)
@@ -102,13 +104,13 @@ describe("zett as a process", () => {
         "MCP connections: 2 opened, 2 closed; no server process left (2 started)."
       ])
       assert.strictEqual(openai.requests.length, 2)
-      assert.include(openai.requests[0].tools.map((tool: { name: string }) => tool.name), "demo__add")
-      assert.deepStrictEqual(openai.requests[1].input.at(-1), {
+      assert.include(openai.requests[0]!.body.tools.map((tool: { name: string }) => tool.name), "demo__add")
+      assert.deepStrictEqual(openai.requests[1]!.body.input.at(-1), {
         type: "function_call_output",
         call_id: "call_1",
         output: "{\"sum\":42}"
       })
-      assert.deepStrictEqual(openai.authorizations, [`Bearer ${key}`, `Bearer ${key}`])
+      assert.deepStrictEqual(openai.requests.map((r) => r.headers.authorization), [`Bearer ${key}`, `Bearer ${key}`])
       assert.notInclude(result.stdout + result.stderr, key)
     }), 60_000)
 

@@ -1,0 +1,248 @@
+/**
+ * A fake model provider on 127.0.0.1 for tests: it answers each request with a scripted reply (JSON or
+ * server-sent events) and records what it received, plus builders for the OpenAI Responses API and the
+ * Anthropic Messages API event streams that `@effect/ai-openai` and `@effect/ai-anthropic` read.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** One request as the fake provider saw it. */
+export interface Seen {
+  readonly method: string
+  readonly url: string
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: any
+}
+
+export type Reply = (res: Http.ServerResponse, req: Http.IncomingMessage, seen: Seen) => void | Promise<void>
+
+export interface FakeProvider {
+  readonly url: string
+  readonly requests: Array<Seen>
+  /** Requests whose connection closed before the reply ended. */
+  readonly aborted: Array<number>
+}
+
+/**
+ * A provider on 127.0.0.1 (port 0) for the test's scope: the n-th request gets the n-th reply (the last one
+ * repeats).
+ */
+export const fakeProvider = (replies: ReadonlyArray<Reply>): Effect.Effect<FakeProvider, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: Http.Server; readonly provider: FakeProvider }>((resume) => {
+      const requests: Array<Seen> = []
+      const aborted: Array<number> = []
+      const server = Http.createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (chunk: Buffer) => chunks.push(chunk))
+        req.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          const seen: Seen = {
+            method: req.method ?? "",
+            url: req.url ?? "",
+            headers: req.headers,
+            body: text === "" ? undefined : JSON.parse(text)
+          }
+          const index = requests.push(seen) - 1
+          res.on("close", () => {
+            if (!res.writableFinished) aborted.push(index)
+          })
+          const reply = replies[Math.min(index, replies.length - 1)]!
+          void Promise.resolve(reply(res, req, seen)).catch(() => res.destroy())
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo
+        resume(Effect.succeed({ server, provider: { url: `http://127.0.0.1:${port}`, requests, aborted } }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map(({ provider }) => provider))
+
+/** A JSON answer. */
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (res) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(JSON.stringify(body))
+}
+
+/**
+ * A server-sent event stream. With `hold`, the reply stops before event `hold.before` until `hold.until`
+ * resolves; with `open`, the connection stays open after the last event.
+ */
+export const sse = (
+  events: ReadonlyArray<{ readonly event?: string; readonly data: unknown }>,
+  options: {
+    readonly hold?: { readonly before: number; readonly until: Promise<unknown> }
+    readonly open?: boolean
+  } = {}
+): Reply =>
+async (res) => {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+  for (let i = 0; i < events.length; i++) {
+    if (options.hold !== undefined && options.hold.before === i) await options.hold.until
+    const { data, event } = events[i]!
+    res.write(`${event !== undefined ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`)
+  }
+  if (options.open !== true) res.end()
+}
+
+// -----------------------------------------------------------------------------
+// OpenAI Responses API stream events
+// -----------------------------------------------------------------------------
+
+const response = (status: string, output: ReadonlyArray<unknown>, usage?: { input: number; output: number }) => ({
+  id: "resp_1",
+  object: "response",
+  created_at: 1_760_000_000,
+  status,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
+  model: "gpt-4.1-mini",
+  output,
+  parallel_tool_calls: true,
+  tool_choice: "auto",
+  tools: [],
+  metadata: {},
+  temperature: 1,
+  top_p: 1,
+  usage: usage === undefined ? null : {
+    input_tokens: usage.input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.output,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.input + usage.output
+  }
+})
+
+export interface OpenAiCall {
+  readonly id: string
+  readonly name: string
+  /** The argument text in the pieces the provider streams it. */
+  readonly pieces: ReadonlyArray<string>
+}
+
+/** The events of a Responses API stream: text deltas, then function calls, then `response.completed`. */
+export const openAiEvents = (
+  options: {
+    readonly text?: ReadonlyArray<string>
+    readonly calls?: ReadonlyArray<OpenAiCall>
+    readonly usage?: { input: number; output: number }
+  }
+): Array<{ readonly event: string; readonly data: unknown }> => {
+  const events: Array<{ event: string; data: unknown }> = []
+  let sequence = 0
+  const push = (data: { readonly type: string } & Record<string, unknown>) =>
+    events.push({ event: data.type, data: { ...data, sequence_number: sequence++ } })
+  const output: Array<unknown> = []
+  push({ type: "response.created", response: response("in_progress", []) })
+  let index = 0
+  if (options.text !== undefined) {
+    const message = (content: ReadonlyArray<unknown>, status: string) => ({
+      type: "message",
+      id: "msg_1",
+      status,
+      role: "assistant",
+      content
+    })
+    const text = options.text.join("")
+    push({ type: "response.output_item.added", output_index: index, item: message([], "in_progress") })
+    for (const delta of options.text) {
+      push({
+        type: "response.output_text.delta",
+        item_id: "msg_1",
+        output_index: index,
+        content_index: 0,
+        delta,
+        logprobs: []
+      })
+    }
+    const done = message([{ type: "output_text", text, annotations: [], logprobs: [] }], "completed")
+    push({ type: "response.output_item.done", output_index: index, item: done })
+    output.push(done)
+    index++
+  }
+  for (const call of options.calls ?? []) {
+    const item = (args: string, status: string) => ({
+      type: "function_call",
+      id: `fc_${call.id}`,
+      call_id: call.id,
+      name: call.name,
+      arguments: args,
+      status
+    })
+    push({ type: "response.output_item.added", output_index: index, item: item("", "in_progress") })
+    for (const delta of call.pieces) {
+      push({ type: "response.function_call_arguments.delta", item_id: `fc_${call.id}`, output_index: index, delta })
+    }
+    const done = item(call.pieces.join(""), "completed")
+    push({ type: "response.output_item.done", output_index: index, item: done })
+    output.push(done)
+    index++
+  }
+  push({ type: "response.completed", response: response("completed", output, options.usage) })
+  return events
+}
+
+// -----------------------------------------------------------------------------
+// Anthropic Messages API stream events
+// -----------------------------------------------------------------------------
+
+/** The events of a Messages API stream: a text block, then tool_use blocks, then the stop. */
+export const anthropicEvents = (
+  options: {
+    readonly text?: ReadonlyArray<string>
+    readonly calls?: ReadonlyArray<OpenAiCall>
+    readonly usage?: { input: number; output: number }
+  }
+): Array<{ readonly event: string; readonly data: unknown }> => {
+  const events: Array<{ event: string; data: unknown }> = []
+  const push = (data: { readonly type: string } & Record<string, unknown>) => events.push({ event: data.type, data })
+  push({
+    type: "message_start",
+    message: {
+      id: "msg_01",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: options.usage?.input ?? 0, output_tokens: 1 }
+    }
+  })
+  let index = 0
+  if (options.text !== undefined) {
+    push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
+    for (const text of options.text) {
+      push({ type: "content_block_delta", index, delta: { type: "text_delta", text } })
+    }
+    push({ type: "content_block_stop", index })
+    index++
+  }
+  for (const call of options.calls ?? []) {
+    push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "tool_use", id: call.id, name: call.name, input: {} }
+    })
+    for (const partial_json of call.pieces) {
+      push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })
+    }
+    push({ type: "content_block_stop", index })
+    index++
+  }
+  push({
+    type: "message_delta",
+    delta: { stop_reason: (options.calls ?? []).length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+    usage: { output_tokens: options.usage?.output ?? 0 }
+  })
+  push({ type: "message_stop" })
+  return events
+}
