@@ -11,26 +11,14 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
-import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { z } from "zod"
 import { systemOf, toolMessages } from "./utils/fake.js"
-import * as Processes from "@zett/testing/Processes"
+import { withMarker } from "./utils/faults.js"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
-
-/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
-const withMarker = (marker: string) =>
-  Processes.list().filter((p) => {
-    if (!Processes.isLive(p)) return false
-    try {
-      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
-    } catch {
-      return false
-    }
-  })
 
 const stdio = (name: string, pkg: string, marker: string, args: ReadonlyArray<string> = []) =>
   McpServer.stdio({ name, command: process.execPath, args: [entry(pkg), ...args], env: { ZETT_TEST_MARKER: marker } })
