@@ -87,13 +87,10 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
   }
 ): Tool => {
   const decode = Schema.decodeUnknown(options.parameters, { errors: "all", onExcessProperty: "error" })
-  return {
-    name,
-    description: options.description,
+  return dynamic(name, {
+    ...options,
     parameters: jsonSchemaOf(options.parameters),
-    guidelines: options.guidelines,
-    timeout: options.timeout === undefined ? undefined : Duration.decode(options.timeout),
-    handle: (args, call, context) =>
+    handler: (args, call, context) =>
       decode(args).pipe(
         Effect.mapError((error) =>
           new ToolError({
@@ -103,7 +100,7 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
         ),
         Effect.flatMap((params) => options.handler(params, call, context))
       )
-  }
+  })
 }
 
 /**

@@ -119,7 +119,7 @@ export const connectAndList = (
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
   const listing = Effect.gen(function*() {
     const client = yield* factory.connect(server)
-    const tools = (yield* McpClient.listAll(client)).map((tool) => McpTool.fromTool(server.name, tool, { namespace }))
+    const tools = yield* McpTool.discover(client, { namespace })
     return { client, tools }
   })
   return Option.match(limit, {

@@ -24,7 +24,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
-import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
@@ -158,8 +157,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
-      Effect.flatMap(McpClient.listAll),
-      Effect.map((tools) => tools.map((tool) => McpTool.fromTool(server.name, tool, { namespace }))),
+      Effect.flatMap((client) => McpTool.discover(client, { namespace })),
       (listing) =>
         within(listing, connectTimeout, (timeout) =>
           new McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(timeout) })),

@@ -8,8 +8,10 @@
 import type { CallToolResult, CompatibilityCallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Data from "effect/Data"
 import { dual } from "effect/Function"
+import * as Effect from "effect/Effect"
 import * as Naming from "./internal/naming.js"
 import * as JsonSchemaCleanup from "./internal/schema.js"
+import * as McpClient from "./McpClient.js"
 import type { McpRequestError } from "./McpError.js"
 
 // -----------------------------------------------------------------------------
@@ -363,3 +365,16 @@ export const fromTool = (
   server,
   remoteName: tool.name
 })
+
+/**
+ * Lists every tool of a connected server (with the guards of `McpClient.listAll`) and converts each as the
+ * model will see it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const discover = (
+  client: McpClient.McpClient,
+  options: { readonly namespace: boolean }
+): Effect.Effect<ReadonlyArray<McpTool>, McpRequestError> =>
+  Effect.map(McpClient.listAll(client), (tools) => tools.map((tool) => fromTool(client.server, tool, options)))

@@ -71,6 +71,10 @@ const configError = <A, R>(effect: Effect.Effect<A, McpError.McpConfigError, R>)
     Effect.tap((error) => assert.strictEqual(error._tag, "McpConfigError"))
   )
 
+/** The error a fixture gives in strict and in lenient mode. */
+const inBothModes = (name: string) =>
+  Effect.forEach([true, false], (strict) => configError(McpConfiguration.fromFile(fixture(name), { strict })))
+
 const withHome = (home: string) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HOME", home]])))
 
 describe("McpConfiguration", () => {
@@ -187,8 +191,7 @@ describe("McpConfiguration", () => {
 
     it.effect("C5 a file that is not JSON fails in both modes, without quoting the text", () =>
       Effect.gen(function*() {
-        for (const strict of [true, false]) {
-          const error = yield* configError(McpConfiguration.fromFile(fixture("not-json.json"), { strict }))
+        for (const error of yield* inBothModes("not-json.json")) {
           assert.match(error.reason, /^not valid JSON \(line 5, column 1: /)
           assert.strictEqual(error.entry, undefined)
           assertNoSecret(error.message)
@@ -197,16 +200,14 @@ describe("McpConfiguration", () => {
 
     it.effect("C5 a file without a server mapping fails in both modes", () =>
       Effect.gen(function*() {
-        for (const strict of [true, false]) {
-          const error = yield* configError(McpConfiguration.fromFile(fixture("no-mapping.json"), { strict }))
+        for (const error of yield* inBothModes("no-mapping.json")) {
           assert.strictEqual(error.reason, "no server mapping: expected a \"servers\" or \"mcpServers\" key")
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
     it.effect("C4 a file with both root keys is an error in both modes", () =>
       Effect.gen(function*() {
-        for (const strict of [true, false]) {
-          const error = yield* configError(McpConfiguration.fromFile(fixture("both-root-keys.json"), { strict }))
+        for (const error of yield* inBothModes("both-root-keys.json")) {
           assert.strictEqual(error.reason, "\"servers\" and \"mcpServers\" are both present; use only one")
         }
       }).pipe(Effect.provide(NodeContext.layer)))

@@ -128,14 +128,23 @@ export interface OpenAiCall {
   readonly pieces: ReadonlyArray<string>
 }
 
+/** What a scripted provider stream says: text deltas, then tool calls (their arguments in pieces). */
+export interface StreamScript {
+  readonly text?: ReadonlyArray<string>
+  readonly calls?: ReadonlyArray<OpenAiCall>
+  readonly usage?: { input: number; output: number }
+}
+
+/** One server-sent event. */
+export interface SseEvent {
+  readonly event: string
+  readonly data: unknown
+}
+
 /** The events of a Responses API stream: text deltas, then function calls, then `response.completed`. */
 export const openAiEvents = (
-  options: {
-    readonly text?: ReadonlyArray<string>
-    readonly calls?: ReadonlyArray<OpenAiCall>
-    readonly usage?: { input: number; output: number }
-  }
-): Array<{ readonly event: string; readonly data: unknown }> => {
+  options: StreamScript
+): Array<SseEvent> => {
   const events: Array<{ event: string; data: unknown }> = []
   let sequence = 0
   const push = (data: { readonly type: string } & Record<string, unknown>) =>
@@ -196,12 +205,8 @@ export const openAiEvents = (
 
 /** The events of a Messages API stream: a text block, then tool_use blocks, then the stop. */
 export const anthropicEvents = (
-  options: {
-    readonly text?: ReadonlyArray<string>
-    readonly calls?: ReadonlyArray<OpenAiCall>
-    readonly usage?: { input: number; output: number }
-  }
-): Array<{ readonly event: string; readonly data: unknown }> => {
+  options: StreamScript
+): Array<SseEvent> => {
   const events: Array<{ event: string; data: unknown }> = []
   const push = (data: { readonly type: string } & Record<string, unknown>) => events.push({ event: data.type, data })
   push({
