@@ -36,6 +36,11 @@ export * as ScriptedModel from "./ScriptedModel.js"
 /**
  * @since 0.1.0
  */
+export * as Scrubber from "./Scrubber.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Tool from "./Tool.js"
 
 /**

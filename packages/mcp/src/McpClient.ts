@@ -7,9 +7,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Scrubber } from "@zett/agent"
 import * as Effect from "effect/Effect"
-import * as Redacted from "effect/Redacted"
-import * as Redact from "./internal/redact.js"
 import { traced } from "./internal/traced.js"
 import { McpRequestError } from "./McpError.js"
 import { z } from "zod"
@@ -84,13 +83,24 @@ const clipName = (name: unknown) => {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }
 
+// The SDK requires `inputSchema.type: "object"`; a schema that leaves `type` out means an object all the
+// same (as `McpTool.cleanSchema` reads it), so it is filled in rather than the tool dropped.
+const withObjectType = (candidate: unknown): unknown => {
+  if (typeof candidate !== "object" || candidate === null) return candidate
+  const schema = (candidate as { readonly inputSchema?: unknown }).inputSchema
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema) || Object.hasOwn(schema, "type")) {
+    return candidate
+  }
+  return { ...candidate, inputSchema: { type: "object", ...schema } }
+}
+
 /** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
 const lenientPage = (
   page: z.infer<typeof LooseListToolsResult>
 ): ListToolsPage & { readonly skipped: ReadonlyArray<string> } => {
   const tools: Array<Tool> = []
   const skipped: Array<string> = []
-  for (const candidate of page.tools) {
+  for (const candidate of page.tools.map(withObjectType)) {
     const parsed = ToolSchema.safeParse(candidate)
     if (parsed.success) {
       tools.push(parsed.data)
@@ -105,9 +115,10 @@ const lenientPage = (
 }
 
 /**
- * Builds an `McpClient` from a connected SDK `Client`. `secrets` (the server's header or environment
- * values) are kept out of every error reason, and out of the text of `isError` results. Closing the client
- * stays with whoever connected it.
+ * Builds an `McpClient` from a connected SDK `Client`. Everything the server sends back (tool definitions,
+ * results, error reasons) passes through `scrubber`, made from the server's header or environment values:
+ * a server that repeats its credentials, in any form, does not hand them on. Closing the client stays with
+ * whoever connected it.
  *
  * Each request runs in a span (`McpClient.listTools`, `McpClient.callTool`, attributes `mcp.server` and
  * `mcp.tool`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
@@ -118,14 +129,13 @@ const lenientPage = (
  */
 export const fromSdkClient = (client: Client, options: {
   readonly server: string
-  readonly secrets?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+  readonly scrubber?: Scrubber.Scrubber | undefined
 }): McpClient => {
   const server = options.server
-  const redacted = options.secrets
-  const secrets = () => redacted?.map(Redacted.value)
+  const scrubber = options.scrubber ?? Scrubber.none
   const listSpan = () => ({ attributes: { "mcp.server": server }, captureStackTrace: false })
-  const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, secrets: secrets() })
-  const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, secrets: secrets() })
+  const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, scrubber })
+  const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, scrubber })
 
   const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
     Effect.tryPromise({
@@ -134,12 +144,13 @@ export const fromSdkClient = (client: Client, options: {
         const options = { signal, timeout: sdkTimeoutDisabled }
         try {
           const result = await client.listTools(params, options)
-          return { tools: result.tools, nextCursor: result.nextCursor, skipped: [] }
+          return { tools: scrubber.scrubDeep(result.tools), nextCursor: result.nextCursor, skipped: [] }
         } catch (error) {
           if (!isSchemaError(error)) throw error
           // One malformed tool must not cost the server all of its tools: list again without the SDK's
           // all-or-nothing validation, and keep the tools that pass it one by one.
-          return lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
+          const page = lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
+          return scrubber.scrubDeep(page)
         }
       },
       catch: listError
@@ -157,12 +168,9 @@ export const fromSdkClient = (client: Client, options: {
   const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
     Effect.tryPromise({
       try: async (signal) =>
-        Redact.scrubErrorResult(
-          normalizeResult(
-            await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
-          ),
-          secrets() ?? []
-        ),
+        scrubber.scrubDeep(normalizeResult(
+          await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
+        )),
       catch: callError
     }).pipe(traced("McpClient.callTool", () => ({
       attributes: { "mcp.server": server, "mcp.tool": name },

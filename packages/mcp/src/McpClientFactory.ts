@@ -11,6 +11,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { Scrubber } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -63,20 +64,9 @@ export interface Options {
 
 const defaultClientInfo = { name: "zett", version: "0.1.0" } as const
 
-const redactedValues = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => Object.values(record)
-
 const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => {
   const out: Record<string, string> = {}
   for (const key of Object.keys(record)) out[key] = Redacted.value(record[key]!)
-  return out
-}
-
-const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted<string>>) => {
-  let out = text
-  for (const secret of secrets) {
-    const value = Redacted.value(secret)
-    if (value.length >= 4 && out.includes(value)) out = out.split(value).join("<redacted>")
-  }
   return out
 }
 
@@ -127,7 +117,7 @@ const connectClient = (
   client: Client,
   transport: Transport,
   server: McpServer.McpServer,
-  secrets: ReadonlyArray<Redacted.Redacted<string>>
+  scrubber: Scrubber.Scrubber
 ) =>
   Effect.tryPromise({
     try: (signal) => client.connect(transport, { signal, timeout: McpClient.sdkTimeoutDisabled }),
@@ -136,7 +126,7 @@ const connectClient = (
         const failure = spawnFailure(server, cause)
         if (failure !== undefined) return failure
       }
-      const error = McpConnectError.fromCause({ server: server.name, cause, secrets: secrets.map(Redacted.value) })
+      const error = McpConnectError.fromCause({ server: server.name, cause, scrubber })
       // "Connection closed" alone does not say that the process died, nor how
       const exitStatus = transport instanceof StdioTransport.StdioTransport ? transport.exitStatus : undefined
       return exitStatus === undefined
@@ -170,9 +160,9 @@ export const makeConnect = (
     const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
     let transport: Transport
     let close: () => Promise<void>
-    let secrets: ReadonlyArray<Redacted.Redacted<string>>
+    let scrubber: Scrubber.Scrubber
     if (server._tag === "McpStdioServer") {
-      secrets = redactedValues(server.env)
+      scrubber = Scrubber.make(Object.values(server.env))
       const runtime = yield* Effect.runtime<never>()
       const runSync = Runtime.runSync(runtime)
       const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
@@ -183,9 +173,10 @@ export const makeConnect = (
         cwd: server.cwd,
         closeTimeout: closeMs,
         killTimeout: closeMs,
-        onStderrLine: (line) => {
+        onStderrLine: (line, truncated) => {
           try {
-            runSync(Effect.annotateLogs(Effect.logDebug(scrub(line, secrets)), annotations))
+            const text = truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
+            runSync(Effect.annotateLogs(Effect.logDebug(text), annotations))
           } catch {
             // a logger that fails must not break the transport
           }
@@ -194,7 +185,7 @@ export const makeConnect = (
       transport = stdio
       close = closeQuietly(stdio)
     } else {
-      secrets = redactedValues(server.headers)
+      scrubber = Scrubber.make(Object.values(server.headers))
       // sockets of its own, so that closing the connection leaves no idle socket in a process-wide pool
       const sockets = HttpFetch.make()
       const http = new StreamableHTTPClientTransport(new URL(server.url), {
@@ -207,8 +198,8 @@ export const makeConnect = (
     }
     // registered before connecting, so a failed or interrupted initialize still closes the transport
     yield* Effect.addFinalizer(() => closeWithin(close, finalizerBound))
-    yield* connectClient(client, transport, server, secrets)
-    return McpClient.fromSdkClient(client, { server: server.name, secrets })
+    yield* connectClient(client, transport, server, scrubber)
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
   })
 }
 
@@ -265,7 +256,7 @@ export const makeConnectInMemory = (
       catch: (cause) => McpConnectError.fromCause({ server: server.name, cause, prefix: "in-memory server failed" })
     })
     const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
-    yield* connectClient(client, clientSide, server, [])
+    yield* connectClient(client, clientSide, server, Scrubber.none)
     return McpClient.fromSdkClient(client, { server: server.name })
   })
 }

@@ -5,8 +5,10 @@
  * @since 0.1.0
  */
 import * as Http from "node:http"
+import { Scrubber } from "@zett/agent"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as LocalFailure from "./internal/localFailure.js"
 
 /**
  * @since 0.1.0
@@ -52,20 +54,6 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
 const MAX_REASON = 300
-const MIN_SECRET = 4
-
-/**
- * Replaces every occurrence of a secret value (header or environment value of the server) in `text`.
- * Values shorter than 4 characters are left alone: they are not secrets and would garble every message.
- */
-const scrub = (text: string, secrets: ReadonlyArray<string> | undefined): string => {
-  if (secrets === undefined) return text
-  let out = text
-  for (const secret of secrets) {
-    if (secret.length >= MIN_SECRET && out.includes(secret)) out = out.split(secret).join("<redacted>")
-  }
-  return out
-}
 
 const clip = (text: string) => (text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text)
 
@@ -77,20 +65,24 @@ const errnoCode = (u: unknown): string | undefined => {
 
 // The SDK's `McpError` (`.code` a number, message `MCP error <code>: <text>`) and `StreamableHTTPError`
 // (`.code` an HTTP status) are recognized by shape, so this module does not load the SDK.
-const isSdkMcpError = (u: unknown): u is Error & { readonly code: number } =>
+const isSdkMcpError = (u: unknown): u is Error & { readonly code: number; readonly data?: unknown } =>
   u instanceof Error && typeof (u as { code?: unknown }).code === "number" && /^MCP error -?\d+:/.test(u.message)
 
 const isHttpError = (u: unknown): u is Error & { readonly code: number | undefined } =>
   u instanceof Error && (u.constructor.name === "StreamableHTTPError" || u.message.startsWith("Streamable HTTP error"))
 
-const describe = (cause: unknown, secrets: ReadonlyArray<string> | undefined): {
+const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly reason: string
   readonly code?: number
   readonly keep: boolean
 } => {
   if (isSdkMcpError(cause)) {
+    // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
+    if (cause.data instanceof LocalFailure.LocalFailure) {
+      return { reason: cause.data.reason, ...(cause.data.closed ? { code: cause.code } : {}), keep: false }
+    }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
-    return { reason: clip(scrub(text, secrets)), code: cause.code, keep: false }
+    return { reason: clip(scrubber.scrub(text)), code: cause.code, keep: false }
   }
   if (isHttpError(cause)) {
     const status = cause.code
@@ -101,24 +93,26 @@ const describe = (cause: unknown, secrets: ReadonlyArray<string> | undefined): {
       keep: false
     }
   }
+  // a parser's message quotes the input it choked on, which may be anything the server sent back
+  if (cause instanceof SyntaxError) return { reason: "the server sent a response that is not valid JSON", keep: false }
   if (cause instanceof Error && Predicate.hasProperty(cause, "issues") && Array.isArray(cause.issues)) {
     // a schema error's message is its issues as pretty-printed JSON: say the first one in a line
     const issue = cause.issues[0] as { readonly path?: ReadonlyArray<unknown>; readonly message?: unknown } | undefined
     const where = issue?.path !== undefined && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
     const what = typeof issue?.message === "string" ? issue.message : "invalid"
-    return { reason: clip(scrub(`invalid response: ${where}${what}`, secrets)), keep: false }
+    return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), keep: false }
   }
   if (Predicate.hasProperty(cause, "name") && cause.name === "UnauthorizedError") {
     return { reason: "unauthorized", keep: false }
   }
   const errno = errnoCode(cause)
   if (cause instanceof Error) {
-    const message = scrub(cause.message, secrets)
+    const message = scrubber.scrub(cause.message)
     // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part
     const reason = errno !== undefined && !message.includes(errno) ? `${message} (${errno})` : message
     return { reason: clip(reason), keep: message === cause.message }
   }
-  return { reason: clip(scrub(String(cause), secrets)), keep: false }
+  return { reason: clip(scrubber.scrub(String(cause))), keep: false }
 }
 
 /**
@@ -135,18 +129,18 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
-   * Builds the error from whatever a connection attempt threw. The reason is short, and contains none of
-   * `secrets` and no HTTP response body; the original cause is kept only when it carries no remote text.
+   * Builds the error from whatever a connection attempt threw. The reason is short, passed through the
+   * server's `scrubber`, and holds no HTTP response body and no parser message; the original cause is kept only when it carries no remote text.
    *
    * @since 0.1.0
    */
   static fromCause(options: {
     readonly server: string
     readonly cause: unknown
-    readonly secrets?: ReadonlyArray<string> | undefined
+    readonly scrubber?: Scrubber.Scrubber | undefined
     readonly prefix?: string | undefined
   }): McpConnectError {
-    const { code, keep, reason } = describe(options.cause, options.secrets)
+    const { code, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
@@ -184,7 +178,8 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
 }) {
   /**
    * Builds the error from whatever a request threw; `code` is the JSON-RPC code of an SDK `McpError`.
-   * The reason is short, and contains none of `secrets` and no HTTP response body.
+   * The reason is short, passed through the server's `scrubber`, and holds no HTTP response body and no
+   * parser message.
    *
    * @since 0.1.0
    */
@@ -192,9 +187,9 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
     readonly server: string
     readonly method: string
     readonly cause: unknown
-    readonly secrets?: ReadonlyArray<string> | undefined
+    readonly scrubber?: Scrubber.Scrubber | undefined
   }): McpRequestError {
-    const { code, keep, reason } = describe(options.cause, options.secrets)
+    const { code, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpRequestError({
       server: options.server,
       method: options.method,

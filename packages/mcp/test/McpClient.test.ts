@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
+import { Scrubber } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -231,7 +232,7 @@ describe("McpClient", () => {
           throw new Error(`socket hang up while sending ${secret}`)
         }
       }
-      const client = McpClient.fromSdkClient(fake as never, { server: "fake", secrets: [Redacted.make(secret)] })
+      const client = McpClient.fromSdkClient(fake as never, { server: "fake", scrubber: Scrubber.make([Redacted.make(secret)]) })
       const call = yield* Effect.flip(client.callTool("x", {}))
       const list = yield* Effect.flip(client.listTools())
       assert.strictEqual(call.reason, "upstream rejected Bearer <redacted>")

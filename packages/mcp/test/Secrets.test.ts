@@ -31,12 +31,24 @@ import { factoryLayer, faultyServer, httpFault, node, withMarker } from "./utils
 const secrets = {
   env: "env-secret-Q7v1x9Lm",
   envCrash: "env-secret-crash-T5r2",
+  envRefuse: "env-secret/refuse+Z3k9",
+  envLong: "env-secret-long-line-abcdefghijklmnopqrstuvwxyz012345",
   bearer: "hdr-secret-M4k8z2Wd",
   apiKey: "hdr-secret-key-N6p0",
   locked: "hdr-secret-401-P3w6",
-  down: "hdr-secret-500-H8j4"
+  down: "hdr-secret-500-H8j4",
+  revoked: "hdr-secret/revoked+Y7u1",
+  garbled: "HDRSECRET4garbled-K2m8",
+  basicUser: "basic-user-W2e4",
+  basicPass: "basic-pass/R5t7+x"
 }
-const secretValues = Object.values(secrets)
+const basicHeader = `Basic ${Buffer.from(`${secrets.basicUser}:${secrets.basicPass}`).toString("base64")}`
+// Every form a careless server may quote a secret in: whole, URL-encoded, base64 (with and without padding)
+const secretForms = Object.values(secrets).flatMap((secret) => {
+  const b64 = Buffer.from(secret).toString("base64")
+  return [secret, encodeURIComponent(secret), b64, b64.replace(/=+$/, ""), Buffer.from(secret).toString("base64url")]
+})
+const secretValues = [...new Set([...secretForms, basicHeader.slice("Basic ".length)])]
 
 /** A tracer that keeps every span: name, attributes, events, links and how it ended. */
 const memoryTracer = () => {
@@ -114,10 +126,12 @@ describe.sequential("secrets", () => {
   it.scopedLive("B2 no header or env value of any server is in a log line, span, error message or CLI output", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
-      const [web, locked, down] = yield* Effect.all([
+      const [web, locked, down, revoked, garbled] = yield* Effect.all([
         httpFault(`${marker}-http`, ["echo-secrets"]),
         httpFault(`${marker}-http`, ["http-401"]),
-        httpFault(`${marker}-http`, ["http-500"])
+        httpFault(`${marker}-http`, ["http-500"]),
+        httpFault(`${marker}-http`, ["refuse-with-secrets"]),
+        httpFault(`${marker}-http`, ["http-200-garbage"])
       ], { concurrency: "unbounded" })
       const stdio = (name: string, faults: ReadonlyArray<string>, token: string) =>
         McpServer.stdio({
@@ -131,7 +145,12 @@ describe.sequential("secrets", () => {
         stdio("crashy", ["exit-during-call"], secrets.envCrash),
         McpServer.http({ name: "web", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } }),
         McpServer.http({ name: "locked", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } }),
-        McpServer.http({ name: "down", url: down, headers: { "X-Api-Key": secrets.down } })
+        McpServer.http({ name: "down", url: down, headers: { "X-Api-Key": secrets.down } }),
+        stdio("refuser", ["refuse-with-secrets"], secrets.envRefuse),
+        stdio("chatty", ["long-stderr-secret"], secrets.envLong),
+        McpServer.http({ name: "revoked", url: revoked, headers: { Authorization: `Bearer ${secrets.revoked}` } }),
+        McpServer.http({ name: "garbled", url: garbled, headers: { "X-Api-Key": secrets.garbled } }),
+        McpServer.http({ name: "basic", url: web, headers: { Authorization: basicHeader } })
       ]
 
       const logs = memoryLogger()
@@ -143,7 +162,10 @@ describe.sequential("secrets", () => {
         Layer.provide(factoryLayer()),
         Layer.provide(ScriptedModel.layer([
           (request) => (record(request), {
-            toolCalls: ["vault__leak", "vault__boom", "vault__echo", "web__leak", "web__boom", "web__echo", "crashy__echo"].map((name) => ({ name, arguments: { text: "hi" } }))
+            toolCalls: [
+              "vault__leak", "vault__boom", "vault__tell", "vault__echo", "web__leak", "web__boom", "web__tell", "web__echo",
+              "basic__leak", "basic__boom", "basic__tell", "crashy__echo"
+            ].map((name) => ({ name, arguments: { text: "hi" } }))
           }),
           (request) => (record(request), { text: "and now the model fails" }),
         ]))
@@ -167,9 +189,14 @@ describe.sequential("secrets", () => {
       const everything = seen.join("\n")
       assert.include(everything, "locked (HTTP 401 Unauthorized)")
       assert.include(everything, "down (HTTP 500 Internal Server Error)")
-      assert.include(everything, "token <redacted>; authorization undefined; key undefined")
-      assert.include(everything, "token undefined; authorization <redacted>; key <redacted>")
+      assert.include(everything, "token <redacted>, bare <redacted>, url <redacted>, b64 <redacted>; authorization undefined")
+      assert.include(everything, "token undefined; authorization <redacted>, bare <redacted>, url <redacted>, b64 <redacted>; key <redacted>")
+      assert.include(everything, "user <redacted> pass <redacted>")
+      assert.include(everything, "refuser (token <redacted>, bare <redacted>")
+      assert.include(everything, "revoked (token undefined; authorization <redacted>, bare <redacted>")
+      assert.include(everything, "garbled (the server sent a response that is not valid JSON)")
       assert.isTrue(logs.lines.some((line) => line.includes("env API_TOKEN=<redacted>")), "the stderr line was logged")
+      assert.isTrue(logs.lines.some((line) => line.includes("xxxxx<redacted> … (line cut at")), "the long line was cut")
       assert.isAbove(traces.spans.length, 10)
 
       // the command, on the same servers as a configuration file, with debug logging
@@ -186,7 +213,12 @@ describe.sequential("secrets", () => {
           crashy: stdioEntry("crashy", "exit-during-call", secrets.envCrash),
           web: { type: "streamable-http", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } },
           locked: { type: "streamable-http", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } },
-          down: { type: "streamable-http", url: down, headers: { "X-Api-Key": secrets.down } }
+          down: { type: "streamable-http", url: down, headers: { "X-Api-Key": secrets.down } },
+          refuser: stdioEntry("refuser", "refuse-with-secrets", secrets.envRefuse),
+          chatty: stdioEntry("chatty", "long-stderr-secret", secrets.envLong),
+          revoked: { type: "streamable-http", url: revoked, headers: { Authorization: `Bearer ${secrets.revoked}` } },
+          garbled: { type: "streamable-http", url: garbled, headers: { "X-Api-Key": secrets.garbled } },
+          basic: { type: "streamable-http", url: web, headers: { Authorization: basicHeader } }
         }
       }))
       const cli = yield* Effect.forEach([
@@ -194,11 +226,18 @@ describe.sequential("secrets", () => {
         ["tools", "--config", config, "--json"],
         ["--log-level", "debug", "call", "--config", config, "vault__leak", "{}"],
         ["call", "--config", config, "web__boom", "{}"],
-        ["call", "--config", config, "crashy__echo", "{}"]
+        ["call", "--config", config, "crashy__echo", "{}"],
+        ["call", "--config", config, "basic__tell", "{}"],
+        ["call", "--config", config, "basic__leak", "{}"],
+        ["call", "--config", config, "vault__tell", "{}"]
       ], (args) => zett(args, home))
       Fs.rmSync(home, { recursive: true, force: true })
       assert.include(cli[0]!.output, "HTTP 401 Unauthorized")
       assert.include(cli[2]!.output, "<redacted>")
+      assert.include(cli[0]!.output, "revoked")
+      assert.include(cli[1]!.output, "is revoked")
+      assert.include(cli[5]!.output, "user <redacted> pass <redacted>")
+      assert.include(cli[7]!.output, "bare <redacted>")
       assert.deepStrictEqual(withMarker(marker), [])
       const texts = [
         ...logs.lines,
@@ -210,6 +249,10 @@ describe.sequential("secrets", () => {
       ]
       for (const text of texts) {
         for (const secret of secretValues) assert.notInclude(text, secret)
+        // nor a piece of one: a long line cut in two must not leave a readable half
+        for (const secret of Object.values(secrets)) {
+          for (let i = 0; i + 12 <= secret.length; i += 4) assert.notInclude(text, secret.slice(i, i + 12))
+        }
       }
     }), 60_000)
 })

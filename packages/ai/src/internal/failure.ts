@@ -1,5 +1,6 @@
 /** @internal */
 import type * as AiError from "@effect/ai/AiError"
+import { Scrubber } from "@zett/agent"
 import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -44,14 +45,8 @@ const maxDetail = 300
 const keyPattern = /\bsk-[A-Za-z0-9_-]{6,}/g
 
 /** @internal */
-export const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted>): string => {
-  let out = text
-  for (const secret of secrets) {
-    const value = String(Redacted.value(secret))
-    if (value.length > 0) out = out.split(value).join("<redacted>")
-  }
-  return out.replace(keyPattern, "<redacted>")
-}
+export const scrub = (text: string, secrets: ReadonlyArray<Redacted.Redacted>): string =>
+  Scrubber.make(secrets.map((secret) => String(Redacted.value(secret)))).scrub(text).replace(keyPattern, "<redacted>")
 
 const shorten = (text: string): string => {
   const oneLine = text.replace(/\s+/g, " ").trim()

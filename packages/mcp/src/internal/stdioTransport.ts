@@ -23,7 +23,12 @@ export interface StdioTransportOptions {
   readonly closeTimeout: number
   /** ms to wait after SIGTERM before SIGKILL */
   readonly killTimeout: number
-  readonly onStderrLine?: ((line: string) => void) | undefined
+  /**
+   * Each line the server writes to stderr. A line longer than 8 KiB is cut there (`truncated`), and the rest
+   * of it is dropped: what reaches a log is bounded, and a secret that spans the cut is never split between
+   * two pieces that the scrubber would see apart.
+   */
+  readonly onStderrLine?: ((line: string, truncated: boolean) => void) | undefined
   readonly maxBufferSize?: number | undefined
 }
 
@@ -56,6 +61,8 @@ export class StdioTransport implements Transport {
   private closing: Promise<void> | undefined
   private closeFired = false
   private stderrTail = ""
+  /** the rest of a line that was cut is being dropped, up to its newline */
+  private stderrSkipping = false
   private readonly readBuffer: ReadBuffer
 
   constructor(readonly options: StdioTransportOptions) {
@@ -172,13 +179,21 @@ export class StdioTransport implements Transport {
     let buffer = this.stderrTail + text
     let newline = buffer.indexOf("\n")
     while (newline !== -1) {
-      const end = newline > 0 && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline
-      onLine(buffer.slice(0, end))
+      if (this.stderrSkipping) {
+        this.stderrSkipping = false
+      } else {
+        const end = newline > 0 && buffer.charCodeAt(newline - 1) === 13 ? newline - 1 : newline
+        if (end > MAX_STDERR_LINE) onLine(buffer.slice(0, MAX_STDERR_LINE), true)
+        else onLine(buffer.slice(0, end), false)
+      }
       buffer = buffer.slice(newline + 1)
       newline = buffer.indexOf("\n")
     }
-    if (buffer.length > MAX_STDERR_LINE) {
-      onLine(buffer)
+    if (this.stderrSkipping) {
+      buffer = ""
+    } else if (buffer.length > MAX_STDERR_LINE) {
+      onLine(buffer.slice(0, MAX_STDERR_LINE), true)
+      this.stderrSkipping = true
       buffer = ""
     }
     this.stderrTail = buffer
@@ -188,7 +203,7 @@ export class StdioTransport implements Transport {
     if (this.stderrTail.length > 0) {
       const line = this.stderrTail
       this.stderrTail = ""
-      this.options.onStderrLine?.(line)
+      this.options.onStderrLine?.(line, false)
     }
   }
 

@@ -1,0 +1,124 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Scrubber } from "@zett/agent"
+import * as Redacted from "effect/Redacted"
+import * as fc from "fast-check"
+
+const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64")
+
+/** Every 8-character slice of `secret` that `text` holds and `clear` (the text around it) does not. */
+const leakedSlices = (text: string, secret: string, clear: string): Array<string> => {
+  const out: Array<string> = []
+  for (let i = 0; i + 8 <= secret.length; i++) {
+    const slice = secret.slice(i, i + 8)
+    if (text.includes(slice) && !clear.includes(slice)) out.push(slice)
+  }
+  return out
+}
+
+describe("Scrubber", () => {
+  it("B2 removes the whole value, the token after a scheme, user:pass halves, and their encoded forms", () => {
+    const token = "tok-ABCDEFGH12/+="
+    const user = "alice-admin"
+    const pass = "pa$$ word:99"
+    const scrubber = Scrubber.make([
+      Redacted.make(`Bearer ${token}`),
+      `Basic ${base64(`${user}:${pass}`)}`,
+      "postgres://dbuser:s3cr%2Ft-pw@db.example/x",
+      "Token   ghp_0123456789abcdef  "
+    ])
+    const cases = [
+      `Bearer ${token}`,
+      `token ${token} is revoked`,
+      `user ${user} has password ${pass}`,
+      `url-encoded ${encodeURIComponent(token)} and ${encodeURIComponent(token).toLowerCase()}`,
+      `form-encoded ${encodeURIComponent(pass).replace(/%20/g, "+")}`,
+      `json ${JSON.stringify({ pass }).slice(1, -1)}`,
+      `base64 of the token ${base64(token)}`,
+      `base64 inside more base64: ${base64(`x${token}`)} ${base64(`xy${token}yz`)}`,
+      `base64url ${Buffer.from(`..${token}`).toString("base64url")}`,
+      `the whole basic credential ${base64(`${user}:${pass}`)}`,
+      "the url's password s3cr/t-pw, or s3cr%2Ft-pw, and user dbuser",
+      "the scheme's token ghp_0123456789abcdef"
+    ]
+    for (const text of cases) {
+      const out = scrubber.scrub(text)
+      assert.include(out, "<redacted>", text)
+      for (const secret of [token, user, pass, "s3cr/t-pw", "dbuser", "ghp_0123456789abcdef"]) {
+        assert.notInclude(out, secret, text)
+        assert.notInclude(out, encodeURIComponent(secret), text)
+        assert.notInclude(out, base64(secret).replace(/=+$/, ""), text)
+      }
+    }
+    assert.strictEqual(scrubber.scrub(`token ${token} is revoked`), "token <redacted> is revoked")
+  })
+
+  it("B2 leaves text without secrets, and values under four characters, alone", () => {
+    const scrubber = Scrubber.make(["abc", ""])
+    assert.isTrue(scrubber.isEmpty)
+    assert.strictEqual(scrubber.scrub("abc abc"), "abc abc")
+    const real = Scrubber.make(["a-long-secret"])
+    const value = { a: ["x", { b: "y" }], c: 1 }
+    assert.strictEqual(real.scrubDeep(value), value)
+    assert.strictEqual(real.scrub("nothing here"), "nothing here")
+  })
+
+  it("B2 scrubDeep replaces secrets in strings and keys at any depth, and copies only what changed", () => {
+    const scrubber = Scrubber.make(["sk-deep-secret-1"])
+    const untouched = { keep: ["plain"] }
+    const value = { untouched, list: ["a", { ["key sk-deep-secret-1"]: "v sk-deep-secret-1" }], n: 3 }
+    const out: unknown = scrubber.scrubDeep(value)
+    assert.deepStrictEqual(out, { untouched, list: ["a", { "key <redacted>": "v <redacted>" }], n: 3 })
+    assert.strictEqual((out as typeof value).untouched, untouched)
+    assert.include(JSON.stringify(value), "sk-deep-secret-1")
+    // a hostile depth is cut, not walked into a stack overflow
+    let nested: unknown = "sk-deep-secret-1"
+    for (let i = 0; i < 20_000; i++) nested = [nested]
+    assert.notInclude(JSON.stringify(scrubber.scrubDeep({ nested }).nested, null, 0).slice(-200), "sk-deep-secret-1")
+  })
+
+  it("B2 scrubTruncated removes a secret that a cut left half-written at the end", () => {
+    const scrubber = Scrubber.make(["env-secret-0123456789abcdef0123456789"])
+    const cut = `log line ... env-secret-0123456789abcdef`
+    assert.strictEqual(scrubber.scrubTruncated(cut), "log line ... <redacted>")
+    assert.strictEqual(scrubber.scrubTruncated("no secret at the end"), "no secret at the end")
+  })
+
+  it("B2 property: a secret embedded anywhere, bare or in its forms, leaves no 8-character slice behind", () => {
+    const secretChar = fc.constantFrom(
+      ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$%&*# é€"
+    )
+    const textChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz ABCXYZ0189:/=+-_%\"\\{}[],.\n")
+    const secretArb = fc.array(secretChar, { minLength: 8, maxLength: 40 }).map((chars) => chars.join(""))
+      .filter((s) => s.trim() === s && !/\s{2}/.test(s))
+    const textArb = fc.array(textChar, { maxLength: 60 }).map((chars) => chars.join(""))
+    const formArb = fc.constantFrom("bare", "bearer", "uri", "json", "base64", "base64-inside", "basic-half")
+    fc.assert(
+      fc.property(secretArb, fc.array(fc.tuple(textArb, formArb), { minLength: 1, maxLength: 4 }), textArb,
+        (secret, pieces, tail) => {
+          const clear = pieces.map(([text]) => text).join("") + tail
+          const basic = `Basic ${base64(`someone:${secret}`)}`
+          const scrubber = Scrubber.make([`Bearer ${secret}`, basic])
+          const forms: Record<string, string> = {
+            bare: secret,
+            bearer: `Bearer ${secret}`,
+            uri: encodeURIComponent(secret),
+            json: JSON.stringify(secret).slice(1, -1),
+            base64: base64(secret),
+            "base64-inside": base64(`ab${secret}cd`),
+            "basic-half": secret
+          }
+          const text = pieces.map(([piece, form]) => piece + forms[form]).join("") + tail
+          const out = scrubber.scrub(text)
+          assert.deepStrictEqual(leakedSlices(out, secret, clear), [], `${JSON.stringify(text)} -> ${JSON.stringify(out)}`)
+          for (const [, form] of pieces) {
+            if (!clear.includes(forms[form]!)) assert.notInclude(out, forms[form]!)
+          }
+          // the same text cut anywhere: no slice survives in the head either
+          const at = Math.floor(text.length / 2)
+          const head = scrubber.scrubTruncated(text.slice(0, at))
+          assert.deepStrictEqual(leakedSlices(head, secret, clear), [], `cut ${JSON.stringify(text.slice(0, at))}`)
+        }),
+      { numRuns: 500 }
+    )
+  })
+})
