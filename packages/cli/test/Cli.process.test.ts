@@ -22,6 +22,7 @@ const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/
 const everything = entry("@modelcontextprotocol/server-everything")
 const filesystem = entry("@modelcontextprotocol/server-filesystem")
 const node = process.execPath
+const faultyServer = Path.join(root, "packages", "mcp", "test", "fixtures", "servers", "faulty-server.mjs")
 
 interface Run {
   readonly code: number | null
@@ -51,6 +52,29 @@ const zett = (
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
 describe("zett as a process", () => {
+  it.scoped("zett tools: a tool nesting 5,000 levels is skipped with a warning, and every server is still reported", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const config = writeFile(home, "mcp.json", JSON.stringify({
+        mcpServers: {
+          deep: { command: node, args: [faultyServer, "--fault=deep-schema", "--name=deep"] },
+          loose: { command: node, args: [faultyServer, "--fault=untyped-schema", "--name=loose"] },
+          demo: { command: node, args: [demoServer] }
+        }
+      }))
+      const result = yield* zett(["tools", "--config", config], home)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^deep\s+stdio\s+.*\s3\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+stdio\s+.*\s3\s+\d+\s+ok$/m)
+      assert.include(result.stderr, "MCP server deep: tool deep is skipped: its input schema nests deeper than 128 levels")
+      assert.notInclude(result.stdout + result.stderr, "internal error")
+      // a schema without `type` is an object schema (the SDK alone drops such a tool)
+      assert.match(result.stdout, /^loose\s+stdio\s+.*\s4\s+\d+\s+ok$/m)
+      const call = yield* zett(["call", "--config", config, "loose__loose", "{\"x\": \"y\"}"], home)
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.deepStrictEqual(JSON.parse(call.stdout), { called: "loose" })
+    }), 60_000)
+
   it.scoped("zett demo end to end (npm start): real stdio server, scripted model, exit 0, no server process left", () =>
     Effect.gen(function*() {
       const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))

@@ -78,7 +78,13 @@ const isSchemaError = (u: unknown): boolean =>
 
 const LooseListToolsResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
-const clipName = (name: unknown) => {
+/**
+ * A tool name as a log line shows it: at most 80 characters.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const clipName = (name: unknown): string => {
   const text = typeof name === "string" ? name : "(unnamed)"
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }

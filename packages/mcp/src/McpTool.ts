@@ -367,8 +367,28 @@ export const fromTool = (
 })
 
 /**
+ * The most an input schema may nest (JSON levels) and weigh (characters of keys and values). A schema over
+ * either limit can only come from a broken or hostile server, and would overflow the stack of whatever
+ * serializes it next (`JSON.stringify` for the model's request).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const schemaLimits: { readonly depth: number; readonly size: number } = JsonSchemaCleanup.limits
+
+/**
+ * Why a tool's input schema cannot be offered to the model (over `schemaLimits`), or `undefined` when it can.
+ * Measured without recursion.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const checkSchema = (schema: unknown): string | undefined => JsonSchemaCleanup.refusal(schema)
+
+/**
  * Lists every tool of a connected server (with the guards of `McpClient.listAll`) and converts each as the
- * model will see it.
+ * model will see it. A tool whose input schema is over `schemaLimits` is skipped with a warning, like a tool
+ * with an invalid schema; the rest of the server stays available.
  *
  * @since 0.1.0
  * @category constructors
@@ -377,4 +397,16 @@ export const discover = (
   client: McpClient.McpClient,
   options: { readonly namespace: boolean }
 ): Effect.Effect<ReadonlyArray<McpTool>, McpRequestError> =>
-  Effect.map(McpClient.listAll(client), (tools) => tools.map((tool) => fromTool(client.server, tool, options)))
+  Effect.flatMap(McpClient.listAll(client), (tools) => {
+    const out: Array<McpTool> = []
+    const skipped: Array<string> = []
+    for (const tool of tools) {
+      const refusal = checkSchema(tool.inputSchema)
+      if (refusal === undefined) out.push(fromTool(client.server, tool, options))
+      else skipped.push(`MCP server ${client.server}: tool ${McpClient.clipName(tool.name)} is skipped: ${refusal}`)
+    }
+    return skipped.length === 0 ? Effect.succeed(out) : Effect.as(
+      Effect.annotateLogs(Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true }), "mcp.server", client.server),
+      out
+    )
+  })

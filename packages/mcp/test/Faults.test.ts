@@ -286,6 +286,27 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
+  it.live("a tool whose input schema nests 5,000 or 100,000 levels is skipped with a warning; the model request is sent", () =>
+    Effect.gen(function*() {
+      for (const depth of [5_000, 100_000]) {
+        const marker = newMarker()
+        const report = yield* probe({
+          marker,
+          servers: [stdioFault("deep", marker, ["deep-schema"], [`--depth=${depth}`])],
+          names: ["deep__echo"]
+        })
+        assert.notInclude(unavailable(report), "deep (")
+        assert.includeMembers(toolNames(report), ["deep__echo", "deep__report", "deep__wait"])
+        assert.notInclude(toolNames(report), "deep__deep")
+        const warning = report.logs.find((l) => l.level === "WARN" && l.message.includes("deep is skipped"))
+        assert.strictEqual(warning?.message, "MCP server deep: tool deep is skipped: its input schema nests deeper than 128 levels")
+        // what a provider does with the tools next: it must not overflow
+        assert.isAbove(JSON.stringify(report.requests[0]!.tools).length, 100)
+        assert.deepStrictEqual(toolResults(report.requests[1])["deep__echo"]?.content, [{ type: "text", text: "deep echo: hi" }])
+        assertHealthyAndClean(report)
+      }
+    }))
+
   it.live("E2 names with spaces, unicode and 200 characters are exposed as valid names and reach the remote tool", () =>
     Effect.gen(function*() {
       const marker = newMarker()
