@@ -70,11 +70,13 @@ const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) 
   return out
 }
 
-/** `promise`, or `ms` at most; the timer is cleared when the promise wins, so nothing lingers after a close. */
+/**
+ * `promise`, or `ms` at most. The timer keeps the process alive while a close runs (nothing else may), and is
+ * cleared when the promise wins, so nothing lingers after a close.
+ */
 const atMost = (promise: Promise<unknown>, ms: number) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms)
-    timer.unref()
     const done = () => {
       clearTimeout(timer)
       resolve()

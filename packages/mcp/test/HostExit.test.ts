@@ -74,3 +74,25 @@ describe.sequential("a host ended by a signal under NodeRuntime.runMain", () => 
       }), 30_000)
   }
 })
+
+describe("a plain script that awaits Effect.runPromise", () => {
+  it.live("D1 the reply is not lost while a server's sidecar outlives the end of stdin and SIGTERM", () =>
+    Effect.gen(function*() {
+      const marker = Crypto.randomUUID()
+      const run = yield* Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>(
+        (resume) => {
+          const host = ChildProcess.execFile(
+            node,
+            ["--import", "tsx", Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
+            { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
+            (error, stdout, stderr) =>
+              resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+          )
+          return Effect.sync(() => host.kill("SIGKILL"))
+        }
+      )
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stdout, "reply: the reply arrived\n", run.stderr)
+      assert.deepStrictEqual(withMarker(marker), [])
+    }), 30_000)
+})

@@ -36,7 +36,10 @@ const POLL_MS = 20
 const REAP_MS = 1_000
 const MAX_STDERR_LINE = 8_192
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
+// The timers of a close are kept referenced: while a close waits for a process group, nothing else may keep
+// the event loop alive (a plain script awaiting its reply), and an unreferenced timer would let Node exit in the
+// middle of it. Each is bounded and cleared, so a finished host waits no longer than the close bound.
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 const within = (promise: Promise<void>, ms: number): Promise<void> => {
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -44,7 +47,6 @@ const within = (promise: Promise<void>, ms: number): Promise<void> => {
     promise,
     new Promise<void>((resolve) => {
       timer = setTimeout(resolve, ms)
-      timer.unref()
     })
   ]).finally(() => clearTimeout(timer))
 }
