@@ -74,6 +74,13 @@ const connectTimeout = seconds(
 
 const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
 
+const discoveryConcurrency = Options.integer("discovery-concurrency").pipe(
+  Options.withDescription(
+    `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`
+  ),
+  Options.optional
+)
+
 /** `None`: the default; `Some(None)`: disabled; `Some(Some(d))`: a limit. */
 const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
   Option.match(input, {
@@ -124,10 +131,15 @@ const loadConfiguration = (path: Option.Option<string>) =>
 // zett tools
 // -----------------------------------------------------------------------------
 
+/** At most a few names, and how many more. */
+const someNames = (names: ReadonlyArray<string>, max = 3) =>
+  names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`
+
 const discoverWithProgress = (
   factory: McpClientFactory.McpClientFactory["Type"],
   servers: ReadonlyArray<McpServer.McpServer>,
-  limit: Option.Option<Duration.Duration>
+  limit: Option.Option<Duration.Duration>,
+  concurrency?: number | undefined
 ): Effect.Effect<ReadonlyArray<Discovery.ServerReport>, never, Output.Output> =>
   servers.length === 0 ? Effect.succeed([]) : Progress.withSpinner(
     `Discovering ${servers.length} MCP ${servers.length === 1 ? "server" : "servers"}…`,
@@ -135,12 +147,13 @@ const discoverWithProgress = (
       const pending = new Set(servers.map((server) => server.name))
       return Discovery.discoverAll(factory, servers, {
         connectTimeout: limit,
+        concurrency,
         onDone: (report) =>
           Effect.suspend(() => {
             pending.delete(report.server)
             const done = servers.length - pending.size
             return status.set(
-              `Discovering MCP servers… ${done}/${servers.length} done, waiting for ${[...pending].join(", ")}`
+              `Discovering MCP servers… ${done}/${servers.length} done, waiting for ${someNames([...pending])}`
             )
           })
       })
@@ -153,7 +166,11 @@ const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
   return Effect.fail(
     new CliError.RunFailed({
       message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server" : "servers"} ` +
-        `unavailable: ${down.map((report) => `${report.server} (${report.reason ?? "unknown reason"})`).join("; ")}`
+        `unavailable: ${
+          McpExtension.summarizeUnavailable(
+            down.map((report) => ({ server: report.server, reason: report.reason ?? "unknown reason" }))
+          )
+        }`
     })
   )
 }
@@ -161,6 +178,7 @@ const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
 const toolsCommand = Command.make("tools", {
   config,
   connectTimeout,
+  discoveryConcurrency,
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
 }, (options) =>
   Effect.gen(function*() {
@@ -171,7 +189,8 @@ const toolsCommand = Command.make("tools", {
     const reports = yield* discoverWithProgress(
       clientFactory,
       snapshot.servers,
-      limitOf(options.connectTimeout, Duration.seconds(30))
+      limitOf(options.connectTimeout, Duration.seconds(30)),
+      Option.getOrUndefined(options.discoveryConcurrency)
     )
     const report: ToolsReport.ToolsReport = {
       config: file,
@@ -230,6 +249,7 @@ const callCommand = Command.make("call", {
   config,
   connectTimeout,
   callTimeout,
+  discoveryConcurrency,
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: Args.text({ name: "json" }).pipe(
     Args.withDescription("The arguments as a JSON object (default {})."),
@@ -255,7 +275,7 @@ const callCommand = Command.make("call", {
         Effect.either(Discovery.connectAndList(clientFactory, server, { connectTimeout: connectLimit })).pipe(
           Effect.map((result) => ({ server, result }))
         ),
-      { concurrency: "unbounded" }
+      { concurrency: Option.getOrElse(options.discoveryConcurrency, () => McpExtension.defaultDiscoveryConcurrency) }
     )
     for (const { result } of found) {
       if (result._tag === "Left") continue
@@ -283,12 +303,12 @@ const callCommand = Command.make("call", {
       return yield* Output.line(JSON.stringify(outcome.value, null, 2) ?? "null")
     }
     const down = found.flatMap(({ result, server }) =>
-      result._tag === "Left" ? [`${server.name} (${Discovery.shortReason(result.left)})`] : []
+      result._tag === "Left" ? [{ server: server.name, reason: Discovery.shortReason(result.left) }] : []
     )
     if (down.length > 0) {
       return yield* new CliError.RunFailed({
         message: `cannot call ${options.name}: unavailable MCP ${down.length === 1 ? "server" : "servers"}: ${
-          down.join("; ")
+          McpExtension.summarizeUnavailable(down)
         }`
       })
     }
@@ -338,6 +358,7 @@ const runCommand = Command.make("run", {
   config,
   connectTimeout,
   callTimeout,
+  discoveryConcurrency,
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }, (options) =>
   Effect.gen(function*() {
@@ -352,7 +373,8 @@ const runCommand = Command.make("run", {
       configPath,
       clientFactory,
       connectTimeout: extensionLimit(limitOf(options.connectTimeout, Duration.seconds(30))),
-      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))
+      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300))),
+      discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
     }, model.value)
   })).pipe(
     Command.withDescription(

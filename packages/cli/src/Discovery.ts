@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { McpClientFactory, McpServer } from "@zett/mcp"
-import { McpClient, McpError, McpTool } from "@zett/mcp"
+import { McpClient, McpError, McpExtension, McpTool } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -55,6 +55,8 @@ export interface Options {
   readonly connectTimeout?: Option.Option<Duration.Duration> | undefined
   /** Expose tools as `<server>__<tool>` (default true). */
   readonly namespace?: boolean | undefined
+  /** How many servers are discovered at once (default `McpExtension.defaultDiscoveryConcurrency`, 16). */
+  readonly concurrency?: number | undefined
 }
 
 /**
@@ -204,5 +206,5 @@ export const discoverAll = (
   Effect.forEach(
     servers,
     (server) => Effect.tap(discover(factory, server, options), (report) => options?.onDone?.(report) ?? Effect.void),
-    { concurrency: "unbounded" }
+    { concurrency: options?.concurrency ?? McpExtension.defaultDiscoveryConcurrency }
   )

@@ -57,6 +57,36 @@ describe("zett tools", () => {
       assert.strictEqual(stats.closed, 2)
     }))
 
+  it.live("--discovery-concurrency bounds how many servers are discovered at once (default 16)", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const names = Array.from({ length: 40 }, (_, i) => `s${i}`)
+      const config = httpConfig(dir, names)
+      const servers = Object.fromEntries(names.map((n) => [n, { tools: [tool("t")], listDelay: "20 millis" as const }]))
+      for (const [args, peak] of [[["--discovery-concurrency", "4"], 4], [[], 16]] as const) {
+        const { factory, stats } = fakeFactory(servers)
+        const result = yield* zett(["tools", "--config", config, ...args], { clientFactory: factory })
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(stats.peak, peak)
+        assert.strictEqual(stats.opened, 40)
+      }
+    }).pipe(Effect.scoped))
+
+  it.scoped("thousands of unavailable servers are summarized in one readable line", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const names = Array.from({ length: 2_000 }, (_, i) => `s${i}`)
+      const config = httpConfig(dir, names)
+      const { factory } = fakeFactory(Object.fromEntries(names.map((n) => [n, { connectError: "connect ECONNREFUSED" }])))
+      const result = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.strictEqual(
+        result.stderr,
+        "zett: 2000 of 2000 MCP servers unavailable: s0 (connect ECONNREFUSED); s1 (connect ECONNREFUSED); " +
+          "s2 (connect ECONNREFUSED); 1,997 more servers failed the same way\n"
+      )
+    }))
+
   it.scoped("an unavailable server is a row with its reason, the others are listed; exit 1 with one line", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

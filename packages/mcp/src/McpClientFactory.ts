@@ -20,7 +20,9 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
+import * as LocalFailure from "./internal/localFailure.js"
 import * as StdioTransport from "./internal/stdioTransport.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
@@ -60,7 +62,24 @@ export interface Options {
   readonly closeTimeout?: Duration.DurationInput | undefined
   /** The `clientInfo` sent in `initialize` (default `{ name: "zett", version: "0.1.0" }`). */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  /**
+   * The largest message a server may send, in bytes (default 10 MB, the SDK's own limit for stdio): one line
+   * of a stdio server, a JSON body or one event of a Streamable HTTP response. A larger message is dropped, and
+   * the request it answered fails at once, saying that the result was too large; the connection goes on.
+   */
+  readonly maxMessageBytes?: number | undefined
 }
+
+/**
+ * The default of `Options.maxMessageBytes`: 10 MB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxMessageBytes = 10 * 1024 * 1024
+
+// After an event stream ended, the SDK may still be parsing what it had buffered: its answer wins if it came.
+const settleMs = 20
 
 const defaultClientInfo = { name: "zett", version: "0.1.0" } as const
 
@@ -130,7 +149,8 @@ const connectClient = (
       }
       const error = McpConnectError.fromCause({ server: server.name, cause, scrubber })
       // "Connection closed" alone does not say that the process died, nor how
-      const exitStatus = transport instanceof StdioTransport.StdioTransport ? transport.exitStatus : undefined
+      const inner = transport instanceof GuardedTransport.GuardedTransport ? transport.inner : transport
+      const exitStatus = inner instanceof StdioTransport.StdioTransport ? inner.exitStatus : undefined
       return exitStatus === undefined
         ? error
         : new McpConnectError({
@@ -154,6 +174,8 @@ export const makeConnect = (
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeMs = Duration.toMillis(Duration.decode(options?.closeTimeout ?? Duration.seconds(2)))
   const clientInfo = options?.clientInfo ?? defaultClientInfo
+  const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
+  const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
   // the stdio transport bounds itself (two steps and the reaping); this only guards against the unexpected
   const finalizerBound = 2 * closeMs + 2_000
 
@@ -175,6 +197,9 @@ export const makeConnect = (
         cwd: server.cwd,
         closeTimeout: closeMs,
         killTimeout: closeMs,
+        maxMessageBytes,
+        // the dropped line's id was never read: every request still waiting may have been the one it answered
+        onOversized: () => guard.fail("all", tooLarge),
         onStderrLine: (line, truncated) => {
           try {
             const text = truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
@@ -184,17 +209,35 @@ export const makeConnect = (
           }
         }
       })
-      transport = stdio
+      const guard = new GuardedTransport.GuardedTransport(stdio)
+      transport = guard
       close = closeQuietly(stdio)
     } else {
       scrubber = Scrubber.make(Object.values(server.headers))
+      // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
+      const resuming = new Set<string | number>()
       // sockets of its own, so that closing the connection leaves no idle socket in a process-wide pool
-      const sockets = HttpFetch.make()
+      const sockets = HttpFetch.make({
+        maxMessageBytes,
+        onOversized: (ids) => guard.fail(ids, tooLarge),
+        onStreamEnd: (ids, resumable) => {
+          if (resumable) for (const id of ids) resuming.add(id)
+          else setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+        }
+      })
       const http = new StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers: unwrapAll(server.headers) },
         fetch: sockets.fetch
       })
-      transport = http
+      const guard = new GuardedTransport.GuardedTransport(http)
+      // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
+      guard.onerror = (error) => {
+        if (resuming.size > 0 && error.message.startsWith("Maximum reconnection attempts")) {
+          guard.fail([...resuming], LocalFailure.streamClosed)
+          resuming.clear()
+        }
+      }
+      transport = guard
       const closeHttp = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
       close = () => closeHttp().finally(sockets.close)
     }

@@ -74,12 +74,13 @@ const isHttpError = (u: unknown): u is Error & { readonly code: number | undefin
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly reason: string
   readonly code?: number
+  readonly kind?: LocalFailure.LocalFailure["kind"]
   readonly keep: boolean
 } => {
   if (isSdkMcpError(cause)) {
     // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
     if (cause.data instanceof LocalFailure.LocalFailure) {
-      return { reason: cause.data.reason, ...(cause.data.closed ? { code: cause.code } : {}), keep: false }
+      return { reason: cause.data.reason, kind: cause.data.kind, keep: false }
     }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
     return { reason: clip(scrubber.scrub(text)), code: cause.code, keep: false }
@@ -174,6 +175,11 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
   method: Schema.String,
   code: Schema.optional(Schema.Number),
   reason: Schema.String,
+  /**
+   * Set when the response never arrived and Zett knows why: the server closed the response stream before
+   * answering, or the message was over `maxMessageBytes`. The reason is then Zett's own text, safe to show.
+   */
+  kind: Schema.optional(Schema.Literal("StreamClosed", "MessageTooLarge")),
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
@@ -189,12 +195,13 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
     readonly cause: unknown
     readonly scrubber?: Scrubber.Scrubber | undefined
   }): McpRequestError {
-    const { code, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    const { code, keep, kind, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpRequestError({
       server: options.server,
       method: options.method,
       reason,
       ...(code !== undefined ? { code } : {}),
+      ...(kind !== undefined ? { kind } : {}),
       ...(keep ? { cause: options.cause } : {})
     })
   }

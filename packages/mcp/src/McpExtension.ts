@@ -63,7 +63,21 @@ export interface Options extends McpConfiguration.Options {
    * and closes its own connections.
    */
   readonly connectionPool?: { readonly idleTimeToLive: Duration.DurationInput } | undefined
+  /**
+   * How many servers are discovered at once (default `defaultDiscoveryConcurrency`, 16): discovery stays
+   * concurrent, but a configuration of thousands of servers neither starts thousands of processes at once
+   * nor saturates the event loop until every connect looks timed out.
+   */
+  readonly discoveryConcurrency?: number | undefined
 }
+
+/**
+ * The default of `Options.discoveryConcurrency`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultDiscoveryConcurrency = 16
 
 /**
  * The extension value, as a service so that layers can build it.
@@ -120,6 +134,44 @@ export interface Unavailable {
   readonly reason: string
 }
 
+const formatCount = (n: number) => n.toLocaleString("en-US")
+
+/**
+ * One readable line for a list of unavailable servers, however long: servers that failed for the same reason
+ * are grouped, a few names of each group are shown, and the rest are counted (`9,998 more servers failed the
+ * same way`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const summarizeUnavailable = (
+  unavailable: ReadonlyArray<Unavailable>,
+  options?: { readonly groups?: number | undefined; readonly namesPerGroup?: number | undefined }
+): string => {
+  const maxGroups = options?.groups ?? 10
+  const namesPerGroup = options?.namesPerGroup ?? 3
+  const groups = new Map<string, Array<string>>()
+  for (const { reason, server } of unavailable) {
+    const names = groups.get(reason)
+    if (names === undefined) groups.set(reason, [server])
+    else names.push(server)
+  }
+  const parts: Array<string> = []
+  let others = 0
+  let shown = 0
+  for (const [reason, names] of groups) {
+    if (shown++ >= maxGroups) {
+      others += names.length
+      continue
+    }
+    for (const name of names.slice(0, namesPerGroup)) parts.push(`${name} (${reason})`)
+    const rest = names.length - namesPerGroup
+    if (rest > 0) parts.push(`${formatCount(rest)} more ${rest === 1 ? "server" : "servers"} failed the same way`)
+  }
+  if (others > 0) parts.push(`${formatCount(others)} more ${others === 1 ? "server" : "servers"} failed for other reasons`)
+  return parts.join("; ")
+}
+
 interface RequestState {
   readonly snapshot: McpConfiguration.Snapshot
   readonly connections: McpConnections.McpConnections
@@ -148,6 +200,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
   const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
   const errorText = options.errorText ?? McpTool.ErrorTextPolicy.toolText
+  const discoveryConcurrency = options.discoveryConcurrency ?? defaultDiscoveryConcurrency
   const source = options.connectionPool === undefined
     ? McpConnections.direct(factory)
     : yield* McpConnections.pooled(factory, options.connectionPool)
@@ -245,7 +298,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
             Effect.map((tools) => toAgentTools(server, tools)),
             Effect.catchAll((error) => Effect.as(unavailable(state, server, shortReason(error)), []))
           ),
-        { concurrency: "unbounded" }
+        { concurrency: discoveryConcurrency }
       )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered.flat())
@@ -263,9 +316,7 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       if (namespace) lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
       if (state.unavailable.length > 0) {
         lines.push(
-          `Unavailable MCP servers (their tools are missing): ${
-            state.unavailable.map((u) => `${u.server} (${u.reason})`).join("; ")
-          }.`
+          `Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`
         )
       }
       return context.addState(lines.join("\n"))

@@ -209,7 +209,9 @@ const toolText: ErrorTextPolicy = (failure) => {
       return text === "" ? toolFailedWithoutTextLine : truncate(text)
     }
     case "RequestError":
-      return requestFailedLineFor(failure.error.code)
+      return failure.error.kind !== undefined
+        ? `${requestFailedLine} (${failure.error.reason})`
+        : requestFailedLineFor(failure.error.code)
   }
 }
 
@@ -218,7 +220,8 @@ const generic: ErrorTextPolicy = (failure) => {
     case "ToolError":
       return toolFailedLine
     case "RequestError":
-      return requestFailedLine
+      // Zett's own reason for a response that never arrived holds no remote text
+      return failure.error.kind !== undefined ? `${requestFailedLine} (${failure.error.reason})` : requestFailedLine
   }
 }
 

@@ -5,7 +5,7 @@
  * Timeouts are short and real: real processes are involved, which TestClock cannot drive.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServer } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -33,13 +33,15 @@ const probe = (options: {
   readonly names: ReadonlyArray<string>
   readonly connectTimeout?: Duration.DurationInput
   readonly callTimeout?: Duration.DurationInput
+  readonly factory?: McpClientFactory.Options
 }) =>
   runRequest({
     marker: options.marker,
     servers: [...options.servers, healthy],
     steps: [calls(...options.names, "healthy__echo"), { text: "done" }],
     connectTimeout: options.connectTimeout,
-    callTimeout: options.callTimeout
+    callTimeout: options.callTimeout,
+    factory: options.factory
   })
 
 /** The request succeeded, the healthy server answered, and nothing the request started outlives it. */
@@ -197,6 +199,54 @@ describe.sequential("faults of a server", () => {
         assert.strictEqual(results[name]?.status, "ok")
         assert.strictEqual(content[0]!.text.length, 5 * 1024 * 1024)
       }
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("a result over maxMessageBytes fails at once as too large, over stdio and HTTP; the connection goes on", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const url = yield* httpFault(`${marker}-http`, ["big-result"])
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("bigs", marker, ["big-result"]), McpServer.http({ name: "bigh", url })],
+        names: ["bigs__big", "bigh__big", "bigs__echo", "bigh__echo"],
+        connectTimeout: "5 seconds",
+        // far longer than the test takes: the failure comes from the limit, not from a timeout
+        callTimeout: "120 seconds",
+        factory: { closeTimeout: "300 millis", maxMessageBytes: 1024 * 1024 }
+      })
+      for (const name of ["bigs__big", "bigh__big"]) {
+        assert.deepStrictEqual(failure(report, name), {
+          type: "McpError",
+          message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
+            "of 1 MB (maxMessageBytes))"
+        })
+      }
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(results["bigs__echo"]?.content, [{ type: "text", text: "bigs echo: hi" }])
+      assert.deepStrictEqual(results["bigh__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("a response stream closed before the answer fails the call at once; a resumable one is resumed", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const closing = yield* httpFault(`${marker}-http`, ["close-stream-during-call"])
+      const resuming = yield* httpFault(`${marker}-http`, ["resumable"])
+      const report = yield* probe({
+        marker,
+        servers: [McpServer.http({ name: "closing", url: closing }), McpServer.http({ name: "resuming", url: resuming })],
+        names: ["closing__half", "closing__echo", "resuming__half"],
+        connectTimeout: "5 seconds",
+        callTimeout: "120 seconds"
+      })
+      assert.deepStrictEqual(failure(report, "closing__half"), {
+        type: "McpError",
+        message: "the server failed to run the tool (the server closed the response stream before answering)"
+      })
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(results["closing__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      assert.deepStrictEqual(results["resuming__half"]?.content, [{ type: "text", text: "resumed answer" }])
       assertHealthyAndClean(report)
     }))
 

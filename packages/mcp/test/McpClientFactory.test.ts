@@ -11,6 +11,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type * as Net from "node:net"
@@ -61,6 +62,7 @@ interface Report {
   readonly argv: ReadonlyArray<string>
   readonly cwd: string
   readonly env: Record<string, string>
+  readonly envSha256: Record<string, string>
   readonly pid: number
   readonly ppid: number
 }
@@ -99,8 +101,10 @@ describe("McpClientFactory (stdio)", () => {
         scope,
         McpServer.stdio({ name: "env", command: node, args: [probe], env: { API_TOKEN: "env-secret-5e6f7a" }, cwd })
       )
-      const { cwd: seenCwd, env } = yield* report(client)
-      assert.strictEqual(env.API_TOKEN, "env-secret-5e6f7a")
+      const { cwd: seenCwd, env, envSha256 } = yield* report(client)
+      assert.strictEqual(envSha256.API_TOKEN, Crypto.createHash("sha256").update("env-secret-5e6f7a").digest("hex"))
+      // the server's own secret in its result is scrubbed before anyone sees it
+      assert.strictEqual(env.API_TOKEN, "<redacted>")
       assert.strictEqual(env.PATH, process.env.PATH)
       // the parent's other variables are not inherited (the SDK's default environment rule)
       assert.strictEqual(process.env.VITEST !== undefined, true)

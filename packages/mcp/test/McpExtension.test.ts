@@ -246,6 +246,44 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["one__t", "two__t", "three__t"])
     }))
 
+  it.effect("D2 discovery is concurrent but bounded: 40 servers of 1 s each, 16 at a time by default, or discoveryConcurrency", () =>
+    Effect.gen(function*() {
+      const names = Array.from({ length: 40 }, (_, i) => `s${i}`)
+      for (const [concurrency, seconds] of [[undefined, 3], [8, 5], [40, 1]] as const) {
+        const { factory, stats } = fakeFactory(Object.fromEntries(names.map((n) => [n, { tools: [tool("t")], listDelay: "1 second" }])))
+        const asked = yield* Deferred.make<void>()
+        const { layer, requests } = agentWith({
+          servers: names.map((name) => http(name)),
+          clientFactory: factory,
+          ...(concurrency !== undefined ? { discoveryConcurrency: concurrency } : {})
+        }, [() => Effect.as(Deferred.succeed(asked, undefined), { text: "ok" })])
+        const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+        yield* TestClock.adjust("1 millis")
+        // connects begin in waves of the bound: no more are open at once
+        assert.strictEqual(stats.open(), concurrency ?? McpExtension.defaultDiscoveryConcurrency)
+        yield* TestClock.adjust(`${seconds * 1000 - 2} millis`)
+        assert.isFalse(yield* Deferred.isDone(asked), `concurrency ${concurrency}`)
+        yield* TestClock.adjust("1 millis")
+        yield* Fiber.join(fiber)
+        assert.strictEqual(requests[0]!.tools.length, 40)
+      }
+    }))
+
+  it("D2 the unavailable servers of a huge configuration are one readable line", () => {
+    const unavailable = [
+      ...Array.from({ length: 9_999 }, (_, i) => ({ server: `s${i}`, reason: "connect ECONNREFUSED" })),
+      { server: "odd", reason: "HTTP 500 Internal Server Error" }
+    ]
+    assert.strictEqual(
+      McpExtension.summarizeUnavailable(unavailable),
+      "s0 (connect ECONNREFUSED); s1 (connect ECONNREFUSED); s2 (connect ECONNREFUSED); 9,996 more servers failed the " +
+        "same way; odd (HTTP 500 Internal Server Error)"
+    )
+    assert.strictEqual(McpExtension.summarizeUnavailable([{ server: "a", reason: "x" }, { server: "b", reason: "y" }]), "a (x); b (y)")
+    const many = Array.from({ length: 30 }, (_, i) => ({ server: `r${i}`, reason: `reason ${i}` }))
+    assert.match(McpExtension.summarizeUnavailable(many), /; r9 \(reason 9\); 20 more servers failed for other reasons$/)
+  })
+
   it.effect("D3 tool lists are cached per server configuration for toolsCacheTtl; a changed server is a new entry", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })

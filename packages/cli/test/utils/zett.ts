@@ -54,10 +54,11 @@ export const demoCall = (name: string, args: Record<string, unknown>): CallResul
 
 /** A client factory over fake servers, counting connections opened and closed. */
 export const fakeFactory = (servers: Record<string, FakeServer>) => {
-  const stats = { opened: 0, closed: 0, calls: [] as Array<{ server: string; name: string; args: unknown }> }
+  const stats = { opened: 0, closed: 0, peak: 0, calls: [] as Array<{ server: string; name: string; args: unknown }> }
   const factory = McpClientFactory.make((server) =>
     Effect.gen(function*() {
       stats.opened++
+      stats.peak = Math.max(stats.peak, stats.opened - stats.closed)
       yield* Effect.addFinalizer(() => Effect.sync(() => void stats.closed++))
       const fake = servers[server.name]
       if (fake === undefined) {

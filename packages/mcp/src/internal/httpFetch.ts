@@ -12,6 +12,93 @@
 import * as Http from "node:http"
 import * as Https from "node:https"
 import { Readable } from "node:stream"
+import * as GuardedTransport from "./guardedTransport.js"
+
+/**
+ * What the fetch tells the connection about the responses to its POSTs, by the JSON-RPC request ids each
+ * POST carried.
+ *
+ * @internal
+ */
+export interface ResponseWatch {
+  /** The longest message accepted, in bytes: a JSON body, or one event of an event stream. */
+  readonly maxMessageBytes: number
+  /**
+   * An event stream answering `ids` ended (or broke). `resumable`: it carried event ids, so the SDK resumes
+   * it with `Last-Event-ID`.
+   */
+  readonly onStreamEnd: (ids: ReadonlyArray<string | number>, resumable: boolean) => void
+  /** A response to `ids` went over `maxMessageBytes` and was cut off. */
+  readonly onOversized: (ids: ReadonlyArray<string | number>) => void
+}
+
+const parseIds = (body: RequestInit["body"]): ReadonlyArray<string | number> => {
+  if (typeof body !== "string") return []
+  try {
+    return GuardedTransport.requestIds(JSON.parse(body))
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The response body, passed through as it arrives, measured: a message over the limit errors the stream
+ * (and is reported), the end of an event stream is reported with whether it carried event ids.
+ */
+const watchBody = (
+  source: Http.IncomingMessage,
+  ids: ReadonlyArray<string | number>,
+  watch: ResponseWatch
+): ReadableStream<Uint8Array> => {
+  const body = Readable.toWeb(source) as ReadableStream<Uint8Array>
+  const eventStream = (source.headers["content-type"] ?? "").startsWith("text/event-stream")
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    if (eventStream && !oversized) watch.onStreamEnd(ids, resumable)
+  }
+  // a stream that breaks (the socket closed mid-response) ends the same way as one that ends early
+  source.once("close", () => {
+    if (!source.complete) end()
+  })
+  let bytes = 0
+  let lastNewline = false
+  let resumable = false
+  let oversized = false
+  const decoder = new TextDecoder()
+  let lineStart = true
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (eventStream) {
+          // bytes since the last blank line (the end of an event); an `id:` field makes the stream resumable
+          for (let i = 0; i < chunk.length; i++) {
+            const byte = chunk[i]!
+            if (byte === 10 && lastNewline) bytes = 0
+            else bytes++
+            lastNewline = byte === 10
+          }
+          if (!resumable) {
+            const text = decoder.decode(chunk, { stream: true })
+            resumable = (lineStart && text.startsWith("id:")) || text.includes("\nid:")
+            lineStart = text.endsWith("\n")
+          }
+        } else {
+          bytes += chunk.length
+        }
+        if (bytes > watch.maxMessageBytes) {
+          oversized = true
+          watch.onOversized(ids)
+          controller.error(new Error(`a message larger than ${watch.maxMessageBytes} bytes`))
+          return
+        }
+        controller.enqueue(chunk)
+      },
+      flush: end
+    })
+  )
+}
 
 /** @internal */
 export interface ConnectionFetch {
@@ -30,7 +117,7 @@ const bodyOf = (body: RequestInit["body"]): string | Uint8Array | undefined => {
 }
 
 /** @internal */
-export const make = (): ConnectionFetch => {
+export const make = (watch?: ResponseWatch): ConnectionFetch => {
   const http = new Http.Agent({ keepAlive: true })
   const https = new Https.Agent({ keepAlive: true })
   let closed = false
@@ -47,6 +134,7 @@ export const make = (): ConnectionFetch => {
         headers[key] = value
       })
       const method = (init?.method ?? "GET").toUpperCase()
+      const ids = watch !== undefined && method === "POST" ? parseIds(init?.body) : []
       const request = (secure ? Https : Http).request(target, {
         method,
         headers,
@@ -60,7 +148,11 @@ export const make = (): ConnectionFetch => {
         for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!)
         const empty = method === "HEAD" || nullBodyStatus.has(status)
         if (empty) response.resume()
-        const body = empty ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>)
+        const body = empty
+          ? null
+          : watch !== undefined && ids.length > 0
+          ? watchBody(response, ids, watch)
+          : (Readable.toWeb(response) as ReadableStream<Uint8Array>)
         try {
           resolve(new Response(body, { status, statusText: response.statusMessage ?? "", headers: responseHeaders }))
         } catch (error) {

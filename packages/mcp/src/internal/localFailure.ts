@@ -8,12 +8,28 @@
  */
 export class LocalFailure {
   constructor(
+    readonly kind: "StreamClosed" | "MessageTooLarge",
     /** one readable line, with no remote text in it */
-    readonly reason: string,
-    /** whether the connection is unusable afterwards (it is then forgotten, and the next use reconnects) */
-    readonly closed: boolean
+    readonly reason: string
   ) {}
 }
 
-/** The JSON-RPC error code the SDK's client gets with a `LocalFailure`: connection closed, or internal error. */
-export const codeOf = (failure: LocalFailure): number => (failure.closed ? -32000 : -32603)
+/** The JSON-RPC error code the SDK's client gets with a `LocalFailure` (internal error). */
+export const code = -32603
+
+/** @internal */
+export const streamClosed = new LocalFailure("StreamClosed", "the server closed the response stream before answering")
+
+/** @internal */
+export const tooLarge = (maxBytes: number): LocalFailure =>
+  new LocalFailure(
+    "MessageTooLarge",
+    `the result was too large: the server's message is over the limit of ${formatBytes(maxBytes)} (maxMessageBytes)`
+  )
+
+const formatBytes = (bytes: number): string =>
+  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MB`
+    : bytes >= 1024 && bytes % 1024 === 0
+    ? `${bytes / 1024} KB`
+    : `${bytes} bytes`

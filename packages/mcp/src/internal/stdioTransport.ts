@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from "node:child_process"
 import * as ChildProcessNode from "node:child_process"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
 import * as ProcessGroups from "./processGroups.js"
@@ -29,7 +29,10 @@ export interface StdioTransportOptions {
    * two pieces that the scrubber would see apart.
    */
   readonly onStderrLine?: ((line: string, truncated: boolean) => void) | undefined
-  readonly maxBufferSize?: number | undefined
+  /** The longest message (one line of stdout) accepted, in bytes; a longer one is dropped. */
+  readonly maxMessageBytes: number
+  /** Called when a message over `maxMessageBytes` was dropped (its id is unknown: it was never read). */
+  readonly onOversized?: (() => void) | undefined
 }
 
 const POLL_MS = 20
@@ -62,16 +65,15 @@ export class StdioTransport implements Transport {
   private exited: Promise<void> = Promise.resolve()
   private closing: Promise<void> | undefined
   private closeFired = false
+  // stdout: the pieces of the line being read (kept apart, so a large message is copied once, not per chunk)
+  private lineChunks: Array<Buffer> = []
+  private lineBytes = 0
+  /** the rest of an oversized line is being dropped, up to its newline */
+  private lineSkipping = false
   private stderrTail = ""
   /** the rest of a line that was cut is being dropped, up to its newline */
   private stderrSkipping = false
-  private readonly readBuffer: ReadBuffer
-
-  constructor(readonly options: StdioTransportOptions) {
-    this.readBuffer = new ReadBuffer(
-      options.maxBufferSize !== undefined ? { maxBufferSize: options.maxBufferSize } : undefined
-    )
-  }
+  constructor(readonly options: StdioTransportOptions) {}
 
   /** how the server process ended (`exited with code 3`, `was killed by SIGKILL`), once it has */
   exitStatus: string | undefined = undefined
@@ -130,16 +132,7 @@ export class StdioTransport implements Transport {
       child.once("close", () => this.fireClose())
       child.stdin!.on("error", (error) => this.onerror?.(error))
       child.stdout!.on("error", (error) => this.onerror?.(error))
-      child.stdout!.on("data", (chunk: Buffer) => {
-        try {
-          this.readBuffer.append(chunk)
-        } catch (error) {
-          this.onerror?.(error as Error)
-          void this.close()
-          return
-        }
-        this.drain()
-      })
+      child.stdout!.on("data", (chunk: Buffer) => this.stdoutData(chunk))
       const stderr = child.stderr!
       stderr.setEncoding("utf8")
       stderr.on("error", () => {})
@@ -161,18 +154,47 @@ export class StdioTransport implements Transport {
     return this.closing
   }
 
-  private drain() {
-    while (true) {
-      let message: JSONRPCMessage | null
-      try {
-        message = this.readBuffer.readMessage()
-      } catch (error) {
-        this.onerror?.(error as Error)
-        continue
+  private stdoutData(chunk: Buffer) {
+    const max = this.options.maxMessageBytes
+    let start = 0
+    while (start <= chunk.length) {
+      const newline = chunk.indexOf(10, start)
+      const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline)
+      if (this.lineSkipping) {
+        if (newline !== -1) this.lineSkipping = false
+      } else if (this.lineBytes + piece.length > max) {
+        // the message is dropped, not the connection: later messages still arrive
+        this.lineChunks = []
+        this.lineBytes = 0
+        this.lineSkipping = newline === -1
+        this.options.onOversized?.()
+      } else if (newline === -1) {
+        if (piece.length > 0) {
+          this.lineChunks.push(piece)
+          this.lineBytes += piece.length
+        }
+      } else {
+        const line = this.lineBytes === 0 ? piece : Buffer.concat([...this.lineChunks, piece])
+        this.lineChunks = []
+        this.lineBytes = 0
+        this.deliver(line)
       }
-      if (message === null) return
-      this.onmessage?.(message)
+      if (newline === -1) return
+      start = newline + 1
     }
+  }
+
+  private deliver(line: Buffer) {
+    const text = line.toString("utf8").replace(/\r$/, "")
+    if (text.trim() === "") return
+    let message: JSONRPCMessage
+    try {
+      message = deserializeMessage(text)
+    } catch (error) {
+      this.onerror?.(error as Error)
+      return
+    }
+    this.onmessage?.(message)
   }
 
   private stderrData(text: string) {
@@ -254,7 +276,7 @@ export class StdioTransport implements Transport {
       child.stderr?.destroy()
     }
     this.flushStderr()
-    this.readBuffer.clear()
+    this.lineChunks = []
     this.fireClose()
   }
 }

@@ -1,0 +1,88 @@
+/**
+ * A transport wrapper that knows which requests still wait for their response, so that Zett can fail them at
+ * once, with a reason of its own, when it knows that their response will never come: the response stream
+ * closed before it, or the response was over `maxMessageBytes`. Without it, such a request waits out its
+ * timeout (300 s by default for a call), as it does with the bare SDK.
+ *
+ * @internal
+ */
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import * as LocalFailure from "./localFailure.js"
+
+type Id = string | number
+
+const requestId = (message: JSONRPCMessage): Id | undefined =>
+  "method" in message && "id" in message ? (message.id as Id) : undefined
+
+const responseId = (message: JSONRPCMessage): Id | undefined =>
+  !("method" in message) && "id" in message ? (message.id as Id) : undefined
+
+/** The ids of the requests in a JSON-RPC message or batch, as the transport sent it. */
+export const requestIds = (body: unknown): ReadonlyArray<Id> => {
+  const out: Array<Id> = []
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message === "object" && message !== null && "method" in message && "id" in message) {
+      const id = (message as { readonly id: unknown }).id
+      if (typeof id === "string" || typeof id === "number") out.push(id)
+    }
+  }
+  return out
+}
+
+/** @internal */
+export class GuardedTransport implements Transport {
+  onclose?: (() => void) | undefined
+  onerror?: ((error: Error) => void) | undefined
+  onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
+
+  private readonly pending = new Set<Id>()
+
+  constructor(readonly inner: Transport) {
+    inner.onmessage = (message, extra) => {
+      const id = responseId(message)
+      if (id !== undefined) this.pending.delete(id)
+      this.onmessage?.(message, extra)
+    }
+    inner.onclose = () => this.onclose?.()
+    inner.onerror = (error) => this.onerror?.(error)
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version)
+  }
+
+  start(): Promise<void> {
+    return this.inner.start()
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = requestId(message)
+    if (id === undefined) return this.inner.send(message, options)
+    this.pending.add(id)
+    return this.inner.send(message, options).catch((error) => {
+      this.pending.delete(id)
+      throw error
+    })
+  }
+
+  close(): Promise<void> {
+    return this.inner.close()
+  }
+
+  /** Answers each of `ids` that still waits (every waiting request when `ids` is `"all"`) with `failure`. */
+  fail(ids: Iterable<Id> | "all", failure: LocalFailure.LocalFailure): void {
+    for (const id of ids === "all" ? [...this.pending] : ids) {
+      if (!this.pending.delete(id)) continue
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id,
+        error: { code: LocalFailure.code, message: failure.reason, data: failure }
+      } as JSONRPCMessage)
+    }
+  }
+}
