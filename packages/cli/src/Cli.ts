@@ -9,7 +9,9 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -17,6 +19,7 @@ import type { Model } from "@zett/agent"
 import { Agent, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
 import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpTool } from "@zett/mcp"
+import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -59,13 +62,31 @@ class Services extends Context.Tag("@zett/cli/Cli/Services")<Services, {
 // options
 // -----------------------------------------------------------------------------
 
-const config = Options.file("config").pipe(
+const config = Options.text("config").pipe(
   Options.withDescription("The mcp.json to use (default: ~/.zett/mcp.json)."),
   Options.optional
 )
 
+/** An option parsed by `parse`, whose failure is one readable usage line naming the option. */
+const parsedOption = <A>(name: string, description: string, parse: (text: string) => A | undefined, expected: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(description),
+    Options.mapEffect((text) => {
+      const value = parse(text)
+      return value === undefined
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${text}'`)))
+        : Effect.succeed(value)
+    }),
+    Options.optional
+  )
+
+const parseSeconds = (text: string): number | undefined => {
+  const value = text.trim() === "" ? Number.NaN : Number(text)
+  return Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
 const seconds = (name: string, description: string) =>
-  Options.float(name).pipe(Options.withDescription(description), Options.optional)
+  parsedOption(name, description, parseSeconds, "a number of seconds, 0 or more")
 
 const connectTimeout = seconds(
   "connect-timeout",
@@ -74,34 +95,37 @@ const connectTimeout = seconds(
 
 const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
 
-const discoveryConcurrency = Options.integer("discovery-concurrency").pipe(
-  Options.withDescription(
-    `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`
-  ),
-  Options.optional
+const discoveryConcurrency = parsedOption(
+  "discovery-concurrency",
+  `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`,
+  (text) => (/^\s*\d+\s*$/.test(text) && Number(text) >= 1 ? Number(text) : undefined),
+  "a whole number, 1 or more"
 )
 
 /** `None`: the default; `Some(None)`: disabled; `Some(Some(d))`: a limit. */
 const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
   Option.match(input, {
     onNone: () => Option.some(fallback),
-    onSome: (value) => (value <= 0 ? Option.none() : Option.some(Duration.millis(Math.round(value * 1_000))))
+    onSome: (value) => (value === 0 ? Option.none() : Option.some(Duration.millis(Math.round(value * 1_000))))
   })
 
 /** The form the extension's options take: `null` disables. */
 const extensionLimit = (limit: Option.Option<Duration.Duration>): Duration.Duration | null =>
   Option.getOrNull(limit)
 
-const checkSeconds = (name: string, value: Option.Option<number>) =>
-  Option.isSome(value) && !Number.isFinite(value.value)
-    ? Effect.fail(new CliError.UsageError({ message: `--${name} must be a number of seconds` }))
-    : Effect.void
-
 // -----------------------------------------------------------------------------
 // configuration
 // -----------------------------------------------------------------------------
 
-/** The default file may be missing (no servers); a file named with `--config` must exist. */
+const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
+  Directory: "a directory",
+  FIFO: "a FIFO",
+  CharacterDevice: "a device",
+  BlockDevice: "a device",
+  Socket: "a socket"
+}
+
+/** The default file may be missing (no servers); a file named with `--config` must exist and be a file. */
 const resolveConfigPath = (path: Option.Option<string>) =>
   Option.match(path, {
     onNone: () => McpConfiguration.defaultPath,
@@ -109,8 +133,15 @@ const resolveConfigPath = (path: Option.Option<string>) =>
       Effect.gen(function*() {
         const absolute = (yield* Path.Path).resolve(file)
         const fs = yield* FileSystem.FileSystem
-        if (!(yield* Effect.orElseSucceed(fs.exists(absolute), () => false))) {
+        const info = yield* Effect.option(fs.stat(absolute))
+        if (Option.isNone(info)) {
           return yield* new CliError.UsageError({ message: `${absolute}: no such configuration file` })
+        }
+        // a directory, a FIFO or a device (/dev/zero) would hang or fail the reader in odd ways
+        if (info.value.type !== "File") {
+          return yield* new CliError.UsageError({
+            message: `${absolute}: not a regular file (${fileKinds[info.value.type] ?? "not a file"}); --config names an mcp.json`
+          })
         }
         return absolute
       })
@@ -182,7 +213,6 @@ const toolsCommand = Command.make("tools", {
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
 }, (options) =>
   Effect.gen(function*() {
-    yield* checkSeconds("connect-timeout", options.connectTimeout)
     const { clientFactory } = yield* Services
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadConfiguration(options.config)
@@ -257,8 +287,6 @@ const callCommand = Command.make("call", {
   )
 }, (options) =>
   Effect.gen(function*() {
-    yield* checkSeconds("connect-timeout", options.connectTimeout)
-    yield* checkSeconds("call-timeout", options.callTimeout)
     const args = yield* parseArguments(options.name, options.arguments)
     const { clientFactory } = yield* Services
     const { file, snapshot } = yield* loadConfiguration(options.config)
@@ -362,8 +390,6 @@ const runCommand = Command.make("run", {
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }, (options) =>
   Effect.gen(function*() {
-    yield* checkSeconds("connect-timeout", options.connectTimeout)
-    yield* checkSeconds("call-timeout", options.callTimeout)
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
     const { clientFactory } = yield* Services
@@ -395,8 +421,6 @@ const demoCommand = Command.make("demo", {
   )
 }, (options) =>
   Effect.gen(function*() {
-    yield* checkSeconds("connect-timeout", options.connectTimeout)
-    yield* checkSeconds("call-timeout", options.callTimeout)
     const services = yield* Services
     const output = yield* Output.Output
     const fromEnvironment = options.scripted || Option.isSome(services.model)
@@ -500,6 +524,13 @@ const logLevelFirst = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
 }
 
 /**
+ * `@effect/cli` prints a usage error through `Console.error` (styled, over several lines) before failing with
+ * it; `zett` says it once, as its one `zett:` line (see `CliError.fromCause`). Logs do not use the `Console`.
+ */
+const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Console.consoleWith((console) => Effect.withConsole(self, { ...console, error: () => Effect.void }))
+
+/**
  * Runs `zett` with the given arguments (without `node` and the script) and returns the exit code. Every
  * failure is turned into its exit code and one line on standard error; nothing is thrown.
  *
@@ -511,6 +542,7 @@ export const run = (
   options?: RunOptions
 ): Effect.Effect<number, never, Output.Output> =>
   cli(["node", "zett", ...logLevelFirst(args)]).pipe(
+    quietParserErrors,
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
       const { code, message } = CliError.fromCause(cause)

@@ -4,11 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as Util from "node:util"
 
 /**
  * Bad usage: invalid JSON arguments, an unknown tool, a missing model. Exit code 2.
@@ -77,17 +79,28 @@ export const messageOf = (error: unknown): string => {
 }
 
 /**
- * The exit code and message of a failed command; `undefined` message when nothing is left to say (an
- * `@effect/cli` usage error has printed its help already).
+ * One line for an `@effect/cli` usage error (an unknown option, a missing argument, an invalid value): its
+ * help text without styling, its lines joined.
  *
  * @since 0.1.0
  * @category utils
  */
-export const fromCause = (cause: Cause.Cause<unknown>): { readonly code: number; readonly message?: string } => {
+export const usageMessageOf = (error: ValidationError.ValidationError): string => {
+  const text = Util.stripVTControlCharacters(HelpDoc.toAnsiText(error.error))
+  return messageOf(text) || "invalid usage (see zett --help)"
+}
+
+/**
+ * The exit code and message of a failed command, every usage error included, as one line.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const fromCause = (cause: Cause.Cause<unknown>): { readonly code: number; readonly message: string | undefined } => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (ValidationError.isValidationError(error)) return { code: ExitCode.usage }
+    if (ValidationError.isValidationError(error)) return { code: ExitCode.usage, message: usageMessageOf(error) }
     return { code: exitCodeOf(error), message: messageOf(error) }
   }
   if (Cause.isInterruptedOnly(cause)) return { code: ExitCode.interrupted, message: "interrupted" }

@@ -174,30 +174,38 @@ export const toConsole = (output: Output["Type"]): Console.Console => {
 }
 
 /**
- * Log lines for people, on standard error: `zett: warning: MCP server docs is unavailable: HTTP 401`.
+ * Log lines for people: `zett: warning: MCP server docs is unavailable: HTTP 401`.
  *
  * @since 0.1.0
  * @category loggers
  */
-export const logger: Logger.Logger<unknown, void> = Logger.withConsoleError(
-  Logger.make(({ annotations, cause, logLevel, message }) => {
-    const text = (Array.isArray(message) ? message : [message]).map((part) =>
-      typeof part === "string" ? part : Util.inspect(part, { depth: 4 })
-    ).join(" ")
-    const level = logLevel.label === "WARN" ? "warning" : logLevel.label.toLowerCase()
-    // a stdio server's stderr lines say which server they come from
-    const server = HashMap.get(annotations, "mcp.server")
-    const prefix = server._tag === "Some" && HashMap.has(annotations, "mcp.stream") ? `[${String(server.value)}] ` : ""
-    // `mcp.*` annotations are in the text already; others (a provider's retry reason ...) are not
-    const extra: Array<string> = []
-    for (const [key, value] of annotations) {
-      if (!key.startsWith("mcp.")) extra.push(`${key}=${typeof value === "string" ? value : Util.inspect(value)}`)
-    }
-    const annotated = extra.length === 0 ? "" : ` (${extra.join(", ")})`
-    const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
-    return `zett: ${level}: ${prefix}${text}${annotated}${detail}`
-  })
-)
+export const logFormat: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, logLevel, message }) => {
+  const text = (Array.isArray(message) ? message : [message]).map((part) =>
+    typeof part === "string" ? part : Util.inspect(part, { depth: 4 })
+  ).join(" ")
+  const level = logLevel.label === "WARN" ? "warning" : logLevel.label.toLowerCase()
+  // a stdio server's stderr lines say which server they come from
+  const server = HashMap.get(annotations, "mcp.server")
+  const prefix = server._tag === "Some" && HashMap.has(annotations, "mcp.stream") ? `[${String(server.value)}] ` : ""
+  // `mcp.*` annotations are in the text already; others (a provider's retry reason ...) are not
+  const extra: Array<string> = []
+  for (const [key, value] of annotations) {
+    if (!key.startsWith("mcp.")) extra.push(`${key}=${typeof value === "string" ? value : Util.inspect(value)}`)
+  }
+  const annotated = extra.length === 0 ? "" : ` (${extra.join(", ")})`
+  const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
+  return `zett: ${level}: ${prefix}${text}${annotated}${detail}`
+})
+
+/**
+ * `logFormat`, written to the standard error of `output` (not through the `Console`, which `@effect/cli` uses
+ * for its own messages).
+ *
+ * @since 0.1.0
+ * @category loggers
+ */
+export const logger = (output: Output["Type"]): Logger.Logger<unknown, void> =>
+  Logger.map(logFormat, (line) => Effect.runSync(output.stderr(`${line}\n`)))
 
 /**
  * Routes the `Console` and the logger through the `Output` in context.
@@ -207,5 +215,5 @@ export const logger: Logger.Logger<unknown, void> = Logger.withConsoleError(
  */
 export const layerConsole: Layer.Layer<never, never, Output> = Layer.unwrapEffect(
   Effect.map(Output, (output) =>
-    Layer.merge(Console.setConsole(toConsole(output)), Logger.replace(Logger.defaultLogger, logger)))
+    Layer.merge(Console.setConsole(toConsole(output)), Logger.replace(Logger.defaultLogger, logger(output))))
 )

@@ -11,6 +11,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as ChildProcess from "node:child_process"
 import {
   awaitSleeps,
   demoCall,
@@ -318,6 +319,31 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.strictEqual(option.code, 2)
       // @effect/cli colours its messages; without a terminal the escape codes are removed
       assert.notMatch(option.stderr + option.stdout, terminalControl)
+    }))
+
+  it.scoped("every usage error is one zett: line, exit 2: parser errors, odd --config paths, bad and negative numbers", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const fifo = `${dir}/fifo.json`
+      ChildProcess.execFileSync("mkfifo", [fifo])
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["tools", "--bogus"], "zett: Received unknown argument: '--bogus'"],
+        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'demo'"],
+        [["call"], "zett: Missing argument <tool>"],
+        [["tools", "--config", "/dev/zero"], "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"],
+        [["tools", "--config", dir], `zett: ${dir}: not a regular file (a directory); --config names an mcp.json`],
+        [["tools", "--config", fifo], `zett: ${fifo}: not a regular file (a FIFO); --config names an mcp.json`],
+        [["call", "x", "--call-timeout", "nan"], "zett: --call-timeout expects a number of seconds, 0 or more, got 'nan'"],
+        [["call", "x", "--call-timeout", "-5"], "zett: --call-timeout expects a number of seconds, 0 or more, got '-5'"],
+        [["tools", "--connect-timeout", "Infinity"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'Infinity'"],
+        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"]
+      ]
+      for (const [args, line] of cases) {
+        const result = yield* zett(args)
+        assert.strictEqual(result.code, 2, args.join(" "))
+        assert.strictEqual(result.stderr, `${line}\n`, args.join(" "))
+        assert.strictEqual(result.stdout, "", args.join(" "))
+      }
     }))
 
   it.effect("--help prints the commands and exits 0", () =>
