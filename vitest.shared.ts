@@ -1,13 +1,21 @@
 import * as path from "node:path"
+import { defaultServerConditions } from "vite"
 import type { ViteUserConfig } from "vitest/config"
 
+// The packages' `exports` point at their build; this condition points them at the TypeScript sources, so the
+// tests run on the sources with no build step (as `npm start` and the examples do, through `--conditions`).
+const source = "@zett/source"
+
 const config: ViteUserConfig = {
+  resolve: { conditions: [source, ...defaultServerConditions] },
+  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
     setupFiles: [path.join(__dirname, "vitest.setup.ts")],
     include: ["test/**/*.test.ts"],
     fakeTimers: { toFake: undefined },
     sequence: { concurrent: true },
-    testTimeout: 30_000
+    testTimeout: 30_000,
+    poolOptions: { forks: { execArgv: [`--conditions=${source}`] }, threads: { execArgv: [`--conditions=${source}`] } }
   }
 }
 

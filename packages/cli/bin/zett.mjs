@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The `zett` command. The packages of this workspace are TypeScript sources: tsx (a dev dependency of the
-// workspace root) compiles them as they are imported, so a fresh clone runs after `npm ci` with no build.
-import { register } from "tsx/esm/api"
+// The `zett` command, as installed: it runs the built JavaScript (in this repository, `npm run zett` runs the
+// TypeScript sources instead). `--version` is answered here, before any module is loaded.
+import { readFileSync } from "node:fs"
 
-register()
-await import("../src/main.ts")
+const args = process.argv.slice(2)
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) {
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  process.stdout.write(`${version}\n`)
+} else {
+  await import("../dist/main.js")
+}

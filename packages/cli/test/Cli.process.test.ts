@@ -1,5 +1,5 @@
 /**
- * `zett` as a real child process (bin/zett.mjs, as `npm start` runs it) against real MCP servers from npm:
+ * `zett` as a real child process (from its sources, as `npm start` runs it) against real MCP servers from npm:
  * the bundled demo server, server-everything over stdio and Streamable HTTP on 127.0.0.1, server-filesystem
  * on a temporary folder. Output is piped, as in a script.
  */
@@ -13,10 +13,10 @@ import { fileURLToPath } from "node:url"
 import * as Processes from "@zett/testing/Processes"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
+import * as Source from "@zett/testing/Source"
 
 const require = createRequire(import.meta.url)
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const bin = Path.join(root, "packages", "cli", "bin", "zett.mjs")
 const demoServer = Path.join(root, "packages", "mcp", "examples", "demo-server.mjs")
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
 const everything = entry("@modelcontextprotocol/server-everything")
@@ -30,7 +30,7 @@ interface Run {
   readonly stderr: string
 }
 
-/** Runs `node bin/zett.mjs ...args` with piped output and an environment without any model or home config. */
+/** Runs `zett ...args` (its sources) with piped output and an environment without any model or home config. */
 const zett = (
   args: ReadonlyArray<string>,
   home: string,
@@ -39,7 +39,7 @@ const zett = (
   Effect.async<Run>((resume) => {
     const child = ChildProcess.execFile(
       node,
-      [bin, ...args],
+      [...Source.zettArgs, ...args],
       { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
@@ -78,7 +78,7 @@ describe("zett as a process", () => {
   it.scoped("zett demo end to end (npm start): real stdio server, scripted model, exit 0, no server process left", () =>
     Effect.gen(function*() {
       const pkg = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
-      assert.strictEqual(pkg.scripts.start, "node packages/cli/bin/zett.mjs demo")
+      assert.strictEqual(pkg.scripts.start, "node --conditions=@zett/source --import tsx packages/cli/src/main.ts demo")
       const home = yield* tempDir
       const result = yield* zett(["demo", "--log-level", "debug"], home)
       assert.strictEqual(result.code, 0, result.stderr)

@@ -11,6 +11,7 @@ import * as Crypto from "node:crypto"
 import * as Path from "node:path"
 import { faultyServer, fixtures, node, withMarker, wrapper } from "./utils/faults.js"
 import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
 
 interface HostRun {
   readonly stdout: string
@@ -25,7 +26,7 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
   Effect.async<HostRun, Error>((resume) => {
     const host = ChildProcess.spawn(
       node,
-      ["--import", "tsx", Path.join(fixtures, "runmain-host.ts"), faultyServer, wrapper, marker],
+      [...Source.nodeArgs, Path.join(fixtures, "runmain-host.ts"), faultyServer, wrapper, marker],
       { cwd: Path.join(import.meta.dirname, ".."), stdio: ["ignore", "pipe", "pipe"] }
     )
     let stdout = ""
@@ -83,7 +84,7 @@ describe("a plain script that awaits Effect.runPromise", () => {
         (resume) => {
           const host = ChildProcess.execFile(
             node,
-            ["--import", "tsx", Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
+            [...Source.nodeArgs, Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
             { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
             (error, stdout, stderr) =>
               resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))

@@ -19,6 +19,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")
@@ -221,7 +222,7 @@ describe("McpClientFactory (stdio)", () => {
 
   const runHost = (...extra: ReadonlyArray<string>) =>
     Effect.async<{ readonly stdout: string; readonly signal: string | null }, Error>((resume) => {
-      const host = ChildProcess.spawn(node, ["--import", "tsx", Path.join(fixtures, "exit-host.ts"), wrapper, probe, ...extra], {
+      const host = ChildProcess.spawn(node, [...Source.nodeArgs, Path.join(fixtures, "exit-host.ts"), wrapper, probe, ...extra], {
         cwd: Path.join(import.meta.dirname, ".."),
         stdio: ["ignore", "pipe", "pipe"]
       })

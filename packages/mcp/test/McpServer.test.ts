@@ -6,6 +6,7 @@ import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import * as Path from "node:path"
 import * as Util from "node:util"
+import * as Source from "@zett/testing/Source"
 
 const headerSecret = "hdr-secret-7f3a9c"
 const envSecret = "env-secret-2b8d41"
@@ -170,7 +171,7 @@ describe("McpServer", () => {
         process.stdout.write(McpServer.cacheKey(server))
       `
       const packageRoot = Path.resolve(import.meta.dirname, "..")
-      const output = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      const output = execFileSync(process.execPath, [...Source.nodeArgs, "--input-type=module", "-e", script], {
         cwd: packageRoot,
         encoding: "utf8",
         timeout: 20_000

@@ -27,6 +27,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import { factoryLayer, faultyServer, httpFault, node, withMarker } from "./utils/faults.js"
+import * as Source from "@zett/testing/Source"
 
 const secrets = {
   env: "env-secret-Q7v1x9Lm",
@@ -110,12 +111,11 @@ const memoryLogger = () => {
   return { lines, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.All)) }
 }
 
-const root = Path.join(import.meta.dirname, "..", "..", "..")
 const zett = (args: ReadonlyArray<string>, home: string) =>
   Effect.async<{ readonly code: number | null; readonly output: string }>((resume) => {
     const child = ChildProcess.execFile(
       node,
-      [Path.join(root, "packages", "cli", "bin", "zett.mjs"), ...args],
+      [...Source.zettArgs, ...args],
       { cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home }, timeout: 30_000 },
       (error, stdout, stderr) => resume(Effect.succeed({ code: error ? (error.code as number) ?? 1 : 0, output: `${stdout}\n${stderr}` }))
     )

@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
+import * as Source from "@zett/testing/Source"
 
 const root = Path.join(import.meta.dirname, "..", "..", "..")
 
@@ -13,7 +14,7 @@ const runSoak = (count: number) =>
   Effect.async<{ readonly stdout: string; readonly stderr: string; readonly code: number | null }>((resume) => {
     const child = ChildProcess.spawn(
       process.execPath,
-      ["--expose-gc", "--import", "tsx", Path.join(root, "scripts", "soak.ts"), "--count", String(count), "--json"],
+      ["--expose-gc", ...Source.nodeArgs, Path.join(root, "scripts", "soak.ts"), "--count", String(count), "--json"],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] }
     )
     let stdout = ""

@@ -1,18 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
+import * as Source from "@zett/testing/Source"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const tsx = createRequire(import.meta.url).resolve("tsx/cli")
 
 describe("offline example", () => {
   it.live("F1 the offline example prints the tool result, then that the connection closed", () =>
     Effect.gen(function*() {
       const { code, stdout } = yield* Effect.async<{ code: number | null; stdout: string }>((resume) => {
-        execFile(process.execPath, [tsx, path.join(here, "..", "examples", "offline.ts")], { timeout: 60_000 }, (error, stdout) =>
+        execFile(process.execPath, [...Source.nodeArgs, path.join(here, "..", "examples", "offline.ts")], { timeout: 60_000 }, (error, stdout) =>
           resume(Effect.succeed({ code: error ? (error.code as number | null) ?? 1 : 0, stdout })))
       })
       assert.strictEqual(code, 0)

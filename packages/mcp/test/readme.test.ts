@@ -3,14 +3,13 @@ import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpConfiguration } from "@zett/mcp"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
+import * as Source from "@zett/testing/Source"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const tsx = createRequire(import.meta.url).resolve("tsx/cli")
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
 const blocks = Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1]!)
 const jsonBlocks = Array.from(readme.matchAll(/```json\n([\s\S]*?)```/g), (m) => m[1]!)
@@ -35,7 +34,7 @@ describe("README", () => {
         fs.writeFileSync(file, code)
         const { code: exit, stdout, stderr } = yield* Effect.async<{ code: number; stdout: string; stderr: string }>(
           (resume) => {
-            execFile(process.execPath, [tsx, file], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
+            execFile(process.execPath, [...Source.nodeArgs, file], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
               resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr })))
           }
         )
@@ -65,13 +64,21 @@ describe("README", () => {
           path.join(dir, "mcp.json"),
           JSON.stringify({ servers: { demo: { command: process.execPath, args: [demo] } } })
         )
+        // `zett` from this workspace's sources (the installed bin runs the build)
+        const bin = path.join(dir, "bin")
+        fs.mkdirSync(bin)
+        fs.writeFileSync(
+          path.join(bin, "zett"),
+          `#!/bin/sh\nexec "${process.execPath}" ${Source.zettArgs.map((arg) => `"${arg}"`).join(" ")} "$@"\n`,
+          { mode: 0o755 }
+        )
         const lines = transcript.trimEnd().split("\n")
         const command = lines[0]!.slice(2)
         const { stdout } = yield* Effect.async<{ stdout: string }>((resume) => {
           execFile("bash", ["-c", `{ ${command}; } 2>&1`], {
             cwd: dir,
             timeout: 60_000,
-            env: { ...process.env, PATH: `${path.join(root, "node_modules", ".bin")}:${process.env.PATH}` }
+            env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }
           }, (_error, stdout) => resume(Effect.succeed({ stdout })))
         })
         fs.rmSync(dir, { recursive: true, force: true })
