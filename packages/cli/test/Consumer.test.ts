@@ -1,0 +1,241 @@
+/**
+ * Zett as a new user gets it: the public packages are built and packed, installed from their tarballs into an
+ * app outside the repository that uses another 3.x minor of Effect than this workspace, compiled there under
+ * the strictest compiler settings users set, and run with plain `node` (ESM and `require`). The installed
+ * `zett` runs too.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as ChildProcess from "node:child_process"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
+
+// The newest Effect 3 minor is the workspace's (3.22); the app is on the one before, with the packages of that
+// line. (Effect 4 is npm's `latest`: these packages take the 3.x line only.)
+const appEffect = {
+  effect: "~3.21.5",
+  "@effect/platform": "~0.96.3",
+  "@effect/platform-node": "~0.107.0",
+  "@effect/cli": "~0.75.0",
+  "@effect/ai": "~0.36.0",
+  "@effect/ai-openai": "~0.40.0",
+  "@effect/ai-anthropic": "~0.26.0"
+}
+
+const publicPackages = ["agent", "mcp", "ai", "cli"] as const
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: string, args: ReadonlyArray<string>, options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv }) =>
+  Effect.async<Run>((resume) => {
+    const child = ChildProcess.execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: options.env ?? process.env, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+    )
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${what}\n${result.stdout}\n${result.stderr}`)
+
+const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund"], { cwd })
+
+const app = `import { Agent, type Message, ScriptedModel } from "@zett/agent"
+import { McpExtension, McpServer } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { createRequire } from "node:module"
+import * as Path from "node:path"
+
+const require = createRequire(import.meta.url)
+const demoServer = Path.join(Path.dirname(require.resolve("@zett/mcp/package.json")), "examples", "demo-server.mjs")
+const marker = process.env["ZETT_TEST_MARKER"] ?? ""
+
+const McpLive = McpExtension.layer({
+  servers: [McpServer.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })],
+  callTimeout: "30 seconds"
+})
+
+const model = ScriptedModel.layer([
+  { toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] },
+  (request) => {
+    const result = request.messages.at(-1) as Message.ToolMessage
+    return { text: \`tool result: \${JSON.stringify(result.content)}\` }
+  }
+])
+
+const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+  Layer.provide(McpLive),
+  Layer.provide(model)
+)
+
+const reply = await Effect.runPromise(Agent.run("What is 2 + 40?").pipe(Effect.provide(AgentLive)))
+console.log(reply.content)
+`
+
+const appCjs = `const { McpServer, McpTool } = require("@zett/mcp")
+const { Scrubber } = require("@zett/agent")
+const server = McpServer.stdio({ name: "demo", command: "node", env: { TOKEN: "cjs-secret-1234" } })
+console.log(server.name, McpTool.exposedName("demo", "add", { namespace: true }), Scrubber.make(["cjs-secret-1234"]).scrub("a cjs-secret-1234"))
+`
+
+const strictTsconfig = {
+  compilerOptions: {
+    strict: true,
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    target: "ES2022",
+    exactOptionalPropertyTypes: true,
+    noPropertyAccessFromIndexSignature: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: false,
+    types: ["node"],
+    outDir: "out"
+  },
+  files: ["app.ts"]
+}
+
+/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
+const withMarker = (marker: string) =>
+  Processes.list().filter((p) => {
+    if (!Processes.isLive(p)) return false
+    try {
+      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
+    } catch {
+      return false
+    }
+  })
+
+describe("a consumer outside the repository", () => {
+  it.live("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.realpathSync(Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-consumer-")))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const tarballs = Path.join(dir, "tarballs")
+      Fs.mkdirSync(tarballs)
+      ok(yield* npm(["run", "build"], Source.root), "npm run build")
+      const packed = yield* npm(
+        ["pack", ...publicPackages.flatMap((name) => ["-w", `@zett/${name}`]), "--pack-destination", tarballs, "--json"],
+        Source.root
+      )
+      ok(packed, "npm pack")
+      const packs = JSON.parse(packed.stdout) as ReadonlyArray<{
+        readonly name: string
+        readonly filename: string
+        readonly files: ReadonlyArray<{ readonly path: string }>
+      }>
+      assert.deepStrictEqual(packs.map((p) => p.name), publicPackages.map((name) => `@zett/${name}`))
+      for (const pack of packs) {
+        const paths = pack.files.map((f) => f.path)
+        // no tests or fixtures; TypeScript only where the declaration and source maps point
+        assert.deepStrictEqual(paths.filter((p) => /(^|\/)(test|fixtures)\//.test(p)), [], pack.name)
+        assert.deepStrictEqual(paths.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts") && !p.startsWith("src/")), [], pack.name)
+        for (const file of ["package.json", "README.md", "LICENSE", "build/src/index.js", "build/src/index.d.ts", "build/src/index.d.ts.map"]) {
+          assert.include(paths, file, pack.name)
+        }
+      }
+
+      const appDir = Path.join(dir, "app")
+      Fs.mkdirSync(appDir)
+      Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
+        name: "zett-consumer",
+        private: true,
+        type: "module",
+        dependencies: {
+          ...Object.fromEntries(packs.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
+          ...appEffect,
+          "@types/node": "^20.19.0"
+        }
+      }, null, 2))
+      ok(yield* npm(["install", "--prefer-offline"], appDir), "npm install")
+      // exactly one copy of effect, the app's
+      const versions = new Set<string>()
+      const walk = (folder: string) => {
+        for (const entry of Fs.readdirSync(folder, { withFileTypes: true })) {
+          if (!entry.isDirectory()) continue
+          const child = Path.join(folder, entry.name)
+          if (entry.name === "effect" && Fs.existsSync(Path.join(child, "package.json"))) {
+            versions.add(`${child}@${JSON.parse(Fs.readFileSync(Path.join(child, "package.json"), "utf8")).version}`)
+          }
+          if (entry.name === "node_modules" || entry.name.startsWith("@") || folder.endsWith("node_modules")) walk(child)
+        }
+      }
+      walk(Path.join(appDir, "node_modules"))
+      assert.strictEqual(versions.size, 1, [...versions].join(", "))
+      assert.match([...versions][0]!, /\/app\/node_modules\/effect@3\.21\.\d+$/)
+
+      // the strictest settings users set, with every declaration file checked
+      Fs.writeFileSync(Path.join(appDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
+      Fs.writeFileSync(Path.join(appDir, "app.ts"), app)
+      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
+      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc")
+
+      const marker = Crypto.randomUUID()
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, ZETT_TEST_MARKER: marker }
+      const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: appDir, env })
+      ok(started, "node out/app.js")
+      assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
+      assert.notInclude(started.stderr, "Executing an Effect versioned")
+      assert.strictEqual(started.stderr, "")
+
+      // CommonJS on Node 20.19 and later: require(esm)
+      Fs.writeFileSync(Path.join(appDir, "app.cjs"), appCjs)
+      const required = yield* run(process.execPath, ["app.cjs"], { cwd: appDir, env })
+      ok(required, "node app.cjs")
+      assert.strictEqual(required.stdout, "demo demo__add a <redacted>\n")
+
+      // the installed zett: built JavaScript, no tsx
+      const npx = (args: ReadonlyArray<string>) => run("npx", ["--no-install", "zett", ...args], { cwd: appDir, env })
+      const version = yield* npx(["--version"])
+      ok(version, "zett --version")
+      assert.strictEqual(version.stdout, "0.1.0\n")
+      const demoServer = Path.join(appDir, "node_modules", "@zett", "mcp", "examples", "demo-server.mjs")
+      Fs.writeFileSync(Path.join(appDir, "mcp.json"), JSON.stringify({
+        mcpServers: { demo: { command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } } }
+      }))
+      const tools = yield* npx(["tools", "--config", "mcp.json"])
+      ok(tools, "zett tools")
+      assert.match(tools.stdout, /^demo\s+stdio\s+\d+ ms\s+3\s+\d+\s+ok$/m)
+      assert.include(tools.stdout, "demo__add")
+      assert.isFalse(Fs.existsSync(Path.join(appDir, "node_modules", "tsx")), "tsx is not installed with zett")
+
+      // `zett tools` loads no model provider: the bundle's files it loads hold no @effect/ai code
+      const imports = Path.join(dir, "imports.txt")
+      const hook = Path.join(dir, "record-imports.mjs")
+      Fs.writeFileSync(hook, [
+        `import { register } from "node:module"`,
+        `register("data:text/javascript," + encodeURIComponent(${JSON.stringify(
+          `import { appendFileSync } from "node:fs"\n` +
+            `export async function resolve(specifier, context, next) {\n` +
+            `  const result = await next(specifier, context)\n` +
+            `  appendFileSync(${JSON.stringify(imports)}, result.url + "\\n")\n` +
+            `  return result\n` +
+            `}\n`
+        )}))`
+      ].join("\n"))
+      const bin = Path.join(appDir, "node_modules", "@zett", "cli", "bin", "zett.mjs")
+      ok(yield* run(process.execPath, ["--import", hook, bin, "tools", "--config", "mcp.json"], { cwd: appDir, env }), "tools with the hook")
+      const dist = Path.join(appDir, "node_modules", "@zett", "cli", "dist")
+      const loaded = new Set(
+        Fs.readFileSync(imports, "utf8").split("\n").filter((url) => url.startsWith("file:")).map((url) => new URL(url).pathname)
+      )
+      const chunks = Fs.readdirSync(dist).filter((file) => file.endsWith(".js")).map((file) => Path.join(dist, file))
+      const withAi = chunks.filter((file) => Fs.readFileSync(file, "utf8").includes("@effect/ai/LanguageModel"))
+      assert.isAbove(withAi.length, 0, "the bundle holds the model providers somewhere")
+      assert.include([...loaded], Path.join(dist, "main.js"))
+      assert.deepStrictEqual(withAi.filter((file) => loaded.has(file)), [], "zett tools loaded a model provider")
+      assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
+    }).pipe(Effect.scoped), 300_000)
+})
