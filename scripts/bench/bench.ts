@@ -38,16 +38,37 @@ await build({
   outdir: join(benchDir, ".build"),
   outExtension: { ".js": ".mjs" },
   external: ["effect", "@effect/*", "@modelcontextprotocol/*", "zod"],
+  conditions: ["@zett/source"],
   logLevel: "warning"
 })
 
 interface Job {
   readonly args: Record<string, string | number>
   readonly timeoutMs: number
+  /** a whole process, timed from spawn to exit, instead of a lane */
+  readonly command?: ReadonlyArray<string>
 }
 
-const runJob = (job: Job): Promise<Result> =>
+/** Spawn to exit of `node ...command`, in ms; a non-zero exit fails the measurement. */
+const timeProcess = (job: Job & { readonly command: ReadonlyArray<string> }): Promise<Result> =>
   new Promise((resolve) => {
+    const base = Object.fromEntries(Object.entries(job.args).map(([k, v]) => [k, String(v)])) as Result
+    const start = process.hrtime.bigint()
+    const child = spawn(process.execPath, [...job.command], { cwd: rootDir, stdio: ["ignore", "ignore", "pipe"] })
+    let err = ""
+    child.stderr.on("data", (d) => (err += String(d)))
+    const timer = setTimeout(() => child.kill("SIGKILL"), job.timeoutMs)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      resolve(code === 0
+        ? { ...base, ok: true, ms, load1: loadavg()[0] }
+        : { ...base, ok: false, error: `exit ${code}: ${err.trim().slice(0, 300)}` })
+    })
+  })
+
+const runJob = (job: Job): Promise<Result> =>
+  job.command !== undefined ? timeProcess({ ...job, command: job.command }) : new Promise((resolve) => {
     const args = Object.entries(job.args).map(([k, v]) => `--${k}=${v}`)
     const child = spawn(process.execPath, ["--expose-gc", lane, ...args], {
       cwd: benchDir,
@@ -125,7 +146,29 @@ const plan: Record<string, () => Array<Job>> = {
       args: { case: "closing", lib, n: quick ? 2 : 5, stubborn: "eof" },
       timeoutMs: 120_000
     })),
-  pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }]
+  pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }],
+  // Start-up of the installed `zett` (the bundle that `npm run build` makes), each a whole process, against
+  // `node -e 0` and against a process that only imports the raw SDK client, interleaved.
+  "cli-start": () => {
+    const build = spawnSync("npm", ["run", "build"], { cwd: rootDir, stdio: "ignore" })
+    if (build.status !== 0) throw new Error("npm run build failed")
+    const empty = join(benchDir, ".build", "empty-mcp.json")
+    writeFileSync(empty, "{ \"servers\": {} }\n")
+    const zett = join(rootDir, "packages", "cli", "bin", "zett.mjs")
+    const commands: Record<string, ReadonlyArray<string>> = {
+      "node -e 0": ["-e", "0"],
+      "import the raw SDK client": ["--input-type=module", "-e", "await import('@modelcontextprotocol/sdk/client/index.js')"],
+      "zett --version": [zett, "--version"],
+      "zett --help": [zett, "--help"],
+      "zett tools --config <empty file>": [zett, "tools", "--config", empty]
+    }
+    const names = Object.keys(commands)
+    return rounds(quick ? 2 : 9, names, (name) => [{
+      args: { case: "cli-start", lib: name === "import the raw SDK client" ? "raw" : name.startsWith("zett") ? "zett" : "node", variant: name },
+      command: commands[name]!,
+      timeoutMs: 60_000
+    }])
+  }
 }
 
 const started = Date.now()

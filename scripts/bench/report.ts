@@ -444,6 +444,43 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     })
   }
 
+  // 9. cli start-up
+  const cliStart = results.filter((r) => r.case === "cli-start" && r.ok === true)
+  if (cliStart.length > 0) {
+    out.push("## 9. Start-up of the installed `zett`")
+    out.push("")
+    out.push(
+      "Each figure is one whole process, from spawn to exit, timed by the orchestrator: the installed bin " +
+        "(`packages/cli/bin/zett.mjs`, running the bundle of `npm run build`), `node -e 0`, and a process that only " +
+        "imports the raw SDK client (`@modelcontextprotocol/sdk/client/index.js`). The five commands are interleaved, " +
+        `${cliStart.filter((r) => r.variant === "node -e 0").length} rounds, the order rotated.`
+    )
+    out.push("")
+    const variants = [...new Set(cliStart.map((r) => String(r.variant)))]
+    const of = (variant: string) => cliStart.filter((r) => r.variant === variant)
+    const node = med(of("node -e 0"), "ms")
+    const sdk = med(of("import the raw SDK client"), "ms")
+    out.push(table(
+      ["process", "runs", "median ms", "min ms", "× node -e 0", "× raw SDK import"],
+      variants.map((v) => [v, f(of(v).length), f(med(of(v), "ms")), f(min(of(v), "ms")), ratio(med(of(v), "ms"), node), ratio(med(of(v), "ms"), sdk)])
+    ))
+    out.push("")
+    const version = med(of("zett --version"), "ms")
+    const tools = med(of("zett tools --config <empty file>"), "ms")
+    goals.push({
+      goal: "`zett --version` within 4× of `node -e 0` (whole processes, medians)",
+      measured: `${f(version)} ms against ${f(node)} ms (${ratio(version, node)})`,
+      met: version !== undefined && node !== undefined && version <= 4 * node,
+      why: "The bin answers --version itself, before loading any module; the rest is Node's own start-up."
+    })
+    goals.push({
+      goal: "`zett tools` on an empty configuration within 2× of importing the raw SDK client",
+      measured: `${f(tools)} ms against ${f(sdk)} ms (${ratio(tools, sdk)})`,
+      met: tools !== undefined && sdk !== undefined && tools <= 2 * sdk,
+      why: "The bundle's main chunk (Effect, @effect/cli, the agent, the MCP extension and the SDK) is parsed and evaluated whatever the command."
+    })
+  }
+
   out.push("## Goals (tracker issue 6)")
   out.push("")
   out.push(table(["goal", "measured (this run)", "status"], goals.map((g) => [g.goal, g.measured, g.met === true ? "**met**" : "not met"])))

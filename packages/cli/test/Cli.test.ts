@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Message, Model, ScriptedModel } from "@zett/agent"
-import { Discovery } from "@zett/cli"
+import { Cli, Discovery } from "@zett/cli"
 import { McpTool } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -12,6 +12,8 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import {
   awaitSleeps,
   demoCall,
@@ -344,6 +346,15 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
         assert.strictEqual(result.stderr, `${line}\n`, args.join(" "))
         assert.strictEqual(result.stdout, "", args.join(" "))
       }
+    }))
+
+  it.effect("--version is the package's version (the installed bin answers it from package.json)", () =>
+    Effect.gen(function*() {
+      const pkg = JSON.parse(Fs.readFileSync(Path.join(import.meta.dirname, "..", "package.json"), "utf8"))
+      const result = yield* zett(["--version"])
+      assert.strictEqual(result.code, 0)
+      assert.include(result.stdout, pkg.version)
+      assert.strictEqual(Cli.version, pkg.version)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>
