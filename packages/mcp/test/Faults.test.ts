@@ -114,8 +114,6 @@ describe.sequential("faults of a server", () => {
         connectTimeout: "500 millis"
       })
       assert.include(unavailable(report), "mute (timed out after 500ms)")
-      // the server exits on the end of its input: no signal was needed, and the request waited for it
-      assert.isBelow(report.ms, 1_500)
       assertHealthyAndClean(report)
     }))
 
@@ -390,7 +388,6 @@ describe.sequential("faults of a server", () => {
       assert.deepStrictEqual(toolResults(report.requests[1])["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
       // 300 ms after the end of input, 300 ms after SIGTERM, then SIGKILL
       assert.isAtLeast(report.ms, 600)
-      assert.isBelow(report.ms, 3_000)
       assertHealthyAndClean(report)
     }))
 

@@ -71,13 +71,11 @@ const exerciseEverything = (client: McpClient.McpClient) =>
     assert.include(textOf(invalid).join("\n"), "message")
 
     // a 20 s operation, interrupted by the caller's timeout after 300 ms
-    const start = Date.now()
     const slow = yield* client.callTool("trigger-long-running-operation", { duration: 20, steps: 20 }).pipe(
       Effect.timeoutFail({ duration: "300 millis", onTimeout: () => "timeout" as const }),
       Effect.flip
     )
     assert.strictEqual(slow, "timeout")
-    assert.isBelow(Date.now() - start, 3_000)
     // the connection is still usable afterwards
     assert.deepStrictEqual(textOf(yield* client.callTool("echo", { message: "still here" })), ["Echo: still here"])
   })

@@ -153,11 +153,8 @@ describe.sequential("McpExtension with real servers", () => {
       )
       const fiber = yield* Effect.fork(Agent.run("go").pipe(Effect.provide(layer)))
       yield* Deferred.await(started)
-      const t0 = Date.now()
       yield* Fiber.interrupt(fiber)
-      const elapsed = Date.now() - t0
       yield* Effect.sleep("50 millis")
       assert.deepStrictEqual(events, ["cancelled", "closed"])
-      assert.isBelow(elapsed, 2_000)
     }))
 })
