@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, AgentError, Message, type Model, ScriptedModel, Tool } from "@zett/agent"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -259,6 +260,31 @@ describe("Agent", () => {
       yield* Deferred.succeed(gates[1]!, undefined)
       yield* Fiber.join(b)
       assert.isFalse(yield* second.pending(shared))
+    }))
+
+  it.effect("A9 pending is false again after a run that fails, and after one that is interrupted", () =>
+    Effect.gen(function*() {
+      const shared = { name: "shared" }
+      const started = yield* Deferred.make<void>()
+      const blocks = Tool.dynamic("blocks", {
+        description: "blocks",
+        parameters: { type: "object" },
+        handler: () => Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)
+      })
+      // the script has no step for the second model call: the run fails there
+      const failing = yield* agentWith([{ toolCalls: [{ name: "noop" }] }], {
+        extensions: [shared],
+        tools: [Tool.dynamic("noop", { description: "noop", parameters: { type: "object" }, handler: () => Effect.succeed("ok") })]
+      })
+      const exit = yield* Effect.exit(failing.run("fails"))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isFalse(yield* failing.pending(shared))
+      const blocking = yield* agentWith([{ toolCalls: [{ name: "blocks" }] }], { extensions: [shared], tools: [blocks] })
+      const fiber = yield* Effect.fork(blocking.run("blocks"))
+      yield* Deferred.await(started)
+      assert.isTrue(yield* blocking.pending(shared))
+      yield* Fiber.interrupt(fiber)
+      assert.isFalse(yield* blocking.pending(shared))
     }))
 
   it.effect("A10 a failing handler, a defect and a timeout each become TOOL_FAILED and the run continues", () =>

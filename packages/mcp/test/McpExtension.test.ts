@@ -1,13 +1,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ToolGuidelines } from "@zett/agent"
-import { McpError, McpExtension, McpServer, McpTool, McpToolCache } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
 
 const http = (name: string, headers?: Record<string, string>) =>
@@ -320,6 +324,45 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.connects.docs, 2)
     }))
 
+  it.scoped("D3 a server whose definition changes under the same name is discovered again (the cache is keyed by the definition)", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-d3-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const file = Path.join(dir, "mcp.json")
+      const write = (url: string, mtime: number) => {
+        Fs.writeFileSync(file, JSON.stringify({ servers: { docs: { type: "http", url } } }))
+        Fs.utimesSync(file, mtime, mtime)
+      }
+      // a factory whose tool is named after the URL it was given: what the model sees tells which definition ran
+      const connects: Array<string> = []
+      const factory = McpClientFactory.make((server) =>
+        Effect.sync(() => {
+          const url = server._tag === "McpHttpServer" ? server.url : ""
+          connects.push(url)
+          const name = url.split("/").at(-1)!
+          return {
+            server: server.name,
+            listTools: () => Effect.succeed({ tools: [tool(name)], nextCursor: undefined }),
+            callTool: () => Effect.succeed(text(name))
+          }
+        })
+      )
+      write("http://127.0.0.1:9/alpha", 1_700_000_000)
+      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, { text: "2" }, { text: "3" }])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        yield* agent.run("b")
+        // the same name, another definition
+        write("http://127.0.0.1:9/beta-version-two", 1_700_000_100)
+        yield* agent.run("c")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["docs__alpha"], ["docs__alpha"], ["docs__beta-version-two"]])
+      assert.deepStrictEqual(connects, ["http://127.0.0.1:9/alpha", "http://127.0.0.1:9/beta-version-two"])
+    }))
+
   it.effect("D4 with a warm cache a request connects nothing until a tool is called, and then only that server", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("t")] }, c: { tools: [tool("t")] } })
@@ -560,6 +603,22 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(results.map((m) => m.status), ["TOOL_FAILED", "ok"])
       assert.strictEqual(stats.connects.s, 3)
       assert.strictEqual(stats.open(), 0)
+    }))
+
+  it.effect("C8 McpExtension.layer fails with the McpConfigError of a malformed file; nothing is swallowed", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({})
+      const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")
+      for (const layer of [
+        McpExtension.layer({ configPath, clientFactory: factory }),
+        McpExtension.layerWithoutClientFactory({ configPath }).pipe(Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)))
+      ]) {
+        const error = yield* Effect.flip(Layer.build(layer).pipe(Effect.scoped))
+        assert.strictEqual(error._tag, "McpConfigError")
+        assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
+      }
+      // lenient: the same file loads, the invalid entry skipped
+      yield* Layer.build(McpExtension.layer({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
     }))
 
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>
