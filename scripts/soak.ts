@@ -26,6 +26,7 @@ import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as Crypto from "node:crypto"
 import { httpFault, newSockets, sockets, stdioFault, withMarker } from "../packages/mcp/test/utils/faults.js"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 // -----------------------------------------------------------------------------
 // options
@@ -205,11 +206,11 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
       { concurrency: "unbounded" }
     ).pipe(Scope.extend(servers))
 
-    const factory = Layer.sync(McpClientFactory.McpClientFactory, () => {
-      const sdk = McpClientFactory.makeConnect({ closeTimeout: "300 millis" })
-      const memory = McpClientFactory.makeConnectInMemory({ mem: memoryServer })
-      return McpClientFactory.make((server) => (server.name === "mem" ? memory(server) : sdk(server)))
-    })
+    const factory = Layer.effect(McpClientFactory.McpClientFactory, Effect.gen(function*() {
+      const sdk = yield* McpClientFactory.make({ closeTimeout: "300 millis" })
+      const memory = yield* McpClientFactory.makeInMemory({ mem: memoryServer })
+      return McpClientFactory.of((server) => (server.name === "mem" ? memory.connect(server) : sdk.connect(server)))
+    }))
     const mem = McpServer.http({ name: "mem", url: "http://127.0.0.1:9/mcp" })
     const calm = stdioFault("calm", marker, ["none"])
 
@@ -255,8 +256,9 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     const agents = yield* Effect.forEach(profiles, (profile) =>
       Layer.buildWithScope(
         Agent.layer({ extensions: [McpExtension.McpExtension], compaction }).pipe(
-          Layer.provide(McpExtension.layerWithoutClientFactory(profile.options)),
+          Layer.provide(McpExtension.layer(profile.options)),
           Layer.provide(factory),
+          Layer.provide(NodeContext.layer),
           Layer.provide(Layer.succeed(Model.Model, soakModel))
         ),
         layers

@@ -10,6 +10,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import { type Adapter, benchDir, packageVersion, type ServerSpec, type Session } from "./common.js"
 // @ts-expect-error: a plain ES module without types
 import { makeServer } from "./testServer.mjs"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 interface RequestHandle {
   readonly startedAt: number
@@ -149,7 +150,7 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
 }
 
 export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Partial<McpExtension.Options>) =>
-  McpExtension.layer({ servers: servers.map(toMcpServer), ...extra })
+  McpExtension.layerNode({ servers: servers.map(toMcpServer), ...extra })
 
 const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
 
@@ -189,10 +190,13 @@ export const inMemoryApp = (options: {
   readonly toolCall: boolean
   readonly pool: boolean
 }) => {
-  const mcp = McpExtension.layerWithoutClientFactory({
+  const mcp = McpExtension.layer({
     servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })],
     ...(options.pool ? { connectionPool: { idleTimeToLive: "5 minutes" } } : {})
-  }).pipe(Layer.provide(McpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })))
+  }).pipe(
+    Layer.provide(McpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })),
+    Layer.provide(NodeContext.layer)
+  )
   const steps: Array<ScriptedModel.Step> = options.toolCall
     ? [{ toolCalls: [{ name: "demo__echo", arguments: { text: "hi" } }] }, { text: "done" }]
     : [{ text: "done" }]

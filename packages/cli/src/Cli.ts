@@ -309,21 +309,9 @@ const callCommand = Command.make("call", {
       if (result._tag === "Left") continue
       const tool = result.right.tools.find((tool) => tool.name === options.name)
       if (tool === undefined) continue
-      const limit = limitOf(options.callTimeout, Duration.seconds(300))
-      const raw = result.right.client.callTool(tool.remoteName, args)
-      const response = yield* Option.match(limit, {
-        onNone: () => raw,
-        onSome: (duration) =>
-          Effect.timeoutFail(raw, {
-            duration,
-            onTimeout: () =>
-              new McpError.McpTimeoutError({
-                server: tool.server,
-                operation: "call",
-                timeout: Duration.format(duration)
-              })
-          })
-      })
+      const response = yield* result.right.client.callTool(tool.remoteName, args).pipe(
+        McpError.within({ server: tool.server, operation: "call", limit: limitOf(options.callTimeout, Duration.seconds(300)) })
+      )
       const outcome = McpTool.toResult(response, McpTool.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
         return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
@@ -331,7 +319,7 @@ const callCommand = Command.make("call", {
       return yield* Output.line(JSON.stringify(outcome.value, null, 2) ?? "null")
     }
     const down = found.flatMap(({ result, server }) =>
-      result._tag === "Left" ? [{ server: server.name, reason: Discovery.shortReason(result.left) }] : []
+      result._tag === "Left" ? [{ server: server.name, reason: McpError.reasonOf(result.left) }] : []
     )
     if (down.length > 0) {
       return yield* new CliError.RunFailed({
@@ -375,7 +363,7 @@ const runAgent = (
     const AgentLive = Agent.layer({
       extensions: [Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension]
     }).pipe(
-      Layer.provide(McpExtension.layer(mcp)),
+      Layer.provide(McpExtension.layerNode(mcp)),
       Layer.provide(model),
       Layer.provide(Layer.succeed(Output.Output, output))
     )
@@ -551,10 +539,13 @@ export const run = (
     Effect.provide(Layer.mergeAll(
       NodeContext.layer,
       Output.layerConsole,
-      Layer.succeed(Services, {
-        clientFactory: options?.clientFactory ?? McpClientFactory.make(McpClientFactory.makeConnect()),
-        model: Option.fromNullable(options?.model)
-      })
+      Layer.effect(
+        Services,
+        Effect.map(
+          options?.clientFactory !== undefined ? Effect.succeed(options.clientFactory) : McpClientFactory.make(),
+          (clientFactory) => ({ clientFactory, model: Option.fromNullable(options?.model) })
+        )
+      )
     ))
   )
 

@@ -100,7 +100,7 @@ export const track = (
   const pids = new Set<number>()
   const marker = options?.marker
   return {
-    factory: McpClientFactory.make((server) =>
+    factory: McpClientFactory.of((server) =>
       Effect.gen(function*() {
         // registered before the connection's finalizer, so it runs after it
         yield* Effect.addFinalizer(() => Effect.sync(() => closed++))

@@ -83,25 +83,6 @@ export const transportOf = (server: McpServer.McpServer): ServerReport["transpor
   server._tag === "McpHttpServer" ? "streamable-http" : "stdio"
 
 /**
- * A short reason for a table cell: never a stack, a header or an environment value.
- *
- * @since 0.1.0
- * @category utils
- */
-export const shortReason = (
-  error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError
-): string => {
-  switch (error._tag) {
-    case "McpTimeoutError":
-      return `timed out after ${error.timeout}`
-    case "McpRequestError":
-      return `${error.method} failed: ${error.reason}`
-    case "McpConnectError":
-      return error.code === undefined ? error.reason : `${error.reason} (code ${error.code})`
-  }
-}
-
-/**
  * Connects to `server` in the current scope and lists its tools, converted for the model, under the
  * connect timeout. The connection stays open until the scope closes (so that `zett call` can use it).
  *
@@ -119,24 +100,14 @@ export const connectAndList = (
 > => {
   const namespace = options?.namespace ?? true
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
-  const listing = Effect.gen(function*() {
+  return Effect.gen(function*() {
     const client = yield* factory.connect(server)
     const tools = yield* McpTool.discover(client, { namespace })
     return { client, tools }
-  })
-  return Option.match(limit, {
-    onNone: () => listing,
-    onSome: (duration) =>
-      Effect.timeoutFail(listing, {
-        duration,
-        onTimeout: () =>
-          new McpError.McpTimeoutError({
-            server: server.name,
-            operation: "connect",
-            timeout: Duration.format(duration)
-          })
-      })
-  }).pipe(Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } }))
+  }).pipe(
+    McpError.within({ server: server.name, operation: "connect", limit }),
+    Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } })
+  )
 }
 
 /**
@@ -173,7 +144,7 @@ export const discover = (
           server: server.name,
           transport,
           status: "unavailable",
-          reason: shortReason(result.left),
+          reason: McpError.reasonOf(result.left),
           discoveryMillis,
           tools: [],
           estimatedTokens: 0

@@ -61,7 +61,7 @@ const require = createRequire(import.meta.url)
 const demoServer = Path.join(Path.dirname(require.resolve("@zett/mcp/package.json")), "examples", "demo-server.mjs")
 const marker = process.env["ZETT_TEST_MARKER"] ?? ""
 
-const McpLive = McpExtension.layer({
+const McpLive = McpExtension.layerNode({
   servers: [McpServer.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })],
   callTimeout: "30 seconds"
 })

@@ -35,7 +35,7 @@ const model = ScriptedModel.layer([
 
 export const program = Effect.gen(function*() {
   let closed = false
-  const clientFactory = McpClientFactory.make((server) =>
+  const clientFactory = McpClientFactory.of((server) =>
     Effect.gen(function*() {
       if (server.name !== "demo") return yield* Effect.dieMessage(`unexpected server ${server.name}`)
       yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
@@ -43,7 +43,7 @@ export const program = Effect.gen(function*() {
     })
   )
   const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-    Layer.provide(McpExtension.layer({
+    Layer.provide(McpExtension.layerNode({
       servers: [McpServer.http({ name: "demo", url: "https://unused.example/mcp" })],
       clientFactory
     })),

@@ -39,13 +39,13 @@ export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<
 }>() {}
 
 /**
- * Builds a factory from a connect function: the way to supply your own clients (the original's
- * `client_factory`). `connect` should register its cleanup in the `Scope` it is given.
+ * A factory from a connect function: the way to supply your own clients (the original's `client_factory`).
+ * `connect` should register its cleanup in the `Scope` it is given.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
+export const of = (
   connect: (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 ): McpClientFactory["Type"] => McpClientFactory.of({ connect })
 
@@ -162,14 +162,16 @@ const connectClient = (
   })
 
 /**
- * The SDK-backed connect: stdio servers run in a process group of their own (ended as a whole on close),
+ * The SDK-backed factory: stdio servers run in a process group of their own (ended as a whole on close),
  * their stderr goes to the Effect logger at debug level; HTTP servers use Streamable HTTP and their session
  * is terminated before the transport closes. Secrets are unwrapped only where the transport is built.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeConnect = (
+export const make = (options?: Options): Effect.Effect<McpClientFactory["Type"]> => Effect.sync(() => of(sdkConnect(options)))
+
+const sdkConnect = (
   options?: Options
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeMs = Duration.toMillis(Duration.decode(options?.closeTimeout ?? Duration.seconds(2)))
@@ -254,8 +256,7 @@ export const makeConnect = (
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
-  Layer.sync(McpClientFactory, () => make(makeConnect(options)))
+export const layer = (options?: Options): Layer.Layer<McpClientFactory> => Layer.effect(McpClientFactory, make(options))
 
 /**
  * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.
@@ -266,13 +267,18 @@ export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
 export type InMemoryServer = SdkServer | SdkMcpServer
 
 /**
- * Connects to SDK servers in this process over `InMemoryTransport.createLinkedPair()`, by server name.
- * Each connection gets a fresh server from its factory; closing the scope closes both sides.
+ * A factory that connects to SDK servers in this process over `InMemoryTransport.createLinkedPair()`, by server
+ * name. Each connection gets a fresh server from its factory; closing the scope closes both sides.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeConnectInMemory = (
+export const makeInMemory = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options?: Pick<Options, "clientInfo">
+): Effect.Effect<McpClientFactory["Type"]> => Effect.sync(() => of(inMemoryConnect(servers, options)))
+
+const inMemoryConnect = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options?: Pick<Options, "clientInfo">
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
@@ -315,4 +321,4 @@ export const makeConnectInMemory = (
 export const layerInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options?: Pick<Options, "clientInfo">
-): Layer.Layer<McpClientFactory> => Layer.sync(McpClientFactory, () => make(makeConnectInMemory(servers, options)))
+): Layer.Layer<McpClientFactory> => Layer.effect(McpClientFactory, makeInMemory(servers, options))

@@ -12,15 +12,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
 import type { McpClient } from "./McpClient.js"
 import type { McpClientFactory } from "./McpClientFactory.js"
 import type { McpConnectError } from "./McpError.js"
-import { McpTimeoutError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
-import { within } from "./internal/within.js"
 
 /**
  * Acquires a connection to a server into the `Scope` it runs in; closing that scope releases it.
@@ -81,9 +78,10 @@ export const pooled = (
 export interface McpConnections {
   /**
    * The request's connection to `server`, acquired on first use. Concurrent first uses share one acquire;
-   * a failed connect is remembered for the rest of the request.
+   * a failed connect is remembered for the rest of the request, an interrupted one (a caller's timeout) is
+   * not. The caller bounds the time (`McpError.within`): discovery bounds connect and list together.
    */
-  readonly get: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
+  readonly get: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError>
   /** Forget the request's connection to `server` (and the source's), after it was found dead. */
   readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
 }
@@ -95,21 +93,17 @@ export interface McpConnections {
 export const make = (options: {
   readonly source: Source
   readonly scope: Scope.Scope
-  readonly connectTimeout: Option.Option<Duration.Duration>
 }): Effect.Effect<McpConnections> =>
   // Connections close in parallel, so closing N slow servers takes the time of one.
   Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (parent) => {
-    const connections = new Map<string, Effect.Effect<McpClient, McpConnectError | McpTimeoutError>>()
-    const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError | McpTimeoutError> => {
-      // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
-      const attempt = Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
+    const connections = new Map<string, Effect.Effect<McpClient, McpConnectError>>()
+    // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
+    const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
+      Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
         options.source.acquire(server).pipe(
           Scope.extend(scope),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         ))
-      return within(attempt, options.connectTimeout, (timeout) =>
-        new McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(timeout) }))
-    }
     return {
       get: (server) =>
         Effect.suspend(() => {

@@ -6,6 +6,10 @@
  */
 import * as Http from "node:http"
 import { Scrubber } from "@zett/agent"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as LocalFailure from "./internal/localFailure.js"
@@ -247,3 +251,54 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/
  * @category models
  */
 export type McpError = McpConfigError | McpConnectError | McpRequestError | McpTimeoutError
+
+/**
+ * `self` under a time limit: it fails with `McpTimeoutError` when it has not finished after `limit`
+ * (`Effect.timeoutFail`, so `TestClock` drives it). `Option.none()` is no limit at all.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const within: {
+  (options: {
+    readonly server: string
+    readonly operation: McpTimeoutError["operation"]
+    readonly limit: Option.Option<Duration.Duration>
+  }): <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E | McpTimeoutError, R>
+  <A, E, R>(self: Effect.Effect<A, E, R>, options: {
+    readonly server: string
+    readonly operation: McpTimeoutError["operation"]
+    readonly limit: Option.Option<Duration.Duration>
+  }): Effect.Effect<A, E | McpTimeoutError, R>
+} = dual(2, <A, E, R>(self: Effect.Effect<A, E, R>, options: {
+  readonly server: string
+  readonly operation: McpTimeoutError["operation"]
+  readonly limit: Option.Option<Duration.Duration>
+}): Effect.Effect<A, E | McpTimeoutError, R> =>
+  Option.isNone(options.limit) ? self : Effect.timeoutFail(self, {
+    duration: options.limit.value,
+    onTimeout: () =>
+      new McpTimeoutError({
+        server: options.server,
+        operation: options.operation,
+        timeout: Duration.format(options.limit.pipe(Option.getOrThrow))
+      })
+  }))
+
+/**
+ * Why a server could not be used, in a few words for a table cell, a log line or the model: never a stack, a
+ * header or an environment value (`timed out after 30s`, `tools/list failed: ...`, `HTTP 401 Unauthorized`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const reasonOf = (error: McpConnectError | McpRequestError | McpTimeoutError): string => {
+  switch (error._tag) {
+    case "McpTimeoutError":
+      return `timed out after ${error.timeout}`
+    case "McpRequestError":
+      return `${error.method} failed: ${error.reason}`
+    case "McpConnectError":
+      return error.reason
+  }
+}

@@ -15,6 +15,8 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
 import { Tool } from "@zett/agent"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
@@ -28,10 +30,8 @@ import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
 import { traced } from "./internal/traced.js"
-import { within } from "./internal/within.js"
-import type { McpConfigError, McpConnectError } from "./McpError.js"
-import type { McpRequestError } from "./McpError.js"
-import { McpTimeoutError } from "./McpError.js"
+import type { McpConfigError } from "./McpError.js"
+import * as McpError from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -47,7 +47,7 @@ export interface Options extends McpConfiguration.Options {
   readonly name?: string | undefined
   /** Expose tools as `<server>__<tool>` (default true, E1). */
   readonly namespaceTools?: boolean | undefined
-  /** Replaces the SDK-backed client factory (the original's `client_factory`), mainly for tests. */
+  /** With `layerNode`: replaces the SDK-backed client factory (the original's `client_factory`), mainly for tests. */
   readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
   /** Time to connect to and list one server (default 30 seconds); `null` disables it. */
   readonly connectTimeout?: Duration.DurationInput | null | undefined
@@ -181,10 +181,6 @@ interface RequestState {
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
   input === null ? Option.none() : Option.some(Duration.decode(input ?? fallback))
 
-/** A short reason for the model and the logs: never a stack, a URL with credentials or a header. */
-const shortReason = (error: McpConnectError | McpRequestError | McpTimeoutError): string =>
-  error._tag === "McpTimeoutError" ? `timed out after ${error.timeout}` : error.reason
-
 /**
  * Builds the extension from the configuration, tool cache and client factory in context. A connection pool,
  * when asked for, lives in the `Scope` of the caller (the layer's).
@@ -192,10 +188,12 @@ const shortReason = (error: McpConnectError | McpRequestError | McpTimeoutError)
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof McpConfiguration.Options> = {}) {
+export const make = Effect.fnUntraced(function*(
+  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory"> = {}
+) {
   const configuration = yield* McpConfiguration.McpConfiguration
   const cache = yield* McpToolCache.McpToolCache
-  const factory = options.clientFactory ?? (yield* McpClientFactory.McpClientFactory)
+  const factory = yield* McpClientFactory.McpClientFactory
   const namespace = options.namespaceTools ?? true
   const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
   const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
@@ -207,13 +205,11 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
   // What onTool set up for a request, for its onState and its tool calls; gone with the request's context.
   const requests = new WeakMap<Extension.RunContext, RequestState>()
 
-  /** Connect (lazily, shared with calls) and list, under connectTimeout; converted once per cache entry. */
+  /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
       Effect.flatMap((client) => McpTool.discover(client, { namespace })),
-      (listing) =>
-        within(listing, connectTimeout, (timeout) =>
-          new McpTimeoutError({ server: server.name, operation: "connect", timeout: Duration.format(timeout) })),
+      McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
       Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
     )
@@ -225,14 +221,16 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
     args: unknown
   ): Effect.Effect<unknown, Tool.ToolError> =>
     Effect.gen(function*() {
-      const client = yield* Effect.mapError(state.connections.get(server), (error) =>
-        new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${shortReason(error)}` }))
-      const result = yield* within(
-        client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>),
-        callTimeout,
-        (timeout) =>
-          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(timeout)}` })
-      ).pipe(
+      const client = yield* state.connections.get(server).pipe(
+        McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
+        Effect.mapError((error) =>
+          new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+        )
+      )
+      const result = yield* client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>).pipe(
+        McpError.within({ server: server.name, operation: "call", limit: callTimeout }),
+        Effect.catchTag("McpTimeoutError", (error) =>
+          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${error.timeout}` })),
         Effect.catchTag("McpRequestError", (error) =>
           Effect.zipRight(
             // a closed connection is not reused, by this request or (pooled) by the next one
@@ -287,16 +285,16 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
       const snapshot = yield* configuration.current
       const state: RequestState = {
         snapshot,
-        connections: yield* McpConnections.make({ source, scope: context.scope, connectTimeout }),
+        connections: yield* McpConnections.make({ source, scope: context.scope }),
         unavailable: []
       }
       requests.set(context, state)
       const discovered = yield* Effect.forEach(
         snapshot.servers,
         (server) =>
-          cache.lookup(`${McpServer.cacheKey(server)}:${namespace ? "ns" : "flat"}`, discover(state, server)).pipe(
+          cache.lookup(McpToolCache.key(server, { namespace }), discover(state, server)).pipe(
             Effect.map((tools) => toAgentTools(server, tools)),
-            Effect.catchAll((error) => Effect.as(unavailable(state, server, shortReason(error)), []))
+            Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
           ),
         { concurrency: discoveryConcurrency }
       )
@@ -331,35 +329,38 @@ export const make = Effect.fnUntraced(function*(options: Omit<Options, keyof Mcp
 })
 
 /**
- * The extension with its default services: the configuration read through the Node file system, an
- * in-memory tool cache with `toolsCacheTtl`, and the SDK-backed client factory (or `clientFactory`).
- * Fails with `McpConfigError` when the configuration is malformed (C8).
+ * The extension, with the configuration read through the `FileSystem` and `Path` in context and an in-memory
+ * tool cache with `toolsCacheTtl`; the client factory comes from context too (`McpClientFactory.layer` for the
+ * SDK, `McpClientFactory.layerInMemory` in tests, or a factory of your own). Nothing in it is Node-specific:
+ * add `NodeContext.layer`, or use `layerNode`. Fails with `McpConfigError` when the configuration is malformed
+ * (C8).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
-  layerWithoutClientFactory(options).pipe(
-    Layer.provide(
-      options.clientFactory !== undefined
-        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer()
-    )
+export const layer = (
+  options: Omit<Options, "clientFactory"> = {}
+): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory | FileSystem.FileSystem | Path.Path> =>
+  Layer.scoped(McpExtension, make(options)).pipe(
+    Layer.provide(Layer.mergeAll(
+      McpConfiguration.layer(options),
+      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
+    ))
   )
 
 /**
- * As `layer`, with the client factory taken from context: provide `McpClientFactory.layerInMemory` in tests,
- * or a factory of your own.
+ * `layer` on Node: the file system and path of `@effect/platform-node`, and the SDK-backed client factory (or
+ * `clientFactory`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerWithoutClientFactory = (
-  options: Omit<Options, "clientFactory"> = {}
-): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory> =>
-  Layer.scoped(McpExtension, make(options)).pipe(
+export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
+  layer(options).pipe(
     Layer.provide(Layer.mergeAll(
-      McpConfiguration.layer(options).pipe(Layer.provide(NodeContext.layer)),
-      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
+      options.clientFactory !== undefined
+        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
+        : McpClientFactory.layer(),
+      NodeContext.layer
     ))
   )

@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -12,7 +13,38 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as McpServer from "./McpServer.js"
 import type { McpTool } from "./McpTool.js"
+
+/**
+ * What a tool list is cached under: the whole server definition (`McpServer.cacheKey`, so a changed server is
+ * another entry, and secrets enter only as hashes) and the naming mode. `server` is the name, for metric tags
+ * and logs; `id` is the key as one string, for a store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export class Key extends Data.Class<{
+  readonly server: string
+  readonly definition: string
+  readonly namespace: boolean
+}> {
+  /**
+   * @since 0.1.0
+   */
+  get id(): string {
+    return `${this.definition}:${this.namespace ? "ns" : "flat"}`
+  }
+}
+
+/**
+ * The key of `server`'s tool list in a naming mode.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key =>
+  new Key({ server: server.name, definition: McpServer.cacheKey(server), namespace: options.namespace })
 
 /**
  * The cache. `lookup` returns the entry for `key` while it is fresh; otherwise it runs `discover` and stores
@@ -27,12 +59,12 @@ import type { McpTool } from "./McpTool.js"
  */
 export class McpToolCache extends Context.Tag("@zett/mcp/McpToolCache")<McpToolCache, {
   readonly lookup: <E, R>(
-    key: string,
+    key: Key,
     discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>
   ) => Effect.Effect<ReadonlyArray<McpTool>, E, R>
   /** Whether `key` has a fresh entry, without discovering. */
-  readonly has: (key: string) => Effect.Effect<boolean>
-  readonly invalidate: (key: string) => Effect.Effect<void>
+  readonly has: (key: Key) => Effect.Effect<boolean>
+  readonly invalidate: (key: Key) => Effect.Effect<void>
 }>() {}
 
 /**
@@ -51,11 +83,11 @@ export const hits = Metric.counter("mcp_tool_cache_hits", { description: "tool-l
  */
 export const misses = Metric.counter("mcp_tool_cache_misses", { description: "tool-list lookups that discovered" })
 
-// Keys are `<server name>:<hash>`: the name is safe to show, the hash is noise in a metric. Tagged metrics
-// are made once per server: tagging hashes a new key each time.
+// Tagged with the server name (the definition's hash is noise in a metric). Tagged metrics are made once per
+// server: tagging hashes a new key each time.
 const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> }>()
-const countersOf = (key: string) => {
-  const server = key.slice(0, key.indexOf(":"))
+const countersOf = (key: Key) => {
+  const server = key.server
   let found = counters.get(server)
   if (found === undefined) {
     found = {
@@ -79,28 +111,31 @@ interface Entry {
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): McpToolCache["Type"] => {
-  const ttl = Duration.toMillis(options.ttl)
+export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): Effect.Effect<McpToolCache["Type"]> =>
+  Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl)))
+
+const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
   const entries = new Map<string, Entry>()
   const inflight = new Map<string, Deferred.Deferred<ReadonlyArray<McpTool>, unknown>>()
 
-  const fresh = (key: string, now: number) => {
-    const entry = entries.get(key)
+  const fresh = (id: string, now: number) => {
+    const entry = entries.get(id)
     if (entry === undefined) return undefined
     if (now < entry.expiresAt) return entry
-    entries.delete(key)
+    entries.delete(id)
     return undefined
   }
 
-  const lookup = <E, R>(key: string, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => {
+  const lookup = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => {
     if (ttl <= 0) return discover
+    const id = key.id
     const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const entry = fresh(key, now)
+      const entry = fresh(id, now)
       if (entry !== undefined) {
         return Effect.as(countersOf(key).hit, entry.tools)
       }
       const count = countersOf(key).miss
-      const pending = inflight.get(key)
+      const pending = inflight.get(id)
       // A follower waits for the leader; if the leader was interrupted it tries again itself.
       if (pending !== undefined) {
         return Effect.flatMap(Effect.zipRight(count, Effect.exit(Deferred.await(pending))), (exit) =>
@@ -113,13 +148,13 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
       return Effect.uninterruptibleMask((restore) => {
         // made and registered synchronously, so no other lookup can slip in between the check and the set
         const deferred = Deferred.unsafeMake<ReadonlyArray<McpTool>, unknown>(FiberId.none)
-        inflight.set(key, deferred)
+        inflight.set(id, deferred)
         return restore(Effect.zipRight(count, discover)).pipe(
           Effect.tap((tools) =>
-            Effect.map(Clock.currentTimeMillis, (now) => void entries.set(key, { tools, expiresAt: now + ttl }))
+            Effect.map(Clock.currentTimeMillis, (now) => void entries.set(id, { tools, expiresAt: now + ttl }))
           ),
           Effect.onExit((exit) => {
-            inflight.delete(key)
+            inflight.delete(id)
             return Deferred.done(deferred, exit)
           })
         )
@@ -130,8 +165,8 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
 
   return McpToolCache.of({
     lookup,
-    has: (key) => Effect.map(Clock.currentTimeMillis, (now) => fresh(key, now) !== undefined),
-    invalidate: (key) => Effect.sync(() => void entries.delete(key))
+    has: (key) => Effect.map(Clock.currentTimeMillis, (now) => fresh(key.id, now) !== undefined),
+    invalidate: (key) => Effect.sync(() => void entries.delete(key.id))
   })
 }
 
@@ -140,4 +175,4 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): M
  * @category layers
  */
 export const layerMemory = (options: { readonly ttl: Duration.DurationInput }): Layer.Layer<McpToolCache> =>
-  Layer.sync(McpToolCache, () => makeMemory(options))
+  Layer.effect(McpToolCache, makeMemory(options))

@@ -283,7 +283,7 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("loop", marker, ["repeat-cursor"])], names: [] })
-      assert.include(unavailable(report), "loop (the server repeated a pagination cursor)")
+      assert.include(unavailable(report), "loop (tools/list failed: the server repeated a pagination cursor)")
       assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
       assertHealthyAndClean(report)
     }))
@@ -300,7 +300,7 @@ describe.sequential("faults of a server", () => {
         names: ["p100__tool_100"],
         connectTimeout: "5 seconds"
       })
-      assert.include(unavailable(report), "p101 (more than 100 pages of tools)")
+      assert.include(unavailable(report), "p101 (tools/list failed: more than 100 pages of tools)")
       assert.strictEqual(toolNames(report).filter((n) => n.startsWith("p100__")).length, 100)
       assert.isFalse(toolNames(report).some((n) => n.startsWith("p101__")))
       assert.deepStrictEqual(toolResults(report.requests[1])["p100__tool_100"]?.content, { called: "tool_100" })
@@ -418,7 +418,7 @@ describe.sequential("faults of a server", () => {
       const system = unavailable(report)
       assert.include(system, "quitter (Connection closed: the server process exited with code 3)")
       assert.include(system, "mute (timed out after 4s)")
-      assert.include(system, "loop (the server repeated a pagination cursor)")
+      assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
       assert.include(system, "down (HTTP 500 Internal Server Error)")
       assert.strictEqual(failure(report, "crash__echo").type, "McpError")
       assert.strictEqual(failure(report, "nocall__echo").type, "TimeoutError")

@@ -312,7 +312,7 @@ describe("McpClientFactory.layerInMemory", () => {
         listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
         callTool: () => Effect.succeed({ content: [{ type: "text", text: "42" }] })
       }
-      const factory = McpClientFactory.make(() => Effect.succeed(client))
+      const factory = McpClientFactory.of(() => Effect.succeed(client))
       const connected = yield* factory.connect(McpServer.stdio({ name: "mine", command: "x" }))
       assert.strictEqual(connected, client)
     }))

@@ -16,6 +16,7 @@ import * as Path from "node:path"
 import { z } from "zod"
 import { systemOf, toolMessages } from "./utils/fake.js"
 import { withMarker } from "./utils/faults.js"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
@@ -35,7 +36,7 @@ describe.sequential("McpExtension with real servers", () => {
         stdio("memory", "@modelcontextprotocol/server-memory", marker)
       ]
       const seen: Record<string, number> = {}
-      const layer = agentLayer(McpExtension.layer({ servers }), [
+      const layer = agentLayer(McpExtension.layerNode({ servers }), [
         () => (seen.coldAtModel = withMarker(marker).length, { text: "cold" }),
         () => (seen.warmAtModel = withMarker(marker).length, { toolCalls: [{ name: "memory__read_graph", arguments: {} }] }),
         (request) => {
@@ -63,7 +64,7 @@ describe.sequential("McpExtension with real servers", () => {
         McpServer.stdio({ name: "broken", command: Path.join("/nonexistent", marker), env: { ZETT_TEST_MARKER: marker } })
       ]
       const requests: Array<Parameters<Extract<ScriptedModel.Step, Function>>[0]> = []
-      const layer = agentLayer(McpExtension.layer({ servers }), [
+      const layer = agentLayer(McpExtension.layerNode({ servers }), [
         (r) => (requests.push(r), {
           toolCalls: [
             { name: "everything__get-structured-content", arguments: { location: "Chicago" } },
@@ -88,7 +89,7 @@ describe.sequential("McpExtension with real servers", () => {
       const marker = Crypto.randomUUID()
       let result: unknown
       const layer = agentLayer(
-        McpExtension.layer({ servers: [stdio("everything", "@modelcontextprotocol/server-everything", marker, ["stdio"])], callTimeout: "500 millis" }),
+        McpExtension.layerNode({ servers: [stdio("everything", "@modelcontextprotocol/server-everything", marker, ["stdio"])], callTimeout: "500 millis" }),
         [
           { toolCalls: [{ name: "everything__trigger-long-running-operation", arguments: { duration: 30, steps: 5 } }] },
           (r) => (result = toolMessages(r).at(-1)?.content, { text: "ok" })
@@ -118,8 +119,9 @@ describe.sequential("McpExtension with real servers", () => {
       }
       let seen: unknown
       const layer = agentLayer(
-        McpExtension.layerWithoutClientFactory({ servers: [McpServer.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
-          Layer.provide(McpClientFactory.layerInMemory({ probe }))
+        McpExtension.layer({ servers: [McpServer.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+          Layer.provide(McpClientFactory.layerInMemory({ probe })),
+          Layer.provide(NodeContext.layer)
         ),
         [{ toolCalls: [{ name: "probe__ask" }] }, (r) => (seen = toolMessages(r)[0]!.content, { text: "ok" })]
       )
@@ -146,8 +148,9 @@ describe.sequential("McpExtension with real servers", () => {
         return server
       }
       const layer = agentLayer(
-        McpExtension.layerWithoutClientFactory({ servers: [McpServer.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
-          Layer.provide(McpClientFactory.layerInMemory({ slow }))
+        McpExtension.layer({ servers: [McpServer.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+          Layer.provide(McpClientFactory.layerInMemory({ slow })),
+          Layer.provide(NodeContext.layer)
         ),
         [{ toolCalls: [{ name: "slow__wait" }] }]
       )

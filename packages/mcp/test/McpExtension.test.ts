@@ -13,6 +13,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const http = (name: string, headers?: Record<string, string>) =>
   McpServer.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
@@ -337,7 +338,7 @@ describe("McpExtension", () => {
       }
       // a factory whose tool is named after the URL it was given: what the model sees tells which definition ran
       const connects: Array<string> = []
-      const factory = McpClientFactory.make((server) =>
+      const factory = McpClientFactory.of((server) =>
         Effect.sync(() => {
           const url = server._tag === "McpHttpServer" ? server.url : ""
           connects.push(url)
@@ -500,8 +501,8 @@ describe("McpExtension", () => {
       ])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
       const system = systemOf(requests[0]!)
-      assert.include(system, "loop (the server repeated a pagination cursor)")
-      assert.include(system, "endless (more than 100 pages of tools)")
+      assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
+      assert.include(system, "endless (tools/list failed: more than 100 pages of tools)")
       assert.strictEqual(requests[0]!.tools.length, 100)
       assert.isTrue(requests[0]!.tools.every((t) => t.name.startsWith("hundred__")))
     }))
@@ -610,15 +611,18 @@ describe("McpExtension", () => {
       const { factory } = fakeFactory({})
       const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")
       for (const layer of [
-        McpExtension.layer({ configPath, clientFactory: factory }),
-        McpExtension.layerWithoutClientFactory({ configPath }).pipe(Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)))
+        McpExtension.layerNode({ configPath, clientFactory: factory }),
+        McpExtension.layer({ configPath }).pipe(
+          Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
+          Layer.provide(NodeContext.layer)
+        )
       ]) {
         const error = yield* Effect.flip(Layer.build(layer).pipe(Effect.scoped))
         assert.strictEqual(error._tag, "McpConfigError")
         assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
       }
       // lenient: the same file loads, the invalid entry skipped
-      yield* Layer.build(McpExtension.layer({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
+      yield* Layer.build(McpExtension.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
     }))
 
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>

@@ -9,6 +9,8 @@ import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, tool } from "./utils/fake.js"
 
+const key = new McpToolCache.Key({ server: "s", definition: "s:0123abcd", namespace: true })
+
 const tools = (name: string): ReadonlyArray<McpTool.McpTool> => [
   { name, description: "", parameters: { type: "object" }, guidelines: false, server: "s", remoteName: name }
 ]
@@ -26,32 +28,32 @@ const counted = (delay: Duration.DurationInput = "0 millis") => {
 describe("McpToolCache", () => {
   it.effect("D3 an entry is fresh for the TTL read from Clock, then discovered again", () =>
     Effect.gen(function*() {
-      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted()
-      yield* cache.lookup("s:key", discover)
+      yield* cache.lookup(key, discover)
       yield* TestClock.adjust("299 seconds")
-      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t1")
-      assert.isTrue(yield* cache.has("s:key"))
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t1")
+      assert.isTrue(yield* cache.has(key))
       yield* TestClock.adjust("1 second")
-      assert.isFalse(yield* cache.has("s:key"))
-      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t2")
+      assert.isFalse(yield* cache.has(key))
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t2")
       assert.strictEqual(stats.runs, 2)
     }))
 
   it.effect("D3 a TTL of zero disables the cache: every lookup discovers", () =>
     Effect.gen(function*() {
-      const cache = McpToolCache.makeMemory({ ttl: 0 })
+      const cache = yield* McpToolCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted()
-      yield* cache.lookup("s:key", discover)
-      yield* cache.lookup("s:key", discover)
+      yield* cache.lookup(key, discover)
+      yield* cache.lookup(key, discover)
       assert.strictEqual(stats.runs, 2)
     }))
 
   it.effect("concurrent lookups of a missing key share one discovery (single flight)", () =>
     Effect.gen(function*() {
-      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted("1 second")
-      const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(cache.lookup("s:key", discover)))
+      const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(cache.lookup(key, discover)))
       yield* TestClock.adjust("1 second")
       const results = yield* Effect.forEach(fibers, Fiber.join)
       assert.strictEqual(stats.runs, 1)
@@ -60,26 +62,26 @@ describe("McpToolCache", () => {
 
   it.effect("a failed discovery is not cached, and its waiters see the failure", () =>
     Effect.gen(function*() {
-      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
       let runs = 0
       const failing = Effect.suspend(() => (++runs, Effect.zipRight(Effect.sleep("1 second"), Effect.fail("down" as const))))
-      const a = yield* Effect.fork(Effect.flip(cache.lookup("s:key", failing)))
-      const b = yield* Effect.fork(Effect.flip(cache.lookup("s:key", failing)))
+      const a = yield* Effect.fork(Effect.flip(cache.lookup(key, failing)))
+      const b = yield* Effect.fork(Effect.flip(cache.lookup(key, failing)))
       yield* TestClock.adjust("1 second")
       assert.deepStrictEqual([yield* Fiber.join(a), yield* Fiber.join(b)], ["down", "down"])
       assert.strictEqual(runs, 1)
       const { discover } = counted()
-      assert.strictEqual((yield* cache.lookup("s:key", discover))[0]!.name, "t1")
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t1")
     }))
 
   it.effect("when the discovering request is interrupted, a waiting one discovers itself", () =>
     Effect.gen(function*() {
-      const cache = McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
       const started = yield* Deferred.make<void>()
-      const leader = yield* Effect.fork(cache.lookup("s:key", Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      const leader = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
       yield* Deferred.await(started)
       const { discover, stats } = counted()
-      const follower = yield* Effect.fork(cache.lookup("s:key", discover))
+      const follower = yield* Effect.fork(cache.lookup(key, discover))
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(leader)
       assert.strictEqual((yield* Fiber.join(follower))[0]!.name, "t1")

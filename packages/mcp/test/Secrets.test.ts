@@ -28,6 +28,7 @@ import * as Path from "node:path"
 import * as Util from "node:util"
 import { factoryLayer, faultyServer, httpFault, node, withMarker } from "./utils/faults.js"
 import * as Source from "@zett/testing/Source"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const secrets = {
   env: "env-secret-Q7v1x9Lm",
@@ -158,8 +159,9 @@ describe.sequential("secrets", () => {
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layerWithoutClientFactory({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
+        Layer.provide(McpExtension.layer({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
         Layer.provide(factoryLayer()),
+        Layer.provide(NodeContext.layer),
         Layer.provide(ScriptedModel.layer([
           (request) => (record(request), {
             toolCalls: [

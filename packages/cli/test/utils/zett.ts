@@ -55,7 +55,7 @@ export const demoCall = (name: string, args: Record<string, unknown>): CallResul
 /** A client factory over fake servers, counting connections opened and closed. */
 export const fakeFactory = (servers: Record<string, FakeServer>) => {
   const stats = { opened: 0, closed: 0, peak: 0, calls: [] as Array<{ server: string; name: string; args: unknown }> }
-  const factory = McpClientFactory.make((server) =>
+  const factory = McpClientFactory.of((server) =>
     Effect.gen(function*() {
       stats.opened++
       stats.peak = Math.max(stats.peak, stats.opened - stats.closed)

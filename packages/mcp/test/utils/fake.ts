@@ -30,7 +30,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
     calls: [] as Array<{ server: string; name: string; args: unknown }>,
     open: () => Object.keys(stats.connects).reduce((n, k) => n + stats.connects[k]! - (stats.closes[k] ?? 0), 0)
   }
-  const factory = McpClientFactory.make((server: McpServer.McpServer) =>
+  const factory = McpClientFactory.of((server: McpServer.McpServer) =>
     Effect.gen(function*() {
       const fake = servers[server.name]
       stats.connects[server.name] = (stats.connects[server.name] ?? 0) + 1
@@ -75,7 +75,7 @@ export const agentWith = (
     return typeof step === "function" ? step(request) : step
   })
   const layer = Agent.layer({ ...agentOptions, extensions: [McpExtension.McpExtension, ...(agentOptions.extensions ?? [])] }).pipe(
-    Layer.provide(McpExtension.layer(options)),
+    Layer.provide(McpExtension.layerNode(options)),
     Layer.provide(ScriptedModel.layer(recorded))
   )
   return { layer, requests }

@@ -20,6 +20,7 @@ import * as Supervisor from "effect/Supervisor"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Processes from "@zett/testing/Processes"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 export const node = process.execPath
 export const fixtures = Path.join(import.meta.dirname, "..", "fixtures", "servers")
@@ -100,11 +101,14 @@ export const healthy = McpServer.http({ name: "healthy", url: "http://127.0.0.1:
 
 /** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
 export const factoryLayer = (options: McpClientFactory.Options = { closeTimeout: "300 millis" }) =>
-  Layer.sync(McpClientFactory.McpClientFactory, () => {
-    const sdk = McpClientFactory.makeConnect(options)
-    const memory = McpClientFactory.makeConnectInMemory({ healthy: healthyServer })
-    return McpClientFactory.make((server) => (server.name === "healthy" ? memory(server) : sdk(server)))
-  })
+  Layer.effect(
+    McpClientFactory.McpClientFactory,
+    Effect.gen(function*() {
+      const sdk = yield* McpClientFactory.make(options)
+      const memory = yield* McpClientFactory.makeInMemory({ healthy: healthyServer })
+      return McpClientFactory.of((server) => (server.name === "healthy" ? memory.connect(server) : sdk.connect(server)))
+    })
+  )
 
 export interface LogLine {
   readonly level: string
@@ -155,12 +159,13 @@ export const runRequest = (options: {
     })
     const logs = captureLogs()
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layerWithoutClientFactory({
+      Layer.provide(McpExtension.layer({
         servers: options.servers,
         connectTimeout: options.connectTimeout ?? "800 millis",
         callTimeout: options.callTimeout ?? "800 millis"
       })),
       Layer.provide(factoryLayer(options.factory)),
+      Layer.provide(NodeContext.layer),
       Layer.provide(ScriptedModel.layer(steps)),
       Layer.provide(logs.layer)
     )
