@@ -47,3 +47,8 @@ export * as Tool from "./Tool.js"
  * @since 0.1.0
  */
 export * as ToolGuidelines from "./ToolGuidelines.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Tracing from "./Tracing.js"

@@ -18,7 +18,7 @@ import * as Path from "@effect/platform/Path"
 import type { Model } from "@zett/agent"
 import { Agent, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpTool } from "@zett/mcp"
+import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpToolResult } from "@zett/mcp"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -312,7 +312,7 @@ const callCommand = Command.make("call", {
       const response = yield* result.right.client.callTool(tool.remoteName, args).pipe(
         McpError.within({ server: tool.server, operation: "call", limit: limitOf(options.callTimeout, Duration.seconds(300)) })
       )
-      const outcome = McpTool.toResult(response, McpTool.ErrorTextPolicy.verbose)
+      const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
         return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
       }

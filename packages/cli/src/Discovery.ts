@@ -102,7 +102,7 @@ export const connectAndList = (
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
   return Effect.gen(function*() {
     const client = yield* factory.connect(server)
-    const tools = yield* McpTool.discover(client, { namespace })
+    const tools = yield* McpClient.discover(client, { namespace })
     return { client, tools }
   }).pipe(
     McpError.within({ server: server.name, operation: "connect", limit }),

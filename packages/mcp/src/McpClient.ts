@@ -7,10 +7,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Scrubber } from "@zett/agent"
+import { Scrubber, Tracing } from "@zett/agent"
 import * as Effect from "effect/Effect"
-import { traced } from "./internal/traced.js"
 import { McpRequestError } from "./McpError.js"
+import * as McpTool from "./McpTool.js"
 import { z } from "zod"
 
 /**
@@ -168,7 +168,7 @@ export const fromSdkClient = (client: Client, options: {
         })
       ),
       Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
-      traced("McpClient.listTools", listSpan)
+      Tracing.traced("McpClient.listTools", listSpan)
     )
 
   const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
@@ -178,7 +178,7 @@ export const fromSdkClient = (client: Client, options: {
           await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
         )),
       catch: callError
-    }).pipe(traced("McpClient.callTool", () => ({
+    }).pipe(Tracing.traced("McpClient.callTool", () => ({
       attributes: { "mcp.server": server, "mcp.tool": name },
       captureStackTrace: false
     })))
@@ -227,4 +227,30 @@ export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, M
       seen.add(result.nextCursor)
       cursor = result.nextCursor
     }
+  })
+
+/**
+ * Lists every tool of a connected server (with the guards of `listAll`) and converts each as the model will
+ * see it (`McpTool.fromTool`). A tool whose input schema is over `McpTool.schemaLimits` is skipped with a
+ * warning, like a tool with an invalid schema; the rest of the server stays available.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const discover = (
+  client: McpClient,
+  options: { readonly namespace: boolean }
+): Effect.Effect<ReadonlyArray<McpTool.McpTool>, McpRequestError> =>
+  Effect.flatMap(listAll(client), (tools) => {
+    const out: Array<McpTool.McpTool> = []
+    const skipped: Array<string> = []
+    for (const tool of tools) {
+      const refusal = McpTool.checkSchema(tool.inputSchema)
+      if (refusal === undefined) out.push(McpTool.fromTool(client.server, tool, options))
+      else skipped.push(`MCP server ${client.server}: tool ${clipName(tool.name)} is skipped: ${refusal}`)
+    }
+    return skipped.length === 0 ? Effect.succeed(out) : Effect.as(
+      Effect.annotateLogs(Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true }), "mcp.server", client.server),
+      out
+    )
   })

@@ -5,6 +5,9 @@
  * @since 0.1.0
  */
 import * as Http from "node:http"
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -67,13 +70,6 @@ const errnoCode = (u: unknown): string | undefined => {
   return undefined
 }
 
-// The SDK's `McpError` (`.code` a number, message `MCP error <code>: <text>`) and `StreamableHTTPError`
-// (`.code` an HTTP status) are recognized by shape, so this module does not load the SDK.
-const isSdkMcpError = (u: unknown): u is Error & { readonly code: number; readonly data?: unknown } =>
-  u instanceof Error && typeof (u as { code?: unknown }).code === "number" && /^MCP error -?\d+:/.test(u.message)
-
-const isHttpError = (u: unknown): u is Error & { readonly code: number | undefined } =>
-  u instanceof Error && (u.constructor.name === "StreamableHTTPError" || u.message.startsWith("Streamable HTTP error"))
 
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly reason: string
@@ -81,7 +77,7 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly kind?: LocalFailure.LocalFailure["kind"]
   readonly keep: boolean
 } => {
-  if (isSdkMcpError(cause)) {
+  if (cause instanceof SdkMcpError) {
     // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
     if (cause.data instanceof LocalFailure.LocalFailure) {
       return { reason: cause.data.reason, kind: cause.data.kind, keep: false }
@@ -89,7 +85,7 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
     return { reason: clip(scrubber.scrub(text)), code: cause.code, keep: false }
   }
-  if (isHttpError(cause)) {
+  if (cause instanceof StreamableHTTPError) {
     const status = cause.code
     return {
       reason: status === undefined || status < 100
@@ -107,7 +103,7 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
     const what = typeof issue?.message === "string" ? issue.message : "invalid"
     return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), keep: false }
   }
-  if (Predicate.hasProperty(cause, "name") && cause.name === "UnauthorizedError") {
+  if (cause instanceof UnauthorizedError) {
     return { reason: "unauthorized", keep: false }
   }
   const errno = errnoCode(cause)
@@ -232,7 +228,7 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
 export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/mcp/McpTimeoutError")("McpTimeoutError", {
   server: Schema.String,
   operation: Schema.Literal("connect", "call"),
-  timeout: Schema.String
+  timeout: Schema.DurationFromSelf
 }) {
   /**
    * @since 0.1.0
@@ -242,7 +238,7 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/
    * @since 0.1.0
    */
   override get message(): string {
-    return `${this.server}: ${this.operation} timed out after ${this.timeout}`
+    return `${this.server}: ${this.operation} timed out after ${Duration.format(this.timeout)}`
   }
 }
 
@@ -281,7 +277,7 @@ export const within: {
       new McpTimeoutError({
         server: options.server,
         operation: options.operation,
-        timeout: Duration.format(options.limit.pipe(Option.getOrThrow))
+        timeout: options.limit.pipe(Option.getOrThrow)
       })
   }))
 
@@ -295,7 +291,7 @@ export const within: {
 export const reasonOf = (error: McpConnectError | McpRequestError | McpTimeoutError): string => {
   switch (error._tag) {
     case "McpTimeoutError":
-      return `timed out after ${error.timeout}`
+      return `timed out after ${Duration.format(error.timeout)}`
     case "McpRequestError":
       return `${error.method} failed: ${error.reason}`
     case "McpConnectError":

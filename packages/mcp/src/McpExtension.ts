@@ -18,7 +18,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
-import { Tool } from "@zett/agent"
+import { Tool, Tracing } from "@zett/agent"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -26,15 +26,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
-import { traced } from "./internal/traced.js"
 import type { McpConfigError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
+import * as McpToolResult from "./McpToolResult.js"
 
 /**
  * The options of the original `McpExtension` (C1), plus the error text policy (D8).
@@ -55,8 +56,8 @@ export interface Options extends McpConfiguration.Options {
   readonly callTimeout?: Duration.DurationInput | null | undefined
   /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
-  /** Which remote error text the model may see (default `McpTool.ErrorTextPolicy.toolText`). */
-  readonly errorText?: McpTool.ErrorTextPolicy | undefined
+  /** Which remote error text the model may see (default `McpToolResult.ErrorTextPolicy.toolText`). */
+  readonly errorText?: McpToolResult.ErrorTextPolicy | undefined
   /**
    * Opt-in: keep each server's connection open across requests, in the layer's scope, until it has been
    * unused for `idleTimeToLive`; a request's first call then costs no spawn. By default every request opens
@@ -197,7 +198,7 @@ export const make = Effect.fnUntraced(function*(
   const namespace = options.namespaceTools ?? true
   const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
   const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
-  const errorText = options.errorText ?? McpTool.ErrorTextPolicy.toolText
+  const errorText = options.errorText ?? McpToolResult.ErrorTextPolicy.toolText
   const discoveryConcurrency = options.discoveryConcurrency ?? defaultDiscoveryConcurrency
   const source = options.connectionPool === undefined
     ? McpConnections.direct(factory)
@@ -208,7 +209,7 @@ export const make = Effect.fnUntraced(function*(
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
-      Effect.flatMap((client) => McpTool.discover(client, { namespace })),
+      Effect.flatMap((client) => McpClient.discover(client, { namespace })),
       McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
       Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
@@ -230,24 +231,24 @@ export const make = Effect.fnUntraced(function*(
       const result = yield* client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>).pipe(
         McpError.within({ server: server.name, operation: "call", limit: callTimeout }),
         Effect.catchTag("McpTimeoutError", (error) =>
-          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${error.timeout}` })),
+          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(error.timeout)}` })),
         Effect.catchTag("McpRequestError", (error) =>
           Effect.zipRight(
             // a closed connection is not reused, by this request or (pooled) by the next one
             error.code === ErrorCode.ConnectionClosed ? state.connections.invalidate(server) : Effect.void,
             new Tool.ToolError({
               type: "McpError",
-              message: McpTool.describeFailure(McpTool.RemoteFailure.RequestError({ error }), errorText),
+              message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
               cause: error
             })
           ))
       )
-      const outcome = McpTool.toResult(result, errorText)
+      const outcome = McpToolResult.toResult(result, errorText)
       if (outcome._tag === "Failure") return yield* new Tool.ToolError({ type: "ToolError", message: outcome.message })
       return outcome.value
     }).pipe(
       Effect.tapBoth({ onFailure: () => counted(server, "failed"), onSuccess: () => counted(server, "ok") }),
-      traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
+      Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
     )
 
   // Agent tools are built once per cache entry (the in-memory cache returns the same array while fresh); the

@@ -42,3 +42,8 @@ export * as McpTool from "./McpTool.js"
  * @since 0.1.0
  */
 export * as McpToolCache from "./McpToolCache.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpToolResult from "./McpToolResult.js"

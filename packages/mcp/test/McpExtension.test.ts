@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ToolGuidelines } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -467,7 +467,7 @@ describe("McpExtension", () => {
       const { factory } = fakeFactory({
         s: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "internal: db password wrong" }], isError: true }) }
       })
-      const run = (errorText?: McpTool.ErrorTextPolicy) => {
+      const run = (errorText?: McpToolResult.ErrorTextPolicy) => {
         const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, ...(errorText ? { errorText } : {}) }, [
           { toolCalls: [{ name: "s__t" }] },
           { text: "ok" }
@@ -476,7 +476,7 @@ describe("McpExtension", () => {
       }
       const byDefault = yield* run()
       assert.include(JSON.stringify(toolMessages(byDefault[1]!)[0]!.content), "db password wrong")
-      const generic = yield* run(McpTool.ErrorTextPolicy.generic)
+      const generic = yield* run(McpToolResult.ErrorTextPolicy.generic)
       assert.notInclude(JSON.stringify(toolMessages(generic[1]!)[0]!.content), "db password")
       const custom = yield* run(() => "the tool failed; ask the operator")
       assert.deepStrictEqual(toolMessages(custom[1]!)[0]!.content, {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { McpError, McpTool } from "@zett/mcp"
+import { McpError, McpTool, McpToolResult } from "@zett/mcp"
 import * as FastCheck from "effect/FastCheck"
 import { pipe } from "effect/Function"
 
@@ -288,15 +288,15 @@ describe("McpTool.cleanSchema", () => {
   })
 })
 
-describe("McpTool.toResult", () => {
-  const policy = McpTool.ErrorTextPolicy.toolText
+describe("McpToolResult.toResult", () => {
+  const policy = McpToolResult.ErrorTextPolicy.toolText
 
   it("E7 a result with structuredContent returns that structured value", () => {
     const result: CallToolResult = {
       content: [{ type: "text", text: "{\"answer\":42,\"unit\":\"items\"}" }],
       structuredContent: { answer: 42, unit: "items", nested: { title: "kept" } }
     }
-    const outcome = McpTool.toResult(result, policy)
+    const outcome = McpToolResult.toResult(result, policy)
     assert.strictEqual(outcome._tag, "Success")
     assert.deepStrictEqual(outcome._tag === "Success" && outcome.value, {
       answer: 42,
@@ -314,8 +314,8 @@ describe("McpTool.toResult", () => {
       ],
       _meta: { "example.com/request": "r-1" }
     }
-    const outcome = McpTool.toResult(result, policy)
-    assert.deepStrictEqual(outcome, McpTool.ToolOutcome.Success({
+    const outcome = McpToolResult.toResult(result, policy)
+    assert.deepStrictEqual(outcome, McpToolResult.ToolOutcome.Success({
       value: [
         { type: "text", text: "Here is the chart" },
         { type: "image", data: png, mimeType: "image/png" }
@@ -340,7 +340,7 @@ describe("McpTool.toResult", () => {
         { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
       ]
     }
-    assert.deepStrictEqual(McpTool.toResult(result, policy), McpTool.ToolOutcome.Success({
+    assert.deepStrictEqual(McpToolResult.toResult(result, policy), McpToolResult.ToolOutcome.Success({
       value: [
         { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
         { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
@@ -352,15 +352,15 @@ describe("McpTool.toResult", () => {
   it("E7 an empty result is an empty list, and the input result is not mutated", () => {
     const result: CallToolResult = { content: [{ type: "text", text: "ok", _meta: { a: 1 } }] }
     const before = structuredClone(result)
-    McpTool.toResult(result, policy)
+    McpToolResult.toResult(result, policy)
     assert.deepStrictEqual(result, before)
-    assert.deepStrictEqual(McpTool.toResult({ content: [] }, policy), McpTool.ToolOutcome.Success({ value: [] }))
+    assert.deepStrictEqual(McpToolResult.toResult({ content: [] }, policy), McpToolResult.ToolOutcome.Success({ value: [] }))
   })
 
   it("E7 a 2024-10-07 compatibility result returns its toolResult", () => {
     assert.deepStrictEqual(
-      McpTool.toResult({ toolResult: { rows: 3 } }, policy),
-      McpTool.ToolOutcome.Success({ value: { rows: 3 } })
+      McpToolResult.toResult({ toolResult: { rows: 3 } }, policy),
+      McpToolResult.ToolOutcome.Success({ value: { rows: 3 } })
     )
   })
 
@@ -375,24 +375,24 @@ describe("McpTool.toResult", () => {
       structuredContent: { error: "ignored for the default text" }
     }
     assert.deepStrictEqual(
-      McpTool.toResult(result, policy),
-      McpTool.ToolOutcome.Failure({ message: "Invalid date: '2024-13-01'.\nUse YYYY-MM-DD." })
+      McpToolResult.toResult(result, policy),
+      McpToolResult.ToolOutcome.Failure({ message: "Invalid date: '2024-13-01'.\nUse YYYY-MM-DD." })
     )
   })
 
   it("D8 long isError text is truncated to a sane length", () => {
-    const outcome = McpTool.toResult({ isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] }, policy)
+    const outcome = McpToolResult.toResult({ isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] }, policy)
     assert.strictEqual(outcome._tag, "Failure")
     const message = outcome._tag === "Failure" ? outcome.message : ""
-    assert.isTrue(message.startsWith("e".repeat(McpTool.maxErrorTextLength)))
+    assert.isTrue(message.startsWith("e".repeat(McpToolResult.maxErrorTextLength)))
     assert.isTrue(message.endsWith("… (truncated)"))
-    assert.isBelow(message.length, McpTool.maxErrorTextLength + 20)
+    assert.isBelow(message.length, McpToolResult.maxErrorTextLength + 20)
   })
 
   it("D8 an isError result without text gets a fixed line", () => {
     assert.deepStrictEqual(
-      McpTool.toResult({ isError: true, content: [] }, policy),
-      McpTool.ToolOutcome.Failure({ message: "the tool failed without an error message" })
+      McpToolResult.toResult({ isError: true, content: [] }, policy),
+      McpToolResult.ToolOutcome.Failure({ message: "the tool failed without an error message" })
     )
   })
 
@@ -402,22 +402,22 @@ describe("McpTool.toResult", () => {
       content: [{ type: "text", text: "db password rejected for admin" }]
     }
     assert.deepStrictEqual(
-      McpTool.toResult(result, McpTool.ErrorTextPolicy.generic),
-      McpTool.ToolOutcome.Failure({ message: "the tool failed" })
+      McpToolResult.toResult(result, McpToolResult.ErrorTextPolicy.generic),
+      McpToolResult.ToolOutcome.Failure({ message: "the tool failed" })
     )
   })
 
   it("D8 the application's own policy decides the text, in both call styles", () => {
-    const mine: McpTool.ErrorTextPolicy = (failure) =>
+    const mine: McpToolResult.ErrorTextPolicy = (failure) =>
       failure._tag === "ToolError" ? `tool said: ${failure.result.content.length} blocks` : "request failed"
     const result: CallToolResult = { isError: true, content: [{ type: "text", text: "x" }] }
-    const expected = McpTool.ToolOutcome.Failure({ message: "tool said: 1 blocks" })
-    assert.deepStrictEqual(McpTool.toResult(result, mine), expected)
-    assert.deepStrictEqual(pipe(result, McpTool.toResult(mine)), expected)
+    const expected = McpToolResult.ToolOutcome.Failure({ message: "tool said: 1 blocks" })
+    assert.deepStrictEqual(McpToolResult.toResult(result, mine), expected)
+    assert.deepStrictEqual(pipe(result, McpToolResult.toResult(mine)), expected)
   })
 })
 
-describe("McpTool.describeFailure", () => {
+describe("McpToolResult.describeFailure", () => {
   const leaky = new McpError.McpRequestError({
     server: "catalog",
     method: "tools/call",
@@ -425,10 +425,10 @@ describe("McpTool.describeFailure", () => {
     reason: "fetch failed: connect ECONNREFUSED https://internal.example.corp:8443/mcp?token=abc123\n" +
       "    at TLSSocket.onConnectEnd (node:_tls_wrap:1727:19)\n    at Object.onceWrapper (node:events:634:28)"
   })
-  const failure = McpTool.RemoteFailure.RequestError({ error: leaky })
+  const failure = McpToolResult.RemoteFailure.RequestError({ error: leaky })
 
   it("D8 by default a request error shows no reason, stack trace or URL", () => {
-    const text = McpTool.describeFailure(failure, McpTool.ErrorTextPolicy.toolText)
+    const text = McpToolResult.describeFailure(failure, McpToolResult.ErrorTextPolicy.toolText)
     assert.strictEqual(text, "the server failed to run the tool (internal error)")
     for (const secret of ["internal.example.corp", "abc123", "ECONNREFUSED", "node:_tls_wrap", " at ", "catalog"]) {
       assert.notInclude(text, secret)
@@ -437,8 +437,8 @@ describe("McpTool.describeFailure", () => {
 
   it("D8 the default names well-known protocol codes and nothing else", () => {
     const line = (code?: number) =>
-      McpTool.describeFailure(
-        McpTool.RemoteFailure.RequestError({
+      McpToolResult.describeFailure(
+        McpToolResult.RemoteFailure.RequestError({
           error: new McpError.McpRequestError({
             server: "s",
             method: "tools/call",
@@ -446,7 +446,7 @@ describe("McpTool.describeFailure", () => {
             ...(code === undefined ? {} : { code })
           })
         }),
-        McpTool.ErrorTextPolicy.toolText
+        McpToolResult.ErrorTextPolicy.toolText
       )
     assert.strictEqual(line(-32000), "the server failed to run the tool (connection closed)")
     assert.strictEqual(line(-32001), "the server failed to run the tool (request timed out or was cancelled)")
@@ -457,20 +457,20 @@ describe("McpTool.describeFailure", () => {
 
   it("D8 the generic policy shows one fixed line for request errors", () => {
     assert.strictEqual(
-      pipe(failure, McpTool.describeFailure(McpTool.ErrorTextPolicy.generic)),
+      pipe(failure, McpToolResult.describeFailure(McpToolResult.ErrorTextPolicy.generic)),
       "the server failed to run the tool"
     )
   })
 
   it("D8 the verbose policy shows transport details for development", () => {
-    const text = McpTool.describeFailure(failure, McpTool.ErrorTextPolicy.verbose)
+    const text = McpToolResult.describeFailure(failure, McpToolResult.ErrorTextPolicy.verbose)
     assert.include(text, "catalog: tools/call failed (code -32603): fetch failed")
     assert.include(text, "https://internal.example.corp:8443/mcp")
-    const toolError = McpTool.RemoteFailure.ToolError({
+    const toolError = McpToolResult.RemoteFailure.ToolError({
       result: { isError: true, content: [], structuredContent: { code: "E42" } }
     })
     assert.strictEqual(
-      McpTool.describeFailure(toolError, McpTool.ErrorTextPolicy.verbose),
+      McpToolResult.describeFailure(toolError, McpToolResult.ErrorTextPolicy.verbose),
       `the tool failed: {"code":"E42"}`
     )
   })

@@ -6,7 +6,6 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
 import { ExtensionError, MaxTurnsExceeded } from "../AgentError.js"
 import type { AgentError } from "../AgentError.js"
 import type * as Extension from "../Extension.js"
@@ -16,12 +15,9 @@ import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.
 import type * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
 import * as pending from "./pending.js"
+import type { Compaction } from "../Agent.js"
+import { traced } from "../Tracing.js"
 
-/** @internal */
-export interface Compaction {
-  readonly shouldCompact: (messages: ReadonlyArray<Message>) => boolean
-  readonly compact: (messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlyArray<Message>, unknown>
-}
 
 /** @internal */
 export interface Engine {
@@ -133,12 +129,6 @@ const each = (
     { discard: true }
   )
 
-// The built-in tracer exports nothing, yet a span costs about as much as the rest of a hook; spans are made
-// only when a tracer is installed (as McpClient does).
-const builtinTracer = Effect.runSync(Effect.tracer)
-
-const traced = (name: string, options?: () => Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.tracerWith((tracer) => tracer === builtinTracer ? self : Effect.withSpan(self, name, options?.()))
 
 /** Pulls the model's events one chunk at a time: about half the cost of `Stream.runFold` for a short reply. */
 const forEachEvent = <E>(
