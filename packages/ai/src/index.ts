@@ -2,3 +2,8 @@
  * @since 0.1.0
  */
 export * as AiModel from "./AiModel.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as AiModelConfig from "./AiModelConfig.js"

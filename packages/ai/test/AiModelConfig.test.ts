@@ -1,6 +1,6 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { AiModel } from "@zett/ai"
+import { AiModelConfig } from "@zett/ai"
 import { Message, Model } from "@zett/agent"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -17,13 +17,13 @@ const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(Confi
 describe("AiModel configuration from the environment", () => {
   it.effect("configured is None without ZETT_MODEL (or with an empty one), so the demo can fall back", () =>
     Effect.gen(function*() {
-      assert.isTrue(Option.isNone(yield* AiModel.configured.pipe(withEnv({}))))
-      assert.isTrue(Option.isNone(yield* AiModel.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY }))))
+      assert.isTrue(Option.isNone(yield* AiModelConfig.configured.pipe(withEnv({}))))
+      assert.isTrue(Option.isNone(yield* AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY }))))
     }))
 
   it.effect("configured reads provider, model, key (redacted) and base URL", () =>
     Effect.gen(function*() {
-      const openai = yield* AiModel.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY }))
+      const openai = yield* AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY }))
       assert.isTrue(Option.isSome(openai))
       const config = Option.getOrThrow(openai)
       assert.strictEqual(config.provider, "openai")
@@ -34,7 +34,7 @@ describe("AiModel configuration from the environment", () => {
       assert.notInclude(JSON.stringify(config), KEY)
 
       const anthropic = Option.getOrThrow(
-        yield* AiModel.configured.pipe(withEnv({
+        yield* AiModelConfig.configured.pipe(withEnv({
           ZETT_MODEL: "Anthropic:claude-sonnet-4-5",
           ANTHROPIC_API_KEY: KEY,
           ANTHROPIC_BASE_URL: "http://127.0.0.1:9999/"
@@ -46,7 +46,7 @@ describe("AiModel configuration from the environment", () => {
 
       // a model name may contain colons (Ollama tags)
       const local = Option.getOrThrow(
-        yield* AiModel.configured.pipe(
+        yield* AiModelConfig.configured.pipe(
           withEnv({ ZETT_MODEL: "openai:qwen2.5:7b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })
         )
       )
@@ -57,24 +57,24 @@ describe("AiModel configuration from the environment", () => {
   it.effect("configured rejects a malformed ZETT_MODEL and a missing key when no base URL is set", () =>
     Effect.gen(function*() {
       for (const spec of ["gpt-4.1-mini", "mistral:large", "openai:", ":gpt"]) {
-        const error = yield* Effect.flip(AiModel.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
+        const error = yield* Effect.flip(AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
         assert.isTrue(ConfigError.isInvalidData(error), spec)
         assert.include(String(error), "expected openai:<model> or anthropic:<model>")
       }
       const missing = yield* Effect.flip(
-        AiModel.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
+        AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
       )
       assert.isTrue(ConfigError.isMissingData(missing))
       assert.include(String(missing), "ANTHROPIC_API_KEY is needed for api.anthropic.com")
       const empty = yield* Effect.flip(
-        AiModel.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" }))
+        AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" }))
       )
       assert.include(String(empty), "OPENAI_API_KEY")
     }))
 
   it.effect("layerFromConfig fails with a ConfigError when no model is configured", () =>
     Effect.gen(function*() {
-      const error = yield* Layer.build(AiModel.layerFromConfigNode()).pipe(Effect.scoped, withEnv({}), Effect.flip)
+      const error = yield* Layer.build(AiModelConfig.layerFromConfigNode()).pipe(Effect.scoped, withEnv({}), Effect.flip)
       assert.isTrue(ConfigError.isMissingData(error))
       assert.include(String(error), "ZETT_MODEL")
     }))
@@ -83,7 +83,7 @@ describe("AiModel configuration from the environment", () => {
     Effect.gen(function*() {
       const provider = yield* fakeProvider([sse(openAiEvents({ text: ["local"] }))])
       const model = yield* buildModel(
-        AiModel.layerFromConfig().pipe(
+        AiModelConfig.layerFromConfig().pipe(
           Layer.provide(NodeHttpClient.layerUndici),
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
             ZETT_MODEL: "openai:llama3.2",

@@ -1,5 +1,5 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { AiModel } from "@zett/ai"
+import { AiModel, AiModelConfig } from "@zett/ai"
 import { Model } from "@zett/agent"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import * as Cause from "effect/Cause"
@@ -126,7 +126,7 @@ export const openAiModel = (
   provider: FakeProvider,
   options: Omit<AiModel.Options, "provider"> = {}
 ): Layer.Layer<Model.Model> =>
-  AiModel.layerModelConfig({
+  AiModelConfig.layer({
     provider: "openai",
     model: "gpt-4.1-mini",
     apiKey: Option.some(Redacted.make(KEY)),
@@ -138,7 +138,7 @@ export const anthropicModel = (
   provider: FakeProvider,
   options: Omit<AiModel.Options, "provider"> = {}
 ): Layer.Layer<Model.Model> =>
-  AiModel.layerModelConfig({
+  AiModelConfig.layer({
     provider: "anthropic",
     model: "claude-sonnet-4-5",
     apiKey: Option.some(Redacted.make(KEY)),

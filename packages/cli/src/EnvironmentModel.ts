@@ -66,12 +66,12 @@ export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, Usa
     Effect.map(Option.filter((name) => name.trim() !== ""))
   )
   if (Option.isNone(named)) return Option.none()
-  const { AiModel } = yield* Effect.promise(() => import("@zett/ai"))
-  const configured = yield* AiModel.configured.pipe(
+  const { AiModelConfig } = yield* Effect.promise(() => import("@zett/ai"))
+  const configured = yield* AiModelConfig.configured.pipe(
     Effect.mapError((error) => new UsageError({ message: describeConfigError(error) }))
   )
   return Option.map(configured, (config): EnvironmentModel => ({
     name: `${config.provider}:${config.model}`,
-    layer: AiModel.layerModelConfig(config).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    layer: AiModelConfig.layer(config).pipe(Layer.provide(NodeHttpClient.layerUndici))
   }))
 })
