@@ -5,14 +5,13 @@
  *
  * @since 0.1.0
  */
-import type { Message, Model } from "@zett/agent"
+import type { Extension, Message, Model } from "@zett/agent"
 import { ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import * as Processes from "./internal/processes.js"
 
 /**
  * The bundled example server's script: `examples/demo-server.mjs` of `@zett/mcp`.
@@ -68,8 +67,8 @@ export const scriptedModel: Layer.Layer<Model.Model> = ScriptedModel.layer([
 ])
 
 /**
- * A client factory that counts the connections it opened and closed, and remembers the pids of the child
- * processes started for them.
+ * A client factory that counts the connections it opened and closed, and remembers the process ids of the
+ * stdio servers it started (from the connections themselves, not from the process table).
  *
  * @since 0.1.0
  * @category models
@@ -78,10 +77,19 @@ export interface Tracker {
   readonly factory: McpClientFactory.McpClientFactory["Type"]
   readonly opened: () => number
   readonly closed: () => number
-  /** Children of this process whose command line contained `marker` right after a connect. */
+  /** The process ids of the stdio servers connected so far. */
   readonly pids: () => ReadonlyArray<number>
-  /** The recorded processes that are still running. */
+  /** Those still running. */
   readonly live: () => ReadonlyArray<number>
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
 }
 
 /**
@@ -91,14 +99,10 @@ export interface Tracker {
  * @since 0.1.0
  * @category constructors
  */
-export const track = (
-  factory: McpClientFactory.McpClientFactory["Type"],
-  options?: { readonly marker?: string | undefined }
-): Tracker => {
+export const track = (factory: McpClientFactory.McpClientFactory["Type"]): Tracker => {
   let opened = 0
   let closed = 0
   const pids = new Set<number>()
-  const marker = options?.marker
   return {
     factory: McpClientFactory.of((server) =>
       Effect.gen(function*() {
@@ -106,12 +110,9 @@ export const track = (
         yield* Effect.addFinalizer(() => Effect.sync(() => closed++))
         opened++
         const client = yield* factory.connect(server)
-        if (marker !== undefined) {
-          for (const child of Processes.liveChildren(marker)) {
-            if (pids.has(child.pid)) continue
-            pids.add(child.pid)
-            yield* Effect.logDebug(`MCP server ${server.name} runs as process ${child.pid}`)
-          }
+        if (client.pid !== undefined && !pids.has(client.pid)) {
+          pids.add(client.pid)
+          yield* Effect.logDebug(`MCP server ${server.name} runs as process ${client.pid}`)
         }
         return client
       })
@@ -119,7 +120,7 @@ export const track = (
     opened: () => opened,
     closed: () => closed,
     pids: () => [...pids],
-    live: () => Processes.livePids(pids).map((p) => p.pid)
+    live: () => [...pids].filter(isRunning)
   }
 }
 
@@ -142,3 +143,24 @@ export const awaitGone = (
       yield* Effect.sleep("20 millis")
     }
   })
+
+/**
+ * Records what the demo's tool calls returned to the model, so the demo checks the result it received rather
+ * than the text of its answer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const observeResults = (): {
+  readonly extension: Extension.Extension
+  readonly sum: () => unknown
+} => {
+  let received: Message.ToolMessage | undefined
+  return {
+    extension: {
+      name: "demo-results",
+      afterTool: (_context, call, result) => Effect.sync(() => void (call.name === "demo__add" && (received = result)))
+    },
+    sum: () => sumOf(received)
+  }
+}

@@ -539,6 +539,17 @@ describe("zett demo (in-process, scripted model)", () => {
       const { factory } = fakeFactory({ demo: { tools: demoTools, call: () => text("no sum here") } })
       const result = yield* zett(["demo"], { clientFactory: factory })
       assert.strictEqual(result.code, 1)
-      assert.include(result.stderr, "the demo expected 42")
+      assert.include(result.stderr, "zett: the demo expected the sum 42 from demo__add, and received null")
+    }))
+
+  it.scoped("the demo checks the tool result it received, not the wording of the answer", () =>
+    Effect.gen(function*() {
+      // the server says 41; the scripted model's answer quotes the sum, and the check reads the tool result
+      const { factory } = fakeFactory({
+        demo: { tools: demoTools, call: () => ({ content: [{ type: "text", text: "41" }], structuredContent: { sum: 41 } }) }
+      })
+      const result = yield* zett(["demo"], { clientFactory: factory })
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "zett: the demo expected the sum 42 from demo__add, and received 41")
     }))
 })

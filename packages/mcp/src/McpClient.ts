@@ -33,6 +33,8 @@ export interface ListToolsPage {
  */
 export interface McpClient {
   readonly server: string
+  /** The process id of a stdio server (it leads a process group of its own); absent for other transports. */
+  readonly pid?: number | undefined
   readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
   /**
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
@@ -136,6 +138,7 @@ const lenientPage = (
 export const fromSdkClient = (client: Client, options: {
   readonly server: string
   readonly scrubber?: Scrubber.Scrubber | undefined
+  readonly pid?: number | undefined
 }): McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
@@ -183,7 +186,7 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
-  return { server, listTools, callTool }
+  return { server, pid: options.pid, listTools, callTool }
 }
 
 /**

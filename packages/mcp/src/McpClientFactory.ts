@@ -246,7 +246,9 @@ const sdkConnect = (
     // registered before connecting, so a failed or interrupted initialize still closes the transport
     yield* Effect.addFinalizer(() => closeWithin(close, finalizerBound))
     yield* connectClient(client, transport, server, scrubber)
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    const inner = transport instanceof GuardedTransport.GuardedTransport ? transport.inner : transport
+    const pid = inner instanceof StdioTransport.StdioTransport ? inner.pid : undefined
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid })
   })
 }
 
