@@ -25,16 +25,39 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as Crypto from "node:crypto"
-import { httpFault, newSockets, sockets, stdioFault, withMarker } from "../packages/mcp/test/utils/faults.js"
+import { httpFault, newSockets, node, sockets, stdioArgs, withMarker } from "@zett/testing/Faults"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Util from "node:util"
+
+const stdioFault = (name: string, marker: string, faults: ReadonlyArray<string>) =>
+  McpServer.stdio({ name, command: node, args: stdioArgs(name, faults), env: { ZETT_TEST_MARKER: marker } })
 
 // -----------------------------------------------------------------------------
 // options
 // -----------------------------------------------------------------------------
 
-const flag = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : Number(process.argv[i + 1])
+/** The command line, strictly: an unknown flag or a value that is not a whole number is an error, not ignored. */
+const commandLine = () => {
+  const { values } = Util.parseArgs({
+    args: process.argv.slice(2),
+    strict: true,
+    options: {
+      count: { type: "string", default: "2000" },
+      concurrency: { type: "string", default: "8" },
+      seed: { type: "string", default: "1" },
+      json: { type: "boolean", default: false }
+    }
+  })
+  const whole = (name: string, text: string) => {
+    if (!/^\d+$/.test(text)) throw new Error(`--${name} expects a whole number, got '${text}'`)
+    return Number(text)
+  }
+  return {
+    count: whole("count", values.count),
+    concurrency: whole("concurrency", values.concurrency),
+    seed: whole("seed", values.seed),
+    json: values.json
+  }
 }
 
 /** What one soak run found. */
@@ -286,8 +309,12 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     seen.unavailable = 0
     const supervisor = yield* Supervisor.track
 
+    // every request started is counted, and every request that ended, however it ended
+    let begun = 0
+    let ended = 0
     const one = ({ agent: index, plan }: { readonly plan: Plan; readonly agent: number }) =>
       Effect.gen(function*() {
+        begun++
         planned[plan.ending]++
         const agent = agents[index]!.agent
         const run = agent.run(JSON.stringify(plan))
@@ -311,7 +338,8 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
       }).pipe(
         // a request that does not end within 30 s is a hang: counted, and cut off so the soak goes on
         Effect.timeoutFail({ duration: "30 seconds", onTimeout: () => "hung" as const }),
-        Effect.catchAll(() => Effect.sync(() => void outcomes.hung++))
+        Effect.catchAll(() => Effect.sync(() => void outcomes.hung++)),
+        Effect.ensuring(Effect.sync(() => void ended++))
       )
 
     const heapNow = () => {
@@ -335,7 +363,9 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     yield* Scope.close(layers, Exit.void)
     yield* Scope.close(servers, Exit.void)
 
-    const accounted = outcomes.succeeded + outcomes.failed + outcomes.interrupted + outcomes.compacted + outcomes.hung
+    // ended requests against started ones, and against the outcomes recorded
+    const recorded = outcomes.succeeded + outcomes.failed + outcomes.interrupted + outcomes.compacted + outcomes.hung
+    const accounted = begun === count && recorded === ended ? ended : Math.min(ended, recorded)
     const leaks = {
       processes: processes.length,
       sockets: leftSockets.length,
@@ -360,9 +390,15 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
   }).pipe(Effect.provide(quietLogs))
 
 if (process.argv[1]?.endsWith("soak.ts")) {
-  const count = flag("count", 2000)
-  const report = await Effect.runPromise(soak({ count, concurrency: flag("concurrency", 8), seed: flag("seed", 1) }))
-  if (process.argv.includes("--json")) {
+  let line: ReturnType<typeof commandLine>
+  try {
+    line = commandLine()
+  } catch (error) {
+    process.stderr.write(`soak: ${(error as Error).message}\n`)
+    process.exit(2)
+  }
+  const report = await Effect.runPromise(soak({ count: line.count, concurrency: line.concurrency, seed: line.seed }))
+  if (line.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`)
   } else {
     const { leaks, outcomes, planned } = report

@@ -7,11 +7,17 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { build } from "esbuild"
-import { benchDir, flags as parseFlags, rootDir } from "./common.js"
+import { parseArgs } from "node:util"
+import { benchDir, rootDir } from "./common.js"
 import { type Result, report } from "./report.js"
 
-const flags = parseFlags(process.argv.slice(2))
-const quick = flags.quick === "1"
+// strict: an unknown flag is an error, not ignored
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2),
+  strict: true,
+  options: { quick: { type: "boolean", default: false }, only: { type: "string" } }
+})
+const quick = flags.quick
 const only = flags.only?.split(",")
 const libs = ["raw", "zett", "langchain", "aisdk", "openai", "mastra"]
 const peersDir = join(benchDir, "peers")

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url"
 import * as Processes from "@zett/testing/Processes"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
+import { faultyServer } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
 
 const require = createRequire(import.meta.url)
@@ -22,7 +23,6 @@ const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/
 const everything = entry("@modelcontextprotocol/server-everything")
 const filesystem = entry("@modelcontextprotocol/server-filesystem")
 const node = process.execPath
-const faultyServer = Path.join(root, "packages", "mcp", "test", "fixtures", "servers", "faulty-server.mjs")
 
 interface Run {
   readonly code: number | null

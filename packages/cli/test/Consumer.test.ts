@@ -9,10 +9,10 @@ import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Processes from "@zett/testing/Processes"
 import * as Source from "@zett/testing/Source"
+import * as TempDir from "@zett/testing/TempDir"
 
 // The newest Effect 3 minor is the workspace's (3.22); the app is on the one before, with the packages of that
 // line. (Effect 4 is npm's `latest`: these packages take the 3.x line only.)
@@ -119,10 +119,7 @@ const withMarker = (marker: string) =>
 describe("a consumer outside the repository", () => {
   it.live("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => Fs.realpathSync(Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-consumer-")))),
-        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-      )
+      const dir = yield* TempDir.make("zett-consumer-")
       const tarballs = Path.join(dir, "tarballs")
       Fs.mkdirSync(tarballs)
       ok(yield* npm(["run", "build"], Source.root), "npm run build")

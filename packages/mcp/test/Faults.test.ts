@@ -1,5 +1,5 @@
 /**
- * Every fault of the fault-injecting server (fixtures/servers/faulty-server.mjs), one test each: what the model
+ * Every fault of the fault-injecting server (`@zett/testing`: servers/faulty-server.mjs), one test each: what the model
  * sees, that a healthy server configured next to it still works in the same request, and that nothing is
  * left once the request has returned: no process started for it, no socket of this process, no running fiber.
  * Timeouts are short and real: real processes are involved, which TestClock cannot drive.

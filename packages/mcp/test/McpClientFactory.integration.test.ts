@@ -8,9 +8,9 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Processes from "@zett/testing/Processes"
+import * as TempDir from "@zett/testing/TempDir"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
@@ -138,8 +138,7 @@ describe("McpClientFactory (real servers)", () => {
 
   it.live("server-filesystem over stdio on a temporary folder: list, read and list a directory", () =>
     Effect.gen(function*() {
-      const root = Fs.realpathSync(Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-fs-")))
-      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(root, { recursive: true, force: true })))
+      const root = yield* TempDir.make("zett-fs-")
       Fs.writeFileSync(Path.join(root, "note.txt"), "forty-two\n")
       const scope = yield* Scope.make()
       const client = yield* McpClientFactory.McpClientFactory.pipe(

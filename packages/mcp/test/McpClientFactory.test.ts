@@ -19,11 +19,11 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as Processes from "@zett/testing/Processes"
+import { wrapper } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")
-const wrapper = Path.join(fixtures, "wrapper.mjs")
 const node = process.execPath
 
 interface LogLine {

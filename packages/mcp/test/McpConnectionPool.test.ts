@@ -3,10 +3,10 @@ import { Agent } from "@zett/agent"
 import { McpError, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, text, tool, toolMessages } from "./utils/fake.js"
+import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
 const callOnce = { toolCalls: [{ name: "s__t" }] }
@@ -82,9 +82,9 @@ describe("connection pool", () => {
       assert.deepStrictEqual(stats.connects, { s: 2 })
     }))
 
-  it.effect("C10 pooled connections are keyed by the whole definition: an edited server gets a new connection", () =>
+  it.scoped("C10 pooled connections are keyed by the whole definition: an edited server gets a new connection", () =>
     Effect.gen(function*() {
-      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-pool-"))
+      const dir = yield* TempDir.make("zett-pool-")
       const file = Path.join(dir, "mcp.json")
       const write = (url: string) => Fs.writeFileSync(file, JSON.stringify({ servers: { s: { type: "http", url } } }))
       write("http://127.0.0.1:1/a")
@@ -102,6 +102,5 @@ describe("connection pool", () => {
         yield* agent.run("c")
         assert.deepStrictEqual(stats.connects, { s: 2 })
       }).pipe(Effect.provide(layer))
-      Fs.rmSync(dir, { recursive: true, force: true })
     }))
 })

@@ -10,10 +10,10 @@ import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string, headers?: Record<string, string>) =>
   McpServer.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
@@ -327,10 +327,7 @@ describe("McpExtension", () => {
 
   it.scoped("D3 a server whose definition changes under the same name is discovered again (the cache is keyed by the definition)", () =>
     Effect.gen(function*() {
-      const dir = yield* Effect.acquireRelease(
-        Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-d3-"))),
-        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-      )
+      const dir = yield* TempDir.make("zett-d3-")
       const file = Path.join(dir, "mcp.json")
       const write = (url: string, mtime: number) => {
         Fs.writeFileSync(file, JSON.stringify({ servers: { docs: { type: "http", url } } }))

@@ -23,12 +23,12 @@ import * as Tracer from "effect/Tracer"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import { factoryLayer, faultyServer, httpFault, node, withMarker } from "./utils/faults.js"
 import * as Source from "@zett/testing/Source"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as TempDir from "@zett/testing/TempDir"
 
 const secrets = {
   env: "env-secret-Q7v1x9Lm",
@@ -202,7 +202,7 @@ describe.sequential("secrets", () => {
       assert.isAbove(traces.spans.length, 10)
 
       // the command, on the same servers as a configuration file, with debug logging
-      const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-secrets-"))
+      const home = yield* TempDir.make("zett-secrets-")
       const config = Path.join(home, "mcp.json")
       const stdioEntry = (name: string, fault: string, token: string) => ({
         command: node,
@@ -233,7 +233,6 @@ describe.sequential("secrets", () => {
         ["call", "--config", config, "basic__leak", "{}"],
         ["call", "--config", config, "vault__tell", "{}"]
       ], (args) => zett(args, home))
-      Fs.rmSync(home, { recursive: true, force: true })
       assert.include(cli[0]!.output, "HTTP 401 Unauthorized")
       assert.include(cli[2]!.output, "<redacted>")
       assert.include(cli[0]!.output, "revoked")

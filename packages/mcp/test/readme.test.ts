@@ -3,11 +3,11 @@ import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpConfiguration } from "@zett/mcp"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Source from "@zett/testing/Source"
+import * as TempDir from "@zett/testing/TempDir"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
@@ -44,21 +44,20 @@ describe("README", () => {
   })
 
   jsonBlocks.forEach((text, i) => {
-    it.effect(`README configuration block ${i + 1} loads as written`, () =>
+    it.scoped(`README configuration block ${i + 1} loads as written`, () =>
       Effect.gen(function*() {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zett-readme-"))
+        const dir = yield* TempDir.make("zett-readme-")
         const file = path.join(dir, "mcp.json")
         fs.writeFileSync(file, text)
         const snapshot = yield* McpConfiguration.fromFile(file)
         assert.isAbove(snapshot.servers.length, 0)
-        fs.rmSync(dir, { recursive: true, force: true })
       }).pipe(Effect.provide(NodeContext.layer)))
   })
 
   transcripts.forEach((transcript, i) => {
-    it.live(`README shell transcript ${i + 1} prints what it shows`, () =>
+    it.scopedLive(`README shell transcript ${i + 1} prints what it shows`, () =>
       Effect.gen(function*() {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zett-readme-"))
+        const dir = yield* TempDir.make("zett-readme-")
         const demo = path.join(root, "packages", "mcp", "examples", "demo-server.mjs")
         fs.writeFileSync(
           path.join(dir, "mcp.json"),
@@ -81,7 +80,6 @@ describe("README", () => {
             env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }
           }, (_error, stdout) => resume(Effect.succeed({ stdout })))
         })
-        fs.rmSync(dir, { recursive: true, force: true })
         assert.deepStrictEqual(stdout.trimEnd().split("\n"), lines.slice(1))
       }), 60_000)
   })

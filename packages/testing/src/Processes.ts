@@ -4,6 +4,8 @@
  */
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Net from "node:net"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -84,9 +86,14 @@ export interface ScopedProcess {
   readonly output: () => string
 }
 
+const lifeline = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "servers", "lifeline.mjs")
+
 /**
  * Starts a process for the length of the scope, in a group of its own, and waits until its stdout or
- * stderr matches `ready`. Closing the scope SIGKILLs the group and waits for the process to be reaped.
+ * stderr matches `ready`. Closing the scope SIGKILLs the group and waits for the process to be reaped. The
+ * process runs under a lifeline (servers/lifeline.mjs) whose stdin is a pipe from this process: when this
+ * process dies, even of SIGKILL, the pipe ends and the lifeline ends the group, so no fixture outlives the
+ * test runner. `pid` is the lifeline's, which is also the group's id.
  */
 export const spawnScoped = (options: {
   readonly command: string
@@ -96,11 +103,14 @@ export const spawnScoped = (options: {
 }): Effect.Effect<ScopedProcess, Error, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<ScopedProcess & { readonly child: ChildProcess.ChildProcess }, Error>((resume) => {
-      const child = ChildProcess.spawn(options.command, options.args as Array<string>, {
+      const child = ChildProcess.spawn(process.execPath, [lifeline, options.command, ...options.args], {
         detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, ...options.env }
+        stdio: ["pipe", "pipe", "pipe"],
+        // the runner of this test process (a vitest worker's parent): the lifeline ends the group when it is gone
+        env: { ...process.env, ...options.env, ZETT_LIFELINE_PID: String(process.ppid) }
       })
+      // the lifeline's pipe must not keep this process alive by itself
+      ;(child.stdin as unknown as { unref?: () => void }).unref?.()
       let output = ""
       let settled = false
       const onData = (chunk: Buffer) => {

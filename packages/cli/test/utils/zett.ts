@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
+import * as TempDir from "@zett/testing/TempDir"
 
 type ListedTool = McpClient.ListToolsPage["tools"][number]
 type CallResult = Effect.Effect.Success<ReturnType<McpClient.McpClient["callTool"]>>
@@ -87,10 +87,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
 }
 
 /** A temporary directory, removed when the scope closes. */
-export const tempDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.realpathSync(Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-cli-")))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
+export const tempDir = TempDir.make("zett-cli-")
 
 /** Writes `content` (JSON unless a string) to `dir/name` and returns the path. */
 export const writeFile = (dir: string, name: string, content: unknown): string => {

@@ -15,45 +15,14 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import type * as Scope from "effect/Scope"
 import * as Supervisor from "effect/Supervisor"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Processes from "@zett/testing/Processes"
+import * as Faults from "@zett/testing/Faults"
+import type * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 
-export const node = process.execPath
+export { faultyServer, httpFault, newSockets, node, sockets, withMarker, wrapper } from "@zett/testing/Faults"
 export const fixtures = Path.join(import.meta.dirname, "..", "fixtures", "servers")
-export const faultyServer = Path.join(fixtures, "faulty-server.mjs")
-export const wrapper = Path.join(fixtures, "wrapper.mjs")
-
-/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
-export const withMarker = (marker: string): Array<Processes.ProcessInfo> =>
-  Processes.list().filter((p) => {
-    if (!Processes.isLive(p)) return false
-    try {
-      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
-    } catch {
-      return false
-    }
-  })
-
-/** The socket inodes this process holds open (`/proc/self/fd` links `socket:[n]`). */
-export const sockets = (): Set<string> => {
-  const out = new Set<string>()
-  for (const fd of Fs.readdirSync("/proc/self/fd")) {
-    try {
-      const link = Fs.readlinkSync(`/proc/self/fd/${fd}`)
-      if (link.startsWith("socket:")) out.add(link)
-    } catch {
-      // closed meanwhile
-    }
-  }
-  return out
-}
-
-/** The sockets open now that were not open in `before`. */
-export const newSockets = (before: ReadonlySet<string>): Array<string> => [...sockets()].filter((s) => !before.has(s))
 
 /** A stdio server definition of the fault server. */
 export const stdioFault = (
@@ -62,28 +31,7 @@ export const stdioFault = (
   faults: ReadonlyArray<string>,
   extra: ReadonlyArray<string> = []
 ): McpServer.McpStdioServer =>
-  McpServer.stdio({
-    name,
-    command: node,
-    args: [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`, ...extra],
-    env: { ZETT_TEST_MARKER: marker }
-  })
-
-/** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
-export const httpFault = (
-  marker: string,
-  faults: ReadonlyArray<string>,
-  extra: ReadonlyArray<string> = []
-): Effect.Effect<string, Error, Scope.Scope> =>
-  Effect.map(
-    Processes.spawnScoped({
-      command: node,
-      args: [faultyServer, "--http", "--port=0", ...faults.map((f) => `--fault=${f}`), ...extra],
-      env: { ZETT_TEST_MARKER: marker },
-      ready: /listening on (\S+)/
-    }),
-    (p) => /listening on (\S+)/.exec(p.output())![1]!
-  )
+  McpServer.stdio({ name, command: Faults.node, args: Faults.stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
 
 /** A healthy in-process server (`echo`), reached through the in-memory client factory as `healthy`. */
 export const healthyServer = (): Server => {
@@ -169,7 +117,7 @@ export const runRequest = (options: {
       Layer.provide(ScriptedModel.layer(steps)),
       Layer.provide(logs.layer)
     )
-    const before = sockets()
+    const before = Faults.sockets()
     const supervisor = yield* Supervisor.track
     const start = Date.now()
     const exit = yield* Agent.run("go").pipe(
@@ -184,8 +132,8 @@ export const runRequest = (options: {
       exit,
       requests,
       fibers: fibers.filter((fiber) => fiber.unsafePoll() === null),
-      processes: withMarker(options.marker),
-      sockets: newSockets(before),
+      processes: Faults.withMarker(options.marker),
+      sockets: Faults.newSockets(before),
       logs: logs.lines,
       ms
     }

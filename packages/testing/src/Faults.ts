@@ -1,0 +1,67 @@
+/**
+ * The fault-injecting MCP server (servers/faulty-server.mjs: one fault per `--fault=<name>`, over stdio or
+ * Streamable HTTP), a naive npx-style wrapper, and what a fault test checks afterwards: processes carrying the
+ * test's marker and sockets of this process. Shared by the test suites and the soak.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Processes from "./Processes.js"
+
+export const node = process.execPath
+const servers = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "servers")
+export const faultyServer = Path.join(servers, "faulty-server.mjs")
+export const wrapper = Path.join(servers, "wrapper.mjs")
+
+/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
+export const withMarker = (marker: string): Array<Processes.ProcessInfo> =>
+  Processes.list().filter((p) => {
+    if (!Processes.isLive(p)) return false
+    try {
+      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
+    } catch {
+      return false
+    }
+  })
+
+/** The socket inodes this process holds open (`/proc/self/fd` links `socket:[n]`). */
+export const sockets = (): Set<string> => {
+  const out = new Set<string>()
+  for (const fd of Fs.readdirSync("/proc/self/fd")) {
+    try {
+      const link = Fs.readlinkSync(`/proc/self/fd/${fd}`)
+      if (link.startsWith("socket:")) out.add(link)
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return out
+}
+
+/** The sockets open now that were not open in `before`. */
+export const newSockets = (before: ReadonlySet<string>): Array<string> => [...sockets()].filter((s) => !before.has(s))
+
+/** The command line of the fault server over stdio, for a server definition or a configuration entry. */
+export const stdioArgs = (
+  name: string,
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string> = []
+): Array<string> => [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`, ...extra]
+
+/** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
+export const httpFault = (
+  marker: string,
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string> = []
+): Effect.Effect<string, Error, Scope.Scope> =>
+  Effect.map(
+    Processes.spawnScoped({
+      command: node,
+      args: [faultyServer, "--http", "--port=0", ...faults.map((f) => `--fault=${f}`), ...extra],
+      env: { ZETT_TEST_MARKER: marker },
+      ready: /listening on (\S+)/
+    }),
+    (p) => /listening on (\S+)/.exec(p.output())![1]!
+  )
