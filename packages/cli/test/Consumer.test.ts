@@ -10,7 +10,7 @@ import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Processes from "@zett/testing/Processes"
+import { withMarker } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
 
@@ -104,17 +104,6 @@ const strictTsconfig = {
   },
   files: ["app.ts"]
 }
-
-/** Live processes whose environment carries `ZETT_TEST_MARKER=<marker>`. */
-const withMarker = (marker: string) =>
-  Processes.list().filter((p) => {
-    if (!Processes.isLive(p)) return false
-    try {
-      return Fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").split("\0").includes(`ZETT_TEST_MARKER=${marker}`)
-    } catch {
-      return false
-    }
-  })
 
 describe("a consumer outside the repository", () => {
   it.live("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
