@@ -235,6 +235,30 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(lenient.skipped.map((s) => s.reason), ["duplicate server name"])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 
+    it.scoped("C5 comments and trailing commas load, as VS Code and Zed write them; duplicates are still caught", () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const file = NodePath.join(dir, "mcp.json")
+        yield* write(file, [
+          "// .vscode/mcp.json",
+          "{",
+          "  /* the servers */",
+          "  \"servers\": {",
+          "    \"docs\": { \"type\": \"http\", \"url\": \"http://127.0.0.1:9/mcp\", }, // trailing comma",
+          "    \"local\": { \"command\": \"node\", \"args\": [\"server.js\",], },",
+          "  },",
+          "}"
+        ].join("\n"), 1_700_000_000)
+        const config = yield* McpConfiguration.fromFile(file)
+        assert.deepStrictEqual(names(config.servers), ["docs", "local"])
+        yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" }, /* again */ \"a\": { \"command\": \"y\" }, } }", 1_700_000_100)
+        const error = yield* configError(McpConfiguration.fromFile(file))
+        assert.strictEqual(error.reason, "duplicate server name")
+        yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" } } /* unterminated", 1_700_000_200)
+        const broken = yield* configError(McpConfiguration.fromFile(file))
+        assert.strictEqual(broken.reason, "not valid JSON (line 1, column 42: unterminated comment)")
+      }).pipe(Effect.provide(NodeContext.layer)))
+
     it.effect("C6 a file server with the name of an explicit server is rejected", () =>
       Effect.gen(function*() {
         const explicit = McpServer.stdio({ name: "catalog", command: "node" })

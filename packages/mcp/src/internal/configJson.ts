@@ -1,11 +1,13 @@
 /**
- * A small strict JSON reader for configuration files. `JSON.parse` is not enough here: it silently keeps the
- * last of two equal keys (a duplicated server name must be rejected, C6) and its error messages quote the
- * surrounding text, which may hold a secret. This reader reports duplicate keys by path and syntax errors by
- * line and column only.
+ * The configuration reader, on `jsonc-parser`: files may hold comments and trailing commas, as VS Code and Zed
+ * write them. `JSON.parse` would not do in any case: it silently keeps the last of two equal keys (a
+ * duplicated server name must be rejected, C6) and its error messages quote the text around the error, which
+ * may hold a secret. Duplicate keys are reported by path; syntax errors by line, column and the parser's error
+ * name, never with the text.
  *
  * @internal
  */
+import * as Jsonc from "jsonc-parser"
 
 /** @internal */
 export interface Parsed {
@@ -28,26 +30,32 @@ export type ParseResult =
   | { readonly _tag: "Ok"; readonly parsed: Parsed }
   | { readonly _tag: "Error"; readonly issue: SyntaxIssue }
 
-// Deep enough for any real configuration, shallow enough that recursion cannot overflow the stack.
+// Deep enough for any real configuration, shallow enough that nothing downstream recurses into trouble.
 const maxDepth = 128
 
-// Parsing stops at the first problem: the helpers return this marker and `failure` holds the details.
-const Fail: unique symbol = Symbol("Fail")
-type Fail = typeof Fail
+// by the names of `printParseErrorCode` (the codes are an ambient const enum)
+const reasons: Readonly<Record<string, string>> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: "expected a property name in double quotes",
+  ValueExpected: "expected a value",
+  ColonExpected: "expected ':' after a property name",
+  CommaExpected: "expected ','",
+  CloseBraceExpected: "expected '}' at the end of an object",
+  CloseBracketExpected: "expected ']' at the end of an array",
+  EndOfFileExpected: "unexpected text after the end of the JSON value",
+  InvalidCommentToken: "invalid comment",
+  UnexpectedEndOfComment: "unterminated comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unexpected end of a number",
+  InvalidUnicode: "invalid \\u escape",
+  InvalidEscapeCharacter: "invalid escape in a string",
+  InvalidCharacter: "control character in a string"
+}
 
-const numberPattern = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y
-const hexPattern = /^[0-9a-fA-F]{4}$/
-
-const lineAndColumn = (text: string, position: number): { line: number; column: number } => {
-  let line = 1
-  let start = 0
-  for (let i = 0; i < position && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++
-      start = i + 1
-    }
-  }
-  return { line, column: position - start + 1 }
+// A plain assignment of "__proto__" would set the prototype instead of an own key.
+const setKey = (target: Record<string, unknown>, key: string, value: unknown) => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 /** @internal */
@@ -56,147 +64,70 @@ export const parse = (input: string): ParseResult => {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
   const duplicates: Array<ReadonlyArray<string>> = []
   const keyOrder = new WeakMap<object, ReadonlyArray<string>>()
-  let i = 0
-  let failure: { readonly position: number; readonly reason: string } | undefined
-  const fail = (position: number, reason: string): Fail => {
-    failure = { position, reason }
-    return Fail
+  let failure: SyntaxIssue | undefined
+  let root: unknown = undefined
+
+  // what is being built: each open object or array, with the key the next value goes under
+  interface Frame {
+    readonly container: Record<string, unknown> | Array<unknown>
+    readonly path: ReadonlyArray<string>
+    readonly keys: Array<string>
+    readonly seen: Set<string>
+    key: string | undefined
+  }
+  const stack: Array<Frame> = []
+  const add = (value: unknown) => {
+    const frame = stack.at(-1)
+    if (frame === undefined) {
+      root = value
+    } else if (Array.isArray(frame.container)) {
+      frame.container.push(value)
+    } else if (frame.key !== undefined) {
+      setKey(frame.container, frame.key, value)
+    }
+  }
+  const open = (container: Record<string, unknown> | Array<unknown>, line: number, character: number) => {
+    if (failure !== undefined) return
+    if (stack.length >= maxDepth) {
+      failure = { line: line + 1, column: character + 1, reason: `nested deeper than ${maxDepth} levels` }
+      return
+    }
+    const parent = stack.at(-1)
+    const path = parent === undefined
+      ? []
+      : [...parent.path, Array.isArray(parent.container) ? String(parent.container.length) : parent.key ?? ""]
+    add(container)
+    stack.push({ container, path, keys: [], seen: new Set(), key: undefined })
+  }
+  const close = () => {
+    if (failure !== undefined) return
+    const frame = stack.pop()
+    if (frame !== undefined && !Array.isArray(frame.container)) keyOrder.set(frame.container, frame.keys)
   }
 
-  const skipWhitespace = () => {
-    while (i < text.length) {
-      const c = text.charCodeAt(i)
-      if (c === 32 || c === 9 || c === 10 || c === 13) i++
-      else break
+  Jsonc.visit(text, {
+    onObjectBegin: (_offset, _length, line, character) => open({}, line, character),
+    onObjectProperty: (property) => {
+      if (failure !== undefined) return
+      const frame = stack.at(-1)!
+      if (frame.seen.has(property)) duplicates.push([...frame.path, property])
+      else frame.keys.push(property)
+      frame.seen.add(property)
+      frame.key = property
+    },
+    onObjectEnd: close,
+    onArrayBegin: (_offset, _length, line, character) => open([], line, character),
+    onArrayEnd: close,
+    onLiteralValue: (value) => {
+      if (failure === undefined) add(value)
+    },
+    onError: (error, _offset, _length, line, character) => {
+      const name = Jsonc.printParseErrorCode(error)
+      failure ??= { line: line + 1, column: character + 1, reason: reasons[name] ?? name }
     }
-  }
+  }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false })
 
-  const parseString = (): string | Fail => {
-    const start = i
-    i++ // opening quote
-    while (true) {
-      if (i >= text.length) return fail(start, "unterminated string")
-      const c = text.charCodeAt(i)
-      if (c === 34) break
-      if (c < 0x20) return fail(i, "control character in a string")
-      if (c === 92) {
-        const next = text[i + 1]
-        if (next === "u") {
-          if (!hexPattern.test(text.slice(i + 2, i + 6))) return fail(i, "invalid \\u escape")
-          i += 6
-        } else if (next !== undefined && "\"\\/bfnrt".includes(next)) {
-          i += 2
-        } else {
-          return fail(i, "invalid escape in a string")
-        }
-      } else {
-        i++
-      }
-    }
-    i++ // closing quote
-    // The literal was checked above, so JSON.parse only decodes escapes here.
-    return JSON.parse(text.slice(start, i)) as string
-  }
-
-  const parseValue = (path: Array<string>, depth: number): unknown => {
-    if (depth > maxDepth) return fail(i, `nested deeper than ${maxDepth} levels`)
-    skipWhitespace()
-    if (i >= text.length) return fail(i, "unexpected end of input")
-    const c = text[i]
-    if (c === "{") {
-      i++
-      const object: Record<string, unknown> = {}
-      const seen = new Set<string>()
-      const keys: Array<string> = []
-      keyOrder.set(object, keys)
-      skipWhitespace()
-      if (text[i] === "}") {
-        i++
-        return object
-      }
-      while (true) {
-        skipWhitespace()
-        if (text[i] !== "\"") return fail(i, "expected a property name in double quotes")
-        const key = parseString()
-        if (key === Fail) return Fail
-        skipWhitespace()
-        if (text[i] !== ":") return fail(i, "expected ':' after a property name")
-        i++
-        path.push(key)
-        const value = parseValue(path, depth + 1)
-        if (value === Fail) return Fail
-        if (seen.has(key)) duplicates.push([...path])
-        path.pop()
-        seen.add(key)
-        keys.push(key)
-        // defineProperty, so that a key such as "__proto__" stays a plain data property.
-        Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
-        skipWhitespace()
-        if (text[i] === ",") {
-          i++
-          continue
-        }
-        if (text[i] === "}") {
-          i++
-          return object
-        }
-        return fail(i, "expected ',' or '}' in an object")
-      }
-    }
-    if (c === "[") {
-      i++
-      const array: Array<unknown> = []
-      skipWhitespace()
-      if (text[i] === "]") {
-        i++
-        return array
-      }
-      while (true) {
-        path.push(String(array.length))
-        const value = parseValue(path, depth + 1)
-        if (value === Fail) return Fail
-        array.push(value)
-        path.pop()
-        skipWhitespace()
-        if (text[i] === ",") {
-          i++
-          continue
-        }
-        if (text[i] === "]") {
-          i++
-          return array
-        }
-        return fail(i, "expected ',' or ']' in an array")
-      }
-    }
-    if (c === "\"") return parseString()
-    if (text.startsWith("true", i)) {
-      i += 4
-      return true
-    }
-    if (text.startsWith("false", i)) {
-      i += 5
-      return false
-    }
-    if (text.startsWith("null", i)) {
-      i += 4
-      return null
-    }
-    numberPattern.lastIndex = i
-    const match = numberPattern.exec(text)
-    if (match !== null && match[0].length > 0 && match[0] !== "-") {
-      i += match[0].length
-      return Number(match[0])
-    }
-    return fail(i, "unexpected character")
-  }
-
-  const value = parseValue([], 0)
-  if (value !== Fail) {
-    skipWhitespace()
-    if (i >= text.length) return { _tag: "Ok", parsed: { value, duplicates, keyOrder } }
-    fail(i, "unexpected text after the end of the JSON value")
-  }
-  const { position, reason } = failure ?? { position: i, reason: "unreadable JSON" }
-  return { _tag: "Error", issue: { ...lineAndColumn(text, position), reason } }
+  if (failure !== undefined) return { _tag: "Error", issue: failure }
+  if (root === undefined) return { _tag: "Error", issue: { line: 1, column: 1, reason: "the file is empty" } }
+  return { _tag: "Ok", parsed: { value: root, duplicates, keyOrder } }
 }
