@@ -20,6 +20,8 @@ const result = await esbuild.build({
   platform: "node",
   target: "node20",
   conditions: ["@zett/source"],
+  // ES modules where a package has them: jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
+  mainFields: ["module", "main"],
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,

@@ -45,6 +45,8 @@ await build({
   outExtension: { ".js": ".mjs" },
   external: ["effect", "@effect/*", "@modelcontextprotocol/*", "zod"],
   conditions: ["@zett/source"],
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
+  mainFields: ["module", "main"],
   logLevel: "warning"
 })
 

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Message, Model, ScriptedModel } from "@zett/agent"
-import { Cli, Discovery } from "@zett/cli"
-import { McpTool } from "@zett/mcp"
+import { Cli, Discovery, EnvironmentModel } from "@zett/cli"
+import { McpExtension, McpTool } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -355,6 +355,15 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.strictEqual(result.code, 0)
       assert.include(result.stdout, pkg.version)
       assert.strictEqual(Cli.version, pkg.version)
+    }))
+
+  it.effect("the help, loaded without the commands' modules, states the library's defaults", () =>
+    Effect.gen(function*() {
+      const tools = yield* zett(["tools", "--help"])
+      assert.strictEqual(tools.code, 0)
+      assert.include(tools.stdout, `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`)
+      const run = yield* zett(["run", "--help"])
+      assert.include(run.stdout, `the model named in ${EnvironmentModel.variable}`)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>

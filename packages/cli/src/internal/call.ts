@@ -1,0 +1,97 @@
+/**
+ * `zett call`: one tool of a configured server, its result printed as the model would get it.
+ *
+ * @internal
+ */
+import { McpError, McpExtension, McpToolResult } from "@zett/mcp"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as CliError from "../CliError.js"
+import * as Discovery from "../Discovery.js"
+import * as Output from "../Output.js"
+import { loadConfiguration } from "./common.js"
+import * as Options from "./options.js"
+import { limitOf } from "./options.js"
+import { Services } from "./services.js"
+
+/**
+ * Parses the JSON arguments of `zett call`: absent means `{}`; anything but a JSON object is a usage error.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const parseArguments = (
+  tool: string,
+  text: Option.Option<string>
+): Effect.Effect<Record<string, unknown>, CliError.UsageError> => {
+  if (Option.isNone(text) || text.value.trim() === "") return Effect.succeed({})
+  let value: unknown
+  try {
+    value = JSON.parse(text.value)
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    return Effect.fail(new CliError.UsageError({ message: `invalid JSON arguments for ${tool}: ${reason}` }))
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return Effect.fail(
+      new CliError.UsageError({
+        message: `the arguments of ${tool} must be a JSON object, like '{"a": 1}'; got ${
+          Array.isArray(value) ? "an array" : value === null ? "null" : typeof value
+        }`
+      })
+    )
+  }
+  return Effect.succeed(value as Record<string, unknown>)
+}
+
+export const handler = (options: Options.CallOptions) =>
+  Effect.gen(function*() {
+    const args = yield* parseArguments(options.name, options.arguments)
+    const clientFactory = yield* Effect.flatMap(Services, (services) => services.clientFactory)
+    const { file, snapshot } = yield* loadConfiguration(options.config)
+    // `<server>__<tool>`: only the servers the name can belong to are asked
+    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${server.name}__`))
+    const candidates = likely.length > 0 ? likely : snapshot.servers
+    if (candidates.length === 0) {
+      return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
+    }
+    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+    const found = yield* Effect.forEach(
+      candidates,
+      (server) =>
+        Effect.either(Discovery.connectAndList(clientFactory, server, { connectTimeout: connectLimit })).pipe(
+          Effect.map((result) => ({ server, result }))
+        ),
+      { concurrency: Option.getOrElse(options.discoveryConcurrency, () => McpExtension.defaultDiscoveryConcurrency) }
+    )
+    for (const { result } of found) {
+      if (result._tag === "Left") continue
+      const tool = result.right.tools.find((tool) => tool.name === options.name)
+      if (tool === undefined) continue
+      const response = yield* result.right.client.callTool(tool.remoteName, args).pipe(
+        McpError.within({ server: tool.server, operation: "call", limit: limitOf(options.callTimeout, Duration.seconds(300)) })
+      )
+      const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
+      if (outcome._tag === "Failure") {
+        return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
+      }
+      return yield* Output.line(JSON.stringify(outcome.value, null, 2) ?? "null")
+    }
+    const down = found.flatMap(({ result, server }) =>
+      result._tag === "Left" ? [{ server: server.name, reason: McpError.reasonOf(result.left) }] : []
+    )
+    if (down.length > 0) {
+      return yield* new CliError.RunFailed({
+        message: `cannot call ${options.name}: unavailable MCP ${down.length === 1 ? "server" : "servers"}: ${
+          McpExtension.summarizeUnavailable(down)
+        }`
+      })
+    }
+    const names = found.flatMap(({ result }) => (result._tag === "Right" ? result.right.tools.map((t) => t.name) : []))
+    return yield* new CliError.UsageError({
+      message: `no tool named ${options.name}; available: ${
+        names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
+      }`
+    })
+  }).pipe(Effect.scoped)

@@ -1,0 +1,138 @@
+/**
+ * What the commands' handlers share: the configuration file, discovery with a progress line, the one-line
+ * failure for unavailable servers, and an agent run.
+ *
+ * @internal
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import type { Extension, Model } from "@zett/agent"
+import { Agent, ToolGuidelines } from "@zett/agent"
+import type { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpConfiguration, McpExtension } from "@zett/mcp"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as CliError from "../CliError.js"
+import * as Discovery from "../Discovery.js"
+import * as EnvironmentModel from "../EnvironmentModel.js"
+import * as Output from "../Output.js"
+import * as Progress from "../Progress.js"
+import * as Transcript from "../Transcript.js"
+import { Services } from "./services.js"
+
+const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
+  Directory: "a directory",
+  FIFO: "a FIFO",
+  CharacterDevice: "a device",
+  BlockDevice: "a device",
+  Socket: "a socket"
+}
+
+/** The default file may be missing (no servers); a file named with `--config` must exist and be a file. */
+export const resolveConfigPath = (path: Option.Option<string>) =>
+  Option.match(path, {
+    onNone: () => McpConfiguration.defaultPath,
+    onSome: (file) =>
+      Effect.gen(function*() {
+        const absolute = (yield* Path.Path).resolve(file)
+        const fs = yield* FileSystem.FileSystem
+        const info = yield* Effect.option(fs.stat(absolute))
+        if (Option.isNone(info)) {
+          return yield* new CliError.UsageError({ message: `${absolute}: no such configuration file` })
+        }
+        // a directory, a FIFO or a device (/dev/zero) would hang or fail the reader in odd ways
+        if (info.value.type !== "File") {
+          return yield* new CliError.UsageError({
+            message: `${absolute}: not a regular file (${fileKinds[info.value.type] ?? "not a file"}); --config names an mcp.json`
+          })
+        }
+        return absolute
+      })
+  })
+
+export const loadConfiguration = (path: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const file = yield* resolveConfigPath(path)
+    const snapshot = yield* McpConfiguration.fromFile(file)
+    const exists = yield* FileSystem.FileSystem.pipe(
+      Effect.flatMap((fs) => fs.exists(file)),
+      Effect.orElseSucceed(() => false)
+    )
+    return { file, exists, snapshot }
+  })
+
+/** At most a few names, and how many more. */
+const someNames = (names: ReadonlyArray<string>, max = 3) =>
+  names.length <= max ? names.join(", ") : `${names.slice(0, max).join(", ")} and ${names.length - max} more`
+
+export const discoverWithProgress = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  servers: ReadonlyArray<McpServer.McpServer>,
+  limit: Option.Option<Duration.Duration>,
+  concurrency?: number | undefined
+): Effect.Effect<ReadonlyArray<Discovery.ServerReport>, never, Output.Output> =>
+  servers.length === 0 ? Effect.succeed([]) : Progress.withSpinner(
+    `Discovering ${servers.length} MCP ${servers.length === 1 ? "server" : "servers"}…`,
+    (status) => {
+      const pending = new Set(servers.map((server) => server.name))
+      return Discovery.discoverAll(factory, servers, {
+        connectTimeout: limit,
+        concurrency,
+        onDone: (report) =>
+          Effect.suspend(() => {
+            pending.delete(report.server)
+            const done = servers.length - pending.size
+            return status.set(
+              `Discovering MCP servers… ${done}/${servers.length} done, waiting for ${someNames([...pending])}`
+            )
+          })
+      })
+    }
+  )
+
+export const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
+  const down = reports.filter((report) => report.status === "unavailable")
+  if (down.length === 0) return Effect.void
+  return Effect.fail(
+    new CliError.RunFailed({
+      message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server" : "servers"} ` +
+        `unavailable: ${
+          McpExtension.summarizeUnavailable(
+            down.map((report) => ({ server: report.server, reason: report.reason ?? "unknown reason" }))
+          )
+        }`
+    })
+  )
+}
+
+export const noModel = new CliError.UsageError({
+  message: `no model configured: set ${EnvironmentModel.variable} (for example openai:gpt-4.1-mini) and the ` +
+    "provider's API key; `zett demo` runs offline with a scripted model"
+})
+
+export const modelLayer = Effect.gen(function*() {
+  const services = yield* Services
+  if (Option.isSome(services.model)) return Option.some(services.model.value)
+  return Option.map(yield* EnvironmentModel.fromEnvironment, (model) => model.layer)
+})
+
+export const runAgent = (
+  prompt: string,
+  mcp: McpExtension.Options,
+  model: Layer.Layer<Model.Model, unknown>,
+  more: ReadonlyArray<Extension.Extension> = []
+) =>
+  Effect.gen(function*() {
+    const output = yield* Output.Output
+    const AgentLive = Agent.layer({
+      extensions: [Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
+    }).pipe(
+      Layer.provide(McpExtension.layerNode(mcp)),
+      Layer.provide(model),
+      Layer.provide(Layer.succeed(Output.Output, output))
+    )
+    return yield* Agent.run(prompt).pipe(Effect.provide(AgentLive))
+  })
+

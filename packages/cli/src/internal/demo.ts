@@ -1,0 +1,80 @@
+/**
+ * `zett demo` (`npm start`): the bundled example server, its tools, one agent turn that calls `demo__add`, and the checks that the sum came back and that every connection and process is gone.
+ *
+ * @internal
+ */
+import * as Path from "@effect/platform/Path"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as CliError from "../CliError.js"
+import * as Demo from "../Demo.js"
+import * as EnvironmentModel from "../EnvironmentModel.js"
+import * as Output from "../Output.js"
+import * as ToolsReport from "../ToolsReport.js"
+import { discoverWithProgress, runAgent, unavailableFailure } from "./common.js"
+import * as Options from "./options.js"
+import { extensionLimit, limitOf } from "./options.js"
+import { Services } from "./services.js"
+
+export const handler = (options: Options.DemoOptions) =>
+  Effect.gen(function*() {
+    const services = yield* Services
+    const output = yield* Output.Output
+    const fromEnvironment = options.scripted || Option.isSome(services.model)
+      ? Option.none()
+      : yield* EnvironmentModel.fromEnvironment
+    const model = Option.isSome(services.model)
+      ? { name: "the model given to the command", layer: services.model.value }
+      : Option.getOrElse(fromEnvironment, () => ({ name: "scripted (offline)", layer: Demo.scriptedModel }))
+    const scripted = Option.isNone(services.model) && Option.isNone(fromEnvironment)
+    const server = Demo.server()
+    const tracker = Demo.track(yield* services.clientFactory)
+    const results = Demo.observeResults()
+    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+
+    const pathService = yield* Path.Path
+    const shown = pathService.relative(process.cwd(), Demo.serverScript)
+    yield* Output.line(`zett demo: the bundled example MCP server, started over stdio (node ${shown})`)
+    yield* Output.line(`Model: ${model.name}`)
+    yield* Output.line()
+
+    const reports = yield* discoverWithProgress(tracker.factory, [server], connectLimit)
+    yield* Output.line(
+      ToolsReport.render(
+        { config: "(none: the demo's server is given in code)", configExists: true, servers: reports, skipped: [] },
+        { width: output.columns, title: "The demo's MCP server" }
+      )
+    )
+    yield* unavailableFailure(reports)
+
+    yield* Output.line()
+    yield* Output.line(`> ${Demo.prompt}`)
+    const reply = yield* runAgent(Demo.prompt, {
+      servers: [server],
+      clientFactory: tracker.factory,
+      connectTimeout: extensionLimit(connectLimit),
+      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))
+    }, model.layer, [results.extension])
+    yield* Output.line()
+    yield* Output.line(`Answer: ${reply.content}`)
+
+    const left = yield* Demo.awaitGone(tracker)
+    const opened = tracker.opened()
+    const closed = tracker.closed()
+    yield* Output.line(
+      `MCP connections: ${opened} opened, ${closed} closed; ` +
+        (left.length === 0
+          ? `no server process left (${tracker.pids().length} started).`
+          : `server processes still running: ${left.join(", ")}.`)
+    )
+    if (opened !== closed || left.length > 0) {
+      return yield* new CliError.RunFailed({ message: "the demo left MCP connections or server processes open" })
+    }
+    // the check is on what the tool returned to the model, not on the wording of the answer
+    if (scripted && results.sum() !== 42) {
+      return yield* new CliError.RunFailed({
+        message: `the demo expected the sum 42 from demo__add, and received ${JSON.stringify(results.sum() ?? null)}`
+      })
+    }
+  })

@@ -1,0 +1,111 @@
+/**
+ * The options and arguments of the `zett` commands: what `--help` shows, and all that a run loads before
+ * its command's own modules.
+ *
+ * @internal
+ */
+import * as Args from "@effect/cli/Args"
+import type * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+
+/** `McpExtension.defaultDiscoveryConcurrency`, without loading the extension for `--help` (a test ties the two). */
+export const defaultDiscoveryConcurrency = 16
+
+/** The variable that names the model (`EnvironmentModel.variable`, likewise). */
+export const modelVariable = "ZETT_MODEL"
+
+export const config = Options.text("config").pipe(
+  Options.withDescription("The mcp.json to use (default: ~/.zett/mcp.json)."),
+  Options.optional
+)
+
+/** An option parsed by `parse`, whose failure is one readable usage line naming the option. */
+const parsedOption = <A>(name: string, description: string, parse: (text: string) => A | undefined, expected: string) =>
+  Options.text(name).pipe(
+    Options.withDescription(description),
+    Options.mapEffect((text) => {
+      const value = parse(text)
+      return value === undefined
+        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${text}'`)))
+        : Effect.succeed(value)
+    }),
+    Options.optional
+  )
+
+const parseSeconds = (text: string): number | undefined => {
+  const value = text.trim() === "" ? Number.NaN : Number(text)
+  return Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+const seconds = (name: string, description: string) =>
+  parsedOption(name, description, parseSeconds, "a number of seconds, 0 or more")
+
+export const connectTimeout = seconds(
+  "connect-timeout",
+  "Seconds to connect to and list one server (default 30; 0 disables the limit)."
+)
+
+export const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
+
+export const discoveryConcurrency = parsedOption(
+  "discovery-concurrency",
+  `How many servers are discovered at once (default ${defaultDiscoveryConcurrency}).`,
+  (text) => (/^\s*\d+\s*$/.test(text) && Number(text) >= 1 ? Number(text) : undefined),
+  "a whole number, 1 or more"
+)
+
+/** `None`: the default; `Some(None)`: disabled; `Some(Some(d))`: a limit. */
+export const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
+  Option.match(input, {
+    onNone: () => Option.some(fallback),
+    onSome: (value) => (value === 0 ? Option.none() : Option.some(Duration.millis(Math.round(value * 1_000))))
+  })
+
+/** The form the extension's options take: `null` disables. */
+export const extensionLimit = (limit: Option.Option<Duration.Duration>): Duration.Duration | null =>
+  Option.getOrNull(limit)
+
+export const tools = {
+  config,
+  connectTimeout,
+  discoveryConcurrency,
+  json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
+}
+
+export const call = {
+  config,
+  connectTimeout,
+  callTimeout,
+  discoveryConcurrency,
+  name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
+  arguments: Args.text({ name: "json" }).pipe(
+    Args.withDescription("The arguments as a JSON object (default {})."),
+    Args.optional
+  )
+}
+
+export const run = {
+  config,
+  connectTimeout,
+  callTimeout,
+  discoveryConcurrency,
+  prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
+}
+
+export const demo = {
+  connectTimeout,
+  callTimeout,
+  scripted: Options.boolean("scripted").pipe(
+    Options.withDescription(`Use the scripted model even when ${modelVariable} is set.`)
+  )
+}
+
+export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
+export type CallOptions = Command.Command.ParseConfig<typeof call>
+export type RunOptions = Command.Command.ParseConfig<typeof run>
+export type DemoOptions = Command.Command.ParseConfig<typeof demo>

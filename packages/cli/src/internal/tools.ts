@@ -1,0 +1,39 @@
+/**
+ * `zett tools`: every configured server discovered, as a table or JSON; exit 1 when one is unavailable.
+ *
+ * @internal
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Output from "../Output.js"
+import * as ToolsReport from "../ToolsReport.js"
+import { discoverWithProgress, loadConfiguration, unavailableFailure } from "./common.js"
+import * as Options from "./options.js"
+import { limitOf } from "./options.js"
+import { Services } from "./services.js"
+
+export const handler = (options: Options.ToolsOptions) =>
+  Effect.gen(function*() {
+    const clientFactory = yield* Effect.flatMap(Services, (services) => services.clientFactory)
+    const output = yield* Output.Output
+    const { exists, file, snapshot } = yield* loadConfiguration(options.config)
+    const reports = yield* discoverWithProgress(
+      clientFactory,
+      snapshot.servers,
+      limitOf(options.connectTimeout, Duration.seconds(30)),
+      Option.getOrUndefined(options.discoveryConcurrency)
+    )
+    const report: ToolsReport.ToolsReport = {
+      config: file,
+      configExists: exists,
+      servers: reports,
+      skipped: snapshot.skipped
+    }
+    yield* Output.line(
+      options.json
+        ? JSON.stringify(ToolsReport.toJson(report), null, 2)
+        : ToolsReport.render(report, { width: output.columns })
+    )
+    yield* unavailableFailure(reports)
+  })
