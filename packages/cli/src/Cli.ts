@@ -15,6 +15,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Types from "effect/Types"
 import * as CliError from "./CliError.js"
 import * as Options from "./internal/options.js"
 import { Services } from "./internal/services.js"
@@ -43,44 +44,49 @@ export interface RunOptions {
 // the commands: their options here, their handlers loaded when they run (so `--help` loads none of them)
 // -----------------------------------------------------------------------------
 
-const toolsCommand = Command.make(
+/** A command whose handler is loaded (a dynamic import, a chunk of its own in the bundle) when it runs. */
+const lazyCommand = <Name extends string, Config extends Command.Command.Config, E, R>(
+  name: Name,
+  config: Config,
+  description: string,
+  load: () => Promise<{
+    readonly handler: (options: Types.Simplify<Command.Command.ParseConfig<Config>>) => Effect.Effect<void, E, R>
+  }>
+) =>
+  Command.make(name, config, (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))).pipe(
+    Command.withDescription(description)
+  )
+
+const toolsCommand = lazyCommand(
   "tools",
   Options.tools,
-  (options) => Effect.flatMap(Effect.promise(() => import("./internal/tools.js")), (command) => command.handler(options))
-).pipe(
-  Command.withDescription(
-    "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
-      "tokens their schemas cost. Exits 1 when a server is unavailable."
-  )
+  "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
+    "tokens their schemas cost. Exits 1 when a server is unavailable.",
+  () => import("./internal/tools.js")
 )
 
-const callCommand = Command.make(
+const callCommand = lazyCommand(
   "call",
   Options.call,
-  (options) => Effect.flatMap(Effect.promise(() => import("./internal/call.js")), (command) => command.handler(options))
-).pipe(Command.withDescription("Call one tool of a configured MCP server and print its result as JSON."))
-
-const runCommand = Command.make(
-  "run",
-  Options.run,
-  (options) => Effect.flatMap(Effect.promise(() => import("./internal/run.js")), (command) => command.handler(options))
-).pipe(
-  Command.withDescription(
-    `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
-      "showing its text as it streams and each tool call with its outcome."
-  )
+  "Call one tool of a configured MCP server and print its result as JSON.",
+  () => import("./internal/call.js")
 )
 
-const demoCommand = Command.make(
+const runCommand = lazyCommand(
+  "run",
+  Options.run,
+  `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
+    "showing its text as it streams and each tool call with its outcome.",
+  () => import("./internal/run.js")
+)
+
+const demoCommand = lazyCommand(
   "demo",
   Options.demo,
-  (options) => Effect.flatMap(Effect.promise(() => import("./internal/demo.js")), (command) => command.handler(options))
-).pipe(
-  Command.withDescription(
-    "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
-      `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
-      "connection closed."
-  )
+  "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
+    `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
+    "connection closed.",
+  () => import("./internal/demo.js")
 )
 
 // -----------------------------------------------------------------------------
