@@ -83,6 +83,62 @@ describe("Scrubber", () => {
     assert.strictEqual(scrubber.scrubTruncated("no secret at the end"), "no secret at the end")
   })
 
+  it("B2 the edges: four characters are a secret, three are not; the longest form wins; forms are exact", () => {
+    assert.strictEqual(Scrubber.make(["abcd"]).scrub("x abcd y"), "x <redacted> y")
+    assert.isTrue(Scrubber.make(["abc"]).isEmpty)
+    assert.isFalse(Scrubber.make(["abcd"]).isEmpty)
+    // the whole header value goes as one, not as "Bearer <redacted>"
+    assert.strictEqual(Scrubber.make(["Bearer tok-123456"]).scrub("sent Bearer tok-123456"), "sent <redacted>")
+    // a value with spaces around it, the credential of another scheme, a bare user:pass value
+    assert.strictEqual(Scrubber.make(["  tok-ABCDEF12  "]).scrub("tok-ABCDEF12"), "<redacted>")
+    assert.strictEqual(Scrubber.make(["alice99:s3cretpw"]).scrub("pw s3cretpw user alice99"), "pw <redacted> user <redacted>")
+    // not a pair: a colon at either end, or words with spaces
+    assert.strictEqual(Scrubber.make([":passpass"]).scrub("passpass"), "passpass")
+    assert.strictEqual(Scrubber.make(["useruser:"]).scrub("useruser"), "useruser")
+    assert.strictEqual(Scrubber.make(["word one:two words"]).scrub("two words"), "two words")
+    // only Basic carries a user:pass pair in base64
+    const pair = Buffer.from("someuser:somepass").toString("base64")
+    assert.strictEqual(Scrubber.make([`Token ${pair}`]).scrub("somepass"), "somepass")
+    assert.strictEqual(Scrubber.make([`Basic ${pair}`]).scrub("somepass"), "<redacted>")
+    // a URL's user info only when the value is a URL
+    assert.strictEqual(Scrubber.make(["see https://ann:pw-12345@host"]).scrub("pw-12345"), "pw-12345")
+    // lower-case percent escapes, JSON escapes, base64url at every alignment
+    assert.strictEqual(Scrubber.make(["Ab/Cd+Ef"]).scrub("Ab%2fCd%2bEf"), "<redacted>")
+    assert.strictEqual(Scrubber.make(["pa\"ss\\word"]).scrub(JSON.stringify({ p: "pa\"ss\\word" })), "{\"p\":\"<redacted>\"}")
+    for (const prefix of ["", "x", "xy"]) {
+      const encoded = Buffer.from(`${prefix}tok-ABCDEFGH12`).toString("base64url")
+      assert.include(Scrubber.make(["tok-ABCDEFGH12"]).scrub(`[${encoded}]`), "<redacted>", prefix)
+    }
+  })
+
+  it("B2 scrubTruncated removes a tail of three characters or more that begins a secret, and keeps shorter ones", () => {
+    const scrubber = Scrubber.make(["xyzsecret1"])
+    assert.strictEqual(scrubber.scrubTruncated("line xyz"), "line <redacted>")
+    assert.strictEqual(scrubber.scrubTruncated("line xy"), "line xy")
+    assert.strictEqual(scrubber.scrubTruncated("line xyzsecre"), "line <redacted>")
+  })
+
+  it("B2 scrubDeep keeps key order, writable properties, objects without a prototype, nulls, and cuts deep objects", () => {
+    const scrubber = Scrubber.make(["sk-deep-secret-1"])
+    const out = scrubber.scrubDeep({ a: 1, b: "sk-deep-secret-1", c: null, d: [null, "sk-deep-secret-1"] }) as Record<string, unknown>
+    assert.deepStrictEqual(Object.keys(out), ["a", "b", "c", "d"])
+    assert.deepStrictEqual(out, { a: 1, b: "<redacted>", c: null, d: [null, "<redacted>"] })
+    const descriptor = Object.getOwnPropertyDescriptor(out, "b")!
+    assert.isTrue(descriptor.writable && descriptor.configurable && descriptor.enumerable)
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { k: "sk-deep-secret-1" })
+    assert.deepStrictEqual({ ...(scrubber.scrubDeep(bare) as Record<string, unknown>) }, { k: "<redacted>" })
+    let nested: Record<string, unknown> = { leaf: "sk-deep-secret-1" }
+    for (let i = 0; i < 300; i++) nested = { next: nested }
+    let walked = scrubber.scrubDeep(nested) as Record<string, unknown>
+    let depth = 0
+    while (typeof walked === "object" && walked !== null && "next" in walked) {
+      walked = walked.next as Record<string, unknown>
+      depth++
+    }
+    assert.strictEqual(depth, 256)
+    assert.strictEqual(walked as unknown, "[nested too deeply]")
+  })
+
   it("B2 property: a secret embedded anywhere, bare or in its forms, leaves no 8-character slice behind", () => {
     const secretChar = fc.constantFrom(
       ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$%&*# é€"

@@ -1,0 +1,57 @@
+// `npm run mutate [-- <package> | <file glob>]`: StrykerJS (stryker.config.json) on the logic modules of issue 19,
+// or on one package (`agent`, `mcp`) or file glob. Only the tests of the package that holds the mutated code run
+// (the integration and process suites would make a mutant cost minutes). Incremental: reports/mutation.
+import { spawnSync } from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+const { positionals } = parseArgs({ args: process.argv.slice(2), strict: true, allowPositionals: true })
+
+// the logic modules in scope (issue 19)
+const scope = {
+  agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/agent/src/Scrubber.ts"],
+  mcp: [
+    "packages/mcp/src/McpTool.ts",
+    "packages/mcp/src/McpToolResult.ts",
+    "packages/mcp/src/internal/naming.ts",
+    "packages/mcp/src/internal/schema.ts",
+    "packages/mcp/src/McpConfiguration.ts",
+    "packages/mcp/src/internal/config.ts",
+    "packages/mcp/src/internal/configJson.ts",
+    "packages/mcp/src/McpToolCache.ts",
+    "packages/mcp/src/McpConnections.ts",
+    "packages/mcp/src/McpExtension.ts",
+    "packages/mcp/src/McpClient.ts"
+  ]
+}
+// fast unit suites per package: what a mutant is tested against
+const tests = {
+  agent: ["packages/agent/test/*.test.ts"],
+  mcp: [
+    "packages/mcp/test/McpTool.test.ts",
+    "packages/mcp/test/McpConfiguration.test.ts",
+    "packages/mcp/test/McpConfiguration.property.test.ts",
+    "packages/mcp/test/McpToolCache.test.ts",
+    "packages/mcp/test/McpConnectionPool.test.ts",
+    "packages/mcp/test/McpExtension.test.ts",
+    "packages/mcp/test/McpClient.test.ts",
+    "packages/mcp/test/McpServer.test.ts"
+  ]
+}
+
+const target = positionals[0]
+const packageOf = (glob) => (glob.includes("packages/agent/") ? "agent" : "mcp")
+const runs = target === undefined
+  ? Object.keys(scope).map((pkg) => ({ pkg, mutate: scope[pkg] }))
+  : target in scope
+  ? [{ pkg: target, mutate: scope[target] }]
+  : [{ pkg: packageOf(target), mutate: [target] }]
+
+for (const { mutate, pkg } of runs) {
+  const args = ["stryker", "run", "--mutate", mutate.join(",")]
+  const env = { ...process.env, ZETT_MUTATE_TESTS: tests[pkg].join(",") }
+  const result = spawnSync("npx", args, { cwd: root, stdio: "inherit", env })
+  if (result.status !== 0) process.exit(result.status ?? 1)
+}
