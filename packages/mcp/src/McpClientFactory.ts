@@ -138,7 +138,8 @@ const connectClient = (
   client: Client,
   transport: Transport,
   server: McpServer.McpServer,
-  scrubber: Scrubber.Scrubber
+  scrubber: Scrubber.Scrubber,
+  stdio?: StdioTransport.StdioTransport
 ) =>
   Effect.tryPromise({
     try: (signal) => client.connect(transport, { signal, timeout: McpClient.sdkTimeoutDisabled }),
@@ -149,8 +150,7 @@ const connectClient = (
       }
       const error = McpConnectError.fromCause({ server: server.name, cause, scrubber })
       // "Connection closed" alone does not say that the process died, nor how
-      const inner = transport instanceof GuardedTransport.GuardedTransport ? transport.inner : transport
-      const exitStatus = inner instanceof StdioTransport.StdioTransport ? inner.exitStatus : undefined
+      const exitStatus = stdio?.exitStatus
       return exitStatus === undefined
         ? error
         : new McpConnectError({
@@ -187,12 +187,13 @@ const sdkConnect = (
     let transport: Transport
     let close: () => Promise<void>
     let scrubber: Scrubber.Scrubber
+    let stdio: StdioTransport.StdioTransport | undefined
     if (server._tag === "McpStdioServer") {
       scrubber = Scrubber.make(Object.values(server.env))
       const runtime = yield* Effect.runtime<never>()
       const runSync = Runtime.runSync(runtime)
       const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
-      const stdio = new StdioTransport.StdioTransport({
+      stdio = new StdioTransport.StdioTransport({
         command: server.command,
         args: server.args,
         env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },
@@ -245,10 +246,8 @@ const sdkConnect = (
     }
     // registered before connecting, so a failed or interrupted initialize still closes the transport
     yield* Effect.addFinalizer(() => closeWithin(close, finalizerBound))
-    yield* connectClient(client, transport, server, scrubber)
-    const inner = transport instanceof GuardedTransport.GuardedTransport ? transport.inner : transport
-    const pid = inner instanceof StdioTransport.StdioTransport ? inner.pid : undefined
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid })
+    yield* connectClient(client, transport, server, scrubber, stdio)
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio?.pid })
   })
 }
 

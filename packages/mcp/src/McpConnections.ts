@@ -8,15 +8,17 @@
  *
  * @since 0.1.0
  */
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
 import type { McpClient } from "./McpClient.js"
 import type { McpClientFactory } from "./McpClientFactory.js"
-import type { McpConnectError } from "./McpError.js"
+import * as McpError from "./McpError.js"
+import type { McpConnectError, McpTimeoutError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 
 /**
@@ -82,6 +84,13 @@ export interface McpConnections {
    * not. The caller bounds the time (`McpError.within`): discovery bounds connect and list together.
    */
   readonly get: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError>
+  /**
+   * As `get`, with the connect (not a connection already open) under `limit`: a warm call pays no timer.
+   */
+  readonly getWithin: (
+    server: McpServer.McpServer,
+    limit: Option.Option<Duration.Duration>
+  ) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
   /** Forget the request's connection to `server` (and the source's), after it was found dead. */
   readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
 }
@@ -97,31 +106,43 @@ export const make = (options: {
   // Connections close in parallel, so closing N slow servers takes the time of one.
   Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (parent) => {
     const connections = new Map<string, Effect.Effect<McpClient, McpConnectError>>()
+    // the connections that are open, for a fast path that needs no memo and no timer
+    const open = new Map<string, McpClient>()
     // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
     const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
       Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
         options.source.acquire(server).pipe(
           Scope.extend(scope),
+          Effect.tap((client) => Effect.sync(() => void open.set(server.name, client))),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         ))
+    const get = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
+      Effect.suspend(() => {
+        let connection = connections.get(server.name)
+        if (connection === undefined) {
+          connection = Effect.runSync(Effect.cached(connect(server)))
+          connections.set(server.name, connection)
+        }
+        const memo = connection
+        // An interrupted connect (e.g. discovery's timeout) is forgotten, so a later use tries again.
+        return Effect.onInterrupt(memo, () =>
+          Effect.sync(() => {
+            if (connections.get(server.name) === memo) connections.delete(server.name)
+          }))
+      })
     return {
-      get: (server) =>
+      get,
+      getWithin: (server, limit) =>
         Effect.suspend(() => {
-          let connection = connections.get(server.name)
-          if (connection === undefined) {
-            connection = Effect.runSync(Effect.cached(connect(server)))
-            connections.set(server.name, connection)
-          }
-          const memo = connection
-          // An interrupted connect (e.g. discovery's timeout) is forgotten, so a later use tries again.
-          return Effect.onInterrupt(memo, () =>
-            Effect.sync(() => {
-              if (connections.get(server.name) === memo) connections.delete(server.name)
-            }))
+          const client = open.get(server.name)
+          return client !== undefined
+            ? Effect.succeed(client)
+            : McpError.within(get(server), { server: server.name, operation: "connect", limit })
         }),
       invalidate: (server) =>
         Effect.suspend(() => {
           connections.delete(server.name)
+          open.delete(server.name)
           return options.source.invalidate(server)
         })
     }

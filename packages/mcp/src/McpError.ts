@@ -271,15 +271,14 @@ export const within: {
   readonly operation: McpTimeoutError["operation"]
   readonly limit: Option.Option<Duration.Duration>
 }): Effect.Effect<A, E | McpTimeoutError, R> =>
-  Option.isNone(options.limit) ? self : Effect.timeoutFail(self, {
-    duration: options.limit.value,
-    onTimeout: () =>
-      new McpTimeoutError({
-        server: options.server,
-        operation: options.operation,
-        timeout: options.limit.pipe(Option.getOrThrow)
-      })
-  }))
+{
+  if (Option.isNone(options.limit)) return self
+  const timeout = options.limit.value
+  return Effect.timeoutFail(self, {
+    duration: timeout,
+    onTimeout: () => new McpTimeoutError({ server: options.server, operation: options.operation, timeout })
+  })
+})
 
 /**
  * Why a server could not be used, in a few words for a table cell, a log line or the model: never a stack, a

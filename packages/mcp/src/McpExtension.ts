@@ -222,8 +222,7 @@ export const make = Effect.fnUntraced(function*(
     args: unknown
   ): Effect.Effect<unknown, Tool.ToolError> =>
     Effect.gen(function*() {
-      const client = yield* state.connections.get(server).pipe(
-        McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
+      const client = yield* state.connections.getWithin(server, connectTimeout).pipe(
         Effect.mapError((error) =>
           new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
         )

@@ -32,9 +32,7 @@ export class Key extends Data.Class<{
   /**
    * @since 0.1.0
    */
-  get id(): string {
-    return `${this.definition}:${this.namespace ? "ns" : "flat"}`
-  }
+  readonly id: string = `${this.definition}:${this.namespace ? "ns" : "flat"}`
 }
 
 /**
@@ -43,8 +41,21 @@ export class Key extends Data.Class<{
  * @since 0.1.0
  * @category constructors
  */
-export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key =>
-  new Key({ server: server.name, definition: McpServer.cacheKey(server), namespace: options.namespace })
+export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key => {
+  // definitions are immutable: their two keys are made once, not once per request
+  let known = keys.get(server)
+  if (known === undefined) {
+    const definition = McpServer.cacheKey(server)
+    known = [
+      new Key({ server: server.name, definition, namespace: false }),
+      new Key({ server: server.name, definition, namespace: true })
+    ]
+    keys.set(server, known)
+  }
+  return known[options.namespace ? 1 : 0]
+}
+
+const keys = new WeakMap<McpServer.McpServer, readonly [Key, Key]>()
 
 /**
  * The cache. `lookup` returns the entry for `key` while it is fresh; otherwise it runs `discover` and stores

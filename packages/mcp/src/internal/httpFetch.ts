@@ -63,27 +63,26 @@ const watchBody = (
     if (!source.complete) end()
   })
   let bytes = 0
-  let lastNewline = false
+  // whether the bytes so far end with a newline: a newline after it ends an event, an `id:` after it is a field
+  let atLineStart = true
   let resumable = false
   let oversized = false
-  const decoder = new TextDecoder()
-  let lineStart = true
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         if (eventStream) {
+          const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
           // bytes since the last blank line (the end of an event); an `id:` field makes the stream resumable
-          for (let i = 0; i < chunk.length; i++) {
-            const byte = chunk[i]!
-            if (byte === 10 && lastNewline) bytes = 0
-            else bytes++
-            lastNewline = byte === 10
+          let eventEnd = -1
+          for (let i = view.lastIndexOf(10); i !== -1; i = i === 0 ? -1 : view.lastIndexOf(10, i - 1)) {
+            if (i > 0 ? view[i - 1] === 10 : atLineStart) {
+              eventEnd = i
+              break
+            }
           }
-          if (!resumable) {
-            const text = decoder.decode(chunk, { stream: true })
-            resumable = (lineStart && text.startsWith("id:")) || text.includes("\nid:")
-            lineStart = text.endsWith("\n")
-          }
+          bytes = eventEnd === -1 ? bytes + view.length : view.length - eventEnd - 1
+          if (!resumable) resumable = (atLineStart && view.indexOf("id:") === 0) || view.indexOf("\nid:") !== -1
+          if (view.length > 0) atLineStart = view[view.length - 1] === 10
         } else {
           bytes += chunk.length
         }

@@ -185,8 +185,9 @@ export class StdioTransport implements Transport {
   }
 
   private deliver(line: Buffer) {
-    const text = line.toString("utf8").replace(/\r$/, "")
-    if (text.trim() === "") return
+    const end = line.length > 0 && line[line.length - 1] === 13 ? line.length - 1 : line.length
+    if (end === 0) return
+    const text = line.toString("utf8", 0, end)
     let message: JSONRPCMessage
     try {
       message = deserializeMessage(text)
