@@ -31,8 +31,8 @@ export class Agent extends Context.Tag("@zett/agent/Agent")<Agent, {
   /** Broadcasts an external event; the names of the extensions that took it (A8). */
   readonly accept: (config: unknown, event: unknown) => Effect.Effect<ReadonlyArray<string>>
   /** Whether an active run (of any agent) uses this extension instance (A9). */
-  readonly pending: (extension: Extension.Extension) => Effect.Effect<boolean>
-  readonly extensions: ReadonlyArray<Extension.Extension>
+  readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
+  readonly extensions: ReadonlyArray<Extension.Any>
 }>() {}
 
 /**
@@ -53,7 +53,7 @@ export interface Compaction {
  * @since 0.1.0
  * @category models
  */
-export type ExtensionInput = Extension.Extension | Effect.Effect<Extension.Extension, any, any>
+export type ExtensionInput = Extension.Any | Effect.Effect<Extension.Any, any, any>
 
 /**
  * @since 0.1.0
@@ -86,13 +86,13 @@ type ContextOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infe
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*<const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Extension>>(
+export const make = Effect.fnUntraced(function*<const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Any>>(
   options: Options<Extensions> = {}
 ): Effect.fn.Return<Agent["Type"], DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> {
   const model = yield* Model
-  const extensions: Array<Extension.Extension> = []
+  const extensions: Array<Extension.Any> = []
   for (const input of options.extensions ?? []) {
-    const extension: Extension.Extension = Effect.isEffect(input) ? yield* input : input
+    const extension: Extension.Any = Effect.isEffect(input) ? yield* input : input
     if (extensions.some((e) => e.name === extension.name)) {
       return yield* new DuplicateExtension({ name: extension.name })
     }
@@ -101,6 +101,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
   const engine: internal.Engine = {
     model,
     extensions,
+    hooks: internal.staticHooks(extensions),
     tools: options.tools ?? [],
     systemPrompt: options.systemPrompt,
     maxTurns: options.maxTurns ?? 25,
@@ -133,7 +134,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
  * @since 0.1.0
  * @category layers
  */
-export const layer = <const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Extension>>(
+export const layer = <const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Any>>(
   options: Options<Extensions> = {}
 ): Layer.Layer<Agent, DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> =>
   Layer.effect(Agent, make(options))

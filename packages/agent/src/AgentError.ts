@@ -43,6 +43,34 @@ export class MaxTurnsExceeded extends Schema.TaggedError<MaxTurnsExceeded>("@zet
 }
 
 /**
+ * Where an `ExtensionError` arose: a hook, `request` (building a request's hooks), or `compact` (the agent's
+ * `Compaction`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const HookName = Schema.Literal(
+  "request",
+  "onMessage",
+  "beforeRun",
+  "beforeTurn",
+  "onTool",
+  "onState",
+  "beforeModel",
+  "afterModel",
+  "beforeTool",
+  "afterTool",
+  "afterTurn",
+  "afterRun",
+  "onSuccess",
+  "onError",
+  "onEvent",
+  "onCompact",
+  "afterCompact",
+  "compact"
+)
+
+/**
  * A hook of an extension failed; the run fails with it.
  *
  * @since 0.1.0
@@ -50,7 +78,7 @@ export class MaxTurnsExceeded extends Schema.TaggedError<MaxTurnsExceeded>("@zet
  */
 export class ExtensionError extends Schema.TaggedError<ExtensionError>("@zett/agent/ExtensionError")(
   "ExtensionError",
-  { extension: Schema.String, hook: Schema.String, cause: Schema.Defect }
+  { extension: Schema.String, hook: HookName, cause: Schema.Defect }
 ) {
   /**
    * @since 0.1.0

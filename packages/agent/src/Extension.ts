@@ -1,9 +1,10 @@
 /**
  * Extensions: plain values with a unique `name` and optional hooks, run by the agent in a fixed order (A5).
  *
- * Hooks capture the services they need when the extension is built, so every hook is an
- * `Effect<_, unknown>` with no requirements. A failing hook fails the run (an `ExtensionError`), except
- * `onToolCall`, whose failure is an ordinary tool failure.
+ * Hooks capture the services they need when the extension is built, so a hook needs nothing from context; its
+ * failures are typed (`Extension<E>`). A failing hook fails the run (an `ExtensionError`), except
+ * `onToolCall`, whose failure is an ordinary tool failure. Per-request state is built by `request`, in the
+ * request scope.
  *
  * @since 0.1.0
  */
@@ -83,24 +84,28 @@ export interface RunCancelledEvent {
 export type AgentEvent = RunCancelledEvent
 
 /**
+ * The hooks of an extension, each optional, in the order of A5. `E` is what the hooks may fail with: a failing
+ * hook fails the run with an `ExtensionError` that carries it, except `onToolCall`, whose failure is the
+ * tool's own (a `TOOL_FAILED` message).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Extension {
-  readonly name: string
-  readonly onMessage?: (context: RunContext) => Effect.Effect<void, unknown>
-  readonly beforeRun?: (context: RunContext) => Effect.Effect<void, unknown>
-  readonly beforeTurn?: (context: RunContext) => Effect.Effect<void, unknown>
-  readonly onTool?: (context: RunContext) => Effect.Effect<void, unknown>
-  readonly onState?: (context: RunContext) => Effect.Effect<void, unknown>
-  readonly beforeModel?: (context: RunContext, request: ModelRequest) => Effect.Effect<void, unknown>
+export interface Hooks<E = never> {
+  readonly onMessage?: (context: RunContext) => Effect.Effect<void, E>
+  readonly beforeRun?: (context: RunContext) => Effect.Effect<void, E>
+  readonly beforeTurn?: (context: RunContext) => Effect.Effect<void, E>
+  readonly onTool?: (context: RunContext) => Effect.Effect<void, E>
+  readonly onState?: (context: RunContext) => Effect.Effect<void, E>
+  readonly beforeModel?: (context: RunContext, request: ModelRequest) => Effect.Effect<void, E>
   readonly onModelRequest?: (
     context: RunContext,
     request: ModelRequest,
     next: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
   ) => Stream.Stream<ModelEvent, ModelError>
-  readonly afterModel?: (context: RunContext, response: AssistantMessage) => Effect.Effect<void, unknown>
-  readonly beforeTool?: (context: RunContext, call: ToolCall) => Effect.Effect<void, unknown>
+  readonly afterModel?: (context: RunContext, response: AssistantMessage) => Effect.Effect<void, E>
+  readonly beforeTool?: (context: RunContext, call: ToolCall) => Effect.Effect<void, E>
+  /** Wraps a tool call; what it fails with is the call's failure, which the model reads. */
   readonly onToolCall?: (
     context: RunContext,
     call: ToolCall,
@@ -112,19 +117,52 @@ export interface Extension {
     call: ToolCall,
     result: ToolMessage,
     error: Option.Option<unknown>
-  ) => Effect.Effect<ToolMessage | void, unknown>
-  readonly afterTurn?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, unknown>
-  readonly afterRun?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, unknown>
-  readonly onSuccess?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, unknown>
-  readonly onError?: (context: RunContext, error: unknown) => Effect.Effect<void, unknown>
-  readonly onEvent?: (context: RunContext, event: AgentEvent) => Effect.Effect<void, unknown>
+  ) => Effect.Effect<ToolMessage | void, E>
+  readonly afterTurn?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, E>
+  readonly afterRun?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, E>
+  readonly onSuccess?: (context: RunContext, result: AssistantMessage) => Effect.Effect<void, E>
+  readonly onError?: (context: RunContext, error: unknown) => Effect.Effect<void, E>
+  readonly onEvent?: (context: RunContext, event: AgentEvent) => Effect.Effect<void, E>
   /** A maintenance pass (`Agent.compact`) starts: restore what should be compacted. */
-  readonly onCompact?: (context: RunContext) => Effect.Effect<void, unknown>
+  readonly onCompact?: (context: RunContext) => Effect.Effect<void, E>
   /** A maintenance pass ends after compaction: persist its result. */
-  readonly afterCompact?: (context: RunContext) => Effect.Effect<void, unknown>
+  readonly afterCompact?: (context: RunContext) => Effect.Effect<void, E>
+}
+
+/**
+ * A hook whose failure fails the request, as `ExtensionError.hook` names it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HookName = Exclude<keyof Hooks, "onModelRequest" | "onToolCall">
+
+/**
+ * An extension: a unique `name` (A4), hooks, and optionally `request`.
+ *
+ * Request state lives in the request: `request` runs when a request (a run or a compaction pass) starts, in
+ * the request `Scope`, and returns the hooks for that request alone, so whatever they share (a connection
+ * map, a configuration snapshot) is held in their closure and whatever they acquire is released when the
+ * request ends. Its hooks take the place of the extension's own hook fields of the same name for that
+ * request. A failing `request` fails the request like a failing hook.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Extension<E = never> extends Hooks<E> {
+  readonly name: string
+  readonly request?: (context: RunContext) => Effect.Effect<Hooks<E>, E, Scope.Scope>
   /** An external event (A8); `true` means this extension took it. */
   readonly accept?: (config: unknown, event: unknown) => boolean
 }
+
+/**
+ * An extension whatever its hooks fail with: what a list of extensions holds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Any = Extension<any>
 
 /**
  * Whether at least one active run uses this extension instance, across every agent that registered it (A9).
@@ -132,4 +170,4 @@ export interface Extension {
  * @since 0.1.0
  * @category utils
  */
-export const isPending = (extension: Extension): boolean => pending.isPending(extension)
+export const isPending = (extension: Any): boolean => pending.isPending(extension)

@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { Extension } from "./Extension.js"
+import * as Ref from "effect/Ref"
+import type { Extension, RunContext } from "./Extension.js"
 import type { Message } from "./Message.js"
 
 /**
@@ -18,19 +19,24 @@ export interface MessageAccumulator extends Extension {
 
 /**
  * Restores the stored conversation before the new user message is appended, and stores the conversation
- * after a successful run (a failed or cancelled run leaves the memory as it was).
+ * after a successful run (a failed or cancelled run leaves the memory as it was). Each request restores the
+ * conversation as it was when the request started (its `request` state), whatever other runs store meanwhile.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options?: { readonly name?: string | undefined }): MessageAccumulator => {
-  let stored: ReadonlyArray<Message> = []
+  const stored = Ref.unsafeMake<ReadonlyArray<Message>>([])
+  const store = (context: RunContext) => Effect.flatMap(context.messages, (messages) => Ref.set(stored, messages.slice()))
   return {
     name: options?.name ?? "message-accumulator",
-    messages: Effect.sync(() => stored),
-    onMessage: (context) => context.replaceMessages(stored),
-    onSuccess: (context) => Effect.map(context.messages, (messages) => void (stored = messages.slice())),
-    onCompact: (context) => context.replaceMessages(stored),
-    afterCompact: (context) => Effect.map(context.messages, (messages) => void (stored = messages.slice()))
+    messages: Ref.get(stored),
+    request: () =>
+      Effect.map(Ref.get(stored), (restored) => ({
+        onMessage: (context) => context.replaceMessages(restored),
+        onSuccess: store,
+        onCompact: (context) => context.replaceMessages(restored),
+        afterCompact: store
+      }))
   }
 }

@@ -86,7 +86,7 @@ export const defaultDiscoveryConcurrency = 16
  * @since 0.1.0
  * @category tags
  */
-export class McpExtension extends Context.Tag("@zett/mcp/McpExtension")<McpExtension, Extension.Extension>() {}
+export class McpExtension extends Context.Tag("@zett/mcp/McpExtension")<McpExtension, Extension.Extension<McpConfigError>>() {}
 
 /**
  * The default registration name.
@@ -203,9 +203,6 @@ export const make = Effect.fnUntraced(function*(
   const source = options.connectionPool === undefined
     ? McpConnections.direct(factory)
     : yield* McpConnections.pooled(factory, options.connectionPool)
-  // What onTool set up for a request, for its onState and its tool calls; gone with the request's context.
-  const requests = new WeakMap<Extension.RunContext, RequestState>()
-
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
@@ -250,29 +247,15 @@ export const make = Effect.fnUntraced(function*(
       Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
     )
 
-  // Agent tools are built once per cache entry (the in-memory cache returns the same array while fresh); the
-  // handler finds its request through the context, so nothing is rebuilt per request.
-  const agentTools = new WeakMap<ReadonlyArray<McpTool.McpTool>, ReadonlyArray<Tool.Tool>>()
-  const toAgentTools = (server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) => {
-    let built = agentTools.get(tools)
-    if (built === undefined) {
-      built = tools.map((tool) =>
-        Tool.dynamic(tool.name, {
-          description: tool.description,
-          parameters: tool.parameters,
-          guidelines: false,
-          handler: (args, _call, context) => {
-            const state = requests.get(context)
-            return state === undefined
-              ? new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: not discovered in this request` })
-              : call(state, server, tool, args)
-          }
-        })
-      )
-      agentTools.set(tools, built)
-    }
-    return built
-  }
+  const toAgentTools = (state: RequestState, server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) =>
+    tools.map((tool) =>
+      Tool.dynamic(tool.name, {
+        description: tool.description,
+        parameters: tool.parameters,
+        guidelines: false,
+        handler: (args) => call(state, server, tool, args)
+      })
+    )
 
   const unavailable = (state: RequestState, server: McpServer.McpServer, reason: string) =>
     Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
@@ -280,7 +263,7 @@ export const make = Effect.fnUntraced(function*(
       Effect.annotateLogs("mcp.server", server.name)
     )
 
-  const onTool = (context: Extension.RunContext) =>
+  const discoverAll = (context: Extension.RunContext) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const state: RequestState = {
@@ -288,42 +271,46 @@ export const make = Effect.fnUntraced(function*(
         connections: yield* McpConnections.make({ source, scope: context.scope }),
         unavailable: []
       }
-      requests.set(context, state)
       const discovered = yield* Effect.forEach(
         snapshot.servers,
         (server) =>
           cache.lookup(McpToolCache.key(server, { namespace }), discover(state, server)).pipe(
-            Effect.map((tools) => toAgentTools(server, tools)),
+            Effect.map((tools) => toAgentTools(state, server, tools)),
             Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
           ),
         { concurrency: discoveryConcurrency }
       )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered.flat())
+      return state
     })
 
-  const onState = (context: Extension.RunContext) =>
-    Effect.suspend(() => {
-      const state = requests.get(context)
-      if (state === undefined) return Effect.void
-      const lines = [
-        state.snapshot.path === undefined
-          ? "MCP servers are configured in code."
-          : `MCP servers are configured in ${state.snapshot.path}.`
-      ]
-      if (namespace) lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
-      if (state.unavailable.length > 0) {
-        lines.push(
-          `Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`
-        )
-      }
-      return context.addState(lines.join("\n"))
-    })
+  const describe = (state: RequestState) => {
+    const lines = [
+      state.snapshot.path === undefined
+        ? "MCP servers are configured in code."
+        : `MCP servers are configured in ${state.snapshot.path}.`
+    ]
+    if (namespace) lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
+    if (state.unavailable.length > 0) {
+      lines.push(`Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`)
+    }
+    return lines.join("\n")
+  }
 
-  const extension: Extension.Extension = {
+  // The request's state (its configuration snapshot, connections and unavailable servers) lives in the hooks
+  // built for it; a compaction pass neither discovers nor calls tools.
+  const extension: Extension.Extension<McpConfigError> = {
     name: options.name ?? defaultName,
-    onTool,
-    onState
+    request: (context) =>
+      Effect.sync((): Extension.Hooks<McpConfigError> => {
+        if (context.kind === "compact") return {}
+        let state: RequestState | undefined
+        return {
+          onTool: (context) => Effect.map(discoverAll(context), (discovered) => void (state = discovered)),
+          onState: (context) => state === undefined ? Effect.void : context.addState(describe(state))
+        }
+      })
   }
   return extension
 })

@@ -1,5 +1,5 @@
 /** @internal */
-import type { Extension } from "../Extension.js"
+import type { Any as Extension } from "../Extension.js"
 
 // Counted per extension instance across every agent, since one instance may serve several agents (A9).
 const active = new WeakMap<Extension, number>()

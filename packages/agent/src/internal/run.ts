@@ -22,7 +22,9 @@ import { traced } from "../Tracing.js"
 /** @internal */
 export interface Engine {
   readonly model: Model.Model["Type"]
-  readonly extensions: ReadonlyArray<Extension.Extension>
+  readonly extensions: ReadonlyArray<Extension.Any>
+  /** The hooks of a request when no extension builds its own (`request`): the extensions themselves. */
+  readonly hooks: ReadonlyArray<Bound> | undefined
   readonly tools: ReadonlyArray<Tool.Tool>
   readonly systemPrompt: string | undefined
   readonly maxTurns: number
@@ -33,6 +35,18 @@ export interface Engine {
 }
 
 let nextRunId = 0
+
+/** One extension's hooks for one request. */
+interface Bound {
+  readonly name: string
+  readonly hooks: Extension.Hooks<unknown>
+}
+
+/** @internal */
+export const staticHooks = (extensions: ReadonlyArray<Extension.Any>): ReadonlyArray<Bound> | undefined =>
+  extensions.some((extension) => extension.request !== undefined)
+    ? undefined
+    : extensions.map((extension) => ({ name: extension.name, hooks: extension }))
 
 const duplicate = (tool: Tool.Tool) =>
   Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
@@ -47,6 +61,7 @@ export class RunState implements Extension.RunContext {
   readonly registry = new Map<string, Tool.Tool>()
   readonly serverTools_: Array<ServerTool> = []
   readonly steering: Array<UserMessage> = []
+  hooks: ReadonlyArray<Bound> = []
   constructor(
     readonly kind: "run" | "compact",
     readonly scope: Scope.CloseableScope,
@@ -103,32 +118,42 @@ export class RunState implements Extension.RunContext {
   }
 }
 
-type HookName = Exclude<keyof Extension.Extension, "name" | "accept" | "onModelRequest" | "onToolCall">
+const hook = <A>(extension: string, name: Extension.HookName | "request", effect: Effect.Effect<A, unknown>) =>
+  Effect.mapError(effect, (cause) => new ExtensionError({ extension, hook: name, cause }))
 
-const hook = <A>(extension: Extension.Extension, name: HookName, effect: Effect.Effect<A, unknown>) =>
-  Effect.mapError(effect, (cause) => new ExtensionError({ extension: extension.name, hook: name, cause }))
-
-// A run calls a dozen hook points; most have no extension hooked in.
-const hasHook = (engine: Engine, name: HookName) => {
-  for (const extension of engine.extensions) if (extension[name] !== undefined) return true
-  return false
+/** The hooks of this request: each extension's own, replaced where its `request` builds them (in the request scope). */
+const bind = (engine: Engine, run: RunState): Effect.Effect<void, ExtensionError> => {
+  if (engine.hooks !== undefined) {
+    run.hooks = engine.hooks
+    return Effect.void
+  }
+  run.hooks = engine.extensions.map((extension) => ({ name: extension.name, hooks: extension }))
+  return Effect.forEach(engine.extensions, (extension): Effect.Effect<Bound, ExtensionError> =>
+    extension.request === undefined
+      ? Effect.succeed({ name: extension.name, hooks: extension })
+      : hook(extension.name, "request", Scope.extend(extension.request(run), run.scope)).pipe(
+        Effect.map((hooks) => ({ name: extension.name, hooks: { ...extension, ...hooks } }))
+      )).pipe(Effect.map((hooks) => void (run.hooks = hooks)))
 }
 
-/** Runs one hook on every extension that has it, in registration order. */
+/** Runs one hook of every extension that has it, in registration order. */
 const each = (
-  engine: Engine,
-  name: HookName,
-  f: (extension: Extension.Extension) => Effect.Effect<unknown, unknown> | undefined
-): Effect.Effect<void, ExtensionError> =>
-  !hasHook(engine, name) ? Effect.void : Effect.forEach(
-    engine.extensions,
-    (extension) => {
-      const effect = f(extension)
-      return effect === undefined ? Effect.void : hook(extension, name, effect)
+  run: RunState,
+  name: Extension.HookName,
+  f: (hooks: Extension.Hooks<unknown>) => Effect.Effect<unknown, unknown> | undefined
+): Effect.Effect<void, ExtensionError> => {
+  // A run calls a dozen hook points; most have no extension hooked in.
+  let any = false
+  for (const bound of run.hooks) if (bound.hooks[name] !== undefined) any = true
+  return !any ? Effect.void : Effect.forEach(
+    run.hooks,
+    (bound) => {
+      const effect = f(bound.hooks)
+      return effect === undefined ? Effect.void : hook(bound.name, name, effect)
     },
     { discard: true }
   )
-
+}
 
 /** Pulls the model's events one chunk at a time: about half the cost of `Stream.runFold` for a short reply. */
 const forEachEvent = <E>(
@@ -157,9 +182,8 @@ const buildRequest = (engine: Engine, run: RunState): ModelRequest => {
 
 const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect.Effect<AssistantMessage, ModelError> => {
   let stream = engine.model.stream
-  for (let i = engine.extensions.length - 1; i >= 0; i--) {
-    const extension = engine.extensions[i]!
-    const wrap = extension.onModelRequest
+  for (let i = run.hooks.length - 1; i >= 0; i--) {
+    const wrap = run.hooks[i]!.hooks.onModelRequest
     if (wrap !== undefined) {
       const next = stream
       stream = (request) => wrap(run, request, next)
@@ -210,7 +234,7 @@ const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
 
 const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effect<ToolMessage, ExtensionError> =>
   Effect.gen(function*() {
-    yield* each(engine, "beforeTool", (e) => e.beforeTool?.(run, call))
+    yield* each(run, "beforeTool", (e) => e.beforeTool?.(run, call))
     let next = (call: ToolCall): Effect.Effect<unknown, unknown> => {
       const tool = run.registry.get(call.name)
       if (tool === undefined) {
@@ -227,8 +251,8 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
           })
       })
     }
-    for (let i = engine.extensions.length - 1; i >= 0; i--) {
-      const wrap = engine.extensions[i]!.onToolCall
+    for (let i = run.hooks.length - 1; i >= 0; i--) {
+      const wrap = run.hooks[i]!.hooks.onToolCall
       if (wrap !== undefined) {
         const inner = next
         next = (call) => wrap(run, call, inner)
@@ -244,9 +268,9 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
         content: yield* failureContent(exit.cause, call)
       })
     const error = Exit.isFailure(exit) ? Option.some(Cause.squash(exit.cause)) : Option.none()
-    for (const extension of engine.extensions) {
-      if (extension.afterTool !== undefined) {
-        const replaced = yield* hook(extension, "afterTool", extension.afterTool(run, call, message, error))
+    for (const { hooks, name } of run.hooks) {
+      if (hooks.afterTool !== undefined) {
+        const replaced = yield* hook(name, "afterTool", hooks.afterTool(run, call, message, error))
         if (replaced instanceof ToolMessage) message = replaced
       }
     }
@@ -270,7 +294,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
     let toolsRegistered = false
     for (let turn = 1;; turn++) {
       if (turn > engine.maxTurns) return yield* new MaxTurnsExceeded({ maxTurns: engine.maxTurns })
-      yield* each(engine, "beforeTurn", (e) => e.beforeTurn?.(run))
+      yield* each(run, "beforeTurn", (e) => e.beforeTurn?.(run))
       if (engine.compaction !== undefined && engine.compaction.shouldCompact(run.messages_)) {
         const compacted = yield* Effect.mapError(
           engine.compaction.compact(run.messages_),
@@ -281,20 +305,20 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       if (!toolsRegistered) {
         toolsRegistered = true
         yield* run.tools.registerAll(engine.tools)
-        yield* each(engine, "onTool", (e) => e.onTool?.(run))
+        yield* each(run, "onTool", (e) => e.onTool?.(run))
       }
       run.state = []
-      yield* each(engine, "onState", (e) => e.onState?.(run))
-      for (const extension of engine.extensions) {
-        if (extension.beforeModel !== undefined) {
-          yield* hook(extension, "beforeModel", extension.beforeModel(run, buildRequest(engine, run)))
+      yield* each(run, "onState", (e) => e.onState?.(run))
+      for (const { hooks, name } of run.hooks) {
+        if (hooks.beforeModel !== undefined) {
+          yield* hook(name, "beforeModel", hooks.beforeModel(run, buildRequest(engine, run)))
         }
       }
       const response = yield* callModel(engine, run, buildRequest(engine, run))
       run.messages_.push(response)
-      yield* each(engine, "afterModel", (e) => e.afterModel?.(run, response))
+      yield* each(run, "afterModel", (e) => e.afterModel?.(run, response))
       if (response.toolCalls.length === 0 && run.steering.length === 0) {
-        yield* each(engine, "afterTurn", (e) => e.afterTurn?.(run, response))
+        yield* each(run, "afterTurn", (e) => e.afterTurn?.(run, response))
         return response
       }
       const results = yield* Effect.forEach(
@@ -304,18 +328,18 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       )
       for (const result of results) run.messages_.push(result)
       deliverSteering(run)
-      yield* each(engine, "afterTurn", (e) => e.afterTurn?.(run, response))
+      yield* each(run, "afterTurn", (e) => e.afterTurn?.(run, response))
     }
   })
 
 /** Runs terminal hooks without letting their failure hide the original outcome. */
-const settle = (engine: Engine, run: RunState, exit: Exit.Exit<AssistantMessage, AgentError>) => {
+const settle = (run: RunState, exit: Exit.Exit<AssistantMessage, AgentError>) => {
   if (Exit.isSuccess(exit)) {
-    return Effect.as(each(engine, "onSuccess", (e) => e.onSuccess?.(run, exit.value)), exit.value)
+    return Effect.as(each(run, "onSuccess", (e) => e.onSuccess?.(run, exit.value)), exit.value)
   }
   const observe = Cause.isInterruptedOnly(exit.cause)
-    ? each(engine, "onEvent", (e) => e.onEvent?.(run, { _tag: "RunCancelled", runId: run.runId }))
-    : each(engine, "onError", (e) => e.onError?.(run, Cause.squash(exit.cause)))
+    ? each(run, "onEvent", (e) => e.onEvent?.(run, { _tag: "RunCancelled", runId: run.runId }))
+    : each(run, "onError", (e) => e.onError?.(run, Cause.squash(exit.cause)))
   return Effect.zipRight(
     Effect.catchAllCause(observe, (cause) => Effect.logError("a terminal hook failed", cause)),
     exit
@@ -331,15 +355,16 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
       pending.enter(engine.extensions)
       engine.active.add(run)
       const exit = yield* Effect.exit(restore(Effect.gen(function*() {
-        yield* each(engine, "onMessage", (e) => e.onMessage?.(run))
+        yield* bind(engine, run)
+        yield* each(run, "onMessage", (e) => e.onMessage?.(run))
         run.messages_.push(run.input)
-        yield* each(engine, "beforeRun", (e) => e.beforeRun?.(run))
+        yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
         const result = yield* turnLoop(engine, run)
-        yield* each(engine, "afterRun", (e) => e.afterRun?.(run, result))
+        yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
         return result
       }).pipe(traced("Agent.run", () => ({ attributes: { "agent.run_id": run.runId } })))))
       engine.active.delete(run)
-      const settled = yield* Effect.exit(settle(engine, run, exit))
+      const settled = yield* Effect.exit(settle(run, exit))
       yield* Scope.close(scope, settled)
       pending.exit(engine.extensions)
       return yield* settled
@@ -355,7 +380,8 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
     }),
     (run) =>
       Effect.gen(function*() {
-        yield* each(engine, "onCompact", (e) => e.onCompact?.(run))
+        yield* bind(engine, run)
+        yield* each(run, "onCompact", (e) => e.onCompact?.(run))
         if (engine.compaction !== undefined) {
           const compacted = yield* Effect.mapError(
             engine.compaction.compact(run.messages_),
@@ -363,7 +389,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
           )
           run.messages_ = [...compacted]
         }
-        yield* each(engine, "afterCompact", (e) => e.afterCompact?.(run))
+        yield* each(run, "afterCompact", (e) => e.afterCompact?.(run))
       }),
     (run, exit) =>
       Effect.ensuring(
