@@ -9,16 +9,12 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import type { Model } from "@zett/agent"
-import type { McpClientFactory } from "@zett/mcp"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import type * as Types from "effect/Types"
 import * as CliError from "./CliError.js"
 import * as Options from "./internal/options.js"
-import { Services } from "./internal/services.js"
 import * as Output from "./Output.js"
 
 /**
@@ -26,19 +22,6 @@ import * as Output from "./Output.js"
  * @category constants
  */
 export const version = "0.1.0"
-
-/**
- * What `run` may replace, mainly for tests.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RunOptions {
-  /** The client factory (default: the SDK-backed one, stdio and Streamable HTTP). */
-  readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
-  /** The model of `run` and `demo` (default: the one named in the environment, see `EnvironmentModel`). */
-  readonly model?: Layer.Layer<Model.Model, unknown> | undefined
-}
 
 // -----------------------------------------------------------------------------
 // the commands: their options here, their handlers loaded when they run (so `--help` loads none of them)
@@ -140,13 +123,14 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
  * Runs `zett` with the given arguments (without `node` and the script) and returns the exit code. Every
  * failure is turned into its exit code and one line on standard error; nothing is thrown.
  *
+ * An `McpClientFactory` or a `Model` in context replaces the default (the SDK-backed factory, the model the
+ * environment names): `Cli.run(args).pipe(Effect.provide(McpClientFactory.layerInMemory(...)))`. The defaults
+ * are made only by the command that needs them, so `--help` loads no MCP or model code.
+ *
  * @since 0.1.0
  * @category running
  */
-export const run = (
-  args: ReadonlyArray<string>,
-  options?: RunOptions
-): Effect.Effect<number, never, Output.Output> =>
+export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
   cli(["node", "zett", ...logLevelFirst(args)]).pipe(
     quietParserErrors,
     Effect.as(CliError.ExitCode.ok),
@@ -154,17 +138,5 @@ export const run = (
       const { code, message } = CliError.fromCause(cause)
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${message}`), code)
     }),
-    Effect.provide(Layer.mergeAll(
-      NodeContext.layer,
-      Output.layerConsole,
-      Layer.effect(
-        Services,
-        Effect.map(
-          options?.clientFactory !== undefined
-            ? Effect.succeed(Effect.succeed(options.clientFactory))
-            : Effect.cached(Effect.flatMap(Effect.promise(() => import("@zett/mcp")), (mcp) => mcp.McpClientFactory.make())),
-          (clientFactory) => ({ clientFactory, model: Option.fromNullable(options?.model) })
-        )
-      )
-    ))
+    Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerConsole))
   )

@@ -215,7 +215,7 @@ describe("zett as a process", () => {
       assert.strictEqual(invalid.code, 2)
       assert.strictEqual(invalid.stdout, "")
       assert.strictEqual(lines(invalid.stderr).length, 1)
-      assert.match(invalid.stderr, /^zett: invalid JSON arguments for demo__add: /)
+      assert.match(invalid.stderr, /^zett: the tool's arguments are not valid JSON \(/)
       assert.strictEqual(bad.code, 2)
       assert.deepStrictEqual(lines(bad.stderr).length, 1)
       assert.match(bad.stderr, new RegExp(`^zett: ${home}/bad\\.json: servers\\.x`))

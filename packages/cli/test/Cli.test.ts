@@ -414,7 +414,7 @@ describe("zett call", () => {
       assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stdout, "")
       assert.strictEqual(lines(result.stderr).length, 1)
-      assert.match(result.stderr, /^zett: invalid JSON arguments for demo__add: /)
+      assert.match(result.stderr, /^zett: the tool.s arguments are not valid JSON \(/)
       const array = yield* zett(["call", "demo__add", "[1, 2]", "--config", config], { clientFactory: factory })
       assert.strictEqual(array.code, 2)
       assert.include(array.stderr, "must be a JSON object")

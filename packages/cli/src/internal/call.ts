@@ -10,45 +10,14 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
-import { loadConfiguration } from "./common.js"
+import { loadConfiguration, resolveClientFactory } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
-import { Services } from "./services.js"
-
-/**
- * Parses the JSON arguments of `zett call`: absent means `{}`; anything but a JSON object is a usage error.
- *
- * @since 0.1.0
- * @category utils
- */
-export const parseArguments = (
-  tool: string,
-  text: Option.Option<string>
-): Effect.Effect<Record<string, unknown>, CliError.UsageError> => {
-  if (Option.isNone(text) || text.value.trim() === "") return Effect.succeed({})
-  let value: unknown
-  try {
-    value = JSON.parse(text.value)
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    return Effect.fail(new CliError.UsageError({ message: `invalid JSON arguments for ${tool}: ${reason}` }))
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return Effect.fail(
-      new CliError.UsageError({
-        message: `the arguments of ${tool} must be a JSON object, like '{"a": 1}'; got ${
-          Array.isArray(value) ? "an array" : value === null ? "null" : typeof value
-        }`
-      })
-    )
-  }
-  return Effect.succeed(value as Record<string, unknown>)
-}
 
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
-    const args = yield* parseArguments(options.name, options.arguments)
-    const clientFactory = yield* Effect.flatMap(Services, (services) => services.clientFactory)
+    const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
+    const clientFactory = yield* resolveClientFactory
     const { file, snapshot } = yield* loadConfiguration(options.config)
     // `<server>__<tool>`: only the servers the name can belong to are asked
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${server.name}__`))

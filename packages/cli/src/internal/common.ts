@@ -6,10 +6,10 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import type { Extension, Model } from "@zett/agent"
-import { Agent, ToolGuidelines } from "@zett/agent"
-import type { McpClientFactory, McpServer } from "@zett/mcp"
-import { McpConfiguration, McpExtension } from "@zett/mcp"
+import type { Extension } from "@zett/agent"
+import { Agent, Model, ToolGuidelines } from "@zett/agent"
+import type { McpServer } from "@zett/mcp"
+import { McpClientFactory, McpConfiguration, McpExtension } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,7 +20,6 @@ import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
-import { Services } from "./services.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
   Directory: "a directory",
@@ -112,17 +111,29 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-export const modelLayer = Effect.gen(function*() {
-  const services = yield* Services
-  if (Option.isSome(services.model)) return Option.some(services.model.value)
-  return Option.map(yield* EnvironmentModel.fromEnvironment, (model) => model.layer)
-})
+/** The client factory in context (an app's or a test's), else the SDK-backed one. */
+export const resolveClientFactory: Effect.Effect<McpClientFactory.McpClientFactory["Type"]> = Effect.flatMap(
+  Effect.serviceOption(McpClientFactory.McpClientFactory),
+  Option.match({ onNone: () => McpClientFactory.make(), onSome: Effect.succeed })
+)
+
+/** The model in context (an app's or a test's), if any. */
+export const givenModel: Effect.Effect<Option.Option<Layer.Layer<Model.Model>>> = Effect.map(
+  Effect.serviceOption(Model.Model),
+  Option.map((model) => Layer.succeed(Model.Model, model))
+)
+
+/** The model in context, else the one the environment names. */
+export const modelLayer = Effect.flatMap(givenModel, (given) =>
+  Option.isSome(given)
+    ? Effect.succeed<Option.Option<Layer.Layer<Model.Model, unknown>>>(given)
+    : Effect.map(EnvironmentModel.fromEnvironment, Option.map((model) => model.layer)))
 
 export const runAgent = (
   prompt: string,
   mcp: McpExtension.Options,
   model: Layer.Layer<Model.Model, unknown>,
-  more: ReadonlyArray<Extension.Extension> = []
+  more: ReadonlyArray<Extension.Any> = []
 ) =>
   Effect.gen(function*() {
     const output = yield* Output.Output

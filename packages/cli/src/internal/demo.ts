@@ -12,24 +12,23 @@ import * as Demo from "../Demo.js"
 import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
-import { discoverWithProgress, runAgent, unavailableFailure } from "./common.js"
+import { discoverWithProgress, givenModel, resolveClientFactory, runAgent, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
 import { extensionLimit, limitOf } from "./options.js"
-import { Services } from "./services.js"
 
 export const handler = (options: Options.DemoOptions) =>
   Effect.gen(function*() {
-    const services = yield* Services
+    const given = yield* givenModel
     const output = yield* Output.Output
-    const fromEnvironment = options.scripted || Option.isSome(services.model)
+    const fromEnvironment = options.scripted || Option.isSome(given)
       ? Option.none()
       : yield* EnvironmentModel.fromEnvironment
-    const model = Option.isSome(services.model)
-      ? { name: "the model given to the command", layer: services.model.value }
+    const model = Option.isSome(given)
+      ? { name: "the model given to the command", layer: given.value }
       : Option.getOrElse(fromEnvironment, () => ({ name: "scripted (offline)", layer: Demo.scriptedModel }))
-    const scripted = Option.isNone(services.model) && Option.isNone(fromEnvironment)
+    const scripted = Option.isNone(given) && Option.isNone(fromEnvironment)
     const server = Demo.server()
-    const tracker = Demo.track(yield* services.clientFactory)
+    const tracker = Demo.track(yield* resolveClientFactory)
     const results = Demo.observeResults()
     const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
 

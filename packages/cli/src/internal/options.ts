@@ -12,6 +12,8 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /** `McpExtension.defaultDiscoveryConcurrency`, without loading the extension for `--help` (a test ties the two). */
 export const defaultDiscoveryConcurrency = 16
@@ -77,6 +79,24 @@ export const tools = {
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
 }
 
+const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : typeof value)
+
+/** The JSON arguments of `zett call`: a JSON object, each failure one line saying what was wrong. */
+export const JsonArguments = Schema.compose(
+  Schema.parseJson().annotations({
+    message: (issue) =>
+      `the tool's arguments are not valid JSON (${
+        issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
+      })`
+  }),
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    message: (issue) => `the tool's arguments must be a JSON object, like '{"a": 1}'; got ${kindOf(issue.actual)}`
+  })
+).annotations({
+  // the inner message alone, not the tree of the composition
+  message: (issue) => issue._tag === "Transformation" ? ParseResult.TreeFormatter.formatIssueSync(issue.issue) : "invalid arguments"
+})
+
 export const call = {
   config,
   connectTimeout,
@@ -84,6 +104,7 @@ export const call = {
   discoveryConcurrency,
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: Args.text({ name: "json" }).pipe(
+    Args.withSchema(JsonArguments),
     Args.withDescription("The arguments as a JSON object (default {})."),
     Args.optional
   )

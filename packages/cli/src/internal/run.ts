@@ -6,16 +6,15 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { modelLayer, noModel, resolveConfigPath, runAgent } from "./common.js"
+import { modelLayer, noModel, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
 import * as Options from "./options.js"
 import { extensionLimit, limitOf } from "./options.js"
-import { Services } from "./services.js"
 
 export const handler = (options: Options.RunOptions) =>
   Effect.gen(function*() {
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
-    const clientFactory = yield* Effect.flatMap(Services, (services) => services.clientFactory)
+    const clientFactory = yield* resolveClientFactory
     // the extension reads the default file itself; a file named with --config must exist
     const configPath = Option.isSome(options.config) ? yield* resolveConfigPath(options.config) : undefined
     yield* runAgent(options.prompt, {

@@ -8,14 +8,13 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
-import { discoverWithProgress, loadConfiguration, unavailableFailure } from "./common.js"
+import { discoverWithProgress, loadConfiguration, resolveClientFactory, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
-import { Services } from "./services.js"
 
 export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
-    const clientFactory = yield* Effect.flatMap(Services, (services) => services.clientFactory)
+    const clientFactory = yield* resolveClientFactory
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadConfiguration(options.config)
     const reports = yield* discoverWithProgress(

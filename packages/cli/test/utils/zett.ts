@@ -9,6 +9,7 @@ import { McpClientFactory, McpError } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import type * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
@@ -117,7 +118,7 @@ export const zett = (
   args: ReadonlyArray<string>,
   options?: {
     readonly clientFactory?: McpClientFactory.McpClientFactory["Type"]
-    readonly model?: Layer.Layer<Model.Model, unknown>
+    readonly model?: Layer.Layer<Model.Model>
     readonly env?: Readonly<Record<string, string>>
     readonly interactive?: boolean
     readonly colors?: boolean
@@ -125,7 +126,9 @@ export const zett = (
 ): Effect.Effect<Result> =>
   Effect.suspend(() => {
     const { captured, output } = Output.makeMemory({ interactive: options?.interactive, colors: options?.colors })
-    return Cli.run(args, { clientFactory: options?.clientFactory, model: options?.model }).pipe(
+    return Cli.run(args).pipe(
+      options?.clientFactory === undefined ? identity : Effect.provideService(McpClientFactory.McpClientFactory, options.clientFactory),
+      options?.model === undefined ? identity : Effect.provide(options.model),
       Effect.provideService(Output.Output, output),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options?.env ?? {})))),
       Effect.map((code) => ({ code, stdout: captured.stdout(), stderr: captured.stderr() }))
