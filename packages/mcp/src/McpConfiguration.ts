@@ -7,13 +7,11 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Os from "node:os"
 import * as Internal from "./internal/config.js"
 import { McpConfigError } from "./McpError.js"
 import type { McpServer } from "./McpServer.js"
@@ -63,15 +61,21 @@ export interface Options {
   readonly serverKeys?: ReadonlyArray<string> | undefined
   /** One invalid entry makes the whole file invalid (default `true`); when false it is logged and skipped (C5). */
   readonly strictConfig?: boolean | undefined
+  /**
+   * What `${workspaceFolder}` stands for. By default: the folder above `.vscode/` or `.cursor/` for a file in one
+   * of them, otherwise the file's own folder.
+   */
+  readonly workspaceFolder?: string | undefined
 }
 
 /**
- * The root keys accepted by default: `servers` (VS Code) and `mcpServers` (Claude, Cursor).
+ * The root keys accepted by default: `servers` (VS Code), `mcpServers` (Claude Desktop and Code, Cursor,
+ * Windsurf, Cline, Gemini CLI) and `context_servers` (Zed).
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultServerKeys: ReadonlyArray<string> = ["servers", "mcpServers"]
+export const defaultServerKeys: ReadonlyArray<string> = ["servers", "mcpServers", "context_servers"]
 
 /**
  * The configuration service.
@@ -97,10 +101,7 @@ export class McpConfiguration extends Context.Tag("@zett/mcp/McpConfiguration")<
  * @since 0.1.0
  * @category constructors
  */
-export const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
-  Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
-  Effect.orElseSucceed(() => Os.homedir())
-)
+export const homeDirectory: Effect.Effect<string> = Internal.homeDirectory
 
 /**
  * The file used when neither `servers` nor `configPath` is given: `~/.zett/mcp.json` (C2).
@@ -153,12 +154,17 @@ const statFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Signat
     })
   )
 
+interface Settings {
+  readonly serverKeys: ReadonlyArray<string>
+  readonly strict: boolean
+  readonly workspaceFolder: string | undefined
+}
+
 const readFile = (
   fs: FileSystem.FileSystem,
   path: string,
-  serverKeys: ReadonlyArray<string>,
-  strict: boolean
-): Effect.Effect<FileLoad, McpConfigError> =>
+  settings: Settings
+): Effect.Effect<FileLoad, McpConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const text = yield* fs.readFileString(path).pipe(
       Effect.catchTags({
@@ -171,7 +177,11 @@ const readFile = (
       })
     )
     if (text === undefined) return emptyLoad
-    const decoded = Internal.decode(text, serverKeys)
+    const decoded = yield* Internal.decode(text, {
+      path,
+      serverKeys: settings.serverKeys,
+      workspaceFolder: settings.workspaceFolder
+    })
     if (decoded._tag === "Error") {
       return yield* new McpConfigError({
         path,
@@ -183,7 +193,7 @@ const readFile = (
     if (disabled.length > 0) {
       yield* Effect.logDebug(`${path}: disabled entries left out: ${disabled.join(", ")}`)
     }
-    if (strict && invalid.length > 0) {
+    if (settings.strict && invalid.length > 0) {
       const first = invalid[0]!
       const more = invalid.length - 1
       return yield* new McpConfigError({
@@ -251,11 +261,11 @@ const load = (
   fs: FileSystem.FileSystem,
   path: string,
   signature: Signature,
-  options: { readonly serverKeys: ReadonlyArray<string>; readonly strict: boolean },
+  settings: Settings,
   explicit: ReadonlyArray<McpServer>
-): Effect.Effect<Snapshot, McpConfigError> =>
-  (signature._tag === "Missing" ? Effect.succeed(emptyLoad) : readFile(fs, path, options.serverKeys, options.strict))
-    .pipe(Effect.flatMap((file) => merge(path, file, explicit, options.strict)))
+): Effect.Effect<Snapshot, McpConfigError, FileSystem.FileSystem | Path.Path> =>
+  (signature._tag === "Missing" ? Effect.succeed(emptyLoad) : readFile(fs, path, settings))
+    .pipe(Effect.flatMap((file) => merge(path, file, explicit, settings.strict)))
 
 /**
  * Loads one configuration file on its own, e.g. for tools and tests. A missing file gives no servers (C7).
@@ -268,6 +278,7 @@ export const fromFile = (
   options?: {
     readonly strict?: boolean | undefined
     readonly serverKeys?: ReadonlyArray<string> | undefined
+    readonly workspaceFolder?: string | undefined
   }
 ): Effect.Effect<Snapshot, McpConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
@@ -276,7 +287,8 @@ export const fromFile = (
     const signature = yield* statFile(fs, absolute)
     return yield* load(fs, absolute, signature, {
       serverKeys: options?.serverKeys ?? defaultServerKeys,
-      strict: options?.strict ?? true
+      strict: options?.strict ?? true,
+      workspaceFolder: options?.workspaceFolder
     }, [])
   }).pipe(Effect.withSpan("McpConfiguration.fromFile"))
 
@@ -291,7 +303,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const pathService = yield* Path.Path
   const explicit = options.servers ?? []
   yield* checkExplicit(explicit)
-  const settings = { serverKeys: options.serverKeys ?? defaultServerKeys, strict: options.strictConfig ?? true }
+  const settings: Settings = {
+    serverKeys: options.serverKeys ?? defaultServerKeys,
+    strict: options.strictConfig ?? true,
+    workspaceFolder: options.workspaceFolder
+  }
+  // the file is re-read (and its variables expanded again) with the services the configuration was built with
+  const context = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
   const path = options.configPath !== undefined
     ? pathService.resolve(options.configPath)
     : options.servers !== undefined
@@ -310,7 +328,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const refresh = Effect.gen(function*() {
     const next = yield* statFile(fs, path)
     if (sameSignature(signature, next)) return snapshot
-    const loaded = yield* Effect.either(load(fs, path, next, settings, explicit))
+    const loaded = yield* Effect.either(Effect.provide(load(fs, path, next, settings, explicit), context))
     // Taken before the read, so an edit made during the read changes it again and is picked up next time;
     // stored only once the read is over (an interrupted read is retried); stored for an invalid version too,
     // so that it is reported once rather than on every request.

@@ -3,23 +3,45 @@
  *
  * @since 0.1.0
  */
-import * as Crypto from "node:crypto"
+import { Scrubber } from "@zett/agent"
+import type * as Duration from "effect/Duration"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Crypto from "node:crypto"
+import * as Naming from "./internal/naming.js"
 
 /**
- * A server name: non-empty and made only of characters that are valid in a tool name (B4), because the
- * name becomes the `<server>__` prefix of every exposed tool.
+ * A server name: any non-empty text a client allows (`github.com`, `My Server`, `日本`). The prefix of its
+ * tools is derived from it (`toolPrefix`).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const ServerName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/, {
-    message: () => "a server name must be 1-64 letters, digits, '_' or '-' (it prefixes tool names)"
-  }),
+  Schema.minLength(1, { message: () => "a server name must not be empty" }),
   Schema.annotations({ identifier: "ServerName" })
 )
+
+/**
+ * What every server definition may add to where it lives: a call timeout of its own, tool filters, a tool
+ * prefix chosen by the configuration, and the values that came from variables (scrubbed wherever the
+ * definition is shown).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ServerFields = {
+  /** This server's time for one tool call; overrides the extension's `callTimeout` (Cline's and Gemini's `timeout`). */
+  timeout: Schema.optional(Schema.DurationFromSelf),
+  /** Only these tools (by their remote names) reach the model. */
+  includeTools: Schema.optional(Schema.Array(Schema.String)),
+  /** These tools (by their remote names) never reach the model; wins over `includeTools`. */
+  excludeTools: Schema.optional(Schema.Array(Schema.String)),
+  /** The `<prefix>__` of its tools when the configuration had to tell two names apart; see `toolPrefix`. */
+  toolPrefix: Schema.optional(Schema.String),
+  /** Values expanded from variables or inputs into fields that are not secret by themselves (url, args, ...). */
+  secrets: Schema.optionalWith(Schema.Array(Schema.Redacted(Schema.String)), { default: () => [] })
+}
 
 /**
  * A value that must stay secret (header values, environment values): `Redacted` in memory, plain
@@ -52,7 +74,14 @@ const HttpUrl = Schema.String.pipe(
 export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/McpHttpServer")("McpHttpServer", {
   name: ServerName,
   url: HttpUrl,
-  headers: Schema.optionalWith(SecretRecord, { default: () => ({}) })
+  headers: Schema.optionalWith(SecretRecord, { default: () => ({}) }),
+  /**
+   * `streamable-http` (the default) falls back to the legacy HTTP+SSE transport when the server answers the
+   * initializing POST with 400, 404 or 405, as the specification's backwards-compatibility section says;
+   * `sse` uses the legacy transport at once.
+   */
+  transport: Schema.optionalWith(Schema.Literal("streamable-http", "sse"), { default: () => "streamable-http" as const }),
+  ...ServerFields
 }) {}
 
 /**
@@ -67,7 +96,8 @@ export class McpStdioServer extends Schema.TaggedClass<McpStdioServer>("@zett/mc
   command: Schema.NonEmptyString,
   args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   env: Schema.optionalWith(SecretRecord, { default: () => ({}) }),
-  cwd: Schema.optional(Schema.String)
+  cwd: Schema.optional(Schema.String),
+  ...ServerFields
 }) {}
 
 /**
@@ -85,6 +115,24 @@ export const McpServer: Schema.Union<[typeof McpHttpServer, typeof McpStdioServe
   McpStdioServer
 )
 
+/**
+ * The optional fields of both constructors.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Extra {
+  readonly timeout?: Duration.Duration | undefined
+  readonly includeTools?: ReadonlyArray<string> | undefined
+  readonly excludeTools?: ReadonlyArray<string> | undefined
+}
+
+const extra = (options: Extra) => ({
+  ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+  ...(options.includeTools !== undefined ? { includeTools: options.includeTools } : {}),
+  ...(options.excludeTools !== undefined ? { excludeTools: options.excludeTools } : {})
+})
+
 const redactAll = (record: Readonly<Record<string, string>> | undefined) => {
   const out: Record<string, Redacted.Redacted<string>> = {}
   for (const [key, value] of Object.entries(record ?? {})) out[key] = Redacted.make(value)
@@ -101,7 +149,15 @@ export const http = (options: {
   readonly name: string
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
-}): McpHttpServer => new McpHttpServer({ name: options.name, url: options.url, headers: redactAll(options.headers) })
+  readonly transport?: "streamable-http" | "sse" | undefined
+} & Extra): McpHttpServer =>
+  new McpHttpServer({
+    ...extra(options),
+    name: options.name,
+    url: options.url,
+    headers: redactAll(options.headers),
+    transport: options.transport ?? "streamable-http"
+  })
 
 /**
  * Builds a stdio server definition from plain strings; environment values are wrapped in `Redacted` at once.
@@ -115,8 +171,9 @@ export const stdio = (options: {
   readonly args?: ReadonlyArray<string> | undefined
   readonly env?: Readonly<Record<string, string>> | undefined
   readonly cwd?: string | undefined
-}): McpStdioServer =>
+} & Extra): McpStdioServer =>
   new McpStdioServer({
+    ...extra(options),
     name: options.name,
     command: options.command,
     args: options.args ?? [],
@@ -148,9 +205,12 @@ export const cacheKey = (server: McpServer): string => {
 const cacheKeys = new WeakMap<McpServer, string>()
 
 const computeCacheKey = (server: McpServer): string => {
-  const canonical = server._tag === "McpHttpServer"
+  const canonical: Array<unknown> = server._tag === "McpHttpServer"
     ? ["http", server.name, server.url, hashedSecrets(server.headers)]
     : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]
+  // only what differs from the defaults, so that the keys of plain definitions stay as they were
+  if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") canonical.push(["transport", server.transport])
+  if (toolPrefix(server) !== server.name) canonical.push(["prefix", toolPrefix(server)])
   return `${server.name}:${sha256(JSON.stringify(canonical)).slice(0, 32)}`
 }
 
@@ -162,5 +222,43 @@ const computeCacheKey = (server: McpServer): string => {
  */
 export const describe = (server: McpServer): string =>
   server._tag === "McpHttpServer"
-    ? `${server.name} (streamable-http ${server.url})`
-    : `${server.name} (stdio ${server.command})`
+    ? `${server.name} (${server.transport} ${scrubberOf(server).scrub(server.url)})`
+    : `${server.name} (stdio ${scrubberOf(server).scrub(server.command)})`
+
+/**
+ * The `<prefix>__` of a server's tools (E1, E2): the name itself when it is made only of `[A-Za-z0-9_-]` and
+ * at most 64 characters long, otherwise the name with every other character replaced by `_`, cut to fit, and
+ * a stable hash of the whole name; or the prefix the configuration chose to tell two names apart.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toolPrefix = (server: McpServer): string => server.toolPrefix ?? Naming.sanitize(server.name)
+
+/**
+ * Every secret of a definition (header or environment values, values from variables), for a `Scrubber`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string>> => [
+  ...Object.values(server._tag === "McpHttpServer" ? server.headers : server.env),
+  ...server.secrets
+]
+
+/**
+ * A scrubber for everything a definition holds secret; made once per definition.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const scrubberOf = (server: McpServer): Scrubber.Scrubber => {
+  let scrubber = scrubbers.get(server)
+  if (scrubber === undefined) {
+    scrubber = Scrubber.make(secretsOf(server))
+    scrubbers.set(server, scrubber)
+  }
+  return scrubber
+}
+
+const scrubbers = new WeakMap<McpServer, Scrubber.Scrubber>()

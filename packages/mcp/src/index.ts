@@ -31,6 +31,11 @@ export * as McpExtension from "./McpExtension.js"
 /**
  * @since 0.1.0
  */
+export * as McpInputs from "./McpInputs.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpServer from "./McpServer.js"
 
 /**

@@ -2,7 +2,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpError, McpServer } from "@zett/mcp"
+import { McpConfiguration, McpError, McpInputs, McpServer } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -114,7 +114,7 @@ describe("McpConfiguration", () => {
         const snapshot = yield* McpConfiguration.fromFile(fixture("vscode.json"))
         assert.deepStrictEqual(names(snapshot.servers), ["memory", "github"])
         assert.deepStrictEqual(snapshot.servers.map((server) => server._tag), ["McpStdioServer", "McpHttpServer"])
-      }).pipe(Effect.provide(NodeContext.layer)))
+      }).pipe(Effect.provide(NodeContext.layer), Effect.provide(McpInputs.layerValues({ "api-key": "k" }))))
 
     it.effect("C4 Claude Code and the spec's streamable-http form", () =>
       Effect.gen(function*() {
@@ -128,22 +128,34 @@ describe("McpConfiguration", () => {
           "catalog (streamable-http https://your-server.example/mcp)",
           "local (stdio python)"
         ])
-      }).pipe(Effect.provide(NodeContext.layer)))
+      }).pipe(
+        Effect.provide(NodeContext.layer),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]])))
+      ))
 
-    it.effect("C9 values are taken literally: no ${VAR} interpolation", () =>
+    it.effect("C9 (issue 11) variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs", () =>
       Effect.gen(function*() {
         const claude = yield* McpConfiguration.fromFile(fixture("claude-code.json"))
         const sentry = claude.servers[0]
         assert(sentry?._tag === "McpHttpServer")
-        assert.strictEqual(Redacted.value(sentry.headers.Authorization!), "Bearer ${SENTRY_TOKEN}")
+        assert.strictEqual(Redacted.value(sentry.headers.Authorization!), "Bearer t")
         const vscode = yield* McpConfiguration.fromFile(fixture("vscode.json"))
         const memory = vscode.servers[0]
         assert(memory?._tag === "McpStdioServer")
-        assert.strictEqual(Redacted.value(memory.env.API_KEY!), "${input:api-key}")
+        assert.strictEqual(Redacted.value(memory.env.API_KEY!), "k")
+        // unset, and no McpInputs: errors that name the variable and the input, never a value
+        const unset = yield* configError(
+          McpConfiguration.fromFile(fixture("claude-code.json")).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+        )
+        assert.strictEqual(unset.entry, "mcpServers.sentry.headers.Authorization")
+        assert.strictEqual(unset.reason, "the variable SENTRY_TOKEN is not set and has no default")
+        const noInputs = yield* configError(McpConfiguration.fromFile(fixture("vscode.json")).pipe(Effect.provide(McpInputs.layerValues({}))))
+        assert.strictEqual(noInputs.entry, "servers.memory.env.API_KEY")
+        assert.strictEqual(noInputs.reason, "the input \"api-key\" has no value: no value was given for it")
       }).pipe(
         Effect.provide(NodeContext.layer),
-        // Even with the variables set, the text stays as written.
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "t"], ["input:api-key", "k"]])))
+        Effect.provide(McpInputs.layerValues({ "api-key": "k" })),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "t"]])))
       ))
   })
 
@@ -155,7 +167,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(error.entry, "servers.docs.url")
         assert.strictEqual(
           error.message,
-          `${fixture("invalid-entries.json")}: servers.docs.url: expected a URL, got 42 (and 3 more invalid entries)`
+          `${fixture("invalid-entries.json")}: servers.docs.url: expected a URL, got 42 (and 2 more invalid entries)`
         )
         assertNoSecret(error.message)
         assertNoSecret(JSON.stringify(error))
@@ -165,7 +177,8 @@ describe("McpConfiguration", () => {
       const logs = captureLogs()
       return Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("invalid-entries.json"), { strict: false })
-        assert.deepStrictEqual(names(snapshot.servers), ["good", "also-good"])
+        // `"type": "sse"` is the legacy HTTP+SSE transport (issue 11)
+        assert.deepStrictEqual(names(snapshot.servers), ["good", "weird", "also-good"])
         assert.deepStrictEqual(snapshot.skipped, [
           { entry: "servers.docs.url", server: "docs", reason: "expected a URL, got 42" },
           {
@@ -173,16 +186,11 @@ describe("McpConfiguration", () => {
             server: "both",
             reason: "has both command and url; an entry is either stdio or HTTP"
           },
-          {
-            entry: "servers.weird.type",
-            server: "weird",
-            reason: "unsupported type \"sse\"; expected \"stdio\", \"http\" or \"streamable-http\""
-          },
           { entry: "servers.leaky.headers.Authorization", server: "leaky", reason: "expected a string, got an array" }
         ])
         const warnings = logs.lines.filter((line) => line.includes("level=WARN"))
-        assert.strictEqual(warnings.length, 4)
-        for (const entry of ["servers.docs.url", "servers.both", "servers.weird.type", "servers.leaky.headers"]) {
+        assert.strictEqual(warnings.length, 3)
+        for (const entry of ["servers.docs.url", "servers.both", "servers.leaky.headers"]) {
           assert.isTrue(warnings.some((line) => line.includes(entry) && line.includes("entry skipped")), entry)
         }
         assertNoSecret(logs.lines.join("\n"))
@@ -201,7 +209,10 @@ describe("McpConfiguration", () => {
     it.effect("C5 a file without a server mapping fails in both modes", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("no-mapping.json")) {
-          assert.strictEqual(error.reason, "no server mapping: expected a \"servers\" or \"mcpServers\" key")
+          assert.strictEqual(
+            error.reason,
+            "no server mapping: expected a \"servers\" or \"mcpServers\" or \"context_servers\" key"
+          )
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -286,24 +297,27 @@ describe("McpConfiguration", () => {
         assert.strictEqual(error.message, "servers option: a: duplicate server name")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("B4 empty server names and names unusable in tool names are rejected with a clear reason", () =>
+    it.scoped("B4 (issue 11) any name a client allows loads; only the empty name is rejected", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "names.json")
         yield* write(
           file,
-          JSON.stringify({ servers: { "": { command: "a" }, "my server": { command: "b" }, "ok": { command: "c" } } }),
+          JSON.stringify({
+            servers: {
+              "": { command: "a" },
+              "my server": { command: "b" },
+              "github.com": { command: "c" },
+              "日本": { command: "d" },
+              "ok": { command: "e" }
+            }
+          }),
           1_700_000_000
         )
         const snapshot = yield* McpConfiguration.fromFile(file, { strict: false })
-        assert.deepStrictEqual(names(snapshot.servers), ["ok"])
+        assert.deepStrictEqual(names(snapshot.servers), ["my server", "github.com", "日本", "ok"])
         assert.deepStrictEqual(snapshot.skipped, [
-          { entry: "servers[\"\"]", server: "", reason: "a server name must not be empty" },
-          {
-            entry: "servers[\"my server\"]",
-            server: "my server",
-            reason: "a server name must be 1-64 letters, digits, '_' or '-' (it prefixes tool names)"
-          }
+          { entry: "servers[\"\"]", server: "", reason: "a server name must not be empty" }
         ])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 
@@ -311,8 +325,13 @@ describe("McpConfiguration", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const cases: ReadonlyArray<readonly [unknown, string, string]> = [
-          [{ command: "node", arg: ["x"] }, "servers.s.arg", "unknown key"],
-          [{ command: "node", envFile: ".env" }, "servers.s.envFile", "not supported; put the variables in env"],
+          [{ command: "node", arg: ["x"] }, "servers.s.arg", "unknown key (did you mean \"args\"?)"],
+          [{ command: "node", zzzzz: 1 }, "servers.s.zzzzz", "unknown key"],
+          [{ command: "node", envFile: "missing.env" }, "servers.s.envFile", "cannot read the file (NotFound)"],
+          [{ command: "node", timeout: 0 }, "servers.s.timeout", "expected a number of milliseconds above 0, got 0"],
+          [{ command: "node", includeTools: "a" }, "servers.s.includeTools", "expected an array of strings, got a string"],
+          [{ url: "https://x.example", httpUrl: "https://y.example" }, "servers.s", "has both url and httpUrl; give one"],
+          [{ type: "websocket", url: "wss://x" }, "servers.s.type", "unsupported type \"websocket\"; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""],
           [{ command: "node", headers: {} }, "servers.s.headers", "not allowed in a stdio entry"],
           [{ type: "stdio", url: "https://x.example" }, "servers.s.url", "not allowed in a stdio entry"],
           [{ type: "http", command: "node" }, "servers.s.command", "not allowed in an HTTP entry"],
@@ -661,6 +680,11 @@ describe("McpConfiguration", () => {
       yield* McpConfiguration.fromFile(fixture("invalid-entries.json"), { strict: false })
       assert.isAbove(logs.lines.length, 6)
       assertNoSecret([...texts, ...logs.lines].join("\n"))
-    }).pipe(Effect.provide(NodeContext.layer), Effect.provide(logs.layer))
+    }).pipe(
+      Effect.provide(NodeContext.layer),
+      Effect.provide(logs.layer),
+      Effect.provide(McpInputs.layerValues({ "api-key": "vscode-fixture-secret-0003" })),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]])))
+    )
   })
 })

@@ -89,7 +89,9 @@ describe("McpServer", () => {
         _tag: "McpHttpServer",
         name: "docs",
         url: "https://docs.example.com/mcp",
-        headers: { Authorization: `Bearer ${headerSecret}` }
+        headers: { Authorization: `Bearer ${headerSecret}` },
+        transport: "streamable-http",
+        secrets: []
       })
       const decoded = yield* Schema.decodeUnknown(McpServer.McpServer)(encoded)
       assert.strictEqual(McpServer.cacheKey(decoded), McpServer.cacheKey(httpServer()))
@@ -102,7 +104,7 @@ describe("McpServer", () => {
     assert.isTrue(Array.isArray(server.args))
   })
 
-  it("B4 empty names and names unusable in tool names are rejected with a clear reason", () => {
+  it("B4 (issue 11) any non-empty name is a server name; its tool prefix follows the E2 rules", () => {
     const reason = (name: string) => {
       try {
         McpServer.stdio({ name, command: "node" })
@@ -111,13 +113,17 @@ describe("McpServer", () => {
         return String(error)
       }
     }
-    for (const name of ["", "my server", "a.b", "docs/v2", "naïve", "x".repeat(65), "a:b"]) {
-      assert.include(reason(name), "a server name must be 1-64 letters, digits, '_' or '-'", JSON.stringify(name))
+    assert.include(reason(""), "a server name must not be empty")
+    for (const name of ["docs", "my server", "github.com", "日本", "x".repeat(65), "a:b"]) {
+      assert.strictEqual(reason(name), "accepted", JSON.stringify(name))
     }
-    for (const name of ["docs", "my_server-2", "x".repeat(64), "A"]) {
-      assert.strictEqual(reason(name), "accepted")
-    }
-    assert.isTrue(Schema.is(McpServer.ServerName)("ok-name"))
+    const prefix = (name: string) => McpServer.toolPrefix(McpServer.stdio({ name, command: "node" }))
+    assert.strictEqual(prefix("my_server-2"), "my_server-2")
+    assert.match(prefix("github.com"), /^github_com_[0-9a-f]{8}$/)
+    assert.match(prefix("日本"), /^___[0-9a-f]{8}$/)
+    assert.notStrictEqual(prefix("a.b"), prefix("a:b"))
+    assert.isAtMost(prefix("x".repeat(200)).length, 64)
+    assert.isTrue(Schema.is(McpServer.ServerName)("ok name"))
     assert.isFalse(Schema.is(McpServer.ServerName)(""))
   })
 

@@ -1,14 +1,33 @@
 /**
- * Decoding of configuration files (`mcp.json`) into server definitions. Written by hand rather than with a
- * Schema so that every reason is short, names the exact entry, and never echoes a header or env value (B2).
+ * Decoding of configuration files into server definitions, in three steps:
+ *
+ * 1. the text, read with `jsonc-parser` (`configJson.ts`): comments, trailing commas, duplicate keys;
+ * 2. each entry's shape, decoded with the Schema classes below (`StdioEntry`, `RemoteEntry`): their `message`
+ *    annotations say what was expected without echoing a value (it may be a secret), and
+ *    `ParseResult.ArrayFormatter` gives the field path of each issue;
+ * 3. the entry's variables, expanded in the forms of the file's dialect (`variables.ts`, `dialect.ts`), with
+ *    values from the `ConfigProvider` and inputs from `McpInputs`.
  *
  * @internal
  */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Dotenv from "dotenv"
+import * as Config from "effect/Config"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { McpHttpServer, McpStdioServer, ServerName } from "../McpServer.js"
+import * as Os from "node:os"
+import * as McpInputs from "../McpInputs.js"
+import { McpHttpServer, McpStdioServer } from "../McpServer.js"
 import type { McpServer } from "../McpServer.js"
 import * as Json from "./configJson.js"
+import * as Dialect from "./dialect.js"
+import * as Variables from "./variables.js"
 
 /** @internal */
 export interface Issue {
@@ -28,10 +47,11 @@ export interface FileEntry {
 /** @internal */
 export interface DecodedFile {
   readonly rootKey: string
+  readonly dialect: Dialect.Dialect
   readonly servers: ReadonlyArray<FileEntry>
   /** Invalid entries, in file order. */
   readonly invalid: ReadonlyArray<Issue>
-  /** Entries with `"disabled": true`, left out on purpose. */
+  /** Entries with `"disabled": true` (or Zed's `"enabled": false`), left out on purpose. */
   readonly disabled: ReadonlyArray<string>
 }
 
@@ -40,21 +60,20 @@ export type DecodeResult =
   | { readonly _tag: "Ok"; readonly file: DecodedFile }
   | { readonly _tag: "Error"; readonly issue: Issue }
 
-const isServerName: (name: string) => boolean = Schema.is(ServerName)
+/** @internal */
+export interface DecodeOptions {
+  /** The file's absolute path: it names the dialect (`.vscode/mcp.json`, ...) and `${workspaceFolder}`. */
+  readonly path: string
+  readonly serverKeys: ReadonlyArray<string>
+  /** Overrides the folder `${workspaceFolder}` stands for. */
+  readonly workspaceFolder?: string | undefined
+  /** Overrides the dialect told by the path and the root key. */
+  readonly dialect?: Dialect.Dialect | undefined
+}
 
-const serverNameRule = "a server name must be 1-64 letters, digits, '_' or '-' (it prefixes tool names)"
-
-const httpTypes = new Set(["http", "streamable-http", "streamableHttp"])
-
-// Keys that the clients whose files we accept write for their own use and that change nothing about how a
-// server is reached: approval lists, per-server timeouts, descriptions, VS Code's dev-mode settings.
-const ignoredKeys = new Set(["autoApprove", "alwaysAllow", "timeout", "description", "dev", "gallery", "disabled"])
-
-const httpKeys = new Set(["type", "url", "headers"])
-const stdioKeys = new Set(["type", "command", "args", "env", "cwd"])
-
-// RFC 9110 token characters.
-const headerNamePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+// -----------------------------------------------------------------------------
+// messages that never echo a value
+// -----------------------------------------------------------------------------
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
@@ -86,209 +105,503 @@ const got = (u: unknown, secret = false): string => {
   }
 }
 
-/** A readable path segment: `.docs` for plain names, `["my server"]` for the rest (shortened when huge). */
-const segment = (key: string) => (/^[A-Za-z0-9_$-]{1,64}$/.test(key) ? `.${key}` : `[${quote(key)}]`)
+const expected = (what: string, secret = false) => ({
+  message: (issue: ParseResult.ParseIssue) => `expected ${what}, got ${got(issue.actual, secret)}`
+})
 
-type EntryResult =
-  | { readonly _tag: "Server"; readonly server: McpServer }
+/** For a refinement: its message also stands for a failure of what it refines (a number given for a string). */
+const expectedAll = (what: string) => ({
+  message: (issue: ParseResult.ParseIssue) => ({ message: `expected ${what}, got ${got(issue.actual)}`, override: true })
+})
+
+/** A readable path segment: `.docs` for plain names, `["my server"]` for the rest (shortened when huge). */
+const segment = (key: string | number | symbol) =>
+  typeof key === "number"
+    ? `[${key}]`
+    : /^[A-Za-z0-9_$-]{1,64}$/.test(String(key))
+    ? `.${String(key)}`
+    : `[${quote(String(key))}]`
+
+// -----------------------------------------------------------------------------
+// the entries
+// -----------------------------------------------------------------------------
+
+const Text = Schema.String.annotations(expected("a string"))
+const NonEmptyText = Schema.String.pipe(Schema.minLength(1)).annotations(expectedAll("a non-empty string"))
+const Url = Schema.String.annotations(expected("a URL"))
+const Texts = Schema.Array(Text).annotations(expected("an array of strings"))
+const Flag = Schema.Boolean.annotations(expected("true or false"))
+const Secret = Schema.Redacted(Schema.String.annotations(expected("a string", true)))
+
+// RFC 9110 token characters.
+const HeaderName = Schema.String.pipe(
+  Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: () => "not a valid HTTP header name" })
+)
+const EnvName = Schema.String.pipe(
+  Schema.filter((key) => key.length > 0 && !key.includes("=") && !key.includes("\u0000"), {
+    message: () => "not a valid environment variable name"
+  })
+)
+const Env = Schema.Record({ key: EnvName, value: Secret }).annotations(expected("an object of strings", true))
+const Headers = Schema.Record({ key: HeaderName, value: Secret }).annotations(expected("an object of strings", true))
+
+/** Milliseconds, as Cline and Gemini CLI write `timeout`. */
+const Timeout = Schema.Number.annotations(expected("a number of milliseconds")).pipe(
+  Schema.filter((n) => Number.isFinite(n) && n > 0, {
+    message: (issue) => `expected a number of milliseconds above 0, got ${got(issue.actual)}`
+  })
+)
+
+/** Keys that change nothing for an agent: approval lists, trust, descriptions, editor settings. */
+const Ignored = Schema.optional(Schema.Unknown)
+const ignoredFields = {
+  trust: Ignored,
+  autoApprove: Ignored,
+  alwaysAllow: Ignored,
+  description: Ignored,
+  dev: Ignored,
+  gallery: Ignored,
+  version: Ignored,
+  settings: Ignored,
+  source: Ignored,
+  disabledTools: Ignored,
+  oauth: Ignored,
+  authProviderType: Ignored
+}
+
+const commonFields = {
+  disabled: Schema.optional(Flag),
+  /** Zed's. */
+  enabled: Schema.optional(Flag),
+  timeout: Schema.optional(Timeout),
+  includeTools: Schema.optional(Texts),
+  excludeTools: Schema.optional(Texts),
+  ...ignoredFields
+}
+
+const stdioTypes = ["stdio"] as const
+const remoteTypes = ["http", "streamable-http", "streamableHttp", "sse"] as const
+
+/**
+ * A server started as a process (every dialect).
+ *
+ * @internal
+ */
+export class StdioEntry extends Schema.Class<StdioEntry>("StdioEntry")({
+  type: Schema.optional(Schema.Literal(...stdioTypes)),
+  command: NonEmptyText,
+  args: Schema.optional(Texts),
+  env: Schema.optional(Env),
+  envFile: Schema.optional(NonEmptyText),
+  cwd: Schema.optional(NonEmptyText),
+  ...commonFields
+}) {}
+
+/**
+ * A server reached over HTTP: `url` (most), `serverUrl` (Windsurf) or `httpUrl` (Gemini CLI).
+ *
+ * @internal
+ */
+export class RemoteEntry extends Schema.Class<RemoteEntry>("RemoteEntry")({
+  type: Schema.optional(Schema.Literal(...remoteTypes)),
+  url: Schema.optional(Url),
+  serverUrl: Schema.optional(Url),
+  httpUrl: Schema.optional(Url),
+  headers: Schema.optional(Headers),
+  ...commonFields
+}) {}
+
+const stdioKeys = new Set(Object.keys(StdioEntry.fields))
+const remoteKeys = new Set(Object.keys(RemoteEntry.fields))
+const knownKeys = [...new Set([...stdioKeys, ...remoteKeys])]
+const urlKeys = ["url", "serverUrl", "httpUrl"] as const
+
+/** Levenshtein distance, for "did you mean". */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** @internal */
+export const nearestKey = (key: string): string | undefined => {
+  let best: string | undefined
+  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1
+  for (const known of knownKeys) {
+    const d = distance(key.toLowerCase(), known.toLowerCase())
+    if (d < bestDistance) {
+      best = known
+      bestDistance = d
+    }
+  }
+  return best
+}
+
+type Shape =
+  | { readonly _tag: "Stdio"; readonly entry: StdioEntry }
+  | { readonly _tag: "Remote"; readonly entry: RemoteEntry }
   | { readonly _tag: "Disabled" }
   // `field` is a path suffix such as `.url`, `.headers.Authorization` or `.args[1]`
   | { readonly _tag: "Invalid"; readonly field: string | undefined; readonly reason: string }
 
-const invalid = (field: string | undefined, reason: string): EntryResult => ({ _tag: "Invalid", field, reason })
+const invalid = (field: string | undefined, reason: string): Shape => ({ _tag: "Invalid", field, reason })
 
-const stringRecord = (
-  value: unknown,
-  field: string,
-  checkKey: (key: string) => string | undefined
-): { readonly record: Record<string, Redacted.Redacted<string>> } | EntryResult => {
-  if (!isObject(value)) return invalid(field, `expected an object of strings, got ${got(value, true)}`)
-  const record: Record<string, Redacted.Redacted<string>> = {}
-  for (const [key, item] of Object.entries(value)) {
-    const keyProblem = checkKey(key)
-    if (keyProblem !== undefined) return invalid(`${field}${segment(key)}`, keyProblem)
-    if (typeof item !== "string") return invalid(`${field}${segment(key)}`, `expected a string, got ${got(item, true)}`)
-    Object.defineProperty(record, key, {
-      value: Redacted.make(item),
-      enumerable: true,
-      writable: true,
-      configurable: true
-    })
-  }
-  return { record }
+/** Zed's older shape: `"command": { "path": ..., "args": [...], "env": {...} }`. */
+const flattenZed = (value: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  const command = value.command
+  if (!isObject(command)) return value
+  const { command: _, ...rest } = value
+  const out: Record<string, unknown> = { ...rest, command: command.path }
+  if (has(command, "args")) out.args = command.args
+  if (has(command, "env")) out.env = command.env
+  return out
 }
 
-const checkHeader = (key: string) => (headerNamePattern.test(key) ? undefined : "not a valid HTTP header name")
-const checkEnv = (key: string) =>
-  key.length === 0 || key.includes("=") || key.includes("\u0000") ? "not a valid environment variable name" : undefined
-
-const decodeEntry = (name: string, value: unknown): EntryResult => {
-  if (!isObject(value)) return invalid(undefined, `expected an object, got ${got(value)}`)
-  if (!isServerName(name)) {
-    return invalid(undefined, name.length === 0 ? "a server name must not be empty" : serverNameRule)
+const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Shape => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const issue = issues[0]!
+  const field = issue.path.map(segment).join("")
+  if (issue._tag === "Unexpected" && issue.path.length === 2) {
+    // a key of `headers` or `env` that its key schema refused
+    return invalid(field, issue.path[0] === "headers" ? "not a valid HTTP header name" : "not a valid environment variable name")
   }
-  if (has(value, "disabled")) {
-    if (typeof value.disabled !== "boolean") {
-      return invalid(".disabled", `expected true or false, got ${got(value.disabled)}`)
+  if (issue._tag === "Unexpected") {
+    const key = String(issue.path[issue.path.length - 1])
+    if (kind === "stdio" ? remoteKeys.has(key) : stdioKeys.has(key)) {
+      return invalid(field, `not allowed in ${kind === "stdio" ? "a stdio" : "an HTTP"} entry`)
     }
-    if (value.disabled) return { _tag: "Disabled" }
+    const nearest = nearestKey(key)
+    return invalid(field, nearest === undefined ? "unknown key" : `unknown key (did you mean ${JSON.stringify(nearest)}?)`)
   }
-  let kind: "http" | "stdio" | undefined
+  if (issue._tag === "Missing") return invalid(field, "missing")
+  return invalid(field === "" ? undefined : field, issue.message)
+}
+
+const decodeStdio = Schema.decodeUnknownEither(StdioEntry, { onExcessProperty: "error" })
+const decodeRemote = Schema.decodeUnknownEither(RemoteEntry, { onExcessProperty: "error" })
+
+/** The shape of one entry: which kind, and whether every field has the right type. */
+const decodeShape = (raw: unknown): Shape => {
+  if (!isObject(raw)) return invalid(undefined, `expected an object, got ${got(raw)}`)
+  const value = flattenZed(raw)
+  if (has(value, "disabled") && value.disabled === true) return { _tag: "Disabled" }
+  if (has(value, "enabled") && value.enabled === false) return { _tag: "Disabled" }
+  let kind: "stdio" | "remote" | undefined
   if (has(value, "type")) {
     const type = value.type
     if (typeof type !== "string") return invalid(".type", `expected a string, got ${got(type)}`)
-    if (type === "stdio") kind = "stdio"
-    else if (httpTypes.has(type)) kind = "http"
-    else return invalid(".type", `unsupported type ${quote(type)}; expected "stdio", "http" or "streamable-http"`)
+    if ((stdioTypes as ReadonlyArray<string>).includes(type)) kind = "stdio"
+    else if ((remoteTypes as ReadonlyArray<string>).includes(type)) kind = "remote"
+    else return invalid(".type", `unsupported type ${quote(type)}; expected "stdio", "http", "streamable-http" or "sse"`)
   }
+  const urls = urlKeys.filter((key) => has(value, key))
   const hasCommand = has(value, "command")
-  const hasUrl = has(value, "url")
-  if (hasCommand && hasUrl) return invalid(undefined, "has both command and url; an entry is either stdio or HTTP")
-  kind ??= hasUrl ? "http" : hasCommand ? "stdio" : undefined
+  if (hasCommand && urls.length > 0) {
+    return invalid(undefined, `has both command and ${urls[0]}; an entry is either stdio or HTTP`)
+  }
+  if (urls.length > 1) return invalid(undefined, `has both ${urls[0]} and ${urls[1]}; give one`)
+  kind ??= urls.length > 0 ? "remote" : hasCommand ? "stdio" : undefined
   if (kind === undefined) return invalid(undefined, "expected a command (stdio) or a url (HTTP)")
-
-  const allowed = kind === "http" ? httpKeys : stdioKeys
-  for (const key of Object.keys(value)) {
-    if (allowed.has(key) || ignoredKeys.has(key)) continue
-    if (key === "envFile") return invalid(segment(key), "not supported; put the variables in env")
-    if (httpKeys.has(key) || stdioKeys.has(key)) {
-      return invalid(segment(key), `not allowed in ${kind === "http" ? "an HTTP" : "a stdio"} entry`)
-    }
-    return invalid(segment(key), "unknown key")
+  if (kind === "stdio") {
+    const decoded = decodeStdio(value)
+    return Either.isRight(decoded) ? { _tag: "Stdio", entry: decoded.right } : firstIssue(decoded.left, "stdio")
   }
-
-  if (kind === "http") {
-    if (!hasUrl) return invalid(".url", "missing")
-    const url = value.url
-    if (typeof url !== "string") return invalid(".url", `expected a URL, got ${got(url)}`)
-    let parsed: URL | undefined
-    try {
-      parsed = new URL(url)
-    } catch {
-      return invalid(".url", "expected an http(s) URL, got a string that is not a URL")
-    }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      return invalid(".url", `expected an http(s) URL, got a ${quote(parsed.protocol.slice(0, -1))} URL`)
-    }
-    let headers: Record<string, Redacted.Redacted<string>> = {}
-    if (has(value, "headers")) {
-      const result = stringRecord(value.headers, ".headers", checkHeader)
-      if ("_tag" in result) return result
-      for (const [key, secret] of Object.entries(result.record)) {
-        if (/[\r\n\u0000]/.test(Redacted.value(secret))) {
-          return invalid(`.headers${segment(key)}`, "contains a line break or NUL character")
-        }
-      }
-      headers = result.record
-    }
-    return construct(() => new McpHttpServer({ name, url, headers }))
-  }
-
-  if (!hasCommand) return invalid(".command", "missing")
-  const command = value.command
-  if (typeof command !== "string" || command.length === 0) {
-    return invalid(".command", `expected a non-empty string, got ${got(command)}`)
-  }
-  let args: Array<string> = []
-  if (has(value, "args")) {
-    if (!Array.isArray(value.args)) return invalid(".args", `expected an array of strings, got ${got(value.args)}`)
-    for (const [index, arg] of (value.args as ReadonlyArray<unknown>).entries()) {
-      if (typeof arg !== "string") return invalid(`.args[${index}]`, `expected a string, got ${got(arg)}`)
-    }
-    args = [...(value.args as ReadonlyArray<string>)]
-  }
-  let env: Record<string, Redacted.Redacted<string>> = {}
-  if (has(value, "env")) {
-    const result = stringRecord(value.env, ".env", checkEnv)
-    if ("_tag" in result) return result
-    env = result.record
-  }
-  let cwd: string | undefined
-  if (has(value, "cwd")) {
-    if (typeof value.cwd !== "string" || value.cwd.length === 0) {
-      return invalid(".cwd", `expected a non-empty string, got ${got(value.cwd)}`)
-    }
-    cwd = value.cwd
-  }
-  return construct(() => new McpStdioServer({ name, command, args, env, ...(cwd !== undefined ? { cwd } : {}) }))
+  const decoded = decodeRemote(value)
+  if (Either.isLeft(decoded)) return firstIssue(decoded.left, "remote")
+  return urls.length === 0 ? invalid(".url", "missing") : { _tag: "Remote", entry: decoded.right }
 }
 
-// Everything was checked above; the class constructors validate again, and a disagreement is reported as an
-// invalid entry rather than thrown.
-const construct = (make: () => McpServer): EntryResult => {
+// -----------------------------------------------------------------------------
+// variables
+// -----------------------------------------------------------------------------
+
+/** A problem found while expanding, for one field of one entry. */
+class FieldIssue extends Data.TaggedError("FieldIssue")<{ readonly field: string; readonly reason: string }> {}
+
+interface Expansion {
+  readonly dialect: Dialect.Dialect
+  readonly forms: Variables.Forms
+  readonly fields: ReadonlySet<Dialect.Field>
+  readonly resolver: Variables.Resolver<McpInputs.InputError>
+  readonly secrets: Array<string>
+}
+
+const expandText = (expansion: Expansion, kind: Dialect.Field, field: string, text: string) => {
+  if (!expansion.fields.has(kind)) return Effect.succeed(text)
+  const tokens = Variables.parse(text, expansion.forms)
+  if (!Variables.hasVariables(tokens)) return Effect.succeed(text)
+  return Variables.expand(tokens, expansion.resolver, expansion.secrets).pipe(
+    Effect.mapError((error) =>
+      error._tag === "Unset"
+        ? new FieldIssue({ field, reason: `the variable ${error.name} is not set and has no default` })
+        : new FieldIssue({ field, reason: `the input ${JSON.stringify(error.id)} has no value: ${error.reason}` })
+    )
+  )
+}
+
+const expandSecrets = (
+  expansion: Expansion,
+  kind: Dialect.Field,
+  field: string,
+  record: Readonly<Record<string, Redacted.Redacted<string>>> | undefined
+) =>
+  Effect.reduce(Object.entries(record ?? {}), {} as Record<string, Redacted.Redacted<string>>, (out, [key, value]) =>
+    Effect.map(expandText(expansion, kind, `${field}${segment(key)}`, Redacted.value(value)), (text) => {
+      // a key such as `__proto__` stays an own key
+      Object.defineProperty(out, key, { value: Redacted.make(text), enumerable: true, writable: true, configurable: true })
+      return out
+    }))
+
+const isHttpUrl = (text: string) => {
   try {
-    return { _tag: "Server", server: make() }
+    const url = new URL(text)
+    return url.protocol === "http:" || url.protocol === "https:" ? undefined : url.protocol.slice(0, -1)
   } catch {
-    return invalid(undefined, "invalid server definition")
+    return null
   }
+}
+
+const serverFields = (entry: StdioEntry | RemoteEntry, secrets: ReadonlyArray<string>) => ({
+  ...(entry.timeout !== undefined ? { timeout: Duration.millis(entry.timeout) } : {}),
+  ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
+  ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
+  secrets: secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
+})
+
+const readEnvFile = (expansion: Expansion, workspace: string, file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const absolute = path.resolve(workspace, file)
+    const text = yield* fs.readFileString(absolute).pipe(
+      Effect.mapError((error) =>
+        new FieldIssue({ field: ".envFile", reason: `cannot read the file${error._tag === "SystemError" ? ` (${error.reason})` : ""}` })
+      )
+    )
+    const parsed = Dotenv.parse(text)
+    for (const value of Object.values(parsed)) expansion.secrets.push(value)
+    return parsed
+  })
+
+const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, workspace: string) =>
+  Effect.gen(function*() {
+    const command = yield* expandText(expansion, "command", ".command", entry.command)
+    if (command === "") return yield* new FieldIssue({ field: ".command", reason: "is empty once its variables are expanded" })
+    const args = yield* Effect.forEach(entry.args ?? [], (arg, i) => expandText(expansion, "args", `.args[${i}]`, arg))
+    const fromFile = entry.envFile === undefined
+      ? {}
+      : yield* Effect.flatMap(
+        expandText(expansion, "envFile", ".envFile", entry.envFile),
+        (file) => readEnvFile(expansion, workspace, file)
+      )
+    const env = yield* expandSecrets(expansion, "env", ".env", entry.env)
+    const cwd = entry.cwd === undefined ? undefined : yield* expandText(expansion, "cwd", ".cwd", entry.cwd)
+    const merged: Record<string, Redacted.Redacted<string>> = {}
+    for (const [key, value] of Object.entries(fromFile)) {
+      Object.defineProperty(merged, key, { value: Redacted.make(value), enumerable: true, writable: true, configurable: true })
+    }
+    for (const [key, value] of Object.entries(env)) {
+      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true })
+    }
+    return new McpStdioServer({
+      name,
+      command,
+      args,
+      env: merged,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...serverFields(entry, expansion.secrets)
+    })
+  })
+
+const buildRemote = (name: string, entry: RemoteEntry, expansion: Expansion) =>
+  Effect.gen(function*() {
+    const key = urlKeys.find((key) => entry[key] !== undefined)!
+    const url = yield* expandText(expansion, "url", `.${key}`, entry[key]!)
+    const protocol = isHttpUrl(url)
+    if (protocol === null) return yield* new FieldIssue({ field: `.${key}`, reason: "expected an http(s) URL, got a string that is not a URL" })
+    if (protocol !== undefined) return yield* new FieldIssue({ field: `.${key}`, reason: `expected an http(s) URL, got a ${quote(protocol)} URL` })
+    const headers = yield* expandSecrets(expansion, "headers", ".headers", entry.headers)
+    for (const [header, value] of Object.entries(headers)) {
+      if (/[\r\n\u0000]/.test(Redacted.value(value))) {
+        return yield* new FieldIssue({ field: `.headers${segment(header)}`, reason: "contains a line break or NUL character" })
+      }
+    }
+    // Gemini CLI's `url` is the legacy SSE transport; its `httpUrl` is Streamable HTTP
+    const transport = entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
+      ? "sse" as const
+      : "streamable-http" as const
+    return new McpHttpServer({ name, url, headers, transport, ...serverFields(entry, expansion.secrets) })
+  })
+
+// -----------------------------------------------------------------------------
+// the file
+// -----------------------------------------------------------------------------
+
+const InputDefinition = Schema.Struct({
+  id: NonEmptyText,
+  type: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  password: Schema.optional(Schema.Boolean),
+  default: Schema.optional(Schema.String)
+})
+const Inputs = Schema.Array(InputDefinition).annotations(expected("an array of inputs"))
+
+type Entry =
+  | { readonly _tag: "Server"; readonly server: McpServer }
+  | { readonly _tag: "Disabled" }
+  | { readonly _tag: "Invalid"; readonly field: string | undefined; readonly reason: string }
+
+const decodeEntry = (
+  name: string,
+  raw: unknown,
+  expansion: (secrets: Array<string>) => Expansion,
+  workspace: string
+): Effect.Effect<Entry, never, FileSystem.FileSystem | Path.Path> => {
+  if (name.length === 0) return Effect.succeed({ _tag: "Invalid", field: undefined, reason: "a server name must not be empty" })
+  const shape = decodeShape(raw)
+  if (shape._tag === "Invalid" || shape._tag === "Disabled") return Effect.succeed(shape)
+  const context = expansion([])
+  const built: Effect.Effect<McpServer, FieldIssue, FileSystem.FileSystem | Path.Path> = shape._tag === "Stdio"
+    ? buildStdio(name, shape.entry, context, workspace)
+    : buildRemote(name, shape.entry, context)
+  return built.pipe(
+    Effect.map((server): Entry => ({ _tag: "Server", server })),
+    Effect.catchAll((issue) => Effect.succeed<Entry>({ _tag: "Invalid", field: issue.field, reason: issue.reason }))
+  )
 }
 
 /**
  * Decodes the text of a configuration file. A result of `Error` is a problem with the file as a whole (not
- * JSON, no or two server mappings), which fails in strict and lenient mode alike (C5).
+ * JSON, no or two server mappings), which fails in strict and lenient mode alike (C5). Variables are read
+ * from the `ConfigProvider`; `${input:ID}` from the `McpInputs` in context, if any.
  *
  * @internal
  */
-export const decode = (text: string, serverKeys: ReadonlyArray<string>): DecodeResult => {
-  const fileError = (reason: string, entry?: string): DecodeResult => ({
-    _tag: "Error",
-    issue: { entry, server: undefined, reason }
-  })
-  const parsed = Json.parse(text)
-  if (parsed._tag === "Error") {
-    const { column, line, reason } = parsed.issue
-    return fileError(`not valid JSON (line ${line}, column ${column}: ${reason})`)
-  }
-  const root = parsed.parsed.value
-  if (!isObject(root)) return fileError(`expected a JSON object at the root, got ${got(root)}`)
-  const present = serverKeys.filter((key) => has(root, key))
-  const expected = serverKeys.map((key) => JSON.stringify(key)).join(" or ")
-  if (present.length === 0) return fileError(`no server mapping: expected a ${expected} key`)
-  if (present.length > 1) {
-    return fileError(`${present.map((key) => JSON.stringify(key)).join(" and ")} are both present; use only one`)
-  }
-  const rootKey = present[0]!
-  const duplicates = parsed.parsed.duplicates.filter((path) => path[0] === rootKey)
-  if (duplicates.some((path) => path.length === 1)) return fileError("duplicate key", rootKey)
-  const mapping = root[rootKey]
-  if (!isObject(mapping)) {
-    return fileError(`expected an object mapping server names to entries, got ${got(mapping)}`, rootKey)
-  }
+export const decode = (
+  text: string,
+  options: DecodeOptions
+): Effect.Effect<DecodeResult, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fileError = (reason: string, entry?: string): DecodeResult => ({
+      _tag: "Error",
+      issue: { entry, server: undefined, reason }
+    })
+    const parsed = Json.parse(text)
+    if (parsed._tag === "Error") {
+      const { column, line, reason } = parsed.issue
+      return fileError(`not valid JSON (line ${line}, column ${column}: ${reason})`)
+    }
+    const root = parsed.parsed.value
+    if (!isObject(root)) return fileError(`expected a JSON object at the root, got ${got(root)}`)
+    const present = options.serverKeys.filter((key) => has(root, key))
+    const expectedKeys = options.serverKeys.map((key) => JSON.stringify(key)).join(" or ")
+    if (present.length === 0) return fileError(`no server mapping: expected a ${expectedKeys} key`)
+    if (present.length > 1) {
+      return fileError(`${present.map((key) => JSON.stringify(key)).join(" and ")} are both present; use only one`)
+    }
+    const rootKey = present[0]!
+    const duplicates = parsed.parsed.duplicates.filter((path) => path[0] === rootKey)
+    if (duplicates.some((path) => path.length === 1)) return fileError("duplicate key", rootKey)
+    const mapping = root[rootKey]
+    if (!isObject(mapping)) {
+      return fileError(`expected an object mapping server names to entries, got ${got(mapping)}`, rootKey)
+    }
+    const inputs = has(root, "inputs") ? Schema.decodeUnknownEither(Inputs)(root.inputs) : Either.right([])
+    if (Either.isLeft(inputs)) {
+      const issue = ParseResult.ArrayFormatter.formatErrorSync(inputs.left)[0]!
+      return fileError(issue.message, `inputs${issue.path.map(segment).join("")}`)
+    }
 
-  const servers: Array<FileEntry> = []
-  const invalidEntries: Array<Issue> = []
-  const disabled: Array<string> = []
-  // File order, which plain objects lose for integer-like keys such as "1".
-  const order = parsed.parsed.keyOrder.get(mapping) ?? Object.keys(mapping)
-  for (const name of new Set(order)) {
-    const value = mapping[name]
-    const entry = `${rootKey}${segment(name)}`
-    if (duplicates.some((path) => path.length === 2 && path[1] === name)) {
-      invalidEntries.push({ entry, server: name, reason: "duplicate server name" })
-      continue
+    const pathService = yield* Path.Path
+    const dialect = options.dialect ?? Dialect.detect(options.path, rootKey)
+    const workspace = options.workspaceFolder ?? Dialect.workspaceFolder(options.path, pathService.dirname)
+    const home = yield* homeDirectory
+    const askInput = yield* McpInputs.current
+    const definitions = new Map(inputs.right.map((input) => [input.id, input]))
+    const resolver: Variables.Resolver<McpInputs.InputError> = {
+      variable: (name) => Effect.option(Config.string(name)),
+      predefined: (name) => {
+        switch (name) {
+          case "workspaceFolder":
+            return workspace
+          case "workspaceFolderBasename":
+            return pathService.basename(workspace)
+          case "userHome":
+            return home
+          case "pathSeparator":
+          case "/":
+            return pathService.sep
+        }
+      },
+      input: (id) => {
+        const definition = definitions.get(id)
+        return definition === undefined
+          ? Effect.fail(new McpInputs.InputError({ id, reason: "no such input in the file's inputs" }))
+          : Effect.map(
+            askInput.get({
+              id,
+              description: definition.description,
+              password: definition.password ?? false,
+              default: definition.default
+            }),
+            Redacted.value
+          )
+      }
     }
-    // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
-    const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
-    if (repeated !== undefined) {
-      const where = `${entry}${repeated.slice(2).map(segment).join("")}`
-      invalidEntries.push({ entry: where, server: name, reason: "duplicate key" })
-      continue
+    const expansion = (secrets: Array<string>): Expansion => ({
+      dialect,
+      forms: Dialect.forms[dialect],
+      fields: Dialect.expandedFields(dialect),
+      resolver,
+      secrets
+    })
+
+    const servers: Array<FileEntry> = []
+    const invalidEntries: Array<Issue> = []
+    const disabled: Array<string> = []
+    // File order, which plain objects lose for integer-like keys such as "1".
+    const order = parsed.parsed.keyOrder.get(mapping) ?? Object.keys(mapping)
+    for (const name of new Set(order)) {
+      const entry = `${rootKey}${segment(name)}`
+      if (duplicates.some((path) => path.length === 2 && path[1] === name)) {
+        invalidEntries.push({ entry, server: name, reason: "duplicate server name" })
+        continue
+      }
+      // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
+      const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
+      if (repeated !== undefined) {
+        const where = `${entry}${repeated.slice(2).map(segment).join("")}`
+        invalidEntries.push({ entry: where, server: name, reason: "duplicate key" })
+        continue
+      }
+      const result = yield* decodeEntry(name, mapping[name], expansion, workspace)
+      switch (result._tag) {
+        case "Server":
+          servers.push({ entry, server: result.server })
+          break
+        case "Disabled":
+          disabled.push(name)
+          break
+        case "Invalid":
+          invalidEntries.push({ entry: `${entry}${result.field ?? ""}`, server: name, reason: result.reason })
+      }
     }
-    const result = decodeEntry(name, value)
-    switch (result._tag) {
-      case "Server":
-        servers.push({ entry, server: result.server })
-        break
-      case "Disabled":
-        disabled.push(name)
-        break
-      case "Invalid":
-        invalidEntries.push({
-          entry: `${entry}${result.field ?? ""}`,
-          server: name,
-          reason: result.reason
-        })
-    }
-  }
-  return { _tag: "Ok", file: { rootKey, servers, invalid: invalidEntries, disabled } }
-}
+    return { _tag: "Ok", file: { rootKey, dialect, servers, invalid: invalidEntries, disabled } } as const
+  })
+
+/**
+ * The home directory: `HOME` (or `USERPROFILE`) from the `ConfigProvider`, falling back to the operating
+ * system's answer.
+ *
+ * @internal
+ */
+export const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
+  Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
+  Effect.orElseSucceed(() => Os.homedir())
+)

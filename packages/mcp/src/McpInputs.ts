@@ -1,0 +1,129 @@
+/**
+ * Values a configuration file asks the user for (`${input:ID}`, declared in its `inputs`, as VS Code writes
+ * them). The library cannot ask anyone: by default an input fails with an error naming it. The `zett`
+ * command provides a terminal prompt; an application provides its own with `make` or `layer`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * One input of a file's `inputs`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Input {
+  readonly id: string
+  readonly description?: string | undefined
+  /** Asked without echo. */
+  readonly password: boolean
+  readonly default?: string | undefined
+}
+
+/**
+ * An input that has no value: nobody can be asked, or asking failed.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputError extends Schema.TaggedError<InputError>("@zett/mcp/InputError")("InputError", {
+  id: Schema.String,
+  reason: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `the input ${JSON.stringify(this.id)} has no value: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpInputs extends Context.Tag("@zett/mcp/McpInputs")<McpInputs, {
+  readonly get: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+}>() {}
+
+/**
+ * The service over `ask`, which is called once per input id: the value is kept for the life of the service
+ * (so a file that is re-read, or several requests at once, ask only once).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  ask: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+): Effect.Effect<McpInputs["Type"]> =>
+  Effect.sync(() => {
+    const asked = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, InputError>>()
+    return McpInputs.of({
+      get: (input) =>
+        Effect.suspend(() => {
+          const known = asked.get(input.id)
+          if (known !== undefined) return Deferred.await(known)
+          const deferred = Deferred.unsafeMake<Redacted.Redacted<string>, InputError>(FiberId.none)
+          asked.set(input.id, deferred)
+          return Effect.flatMap(Effect.exit(ask(input)), (exit) =>
+            Effect.zipRight(Deferred.done(deferred, exit), exit))
+        })
+    })
+  })
+
+/**
+ * The service over `ask` (see `make`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  ask: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+): Layer.Layer<McpInputs> => Layer.effect(McpInputs, make(ask))
+
+/**
+ * Inputs with fixed values, e.g. from a secret store or in tests; any other input fails.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerValues = (values: Readonly<Record<string, string | Redacted.Redacted<string>>>): Layer.Layer<McpInputs> =>
+  layer((input) => {
+    const value = Object.prototype.hasOwnProperty.call(values, input.id) ? values[input.id] : undefined
+    return value === undefined
+      ? new InputError({ id: input.id, reason: "no value was given for it" })
+      : Effect.succeed(Redacted.isRedacted(value) ? value : Redacted.make(value))
+  })
+
+/**
+ * What is used when no `McpInputs` is in context: every input fails, naming itself.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unavailable: McpInputs["Type"] = McpInputs.of({
+  get: (input) =>
+    new InputError({
+      id: input.id,
+      reason: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
+    })
+})
+
+/**
+ * The `McpInputs` in context, or `unavailable`.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const current: Effect.Effect<McpInputs["Type"]> = Effect.map(
+  Effect.serviceOption(McpInputs),
+  Option.getOrElse(() => unavailable)
+)
