@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import type { McpClientFactory, McpServer } from "@zett/mcp"
-import { McpClient, McpError, McpExtension, McpTool } from "@zett/mcp"
+import type { McpClientFactory } from "@zett/mcp"
+import { McpClient, McpError, McpExtension, McpServer, McpTool } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -35,13 +35,15 @@ export interface ToolReport {
  */
 export interface ServerReport {
   readonly server: string
-  readonly transport: "stdio" | "streamable-http"
+  readonly transport: "stdio" | "streamable-http" | "sse"
   readonly status: "ok" | "unavailable"
   /** Why the server is unavailable, in a few words (never a secret). */
   readonly reason?: string | undefined
   /** Connect and list, in milliseconds. */
   readonly discoveryMillis: number
   readonly tools: ReadonlyArray<ToolReport>
+  /** Tools the server lists that its `includeTools` / `excludeTools` keep from the model (remote names). */
+  readonly filtered: ReadonlyArray<string>
   /** The sum of the tools' estimates. */
   readonly estimatedTokens: number
 }
@@ -80,11 +82,12 @@ export const estimateTokens = (tool: {
  * @category utils
  */
 export const transportOf = (server: McpServer.McpServer): ServerReport["transport"] =>
-  server._tag === "McpHttpServer" ? "streamable-http" : "stdio"
+  server._tag === "McpHttpServer" ? server.transport : "stdio"
 
 /**
  * Connects to `server` in the current scope and lists its tools, converted for the model, under the
- * connect timeout. The connection stays open until the scope closes (so that `zett call` can use it).
+ * connect timeout; the tools its `includeTools` / `excludeTools` keep from the model are set apart. The
+ * connection stays open until the scope closes (so that `zett call` can use it).
  *
  * @since 0.1.0
  * @category constructors
@@ -94,7 +97,11 @@ export const connectAndList = (
   server: McpServer.McpServer,
   options?: Options
 ): Effect.Effect<
-  { readonly client: McpClient.McpClient; readonly tools: ReadonlyArray<McpTool.McpTool> },
+  {
+    readonly client: McpClient.McpClient
+    readonly tools: ReadonlyArray<McpTool.McpTool>
+    readonly filtered: ReadonlyArray<McpTool.McpTool>
+  },
   McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError,
   Scope.Scope
 > => {
@@ -102,8 +109,10 @@ export const connectAndList = (
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
   return Effect.gen(function*() {
     const client = yield* factory.connect(server)
-    const tools = yield* McpClient.discover(client, { namespace })
-    return { client, tools }
+    const listed = yield* McpClient.discover(client, { namespace, prefix: McpServer.toolPrefix(server) })
+    const tools = listed.filter((tool) => McpServer.allowsTool(server, tool.remoteName))
+    const filtered = listed.filter((tool) => !McpServer.allowsTool(server, tool.remoteName))
+    return { client, tools, filtered }
   }).pipe(
     McpError.within({ server: server.name, operation: "connect", limit }),
     Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } })
@@ -147,6 +156,7 @@ export const discover = (
           reason: McpError.reasonOf(result.left),
           discoveryMillis,
           tools: [],
+          filtered: [],
           estimatedTokens: 0
         }
       }
@@ -157,6 +167,7 @@ export const discover = (
         status: "ok",
         discoveryMillis,
         tools,
+        filtered: result.right.filtered.map((tool) => tool.remoteName),
         estimatedTokens: tools.reduce((sum, tool) => sum + tool.estimatedTokens, 0)
       }
     })

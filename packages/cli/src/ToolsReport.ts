@@ -38,7 +38,8 @@ export const toJson = (report: ToolsReport) => ({
     discoveryMillis: server.discoveryMillis,
     toolCount: server.tools.length,
     estimatedTokens: server.estimatedTokens,
-    tools: server.tools
+    tools: server.tools,
+    filtered: server.filtered
   })),
   skipped: report.skipped,
   totals: {
@@ -122,6 +123,9 @@ export const render = (
   }
   for (const entry of report.skipped) out.push(clip(`skipped ${entry.entry}: ${entry.reason}`, width))
   for (const server of report.servers) {
+    if (server.status === "ok" && server.filtered.length > 0) {
+      out.push("", clip(`${server.server}: filtered out by its includeTools/excludeTools: ${server.filtered.join(", ")}`, width))
+    }
     if (server.status !== "ok" || server.tools.length === 0) continue
     out.push("", `${server.server}: ${server.tools.length} tools, ~${server.estimatedTokens} tokens`)
     const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, `~${tool.estimatedTokens}`, "-"]), new Set([1]))

@@ -242,7 +242,7 @@ export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, M
  */
 export const discover = (
   client: McpClient,
-  options: { readonly namespace: boolean }
+  options: { readonly namespace: boolean; readonly prefix?: string | undefined }
 ): Effect.Effect<ReadonlyArray<McpTool.McpTool>, McpRequestError> =>
   Effect.flatMap(listAll(client), (tools) => {
     const out: Array<McpTool.McpTool> = []

@@ -14,6 +14,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Internal from "./internal/config.js"
 import { McpConfigError } from "./McpError.js"
+import * as Naming from "./internal/naming.js"
+import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServer.js"
 import type { McpServer } from "./McpServer.js"
 
 /**
@@ -217,6 +219,44 @@ const readFile = (
     return { servers, skipped }
   }).pipe(Effect.annotateLogs("mcp.config.path", path))
 
+const withPrefix = (server: McpServer, prefix: string): McpServer => {
+  if (server._tag === "McpHttpServer") {
+    const { _tag, ...fields } = server
+    return new McpHttpServer({ ...fields, toolPrefix: prefix })
+  }
+  const { _tag, ...fields } = server
+  return new McpStdioServer({ ...fields, toolPrefix: prefix })
+}
+
+/**
+ * Two names may map to one tool prefix (`a.b` sanitised, and a server really named like that): the later one
+ * gets a prefix of its own, with a warning, so that neither server's tools shadow the other's.
+ */
+const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServer>): Effect.Effect<ReadonlyArray<McpServer>> =>
+  Effect.gen(function*() {
+    const owners = new Map<string, string>()
+    for (const server of servers) if (!owners.has(toolPrefix(server))) owners.set(toolPrefix(server), server.name)
+    const out: Array<McpServer> = []
+    const taken = new Set<string>()
+    for (const server of servers) {
+      const prefix = toolPrefix(server)
+      if (!taken.has(prefix)) {
+        taken.add(prefix)
+        out.push(server)
+        continue
+      }
+      let other = prefix
+      for (let n = 2; taken.has(other) || owners.has(other); n++) other = Naming.sanitize(`${server.name}#${n}`)
+      taken.add(other)
+      yield* Effect.logWarning(
+        `${where}: the servers ${JSON.stringify(owners.get(prefix))} and ${JSON.stringify(server.name)} map to one ` +
+          `tool prefix (${prefix}); the tools of ${JSON.stringify(server.name)} are named ${other}__<tool>`
+      )
+      out.push(withPrefix(server, other))
+    }
+    return out
+  })
+
 /**
  * Merges the file's servers (first) with the explicit ones (C3) and rejects a name given in both (C6): in
  * strict mode the file is invalid, in lenient mode the file's entry is skipped.
@@ -241,7 +281,7 @@ const merge = (
       yield* Effect.logWarning(`${path}: ${entry}: ${reason} (entry skipped)`)
       skipped.push({ entry, server: server.name, reason })
     }
-    return { path, servers: [...servers, ...explicit], skipped }
+    return { path, servers: yield* distinctPrefixes(path, [...servers, ...explicit]), skipped }
   })
 
 const checkExplicit = (servers: ReadonlyArray<McpServer>): Effect.Effect<void, McpConfigError> => {
@@ -293,6 +333,37 @@ export const fromFile = (
   }).pipe(Effect.withSpan("McpConfiguration.fromFile"))
 
 /**
+ * Merges the snapshots of several files in order: a later file wins on a server name, with a warning, and
+ * names that map to one tool prefix are told apart. The result names the files in `path`, comma-separated.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const combine = (snapshots: ReadonlyArray<Snapshot>): Effect.Effect<Snapshot> =>
+  Effect.gen(function*() {
+    const byName = new Map<string, { readonly server: McpServer; readonly path: string | undefined }>()
+    for (const snapshot of snapshots) {
+      for (const server of snapshot.servers) {
+        const earlier = byName.get(server.name)
+        if (earlier !== undefined) {
+          yield* Effect.logWarning(
+            `${snapshot.path ?? "servers option"}: the server ${JSON.stringify(server.name)} is also configured in ` +
+              `${earlier.path ?? "the servers option"}; the later entry is used`
+          )
+          byName.delete(server.name)
+        }
+        byName.set(server.name, { server, path: snapshot.path })
+      }
+    }
+    const paths = snapshots.flatMap((snapshot) => (snapshot.path === undefined ? [] : [snapshot.path]))
+    return {
+      path: paths.length === 0 ? undefined : paths.join(", "),
+      servers: yield* distinctPrefixes(paths.join(", "), Array.from(byName.values(), (entry) => entry.server)),
+      skipped: snapshots.flatMap((snapshot) => snapshot.skipped)
+    }
+  })
+
+/**
  * Builds the service. Fails with `McpConfigError` when the file (or the explicit list) is malformed (C8).
  *
  * @since 0.1.0
@@ -317,8 +388,9 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     : yield* defaultPath
 
   if (path === undefined) {
-    const snapshot: Snapshot = { path, servers: explicit, skipped: [] }
-    return McpConfiguration.of({ path, servers: explicit, skipped: [], current: Effect.succeed(snapshot) })
+    const servers = yield* distinctPrefixes("servers option", explicit)
+    const snapshot: Snapshot = { path, servers, skipped: [] }
+    return McpConfiguration.of({ path, servers, skipped: [], current: Effect.succeed(snapshot) })
   }
 
   const firstSignature = yield* statFile(fs, path)

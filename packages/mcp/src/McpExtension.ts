@@ -70,6 +70,11 @@ export interface Options extends McpConfiguration.Options {
    * nor saturates the event loop until every connect looks timed out.
    */
   readonly discoveryConcurrency?: number | undefined
+  /**
+   * Which discovered tools reach the model, after each server's own `includeTools` and `excludeTools`. A
+   * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
+   */
+  readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
 }
 
 /**
@@ -206,7 +211,7 @@ export const make = Effect.fnUntraced(function*(
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
-      Effect.flatMap((client) => McpClient.discover(client, { namespace })),
+      Effect.flatMap((client) => McpClient.discover(client, { namespace, prefix: McpServer.toolPrefix(server) })),
       McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
       Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
@@ -225,7 +230,12 @@ export const make = Effect.fnUntraced(function*(
         )
       )
       const result = yield* client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>).pipe(
-        McpError.within({ server: server.name, operation: "call", limit: callTimeout }),
+        // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
+        McpError.within({
+          server: server.name,
+          operation: "call",
+          limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout)
+        }),
         Effect.catchTag("McpTimeoutError", (error) =>
           new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(error.timeout)}` })),
         Effect.catchTag("McpRequestError", (error) =>
@@ -247,8 +257,12 @@ export const make = Effect.fnUntraced(function*(
       Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
     )
 
+  const toolFilter = options.toolFilter
+  const allowed = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
+    McpServer.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
+
   const toAgentTools = (state: RequestState, server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) =>
-    tools.map((tool) =>
+    tools.filter((tool) => allowed(server, tool)).map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
@@ -291,7 +305,14 @@ export const make = Effect.fnUntraced(function*(
         ? "MCP servers are configured in code."
         : `MCP servers are configured in ${state.snapshot.path}.`
     ]
-    if (namespace) lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
+    if (namespace) {
+      lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
+      // names that are not usable as they are (`github.com`, `My Server`) prefix their tools differently
+      for (const server of state.snapshot.servers) {
+        const prefix = McpServer.toolPrefix(server)
+        if (prefix !== server.name) lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
+      }
+    }
     if (state.unavailable.length > 0) {
       lines.push(`Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`)
     }

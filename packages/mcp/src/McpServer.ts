@@ -236,6 +236,17 @@ export const describe = (server: McpServer): string =>
 export const toolPrefix = (server: McpServer): string => server.toolPrefix ?? Naming.sanitize(server.name)
 
 /**
+ * Whether a tool (by its name on the server) passes the definition's `includeTools` and `excludeTools`;
+ * `excludeTools` wins.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const allowsTool = (server: McpServer, remoteName: string): boolean =>
+  (server.includeTools === undefined || server.includeTools.includes(remoteName)) &&
+  (server.excludeTools === undefined || !server.excludeTools.includes(remoteName))
+
+/**
  * Every secret of a definition (header or environment values, values from variables), for a `Scrubber`.
  *
  * @since 0.1.0

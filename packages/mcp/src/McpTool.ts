@@ -127,9 +127,13 @@ export interface McpTool {
 export const fromTool = (
   server: string,
   tool: { readonly name: string; readonly description?: string | undefined; readonly inputSchema?: unknown },
-  options: { readonly namespace: boolean }
+  options: {
+    readonly namespace: boolean
+    /** The `<prefix>__` of the exposed name (`McpServer.toolPrefix`); the server name by default. */
+    readonly prefix?: string | undefined
+  }
 ): McpTool => ({
-  name: exposedName(server, tool.name, options),
+  name: exposedName(options.prefix ?? server, tool.name, options),
   description: tool.description ?? "",
   parameters: cleanSchema(tool.inputSchema),
   guidelines: false,

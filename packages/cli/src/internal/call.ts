@@ -18,7 +18,7 @@ export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
     const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
     const clientFactory = yield* resolveClientFactory
-    const { file, snapshot } = yield* loadConfiguration(options.config)
+    const { file, snapshot } = yield* loadConfiguration(options.config, options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${server.name}__`))
     const candidates = likely.length > 0 ? likely : snapshot.servers
@@ -34,12 +34,17 @@ export const handler = (options: Options.CallOptions) =>
         ),
       { concurrency: Option.getOrElse(options.discoveryConcurrency, () => McpExtension.defaultDiscoveryConcurrency) }
     )
-    for (const { result } of found) {
+    for (const { result, server } of found) {
       if (result._tag === "Left") continue
       const tool = result.right.tools.find((tool) => tool.name === options.name)
       if (tool === undefined) continue
       const response = yield* result.right.client.callTool(tool.remoteName, args).pipe(
-        McpError.within({ server: tool.server, operation: "call", limit: limitOf(options.callTimeout, Duration.seconds(300)) })
+        McpError.within({
+          server: tool.server,
+          operation: "call",
+          // the server's own `timeout` overrides --call-timeout, as it overrides the extension's callTimeout
+          limit: server.timeout !== undefined ? Option.some(server.timeout) : limitOf(options.callTimeout, Duration.seconds(300))
+        })
       )
       const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {

@@ -20,6 +20,7 @@ import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
+import * as Inputs from "./inputs.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
   Directory: "a directory",
@@ -51,16 +52,22 @@ export const resolveConfigPath = (path: Option.Option<string>) =>
       })
   })
 
-export const loadConfiguration = (path: Option.Option<string>) =>
+/** The files named with `--config` (each must exist), or the default file. */
+export const resolveConfigPaths = (paths: ReadonlyArray<string>) =>
+  paths.length === 0
+    ? Effect.map(McpConfiguration.defaultPath, (path) => [path])
+    : Effect.forEach(paths, (path) => resolveConfigPath(Option.some(path)))
+
+/** Loads the files in order (`--config` repeated): a later file wins on a server name, with a warning. */
+export const loadConfiguration = (paths: ReadonlyArray<string>, options: { readonly lenient: boolean }) =>
   Effect.gen(function*() {
-    const file = yield* resolveConfigPath(path)
-    const snapshot = yield* McpConfiguration.fromFile(file)
-    const exists = yield* FileSystem.FileSystem.pipe(
-      Effect.flatMap((fs) => fs.exists(file)),
-      Effect.orElseSucceed(() => false)
-    )
-    return { file, exists, snapshot }
-  })
+    const files = yield* resolveConfigPaths(paths)
+    const snapshots = yield* Effect.forEach(files, (file) => McpConfiguration.fromFile(file, { strict: !options.lenient }))
+    const snapshot = snapshots.length === 1 ? snapshots[0]! : yield* McpConfiguration.combine(snapshots)
+    const fs = yield* FileSystem.FileSystem
+    const exists = yield* Effect.exists(files, (file) => Effect.orElseSucceed(fs.exists(file), () => false))
+    return { file: files.join(", "), exists, snapshot }
+  }).pipe(Inputs.provide)
 
 /** At most a few names, and how many more. */
 const someNames = (names: ReadonlyArray<string>, max = 3) =>

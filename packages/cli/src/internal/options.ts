@@ -22,8 +22,15 @@ export const defaultDiscoveryConcurrency = 16
 export const modelVariable = "ZETT_MODEL"
 
 export const config = Options.text("config").pipe(
-  Options.withDescription("The mcp.json to use (default: ~/.zett/mcp.json)."),
-  Options.optional
+  Options.withDescription(
+    "The configuration file to use (default: ~/.zett/mcp.json): any client's mcp.json, .vscode/mcp.json, " +
+      ".mcp.json, Gemini CLI's or Zed's settings.json. Repeat it to merge files in order; a later file wins on a name."
+  ),
+  Options.repeated
+)
+
+export const lenient = Options.boolean("lenient").pipe(
+  Options.withDescription("Skip invalid entries of the configuration, with a warning each, and keep the valid ones.")
 )
 
 /** An option parsed by `parse`, whose failure is one readable usage line naming the option. */
@@ -74,6 +81,7 @@ export const extensionLimit = (limit: Option.Option<Duration.Duration>): Duratio
 
 export const tools = {
   config,
+  lenient,
   connectTimeout,
   discoveryConcurrency,
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
@@ -99,6 +107,7 @@ export const JsonArguments = Schema.compose(
 
 export const call = {
   config,
+  lenient,
   connectTimeout,
   callTimeout,
   discoveryConcurrency,
@@ -112,6 +121,7 @@ export const call = {
 
 export const run = {
   config,
+  lenient,
   connectTimeout,
   callTimeout,
   discoveryConcurrency,

@@ -6,7 +6,8 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { modelLayer, noModel, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
+import { loadConfiguration, modelLayer, noModel, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
+import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
 import { extensionLimit, limitOf } from "./options.js"
 
@@ -15,13 +16,18 @@ export const handler = (options: Options.RunOptions) =>
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
     const clientFactory = yield* resolveClientFactory
-    // the extension reads the default file itself; a file named with --config must exist
-    const configPath = Option.isSome(options.config) ? yield* resolveConfigPath(options.config) : undefined
+    // the extension reads the default file itself (and re-reads it while it runs); a file named with --config
+    // must exist; several files are merged here, once
+    const [first, ...more] = options.config
+    const configPath = first !== undefined && more.length === 0 ? yield* resolveConfigPath(Option.some(first)) : undefined
+    const servers = more.length > 0 ? (yield* loadConfiguration(options.config, options)).snapshot.servers : undefined
     yield* runAgent(options.prompt, {
       configPath,
+      servers,
+      strictConfig: !options.lenient,
       clientFactory,
       connectTimeout: extensionLimit(limitOf(options.connectTimeout, Duration.seconds(30))),
       callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300))),
       discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
-    }, model.value)
+    }, model.value).pipe(Inputs.provide)
   })

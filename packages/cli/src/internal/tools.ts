@@ -16,7 +16,7 @@ export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
     const clientFactory = yield* resolveClientFactory
     const output = yield* Output.Output
-    const { exists, file, snapshot } = yield* loadConfiguration(options.config)
+    const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
     const reports = yield* discoverWithProgress(
       clientFactory,
       snapshot.servers,
