@@ -71,6 +71,22 @@ export const find = (pid: number): ProcessInfo | undefined => list().find((p) =>
 export const liveWithCommand = (marker: string): Array<ProcessInfo> =>
   list().filter((p) => isLive(p) && p.command.includes(marker))
 
+/**
+ * The environment a process was started with, from /proc (Linux): what a server really received, whatever
+ * it chooses to show of it.
+ */
+export const environ = (pid: number): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const pair of Fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0")) {
+    const at = pair.indexOf("=")
+    if (at > 0) out[pair.slice(0, at)] = pair.slice(at + 1)
+  }
+  return out
+}
+
+/** The live processes started by this one (its children), e.g. the stdio servers of a request. */
+export const liveChildren = (): Array<ProcessInfo> => list().filter((p) => p.ppid === process.pid && isLive(p))
+
 /** A TCP port on 127.0.0.1 that was free a moment ago. */
 export const freePort: Effect.Effect<number> = Effect.async<number>((resume) => {
   const server = Net.createServer()
