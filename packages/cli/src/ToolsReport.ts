@@ -1,11 +1,12 @@
 /**
- * What `zett tools` prints: a table of the configured servers (transport, discovery time, tools, estimated
- * prompt tokens, status), the tools each one exposes, and the same as JSON data with `--json`.
+ * What `zett tools` prints: a table of the configured servers (transport, discovery time, tools, prompt tokens
+ * of their definitions in `Discovery.tokenEncoding`, status), the tools each one exposes, and the same as JSON
+ * data with `--json`.
  *
  * @since 0.1.0
  */
 import type { McpConfiguration } from "@zett/mcp"
-import type { ServerReport } from "./Discovery.js"
+import { type ServerReport, tokenEncoding } from "./Discovery.js"
 
 /**
  * @since 0.1.0
@@ -29,6 +30,7 @@ export interface ToolsReport {
  */
 export const toJson = (report: ToolsReport) => ({
   config: report.config,
+  tokenEncoding,
   configExists: report.configExists,
   servers: report.servers.map((server) => ({
     name: server.server,
@@ -37,7 +39,7 @@ export const toJson = (report: ToolsReport) => ({
     ...(server.reason !== undefined ? { reason: server.reason } : {}),
     discoveryMillis: server.discoveryMillis,
     toolCount: server.tools.length,
-    estimatedTokens: server.estimatedTokens,
+    tokens: server.tokens,
     tools: server.tools
   })),
   skipped: report.skipped,
@@ -45,7 +47,7 @@ export const toJson = (report: ToolsReport) => ({
     servers: report.servers.length,
     available: report.servers.filter((server) => server.status === "ok").length,
     tools: report.servers.reduce((sum, server) => sum + server.tools.length, 0),
-    estimatedTokens: report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+    tokens: report.servers.reduce((sum, server) => sum + server.tokens, 0)
   }
 })
 
@@ -108,13 +110,13 @@ export const render = (
   } else {
     out.push(options?.title ?? `MCP servers in ${report.config}`, "")
     const table = columns([
-      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "~TOKENS", "STATUS"],
+      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "TOKENS", "STATUS"],
       ...report.servers.map((server) => [
         server.server,
         server.transport,
         formatMillis(server.discoveryMillis),
         server.status === "ok" ? String(server.tools.length) : "-",
-        server.status === "ok" ? String(server.estimatedTokens) : "-",
+        server.status === "ok" ? String(server.tokens) : "-",
         server.status === "ok" ? "ok" : `unavailable: ${server.reason ?? "unknown reason"}`
       ])
     ], new Set([2, 3, 4]))
@@ -123,8 +125,8 @@ export const render = (
   for (const entry of report.skipped) out.push(clip(`skipped ${entry.entry}: ${entry.reason}`, width))
   for (const server of report.servers) {
     if (server.status !== "ok" || server.tools.length === 0) continue
-    out.push("", `${server.server}: ${server.tools.length} tools, ~${server.estimatedTokens} tokens`)
-    const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, `~${tool.estimatedTokens}`, "-"]), new Set([1]))
+    out.push("", `${server.server}: ${server.tools.length} tools, ${server.tokens} tokens (${tokenEncoding})`)
+    const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, String(tool.tokens), "-"]), new Set([1]))
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
       out.push(`${prefix}${clip(firstLine(tool.description), width - prefix.length)}`.trimEnd())
@@ -134,12 +136,12 @@ export const render = (
     const available = report.servers.filter((server) => server.status === "ok").length
     const unavailable = report.servers.length - available
     const tools = report.servers.reduce((sum, server) => sum + server.tools.length, 0)
-    const tokens = report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+    const tokens = report.servers.reduce((sum, server) => sum + server.tokens, 0)
     out.push(
       "",
       `${report.servers.length} ${report.servers.length === 1 ? "server" : "servers"}: ${available} ok` +
         `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${tools} ${tools === 1 ? "tool" : "tools"}, ` +
-        `~${tokens} prompt tokens (estimate: characters / 4)`
+        `${tokens} prompt tokens (${tokenEncoding})`
     )
   }
   return out.join("\n")
