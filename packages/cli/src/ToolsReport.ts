@@ -7,6 +7,7 @@
  */
 import type { McpConfiguration } from "@zett/mcp"
 import { type ServerReport, tokenEncoding } from "./Discovery.js"
+import { clip, pad, width as displayWidth } from "./internal/width.js"
 
 /**
  * @since 0.1.0
@@ -60,14 +61,11 @@ export const toJson = (report: ToolsReport) => ({
 export const formatMillis = (millis: number): string =>
   millis < 1_000 ? `${Math.round(millis)} ms` : `${(millis / 1_000).toFixed(1)} s`
 
-const clip = (text: string, width: number) =>
-  width <= 1 ? "" : text.length > width ? `${text.slice(0, width - 1)}…` : text
-
 const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
 
 /**
- * Lays out rows as columns separated by two spaces; `right` lists the right-aligned columns. The last
- * column is not padded.
+ * Lays out rows as columns separated by two spaces, sized by display width (CJK characters and emoji take
+ * two terminal columns); `right` lists the right-aligned columns. The last column is not padded.
  *
  * @since 0.1.0
  * @category utils
@@ -77,14 +75,10 @@ export const columns = (
   right: ReadonlySet<number> = new Set()
 ): Array<string> => {
   const widths: Array<number> = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))))
   return rows.map((row) =>
     row.map((cell, i) =>
-      i === row.length - 1 && !right.has(i)
-        ? cell
-        : right.has(i)
-        ? cell.padStart(widths[i]!)
-        : cell.padEnd(widths[i]!)
+      i === row.length - 1 && !right.has(i) ? cell : pad(cell, widths[i]!, right.has(i) ? "right" : "left")
     ).join("  ").trimEnd()
   )
 }
@@ -129,7 +123,7 @@ export const render = (
     const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, String(tool.tokens), "-"]), new Set([1]))
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
-      out.push(`${prefix}${clip(firstLine(tool.description), width - prefix.length)}`.trimEnd())
+      out.push(`${prefix}${clip(firstLine(tool.description), width - displayWidth(prefix))}`.trimEnd())
     })
   }
   if (report.servers.length > 0) {
