@@ -35,10 +35,24 @@ const redactRequest = (
 ): HttpClientRequest.HttpClientRequest =>
   HttpClientRequest.setHeaders(request, Record.map(Headers.redact(request.headers, names), String))
 
-const withRequest = (
-  request: HttpClientRequest.HttpClientRequest,
-  response?: HttpClientResponse.HttpClientResponse
-) =>
+// the response an error keeps answers with the redacted request as well
+const redactedResponse = (
+  response: HttpClientResponse.HttpClientResponse,
+  request: HttpClientRequest.HttpClientRequest
+): HttpClientResponse.HttpClientResponse =>
+  response instanceof RedactedResponse ? response : new RedactedResponse(response, request)
+
+const responseError = (request: HttpClientRequest.HttpClientRequest, response?: HttpClientResponse.HttpClientResponse) =>
+(error: HttpClientError.ResponseError): HttpClientError.ResponseError =>
+  new HttpClientError.ResponseError({
+    request,
+    response: response ?? redactedResponse(error.response, request),
+    reason: error.reason,
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    ...(error.description !== undefined ? { description: error.description } : {})
+  })
+
+const withRequest = (request: HttpClientRequest.HttpClientRequest) =>
 (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError =>
   error._tag === "RequestError"
     ? new HttpClientError.RequestError({
@@ -47,13 +61,7 @@ const withRequest = (
       ...(error.cause !== undefined ? { cause: error.cause } : {}),
       ...(error.description !== undefined ? { description: error.description } : {})
     })
-    : new HttpClientError.ResponseError({
-      request,
-      response: response ?? error.response,
-      reason: error.reason,
-      ...(error.cause !== undefined ? { cause: error.cause } : {}),
-      ...(error.description !== undefined ? { description: error.description } : {})
-    })
+    : responseError(request)(error)
 
 /**
  * A successful response whose `request` (and the request of any error its body raises) is the redacted one: the
@@ -72,7 +80,7 @@ class RedactedResponse implements HttpClientResponse.HttpClientResponse {
   private body<A>(
     effect: Effect.Effect<A, HttpClientError.ResponseError>
   ): Effect.Effect<A, HttpClientError.ResponseError> {
-    return Effect.mapError(effect, (error) => withRequest(this.request, this)(error) as HttpClientError.ResponseError)
+    return Effect.mapError(effect, responseError(this.request, this))
   }
 
   get status(): number {
@@ -103,10 +111,7 @@ class RedactedResponse implements HttpClientResponse.HttpClientResponse {
     return this.body(this.original.arrayBuffer)
   }
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
-    return Stream.mapError(
-      this.original.stream,
-      (error) => withRequest(this.request, this)(error) as HttpClientError.ResponseError
-    )
+    return Stream.mapError(this.original.stream, responseError(this.request, this))
   }
   toJSON(): unknown {
     return {
