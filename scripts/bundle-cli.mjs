@@ -6,6 +6,10 @@ import * as esbuild from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+// no flags: any argument is an error, not ignored
+parseArgs({ args: process.argv.slice(2), strict: true, options: {} })
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = Path.join(root, "packages", "cli", "dist")

@@ -1,5 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { parseArgs } from "node:util"
+
+// no flags: any argument is an error, not ignored
+parseArgs({ args: process.argv.slice(2), strict: true, options: {} })
 
 for (const pkg of fs.readdirSync("packages")) {
   for (const dir of ["build", "dist", ".tsbuildinfo"]) {

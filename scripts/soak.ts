@@ -12,7 +12,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, Model } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,12 +25,9 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as Crypto from "node:crypto"
-import { httpFault, newSockets, node, sockets, stdioArgs, withMarker } from "@zett/testing/Faults"
+import { factoryLayer, httpFault, newSockets, sockets, stdioFault, withMarker } from "@zett/testing/Faults"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Util from "node:util"
-
-const stdioFault = (name: string, marker: string, faults: ReadonlyArray<string>) =>
-  McpServer.stdio({ name, command: node, args: stdioArgs(name, faults), env: { ZETT_TEST_MARKER: marker } })
 
 // -----------------------------------------------------------------------------
 // options
@@ -67,7 +64,8 @@ export interface SoakReport {
   readonly planned: Record<Ending, number>
   /** how each request actually ended */
   readonly outcomes: { succeeded: number; failed: number; interrupted: number; compacted: number; hung: number }
-  readonly accounted: number
+  /** requests started, and requests that ended (however they ended): every one of `count` must do both */
+  readonly requests: { readonly started: number; readonly ended: number }
   /** tool results the model saw, by status */
   readonly toolCalls: { ok: number; failed: number }
   /** servers named unavailable to the model, summed over requests */
@@ -216,7 +214,7 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     const seed = options.seed ?? 1
     const random = mulberry32(seed)
     const marker = Crypto.randomUUID()
-    const started = Date.now()
+    const startedAt = Date.now()
 
     // HTTP servers live for the whole soak (they are the network, not the request's)
     const servers = yield* Scope.make()
@@ -229,11 +227,7 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
       { concurrency: "unbounded" }
     ).pipe(Scope.extend(servers))
 
-    const factory = Layer.effect(McpClientFactory.McpClientFactory, Effect.gen(function*() {
-      const sdk = yield* McpClientFactory.make({ closeTimeout: "300 millis" })
-      const memory = yield* McpClientFactory.makeInMemory({ mem: memoryServer })
-      return McpClientFactory.of((server) => (server.name === "mem" ? memory.connect(server) : sdk.connect(server)))
-    }))
+    const factory = factoryLayer({ mem: memoryServer })
     const mem = McpServer.http({ name: "mem", url: "http://127.0.0.1:9/mcp" })
     const calm = stdioFault("calm", marker, ["none"])
 
@@ -310,11 +304,11 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     const supervisor = yield* Supervisor.track
 
     // every request started is counted, and every request that ended, however it ended
-    let begun = 0
+    let started = 0
     let ended = 0
     const one = ({ agent: index, plan }: { readonly plan: Plan; readonly agent: number }) =>
       Effect.gen(function*() {
-        begun++
+        started++
         planned[plan.ending]++
         const agent = agents[index]!.agent
         const run = agent.run(JSON.stringify(plan))
@@ -363,9 +357,6 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
     yield* Scope.close(layers, Exit.void)
     yield* Scope.close(servers, Exit.void)
 
-    // ended requests against started ones, and against the outcomes recorded
-    const recorded = outcomes.succeeded + outcomes.failed + outcomes.interrupted + outcomes.compacted + outcomes.hung
-    const accounted = begun === count && recorded === ended ? ended : Math.min(ended, recorded)
     const leaks = {
       processes: processes.length,
       sockets: leftSockets.length,
@@ -377,13 +368,14 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
       seed,
       planned,
       outcomes,
-      accounted,
+      requests: { started, ended },
       toolCalls: { ok: seen.ok, failed: seen.failed },
       unavailable: seen.unavailable,
       compactions,
       leaks,
-      ms: Date.now() - started,
-      ok: accounted === count && outcomes.hung === 0 && leaks.processes === 0 && leaks.sockets === 0 &&
+      ms: Date.now() - startedAt,
+      // every planned request started, and every started one ended
+      ok: started === count && ended === started && outcomes.hung === 0 && leaks.processes === 0 && leaks.sockets === 0 &&
         leaks.fibers === 0 && heapGrowth < 10
     }
     return report
@@ -407,7 +399,7 @@ if (process.argv[1]?.endsWith("soak.ts")) {
         `soak: ${report.count} requests (seed ${report.seed}) in ${(report.ms / 1000).toFixed(1)} s`,
         `planned:   success ${planned.success}, failure ${planned.failure}, interruption ${planned.interruption}, compaction ${planned.compaction}`,
         `ended:     succeeded ${outcomes.succeeded}, failed ${outcomes.failed}, interrupted ${outcomes.interrupted}, compacted ${outcomes.compacted}, hung ${outcomes.hung}`,
-        `accounted: ${report.accounted} of ${report.count}`,
+        `requests:  ${report.requests.started} of ${report.count} started, ${report.requests.ended} ended`,
         `seen:      tool results ok ${report.toolCalls.ok}, failed ${report.toolCalls.failed}; unavailable servers ${report.unavailable}; compactions ${report.compactions}`,
         `left:      processes ${leaks.processes}, sockets ${leaks.sockets}, fibers ${leaks.fibers}, heap growth ${leaks.heapGrowthMB} MB`,
         report.ok ? "OK: zero leaks" : "LEAKS OR LOST REQUESTS",

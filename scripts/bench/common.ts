@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** scripts/bench, also when this runs from the bundle in scripts/bench/.build */
@@ -53,11 +54,13 @@ export const packageVersion = (name: string, from: string): string => {
   }
 }
 
-export const flags = (argv: ReadonlyArray<string>): Record<string, string> =>
-  Object.fromEntries(argv.filter((a) => a.startsWith("--")).map((a) => {
-    const [k, ...v] = a.slice(2).split("=")
-    return [k!, v.length === 0 ? "1" : v.join("=")]
-  }))
+/** `--name=value` flags, strictly: a flag not in `names`, a flag without a value or a positional is an error. */
+export const flags = (argv: ReadonlyArray<string>, names: ReadonlyArray<string>): Record<string, string | undefined> =>
+  parseArgs({
+    args: [...argv],
+    strict: true,
+    options: Object.fromEntries(names.map((name) => [name, { type: "string" as const }]))
+  }).values as Record<string, string | undefined>
 
 /** A file the servers append "spawn <pid>" / "conn" lines to, and a tag that marks their processes. */
 export const makeProbe = () => {

@@ -18,7 +18,23 @@ import {
   stdioServers
 } from "./common.js"
 
-const flags = parseFlags(process.argv.slice(2))
+const flags = parseFlags(process.argv.slice(2), [
+  "case",
+  "lib",
+  "variant",
+  "transport",
+  "stubborn",
+  "n",
+  "k",
+  "delay",
+  "tools",
+  "reps",
+  "calls",
+  "warmup",
+  "runs",
+  "chunks",
+  "requests"
+])
 const num = (key: string, fallback: number) => (flags[key] === undefined ? fallback : Number(flags[key]))
 const lib = flags.lib ?? "raw"
 const kase = flags.case ?? "discovery"

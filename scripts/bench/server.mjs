@@ -13,16 +13,22 @@
 import { appendFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { randomUUID } from "node:crypto"
+import { parseArgs } from "node:util"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { makeServer } from "./testServer.mjs"
 
-const flags = Object.fromEntries(
-  process.argv.slice(2).filter((a) => a.startsWith("--")).map((a) => {
-    const [k, ...v] = a.slice(2).split("=")
-    return [k, v.length === 0 ? "1" : v.join("=")]
-  })
-)
+// strict: an unknown flag is an error, not ignored
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2),
+  strict: true,
+  options: Object.fromEntries(
+    ["transport", "k", "delay", "prefix", "tag", "spawnlog", "stubborn", "servers", "port", "json"].map((name) => [
+      name,
+      { type: "string" }
+    ])
+  )
+})
 const transport = flags.transport ?? "stdio"
 const K = Number(flags.k ?? 10)
 const delay = Number(flags.delay ?? 0)

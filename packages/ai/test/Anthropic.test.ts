@@ -1,5 +1,7 @@
+import * as Headers from "@effect/platform/Headers"
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
+import * as Arr from "effect/Array"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -11,6 +13,7 @@ import {
   anthropicModel,
   buildModel,
   captureLogs,
+  captureSpans,
   fakeProvider,
   json,
   KEY,
@@ -188,5 +191,41 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
         Model.textDelta("second try"),
         Model.finish("stop", new Message.Usage({ inputTokens: 5, outputTokens: 2 }))
       ])
+    }))
+
+  it.scoped("a connection cut mid-stream: the error @effect/ai keeps shows the key header redacted", () =>
+    Effect.gen(function*() {
+      const logs = captureLogs()
+      const { spans, tracer } = captureSpans()
+      // a 200 and the first events, then the socket is destroyed: the body fails after the response was accepted
+      const provider = yield* fakeProvider([(res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        for (const { data, event } of anthropicEvents({ text: ["partial"] }).slice(0, 3)) {
+          res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+        }
+        setImmediate(() => res.destroy())
+      }])
+      const model = yield* buildModel(anthropicModel(provider))
+      const seen: Array<Model.ModelEvent> = []
+      // the application's own redacted names (here `anthropic-version`) hold for the provider's request too
+      const error = yield* model.stream({ messages: [Message.user("hi")], tools: [], serverTools: [] }).pipe(
+        Stream.runForEach((event) => Effect.sync(() => void seen.push(event))),
+        Effect.flip,
+        Effect.provide(logs.layer),
+        Effect.withTracer(tracer),
+        Effect.locallyWith(Headers.currentRedactedNames, Arr.append("anthropic-version"))
+      )
+      assert.deepStrictEqual(seen, [Model.textDelta("partial")])
+      assert.instanceOf(error, Model.ModelError)
+      assert.strictEqual(provider.requests[0]!.headers["x-api-key"], KEY)
+      const http = spans.find((span) => span.name === "http.client POST")!
+      assert.include(http.text(), "'http.request.header.x-api-key' => '<redacted>'")
+      // what @effect/ai's span ended with: its HttpResponseError and the request it copied
+      const failure = inspect(spans.find((span) => span.name === "LanguageModel.streamText")?.failure(), { depth: 20 })
+      assert.include(failure, "HttpResponseError")
+      assert.include(failure, "'x-api-key': '<redacted>'")
+      assert.include(failure, "'anthropic-version': '<redacted>'")
+      const rendered = [failure, error.message, inspect(error, { depth: 20 }), ...logs.lines, ...spans.map((s) => s.text())]
+      for (const text of rendered) assert.notInclude(text, KEY)
     }))
 })

@@ -1,9 +1,16 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import { AiModelConfig } from "@zett/ai"
 import { Message, Model } from "@zett/agent"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { inspect } from "node:util"
@@ -322,6 +329,39 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       assert.include(streamSpan.text(), "Transport")
       assert.notInclude(inspect(streamSpan.failure(), { depth: 20 }), KEY)
       for (const span of spans) assert.notInclude(span.text(), KEY)
+    }))
+
+  it.scoped("credential headers the application's client adds (a proxy's) are redacted in what errors keep", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = captureSpans()
+      const proxySecret = "Basic cHJveHk6UFJPWFlTRUNSRVQ="
+      const client = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(
+          HttpClient.HttpClient,
+          HttpClient.mapRequest(HttpClientRequest.setHeaders({
+            "Proxy-Authorization": proxySecret,
+            "OpenAI-Project": "proj_PROJECTSECRET"
+          }))
+        )
+      ).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      const model = yield* buildModel(
+        AiModelConfig.layer({
+          provider: "openai",
+          model: "gpt-4.1-mini",
+          apiKey: Option.some(Redacted.make(KEY)),
+          baseUrl: Option.some("http://127.0.0.1:1/v1")
+        }, { retry: false }).pipe(Layer.provide(client))
+      )
+      // nothing listens on port 1: the transport error @effect/ai keeps carries the request
+      yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.withTracer(tracer))
+      const failure = inspect(spans.find((span) => span.name === "LanguageModel.streamText")?.failure(), { depth: 20 })
+      assert.include(failure, "'proxy-authorization': '<redacted>'")
+      assert.include(failure, "'openai-project': '<redacted>'")
+      assert.include(failure, "authorization: '<redacted>'")
+      for (const text of [failure, ...spans.map((span) => span.text())]) {
+        for (const secret of [KEY, proxySecret, "PROJECTSECRET"]) assert.notInclude(text, secret)
+      }
     }))
 
   it.scoped("tool-call arguments that are not a JSON object, or not JSON, fail with a readable reason", () =>

@@ -24,7 +24,8 @@ export interface ToolReport {
   /** The name on the server. */
   readonly remoteName: string
   readonly description: string
-  readonly estimatedTokens: number
+  /** The prompt tokens of its definition, in `tokenEncoding`. */
+  readonly tokens: number
 }
 
 /**
@@ -44,8 +45,8 @@ export interface ServerReport {
   readonly tools: ReadonlyArray<ToolReport>
   /** Tools the server lists that its `includeTools` / `excludeTools` keep from the model (remote names). */
   readonly filtered: ReadonlyArray<string>
-  /** The sum of the tools' estimates. */
-  readonly estimatedTokens: number
+  /** The sum of the tools' tokens. */
+  readonly tokens: number
 }
 
 /**
@@ -62,18 +63,38 @@ export interface Options {
 }
 
 /**
- * A rough count of the prompt tokens a tool definition costs: a quarter of the characters of the JSON of
- * its name, description and (cleaned) input schema, the parts a provider sends to the model.
+ * The encoding tokens are counted in: OpenAI's `o200k_base` (GPT-4o, GPT-4.1, the o-series). Other model
+ * families tokenize differently, so the counts are labelled with it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const tokenEncoding = "o200k_base"
+
+// the encoding's tables (about 2 MB of JavaScript) load on the first count, not with the command
+const encoding = Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base"))
+
+// special tokens (`<|endoftext|>`) in a description are text to the model, as they are to a provider
+const plainText = { disallowedSpecial: new Set<string>() }
+
+/**
+ * The prompt tokens a tool definition costs, counted in `tokenEncoding`: the JSON of its name, description and
+ * (cleaned) input schema, the parts a provider sends to the model. A provider adds its own framing, so this is
+ * the definitions' share, not a bill.
  *
  * @since 0.1.0
  * @category utils
  */
-export const estimateTokens = (tool: {
+export const countTokens = (tool: {
   readonly name: string
   readonly description: string
   readonly parameters: unknown
-}): number =>
-  Math.ceil(JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }).length / 4)
+}): Effect.Effect<number> =>
+  Effect.map(encoding, (tokenizer) =>
+    tokenizer.countTokens(
+      JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+      plainText
+    ))
 
 /**
  * The transport of a server definition, as `mcp.json` spells it.
@@ -125,12 +146,13 @@ export const connectAndList = (
  * @since 0.1.0
  * @category constructors
  */
-export const toolReport = (tool: McpTool.McpTool): ToolReport => ({
-  name: tool.name,
-  remoteName: tool.remoteName,
-  description: tool.description,
-  estimatedTokens: estimateTokens(tool)
-})
+export const toolReport = (tool: McpTool.McpTool): Effect.Effect<ToolReport> =>
+  Effect.map(countTokens(tool), (tokens) => ({
+    name: tool.name,
+    remoteName: tool.remoteName,
+    description: tool.description,
+    tokens
+  }))
 
 /**
  * Discovers one server and closes its connection again. Never fails: an unreachable server is a report
@@ -145,11 +167,11 @@ export const discover = (
   options?: Options
 ): Effect.Effect<ServerReport> =>
   Effect.scoped(Effect.timed(Effect.either(connectAndList(factory, server, options)))).pipe(
-    Effect.map(([elapsed, result]): ServerReport => {
+    Effect.flatMap(([elapsed, result]) => {
       const discoveryMillis = Math.round(Duration.toMillis(elapsed))
       const transport = transportOf(server)
       if (result._tag === "Left") {
-        return {
+        return Effect.succeed<ServerReport>({
           server: server.name,
           transport,
           status: "unavailable",
@@ -157,19 +179,18 @@ export const discover = (
           discoveryMillis,
           tools: [],
           filtered: [],
-          estimatedTokens: 0
-        }
+          tokens: 0
+        })
       }
-      const tools = result.right.tools.map(toolReport)
-      return {
+      return Effect.map(Effect.forEach(result.right.tools, toolReport), (tools): ServerReport => ({
         server: server.name,
         transport,
         status: "ok",
         discoveryMillis,
         tools,
         filtered: result.right.filtered.map((tool) => tool.remoteName),
-        estimatedTokens: tools.reduce((sum, tool) => sum + tool.estimatedTokens, 0)
-      }
+        tokens: tools.reduce((sum, tool) => sum + tool.tokens, 0)
+      }))
     })
   )
 

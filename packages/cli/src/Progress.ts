@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import { clip } from "./internal/width.js"
 import { Output } from "./Output.js"
 
 /**
@@ -49,7 +50,7 @@ export const withSpinner = <A, E, R>(
       const draw = (frame: number) =>
         Effect.flatMap(Ref.get(text), (current) => {
           const width = Math.max(10, output.columns - 3)
-          const shown = current.length > width ? `${current.slice(0, width - 1)}…` : current
+          const shown = clip(current, width)
           return output.stderr(`${clearLine}${frames[frame % frames.length]} ${shown}`)
         })
       const spin = Effect.gen(function*() {

@@ -1,11 +1,13 @@
 /**
- * What `zett tools` prints: a table of the configured servers (transport, discovery time, tools, estimated
- * prompt tokens, status), the tools each one exposes, and the same as JSON data with `--json`.
+ * What `zett tools` prints: a table of the configured servers (transport, discovery time, tools, prompt tokens
+ * of their definitions in `Discovery.tokenEncoding`, status), the tools each one exposes, and the same as JSON
+ * data with `--json`.
  *
  * @since 0.1.0
  */
 import type { McpConfiguration } from "@zett/mcp"
-import type { ServerReport } from "./Discovery.js"
+import { type ServerReport, tokenEncoding } from "./Discovery.js"
+import { clip, pad, width as displayWidth } from "./internal/width.js"
 
 /**
  * @since 0.1.0
@@ -29,6 +31,7 @@ export interface ToolsReport {
  */
 export const toJson = (report: ToolsReport) => ({
   config: report.config,
+  tokenEncoding,
   configExists: report.configExists,
   servers: report.servers.map((server) => ({
     name: server.server,
@@ -37,7 +40,7 @@ export const toJson = (report: ToolsReport) => ({
     ...(server.reason !== undefined ? { reason: server.reason } : {}),
     discoveryMillis: server.discoveryMillis,
     toolCount: server.tools.length,
-    estimatedTokens: server.estimatedTokens,
+    tokens: server.tokens,
     tools: server.tools,
     filtered: server.filtered
   })),
@@ -46,7 +49,7 @@ export const toJson = (report: ToolsReport) => ({
     servers: report.servers.length,
     available: report.servers.filter((server) => server.status === "ok").length,
     tools: report.servers.reduce((sum, server) => sum + server.tools.length, 0),
-    estimatedTokens: report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+    tokens: report.servers.reduce((sum, server) => sum + server.tokens, 0)
   }
 })
 
@@ -59,14 +62,11 @@ export const toJson = (report: ToolsReport) => ({
 export const formatMillis = (millis: number): string =>
   millis < 1_000 ? `${Math.round(millis)} ms` : `${(millis / 1_000).toFixed(1)} s`
 
-const clip = (text: string, width: number) =>
-  width <= 1 ? "" : text.length > width ? `${text.slice(0, width - 1)}…` : text
-
 const firstLine = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
 
 /**
- * Lays out rows as columns separated by two spaces; `right` lists the right-aligned columns. The last
- * column is not padded.
+ * Lays out rows as columns separated by two spaces, sized by display width (CJK characters and emoji take
+ * two terminal columns); `right` lists the right-aligned columns. The last column is not padded.
  *
  * @since 0.1.0
  * @category utils
@@ -76,14 +76,10 @@ export const columns = (
   right: ReadonlySet<number> = new Set()
 ): Array<string> => {
   const widths: Array<number> = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)))
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))))
   return rows.map((row) =>
     row.map((cell, i) =>
-      i === row.length - 1 && !right.has(i)
-        ? cell
-        : right.has(i)
-        ? cell.padStart(widths[i]!)
-        : cell.padEnd(widths[i]!)
+      i === row.length - 1 && !right.has(i) ? cell : pad(cell, widths[i]!, right.has(i) ? "right" : "left")
     ).join("  ").trimEnd()
   )
 }
@@ -109,13 +105,13 @@ export const render = (
   } else {
     out.push(options?.title ?? `MCP servers in ${report.config}`, "")
     const table = columns([
-      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "~TOKENS", "STATUS"],
+      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "TOKENS", "STATUS"],
       ...report.servers.map((server) => [
         server.server,
         server.transport,
         formatMillis(server.discoveryMillis),
         server.status === "ok" ? String(server.tools.length) : "-",
-        server.status === "ok" ? String(server.estimatedTokens) : "-",
+        server.status === "ok" ? String(server.tokens) : "-",
         server.status === "ok" ? "ok" : `unavailable: ${server.reason ?? "unknown reason"}`
       ])
     ], new Set([2, 3, 4]))
@@ -127,23 +123,23 @@ export const render = (
       out.push("", clip(`${server.server}: filtered out by its includeTools/excludeTools: ${server.filtered.join(", ")}`, width))
     }
     if (server.status !== "ok" || server.tools.length === 0) continue
-    out.push("", `${server.server}: ${server.tools.length} tools, ~${server.estimatedTokens} tokens`)
-    const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, `~${tool.estimatedTokens}`, "-"]), new Set([1]))
+    out.push("", `${server.server}: ${server.tools.length} tools, ${server.tokens} tokens (${tokenEncoding})`)
+    const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, String(tool.tokens), "-"]), new Set([1]))
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
-      out.push(`${prefix}${clip(firstLine(tool.description), width - prefix.length)}`.trimEnd())
+      out.push(`${prefix}${clip(firstLine(tool.description), width - displayWidth(prefix))}`.trimEnd())
     })
   }
   if (report.servers.length > 0) {
     const available = report.servers.filter((server) => server.status === "ok").length
     const unavailable = report.servers.length - available
     const tools = report.servers.reduce((sum, server) => sum + server.tools.length, 0)
-    const tokens = report.servers.reduce((sum, server) => sum + server.estimatedTokens, 0)
+    const tokens = report.servers.reduce((sum, server) => sum + server.tokens, 0)
     out.push(
       "",
       `${report.servers.length} ${report.servers.length === 1 ? "server" : "servers"}: ${available} ok` +
         `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${tools} ${tools === 1 ? "tool" : "tools"}, ` +
-        `~${tokens} prompt tokens (estimate: characters / 4)`
+        `${tokens} prompt tokens (${tokenEncoding})`
     )
   }
   return out.join("\n")

@@ -176,7 +176,7 @@ describe("zett as a process", () => {
       assert.include(names(byName.fs), "fs__list_directory")
       for (const server of [byName.everything, byName["everything-http"], byName.fs]) {
         assert.isAbove(server.toolCount, 0)
-        assert.isAbove(server.estimatedTokens, server.toolCount * 10)
+        assert.isAbove(server.tokens, server.toolCount * 10)
         assert.isAbove(server.discoveryMillis, 0)
       }
       assert.include(byName.broken.reason, "ENOENT")

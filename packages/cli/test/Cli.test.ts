@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Message, Model, ScriptedModel } from "@zett/agent"
-import { Cli, Discovery, EnvironmentModel } from "@zett/cli"
+import { Cli, EnvironmentModel } from "@zett/cli"
 import { McpExtension, McpTool } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as ChildProcess from "node:child_process"
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import {
@@ -30,8 +31,13 @@ import {
 
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
+// what the model sees of a tool (after the schema cleanup: no title, $schema), in o200k_base, all of it as text
+const definitionJson = (tool: McpTool.McpTool): string =>
+  JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
+const definitionTokens = (tool: McpTool.McpTool) => countTokens(definitionJson(tool), { disallowedSpecial: new Set() })
+
 describe("zett tools", () => {
-  it.scoped("lists every server with transport, status, time, tool count and token estimate; exit 0", () =>
+  it.scoped("lists every server with transport, status, time, tool count and tokens (o200k_base); exit 0", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo", "docs"])
@@ -44,17 +50,18 @@ describe("zett tools", () => {
       assert.strictEqual(result.stderr, "")
       const out = lines(result.stdout)
       assert.strictEqual(out[0], `MCP servers in ${config}`)
-      assert.match(out[1]!, /^SERVER\s+TRANSPORT\s+TIME\s+TOOLS\s+~TOKENS\s+STATUS$/)
+      assert.match(out[1]!, /^SERVER\s+TRANSPORT\s+TIME\s+TOOLS\s+TOKENS\s+STATUS$/)
       const demoTokens = demoTools
-        .map((t) => Discovery.estimateTokens(McpTool.fromTool("demo", t, { namespace: true })))
+        .map((t) => definitionTokens(McpTool.fromTool("demo", t, { namespace: true })))
         .reduce((a, b) => a + b, 0)
       assert.match(out[2]!, new RegExp(`^demo\\s+streamable-http\\s+\\d+ ms\\s+2\\s+${demoTokens}\\s+ok$`))
       assert.match(out[3]!, /^docs\s+streamable-http\s+\d+ ms\s+1\s+\d+\s+ok$/)
-      // the exposed names, each with its own estimate and description
-      assert.include(result.stdout, "demo__add")
-      assert.match(result.stdout, /demo__add\s+~\d+\s+Adds two numbers and returns their sum/)
+      // the exposed names, each with its own count and description
+      const add = definitionTokens(McpTool.fromTool("demo", demoTools[0]!, { namespace: true }))
+      assert.match(result.stdout, new RegExp(`^demo: 2 tools, ${demoTokens} tokens \\(o200k_base\\)$`, "m"))
+      assert.match(result.stdout, new RegExp(`^  demo__add\\s+${add}  Adds two numbers and returns their sum$`, "m"))
       assert.include(result.stdout, "docs__search")
-      assert.include(out.at(-1)!, "2 servers: 2 ok; 3 tools")
+      assert.match(out.at(-1)!, /^2 servers: 2 ok; 3 tools, \d+ prompt tokens \(o200k_base\)$/)
       // every connection opened for discovery was closed
       assert.strictEqual(stats.opened, 2)
       assert.strictEqual(stats.closed, 2)
@@ -120,14 +127,12 @@ describe("zett tools", () => {
       assert.strictEqual(demo.toolCount, 2)
       assert.isNumber(demo.discoveryMillis)
       assert.deepStrictEqual(demo.tools.map((t: { name: string }) => t.name), ["demo__add", "demo__fail"])
-      // the estimate is a quarter of the characters the model sees, after the schema cleanup (no title, $schema)
+      // the tokens of what the model sees, after the schema cleanup (no title, $schema), in the named encoding
+      assert.strictEqual(report.tokenEncoding, "o200k_base")
       const add = McpTool.fromTool("demo", demoTools[0]!, { namespace: true })
       assert.notProperty(add.parameters, "$schema")
-      const expected = Math.ceil(
-        JSON.stringify({ name: add.name, description: add.description, parameters: add.parameters }).length / 4
-      )
-      assert.strictEqual(demo.tools[0].estimatedTokens, expected)
-      assert.strictEqual(demo.estimatedTokens, demo.tools[0].estimatedTokens + demo.tools[1].estimatedTokens)
+      assert.strictEqual(demo.tools[0].tokens, definitionTokens(add))
+      assert.strictEqual(demo.tokens, demo.tools[0].tokens + demo.tools[1].tokens)
       assert.deepStrictEqual(
         { status: down.status, reason: down.reason, toolCount: down.toolCount },
         { status: "unavailable", reason: "refused", toolCount: 0 }
@@ -136,8 +141,23 @@ describe("zett tools", () => {
         servers: 2,
         available: 1,
         tools: 2,
-        estimatedTokens: demo.estimatedTokens
+        tokens: demo.tokens
       })
+    }))
+
+  it.scoped("a description with special-token text (<|endoftext|>) is counted as the text it is", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["odd"])
+      const odd = tool("odd", { type: "object" }, "Stops here <|endoftext|> and <|im_start|> go on")
+      const { factory } = fakeFactory({ odd: { tools: [odd] } })
+      const result = yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const [server] = JSON.parse(result.stdout).servers
+      const definition = McpTool.fromTool("odd", odd, { namespace: true })
+      // a tokenizer's default refuses such text; here it is counted like any other
+      assert.throws(() => countTokens(definitionJson(definition)), /special token/)
+      assert.strictEqual(server.tools[0].tokens, definitionTokens(definition))
     }))
 
   it.scoped("servers are discovered concurrently: the total time is the slowest server's, not the sum", () =>

@@ -32,7 +32,7 @@ describe("soak", () => {
       const report = JSON.parse(stdout.trim().split("\n").pop()!)
       assert.strictEqual(code, 0, `${stdout}\n${stderr}`)
       assert.strictEqual(report.count, 60)
-      assert.strictEqual(report.accounted, 60)
+      assert.deepStrictEqual(report.requests, { started: 60, ended: 60 })
       assert.strictEqual(report.outcomes.hung, 0)
       // the seed is fixed: every kind of ending occurs, and ends the way it was planned (a run may finish
       // before its planned interruption)

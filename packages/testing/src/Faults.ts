@@ -1,9 +1,12 @@
 /**
  * The fault-injecting MCP server (servers/faulty-server.mjs: one fault per `--fault=<name>`, over stdio or
- * Streamable HTTP), a naive npx-style wrapper, and what a fault test checks afterwards: processes carrying the
- * test's marker and sockets of this process. Shared by the test suites and the soak.
+ * Streamable HTTP) and its server definitions, the client factory the fault runs use, a naive npx-style
+ * wrapper, and what a fault test checks afterwards: processes carrying the test's marker and sockets of this
+ * process. Shared by the test suites and the soak.
  */
+import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -49,6 +52,32 @@ export const stdioArgs = (
   faults: ReadonlyArray<string>,
   extra: ReadonlyArray<string> = []
 ): Array<string> => [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`, ...extra]
+
+/** A stdio server definition of the fault server, its process marked with `marker`. */
+export const stdioFault = (
+  name: string,
+  marker: string,
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string> = []
+): McpServer.McpStdioServer =>
+  McpServer.stdio({ name, command: node, args: stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
+
+/**
+ * The SDK-backed client factory (short close steps unless `options` say otherwise), except for the servers
+ * named in `inMemory`, which are reached in-process whatever their definition says.
+ */
+export const factoryLayer = (
+  inMemory: Readonly<Record<string, () => McpClientFactory.InMemoryServer | Promise<McpClientFactory.InMemoryServer>>>,
+  options: McpClientFactory.Options = { closeTimeout: "300 millis" }
+): Layer.Layer<McpClientFactory.McpClientFactory> =>
+  Layer.effect(
+    McpClientFactory.McpClientFactory,
+    Effect.gen(function*() {
+      const sdk = yield* McpClientFactory.make(options)
+      const memory = yield* McpClientFactory.makeInMemory(inMemory)
+      return McpClientFactory.of((server) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
+    })
+  )
 
 /** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
 export const httpFault = (

@@ -48,7 +48,7 @@ export const make = (options?: { readonly legacyOnly?: boolean | undefined }): E
         }
         if (path === "/mcp" && req.method === "POST") {
           if (options?.legacyOnly === true) return fail(405)
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+          const transport = new StreamableHTTPServerTransport({})
           const server = makeServer()
           res.on("close", () => {
             void transport.close()

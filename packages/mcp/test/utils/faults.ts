@@ -21,17 +21,17 @@ import * as Faults from "@zett/testing/Faults"
 import type * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 
-export { faultyServer, httpFault, newSockets, node, sockets, withMarker, wrapper } from "@zett/testing/Faults"
+export {
+  faultyServer,
+  httpFault,
+  newSockets,
+  node,
+  sockets,
+  stdioFault,
+  withMarker,
+  wrapper
+} from "@zett/testing/Faults"
 export const fixtures = Path.join(import.meta.dirname, "..", "fixtures", "servers")
-
-/** A stdio server definition of the fault server. */
-export const stdioFault = (
-  name: string,
-  marker: string,
-  faults: ReadonlyArray<string>,
-  extra: ReadonlyArray<string> = []
-): McpServer.McpStdioServer =>
-  McpServer.stdio({ name, command: Faults.node, args: Faults.stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
 
 /** A healthy in-process server (`echo`), reached through the in-memory client factory as `healthy`. */
 export const healthyServer = (): Server => {
@@ -48,15 +48,8 @@ export const healthyServer = (): Server => {
 export const healthy = McpServer.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
 
 /** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
-export const factoryLayer = (options: McpClientFactory.Options = { closeTimeout: "300 millis" }) =>
-  Layer.effect(
-    McpClientFactory.McpClientFactory,
-    Effect.gen(function*() {
-      const sdk = yield* McpClientFactory.make(options)
-      const memory = yield* McpClientFactory.makeInMemory({ healthy: healthyServer })
-      return McpClientFactory.of((server) => (server.name === "healthy" ? memory.connect(server) : sdk.connect(server)))
-    })
-  )
+export const factoryLayer = (options?: McpClientFactory.Options) =>
+  Faults.factoryLayer({ healthy: healthyServer }, options)
 
 export interface LogLine {
   readonly level: string
