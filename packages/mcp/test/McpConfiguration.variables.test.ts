@@ -1,0 +1,171 @@
+/**
+ * Issue 11: variables in configuration values, as a property. Any mix of set, unset, empty and defaulted
+ * variables, in every form, with stray `$` and braces, either expands exactly as the reference expander below
+ * says, or fails with an `McpConfigError` that names the variable: never a defect, never a value in a message.
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { assert, describe, it } from "@effect/vitest"
+import { McpConfiguration } from "@zett/mcp"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Cause from "effect/Cause"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as fc from "fast-check"
+
+const SECRET = "var-secret-K9"
+
+type Form = "env" | "braced" | "default" | "dollar" | "predefined"
+
+// the dialects by where their files live, with the forms each expands (the issue's table)
+const dialects: ReadonlyArray<{ readonly path: string; readonly forms: ReadonlySet<Form> }> = [
+  { path: "/work/project/mcp.json", forms: new Set(["env", "braced", "default", "dollar", "predefined"]) },
+  { path: "/work/project/.mcp.json", forms: new Set(["braced", "default"]) },
+  { path: "/work/project/.vscode/mcp.json", forms: new Set(["env", "predefined"]) },
+  { path: "/home/u/.gemini/settings.json", forms: new Set(["dollar", "braced"]) },
+  { path: "/home/u/Claude/claude_desktop_config.json", forms: new Set() }
+]
+
+const workspace = "/work/project"
+const predefined: Record<string, string> = { workspaceFolder: workspace, pathSeparator: "/", "/": "/" }
+
+/** The reference: the issue's table read literally, one regular expression per form, tried in order at each `$`. */
+const reference = (
+  text: string,
+  forms: ReadonlySet<Form>,
+  vars: ReadonlyMap<string, string>
+): { readonly value: string } | { readonly unset: string } => {
+  const name = "([A-Za-z_][A-Za-z0-9_]*)"
+  const patterns: Array<readonly [Form, RegExp]> = [
+    ["env", new RegExp(`^\\$\\{env:${name}\\}`)],
+    ["predefined", /^\$\{(workspaceFolder|pathSeparator|\/)\}/],
+    ["braced", new RegExp(`^\\$\\{${name}\\}`)],
+    ["default", new RegExp(`^\\$\\{${name}:-([^}]*)\\}`)],
+    ["dollar", new RegExp(`^\\$${name}`)]
+  ]
+  let out = ""
+  let i = 0
+  while (i < text.length) {
+    if (text[i] !== "$") {
+      out += text[i++]
+      continue
+    }
+    const rest = text.slice(i)
+    let matched = false
+    for (const [form, pattern] of patterns) {
+      if (!forms.has(form)) continue
+      const m = pattern.exec(rest)
+      if (m === null) continue
+      matched = true
+      i += m[0].length
+      if (form === "predefined") {
+        out += predefined[m[1]!]
+      } else {
+        const value = vars.get(m[1]!)
+        const fallback = form === "default" ? m[2]! : undefined
+        if (value !== undefined && (value !== "" || fallback === undefined)) out += value
+        else if (fallback !== undefined) out += fallback
+        else return { unset: m[1]! }
+      }
+      break
+    }
+    if (!matched) {
+      out += "$"
+      i++
+    }
+  }
+  return { value: out }
+}
+
+const names = ["A", "B_2", "HOME_X"] as const
+const piece = fc.oneof(
+  fc.constantFrom("x", "/", ":", "-", "{", "}", " ", "ab", "$", "${", "$}", "${}", "$5", ":-"),
+  fc.constantFrom(...names).chain((n) =>
+    fc.oneof(
+      fc.constant(`\${${n}}`),
+      fc.constant(`$${n}`),
+      fc.constant(`\${env:${n}}`),
+      fc.constantFrom("", "d", "x-y", "$A", "{").map((d) => `\${${n}:-${d}}`)
+    )
+  ),
+  fc.constantFrom("${workspaceFolder}", "${pathSeparator}", "${/}", "${userHomeX}", "${input}")
+)
+const value = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(""))
+const environment = fc.record({
+  A: fc.option(fc.constantFrom("", `${SECRET}a`, "a b"), { nil: undefined }),
+  B_2: fc.option(fc.constantFrom("", `${SECRET}b`), { nil: undefined }),
+  HOME_X: fc.option(fc.constant(`${SECRET}h`), { nil: undefined })
+})
+
+const load = (path: string, text: string, vars: ReadonlyMap<string, string>) => {
+  const lines: Array<string> = []
+  const layer = Layer.mergeAll(
+    FileSystem.layerNoop({
+      stat: () =>
+        Effect.succeed({
+          type: "File",
+          mtime: Option.some(new Date(0)),
+          atime: Option.none(),
+          birthtime: Option.none(),
+          dev: 0,
+          ino: Option.none(),
+          mode: 0o644,
+          nlink: Option.none(),
+          uid: Option.none(),
+          gid: Option.none(),
+          rdev: Option.none(),
+          size: FileSystem.Size(text.length),
+          blksize: Option.none(),
+          blocks: Option.none()
+        }),
+      readFileString: () => Effect.succeed(text)
+    }),
+    Path.layer,
+    Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+  )
+  const exit = Effect.runSyncExit(
+    McpConfiguration.fromFile(path).pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(vars))),
+      Effect.provide(layer)
+    )
+  )
+  return { exit, lines }
+}
+
+describe("McpConfiguration variables (property, issue 11)", () => {
+  it("expands as the reference says in every dialect, or fails naming the unset variable; never a defect or a value", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...dialects), value, value, environment, (dialect, envValue, arg, env) => {
+        const vars = new Map(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined))
+        const root = dialect.path.endsWith("mcp.json") && dialect.path.includes(".vscode") ? "servers" : "mcpServers"
+        const text = JSON.stringify({ [root]: { s: { command: "node", args: [arg], env: { V: envValue } } } })
+        const { exit, lines } = load(dialect.path, text, vars)
+        const expectedArg = reference(arg, dialect.forms, vars)
+        const expectedEnv = reference(envValue, dialect.forms, vars)
+        if (Exit.isFailure(exit)) {
+          const failure = Cause.failureOption(exit.cause)
+          assert.isTrue(Option.isSome(failure), `a defect: ${Cause.pretty(exit.cause)}`)
+          const error = Option.getOrThrow(failure)
+          assert.strictEqual(error._tag, "McpConfigError")
+          const unset = "unset" in expectedArg ? expectedArg.unset : "unset" in expectedEnv ? expectedEnv.unset : undefined
+          assert.isDefined(unset, `failed although the reference expands it: ${error.message}`)
+          assert.strictEqual(error.reason, `the variable ${unset} is not set and has no default`)
+          assert.strictEqual(error.entry, "unset" in expectedArg ? `${root}.s.args[0]` : `${root}.s.env.V`)
+          assert.notInclude(error.message, SECRET)
+        } else {
+          assert.isTrue("value" in expectedArg && "value" in expectedEnv, "loaded although a variable is unset")
+          const server = exit.value.servers[0]!
+          assert(server._tag === "McpStdioServer")
+          assert.strictEqual(server.args[0], (expectedArg as { value: string }).value)
+          assert.strictEqual(Redacted.value(server.env.V!), (expectedEnv as { value: string }).value)
+        }
+        for (const line of lines) assert.notInclude(line, SECRET)
+      }),
+      { numRuns: 400 }
+    )
+  })
+})
