@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpConfiguration } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -12,7 +12,7 @@ import * as TempDir from "@zett/testing/TempDir"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
 const blocks = Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1]!)
-const jsonBlocks = Array.from(readme.matchAll(/```json\n([\s\S]*?)```/g), (m) => m[1]!)
+const jsonBlocks = Array.from(readme.matchAll(/```jsonc?\n([\s\S]*?)```/g), (m) => m[1]!)
 // shell blocks written as a transcript: `$ command` lines followed by what they print
 const transcripts = Array.from(readme.matchAll(/```sh\n(\$ [\s\S]*?)```/g), (m) => m[1]!)
 
@@ -47,11 +47,15 @@ describe("README", () => {
     it.scoped(`README configuration block ${i + 1} loads as written`, () =>
       Effect.gen(function*() {
         const dir = yield* TempDir.make("zett-readme-")
-        const file = path.join(dir, "mcp.json")
+        // a block that names its file (`// .vscode/mcp.json`) is written there, with what it refers to
+        const named = /^\/\/ (\S+)/.exec(text)?.[1]
+        const file = path.join(dir, named ?? "mcp.json")
+        fs.mkdirSync(path.dirname(file), { recursive: true })
         fs.writeFileSync(file, text)
+        fs.writeFileSync(path.join(dir, ".env"), "")
         const snapshot = yield* McpConfiguration.fromFile(file)
         assert.isAbove(snapshot.servers.length, 0)
-      }).pipe(Effect.provide(NodeContext.layer)))
+      }).pipe(Effect.provide(NodeContext.layer), Effect.provide(McpInputs.layerValues({ token: "t" }))))
   })
 
   transcripts.forEach((transcript, i) => {
