@@ -62,6 +62,18 @@ export class ToolError extends Schema.TaggedError<ToolError>("@zett/agent/ToolEr
   cause: Schema.optional(Schema.Defect)
 }) {}
 
+/**
+ * What `make` and `dynamic` share: the description, the guidelines and a time limit of the tool's own.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly description: string
+  readonly guidelines?: string | false | undefined
+  readonly timeout?: Duration.DurationInput | undefined
+}
+
 const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): JsonSchema => {
   // the `$schema` dialect annotation only costs prompt tokens
   const { $schema: _, ...rest } = JSONSchema.make(schema) as unknown as Record<string, unknown>
@@ -78,11 +90,8 @@ const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): JsonSchema => {
  */
 export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
   name: string,
-  options: {
-    readonly description: string
+  options: Options & {
     readonly parameters: P
-    readonly guidelines?: string | false | undefined
-    readonly timeout?: Duration.DurationInput | undefined
     readonly handler: (params: Schema.Schema.Type<P>, call: ToolCall, context: RunContext) => Effect.Effect<A, E>
   }
 ): Tool => {
@@ -112,11 +121,8 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
  */
 export const dynamic = (
   name: string,
-  options: {
-    readonly description: string
+  options: Options & {
     readonly parameters: JsonSchema
-    readonly guidelines?: string | false | undefined
-    readonly timeout?: Duration.DurationInput | undefined
     readonly handler: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
   }
 ): Tool => ({
