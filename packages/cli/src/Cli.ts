@@ -9,6 +9,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { Model } from "@zett/agent"
 import type { McpClientFactory } from "@zett/mcp"
 import * as Console from "effect/Console"
@@ -155,16 +156,20 @@ export const run = (
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${message}`), code)
     }),
     Effect.provide(Layer.mergeAll(
-      NodeContext.layer,
       Output.layerConsole,
       Layer.effect(
         Services,
-        Effect.map(
-          options?.clientFactory !== undefined
-            ? Effect.succeed(Effect.succeed(options.clientFactory))
-            : Effect.cached(Effect.flatMap(Effect.promise(() => import("@zett/mcp")), (mcp) => mcp.McpClientFactory.make())),
-          (clientFactory) => ({ clientFactory, model: Option.fromNullable(options?.model) })
-        )
+        Effect.gen(function*() {
+          // the SDK-backed factory starts stdio servers through Node's command executor
+          const context = yield* Effect.context<CommandExecutor.CommandExecutor>()
+          const clientFactory = options?.clientFactory !== undefined
+            ? Effect.succeed(options.clientFactory)
+            : yield* Effect.cached(
+              Effect.flatMap(Effect.promise(() => import("@zett/mcp")), (mcp) =>
+                Effect.provide(mcp.McpClientFactory.make(), context))
+            )
+          return { clientFactory, model: Option.fromNullable(options?.model) }
+        })
       )
-    ))
+    ).pipe(Layer.provideMerge(NodeContext.layer)))
   )
