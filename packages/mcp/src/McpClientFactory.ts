@@ -185,6 +185,7 @@ const sdkConnect = (
     const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
     // the process is started in the connection's scope, whose close runs the transport's close ladder
     const stdio = yield* CommandTransport.make({
+      name: server.name,
       command: server.command,
       args: server.args,
       env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },

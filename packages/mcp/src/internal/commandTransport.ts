@@ -32,6 +32,8 @@ import * as Fs from "node:fs"
 
 /** @internal */
 export interface Options {
+  /** the server's name, for the close ladder's log lines */
+  readonly name: string
   readonly command: string
   readonly args: ReadonlyArray<string>
   /** the complete environment of the child: nothing of this process's own is added */
@@ -158,9 +160,9 @@ export const make = (
       reading.unsafeOpen()
       input.unsafeDone(Exit.void)
       if (!(yield* within(groupGone, options.closeTimeout))) {
-        yield* Effect.logDebug("the server did not exit after the end of its input: SIGTERM")
+        yield* Effect.logDebug("the server process did not exit after the end of its input: SIGTERM")
         if (!(yield* within(signal("SIGTERM"), options.closeTimeout))) {
-          yield* Effect.logDebug("the server did not exit after SIGTERM: SIGKILL")
+          yield* Effect.logDebug("the server process did not exit after SIGTERM: SIGKILL")
           yield* within(signal("SIGKILL"), REAP)
         }
       }
@@ -171,7 +173,7 @@ export const make = (
     }).pipe(
       // a process lives in wall-clock time: a TestClock in the caller must not hold it open
       Effect.withClock(Clock.make()),
-      Effect.annotateLogs("mcp.pid", pid)
+      Effect.annotateLogs({ "mcp.server": options.name, "mcp.pid": pid })
     )
     const shutdown = yield* Effect.cached(ladder)
     yield* Effect.addFinalizer(() => shutdown)
