@@ -7,6 +7,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServer } from "@zett/mcp"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
@@ -23,7 +24,11 @@ const sigkill = "the server process did not exit after SIGTERM: SIGKILL"
  * Connects to the fault server, checks that `McpClient.pid` is the server's own pid, and closes the connection;
  * then returns every log line (debug included) and the processes of the server still alive.
  */
-const connectAndClose = (faults: ReadonlyArray<string>, extra: ReadonlyArray<string>, closeTimeout: string) =>
+const connectAndClose = (
+  faults: ReadonlyArray<string>,
+  extra: ReadonlyArray<string>,
+  closeTimeout: Duration.DurationInput
+) =>
   Effect.gen(function*() {
     const marker = Crypto.randomUUID()
     const logs = captureLogs(LogLevel.Debug)
@@ -89,7 +94,7 @@ const httpServer = Effect.gen(function*() {
     mcp.setRequestHandler(CallToolRequestSchema, (request) => ({
       content: [{ type: "text", text: `echo: ${String(request.params.arguments?.text ?? "")}` }]
     }))
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
     res.on("close", () => void transport.close())
     await mcp.connect(transport)
     await transport.handleRequest(req, res)
