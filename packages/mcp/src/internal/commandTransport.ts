@@ -124,7 +124,11 @@ export const make = (
     )
     // Messages are written in order by one fiber; ending the mailbox ends the server's input.
     const input = yield* Mailbox.make<Uint8Array>()
-    yield* Mailbox.toStream(input).pipe(Stream.run(child.stdin), Effect.catchAll(reportError), Effect.forkScoped)
+    const writer = yield* Mailbox.toStream(input).pipe(
+      Stream.run(child.stdin),
+      Effect.catchAll(reportError),
+      Effect.forkScoped
+    )
     // The connection is closed for the SDK once the server has exited and all of its output is read (Node's
     // `close` event, which the SDK's own transport uses).
     yield* Effect.exit(child.exitCode).pipe(
@@ -166,8 +170,10 @@ export const make = (
           yield* within(signal("SIGKILL"), REAP)
         }
       }
-      // what the server wrote before it ended still reaches its reader (and the logger)
-      yield* within(Fiber.await(stdout).pipe(Effect.zipRight(Fiber.await(stderr))), REAP)
+      // What the server wrote before it ended still reaches its reader (and the logger). The writer ends too, by
+      // itself: a write still pending on a dead pipe fails while the writer listens for the pipe's errors
+      // (interrupted, it would leave that error to nobody, and an unhandled `error` event ends the host).
+      yield* within(Fiber.awaitAll([stdout, stderr, writer]), REAP)
       unregister(pid)
       fireClose()
     }).pipe(
