@@ -229,16 +229,16 @@ export const make = (
 /**
  * The command: never through a shell, with exactly `options.env`. `extendEnv` (platform 0.97) stops the merge
  * of this process's environment; before it, the executor always merged it, and a variable set to `undefined`
- * is how it is left out there (Node drops it).
+ * is how it is left out there (Node drops it). `env` is called data-first: in 0.96 it takes no options, and a
+ * data-last call with two arguments would be read as data-first.
  */
 const commandOf = (options: Options): Command.Command => {
   const hidden: Record<string, string | undefined> = {}
   for (const key of Object.keys(process.env)) hidden[key] = undefined
-  const base = Command.make(options.command, ...options.args).pipe(
-    Command.runInShell(false),
-    Command.env({ ...hidden, ...options.env }, { extendEnv: false })
-  )
-  return options.cwd === undefined ? base : Command.workingDirectory(base, options.cwd)
+  const command = Command.env(Command.make(options.command, ...options.args), { ...hidden, ...options.env }, {
+    extendEnv: false
+  })
+  return options.cwd === undefined ? command : Command.workingDirectory(command, options.cwd)
 }
 
 /** The signal named by the executor's failure for a process that a signal ended. */
