@@ -112,7 +112,7 @@ const atMost = (promise: Promise<unknown>, ms: number) =>
 const closeWithin = (close: () => Promise<void>, ms: number) =>
   Effect.promise(() => atMost(close(), ms))
 
-/** Never rejects: closing is best effort, and what is left of a stdio group dies in the exit hook. */
+/** Never rejects: closing is best effort. */
 const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
   try {
     if (beforeClose !== undefined) await beforeClose()

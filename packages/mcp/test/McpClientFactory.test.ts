@@ -304,6 +304,20 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
     }))
 
+  it.live("a working directory that does not exist is an McpConnectError that names it", () =>
+    Effect.gen(function*() {
+      const cwd = Path.join(Os.tmpdir(), `zett-no-such-dir-${Crypto.randomUUID()}`)
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "nowhere", command: node, cwd }))),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, `nowhere: cannot start ${node} in ${cwd} (ENOENT)`)
+    }))
+
   it.live("a server that exits during initialize is an McpConnectError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.scoped(
@@ -318,6 +332,22 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
       assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
+    }))
+
+  it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServer.stdio({ name: "victim", command: node, args: ["-e", "process.kill(process.pid, 'SIGKILL')"] })
+            )
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error.message, "victim: Connection closed: the server process was killed by SIGKILL (code -32000)")
     }))
 })
 
