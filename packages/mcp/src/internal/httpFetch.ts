@@ -33,12 +33,13 @@ export interface ResponseWatch {
 /** The `fetch` the SDK's transport is given. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>
 
-type Undici = typeof import("undici")
+type Undici = typeof import("undici").default
 
 // undici is loaded with the first HTTP connection: an app (or `zett`) that uses only stdio servers does not
-// pay for importing it
+// pay for importing it. It is CommonJS: its exports are the default export of the module namespace, in Node
+// as in a bundle (where named exports of a dynamic import may not be there).
 let undici: Promise<Undici> | undefined
-const loadUndici = Effect.promise(() => (undici ??= import("undici")))
+const loadUndici = Effect.promise(() => (undici ??= import("undici").then((module) => module.default)))
 
 /**
  * A fetch with an `Agent` of its own; closing the scope destroys the agent and every socket it opened.
