@@ -10,7 +10,7 @@ import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { withMarker } from "@zett/testing/Faults"
+import { httpFault, withMarker } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
 
@@ -188,12 +188,19 @@ describe("a consumer outside the repository", () => {
       ok(version, "zett --version")
       assert.strictEqual(version.stdout, "0.1.0\n")
       const demoServer = Path.join(appDir, "node_modules", "@zett", "mcp", "examples", "demo-server.mjs")
+      // an HTTP server too: the bundle loads undici (CommonJS) on the first HTTP connection
+      const web = yield* httpFault(Crypto.randomUUID(), ["none"])
       Fs.writeFileSync(Path.join(appDir, "mcp.json"), JSON.stringify({
-        mcpServers: { demo: { command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } } }
+        mcpServers: {
+          demo: { command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } },
+          web: { type: "http", url: web }
+        }
       }))
       const tools = yield* npx(["tools", "--config", "mcp.json"])
       ok(tools, "zett tools")
-      assert.match(tools.stdout, /^demo\s+stdio\s+\d+ ms\s+3\s+\d+\s+ok$/m)
+      // a time over a second has a thousands separator (1,204 ms)
+      assert.match(tools.stdout, /^demo\s+stdio\s+[\d,]+ ms\s+3\s+\d+\s+ok$/m, tools.stdout)
+      assert.match(tools.stdout, /^web\s+streamable-http\s+[\d,]+ ms\s+3\s+\d+\s+ok$/m, tools.stdout)
       assert.include(tools.stdout, "demo__add")
       assert.isFalse(Fs.existsSync(Path.join(appDir, "node_modules", "tsx")), "tsx is not installed with zett")
 

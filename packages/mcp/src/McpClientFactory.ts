@@ -11,6 +11,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { PlatformError } from "@effect/platform/Error"
 import { Scrubber } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -18,12 +20,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
 import * as LocalFailure from "./internal/localFailure.js"
-import * as StdioTransport from "./internal/stdioTransport.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
 import type * as McpServer from "./McpServer.js"
@@ -111,7 +112,7 @@ const atMost = (promise: Promise<unknown>, ms: number) =>
 const closeWithin = (close: () => Promise<void>, ms: number) =>
   Effect.promise(() => atMost(close(), ms))
 
-/** Never rejects: closing is best effort, and what is left of a stdio group dies in the exit hook. */
+/** Never rejects: closing is best effort. */
 const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
   try {
     if (beforeClose !== undefined) await beforeClose()
@@ -125,13 +126,12 @@ const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) =
   }
 }
 
-const spawnFailure = (server: McpServer.McpStdioServer, cause: unknown): McpConnectError | undefined => {
-  if (Predicate.hasProperty(cause, "syscall") && String(cause.syscall).startsWith("spawn")) {
-    const code = Predicate.hasProperty(cause, "code") ? String(cause.code) : "unknown error"
-    const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
-    return new McpConnectError({ server: server.name, reason: `cannot start ${server.command}${where} (${code})` })
-  }
-  return undefined
+/** A server that could not be started (no such command, a missing working directory) says so, with the errno. */
+const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): McpConnectError => {
+  const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
+  const code = typeof errno === "string" ? errno : error._tag === "SystemError" ? error.reason : "unknown error"
+  const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
+  return new McpConnectError({ server: server.name, reason: `cannot start ${server.command}${where} (${code})` })
 }
 
 const connectClient = (
@@ -139,15 +139,11 @@ const connectClient = (
   transport: Transport,
   server: McpServer.McpServer,
   scrubber: Scrubber.Scrubber,
-  stdio?: StdioTransport.StdioTransport
+  stdio?: CommandTransport.StdioTransport
 ) =>
   Effect.tryPromise({
     try: (signal) => client.connect(transport, { signal, timeout: McpClient.sdkTimeoutDisabled }),
     catch: (cause) => {
-      if (server._tag === "McpStdioServer") {
-        const failure = spawnFailure(server, cause)
-        if (failure !== undefined) return failure
-      }
       const error = McpConnectError.fromCause({ server: server.name, cause, scrubber })
       // "Connection closed" alone does not say that the process died, nor how
       const exitStatus = stdio?.exitStatus
@@ -169,95 +165,100 @@ const connectClient = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<McpClientFactory["Type"]> => Effect.sync(() => of(sdkConnect(options)))
+export const make = (
+  options?: Options
+): Effect.Effect<McpClientFactory["Type"], never, CommandExecutor.CommandExecutor> =>
+  Effect.map(CommandExecutor.CommandExecutor, (executor) => of(sdkConnect(executor, options)))
 
 const sdkConnect = (
+  executor: CommandExecutor.CommandExecutor,
   options?: Options
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
-  const closeMs = Duration.toMillis(Duration.decode(options?.closeTimeout ?? Duration.seconds(2)))
+  const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
+  const closeMs = Duration.toMillis(closeTimeout)
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
-  // the stdio transport bounds itself (two steps and the reaping); this only guards against the unexpected
-  const finalizerBound = 2 * closeMs + 2_000
+
+  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer) {
+    const scrubber = Scrubber.make(Object.values(server.env))
+    const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
+    // the process is started in the connection's scope, whose close runs the transport's close ladder
+    const stdio = yield* CommandTransport.make({
+      name: server.name,
+      command: server.command,
+      args: server.args,
+      env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },
+      cwd: server.cwd,
+      closeTimeout,
+      maxMessageBytes,
+      // the dropped line's id was never read: every request still waiting may have been the one it answered
+      onOversized: () => guard.fail("all", tooLarge),
+      onStderrLine: (line, truncated) =>
+        Effect.annotateLogs(
+          Effect.logDebug(
+            truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
+          ),
+          annotations
+        )
+    }).pipe(
+      Effect.provideService(CommandExecutor.CommandExecutor, executor),
+      Effect.mapError((error) => startFailure(server, error))
+    )
+    const guard = new GuardedTransport.GuardedTransport(stdio)
+    yield* connectClient(client, guard, server, scrubber, stdio)
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio.pid })
+  })
+
+  const connectHttp = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer) {
+    const scrubber = Scrubber.make(Object.values(server.headers))
+    // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
+    const resuming = new Set<string | number>()
+    // sockets of its own, closed with the connection (after the transport, whose finalizer runs first)
+    const sockets = yield* HttpFetch.make({
+      maxMessageBytes,
+      onOversized: (ids) => guard.fail(ids, tooLarge),
+      onStreamEnd: (ids, resumable) => {
+        if (resumable) for (const id of ids) resuming.add(id)
+        else setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+      }
+    })
+    const http = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: unwrapAll(server.headers) },
+      fetch: sockets
+    })
+    const guard = new GuardedTransport.GuardedTransport(http)
+    // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
+    guard.onerror = (error) => {
+      if (resuming.size > 0 && error.message.startsWith("Maximum reconnection attempts")) {
+        guard.fail([...resuming], LocalFailure.streamClosed)
+        resuming.clear()
+      }
+    }
+    // registered before connecting, so a failed or interrupted initialize still closes the transport; the
+    // session is terminated (DELETE) before the transport closes, as the DELETE needs its signal
+    const close = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
+    yield* Effect.addFinalizer(() => closeWithin(close, 2 * closeMs + 2_000))
+    yield* connectClient(client, guard, server, scrubber)
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+  })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
     const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
-    let transport: Transport
-    let close: () => Promise<void>
-    let scrubber: Scrubber.Scrubber
-    let stdio: StdioTransport.StdioTransport | undefined
-    if (server._tag === "McpStdioServer") {
-      scrubber = Scrubber.make(Object.values(server.env))
-      const runtime = yield* Effect.runtime<never>()
-      const runSync = Runtime.runSync(runtime)
-      const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
-      stdio = new StdioTransport.StdioTransport({
-        command: server.command,
-        args: server.args,
-        env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },
-        cwd: server.cwd,
-        closeTimeout: closeMs,
-        killTimeout: closeMs,
-        maxMessageBytes,
-        // the dropped line's id was never read: every request still waiting may have been the one it answered
-        onOversized: () => guard.fail("all", tooLarge),
-        onStderrLine: (line, truncated) => {
-          try {
-            const text = truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
-            runSync(Effect.annotateLogs(Effect.logDebug(text), annotations))
-          } catch {
-            // a logger that fails must not break the transport
-          }
-        }
-      })
-      const guard = new GuardedTransport.GuardedTransport(stdio)
-      transport = guard
-      close = closeQuietly(stdio)
-    } else {
-      scrubber = Scrubber.make(Object.values(server.headers))
-      // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
-      const resuming = new Set<string | number>()
-      // sockets of its own, so that closing the connection leaves no idle socket in a process-wide pool
-      const sockets = HttpFetch.make({
-        maxMessageBytes,
-        onOversized: (ids) => guard.fail(ids, tooLarge),
-        onStreamEnd: (ids, resumable) => {
-          if (resumable) for (const id of ids) resuming.add(id)
-          else setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
-        }
-      })
-      const http = new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: unwrapAll(server.headers) },
-        fetch: sockets.fetch
-      })
-      const guard = new GuardedTransport.GuardedTransport(http)
-      // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
-      guard.onerror = (error) => {
-        if (resuming.size > 0 && error.message.startsWith("Maximum reconnection attempts")) {
-          guard.fail([...resuming], LocalFailure.streamClosed)
-          resuming.clear()
-        }
-      }
-      transport = guard
-      const closeHttp = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
-      close = () => closeHttp().finally(sockets.close)
-    }
-    // registered before connecting, so a failed or interrupted initialize still closes the transport
-    yield* Effect.addFinalizer(() => closeWithin(close, finalizerBound))
-    yield* connectClient(client, transport, server, scrubber, stdio)
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio?.pid })
+    return yield* server._tag === "McpStdioServer" ? connectStdio(client, server) : connectHttp(client, server)
   })
 }
 
 /**
- * The SDK-backed factory (stdio and Streamable HTTP).
+ * The SDK-backed factory (stdio and Streamable HTTP). Stdio servers are started through the `CommandExecutor`
+ * in context (`NodeContext.layer`, or `NodeCommandExecutor.layer` of `@effect/platform-node`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<McpClientFactory> => Layer.effect(McpClientFactory, make(options))
+export const layer = (options?: Options): Layer.Layer<McpClientFactory, never, CommandExecutor.CommandExecutor> =>
+  Layer.effect(McpClientFactory, make(options))
 
 /**
  * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.

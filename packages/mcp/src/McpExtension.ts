@@ -357,18 +357,18 @@ export const layer = (
   )
 
 /**
- * `layer` on Node: the file system and path of `@effect/platform-node`, and the SDK-backed client factory (or
- * `clientFactory`).
+ * `layer` on Node: the SDK-backed client factory (or `clientFactory`), and `NodeContext.layer` of
+ * `@effect/platform-node` for the file system, the path and the command executor that starts stdio servers.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
   layer(options).pipe(
-    Layer.provide(Layer.mergeAll(
+    Layer.provide(
       options.clientFactory !== undefined
         ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer(),
-      NodeContext.layer
-    ))
+        : McpClientFactory.layer()
+    ),
+    Layer.provide(NodeContext.layer)
   )

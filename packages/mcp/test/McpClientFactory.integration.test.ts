@@ -11,6 +11,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import * as Processes from "@zett/testing/Processes"
 import * as TempDir from "@zett/testing/TempDir"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
@@ -90,7 +91,8 @@ describe("McpClientFactory (real servers)", () => {
           factory.connect(McpServer.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer())
+        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeContext.layer)
       )
       const [server] = Processes.liveWithCommand(marker)
       assert.isDefined(server)
@@ -122,7 +124,8 @@ describe("McpClientFactory (real servers)", () => {
           )
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer())
+        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeContext.layer)
       )
       yield* exerciseEverything(client)
       assert.notInclude(http.output(), "Received session termination request")
@@ -144,7 +147,8 @@ describe("McpClientFactory (real servers)", () => {
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "fs", command: node, args: [filesystem, root] }))),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer())
+        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeContext.layer)
       )
       const [server] = Processes.liveWithCommand(root)
       assert.isDefined(server)

@@ -21,6 +21,7 @@ import * as Util from "node:util"
 import * as Processes from "@zett/testing/Processes"
 import { wrapper } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")
@@ -52,11 +53,15 @@ const makeLogCapture = () => {
   return { lines, layer, waitFor }
 }
 
+/** The SDK-backed factory, starting stdio servers through Node's command executor. */
+const sdkFactory = (options?: McpClientFactory.Options) =>
+  McpClientFactory.layer(options).pipe(Layer.provide(NodeContext.layer))
+
 const connectIn = (scope: Scope.Scope, server: McpServer.McpServer, options?: McpClientFactory.Options) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
     Scope.extend(scope),
-    Effect.provide(McpClientFactory.layer(options))
+    Effect.provide(sdkFactory(options))
   )
 
 interface Report {
@@ -278,7 +283,7 @@ describe("McpClientFactory (stdio)", () => {
             factory.connect(McpServer.stdio({ name: "slow", command: node, args: ["-e", "setInterval(() => {}, 1000)", marker] }))
           ),
           Effect.timeoutFail({ duration: "300 millis", onTimeout: () => "connect timed out" as const }),
-          Effect.provide(McpClientFactory.layer({ closeTimeout: "200 millis" })),
+          Effect.provide(sdkFactory({ closeTimeout: "200 millis" })),
           Effect.flip
         )
       )
@@ -291,12 +296,26 @@ describe("McpClientFactory (stdio)", () => {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "missing", command: "zett-no-such-command" }))),
-          Effect.provide(McpClientFactory.layer()),
+          Effect.provide(sdkFactory()),
           Effect.flip
         )
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
+    }))
+
+  it.live("a working directory that does not exist is an McpConnectError that names it", () =>
+    Effect.gen(function*() {
+      const cwd = Path.join(Os.tmpdir(), `zett-no-such-dir-${Crypto.randomUUID()}`)
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "nowhere", command: node, cwd }))),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, `nowhere: cannot start ${node} in ${cwd} (ENOENT)`)
     }))
 
   it.live("a server that exits during initialize is an McpConnectError", () =>
@@ -306,13 +325,29 @@ describe("McpClientFactory (stdio)", () => {
           Effect.flatMap((factory) =>
             factory.connect(McpServer.stdio({ name: "quitter", command: node, args: ["-e", "process.exit(3)"] }))
           ),
-          Effect.provide(McpClientFactory.layer()),
+          Effect.provide(sdkFactory()),
           Effect.flip
         )
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
       assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
+    }))
+
+  it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServer.stdio({ name: "victim", command: node, args: ["-e", "process.kill(process.pid, 'SIGKILL')"] })
+            )
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error.message, "victim: Connection closed: the server process was killed by SIGKILL (code -32000)")
     }))
 })
 
@@ -325,7 +360,7 @@ describe("McpClientFactory (http)", () => {
           Effect.flatMap((factory) =>
             factory.connect(McpServer.http({ name: "nobody", url: `http://127.0.0.1:${port}/mcp` }))
           ),
-          Effect.provide(McpClientFactory.layer()),
+          Effect.provide(sdkFactory()),
           Effect.flip
         )
       )
@@ -365,7 +400,7 @@ describe("McpClientFactory (http)", () => {
             )
           ),
           Effect.tapErrorCause((cause) => Effect.logError("connect failed", cause)),
-          Effect.provide(McpClientFactory.layer()),
+          Effect.provide(sdkFactory()),
           Effect.provide(logs.layer),
           Effect.exit
         )

@@ -5,6 +5,7 @@
  * process. Shared by the test suites and the soak.
  */
 import { McpClientFactory, McpServer } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -77,7 +78,7 @@ export const factoryLayer = (
       const memory = yield* McpClientFactory.makeInMemory(inMemory)
       return McpClientFactory.of((server) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
     })
-  )
+  ).pipe(Layer.provide(NodeContext.layer))
 
 /** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
 export const httpFault = (

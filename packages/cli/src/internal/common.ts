@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
@@ -119,7 +120,11 @@ export const noModel = new CliError.UsageError({
 })
 
 /** The client factory in context (an app's or a test's), else the SDK-backed one. */
-export const resolveClientFactory: Effect.Effect<McpClientFactory.McpClientFactory["Type"]> = Effect.flatMap(
+export const resolveClientFactory: Effect.Effect<
+  McpClientFactory.McpClientFactory["Type"],
+  never,
+  CommandExecutor.CommandExecutor
+> = Effect.flatMap(
   Effect.serviceOption(McpClientFactory.McpClientFactory),
   Option.match({ onNone: () => McpClientFactory.make(), onSome: Effect.succeed })
 )
