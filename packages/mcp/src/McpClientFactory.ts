@@ -6,6 +6,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
@@ -27,7 +28,7 @@ import * as HttpFetch from "./internal/httpFetch.js"
 import * as LocalFailure from "./internal/localFailure.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
-import type * as McpServer from "./McpServer.js"
+import * as McpServer from "./McpServer.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -78,6 +79,9 @@ export interface Options {
  * @category constants
  */
 export const defaultMaxMessageBytes = 10 * 1024 * 1024
+
+// What a server that predates Streamable HTTP answers its initializing POST with.
+const legacyStatuses: ReadonlySet<number> = new Set([400, 404, 405])
 
 // After an event stream ended, the SDK may still be parsing what it had buffered: its answer wins if it came.
 const settleMs = 20
@@ -181,7 +185,7 @@ const sdkConnect = (
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
 
   const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer) {
-    const scrubber = Scrubber.make(Object.values(server.env))
+    const scrubber = McpServer.scrubberOf(server)
     const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
     // the process is started in the connection's scope, whose close runs the transport's close ladder
     const stdio = yield* CommandTransport.make({
@@ -210,8 +214,21 @@ const sdkConnect = (
     return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio.pid })
   })
 
+  /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
+  const connectSse = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer) {
+    const scrubber = McpServer.scrubberOf(server)
+    // POSTs are answered 202 (their results come on the event stream): only their size is watched
+    const sockets = yield* HttpFetch.make({ maxMessageBytes, onOversized: (ids) => guard.fail(ids, tooLarge), onStreamEnd: () => {} })
+    const sse = new SSEClientTransport(new URL(server.url), { requestInit: { headers: unwrapAll(server.headers) }, fetch: sockets })
+    const guard = new GuardedTransport.GuardedTransport(sse)
+    yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
+    yield* connectClient(client, guard, server, scrubber)
+    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+  })
+
   const connectHttp = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer) {
-    const scrubber = Scrubber.make(Object.values(server.headers))
+    if (server.transport === "sse") return yield* connectSse(client, server)
+    const scrubber = McpServer.scrubberOf(server)
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
     const resuming = new Set<string | number>()
     // sockets of its own, closed with the connection (after the transport, whose finalizer runs first)
@@ -239,14 +256,23 @@ const sdkConnect = (
     // session is terminated (DELETE) before the transport closes, as the DELETE needs its signal
     const close = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
     yield* Effect.addFinalizer(() => closeWithin(close, 2 * closeMs + 2_000))
-    yield* connectClient(client, guard, server, scrubber)
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    const refused = yield* connectClient(client, guard, server, scrubber).pipe(
+      Effect.as(undefined),
+      Effect.catchIf((error) => error.httpStatus !== undefined && legacyStatuses.has(error.httpStatus), Effect.succeed)
+    )
+    if (refused === undefined) return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
+    // backwards compatibility says to try its event stream at the same URL
+    yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
+    yield* closeWithin(close, 2 * closeMs + 2_000)
+    return yield* connectSse(newClient(), server)
   })
+
+  const newClient = () => new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
-    const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
-    return yield* server._tag === "McpStdioServer" ? connectStdio(client, server) : connectHttp(client, server)
+    return yield* server._tag === "McpStdioServer" ? connectStdio(newClient(), server) : connectHttp(newClient(), server)
   })
 }
 

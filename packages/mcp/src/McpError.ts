@@ -74,6 +74,7 @@ const errnoCode = (u: unknown): string | undefined => {
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly reason: string
   readonly code?: number
+  readonly httpStatus?: number
   readonly kind?: LocalFailure.LocalFailure["kind"]
   readonly keep: boolean
 } => {
@@ -91,6 +92,7 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
       reason: status === undefined || status < 100
         ? "unexpected HTTP response"
         : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`,
+      ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
       keep: false
     }
   }
@@ -127,6 +129,8 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
   server: Schema.String,
   reason: Schema.String,
   code: Schema.optional(Schema.Number),
+  /** The HTTP status an HTTP server refused the connection with, if that is what happened. */
+  httpStatus: Schema.optional(Schema.Number),
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
@@ -141,11 +145,12 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
     readonly scrubber?: Scrubber.Scrubber | undefined
     readonly prefix?: string | undefined
   }): McpConnectError {
-    const { code, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    const { code, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
       ...(code !== undefined ? { code } : {}),
+      ...(httpStatus !== undefined ? { httpStatus } : {}),
       ...(keep ? { cause: options.cause } : {})
     })
   }
