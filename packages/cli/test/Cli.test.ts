@@ -263,6 +263,77 @@ describe("zett tools", () => {
     }))
 })
 
+describe("zett and real configuration files (issue 11)", () => {
+  it.scoped("--config repeated merges the files in order: a later file wins on a name, with a warning", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const first = httpConfig(dir, ["a", "b"], "first.json")
+      const second = writeFile(dir, "second.json", {
+        mcpServers: { b: { type: "http", url: "http://127.0.0.1:9/b2" }, c: { type: "http", url: "http://127.0.0.1:9/c" } }
+      })
+      const { factory } = fakeFactory({ a: { tools: [tool("x")] }, b: { tools: [tool("y")] }, c: { tools: [tool("z")] } })
+      const result = yield* zett(["tools", "--json", "--config", first, "--config", second], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const report = JSON.parse(result.stdout)
+      assert.deepStrictEqual(report.servers.map((s: { name: string }) => s.name), ["a", "b", "c"])
+      assert.strictEqual(report.config, `${first}, ${second}`)
+      assert.include(result.stderr, `the server "b" is also configured in ${first}; the later entry is used`)
+    }))
+
+  it.scoped("--lenient skips an invalid entry with a warning and keeps the valid ones; without it the file fails", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", {
+        mcpServers: { good: { type: "http", url: "http://127.0.0.1:9/good" }, bad: { url: "http://x", arg: [] } }
+      })
+      const { factory } = fakeFactory({ good: { tools: [tool("x")] } })
+      const strict = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.strictEqual(strict.code, 2)
+      assert.strictEqual(strict.stderr, `zett: ${config}: mcpServers.bad.arg: unknown key (did you mean "args"?)\n`)
+      const lenient = yield* zett(["tools", "--lenient", "--json", "--config", config], { clientFactory: factory })
+      assert.strictEqual(lenient.code, 0, lenient.stderr)
+      assert.deepStrictEqual(JSON.parse(lenient.stdout).servers.map((s: { name: string }) => s.name), ["good"])
+      assert.include(lenient.stderr, "mcpServers.bad.arg: unknown key (did you mean \"args\"?) (entry skipped)")
+    }))
+
+  it.scoped("tools shows what includeTools/excludeTools filtered; call refuses a filtered tool like an unknown one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", {
+        mcpServers: { s: { type: "http", url: "http://127.0.0.1:9/s", excludeTools: ["hidden"] } }
+      })
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("shown"), tool("hidden")] } })
+      const table = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.include(table.stdout, "s: filtered out by its includeTools/excludeTools: hidden")
+      const json = yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })
+      assert.deepStrictEqual(JSON.parse(json.stdout).servers[0].filtered, ["hidden"])
+      const call = yield* zett(["call", "--config", config, "s__hidden"], { clientFactory: factory })
+      assert.strictEqual(call.code, 2)
+      assert.include(call.stderr, "no tool named s__hidden; available: s__shown")
+      assert.deepStrictEqual(stats.calls, [])
+    }))
+
+  it.scoped("${input:ID} without a terminal fails naming the input; variables come from the environment", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", {
+        inputs: [{ type: "promptString", id: "key", password: true }],
+        mcpServers: {
+          s: { type: "http", url: "http://127.0.0.1:9/s", headers: { "X-Key": "${input:key}", "X-Token": "${TOKEN}" } }
+        }
+      })
+      const { factory } = fakeFactory({ s: { tools: [tool("x")] } })
+      const result = yield* zett(["tools", "--config", config], { clientFactory: factory, env: { TOKEN: "cli-var-secret" } })
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(
+        result.stderr,
+        `zett: ${config}: mcpServers.s.headers.X-Key: the input "key" has no value: zett is not running on a terminal, so it cannot ask for it; run zett interactively\n`
+      )
+      const unset = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.include(unset.stderr, "the input \"key\"")
+    }))
+})
+
 describe("zett --log-level", () => {
   it.scoped("--log-level works before or after the command's options; logs go to stderr, one line each", () =>
     Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, ToolGuidelines } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -419,6 +419,64 @@ describe("McpExtension", () => {
         "TOOL_FAILED",
         { error: { type: "TimeoutError", message: "s__slow did not finish within 1m" } }
       ])
+    }))
+
+  it.effect("D6 (issue 11) a server's own timeout overrides callTimeout, for that server only", () =>
+    Effect.gen(function*() {
+      const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
+      const { factory } = fakeFactory({ quick: { tools: [tool("slow")], call: slow }, patient: { tools: [tool("slow")], call: slow } })
+      const quick = McpServer.http({ name: "quick", url: "http://127.0.0.1:1/quick", timeout: Duration.seconds(2) })
+      const { layer, requests } = agentWith({ servers: [quick, http("patient")], clientFactory: factory, callTimeout: "1 hour" }, [
+        { toolCalls: [{ name: "quick__slow" }, { name: "patient__slow" }] },
+        { text: "ok" }
+      ])
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      // the calls run one after the other: the first is cut at 2 s, the second gets its 10 minutes
+      yield* TestClock.adjust("2 seconds")
+      yield* TestClock.adjust("10 minutes")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => m.content), [
+        { error: { type: "TimeoutError", message: "quick__slow did not finish within 2s" } },
+        [{ type: "text", text: "late" }]
+      ])
+    }))
+
+  it.effect("E1 (issue 11) includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b"), tool("c"), tool("d")] } })
+      const server = McpServer.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
+      const { layer, requests } = agentWith(
+        { servers: [server], clientFactory: factory, toolFilter: (_server, t) => t.remoteName !== "c" },
+        [{ toolCalls: [{ name: "s__a" }, { name: "s__b" }, { name: "s__d" }] }, { text: "ok" }]
+      )
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["s__a"])
+      assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => [m.name, m.status]), [
+        ["s__a", "ok"],
+        ["s__b", "TOOL_FAILED"],
+        ["s__d", "TOOL_FAILED"]
+      ])
+      assert.deepStrictEqual(stats.calls.map((c) => c.name), ["a"])
+    }))
+
+  it.effect("E2 (issue 11) names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning", () =>
+    Effect.gen(function*() {
+      const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
+      const taken = McpServer.toolPrefix(dotted)
+      const { factory } = fakeFactory({ "a.b": { tools: [tool("t")] }, [taken]: { tools: [tool("t")] } })
+      const clash = McpServer.http({ name: taken, url: "http://127.0.0.1:1/y" })
+      const warnings: Array<string> = []
+      const { layer, requests } = agentWith({ servers: [dotted, clash], clientFactory: factory }, [{ text: "ok" }])
+      yield* Agent.run("hi").pipe(
+        Effect.provide(layer),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void warnings.push(String(message)))))
+      )
+      const names = requests[0]!.tools.map((t) => t.name)
+      assert.strictEqual(names[0], `${taken}__t`)
+      assert.match(names[1]!, new RegExp(`^${taken.slice(0, 20)}.*_[0-9a-f]{8}__t$`))
+      assert.notStrictEqual(names[0], names[1])
+      assert.isTrue(warnings.some((w) => w.includes("map to one tool prefix")), warnings.join("\n"))
+      assert.include(systemOf(requests[0]!), `Tools named ${taken}__<tool> belong to the MCP server "a.b".`)
     }))
 
   it.effect("D6 either timeout can be disabled with null", () =>
