@@ -50,14 +50,22 @@ export interface Tool extends Definition {
 }
 
 /**
- * The failure a tool reports to the model: `type` names the kind (`InvalidArguments`, `TimeoutError`, ...),
- * `message` is the text the model sees.
+ * The failure a tool reports to the model: `type` names the kind (`InvalidArguments` of the call, an
+ * `UnknownTool`, a `TimeoutError`, a `ServerUnavailable` or `McpError` of a remote tool's server, or the
+ * tool's own `ToolError`), `message` is the text the model sees.
  *
  * @since 0.1.0
  * @category errors
  */
 export class ToolError extends Schema.TaggedError<ToolError>("@zett/agent/ToolError")("ToolError", {
-  type: Schema.String,
+  type: Schema.Literal(
+    "InvalidArguments",
+    "UnknownTool",
+    "TimeoutError",
+    "ServerUnavailable",
+    "McpError",
+    "ToolError"
+  ),
   message: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {}

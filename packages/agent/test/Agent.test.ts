@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, AgentError, Message, type Model, ScriptedModel, Tool } from "@zett/agent"
 import * as Deferred from "effect/Deferred"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -16,6 +17,9 @@ const add = Tool.make("add", {
   parameters: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
   handler: ({ a, b }) => Effect.succeed({ sum: a + b })
 })
+
+class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string }> {}
+class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
 
 describe("Agent", () => {
   it.effect("A1 run loops model -> tools -> model and returns the final assistant message", () =>
@@ -150,7 +154,8 @@ describe("Agent", () => {
               case "2":
                 return Effect.succeed({ cached: true })
               case "3":
-                return new Tool.ToolError({ type: "Forbidden", message: "policy says no" })
+                // a kind of its own: a tagged error's tag is the type the model reads
+                return new Forbidden({ message: "policy says no" })
               default:
                 return next(call)
             }
@@ -293,7 +298,7 @@ describe("Agent", () => {
       const fails = Tool.dynamic("fails", {
         description: "fails",
         parameters: { type: "object" },
-        handler: () => new Tool.ToolError({ type: "NotFound", message: "no such record" })
+        handler: () => new NotFound({ message: "no such record" })
       })
       const dies = Tool.dynamic("dies", {
         description: "dies",
