@@ -265,7 +265,8 @@ const sdkConnect = (
     // backwards compatibility says to try its event stream at the same URL
     yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
-    return yield* connectSse(newClient(), server)
+    // a server that has neither transport is reported by its answer to the first one
+    return yield* Effect.catchAll(connectSse(newClient(), server), () => Effect.fail(refused))
   })
 
   const newClient = () => new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
