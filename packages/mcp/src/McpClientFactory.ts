@@ -135,7 +135,11 @@ const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): M
   const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
   const code = typeof errno === "string" ? errno : error._tag === "SystemError" ? error.reason : "unknown error"
   const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
-  return new McpConnectError({ server: server.name, reason: `cannot start ${server.command}${where} (${code})` })
+  return new McpConnectError({
+    server: server.name,
+    reason: `cannot start ${server.command}${where} (${code})`,
+    failure: "Start"
+  })
 }
 
 const connectClient = (
@@ -156,6 +160,7 @@ const connectClient = (
         : new McpConnectError({
           server: error.server,
           reason: `${error.reason}: the server process ${exitStatus}`,
+          failure: "Exited",
           ...(error.code !== undefined ? { code: error.code } : {})
         })
     }

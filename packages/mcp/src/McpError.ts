@@ -7,7 +7,7 @@
 import * as Http from "node:http"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -71,11 +71,31 @@ const errnoCode = (u: unknown): string | undefined => {
 }
 
 
+/**
+ * Why a connection failed, as a kind: the process could not be `Start`ed or `Exited` during initialize, the
+ * server answered with an `Http` error status or said `Unauthorized`, the `Network` failed (refused, reset, no
+ * such host), the server's answers broke the `Protocol` (an error for `initialize`, invalid JSON or messages),
+ * or the connection `Closed` before initialize finished.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ConnectFailure = Schema.Literal("Start", "Exited", "Http", "Unauthorized", "Network", "Protocol", "Closed")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ConnectFailure = typeof ConnectFailure.Type
+
+const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
+
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly reason: string
   readonly code?: number
   readonly httpStatus?: number
   readonly kind?: LocalFailure.LocalFailure["kind"]
+  readonly failure?: ConnectFailure
   readonly keep: boolean
 } => {
   if (cause instanceof SdkMcpError) {
@@ -84,7 +104,12 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
       return { reason: cause.data.reason, kind: cause.data.kind, keep: false }
     }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
-    return { reason: clip(scrubber.scrub(text)), code: cause.code, keep: false }
+    return {
+      reason: clip(scrubber.scrub(text)),
+      code: cause.code,
+      failure: cause.code === ErrorCode.ConnectionClosed ? "Closed" : "Protocol",
+      keep: false
+    }
   }
   if (cause instanceof StreamableHTTPError) {
     const status = cause.code
@@ -93,27 +118,34 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
         ? "unexpected HTTP response"
         : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`,
       ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
+      failure: status === 401 ? "Unauthorized" : "Http",
       keep: false
     }
   }
   // a parser's message quotes the input it choked on, which may be anything the server sent back
-  if (cause instanceof SyntaxError) return { reason: "the server sent a response that is not valid JSON", keep: false }
+  if (cause instanceof SyntaxError) {
+    return { reason: "the server sent a response that is not valid JSON", failure: "Protocol", keep: false }
+  }
   if (cause instanceof Error && Predicate.hasProperty(cause, "issues") && Array.isArray(cause.issues)) {
     // a schema error's message is its issues as pretty-printed JSON: say the first one in a line
     const issue = cause.issues[0] as { readonly path?: ReadonlyArray<unknown>; readonly message?: unknown } | undefined
     const where = issue?.path !== undefined && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
     const what = typeof issue?.message === "string" ? issue.message : "invalid"
-    return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), keep: false }
+    return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), failure: "Protocol", keep: false }
   }
   if (cause instanceof UnauthorizedError) {
-    return { reason: "unauthorized", keep: false }
+    return { reason: "unauthorized", failure: "Unauthorized", keep: false }
   }
   const errno = errnoCode(cause)
   if (cause instanceof Error) {
     const message = scrubber.scrub(cause.message)
     // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part
     const reason = errno !== undefined && !message.includes(errno) ? `${message} (${errno})` : message
-    return { reason: clip(reason), keep: message === cause.message }
+    return {
+      reason: clip(reason),
+      ...(errno !== undefined && networkCodes.has(errno) ? { failure: "Network" as const } : {}),
+      keep: message === cause.message
+    }
   }
   return { reason: clip(scrubber.scrub(String(cause))), keep: false }
 }
@@ -131,6 +163,8 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
   code: Schema.optional(Schema.Number),
   /** The HTTP status an HTTP server refused the connection with, if that is what happened. */
   httpStatus: Schema.optional(Schema.Number),
+  /** The kind of failure, when it is known. */
+  failure: Schema.optional(ConnectFailure),
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
@@ -145,12 +179,13 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
     readonly scrubber?: Scrubber.Scrubber | undefined
     readonly prefix?: string | undefined
   }): McpConnectError {
-    const { code, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    const { code, failure, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
       ...(code !== undefined ? { code } : {}),
       ...(httpStatus !== undefined ? { httpStatus } : {}),
+      ...(failure !== undefined ? { failure } : {}),
       ...(keep ? { cause: options.cause } : {})
     })
   }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClient, McpClientFactory, type McpError, McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -302,6 +302,7 @@ describe("McpClientFactory (stdio)", () => {
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
+      assert.strictEqual(error.failure, "Start")
     }))
 
   it.live("a working directory that does not exist is an McpConnectError that names it", () =>
@@ -332,6 +333,7 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
       assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
+      assert.strictEqual(error.failure, "Exited")
     }))
 
   it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
@@ -409,9 +411,10 @@ describe("McpClientFactory (http)", () => {
       assert.deepStrictEqual(seen, [`Bearer ${secret}`])
       assert.isTrue(Exit.isFailure(exit))
       const cause = (exit as Exit.Failure<unknown, unknown>).cause
-      const error = Cause.squash(cause) as { readonly _tag: string; readonly message: string; readonly reason: string }
+      const error = Cause.squash(cause) as McpError.McpConnectError
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "guarded: HTTP 401 Unauthorized")
+      assert.deepStrictEqual([error.failure, error.httpStatus], ["Unauthorized", 401])
       const texts = [
         error.message,
         error.reason,
