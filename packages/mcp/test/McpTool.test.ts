@@ -288,6 +288,78 @@ describe("McpTool.cleanSchema", () => {
   })
 })
 
+describe("McpTool.cleanSchema, exactly", () => {
+  it("E4 an explicit non-object type is kept as sent, without properties; a present type keeps its place", () => {
+    assert.deepStrictEqual(McpTool.cleanSchema({ type: "string", title: "S" }), { type: "string" })
+    // what the model reads is the JSON text: the server's key order stays
+    const cleaned = McpTool.cleanSchema({ properties: { a: { type: "string" } }, required: ["a"], type: "object" })
+    assert.strictEqual(JSON.stringify(cleaned), `{"properties":{"a":{"type":"string"}},"required":["a"],"type":"object"}`)
+  })
+
+  it("E4 a property named __proto__ is an ordinary writable, configurable, enumerable property", () => {
+    const input = JSON.parse(`{"type":"object","properties":{"__proto__":{"title":"P","type":"string"}}}`)
+    const properties = McpTool.cleanSchema(input).properties as Record<string, unknown>
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptor(properties, "__proto__"), {
+      value: { type: "string" },
+      writable: true,
+      enumerable: true,
+      configurable: true
+    })
+  })
+
+  it("E4 schema levels are cleaned down to depth 256 and copied unchanged below", () => {
+    let deep: Record<string, unknown> = { type: "string", title: "leaf" }
+    for (let i = 0; i < 300; i++) deep = { not: deep, title: `level ${i}` }
+    // the root is at depth 0 and its property `d` at depth 1
+    let node = (McpTool.cleanSchema({ type: "object", properties: { d: deep } }).properties as any).d
+    let cleanedLevels = 0
+    while (!Object.hasOwn(node, "title")) {
+      node = node.not
+      cleanedLevels++
+    }
+    assert.strictEqual(cleanedLevels, 255)
+    assert.strictEqual(node.title, "level 44")
+  })
+})
+
+describe("McpTool.checkSchema", () => {
+  // `depth` objects, each inside the next
+  const nested = (depth: number): unknown => {
+    let schema: unknown = { type: "string" }
+    for (let i = 1; i < depth; i++) schema = { not: schema }
+    return schema
+  }
+
+  it("E4 a schema may nest 128 JSON levels, not 129", () => {
+    assert.strictEqual(McpTool.schemaLimits.depth, 128)
+    assert.isUndefined(McpTool.checkSchema(nested(128)))
+    assert.strictEqual(McpTool.checkSchema(nested(129)), "its input schema nests deeper than 128 levels")
+    // nesting within arrays counts too, and plain values are no level of their own
+    let inArrays: unknown = ["leaf", 1, null]
+    for (let i = 1; i < 129; i++) inArrays = [inArrays]
+    assert.strictEqual(McpTool.checkSchema(inArrays), "its input schema nests deeper than 128 levels")
+    assert.isUndefined(McpTool.checkSchema({ anyOf: [nested(126)] }))
+    assert.strictEqual(McpTool.checkSchema({ anyOf: [nested(127)] }), "its input schema nests deeper than 128 levels")
+    // a million levels are measured without overflowing the stack
+    let deep: unknown = {}
+    for (let i = 0; i < 1_000_000; i++) deep = { not: deep }
+    assert.strictEqual(McpTool.checkSchema(deep), "its input schema nests deeper than 128 levels")
+  })
+
+  it("E4 a schema may weigh 1,000,000 characters of keys and values, as its JSON text roughly does", () => {
+    const refused = "its input schema is larger than 1,000,000 characters"
+    assert.strictEqual(McpTool.schemaLimits.size, 1_000_000)
+    // an object is 2 plus 1 per value, a key its length plus 3, a string its length plus 2: 9 + n
+    assert.isUndefined(McpTool.checkSchema({ d: "x".repeat(999_991) }))
+    assert.strictEqual(McpTool.checkSchema({ d: "x".repeat(999_992) }), refused)
+    // an array is 2 plus 1 per value, any other plain value 5: 34 + n
+    assert.isUndefined(McpTool.checkSchema({ d: "x".repeat(999_966), e: [null, 1, true] }))
+    assert.strictEqual(McpTool.checkSchema({ d: "x".repeat(999_967), e: [null, 1, true] }), refused)
+    assert.isUndefined(McpTool.checkSchema({ type: "object", properties: {} }))
+    assert.isUndefined(McpTool.checkSchema(undefined))
+  })
+})
+
 describe("McpToolResult.toResult", () => {
   const policy = McpToolResult.ErrorTextPolicy.toolText
 
