@@ -293,7 +293,10 @@ describe("McpTool.cleanSchema, exactly", () => {
     assert.deepStrictEqual(McpTool.cleanSchema({ type: "string", title: "S" }), { type: "string" })
     // what the model reads is the JSON text: the server's key order stays
     const cleaned = McpTool.cleanSchema({ properties: { a: { type: "string" } }, required: ["a"], type: "object" })
-    assert.strictEqual(JSON.stringify(cleaned), `{"properties":{"a":{"type":"string"}},"required":["a"],"type":"object"}`)
+    assert.strictEqual(
+      JSON.stringify(cleaned),
+      `{"properties":{"a":{"type":"string"}},"required":["a"],"type":"object"}`
+    )
   })
 
   it("E4 a property named __proto__ is an ordinary writable, configurable, enumerable property", () => {
@@ -544,6 +547,124 @@ describe("McpToolResult.describeFailure", () => {
     assert.strictEqual(
       McpToolResult.describeFailure(toolError, McpToolResult.ErrorTextPolicy.verbose),
       `the tool failed: {"code":"E42"}`
+    )
+  })
+})
+
+describe("McpToolResult, exactly", () => {
+  const { ErrorTextPolicy, RemoteFailure, ToolOutcome } = McpToolResult
+  const toolError = (result: Partial<CallToolResult>) =>
+    RemoteFailure.ToolError({ result: { isError: true, content: [], ...result } as CallToolResult })
+  const requestError = (fields: Partial<ConstructorParameters<typeof McpError.McpRequestError>[0]>) =>
+    RemoteFailure.RequestError({
+      error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "secret detail", ...fields })
+    })
+
+  it("D8 text of exactly the maximum length is kept whole; a cut never splits a surrogate pair", () => {
+    const max = McpToolResult.maxErrorTextLength
+    const exact = "e".repeat(max)
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: exact }] })), exact)
+    const over = "e".repeat(max + 1)
+    const cut = ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: over }] }))
+    assert.strictEqual(cut, `${exact}… (truncated)`)
+    // an emoji whose first half is the last character that fits goes as a whole
+    const emoji = `${"e".repeat(max - 1)}\u{1F600}tail`
+    assert.strictEqual(
+      ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: emoji }] })),
+      `${"e".repeat(max - 1)}… (truncated)`
+    )
+  })
+
+  it("D8 only text blocks with string text count as the tool's text, trimmed", () => {
+    const content = [
+      { type: "text", text: "  first" },
+      { type: "text", text: 42 },
+      { type: "image", data: "AAAA", mimeType: "image/png", text: "not a text block" },
+      { type: "text", text: "last \n" }
+    ] as unknown as CallToolResult["content"]
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content })), "first\nlast")
+    assert.strictEqual(ErrorTextPolicy.verbose(toolError({ content })), "first\nlast")
+    const blank = [{ type: "text", text: " \n " }] as CallToolResult["content"]
+    const none = "the tool failed without an error message"
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: blank })), none)
+    // content that is not a list has no text
+    const notAList = { content: "text" } as unknown as Partial<CallToolResult>
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError(notAList)), none)
+  })
+
+  it("D8 request errors: the named codes, and Zett's own reason when the response never arrived", () => {
+    const notFound = ErrorTextPolicy.toolText(requestError({ code: -32601 }))
+    assert.strictEqual(notFound, "the server failed to run the tool (method not found)")
+    assert.strictEqual(ErrorTextPolicy.toolText(requestError({ code: 32601 })), "the server failed to run the tool")
+    const closed = requestError({ kind: "StreamClosed", reason: "the server closed the stream before answering" })
+    const expected = "the server failed to run the tool (the server closed the stream before answering)"
+    assert.strictEqual(ErrorTextPolicy.toolText(closed), expected)
+    assert.strictEqual(ErrorTextPolicy.generic(closed), expected)
+    assert.strictEqual(ErrorTextPolicy.generic(requestError({ code: -32601 })), "the server failed to run the tool")
+  })
+
+  it("D8 verbose: the tool's text first, a fixed line without text or structure, no code when none", () => {
+    const withText = toolError({ content: [{ type: "text", text: "boom" }], structuredContent: { code: "E42" } })
+    assert.strictEqual(ErrorTextPolicy.verbose(withText), "boom")
+    assert.strictEqual(ErrorTextPolicy.verbose(toolError({})), "the tool failed without an error message")
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const unprintable = ErrorTextPolicy.verbose(toolError({ structuredContent: cyclic }))
+    assert.strictEqual(unprintable, "the tool failed: [object Object]")
+    assert.strictEqual(ErrorTextPolicy.verbose(requestError({})), "s: tools/call failed: secret detail")
+  })
+
+  it("E7 blocks that are not objects stay as they are; only a resource object loses its _meta", () => {
+    const content = [
+      "plain",
+      null,
+      [1, 2],
+      7,
+      { type: "resource", resource: "not an object" },
+      { type: "resource", resource: null },
+      { type: "resource", resource: [{ _meta: 1 }] },
+      { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
+    ] as unknown as CallToolResult["content"]
+    assert.deepStrictEqual(McpToolResult.toResult({ content }, ErrorTextPolicy.toolText), ToolOutcome.Success({
+      value: [
+        "plain",
+        null,
+        [1, 2],
+        7,
+        { type: "resource", resource: "not an object" },
+        { type: "resource", resource: null },
+        { type: "resource", resource: [{ _meta: 1 }] },
+        { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
+      ]
+    }))
+  })
+
+  it("E7 a block key named __proto__ stays an ordinary property", () => {
+    const block = JSON.parse(`{"type":"text","text":"a","__proto__":{"x":1}}`)
+    const outcome = McpToolResult.toResult({ content: [block] }, ErrorTextPolicy.toolText)
+    const out = (outcome._tag === "Success" ? outcome.value : []) as Array<Record<string, unknown>>
+    assert.strictEqual(Object.getPrototypeOf(out[0]), Object.prototype)
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptor(out[0], "__proto__"), {
+      value: { x: 1 },
+      writable: true,
+      enumerable: true,
+      configurable: true
+    })
+    assert.strictEqual(JSON.stringify(out), `[{"type":"text","text":"a","__proto__":{"x":1}}]`)
+  })
+
+  it("E7 the compatibility shape only without content; a result without content is an empty list", () => {
+    const both = { content: [{ type: "text", text: "new" }], toolResult: "old" } as unknown as CallToolResult
+    assert.deepStrictEqual(
+      McpToolResult.toResult(both, ErrorTextPolicy.toolText),
+      ToolOutcome.Success({ value: [{ type: "text", text: "new" }] })
+    )
+    const bare = {} as CallToolResult
+    assert.deepStrictEqual(McpToolResult.toResult(bare, ErrorTextPolicy.toolText), ToolOutcome.Success({ value: [] }))
+    const failed = { isError: true } as CallToolResult
+    assert.deepStrictEqual(
+      McpToolResult.toResult(failed, ErrorTextPolicy.toolText),
+      ToolOutcome.Failure({ message: "the tool failed without an error message" })
     )
   })
 })

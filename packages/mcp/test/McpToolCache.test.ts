@@ -116,7 +116,10 @@ describe("McpToolCache", () => {
     const definition = McpServer.cacheKey(server)
     const flat = McpToolCache.key(server, { namespace: false })
     const namespaced = McpToolCache.key(server, { namespace: true })
-    assert.deepStrictEqual([flat.server, flat.definition, flat.namespace, flat.id], ["a", definition, false, `${definition}:flat`])
+    assert.deepStrictEqual(
+      [flat.server, flat.definition, flat.namespace, flat.id],
+      ["a", definition, false, `${definition}:flat`]
+    )
     assert.deepStrictEqual(
       [namespaced.server, namespaced.definition, namespaced.namespace, namespaced.id],
       ["a", definition, true, `${definition}:ns`]
