@@ -114,10 +114,11 @@ const lenientPage = (
       tools.push(parsed.data)
       continue
     }
-    const issue = parsed.error.issues[0]
-    const where = issue === undefined ? "" : `${issue.path.join(".")}: `
+    // a failed parse has at least one issue; one about the whole tool has an empty path
+    const issue = parsed.error.issues[0]!
+    const where = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
     const name = typeof candidate === "object" && candidate !== null ? (candidate as { name?: unknown }).name : undefined
-    skipped.push(`tool ${clipName(name)} is skipped: ${where}${issue?.message ?? "invalid"}`)
+    skipped.push(`tool ${clipName(name)} is skipped: ${where}${issue.message}`)
   }
   return { tools, nextCursor: page.nextCursor, skipped }
 }

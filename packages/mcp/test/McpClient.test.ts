@@ -13,6 +13,9 @@ import { Scrubber } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
@@ -246,6 +249,72 @@ describe("McpClient", () => {
         assert.strictEqual(error.cause, undefined)
       }
     }))
+})
+
+/** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
+const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const lines: Array<{ readonly level: string; readonly text: string; readonly server: unknown }> = []
+    const logger = Logger.make(({ annotations, logLevel, message }) =>
+      void lines.push({
+        level: logLevel.label,
+        text: Array.isArray(message) ? message.join(" ") : String(message),
+        server: Option.getOrUndefined(HashMap.get(annotations, "mcp.server"))
+      })
+    )
+    const value = yield* Effect.provide(self, Logger.replace(Logger.defaultLogger, logger))
+    return [value, lines] as const
+  })
+
+/** A low-level SDK server whose one page of tools holds malformed ones. */
+const sloppyServer = () => {
+  const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      { name: "good", inputSchema: { type: "object" } },
+      { name: "untyped", inputSchema: { properties: { q: { type: "string" } } } },
+      { name: "bad-schema", inputSchema: "nope" },
+      42,
+      null,
+      { name: 7, inputSchema: { type: "object" } },
+      { name: "x".repeat(100), inputSchema: [] },
+      { name: "nested", inputSchema: { type: "object", properties: 5 } },
+      { name: "typed-array", inputSchema: { type: "array" } }
+    ],
+    nextCursor: "2"
+  }) as never)
+  return server
+}
+
+describe("McpClient, lenient listing", () => {
+  it.scoped("a malformed tool costs only itself: the rest are listed, each skipped one is named in a warning", () =>
+    Effect.gen(function*() {
+      const factory = yield* McpClientFactory.McpClientFactory
+      const client = yield* factory.connect(McpServer.stdio({ name: "sloppy", command: "unused" }))
+      const [page, lines] = yield* logged(client.listTools())
+      assert.deepStrictEqual(page, {
+        tools: [
+          { name: "good", inputSchema: { type: "object" } },
+          // a schema without `type` is an object schema
+          { name: "untyped", inputSchema: { type: "object", properties: { q: { type: "string" } } } }
+        ],
+        nextCursor: "2"
+      })
+      const skipped = (tool: string, problem: string) => ({
+        level: "WARN",
+        text: `MCP server sloppy: tool ${tool} is skipped: ${problem}`,
+        server: "sloppy"
+      })
+      assert.deepStrictEqual(lines, [
+        skipped("bad-schema", "inputSchema: Invalid input: expected object, received string"),
+        skipped("(unnamed)", "Invalid input: expected object, received number"),
+        skipped("(unnamed)", "Invalid input: expected object, received null"),
+        skipped("(unnamed)", "name: Invalid input: expected string, received number"),
+        skipped(`${"x".repeat(80)}…`, "inputSchema: Invalid input: expected object, received array"),
+        skipped("nested", "inputSchema.properties: Invalid input: expected record, received number"),
+        skipped("typed-array", "inputSchema.type: Invalid input: expected \"object\"")
+      ])
+    }).pipe(Effect.provide(McpClientFactory.layerInMemory({ sloppy: sloppyServer }))))
 })
 
 describe("McpClientFactory.layerInMemory", () => {
