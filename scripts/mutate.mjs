@@ -35,6 +35,7 @@ const tests = {
     "packages/mcp/test/McpConfiguration.property.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
     "packages/mcp/test/McpConnectionPool.test.ts",
+    "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",
     "packages/mcp/test/McpClient.test.ts",
     "packages/mcp/test/McpServer.test.ts"

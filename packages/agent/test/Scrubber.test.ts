@@ -139,6 +139,83 @@ describe("Scrubber", () => {
     assert.strictEqual(walked as unknown, "[nested too deeply]")
   })
 
+  it("B2 a Basic credential is split only when it decodes to text; other schemes, URLs and bare values", () => {
+    // standard base64 with "+" and "/" decodes too (the url-safe alphabet is for "-" and "_")
+    const pair = Buffer.from("someuser:pass>>>word??").toString("base64")
+    assert.match(pair, /[+/]/)
+    assert.strictEqual(Scrubber.make([`Basic ${pair}`]).scrub("pw pass>>>word??"), "pw <redacted>")
+    // bytes that are not text (invalid UTF-8, control characters) carry no user:pass pair
+    const binary = Buffer.concat([Buffer.from([0xff]), Buffer.from("user:word1234")]).toString("base64")
+    assert.strictEqual(Scrubber.make([`Basic ${binary}`]).scrub("word1234"), "word1234")
+    const control = Buffer.from("user\u0001:word5678").toString("base64")
+    assert.strictEqual(Scrubber.make([`Basic ${control}`]).scrub("word5678"), "word5678")
+    // a Basic credential that is not base64 at all is still a secret as a whole
+    assert.strictEqual(Scrubber.make(["Basic not*base64!"]).scrub("got not*base64!"), "got <redacted>")
+    // a URL's user info is its secret, not the halves around its first colon (the scheme)
+    const url = Scrubber.make(["postgres://dbuser:pw-12345@db.example/x"])
+    assert.strictEqual(url.scrub("the postgres driver, user dbuser"), "the postgres driver, user <redacted>")
+    // a user name that is not valid percent-encoding is kept as written
+    assert.strictEqual(Scrubber.make(["https://us%ZZer:pw-12345@host"]).scrub("us%ZZer"), "<redacted>")
+    // a value that only looks like a URL with user info (an invalid host) is split as a pair
+    const invalid = Scrubber.make(["http://user1:pass-1234@[bad"])
+    assert.strictEqual(invalid.scrub("//user1:pass-1234@[bad"), "<redacted>")
+    // user info that is not at the value's start does not make it a URL: it is split at its first colon
+    const mailto = Scrubber.make(["mailto:https://ann:pw-12345@host"])
+    assert.strictEqual(mailto.scrub("https://ann:pw-12345@host"), "<redacted>")
+    // a value that is not a pair adds no other secret (the text is Stryker's placeholder for a made-up array item)
+    assert.strictEqual(Scrubber.make(["useruser:"]).scrub("Stryker was here"), "Stryker was here")
+    // the encodings of a half shorter than four characters are not secrets either
+    assert.strictEqual(Scrubber.make(["abc:defghij"]).scrub(`abc ${base64("abc")}`), `abc ${base64("abc")}`)
+  })
+
+  it("B2 each form replaces exactly what it covers: the raw value, the padded base64, only the secret's own bits", () => {
+    // the raw value, when its URI and JSON forms both differ from it
+    assert.strictEqual(Scrubber.make(["pa\"ss\\word"]).scrub("pw pa\"ss\\word"), "pw <redacted>")
+    // the whole value's base64, padding and the last partial character included
+    const token = "tok-ABCDEFGH12/+="
+    assert.strictEqual(Scrubber.make([token]).scrub(`x ${base64(token)} y`), "x <redacted> y")
+    // inside a larger encoding, the characters that also hold a neighbour's bits stay
+    const inner = "tok-ABCDEFGH12"
+    const scrubber = Scrubber.make([inner])
+    const zero = (n: number) => Buffer.concat([Buffer.alloc(n), Buffer.from(inner)]).toString("base64url")
+    assert.strictEqual(zero(1), "AHRvay1BQkNERUZHSDEy")
+    assert.strictEqual(scrubber.scrub(zero(1)), "AH<redacted>")
+    assert.strictEqual(scrubber.scrub(zero(2)), "AAB<redacted>g")
+    // the longest form wins whichever secret it came from
+    assert.strictEqual(Scrubber.make(["tok-123456", "tok-123456789"]).scrub("a tok-123456789 b"), "a <redacted> b")
+    assert.strictEqual(Scrubber.make(["tok-123456789", "tok-123456"]).scrub("a tok-123456789 b"), "a <redacted> b")
+  })
+
+  it("B2 scrubTruncated cuts the longest tail that begins a form, and leaves what the replacement spells", () => {
+    const scrubber = Scrubber.make(["qrstuvwxyz0123456789", "xyzabc1"])
+    // "qrstuvwxyz" begins the first secret, "xyz" the second: the longer tail is cut
+    assert.strictEqual(scrubber.scrubTruncated("line qrstuvwxyz"), "line <redacted>")
+    // only strict beginnings count: a whole form left after scrub can only be spelled with the
+    // replacement's own characters, and is not a secret of the text
+    assert.strictEqual(Scrubber.make(["abcd", "d>>xyz"]).scrubTruncated("abcd>xyz"), "<redacted>>xyz")
+  })
+
+  it("B2 scrubDeep copies a record whose key alone changed, and keeps class instances, undefined and functions", () => {
+    const scrubber = Scrubber.make(["sk-deep-secret-1"])
+    assert.deepStrictEqual(scrubber.scrubDeep<unknown>({ "k sk-deep-secret-1": 1 }), { "k <redacted>": 1 })
+    class Box {
+      constructor(readonly v: string) {}
+    }
+    const box = new Box("sk-deep-secret-1")
+    const fn = () => 1
+    const out = scrubber.scrubDeep({ box, u: undefined, fn, s: "sk-deep-secret-1" })
+    assert.strictEqual(out.box, box)
+    assert.strictEqual(out.fn, fn)
+    assert.deepStrictEqual(Object.entries(out), [["box", box], ["u", undefined], ["fn", fn], ["s", "<redacted>"]])
+    // a number at the depth limit is a leaf, not a value too deep to walk
+    let nested: unknown = 7
+    for (let i = 0; i < 255; i++) nested = [nested]
+    // the outer array is at depth 0, so the number is at depth 256
+    let walked = scrubber.scrubDeep([nested, "sk-deep-secret-1"])[0]
+    for (let i = 0; i < 255; i++) walked = (walked as Array<unknown>)[0]
+    assert.strictEqual(walked, 7)
+  })
+
   it("B2 property: a secret embedded anywhere, bare or in its forms, leaves no 8-character slice behind", () => {
     const secretChar = fc.constantFrom(
       ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$%&*# é€"

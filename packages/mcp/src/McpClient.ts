@@ -91,15 +91,19 @@ export const clipName = (name: unknown): string => {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
 }
 
+// A listed "tool" may be any JSON value; a field of a number, a string, an array or null reads as undefined.
+const field = (candidate: unknown, key: "name" | "inputSchema"): unknown =>
+  (candidate as { readonly [key: string]: unknown } | null)?.[key]
+
 // The SDK requires `inputSchema.type: "object"`; a schema that leaves `type` out means an object all the
 // same (as `McpTool.cleanSchema` reads it), so it is filled in rather than the tool dropped.
 const withObjectType = (candidate: unknown): unknown => {
-  if (typeof candidate !== "object" || candidate === null) return candidate
-  const schema = (candidate as { readonly inputSchema?: unknown }).inputSchema
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema) || Object.hasOwn(schema, "type")) {
-    return candidate
-  }
-  return { ...candidate, inputSchema: { type: "object", ...schema } }
+  const schema = field(candidate, "inputSchema")
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return candidate
+  // a shortcut: the schema's own `type` would win the spread below, and the SDK's parse orders the keys
+  // Stryker disable next-line StringLiteral,ConditionalExpression: a shortcut, equivalent to the spread
+  if (Object.hasOwn(schema, "type")) return candidate
+  return { ...(candidate as object), inputSchema: { type: "object", ...schema } }
 }
 
 /** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
@@ -114,10 +118,10 @@ const lenientPage = (
       tools.push(parsed.data)
       continue
     }
-    const issue = parsed.error.issues[0]
-    const where = issue === undefined ? "" : `${issue.path.join(".")}: `
-    const name = typeof candidate === "object" && candidate !== null ? (candidate as { name?: unknown }).name : undefined
-    skipped.push(`tool ${clipName(name)} is skipped: ${where}${issue?.message ?? "invalid"}`)
+    // a failed parse has at least one issue; one about the whole tool has an empty path
+    const issue = parsed.error.issues[0]!
+    const where = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
+    skipped.push(`tool ${clipName(field(candidate, "name"))} is skipped: ${where}${issue.message}`)
   }
   return { tools, nextCursor: page.nextCursor, skipped }
 }
@@ -166,9 +170,10 @@ export const fromSdkClient = (client: Client, options: {
     }).pipe(
       Effect.tap(({ skipped }) =>
         Effect.forEach(skipped, (reason) =>
-          Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)), {
-          discard: true
-        })
+          Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
+          // Stryker disable next-line ObjectLiteral,BooleanLiteral: tap drops the result, collected or not
+          { discard: true }
+        )
       ),
       Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
       Tracing.traced("McpClient.listTools", listSpan)
@@ -252,8 +257,9 @@ export const discover = (
       if (refusal === undefined) out.push(McpTool.fromTool(client.server, tool, options))
       else skipped.push(`MCP server ${client.server}: tool ${clipName(tool.name)} is skipped: ${refusal}`)
     }
-    return skipped.length === 0 ? Effect.succeed(out) : Effect.as(
-      Effect.annotateLogs(Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true }), "mcp.server", client.server),
-      out
-    )
+    // Stryker disable next-line ConditionalExpression: logging no line at all is the shortcut's result too
+    if (skipped.length === 0) return Effect.succeed(out)
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: Effect.as drops the result, collected or not
+    const warnings = Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true })
+    return Effect.as(Effect.annotateLogs(warnings, "mcp.server", client.server), out)
   })

@@ -100,6 +100,7 @@ const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly m
 const countersOf = (key: Key) => {
   const server = key.server
   let found = counters.get(server)
+  // Stryker disable next-line ConditionalExpression: tagged counters of one name and tag are one metric, made anew or not
   if (found === undefined) {
     found = {
       hit: Metric.increment(Metric.tagged(hits, "mcp.server", server)),

@@ -5,14 +5,19 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError as SdkMcpError
+  McpError as SdkMcpError,
+  type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
 import * as Effect from "effect/Effect"
+import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
@@ -245,6 +250,176 @@ describe("McpClient", () => {
         // the original cause held the secret: it is dropped
         assert.strictEqual(error.cause, undefined)
       }
+    }))
+})
+
+/** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
+const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const lines: Array<{ readonly level: string; readonly text: string; readonly server: unknown }> = []
+    const logger = Logger.make(({ annotations, logLevel, message }) =>
+      void lines.push({
+        level: logLevel.label,
+        text: Array.isArray(message) ? message.join(" ") : String(message),
+        server: Option.getOrUndefined(HashMap.get(annotations, "mcp.server"))
+      })
+    )
+    const value = yield* Effect.provide(self, Logger.replace(Logger.defaultLogger, logger))
+    return [value, lines] as const
+  })
+
+/** A low-level SDK server whose one page of tools holds malformed ones. */
+const sloppyServer = () => {
+  const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      { name: "good", inputSchema: { type: "object" } },
+      { name: "untyped", inputSchema: { properties: { q: { type: "string" } } } },
+      { name: "bad-schema", inputSchema: "nope" },
+      42,
+      null,
+      { name: 7, inputSchema: { type: "object" } },
+      { name: "x".repeat(100), inputSchema: [] },
+      { name: "nested", inputSchema: { type: "object", properties: 5 } },
+      { name: "typed-array", inputSchema: { type: "array" } },
+      { name: "null-schema", inputSchema: null },
+      { name: "ordered", inputSchema: { properties: {}, type: "object" } }
+    ],
+    nextCursor: "2"
+  }) as never)
+  return server
+}
+
+describe("McpClient, lenient listing", () => {
+  it.scoped("a malformed tool costs only itself: the rest are listed, each skipped one is named in a warning", () =>
+    Effect.gen(function*() {
+      const factory = yield* McpClientFactory.McpClientFactory
+      const client = yield* factory.connect(McpServer.stdio({ name: "sloppy", command: "unused" }))
+      const [page, lines] = yield* logged(client.listTools())
+      assert.deepStrictEqual(page, {
+        tools: [
+          { name: "good", inputSchema: { type: "object" } },
+          // a schema without `type` is an object schema
+          { name: "untyped", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
+          { name: "ordered", inputSchema: { type: "object", properties: {} } }
+        ],
+        nextCursor: "2"
+      })
+      const skipped = (tool: string, problem: string) => ({
+        level: "WARN",
+        text: `MCP server sloppy: tool ${tool} is skipped: ${problem}`,
+        server: "sloppy"
+      })
+      assert.deepStrictEqual(lines, [
+        skipped("bad-schema", "inputSchema: Invalid input: expected object, received string"),
+        skipped("(unnamed)", "Invalid input: expected object, received number"),
+        skipped("(unnamed)", "Invalid input: expected object, received null"),
+        skipped("(unnamed)", "name: Invalid input: expected string, received number"),
+        skipped(`${"x".repeat(80)}…`, "inputSchema: Invalid input: expected object, received array"),
+        skipped("nested", "inputSchema.properties: Invalid input: expected record, received number"),
+        skipped("typed-array", "inputSchema.type: Invalid input: expected \"object\""),
+        skipped("null-schema", "inputSchema: Invalid input: expected object, received null")
+      ])
+    }).pipe(Effect.provide(McpClientFactory.layerInMemory({ sloppy: sloppyServer }))))
+})
+
+describe("McpClient, exactly", () => {
+  it("E7 normalizeResult: a current result as it is; a legacy one keeps the content and structure it has", () => {
+    const current = { content: [], isError: true }
+    assert.strictEqual(McpClient.normalizeResult(current), current)
+    assert.deepStrictEqual(McpClient.normalizeResult({ content: [] }), { content: [] })
+    const given = [{ type: "text" as const, text: "given" }]
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: { a: 1 }, content: given }), {
+      content: given,
+      structuredContent: { a: 1 }
+    })
+    assert.deepStrictEqual(
+      McpClient.normalizeResult({ toolResult: { a: 1 }, structuredContent: { b: 2 } } as never),
+      { content: [{ type: "text", text: "{\"a\":1}" }], structuredContent: { b: 2 } }
+    )
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: 5 }), { content: [{ type: "text", text: "5" }] })
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: null }), { content: [{ type: "text", text: "null" }] })
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: undefined }), { content: [{ type: "text", text: "null" }] })
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: [1] }), { content: [{ type: "text", text: "[1]" }] })
+  })
+
+  it("clipName shows at most 80 characters of a name, and (unnamed) for a name that is no string", () => {
+    assert.strictEqual(McpClient.clipName("x".repeat(80)), "x".repeat(80))
+    assert.strictEqual(McpClient.clipName("x".repeat(81)), `${"x".repeat(80)}…`)
+    assert.strictEqual(McpClient.clipName(7), "(unnamed)")
+    assert.strictEqual(McpClient.clipName(""), "")
+  })
+
+  it.effect("listTools sends a cursor only when it has one; a failed listing names tools/list", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const fake = {
+        listTools: async (params: unknown) => {
+          seen.push(params)
+          if (seen.length === 3) throw new Error("down")
+          return { tools: [] }
+        }
+      }
+      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      yield* client.listTools()
+      yield* client.listTools("c")
+      const error = yield* Effect.flip(client.listTools())
+      assert.deepStrictEqual(seen, [undefined, { cursor: "c" }, undefined])
+      assert.deepStrictEqual([error.server, error.method, error.reason], ["fake", "tools/list", "down"])
+    }))
+
+  it.effect("spans capture no stack trace (a warm call stays thin): a failure's trace names the span alone", () =>
+    Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const tracer = Tracer.make({ span: (...args) => native.span(...args), context: (f, fiber) => native.context(f, fiber) })
+      const fake = {
+        listTools: async () => {
+          throw new Error("down")
+        },
+        callTool: async () => {
+          throw new Error("down")
+        }
+      }
+      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      const list = yield* client.listTools().pipe(Effect.withTracer(tracer), Effect.cause)
+      const call = yield* client.callTool("x", {}).pipe(Effect.withTracer(tracer), Effect.cause)
+      assert.match(Cause.pretty(list), /^ {4}at McpClient\.listTools$/m)
+      assert.match(Cause.pretty(call), /^ {4}at McpClient\.callTool$/m)
+    }))
+
+  it.scoped("a listing without malformed tools logs nothing", () =>
+    Effect.gen(function*() {
+      const client = yield* connectTo(low, yield* makeProbe)
+      const [page, lines] = yield* logged(client.listTools())
+      assert.strictEqual(page.tools.length, 2)
+      assert.deepStrictEqual(lines, [])
+    }))
+
+  it.effect("discover skips a tool over the schema limits with a warning, and logs nothing when none is", () =>
+    Effect.gen(function*() {
+      let deep: Record<string, unknown> = { type: "string" }
+      for (let i = 0; i < 200; i++) deep = { not: deep }
+      const tools: Array<Tool> = [
+        { name: "ok", inputSchema: { type: "object", title: "T" } },
+        { name: "deep", inputSchema: { type: "object", properties: { d: deep } } }
+      ]
+      const fake = (list: ReadonlyArray<Tool>): McpClient.McpClient => ({
+        server: "s",
+        listTools: () => Effect.succeed({ tools: list, nextCursor: undefined }),
+        callTool: () => Effect.die("unused")
+      })
+      const [found, lines] = yield* logged(McpClient.discover(fake(tools), { namespace: true }))
+      assert.deepStrictEqual(found.map((tool) => [tool.name, tool.parameters]), [
+        ["s__ok", { type: "object", properties: {} }]
+      ])
+      assert.deepStrictEqual(lines, [{
+        level: "WARN",
+        text: "MCP server s: tool deep is skipped: its input schema nests deeper than 128 levels",
+        server: "s"
+      }])
+      const [plain, quiet] = yield* logged(McpClient.discover(fake(tools.slice(0, 1)), { namespace: false }))
+      assert.deepStrictEqual(plain.map((tool) => tool.name), ["ok"])
+      assert.deepStrictEqual(quiet, [])
     }))
 })
 

@@ -288,6 +288,81 @@ describe("McpTool.cleanSchema", () => {
   })
 })
 
+describe("McpTool.cleanSchema, exactly", () => {
+  it("E4 an explicit non-object type is kept as sent, without properties; a present type keeps its place", () => {
+    assert.deepStrictEqual(McpTool.cleanSchema({ type: "string", title: "S" }), { type: "string" })
+    // what the model reads is the JSON text: the server's key order stays
+    const cleaned = McpTool.cleanSchema({ properties: { a: { type: "string" } }, required: ["a"], type: "object" })
+    assert.strictEqual(
+      JSON.stringify(cleaned),
+      `{"properties":{"a":{"type":"string"}},"required":["a"],"type":"object"}`
+    )
+  })
+
+  it("E4 a property named __proto__ is an ordinary writable, configurable, enumerable property", () => {
+    const input = JSON.parse(`{"type":"object","properties":{"__proto__":{"title":"P","type":"string"}}}`)
+    const properties = McpTool.cleanSchema(input).properties as Record<string, unknown>
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptor(properties, "__proto__"), {
+      value: { type: "string" },
+      writable: true,
+      enumerable: true,
+      configurable: true
+    })
+  })
+
+  it("E4 schema levels are cleaned down to depth 256 and copied unchanged below", () => {
+    let deep: Record<string, unknown> = { type: "string", title: "leaf" }
+    for (let i = 0; i < 300; i++) deep = { not: deep, title: `level ${i}` }
+    // the root is at depth 0 and its property `d` at depth 1
+    let node = (McpTool.cleanSchema({ type: "object", properties: { d: deep } }).properties as any).d
+    let cleanedLevels = 0
+    while (!Object.hasOwn(node, "title")) {
+      node = node.not
+      cleanedLevels++
+    }
+    assert.strictEqual(cleanedLevels, 255)
+    assert.strictEqual(node.title, "level 44")
+  })
+})
+
+describe("McpTool.checkSchema", () => {
+  // `depth` objects, each inside the next
+  const nested = (depth: number): unknown => {
+    let schema: unknown = { type: "string" }
+    for (let i = 1; i < depth; i++) schema = { not: schema }
+    return schema
+  }
+
+  it("E4 a schema may nest 128 JSON levels, not 129", () => {
+    assert.strictEqual(McpTool.schemaLimits.depth, 128)
+    assert.isUndefined(McpTool.checkSchema(nested(128)))
+    assert.strictEqual(McpTool.checkSchema(nested(129)), "its input schema nests deeper than 128 levels")
+    // nesting within arrays counts too, and plain values are no level of their own
+    let inArrays: unknown = ["leaf", 1, null]
+    for (let i = 1; i < 129; i++) inArrays = [inArrays]
+    assert.strictEqual(McpTool.checkSchema(inArrays), "its input schema nests deeper than 128 levels")
+    assert.isUndefined(McpTool.checkSchema({ anyOf: [nested(126)] }))
+    assert.strictEqual(McpTool.checkSchema({ anyOf: [nested(127)] }), "its input schema nests deeper than 128 levels")
+    // a million levels are measured without overflowing the stack
+    let deep: unknown = {}
+    for (let i = 0; i < 1_000_000; i++) deep = { not: deep }
+    assert.strictEqual(McpTool.checkSchema(deep), "its input schema nests deeper than 128 levels")
+  })
+
+  it("E4 a schema may weigh 1,000,000 characters of keys and values, as its JSON text roughly does", () => {
+    const refused = "its input schema is larger than 1,000,000 characters"
+    assert.strictEqual(McpTool.schemaLimits.size, 1_000_000)
+    // an object is 2 plus 1 per value, a key its length plus 3, a string its length plus 2: 9 + n
+    assert.isUndefined(McpTool.checkSchema({ d: "x".repeat(999_991) }))
+    assert.strictEqual(McpTool.checkSchema({ d: "x".repeat(999_992) }), refused)
+    // an array is 2 plus 1 per value, any other plain value 5: 34 + n
+    assert.isUndefined(McpTool.checkSchema({ d: "x".repeat(999_966), e: [null, 1, true] }))
+    assert.strictEqual(McpTool.checkSchema({ d: "x".repeat(999_967), e: [null, 1, true] }), refused)
+    assert.isUndefined(McpTool.checkSchema({ type: "object", properties: {} }))
+    assert.isUndefined(McpTool.checkSchema(undefined))
+  })
+})
+
 describe("McpToolResult.toResult", () => {
   const policy = McpToolResult.ErrorTextPolicy.toolText
 
@@ -472,6 +547,124 @@ describe("McpToolResult.describeFailure", () => {
     assert.strictEqual(
       McpToolResult.describeFailure(toolError, McpToolResult.ErrorTextPolicy.verbose),
       `the tool failed: {"code":"E42"}`
+    )
+  })
+})
+
+describe("McpToolResult, exactly", () => {
+  const { ErrorTextPolicy, RemoteFailure, ToolOutcome } = McpToolResult
+  const toolError = (result: Partial<CallToolResult>) =>
+    RemoteFailure.ToolError({ result: { isError: true, content: [], ...result } as CallToolResult })
+  const requestError = (fields: Partial<ConstructorParameters<typeof McpError.McpRequestError>[0]>) =>
+    RemoteFailure.RequestError({
+      error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "secret detail", ...fields })
+    })
+
+  it("D8 text of exactly the maximum length is kept whole; a cut never splits a surrogate pair", () => {
+    const max = McpToolResult.maxErrorTextLength
+    const exact = "e".repeat(max)
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: exact }] })), exact)
+    const over = "e".repeat(max + 1)
+    const cut = ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: over }] }))
+    assert.strictEqual(cut, `${exact}… (truncated)`)
+    // an emoji whose first half is the last character that fits goes as a whole
+    const emoji = `${"e".repeat(max - 1)}\u{1F600}tail`
+    assert.strictEqual(
+      ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: emoji }] })),
+      `${"e".repeat(max - 1)}… (truncated)`
+    )
+  })
+
+  it("D8 only text blocks with string text count as the tool's text, trimmed", () => {
+    const content = [
+      { type: "text", text: "  first" },
+      { type: "text", text: 42 },
+      { type: "image", data: "AAAA", mimeType: "image/png", text: "not a text block" },
+      { type: "text", text: "last \n" }
+    ] as unknown as CallToolResult["content"]
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content })), "first\nlast")
+    assert.strictEqual(ErrorTextPolicy.verbose(toolError({ content })), "first\nlast")
+    const blank = [{ type: "text", text: " \n " }] as CallToolResult["content"]
+    const none = "the tool failed without an error message"
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: blank })), none)
+    // content that is not a list has no text
+    const notAList = { content: "text" } as unknown as Partial<CallToolResult>
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError(notAList)), none)
+  })
+
+  it("D8 request errors: the named codes, and Zett's own reason when the response never arrived", () => {
+    const notFound = ErrorTextPolicy.toolText(requestError({ code: -32601 }))
+    assert.strictEqual(notFound, "the server failed to run the tool (method not found)")
+    assert.strictEqual(ErrorTextPolicy.toolText(requestError({ code: 32601 })), "the server failed to run the tool")
+    const closed = requestError({ kind: "StreamClosed", reason: "the server closed the stream before answering" })
+    const expected = "the server failed to run the tool (the server closed the stream before answering)"
+    assert.strictEqual(ErrorTextPolicy.toolText(closed), expected)
+    assert.strictEqual(ErrorTextPolicy.generic(closed), expected)
+    assert.strictEqual(ErrorTextPolicy.generic(requestError({ code: -32601 })), "the server failed to run the tool")
+  })
+
+  it("D8 verbose: the tool's text first, a fixed line without text or structure, no code when none", () => {
+    const withText = toolError({ content: [{ type: "text", text: "boom" }], structuredContent: { code: "E42" } })
+    assert.strictEqual(ErrorTextPolicy.verbose(withText), "boom")
+    assert.strictEqual(ErrorTextPolicy.verbose(toolError({})), "the tool failed without an error message")
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const unprintable = ErrorTextPolicy.verbose(toolError({ structuredContent: cyclic }))
+    assert.strictEqual(unprintable, "the tool failed: [object Object]")
+    assert.strictEqual(ErrorTextPolicy.verbose(requestError({})), "s: tools/call failed: secret detail")
+  })
+
+  it("E7 blocks that are not objects stay as they are; only a resource object loses its _meta", () => {
+    const content = [
+      "plain",
+      null,
+      [1, 2],
+      7,
+      { type: "resource", resource: "not an object" },
+      { type: "resource", resource: null },
+      { type: "resource", resource: [{ _meta: 1 }] },
+      { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
+    ] as unknown as CallToolResult["content"]
+    assert.deepStrictEqual(McpToolResult.toResult({ content }, ErrorTextPolicy.toolText), ToolOutcome.Success({
+      value: [
+        "plain",
+        null,
+        [1, 2],
+        7,
+        { type: "resource", resource: "not an object" },
+        { type: "resource", resource: null },
+        { type: "resource", resource: [{ _meta: 1 }] },
+        { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
+      ]
+    }))
+  })
+
+  it("E7 a block key named __proto__ stays an ordinary property", () => {
+    const block = JSON.parse(`{"type":"text","text":"a","__proto__":{"x":1}}`)
+    const outcome = McpToolResult.toResult({ content: [block] }, ErrorTextPolicy.toolText)
+    const out = (outcome._tag === "Success" ? outcome.value : []) as Array<Record<string, unknown>>
+    assert.strictEqual(Object.getPrototypeOf(out[0]), Object.prototype)
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptor(out[0], "__proto__"), {
+      value: { x: 1 },
+      writable: true,
+      enumerable: true,
+      configurable: true
+    })
+    assert.strictEqual(JSON.stringify(out), `[{"type":"text","text":"a","__proto__":{"x":1}}]`)
+  })
+
+  it("E7 the compatibility shape only without content; a result without content is an empty list", () => {
+    const both = { content: [{ type: "text", text: "new" }], toolResult: "old" } as unknown as CallToolResult
+    assert.deepStrictEqual(
+      McpToolResult.toResult(both, ErrorTextPolicy.toolText),
+      ToolOutcome.Success({ value: [{ type: "text", text: "new" }] })
+    )
+    const bare = {} as CallToolResult
+    assert.deepStrictEqual(McpToolResult.toResult(bare, ErrorTextPolicy.toolText), ToolOutcome.Success({ value: [] }))
+    const failed = { isError: true } as CallToolResult
+    assert.deepStrictEqual(
+      McpToolResult.toResult(failed, ErrorTextPolicy.toolText),
+      ToolOutcome.Failure({ message: "the tool failed without an error message" })
     )
   })
 })

@@ -88,6 +88,46 @@ describe("McpToolCache", () => {
       assert.strictEqual(stats.runs, 1)
     }))
 
+  it.effect("D3 a TTL of zero shares nothing either: concurrent lookups each discover", () =>
+    Effect.gen(function*() {
+      const cache = yield* McpToolCache.makeMemory({ ttl: 0 })
+      const { discover, stats } = counted("1 second")
+      const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.fork(cache.lookup(key, discover)))
+      yield* TestClock.adjust("1 second")
+      const names = (yield* Effect.forEach(fibers, Fiber.join)).map((list) => list[0]!.name)
+      assert.deepStrictEqual(names.sort(), ["t1", "t2", "t3"])
+      assert.strictEqual(stats.runs, 3)
+      assert.isFalse(yield* cache.has(key))
+    }))
+
+  it.effect("D3 invalidate drops an entry: the next lookup discovers again", () =>
+    Effect.gen(function*() {
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const { discover, stats } = counted()
+      yield* cache.lookup(key, discover)
+      yield* cache.invalidate(key)
+      assert.isFalse(yield* cache.has(key))
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t2")
+      assert.strictEqual(stats.runs, 2)
+    }))
+
+  it("D3 a server's keys: one per naming mode, made once, with their ids", () => {
+    const server = McpServer.http({ name: "a", url: "http://127.0.0.1:1/a" })
+    const definition = McpServer.cacheKey(server)
+    const flat = McpToolCache.key(server, { namespace: false })
+    const namespaced = McpToolCache.key(server, { namespace: true })
+    assert.deepStrictEqual(
+      [flat.server, flat.definition, flat.namespace, flat.id],
+      ["a", definition, false, `${definition}:flat`]
+    )
+    assert.deepStrictEqual(
+      [namespaced.server, namespaced.definition, namespaced.namespace, namespaced.id],
+      ["a", definition, true, `${definition}:ns`]
+    )
+    assert.strictEqual(McpToolCache.key(server, { namespace: false }), flat)
+    assert.strictEqual(McpToolCache.key(server, { namespace: true }), namespaced)
+  })
+
   it.effect("concurrent cold requests of one agent connect once per server for discovery", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({

@@ -1,0 +1,91 @@
+import { assert, describe, it } from "@effect/vitest"
+import { McpConnections, McpError, McpServer } from "@zett/mcp"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
+import { fakeFactory, tool } from "./utils/fake.js"
+
+const server = McpServer.http({ name: "s", url: "http://127.0.0.1:1/s" })
+
+/** Connections over fake server `s`, whose connect takes `connectDelay` of TestClock time. */
+const connectionsWith = (connectDelay?: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const { factory, stats } = fakeFactory({ s: { tools: [tool("t")], connectDelay } })
+    const scope = yield* Scope.make()
+    const connections = yield* McpConnections.make({ source: McpConnections.direct(factory), scope })
+    return { connections, stats, scope }
+  })
+
+/** The current clock, counting the timers started under it. */
+const countingClock = Effect.map(Effect.clock, (base) => {
+  const timers = { started: 0 }
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis(),
+    currentTimeMillis: base.currentTimeMillis,
+    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+    currentTimeNanos: base.currentTimeNanos,
+    sleep: (duration) => {
+      timers.started++
+      return base.sleep(duration)
+    }
+  }
+  return { clock, timers }
+})
+
+describe("McpConnections", () => {
+  it.effect("D1 a request's connections: one per server, reused, and made again after invalidate", () =>
+    Effect.gen(function*() {
+      const { connections, scope, stats } = yield* connectionsWith()
+      const first = yield* connections.get(server)
+      assert.strictEqual(yield* connections.get(server), first)
+      yield* connections.invalidate(server)
+      const second = yield* connections.get(server)
+      assert.notStrictEqual(second, first)
+      assert.deepStrictEqual(stats.connects, { s: 2 })
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(stats.open(), 0)
+    }))
+
+  it.effect("D4 getWithin bounds the connect, and a warm call starts no timer", () =>
+    Effect.gen(function*() {
+      const limit = Option.some(Duration.seconds(5))
+      const slow = yield* connectionsWith("10 seconds")
+      const timedOut = yield* Effect.fork(Effect.flip(slow.connections.getWithin(server, limit)))
+      yield* TestClock.adjust("5 seconds")
+      const error = yield* Fiber.join(timedOut)
+      assert.deepStrictEqual(
+        error,
+        new McpError.McpTimeoutError({ server: "s", operation: "connect", timeout: Duration.seconds(5) })
+      )
+
+      const { connections } = yield* connectionsWith()
+      const { clock, timers } = yield* countingClock
+      const client = yield* Effect.withClock(connections.getWithin(server, limit), clock)
+      assert.strictEqual(timers.started, 1)
+      assert.strictEqual(yield* Effect.withClock(connections.getWithin(server, limit), clock), client)
+      assert.strictEqual(timers.started, 1)
+    }))
+
+  it.effect("D4 an interrupted connect forgets only its own attempt, not a newer one", () =>
+    Effect.gen(function*() {
+      const { connections, stats } = yield* connectionsWith("1 second")
+      const first = yield* Effect.fork(connections.get(server))
+      yield* Effect.yieldNow()
+      // the first attempt is dropped while it connects, and a second one starts
+      yield* connections.invalidate(server)
+      const second = yield* Effect.fork(connections.get(server))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(first)
+      // a third use shares the second attempt
+      const third = yield* Effect.fork(connections.get(server))
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* Fiber.join(third), yield* Fiber.join(second))
+      assert.deepStrictEqual(stats.connects, { s: 2 })
+    }))
+})
