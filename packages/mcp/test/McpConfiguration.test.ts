@@ -4,7 +4,9 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpError, McpInputs, McpServer } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -662,6 +664,47 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names(snapshot.servers), ["a"])
       }).pipe(Effect.provide(NodeContext.layer)))
   })
+
+  it.scoped("issue 11: a value expanded into a url or an argument is a secret too; workspaceFolder can be given", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const file = NodePath.join(dir, "mcp.json")
+      yield* write(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            remote: { url: "https://x.example/mcp?token=${TOKEN}" },
+            local: { command: "node", args: ["--key=${env:TOKEN}", "${workspaceFolder}/server.js"] }
+          }
+        }),
+        1_700_000_000
+      )
+      const snapshot = yield* McpConfiguration.fromFile(file, { workspaceFolder: "/srv/project" }).pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TOKEN", "url-secret-4f2a"]])))
+      )
+      const [remote, local] = snapshot.servers
+      assert(remote?._tag === "McpHttpServer" && local?._tag === "McpStdioServer")
+      assert.strictEqual(remote.url, "https://x.example/mcp?token=url-secret-4f2a")
+      assert.deepStrictEqual(local.args, ["--key=url-secret-4f2a", "/srv/project/server.js"])
+      assert.strictEqual(McpServer.describe(remote), "remote (streamable-http https://x.example/mcp?token=<redacted>)")
+      assert.strictEqual(McpServer.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("issue 11: McpInputs.make asks once per input id, also when asked concurrently", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      const answer = yield* Deferred.make<void>()
+      const inputs = yield* McpInputs.make((input) =>
+        Effect.zipRight(Effect.sync(() => asked++), Effect.as(Deferred.await(answer), Redacted.make(`value of ${input.id}`)))
+      )
+      const input = { id: "key", password: true }
+      const waiting = yield* Effect.fork(Effect.all([inputs.get(input), inputs.get(input), inputs.get(input)], { concurrency: "unbounded" }))
+      yield* Deferred.succeed(answer, void 0)
+      const values = yield* Fiber.join(waiting)
+      yield* inputs.get(input)
+      assert.deepStrictEqual(values.map(Redacted.value), ["value of key", "value of key", "value of key"])
+      assert.strictEqual(asked, 1)
+    }))
 
   it.effect("B2 no header or env value appears in errors, logs, snapshots' rendering or the layer's failure", () => {
     const logs = captureLogs()
