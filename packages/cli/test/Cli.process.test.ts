@@ -12,6 +12,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Processes from "@zett/testing/Processes"
 import * as FakeProvider from "@zett/testing/FakeProvider"
+import * as RecordingServer from "@zett/testing/RecordingServer"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
 import { faultyServer } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
@@ -51,7 +52,55 @@ const zett = (
 
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
+/** Runs `zett ...args` on a pseudo-terminal (`script` of util-linux); `answer` is typed once `prompt` shows. */
+const zettOnTerminal = (
+  args: ReadonlyArray<string>,
+  home: string,
+  prompt: RegExp,
+  answer: string
+): Effect.Effect<Run> =>
+  Effect.async<Run>((resume) => {
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
+    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "xterm" }
+    })
+    let stdout = ""
+    let typed = false
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      if (!typed && prompt.test(stdout)) {
+        typed = true
+        child.stdin.write(`${answer}\r`)
+      }
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, stdout, stderr: "" }))
+    })
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
 describe("zett as a process", () => {
+  it.scoped("zett asks for a file's ${input:ID} on a terminal, hidden for a password, and the server gets it (issue 11)", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const recording = yield* RecordingServer.make()
+      const config = writeFile(home, "mcp.json", JSON.stringify({
+        inputs: [{ type: "promptString", id: "key", description: "API key", password: true }],
+        mcpServers: { r: { url: recording.url("/mcp"), headers: { "X-Key": "${input:key}" } } }
+      }))
+      const typed = "typed-input-secret-81"
+      const result = yield* zettOnTerminal(["tools", "--config", config], home, /API key \(key\)/, typed)
+      assert.strictEqual(result.code, 0, result.stdout)
+      assert.isTrue(recording.received.some((r) => r.headers["x-key"] === typed), JSON.stringify(recording.received.map((r) => r.headers["x-key"])))
+      // hidden: the terminal never shows what was typed
+      assert.notInclude(result.stdout, typed)
+      assert.match(result.stdout, /r\s+streamable-http\s+.*ok/)
+    }), 60_000)
+
   it.scoped("zett tools: a tool nesting 5,000 levels is skipped with a warning, and every server is still reported", () =>
     Effect.gen(function*() {
       const home = yield* tempDir
