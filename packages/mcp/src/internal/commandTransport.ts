@@ -388,9 +388,6 @@ const unregister = (pgid: number): void => {
   live.delete(pgid)
 }
 
-/** The process groups of servers still open, for tests. @internal */
-export const registered = (): ReadonlySet<number> => live
-
 const isLinux = process.platform === "linux"
 
 /**

@@ -54,12 +54,38 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
       (agent) => Effect.promise(() => agent.destroy().catch(() => {}))
     )
     return async (url, init) => {
-      const response = (await fetch(url, { ...init, dispatcher } as Parameters<typeof fetch>[1])) as unknown as Response
-      if (response.body === null || (init?.method ?? "GET").toUpperCase() !== "POST") return response
-      const ids = parseIds(init?.body)
-      return ids.length === 0 ? response : watchBody(response, ids, watch)
+      const link = init?.signal != null ? linkSignal(init.signal) : undefined
+      let response: Response
+      try {
+        response = (await fetch(url, { ...init, ...(link ? { signal: link.signal } : {}), dispatcher } as Parameters<
+          typeof fetch
+        >[1])) as unknown as Response
+      } catch (error) {
+        link?.unlink()
+        throw error
+      }
+      if (response.body === null) {
+        link?.unlink()
+        return response
+      }
+      const ids = (init?.method ?? "GET").toUpperCase() === "POST" ? parseIds(init?.body) : []
+      return ids.length === 0 && link === undefined ? response : watchBody(response, ids, watch, link?.unlink)
     }
   })
+
+/**
+ * A signal of the request's own, aborted with the connection's. undici's `fetch` removes the listener it adds
+ * to a request's signal only when the request is garbage collected; on the connection's signal, which every
+ * request of the SDK's transport carries, they would pile up (and Node warns past 1,500). The link is removed
+ * when the request ends.
+ */
+const linkSignal = (parent: AbortSignal): { readonly signal: AbortSignal; readonly unlink: () => void } => {
+  const controller = new AbortController()
+  const abort = () => controller.abort(parent.reason)
+  if (parent.aborted) abort()
+  else parent.addEventListener("abort", abort, { once: true })
+  return { signal: controller.signal, unlink: () => parent.removeEventListener("abort", abort) }
+}
 
 const parseIds = (body: RequestInit["body"]): ReadonlyArray<string | number> => {
   if (typeof body !== "string") return []
@@ -71,17 +97,25 @@ const parseIds = (body: RequestInit["body"]): ReadonlyArray<string | number> => 
 }
 
 /**
- * The response, with its body passed through as it arrives, measured: a message over the limit errors the
- * body (and is reported), and the end of an event stream is reported with whether it carried event ids. A body
- * that breaks (the socket closed mid-response) ends the same way as one that ends early.
+ * The response, with its body passed through as it arrives, and `done` called when it ends. For a POST that
+ * carried requests (`ids`), the body is measured: a message over the limit errors the body (and is reported), and
+ * the end of an event stream is reported with whether it carried event ids. A body that breaks (the socket closed
+ * mid-response) ends the same way as one that ends early.
  */
-const watchBody = (response: Response, ids: ReadonlyArray<string | number>, watch: ResponseWatch): Response => {
+const watchBody = (
+  response: Response,
+  ids: ReadonlyArray<string | number>,
+  watch: ResponseWatch,
+  done: (() => void) | undefined
+): Response => {
   const reader = response.body!.getReader()
-  const eventStream = (response.headers.get("content-type") ?? "").startsWith("text/event-stream")
+  const watched = ids.length > 0
+  const eventStream = watched && (response.headers.get("content-type") ?? "").startsWith("text/event-stream")
   let ended = false
   const end = () => {
     if (ended) return
     ended = true
+    done?.()
     if (eventStream) watch.onStreamEnd(ids, resumable)
   }
   let bytes = 0
@@ -103,6 +137,10 @@ const watchBody = (response: Response, ids: ReadonlyArray<string | number>, watc
         controller.close()
         return
       }
+      if (!watched) {
+        controller.enqueue(chunk.value)
+        return
+      }
       const view = Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength)
       if (eventStream) {
         // bytes since the last blank line (the end of an event); an `id:` field makes the stream resumable
@@ -121,6 +159,7 @@ const watchBody = (response: Response, ids: ReadonlyArray<string | number>, watc
       }
       if (bytes > watch.maxMessageBytes) {
         ended = true
+        done?.()
         watch.onOversized(ids)
         controller.error(new Error(`a message larger than ${watch.maxMessageBytes} bytes`))
         void reader.cancel().catch(() => {})
@@ -128,7 +167,11 @@ const watchBody = (response: Response, ids: ReadonlyArray<string | number>, watc
       }
       controller.enqueue(chunk.value)
     },
-    cancel: (reason) => reader.cancel(reason)
+    cancel: (reason) => {
+      ended = true
+      done?.()
+      return reader.cancel(reason)
+    }
   })
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
