@@ -1,50 +1,23 @@
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 
 // Header and env values of every generated file contain this marker; no message or log line may.
 const SECRET = "pbt-secret-Q7x1"
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
 
-const info = (size: number): FileSystem.File.Info => ({
-  type: "File",
-  mtime: Option.some(new Date(1_700_000_000_000)),
-  atime: Option.none(),
-  birthtime: Option.none(),
-  dev: 0,
-  ino: Option.none(),
-  mode: 0o644,
-  nlink: Option.none(),
-  uid: Option.none(),
-  gid: Option.none(),
-  rdev: Option.none(),
-  size: FileSystem.Size(size),
-  blksize: Option.none(),
-  blocks: Option.none()
-})
-
 /** Loads `text` as `/virtual/mcp.json` from an in-memory file system; returns the exit and every log line. */
 const load = (text: string, strict: boolean) => {
-  const lines: Array<string> = []
-  const layer = Layer.mergeAll(
-    FileSystem.layerNoop({
-      stat: () => Effect.succeed(info(text.length)),
-      readFileString: () => Effect.succeed(text)
-    }),
-    Path.layer,
-    Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
-  )
+  const { layer, lines } = VirtualFile.make(text)
   const exit = Effect.runSyncExit(
     McpConfiguration.fromFile("/virtual/mcp.json", { strict }).pipe(
       Logger.withMinimumLogLevel(LogLevel.All),

@@ -3,19 +3,16 @@
  * variables, in every form, with stray `$` and braces, either expands exactly as the reference expander below
  * says, or fails with an `McpConfigError` that names the variable: never a defect, never a value in a message.
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Cause from "effect/Cause"
-import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as fc from "fast-check"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 
 const SECRET = "var-secret-K9"
 
@@ -102,31 +99,7 @@ const environment = fc.record({
 })
 
 const load = (path: string, text: string, vars: ReadonlyMap<string, string>) => {
-  const lines: Array<string> = []
-  const layer = Layer.mergeAll(
-    FileSystem.layerNoop({
-      stat: () =>
-        Effect.succeed({
-          type: "File",
-          mtime: Option.some(new Date(0)),
-          atime: Option.none(),
-          birthtime: Option.none(),
-          dev: 0,
-          ino: Option.none(),
-          mode: 0o644,
-          nlink: Option.none(),
-          uid: Option.none(),
-          gid: Option.none(),
-          rdev: Option.none(),
-          size: FileSystem.Size(text.length),
-          blksize: Option.none(),
-          blocks: Option.none()
-        }),
-      readFileString: () => Effect.succeed(text)
-    }),
-    Path.layer,
-    Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
-  )
+  const { layer, lines } = VirtualFile.make(text)
   const exit = Effect.runSyncExit(
     McpConfiguration.fromFile(path).pipe(
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(vars))),
