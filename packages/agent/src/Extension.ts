@@ -84,6 +84,14 @@ export interface RunCancelledEvent {
 export type AgentEvent = RunCancelledEvent
 
 /**
+ * A hook around a step of the request: it may change the input, answer without calling `next`, or call it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Wrap<In, Out> = (context: RunContext, input: In, next: (input: In) => Out) => Out
+
+/**
  * The hooks of an extension, each optional, in the order of A5. `E` is what the hooks may fail with: a failing
  * hook fails the run with an `ExtensionError` that carries it, except `onToolCall`, whose failure is the
  * tool's own (a `TOOL_FAILED` message).
@@ -98,19 +106,12 @@ export interface Hooks<E = never> {
   readonly onTool?: (context: RunContext) => Effect.Effect<void, E>
   readonly onState?: (context: RunContext) => Effect.Effect<void, E>
   readonly beforeModel?: (context: RunContext, request: ModelRequest) => Effect.Effect<void, E>
-  readonly onModelRequest?: (
-    context: RunContext,
-    request: ModelRequest,
-    next: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
-  ) => Stream.Stream<ModelEvent, ModelError>
+  /** Wraps the model call: `next` calls the rest of the chain (and at its end, the model). */
+  readonly onModelRequest?: Wrap<ModelRequest, Stream.Stream<ModelEvent, ModelError>>
   readonly afterModel?: (context: RunContext, response: AssistantMessage) => Effect.Effect<void, E>
   readonly beforeTool?: (context: RunContext, call: ToolCall) => Effect.Effect<void, E>
   /** Wraps a tool call; what it fails with is the call's failure, which the model reads. */
-  readonly onToolCall?: (
-    context: RunContext,
-    call: ToolCall,
-    next: (call: ToolCall) => Effect.Effect<unknown, unknown>
-  ) => Effect.Effect<unknown, unknown>
+  readonly onToolCall?: Wrap<ToolCall, Effect.Effect<unknown, unknown>>
   /** Return a `ToolMessage` to replace the result; fail to prevent its append (and fail the run). */
   readonly afterTool?: (
     context: RunContext,

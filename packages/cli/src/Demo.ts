@@ -8,8 +8,10 @@
 import type { Extension, Message, Model } from "@zett/agent"
 import { ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpServer } from "@zett/mcp"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 
@@ -135,14 +137,16 @@ export const awaitGone = (
   tracker: Tracker,
   within: number = 2_000
 ): Effect.Effect<ReadonlyArray<number>> =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + within
-    while (true) {
-      const left = tracker.live()
-      if (left.length === 0 || Date.now() >= deadline) return left
-      yield* Effect.sleep("20 millis")
-    }
-  })
+  Effect.repeat(
+    Effect.sync(() => tracker.live()),
+    // polled: a process ended by a signal is gone a moment later, when the kernel has delivered it
+    Schedule.passthrough(
+      Schedule.spaced("20 millis").pipe(
+        Schedule.whileInput((left: ReadonlyArray<number>) => left.length > 0),
+        Schedule.upTo(Duration.millis(within))
+      )
+    )
+  )
 
 /**
  * Records what the demo's tool calls returned to the model, so the demo checks the result it received rather

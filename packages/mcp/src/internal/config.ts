@@ -45,6 +45,11 @@ export interface FileEntry {
 }
 
 /** @internal */
+export type DecodeResult =
+  | { readonly _tag: "Ok"; readonly file: DecodedFile }
+  | { readonly _tag: "Error"; readonly issue: Issue }
+
+/** @internal */
 export interface DecodedFile {
   readonly rootKey: string
   readonly dialect: Dialect.Dialect
@@ -54,11 +59,6 @@ export interface DecodedFile {
   /** Entries with `"disabled": true` (or Zed's `"enabled": false`), left out on purpose. */
   readonly disabled: ReadonlyArray<string>
 }
-
-/** @internal */
-export type DecodeResult =
-  | { readonly _tag: "Ok"; readonly file: DecodedFile }
-  | { readonly _tag: "Error"; readonly issue: Issue }
 
 /** @internal */
 export interface DecodeOptions {
