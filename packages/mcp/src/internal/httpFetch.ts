@@ -53,23 +53,20 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
       Effect.sync(() => new Agent()),
       (agent) => Effect.promise(() => agent.destroy().catch(() => {}))
     )
-    return async (url, init) => {
+    return (url, init) => {
       const link = init?.signal != null ? linkSignal(init.signal) : undefined
-      let response: Response
-      try {
-        response = (await fetch(url, { ...init, ...(link ? { signal: link.signal } : {}), dispatcher } as Parameters<
-          typeof fetch
-        >[1])) as unknown as Response
-      } catch (error) {
+      const request = { ...init, ...(link ? { signal: link.signal } : {}), dispatcher } as Parameters<typeof fetch>[1]
+      return (fetch(url, request) as unknown as Promise<Response>).then((response) => {
+        if (response.body === null) {
+          link?.unlink()
+          return response
+        }
+        const ids = (init?.method ?? "GET").toUpperCase() === "POST" ? parseIds(init?.body) : []
+        return ids.length === 0 && link === undefined ? response : watchBody(response, ids, watch, link?.unlink)
+      }, (error: unknown) => {
         link?.unlink()
-        throw error
-      }
-      if (response.body === null) {
-        link?.unlink()
-        return response
-      }
-      const ids = (init?.method ?? "GET").toUpperCase() === "POST" ? parseIds(init?.body) : []
-      return ids.length === 0 && link === undefined ? response : watchBody(response, ids, watch, link?.unlink)
+        return Promise.reject(error)
+      })
     }
   })
 
