@@ -102,8 +102,9 @@ export const runRequest = (options: {
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
       Layer.provide(McpExtension.layer({
         servers: options.servers,
-        connectTimeout: options.connectTimeout ?? "800 millis",
-        callTimeout: options.callTimeout ?? "800 millis"
+        // generous unless a test is about a timeout: on a loaded machine a healthy server may take seconds to start
+        connectTimeout: options.connectTimeout ?? "10 seconds",
+        callTimeout: options.callTimeout ?? "10 seconds"
       })),
       Layer.provide(factoryLayer(options.factory)),
       Layer.provide(NodeContext.layer),
