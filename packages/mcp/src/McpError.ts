@@ -88,6 +88,13 @@ export const ConnectFailure = Schema.Literal("Start", "Exited", "Http", "Unautho
  */
 export type ConnectFailure = typeof ConnectFailure.Type
 
+/** The fields that have a value: optional fields of an error are absent, never `undefined`. */
+const defined = <A extends Record<string, unknown>>(fields: A): { [K in keyof A]?: Exclude<A[K], undefined> } => {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(fields)) if (fields[key] !== undefined) out[key] = fields[key]
+  return out as { [K in keyof A]?: Exclude<A[K], undefined> }
+}
+
 const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
 
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
@@ -183,10 +190,7 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
-      ...(code !== undefined ? { code } : {}),
-      ...(httpStatus !== undefined ? { httpStatus } : {}),
-      ...(failure !== undefined ? { failure } : {}),
-      ...(keep ? { cause: options.cause } : {})
+      ...defined({ code, httpStatus, failure, cause: keep ? options.cause : undefined })
     })
   }
   /**
@@ -240,9 +244,7 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
       server: options.server,
       method: options.method,
       reason,
-      ...(code !== undefined ? { code } : {}),
-      ...(kind !== undefined ? { kind } : {}),
-      ...(keep ? { cause: options.cause } : {})
+      ...defined({ code, kind, cause: keep ? options.cause : undefined })
     })
   }
   /**
