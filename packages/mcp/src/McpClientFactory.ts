@@ -12,6 +12,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
 import { Scrubber } from "@zett/agent"
@@ -19,8 +21,10 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
@@ -70,6 +74,12 @@ export interface Options {
    * the request it answered fails at once, saying that the result was too large; the connection goes on.
    */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * The least severe of a server's own log messages (`notifications/message`) that it should send, asked with
+   * `logging/setLevel` after `initialize` when the server supports logging. By default the server decides.
+   * Whatever it sends goes to the Effect logger either way.
+   */
+  readonly serverLogLevel?: LoggingLevel | undefined
 }
 
 /**
@@ -87,6 +97,52 @@ const legacyStatuses: ReadonlySet<number> = new Set([400, 404, 405])
 const settleMs = 20
 
 const defaultClientInfo = { name: "zett", version: "0.1.0" } as const
+
+// the eight levels of RFC 5424 that MCP uses, as Effect's
+const logLevels: Readonly<Record<LoggingLevel, LogLevel.LogLevel>> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  notice: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  critical: LogLevel.Fatal,
+  alert: LogLevel.Fatal,
+  emergency: LogLevel.Fatal
+}
+
+const MAX_LOG_MESSAGE = 8_192
+
+/**
+ * A client whose server's log messages (`notifications/message`) go to the Effect logger of `runtime`, at the
+ * mapped level, annotated with the server (and the server's logger name), scrubbed of its secrets.
+ */
+const newClient = (
+  clientInfo: { readonly name: string; readonly version: string },
+  server: McpServer.McpServer,
+  runtime: Runtime.Runtime<never>
+): Client => {
+  const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
+  const scrubber = McpServer.scrubberOf(server)
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const { data, level, logger } = notification.params
+    const text = typeof data === "string" ? data : JSON.stringify(data) ?? String(data)
+    const clipped = text.length > MAX_LOG_MESSAGE
+      ? `${scrubber.scrubTruncated(text.slice(0, MAX_LOG_MESSAGE))} … (cut at ${MAX_LOG_MESSAGE} characters)`
+      : scrubber.scrub(text)
+    Runtime.runFork(runtime)(
+      Effect.logWithLevel(logLevels[level] ?? LogLevel.Info, `MCP server ${server.name}: ${clipped}`).pipe(
+        Effect.annotateLogs({ "mcp.server": server.name, ...(logger !== undefined ? { "mcp.logger": scrubber.scrub(logger) } : {}) })
+      )
+    )
+  })
+  return client
+}
+
+/** After `initialize`: the log level asked for, when the server supports logging; a refusal changes nothing. */
+const askLogLevel = (client: Client, level: LoggingLevel | undefined) =>
+  level === undefined || client.getServerCapabilities()?.logging === undefined
+    ? Effect.void
+    : Effect.promise(() => client.setLoggingLevel(level).then(() => {}, () => {}))
 
 const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => {
   const out: Record<string, string> = {}
@@ -216,6 +272,7 @@ const sdkConnect = (
     )
     const guard = new GuardedTransport.GuardedTransport(stdio)
     yield* connectClient(client, guard, server, scrubber, stdio)
+    yield* askLogLevel(client, options?.serverLogLevel)
     return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio.pid })
   })
 
@@ -228,11 +285,13 @@ const sdkConnect = (
     const guard = new GuardedTransport.GuardedTransport(sse)
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
     yield* connectClient(client, guard, server, scrubber)
+    yield* askLogLevel(client, options?.serverLogLevel)
     return McpClient.fromSdkClient(client, { server: server.name, scrubber })
   })
 
-  const connectHttp = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer) {
-    if (server.transport === "sse") return yield* connectSse(client, server)
+  const connectHttp = Effect.fnUntraced(function*(fresh: () => Client, server: McpServer.McpHttpServer) {
+    if (server.transport === "sse") return yield* connectSse(fresh(), server)
+    const client = fresh()
     const scrubber = McpServer.scrubberOf(server)
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
     const resuming = new Set<string | number>()
@@ -265,20 +324,23 @@ const sdkConnect = (
       Effect.as(undefined),
       Effect.catchIf((error) => error.httpStatus !== undefined && legacyStatuses.has(error.httpStatus), Effect.succeed)
     )
-    if (refused === undefined) return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    if (refused === undefined) {
+      yield* askLogLevel(client, options?.serverLogLevel)
+      return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    }
     // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
     // backwards compatibility says to try its event stream at the same URL
     yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
     // a server that has neither transport is reported by its answer to the first one
-    return yield* Effect.catchAll(connectSse(newClient(), server), () => Effect.fail(refused))
+    return yield* Effect.catchAll(connectSse(fresh(), server), () => Effect.fail(refused))
   })
-
-  const newClient = () => new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
-    return yield* server._tag === "McpStdioServer" ? connectStdio(newClient(), server) : connectHttp(newClient(), server)
+    const runtime = yield* Effect.runtime<never>()
+    const fresh = () => newClient(clientInfo, server, runtime)
+    return yield* server._tag === "McpStdioServer" ? connectStdio(fresh(), server) : connectHttp(fresh, server)
   })
 }
 
@@ -309,12 +371,12 @@ export type InMemoryServer = SdkServer | SdkMcpServer
  */
 export const makeInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
-  options?: Pick<Options, "clientInfo">
+  options?: Pick<Options, "clientInfo" | "serverLogLevel">
 ): Effect.Effect<McpClientFactory["Type"]> => Effect.sync(() => of(inMemoryConnect(servers, options)))
 
 const inMemoryConnect = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
-  options?: Pick<Options, "clientInfo">
+  options?: Pick<Options, "clientInfo" | "serverLogLevel">
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
@@ -340,8 +402,9 @@ const inMemoryConnect = (
       },
       catch: (cause) => McpConnectError.fromCause({ server: server.name, cause, prefix: "in-memory server failed" })
     })
-    const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>())
     yield* connectClient(client, clientSide, server, Scrubber.none)
+    yield* askLogLevel(client, options?.serverLogLevel)
     return McpClient.fromSdkClient(client, { server: server.name })
   })
 }
@@ -354,5 +417,5 @@ const inMemoryConnect = (
  */
 export const layerInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
-  options?: Pick<Options, "clientInfo">
+  options?: Pick<Options, "clientInfo" | "serverLogLevel">
 ): Layer.Layer<McpClientFactory> => Layer.effect(McpClientFactory, makeInMemory(servers, options))
