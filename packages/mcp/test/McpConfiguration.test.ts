@@ -5,12 +5,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpError, McpInputs, McpServer } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
 import * as NodePath from "node:path"
 
 const fixtures = NodePath.resolve(import.meta.dirname, "fixtures", "config")
@@ -330,7 +332,7 @@ describe("McpConfiguration", () => {
           [{ command: "node", arg: ["x"] }, "servers.s.arg", "unknown key (did you mean \"args\"?)"],
           [{ command: "node", zzzzz: 1 }, "servers.s.zzzzz", "unknown key"],
           [{ command: "node", envFile: "missing.env" }, "servers.s.envFile", "cannot read the file (NotFound)"],
-          [{ command: "node", timeout: 0 }, "servers.s.timeout", "expected a number of milliseconds above 0, got 0"],
+          [{ command: "node", timeout: 0 }, "servers.s.timeout", "expected a number above 0, got 0"],
           [{ command: "node", includeTools: "a" }, "servers.s.includeTools", "expected an array of strings, got a string"],
           [{ url: "https://x.example", httpUrl: "https://y.example" }, "servers.s", "has both url and httpUrl; give one"],
           [{ type: "websocket", url: "wss://x" }, "servers.s.type", "unsupported type \"websocket\"; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""],
@@ -688,6 +690,28 @@ describe("McpConfiguration", () => {
       assert.deepStrictEqual(local.args, ["--key=url-secret-4f2a", "/srv/project/server.js"])
       assert.strictEqual(McpServer.describe(remote), "remote (streamable-http https://x.example/mcp?token=<redacted>)")
       assert.strictEqual(McpServer.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("issue 11: timeout is seconds in Cline's file and milliseconds in Gemini CLI's; a Zed extension's server is left out", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const at = (...parts: ReadonlyArray<string>) => {
+        const file = NodePath.join(dir, ...parts)
+        Fs.mkdirSync(NodePath.dirname(file), { recursive: true })
+        return file
+      }
+      const cline = at("cline", "cline_mcp_settings.json")
+      yield* write(cline, JSON.stringify({ mcpServers: { s: { command: "node", timeout: 60 } } }), 1_700_000_000)
+      const gemini = at(".gemini", "settings.json")
+      yield* write(gemini, JSON.stringify({ mcpServers: { s: { command: "node", timeout: 30000 } } }), 1_700_000_000)
+      const zed = at("zed", "settings.json")
+      yield* write(zed, JSON.stringify({
+        context_servers: { ext: { source: "extension", settings: { token: "x" } }, mine: { command: "node" } }
+      }), 1_700_000_000)
+      const timeoutOf = (snapshot: McpConfiguration.Snapshot) => Duration.toMillis(snapshot.servers[0]!.timeout!)
+      assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(cline)), 60_000)
+      assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(gemini)), 30_000)
+      assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(zed)).servers), ["mine"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.effect("issue 11: McpInputs.make asks once per input id, also when asked concurrently", () =>

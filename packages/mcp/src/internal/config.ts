@@ -145,10 +145,10 @@ const EnvName = Schema.String.pipe(
 const Env = Schema.Record({ key: EnvName, value: Secret }).annotations(expected("an object of strings", true))
 const Headers = Schema.Record({ key: HeaderName, value: Secret }).annotations(expected("an object of strings", true))
 
-/** Milliseconds, as Cline and Gemini CLI write `timeout`. */
-const Timeout = Schema.Number.annotations(expected("a number of milliseconds")).pipe(
+/** A call timeout: seconds in Cline's files, milliseconds in Gemini CLI's (and in a file that does not say). */
+const Timeout = Schema.Number.annotations(expected("a number")).pipe(
   Schema.filter((n) => Number.isFinite(n) && n > 0, {
-    message: (issue) => `expected a number of milliseconds above 0, got ${got(issue.actual)}`
+    message: (issue) => `expected a number above 0, got ${got(issue.actual)}`
   })
 )
 
@@ -291,6 +291,8 @@ const decodeShape = (raw: unknown): Shape => {
   if (!isObject(raw)) return invalid(undefined, `expected an object, got ${got(raw)}`)
   const value = flattenZed(raw)
   if (has(value, "disabled") && value.disabled === true) return { _tag: "Disabled" }
+  // a Zed extension's server runs inside Zed: there is nothing here to start
+  if (value.source === "extension") return { _tag: "Disabled" }
   if (has(value, "enabled") && value.enabled === false) return { _tag: "Disabled" }
   let kind: "stdio" | "remote" | undefined
   if (has(value, "type")) {
@@ -367,11 +369,14 @@ const isHttpUrl = (text: string) => {
   }
 }
 
-const serverFields = (entry: StdioEntry | RemoteEntry, secrets: ReadonlyArray<string>) => ({
-  ...(entry.timeout !== undefined ? { timeout: Duration.millis(entry.timeout) } : {}),
+const serverFields = (entry: StdioEntry | RemoteEntry, expansion: Expansion) => ({
+  // Cline writes seconds (its default is 60); Gemini CLI, and a file that does not say, milliseconds
+  ...(entry.timeout !== undefined
+    ? { timeout: expansion.dialect === "cline" ? Duration.seconds(entry.timeout) : Duration.millis(entry.timeout) }
+    : {}),
   ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
-  secrets: secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
+  secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
 })
 
 const readEnvFile = (expansion: Expansion, workspace: string, file: string) =>
@@ -415,7 +420,7 @@ const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, works
       args,
       env: merged,
       ...(cwd !== undefined ? { cwd } : {}),
-      ...serverFields(entry, expansion.secrets)
+      ...serverFields(entry, expansion)
     })
   })
 
@@ -436,7 +441,7 @@ const buildRemote = (name: string, entry: RemoteEntry, expansion: Expansion) =>
     const transport = entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
       ? "sse" as const
       : "streamable-http" as const
-    return new McpHttpServer({ name, url, headers, transport, ...serverFields(entry, expansion.secrets) })
+    return new McpHttpServer({ name, url, headers, transport, ...serverFields(entry, expansion) })
   })
 
 // -----------------------------------------------------------------------------
