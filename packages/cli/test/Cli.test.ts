@@ -313,6 +313,27 @@ describe("zett and real configuration files (issue 11)", () => {
       assert.deepStrictEqual(stats.calls, [])
     }))
 
+  it.scoped("a server named as a client allows (My Server) is called by its tools' prefix, and only it is connected", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = writeFile(dir, "mcp.json", {
+        mcpServers: {
+          "My Server": { type: "http", url: "http://127.0.0.1:9/mine" },
+          "other": { type: "http", url: "http://127.0.0.1:9/other" }
+        }
+      })
+      const { factory, stats } = fakeFactory({ "My Server": { tools: [tool("echo")] }, other: { tools: [tool("echo")] } })
+      const tools = JSON.parse((yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })).stdout)
+      const name: string = tools.servers[0].tools[0].name
+      assert.match(name, /^My_Server_[0-9a-f]{8}__echo$/)
+      assert.strictEqual(tools.servers[0].name, "My Server")
+      const before = stats.opened
+      const call = yield* zett(["call", "--config", config, name], { clientFactory: factory })
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.strictEqual(stats.opened - before, 1)
+      assert.deepStrictEqual(stats.calls.map((c) => c.server), ["My Server"])
+    }))
+
   it.scoped("${input:ID} without a terminal fails naming the input; variables come from the environment", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

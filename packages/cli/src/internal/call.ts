@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { McpError, McpExtension, McpToolResult } from "@zett/mcp"
+import { McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,7 +20,7 @@ export const handler = (options: Options.CallOptions) =>
     const clientFactory = yield* resolveClientFactory
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
-    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${server.name}__`))
+    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServer.toolPrefix(server)}__`))
     const candidates = likely.length > 0 ? likely : snapshot.servers
     if (candidates.length === 0) {
       return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
