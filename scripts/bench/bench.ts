@@ -43,7 +43,7 @@ await build({
   target: "node20",
   outdir: join(benchDir, ".build"),
   outExtension: { ".js": ".mjs" },
-  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "zod"],
+  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "dotenv", "zod"],
   conditions: ["@zett/source"],
   // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
   mainFields: ["module", "main"],
