@@ -169,3 +169,38 @@ describe("McpConfiguration variables (property, issue 11)", () => {
     )
   })
 })
+
+/** The arguments a one-server file at `path` loads with, or the reason it is refused. */
+const argsOf = (path: string, args: ReadonlyArray<string>, vars: ReadonlyMap<string, string> = new Map()) => {
+  const root = path.includes(".vscode") ? "servers" : "mcpServers"
+  const { exit } = load(path, JSON.stringify({ [root]: { s: { command: "node", args } } }), vars)
+  if (Exit.isFailure(exit)) {
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+    return `${error.entry}: ${error.reason}`
+  }
+  const server = exit.value.servers[0]!
+  assert(server._tag === "McpStdioServer")
+  return server.args
+}
+
+describe("McpConfiguration variables: the edges of each form", () => {
+  const vars = new Map([["A", "a"], ["AB", "ab"]])
+
+  it("${input:} without an id is text, not an input", () => {
+    assert.deepStrictEqual(argsOf("/work/project/.vscode/mcp.json", ["${input:}", "x${input:}y"]), ["${input:}", "x${input:}y"])
+  })
+
+  it("${VAR:-default} needs a name before :- and the :- itself", () => {
+    assert.deepStrictEqual(
+      argsOf("/work/project/.mcp.json", ["${:-d}", "${A-}", "${AB-x}", "${A:-d}", "${C:-d}"], vars),
+      ["${:-d}", "${A-}", "${AB-x}", "a", "d"]
+    )
+  })
+
+  it("a ${ that is never closed is text, and the value goes on being read after it", () => {
+    assert.deepStrictEqual(
+      argsOf("/work/project/mcp.json", ["${A", "x${env:A", "$A${A", "${A}${AB"], vars),
+      ["${A", "x${env:A", "a${A", "a${AB"]
+    )
+  })
+})
