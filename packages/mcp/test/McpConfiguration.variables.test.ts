@@ -142,3 +142,122 @@ describe("McpConfiguration variables (property, issue 11)", () => {
     )
   })
 })
+
+/** The arguments a one-server file at `path` loads with, or the reason it is refused. */
+const argsOf = (path: string, args: ReadonlyArray<string>, vars: ReadonlyMap<string, string> = new Map()) => {
+  const root = path.includes(".vscode") ? "servers" : "mcpServers"
+  const { exit } = load(path, JSON.stringify({ [root]: { s: { command: "node", args } } }), vars)
+  if (Exit.isFailure(exit)) {
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+    return `${error.entry}: ${error.reason}`
+  }
+  const server = exit.value.servers[0]!
+  assert(server._tag === "McpStdioServer")
+  return server.args
+}
+
+describe("McpConfiguration variables: the edges of each form", () => {
+  const vars = new Map([["A", "a"], ["AB", "ab"]])
+
+  it("${input:} without an id is text, not an input", () => {
+    assert.deepStrictEqual(argsOf("/work/project/.vscode/mcp.json", ["${input:}", "x${input:}y"]), ["${input:}", "x${input:}y"])
+  })
+
+  it("${VAR:-default} needs a name before :- and the :- itself", () => {
+    assert.deepStrictEqual(
+      argsOf("/work/project/.mcp.json", ["${:-d}", "${A-}", "${AB-x}", "${A:-d}", "${C:-d}"], vars),
+      ["${:-d}", "${A-}", "${AB-x}", "a", "d"]
+    )
+  })
+
+  it("a ${ that is never closed is text, and the value goes on being read after it", () => {
+    assert.deepStrictEqual(
+      argsOf("/work/project/mcp.json", ["${A", "x${env:A", "$A${A", "${A}${AB"], vars),
+      ["${A", "x${env:A", "a${A", "a${AB"]
+    )
+  })
+})
+
+// every form once: which of them a file expands tells its dialect
+const probeArgs = ["${env:A}", "${A}", "${A:-d}", "$A", "${workspaceFolder}", "${workspaceFolderBasename}", "${userHome}", "${pathSeparator}", "${/}"]
+// the predefined names are set as variables too: a dialect that reads them as variables tells itself apart
+const probeVars = new Map([
+  ["A", "a"],
+  ["HOME", "/home/u"],
+  ["workspaceFolder", "WF"],
+  ["workspaceFolderBasename", "WB"],
+  ["userHome", "UH"],
+  ["pathSeparator", "PS"]
+])
+
+/** The command, arguments and cwd a one-server file at `path`, under `root`, loads with. */
+const probe = (path: string, root: string) => {
+  const entry = { command: "node${A}", args: probeArgs, cwd: "/w/${A}" }
+  const { exit } = load(path, JSON.stringify({ [root]: { s: entry } }), probeVars)
+  assert(Exit.isSuccess(exit), Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "")
+  const server = exit.value.servers[0]!
+  assert(server._tag === "McpStdioServer")
+  return { command: server.command, args: server.args, cwd: server.cwd }
+}
+
+// what each form of probeArgs gives in each dialect
+const all = ["a", "a", "a", "a", "/p", "p", "/home/u", "/", "/"]
+const none = probeArgs
+const vscode = ["a", "${A}", "${A:-d}", "$A", "/p", "${workspaceFolderBasename}", "/home/u", "/", "/"]
+const expanded = { command: "nodea", args: all, cwd: "/w/a" }
+const literal = { command: "node${A}", args: none, cwd: "/w/${A}" }
+
+describe("McpConfiguration variables: the dialect of a file, by its path and root key", () => {
+  it("each client's file expands its client's forms; any other file every form", () => {
+    const cases: ReadonlyArray<readonly [string, string, ReturnType<typeof probe>]> = [
+      ["/p/.vscode/mcp.json", "mcpServers", { command: "node${A}", args: vscode, cwd: "/w/${A}" }],
+      ["/p/mcp.json", "servers", { command: "node${A}", args: vscode, cwd: "/w/${A}" }],
+      ["/p/.cursor/mcp.json", "mcpServers", {
+        command: "node${A}",
+        args: ["a", "${A}", "${A:-d}", "$A", "/p", "p", "/home/u", "/", "${/}"],
+        cwd: "/w/${A}"
+      }],
+      // Gemini CLI: $VAR and ${VAR}, where a predefined name is just a variable, and neither command nor cwd
+      ["/home/u/.gemini/settings.json", "mcpServers", {
+        command: "node${A}",
+        args: ["${env:A}", "a", "${A:-d}", "a", "WF", "WB", "UH", "PS", "${/}"],
+        cwd: "/w/${A}"
+      }],
+      ["/home/u/.codeium/windsurf/mcp_config.json", "mcpServers", {
+        command: "node${A}",
+        args: ["a", ...probeArgs.slice(1)],
+        cwd: "/w/${A}"
+      }],
+      ["/p/.mcp.json", "mcpServers", {
+        command: "nodea",
+        args: ["${env:A}", "a", "a", "$A", "WF", "WB", "UH", "PS", "${/}"],
+        cwd: "/w/a"
+      }],
+      ["/p/cline_mcp_settings.json", "mcpServers", literal],
+      ["/p/claude_desktop_config.json", "mcpServers", literal],
+      ["/home/u/.config/zed/settings.json", "context_servers", literal],
+      // not quite a client's file: every form
+      ["/p/mcp.json", "mcpServers", expanded],
+      ["/p/settings.json", "mcpServers", expanded],
+      ["/p/mcp_config.json", "mcpServers", expanded],
+      ["/p/.vscode/settings.json", "mcpServers", expanded],
+      ["/p/.cursor/other.json", "mcpServers", expanded],
+      ["/p/windsurf/config.json", "mcpServers", { ...expanded, args: ["a", "a", "a", "a", "/p/windsurf", "windsurf", "/home/u", "/", "/"] }],
+      ["/home/u/.gemini/other.json", "mcpServers", {
+        ...expanded,
+        args: ["a", "a", "a", "a", "/home/u/.gemini", ".gemini", "/home/u", "/", "/"]
+      }]
+    ]
+    for (const [path, root, expected] of cases) assert.deepStrictEqual(probe(path, root), expected, `${path} (${root})`)
+  })
+
+  it("Gemini CLI expands the url and the headers of a remote entry", () => {
+    const text = JSON.stringify({ mcpServers: { s: { httpUrl: "https://x.example/$A", headers: { H: "${A}" } } } })
+    const { exit } = load("/home/u/.gemini/settings.json", text, probeVars)
+    assert(Exit.isSuccess(exit))
+    const server = exit.value.servers[0]!
+    assert(server._tag === "McpHttpServer")
+    assert.strictEqual(server.url, "https://x.example/a")
+    assert.strictEqual(Redacted.value(server.headers.H!), "a")
+  })
+})

@@ -100,6 +100,7 @@ const got = (u: unknown, secret = false): string => {
       return secret ? `a ${typeof u}` : String(u)
     case "object":
       return "an object"
+    // Stryker disable next-line ConditionalExpression: a JSON value is never of another type
     default:
       return typeof u
   }
@@ -135,10 +136,12 @@ const Secret = Schema.Redacted(Schema.String.annotations(expected("a string", tr
 
 // RFC 9110 token characters.
 const HeaderName = Schema.String.pipe(
+  // Stryker disable next-line StringLiteral: never shown, firstIssue words a refused header name itself
   Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: () => "not a valid HTTP header name" })
 )
 const EnvName = Schema.String.pipe(
   Schema.filter((key) => key.length > 0 && !key.includes("=") && !key.includes("\u0000"), {
+    // Stryker disable next-line StringLiteral: never shown, firstIssue words a refused variable name itself
     message: () => "not a valid environment variable name"
   })
 )
@@ -258,7 +261,9 @@ const flattenZed = (value: Readonly<Record<string, unknown>>): Readonly<Record<s
   if (!isObject(command)) return value
   const { command: _, ...rest } = value
   const out: Record<string, unknown> = { ...rest, command: command.path }
+  // Stryker disable next-line ConditionalExpression: args of undefined are no args, as none are
   if (has(command, "args")) out.args = command.args
+  // Stryker disable next-line ConditionalExpression: an env of undefined is no env, as none is
   if (has(command, "env")) out.env = command.env
   return out
 }
@@ -280,6 +285,7 @@ const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Sh
     return invalid(field, nearest === undefined ? "unknown key" : `unknown key (did you mean ${JSON.stringify(nearest)}?)`)
   }
   if (issue._tag === "Missing") return invalid(field, "missing")
+  // Stryker disable next-line ConditionalExpression,StringLiteral: an empty field and none give the same entry
   return invalid(field === "" ? undefined : field, issue.message)
 }
 
@@ -308,6 +314,7 @@ const decodeShape = (raw: unknown): Shape => {
     return invalid(undefined, `has both command and ${urls[0]}; an entry is either stdio or HTTP`)
   }
   if (urls.length > 1) return invalid(undefined, `has both ${urls[0]} and ${urls[1]}; give one`)
+  // Stryker disable next-line StringLiteral: any kind but "stdio" is decoded as remote
   kind ??= urls.length > 0 ? "remote" : hasCommand ? "stdio" : undefined
   if (kind === undefined) return invalid(undefined, "expected a command (stdio) or a url (HTTP)")
   if (kind === "stdio") {
@@ -315,7 +322,9 @@ const decodeShape = (raw: unknown): Shape => {
     return Either.isRight(decoded) ? { _tag: "Stdio", entry: decoded.right } : firstIssue(decoded.left, "stdio")
   }
   const decoded = decodeRemote(value)
+  // Stryker disable next-line StringLiteral: firstIssue tells only "stdio" from the rest
   if (Either.isLeft(decoded)) return firstIssue(decoded.left, "remote")
+  // Stryker disable next-line StringLiteral: decodeEntry tells only "Stdio" from the rest
   return urls.length === 0 ? invalid(".url", "missing") : { _tag: "Remote", entry: decoded.right }
 }
 
@@ -337,6 +346,7 @@ interface Expansion {
 const expandText = (expansion: Expansion, kind: Dialect.Field, field: string, text: string) => {
   if (!expansion.fields.has(kind)) return Effect.succeed(text)
   const tokens = Variables.parse(text, expansion.forms)
+  // Stryker disable next-line ConditionalExpression: a shortcut: Text alone expands to itself
   if (!Variables.hasVariables(tokens)) return Effect.succeed(text)
   return Variables.expand(tokens, expansion.resolver, expansion.secrets).pipe(
     Effect.mapError((error) =>
@@ -356,6 +366,7 @@ const expandSecrets = (
   Effect.reduce(Object.entries(record ?? {}), {} as Record<string, Redacted.Redacted<string>>, (out, [key, value]) =>
     Effect.map(expandText(expansion, kind, `${field}${segment(key)}`, Redacted.value(value)), (text) => {
       // a key such as `__proto__` stays an own key
+      // Stryker disable next-line BooleanLiteral: the new object is not written again
       Object.defineProperty(out, key, { value: Redacted.make(text), enumerable: true, writable: true, configurable: true })
       return out
     }))
@@ -374,7 +385,9 @@ const serverFields = (entry: StdioEntry | RemoteEntry, expansion: Expansion) => 
   ...(entry.timeout !== undefined
     ? { timeout: expansion.dialect === "cline" ? Duration.seconds(entry.timeout) : Duration.millis(entry.timeout) }
     : {}),
+  // Stryker disable next-line ConditionalExpression: an includeTools of undefined is no filter, as none is
   ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
+  // Stryker disable next-line ConditionalExpression: an excludeTools of undefined is no filter, as none is
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
   secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
 })
@@ -409,9 +422,11 @@ const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, works
     const cwd = entry.cwd === undefined ? undefined : yield* expandText(expansion, "cwd", ".cwd", entry.cwd)
     const merged: Record<string, Redacted.Redacted<string>> = {}
     for (const [key, value] of Object.entries(fromFile)) {
+      // Stryker disable next-line BooleanLiteral: merged is only written by the loop below
       Object.defineProperty(merged, key, { value: Redacted.make(value), enumerable: true, writable: true, configurable: true })
     }
     for (const [key, value] of Object.entries(env)) {
+      // Stryker disable next-line BooleanLiteral: merged is not written again
       Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true })
     }
     return new McpStdioServer({
@@ -419,6 +434,7 @@ const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, works
       command,
       args,
       env: merged,
+      // Stryker disable next-line ConditionalExpression: a cwd of undefined is the working directory, as none is
       ...(cwd !== undefined ? { cwd } : {}),
       ...serverFields(entry, expansion)
     })
@@ -517,6 +533,7 @@ export const decode = (
     if (!isObject(mapping)) {
       return fileError(`expected an object mapping server names to entries, got ${got(mapping)}`, rootKey)
     }
+    // Stryker disable next-line ArrayDeclaration: an input that is not an object has no string id to be found by
     const inputs = has(root, "inputs") ? Schema.decodeUnknownEither(Inputs)(root.inputs) : Either.right([])
     if (Either.isLeft(inputs)) {
       const issue = ParseResult.ArrayFormatter.formatErrorSync(inputs.left)[0]!
@@ -579,6 +596,7 @@ export const decode = (
         continue
       }
       // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: shorter paths of this name are handled above
       const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
       if (repeated !== undefined) {
         const where = `${entry}${repeated.slice(2).map(segment).join("")}`

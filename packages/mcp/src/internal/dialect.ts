@@ -64,7 +64,9 @@ const segments = (path: string) => path.split(/[\\/]/)
  */
 export const detect = (path: string, rootKey: string): Dialect => {
   const parts = segments(path)
+  // Stryker disable next-line StringLiteral: split gives one part at least, so the file is never missing
   const file = parts[parts.length - 1] ?? ""
+  // Stryker disable next-line StringLiteral: any text other than the names below would do for no folder
   const folder = parts[parts.length - 2] ?? ""
   if (rootKey === "context_servers") return "zed"
   if (folder === ".vscode" && file === "mcp.json") return "vscode"

