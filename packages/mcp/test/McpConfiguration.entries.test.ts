@@ -2,8 +2,6 @@
  * The configuration reader, entry by entry, on a file system of virtual files: what each shape of entry loads
  * as, and the entry and reason of each refusal (found by mutation testing of internal/config.ts).
  */
-import * as FileSystem from "@effect/platform/FileSystem"
-import * as Path from "@effect/platform/Path"
 import { BadArgument, SystemError } from "@effect/platform/Error"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpInputs, McpServer } from "@zett/mcp"
@@ -17,6 +15,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 
 interface Setup {
   readonly vars?: Record<string, string>
@@ -26,27 +25,9 @@ interface Setup {
   readonly strict?: boolean
 }
 
-const stat = (text: string): FileSystem.File.Info => ({
-  type: "File",
-  mtime: Option.some(new Date(0)),
-  atime: Option.none(),
-  birthtime: Option.none(),
-  dev: 0,
-  ino: Option.none(),
-  mode: 0o644,
-  nlink: Option.none(),
-  uid: Option.none(),
-  gid: Option.none(),
-  rdev: Option.none(),
-  size: FileSystem.Size(text.length),
-  blksize: Option.none(),
-  blocks: Option.none()
-})
-
 /** Loads `text` as the file at `path`; returns the exit and the log lines (debug included). */
 const loadText = (path: string, text: string, setup: Setup = {}) => {
   const files: Record<string, string> = { ...setup.files, [path]: text }
-  const lines: Array<string> = []
   const read = (file: string) =>
     files[file] === "bad-argument"
       ? Effect.fail(new BadArgument({ module: "FileSystem", method: "readFileString", description: "bad" }))
@@ -55,12 +36,9 @@ const loadText = (path: string, text: string, setup: Setup = {}) => {
       : Effect.fail(
         new SystemError({ module: "FileSystem", method: "readFileString", reason: "NotFound", pathOrDescriptor: file })
       )
-  const layer = Layer.mergeAll(
-    FileSystem.layerNoop({ stat: () => Effect.succeed(stat(text)), readFileString: read }),
-    Path.layer,
-    setup.inputs ?? Layer.empty,
-    Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
-  )
+  const virtual = VirtualFile.make(text, read)
+  const lines = virtual.lines
+  const layer = Layer.merge(virtual.layer, setup.inputs ?? Layer.empty)
   const exit = Effect.runSyncExit(
     McpConfiguration.fromFile(path, { strict: setup.strict ?? true }).pipe(
       Logger.withMinimumLogLevel(LogLevel.Debug),

@@ -2,6 +2,7 @@
  * One configuration file in memory: a `FileSystem` whose every file has `text`, and a `Path`, with every log
  * line kept. For property tests that load thousands of files without touching the disk.
  */
+import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Effect from "effect/Effect"
@@ -26,13 +27,19 @@ const info = (size: number): FileSystem.File.Info => ({
   blocks: Option.none()
 })
 
-/** The layer, and the log lines written while it is in use. */
-export const make = (text: string): { readonly layer: Layer.Layer<FileSystem.FileSystem | Path.Path>; readonly lines: Array<string> } => {
+/**
+ * The layer, and the log lines written while it is in use. `read` answers reads (every path gets `text` by
+ * default), for a test of other files (an `envFile`) or of a failing read.
+ */
+export const make = (
+  text: string,
+  read: (path: string) => Effect.Effect<string, PlatformError> = () => Effect.succeed(text)
+): { readonly layer: Layer.Layer<FileSystem.FileSystem | Path.Path>; readonly lines: Array<string> } => {
   const lines: Array<string> = []
   const layer = Layer.mergeAll(
     FileSystem.layerNoop({
       stat: () => Effect.succeed(info(text.length)),
-      readFileString: () => Effect.succeed(text)
+      readFileString: read
     }),
     Path.layer,
     Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
