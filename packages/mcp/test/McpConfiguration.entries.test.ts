@@ -244,6 +244,20 @@ describe("McpConfiguration entries", () => {
     assert.deepStrictEqual(asked.map((input) => [input.id, input.password]), [["k", false], ["p", true]])
   })
 
+  it("the text: a byte order mark is skipped; nesting is cut at 128 levels, at the line and column of the 129th", () => {
+    const bom = loadText("/p/mcp.json", "\uFEFF{\"mcpServers\": {\"s\": {\"command\": \"x\"}}}")
+    assert(Exit.isSuccess(bom.exit))
+    assert.deepStrictEqual(bom.exit.value.servers.map((server) => server.name), ["s"])
+    const nested = (arrays: number) => `{\n"a": ${"[".repeat(arrays)}${"]".repeat(arrays)}, "mcpServers": {}}`
+    assert(Exit.isSuccess(loadText("/p/mcp.json", nested(127)).exit))
+    const { exit } = loadText("/p/mcp.json", nested(128))
+    assert(Exit.isFailure(exit))
+    assert.strictEqual(
+      Option.getOrThrow(Cause.failureOption(exit.cause)).reason,
+      "not valid JSON (line 2, column 133: nested deeper than 128 levels)"
+    )
+  })
+
   it("${userHome} is HOME, else USERPROFILE", () => {
     const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
     assert.deepStrictEqual(server.args, ["C:\\Users\\u"])
