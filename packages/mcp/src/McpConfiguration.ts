@@ -234,12 +234,14 @@ const withPrefix = (server: McpServer, prefix: string): McpServer => {
  */
 const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServer>): Effect.Effect<ReadonlyArray<McpServer>> =>
   Effect.gen(function*() {
+    // a prefix may cost a hash: made once per server
+    const prefixes = servers.map(toolPrefix)
     const owners = new Map<string, string>()
-    for (const server of servers) if (!owners.has(toolPrefix(server))) owners.set(toolPrefix(server), server.name)
+    servers.forEach((server, i) => owners.has(prefixes[i]!) || owners.set(prefixes[i]!, server.name))
     const out: Array<McpServer> = []
     const taken = new Set<string>()
-    for (const server of servers) {
-      const prefix = toolPrefix(server)
+    for (const [i, server] of servers.entries()) {
+      const prefix = prefixes[i]!
       if (!taken.has(prefix)) {
         taken.add(prefix)
         out.push(server)
