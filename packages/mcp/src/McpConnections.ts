@@ -47,6 +47,7 @@ export const direct = (factory: McpClientFactory["Type"]): Source => ({
 /**
  * A pool in the current `Scope` (the extension layer's): one connection per server definition, shared by
  * the requests that use it and closed after `idleTimeToLive` without users, or when the pool's scope closes.
+ * Closing the pool closes all of its connections at once, so N slow servers take the time of one.
  *
  * @since 0.1.0
  * @category constructors
@@ -58,10 +59,18 @@ export const pooled = (
   Effect.gen(function*() {
     // Keyed by the whole definition, so an edited server gets a new connection and never a stale one.
     const servers = new Map<string, McpServer.McpServer>()
-    const pool = yield* RcMap.make({
-      lookup: (key: string) => factory.connect(servers.get(key)!),
-      idleTimeToLive: options.idleTimeToLive
-    })
+    // Each connection lives in a child of `open`, a parallel scope; the RcMap entry closes that child when the
+    // connection is idle or invalidated.
+    const connect = (key: string) =>
+      Effect.flatMap(Scope.fork(open, ExecutionStrategy.sequential), (own) =>
+        Effect.zipRight(
+          Effect.addFinalizer((exit) => Scope.close(own, exit)),
+          Scope.extend(factory.connect(servers.get(key)!), own)
+        ))
+    const pool = yield* RcMap.make({ lookup: connect, idleTimeToLive: options.idleTimeToLive })
+    // RcMap closes its entries one after another when its scope closes. `open` is added to the scope after the
+    // RcMap, so it closes first, and closes every connection at once; the RcMap then finds them closed.
+    const open = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
     return {
       acquire: (server) =>
         Effect.suspend(() => {

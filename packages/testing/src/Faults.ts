@@ -95,3 +95,17 @@ export const httpFault = (
     }),
     (p) => /listening on (\S+)/.exec(p.output())![1]!
   )
+
+/** One line of a fault server's own record (`--record=<file>`). */
+export interface RecordEntry {
+  readonly event: "ready" | "SIGTERM"
+  readonly pid: number
+  /** SIGTERM: the servers of the same record that had not exited when this one received it */
+  readonly alive?: ReadonlyArray<number>
+}
+
+/** What the fault servers wrote to a record file (`--record=<file>`), in order. */
+export const readRecord = (file: string): Array<RecordEntry> =>
+  Fs.existsSync(file)
+    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as RecordEntry)
+    : []
