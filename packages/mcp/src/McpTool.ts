@@ -84,8 +84,10 @@ export type JsonSchema = { readonly [key: string]: unknown }
  *   an input that is not a JSON object at all (missing, `null`, `true`, an array) becomes
  *   `{ type: "object", properties: {} }`. An explicit non-object `type` is kept as sent (the SDK already
  *   rejects tools whose `inputSchema.type` is not `"object"`).
- * - The input is never mutated. Cleaned schema objects are new; data values (`enum`, `default` ...) are
- *   shared with the input, so treat both as immutable.
+ * - The input is never mutated. Only what changes is copied: a schema that needs no change (no annotation
+ *   anywhere, `type` and `properties` present at the top) is returned as it is, and a cleaned schema shares
+ *   every unchanged part (and every data value: `enum`, `default` ...) with the input, so treat both as
+ *   immutable.
  * - Nesting deeper than 256 schema levels (only a hostile or cyclic schema does that) is copied unchanged
  *   below that depth instead of overflowing the stack.
  *

@@ -255,6 +255,68 @@ describe("McpTool.cleanSchema", () => {
     assert.notStrictEqual(cleaned.properties, input.properties)
   })
 
+  it("issue 14: a schema that needs no change is returned as it is, not copied", () => {
+    const input = {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "array", items: { type: "number" } } },
+      anyOf: [{ required: ["a"] }],
+      $defs: { d: { type: "string" } },
+      dependencies: { a: ["b"] }
+    }
+    const before = structuredClone(input)
+    assert.strictEqual(McpTool.cleanSchema(input), input)
+    assert.deepStrictEqual(input, before)
+  })
+
+  it("issue 14: a cleaned schema shares the parts that needed no change with the input", () => {
+    const a = { type: "string", description: "a" }
+    const items = [{ type: "string" }, { type: "number" }]
+    const d = { type: "integer" }
+    const input = {
+      type: "object",
+      properties: { a, b: { type: "object", title: "B", properties: { c: { type: "boolean" } } }, e: { type: "null" } },
+      prefixItems: [{ type: "string" }, { title: "second" }, { type: "number" }],
+      items,
+      $defs: { d, f: { title: "F" } }
+    }
+    const cleaned = McpTool.cleanSchema(input) as {
+      readonly properties: Record<string, unknown>
+      readonly prefixItems: ReadonlyArray<unknown>
+      readonly items: unknown
+      readonly $defs: Record<string, unknown>
+    }
+    assert.deepStrictEqual(cleaned, {
+      type: "object",
+      properties: { a, b: { type: "object", properties: { c: { type: "boolean" } } }, e: { type: "null" } },
+      prefixItems: [{ type: "string" }, {}, { type: "number" }],
+      items,
+      $defs: { d, f: {} }
+    })
+    assert.notStrictEqual(cleaned, input)
+    assert.notStrictEqual(cleaned.properties, input.properties)
+    assert.strictEqual(cleaned.properties.a, a)
+    assert.strictEqual(cleaned.properties.e, input.properties.e)
+    assert.strictEqual((cleaned.properties.b as { properties: unknown }).properties, input.properties.b.properties)
+    assert.notStrictEqual(cleaned.prefixItems, input.prefixItems)
+    assert.strictEqual(cleaned.prefixItems[0], input.prefixItems[0])
+    assert.strictEqual(cleaned.prefixItems[2], input.prefixItems[2])
+    assert.strictEqual(cleaned.items, items)
+    assert.strictEqual(cleaned.$defs.d, d)
+  })
+
+  it("issue 14: the filled-in type and properties never change the input", () => {
+    const bare = { type: "object" }
+    assert.deepStrictEqual(McpTool.cleanSchema(bare), { type: "object", properties: {} })
+    assert.deepStrictEqual(bare, { type: "object" })
+    const untyped = { properties: { a: { type: "string" } } }
+    const cleaned = McpTool.cleanSchema(untyped)
+    assert.deepStrictEqual(cleaned, { type: "object", properties: { a: { type: "string" } } })
+    assert.deepStrictEqual(untyped, { properties: { a: { type: "string" } } })
+    assert.strictEqual(cleaned.properties, untyped.properties)
+    const other = { type: "string" }
+    assert.strictEqual(McpTool.cleanSchema(other), other)
+  })
+
   it("E4 the result is always an object schema", () => {
     assert.deepStrictEqual(McpTool.cleanSchema({ properties: { a: { type: "string" } } }), {
       type: "object",
