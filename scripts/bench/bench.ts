@@ -122,16 +122,23 @@ const plan: Record<string, () => Array<Job>> = {
           timeoutMs: 120_000
         })))
     ),
+  // Zett: 3 fresh processes of 350 requests each (the first 50 and the 300th on are reported apart); the
+  // others get their tools again 60 times in one process.
   warm: () =>
-    rounds(1, libs, (lib) => [{
-      args: quick ? { case: "warm", lib, n: 4, tools: 10, reps: 3 } : { case: "warm", lib, n: 20, tools: 50, reps: 100 },
-      timeoutMs: 180_000
-    }]),
+    rounds(quick ? 1 : 3, libs, (lib) =>
+      [{
+        args: quick
+          ? { case: "warm", lib, n: 4, tools: 10, reps: 3 }
+          : { case: "warm", lib, n: 20, tools: 50, reps: lib === "zett" ? 350 : 60 },
+        timeoutMs: 300_000
+      }]).filter((job, i, all) => job.args.lib === "zett" || all.findIndex((j) => j.args.lib === job.args.lib) === i),
+  // the agent's path (`zett`), the handler in one fiber (`zett-handler`), the raw SDK and the peers: 5 rounds,
+  // interleaved, 500 calls after 200 warm-up calls each
   calls: () =>
-    rounds(quick ? 1 : 2, libs, (lib) =>
+    rounds(quick ? 1 : 5, ["raw", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
       ["stdio", "http"].map((transport) => ({
-        args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 50 },
-        timeoutMs: 120_000
+        args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
+        timeoutMs: 180_000
       }))),
   large: () =>
     rounds(quick ? 1 : 3, libs, (lib) =>
@@ -149,11 +156,13 @@ const plan: Record<string, () => Array<Job>> = {
     // (50 would start 250 Node processes at once on this machine)
     { args: { case: "concurrent", lib: "raw", n: quick ? 2 : 5, requests: quick ? 2 : 10 }, timeoutMs: 180_000 }
   ],
+  // one server (the time of one) and N, request-scoped, pooled (closing the layer) and the raw SDK
   closing: () =>
-    ["zett", "raw"].map((lib) => ({
-      args: { case: "closing", lib, n: quick ? 2 : 5, stubborn: "eof" },
-      timeoutMs: 120_000
-    })),
+    rounds(quick ? 1 : 3, ["zett", "zett-pool", "raw"], (lib) =>
+      [1, quick ? 2 : 5].map((n) => ({
+        args: { case: "closing", lib, n, stubborn: "eof" },
+        timeoutMs: 120_000
+      }))),
   pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }],
   // Start-up of the installed `zett` (the bundle that `npm run build` makes), each a whole process, against
   // `node -e 0` and against a process that only imports the raw SDK client, interleaved.

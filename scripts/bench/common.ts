@@ -32,7 +32,7 @@ export interface Session {
   /** Times `n` sequential echo calls (ms each); defaults to a loop over `echo`. */
   readonly timeCalls?: (n: number) => Promise<Array<number>>
   /** A second request's tools on the same app: returns the tool count and, if known, the registration ms. */
-  readonly again: () => Promise<{ readonly tools: number; readonly registrationMs?: number }>
+  readonly again: () => Promise<{ readonly tools: number; readonly registrationMs?: number; readonly requestMs?: number }>
   /** Ends the current request (Zett closes its request-scoped connections; others keep theirs). */
   readonly endRequest?: () => Promise<void>
   readonly close: () => Promise<void>

@@ -1,5 +1,6 @@
 // One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
 // Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
+import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
@@ -44,6 +45,7 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   let adapter: Adapter
   if (lib === "raw") adapter = (await import("./raw.js")).raw
   else if (lib === "zett") adapter = (await import("./zett.js")).zett
+  else if (lib === "zett-handler") adapter = (await import("./zett.js")).zettAdapter("Zett, the tool handler in one fiber")
   else if (lib === "zett-pool") {
     adapter = (await import("./zett.js")).zettAdapter("Zett with connectionPool", {
       connectionPool: { idleTimeToLive: "5 minutes" }
@@ -110,31 +112,39 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     await sleep(300)
     const aliveBetween = probe.alive()
     const before = { spawns: probe.spawns(), conns: probe.conns(), sockets: sockets() }
+    // every request of this fresh process, in order (the cold one excluded)
     const wall: Array<number> = []
+    const request: Array<number> = []
     const registration: Array<number> = []
     let tools = 0
-    // the first tenth warms the JIT and is not counted
-    const skip = Math.floor(reps / 10)
     for (let i = 0; i < reps; i++) {
       const t = performance.now()
       const again = await session.again()
-      if (i < skip) continue
       wall.push(performance.now() - t)
+      if (again.requestMs !== undefined) request.push(again.requestMs)
       if (again.registrationMs !== undefined) registration.push(again.registrationMs)
       tools = again.tools
     }
     const after = { spawns: probe.spawns(), conns: probe.conns(), sockets: sockets() }
     await session.close()
     http.stop()
+    const early = (xs: ReadonlyArray<number>) => (xs.length === 0 ? undefined : median(xs.slice(0, 50)))
+    const late = (xs: ReadonlyArray<number>) => (xs.length > 300 ? median(xs.slice(299)) : undefined)
+    const whole = request.length > 0 ? request : wall
     return {
       label: adapter.label,
       importMs,
       coldMs,
       tools,
       expected: n * perServer,
-      requestMs: median(wall),
-      registrationMs: registration.length > 0 ? median(registration) : median(wall),
-      registrationMeasured: registration.length > 0 ? "onTool" : "whole call",
+      // Zett: from `Agent.run` to the model called with the tools; the others: the call that gets the tools again
+      requestMeasured: request.length > 0 ? "Agent.run to the model call" : "whole call",
+      requestMs: median(whole.slice(Math.floor(whole.length / 10))),
+      first50RequestMs: early(whole),
+      from300RequestMs: late(whole),
+      registrationMs: registration.length > 0 ? median(registration.slice(Math.floor(registration.length / 10))) : undefined,
+      first50RegistrationMs: early(registration),
+      from300RegistrationMs: late(registration),
       spawns: after.spawns - before.spawns,
       sockets: after.sockets - before.sockets,
       serverConnections: after.conns - before.conns,
@@ -144,14 +154,36 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     }
   },
 
-  /** Case 3: sequential echo round trips on a warm session. */
+  /**
+   * Case 3: sequential echo round trips on a warm session. `zett`: the agent's own path (a scripted model
+   * returns the calls, `Agent.run` runs them); `zett-handler`: the registered tool's handler called in a loop
+   * inside one fiber; the others: each library's tool-execution path in a loop.
+   */
   calls: async () => {
     const transport = flags.transport ?? "stdio"
     const n = num("calls", 500)
-    const warmup = num("warmup", 50)
+    const warmup = num("warmup", 200)
     const probe = makeProbe()
     const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
     const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+    if (lib === "zett") {
+      const { agentCalls } = await import("./zett.js")
+      const importMs = performance.now()
+      const run = await agentCalls(servers, { warmup, calls: n })
+      http?.stop()
+      return {
+        label: "Zett, the agent's path (Agent.run, scripted model)",
+        importMs,
+        transport,
+        calls: n,
+        warmup,
+        timed: "Agent.run: from the model's step that returns the calls to the next model request",
+        meanMs: run.ms / n,
+        cpuPerCallUs: run.cpuUs / n,
+        callsPerSecond: (n * 1000) / run.ms,
+        ok: run.ok
+      }
+    }
     const { adapter, importMs, lib: loaded } = await loadAdapter()
     const session = await adapter.open(loaded, servers)
     const ok = textOk(await session.echo("calls-ok"), "calls-ok")
@@ -168,9 +200,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       importMs,
       transport,
       calls: n,
+      warmup,
+      timed: lib === "zett-handler" ? "the tool's handler, in a loop in one fiber" : "the library's tool call, in a loop",
+      meanMs: totalMs / n,
       medianMs: median(samples),
       p99Ms: quantile(samples, 0.99),
-      meanMs: totalMs / n,
       cpuPerCallUs,
       callsPerSecond: (n * 1000) / totalMs,
       ok
@@ -286,14 +320,27 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const servers = stdioServers(probe, n, { k: 2, stubborn: flags.stubborn ?? "eof" })
     const { adapter, importMs, lib: loaded } = await loadAdapter()
     const session = await adapter.open(loaded, servers)
+    // with the pool, the request ends and leaves its connections in the pool: closing the layer is timed
+    const pooled = lib === "zett-pool"
+    if (pooled) await session.endRequest?.()
     const aliveOpen = probe.alive()
     const start = performance.now()
-    if (session.endRequest !== undefined) await session.endRequest()
+    if (session.endRequest !== undefined && !pooled) await session.endRequest()
     else await session.close()
     const closeMs = performance.now() - start
     const aliveAfter = probe.alive()
     await session.close()
-    return { label: adapter.label, importMs, servers: n, stubborn: flags.stubborn ?? "eof", aliveOpen, closeMs, aliveAfter, ok: aliveOpen === n && aliveAfter === 0 }
+    return {
+      label: adapter.label,
+      importMs,
+      servers: n,
+      stubborn: flags.stubborn ?? "eof",
+      timed: pooled ? "closing the layer (the pool)" : session.endRequest !== undefined ? "the end of the request" : "Promise.all of client.close()",
+      aliveOpen,
+      closeMs,
+      aliveAfter,
+      ok: aliveOpen === n && aliveAfter === 0
+    }
   },
 
   /** Case 8: with the connection pool, a request's first call (no spawn), and closing the layer. */
@@ -371,8 +418,13 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
 const run = cases[kase]
 if (run === undefined) throw new Error(`unknown case ${kase}`)
 let result: Record<string, unknown>
+// the 1-minute load average at the start and the end of the measurement; above the number of cores, the
+// run shared the machine with other work and is flagged in the report
+const loadStart = loadavg()[0]!
 try {
   result = await run()
+  const loadEnd = loadavg()[0]!
+  result = { ...result, load: [loadStart, loadEnd], underLoad: Math.max(loadStart, loadEnd) > cpus().length }
 } catch (error) {
   process.stderr.write(`lane ${kase} ${lib} failed: ${error instanceof Error ? error.stack : String(error)}\n`)
   process.exit(1)

@@ -1,5 +1,7 @@
 // Turns the lanes' results into docs/benchmarks.md: one table per case, ratios to the raw SDK of the same
-// run, the goals of tracker issue 6 marked met or not, and a closing note for every goal not met.
+// run, the goals of issue 14 (and the remaining ones of tracker issue 6) marked met or not, and a closing note
+// for every goal not met. Every lane records the load average at its start and end; runs taken with a load
+// above the number of cores are counted as "under load".
 import { median } from "./common.js"
 
 export type Result = Record<string, any> & { readonly case: string; readonly lib: string; readonly ok?: boolean }
@@ -7,6 +9,8 @@ export type Result = Record<string, any> & { readonly case: string; readonly lib
 const labels: Record<string, string> = {
   raw: "raw SDK Client (baseline)",
   zett: "**Zett** (McpExtension + Agent)",
+  "zett-handler": "Zett, the tool handler in one fiber",
+  "zett-pool": "Zett with connectionPool",
   langchain: "LangChain MultiServerMCPClient",
   aisdk: "AI SDK createMCPClient",
   openai: "OpenAI Agents MCPServer*",
@@ -34,10 +38,19 @@ const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<st
   [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n")
 
 interface Goal {
+  /** the issue that set the goal (14 unless said) */
+  readonly issue?: number
   readonly goal: string
   readonly measured: string
   readonly met: boolean | undefined
   readonly why?: string
+}
+
+/** "2/5 (load 3.1–9.8)": runs whose 1-minute load average exceeded the cores, and the range of the load. */
+const loadNote = (rs: ReadonlyArray<Result>) => {
+  const loads = rs.flatMap((r) => (Array.isArray(r.load) ? r.load as Array<number> : []))
+  if (loads.length === 0) return "–"
+  return `${rs.filter((r) => r.underLoad === true).length}/${rs.length} (load ${f(Math.min(...loads), 1)}–${f(Math.max(...loads), 1)})`
 }
 
 export const report = (results: ReadonlyArray<Result>, meta: Record<string, unknown>): string => {
@@ -61,8 +74,13 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       "no loader); repeats are interleaved with the library order rotated. Ratios are to the raw " +
       "`@modelcontextprotocol/sdk` Client measured in the same run. Medians are the headline; on a shared 2-core " +
       "host p99 mostly shows GC and scheduler noise. The test server (scripts/bench/server.mjs) is an SDK 1.32 " +
-      "`McpServer` with K filler tools and `echo`, over stdio or stateful Streamable HTTP on 127.0.0.1."
+      "`McpServer` with K filler tools and `echo`, over stdio or stateful Streamable HTTP on 127.0.0.1. Each lane records " +
+      "the 1-minute load average at its start and end; \"under load\" counts the runs where it exceeded the number of " +
+      "cores (the machine was shared, so the figures are slower and noisier than on a quiet one)."
   )
+  out.push("")
+  const flagged = results.filter((r) => r.underLoad === true).length
+  out.push(`Runs under load in this run: ${flagged} of ${results.filter((r) => Array.isArray(r.load)).length}.`)
   out.push("")
 
   // versions and import time
@@ -136,6 +154,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     const r = (med(z, "openMs") ?? NaN) / (med(raw, "openMs") ?? NaN)
     const spawns = med(z, "spawns")
     goals.push({
+      issue: 6,
       goal: `Cold discovery of ${n20} servers within 1.1× of the raw SDK, every server in parallel, one spawn per server`,
       measured: `${f(med(z, "openMs"))} ms vs ${f(med(raw, "openMs"))} ms = ${r.toFixed(2)}×; list rounds ${f(rounds, 2)}; ${
         f(spawns)
@@ -154,37 +173,61 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push(`## 2. A warm request: ${n} servers (half stdio, half HTTP), ${f(Number(warm[0]!.expected))} tools in all`)
     out.push("")
     out.push(
-      "After one cold request, the next requests' tool acquisition. Zett: the time of the extension's `onTool` (cache " +
-        "hit, registration of every tool) in a new `Agent.run`, whose connections are request-scoped, so no server process " +
-        "lives between requests. The others keep their clients (and server processes) open and get the tools again the way " +
-        "a second request of a long-lived app does (LangChain returns its cached list; the AI SDK, OpenAI and Mastra list " +
-        "again; raw SDK: `listTools` on every open client). Sockets = TCP connections the client opened; spawns = server " +
-        "processes started, both during the warm requests."
+      "After one cold request, the next requests of the same process. Zett: the whole request up to the model, from " +
+        "the call of `Agent.run` (`ManagedRuntime.runPromise`) to the model's stream being called with every tool " +
+        "registered (hooks, configuration check, cache hit, registration, system message, request build), with two " +
+        "bench extensions that each take a timestamp in `onTool`; its connections are request-scoped, so no server " +
+        "process lives between requests. Each Zett run is a fresh process of 350 requests: the first 50 and the " +
+        "300th on are reported apart (a young process is slower: JIT, inline caches, heap growth); the `onTool` " +
+        "row is the extension's hook alone (between the two timestamps). The others keep their clients (and server " +
+        "processes) open and get the tools again the way a second request of a long-lived app does (LangChain returns " +
+        "its cached list; the AI SDK, OpenAI and Mastra list again; raw SDK: `listTools` on every open client), 60 " +
+        "times. Sockets = TCP connections the client opened; spawns = server processes started, both during the warm " +
+        "requests. Figures are medians over runs of each run's median; [min] is the smallest run median."
     )
     out.push("")
-    const rows = present("warm").map((lib) => {
+    const both = (rs: ReadonlyArray<Result>, key: string) => `${f(med(rs, key), 2)} [${f(min(rs, key), 2)}]`
+    const rows: Array<Array<string>> = []
+    for (const lib of present("warm")) {
       const rs = of("warm", lib)
       const r0 = rs[0]
-      return [
-        labels[lib]!,
-        r0 === undefined ? "FAILED" : f(r0.registrationMs, 2),
-        r0 === undefined ? "–" : String(r0.registrationMeasured),
-        r0 === undefined ? "–" : f(r0.spawns),
-        r0 === undefined ? "–" : f(r0.sockets),
-        r0 === undefined ? "–" : f(r0.aliveBetween),
-        r0 === undefined ? "–" : `${r0.tools}/${r0.expected}`
-      ]
-    })
-    out.push(table(["lane", "tools for a request ms (median)", "what is timed", "spawns", "sockets opened", "server processes alive between requests", "tools"], rows))
+      const counts = r0 === undefined
+        ? ["–", "–", "–", "–"]
+        : [f(max(rs, "spawns")), f(max(rs, "sockets")), f(max(rs, "aliveBetween")), `${r0.tools}/${r0.expected}`]
+      if (lib === "zett") {
+        rows.push([labels[lib]!, "whole request, Agent.run to the model call", both(rs, "first50RequestMs"), both(rs, "from300RequestMs"), ...counts, loadNote(rs)])
+        rows.push([labels[lib]!, "`onTool` alone", both(rs, "first50RegistrationMs"), both(rs, "from300RegistrationMs"), ...counts, loadNote(rs)])
+      } else {
+        rows.push([labels[lib]!, "whole call", r0 === undefined ? "FAILED" : both(rs, "requestMs"), "–", ...counts, loadNote(rs)])
+      }
+    }
+    out.push(table([
+      "lane",
+      "what is timed",
+      "requests 1-50 ms, median [min]",
+      "requests 300+ ms, median [min]",
+      "spawns",
+      "sockets opened",
+      "server processes alive between requests",
+      "tools",
+      "runs under load"
+    ], rows))
     out.push("")
-    const z = of("warm", "zett")[0]
+    out.push("For the peers, the first column is the median of requests 7-60 of the one run.")
+    out.push("")
+    const z = of("warm", "zett")
+    const early = med(z, "first50RequestMs")
     goals.push({
-      goal: `Warm request with ${n} servers: zero spawns, zero sockets, registration of ${f(Number(warm[0]!.expected))} tools under 2 ms`,
-      measured: z === undefined
+      goal: `Warm request with ${n} servers and ${f(Number(warm[0]!.expected))} tools: whole request under 2 ms median over a fresh process's first 50 requests; 0 spawns, 0 sockets`,
+      measured: z.length === 0
         ? "lane failed"
-        : `${z.spawns} spawns, ${z.sockets} sockets, registration ${f(z.registrationMs, 2)} ms (median of ${z.reps})`,
-      met: z !== undefined && z.spawns === 0 && z.sockets === 0 && z.registrationMs < 2,
-      why: "Registration is one bulk insert of the cached agent tools into the request's registry."
+        : `requests 1-50: ${f(early, 2)} ms (median of ${z.length} processes; min ${f(min(z, "first50RequestMs"), 2)}); requests 300+: ${
+          f(med(z, "from300RequestMs"), 2)
+        } ms; onTool alone ${f(med(z, "first50RegistrationMs"), 2)} / ${f(med(z, "from300RegistrationMs"), 2)} ms; ${f(max(z, "spawns"))} spawns, ${
+          f(max(z, "sockets"))
+        } sockets`,
+      met: z.length > 0 && early !== undefined && early < 2 && max(z, "spawns") === 0 && max(z, "sockets") === 0,
+      why: "See the profile in this file for where a warm request's time goes."
     })
   }
 
@@ -194,44 +237,70 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("## 3. Warm tool-call round trip (sequential `echo`)")
     out.push("")
     out.push(
-      `${calls[0]!.calls} calls per run after ${calls[0]!.warmup} warm-up calls, through each library's tool-execution ` +
-        "path (Zett: the registered tool's handler inside the agent's fiber, with `callTimeout` 300 s). Median and p99 of " +
-        "all calls of all runs; client CPU = the client process's user+system time per call (GC threads included)."
+      `${calls[0]!.calls} calls per run after ${calls[0]!.warmup} warm-up calls, each run a fresh process, the lanes ` +
+        "interleaved. *Zett (agent's path)*: one `Agent.run` whose scripted model returns the warm-up calls, then the " +
+        "timed calls, then text; the agent runs them one after another through its normal path (hooks, the MCP tool " +
+        "handler under `callTimeout` 300 s, the tool messages). Timed from the model step that returns the calls to the " +
+        "next model request, divided by the number of calls. *Zett, the tool handler in one fiber*: the registered " +
+        "tool's handler called in a loop inside one fiber (the method of the earlier runs of this benchmark). The " +
+        "others: each library's tool-execution path in a loop. *mean per call* = a run's whole loop time / calls, " +
+        "reported as the median of the runs [the fastest run]; *within-run median* = the median of the single calls " +
+        "of a run (not available for the agent's path, which is timed as a whole), median of the runs. Client CPU = " +
+        "this process's user+system time per call (GC threads included). Ratios are of the medians."
     )
     out.push("")
+    const callLanes = ["raw", "zett", "zett-handler", ...order.filter((l) => !["raw", "zett", "zett-handler", "zett-pool"].includes(l))]
     for (const transport of ["stdio", "http"]) {
       const cell = (lib: string) => of("calls", lib, (r) => r.transport === transport)
-      const pooled = (lib: string, key: string) => med(cell(lib), key)
-      const base = pooled("raw", "medianMs")
-      const baseCpu = pooled("raw", "cpuPerCallUs")
-      const rows = present("calls").map((lib) => [
-        labels[lib]!,
-        f(pooled(lib, "medianMs"), 3),
-        f(pooled(lib, "p99Ms"), 2),
-        ratio(pooled(lib, "medianMs"), base),
-        f(pooled(lib, "cpuPerCallUs")),
-        ratio(pooled(lib, "cpuPerCallUs"), baseCpu),
-        f(pooled(lib, "callsPerSecond")),
-        `${cell(lib).length}/${results.filter((r) => r.case === "calls" && r.lib === lib && r.transport === transport).length}`
+      const base = med(cell("raw"), "meanMs")
+      const baseCpu = med(cell("raw"), "cpuPerCallUs")
+      const rows = callLanes.filter((lib) => calls.some((r) => r.lib === lib)).map((lib) => [
+        lib === "zett" ? "**Zett (agent's path)**" : labels[lib]!,
+        `${f(med(cell(lib), "meanMs"), 3)} [${f(min(cell(lib), "meanMs"), 3)}]`,
+        f(med(cell(lib), "medianMs"), 3),
+        ratio(med(cell(lib), "meanMs"), base),
+        `${f(med(cell(lib), "cpuPerCallUs"))} [${f(min(cell(lib), "cpuPerCallUs"))}]`,
+        ratio(med(cell(lib), "cpuPerCallUs"), baseCpu),
+        `${cell(lib).length}/${results.filter((r) => r.case === "calls" && r.lib === lib && r.transport === transport).length}`,
+        loadNote(cell(lib))
       ])
       out.push(`**${transport === "stdio" ? "stdio" : "Streamable HTTP (stateful, SSE-framed responses)"}**`)
       out.push("")
-      out.push(table(["lane", "median ms", "p99 ms", "median ratio", "client CPU µs/call", "CPU ratio", "calls/s", "runs ok"], rows))
+      out.push(table([
+        "lane",
+        "mean ms/call, median [min] of runs",
+        "within-run median ms",
+        "ratio (mean)",
+        "client CPU µs/call, median [min]",
+        "CPU ratio",
+        "runs ok",
+        "runs under load"
+      ], rows))
       out.push("")
-      const zm = pooled("zett", "medianMs")
-      const zc = pooled("zett", "cpuPerCallUs")
+      const zm = med(cell("zett"), "meanMs")
+      const zc = med(cell("zett"), "cpuPerCallUs")
+      const am = med(cell("aisdk"), "meanMs")
+      const limit = transport === "stdio" ? 1.15 : 1.05
+      const known = zm !== undefined && base !== undefined
       goals.push({
-        goal: `Tool calls over ${transport}: median at or below 1.0× the raw SDK, client CPU per call at or below the raw SDK's`,
-        measured: `median ${f(zm, 3)} ms vs ${f(base, 3)} ms (${ratio(zm, base)}); CPU ${f(zc)} µs vs ${f(baseCpu)} µs (${ratio(zc, baseCpu)})`,
-        met: zm !== undefined && base !== undefined && zc !== undefined && baseCpu !== undefined && zm <= base && zc <= baseCpu,
-        why:
-          "Zett calls through the same SDK Client, so its cost is the raw SDK's plus its own call path. Most of it is " +
-          "`callTimeout`: an `Effect.timeoutFail` per call forks the call and a timer fiber and races them (about " +
-          "100-150 µs of client CPU per call, measured on its own). The project keeps it, because its timeouts are " +
-          "Effect combinators by design (TestClock drives them in tests). The rest: the call is an `Effect.tryPromise` " +
-          "with an `AbortController` (so interruption cancels it on the server), the request's connection lookup and " +
-          "the result mapping. Over HTTP the fetch/SSE stack dominates both."
+        goal: transport === "stdio"
+          ? "Warm stdio call through the agent: at most 1.15× median, at most 1.5× client CPU"
+          : "Warm Streamable HTTP call through the agent: at most 1.05×",
+        measured: `mean per call ${f(zm, 3)} ms vs ${f(base, 3)} ms (${ratio(zm, base)}); CPU ${f(zc)} µs vs ${f(baseCpu)} µs (${
+          ratio(zc, baseCpu)
+        }); one-fiber handler ${ratio(med(cell("zett-handler"), "meanMs"), base)}`,
+        met: known && zm! <= limit * base! &&
+          (transport !== "stdio" || (zc !== undefined && baseCpu !== undefined && zc <= 1.5 * baseCpu)),
+        why: "See \"Profile\" below: the per-call costs of Zett's own path."
       })
+      if (transport === "stdio") {
+        goals.push({
+          goal: "Stretch: warm stdio call through the agent at or below the AI SDK's ratio in the same run",
+          measured: `${ratio(zm, base)} vs AI SDK ${ratio(am, base)}`,
+          met: zm !== undefined && am !== undefined && zm <= am,
+          why: "The AI SDK calls its own minimal JSON-RPC client, with no Effect runtime in between."
+        })
+      }
     }
   }
 
@@ -280,13 +349,13 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     const rc = extraCpu("raw")
     const kb = perTool("zett")
     goals.push({
-      goal: `${hiK} tools: extra client CPU at or below 1.1× the raw SDK's, at most 2 KB heap per tool`,
+      goal: `${hiK} tools: at most 1.3× the raw SDK's extra client CPU, at most 2 KB heap per tool`,
       measured: `extra CPU ${f(zc)} ms vs ${f(rc)} ms (${ratio(zc, rc)}); ${f(kb, 2)} KB per tool`,
-      met: zc !== undefined && rc !== undefined && kb !== undefined && zc <= 1.1 * rc && kb <= 2,
+      met: zc !== undefined && rc !== undefined && kb !== undefined && zc <= 1.3 * rc && kb <= 2,
       why:
-        "Beyond the SDK's own parse (which the raw lane pays too), Zett names every tool (a sanitise check, a hash for " +
-        "invalid names), cleans every input schema (a deep copy without `title`/`$schema`), builds an agent tool per cache " +
-        "entry and registers each in the request's registry; the cleaned copies are what costs heap."
+        "Beyond the SDK's own parse (which the raw lane pays too), Zett checks every schema's size and depth, names " +
+        "every tool (a sanitise check, a hash for invalid names), cleans every input schema (copied only where a " +
+        "`title`/`$schema` is dropped), builds an agent tool per cache entry and registers each in the request's registry."
     })
   }
 
@@ -317,14 +386,14 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("")
     const reg = agent.find((r) => r.variant === "registration" && r.ok === true)
     goals.push({
-      goal: "Agent run overhead (scripted model, in-memory server): under 300 µs per run, no heap growth over 10,000 runs",
+      goal: "Agent run overhead, scripted model, registration only: at most 150 µs median, no heap growth over 10,000 runs",
       measured: reg === undefined
         ? "lane failed"
         : `median ${f(reg.medianUs)} µs (mean ${f(reg.meanUs)} µs) over ${f(reg.runs)} runs; heap slope ${
           f(reg.heapSlopeBytesPerRun, 1)
         } bytes/run (${f((reg.heapEnd - reg.heapStart) / 1024)} KB end − start)`,
       // "no growth": under 16 bytes per run, i.e. < 160 KB over 10,000 runs, which GC noise alone can reach
-      met: reg !== undefined && reg.medianUs < 300 && reg.heapSlopeBytesPerRun < 16,
+      met: reg !== undefined && reg.medianUs <= 150 && reg.heapSlopeBytesPerRun < 16,
       why:
         "A run is a dozen hook points, a Scope and its finalizers, the configuration check (one stat), the tool cache " +
         "lookup, the registration of the tools and one model turn through an Effect `Stream`: each step is an Effect, " +
@@ -356,6 +425,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("")
     const z = concurrent.find((r) => r.lib === "zett" && r.ok === true)
     goals.push({
+      issue: 6,
       goal: `Concurrent cold requests share one discovery per server: ${z?.requests ?? 50} requests over ${z?.servers ?? 5} servers spawn ${z?.servers ?? 5}`,
       measured: z === undefined ? "lane failed" : `${z.spawns} processes for ${z.requests} requests (raw SDK: ${
         f(concurrent.find((r) => r.lib === "raw")?.perRequest, 0)
@@ -401,11 +471,11 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     )
     out.push("")
     goals.push({
-      goal: "With the pool a request's first call costs no spawn and is within 1.1× of a warm raw SDK call; closing the layer closes the pool",
-      measured: `first call ${f(p.firstCallMs, 3)} ms vs ${f(rawWarm, 3)} ms (${ratio(p.firstCallMs, rawWarm)}); ${f(p.spawns)} spawns over ${
-        f(p.requests)
-      } requests; ${f(p.aliveAfterDispose)} alive after closing`,
-      met: pool.ok === true && rawWarm !== undefined && p.firstCallMs <= 1.1 * rawWarm,
+      goal: "Pooled first call of a request: at most 1.2× a raw call after the same idle gap",
+      measured: `first call ${f(p.firstCallMs, 3)} ms vs ${f(rawLane.afterIdleGapMs, 3)} ms (${ratio(p.firstCallMs, rawLane.afterIdleGapMs)}); ${
+        f(p.spawns)
+      } spawns over ${f(p.requests)} requests; ${f(p.aliveAfterDispose)} alive after closing`,
+      met: pool.ok === true && rawLane.afterIdleGapMs !== undefined && p.firstCallMs <= 1.2 * rawLane.afterIdleGapMs,
       why:
         `Part of it is the machine: an idle server process answers more slowly (raw SDK after the same idle gap: ${
           f(rawLane.afterIdleGapMs, 3)
@@ -419,28 +489,48 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
   // 7. closing
   const closing = results.filter((r) => r.case === "closing")
   if (closing.length > 0) {
-    out.push("## 8. Closing N stubborn stdio servers (they ignore stdin EOF)")
+    out.push("## 8. Closing stubborn stdio servers (they ignore the end of stdin)")
     out.push("")
     out.push(
-      "The SDK-style shutdown waits 2 s after the end of stdin, then sends SIGTERM. One after another that is 2 s per " +
-        "server; in parallel, the time of one. Zett: the end of the request (its scope closes every connection); raw SDK: " +
-        "`Promise.all` of `client.close()`."
+      "The shutdown waits 2 s after the end of stdin (Zett's `closeTimeout` default, the SDK's own wait), then sends " +
+        "SIGTERM, which these servers obey. One after another that is 2 s per server; at once, the time of one. Zett: " +
+        "the end of the request (its scope closes every connection); Zett with `connectionPool`: the request leaves its " +
+        "connections in the pool, and closing the layer is timed; raw SDK: `Promise.all` of `client.close()`. Each lane " +
+        "with one server and with N, interleaved; median [min] of the runs."
     )
     out.push("")
-    const rows = closing.map((r) => [
-      labels[r.lib] ?? r.lib,
-      f(r.servers),
-      r.ok === true ? f(r.closeMs) : "FAILED",
-      `${f(r.aliveOpen)} / ${f(r.aliveAfter)}`
-    ])
-    out.push(table(["lane", "servers", "close ms", "alive before / after close"], rows))
+    const ns = [...new Set(closing.map((r) => Number(r.n)))].sort((x, y) => x - y)
+    const [one, many] = [ns[0]!, ns.at(-1)!]
+    const cell = (lib: string, n: number) => of("closing", lib, (r) => Number(r.n) === n)
+    const lanes = ["zett", "zett-pool", "raw"].filter((lib) => closing.some((r) => r.lib === lib))
+    out.push(table(
+      ["lane", "what is timed", `1 server ms`, `${many} servers ms`, `${many} / 1`, "alive after close", "runs ok", "runs under load"],
+      lanes.map((lib) => {
+        const all = closing.filter((r) => r.lib === lib)
+        return [
+          labels[lib]!,
+          String(all[0]?.timed ?? "–"),
+          `${f(med(cell(lib, one), "closeMs"))} [${f(min(cell(lib, one), "closeMs"))}]`,
+          `${f(med(cell(lib, many), "closeMs"))} [${f(min(cell(lib, many), "closeMs"))}]`,
+          ratio(med(cell(lib, many), "closeMs"), med(cell(lib, one), "closeMs")),
+          f(max(all, "aliveAfter")),
+          `${all.filter((r) => r.ok === true).length}/${all.length}`,
+          loadNote(all)
+        ]
+      })
+    ))
     out.push("")
-    const z = closing.find((r) => r.lib === "zett" && r.ok === true)
+    const ratioOf = (lib: string) => (med(cell(lib, many), "closeMs") ?? NaN) / (med(cell(lib, one), "closeMs") ?? NaN)
     goals.push({
-      goal: "A request's servers close in parallel: closing N stubborn servers takes the time of one",
-      measured: z === undefined ? "lane failed" : `${z.servers} servers closed in ${f(z.closeMs)} ms (one takes about 2,000 ms); ${z.aliveAfter} left`,
-      met: z !== undefined && z.closeMs < 3_000 && z.aliveAfter === 0,
-      why: "Closing took longer than one server's 2 s grace period plus SIGTERM."
+      goal: `Closing N stubborn servers, pooled or not: the time of one (${many} servers within 1.2× of one)`,
+      measured: `request-scoped ${f(med(cell("zett", many), "closeMs"))} ms for ${many} vs ${f(med(cell("zett", one), "closeMs"))} ms for one (${
+        ratio(med(cell("zett", many), "closeMs"), med(cell("zett", one), "closeMs"))
+      }); pooled ${f(med(cell("zett-pool", many), "closeMs"))} vs ${f(med(cell("zett-pool", one), "closeMs"))} ms (${
+        ratio(med(cell("zett-pool", many), "closeMs"), med(cell("zett-pool", one), "closeMs"))
+      })`,
+      met: ratioOf("zett") <= 1.2 && ratioOf("zett-pool") <= 1.2 &&
+        closing.every((r) => r.lib === "raw" || (r.ok === true && r.aliveAfter === 0)),
+      why: "Closing took longer than one server's grace period plus SIGTERM."
     })
   }
 
@@ -468,12 +558,14 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     const version = med(of("zett --version"), "ms")
     const tools = med(of("zett tools --config <empty file>"), "ms")
     goals.push({
+      issue: 6,
       goal: "`zett --version` within 4× of `node -e 0` (whole processes, medians)",
       measured: `${f(version)} ms against ${f(node)} ms (${ratio(version, node)})`,
       met: version !== undefined && node !== undefined && version <= 4 * node,
       why: "The bin answers --version itself, before loading any module; the rest is Node's own start-up."
     })
     goals.push({
+      issue: 6,
       goal: "`zett tools` on an empty configuration within 2× of importing the raw SDK client",
       measured: `${f(tools)} ms against ${f(sdk)} ms (${ratio(tools, sdk)})`,
       met: tools !== undefined && sdk !== undefined && tools <= 2 * sdk,
@@ -481,10 +573,21 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     })
   }
 
-  out.push("## Goals (tracker issue 6)")
+  const goalTable = (gs: ReadonlyArray<Goal>) =>
+    table(["goal", "measured (this run)", "status"], gs.map((g) => [g.goal, g.measured, g.met === true ? "**met**" : "not met"]))
+  out.push("## Goals (issue 14)")
   out.push("")
-  out.push(table(["goal", "measured (this run)", "status"], goals.map((g) => [g.goal, g.measured, g.met === true ? "**met**" : "not met"])))
+  out.push("Ratios are to the raw SDK in the same run, medians.")
   out.push("")
+  out.push(goalTable(goals.filter((g) => (g.issue ?? 14) === 14)))
+  out.push("")
+  const older = goals.filter((g) => g.issue === 6)
+  if (older.length > 0) {
+    out.push("## Other goals (tracker issue 6)")
+    out.push("")
+    out.push(goalTable(older))
+    out.push("")
+  }
   const missed = goals.filter((g) => g.met !== true)
   out.push("## Closing note")
   out.push("")

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { type Adapter, benchDir, packageVersion, type ServerSpec, type Session } from "./common.js"
-// @ts-expect-error: a plain ES module without types
+// : a plain ES module without types
 import { makeServer } from "./testServer.mjs"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 
@@ -174,7 +174,7 @@ export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>
         await app.endRequest()
         const second = await app.startRequest()
         await app.endRequest()
-        return { tools: second.tools, registrationMs: second.registrationMs }
+        return { tools: second.tools, registrationMs: second.registrationMs, requestMs: second.openMs }
       },
       endRequest: app.endRequest,
       close: app.dispose
@@ -207,4 +207,60 @@ export const inMemoryApp = (options: {
     )
   )
   return { runtime, run: Effect.flatMap(Agent.Agent, (agent) => agent.run("go")) }
+}
+
+/**
+ * The agent's own path for tool calls: one `Agent.run` whose scripted model answers the first request with
+ * `warmup` calls of `echo`, the second with `calls` calls, the third with text. The agent runs each call as
+ * it runs any (hooks, the MCP tool handler under `callTimeout`, the tool message), one after another
+ * (`toolConcurrency` 1, the default). Timed: from the model's second step (the `calls` calls are being
+ * handed to the agent) to its third (every result appended, the next model request built), wall clock and
+ * this process's CPU.
+ */
+export const agentCalls = async (
+  servers: ReadonlyArray<ServerSpec>,
+  options: { readonly warmup: number; readonly calls: number; readonly extra?: Partial<McpExtension.Options> }
+) => {
+  const name = echoName(servers[0]!)
+  const batch = (n: number, label: string) => ({
+    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${label} ${i}` } }))
+  })
+  const warm = batch(options.warmup, "warm")
+  const timed = batch(options.calls, "hello")
+  let start = 0
+  let cpu: NodeJS.CpuUsage | undefined
+  let ms = 0
+  let cpuUs = 0
+  let results: ReadonlyArray<Message.Message> = []
+  const model = ScriptedModel.layer([
+    warm,
+    () => {
+      cpu = process.cpuUsage()
+      start = performance.now()
+      return timed
+    },
+    (request) => {
+      ms = performance.now() - start
+      const used = process.cpuUsage(cpu)
+      cpuUs = used.user + used.system
+      results = request.messages
+      return { text: "done" }
+    }
+  ])
+  const runtime = ManagedRuntime.make(
+    Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+      Layer.provide(zettLayer(servers, options.extra)),
+      Layer.provide(model)
+    )
+  )
+  const reply = await runtime.runPromise(Agent.run("go"))
+  await runtime.dispose()
+  const tools = results.filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+  const last = tools.at(-1)
+  return {
+    ms,
+    cpuUs,
+    ok: reply.content === "done" && tools.length === options.warmup + options.calls &&
+      tools.every((m) => m.status === "ok") && JSON.stringify(last?.content).includes(`hello ${options.calls - 1}`)
+  }
 }
