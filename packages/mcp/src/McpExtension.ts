@@ -56,6 +56,11 @@ export interface Options extends McpConfiguration.Options {
   readonly callTimeout?: Duration.DurationInput | null | undefined
   /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
+  /**
+   * With `layer` and `layerNode`: the tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
+   * `McpToolCache.layerRedis(...)` to share tool lists across the processes of a fleet.
+   */
+  readonly toolCache?: Layer.Layer<McpToolCache.McpToolCache> | undefined
   /** Which remote error text the model may see (default `McpToolResult.ErrorTextPolicy.toolText`). */
   readonly errorText?: McpToolResult.ErrorTextPolicy | undefined
   /**
@@ -195,7 +200,7 @@ const optionalDuration = (input: Duration.DurationInput | null | undefined, fall
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
-  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory"> = {}
+  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory" | "toolCache"> = {}
 ) {
   const configuration = yield* McpConfiguration.McpConfiguration
   const cache = yield* McpToolCache.McpToolCache
@@ -352,7 +357,7 @@ export const layer = (
   Layer.scoped(McpExtension, make(options)).pipe(
     Layer.provide(Layer.mergeAll(
       McpConfiguration.layer(options),
-      McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
+      options.toolCache ?? McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
     ))
   )
 

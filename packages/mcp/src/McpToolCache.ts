@@ -3,6 +3,8 @@
  *
  * @since 0.1.0
  */
+import * as Persistence from "@effect/experimental/Persistence"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -13,6 +15,13 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as RedisLock from "./internal/redisLock.js"
+import * as McpRedis from "./McpRedis.js"
 import * as McpServer from "./McpServer.js"
 import type { McpTool } from "./McpTool.js"
 
@@ -126,7 +135,7 @@ interface Entry {
 export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): Effect.Effect<McpToolCache["Type"]> =>
   Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl)))
 
-const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
+const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] => {
   const entries = new Map<string, Entry>()
   const inflight = new Map<string, Deferred.Deferred<ReadonlyArray<McpTool>, unknown>>()
 
@@ -137,6 +146,12 @@ const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
     entries.delete(id)
     return undefined
   }
+
+  // the leader's work: discover, or (shared) read the store and discover once across the fleet
+  const load = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>): Effect.Effect<Entry, E, R> =>
+    shared === undefined
+      ? Effect.flatMap(discover, (tools) => Effect.map(Clock.currentTimeMillis, (now) => ({ tools, expiresAt: now + ttl })))
+      : shared.load(key, discover)
 
   const lookup = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => {
     if (ttl <= 0) return discover
@@ -161,10 +176,11 @@ const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
         // made and registered synchronously, so no other lookup can slip in between the check and the set
         const deferred = Deferred.unsafeMake<ReadonlyArray<McpTool>, unknown>(FiberId.none)
         inflight.set(id, deferred)
-        return restore(Effect.zipRight(count, discover)).pipe(
-          Effect.tap((tools) =>
-            Effect.map(Clock.currentTimeMillis, (now) => void entries.set(id, { tools, expiresAt: now + ttl }))
-          ),
+        return restore(Effect.zipRight(count, load(key, discover))).pipe(
+          Effect.map((entry) => {
+            entries.set(id, entry)
+            return entry.tools
+          }),
           Effect.onExit((exit) => {
             inflight.delete(id)
             return Deferred.done(deferred, exit)
@@ -175,10 +191,19 @@ const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
     return run
   }
 
+  const has = (key: Key) => Effect.map(Clock.currentTimeMillis, (now) => fresh(key.id, now) !== undefined)
+  const invalidate = (key: Key) => Effect.sync(() => void entries.delete(key.id))
+
   return McpToolCache.of({
     lookup,
-    has: (key) => Effect.map(Clock.currentTimeMillis, (now) => fresh(key.id, now) !== undefined),
-    invalidate: (key) => Effect.sync(() => void entries.delete(key.id))
+    has: shared === undefined || ttl <= 0 ? has : (key) =>
+      Effect.flatMap(has(key), (found) =>
+        found ? Effect.succeed(true) : Effect.map(shared.read(key), (entry) => {
+          if (entry === undefined) return false
+          entries.set(key.id, entry)
+          return true
+        })),
+    invalidate: shared === undefined ? invalidate : (key) => Effect.zipRight(invalidate(key), shared.remove(key))
   })
 }
 
@@ -188,3 +213,279 @@ const makeMemoryUnsafe = (ttl: number): McpToolCache["Type"] => {
  */
 export const layerMemory = (options: { readonly ttl: Duration.DurationInput }): Layer.Layer<McpToolCache> =>
   Layer.effect(McpToolCache, makeMemory(options))
+
+// -----------------------------------------------------------------------------
+// shared across processes
+// -----------------------------------------------------------------------------
+
+/**
+ * The options of a cache shared through a store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PersistedOptions {
+  /** How long a tool list is reused, by every process (the store's expiry and each reader's `Clock`). */
+  readonly ttl: Duration.DurationInput
+  /** The store's name (default `"mcp-tools"`): entries live under `<prefix><storeId>:<key>`. */
+  readonly storeId?: string | undefined
+  /** The longest wait for one store operation before the process goes on by itself (default 500 milliseconds). */
+  readonly operationTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * The options of a cache shared through Redis, with one discovery per server across the fleet.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RedisOptions extends PersistedOptions {
+  /** How long a discovery lock lives without renewal, i.e. how long a dead holder delays the others (default 10 seconds). */
+  readonly lockTtl?: Duration.DurationInput | undefined
+  /**
+   * How long a process waits for another's discovery before it discovers by itself (default 30 seconds, the
+   * default `connectTimeout`; set it to yours).
+   */
+  readonly waitTimeout?: Duration.DurationInput | undefined
+}
+
+// What a store holds: the tool data of `McpTool` and when it expires, nothing else (no definition, no secret).
+const StoredTool = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  guidelines: Schema.Literal(false),
+  server: Schema.String,
+  remoteName: Schema.String
+})
+const StoredEntry = Schema.Struct({ expiresAt: Schema.Number, tools: Schema.Array(StoredTool) })
+const decodeEntry = Schema.decodeUnknownOption(StoredEntry)
+
+/** The leader's work in a shared cache, and what `has`/`invalidate` add to the in-process cache. */
+interface Shared {
+  readonly load: <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => Effect.Effect<Entry, E, R>
+  readonly read: (key: Key) => Effect.Effect<Entry | undefined>
+  readonly remove: (key: Key) => Effect.Effect<void>
+}
+
+/** A lock per key held in the fleet while one process discovers. */
+interface DiscoveryLock {
+  /** Takes the lock if it is free. */
+  readonly acquire: (id: string) => Effect.Effect<Option.Option<HeldLock>, unknown>
+}
+
+interface HeldLock {
+  /** Renews the lock until interrupted; fails when it cannot. */
+  readonly keepAlive: Effect.Effect<never, unknown>
+  readonly release: Effect.Effect<void, unknown>
+}
+
+class SharedUnavailable extends Data.TaggedError("SharedUnavailable")<{ readonly operation: string; readonly cause: unknown }> {}
+
+const describeCause = (cause: unknown): string =>
+  cause instanceof Cause.TimeoutException || (Predicate.hasProperty(cause, "_tag") && cause._tag === "TimeoutException")
+    ? "no answer in time"
+    : Predicate.hasProperty(cause, "message") && typeof cause.message === "string" && cause.message !== ""
+    ? cause.message
+    : String(cause)
+
+const makeShared = (
+  store: Persistence.BackingPersistenceStore,
+  scope: Scope.Scope,
+  options: { readonly ttl: number; readonly operationTimeout: Duration.DurationInput; readonly waitTimeout: number },
+  lock: DiscoveryLock | undefined
+): Shared => {
+  const ttl = options.ttl
+  const bounded = <A>(operation: string, effect: Effect.Effect<A, unknown>) =>
+    effect.pipe(
+      Effect.timeout(options.operationTimeout),
+      Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
+    )
+  const warn = (key: Key, error: SharedUnavailable, then: string) =>
+    Effect.logWarning(
+      `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); ${then}`
+    ).pipe(Effect.annotateLogs("mcp.server", key.server))
+
+  /** The stored entry, if the reader's clock says it is still fresh. */
+  const get = (key: Key): Effect.Effect<Entry | undefined, SharedUnavailable> =>
+    Effect.flatMap(bounded("read", store.get(key.id)), (stored) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const entry = Option.flatMap(stored, decodeEntry)
+        return Option.isSome(entry) && now < entry.value.expiresAt ? entry.value : undefined
+      }))
+
+  // Written and released after the lookup returned, so a slow store delays the others, never this request.
+  // Uninterruptible: a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
+  const publish = (key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
+    Effect.forkIn(
+      Effect.uninterruptible(Effect.zipRight(
+        entry === undefined ? Effect.void : bounded("write", store.set(key.id, entry, Option.some(Duration.millis(ttl)))).pipe(
+          Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
+        ),
+        held === undefined ? Effect.void : Effect.ignore(bounded("release", held.release))
+      )),
+      scope
+    )
+
+  const discoverHere = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>, held?: HeldLock) =>
+    (held === undefined
+      ? discover
+      // a renewal that fails lets the lock expire; the discovery goes on regardless
+      : Effect.raceFirst(discover, Effect.catchAll(held.keepAlive, () => Effect.never))).pipe(
+        Effect.flatMap((tools) => Effect.map(Clock.currentTimeMillis, (now): Entry => ({ tools, expiresAt: now + ttl }))),
+        Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
+      )
+
+  const load = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>): Effect.Effect<Entry, E, R> => {
+    const byItself = (error: SharedUnavailable) =>
+      Effect.zipRight(warn(key, error, "discovering it in this process"), discoverHere(key, discover))
+    if (lock === undefined) {
+      return Effect.flatMap(
+        Effect.either(get(key)),
+        (found) =>
+          found._tag === "Left"
+            ? byItself(found.left)
+            : found.right !== undefined
+            ? Effect.succeed(found.right)
+            : discoverHere(key, discover)
+      )
+    }
+    const attempt = (deadline: number, round: number): Effect.Effect<Entry, E | SharedUnavailable, R> =>
+      Effect.flatMap(bounded("lock", lock.acquire(key.id)), (held) => {
+        if (Option.isSome(held)) {
+          // the holder before this one may have stored the list between the last read and the lock
+          return Effect.flatMap(
+            Effect.either(get(key)),
+            (found) =>
+              found._tag === "Right" && found.right !== undefined
+                ? Effect.as(publish(key, undefined, held.value), found.right)
+                : discoverHere(key, discover, held.value)
+          )
+        }
+        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          if (now >= deadline) {
+            return Effect.zipRight(
+              Effect.logWarning(
+                `shared tool cache: another process is still discovering ${key.server} after ${
+                  Duration.format(Duration.millis(options.waitTimeout))
+                }; discovering it in this process`
+              ).pipe(Effect.annotateLogs("mcp.server", key.server)),
+              discoverHere(key, discover)
+            )
+          }
+          // from 10 ms, growing by half, at most 250 ms, jittered so that waiters do not poll in step
+          const delay = Math.min(250, 10 * 1.5 ** round)
+          return Effect.flatMap(Random.nextRange(delay / 2, delay), (ms) =>
+            Effect.zipRight(
+              Effect.sleep(Duration.millis(Math.min(ms, deadline - now))),
+              Effect.flatMap(get(key), (found) => found !== undefined ? Effect.succeed(found) : attempt(deadline, round + 1))
+            ))
+        })
+      })
+    return Effect.flatMap(get(key), (found) =>
+      found !== undefined
+        ? Effect.succeed(found)
+        : Effect.flatMap(Clock.currentTimeMillis, (now) => attempt(now + options.waitTimeout, 0))).pipe(
+        Effect.catchIf(
+          (error): error is SharedUnavailable => error instanceof SharedUnavailable,
+          byItself
+        )
+      )
+  }
+
+  return {
+    load,
+    read: (key) =>
+      Effect.catchAll(get(key), (error) => Effect.as(warn(key, error, "answering from this process"), undefined)),
+    remove: (key) =>
+      Effect.catchAll(bounded("remove", store.remove(key.id)), (error) => warn(key, error, "only this process forgot it"))
+  }
+}
+
+const makeSharedCache = (
+  options: PersistedOptions & { readonly waitTimeout?: Duration.DurationInput | undefined },
+  lock: DiscoveryLock | undefined
+): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> =>
+  Effect.gen(function*() {
+    const backing = yield* Persistence.BackingPersistence
+    const store = yield* backing.make(options.storeId ?? "mcp-tools")
+    const scope = yield* Effect.scope
+    const ttl = Duration.toMillis(options.ttl)
+    return makeMemoryUnsafe(
+      ttl,
+      makeShared(store, scope, {
+        ttl,
+        operationTimeout: options.operationTimeout ?? Duration.millis(500),
+        waitTimeout: Duration.toMillis(options.waitTimeout ?? Duration.seconds(30))
+      }, lock)
+    )
+  })
+
+/**
+ * An in-process cache in front of an `@effect/experimental` `BackingPersistence` (Redis, LMDB, a
+ * `KeyValueStore`, memory): a process that misses asks the store before it discovers, and stores what it
+ * discovered, so that every process of a fleet reuses one discovery while it is fresh. Entries are the tool
+ * data only (names, descriptions, input schemas), keyed by the hash of the server definition, never a
+ * header or environment value; they expire in the store (`ttl`) and by the reader's `Clock`.
+ *
+ * Concurrent misses in one process share one discovery; across processes they may each discover (use
+ * `layerRedis` for one discovery across the fleet). A store that fails or does not answer within
+ * `operationTimeout` is logged as a warning and the process discovers by itself: a lookup never fails
+ * because of the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makePersisted = (
+  options: PersistedOptions
+): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> =>
+  makeSharedCache(options, undefined)
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPersisted = (
+  options: PersistedOptions
+): Layer.Layer<McpToolCache, never, Persistence.BackingPersistence> => Layer.scoped(McpToolCache, makePersisted(options))
+
+/**
+ * `makePersisted` on the Redis of `McpRedis`, with one discovery per server across the fleet: the process
+ * that misses first takes a lock in Redis (`SET NX PX` with a token of its own, renewed while it discovers,
+ * released only by the holder that still owns it), the others poll the store with backoff until the list
+ * appears or the lock is free. A holder that dies frees its lock when it expires (`lockTtl`); a waiter that
+ * waited `waitTimeout` discovers by itself. When Redis is down or slow every process falls back to its
+ * in-process cache, with a warning.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeRedis = (
+  options: RedisOptions
+): Effect.Effect<McpToolCache["Type"], never, McpRedis.McpRedis | Scope.Scope> =>
+  Effect.gen(function*() {
+    const redis = yield* McpRedis.McpRedis
+    const lockOptions = {
+      ttl: options.lockTtl ?? Duration.seconds(10),
+      operationTimeout: options.operationTimeout ?? redis.operationTimeout
+    }
+    const storeId = options.storeId ?? "mcp-tools"
+    const lock: DiscoveryLock = {
+      acquire: (id) =>
+        Effect.map(
+          RedisLock.acquire(redis.client, `${redis.prefix}lock:${storeId}:${id}`, lockOptions),
+          Option.map((held) => ({
+            keepAlive: RedisLock.keepAlive(redis.client, held, lockOptions),
+            release: RedisLock.release(redis.client, held, lockOptions)
+          }))
+        )
+    }
+    return yield* makeSharedCache(options, lock).pipe(Effect.provide(McpRedis.layerPersistence))
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRedis = (options: RedisOptions): Layer.Layer<McpToolCache, never, McpRedis.McpRedis> =>
+  Layer.scoped(McpToolCache, makeRedis(options))

@@ -36,6 +36,11 @@ export * as McpInputs from "./McpInputs.js"
 /**
  * @since 0.1.0
  */
+export * as McpRedis from "./McpRedis.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpServer from "./McpServer.js"
 
 /**

@@ -1,0 +1,180 @@
+/**
+ * One Redis connection shared by the stores of a fleet (issue 17): the tool cache
+ * (`McpToolCache.layerRedis`) and the lock that makes a discovery run once across processes.
+ *
+ * The connection never makes a request wait or fail: commands fail at once while Redis is unreachable (no
+ * offline queue), every command is bounded by `operationTimeout`, and the client reconnects in the background.
+ * Losing and regaining Redis is logged once each, without the URL (it may hold a password).
+ *
+ * @since 0.1.0
+ */
+import * as Persistence from "@effect/experimental/Persistence"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import type { Redis } from "ioredis"
+import * as RedisLock from "./internal/redisLock.js"
+
+/**
+ * The connection, its key prefix and the bound on one command.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpRedis extends Context.Tag("@zett/mcp/McpRedis")<McpRedis, {
+  /** The ioredis client; commands fail at once while it is not connected. */
+  readonly client: Redis
+  /** Prepended to every key (default `"zett:"`), so that one Redis can serve several fleets. */
+  readonly prefix: string
+  readonly operationTimeout: Duration.Duration
+}>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** `redis://[user:password@]host:port[/db]` (or `rediss://`); kept `Redacted` because it may hold a password. */
+  readonly url: Redacted.Redacted<string> | string
+  /** Prepended to every key (default `"zett:"`). */
+  readonly prefix?: string | undefined
+  /** The longest wait for one command before the caller works without Redis (default 500 milliseconds). */
+  readonly operationTimeout?: Duration.DurationInput | undefined
+  /** How long building the layer waits for the first connection (default 2 seconds); it never fails. */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * Connects (in the background if Redis does not answer within `connectTimeout`) and disconnects with the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<McpRedis["Type"], never, Scope.Scope> {
+  // loaded on first use: applications without a fleet do not pay for the client at start
+  const { Redis } = yield* Effect.promise(() => import("ioredis"))
+  const operationTimeout = Duration.decode(options.operationTimeout ?? Duration.millis(500))
+  const runtime = yield* Effect.runtime<never>()
+  const log = Runtime.runFork(runtime)
+  const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
+  const client = yield* Effect.acquireRelease(
+    Effect.sync(() =>
+      new Redis(url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: Duration.toMillis(operationTimeout),
+        connectTimeout: Duration.toMillis(operationTimeout) * 4,
+        retryStrategy: (times) => Math.min(50 * times, 1_000)
+      })
+    ),
+    (client) =>
+      Effect.promise(() => client.quit().catch(() => undefined)).pipe(
+        Effect.timeoutOption(operationTimeout),
+        Effect.ensuring(Effect.sync(() => client.disconnect()))
+      )
+  )
+  // logged on the transitions only, not on every reconnection attempt
+  let connected: boolean | undefined
+  client.on("ready", () => {
+    if (connected === false) log(Effect.logInfo("Redis is reachable again: the tool cache is shared again"))
+    connected = true
+  })
+  client.on("error", (error: Error) => {
+    if (connected === false) return
+    connected = false
+    log(Effect.logWarning(`Redis is unreachable (${error.message}): each process discovers by itself until it is back`))
+  })
+  yield* Effect.async<void>((resume) => {
+    if (client.status === "ready") return resume(Effect.void)
+    const ready = () => resume(Effect.void)
+    client.once("ready", ready)
+    return Effect.sync(() => client.off("ready", ready))
+  }).pipe(Effect.timeoutOption(options.connectTimeout ?? Duration.seconds(2)))
+  return McpRedis.of({ client, prefix: options.prefix ?? "zett:", operationTimeout })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<McpRedis> => Layer.scoped(McpRedis, make(options))
+
+/**
+ * The connection from configuration: `REDIS_URL` by default.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  options: Config.Config.Wrap<Options> = { url: Config.redacted("REDIS_URL") }
+): Layer.Layer<McpRedis, ConfigError.ConfigError> => Layer.scoped(McpRedis, Effect.flatMap(Config.unwrap(options), make))
+
+/**
+ * An `@effect/experimental` `BackingPersistence` on the shared connection: values as JSON under
+ * `<prefix><store>:<key>`, time-to-live set by Redis (`PX`). Written here rather than taken from
+ * `@effect/experimental/Persistence/Redis`, which opens a client of its own with an offline queue (commands
+ * wait for a reconnection) and no error listener (ioredis then prints every failed reconnection).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPersistence: Layer.Layer<Persistence.BackingPersistence, never, McpRedis> = Layer.effect(
+  Persistence.BackingPersistence,
+  Effect.map(McpRedis, (redis) =>
+    Persistence.BackingPersistence.of({
+      [Persistence.BackingPersistenceTypeId]: Persistence.BackingPersistenceTypeId,
+      make: (store) => Effect.sync(() => makeStore(redis, `${redis.prefix}${store}:`))
+    }))
+)
+
+const makeStore = (redis: McpRedis["Type"], prefix: string): Persistence.BackingPersistenceStore => {
+  const client = redis.client
+  const run = <A>(method: string, f: () => Promise<A>) =>
+    RedisLock.command(prefix, redis.operationTimeout, f).pipe(
+      Effect.mapError((error) => Persistence.PersistenceBackingError.make(method, error))
+    )
+  const parse = (method: string) => (text: string | null) =>
+    text === null ? Effect.succeedNone : Effect.try({
+      try: () => Option.some(JSON.parse(text) as unknown),
+      catch: (error) => Persistence.PersistenceBackingError.make(method, error)
+    })
+  const ttlArgs = (ttl: Option.Option<Duration.Duration>) =>
+    Option.isSome(ttl) ? ["PX", Math.max(1, Math.ceil(Duration.toMillis(ttl.value)))] as const : undefined
+  return {
+    get: (key) => Effect.flatMap(run("get", () => client.get(prefix + key)), parse("get")),
+    getMany: (keys) =>
+      Effect.flatMap(
+        run("getMany", () => client.mget(keys.map((key) => prefix + key))),
+        Effect.forEach(parse("getMany"))
+      ),
+    set: (key, value, ttl) =>
+      Effect.asVoid(run("set", () => {
+        const px = ttlArgs(ttl)
+        const text = JSON.stringify(value)
+        return px === undefined ? client.set(prefix + key, text) : client.set(prefix + key, text, px[0], px[1])
+      })),
+    setMany: (entries) =>
+      Effect.asVoid(run("setMany", () => {
+        const multi = client.multi()
+        for (const [key, value, ttl] of entries) {
+          const px = ttlArgs(ttl)
+          const text = JSON.stringify(value)
+          if (px === undefined) multi.set(prefix + key, text)
+          else multi.set(prefix + key, text, px[0], px[1])
+        }
+        return multi.exec()
+      })),
+    remove: (key) => Effect.asVoid(run("remove", () => client.del(prefix + key))),
+    clear: Effect.asVoid(run("clear", async () => {
+      const keys = await client.keys(`${prefix}*`)
+      return keys.length === 0 ? 0 : client.del(keys)
+    }))
+  }
+}
