@@ -256,22 +256,34 @@ const LooseResult = z.looseObject({})
 
 /**
  * Publishes the client's resource and prompt notifications to subscribers; ended when the connection closes.
+ * The handlers are installed on the first subscription: a notification nobody listens to is dropped either way.
  * The SDK calls notification handlers synchronously: an unbounded PubSub takes each offer at once.
  */
 const notificationsOf = (client: Client, server: string, scrubber: Scrubber.Scrubber) => {
   const pubsub = Effect.runSync(PubSub.unbounded<Notification>())
-  const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
-    publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
-  client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
-    publish(Notification.ResourceListChanged({ server })))
-  client.setNotificationHandler(PromptListChangedNotificationSchema, () => publish(Notification.PromptListChanged({ server })))
-  const onclose = client.onclose
-  client.onclose = () => {
-    onclose?.()
-    Effect.runSync(PubSub.shutdown(pubsub))
+  let installed = false
+  const install = () => {
+    if (installed) return
+    installed = true
+    const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
+    const shutdown = () => void Effect.runSync(PubSub.shutdown(pubsub))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      publish(Notification.ResourceListChanged({ server })))
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => publish(Notification.PromptListChanged({ server })))
+    // closed already: nothing will come
+    if (client.transport === undefined) return shutdown()
+    const onclose = client.onclose
+    client.onclose = () => {
+      onclose?.()
+      shutdown()
+    }
   }
-  return PubSub.subscribe(pubsub)
+  return Effect.suspend(() => {
+    install()
+    return PubSub.subscribe(pubsub)
+  })
 }
 
 /**
