@@ -24,6 +24,7 @@ import { Message } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Requests from "./internal/requests.js"
+import * as ResourceText from "./internal/resourceText.js"
 import type * as McpClient from "./McpClient.js"
 import type { McpRequestError } from "./McpError.js"
 
@@ -84,8 +85,8 @@ export const contentText = (block: ContentBlock): string => {
       const mime = resource.mimeType === undefined ? "" : ` (${resource.mimeType})`
       const text = "text" in resource
         ? resource.text
-        : Requests.isTextMime(resource.mimeType)
-        ? Requests.blobText(resource.blob)
+        : ResourceText.isTextMime(resource.mimeType)
+        ? ResourceText.blobText(resource.blob)
         : undefined
       if (text !== undefined) return `Resource ${resource.uri}${mime}:\n${text}`
       const size = "blob" in resource ? bytes(resource.blob) : 0

@@ -31,6 +31,7 @@ import { dual } from "effect/Function"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Requests from "./internal/requests.js"
+import * as ResourceText from "./internal/resourceText.js"
 import type * as McpClient from "./McpClient.js"
 import type { McpRequestError } from "./McpError.js"
 
@@ -111,7 +112,7 @@ export const read: {
  * @category utils
  */
 export const textOf = (contents: Contents): string | undefined =>
-  "text" in contents ? contents.text : Requests.blobText(contents.blob)
+  "text" in contents ? contents.text : ResourceText.blobText(contents.blob)
 
 /**
  * The bytes of a content: a blob decoded from base64, or the text as UTF-8.
@@ -132,7 +133,7 @@ export const bytesOf = (contents: Contents): Uint8Array =>
 export const forModel = (contents: Contents): Record<string, unknown> => {
   const base = { uri: contents.uri, ...(contents.mimeType !== undefined ? { mimeType: contents.mimeType } : {}) }
   if ("text" in contents) return { ...base, text: contents.text }
-  const text = Requests.isTextMime(contents.mimeType) ? Requests.blobText(contents.blob) : undefined
+  const text = ResourceText.isTextMime(contents.mimeType) ? ResourceText.blobText(contents.blob) : undefined
   return text !== undefined ? { ...base, text } : { ...base, blob: contents.blob }
 }
 
