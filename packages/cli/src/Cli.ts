@@ -55,6 +55,37 @@ const callCommand = lazyCommand(
   () => import("./internal/call.js")
 )
 
+const resourcesCommand = lazyCommand(
+  "resources",
+  Options.resources,
+  "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
+    "server is unavailable.",
+  () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))
+)
+
+const readCommand = lazyCommand(
+  "read",
+  Options.read,
+  "Read one resource of a configured MCP server and print it: text as text, binary content as base64 (--json for " +
+    "all of it as JSON).",
+  () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))
+)
+
+const promptsCommand = lazyCommand(
+  "prompts",
+  Options.prompts,
+  "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
+    "Exits 1 when a server is unavailable.",
+  () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))
+)
+
+const promptCommand = lazyCommand(
+  "prompt",
+  Options.prompt,
+  "Get one prompt of a configured MCP server with its arguments and print its messages.",
+  () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))
+)
+
 const runCommand = lazyCommand(
   "run",
   Options.run,
@@ -84,10 +115,19 @@ const demoCommand = lazyCommand(
  */
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
-    new CliError.UsageError({ message: "missing command: tools, call, run or demo (see zett --help)" })
+    new CliError.UsageError({ message: "missing command: tools, call, run, demo, resources, read, prompts or prompt (see zett --help)" })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
-    Command.withSubcommands([toolsCommand, callCommand, runCommand, demoCommand])
+    Command.withSubcommands([
+      toolsCommand,
+      callCommand,
+      runCommand,
+      demoCommand,
+      resourcesCommand,
+      readCommand,
+      promptsCommand,
+      promptCommand
+    ])
   )
 
 const cli = Command.run(command, { name: "zett", version })

@@ -6,9 +6,18 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
-import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber, Tracing } from "@zett/agent"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import type * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import { McpRequestError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 import { z } from "zod"
@@ -41,7 +50,39 @@ export interface McpClient {
    * is converted). A result with `isError: true` is a value, not a failure.
    */
   readonly callTool: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpRequestError>
+  /**
+   * Optional: any other request (`resources/read`, `prompts/get` ...), its result as the server sent it (scrubbed).
+   * `McpResources` and `McpPrompts` use it and decode the result; a client without it answers them with an
+   * `McpRequestError` of kind `Unsupported`.
+   */
+  readonly request?: ((method: string, params?: Record<string, unknown> | undefined) => Effect.Effect<unknown, McpRequestError>) | undefined
+  /**
+   * Optional: subscribes to the server's notifications (`notifications/resources/updated`, `.../list_changed`)
+   * for the life of the `Scope`; the queue ends when the connection closes. A client without it sends none.
+   */
+  readonly notifications?: Effect.Effect<Queue.Dequeue<Notification>, never, Scope.Scope> | undefined
 }
+
+/**
+ * A notification from a connected server that concerns the client's state: a subscribed resource changed
+ * (`ResourceUpdated`), or the list of resources or prompts did (`ResourceListChanged`, `PromptListChanged`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Notification = Data.TaggedEnum<{
+  readonly ResourceUpdated: { readonly server: string; readonly uri: string }
+  readonly ResourceListChanged: { readonly server: string }
+  readonly PromptListChanged: { readonly server: string }
+}>
+
+/**
+ * Constructors and matchers for `Notification`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const Notification = Data.taggedEnum<Notification>()
 
 /**
  * The longest timeout `setTimeout` accepts (about 24.8 days). The SDK arms a 60 s timer on every request
@@ -191,7 +232,58 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
-  return { server, pid: options.pid, listTools, callTool }
+  const request = (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal) =>
+        scrubber.scrubDeep(
+          await client.request(
+            params === undefined ? { method } : { method, params },
+            LooseResult,
+            { signal, timeout: sdkTimeoutDisabled }
+          )
+        ),
+      catch: (cause) => McpRequestError.fromCause({ server, method, cause, scrubber })
+    }).pipe(Tracing.traced("McpClient.request", () => ({
+      attributes: { "mcp.server": server, "mcp.method": method },
+      captureStackTrace: false
+    })))
+
+  return { server, pid: options.pid, listTools, callTool, request, notifications: notificationsOf(client, server, scrubber) }
+}
+
+// the result is decoded by whoever asked (McpResources, McpPrompts), the same way for any client
+const LooseResult = z.looseObject({})
+
+/**
+ * Publishes the client's resource and prompt notifications to subscribers; ended when the connection closes.
+ * The handlers are installed on the first subscription: a notification nobody listens to is dropped either way.
+ * The SDK calls notification handlers synchronously: an unbounded PubSub takes each offer at once.
+ */
+const notificationsOf = (client: Client, server: string, scrubber: Scrubber.Scrubber) => {
+  const pubsub = Effect.runSync(PubSub.unbounded<Notification>())
+  let installed = false
+  const install = () => {
+    if (installed) return
+    installed = true
+    const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
+    const shutdown = () => void Effect.runSync(PubSub.shutdown(pubsub))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      publish(Notification.ResourceListChanged({ server })))
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => publish(Notification.PromptListChanged({ server })))
+    // closed already: nothing will come
+    if (client.transport === undefined) return shutdown()
+    const onclose = client.onclose
+    client.onclose = () => {
+      onclose?.()
+      shutdown()
+    }
+  }
+  return Effect.suspend(() => {
+    install()
+    return PubSub.subscribe(pubsub)
+  })
 }
 
 /**

@@ -221,9 +221,11 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
   reason: Schema.String,
   /**
    * Set when the response never arrived and Zett knows why: the server closed the response stream before
-   * answering, or the message was over `maxMessageBytes`. The reason is then Zett's own text, safe to show.
+   * answering, or the message was over `maxMessageBytes`; or the request was never sent because the
+   * `McpClient` does not implement it (`Unsupported`, e.g. a user's client without `request`). The reason is
+   * then Zett's own text, safe to show.
    */
-  kind: Schema.optional(Schema.Literal("StreamClosed", "MessageTooLarge")),
+  kind: Schema.optional(Schema.Literal("StreamClosed", "MessageTooLarge", "Unsupported")),
   cause: Schema.optional(Schema.Defect)
 }) {
   /**

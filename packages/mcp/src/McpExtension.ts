@@ -36,6 +36,7 @@ import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
+import * as ResourceTools from "./internal/resourceTools.js"
 
 /**
  * The options of the original `McpExtension` (C1), plus the error text policy (D8).
@@ -80,6 +81,12 @@ export interface Options extends McpConfiguration.Options {
    * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
    */
   readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
+  /**
+   * `"tools"`: every server's resources reach the model through two more tools, `<prefix>__list_resources` and
+   * `<prefix>__read_resource` (issue 13); a server's own `resources: "tools"` does it for that server alone.
+   * Off by default. A tool of the server's own with one of these names wins.
+   */
+  readonly resources?: "tools" | undefined
 }
 
 /**
@@ -274,7 +281,25 @@ export const make = Effect.fnUntraced(function*(
         guidelines: false,
         handler: (args) => call(state, server, tool, args)
       })
-    )
+    ).concat(resourceTools(state, server))
+
+  const resourcesAsTools = (server: McpServer.McpServer) => server.resources === "tools" || options.resources === "tools"
+
+  // after the server's own tools, so that one of the same name wins (registration keeps the first)
+  const resourceTools = (state: RequestState, server: McpServer.McpServer): ReadonlyArray<Tool.Tool> =>
+    resourcesAsTools(server)
+      ? ResourceTools.make({
+        server,
+        prefix: McpServer.toolPrefix(server),
+        connect: state.connections.getWithin(server, connectTimeout).pipe(
+          Effect.mapError((error) =>
+            new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+          )
+        ),
+        limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
+        errorText
+      })
+      : []
 
   const unavailable = (state: RequestState, server: McpServer.McpServer, reason: string) =>
     Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
@@ -317,6 +342,16 @@ export const make = Effect.fnUntraced(function*(
         const prefix = McpServer.toolPrefix(server)
         if (prefix !== server.name) lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
       }
+    }
+    const withResources = state.snapshot.servers.filter((server) =>
+      resourcesAsTools(server) && !state.unavailable.some((down) => down.server === server.name)
+    )
+    if (withResources.length > 0) {
+      const prefixes = withResources.map((server) => McpServer.toolPrefix(server))
+      lines.push(
+        `Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with ` +
+          `<server>__${ResourceTools.listSuffix} and read with <server>__${ResourceTools.readSuffix} (for ${prefixes.join(", ")}).`
+      )
     }
     if (state.unavailable.length > 0) {
       lines.push(`Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`)

@@ -40,7 +40,12 @@ export const ServerFields = {
   /** The `<prefix>__` of its tools when the configuration had to tell two names apart; see `toolPrefix`. */
   toolPrefix: Schema.optional(Schema.String),
   /** Values expanded from variables or inputs into fields that are not secret by themselves (url, args, ...). */
-  secrets: Schema.optionalWith(Schema.Array(Schema.Redacted(Schema.String)), { default: () => [] })
+  secrets: Schema.optionalWith(Schema.Array(Schema.Redacted(Schema.String)), { default: () => [] }),
+  /**
+   * `"tools"`: the server's resources reach the model through two more tools, `<prefix>__list_resources` and
+   * `<prefix>__read_resource` (issue 13; also the extension's `resources` option for every server).
+   */
+  resources: Schema.optional(Schema.Literal("tools"))
 }
 
 /**
@@ -125,9 +130,12 @@ export interface Extra {
   readonly timeout?: Duration.Duration | undefined
   readonly includeTools?: ReadonlyArray<string> | undefined
   readonly excludeTools?: ReadonlyArray<string> | undefined
+  /** `"tools"`: expose the server's resources as `<prefix>__list_resources` and `<prefix>__read_resource`. */
+  readonly resources?: "tools" | undefined
 }
 
 const extra = (options: Extra) => ({
+  ...(options.resources !== undefined ? { resources: options.resources } : {}),
   ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   ...(options.includeTools !== undefined ? { includeTools: options.includeTools } : {}),
   ...(options.excludeTools !== undefined ? { excludeTools: options.excludeTools } : {})

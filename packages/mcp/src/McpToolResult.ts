@@ -7,6 +7,7 @@
 import type { CallToolResult, CompatibilityCallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Data from "effect/Data"
 import { dual } from "effect/Function"
+import * as ResourceText from "./internal/resourceText.js"
 import type { McpRequestError } from "./McpError.js"
 
 
@@ -197,12 +198,23 @@ const blockToJson = (block: unknown): unknown => {
     const value = (block as Record<string, unknown>)[key]
     if (key === "resource" && typeof value === "object" && value !== null && !Array.isArray(value)) {
       const { _meta: _, ...resource } = value as Record<string, unknown>
-      out[key] = resource
+      out[key] = textBlob(resource)
     } else {
       set(out, key, value)
     }
   }
   return out
+}
+
+// An embedded resource whose blob is text (`text/*`, JSON, XML ... in valid UTF-8) reaches the model as text,
+// the form it can read; any other blob stays base64 (issue 13).
+const textBlob = (resource: Record<string, unknown>): Record<string, unknown> => {
+  if (typeof resource.blob !== "string" || typeof resource.mimeType !== "string") return resource
+  if (!ResourceText.isTextMime(resource.mimeType)) return resource
+  const text = ResourceText.blobText(resource.blob)
+  if (text === undefined) return resource
+  const { blob: _, ...rest } = resource
+  return { ...rest, text }
 }
 
 // A plain assignment of "__proto__" would set the prototype instead of an own key (JSON.parse creates one).

@@ -57,3 +57,13 @@ export * as McpToolCache from "./McpToolCache.js"
  * @since 0.1.0
  */
 export * as McpToolResult from "./McpToolResult.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpPrompts from "./McpPrompts.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpResources from "./McpResources.js"

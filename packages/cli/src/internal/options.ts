@@ -136,7 +136,73 @@ export const demo = {
   )
 }
 
+const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON."))
+
+const serverArg = Args.text({ name: "server" }).pipe(Args.withDescription("A server's name, as the configuration writes it."))
+
+export const resources = {
+  config,
+  lenient,
+  connectTimeout,
+  discoveryConcurrency,
+  json,
+  server: Args.optional(serverArg.pipe(Args.withDescription("Only this server (default: every configured server).")))
+}
+
+export const read = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  json,
+  server: serverArg,
+  uri: Args.text({ name: "uri" }).pipe(Args.withDescription("The resource's URI (listed by zett resources, or made from a template)."))
+}
+
+export const prompts = {
+  config,
+  lenient,
+  connectTimeout,
+  discoveryConcurrency,
+  json,
+  server: Args.optional(serverArg.pipe(Args.withDescription("Only this server (default: every configured server).")))
+}
+
+/** The JSON arguments of `zett prompt`: a JSON object (its values are given to the server as strings). */
+export const PromptArguments = Schema.compose(
+  Schema.parseJson().annotations({
+    message: (issue) =>
+      `the prompt's arguments are not valid JSON (${
+        issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
+      })`
+  }),
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    message: (issue) => `the prompt's arguments must be a JSON object, like '{"city": "Paris"}'; got ${kindOf(issue.actual)}`
+  })
+).annotations({
+  message: (issue) => issue._tag === "Transformation" ? ParseResult.TreeFormatter.formatIssueSync(issue.issue) : "invalid arguments"
+})
+
+export const prompt = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  json,
+  server: serverArg,
+  name: Args.text({ name: "prompt" }).pipe(Args.withDescription("The prompt's name, as zett prompts lists it.")),
+  arguments: Args.text({ name: "json" }).pipe(
+    Args.withSchema(PromptArguments),
+    Args.withDescription("The prompt's arguments as a JSON object of strings (default {})."),
+    Args.optional
+  )
+}
+
 export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
+export type ResourcesOptions = Command.Command.ParseConfig<typeof resources>
+export type ReadOptions = Command.Command.ParseConfig<typeof read>
+export type PromptsOptions = Command.Command.ParseConfig<typeof prompts>
+export type PromptOptions = Command.Command.ParseConfig<typeof prompt>
 export type CallOptions = Command.Command.ParseConfig<typeof call>
 export type RunOptions = Command.Command.ParseConfig<typeof run>
 export type DemoOptions = Command.Command.ParseConfig<typeof demo>

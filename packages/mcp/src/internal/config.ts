@@ -179,6 +179,8 @@ const commonFields = {
   timeout: Schema.optional(Timeout),
   includeTools: Schema.optional(Texts),
   excludeTools: Schema.optional(Texts),
+  /** Zett's: `"tools"` exposes the server's resources as two tools (issue 13). */
+  resources: Schema.optional(Schema.Literal("tools").annotations(expected('"tools"'))),
   ...ignoredFields
 }
 
@@ -389,6 +391,7 @@ const serverFields = (entry: StdioEntry | RemoteEntry, expansion: Expansion) => 
   ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
   // Stryker disable next-line ConditionalExpression: an excludeTools of undefined is no filter, as none is
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
+  ...(entry.resources !== undefined ? { resources: entry.resources } : {}),
   secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
 })
 

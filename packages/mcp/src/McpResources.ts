@@ -1,0 +1,208 @@
+/**
+ * The resources of a connected MCP server: list them and their templates (every page), read one (text or
+ * blob), and subscribe to its updates for the life of a `Scope`.
+ *
+ * Each function takes an `McpClient` (from `McpClientFactory.connect`) and goes through its optional `request`
+ * member: a client of your own without it fails with an `McpRequestError` of kind `Unsupported`, never a
+ * defect. Results are scrubbed of the server's secrets by the client and decoded with the SDK's schemas.
+ *
+ * ```ts
+ * const client = yield* factory.connect(server)
+ * const resources = yield* McpResources.list(client)
+ * const [content] = yield* McpResources.read(client, resources[0].uri)
+ * const updates = yield* McpResources.subscribe(client, resources[0].uri) // unsubscribed when the scope closes
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type {
+  BlobResourceContents,
+  Resource as SdkResource,
+  ResourceTemplate as SdkResourceTemplate,
+  TextResourceContents
+} from "@modelcontextprotocol/sdk/types.js"
+import {
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ReadResourceResultSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Requests from "./internal/requests.js"
+import * as ResourceText from "./internal/resourceText.js"
+import type * as McpClient from "./McpClient.js"
+import type { McpRequestError } from "./McpError.js"
+
+/**
+ * A resource as `resources/list` gives it (`uri`, `name`, `title?`, `description?`, `mimeType?`, `size?` ...).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Resource = SdkResource
+
+/**
+ * A parameterized resource (`uriTemplate`, an RFC 6570 template), as `resources/templates/list` gives it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResourceTemplate = SdkResourceTemplate
+
+/**
+ * One content of a read resource: `text`, or `blob` (base64), with its `uri` and `mimeType`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Contents = TextResourceContents | BlobResourceContents
+
+/**
+ * Every resource of the server, all pages (the cursor guard of `McpClient.listAll`: a repeated cursor or more
+ * than `McpClient.maxPages` pages fail).
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<Resource>, McpRequestError> =>
+  Requests.listAll(client, {
+    method: "resources/list",
+    noun: "resources",
+    schema: ListResourcesResultSchema,
+    items: (page) => page.resources
+  }).pipe(Effect.withSpan("McpResources.list", { attributes: { "mcp.server": client.server } }))
+
+/**
+ * Every resource template of the server, all pages.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const listTemplates = (
+  client: McpClient.McpClient
+): Effect.Effect<ReadonlyArray<ResourceTemplate>, McpRequestError> =>
+  Requests.listAll(client, {
+    method: "resources/templates/list",
+    noun: "resource templates",
+    schema: ListResourceTemplatesResultSchema,
+    items: (page) => page.resourceTemplates
+  }).pipe(Effect.withSpan("McpResources.listTemplates", { attributes: { "mcp.server": client.server } }))
+
+/**
+ * Reads a resource (a listed URI, or one made from a template): its contents, each text or blob.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const read: {
+  (uri: string): (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
+  (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
+} = dual(2, (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError> =>
+  Requests.sendDecoded(client, "resources/read", ReadResourceResultSchema, { uri }).pipe(
+    Effect.map((result) => result.contents as ReadonlyArray<Contents>),
+    Effect.withSpan("McpResources.read", { attributes: { "mcp.server": client.server } })
+  ))
+
+/**
+ * The text of a content: its `text`, or its blob decoded as UTF-8; `undefined` for a blob that is not UTF-8.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const textOf = (contents: Contents): string | undefined =>
+  "text" in contents ? contents.text : ResourceText.blobText(contents.blob)
+
+/**
+ * The bytes of a content: a blob decoded from base64, or the text as UTF-8.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const bytesOf = (contents: Contents): Uint8Array =>
+  "blob" in contents ? Buffer.from(contents.blob, "base64") : new TextEncoder().encode(contents.text)
+
+/**
+ * A content in the form a model can use: a blob of a text MIME type (`text/*`, JSON, XML, YAML ...) that is valid
+ * UTF-8 becomes `text`; any other blob stays base64 `blob`; `_meta` is dropped.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const forModel = (contents: Contents): Record<string, unknown> => {
+  const base = { uri: contents.uri, ...(contents.mimeType !== undefined ? { mimeType: contents.mimeType } : {}) }
+  if ("text" in contents) return { ...base, text: contents.text }
+  const text = ResourceText.isTextMime(contents.mimeType) ? ResourceText.blobText(contents.blob) : undefined
+  return text !== undefined ? { ...base, text } : { ...base, blob: contents.blob }
+}
+
+/**
+ * The server's resource notifications (`ResourceUpdated` for subscribed URIs, `ResourceListChanged`) from now on,
+ * until the connection closes; nothing for a client without `notifications`.
+ *
+ * @since 0.1.0
+ * @category notifications
+ */
+export const changes = (
+  client: McpClient.McpClient
+): Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" }> =>
+  client.notifications === undefined
+    ? Stream.empty
+    : Stream.unwrapScoped(Effect.map(client.notifications, (queue) => Stream.fromQueue(queue))).pipe(
+      Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" } =>
+        n._tag === "ResourceUpdated" || n._tag === "ResourceListChanged"
+      )
+    )
+
+/** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
+const unsubscribeTimeoutMs = 2_000
+
+const within = (promise: Promise<unknown>, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    promise.then(done, done)
+  })
+
+/**
+ * Subscribes to a resource (`resources/subscribe`) for the life of the current `Scope`, and gives the stream of
+ * its updates (`notifications/resources/updated` for this URI); the stream ends when the connection closes.
+ * Closing the scope sends `resources/unsubscribe` (at most 2 seconds, its failure ignored: the connection may be
+ * gone). Subscribe in the connection's scope, or an inner one, so the unsubscribe goes out before the connection
+ * closes.
+ *
+ * @since 0.1.0
+ * @category requests
+ */
+export const subscribe: {
+  (uri: string): (
+    client: McpClient.McpClient
+  ) => Effect.Effect<Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" }>, McpRequestError, Scope.Scope>
+  (client: McpClient.McpClient, uri: string): Effect.Effect<
+    Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" }>,
+    McpRequestError,
+    Scope.Scope
+  >
+} = dual(2, (client: McpClient.McpClient, uri: string) =>
+  Effect.gen(function*() {
+    // listening first, so an update sent right after the subscribe is not missed
+    const queue = client.notifications === undefined ? undefined : yield* client.notifications
+    yield* Requests.send(client, "resources/subscribe", { uri })
+    yield* Effect.addFinalizer(() =>
+      // a promise race, not an Effect timeout: a finalizer of an interrupted fiber must not be cut short at once
+      Effect.promise(() =>
+        within(Effect.runPromise(Effect.ignore(Requests.send(client, "resources/unsubscribe", { uri }))), unsubscribeTimeoutMs)
+      )
+    )
+    return queue === undefined
+      ? Stream.empty
+      : Stream.fromQueue(queue).pipe(
+        Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" } =>
+          n._tag === "ResourceUpdated" && n.uri === uri
+        )
+      )
+  }).pipe(Effect.withSpan("McpResources.subscribe", { attributes: { "mcp.server": client.server } })))
