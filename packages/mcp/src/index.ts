@@ -41,6 +41,11 @@ export * as McpServer from "./McpServer.js"
 /**
  * @since 0.1.0
  */
+export * as McpTokenStore from "./McpTokenStore.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**
@@ -48,7 +53,4 @@ export * as McpTool from "./McpTool.js"
  */
 export * as McpToolCache from "./McpToolCache.js"
 
-/**
- * @since 0.1.0
- */
 export * as McpToolResult from "./McpToolResult.js"
