@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as McpAuthorization from "./McpAuthorization.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpClient from "./McpClient.js"
 
 /**
