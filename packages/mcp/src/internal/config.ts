@@ -220,7 +220,7 @@ export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
   enabled: Schema.optional(Flag),
   grant: Schema.optional(
     Schema.Literal("authorization_code", "client_credentials").annotations({
-      message: () => `expected "authorization_code" or "client_credentials"`
+      message: () => ({ message: `expected "authorization_code" or "client_credentials"`, override: true })
     })
   ),
   clientId: Schema.optional(NonEmptyText),
