@@ -22,6 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
@@ -30,9 +31,12 @@ import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
 import * as LocalFailure from "./internal/localFailure.js"
+import { McpAuthorization } from "./internal/authorization.js"
+import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
+import * as McpTokenStore from "./McpTokenStore.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -80,6 +84,15 @@ export interface Options {
    * Whatever it sends goes to the Effect logger either way.
    */
   readonly serverLogLevel?: LoggingLevel | undefined
+  /**
+   * OAuth (issue 12): when true, a server that needs a login runs it through the `McpAuthorization` hook found
+   * in the layer's context (a host with a user); otherwise it is unavailable with the reason
+   * `needs authorization: run zett auth login <server>`. A connect run with `McpAuthorization` in its own
+   * context is interactive too (that is what `McpAuthorization.login` does). Default false.
+   */
+  readonly interactive?: boolean | undefined
+  /** How many logins one connect may run before it gives up on a server that keeps refusing (default 2). */
+  readonly maxAuthorizations?: number | undefined
 }
 
 /**
@@ -233,10 +246,23 @@ const connectClient = (
 export const make = (
   options?: Options
 ): Effect.Effect<McpClientFactory["Type"], never, CommandExecutor.CommandExecutor> =>
-  Effect.map(CommandExecutor.CommandExecutor, (executor) => of(sdkConnect(executor, options)))
+  Effect.gen(function*() {
+    const executor = yield* CommandExecutor.CommandExecutor
+    // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
+    const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
+    const hook = options?.interactive === true ? yield* Effect.serviceOption(McpAuthorization) : Option.none()
+    const authSettings: OAuthConnect.Settings = {
+      store: Option.isSome(store) ? store.value : yield* McpTokenStore.makeMemory,
+      hook,
+      maxAuthorizations: options?.maxAuthorizations ?? 2,
+      refreshSkewMs: 30_000
+    }
+    return of(sdkConnect(executor, authSettings, options))
+  })
 
 const sdkConnect = (
   executor: CommandExecutor.CommandExecutor,
+  authSettings: OAuthConnect.Settings,
   options?: Options
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
@@ -277,11 +303,16 @@ const sdkConnect = (
   })
 
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
-  const connectSse = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer) {
+  const connectSse = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer, session: OAuthConnect.Session) {
     const scrubber = McpServer.scrubberOf(server)
     // POSTs are answered 202 (their results come on the event stream): only their size is watched
     const sockets = yield* HttpFetch.make({ maxMessageBytes, onOversized: (ids) => guard.fail(ids, tooLarge), onStreamEnd: () => {} })
-    const sse = new SSEClientTransport(new URL(server.url), { requestInit: { headers: unwrapAll(server.headers) }, fetch: sockets })
+    const sse = new SSEClientTransport(new URL(server.url), {
+      requestInit: { headers: unwrapAll(server.headers) },
+      fetch: session.fetch(sockets),
+      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
+    })
+    session.onTransport(sse)
     const guard = new GuardedTransport.GuardedTransport(sse)
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
     yield* connectClient(client, guard, server, scrubber)
@@ -289,8 +320,8 @@ const sdkConnect = (
     return McpClient.fromSdkClient(client, { server: server.name, scrubber })
   })
 
-  const connectHttp = Effect.fnUntraced(function*(fresh: () => Client, server: McpServer.McpHttpServer) {
-    if (server.transport === "sse") return yield* connectSse(fresh(), server)
+  const connectHttp = Effect.fnUntraced(function*(fresh: () => Client, server: McpServer.McpHttpServer, session: OAuthConnect.Session) {
+    if (server.transport === "sse") return yield* connectSse(fresh(), server, session)
     const client = fresh()
     const scrubber = McpServer.scrubberOf(server)
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
@@ -306,8 +337,10 @@ const sdkConnect = (
     })
     const http = new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: unwrapAll(server.headers) },
-      fetch: sockets
+      fetch: session.fetch(sockets),
+      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
     })
+    session.onTransport(http)
     const guard = new GuardedTransport.GuardedTransport(http)
     // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
     guard.onerror = (error) => {
@@ -333,14 +366,16 @@ const sdkConnect = (
     yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
     // a server that has neither transport is reported by its answer to the first one
-    return yield* Effect.catchAll(connectSse(fresh(), server), () => Effect.fail(refused))
+    return yield* Effect.catchAll(connectSse(fresh(), server, session), () => Effect.fail(refused))
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
     const runtime = yield* Effect.runtime<never>()
     const fresh = () => newClient(clientInfo, server, runtime)
-    return yield* server._tag === "McpStdioServer" ? connectStdio(fresh(), server) : connectHttp(fresh, server)
+    return yield* server._tag === "McpStdioServer"
+      ? connectStdio(fresh(), server)
+      : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session))
   })
 }
 

@@ -7,6 +7,7 @@
 import * as Http from "node:http"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { ErrorCode, McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
@@ -16,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as LocalFailure from "./internal/localFailure.js"
+import { isNeedsLogin } from "./internal/oauthProvider.js"
 
 /**
  * @since 0.1.0
@@ -75,12 +77,31 @@ const errnoCode = (u: unknown): string | undefined => {
  * Why a connection failed, as a kind: the process could not be `Start`ed or `Exited` during initialize, the
  * server answered with an `Http` error status or said `Unauthorized`, the `Network` failed (refused, reset, no
  * such host), the server's answers broke the `Protocol` (an error for `initialize`, invalid JSON or messages),
- * or the connection `Closed` before initialize finished.
+ * or the connection `Closed` before initialize finished. `NeedsAuthorization`: the server wants an OAuth login,
+ * and nothing waits for a browser here (issue 12).
  *
  * @since 0.1.0
  * @category models
  */
-export const ConnectFailure = Schema.Literal("Start", "Exited", "Http", "Unauthorized", "Network", "Protocol", "Closed")
+export const ConnectFailure = Schema.Literal(
+  "Start",
+  "Exited",
+  "Http",
+  "Unauthorized",
+  "NeedsAuthorization",
+  "Network",
+  "Protocol",
+  "Closed"
+)
+
+/**
+ * The reason of a server that needs a login (issue 12), as the model and `zett` show it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const needsAuthorizationReason = (server: string): string =>
+  `needs authorization: run zett auth login ${/^[A-Za-z0-9_.:@/-]+$/.test(server) ? server : JSON.stringify(server)}`
 
 /**
  * @since 0.1.0
@@ -140,8 +161,15 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
     const what = typeof issue?.message === "string" ? issue.message : "invalid"
     return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), failure: "Protocol", keep: false }
   }
+  if (isNeedsLogin(cause)) {
+    return { reason: "needs authorization", failure: "NeedsAuthorization", keep: false }
+  }
   if (cause instanceof UnauthorizedError) {
     return { reason: "unauthorized", failure: "Unauthorized", keep: false }
+  }
+  // an authorization server's description (and the raw body the SDK quotes for a malformed one) is remote text
+  if (cause instanceof OAuthError) {
+    return { reason: `authorization failed (${cause.errorCode})`, failure: "Unauthorized", keep: false }
   }
   const errno = errnoCode(cause)
   if (cause instanceof Error) {
@@ -187,6 +215,9 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
     readonly prefix?: string | undefined
   }): McpConnectError {
     const { code, failure, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    if (failure === "NeedsAuthorization") {
+      return new McpConnectError({ server: options.server, reason: needsAuthorizationReason(options.server), failure })
+    }
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
@@ -241,11 +272,11 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
     readonly cause: unknown
     readonly scrubber?: Scrubber.Scrubber | undefined
   }): McpRequestError {
-    const { code, keep, kind, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    const { code, failure, keep, kind, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
     return new McpRequestError({
       server: options.server,
       method: options.method,
-      reason,
+      reason: failure === "NeedsAuthorization" ? needsAuthorizationReason(options.server) : reason,
       ...defined({ code, kind, cause: keep ? options.cause : undefined })
     })
   }

@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Scrubber } from "@zett/agent"
 import type * as Duration from "effect/Duration"
 import * as Redacted from "effect/Redacted"
@@ -71,6 +72,131 @@ const HttpUrl = Schema.String.pipe(
 )
 
 /**
+ * Zett's own authorization-code provider (issue 12): a pre-registered client (`clientId`, and `clientSecret`
+ * for a confidential one), else a client ID metadata document (`clientMetadataUrl`, when the authorization
+ * server supports them), else dynamic client registration. `scopes` are asked for when neither the server's
+ * `WWW-Authenticate` nor its metadata names any; `redirectPort` fixes the loopback port of the redirect.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class AuthorizationCode extends Schema.TaggedClass<AuthorizationCode>("@zett/mcp/AuthorizationCode")(
+  "AuthorizationCode",
+  {
+    clientId: Schema.optional(Schema.String),
+    clientSecret: Schema.optional(Schema.Redacted(Schema.String)),
+    scopes: Schema.optional(Schema.Array(Schema.String)),
+    clientMetadataUrl: Schema.optional(Schema.String),
+    redirectPort: Schema.optional(Schema.Int.pipe(Schema.between(0, 65535)))
+  }
+) {}
+
+/**
+ * Machine to machine (issue 12): the `client_credentials` grant, the client authenticated with a secret
+ * (`client_secret_basic`, or `client_secret_post` when the server supports only that) or with a JWT signed by
+ * `privateKey` (`private_key_jwt`, RFC 7523; `algorithm` such as `RS256`, `ES256`, `HS256`). No login ever.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ClientCredentials extends Schema.TaggedClass<ClientCredentials>("@zett/mcp/ClientCredentials")(
+  "ClientCredentials",
+  {
+    clientId: Schema.String,
+    clientSecret: Schema.optional(Schema.Redacted(Schema.String)),
+    privateKey: Schema.optional(Schema.Redacted(Schema.String)),
+    algorithm: Schema.optional(Schema.String),
+    scopes: Schema.optional(Schema.Array(Schema.String))
+  }
+) {}
+
+const isProvider = (u: unknown): u is OAuthClientProvider =>
+  typeof u === "object" && u !== null && "tokens" in u && typeof u.tokens === "function" &&
+  "saveTokens" in u && typeof u.saveTokens === "function"
+
+/**
+ * A user's own SDK `OAuthClientProvider`, passed to the transport as it is.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class CustomProvider extends Schema.TaggedClass<CustomProvider>("@zett/mcp/CustomProvider")("CustomProvider", {
+  provider: Schema.declare(isProvider, { identifier: "OAuthClientProvider" })
+}) {}
+
+/**
+ * How an HTTP server is authorized.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, CustomProvider)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Auth = AuthorizationCode | ClientCredentials | CustomProvider
+
+/**
+ * The `auth` option of `http`, in plain values: an SDK provider, Zett's authorization-code options, or the
+ * client credentials grant. Secrets may be given as strings (wrapped at once) or `Redacted`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AuthInput =
+  | OAuthClientProvider
+  | {
+    readonly clientId?: string | undefined
+    readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+    readonly scopes?: ReadonlyArray<string> | undefined
+    readonly clientMetadataUrl?: string | undefined
+    readonly redirectPort?: number | undefined
+  }
+  | {
+    readonly grant: "client_credentials"
+    readonly clientId: string
+    readonly clientSecret: string | Redacted.Redacted<string>
+    readonly scopes?: ReadonlyArray<string> | undefined
+  }
+  | {
+    readonly grant: "client_credentials"
+    readonly clientId: string
+    readonly privateKey: string | Redacted.Redacted<string>
+    readonly algorithm: string
+    readonly scopes?: ReadonlyArray<string> | undefined
+  }
+
+const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedacted(value) ? value : Redacted.make(value)
+
+/**
+ * The `Auth` of an `AuthInput`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const auth = (input: AuthInput): Auth => {
+  if (isProvider(input)) return new CustomProvider({ provider: input })
+  if ("grant" in input) {
+    return new ClientCredentials({
+      clientId: input.clientId,
+      ...("clientSecret" in input ? { clientSecret: redacted(input.clientSecret) } : {}),
+      ...("privateKey" in input ? { privateKey: redacted(input.privateKey), algorithm: input.algorithm } : {}),
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+    })
+  }
+  const options = input as Exclude<AuthInput, OAuthClientProvider | { readonly grant: "client_credentials" }>
+  return new AuthorizationCode({
+    ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+    ...(options.clientSecret !== undefined ? { clientSecret: redacted(options.clientSecret) } : {}),
+    ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
+    ...(options.clientMetadataUrl !== undefined ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    ...(options.redirectPort !== undefined ? { redirectPort: options.redirectPort } : {})
+  })
+}
+
+/**
  * A server reached over Streamable HTTP (B1). Header values are secrets (B2).
  *
  * @since 0.1.0
@@ -86,6 +212,8 @@ export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/
    * `sse` uses the legacy transport at once.
    */
   transport: Schema.optionalWith(Schema.Literal("streamable-http", "sse"), { default: () => "streamable-http" as const }),
+  /** OAuth (issue 12); without it, a server that answers 401 is unavailable. */
+  auth: Schema.optional(Auth),
   ...ServerFields
 }) {}
 
@@ -158,13 +286,18 @@ export const http = (options: {
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly transport?: "streamable-http" | "sse" | undefined
+  /** OAuth: an SDK `OAuthClientProvider`, Zett's authorization-code options, or the client credentials grant. */
+  readonly auth?: AuthInput | Auth | undefined
 } & Extra): McpHttpServer =>
   new McpHttpServer({
     ...extra(options),
     name: options.name,
     url: options.url,
     headers: redactAll(options.headers),
-    transport: options.transport ?? "streamable-http"
+    transport: options.transport ?? "streamable-http",
+    ...(options.auth !== undefined
+      ? { auth: Schema.is(Auth)(options.auth) ? options.auth : auth(options.auth as AuthInput) }
+      : {})
   })
 
 /**
@@ -218,8 +351,47 @@ const computeCacheKey = (server: McpServer): string => {
     : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]
   // only what differs from the defaults, so that the keys of plain definitions stay as they were
   if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") canonical.push(["transport", server.transport])
+  if (server._tag === "McpHttpServer" && server.auth !== undefined) canonical.push(["auth", authKey(server.auth)])
   if (toolPrefix(server) !== server.name) canonical.push(["prefix", toolPrefix(server)])
   return `${server.name}:${sha256(JSON.stringify(canonical)).slice(0, 32)}`
+}
+
+// who the client is (another client may see other tools); a user's own provider counts as one kind
+const authKey = (auth: Auth): unknown => {
+  switch (auth._tag) {
+    case "CustomProvider":
+      return ["provider"]
+    case "AuthorizationCode":
+      return ["code", auth.clientId ?? null, auth.clientMetadataUrl ?? null, auth.scopes ?? null]
+    case "ClientCredentials":
+      return [
+        "client_credentials",
+        auth.clientId,
+        auth.clientSecret === undefined ? null : sha256(Redacted.value(auth.clientSecret)),
+        auth.privateKey === undefined ? null : sha256(Redacted.value(auth.privateKey)),
+        auth.scopes ?? null
+      ]
+  }
+}
+
+/**
+ * The secrets of an `auth` option: client secrets and private keys.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const authSecretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string>> => {
+  if (server._tag !== "McpHttpServer" || server.auth === undefined || server.auth._tag === "CustomProvider") return []
+  const out: Array<Redacted.Redacted<string>> = []
+  if (server.auth.clientSecret !== undefined) out.push(server.auth.clientSecret)
+  if (server.auth._tag === "ClientCredentials" && server.auth.privateKey !== undefined) {
+    out.push(server.auth.privateKey)
+    // a PEM key is also scrubbed line by line: an error may quote one line of it
+    for (const line of Redacted.value(server.auth.privateKey).split(/\r?\n/)) {
+      if (line.length >= 16 && !line.startsWith("-----")) out.push(Redacted.make(line))
+    }
+  }
+  return out
 }
 
 /**
@@ -262,7 +434,8 @@ export const allowsTool = (server: McpServer, remoteName: string): boolean =>
  */
 export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string>> => [
   ...Object.values(server._tag === "McpHttpServer" ? server.headers : server.env),
-  ...server.secrets
+  ...server.secrets,
+  ...authSecretsOf(server)
 ]
 
 /**

@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as McpAuthorization from "./McpAuthorization.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpClient from "./McpClient.js"
 
 /**
@@ -46,6 +51,11 @@ export * as McpServer from "./McpServer.js"
 /**
  * @since 0.1.0
  */
+export * as McpTokenStore from "./McpTokenStore.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**
@@ -53,9 +63,6 @@ export * as McpTool from "./McpTool.js"
  */
 export * as McpToolCache from "./McpToolCache.js"
 
-/**
- * @since 0.1.0
- */
 export * as McpToolResult from "./McpToolResult.js"
 
 /**

@@ -8,7 +8,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpAuthorization, McpClientFactory, McpExtension, McpServer, McpTokenStore } from "@zett/mcp"
+import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -254,6 +255,103 @@ describe.sequential("secrets", () => {
         for (const secret of Object.values(secrets)) {
           for (let i = 0; i + 12 <= secret.length; i += 4) assert.notInclude(text, secret.slice(i, i + 12))
         }
+      }
+    }), 60_000)
+
+  it.scopedLive("issue 12: no access token, refresh token, client secret, private key or authorization code is in a log line, span, error, model message or inspect output", () =>
+    Effect.gen(function*() {
+      const clientSecret = "oauth-client-secret-V3n8Qp"
+      const robotSecret = "oauth-robot-secret-J6d2Lx"
+      const { privateKey, publicKey } = Crypto.generateKeyPairSync("rsa", { modulusLength: 2048 })
+      const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+      const redirect = "http://127.0.0.1:47813/callback"
+      const codeServer = yield* OAuthServer.make({ clients: [{ client_id: "zett", client_secret: clientSecret, redirect_uris: [redirect] }] })
+      const machine = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: robotSecret }] })
+      const signing = yield* OAuthServer.make({
+        clients: [{ client_id: "signer", publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() }]
+      })
+      const revokedServer = yield* OAuthServer.make({})
+      const loginOnly = yield* OAuthServer.make({})
+      const servers = [
+        McpServer.http({ name: "coded", url: codeServer.url, auth: { clientId: "zett", clientSecret } }),
+        McpServer.http({ name: "robot", url: machine.url, auth: { grant: "client_credentials", clientId: "robot", clientSecret: robotSecret } }),
+        McpServer.http({ name: "signer", url: signing.url, auth: { grant: "client_credentials", clientId: "signer", privateKey: pem, algorithm: "RS256" } }),
+        McpServer.http({ name: "revoked", url: revokedServer.url, auth: {} }),
+        McpServer.http({ name: "fresh", url: loginOnly.url, auth: {} })
+      ]
+      const logs = memoryLogger()
+      const traces = memoryTracer()
+      const store = yield* McpTokenStore.makeMemory
+      const headless = OAuthServer.headless()
+      const factory = yield* McpClientFactory.make().pipe(
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(NodeContext.layer)
+      )
+      const login = (server: McpServer.McpServer) =>
+        McpAuthorization.login(server as McpServer.McpHttpServer).pipe(
+          Effect.provideService(McpClientFactory.McpClientFactory, factory),
+          Effect.provideService(McpTokenStore.McpTokenStore, store),
+          Effect.provide(headless.layer)
+        )
+      yield* login(servers[0]!).pipe(Effect.provide(logs.layer), Effect.withTracer(traces.tracer))
+      yield* login(servers[3]!).pipe(Effect.provide(logs.layer), Effect.withTracer(traces.tracer))
+      // the revoked server's tokens expire and cannot be refreshed: it needs a login again
+      revokedServer.expireAccessTokens()
+      revokedServer.revokeRefreshTokens()
+      const key = McpTokenStore.normalizeKey(revokedServer.url)
+      const old = Option.getOrThrow(yield* store.get(key))
+      yield* store.set(key, { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+
+      const seen: Array<string> = []
+      const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(McpExtension.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
+        Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
+        Layer.provide(NodeContext.layer),
+        Layer.provide(ScriptedModel.layer([
+          (request) => (record(request), {
+            toolCalls: ["coded__whoami", "robot__whoami", "signer__whoami"].map((name) => ({ name, arguments: {} }))
+          }),
+          (request) => (record(request), { text: "done" })
+        ]))
+      )
+      const exit = yield* Agent.Agent.pipe(Effect.flatMap((agent) => agent.run("go")), Effect.exit).pipe(
+        Effect.provide(layer),
+        Effect.provide(logs.layer),
+        Effect.withTracer(traces.tracer)
+      )
+      assert.isTrue(Exit.isSuccess(exit))
+      const everything = seen.join("\n")
+      assert.include(everything, "client zett scope")
+      assert.include(everything, "client robot scope")
+      assert.include(everything, "client signer scope")
+      assert.include(everything, "needs authorization: run zett auth login revoked")
+      assert.include(everything, "fresh (needs authorization: run zett auth login fresh)")
+
+      const issued = [codeServer, machine, signing, revokedServer, loginOnly].flatMap((as) => as.issued)
+      assert.isAtLeast(issued.length, 4)
+      const codes = [codeServer, revokedServer, loginOnly].flatMap((as) =>
+        as.requests.filter((r) => r.form.grant_type === "authorization_code").flatMap((r) => [r.form.code ?? "", r.form.code_verifier ?? ""])
+      )
+      assert.isAbove(codes.length, 1)
+      const assertions = [signing].flatMap((as) => as.requests.map((r) => r.form.client_assertion ?? "")).filter((a) => a !== "")
+      assert.isAbove(assertions.length, 0)
+      const values = [
+        clientSecret,
+        robotSecret,
+        ...pem.split("\n").filter((line) => line.length > 40),
+        ...issued.flatMap((token) => [token.accessToken, ...(token.refreshToken !== undefined ? [token.refreshToken] : [])]),
+        ...codes,
+        ...assertions
+      ]
+      const texts = [
+        ...logs.lines,
+        ...traces.texts(),
+        ...seen,
+        ...servers.flatMap((server) => [String(server), Util.inspect(server, { depth: 10 }), JSON.stringify(server), Inspectable.format(server)])
+      ]
+      for (const text of texts) {
+        for (const value of values) assert.notInclude(text, value)
       }
     }), 60_000)
 })

@@ -23,7 +23,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Os from "node:os"
 import * as McpInputs from "../McpInputs.js"
-import { McpHttpServer, McpStdioServer } from "../McpServer.js"
+import { AuthorizationCode, ClientCredentials, McpHttpServer, McpStdioServer } from "../McpServer.js"
 import type { McpServer } from "../McpServer.js"
 import * as Json from "./configJson.js"
 import * as Dialect from "./dialect.js"
@@ -168,7 +168,6 @@ const ignoredFields = {
   settings: Ignored,
   source: Ignored,
   disabledTools: Ignored,
-  oauth: Ignored,
   authProviderType: Ignored
 }
 
@@ -199,8 +198,50 @@ export class StdioEntry extends Schema.Class<StdioEntry>("StdioEntry")({
   env: Schema.optional(Env),
   envFile: Schema.optional(NonEmptyText),
   cwd: Schema.optional(NonEmptyText),
+  // a login for a process means nothing: a file that has one still loads
+  oauth: Ignored,
   ...commonFields
 }) {}
+
+const Port = Schema.Number.annotations(expected("a port number")).pipe(
+  Schema.filter((n) => Number.isInteger(n) && n >= 0 && n <= 65535, {
+    message: (issue) => `expected a port number (0 to 65535), got ${got(issue.actual)}`
+  })
+)
+
+/**
+ * OAuth of an HTTP entry (issue 12), under `oauth` (Claude Code, Gemini CLI) or `auth`: Zett's keys
+ * (`clientId`, `clientSecret`, `scopes`, `clientMetadataUrl`, `redirectPort`, and for machine to machine
+ * `grant: "client_credentials"` with `clientSecret` or `privateKey` and `algorithm`), Claude Code's
+ * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`. Gemini CLI's endpoint overrides are accepted and
+ * not used: the endpoints are discovered.
+ *
+ * @internal
+ */
+export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
+  enabled: Schema.optional(Flag),
+  grant: Schema.optional(
+    Schema.Literal("authorization_code", "client_credentials").annotations({
+      message: () => ({ message: `expected "authorization_code" or "client_credentials"`, override: true })
+    })
+  ),
+  clientId: Schema.optional(NonEmptyText),
+  clientSecret: Schema.optional(Secret),
+  privateKey: Schema.optional(Secret),
+  algorithm: Schema.optional(NonEmptyText),
+  scopes: Schema.optional(Texts),
+  clientMetadataUrl: Schema.optional(Url),
+  redirectPort: Schema.optional(Port),
+  callbackPort: Schema.optional(Port),
+  redirectUri: Schema.optional(Url),
+  authorizationUrl: Ignored,
+  tokenUrl: Ignored,
+  tokenParamName: Ignored,
+  audiences: Ignored,
+  registrationUrl: Ignored
+}) {}
+
+const OAuth = OAuthEntry.pipe(Schema.annotations(expected("an object")))
 
 /**
  * A server reached over HTTP: `url` (most), `serverUrl` (Windsurf) or `httpUrl` (Gemini CLI).
@@ -213,6 +254,8 @@ export class RemoteEntry extends Schema.Class<RemoteEntry>("RemoteEntry")({
   serverUrl: Schema.optional(Url),
   httpUrl: Schema.optional(Url),
   headers: Schema.optional(Headers),
+  oauth: Schema.optional(OAuth),
+  auth: Schema.optional(OAuth),
   ...commonFields
 }) {}
 
@@ -274,12 +317,13 @@ const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Sh
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues[0]!
   const field = issue.path.map(segment).join("")
-  if (issue._tag === "Unexpected" && issue.path.length === 2) {
+  if (issue._tag === "Unexpected" && issue.path.length === 2 && (issue.path[0] === "headers" || issue.path[0] === "env")) {
     // a key of `headers` or `env` that its key schema refused
     return invalid(field, issue.path[0] === "headers" ? "not a valid HTTP header name" : "not a valid environment variable name")
   }
   if (issue._tag === "Unexpected") {
     const key = String(issue.path[issue.path.length - 1])
+    if (issue.path.length > 1) return invalid(field, "unknown key")
     if (kind === "stdio" ? remoteKeys.has(key) : stdioKeys.has(key)) {
       return invalid(field, `not allowed in ${kind === "stdio" ? "a stdio" : "an HTTP"} entry`)
     }
@@ -443,6 +487,62 @@ const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, works
     })
   })
 
+const expandSecret = (expansion: Expansion, field: string, value: Redacted.Redacted<string>) =>
+  Effect.map(expandText(expansion, "auth", field, Redacted.value(value)), Redacted.make)
+
+const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
+  Effect.gen(function*() {
+    if (entry.oauth !== undefined && entry.auth !== undefined) {
+      return yield* new FieldIssue({ field: ".auth", reason: "both oauth and auth are given; use one" })
+    }
+    const key = entry.oauth !== undefined ? "oauth" : "auth"
+    const oauth = entry.oauth ?? entry.auth
+    if (oauth === undefined || oauth.enabled === false) return undefined
+    const at = (name: string) => `.${key}.${name}`
+    const text = (name: string, value: string | undefined) =>
+      value === undefined ? Effect.succeed(undefined) : expandText(expansion, "auth", at(name), value)
+    const clientId = yield* text("clientId", oauth.clientId)
+    const clientSecret = oauth.clientSecret === undefined ? undefined : yield* expandSecret(expansion, at("clientSecret"), oauth.clientSecret)
+    const privateKey = oauth.privateKey === undefined ? undefined : yield* expandSecret(expansion, at("privateKey"), oauth.privateKey)
+    const scopes = oauth.scopes === undefined
+      ? undefined
+      : yield* Effect.forEach(oauth.scopes, (scope, i) => expandText(expansion, "auth", `${at("scopes")}[${i}]`, scope))
+    const optional = <K extends string, A>(k: K, value: A | undefined) => (value !== undefined ? { [k]: value } as { [P in K]: A } : {})
+    if (oauth.grant === "client_credentials") {
+      if (clientId === undefined) return yield* new FieldIssue({ field: at("clientId"), reason: "missing (client_credentials needs a client)" })
+      if ((clientSecret === undefined) === (privateKey === undefined)) {
+        return yield* new FieldIssue({ field: `.${key}`, reason: "client_credentials needs either clientSecret or privateKey" })
+      }
+      if (privateKey !== undefined && oauth.algorithm === undefined) {
+        return yield* new FieldIssue({ field: at("algorithm"), reason: "missing (privateKey needs an algorithm such as RS256)" })
+      }
+      return new ClientCredentials({
+        clientId,
+        ...optional("clientSecret", clientSecret),
+        ...optional("privateKey", privateKey),
+        ...optional("algorithm", oauth.algorithm),
+        ...optional("scopes", scopes)
+      })
+    }
+    if (privateKey !== undefined) {
+      return yield* new FieldIssue({ field: at("privateKey"), reason: "only used with \"grant\": \"client_credentials\"" })
+    }
+    const clientMetadataUrl = yield* text("clientMetadataUrl", oauth.clientMetadataUrl)
+    const redirectUri = yield* text("redirectUri", oauth.redirectUri)
+    let redirectPort = oauth.redirectPort ?? oauth.callbackPort
+    if (redirectPort === undefined && redirectUri !== undefined) {
+      const port = URL.canParse(redirectUri) ? new URL(redirectUri).port : ""
+      if (port !== "") redirectPort = Number(port)
+    }
+    return new AuthorizationCode({
+      ...optional("clientId", clientId),
+      ...optional("clientSecret", clientSecret),
+      ...optional("scopes", scopes),
+      ...optional("clientMetadataUrl", clientMetadataUrl),
+      ...optional("redirectPort", redirectPort)
+    })
+  })
+
 const buildRemote = (name: string, entry: RemoteEntry, expansion: Expansion) =>
   Effect.gen(function*() {
     const key = urlKeys.find((key) => entry[key] !== undefined)!
@@ -456,11 +556,19 @@ const buildRemote = (name: string, entry: RemoteEntry, expansion: Expansion) =>
         return yield* new FieldIssue({ field: `.headers${segment(header)}`, reason: "contains a line break or NUL character" })
       }
     }
+    const auth = yield* buildAuth(entry, expansion)
     // Gemini CLI's `url` is the legacy SSE transport; its `httpUrl` is Streamable HTTP
     const transport = entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
       ? "sse" as const
       : "streamable-http" as const
-    return new McpHttpServer({ name, url, headers, transport, ...serverFields(entry, expansion) })
+    return new McpHttpServer({
+      name,
+      url,
+      headers,
+      transport,
+      ...(auth !== undefined ? { auth } : {}),
+      ...serverFields(entry, expansion)
+    })
   })
 
 // -----------------------------------------------------------------------------

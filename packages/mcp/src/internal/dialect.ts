@@ -46,13 +46,13 @@ export const forms: Readonly<Record<Dialect, Variables.Forms>> = {
 }
 
 /** The fields whose values are expanded; Gemini CLI expands neither `command` nor `cwd`. */
-export type Field = "command" | "args" | "env" | "url" | "headers" | "cwd" | "envFile"
+export type Field = "command" | "args" | "env" | "url" | "headers" | "cwd" | "envFile" | "auth"
 
-const allFields = set<Field>("command", "args", "env", "url", "headers", "cwd", "envFile")
+const allFields = set<Field>("command", "args", "env", "url", "headers", "cwd", "envFile", "auth")
 
 /** @internal */
 export const expandedFields = (dialect: Dialect): ReadonlySet<Field> =>
-  dialect === "gemini" ? set<Field>("args", "env", "url", "headers") : allFields
+  dialect === "gemini" ? set<Field>("args", "env", "url", "headers", "auth") : allFields
 
 const segments = (path: string) => path.split(/[\\/]/)
 

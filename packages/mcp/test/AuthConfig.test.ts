@@ -1,0 +1,160 @@
+/**
+ * issue 12: the `auth` option in code and in mcp.json (`oauth` / `auth` keys as Claude Code, Gemini CLI and
+ * Zett write them), with the file's variable expansion; secrets stay `Redacted`, out of cache keys and out of
+ * every shown form of the definition.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpConfiguration, McpServer } from "@zett/mcp"
+import * as VirtualFile from "@zett/testing/VirtualFile"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
+import * as Redacted from "effect/Redacted"
+import * as Util from "node:util"
+
+const SECRET = "cfg-client-secret-Z81q"
+const KEY = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
+
+const load = (path: string, servers: Record<string, unknown>, vars: Record<string, string> = {}) => {
+  const root = path.includes(".vscode") ? "servers" : "mcpServers"
+  const { layer } = VirtualFile.make(JSON.stringify({ [root]: servers }))
+  return McpConfiguration.fromFile(path).pipe(
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars)))),
+    Effect.provide(layer)
+  )
+}
+
+const httpOf = (server: McpServer.McpServer) => {
+  assert.strictEqual(server._tag, "McpHttpServer")
+  return server as McpServer.McpHttpServer
+}
+
+describe("issue 12: auth option", () => {
+  it("issue 12: McpServer.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
+    const code = McpServer.http({ name: "a", url: "https://a.example/mcp", auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 } })
+    assert.strictEqual(code.auth?._tag, "AuthorizationCode")
+    const basic = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    assert.strictEqual(basic.auth?._tag, "ClientCredentials")
+    const jwt = McpServer.http({
+      name: "c",
+      url: "https://c.example/mcp",
+      auth: { grant: "client_credentials", clientId: "robot", privateKey: Redacted.make(KEY), algorithm: "RS256" }
+    })
+    const provider = {
+      get redirectUrl() {
+        return undefined
+      },
+      get clientMetadata() {
+        return { redirect_uris: [] }
+      },
+      clientInformation: () => undefined,
+      tokens: () => undefined,
+      saveTokens: () => {},
+      redirectToAuthorization: () => {},
+      saveCodeVerifier: () => {},
+      codeVerifier: () => ""
+    }
+    const custom = McpServer.http({ name: "d", url: "https://d.example/mcp", auth: provider })
+    assert.strictEqual(custom.auth?._tag, "CustomProvider")
+    assert.strictEqual(custom.auth?._tag === "CustomProvider" ? custom.auth.provider : undefined, provider)
+    const withSecret = (server: McpServer.McpHttpServer) => server === jwt ? KEY : SECRET
+    for (const server of [code, basic, jwt]) {
+      const shown = [
+        String(server),
+        Util.inspect(server, { depth: 10 }),
+        JSON.stringify(server),
+        Inspectable.toStringUnknown(server),
+        McpServer.cacheKey(server),
+        McpServer.describe(server)
+      ].join("\n")
+      assert.notInclude(shown, SECRET)
+      assert.notInclude(shown, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
+      const scrubbed = McpServer.scrubberOf(server).scrub(`token request failed: ${withSecret(server)} / MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7`)
+      assert.notInclude(scrubbed, withSecret(server))
+      if (server === jwt) assert.notInclude(scrubbed, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
+    }
+    // another secret or client is another cache entry; the same is the same
+    const other = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: "x" } })
+    const same = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    assert.notStrictEqual(McpServer.cacheKey(other), McpServer.cacheKey(basic))
+    assert.strictEqual(McpServer.cacheKey(same), McpServer.cacheKey(basic))
+    // a definition without auth keeps the key it had
+    const plain = McpServer.http({ name: "b", url: "https://b.example/mcp" })
+    assert.notStrictEqual(McpServer.cacheKey(plain), McpServer.cacheKey(basic))
+  })
+
+  it.effect("issue 12: Claude Code's oauth (clientId, callbackPort) with ${VAR} expansion of the secret", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* load(
+        "/p/.mcp.json",
+        { docs: { type: "http", url: "https://docs.example/mcp", oauth: { clientId: "zett-app", clientSecret: "${DOCS_SECRET}", callbackPort: 8765 } } },
+        { DOCS_SECRET: SECRET }
+      )
+      const auth = httpOf(snapshot.servers[0]!).auth
+      assert.strictEqual(auth?._tag, "AuthorizationCode")
+      if (auth?._tag !== "AuthorizationCode") return
+      assert.strictEqual(auth.clientId, "zett-app")
+      assert.strictEqual(auth.redirectPort, 8765)
+      assert.strictEqual(Redacted.value(auth.clientSecret!), SECRET)
+      assert.notInclude(Util.inspect(snapshot, { depth: 20 }), SECRET)
+    }))
+
+  it.effect("issue 12: Gemini CLI's oauth (enabled, scopes, redirectUri, endpoint overrides ignored); enabled false is no auth", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* load("/home/u/.gemini/settings.json", {
+        on: {
+          httpUrl: "https://on.example/mcp",
+          oauth: { enabled: true, clientId: "$GEM_ID", scopes: ["read"], redirectUri: "http://localhost:7777/oauth/callback", tokenUrl: "https://x/token" }
+        },
+        off: { httpUrl: "https://off.example/mcp", oauth: { enabled: false, clientId: "x" } }
+      }, { GEM_ID: "gemini-client" })
+      const on = httpOf(snapshot.servers.find((s) => s.name === "on")!).auth
+      assert.strictEqual(on?._tag, "AuthorizationCode")
+      if (on?._tag !== "AuthorizationCode") return
+      assert.strictEqual(on.clientId, "gemini-client")
+      assert.deepStrictEqual(on.scopes, ["read"])
+      assert.strictEqual(on.redirectPort, 7777)
+      assert.isUndefined(httpOf(snapshot.servers.find((s) => s.name === "off")!).auth)
+    }))
+
+  it.effect("issue 12: auth with client_credentials and a private key from ${env:VAR} (VS Code)", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* load(
+        "/p/.vscode/mcp.json",
+        {
+          m2m: {
+            type: "http",
+            url: "https://m2m.example/mcp",
+            auth: { grant: "client_credentials", clientId: "robot", privateKey: "${env:ROBOT_KEY}", algorithm: "RS256" }
+          }
+        },
+        { ROBOT_KEY: KEY }
+      )
+      const auth = httpOf(snapshot.servers[0]!).auth
+      assert.strictEqual(auth?._tag, "ClientCredentials")
+      if (auth?._tag !== "ClientCredentials") return
+      assert.strictEqual(Redacted.value(auth.privateKey!), KEY)
+      assert.strictEqual(auth.algorithm, "RS256")
+    }))
+
+  it.effect("issue 12: invalid auth entries name the file, the field and the reason, without the secret", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [unknown, string, string]> = [
+        [{ grant: "client_credentials", clientSecret: SECRET }, "mcpServers.s.auth.clientId", "missing (client_credentials needs a client)"],
+        [{ grant: "client_credentials", clientId: "r" }, "mcpServers.s.auth", "client_credentials needs either clientSecret or privateKey"],
+        [{ grant: "client_credentials", clientId: "r", privateKey: SECRET }, "mcpServers.s.auth.algorithm", "missing (privateKey needs an algorithm such as RS256)"],
+        [{ grant: "password" }, "mcpServers.s.auth.grant", "expected \"authorization_code\" or \"client_credentials\""],
+        [{ clientSecret: 42 }, "mcpServers.s.auth.clientSecret", "expected a string, got a number"],
+        [{ redirectPort: 70000 }, "mcpServers.s.auth.redirectPort", "expected a port number (0 to 65535), got 70000"],
+        [{ clientSecrt: SECRET }, "mcpServers.s.auth.clientSecrt", "unknown key"]
+      ]
+      for (const [auth, entry, reason] of cases) {
+        const error = yield* Effect.flip(load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth } }))
+        assert.strictEqual(error.entry, entry, JSON.stringify(auth))
+        assert.strictEqual(error.reason, reason, JSON.stringify(auth))
+        assert.notInclude(error.message, SECRET)
+      }
+      const both = yield* Effect.flip(load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth: {}, oauth: {} } }))
+      assert.strictEqual(both.reason, "both oauth and auth are given; use one")
+    }))
+})

@@ -1,0 +1,118 @@
+/**
+ * issue 12: the token store. The file layer keeps one 0600 file per server URL (hashed name), writes through a
+ * temporary file and a rename, treats a corrupt file as absent with a warning; both layers serialize work per
+ * key with `withLock`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpTokenStore } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as TempDir from "@zett/testing/TempDir"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+const entry: McpTokenStore.Entry = {
+  tokens: { access_token: "at-1", token_type: "Bearer", refresh_token: "rt-1", expires_at: 1_000 },
+  clientInformation: { client_id: "client-1", redirect_uris: ["http://127.0.0.1:1/callback"] },
+  codeVerifier: "verifier",
+  discoveryState: { authorizationServerUrl: "http://127.0.0.1:2/" }
+}
+
+const key = McpTokenStore.normalizeKey("http://127.0.0.1:9/mcp/")
+
+describe("McpTokenStore", () => {
+  it("issue 12: keys are the URL without query, fragment, user info or trailing slash", () => {
+    assert.strictEqual(McpTokenStore.normalizeKey("HTTP://User:pw@Example.COM:443/mcp/?token=x#y"), "http://example.com:443/mcp")
+    assert.strictEqual(McpTokenStore.normalizeKey("https://example.com:443/"), "https://example.com")
+  })
+
+  it.effect("issue 12: memory store keeps copies, lists and removes", () =>
+    Effect.gen(function*() {
+      const store = yield* McpTokenStore.makeMemory
+      const mutable = { ...entry, codeVerifier: "a" }
+      yield* store.set(key, mutable)
+      mutable.codeVerifier = "changed"
+      assert.deepStrictEqual(yield* store.get(key), Option.some({ ...entry, codeVerifier: "a" }))
+      assert.deepStrictEqual(yield* store.keys, [key])
+      yield* store.remove(key)
+      assert.isTrue(Option.isNone(yield* store.get(key)))
+    }))
+
+  it.scoped("issue 12: file store writes one 0600 file per server through a rename, and reads it back", () =>
+    Effect.gen(function*() {
+      const dir = yield* TempDir.make()
+      const directory = Path.join(dir, "auth")
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, entry)
+      yield* store.set(key, { ...entry, codeVerifier: "second" })
+      yield* store.set("http://127.0.0.1:9/other", {})
+      const files = Fs.readdirSync(directory).sort()
+      assert.strictEqual(files.length, 2)
+      for (const file of files) {
+        assert.match(file, /^[0-9a-f]{40}\.json$/)
+        assert.strictEqual(Fs.statSync(Path.join(directory, file)).mode & 0o777, 0o600)
+      }
+      assert.strictEqual(Fs.statSync(directory).mode & 0o777, 0o700)
+      assert.deepStrictEqual(yield* store.get(key), Option.some({ ...entry, codeVerifier: "second" }))
+      assert.deepStrictEqual([...(yield* store.keys)].sort(), ["http://127.0.0.1:9/mcp", "http://127.0.0.1:9/other"].sort())
+      // a second store on the same folder (another process) sees the same entries
+      const again = yield* McpTokenStore.makeFile({ directory })
+      assert.deepStrictEqual(yield* again.get(key), Option.some({ ...entry, codeVerifier: "second" }))
+      yield* store.remove(key)
+      yield* store.remove(key)
+      assert.isTrue(Option.isNone(yield* again.get(key)))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("issue 12: a corrupt token file is absent, with a warning that names the file and no content", () =>
+    Effect.gen(function*() {
+      const dir = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory: dir })
+      yield* store.set(key, entry)
+      const file = Path.join(dir, Fs.readdirSync(dir)[0]!)
+      Fs.writeFileSync(file, "{\"key\": \"" + key + "\", \"entry\": {\"tokens\": {\"access_token\": 42")
+      const logs: Array<string> = []
+      const logger = Logger.make(({ message }) => logs.push(String(message)))
+      const read = yield* store.get(key).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      assert.isTrue(Option.isNone(read))
+      assert.strictEqual(logs.length, 1)
+      assert.include(logs[0], file)
+      assert.include(logs[0], "not a valid token file")
+      // writing again replaces it
+      yield* store.set(key, entry)
+      assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("issue 12: an unwritable folder is a McpTokenStoreError without the entry's values", () =>
+    Effect.gen(function*() {
+      const dir = yield* TempDir.make()
+      const blocker = Path.join(dir, "file")
+      Fs.writeFileSync(blocker, "")
+      const store = yield* McpTokenStore.makeFile({ directory: Path.join(blocker, "auth") })
+      const error = yield* Effect.flip(store.set(key, entry))
+      assert.strictEqual(error._tag, "McpTokenStoreError")
+      assert.include(error.message, key)
+      assert.notInclude(error.message, "at-1")
+      assert.notInclude(error.message, "rt-1")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("issue 12: withLock runs one effect per key at a time, other keys in parallel", () =>
+    Effect.gen(function*() {
+      const store = yield* McpTokenStore.makeMemory
+      const order: Array<string> = []
+      const step = (name: string, k: string) =>
+        store.withLock(k, Effect.gen(function*() {
+          order.push(`${name}:start`)
+          yield* Effect.yieldNow()
+          yield* Effect.yieldNow()
+          order.push(`${name}:end`)
+        }))
+      yield* Effect.all([step("a", "k1"), step("b", "k1"), step("c", "k2")], { concurrency: "unbounded" })
+      const a = order.indexOf("a:end")
+      const b = order.indexOf("b:start")
+      assert.isTrue(a < b, order.join(","))
+      // k2 did not wait for both of k1's
+      assert.isTrue(order.indexOf("c:start") < order.indexOf("b:start"), order.join(","))
+    }))
+})

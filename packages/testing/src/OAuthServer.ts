@@ -1,0 +1,430 @@
+/**
+ * A local OAuth 2.1 authorization server and an MCP server protected by it, both on 127.0.0.1 on free ports,
+ * for the length of a scope (issue 12). Written by hand rather than with the SDK's `mcpAuthRouter`: the tests
+ * need variants the router does not have (OpenID discovery only, no protected-resource metadata, metadata at
+ * the root only, the client credentials grant, `private_key_jwt`, a server that keeps answering 401, a step-up)
+ * and a record of every request. The MCP side is a real SDK `McpServer` behind a bearer check.
+ *
+ * `headless` is an `McpAuthorization` hook that follows the authorization URL with `redirect: "manual"` and
+ * hands back the code of the `Location` it is sent to: the same hook a host would provide.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { McpAuthorization } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Crypto from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+
+export interface Client {
+  readonly client_id: string
+  readonly client_secret?: string | undefined
+  readonly redirect_uris?: ReadonlyArray<string> | undefined
+  /** For `private_key_jwt`: the PEM public key its assertions are verified with. */
+  readonly publicKey?: string | undefined
+}
+
+export interface Options {
+  /** Where the protected-resource metadata is: at the path-based well-known URL, at the root one, or nowhere. */
+  readonly protectedResource?: "path" | "root" | "none" | undefined
+  /** Whether a 401 names the metadata in `WWW-Authenticate` (`resource_metadata`); default true. */
+  readonly resourceMetadataInHeader?: boolean | undefined
+  /** The authorization server's discovery document: RFC 8414 (default) or OpenID Connect only. */
+  readonly metadata?: "oauth" | "oidc" | undefined
+  /** 2025-03-26: no protected-resource metadata, the authorization server at the MCP server's own origin. */
+  readonly legacy?: boolean | undefined
+  /** Dynamic client registration (default true). */
+  readonly registration?: boolean | undefined
+  readonly clientIdMetadataDocuments?: boolean | undefined
+  readonly clients?: ReadonlyArray<Client> | undefined
+  /** Default `client_secret_basic`, `client_secret_post`, `none` and `private_key_jwt`. */
+  readonly tokenEndpointAuthMethods?: ReadonlyArray<string> | undefined
+  /** The authorization server's `scopes_supported`. */
+  readonly scopesSupported?: ReadonlyArray<string> | undefined
+  /** The protected resource's `scopes_supported`. */
+  readonly resourceScopes?: ReadonlyArray<string> | undefined
+  /** The `scope` of a 401's `WWW-Authenticate`. */
+  readonly challengeScope?: string | undefined
+  /** Scopes a token must hold, else 403 `insufficient_scope` with this scope. */
+  readonly requiredScope?: string | undefined
+  /** The only scopes it grants (default: whatever is asked). */
+  readonly grantableScopes?: ReadonlyArray<string> | undefined
+  /** Lifetime of access tokens, in seconds (default 3600). */
+  readonly accessTokenTtl?: number | undefined
+  /** Whether refresh tokens are issued (default true). */
+  readonly refreshTokens?: boolean | undefined
+  /** Answers every MCP request 401, whatever the token. */
+  readonly always401?: boolean | undefined
+}
+
+export interface Recorded {
+  readonly on: "as" | "rs"
+  readonly method: string
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  readonly form: Readonly<Record<string, string>>
+  readonly authorization: string | undefined
+}
+
+export interface Issued {
+  readonly accessToken: string
+  readonly refreshToken: string | undefined
+  readonly clientId: string
+  readonly scope: string | undefined
+  readonly grant: string
+  readonly resource: string | undefined
+}
+
+export interface OAuthServer {
+  /** The MCP endpoint. */
+  readonly url: string
+  readonly issuer: string
+  readonly resourceOrigin: string
+  readonly requests: ReadonlyArray<Recorded>
+  readonly issued: ReadonlyArray<Issued>
+  readonly registered: ReadonlyArray<Client>
+  /** Every refresh token stops working (revoked). */
+  readonly revokeRefreshTokens: () => void
+  /** Every access token issued so far is refused from now on (expired on the server's side). */
+  readonly expireAccessTokens: () => void
+  /** How many requests reached `path`. */
+  readonly count: (path: string) => number
+}
+
+const base64url = (buffer: Buffer) => buffer.toString("base64url")
+
+const readBody = (req: Http.IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    let text = ""
+    req.setEncoding("utf8")
+    req.on("data", (chunk: string) => (text += chunk))
+    req.on("end", () => resolve(text))
+  })
+
+const json = (res: Http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers })
+  res.end(JSON.stringify(body))
+}
+
+const oauthError = (res: Http.ServerResponse, status: number, error: string, extra: Record<string, string> = {}) =>
+  json(res, status, { error, error_description: error }, extra)
+
+/** Verifies an RS256/ES256 JWT with node:crypto: enough for a test's `private_key_jwt`. */
+const verifyJwt = (token: string, publicKey: string): Record<string, unknown> | undefined => {
+  const [header, payload, signature] = token.split(".")
+  if (header === undefined || payload === undefined || signature === undefined) return undefined
+  const alg = (JSON.parse(Buffer.from(header, "base64url").toString()) as { alg?: string }).alg
+  const ok = Crypto.verify(
+    "sha256",
+    Buffer.from(`${header}.${payload}`),
+    alg === "ES256" ? { key: publicKey, dsaEncoding: "ieee-p1363" } : publicKey,
+    Buffer.from(signature, "base64url")
+  )
+  return ok ? JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown> : undefined
+}
+
+const listen = (handler: Http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: Http.Server; readonly origin: string }>((resume) => {
+      const server = Http.createServer(handler)
+      server.listen(0, "127.0.0.1", () => {
+        resume(Effect.succeed({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+const mcpServer = (who: { readonly clientId: string; readonly scope: string | undefined }) => {
+  const server = new McpServer({ name: "protected", version: "1.0.0" })
+  server.registerTool("whoami", { description: "Says which client called, with which scopes", inputSchema: {} }, async () => ({
+    content: [{ type: "text", text: `client ${who.clientId} scope ${who.scope ?? ""}` }]
+  }))
+  return server
+}
+
+export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const requests: Array<Recorded> = []
+    const issued: Array<Issued> = []
+    const clients = new Map<string, Client>((options.clients ?? []).map((client) => [client.client_id, client]))
+    const registered: Array<Client> = []
+    const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }>()
+    const accessTokens = new Map<string, { clientId: string; scope: string | undefined; expiresAt: number }>()
+    const refreshTokens = new Map<string, { clientId: string; scope: string | undefined }>()
+    const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
+    let asOrigin = ""
+    let rsOrigin = ""
+    const issuer = () => (options.legacy === true ? rsOrigin : asOrigin)
+
+    const record = (on: "as" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {
+      const url = new URL(req.url ?? "/", "http://x")
+      requests.push({
+        on,
+        method: req.method ?? "",
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        form,
+        authorization: req.headers.authorization
+      })
+    }
+
+    const issue = (res: Http.ServerResponse, clientId: string, asked: string | undefined, grant: string, resource: string | undefined) => {
+      const grantable = options.grantableScopes
+      const scope = grantable === undefined || asked === undefined
+        ? asked
+        : asked.split(" ").filter((s) => grantable.includes(s)).join(" ")
+      const accessToken = `at-${base64url(Crypto.randomBytes(18))}`
+      const refreshToken = options.refreshTokens === false || grant === "client_credentials"
+        ? undefined
+        : `rt-${base64url(Crypto.randomBytes(18))}`
+      const ttl = options.accessTokenTtl ?? 3600
+      accessTokens.set(accessToken, { clientId, scope, expiresAt: Date.now() + ttl * 1000 })
+      if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope })
+      issued.push({ accessToken, refreshToken, clientId, scope, grant, resource })
+      json(res, 200, {
+        access_token: accessToken,
+        token_type: "Bearer",
+        expires_in: ttl,
+        ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+        ...(scope !== undefined ? { scope } : {})
+      })
+    }
+
+    /** Client authentication at the token endpoint; the client, or a reason. */
+    const authenticate = (req: Http.IncomingMessage, form: Record<string, string>, tokenUrl: string): Client | string => {
+      const basic = req.headers.authorization?.startsWith("Basic ") === true ? req.headers.authorization.slice(6) : undefined
+      if (basic !== undefined) {
+        if (!methods.includes("client_secret_basic")) return "client_secret_basic not allowed"
+        const [id, secret] = Buffer.from(basic, "base64").toString().split(":").map(decodeURIComponent)
+        const client = clients.get(id ?? "")
+        return client !== undefined && client.client_secret !== undefined && client.client_secret === secret ? client : "bad secret"
+      }
+      if (form.client_assertion !== undefined) {
+        if (!methods.includes("private_key_jwt")) return "private_key_jwt not allowed"
+        const claims = JSON.parse(Buffer.from(form.client_assertion.split(".")[1] ?? "", "base64url").toString() || "{}") as Record<string, unknown>
+        const client = clients.get(String(claims.sub ?? ""))
+        if (client?.publicKey === undefined) return "unknown client"
+        const verified = verifyJwt(form.client_assertion, client.publicKey)
+        if (verified === undefined) return "bad signature"
+        if (verified.aud !== issuer() && verified.aud !== tokenUrl && verified.aud !== `${issuer()}/`) return "bad audience"
+        return client
+      }
+      const client = clients.get(form.client_id ?? "")
+      if (client === undefined) return "unknown client"
+      if (form.client_secret !== undefined) {
+        if (!methods.includes("client_secret_post")) return "client_secret_post not allowed"
+        return client.client_secret === form.client_secret ? client : "bad secret"
+      }
+      if (client.client_secret !== undefined) return "a confidential client must authenticate"
+      return methods.includes("none") ? client : "none not allowed"
+    }
+
+    const metadata = () => ({
+      issuer: issuer(),
+      authorization_endpoint: `${issuer()}/authorize`,
+      token_endpoint: `${issuer()}/token`,
+      ...(options.registration !== false ? { registration_endpoint: `${issuer()}/register` } : {}),
+      response_types_supported: ["code"],
+      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: methods,
+      ...(options.scopesSupported !== undefined ? { scopes_supported: options.scopesSupported } : {}),
+      ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
+      ...(options.metadata === "oidc"
+        ? { jwks_uri: `${issuer()}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
+        : {})
+    })
+
+    const authorizationServer = async (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, form: Record<string, string>) => {
+      const url = new URL(req.url ?? "/", "http://x")
+      if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
+        return json(res, 200, metadata()), true
+      }
+      if (req.method === "POST" && path === "/register" && options.registration !== false) {
+        const body = JSON.parse(Object.keys(form)[0] ?? "{}") as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
+        const client: Client = {
+          client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
+          ...(body.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
+          redirect_uris: body.redirect_uris ?? []
+        }
+        clients.set(client.client_id, client)
+        registered.push(client)
+        return json(res, 201, { ...body, ...client, client_id_issued_at: Math.floor(Date.now() / 1000) }), true
+      }
+      if (req.method === "GET" && path === "/authorize") {
+        const q = Object.fromEntries(url.searchParams)
+        let client = clients.get(q.client_id ?? "")
+        if (client === undefined && options.clientIdMetadataDocuments === true && q.client_id?.startsWith("https://") === true) {
+          // a client ID metadata document: a real server would fetch it; the test checks what was sent
+          client = { client_id: q.client_id, redirect_uris: [q.redirect_uri ?? ""] }
+          clients.set(client.client_id, client)
+        }
+        if (client === undefined) return oauthError(res, 400, "invalid_client"), true
+        if (!(client.redirect_uris ?? []).includes(q.redirect_uri ?? "")) return oauthError(res, 400, "invalid_request"), true
+        if (q.response_type !== "code" || q.code_challenge_method !== "S256" || q.code_challenge === undefined) {
+          return oauthError(res, 400, "invalid_request"), true
+        }
+        const code = `code-${base64url(Crypto.randomBytes(12))}`
+        codes.set(code, { clientId: client.client_id, redirectUri: q.redirect_uri!, challenge: q.code_challenge, scope: q.scope, resource: q.resource })
+        const target = new URL(q.redirect_uri!)
+        target.searchParams.set("code", code)
+        if (q.state !== undefined) target.searchParams.set("state", q.state)
+        res.writeHead(302, { location: target.href }).end()
+        return true
+      }
+      if (req.method === "POST" && path === "/token") {
+        const client = authenticate(req, form, `${issuer()}/token`)
+        if (typeof client === "string") return oauthError(res, 401, "invalid_client"), true
+        if (form.grant_type === "authorization_code") {
+          const code = codes.get(form.code ?? "")
+          codes.delete(form.code ?? "")
+          const challenge = base64url(Crypto.createHash("sha256").update(form.code_verifier ?? "").digest())
+          if (code === undefined || code.clientId !== client.client_id || code.redirectUri !== form.redirect_uri || code.challenge !== challenge) {
+            return oauthError(res, 400, "invalid_grant"), true
+          }
+          return issue(res, client.client_id, code.scope, "authorization_code", form.resource), true
+        }
+        if (form.grant_type === "refresh_token") {
+          const known = refreshTokens.get(form.refresh_token ?? "")
+          if (known === undefined || known.clientId !== client.client_id) return oauthError(res, 400, "invalid_grant"), true
+          refreshTokens.delete(form.refresh_token!)
+          return issue(res, client.client_id, known.scope, "refresh_token", form.resource), true
+        }
+        if (form.grant_type === "client_credentials") {
+          if (client.client_secret === undefined && client.publicKey === undefined) return oauthError(res, 400, "unauthorized_client"), true
+          return issue(res, client.client_id, form.scope, "client_credentials", form.resource), true
+        }
+        return oauthError(res, 400, "unsupported_grant_type"), true
+      }
+      return false
+    }
+
+    const resourceMetadataPath = options.protectedResource === "root"
+      ? "/.well-known/oauth-protected-resource"
+      : "/.well-known/oauth-protected-resource/mcp"
+
+    const challenge = (extra: string) => {
+      const parts = [
+        ...(options.resourceMetadataInHeader !== false && options.protectedResource !== "none" && options.legacy !== true
+          ? [`resource_metadata="${rsOrigin}${resourceMetadataPath}"`]
+          : []),
+        extra
+      ].filter((part) => part.length > 0)
+      return `Bearer ${parts.join(", ")}`.trim()
+    }
+
+    const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
+      if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
+        return json(res, 200, {
+          resource: `${rsOrigin}/mcp`,
+          authorization_servers: [issuer()],
+          ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
+        }), true
+      }
+      if (path !== "/mcp") return false
+      const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
+      const token = bearer === undefined ? undefined : accessTokens.get(bearer)
+      if (options.always401 === true || token === undefined || token.expiresAt < Date.now()) {
+        const scope = options.challengeScope !== undefined ? `scope="${options.challengeScope}"` : ""
+        res.writeHead(401, { "www-authenticate": challenge(token === undefined && bearer !== undefined ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope) })
+        res.end(JSON.stringify({ error: "unauthorized" }))
+        return true
+      }
+      if (options.requiredScope !== undefined) {
+        const have = new Set((token.scope ?? "").split(" "))
+        if (!options.requiredScope.split(" ").every((scope) => have.has(scope))) {
+          res.writeHead(403, { "www-authenticate": challenge(`error="insufficient_scope", scope="${options.requiredScope}"`) })
+          res.end()
+          return true
+        }
+      }
+      if (req.method !== "POST") return res.writeHead(405).end(), true
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+      const server = mcpServer({ clientId: token.clientId, scope: token.scope })
+      res.on("close", () => {
+        void transport.close()
+        void server.close()
+      })
+      void server.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(body)))
+      return true
+    }
+
+    const handler = (on: "as" | "rs"): Http.RequestListener => (req, res) => {
+      void readBody(req).then(async (body) => {
+        const path = new URL(req.url ?? "/", "http://x").pathname
+        const type = req.headers["content-type"] ?? ""
+        const form = type.startsWith("application/x-www-form-urlencoded")
+          ? Object.fromEntries(new URLSearchParams(body))
+          : type.startsWith("application/json") && path !== "/mcp"
+          ? { [body]: "" }
+          : {}
+        record(on, req, type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") : form)
+        const servesAs = on === "as" || options.legacy === true
+        if (servesAs && (await authorizationServer(req, res, path, form))) return
+        if (on === "rs" && resourceServer(req, res, path, body)) return
+        res.writeHead(404).end()
+      })
+    }
+
+    const as = yield* listen(handler("as"))
+    const rs = yield* listen(handler("rs"))
+    asOrigin = as.origin
+    rsOrigin = rs.origin
+    return {
+      url: `${rsOrigin}/mcp`,
+      get issuer() {
+        return issuer()
+      },
+      resourceOrigin: rsOrigin,
+      requests,
+      issued,
+      registered,
+      revokeRefreshTokens: () => refreshTokens.clear(),
+      expireAccessTokens: () => {
+        for (const token of accessTokens.values()) token.expiresAt = 0
+      },
+      count: (path) => requests.filter((request) => request.path === path).length
+    }
+  })
+
+/**
+ * A login hook without a browser: it follows the authorization URL with `redirect: "manual"` and reads the code
+ * and state off the `Location` it is sent to. `urls` keeps every authorization URL it was given.
+ */
+export const headless = (options?: { readonly port?: number | undefined }) => {
+  const urls: Array<URL> = []
+  const logins: Array<string> = []
+  const hook = McpAuthorization.McpAuthorization.of({
+    login: (server) =>
+      Effect.sync(() => {
+        logins.push(server.name)
+        return {
+          redirectUrl: `http://127.0.0.1:${server.redirectPort ?? options?.port ?? 47_813}/callback`,
+          authorize: (url: URL) =>
+            Effect.tryPromise({
+              try: async () => {
+                urls.push(new URL(url.href))
+                const response = await fetch(url, { redirect: "manual" })
+                const location = response.headers.get("location")
+                if (response.status !== 302 || location === null) throw new Error(`authorization answered ${response.status}`)
+                const target = new URL(location)
+                const code = target.searchParams.get("code")
+                if (code === null) throw new Error("no code in the redirect")
+                const state = target.searchParams.get("state")
+                return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }
+              },
+              catch: (cause) =>
+                new McpAuthorization.McpAuthorizationError({ server: server.name, reason: cause instanceof Error ? cause.message : String(cause) })
+            })
+        }
+      })
+  })
+  return { hook, urls, logins, layer: Layer.succeed(McpAuthorization.McpAuthorization, hook) }
+}
