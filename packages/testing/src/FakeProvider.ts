@@ -96,7 +96,11 @@ async (res) => {
 // OpenAI Responses API stream events
 // -----------------------------------------------------------------------------
 
-const response = (status: string, output: ReadonlyArray<unknown>, usage?: { input: number; output: number }) => ({
+const response = (
+  status: string,
+  output: ReadonlyArray<unknown>,
+  usage?: { input: number; output: number; cached?: number }
+) => ({
   id: "resp_1",
   object: "response",
   created_at: 1_760_000_000,
@@ -114,7 +118,7 @@ const response = (status: string, output: ReadonlyArray<unknown>, usage?: { inpu
   top_p: 1,
   usage: usage === undefined ? null : {
     input_tokens: usage.input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cached ?? 0 },
     output_tokens: usage.output,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.input + usage.output
@@ -132,7 +136,7 @@ export interface OpenAiCall {
 export interface StreamScript {
   readonly text?: ReadonlyArray<string>
   readonly calls?: ReadonlyArray<OpenAiCall>
-  readonly usage?: { input: number; output: number }
+  readonly usage?: { input: number; output: number; cached?: number }
 }
 
 /** One server-sent event. */

@@ -226,3 +226,60 @@ export const fromStreamError = (
     retryAfter: Option.none()
   })
 }
+
+/**
+ * Why a tool call's argument text is not a JSON object, for the model to fix: `invalid JSON at position 12:
+ * Expected ',' or '}' after property value`. `cause` is what the provider's parser threw, when it refused a text
+ * that `JSON.parse` accepts (a `__proto__` key).
+ *
+ * @internal
+ */
+export const argumentsProblem = (text: string, cause?: unknown): string => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const position = /at position (\d+)/.exec(message)
+    if (position !== null) {
+      return `invalid JSON at position ${position[1]}: ${shorten(message.replace(/,? ?(in JSON )?at position[\s\S]*$/, ""))}`
+    }
+    return `invalid JSON at position ${text.length}: ${/end of/i.test(message) ? "the text ends early" : shorten(message)}`
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the arguments are not a JSON object"
+  const message = (cause as { readonly message?: unknown } | undefined)?.message
+  return typeof message === "string" ? shorten(message) : "the arguments could not be read"
+}
+
+const unparsedToolCall = /^Failed to securely parse tool call parameters for tool '([\s\S]*?)':\nParameters: ([\s\S]*)$/
+
+/**
+ * A tool call whose argument text the provider module could not parse (it fails the whole stream with
+ * `MalformedOutput`): the tool's name, the text and the problem.
+ *
+ * @internal
+ */
+export const unparsedToolCallOf = (
+  error: AiError.AiError
+): { readonly name: string; readonly text: string; readonly problem: string } | undefined => {
+  if (error._tag !== "MalformedOutput" || error.description === undefined) return undefined
+  const match = unparsedToolCall.exec(error.description)
+  if (match === null) return undefined
+  return { name: match[1]!, text: match[2]!, problem: argumentsProblem(match[2]!, error.cause) }
+}
+
+/**
+ * The raw parts of a chunk @effect/ai refused to decode because a tool call in it names a tool that was not
+ * offered or carries arguments that are not an object; `undefined` for any other failure.
+ *
+ * @internal
+ */
+export const undecodedToolCallChunk = (
+  error: AiError.AiError,
+  offered: ReadonlySet<string>
+): ReadonlyArray<unknown> | undefined => {
+  if (error._tag !== "MalformedOutput" || !ParseResult.isParseError(error.cause)) return undefined
+  if (malformedToolCall(error.cause, offered) === undefined) return undefined
+  const actual: unknown = error.cause.issue.actual
+  return Chunk.isChunk(actual) ? Chunk.toReadonlyArray(actual) : Array.isArray(actual) ? actual : undefined
+}
