@@ -54,6 +54,8 @@ export interface Options {
   readonly retry?: RetryOptions | false | undefined
   /** Values cut out of every error reason, like the API key (key-shaped `sk-...` strings always are). */
   readonly redact?: ReadonlyArray<Redacted.Redacted> | undefined
+  /** What an HTTP 404 from this provider means, in the reason; default `not found: check the base URL and the model name`. */
+  readonly notFound?: string | undefined
 }
 
 const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
@@ -186,7 +188,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           if (error._tag === "ProviderFailure") return Stream.fail(error)
           const repaired = repair(error, open, offered)
           return repaired === undefined
-            ? Stream.fail(fromAiError(error, provider, secrets, offered))
+            ? Stream.fail(fromAiError(error, provider, secrets, offered, options.notFound))
             : Stream.flattenIterables(Stream.fromEffect(repaired))
         }),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),

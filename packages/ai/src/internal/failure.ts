@@ -135,14 +135,16 @@ export const fromAiError = (
   error: AiError.AiError,
   provider: string,
   secrets: ReadonlyArray<Redacted.Redacted>,
-  offered: ReadonlySet<string>
+  offered: ReadonlySet<string>,
+  notFound?: string
 ): ProviderFailure => {
   switch (error._tag) {
     case "HttpResponseError": {
       const status = error.response.status
+      const meaning = status === 404 && notFound !== undefined ? notFound : statusText[status]
       const detail = error.reason === "StatusCode" ? bodyDetail(error.body) : error.description
       const what = error.reason === "StatusCode"
-        ? `HTTP ${status}${statusText[status] !== undefined ? ` (${statusText[status]})` : ""}`
+        ? `HTTP ${status}${meaning !== undefined ? ` (${meaning})` : ""}`
         : `unreadable response (${error.reason}, HTTP ${status})`
       // the error keeps request and response headers: it never becomes the cause
       return new ProviderFailure({
@@ -240,15 +242,38 @@ export const argumentsProblem = (text: string, cause?: unknown): string => {
     parsed = JSON.parse(text)
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    const position = /at position (\d+)/.exec(message)
-    if (position !== null) {
-      return `invalid JSON at position ${position[1]}: ${shorten(message.replace(/,? ?(in JSON )?at position[\s\S]*$/, ""))}`
-    }
-    return `invalid JSON at position ${text.length}: ${/end of/i.test(message) ? "the text ends early" : shorten(message)}`
+    if (/end of JSON input/i.test(message)) return `invalid JSON at position ${text.length}: the text ends early`
+    const stated = /at position (\d+)/.exec(message)
+    const position = stated !== null ? Number(stated[1]) : errorPosition(text)
+    // V8 quotes the whole text in some messages: the model has it already
+    const what = message.replace(/, "[\s\S]*" is not valid JSON$/, "").replace(/,? ?(in JSON )?at position[\s\S]*$/, "")
+    return `invalid JSON${position !== undefined ? ` at position ${position}` : ""}: ${shorten(what)}`
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the arguments are not a JSON object"
   const message = (cause as { readonly message?: unknown } | undefined)?.message
   return typeof message === "string" ? shorten(message) : "the arguments could not be read"
+}
+
+// Could more text complete this prefix? V8 reports running out of input as "end of JSON input" or as an error at
+// the position just past the end.
+const endOfInput = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch (error) {
+    const message = error instanceof Error ? error.message : ""
+    return /end of JSON input/i.test(message) || /at position (\d+)/.exec(message)?.[1] === String(text.length)
+  }
+}
+
+// Some V8 messages ("Unexpected token '/', ...") give no position: the first character after which no text can
+// complete the prefix is the one. Quadratic, so only for argument text of a reasonable size.
+const errorPosition = (text: string): number | undefined => {
+  if (text.length > 20_000) return undefined
+  for (let end = 1; end <= text.length; end++) {
+    if (!endOfInput(text.slice(0, end))) return end - 1
+  }
+  return undefined
 }
 
 const unparsedToolCall = /^Failed to securely parse tool call parameters for tool '([\s\S]*?)':\nParameters: ([\s\S]*)$/
