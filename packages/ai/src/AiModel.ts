@@ -12,6 +12,7 @@ import { Message, Model } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
@@ -56,6 +57,8 @@ export interface Options {
   readonly redact?: ReadonlyArray<Redacted.Redacted> | undefined
   /** What an HTTP 404 from this provider means, in the reason; default `not found: check the base URL and the model name`. */
   readonly notFound?: string | undefined
+  /** The level of the line each retry logs ("model unreachable, retrying in 2 s (1/3)"); default `Info`. */
+  readonly retryLogLevel?: LogLevel.LogLevel | undefined
 }
 
 const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
@@ -69,10 +72,13 @@ const usageOf = (usage: Response.Usage): Message.Usage | undefined =>
       ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {})
     })
 
-const retrySchedule = (options: RetryOptions, stop: () => boolean) => {
+const seconds = (delay: Duration.Duration): string => `${Number((Duration.toMillis(delay) / 1000).toFixed(1))} s`
+
+const retrySchedule = (options: RetryOptions, stop: () => boolean, logLevel: LogLevel.LogLevel) => {
   const maxDelay = Duration.decode(options.maxDelay ?? Duration.seconds(30))
+  const times = options.times ?? 3
   return Schedule.exponential(options.delay ?? Duration.seconds(1), 2).pipe(
-    Schedule.intersect(Schedule.recurs(options.times ?? 3)),
+    Schedule.intersect(Schedule.recurs(times)),
     Schedule.intersect(Schedule.identity<ProviderFailure>()),
     Schedule.modifyDelay(([, failure], delay) =>
       Duration.min(
@@ -80,7 +86,16 @@ const retrySchedule = (options: RetryOptions, stop: () => boolean) => {
         Option.match(failure.retryAfter, { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
       )
     ),
-    Schedule.whileInput((failure: ProviderFailure) => failure.retryable && !stop())
+    Schedule.whileInput((failure: ProviderFailure) => failure.retryable && !stop()),
+    // one line per retry, with the delay it really waits; the final failure is the caller's to report
+    Schedule.modifyDelayEffect(([[, attempt], failure], delay) =>
+      Effect.as(
+        Effect.logWithLevel(logLevel, `${failure.brief}, retrying in ${seconds(delay)} (${attempt + 1}/${times})`).pipe(
+          Effect.annotateLogs("reason", failure.reason)
+        ),
+        delay
+      )
+    )
   )
 }
 
@@ -193,12 +208,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         }),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),
         Stream.tapError((failure) =>
-          (failure.retryable && !emitted ? Effect.logWarning : Effect.logDebug)("model request failed").pipe(
-            Effect.annotateLogs({ provider, reason: failure.reason, retryable: failure.retryable && !emitted })
+          failure.retryable && !emitted && retry !== undefined ? Effect.void : Effect.logDebug("model request failed").pipe(
+            Effect.annotateLogs({ provider, reason: failure.reason })
           )
         )
       )
-      const retried = retry === undefined ? attempt : Stream.retry(attempt, retrySchedule(retry, () => emitted))
+      const retried = retry === undefined
+        ? attempt
+        : Stream.retry(attempt, retrySchedule(retry, () => emitted, options.retryLogLevel ?? LogLevel.Info))
       const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
         `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
       )

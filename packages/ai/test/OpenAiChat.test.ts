@@ -198,4 +198,24 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
           "for a server that speaks only Chat Completions use openai-chat:<model>): File Not Found"
       )
     }))
+
+  it.scoped("issue 16: retries against an unreachable server log one info line each, with the delay; nothing else", () =>
+    Effect.gen(function*() {
+      const logs = captureLogs()
+      const provider = yield* fakeProvider([json(200, {})])
+      const model = yield* buildModel(chatModel({ ...provider, url: "http://127.0.0.1:1" }))
+      const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.flip, Effect.provide(logs.layer), Effect.fork)
+      for (const delay of ["1 second", "2 seconds", "4 seconds"]) {
+        yield* pendingSleep
+        yield* TestClock.adjust(delay)
+      }
+      const error = yield* Fiber.join(fiber)
+      assert.match(error.reason, /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/)
+      const above = logs.lines.filter((line) => !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
+      assert.deepStrictEqual(above.map((line) => `${line.split(" ")[0]} ${/'([^']*)'/.exec(line)?.[1]}`), [
+        "INFO model unreachable, retrying in 1 s (1/3)",
+        "INFO model unreachable, retrying in 2 s (2/3)",
+        "INFO model unreachable, retrying in 4 s (3/3)"
+      ])
+    }))
 })

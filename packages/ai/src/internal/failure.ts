@@ -16,6 +16,8 @@ import * as Redacted from "effect/Redacted"
  */
 export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
   readonly reason: string
+  /** A few words for a retry's log line: `model unreachable`, `model answered HTTP 429`. */
+  readonly brief: string
   readonly retryable: boolean
   readonly retryAfter: Option.Option<Duration.Duration>
   readonly cause?: unknown
@@ -149,6 +151,7 @@ export const fromAiError = (
       // the error keeps request and response headers: it never becomes the cause
       return new ProviderFailure({
         reason: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+        brief: `model answered HTTP ${status}`,
         retryable: error.reason === "StatusCode" && retryableStatus.has(status),
         retryAfter: retryAfterOf(error.response.headers)
       })
@@ -162,6 +165,7 @@ export const fromAiError = (
           })`,
           secrets
         ),
+        brief: "model unreachable",
         retryable: error.reason === "Transport",
         retryAfter: Option.none()
       })
@@ -178,6 +182,7 @@ export const fromAiError = (
             : `${provider} sent a response that could not be read: ${shorten(detail)}`,
           secrets
         ),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
@@ -185,12 +190,14 @@ export const fromAiError = (
     case "MalformedInput":
       return new ProviderFailure({
         reason: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
     case "UnknownError":
       return new ProviderFailure({
         reason: scrub(`${provider} failed: ${shorten(error.description ?? "unknown error")}`, secrets),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
@@ -224,6 +231,7 @@ export const fromStreamError = (
       `${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`,
       secrets
     ),
+    brief: `model reported an error${kind !== undefined ? ` (${kind})` : ""}`,
     retryable: kind !== undefined && retryableStreamError.test(kind),
     retryAfter: Option.none()
   })
