@@ -6,7 +6,9 @@
 import * as Schema from "effect/Schema"
 
 /**
- * One tool call requested by the model. `arguments` is the decoded JSON object the model produced.
+ * One tool call requested by the model. `arguments` is the decoded JSON object the model produced. When the
+ * model's argument text could not be read, `invalidArguments` says why (`invalid JSON at position 12: ...`),
+ * `arguments` is that text, and the agent answers the call with a `TOOL_FAILED` message instead of running it.
  *
  * @since 0.1.0
  * @category models
@@ -14,19 +16,37 @@ import * as Schema from "effect/Schema"
 export class ToolCall extends Schema.Class<ToolCall>("@zett/agent/ToolCall")({
   id: Schema.String,
   name: Schema.String,
-  arguments: Schema.Unknown
+  arguments: Schema.Unknown,
+  invalidArguments: Schema.optional(Schema.String)
 }) {}
 
 /**
- * Token counts reported by a provider at the end of a response.
+ * Token counts reported by a provider at the end of a response. `cachedInputTokens` is the part of
+ * `inputTokens` the provider read from its prompt cache, when it says.
  *
  * @since 0.1.0
  * @category models
  */
 export class Usage extends Schema.Class<Usage>("@zett/agent/Usage")({
   inputTokens: Schema.Number,
-  outputTokens: Schema.Number
+  outputTokens: Schema.Number,
+  cachedInputTokens: Schema.optional(Schema.Number)
 }) {}
+
+/**
+ * The sum of two usages; `cachedInputTokens` is kept when either says it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const addUsage = (self: Usage, that: Usage): Usage =>
+  new Usage({
+    inputTokens: self.inputTokens + that.inputTokens,
+    outputTokens: self.outputTokens + that.outputTokens,
+    ...(self.cachedInputTokens !== undefined || that.cachedInputTokens !== undefined
+      ? { cachedInputTokens: (self.cachedInputTokens ?? 0) + (that.cachedInputTokens ?? 0) }
+      : {})
+  })
 
 /**
  * @since 0.1.0
@@ -45,7 +65,8 @@ export class UserMessage extends Schema.TaggedClass<UserMessage>("@zett/agent/Us
 }) {}
 
 /**
- * An assistant turn: text and the tool calls it requested (none for a final answer).
+ * An assistant turn: text and the tool calls it requested (none for a final answer). `usage` is this turn's;
+ * on the message a run returns, `runUsage` is the sum over every turn of the run.
  *
  * @since 0.1.0
  * @category models
@@ -55,7 +76,8 @@ export class AssistantMessage extends Schema.TaggedClass<AssistantMessage>("@zet
   {
     content: Schema.String,
     toolCalls: Schema.optionalWith(Schema.Array(ToolCall), { default: () => [] }),
-    usage: Schema.optional(Usage)
+    usage: Schema.optional(Usage),
+    runUsage: Schema.optional(Usage)
   }
 ) {}
 

@@ -18,8 +18,18 @@ import type { ModelEvent, ModelRequest } from "./Model.js"
  */
 export interface Reply {
   readonly text?: string | undefined
-  readonly toolCalls?: ReadonlyArray<{ readonly id?: string; readonly name: string; readonly arguments?: unknown }>
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | undefined
+  readonly toolCalls?: ReadonlyArray<{
+    readonly id?: string
+    readonly name: string
+    readonly arguments?: unknown
+    /** A call whose argument text could not be read, as a provider reports it: why. */
+    readonly invalidArguments?: string
+  }>
+  readonly usage?: {
+    readonly inputTokens: number
+    readonly outputTokens: number
+    readonly cachedInputTokens?: number
+  } | undefined
 }
 
 /**
@@ -36,7 +46,12 @@ const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
   reply.toolCalls?.forEach((call, i) =>
     out.push({
       _tag: "ToolCall",
-      call: new ToolCall({ id: call.id ?? `call_${request}_${i}`, name: call.name, arguments: call.arguments ?? {} })
+      call: new ToolCall({
+        id: call.id ?? `call_${request}_${i}`,
+        name: call.name,
+        arguments: call.arguments ?? {},
+        ...(call.invalidArguments !== undefined ? { invalidArguments: call.invalidArguments } : {})
+      })
     })
   )
   out.push({

@@ -12,11 +12,18 @@ import { Message, Model } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { fromAiError, fromStreamError, ProviderFailure } from "./internal/failure.js"
+import {
+  fromAiError,
+  fromStreamError,
+  ProviderFailure,
+  undecodedToolCallChunk,
+  unparsedToolCallOf
+} from "./internal/failure.js"
 import { toPrompt, toToolkit } from "./internal/prompt.js"
 
 /**
@@ -48,6 +55,10 @@ export interface Options {
   readonly retry?: RetryOptions | false | undefined
   /** Values cut out of every error reason, like the API key (key-shaped `sk-...` strings always are). */
   readonly redact?: ReadonlyArray<Redacted.Redacted> | undefined
+  /** What an HTTP 404 from this provider means, in the reason; default `not found: check the base URL and the model name`. */
+  readonly notFound?: string | undefined
+  /** The level of the line each retry logs ("model unreachable, retrying in 2 s (1/3)"); default `Info`. */
+  readonly retryLogLevel?: LogLevel.LogLevel | undefined
 }
 
 const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
@@ -55,12 +66,19 @@ const finishReason = (reason: Response.FinishReason): string => reason.replace(/
 const usageOf = (usage: Response.Usage): Message.Usage | undefined =>
   usage.inputTokens === undefined && usage.outputTokens === undefined
     ? undefined
-    : new Message.Usage({ inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 })
+    : new Message.Usage({
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+      ...(usage.cachedInputTokens !== undefined ? { cachedInputTokens: usage.cachedInputTokens } : {})
+    })
 
-const retrySchedule = (options: RetryOptions, stop: () => boolean) => {
+const seconds = (delay: Duration.Duration): string => `${Number((Duration.toMillis(delay) / 1000).toFixed(1))} s`
+
+const retrySchedule = (options: RetryOptions, stop: () => boolean, logLevel: LogLevel.LogLevel) => {
   const maxDelay = Duration.decode(options.maxDelay ?? Duration.seconds(30))
+  const times = options.times ?? 3
   return Schedule.exponential(options.delay ?? Duration.seconds(1), 2).pipe(
-    Schedule.intersect(Schedule.recurs(options.times ?? 3)),
+    Schedule.intersect(Schedule.recurs(times)),
     Schedule.intersect(Schedule.identity<ProviderFailure>()),
     Schedule.modifyDelay(([, failure], delay) =>
       Duration.min(
@@ -68,7 +86,16 @@ const retrySchedule = (options: RetryOptions, stop: () => boolean) => {
         Option.match(failure.retryAfter, { onNone: () => delay, onSome: (after) => Duration.max(delay, after) })
       )
     ),
-    Schedule.whileInput((failure: ProviderFailure) => failure.retryable && !stop())
+    Schedule.whileInput((failure: ProviderFailure) => failure.retryable && !stop()),
+    // one line per retry, with the delay it really waits; the final failure is the caller's to report
+    Schedule.modifyDelayEffect(([[, attempt], failure], delay) =>
+      Effect.as(
+        Effect.logWithLevel(logLevel, `${failure.brief}, retrying in ${seconds(delay)} (${attempt + 1}/${times})`).pipe(
+          Effect.annotateLogs("reason", failure.reason)
+        ),
+        delay
+      )
+    )
   )
 }
 
@@ -83,18 +110,38 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const provider = options.provider ?? "the model provider"
   const secrets = options.redact ?? []
   const retry = options.retry === false ? undefined : options.retry ?? {}
+  let unparsedCalls = 0
 
-  const events = (part: Response.StreamPart<any>): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
+  const events = (
+    part: Response.StreamPart<any>,
+    open: Map<string, string>
+  ): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
     switch (part.type) {
       case "text-delta":
         return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
-      case "tool-call":
+      case "tool-params-start":
+        open.set(part.id, part.name)
+        return Effect.succeed([])
+      case "tool-params-end":
+        open.delete(part.id)
+        return Effect.succeed([])
+      case "tool-call": {
+        open.delete(part.id)
         // tools the provider ran itself (web search, ...) are not the agent's to run
-        return Effect.succeed(
-          part.providerExecuted ? [] : [
-            Model.toolCall(new Message.ToolCall({ id: part.id, name: part.name, arguments: part.params }))
-          ]
-        )
+        if (part.providerExecuted === true) return Effect.succeed([])
+        const params: unknown = part.params
+        const invalid = typeof params !== "object" || params === null || Array.isArray(params)
+        return Effect.succeed([
+          Model.toolCall(
+            new Message.ToolCall({
+              id: part.id,
+              name: part.name,
+              arguments: params,
+              ...(invalid ? { invalidArguments: "the arguments are not a JSON object" } : {})
+            })
+          )
+        ])
+      }
       case "finish":
         return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
       case "error":
@@ -104,28 +151,71 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     }
   }
 
+  /**
+   * A bad tool call ends the provider's stream: @effect/ai-openai and -anthropic fail it when the argument text is
+   * not JSON, and @effect/ai fails the chunk holding a call of a tool that was not offered. What the model said up
+   * to there becomes events, with the bad call marked, so the agent tells the model instead of ending the run.
+   */
+  const repair = (
+    error: AiError.AiError,
+    open: Map<string, string>,
+    offered: ReadonlySet<string>
+  ): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> | undefined => {
+    const unparsed = unparsedToolCallOf(error)
+    if (unparsed !== undefined) {
+      let id: string | undefined
+      for (const [key, name] of open) if (name === unparsed.name) id = key
+      return Effect.succeed([
+        Model.toolCall(
+          new Message.ToolCall({
+            id: id ?? `call_unparsed_${++unparsedCalls}`,
+            name: unparsed.name,
+            arguments: unparsed.text,
+            invalidArguments: unparsed.problem
+          })
+        )
+      ])
+    }
+    const chunk = undecodedToolCallChunk(error, offered)
+    if (chunk === undefined) return undefined
+    return Effect.map(
+      Effect.forEach(chunk, (part) => events(part as Response.StreamPart<any>, open)),
+      (events) => events.flat()
+    )
+  }
+
   const stream = (request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
     Stream.suspend(() => {
       let emitted = false
       const prompt = toPrompt(request.messages)
       const toolkit = toToolkit(request.tools)
       const offered = new Set(request.tools.map((tool) => tool.name))
-      const parts: Stream.Stream<Response.StreamPart<any>, ProviderFailure> = (toolkit === undefined
+      const open = new Map<string, string>()
+      const parts: Stream.Stream<Response.StreamPart<any>, AiError.AiError> = toolkit === undefined
         ? languageModel.streamText({ prompt })
         : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true }) as Stream.Stream<
           Response.StreamPart<any>,
           AiError.AiError
-        >).pipe(Stream.mapError((error) => fromAiError(error, provider, secrets, offered)))
+        >
       const attempt = parts.pipe(
-        Stream.mapConcatEffect(events),
+        Stream.mapConcatEffect((part) => events(part, open)),
+        Stream.catchAll((error): Stream.Stream<Model.ModelEvent, ProviderFailure> => {
+          if (error._tag === "ProviderFailure") return Stream.fail(error)
+          const repaired = repair(error, open, offered)
+          return repaired === undefined
+            ? Stream.fail(fromAiError(error, provider, secrets, offered, options.notFound))
+            : Stream.flattenIterables(Stream.fromEffect(repaired))
+        }),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),
         Stream.tapError((failure) =>
-          (failure.retryable && !emitted ? Effect.logWarning : Effect.logDebug)("model request failed").pipe(
-            Effect.annotateLogs({ provider, reason: failure.reason, retryable: failure.retryable && !emitted })
+          failure.retryable && !emitted && retry !== undefined ? Effect.void : Effect.logDebug("model request failed").pipe(
+            Effect.annotateLogs({ provider, reason: failure.reason })
           )
         )
       )
-      const retried = retry === undefined ? attempt : Stream.retry(attempt, retrySchedule(retry, () => emitted))
+      const retried = retry === undefined
+        ? attempt
+        : Stream.retry(attempt, retrySchedule(retry, () => emitted, options.retryLogLevel ?? LogLevel.Info))
       const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
         `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
       )

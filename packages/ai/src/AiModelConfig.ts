@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AiModel from "./AiModel.js"
+import * as OpenAiChat from "./OpenAiChat.js"
 import { protectSecrets } from "./internal/http.js"
 
 
@@ -27,11 +28,12 @@ import { protectSecrets } from "./internal/http.js"
  * @since 0.1.0
  * @category models
  */
-export type Provider = "openai" | "anthropic"
+export type Provider = "openai" | "openai-chat" | "anthropic"
 
 /**
- * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` with `OPENAI_API_KEY` and
- * `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+ * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
+ * `ZETT_MODEL=openai-chat:<model>` (Chat Completions, for servers without the Responses API) with `OPENAI_API_KEY`
+ * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
  *
  * @since 0.1.0
  * @category models
@@ -46,8 +48,13 @@ export interface AiModelConfig {
 
 const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
   openai: { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
+  "openai-chat": { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
   anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" }
 }
+
+// @effect/ai-openai calls `/v1/responses`, which Chat-Completions-only servers (llama.cpp, LM Studio, ...) lack
+const responsesNotFound = "not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
+  "for a server that speaks only Chat Completions use openai-chat:<model>"
 
 const nonEmpty = <A>(config: Config.Config<A>, isEmpty: (a: A) => boolean) =>
   Config.option(config).pipe(Config.map(Option.filter((a) => !isEmpty(a))))
@@ -69,7 +76,7 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
   if (!(provider in providers) || model === "") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_MODEL"],
-      `expected openai:<model> or anthropic:<model>, got ${JSON.stringify(text.slice(0, 80))}`
+      `expected openai:<model>, openai-chat:<model> or anthropic:<model>, got ${JSON.stringify(text.slice(0, 80))}`
     ))
   }
   const names = providers[provider]
@@ -89,7 +96,7 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
 
 /**
  * The `Model` for an `AiModelConfig`, on `@effect/ai-openai` (Responses API, tool schemas sent with `strict: false`
- * so they reach the model unchanged) or `@effect/ai-anthropic`. The key is cut out of error bodies before
+ * so they reach the model unchanged), `OpenAiChat` (Chat Completions) or `@effect/ai-anthropic`. The key is cut out of error bodies before
  * @effect/ai keeps them (they reach its spans) and out of every error reason.
  *
  * @since 0.1.0
@@ -106,9 +113,13 @@ export const layer = (
   const transformClient = protectSecrets(redact)
   switch (config.provider) {
     case "openai":
-      return AiModel.layer(modelOptions).pipe(
+      return AiModel.layer({ ...modelOptions, notFound: responsesNotFound }).pipe(
         Layer.provide(OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } })),
         Layer.provide(OpenAiClient.layer({ apiKey, apiUrl, transformClient }))
+      )
+    case "openai-chat":
+      return AiModel.layer(modelOptions).pipe(
+        Layer.provide(OpenAiChat.layer({ model: config.model, apiKey, apiUrl, transformClient }))
       )
     case "anthropic":
       return AiModel.layer(modelOptions).pipe(
@@ -131,7 +142,7 @@ export const layerFromConfig = (
     Effect.flatMap(configured, (config) =>
       Option.match(config, {
         onNone: () =>
-          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model> or anthropic:<model>")),
+          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model> or anthropic:<model>")),
         onSome: (config) => Effect.succeed(layer(config, options))
       }))
   )

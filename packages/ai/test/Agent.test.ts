@@ -43,7 +43,7 @@ describe("AiModel under the agent (A13)", () => {
       )
       const reply = yield* agent.run("What is in /tmp/x?")
       assert.strictEqual(reply.content, "The file says hello.")
-      assert.deepStrictEqual(reply.usage, new Message.Usage({ inputTokens: 30, outputTokens: 5 }))
+      assert.deepStrictEqual(reply.usage, new Message.Usage({ inputTokens: 30, outputTokens: 5, cachedInputTokens: 0 }))
       assert.deepStrictEqual(calls, [{ path: "/tmp/x" }])
       assert.deepStrictEqual(log, [
         "event:ToolCall",
@@ -63,18 +63,71 @@ describe("AiModel under the agent (A13)", () => {
       ])
     }))
 
-  it.scoped("a call to a tool the agent does not offer fails the model request with a readable reason", () =>
+  it.scoped("issue 16: a call of an unknown tool and a call with broken JSON reach the model as TOOL_FAILED; hooks run; the run goes on", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
-        sse(anthropicEvents({ calls: [{ id: "toolu_9", name: "fs__delete_everything", pieces: ["{}"] }] }))
+        sse(anthropicEvents({ calls: [{ id: "toolu_1", name: "fs__raed_file", pieces: ["{\"path\":\"/tmp/x\"}"] }] })),
+        sse(anthropicEvents({ calls: [{ id: "toolu_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tmp/x\",}"] }] })),
+        sse(anthropicEvents({ calls: [{ id: "toolu_3", name: "fs__read_file", pieces: ["{\"path\": \"/tmp/x\"}"] }] })),
+        sse(anthropicEvents({ text: ["It says hello."] }))
       ])
+      const calls: Array<unknown> = []
+      const log: Array<string> = []
       const context = yield* Layer.build(anthropicModel(provider))
-      const agent = yield* Agent.make({ tools: [readFile([])] }).pipe(Effect.provide(context))
-      const error = yield* Effect.flip(agent.run("clean up"))
-      assert.strictEqual(error._tag, "ModelError")
-      assert.strictEqual(
-        (error as Model.ModelError).reason,
-        "anthropic: the model called \"fs__delete_everything\", a tool that was not offered"
+      const agent = yield* Agent.make({ tools: [readFile(calls)], extensions: [hooks(log)] }).pipe(
+        Effect.provide(context)
       )
+      const reply = yield* agent.run("What is in /tmp/x?")
+      assert.strictEqual(reply.content, "It says hello.")
+      assert.deepStrictEqual(calls, [{ path: "/tmp/x" }])
+      const lastToolResult = (n: number) => {
+        const messages: Array<any> = provider.requests[n]!.body.messages
+        const result = messages.at(-1).content.find((block: any) => block.type === "tool_result")
+        return { id: result.tool_use_id, isError: result.is_error, content: JSON.parse(result.content) }
+      }
+      assert.deepStrictEqual(lastToolResult(1), {
+        id: "toolu_1",
+        isError: true,
+        content: {
+          error: {
+            type: "UnknownTool",
+            message: "there is no tool named \"fs__raed_file\"; the closest names are fs__read_file"
+          }
+        }
+      })
+      assert.deepStrictEqual(lastToolResult(2), {
+        id: "toolu_2",
+        isError: true,
+        content: {
+          error: {
+            type: "InvalidArguments",
+            message: "the arguments of fs__read_file could not be read (invalid JSON at position 18: Expected double-quoted " +
+              "property name); call it again with the arguments as one JSON object"
+          }
+        }
+      })
+      assert.deepStrictEqual(log.filter((line) => !line.startsWith("event:")), [
+        "beforeTool:fs__raed_file",
+        "onToolCall:fs__raed_file",
+        "afterTool:fs__raed_file:TOOL_FAILED",
+        "beforeTool:fs__read_file",
+        "onToolCall:fs__read_file",
+        "afterTool:fs__read_file:TOOL_FAILED",
+        "beforeTool:fs__read_file",
+        "onToolCall:fs__read_file",
+        "afterTool:fs__read_file:ok"
+      ])
+    }))
+
+  it.scoped("issue 16: a model that keeps sending broken calls is stopped by maxTurns", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        sse(openAiEvents({ calls: [{ id: "call_1", name: "fs__read_file", pieces: ["{\"path\""] }] }))
+      ])
+      const context = yield* Layer.build(openAiModel(provider))
+      const agent = yield* Agent.make({ tools: [readFile([])], maxTurns: 3 }).pipe(Effect.provide(context))
+      const error = yield* Effect.flip(agent.run("read it"))
+      assert.strictEqual(error._tag, "MaxTurnsExceeded")
+      assert.strictEqual(provider.requests.length, 3)
     }))
 })

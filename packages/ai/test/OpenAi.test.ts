@@ -53,7 +53,7 @@ describe("AiModel on @effect/ai-openai (Responses API)", () => {
       const seenFirstDelta = gate<"client" | "timeout">()
       setTimeout(() => seenFirstDelta.open("timeout"), 3000).unref()
       const provider = yield* fakeProvider([
-        sse(openAiEvents({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3 } }), {
+        sse(openAiEvents({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3, cached: 8 } }), {
           // the rest of the answer waits until the client has seen the first delta
           hold: { before: 4, until: seenFirstDelta.promise }
         })
@@ -69,7 +69,7 @@ describe("AiModel on @effect/ai-openai (Responses API)", () => {
         Model.textDelta("Hel"),
         Model.textDelta("lo "),
         Model.textDelta("world"),
-        Model.finish("stop", new Message.Usage({ inputTokens: 12, outputTokens: 3 }))
+        Model.finish("stop", new Message.Usage({ inputTokens: 12, outputTokens: 3, cachedInputTokens: 8 }))
       ])
       assert.strictEqual(provider.requests[0]!.url, "/v1/responses")
     }))
@@ -180,7 +180,7 @@ describe("AiModel on @effect/ai-openai: requests", () => {
           })
         ),
         Model.toolCall(new Message.ToolCall({ id: "call_b", name: "fs__read_file", arguments: { path: "/tmp/ü" } })),
-        Model.finish("tool_calls", new Message.Usage({ inputTokens: 40, outputTokens: 22 }))
+        Model.finish("tool_calls", new Message.Usage({ inputTokens: 40, outputTokens: 22, cachedInputTokens: 0 }))
       ])
     }))
 
@@ -364,24 +364,40 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       }
     }))
 
-  it.scoped("tool-call arguments that are not a JSON object, or not JSON, fail with a readable reason", () =>
+  it.scoped("issue 16: a tool call whose arguments are not JSON, not an object or name no offered tool reaches the agent marked", () =>
     Effect.gen(function*() {
       const tools = [{ name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }]
       const provider = yield* fakeProvider([
         sse(openAiEvents({ calls: [{ id: "call_1", name: "fs__read_file", pieces: ["[\"/tmp/a\"]"] }] })),
-        sse(openAiEvents({ calls: [{ id: "call_2", name: "fs__read_file", pieces: ["{\"path\": \"/tm"] }] }))
+        sse(openAiEvents({ text: ["Let me read it."], calls: [{ id: "call_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tm\""] }] })),
+        sse(openAiEvents({ calls: [{ id: "call_3", name: "fs__raed_file", pieces: ["{\"path\": \"/tmp/a\"}"] }] }))
       ])
       const model = yield* buildModel(openAiModel(provider))
-      const notObject = yield* Stream.runDrain(model.stream(request([Message.user("read")], tools))).pipe(Effect.flip)
-      assert.strictEqual(
-        notObject.reason,
-        "openai: the model called \"fs__read_file\" with arguments that are not a JSON object"
+      const collect = model.stream(request([Message.user("read")], tools)).pipe(
+        Stream.runCollect,
+        Effect.map((events) => Chunk.toArray(events).filter((event) => event._tag !== "Finish"))
       )
-      const notJson = yield* Stream.runDrain(model.stream(request([Message.user("read")], tools))).pipe(Effect.flip)
-      assert.strictEqual(
-        notJson.reason,
-        "openai sent a response that could not be read: Failed to securely parse tool call parameters for tool " +
-          "'fs__read_file': Parameters: {\"path\": \"/tm"
-      )
+      assert.deepStrictEqual(yield* collect, [
+        Model.toolCall(new Message.ToolCall({
+          id: "call_1",
+          name: "fs__read_file",
+          arguments: ["/tmp/a"],
+          invalidArguments: "the arguments are not a JSON object"
+        }))
+      ])
+      assert.deepStrictEqual(yield* collect, [
+        Model.textDelta("Let me read it."),
+        Model.toolCall(new Message.ToolCall({
+          id: "call_2",
+          name: "fs__read_file",
+          arguments: "{\"path\": \"/tm\"",
+          invalidArguments: "invalid JSON at position 14: Expected ',' or '}' after property value"
+        }))
+      ])
+      assert.deepStrictEqual(yield* collect, [
+        Model.toolCall(new Message.ToolCall({ id: "call_3", name: "fs__raed_file", arguments: { path: "/tmp/a" } }))
+      ])
+      // nothing was retried: each answer was read once
+      assert.strictEqual(provider.requests.length, 3)
     }))
 })

@@ -144,3 +144,15 @@ export const anthropicModel = (
     apiKey: Option.some(Redacted.make(KEY)),
     baseUrl: Option.some(provider.url)
   }, options).pipe(Layer.provide(client))
+
+/** The Model on OpenAiChat (Chat Completions) against the fake provider. */
+export const chatModel = (
+  provider: FakeProvider,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model> =>
+  AiModelConfig.layer({
+    provider: "openai-chat",
+    model: "local-model",
+    apiKey: Option.some(Redacted.make(KEY)),
+    baseUrl: Option.some(`${provider.url}/v1`)
+  }, options).pipe(Layer.provide(client))

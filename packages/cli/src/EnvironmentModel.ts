@@ -11,6 +11,7 @@ import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { UsageError } from "./CliError.js"
 
@@ -72,6 +73,7 @@ export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, Usa
   )
   return Option.map(configured, (config): EnvironmentModel => ({
     name: `${config.provider}:${config.model}`,
-    layer: AiModelConfig.layer(config).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    // retries are the provider's business: a line each on `--log-level debug`, otherwise only the final error
+    layer: AiModelConfig.layer(config, { retryLogLevel: LogLevel.Debug }).pipe(Layer.provide(NodeHttpClient.layerUndici))
   }))
 })

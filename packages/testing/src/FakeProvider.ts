@@ -96,7 +96,11 @@ async (res) => {
 // OpenAI Responses API stream events
 // -----------------------------------------------------------------------------
 
-const response = (status: string, output: ReadonlyArray<unknown>, usage?: { input: number; output: number }) => ({
+const response = (
+  status: string,
+  output: ReadonlyArray<unknown>,
+  usage?: { input: number; output: number; cached?: number }
+) => ({
   id: "resp_1",
   object: "response",
   created_at: 1_760_000_000,
@@ -114,7 +118,7 @@ const response = (status: string, output: ReadonlyArray<unknown>, usage?: { inpu
   top_p: 1,
   usage: usage === undefined ? null : {
     input_tokens: usage.input,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cached ?? 0 },
     output_tokens: usage.output,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.input + usage.output
@@ -132,7 +136,7 @@ export interface OpenAiCall {
 export interface StreamScript {
   readonly text?: ReadonlyArray<string>
   readonly calls?: ReadonlyArray<OpenAiCall>
-  readonly usage?: { input: number; output: number }
+  readonly usage?: { input: number; output: number; cached?: number }
 }
 
 /** One server-sent event. */
@@ -250,4 +254,73 @@ export const anthropicEvents = (
   })
   push({ type: "message_stop" })
   return events
+}
+
+// -----------------------------------------------------------------------------
+// OpenAI Chat Completions stream chunks
+// -----------------------------------------------------------------------------
+
+/** What a scripted Chat Completions stream says; with `interleave`, the calls' argument pieces alternate. */
+export interface ChatScript extends StreamScript {
+  readonly interleave?: boolean
+  readonly finishReason?: string
+}
+
+/**
+ * The `data:` payloads of a streamed Chat Completions answer (`chat.completion.chunk` objects as OpenAI, llama.cpp
+ * and vLLM send them): the role, text deltas, tool-call deltas by `index` (id and name in the first), the finish
+ * reason, then a usage chunk with empty `choices`. `chatSse` adds the closing `[DONE]`.
+ */
+export const chatChunks = (options: ChatScript): Array<unknown> => {
+  const chunk = (delta: unknown, finish_reason: string | null = null) => ({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    created: 1_760_000_000,
+    model: "local-model",
+    choices: [{ index: 0, delta, logprobs: null, finish_reason }]
+  })
+  const chunks: Array<unknown> = [chunk({ role: "assistant", content: "" })]
+  for (const text of options.text ?? []) chunks.push(chunk({ content: text }))
+  const calls = options.calls ?? []
+  calls.forEach((call, index) =>
+    chunks.push(chunk({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
+    }))
+  )
+  const piece = (index: number, text: string) =>
+    chunk({ tool_calls: [{ index, function: { arguments: text } }] })
+  if (options.interleave === true) {
+    const longest = Math.max(0, ...calls.map((call) => call.pieces.length))
+    for (let i = 0; i < longest; i++) {
+      calls.forEach((call, index) => {
+        if (i < call.pieces.length) chunks.push(piece(index, call.pieces[i]!))
+      })
+    }
+  } else {
+    calls.forEach((call, index) => call.pieces.forEach((text) => chunks.push(piece(index, text))))
+  }
+  chunks.push(chunk({}, options.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop")))
+  if (options.usage !== undefined) {
+    chunks.push({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1_760_000_000,
+      model: "local-model",
+      choices: [],
+      usage: {
+        prompt_tokens: options.usage.input,
+        completion_tokens: options.usage.output,
+        total_tokens: options.usage.input + options.usage.output,
+        ...(options.usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: options.usage.cached } } : {})
+      }
+    })
+  }
+  return chunks
+}
+
+/** A Chat Completions event stream: one `data:` line per chunk, then `data: [DONE]`. */
+export const chatSse = (chunks: ReadonlyArray<unknown>): Reply => (res) => {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+  for (const data of chunks) res.write(`data: ${JSON.stringify(data)}\n\n`)
+  res.end("data: [DONE]\n\n")
 }

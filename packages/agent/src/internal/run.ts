@@ -10,10 +10,11 @@ import { ExtensionError, MaxTurnsExceeded } from "../AgentError.js"
 import type { AgentError } from "../AgentError.js"
 import type * as Extension from "../Extension.js"
 import type { Message, ToolCall, Usage } from "../Message.js"
-import { AssistantMessage, SystemMessage, ToolMessage, UserMessage } from "../Message.js"
+import { addUsage, AssistantMessage, SystemMessage, ToolMessage, UserMessage } from "../Message.js"
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
 import type * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
+import { closest } from "./closest.js"
 import * as pending from "./pending.js"
 import type { Compaction } from "../Agent.js"
 import { traced } from "../Tracing.js"
@@ -232,13 +233,28 @@ const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
   return Effect.succeed({ error: { type, message } })
 }
 
+/** An unknown tool, with the names the model most likely meant: small models misspell and invent names. */
+const unknownTool = (run: RunState, call: ToolCall) => {
+  const names = closest(call.name, run.registry.keys())
+  return new Tool.ToolError({
+    type: "UnknownTool",
+    message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
+      (names.length === 0 ? "no tools are available" : `the closest names are ${names.join(", ")}`)
+  })
+}
+
 const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effect<ToolMessage, ExtensionError> =>
   Effect.gen(function*() {
     yield* each(run, "beforeTool", (e) => e.beforeTool?.(run, call))
     let next = (call: ToolCall): Effect.Effect<unknown, unknown> => {
       const tool = run.registry.get(call.name)
-      if (tool === undefined) {
-        return new Tool.ToolError({ type: "UnknownTool", message: `there is no tool named ${call.name}` })
+      if (tool === undefined) return unknownTool(run, call)
+      if (call.invalidArguments !== undefined) {
+        return new Tool.ToolError({
+          type: "InvalidArguments",
+          message: `the arguments of ${call.name} could not be read (${call.invalidArguments}); ` +
+            "call it again with the arguments as one JSON object"
+        })
       }
       const timeout = tool.timeout ?? engine.toolTimeout
       const handled = tool.handle(call.arguments, call, run)
@@ -292,6 +308,7 @@ const deliverSteering = (run: RunState) => {
 const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage, AgentError> =>
   Effect.gen(function*() {
     let toolsRegistered = false
+    let usage: Usage | undefined
     for (let turn = 1;; turn++) {
       if (turn > engine.maxTurns) return yield* new MaxTurnsExceeded({ maxTurns: engine.maxTurns })
       yield* each(run, "beforeTurn", (e) => e.beforeTurn?.(run))
@@ -316,10 +333,16 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       }
       const response = yield* callModel(engine, run, buildRequest(engine, run))
       run.messages_.push(response)
+      if (response.usage !== undefined) usage = usage === undefined ? response.usage : addUsage(usage, response.usage)
       yield* each(run, "afterModel", (e) => e.afterModel?.(run, response))
       if (response.toolCalls.length === 0 && run.steering.length === 0) {
         yield* each(run, "afterTurn", (e) => e.afterTurn?.(run, response))
-        return response
+        return usage === undefined ? response : new AssistantMessage({
+          content: response.content,
+          toolCalls: response.toolCalls,
+          ...(response.usage !== undefined ? { usage: response.usage } : {}),
+          runUsage: usage
+        })
       }
       const results = yield* Effect.forEach(
         response.toolCalls,

@@ -16,6 +16,8 @@ import * as Redacted from "effect/Redacted"
  */
 export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
   readonly reason: string
+  /** A few words for a retry's log line: `model unreachable`, `model answered HTTP 429`. */
+  readonly brief: string
   readonly retryable: boolean
   readonly retryAfter: Option.Option<Duration.Duration>
   readonly cause?: unknown
@@ -135,18 +137,21 @@ export const fromAiError = (
   error: AiError.AiError,
   provider: string,
   secrets: ReadonlyArray<Redacted.Redacted>,
-  offered: ReadonlySet<string>
+  offered: ReadonlySet<string>,
+  notFound?: string
 ): ProviderFailure => {
   switch (error._tag) {
     case "HttpResponseError": {
       const status = error.response.status
+      const meaning = status === 404 && notFound !== undefined ? notFound : statusText[status]
       const detail = error.reason === "StatusCode" ? bodyDetail(error.body) : error.description
       const what = error.reason === "StatusCode"
-        ? `HTTP ${status}${statusText[status] !== undefined ? ` (${statusText[status]})` : ""}`
+        ? `HTTP ${status}${meaning !== undefined ? ` (${meaning})` : ""}`
         : `unreadable response (${error.reason}, HTTP ${status})`
       // the error keeps request and response headers: it never becomes the cause
       return new ProviderFailure({
         reason: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+        brief: `model answered HTTP ${status}`,
         retryable: error.reason === "StatusCode" && retryableStatus.has(status),
         retryAfter: retryAfterOf(error.response.headers)
       })
@@ -160,6 +165,7 @@ export const fromAiError = (
           })`,
           secrets
         ),
+        brief: "model unreachable",
         retryable: error.reason === "Transport",
         retryAfter: Option.none()
       })
@@ -176,6 +182,7 @@ export const fromAiError = (
             : `${provider} sent a response that could not be read: ${shorten(detail)}`,
           secrets
         ),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
@@ -183,12 +190,14 @@ export const fromAiError = (
     case "MalformedInput":
       return new ProviderFailure({
         reason: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
     case "UnknownError":
       return new ProviderFailure({
         reason: scrub(`${provider} failed: ${shorten(error.description ?? "unknown error")}`, secrets),
+        brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
@@ -222,7 +231,88 @@ export const fromStreamError = (
       `${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`,
       secrets
     ),
+    brief: `model reported an error${kind !== undefined ? ` (${kind})` : ""}`,
     retryable: kind !== undefined && retryableStreamError.test(kind),
     retryAfter: Option.none()
   })
+}
+
+/**
+ * Why a tool call's argument text is not a JSON object, for the model to fix: `invalid JSON at position 12:
+ * Expected ',' or '}' after property value`. `cause` is what the provider's parser threw, when it refused a text
+ * that `JSON.parse` accepts (a `__proto__` key).
+ *
+ * @internal
+ */
+export const argumentsProblem = (text: string, cause?: unknown): string => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    if (/end of JSON input/i.test(message)) return `invalid JSON at position ${text.length}: the text ends early`
+    const stated = /at position (\d+)/.exec(message)
+    const position = stated !== null ? Number(stated[1]) : errorPosition(text)
+    // V8 quotes the whole text in some messages: the model has it already
+    const what = message.replace(/, "[\s\S]*" is not valid JSON$/, "").replace(/,? ?(in JSON )?at position[\s\S]*$/, "")
+    return `invalid JSON${position !== undefined ? ` at position ${position}` : ""}: ${shorten(what)}`
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the arguments are not a JSON object"
+  const message = (cause as { readonly message?: unknown } | undefined)?.message
+  return typeof message === "string" ? shorten(message) : "the arguments could not be read"
+}
+
+// Could more text complete this prefix? V8 reports running out of input as "end of JSON input" or as an error at
+// the position just past the end.
+const endOfInput = (text: string): boolean => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch (error) {
+    const message = error instanceof Error ? error.message : ""
+    return /end of JSON input/i.test(message) || /at position (\d+)/.exec(message)?.[1] === String(text.length)
+  }
+}
+
+// Some V8 messages ("Unexpected token '/', ...") give no position: the first character after which no text can
+// complete the prefix is the one. Quadratic, so only for argument text of a reasonable size.
+const errorPosition = (text: string): number | undefined => {
+  if (text.length > 20_000) return undefined
+  for (let end = 1; end <= text.length; end++) {
+    if (!endOfInput(text.slice(0, end))) return end - 1
+  }
+  return undefined
+}
+
+const unparsedToolCall = /^Failed to securely parse tool call parameters for tool '([\s\S]*?)':\nParameters: ([\s\S]*)$/
+
+/**
+ * A tool call whose argument text the provider module could not parse (it fails the whole stream with
+ * `MalformedOutput`): the tool's name, the text and the problem.
+ *
+ * @internal
+ */
+export const unparsedToolCallOf = (
+  error: AiError.AiError
+): { readonly name: string; readonly text: string; readonly problem: string } | undefined => {
+  if (error._tag !== "MalformedOutput" || error.description === undefined) return undefined
+  const match = unparsedToolCall.exec(error.description)
+  if (match === null) return undefined
+  return { name: match[1]!, text: match[2]!, problem: argumentsProblem(match[2]!, error.cause) }
+}
+
+/**
+ * The raw parts of a chunk @effect/ai refused to decode because a tool call in it names a tool that was not
+ * offered or carries arguments that are not an object; `undefined` for any other failure.
+ *
+ * @internal
+ */
+export const undecodedToolCallChunk = (
+  error: AiError.AiError,
+  offered: ReadonlySet<string>
+): ReadonlyArray<unknown> | undefined => {
+  if (error._tag !== "MalformedOutput" || !ParseResult.isParseError(error.cause)) return undefined
+  if (malformedToolCall(error.cause, offered) === undefined) return undefined
+  const actual: unknown = error.cause.issue.actual
+  return Chunk.isChunk(actual) ? Chunk.toReadonlyArray(actual) : Array.isArray(actual) ? actual : undefined
 }

@@ -1,0 +1,348 @@
+/**
+ * An `@effect/ai` `LanguageModel` for OpenAI-compatible servers that speak only Chat Completions
+ * (`POST {baseUrl}/chat/completions`, streamed): llama.cpp's server, LM Studio, vLLM, Ollama, most gateways.
+ *
+ * Written here over `@effect/platform`'s `HttpClient` because no `@effect/ai` provider on the installed line does
+ * it: `@effect/ai-openai` 0.41 calls the Responses API only, and `@effect/ai-openrouter` (which speaks Chat
+ * Completions, with OpenRouter's own extensions) has no release for `@effect/ai` 0.37 (its newest, 0.10.1, wants
+ * `^0.35.0`).
+ *
+ * @since 0.1.0
+ */
+import * as Sse from "@effect/experimental/Sse"
+import * as AiError from "@effect/ai/AiError"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import type * as Prompt from "@effect/ai/Prompt"
+import type * as Response from "@effect/ai/Response"
+import * as Tool from "@effect/ai/Tool"
+import * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly model: string
+  /** The server's `/v1` URL, e.g. `http://127.0.0.1:8080/v1`; default `https://api.openai.com/v1`. */
+  readonly apiUrl?: string | undefined
+  readonly apiKey?: Redacted.Redacted | undefined
+  /** Applied to the HTTP client last, like `@effect/ai-openai`'s option of the same name. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+}
+
+const module = "OpenAiChat"
+
+// -----------------------------------------------------------------------------
+// request
+// -----------------------------------------------------------------------------
+
+type ChatMessage =
+  | { readonly role: "system" | "user"; readonly content: string }
+  | {
+    readonly role: "assistant"
+    readonly content: string | null
+    readonly tool_calls?: ReadonlyArray<{
+      readonly id: string
+      readonly type: "function"
+      readonly function: { readonly name: string; readonly arguments: string }
+    }>
+  }
+  | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string }
+
+const textOf = (parts: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  parts.flatMap((part) => part.type === "text" || part.type === "reasoning" ? [part.text ?? ""] : []).join("")
+
+const resultText = (result: unknown): string => typeof result === "string" ? result : JSON.stringify(result ?? null)
+
+/** @internal */
+export const toMessages = (prompt: Prompt.Prompt): Array<ChatMessage> =>
+  prompt.content.flatMap((message): Array<ChatMessage> => {
+    switch (message.role) {
+      case "system":
+        return [{ role: "system", content: message.content }]
+      case "user":
+        return [{ role: "user", content: textOf(message.content) }]
+      case "assistant": {
+        const calls = message.content.flatMap((part) =>
+          part.type === "tool-call" && !part.providerExecuted
+            ? [{
+              id: part.id,
+              type: "function" as const,
+              function: { name: part.name, arguments: JSON.stringify(part.params ?? {}) }
+            }]
+            : []
+        )
+        const text = textOf(message.content.filter((part) => part.type === "text"))
+        return [{
+          role: "assistant",
+          content: text === "" ? null : text,
+          ...(calls.length > 0 ? { tool_calls: calls } : {})
+        }]
+      }
+      case "tool":
+        return message.content.map((part) => ({
+          role: "tool",
+          tool_call_id: part.id,
+          content: resultText(part.result)
+        }))
+    }
+  })
+
+const toolChoiceOf = (choice: LanguageModel.ProviderOptions["toolChoice"]): unknown => {
+  if (typeof choice === "string") return choice
+  if ("tool" in choice) return { type: "function", function: { name: choice.tool } }
+  return choice.mode ?? "auto"
+}
+
+const body = (model: string, options: LanguageModel.ProviderOptions, stream: boolean) => ({
+  model,
+  messages: toMessages(options.prompt),
+  ...(options.tools.length > 0
+    ? {
+      tools: options.tools.map((tool) => ({
+        type: "function",
+        function: {
+          name: tool.name,
+          ...(Tool.getDescription(tool as any) !== undefined ? { description: Tool.getDescription(tool as any) } : {}),
+          parameters: Tool.getJsonSchema(tool as any)
+        }
+      })),
+      tool_choice: toolChoiceOf(options.toolChoice)
+    }
+    : {}),
+  ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
+})
+
+// -----------------------------------------------------------------------------
+// response
+// -----------------------------------------------------------------------------
+
+interface ChunkUsage {
+  readonly prompt_tokens?: number
+  readonly completion_tokens?: number
+  readonly total_tokens?: number
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number } | null
+}
+
+interface ChatChunk {
+  readonly choices?: ReadonlyArray<{
+    readonly index?: number
+    readonly delta?: {
+      readonly content?: string | null
+      readonly reasoning_content?: string | null
+      readonly tool_calls?: ReadonlyArray<{
+        readonly index?: number
+        readonly id?: string | null
+        readonly function?: { readonly name?: string | null; readonly arguments?: string | null }
+      }> | null
+    }
+    readonly finish_reason?: string | null
+  }>
+  readonly usage?: ChunkUsage | null
+  readonly error?: unknown
+}
+
+const finishReasons: Record<string, Response.FinishReason> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool-calls",
+  function_call: "tool-calls",
+  content_filter: "content-filter"
+}
+
+const usageOf = (usage: ChunkUsage | null | undefined): typeof Response.Usage.Encoded => ({
+  inputTokens: usage?.prompt_tokens,
+  outputTokens: usage?.completion_tokens,
+  totalTokens: usage?.total_tokens,
+  ...(typeof usage?.prompt_tokens_details?.cached_tokens === "number"
+    ? { cachedInputTokens: usage.prompt_tokens_details.cached_tokens }
+    : {})
+})
+
+interface OpenCall {
+  id: string
+  name: string
+  text: string
+}
+
+/**
+ * Folds the chunks of one streamed answer into `@effect/ai` parts. Tool calls arrive as deltas keyed by `index`
+ * (the id and name in the first, the argument text in pieces, several calls interleaved); each becomes a
+ * `tool-call` once the answer finishes. Argument text that is not JSON fails the stream as `@effect/ai-openai`
+ * does (`MalformedOutput`, "Failed to securely parse tool call parameters ..."), after the calls that parse.
+ */
+const makeState = () => {
+  const calls = new Map<number, OpenCall>()
+  let textId: string | undefined
+  let finish: Response.FinishReason | undefined
+  let usage: ChunkUsage | undefined
+  let sawFinish = false
+  let nextText = 0
+
+  const onChunk = (chunk: ChatChunk): Array<Response.StreamPartEncoded> => {
+    const parts: Array<Response.StreamPartEncoded> = []
+    if (chunk.error !== undefined && chunk.error !== null) parts.push({ type: "error", error: chunk.error })
+    if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage
+    for (const choice of chunk.choices ?? []) {
+      const delta = choice.delta
+      const content = delta?.content
+      if (typeof content === "string" && content !== "") {
+        if (textId === undefined) {
+          textId = `text_${nextText++}`
+          parts.push({ type: "text-start", id: textId })
+        }
+        parts.push({ type: "text-delta", id: textId, delta: content })
+      }
+      for (const call of delta?.tool_calls ?? []) {
+        const index = call.index ?? calls.size
+        let open = calls.get(index)
+        if (open === undefined) {
+          open = { id: call.id ?? `call_${index}`, name: call.function?.name ?? "", text: "" }
+          calls.set(index, open)
+          parts.push({ type: "tool-params-start", id: open.id, name: open.name })
+        } else if (typeof call.function?.name === "string" && open.name === "") {
+          open.name = call.function.name
+        }
+        const piece = call.function?.arguments
+        if (typeof piece === "string" && piece !== "") {
+          open.text += piece
+          parts.push({ type: "tool-params-delta", id: open.id, delta: piece })
+        }
+      }
+      if (typeof choice.finish_reason === "string") {
+        sawFinish = true
+        finish = finishReasons[choice.finish_reason] ?? "other"
+      }
+    }
+    return parts
+  }
+
+  const onEnd = (): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
+    Stream.suspend(() => {
+      const parts: Array<Response.StreamPartEncoded> = []
+      if (textId !== undefined) parts.push({ type: "text-end", id: textId })
+      let unparsed: AiError.AiError | undefined
+      for (const call of calls.values()) {
+        const text = call.text.trim() === "" ? "{}" : call.text
+        try {
+          const params = Tool.unsafeSecureJsonParse(text)
+          // a call that does not parse stays open: the id of the call repaired from the failure comes from it
+          parts.push({ type: "tool-params-end", id: call.id }, { type: "tool-call", id: call.id, name: call.name, params })
+        } catch (cause) {
+          unparsed ??= new AiError.MalformedOutput({
+            module,
+            method: "streamText",
+            description: `Failed to securely parse tool call parameters for tool '${call.name}':\nParameters: ${text}`,
+            cause
+          })
+        }
+      }
+      if (unparsed !== undefined) return Stream.concat(Stream.fromIterable(parts), Stream.fail(unparsed))
+      if (!sawFinish && calls.size === 0 && textId === undefined && usage === undefined) {
+        return Stream.fail(
+          new AiError.MalformedOutput({ module, method: "streamText", description: "the stream ended without an answer" })
+        )
+      }
+      parts.push({
+        type: "finish",
+        reason: finish ?? (calls.size > 0 ? "tool-calls" : "stop"),
+        usage: usageOf(usage)
+      })
+      return Stream.fromIterable(parts)
+    })
+
+  return { onChunk, onEnd }
+}
+
+const httpError = (error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> =>
+  error._tag === "RequestError"
+    ? Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method: "streamText", error }))
+    : AiError.HttpResponseError.fromResponseError({ module, method: "streamText", error })
+
+const parseChunk = (data: string): Effect.Effect<ChatChunk | undefined, AiError.AiError> =>
+  Effect.try({
+    try: () => JSON.parse(data) as ChatChunk,
+    catch: (cause) =>
+      new AiError.MalformedOutput({ module, method: "streamText", description: "a stream event is not JSON", cause })
+  })
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options) {
+  const client = (yield* HttpClient.HttpClient).pipe(
+    HttpClient.mapRequest((request) =>
+      request.pipe(
+        HttpClientRequest.prependUrl(options.apiUrl ?? "https://api.openai.com/v1"),
+        options.apiKey !== undefined ? HttpClientRequest.bearerToken(options.apiKey) : identity
+      )
+    ),
+    options.transformClient ?? identity,
+    HttpClient.filterStatusOk
+  )
+
+  const streamText = (providerOptions: LanguageModel.ProviderOptions): Stream.Stream<
+    Response.StreamPartEncoded,
+    AiError.AiError
+  > =>
+    Stream.suspend(() => {
+      const state = makeState()
+      const request = HttpClientRequest.post("/chat/completions").pipe(
+        HttpClientRequest.setHeader("accept", "text/event-stream"),
+        HttpClientRequest.setBody(HttpBody.unsafeJson(body(options.model, providerOptions, true)))
+      )
+      const events = client.execute(request).pipe(
+        Effect.map((response) => response.stream),
+        Stream.unwrapScoped,
+        Stream.decodeText(),
+        Stream.pipeThroughChannel(Sse.makeChannel()),
+        Stream.catchAll((error) =>
+          error._tag === "RequestError" || error._tag === "ResponseError"
+            ? Stream.fromEffect(httpError(error))
+            : Stream.fail(
+              new AiError.MalformedOutput({
+                module,
+                method: "streamText",
+                description: "a stream event is too large",
+                cause: error
+              })
+            )
+        ),
+        Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
+        Stream.mapEffect((event) => parseChunk(event.data)),
+        Stream.mapConcat((chunk) => chunk === undefined ? [] : state.onChunk(chunk))
+      )
+      return Stream.concat(events, state.onEnd())
+    })
+
+  const generateText = (providerOptions: LanguageModel.ProviderOptions) =>
+    Stream.runCollect(streamText(providerOptions)).pipe(
+      Effect.map((parts) => {
+        const out: Array<Response.PartEncoded> = []
+        let text = ""
+        for (const part of parts) {
+          if (part.type === "text-delta") text += part.delta
+          else if (part.type === "tool-call" || part.type === "finish") out.push(part)
+        }
+        return text === "" ? out : [{ type: "text" as const, text }, ...out]
+      })
+    )
+
+  return yield* LanguageModel.make({ generateText, streamText })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))

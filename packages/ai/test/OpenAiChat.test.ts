@@ -1,0 +1,221 @@
+/**
+ * `openai-chat:` against a fake Chat Completions server on 127.0.0.1, in its wire format (issue 16).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Message, Model } from "@zett/agent"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import { inspect } from "node:util"
+import {
+  buildModel,
+  captureLogs,
+  chatChunks,
+  chatModel,
+  chatSse,
+  eventually,
+  fakeProvider,
+  json,
+  KEY,
+  openAiModel,
+  pendingSleep
+} from "./utils.js"
+
+const tools: Model.ModelRequest["tools"] = [
+  {
+    name: "fs__read_file",
+    description: "Reads a file",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
+  },
+  { name: "math__add", description: "Adds", parameters: { type: "object", properties: { a: { type: "number" } } } }
+]
+
+const request = (
+  messages: ReadonlyArray<Message.Message> = [Message.user("Hi")],
+  offered: Model.ModelRequest["tools"] = []
+): Model.ModelRequest => ({ messages, tools: offered, serverTools: [] })
+
+const collect = (stream: Stream.Stream<Model.ModelEvent, Model.ModelError>) =>
+  Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray))
+
+describe("issue 16: openai-chat (Chat Completions)", () => {
+  it.scoped("issue 16: streamed text and usage (with cached tokens); the request is a streamed chat completion", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        chatSse(chatChunks({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3, cached: 8 } }))
+      ])
+      const model = yield* buildModel(chatModel(provider))
+      const events = yield* collect(model.stream(request([Message.system("Be brief."), Message.user("Hi")])))
+      assert.deepStrictEqual(events, [
+        Model.textDelta("Hel"),
+        Model.textDelta("lo "),
+        Model.textDelta("world"),
+        Model.finish("stop", new Message.Usage({ inputTokens: 12, outputTokens: 3, cachedInputTokens: 8 }))
+      ])
+      const seen = provider.requests[0]!
+      assert.strictEqual(seen.url, "/v1/chat/completions")
+      assert.strictEqual(seen.headers.authorization, `Bearer ${KEY}`)
+      assert.deepStrictEqual(seen.body, {
+        model: "local-model",
+        messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }],
+        stream: true,
+        stream_options: { include_usage: true }
+      })
+    }))
+
+  it.scoped("issue 16: tool-call deltas split mid-JSON, two calls interleaved, become two calls; tools go out as functions", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        chatSse(chatChunks({
+          text: ["Reading."],
+          interleave: true,
+          calls: [
+            { id: "call_a", name: "fs__read_file", pieces: ["{\"pa", "th\": \"/tm", "p/ü\"}"] },
+            { id: "call_b", name: "math__add", pieces: ["{\"a\"", ": 4", "0}"] }
+          ],
+          usage: { input: 40, output: 22 }
+        }))
+      ])
+      const model = yield* buildModel(chatModel(provider))
+      const events = yield* collect(model.stream(request([Message.user("go")], tools)))
+      assert.deepStrictEqual(events, [
+        Model.textDelta("Reading."),
+        Model.toolCall(new Message.ToolCall({ id: "call_a", name: "fs__read_file", arguments: { path: "/tmp/ü" } })),
+        Model.toolCall(new Message.ToolCall({ id: "call_b", name: "math__add", arguments: { a: 40 } })),
+        Model.finish("tool_calls", new Message.Usage({ inputTokens: 40, outputTokens: 22 }))
+      ])
+      const body = provider.requests[0]!.body
+      assert.deepStrictEqual(body.tools, tools.map((tool) => ({
+        type: "function",
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters }
+      })))
+      assert.strictEqual(body.tool_choice, "auto")
+    }))
+
+  it.scoped("issue 16: assistant tool calls and tool results go back as chat messages", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([chatSse(chatChunks({ text: ["done"] }))])
+      const model = yield* buildModel(chatModel(provider))
+      yield* collect(model.stream(request([
+        Message.user("read it"),
+        Message.assistant("On it.", [new Message.ToolCall({ id: "c1", name: "fs__read_file", arguments: { path: "/a" } })]),
+        new Message.ToolMessage({ toolCallId: "c1", name: "fs__read_file", status: "ok", content: { text: "hi" } })
+      ], tools)))
+      assert.deepStrictEqual(provider.requests[0]!.body.messages, [
+        { role: "user", content: "read it" },
+        {
+          role: "assistant",
+          content: "On it.",
+          tool_calls: [{ id: "c1", type: "function", function: { name: "fs__read_file", arguments: "{\"path\":\"/a\"}" } }]
+        },
+        { role: "tool", tool_call_id: "c1", content: "{\"text\":\"hi\"}" }
+      ])
+    }))
+
+  it.scoped("issue 16: a call with broken JSON arrives marked with the position, after the calls that parse", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        chatSse(chatChunks({
+          calls: [
+            { id: "call_ok", name: "math__add", pieces: ["{\"a\": 1}"] },
+            { id: "call_bad", name: "fs__read_file", pieces: ["{\"path\": ", "/tmp/x}"] }
+          ]
+        }))
+      ])
+      const model = yield* buildModel(chatModel(provider))
+      const events = yield* collect(model.stream(request([Message.user("go")], tools)))
+      assert.deepStrictEqual(events, [
+        Model.toolCall(new Message.ToolCall({ id: "call_ok", name: "math__add", arguments: { a: 1 } })),
+        Model.toolCall(new Message.ToolCall({
+          id: "call_bad",
+          name: "fs__read_file",
+          arguments: "{\"path\": /tmp/x}",
+          invalidArguments: "invalid JSON at position 9: Unexpected token '/'"
+        }))
+      ])
+      assert.strictEqual(provider.requests.length, 1)
+    }))
+
+  it.scoped("issue 16: a 401 fails at once, naming no key", () =>
+    Effect.gen(function*() {
+      const logs = captureLogs()
+      const provider = yield* fakeProvider([
+        json(401, { error: { message: `Invalid key ${KEY}`, type: "invalid_request_error", code: "invalid_api_key" } })
+      ])
+      const model = yield* buildModel(chatModel(provider))
+      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.provide(logs.layer))
+      assert.strictEqual(
+        error.reason,
+        "openai-chat answered HTTP 401 (unauthorized: check the API key): Invalid key <redacted>"
+      )
+      assert.strictEqual(provider.requests.length, 1)
+      for (const text of [inspect(error, { depth: 20 }), ...logs.lines]) assert.notInclude(text, KEY)
+    }))
+
+  it.scoped("issue 16: a 429 is retried after Retry-After, then the answer streams", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        json(429, { error: { message: "slow down", type: "rate_limit" } }, { "retry-after": "2" }),
+        chatSse(chatChunks({ text: ["after the wait"] }))
+      ])
+      const model = yield* buildModel(chatModel(provider))
+      const fiber = yield* model.stream(request()).pipe(Stream.runCollect, Effect.fork)
+      assert.deepStrictEqual(yield* pendingSleep, [2000])
+      assert.strictEqual(provider.requests.length, 1)
+      yield* TestClock.adjust("2 seconds")
+      const events = Chunk.toArray(yield* Fiber.join(fiber))
+      assert.deepStrictEqual(events[0], Model.textDelta("after the wait"))
+      assert.strictEqual(provider.requests.length, 2)
+    }))
+
+  it.scoped("issue 16: a 500 is retried, then fails with the server's reason", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([json(500, { error: { message: "model crashed", type: "server_error" } })])
+      const model = yield* buildModel(chatModel(provider, { retry: { times: 1, delay: "1 second" } }))
+      const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.either, Effect.fork)
+      assert.deepStrictEqual(yield* pendingSleep, [1000])
+      yield* TestClock.adjust("1 second")
+      yield* eventually(() => provider.requests.length === 2, "the retry")
+      const result = yield* Fiber.join(fiber)
+      assert.isTrue(Either.isLeft(result))
+      assert.strictEqual(
+        (result as Either.Left<Model.ModelError, void>).left.reason,
+        "openai-chat answered HTTP 500 (provider error): model crashed"
+      )
+    }))
+
+  it.scoped("issue 16: a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([json(404, { error: { message: "File Not Found", code: 404 } })])
+      const model = yield* buildModel(openAiModel(provider))
+      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip)
+      assert.strictEqual(
+        error.reason,
+        "openai answered HTTP 404 (not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
+          "for a server that speaks only Chat Completions use openai-chat:<model>): File Not Found"
+      )
+    }))
+
+  it.scoped("issue 16: retries against an unreachable server log one info line each, with the delay; nothing else", () =>
+    Effect.gen(function*() {
+      const logs = captureLogs()
+      const provider = yield* fakeProvider([json(200, {})])
+      const model = yield* buildModel(chatModel({ ...provider, url: "http://127.0.0.1:1" }))
+      const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.flip, Effect.provide(logs.layer), Effect.fork)
+      for (const delay of ["1 second", "2 seconds", "4 seconds"]) {
+        yield* pendingSleep
+        yield* TestClock.adjust(delay)
+      }
+      const error = yield* Fiber.join(fiber)
+      assert.match(error.reason, /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/)
+      const above = logs.lines.filter((line) => !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
+      assert.deepStrictEqual(above.map((line) => `${line.split(" ")[0]} ${/'([^']*)'/.exec(line)?.[1]}`), [
+        "INFO model unreachable, retrying in 1 s (1/3)",
+        "INFO model unreachable, retrying in 2 s (2/3)",
+        "INFO model unreachable, retrying in 4 s (3/3)"
+      ])
+    }))
+})

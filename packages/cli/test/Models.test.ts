@@ -1,0 +1,73 @@
+/**
+ * `zett run` on the providers of issue 16, each against a fake server on 127.0.0.1 speaking its wire format.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FakeProvider from "@zett/testing/FakeProvider"
+import { demoCall, demoTools, fakeFactory, httpConfig, tempDir, zett } from "./utils/zett.js"
+
+const KEY = "sk-zett-models-test-0123456789SECRET"
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+
+describe("zett run on openai-chat: (issue 16)", () => {
+  it.scoped("issue 16: a Chat-Completions-only endpoint: streamed tool-call deltas run the MCP tool, the answer streams", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const server = yield* FakeProvider.fakeProvider([
+        FakeProvider.chatSse(FakeProvider.chatChunks({
+          text: ["Adding."],
+          calls: [{ id: "call_1", name: "demo__add", pieces: ["{\"a\":", "2,\"b\"", ":40}"] }],
+          usage: { input: 100, output: 20 }
+        })),
+        FakeProvider.chatSse(FakeProvider.chatChunks({ text: ["2 + 40 ", "= 42"], usage: { input: 150, output: 8, cached: 100 } }))
+      ])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
+        clientFactory: factory,
+        env: { ZETT_MODEL: "openai-chat:qwen2.5:7b", OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.url}/v1` }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(lines(result.stdout), [
+        "Adding.",
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "2 + 40 = 42"
+      ])
+      assert.deepStrictEqual(server.requests.map((r) => r.url), ["/v1/chat/completions", "/v1/chat/completions"])
+      assert.strictEqual(server.requests[0]!.body.model, "qwen2.5:7b")
+      assert.include(server.requests[0]!.body.tools.map((t: any) => t.function.name), "demo__add")
+      assert.deepStrictEqual(server.requests[1]!.body.messages.slice(-2), [
+        {
+          role: "assistant",
+          content: "Adding.",
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "demo__add", arguments: "{\"a\":2,\"b\":40}" } }]
+        },
+        { role: "tool", tool_call_id: "call_1", content: "{\"sum\":42}" }
+      ])
+      assert.notInclude(result.stdout + result.stderr, KEY)
+    }))
+
+  it.scoped("issue 16: an unknown tool from the model reaches it as a failed call; the run goes on", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const server = yield* FakeProvider.fakeProvider([
+        FakeProvider.chatSse(FakeProvider.chatChunks({ calls: [{ id: "c1", name: "add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+        FakeProvider.chatSse(FakeProvider.chatChunks({ text: ["sorry"] }))
+      ])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
+        clientFactory: factory,
+        env: { ZETT_MODEL: "openai-chat:small", OPENAI_BASE_URL: `${server.url}/v1` }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(server.requests[1]!.body.messages.at(-1), {
+        role: "tool",
+        tool_call_id: "c1",
+        content: JSON.stringify({
+          error: { type: "UnknownTool", message: "there is no tool named \"add\"; the closest names are demo__add, demo__fail" }
+        })
+      })
+    }))
+})
