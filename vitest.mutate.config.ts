@@ -8,6 +8,8 @@ export default mergeConfig(shared, {
     // this one project, not the workspace file's
     projects: [{ extends: true, test: { name: "mutate" } }],
     include: (process.env.ZETT_MUTATE_TESTS ?? "packages/*/test/*.test.ts").split(","),
-    sequence: { concurrent: false }
+    sequence: { concurrent: false },
+    // instrumented code on a busy machine: the property suites take minutes, not the usual 30 s
+    testTimeout: 300_000
   }
 })

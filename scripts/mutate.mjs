@@ -41,6 +41,7 @@ const tests = {
     "packages/mcp/test/McpConnectionPool.test.ts",
     "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",
+    "packages/mcp/test/McpExtension.observed.test.ts",
     "packages/mcp/test/McpClient.test.ts",
     "packages/mcp/test/McpServer.test.ts"
   ]

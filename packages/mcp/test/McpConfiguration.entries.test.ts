@@ -258,6 +258,51 @@ describe("McpConfiguration entries", () => {
     )
   })
 
+  it("issue 19: a syntax error reads as its line, column and a fixed reason, the first error only", () => {
+    const reason = (text: string) => {
+      const { exit } = loadText("/p/mcp.json", text)
+      assert(Exit.isFailure(exit), text)
+      const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+      assert.strictEqual(error.entry, undefined)
+      return error.reason
+    }
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["#{}", "line 1, column 1: unexpected character"],
+      ["{1: 2}", "line 1, column 2: expected a property name in double quotes"],
+      ["{\"a\": }", "line 1, column 7: expected a value"],
+      ["{\"a\" 1}", "line 1, column 6: expected ':' after a property name"],
+      ["{\"a\": 1 \"b\": 2}", "line 1, column 9: expected ','"],
+      ["{\"a\": 1", "line 1, column 8: expected '}' at the end of an object"],
+      ["[1", "line 1, column 3: expected ']' at the end of an array"],
+      ["{} {}", "line 1, column 4: unexpected text after the end of the JSON value"],
+      ["{} /*", "line 1, column 4: unterminated comment"],
+      ["{\"a", "line 1, column 2: unterminated string"],
+      ["{\"a\": 1.}", "line 1, column 7: unexpected end of a number"],
+      ["{\"a\": \"\\u12\"}", "line 1, column 7: invalid \\u escape"],
+      ["{\"a\": \"\\q\"}", "line 1, column 7: invalid escape in a string"],
+      ["{\"a\": \"\u0001\"}", "line 1, column 7: control character in a string"],
+      ["\n\n  {\"mcpServers\": {}} x", "line 3, column 22: unexpected character"],
+      // nothing is built after the first error: neither the object after it nor a nesting limit reached later
+      ["#{\"mcpServers\": {\"s\": {\"command\": \"x\"}}}", "line 1, column 1: unexpected character"],
+      [`#\n${"[".repeat(200)}${"]".repeat(200)}`, "line 1, column 1: unexpected character"],
+      // no value at all: empty, blank, or comments only
+      ["", "line 1, column 1: the file is empty"],
+      ["\uFEFF \n\t", "line 1, column 1: the file is empty"],
+      ["// mcp.json\n/* nothing yet */\n", "line 1, column 1: the file is empty"]
+    ]
+    for (const [text, issue] of cases) assert.strictEqual(reason(text), `not valid JSON (${issue})`, JSON.stringify(text))
+  })
+
+  it("issue 19: a key written twice in an object inside an array is named with the array's index", () => {
+    const { exit } = loadText(
+      "/p/mcp.json",
+      "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"extra\": [{}, [{\"k\": 1, \"k\": 2}]]}}}"
+    )
+    assert(Exit.isFailure(exit))
+    const error = Option.getOrThrow(Cause.failureOption(exit.cause))
+    assert.deepStrictEqual([error.entry, error.reason], ["mcpServers.s.extra[1][0].k", "duplicate key"])
+  })
+
   it("${userHome} is HOME, else USERPROFILE", () => {
     const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
     assert.deepStrictEqual(server.args, ["C:\\Users\\u"])

@@ -13,7 +13,7 @@ export interface FakeServer {
   readonly pages?: (cursor: string | undefined) => { tools: ReadonlyArray<Tool>; nextCursor?: string }
   readonly connectDelay?: Duration.DurationInput | undefined
   readonly listDelay?: Duration.DurationInput
-  readonly connectError?: string
+  readonly connectError?: string | undefined
   readonly call?: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpError.McpRequestError>
 }
 

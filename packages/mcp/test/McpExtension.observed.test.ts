@@ -1,0 +1,202 @@
+/**
+ * What the MCP extension shows of itself beyond the model's tools (found by mutation testing of
+ * McpExtension.ts, issue 19): the unavailable-servers line, a call to a server gone since discovery, which
+ * request errors drop a connection, the tool cache shared by extensions that name tools differently, and its
+ * metrics, spans and log lines.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Metric from "effect/Metric"
+import * as Tracer from "effect/Tracer"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "./utils/fake.js"
+
+const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+
+/** Every span's name and attributes (but a failure's `code.stacktrace`). */
+const recordingTracer = Effect.gen(function*() {
+  const spans: Array<{ readonly name: string; readonly attributes: Record<string, unknown> }> = []
+  const native = yield* Effect.tracer
+  const tracer = Tracer.make({
+    span: (...args) => {
+      const span = native.span(...args)
+      spans.push({
+        name: span.name,
+        get attributes() {
+          return Object.fromEntries([...span.attributes].filter(([key]) => key !== "code.stacktrace"))
+        }
+      })
+      return span
+    },
+    context: (f, fiber) => native.context(f, fiber)
+  })
+  return { spans, tracer }
+})
+
+/** Every log line's level, message and annotations. */
+const recordingLogger = () => {
+  const lines: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const logger = Logger.make(({ annotations, logLevel, message }) =>
+    void lines.push({
+      level: logLevel.label,
+      message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    })
+  )
+  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+}
+
+describe("McpExtension, observed", () => {
+  it("issue 19: the unavailable line counts the rest of a group and the other groups, one server in the singular", () => {
+    const group = (reason: string, n: number) => Array.from({ length: n }, (_, i) => ({ server: `${reason}${i}`, reason }))
+    // exactly as many as are named: nothing more to count
+    assert.strictEqual(McpExtension.summarizeUnavailable(group("x", 3)), "x0 (x); x1 (x); x2 (x)")
+    assert.strictEqual(
+      McpExtension.summarizeUnavailable(group("x", 4)),
+      "x0 (x); x1 (x); x2 (x); 1 more server failed the same way"
+    )
+    const eleven = Array.from({ length: 11 }, (_, i) => group(`r${i}-`, 1)).flat()
+    const line = McpExtension.summarizeUnavailable(eleven)
+    assert.isTrue(line.startsWith("r0-0 (r0-); r1-0 (r1-); "), line)
+    assert.isTrue(line.endsWith("; r9-0 (r9-); 1 more server failed for other reasons"), line)
+    assert.strictEqual(McpExtension.summarizeUnavailable(Array.from({ length: 10 }, (_, i) => group(`r${i}-`, 1)).flat()).split("; ").length, 10)
+  })
+
+  it.effect("issue 19: with every server available the system message lists no unavailable servers", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("u")] } })
+      const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory }, [{ text: "ok" }])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      const system = systemOf(requests[0]!)
+      assert.include(system, "MCP servers are configured in code.")
+      assert.notInclude(system, "Unavailable")
+    }))
+
+  it.effect("issue 19: a call to a server that cannot be reached since its tools were cached is ServerUnavailable, with the reason", () =>
+    Effect.gen(function*() {
+      let connectError: string | undefined
+      const { factory, stats } = fakeFactory({
+        s: {
+          tools: [tool("t")],
+          get connectError() {
+            return connectError
+          }
+        }
+      })
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+        { text: "warm" },
+        () => (connectError = "connection refused", { toolCalls: [{ name: "s__t" }] }),
+        { text: "done" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("warm the cache")
+        yield* agent.run("call")
+      }).pipe(Effect.provide(layer))
+      const [result] = toolMessages(requests[2]!)
+      assert.strictEqual(result!.status, "TOOL_FAILED")
+      assert.deepStrictEqual(result!.content, { error: { type: "ServerUnavailable", message: "s: connection refused" } })
+      assert.strictEqual(stats.calls.length, 0)
+    }))
+
+  it.effect("issue 19: a request error keeps the request's connection, unless the connection closed", () =>
+    Effect.gen(function*() {
+      const connectsAfter = (code: number) =>
+        Effect.gen(function*() {
+          let calls = 0
+          const { factory, stats } = fakeFactory({
+            s: {
+              tools: [tool("t")],
+              call: (name) =>
+                ++calls === 1
+                  ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code, reason: "no" }))
+                  : Effect.succeed({ content: [{ type: "text", text: `${name} called` }] })
+            }
+          })
+          const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+            { toolCalls: [{ id: "1", name: "s__t" }] },
+            { toolCalls: [{ id: "2", name: "s__t" }] },
+            { text: "done" }
+          ])
+          yield* Agent.run("call twice").pipe(Effect.provide(layer))
+          assert.deepStrictEqual(
+            [toolMessages(requests[1]!).map((m) => m.status), toolMessages(requests[2]!).map((m) => m.status)],
+            [["TOOL_FAILED"], ["TOOL_FAILED", "ok"]]
+          )
+          assert.strictEqual(stats.open(), 0)
+          return stats.connects.s
+        })
+      // discovery's connection serves both calls
+      assert.strictEqual(yield* connectsAfter(ErrorCode.InvalidParams), 1)
+      assert.strictEqual(yield* connectsAfter(ErrorCode.ConnectionClosed), 2)
+    }))
+
+  it.scoped("issue 19: one tool cache under a namespaced and a plain extension keeps their tool names apart", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const cache = Layer.succeed(McpToolCache.McpToolCache, yield* McpToolCache.makeMemory({ ttl: "5 minutes" }))
+      const toolsSeen = (namespaceTools: boolean) =>
+        Effect.gen(function*() {
+          const names: Array<ReadonlyArray<string>> = []
+          const model = ScriptedModel.layer([(request) => (names.push(request.tools.map((t) => t.name)), { text: "ok" })])
+          const extension = Layer.effect(McpExtension.McpExtension, McpExtension.make({ namespaceTools })).pipe(
+            Layer.provide(Layer.mergeAll(
+              McpConfiguration.layer({ servers: [http("s")] }).pipe(Layer.provide(NodeContext.layer)),
+              cache,
+              Layer.succeed(McpClientFactory.McpClientFactory, factory)
+            ))
+          )
+          const agent = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+            Layer.provide(extension),
+            Layer.provide(model)
+          )
+          yield* Agent.run("hi").pipe(Effect.provide(agent))
+          return names[0]
+        })
+      assert.deepStrictEqual(yield* toolsSeen(true), ["s__t"])
+      assert.deepStrictEqual(yield* toolsSeen(false), ["t"])
+      // each discovered once; a second namespaced extension finds its list in the cache
+      assert.deepStrictEqual(yield* toolsSeen(true), ["s__t"])
+      assert.strictEqual(stats.connects.s, 2)
+    }))
+
+  it.effect("issue 19: discovery and calls are timed, counted and traced per server; an unavailable server is logged with its name", () =>
+    Effect.gen(function*() {
+      const name = `observed${Date.now()}`
+      const { factory } = fakeFactory({
+        [name]: {
+          tools: [tool("t")],
+          call: () => Effect.fail(new McpError.McpRequestError({ server: name, method: "tools/call", code: ErrorCode.InvalidParams, reason: "no" }))
+        },
+        down: { connectError: "connection refused" }
+      })
+      const { layer } = agentWith({ servers: [http(name), http("down")], clientFactory: factory }, [
+        { toolCalls: [{ name: `${name}__t` }] },
+        { text: "done" }
+      ])
+      const { spans, tracer } = yield* recordingTracer
+      const logs = recordingLogger()
+      yield* Agent.run("hi").pipe(Effect.withTracer(tracer), Effect.provide(logs.layer), Effect.provide(layer))
+
+      const discovery = yield* Metric.value(McpExtension.discoveryDuration.pipe(Metric.tagged("mcp.server", name)))
+      assert.strictEqual(discovery.count, 1)
+      const failed = yield* Metric.value(
+        McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", name), Metric.tagged("outcome", "failed"))
+      )
+      assert.strictEqual(failed.count, 1)
+
+      const discover = spans.filter((span) => span.name === "McpExtension.discover")
+      assert.deepStrictEqual(discover.map((span) => span.attributes), [{ "mcp.server": name }, { "mcp.server": "down" }])
+      const calls = spans.filter((span) => span.name === "McpExtension.call")
+      assert.deepStrictEqual(calls.map((span) => span.attributes), [{ "mcp.server": name, "mcp.tool": "t" }])
+
+      const warning = logs.lines.find((line) => line.level === "WARN" && line.annotations["mcp.server"] === "down")
+      assert.deepStrictEqual(warning?.message, "MCP server down is unavailable: connection refused")
+    }))
+})
