@@ -267,4 +267,30 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       // no notifications: the stream of changes is empty, not a failure
       assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Stream.runCollect(McpResources.changes(client))), [])
     }))
+
+  it("issue 13: prompt content a model cannot read as such is described in a line; a binary blob stays base64", () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString("base64")
+    assert.strictEqual(McpPrompts.contentText({ type: "image", data: png, mimeType: "image/png" }), "[image image/png, 6 bytes]")
+    assert.strictEqual(
+      McpPrompts.contentText({ type: "resource", resource: { uri: "file:///x.png", mimeType: "image/png", blob: png } }),
+      "[resource file:///x.png (image/png), 6 bytes]"
+    )
+    assert.strictEqual(
+      McpPrompts.contentText({ type: "resource_link", uri: "file:///a.md", name: "a", mimeType: "text/markdown", description: "notes" }),
+      "[resource link file:///a.md (a, text/markdown): notes]"
+    )
+    // a blob that claims to be text but is not UTF-8 stays a blob
+    assert.deepStrictEqual(McpResources.forModel({ uri: "file:///b", mimeType: "text/plain", blob: png }), {
+      uri: "file:///b",
+      mimeType: "text/plain",
+      blob: png
+    })
+    assert.deepStrictEqual(
+      McpPrompts.toMessages([
+        { role: "user", content: { type: "text", text: "hi" } },
+        { role: "assistant", content: { type: "text", text: "hello" } }
+      ]),
+      [Message.user("hi"), Message.assistant("hello")]
+    )
+  })
 })
