@@ -318,7 +318,8 @@ export const make = Effect.fnUntraced(function*(
         maxTimeout: maxCallTimeout,
         onProgress: publisher?.onProgress
       })
-      const result = yield* (publisher === undefined ? called : Effect.ensuring(called, publisher.flush)).pipe(
+      // after the call's outcome, not as a finalizer: an interrupted call does not wait for an observer
+      const result = yield* (publisher === undefined ? called : Effect.flatten(Effect.zipLeft(Effect.exit(called), publisher.flush))).pipe(
         Effect.catchTag("McpTimeoutError", (error) =>
           new Tool.ToolError({
             type: "TimeoutError",
