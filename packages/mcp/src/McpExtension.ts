@@ -192,7 +192,7 @@ export const summarizeUnavailable = (
 
 interface RequestState {
   readonly snapshot: McpConfiguration.Snapshot
-  connections: McpConnections.McpConnections
+  readonly connections: McpConnections.McpConnections
   readonly unavailable: Array<Unavailable>
   /** The tools registered per server name, replaced when the server's tool list changes. */
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
