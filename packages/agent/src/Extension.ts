@@ -64,6 +64,13 @@ export interface RunContext {
   readonly addState: (text: string) => Effect.Effect<void>
   readonly tools: ToolRegistry
   readonly serverTools: ServerToolRegistry
+  /**
+   * Publishes `event` to the `onEvent` hook of every extension of the request, in registration order. A hook
+   * that fails is logged, not raised: an observer cannot fail the step that published.
+   */
+  readonly publish: (event: AgentEvent) => Effect.Effect<void>
+  /** Whether an extension of the request has an `onEvent` hook: a publisher may skip building events nobody reads. */
+  readonly observed: boolean
 }
 
 /**
@@ -78,10 +85,29 @@ export interface RunCancelledEvent {
 }
 
 /**
+ * Published to `onEvent` while a tool runs, for each progress report of the tool (an MCP server's
+ * `notifications/progress`). `progress` grows from one report to the next; `total` is present when the tool
+ * knows it.
+ *
  * @since 0.1.0
  * @category models
  */
-export type AgentEvent = RunCancelledEvent
+export interface ToolProgressEvent {
+  readonly _tag: "ToolProgress"
+  readonly runId: number
+  readonly toolCallId: string
+  /** The tool's name as the model called it. */
+  readonly tool: string
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentEvent = RunCancelledEvent | ToolProgressEvent
 
 /**
  * A hook around a step of the request: it may change the input, answer without calling `next`, or call it.

@@ -1,9 +1,11 @@
 /**
- * A spinner line on standard error while something runs, shown only when standard error is a terminal: piped
- * or redirected output gets none of it (no escape codes, no carriage returns).
+ * A spinner line on standard error while something runs, and a progress bar for a tool that reports progress,
+ * shown only when standard error is a terminal: piped or redirected output gets none of it (no escape codes,
+ * no carriage returns).
  *
  * @since 0.1.0
  */
+import type { Extension } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import { clip } from "./internal/width.js"
@@ -64,4 +66,60 @@ export const withSpinner = <A, E, R>(
       yield* Effect.forkScoped(spin)
       return yield* f({ set: (next) => Ref.set(text, next) })
     }))
+  })
+
+/**
+ * One progress report as a bar: `[██████░░░░░░░░░░░░░░] 3/10 30% message`; a report without a total is its
+ * count and message alone.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const bar = (
+  report: { readonly progress: number; readonly total?: number | undefined; readonly message?: string | undefined },
+  width: number = 20
+): string => {
+  const message = report.message === undefined || report.message === "" ? "" : ` ${report.message}`
+  const total = report.total
+  if (total === undefined || !(total > 0)) return `${report.progress}${message}`
+  const ratio = Math.min(1, Math.max(0, report.progress / total))
+  const filled = Math.round(ratio * width)
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${report.progress}/${total} ${Math.floor(ratio * 100)}%${message}`
+}
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultName = "progress"
+
+/**
+ * An extension that draws a tool's progress (`ToolProgress` events) as a bar on standard error while the tool
+ * runs, and erases it before the tool's result is shown. Register it before the transcript, so the bar is gone
+ * when the transcript prints the result. Without a terminal it has no hooks at all, so no event is even made.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const extension = (
+  options?: { readonly name?: string | undefined }
+): Effect.Effect<Extension.Extension, never, Output> =>
+  Effect.map(Output, (output): Extension.Extension => {
+    const name = options?.name ?? defaultName
+    if (!output.interactive) return { name }
+    let drawn = false
+    return {
+      name,
+      onEvent: (_context, event) => {
+        if (event._tag !== "ToolProgress") return Effect.void
+        drawn = true
+        const width = Math.max(10, output.columns - 1)
+        return output.stderr(`${clearLine}${clip(`${event.tool} ${bar(event)}`, width)}`)
+      },
+      afterTool: () => {
+        if (!drawn) return Effect.void
+        drawn = false
+        return output.stderr(clearLine)
+      }
+    }
   })

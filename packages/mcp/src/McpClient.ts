@@ -5,20 +5,23 @@
  * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Progress as SdkProgress, Tool } from "@modelcontextprotocol/sdk/types.js"
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
   ToolSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber, Tracing } from "@zett/agent"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import { McpRequestError } from "./McpError.js"
+import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 import { z } from "zod"
 
@@ -34,8 +37,30 @@ export interface ListToolsPage {
 }
 
 /**
+ * One progress report of a call (`notifications/progress`): `progress` grows from one report to the next;
+ * `total` is present when the server knows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  /** Called (synchronously, as each report arrives) for the call's progress reports. */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+}
+
+/**
  * The surface of a connected server that the extension needs. Timing is the caller's business
- * (`Effect.timeoutFail`): neither method has a timeout of its own.
+ * (`Effect.timeoutFail`, or `callWithin`): neither method has a timeout of its own.
  *
  * @since 0.1.0
  * @category models
@@ -49,7 +74,16 @@ export interface McpClient {
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
    * is converted). A result with `isError: true` is a value, not a failure.
    */
-  readonly callTool: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpRequestError>
+  readonly callTool: (
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions | undefined
+  ) => Effect.Effect<CallToolResult, McpRequestError>
+  /**
+   * Calls `listener` on each `notifications/tools/list_changed` the server sends on this connection, until the
+   * `Scope` it was registered in closes. A client that cannot tell (a factory of your own) leaves it out.
+   */
+  readonly onToolListChanged?: ((listener: () => void) => Effect.Effect<void, never, Scope.Scope>) | undefined
   /**
    * Optional: any other request (`resources/read`, `prompts/get` ...), its result as the server sent it (scrubbed).
    * `McpResources` and `McpPrompts` use it and decode the result; a client without it answers them with an
@@ -187,6 +221,7 @@ export const fromSdkClient = (client: Client, options: {
 }): McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
+  keepNotificationOrder(client)
   const listSpan = () => ({ attributes: { "mcp.server": server }, captureStackTrace: false })
   const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, scrubber })
   const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, scrubber })
@@ -220,17 +255,58 @@ export const fromSdkClient = (client: Client, options: {
       Tracing.traced("McpClient.listTools", listSpan)
     )
 
-  const callTool = (name: string, args: Record<string, unknown>): Effect.Effect<CallToolResult, McpRequestError> =>
+  // Every call asks for progress (the SDK sends a `progressToken` only with a callback); one without a
+  // listener gets a shared callback that does nothing.
+  const progressOf = (onProgress: ((progress: Progress) => void) | undefined): (progress: SdkProgress) => void =>
+    onProgress === undefined ? ignoreProgress : (report) => {
+      const message = report.message
+      onProgress({
+        progress: report.progress,
+        total: report.total,
+        message: message === undefined ? undefined : scrubber.scrub(message)
+      })
+    }
+
+  const callTool = (
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions | undefined
+  ): Effect.Effect<CallToolResult, McpRequestError> =>
     Effect.tryPromise({
       try: async (signal) =>
         scrubber.scrubDeep(normalizeResult(
-          await client.callTool({ name, arguments: args }, undefined, { signal, timeout: sdkTimeoutDisabled })
+          await client.callTool({ name, arguments: args }, undefined, {
+            signal,
+            timeout: sdkTimeoutDisabled,
+            onprogress: progressOf(options?.onProgress)
+          })
         )),
       catch: callError
     }).pipe(Tracing.traced("McpClient.callTool", () => ({
       attributes: { "mcp.server": server, "mcp.tool": name },
       captureStackTrace: false
     })))
+
+  // The handler is installed with the first listener (the extension adds one as soon as it has connected): a
+  // change announced before the first listing is reflected by that listing, so none is missed.
+  const listeners = new Set<{ readonly listener: () => void }>()
+  let handled = false
+  const onToolListChanged = (listener: () => void): Effect.Effect<void, never, Scope.Scope> =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        if (!handled) {
+          handled = true
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+            for (const entry of listeners) entry.listener()
+          })
+        }
+        const entry = { listener }
+        listeners.add(entry)
+        return entry
+      }),
+      (entry) => Effect.sync(() => void listeners.delete(entry))
+    )
+
 
   const request = (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
     Effect.tryPromise({
@@ -248,7 +324,15 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
-  return { server, pid: options.pid, listTools, callTool, request, notifications: notificationsOf(client, server, scrubber) }
+  return {
+    server,
+    pid: options.pid,
+    listTools,
+    callTool,
+    request,
+    notifications: notificationsOf(client, server, scrubber),
+    onToolListChanged
+  }
 }
 
 // the result is decoded by whoever asked (McpResources, McpPrompts), the same way for any client
@@ -283,6 +367,105 @@ const notificationsOf = (client: Client, server: string, scrubber: Scrubber.Scru
   return Effect.suspend(() => {
     install()
     return PubSub.subscribe(pubsub)
+  })
+}
+
+const ignoreProgress = (_: SdkProgress): void => {}
+
+/**
+ * The SDK handles a notification one microtask after it arrives, but a response at once, and forgets a request's
+ * progress callback with its response: a call's last progress report, read together with its result (one chunk
+ * of a busy pipe), would be dropped. A response that comes in the same tick as a notification is handed on one
+ * microtask later, after the notification; any other message goes through as it is.
+ */
+const keepNotificationOrder = (client: Client): void => {
+  const transport = client.transport
+  const deliver = transport?.onmessage
+  if (transport === undefined || deliver === undefined) return
+  let pending = 0
+  const settle = () => void pending--
+  transport.onmessage = (message, extra) => {
+    if (!("id" in message)) {
+      pending++
+      deliver(message, extra)
+      queueMicrotask(settle)
+    } else if (pending > 0 && !("method" in message)) {
+      queueMicrotask(() => deliver(message, extra))
+    } else {
+      deliver(message, extra)
+    }
+  }
+}
+
+/**
+ * The time limits of one call (`callWithin`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallLimits {
+  /** The server's name, for the timeout error. */
+  readonly server: string
+  /** The time for the call; `Option.none()` is no limit. */
+  readonly timeout: Option.Option<Duration.Duration>
+  /** Whether each progress report starts `timeout` afresh. */
+  readonly resetOnProgress: boolean
+  /** With `resetOnProgress`: the most the call may take however often it reports; `Option.none()` is no cap. */
+  readonly maxTimeout: Option.Option<Duration.Duration>
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+}
+
+/**
+ * `client.callTool` under `limits`: it fails with `McpTimeoutError` when `timeout` passes, counted from the
+ * start of the call or, with `resetOnProgress`, from its last progress report, but never later than
+ * `maxTimeout` after the start. A call cut short is interrupted, so the server is sent
+ * `notifications/cancelled`. The timer is an Effect sleep (`TestClock` drives it), set once per call: a
+ * progress report only records the time, and the timer, when it wakes, sleeps again for what is left.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const callWithin = (
+  client: McpClient,
+  name: string,
+  args: Record<string, unknown>,
+  limits: CallLimits
+): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
+  const onProgress = limits.onProgress
+  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress })
+  const timeout = limits.timeout.value
+  if (!limits.resetOnProgress) {
+    return Effect.timeoutFail(client.callTool(name, args, { onProgress }), {
+      duration: timeout,
+      onTimeout: () => new McpTimeoutError({ server: limits.server, operation: "call", timeout })
+    })
+  }
+  const idle = Duration.toMillis(timeout)
+  const cap = Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
+  return Effect.clockWith((clock) => {
+    const start = clock.unsafeCurrentTimeMillis()
+    let last = start
+    const timer: Effect.Effect<never, McpTimeoutError> = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const capped = start + cap <= last + idle
+      const deadline = capped ? start + cap : last + idle
+      if (now < deadline) return Effect.zipRight(Effect.sleep(deadline - now), timer)
+      return Effect.fail(
+        new McpTimeoutError({
+          server: limits.server,
+          operation: "call",
+          timeout: capped ? Duration.millis(cap) : timeout,
+          ...(!capped && last > start ? { sinceProgress: true } : {})
+        })
+      )
+    })
+    const call = client.callTool(name, args, {
+      onProgress: (progress) => {
+        last = clock.unsafeCurrentTimeMillis()
+        onProgress?.(progress)
+      }
+    })
+    return Effect.raceFirst(call, timer)
   })
 }
 

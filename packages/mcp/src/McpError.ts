@@ -303,7 +303,9 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
 export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/mcp/McpTimeoutError")("McpTimeoutError", {
   server: Schema.String,
   operation: Schema.Literal("connect", "call"),
-  timeout: Schema.DurationFromSelf
+  timeout: Schema.DurationFromSelf,
+  /** The time ran from the call's last progress report (progress had started it afresh). */
+  sinceProgress: Schema.optional(Schema.Boolean)
 }) {
   /**
    * @since 0.1.0
@@ -313,7 +315,9 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/
    * @since 0.1.0
    */
   override get message(): string {
-    return `${this.server}: ${this.operation} timed out after ${Duration.format(this.timeout)}`
+    return `${this.server}: ${this.operation} timed out after ${Duration.format(this.timeout)}${
+      this.sinceProgress === true ? " without progress" : ""
+    }`
   }
 }
 
@@ -365,7 +369,7 @@ export const within: {
 export const reasonOf = (error: McpConnectError | McpRequestError | McpTimeoutError): string => {
   switch (error._tag) {
     case "McpTimeoutError":
-      return `timed out after ${Duration.format(error.timeout)}`
+      return `timed out after ${Duration.format(error.timeout)}${error.sinceProgress === true ? " without progress" : ""}`
     case "McpRequestError":
       return `${error.method} failed: ${error.reason}`
     case "McpConnectError":

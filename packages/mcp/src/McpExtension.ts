@@ -17,15 +17,17 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
-import type { Extension } from "@zett/agent"
+import type { Extension, Message } from "@zett/agent"
 import { Tool, Tracing } from "@zett/agent"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
@@ -55,6 +57,16 @@ export interface Options extends McpConfiguration.Options {
   readonly connectTimeout?: Duration.DurationInput | null | undefined
   /** Time for one tool call (default 300 seconds); `null` disables it. */
   readonly callTimeout?: Duration.DurationInput | null | undefined
+  /**
+   * Whether a progress report of the server (`notifications/progress`) starts `callTimeout` afresh (default
+   * true), so a long job that keeps reporting is not cut off; `maxCallTimeout` still caps it.
+   */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /**
+   * The most one call may take however often it reports progress (default 1 hour); `null` is no cap. It applies
+   * only while progress starts the timeout afresh.
+   */
+  readonly maxCallTimeout?: Duration.DurationInput | null | undefined
   /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
   /**
@@ -195,6 +207,53 @@ interface RequestState {
   readonly snapshot: McpConfiguration.Snapshot
   readonly connections: McpConnections.McpConnections
   readonly unavailable: Array<Unavailable>
+  /** The tools registered per server name, replaced when the server's tool list changes. */
+  readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
+  /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
+  readonly changed: Set<McpServer.McpServer>
+}
+
+/**
+ * Progress reports of one call, published to `onEvent` as `ToolProgress` events in the order they came, by
+ * one fiber at a time, started when a report arrives (a call that reports nothing starts none).
+ */
+const progressPublisher = (
+  context: Extension.RunContext,
+  call: Message.ToolCall,
+  runtime: Runtime.Runtime<never>
+) => {
+  const queue: Array<McpClient.Progress> = []
+  let running = false
+  let fiber: Fiber.RuntimeFiber<void> | undefined
+  const drain: Effect.Effect<void> = Effect.suspend(() => {
+    const next = queue.shift()
+    if (next === undefined) {
+      running = false
+      return Effect.void
+    }
+    return Effect.zipRight(
+      context.publish({
+        _tag: "ToolProgress",
+        runId: context.runId,
+        toolCallId: call.id,
+        tool: call.name,
+        progress: next.progress,
+        ...(next.total !== undefined ? { total: next.total } : {}),
+        ...(next.message !== undefined ? { message: next.message } : {})
+      }),
+      drain
+    )
+  })
+  return {
+    onProgress: (progress: McpClient.Progress) => {
+      queue.push(progress)
+      if (running) return
+      running = true
+      fiber = Runtime.runFork(runtime)(drain)
+    },
+    /** Waits until every report so far is published: a call's events come before its result. */
+    flush: Effect.suspend(() => fiber === undefined ? Effect.void : Fiber.await(fiber))
+  }
 }
 
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
@@ -216,11 +275,29 @@ export const make = Effect.fnUntraced(function*(
   const namespace = options.namespaceTools ?? true
   const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
   const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
+  const resetOnProgress = options.resetTimeoutOnProgress ?? true
+  const maxCallTimeout = optionalDuration(options.maxCallTimeout, Duration.hours(1))
   const errorText = options.errorText ?? McpToolResult.ErrorTextPolicy.toolText
   const discoveryConcurrency = options.discoveryConcurrency ?? defaultDiscoveryConcurrency
+  // A connection's `notifications/tools/list_changed` drops the server's cached tool list for as long as the
+  // connection lives (pooled, that is past the request that opened it).
+  const watched = McpClientFactory.of((server) =>
+    Effect.tap(factory.connect(server), (client) =>
+      client.onToolListChanged === undefined ? Effect.void : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+        const invalidate = cache.invalidate(McpToolCache.key(server, { namespace }))
+        return client.onToolListChanged!(() => void Runtime.runFork(runtime)(invalidate))
+      }))
+  )
   const source = options.connectionPool === undefined
-    ? McpConnections.direct(factory)
-    : yield* McpConnections.pooled(factory, options.connectionPool)
+    ? McpConnections.direct(watched)
+    : yield* McpConnections.pooled(watched, options.connectionPool)
+  // The request's own watch, while it holds the connection: its next model turn lists the tools again.
+  const requestSource = (changed: Set<McpServer.McpServer>): McpConnections.Source => ({
+    acquire: (server) =>
+      Effect.tap(source.acquire(server), (client) =>
+        client.onToolListChanged === undefined ? Effect.void : client.onToolListChanged(() => void changed.add(server))),
+    invalidate: source.invalidate
+  })
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
     state.connections.get(server).pipe(
@@ -234,7 +311,9 @@ export const make = Effect.fnUntraced(function*(
     state: RequestState,
     server: McpServer.McpServer,
     tool: McpTool.McpTool,
-    args: unknown
+    args: unknown,
+    toolCall: Message.ToolCall,
+    context: Extension.RunContext
   ): Effect.Effect<unknown, Tool.ToolError> =>
     Effect.gen(function*() {
       const client = yield* state.connections.getWithin(server, connectTimeout).pipe(
@@ -242,15 +321,25 @@ export const make = Effect.fnUntraced(function*(
           new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
         )
       )
-      const result = yield* client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>).pipe(
+      // events only when an extension reads them
+      const publisher = context.observed ? progressPublisher(context, toolCall, yield* Effect.runtime<never>()) : undefined
+      const called = McpClient.callWithin(client, tool.remoteName, (args ?? {}) as Record<string, unknown>, {
+        server: server.name,
         // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
-        McpError.within({
-          server: server.name,
-          operation: "call",
-          limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout)
-        }),
+        timeout: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
+        resetOnProgress,
+        maxTimeout: maxCallTimeout,
+        onProgress: publisher?.onProgress
+      })
+      // after the call's outcome, not as a finalizer: an interrupted call does not wait for an observer
+      const result = yield* (publisher === undefined ? called : Effect.flatten(Effect.zipLeft(Effect.exit(called), publisher.flush))).pipe(
         Effect.catchTag("McpTimeoutError", (error) =>
-          new Tool.ToolError({ type: "TimeoutError", message: `${tool.name} did not finish within ${Duration.format(error.timeout)}` })),
+          new Tool.ToolError({
+            type: "TimeoutError",
+            message: error.sinceProgress === true
+              ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
+              : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
+          })),
         Effect.catchTag("McpRequestError", (error) =>
           Effect.zipRight(
             // a closed connection is not reused, by this request or (pooled) by the next one
@@ -280,7 +369,7 @@ export const make = Effect.fnUntraced(function*(
         description: tool.description,
         parameters: tool.parameters,
         guidelines: false,
-        handler: (args) => call(state, server, tool, args)
+        handler: (args, toolCall, context) => call(state, server, tool, args, toolCall, context)
       })
     ).concat(resourceTools(state, server))
 
@@ -311,16 +400,23 @@ export const make = Effect.fnUntraced(function*(
   const discoverAll = (context: Extension.RunContext) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
+      const changed = new Set<McpServer.McpServer>()
       const state: RequestState = {
         snapshot,
-        connections: yield* McpConnections.make({ source, scope: context.scope }),
-        unavailable: []
+        connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
+        unavailable: [],
+        registered: new Map(),
+        changed
       }
       const discovered = yield* Effect.forEach(
         snapshot.servers,
         (server) =>
           cache.lookup(McpToolCache.key(server, { namespace }), discover(state, server)).pipe(
-            Effect.map((tools) => toAgentTools(state, server, tools)),
+            Effect.map((tools) => {
+              const agentTools = toAgentTools(state, server, tools)
+              state.registered.set(server.name, agentTools)
+              return agentTools
+            }),
             Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
           ),
         { concurrency: discoveryConcurrency }
@@ -329,6 +425,39 @@ export const make = Effect.fnUntraced(function*(
       yield* context.tools.registerAll(discovered.flat())
       return state
     })
+
+  /**
+   * Lists again the tools of the servers that announced a change, and replaces their tools in the request. A
+   * tool of another server that won a name stays; a listing that fails keeps the tools listed before.
+   */
+  const refresh = (context: Extension.RunContext, state: RequestState) =>
+    Effect.forEach(Array.from(state.changed), (server) => {
+      // a change announced while listing again is listed at the next turn
+      state.changed.delete(server)
+      const key = McpToolCache.key(server, { namespace })
+      return cache.invalidate(key).pipe(
+        Effect.zipRight(cache.lookup(key, discover(state, server))),
+        Effect.flatMap((tools) =>
+          Effect.suspend(() => {
+            const before = state.registered.get(server.name) ?? []
+            const after = toAgentTools(state, server, tools)
+            state.registered.set(server.name, after)
+            const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
+            return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
+              Effect.zipRight(context.tools.registerAll(after)),
+              Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
+            )
+          })
+        ),
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
+              "its tools listed before stay"
+          )
+        ),
+        Effect.annotateLogs("mcp.server", server.name)
+      )
+    }, { discard: true })
 
   const describe = (state: RequestState) => {
     const lines = [
@@ -370,7 +499,13 @@ export const make = Effect.fnUntraced(function*(
         let state: RequestState | undefined
         return {
           onTool: (context) => Effect.map(discoverAll(context), (discovered) => void (state = discovered)),
-          onState: (context) => state === undefined ? Effect.void : context.addState(describe(state))
+          // the last hook before the model call: a list change announced during the turn is seen by this call
+          onState: (context) => {
+            if (state === undefined) return Effect.void
+            const current = state
+            const described = Effect.suspend(() => context.addState(describe(current)))
+            return current.changed.size === 0 ? described : Effect.zipRight(refresh(context, current), described)
+          }
         }
       })
   }

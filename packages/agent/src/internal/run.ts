@@ -117,6 +117,15 @@ export class RunState implements Extension.RunContext {
       }),
     list: Effect.sync((): ReadonlyArray<ServerTool> => this.serverTools_)
   }
+  readonly publish = (event: Extension.AgentEvent): Effect.Effect<void> =>
+    Effect.catchAllCause(
+      each(this, "onEvent", (e) => e.onEvent?.(this, event)),
+      (cause) => Effect.logError(`an onEvent hook failed on ${event._tag}`, cause)
+    )
+  get observed(): boolean {
+    for (const bound of this.hooks) if (bound.hooks.onEvent !== undefined) return true
+    return false
+  }
 }
 
 const hook = <A>(extension: string, name: Extension.HookName | "request", effect: Effect.Effect<A, unknown>) =>

@@ -3,13 +3,14 @@
  *
  * @internal
  */
-import { McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
+import { McpClient, McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
+import * as Progress from "../Progress.js"
 import { loadConfiguration, resolveClientFactory } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
@@ -38,14 +39,18 @@ export const handler = (options: Options.CallOptions) =>
       if (result._tag === "Left") continue
       const tool = result.right.tools.find((tool) => tool.name === options.name)
       if (tool === undefined) continue
-      const response = yield* result.right.client.callTool(tool.remoteName, args).pipe(
-        McpError.within({
+      const client = result.right.client
+      // a spinner on a terminal, with the tool's progress as a bar once it reports
+      const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
+        McpClient.callWithin(client, tool.remoteName, args, {
           server: tool.server,
-          operation: "call",
           // the server's own `timeout` overrides --call-timeout, as it overrides the extension's callTimeout
-          limit: server.timeout !== undefined ? Option.some(server.timeout) : limitOf(options.callTimeout, Duration.seconds(300))
-        })
-      )
+          timeout: server.timeout !== undefined ? Option.some(server.timeout) : limitOf(options.callTimeout, Duration.seconds(300)),
+          // as the extension does by default: progress starts the time afresh, for an hour at most
+          resetOnProgress: true,
+          maxTimeout: Option.some(Duration.hours(1)),
+          onProgress: (report) => Effect.runSync(status.set(`${options.name} ${Progress.bar(report)}`))
+        }))
       const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
         return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })

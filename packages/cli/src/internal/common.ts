@@ -150,7 +150,8 @@ export const runAgent = (
   Effect.gen(function*() {
     const output = yield* Output.Output
     const AgentLive = Agent.layer({
-      extensions: [Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
+      // the progress bar before the transcript: it is erased before a result is printed
+      extensions: [Progress.extension(), Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
     }).pipe(
       Layer.provide(McpExtension.layerNode(mcp)),
       Layer.provide(model),

@@ -24,6 +24,8 @@ export interface FakeServer {
   readonly listDelay?: Duration.DurationInput
   readonly connectError?: string
   readonly call?: (name: string, args: Record<string, unknown>) => CallResult
+  /** Progress reports of every call, one a second (of the `TestClock`), before its result. */
+  readonly progress?: ReadonlyArray<McpClient.Progress>
 }
 
 export const tool = (
@@ -75,8 +77,12 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
             if (fake.listDelay !== undefined) yield* Effect.sleep(fake.listDelay)
             return { tools: fake.tools ?? [], nextCursor: undefined }
           }),
-        callTool: (name, args) =>
-          Effect.sync(() => {
+        callTool: (name, args, options) =>
+          Effect.gen(function*() {
+            for (const report of fake.progress ?? []) {
+              yield* Effect.sleep("1 second")
+              options?.onProgress?.(report)
+            }
             stats.calls.push({ server: server.name, name, args })
             return fake.call?.(name, args) ?? text(`${name} called`)
           })

@@ -1,6 +1,7 @@
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServer } from "@zett/mcp"
 import type { McpClient } from "@zett/mcp/McpClient"
+import type * as McpClientModule from "@zett/mcp/McpClient"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -14,7 +15,11 @@ export interface FakeServer {
   readonly connectDelay?: Duration.DurationInput | undefined
   readonly listDelay?: Duration.DurationInput
   readonly connectError?: string | undefined
-  readonly call?: (name: string, args: Record<string, unknown>) => Effect.Effect<CallToolResult, McpError.McpRequestError>
+  readonly call?: (
+    name: string,
+    args: Record<string, unknown>,
+    options?: McpClientModule.CallOptions
+  ) => Effect.Effect<CallToolResult, McpError.McpRequestError>
 }
 
 export const tool = (name: string, inputSchema: Record<string, unknown> = { type: "object" }, description = `the ${name} tool`): Tool =>
@@ -51,10 +56,10 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
             }
             return { tools: fake.tools ?? [], nextCursor: undefined }
           }),
-        callTool: (name, args) =>
+        callTool: (name, args, options) =>
           Effect.suspend(() => {
             stats.calls.push({ server: server.name, name, args })
-            return fake.call?.(name, args) ?? Effect.succeed(text(`${name} called`))
+            return fake.call?.(name, args, options) ?? Effect.succeed(text(`${name} called`))
           })
       }
       return client

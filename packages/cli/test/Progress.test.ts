@@ -1,0 +1,93 @@
+/**
+ * Issue 13 (progress): `zett call` and `zett run` draw a tool's progress as a bar on a terminal (standard error),
+ * and nothing when the output is piped. In-process, with fake servers; real ones through a pseudo-terminal are in
+ * Progress.process.test.ts.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ScriptedModel } from "@zett/agent"
+import { Progress } from "@zett/cli"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import { awaitSleeps, demoTools, fakeFactory, httpConfig, tempDir, terminalControl, zett } from "./utils/zett.js"
+
+const reports = [{ progress: 1, total: 2, message: "half" }, { progress: 2, total: 2 }]
+const clearLine = "\r\u001b[2K"
+
+describe("Progress.bar (issue 13)", () => {
+  it("issue 13: a report with a total is a bar, its count and percentage; without one, the count", () => {
+    assert.strictEqual(Progress.bar({ progress: 3, total: 10, message: "copying" }), "[██████░░░░░░░░░░░░░░] 3/10 30% copying")
+    assert.strictEqual(Progress.bar({ progress: 0, total: 4 }, 4), "[░░░░] 0/4 0%")
+    assert.strictEqual(Progress.bar({ progress: 9, total: 4 }, 4), "[████] 9/4 100%")
+    assert.strictEqual(Progress.bar({ progress: 7 }), "7")
+    assert.strictEqual(Progress.bar({ progress: 7, total: 0, message: "files" }), "7 files")
+  })
+})
+
+describe("zett call with progress (issue 13)", () => {
+  const call = (interactive: boolean) =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, progress: reports } })
+      const fiber = yield* Effect.fork(zett(["call", "--config", config, "demo__add", "{}"], { clientFactory: factory, interactive }))
+      // the call's first report comes after a second; with a terminal, the spinner sleeps too
+      yield* awaitSleeps(interactive ? 2 : 1)
+      yield* TestClock.adjust("1 second")
+      yield* TestClock.adjust("1 second")
+      return yield* Fiber.join(fiber)
+    })
+
+  it.scoped("issue 13: on a terminal, the spinner line shows the tool's progress as a bar, and is erased at the end", () =>
+    Effect.gen(function*() {
+      const result = yield* call(true)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stderr, "Calling demo__add…")
+      assert.include(result.stderr, "demo__add [██████████░░░░░░░░░░] 1/2 50% half")
+      assert.isTrue(result.stderr.endsWith(`${clearLine}\u001b[?25h`))
+      assert.strictEqual(result.stdout, "[\n  {\n    \"type\": \"text\",\n    \"text\": \"add called\"\n  }\n]\n")
+    }))
+
+  it.scoped("issue 13: piped, nothing is drawn: standard error stays empty", () =>
+    Effect.gen(function*() {
+      const result = yield* call(false)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+      assert.notMatch(result.stdout, terminalControl)
+    }))
+})
+
+describe("zett run with progress (issue 13)", () => {
+  const run = (interactive: boolean) =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, progress: reports } })
+      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 1, b: 2 } }] }, { text: "Done." }])
+      const fiber = yield* Effect.fork(zett(["run", "Add.", "--config", config], { clientFactory: factory, model, interactive }))
+      yield* awaitSleeps(1)
+      yield* TestClock.adjust("1 second")
+      yield* awaitSleeps(1)
+      yield* TestClock.adjust("1 second")
+      return yield* Fiber.join(fiber)
+    })
+
+  it.scoped("issue 13: on a terminal, each report redraws the bar on standard error; it is erased before the result", () =>
+    Effect.gen(function*() {
+      const result = yield* run(true)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(
+        result.stderr,
+        `${clearLine}demo__add [██████████░░░░░░░░░░] 1/2 50% half${clearLine}demo__add [████████████████████] 2/2 100%${clearLine}`
+      )
+      assert.strictEqual(result.stdout, "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n")
+    }))
+
+  it.scoped("issue 13: piped, the transcript is the same and nothing else is written", () =>
+    Effect.gen(function*() {
+      const result = yield* run(false)
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(result.stderr, "")
+      assert.strictEqual(result.stdout, "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n")
+    }))
+})
