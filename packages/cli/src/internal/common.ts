@@ -10,7 +10,7 @@ import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpClientFactory, McpConfiguration, McpExtension } from "@zett/mcp"
+import { McpClientFactory, McpConfiguration, McpExtension, McpTokenStore } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -119,14 +119,31 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-/** The client factory in context (an app's or a test's), else the SDK-backed one. */
+/** The token store in context (an app's or a test's), else the files under `~/.zett/auth/` (issue 12). */
+export const tokenStore: Effect.Effect<
+  McpTokenStore.McpTokenStore["Type"],
+  never,
+  FileSystem.FileSystem | Path.Path
+> = Effect.flatMap(
+  Effect.serviceOption(McpTokenStore.McpTokenStore),
+  Option.match({ onNone: () => McpTokenStore.makeFile(), onSome: Effect.succeed })
+)
+
+/**
+ * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
+ * login`. A server that needs a login is unavailable with `needs authorization: run zett auth login <server>`.
+ */
 export const resolveClientFactory: Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  CommandExecutor.CommandExecutor
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path
 > = Effect.flatMap(
   Effect.serviceOption(McpClientFactory.McpClientFactory),
-  Option.match({ onNone: () => McpClientFactory.make(), onSome: Effect.succeed })
+  Option.match({
+    onNone: () =>
+      Effect.flatMap(tokenStore, (store) => McpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))),
+    onSome: Effect.succeed
+  })
 )
 
 /** The model in context (an app's or a test's), if any. */
