@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
-import { loadConfiguration, resolveClientFactory } from "./common.js"
+import { loadConfiguration, offerLogins, resolveClientFactory } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
 
@@ -25,6 +25,7 @@ export const handler = (options: Options.CallOptions) =>
     if (candidates.length === 0) {
       return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
     }
+    yield* offerLogins(clientFactory, Effect.succeed(candidates))
     const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
     const found = yield* Effect.forEach(
       candidates,
