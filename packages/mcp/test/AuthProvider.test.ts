@@ -8,6 +8,7 @@ import { McpAuthorization, McpClientFactory, McpServer, McpTokenStore } from "@z
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
 import * as Crypto from "node:crypto"
 
 const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: McpClientFactory.Options) =>
@@ -293,5 +294,41 @@ describe("issue 12: client credentials", () => {
       const token = as.requests.find((r) => r.path === "/token")!
       assert.strictEqual(token.form.client_assertion_type, "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
       assert.isUndefined(token.authorization)
+    }))
+
+  it.scoped("issue 12: an expired client-credentials token is renewed before connecting, once for concurrent connects", () =>
+    Effect.gen(function*() {
+      const { as, entry, store, whoami } = yield* setup(
+        { clients: [{ client_id: "robot", client_secret: "robot-secret" }] },
+        { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
+      )
+      yield* whoami()
+      as.expireAccessTokens()
+      const old = yield* entry
+      yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      const answers = yield* Effect.all([whoami(), whoami()], { concurrency: "unbounded" })
+      assert.deepStrictEqual(answers, ["client robot scope ", "client robot scope "])
+      assert.strictEqual(as.requests.filter((r) => r.path === "/token").length, 2)
+      // the store keeps no client secret
+      assert.notInclude(JSON.stringify(yield* entry), "robot-secret")
+    }))
+})
+
+describe("issue 12: a user's own provider", () => {
+  it.scoped("issue 12: an SDK OAuthClientProvider is passed to the transport as it is", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: "robot-secret" }] })
+      const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })
+      const server = McpServer.http({ name: "own", url: as.url, auth: provider })
+      const store = yield* McpTokenStore.makeMemory
+      const factory = yield* McpClientFactory.make().pipe(
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(NodeContext.layer)
+      )
+      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      assert.deepStrictEqual(result.content[0], { type: "text", text: "client robot scope " })
+      // the provider kept its tokens itself; Zett's store was not used
+      assert.strictEqual(provider.tokens()?.access_token, as.issued[0]!.accessToken)
+      assert.deepStrictEqual(yield* store.keys, [])
     }))
 })
