@@ -242,17 +242,23 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         : {})
     })
 
-    const authorizationServer = async (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, form: Record<string, string>) => {
+    const authorizationServer = async (
+      req: Http.IncomingMessage,
+      res: Http.ServerResponse,
+      path: string,
+      form: Record<string, string>,
+      body: Record<string, unknown>
+    ) => {
       const url = new URL(req.url ?? "/", "http://x")
       if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
         return json(res, 200, metadata()), true
       }
       if (req.method === "POST" && path === "/register" && options.registration !== false) {
-        const body = JSON.parse(Object.keys(form)[0] ?? "{}") as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
+        const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
         const client: Client = {
           client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
-          ...(body.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
-          redirect_uris: body.redirect_uris ?? []
+          ...(asked.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
+          redirect_uris: asked.redirect_uris ?? []
         }
         clients.set(client.client_id, client)
         registered.push(client)
@@ -360,14 +366,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       void readBody(req).then(async (body) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         const type = req.headers["content-type"] ?? ""
-        const form = type.startsWith("application/x-www-form-urlencoded")
-          ? Object.fromEntries(new URLSearchParams(body))
-          : type.startsWith("application/json") && path !== "/mcp"
-          ? { [body]: "" }
-          : {}
-        record(on, req, type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") : form)
+        const form = type.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(body)) : {}
+        const jsonBody = type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") as Record<string, unknown> : {}
+        record(on, req, { ...form, ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)])) })
         const servesAs = on === "as" || options.legacy === true
-        if (servesAs && (await authorizationServer(req, res, path, form))) return
+        if (servesAs && (await authorizationServer(req, res, path, form, jsonBody))) return
         if (on === "rs" && resourceServer(req, res, path, body)) return
         res.writeHead(404).end()
       })
