@@ -314,6 +314,22 @@ describe("issue 12: client credentials", () => {
     }))
 })
 
+describe("issue 12: the legacy HTTP+SSE transport", () => {
+  it.scoped("issue 12: an SSE server gets the same provider: login, then connects with the bearer token", () =>
+    Effect.gen(function*() {
+      const { as, factory, login, store } = yield* setup({ resource: "origin" })
+      const server = McpServer.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
+      const first = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.strictEqual(first.failure, "NeedsAuthorization")
+      yield* login(server)
+      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
+      const stored = Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(server.url)))
+      const streams = as.requests.filter((r) => r.path === "/sse" && r.authorization === `Bearer ${stored.tokens?.access_token}`)
+      assert.isAbove(streams.length, 0)
+    }))
+})
+
 describe("issue 12: a user's own provider", () => {
   it.scoped("issue 12: an SDK OAuthClientProvider is passed to the transport as it is", () =>
     Effect.gen(function*() {

@@ -9,6 +9,7 @@
  * hands back the code of the `Location` it is sent to: the same hook a host would provide.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { McpAuthorization } from "@zett/mcp"
 import * as Effect from "effect/Effect"
@@ -56,6 +57,8 @@ export interface Options {
   readonly accessTokenTtl?: number | undefined
   /** Whether refresh tokens are issued (default true). */
   readonly refreshTokens?: boolean | undefined
+  /** The protected resource the metadata names: the `/mcp` endpoint (default) or the whole origin. */
+  readonly resource?: "endpoint" | "origin" | undefined
   /** Answers every MCP request 401, whatever the token. */
   readonly always401?: boolean | undefined
 }
@@ -158,6 +161,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }>()
     const accessTokens = new Map<string, { clientId: string; scope: string | undefined; expiresAt: number }>()
     const refreshTokens = new Map<string, { clientId: string; scope: string | undefined }>()
+    const sse = new Map<string, SSEServerTransport>()
     const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
     let asOrigin = ""
     let rsOrigin = ""
@@ -329,12 +333,12 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
       if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
         return json(res, 200, {
-          resource: `${rsOrigin}/mcp`,
+          resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
           authorization_servers: [issuer()],
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
         }), true
       }
-      if (path !== "/mcp") return false
+      if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
       const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
       const token = bearer === undefined ? undefined : accessTokens.get(bearer)
       if (options.always401 === true || token === undefined || token.expiresAt < Date.now()) {
@@ -351,7 +355,21 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           return true
         }
       }
-      if (req.method !== "POST") return res.writeHead(405).end(), true
+      if (path === "/sse" && req.method === "GET") {
+        // the legacy HTTP+SSE transport (2024-11-05), behind the same bearer check
+        const transport = new SSEServerTransport("/messages", res)
+        sse.set(transport.sessionId, transport)
+        res.on("close", () => sse.delete(transport.sessionId))
+        void mcpServer({ clientId: token.clientId, scope: token.scope }).connect(transport)
+        return true
+      }
+      if (path === "/messages" && req.method === "POST") {
+        const transport = sse.get(new URL(req.url ?? "/", "http://x").searchParams.get("sessionId") ?? "")
+        if (transport === undefined) return res.writeHead(404).end(), true
+        void transport.handlePostMessage(req, res, JSON.parse(body))
+        return true
+      }
+      if (path !== "/mcp" || req.method !== "POST") return res.writeHead(405).end(), true
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
       const server = mcpServer({ clientId: token.clientId, scope: token.scope })
       res.on("close", () => {
