@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
 import * as Crypto from "node:crypto"
+import * as Util from "node:util"
 
 const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: McpClientFactory.Options) =>
   Effect.gen(function*() {
@@ -280,6 +281,18 @@ describe("issue 12: client credentials", () => {
       assert.strictEqual(tokens[0]!.form.resource, as.url)
       assert.strictEqual(headless.urls.length, 0)
       assert.strictEqual(as.count("/authorize"), 0)
+    }))
+
+  it.scoped("issue 12: a refused client is an authorization failure naming the OAuth error code, never the secret", () =>
+    Effect.gen(function*() {
+      const { factory, server } = yield* setup(
+        { clients: [{ client_id: "robot", client_secret: "right-secret" }] },
+        { grant: "client_credentials", clientId: "robot", clientSecret: "wrong-secret-Q2" }
+      )
+      const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.strictEqual(error.failure, "Unauthorized")
+      assert.strictEqual(error.reason, "authorization failed (invalid_client)")
+      assert.notInclude(`${error.message} ${Util.inspect(error, { depth: 10 })}`, "wrong-secret-Q2")
     }))
 
   it.scoped("issue 12: private_key_jwt with no login", () =>
