@@ -1,6 +1,6 @@
 /**
  * The `zett` command: `tools` (what every configured MCP server offers), `call` (one tool), `run` (an agent
- * turn with the model from the environment) and `demo` (the offline demo, `npm start`).
+ * turn with the model from the environment), `auth` (OAuth logins) and `demo` (the offline demo, `npm start`).
  *
  * Exit codes: 0 success, 1 a failed run (an unavailable server, a failed tool or run), 2 bad usage or bad
  * configuration, 130 interrupted. A failure is one line on standard error.
@@ -103,6 +103,30 @@ const demoCommand = lazyCommand(
   () => import("./internal/demo.js")
 )
 
+const authLoginCommand = Command.make("login", Options.authLogin, (options) =>
+  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.login(options))).pipe(
+    Command.withDescription(
+      "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
+        "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600)."
+    )
+  )
+
+const authLogoutCommand = Command.make("logout", Options.authLogout, (options) =>
+  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.logout(options))).pipe(
+    Command.withDescription("Forget a server's tokens and client registration.")
+  )
+
+const authStatusCommand = Command.make("status", Options.authStatus, (options) =>
+  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.status(options))).pipe(
+    Command.withDescription("Each configured server's authorization: authorized, expires in ..., needs login or no auth.")
+  )
+
+const authCommand = Command.make("auth", {}, () =>
+  Effect.fail(new CliError.UsageError({ message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(
+    Command.withDescription("OAuth logins to remote MCP servers."),
+    Command.withSubcommands([authLoginCommand, authLogoutCommand, authStatusCommand])
+  )
+
 // -----------------------------------------------------------------------------
 // the command
 // -----------------------------------------------------------------------------
@@ -115,13 +139,16 @@ const demoCommand = lazyCommand(
  */
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
-    new CliError.UsageError({ message: "missing command: tools, call, run, demo, resources, read, prompts or prompt (see zett --help)" })
+    new CliError.UsageError({
+      message: "missing command: tools, call, run, auth, demo, resources, read, prompts or prompt (see zett --help)"
+    })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
     Command.withSubcommands([
       toolsCommand,
       callCommand,
       runCommand,
+      authCommand,
       demoCommand,
       resourcesCommand,
       readCommand,

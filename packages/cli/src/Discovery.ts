@@ -40,6 +40,8 @@ export interface ServerReport {
   readonly status: "ok" | "unavailable"
   /** Why the server is unavailable, in a few words (never a secret). */
   readonly reason?: string | undefined
+  /** The server is unavailable because it needs an OAuth login (`zett auth login <server>`). */
+  readonly needsAuth?: boolean | undefined
   /** Connect and list, in milliseconds. */
   readonly discoveryMillis: number
   readonly tools: ReadonlyArray<ToolReport>
@@ -176,6 +178,7 @@ export const discover = (
           transport,
           status: "unavailable",
           reason: McpError.reasonOf(result.left),
+          ...(result.left._tag === "McpConnectError" && result.left.failure === "NeedsAuthorization" ? { needsAuth: true } : {}),
           discoveryMillis,
           tools: [],
           filtered: [],

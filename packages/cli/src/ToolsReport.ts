@@ -38,6 +38,7 @@ export const toJson = (report: ToolsReport) => ({
     transport: server.transport,
     status: server.status,
     ...(server.reason !== undefined ? { reason: server.reason } : {}),
+    ...(server.needsAuth === true ? { needsAuth: true } : {}),
     discoveryMillis: server.discoveryMillis,
     toolCount: server.tools.length,
     tokens: server.tokens,
@@ -112,7 +113,11 @@ export const render = (
         formatMillis(server.discoveryMillis),
         server.status === "ok" ? String(server.tools.length) : "-",
         server.status === "ok" ? String(server.tokens) : "-",
-        server.status === "ok" ? "ok" : `unavailable: ${server.reason ?? "unknown reason"}`
+        server.status === "ok"
+          ? "ok"
+          : server.needsAuth === true
+          ? `needs auth: run zett auth login ${server.server}`
+          : `unavailable: ${server.reason ?? "unknown reason"}`
       ])
     ], new Set([2, 3, 4]))
     out.push(...table.map((line) => clip(line, width)))

@@ -13,7 +13,7 @@ import { McpAuthorization } from "./internal/authorization.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
 import { McpClientFactory } from "./McpClientFactory.js"
 import type { McpConnectError } from "./McpError.js"
-import type * as McpServer from "./McpServer.js"
+import * as McpServer from "./McpServer.js"
 import * as McpTokenStore from "./McpTokenStore.js"
 
 export {
@@ -59,7 +59,28 @@ export const login = (
     yield* McpTokenStore.modify(store, key, ({ codeVerifier: _, tokens: __, ...rest }) => rest)
     const factory = yield* McpClientFactory
     const hook = yield* McpAuthorization
-    yield* Effect.scoped(Effect.provideService(factory.connect(server), McpAuthorization, hook))
+    yield* Effect.scoped(Effect.provideService(factory.connect(withDefaultAuth(server)), McpAuthorization, hook))
+  })
+
+/**
+ * `server` with Zett's authorization-code provider when it has no `auth` option: what a login to any remote
+ * server uses (as other clients log in to a server that answers 401).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const withDefaultAuth = (server: McpServer.McpHttpServer): McpServer.McpHttpServer =>
+  server.auth !== undefined ? server : new McpServer.McpHttpServer({
+    name: server.name,
+    url: server.url,
+    headers: server.headers,
+    transport: server.transport,
+    secrets: server.secrets,
+    auth: new McpServer.AuthorizationCode({}),
+    ...(server.timeout !== undefined ? { timeout: server.timeout } : {}),
+    ...(server.includeTools !== undefined ? { includeTools: server.includeTools } : {}),
+    ...(server.excludeTools !== undefined ? { excludeTools: server.excludeTools } : {}),
+    ...(server.toolPrefix !== undefined ? { toolPrefix: server.toolPrefix } : {})
   })
 
 /**
@@ -95,11 +116,13 @@ export const status = (
   server: McpServer.McpServer
 ): Effect.Effect<Status, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
   Effect.gen(function*() {
-    if (server._tag !== "McpHttpServer" || server.auth === undefined) return { _tag: "NoAuth" } as const
-    if (server.auth._tag === "CustomProvider") return { _tag: "NoAuth" } as const
-    const machine = server.auth._tag === "ClientCredentials"
+    if (server._tag !== "McpHttpServer" || server.auth?._tag === "CustomProvider") return { _tag: "NoAuth" } as const
+    const machine = server.auth?._tag === "ClientCredentials"
     const store = yield* McpTokenStore.McpTokenStore
-    const entry = Option.getOrElse(yield* store.get(McpTokenStore.normalizeKey(server.url)), (): McpTokenStore.Entry => ({}))
+    const stored = yield* store.get(McpTokenStore.normalizeKey(server.url))
+    // a server without `auth` uses OAuth only once it was logged in to
+    if (server.auth === undefined && Option.isNone(stored)) return { _tag: "NoAuth" } as const
+    const entry = Option.getOrElse(stored, (): McpTokenStore.Entry => ({}))
     const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
     const refreshable = machine || entry.tokens?.refresh_token !== undefined
     const state = OAuthProvider.expiry(entry, now, 0)

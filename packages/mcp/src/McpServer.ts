@@ -6,6 +6,7 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Scrubber } from "@zett/agent"
 import type * as Duration from "effect/Duration"
+import * as Inspectable from "effect/Inspectable"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Crypto from "node:crypto"
@@ -122,7 +123,27 @@ const isProvider = (u: unknown): u is OAuthClientProvider =>
  */
 export class CustomProvider extends Schema.TaggedClass<CustomProvider>("@zett/mcp/CustomProvider")("CustomProvider", {
   provider: Schema.declare(isProvider, { identifier: "OAuthClientProvider" })
-}) {}
+}) {
+  // a provider holds tokens and secrets of its own: a definition never shows it
+  /**
+   * @since 0.1.0
+   */
+  override toString(): string {
+    return "CustomProvider(<OAuthClientProvider>)"
+  }
+  /**
+   * @since 0.1.0
+   */
+  toJSON(): unknown {
+    return { _tag: "CustomProvider", provider: "<OAuthClientProvider>" }
+  }
+  /**
+   * @since 0.1.0
+   */
+  [Inspectable.NodeInspectSymbol](): unknown {
+    return this.toJSON()
+  }
+}
 
 /**
  * How an HTTP server is authorized.

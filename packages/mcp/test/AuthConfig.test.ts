@@ -56,6 +56,12 @@ describe("issue 12: auth option", () => {
     }
     const custom = McpServer.http({ name: "d", url: "https://d.example/mcp", auth: provider })
     assert.strictEqual(custom.auth?._tag, "CustomProvider")
+    // a provider's own fields (tokens, secrets) never show in the definition
+    const holding = McpServer.http({ name: "e", url: "https://e.example/mcp", auth: { ...provider, secretField: SECRET } as typeof provider })
+    for (const shown of [String(holding), Util.inspect(holding, { depth: 10 }), JSON.stringify(holding), Inspectable.toStringUnknown(holding)]) {
+      assert.notInclude(shown, SECRET)
+      assert.include(shown, "OAuthClientProvider")
+    }
     assert.strictEqual(custom.auth?._tag === "CustomProvider" ? custom.auth.provider : undefined, provider)
     const withSecret = (server: McpServer.McpHttpServer) => server === jwt ? KEY : SECRET
     for (const server of [code, basic, jwt]) {

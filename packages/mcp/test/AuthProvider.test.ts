@@ -8,7 +8,9 @@ import { McpAuthorization, McpClientFactory, McpServer, McpTokenStore } from "@z
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
 import * as Crypto from "node:crypto"
+import * as Util from "node:util"
 
 const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: McpClientFactory.Options) =>
   Effect.gen(function*() {
@@ -281,6 +283,18 @@ describe("issue 12: client credentials", () => {
       assert.strictEqual(as.count("/authorize"), 0)
     }))
 
+  it.scoped("issue 12: a refused client is an authorization failure naming the OAuth error code, never the secret", () =>
+    Effect.gen(function*() {
+      const { factory, server } = yield* setup(
+        { clients: [{ client_id: "robot", client_secret: "right-secret" }] },
+        { grant: "client_credentials", clientId: "robot", clientSecret: "wrong-secret-Q2" }
+      )
+      const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.strictEqual(error.failure, "Unauthorized")
+      assert.strictEqual(error.reason, "authorization failed (invalid_client)")
+      assert.notInclude(`${error.message} ${Util.inspect(error, { depth: 10 })}`, "wrong-secret-Q2")
+    }))
+
   it.scoped("issue 12: private_key_jwt with no login", () =>
     Effect.gen(function*() {
       const { privateKey, publicKey } = Crypto.generateKeyPairSync("rsa", { modulusLength: 2048 })
@@ -293,5 +307,57 @@ describe("issue 12: client credentials", () => {
       const token = as.requests.find((r) => r.path === "/token")!
       assert.strictEqual(token.form.client_assertion_type, "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
       assert.isUndefined(token.authorization)
+    }))
+
+  it.scoped("issue 12: an expired client-credentials token is renewed before connecting, once for concurrent connects", () =>
+    Effect.gen(function*() {
+      const { as, entry, store, whoami } = yield* setup(
+        { clients: [{ client_id: "robot", client_secret: "robot-secret" }] },
+        { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
+      )
+      yield* whoami()
+      as.expireAccessTokens()
+      const old = yield* entry
+      yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      const answers = yield* Effect.all([whoami(), whoami()], { concurrency: "unbounded" })
+      assert.deepStrictEqual(answers, ["client robot scope ", "client robot scope "])
+      assert.strictEqual(as.requests.filter((r) => r.path === "/token").length, 2)
+      // the store keeps no client secret
+      assert.notInclude(JSON.stringify(yield* entry), "robot-secret")
+    }))
+})
+
+describe("issue 12: the legacy HTTP+SSE transport", () => {
+  it.scoped("issue 12: an SSE server gets the same provider: login, then connects with the bearer token", () =>
+    Effect.gen(function*() {
+      const { as, factory, login, store } = yield* setup({ resource: "origin" })
+      const server = McpServer.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
+      const first = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.strictEqual(first.failure, "NeedsAuthorization")
+      yield* login(server)
+      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
+      const stored = Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(server.url)))
+      const streams = as.requests.filter((r) => r.path === "/sse" && r.authorization === `Bearer ${stored.tokens?.access_token}`)
+      assert.isAbove(streams.length, 0)
+    }))
+})
+
+describe("issue 12: a user's own provider", () => {
+  it.scoped("issue 12: an SDK OAuthClientProvider is passed to the transport as it is", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: "robot-secret" }] })
+      const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })
+      const server = McpServer.http({ name: "own", url: as.url, auth: provider })
+      const store = yield* McpTokenStore.makeMemory
+      const factory = yield* McpClientFactory.make().pipe(
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(NodeContext.layer)
+      )
+      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      assert.deepStrictEqual(result.content[0], { type: "text", text: "client robot scope " })
+      // the provider kept its tokens itself; Zett's store was not used
+      assert.strictEqual(provider.tokens()?.access_token, as.issued[0]!.accessToken)
+      assert.deepStrictEqual(yield* store.keys, [])
     }))
 })

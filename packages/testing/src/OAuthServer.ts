@@ -9,6 +9,7 @@
  * hands back the code of the `Location` it is sent to: the same hook a host would provide.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { McpAuthorization } from "@zett/mcp"
 import * as Effect from "effect/Effect"
@@ -56,6 +57,8 @@ export interface Options {
   readonly accessTokenTtl?: number | undefined
   /** Whether refresh tokens are issued (default true). */
   readonly refreshTokens?: boolean | undefined
+  /** The protected resource the metadata names: the `/mcp` endpoint (default) or the whole origin. */
+  readonly resource?: "endpoint" | "origin" | undefined
   /** Answers every MCP request 401, whatever the token. */
   readonly always401?: boolean | undefined
 }
@@ -158,6 +161,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }>()
     const accessTokens = new Map<string, { clientId: string; scope: string | undefined; expiresAt: number }>()
     const refreshTokens = new Map<string, { clientId: string; scope: string | undefined }>()
+    const sse = new Map<string, SSEServerTransport>()
     const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
     let asOrigin = ""
     let rsOrigin = ""
@@ -242,17 +246,23 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         : {})
     })
 
-    const authorizationServer = async (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, form: Record<string, string>) => {
+    const authorizationServer = async (
+      req: Http.IncomingMessage,
+      res: Http.ServerResponse,
+      path: string,
+      form: Record<string, string>,
+      body: Record<string, unknown>
+    ) => {
       const url = new URL(req.url ?? "/", "http://x")
       if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
         return json(res, 200, metadata()), true
       }
       if (req.method === "POST" && path === "/register" && options.registration !== false) {
-        const body = JSON.parse(Object.keys(form)[0] ?? "{}") as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
+        const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
         const client: Client = {
           client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
-          ...(body.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
-          redirect_uris: body.redirect_uris ?? []
+          ...(asked.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
+          redirect_uris: asked.redirect_uris ?? []
         }
         clients.set(client.client_id, client)
         registered.push(client)
@@ -323,12 +333,12 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
       if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
         return json(res, 200, {
-          resource: `${rsOrigin}/mcp`,
+          resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
           authorization_servers: [issuer()],
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
         }), true
       }
-      if (path !== "/mcp") return false
+      if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
       const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
       const token = bearer === undefined ? undefined : accessTokens.get(bearer)
       if (options.always401 === true || token === undefined || token.expiresAt < Date.now()) {
@@ -345,7 +355,21 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           return true
         }
       }
-      if (req.method !== "POST") return res.writeHead(405).end(), true
+      if (path === "/sse" && req.method === "GET") {
+        // the legacy HTTP+SSE transport (2024-11-05), behind the same bearer check
+        const transport = new SSEServerTransport("/messages", res)
+        sse.set(transport.sessionId, transport)
+        res.on("close", () => sse.delete(transport.sessionId))
+        void mcpServer({ clientId: token.clientId, scope: token.scope }).connect(transport)
+        return true
+      }
+      if (path === "/messages" && req.method === "POST") {
+        const transport = sse.get(new URL(req.url ?? "/", "http://x").searchParams.get("sessionId") ?? "")
+        if (transport === undefined) return res.writeHead(404).end(), true
+        void transport.handlePostMessage(req, res, JSON.parse(body))
+        return true
+      }
+      if (path !== "/mcp" || req.method !== "POST") return res.writeHead(405).end(), true
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
       const server = mcpServer({ clientId: token.clientId, scope: token.scope })
       res.on("close", () => {
@@ -360,14 +384,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       void readBody(req).then(async (body) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         const type = req.headers["content-type"] ?? ""
-        const form = type.startsWith("application/x-www-form-urlencoded")
-          ? Object.fromEntries(new URLSearchParams(body))
-          : type.startsWith("application/json") && path !== "/mcp"
-          ? { [body]: "" }
-          : {}
-        record(on, req, type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") : form)
+        const form = type.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(body)) : {}
+        const jsonBody = type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") as Record<string, unknown> : {}
+        record(on, req, { ...form, ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)])) })
         const servesAs = on === "as" || options.legacy === true
-        if (servesAs && (await authorizationServer(req, res, path, form))) return
+        if (servesAs && (await authorizationServer(req, res, path, form, jsonBody))) return
         if (on === "rs" && resourceServer(req, res, path, body)) return
         res.writeHead(404).end()
       })

@@ -11,7 +11,7 @@ import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
-import { loadConfiguration, resolveClientFactory } from "./common.js"
+import { loadConfiguration, offerLogins, resolveClientFactory } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
 
@@ -26,6 +26,7 @@ export const handler = (options: Options.CallOptions) =>
     if (candidates.length === 0) {
       return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
     }
+    yield* offerLogins(clientFactory, Effect.succeed(candidates))
     const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
     const found = yield* Effect.forEach(
       candidates,

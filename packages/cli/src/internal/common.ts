@@ -10,8 +10,8 @@ import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpClientFactory, McpConfiguration, McpExtension } from "@zett/mcp"
-import type * as Duration from "effect/Duration"
+import { McpAuthorization, McpClientFactory, McpConfiguration, McpExtension, McpTokenStore } from "@zett/mcp"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,6 +22,7 @@ import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
 import * as Inputs from "./inputs.js"
+import { loopbackHook } from "./loopback.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
   Directory: "a directory",
@@ -119,15 +120,69 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-/** The client factory in context (an app's or a test's), else the SDK-backed one. */
+/** The token store in context (an app's or a test's), else the files under `~/.zett/auth/` (issue 12). */
+export const tokenStore: Effect.Effect<
+  McpTokenStore.McpTokenStore["Type"],
+  never,
+  FileSystem.FileSystem | Path.Path
+> = Effect.flatMap(
+  Effect.serviceOption(McpTokenStore.McpTokenStore),
+  Option.match({ onNone: () => McpTokenStore.makeFile(), onSome: Effect.succeed })
+)
+
+/**
+ * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
+ * login`. A server that needs a login is unavailable with `needs authorization: run zett auth login <server>`.
+ */
 export const resolveClientFactory: Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  CommandExecutor.CommandExecutor
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path
 > = Effect.flatMap(
   Effect.serviceOption(McpClientFactory.McpClientFactory),
-  Option.match({ onNone: () => McpClientFactory.make(), onSome: Effect.succeed })
+  Option.match({
+    onNone: () =>
+      Effect.flatMap(tokenStore, (store) => McpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))),
+    onSome: Effect.succeed
+  })
 )
+
+/**
+ * On a terminal (standard input and standard error both), logs in to every configured server that needs an
+ * OAuth login before `call` or `run` uses it, with the loopback listener of `zett auth login`; a login that fails
+ * leaves its server unavailable (`needs authorization: ...`). Elsewhere nothing waits for a browser.
+ */
+export const offerLogins = <E, R>(
+  factory: McpClientFactory.McpClientFactory["Type"],
+  configured: Effect.Effect<ReadonlyArray<McpServer.McpServer>, E, R>
+) =>
+  Effect.gen(function*() {
+    const output = yield* Output.Output
+    if (!output.interactive || process.stdin.isTTY !== true) return
+    const servers = yield* configured
+    const store = yield* tokenStore
+    for (const server of servers) {
+      if (server._tag !== "McpHttpServer" || server.auth === undefined) continue
+      const status = yield* Effect.orElseSucceed(
+        McpAuthorization.status(server).pipe(Effect.provideService(McpTokenStore.McpTokenStore, store)),
+        (): McpAuthorization.Status => ({ _tag: "NoAuth" })
+      )
+      if (status._tag !== "NeedsLogin") continue
+      yield* Output.errorLine(`${server.name} needs an OAuth login.`)
+      yield* McpAuthorization.login(server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provideService(
+          McpAuthorization.McpAuthorization,
+          loopbackHook({ port: Option.none(), timeout: Duration.minutes(5), browser: true, output })
+        ),
+        Effect.matchEffect({
+          onFailure: (error) => Output.errorLine(`cannot log in to ${server.name}: ${error.message}`),
+          onSuccess: () => Output.errorLine(`${server.name}: authorized.`)
+        })
+      )
+    }
+  })
 
 /** The model in context (an app's or a test's), if any. */
 export const givenModel: Effect.Effect<Option.Option<Layer.Layer<Model.Model>>> = Effect.map(

@@ -198,6 +198,28 @@ export const prompt = {
   )
 }
 
+export const authLogin = {
+  config,
+  server: serverArg,
+  port: Options.integer("port").pipe(
+    Options.withDescription("The 127.0.0.1 port to receive the redirect on (default: the server's redirectPort, else a free one)."),
+    Options.optional
+  ),
+  timeout: Options.integer("timeout").pipe(
+    Options.withDescription("Seconds to wait for the browser's redirect (default 300)."),
+    Options.optional
+  ),
+  noBrowser: Options.boolean("no-browser").pipe(Options.withDescription("Only print the URL; do not open a browser."))
+}
+
+export const authLogout = { config, server: serverArg }
+
+export const authStatus = { config }
+
+export type AuthLoginOptions = Command.Command.ParseConfig<typeof authLogin>
+export type AuthLogoutOptions = Command.Command.ParseConfig<typeof authLogout>
+export type AuthStatusOptions = Command.Command.ParseConfig<typeof authStatus>
+
 export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
 export type ResourcesOptions = Command.Command.ParseConfig<typeof resources>
 export type ReadOptions = Command.Command.ParseConfig<typeof read>

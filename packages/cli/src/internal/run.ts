@@ -6,7 +6,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { loadConfiguration, modelLayer, noModel, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
+import { loadConfiguration, modelLayer, noModel, offerLogins, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
 import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
 import { extensionLimit, limitOf } from "./options.js"
@@ -21,6 +21,13 @@ export const handler = (options: Options.RunOptions) =>
     const [first, ...more] = options.config
     const configPath = first !== undefined && more.length === 0 ? yield* resolveConfigPath(Option.some(first)) : undefined
     const servers = more.length > 0 ? (yield* loadConfiguration(options.config, options)).snapshot.servers : undefined
+    // on a terminal, the logins the servers need come first: nothing inside the request waits for a browser
+    yield* offerLogins(
+      clientFactory,
+      servers !== undefined
+        ? Effect.succeed(servers)
+        : Effect.orElseSucceed(Effect.map(loadConfiguration(options.config, options), (loaded) => loaded.snapshot.servers), () => [])
+    )
     yield* runAgent(options.prompt, {
       configPath,
       servers,

@@ -136,8 +136,15 @@ export const connect = <A>(
   attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>
 ): Effect.Effect<A, McpConnectError, Scope.Scope> =>
   Effect.gen(function*() {
-    const auth = server.auth
-    if (auth === undefined) return yield* attempt(plain)
+    let auth = server.auth
+    if (auth === undefined) {
+      // a server without an `auth` option that was logged in to (`zett auth login`, as other clients do for any
+      // remote server) uses the default provider; one with its own Authorization header never does
+      if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return yield* attempt(plain)
+      const stored = yield* Effect.orElseSucceed(settings.store.get(McpTokenStore.normalizeKey(server.url)), Option.none)
+      if (Option.isNone(stored)) return yield* attempt(plain)
+      auth = new McpServer.AuthorizationCode({})
+    }
     if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, []))
     const runtime = yield* Effect.runtime<never>()
     const clock = yield* Effect.clock

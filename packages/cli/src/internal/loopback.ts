@@ -1,0 +1,122 @@
+/**
+ * The `McpAuthorization` hook of a terminal (issue 12): a loopback listener on 127.0.0.1 for the redirect,
+ * the authorization URL printed on standard error, a browser opened when there is a desktop, a time limit.
+ *
+ * @internal
+ */
+import { McpAuthorization } from "@zett/mcp"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import type * as Output from "../Output.js"
+
+const page = (title: string) =>
+  `<!doctype html><meta charset="utf-8"><title>zett</title><p>${title}</p><p>You can close this window.</p>`
+
+/** Opens `url` in the desktop's browser, when there is a desktop; never fails. */
+const openBrowser = (url: string) =>
+  Effect.sync(() => {
+    const command = process.platform === "darwin"
+      ? ["open", url]
+      : process.platform === "win32"
+      ? ["cmd", "/c", "start", "", url]
+      : process.env.DISPLAY !== undefined || process.env.WAYLAND_DISPLAY !== undefined
+      ? ["xdg-open", url]
+      : undefined
+    if (command === undefined) return false
+    try {
+      const child = ChildProcess.spawn(command[0]!, command.slice(1), { stdio: "ignore", detached: true })
+      child.on("error", () => {})
+      child.unref()
+      return true
+    } catch {
+      return false
+    }
+  })
+
+/**
+ * The hook of a terminal: a loopback listener for the redirect (closed with the login's scope), the URL
+ * printed on standard error, a browser opened when asked and possible.
+ *
+ * @internal
+ */
+export const loopbackHook = (options: {
+  readonly port: Option.Option<number>
+  readonly timeout: Duration.Duration
+  readonly browser: boolean
+  readonly output: Output.Output["Type"]
+}): McpAuthorization.McpAuthorization["Type"] =>
+  McpAuthorization.McpAuthorization.of({
+    login: (server) =>
+      Effect.gen(function*() {
+        const callbacks = yield* Queue.unbounded<URLSearchParams>()
+        const listener = yield* Effect.acquireRelease(
+          Effect.async<Http.Server, McpAuthorization.McpAuthorizationError>((resume) => {
+            const http = Http.createServer((req, res) => {
+              const url = new URL(req.url ?? "/", "http://127.0.0.1")
+              if (url.pathname !== "/callback") return void res.writeHead(404).end()
+              const failed = url.searchParams.get("error")
+              res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+              res.end(page(failed === null ? "zett is authorized." : "The authorization was refused."))
+              Queue.unsafeOffer(callbacks, url.searchParams)
+            })
+            http.on("error", (error: NodeJS.ErrnoException) =>
+              resume(Effect.fail(
+                new McpAuthorization.McpAuthorizationError({
+                  server: server.name,
+                  reason: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
+                })
+              )))
+            http.listen(Option.getOrElse(options.port, () => server.redirectPort ?? 0), "127.0.0.1", () => resume(Effect.succeed(http)))
+          }),
+          (http) =>
+            Effect.async<void>((resume) => {
+              http.closeAllConnections()
+              http.close(() => resume(Effect.void))
+            })
+        )
+        const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`
+        return {
+          redirectUrl,
+          authorize: (authorizationUrl: URL) =>
+            Effect.gen(function*() {
+              const opened = options.browser ? yield* openBrowser(authorizationUrl.href) : false
+              yield* options.output.stderr(
+                `To authorize zett for ${server.name}, ${opened ? "finish in the browser that opened, or " : ""}open:\n` +
+                  `${authorizationUrl.href}\n` +
+                  `Waiting for the redirect to ${redirectUrl} (${Duration.format(options.timeout)} at most)…\n`
+              )
+              const params = yield* Queue.take(callbacks).pipe(
+                Effect.timeoutFail({
+                  duration: options.timeout,
+                  onTimeout: () =>
+                    new McpAuthorization.McpAuthorizationError({
+                      server: server.name,
+                      reason: `no redirect came back within ${Duration.format(options.timeout)}; run zett auth login ${server.name} again`
+                    })
+                })
+              )
+              const error = params.get("error")
+              if (error !== null) {
+                // the error code only: a description is the server's text
+                return yield* new McpAuthorization.McpAuthorizationError({
+                  server: server.name,
+                  reason: `the authorization server answered ${/^[a-z_]{1,40}$/.test(error) ? error : "an error"}`
+                })
+              }
+              const code = params.get("code")
+              if (code === null) {
+                return yield* new McpAuthorization.McpAuthorizationError({ server: server.name, reason: "the redirect carried no code" })
+              }
+              const state = params.get("state")
+              return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }
+            })
+        }
+      })
+  })
+
