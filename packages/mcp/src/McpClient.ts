@@ -9,6 +9,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber, Tracing } from "@zett/agent"
 import * as Effect from "effect/Effect"
+import * as ServerRequests from "./internal/serverRequests.js"
 import { McpRequestError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 import { z } from "zod"
@@ -191,7 +192,14 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
-  return { server, pid: options.pid, listTools, callTool }
+  // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
+  const requests = ServerRequests.trackerOf(client)
+  return {
+    server,
+    pid: options.pid,
+    listTools,
+    callTool: requests === undefined ? callTool : (name, args) => requests.track(callTool(name, args))
+  }
 }
 
 /**
