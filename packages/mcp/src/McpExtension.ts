@@ -18,7 +18,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
-import { Tool, Tracing } from "@zett/agent"
+import { Model, Tool, Tracing } from "@zett/agent"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -30,8 +30,11 @@ import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
+import * as McpElicitation from "./McpElicitation.js"
 import type { McpConfigError } from "./McpError.js"
 import * as McpError from "./McpError.js"
+import * as McpRoots from "./McpRoots.js"
+import * as McpSampling from "./McpSampling.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -75,6 +78,19 @@ export interface Options extends McpConfiguration.Options {
    * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
    */
   readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
+  /**
+   * With `layerNode`: answers servers' elicitation requests (and declares the capability). With `layer`, provide
+   * an `McpElicitation` to the client factory's layer instead.
+   */
+  readonly elicitation?: McpElicitation.Handler | undefined
+  /**
+   * With `layerNode`, opt-in: lets servers' sampling requests run through a model (by default the agent's), at
+   * most `maxCallsPerRequest` per agent request. With `layer`, provide an `McpSampling` to the client factory's
+   * layer instead; the count per agent request and the agent's model come from this extension either way.
+   */
+  readonly sampling?: McpSampling.Options | undefined
+  /** With `layerNode`, opt-in: the roots servers get from `roots/list` (paths or `file://` URIs). */
+  readonly roots?: ReadonlyArray<McpRoots.Input> | undefined
 }
 
 /**
@@ -182,6 +198,27 @@ interface RequestState {
   readonly snapshot: McpConfiguration.Snapshot
   readonly connections: McpConnections.McpConnections
   readonly unavailable: Array<Unavailable>
+  readonly serverRequests: ServerRequestContext
+}
+
+/**
+ * What a server's request during one of this request's calls may use: the agent's model (as this extension's
+ * `onModelRequest` sees it) and the request's sampling count.
+ */
+interface ServerRequestContext {
+  readonly counter: McpSampling.RequestCounter["Type"]
+  model: Model.Model["Type"] | undefined
+  // the model is there only once the agent called it
+  context: Context.Context<McpSampling.RequestCounter> | undefined
+}
+
+const withServerRequests = (requests: ServerRequestContext) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+  let context = requests.context
+  if (context === undefined) {
+    const counted = Context.make(McpSampling.RequestCounter, requests.counter)
+    context = requests.context = requests.model === undefined ? counted : Context.add(counted, Model.Model, requests.model)
+  }
+  return Effect.provide(self, context)
 }
 
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
@@ -230,6 +267,7 @@ export const make = Effect.fnUntraced(function*(
         )
       )
       const result = yield* client.callTool(tool.remoteName, (args ?? {}) as Record<string, unknown>).pipe(
+        withServerRequests(state.serverRequests),
         // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
         McpError.within({
           server: server.name,
@@ -277,13 +315,14 @@ export const make = Effect.fnUntraced(function*(
       Effect.annotateLogs("mcp.server", server.name)
     )
 
-  const discoverAll = (context: Extension.RunContext) =>
+  const discoverAll = (context: Extension.RunContext, serverRequests: ServerRequestContext) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const state: RequestState = {
         snapshot,
         connections: yield* McpConnections.make({ source, scope: context.scope }),
-        unavailable: []
+        unavailable: [],
+        serverRequests
       }
       const discovered = yield* Effect.forEach(
         snapshot.servers,
@@ -327,9 +366,18 @@ export const make = Effect.fnUntraced(function*(
       Effect.sync((): Extension.Hooks<McpConfigError> => {
         if (context.kind === "compact") return {}
         let state: RequestState | undefined
+        const serverRequests: ServerRequestContext = { counter: McpSampling.counter(), model: undefined, context: undefined }
         return {
-          onTool: (context) => Effect.map(discoverAll(context), (discovered) => void (state = discovered)),
-          onState: (context) => state === undefined ? Effect.void : context.addState(describe(state))
+          onTool: (context) => Effect.map(discoverAll(context, serverRequests), (discovered) => void (state = discovered)),
+          onState: (context) => state === undefined ? Effect.void : context.addState(describe(state)),
+          // the agent's model, for servers' sampling requests during this request's calls
+          onModelRequest: (_context, request, next) => {
+            if (serverRequests.model === undefined) {
+              serverRequests.model = Model.Model.of({ stream: next })
+              serverRequests.context = undefined
+            }
+            return next(request)
+          }
         }
       })
   }
@@ -363,12 +411,25 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
+export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError | McpRoots.InvalidRoot> =>
   layer(options).pipe(
     Layer.provide(
       options.clientFactory !== undefined
         ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer()
+        : McpClientFactory.layer().pipe(Layer.provide(serverRequestsLayer(options)))
     ),
     Layer.provide(NodeContext.layer)
   )
+
+/**
+ * The services that answer servers' requests, from the options `elicitation`, `sampling` and `roots`: each only
+ * when given, so that only those capabilities are declared (hence no output type: the factory looks them up).
+ */
+const serverRequestsLayer = (
+  options: Pick<Options, "elicitation" | "sampling" | "roots">
+): Layer.Layer<never, McpRoots.InvalidRoot> =>
+  Layer.mergeAll(
+    options.elicitation !== undefined ? McpElicitation.layer(options.elicitation) : Layer.empty,
+    options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
+    options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
+  ) as Layer.Layer<never, McpRoots.InvalidRoot>
