@@ -5,6 +5,7 @@
  * @internal
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as Prompt from "@effect/cli/Prompt"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
@@ -12,6 +13,7 @@ import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
 import { McpClientFactory, McpConfiguration, McpExtension } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -22,6 +24,7 @@ import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
 import * as Inputs from "./inputs.js"
+import * as ServerRequests from "./serverRequests.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
   Directory: "a directory",
@@ -119,15 +122,42 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-/** The client factory in context (an app's or a test's), else the SDK-backed one. */
-export const resolveClientFactory: Effect.Effect<
+/**
+ * The client factory in context (an app's or a test's), else the SDK-backed one; with `serverRequests`, it
+ * answers servers' elicitation (and sampling, when a model is there) on the terminal (issue 13).
+ */
+export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  CommandExecutor.CommandExecutor
-> = Effect.flatMap(
-  Effect.serviceOption(McpClientFactory.McpClientFactory),
-  Option.match({ onNone: () => McpClientFactory.make(), onSome: Effect.succeed })
-)
+  CommandExecutor.CommandExecutor | Prompt.Prompt.Environment | Output.Output
+> =>
+  Effect.flatMap(
+    Effect.serviceOption(McpClientFactory.McpClientFactory),
+    Option.match({
+      onNone: () =>
+        serverRequests === undefined
+          ? McpClientFactory.make()
+          : Effect.provide(McpClientFactory.make(), ServerRequests.layer(serverRequests)),
+      onSome: Effect.succeed
+    })
+  )
+
+/**
+ * The model that answers servers' sampling requests outside an agent (`zett tools`, `zett call`): the one in
+ * context, or the one `ZETT_MODEL` names, loaded only when a request comes; `undefined` when there is none.
+ */
+export const samplingModel: Effect.Effect<Layer.Layer<Model.Model, unknown> | undefined> = Effect.gen(function*() {
+  const given = yield* givenModel
+  if (Option.isSome(given)) return given.value
+  const named = yield* Config.option(Config.string(EnvironmentModel.variable)).pipe(
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
+  if (Option.isNone(named) || named.value.trim() === "") return undefined
+  return Layer.unwrapEffect(
+    Effect.flatMap(EnvironmentModel.fromEnvironment, (model) =>
+      Option.isSome(model) ? Effect.succeed(model.value.layer) : Effect.dieMessage("no model configured"))
+  )
+})
 
 /** The model in context (an app's or a test's), if any. */
 export const givenModel: Effect.Effect<Option.Option<Layer.Layer<Model.Model>>> = Effect.map(
