@@ -230,6 +230,92 @@ describe("issue 13: elicitation", () => {
       assert.deepStrictEqual(seen.results, [])
     }))
 
+  it.live("an elicitation belongs to the one call in flight when it came: a later call's end leaves it alone", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      // the first call asks; the second just waits until the test ends it
+      let calls = 0
+      const body = (server: SdkMcpServer, extra: Extra) =>
+        ++calls === 1
+          ? elicitForm(server)
+          : new Promise((resolve) => extra.signal.addEventListener("abort", () => resolve("aborted")))
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const client = yield* factory.connect(definition)
+        const first = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Deferred.await(started)
+        const second = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Effect.sleep("50 millis")
+        // the elicitation came while one call was in flight: ending the other call leaves it alone
+        yield* Fiber.interrupt(second)
+        assert.isFalse(interrupted)
+        yield* Fiber.interrupt(first)
+        assert.isTrue(interrupted)
+      }).pipe(Effect.scoped, Effect.provide(handler))
+    }))
+
+  it.live("with two calls in flight when it came, the elicitation runs on until both have ended", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      let calls = 0
+      let go: () => void = () => {}
+      const ready = new Promise<void>((resolve) => (go = resolve))
+      const body = async (server: SdkMcpServer, extra: Extra) => {
+        if (++calls === 2) go()
+        if (calls === 1) {
+          await ready
+          return elicitForm(server)
+        }
+        return new Promise((resolve) => extra.signal.addEventListener("abort", () => resolve("aborted")))
+      }
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const client = yield* factory.connect(definition)
+        const first = yield* Effect.fork(client.callTool("ask", {}))
+        const second = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(first)
+        assert.isFalse(interrupted)
+        yield* Fiber.interrupt(second)
+        assert.isTrue(yield* Processes.eventually(() => interrupted, 2_000))
+      }).pipe(Effect.scoped, Effect.provide(handler))
+    }))
+
+  it.live("what the handler gets from the server is scrubbed of the server's secrets", () =>
+    Effect.gen(function*() {
+      const secret = "elicit-secret-5f2c"
+      const asked: Array<McpElicitation.Request> = []
+      const seen = newSeen()
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({
+          asking: asking(seen, (server) => server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
+        })
+        const client = yield* factory.connect(McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
+        yield* client.callTool("ask", {})
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(McpElicitation.layer((request) => (asked.push(request), Effect.succeed({ action: "cancel" }))))
+      )
+      assert.strictEqual(asked[0]?.message, "Is <redacted> yours?")
+      assert.deepStrictEqual(seen.results, [{ action: "cancel" }])
+    }))
+
   it.effect("the elicitation runs in the call's fiber: a timeout on the call (TestClock) interrupts it", () =>
     Effect.gen(function*() {
       const seen = newSeen()
