@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { toolMessages } from "./utils/fake.js"
 import { withMarker } from "./utils/faults.js"
+import * as Processes from "@zett/testing/Processes"
 
 const require = createRequire(import.meta.url)
 const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
@@ -111,5 +112,51 @@ describe.sequential("issue 13: server-everything through the agent", () => {
       assert.include(seen.overLimit as string, "sampling.maxCallsPerRequest")
       assert.include(seen.roots as string, "file:///srv/zett-project")
       assert.deepStrictEqual(withMarker(marker), [])
+    }), 60_000)
+
+  it.scoped("over Streamable HTTP: elicitation and sampling answered on the call's response stream", () =>
+    Effect.gen(function*() {
+      const port = yield* Processes.freePort
+      yield* Processes.spawnScoped({
+        command: process.execPath,
+        args: [everything, "streamableHttp"],
+        env: { PORT: String(port) },
+        ready: /listening on port/
+      }).pipe(Effect.orDie)
+      const asked: Array<McpElicitation.Request> = []
+      const seen: Record<string, unknown> = {}
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(McpExtension.layerNode({
+          servers: [McpServer.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` })],
+          elicitation: (request) => {
+            asked.push(request)
+            return Effect.succeed({ action: "accept", content: { name: "Grace Hopper" } })
+          },
+          sampling: { maxTokens: 500, maxCallsPerRequest: 1 }
+        })),
+        Layer.provide(ScriptedModel.layer([
+          (request) => {
+            seen.tools = toolNames(request).filter((name) => conditional.includes(name)).sort()
+            return { toolCalls: [{ name: "everything__trigger-elicitation-request", arguments: {} }] }
+          },
+          (request) => {
+            seen.elicitation = lastText(request)
+            return { toolCalls: [{ name: "everything__trigger-sampling-request", arguments: { prompt: "over http", maxTokens: 100 } }] }
+          },
+          () => ({ text: "sampled over http" }),
+          (request) => {
+            seen.sampling = lastText(request)
+            return { text: "done" }
+          }
+        ]))
+      )
+      const reply = yield* Agent.run("go").pipe(Effect.provide(layer))
+      assert.strictEqual(reply.content, "done")
+      // no roots declared: get-roots-list stays hidden
+      assert.deepStrictEqual(seen.tools, conditional.filter((name) => name !== "everything__get-roots-list").sort())
+      assert.strictEqual(asked.length, 1)
+      assert.include(seen.elicitation as string, "Name: Grace Hopper")
+      assert.include(seen.elicitation as string, "Favorite Integer: 42")
+      assert.include(seen.sampling as string, "sampled over http")
     }), 60_000)
 })

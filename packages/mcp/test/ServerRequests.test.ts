@@ -12,8 +12,9 @@ import type {
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpElicitation, McpRoots, McpSampling, McpServer } from "@zett/mcp"
+import { Agent, Message, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpElicitation, McpExtension, McpRoots, McpSampling, McpServer } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -387,6 +388,44 @@ describe("issue 13: sampling", () => {
         McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 5, approve: () => Effect.succeed(false) })
       )
       assert.include(declined.errors[0], "the user declined it")
+    }))
+
+  it.live("through the agent: its model answers, and each agent request has its own count", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      let connections = 0
+      const results: Array<unknown> = []
+      const lastResult = (request: { readonly messages: ReadonlyArray<Message.Message> }) =>
+        results.push((request.messages.at(-1) as Message.ToolMessage).content)
+      // one pooled connection serves both agent requests: the count is the request's, not the connection's
+      const mcp = McpExtension.layer({ servers: [definition], connectionPool: { idleTimeToLive: "1 minute" } }).pipe(
+        Layer.provide(
+          McpClientFactory.layerInMemory({ asking: () => (connections++, asking(seen, ask("hi"))()) }).pipe(
+            Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 1 }))
+          )
+        ),
+        Layer.provide(NodeContext.layer)
+      )
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(mcp),
+        Layer.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "asking__ask" }] },
+          { text: "first sample" },
+          (request) => (lastResult(request), { text: "one" }),
+          { toolCalls: [{ name: "asking__ask" }] },
+          { text: "second sample" },
+          (request) => (lastResult(request), { text: "two" })
+        ]))
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("first")
+        yield* agent.run("second")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(seen.errors, [])
+      assert.deepStrictEqual(seen.results.map((r) => (r as { content: { text: string } }).content.text), ["first sample", "second sample"])
+      assert.strictEqual(results.length, 2)
+      assert.strictEqual(connections, 1)
     }))
 
   it.live("without a model of its own and outside an agent, a request is refused", () =>
