@@ -213,7 +213,8 @@ export const applyDefaults = (
   return out
 }
 
-const validator = new AjvJsonSchemaValidator()
+// made on first use: most connections are never asked anything
+let validator: AjvJsonSchemaValidator | undefined
 
 /**
  * Checks content against the requested schema with the SDK's Ajv validator (formats included): `undefined`
@@ -223,6 +224,7 @@ const validator = new AjvJsonSchemaValidator()
  * @category utils
  */
 export const check = (schema: RequestedSchema, content: unknown): string | undefined => {
+  validator ??= new AjvJsonSchemaValidator()
   const result = validator.getValidator(schema as never)(content)
   return result.valid ? undefined : result.errorMessage
 }

@@ -152,7 +152,7 @@ export class ServerRequests {
             (handle) =>
               Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
                 Option.isSome(given) ? handle : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
-            Effect.tapError((error) => Effect.logWarning(error.message)),
+            Effect.tapError((error) => Effect.annotateLogs(Effect.logWarning(error.message), "mcp.server", this.server)),
             Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
           ),
           extra.signal
