@@ -79,8 +79,9 @@ export interface Options extends McpConfiguration.Options {
    */
   readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
   /**
-   * With `layerNode`: answers servers' elicitation requests (and declares the capability). With `layer`, provide
-   * an `McpElicitation` to the client factory's layer instead.
+   * With `layerNode`: answers servers' elicitation requests (and declares the capability). With `layer` or a
+   * `clientFactory` of your own, provide an `McpElicitation` to the factory instead (these three options are
+   * installed only on the factory `layerNode` builds).
    */
   readonly elicitation?: McpElicitation.Handler | undefined
   /**
@@ -232,7 +233,7 @@ const optionalDuration = (input: Duration.DurationInput | null | undefined, fall
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
-  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory"> = {}
+  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory" | "elicitation" | "sampling" | "roots"> = {}
 ) {
   const configuration = yield* McpConfiguration.McpConfiguration
   const cache = yield* McpToolCache.McpToolCache
@@ -395,7 +396,8 @@ export const make = Effect.fnUntraced(function*(
  * @category layers
  */
 export const layer = (
-  options: Omit<Options, "clientFactory"> = {}
+  // the server-request options belong to the factory, which this layer takes from context
+  options: Omit<Options, "clientFactory" | "elicitation" | "sampling" | "roots"> = {}
 ): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory | FileSystem.FileSystem | Path.Path> =>
   Layer.scoped(McpExtension, make(options)).pipe(
     Layer.provide(Layer.mergeAll(
