@@ -343,6 +343,41 @@ describe("issue 13: elicitation", () => {
     }))
 })
 
+describe("issue 13: elicitation in an agent", () => {
+  it.effect("the extension's callTimeout (TestClock) cancels an unanswered elicitation; the model reads the timeout", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      let toolResult: unknown
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      const mcp = McpExtension.layer({ servers: [definition], callTimeout: "30 seconds" }).pipe(
+        Layer.provide(McpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))),
+        Layer.provide(NodeContext.layer)
+      )
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(mcp),
+        Layer.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "asking__ask" }] },
+          (request) => (toolResult = (request.messages.at(-1) as Message.ToolMessage).content, { text: "gave up" })
+        ]))
+      )
+      const fiber = yield* Effect.fork(Agent.run("ask me").pipe(Effect.provide(layer)))
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("31 seconds")
+      const reply = yield* Fiber.join(fiber)
+      assert.strictEqual(reply.content, "gave up")
+      assert.isTrue(interrupted)
+      assert.deepStrictEqual(toolResult, { error: { type: "TimeoutError", message: "asking__ask did not finish within 30s" } })
+      assert.isTrue(yield* Processes.eventually(() => seen.cancelled, 2_000))
+    }))
+})
+
 describe("issue 13: sampling", () => {
   const ask = (text: string, maxTokens = 50) => (server: SdkMcpServer) =>
     server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens })
