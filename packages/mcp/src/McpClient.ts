@@ -198,7 +198,8 @@ export const fromSdkClient = (client: Client, options: {
     server,
     pid: options.pid,
     listTools,
-    callTool: requests === undefined ? callTool : (name, args) => requests.track(callTool(name, args))
+    // every argument is passed on, whatever `callTool` takes
+    callTool: requests === undefined ? callTool : (...args: Parameters<typeof callTool>) => requests.track(callTool(...args))
   }
 }
 
