@@ -98,17 +98,20 @@ describe("issue 13: zett answers a server's requests", () => {
         [/Name \(string, required\): Your name/, "Ada\r"],
         [/Count \(integer, 1 to 9, optional, default 3\)/, "\r"],
         [/Color \(choose one, optional, default green\)/, "\r"],
-        [/Subscribe \(boolean, optional, default false\)/, "y"]
+        [/Subscribe \(boolean, optional, default false\)/, "y"],
+        // an answer that does not match the field's format is asked again
+        [/Email \(string, email, optional\)/, "nope\r"],
+        [/must match format "email"/, "\u007f\u007f\u007f\u007fada@example.com\r"]
       ])
       const out = plain(result.stdout)
-      assert.strictEqual(result.typed, 5, out)
+      assert.strictEqual(result.typed, 7, out)
       assert.strictEqual(result.code, 0, out)
       assert.include(out, "MCP server asking asks: \"Tell me about you\"")
       // the choices are listed, the default first
       assert.match(out, /green \(default\)[\s\S]*red[\s\S]*blue/)
       assert.deepStrictEqual(answered(out), {
         action: "accept",
-        content: { name: "Ada", count: 3, color: "green", subscribe: true }
+        content: { name: "Ada", count: 3, color: "green", subscribe: true, email: "ada@example.com" }
       })
     }), 60_000)
 

@@ -156,6 +156,8 @@ export interface Field {
   readonly format: string | undefined
   readonly minimum: number | undefined
   readonly maximum: number | undefined
+  /** The field's own schema, as the server sent it (for checking one answer with `check`). */
+  readonly schema: { readonly [key: string]: unknown }
 }
 
 type Property = { readonly [key: string]: unknown }
@@ -191,7 +193,8 @@ export const fields = (schema: RequestedSchema): ReadonlyArray<Field> => {
     choices: choicesOf(property),
     format: typeof property.format === "string" ? property.format : undefined,
     minimum: typeof property.minimum === "number" ? property.minimum : undefined,
-    maximum: typeof property.maximum === "number" ? property.maximum : undefined
+    maximum: typeof property.maximum === "number" ? property.maximum : undefined,
+    schema: property
   }))
 }
 
@@ -215,6 +218,16 @@ export const applyDefaults = (
 
 // made on first use: most connections are never asked anything
 let validator: AjvJsonSchemaValidator | undefined
+
+/**
+ * Checks one field's value against its own schema (`check` on a form of that field alone): `undefined` when it
+ * matches, otherwise why not.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const checkField = (field: Field, value: unknown): string | undefined =>
+  check({ type: "object", properties: { [field.name]: field.schema } } as RequestedSchema, { [field.name]: value })
 
 /**
  * Checks content against the requested schema with the SDK's Ajv validator (formats included): `undefined`

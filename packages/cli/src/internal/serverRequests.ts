@@ -79,7 +79,11 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
     ...(field.default !== undefined ? { default: String(field.default) } : {}),
     validate: (text) => {
       if (text === "") return field.required && field.default === undefined ? Effect.fail("a value is required") : Effect.succeed(text)
-      if (!numeric) return Effect.succeed(text)
+      if (!numeric) {
+        // a format (email, uri, date) or length the server asks for is checked here, so it can be typed again
+        const problem = McpElicitation.checkField(field, text)
+        return problem === undefined ? Effect.succeed(text) : Effect.fail(problem.replace(/^data\/[^ ]* /, ""))
+      }
       const value = Number(text)
       if (!Number.isFinite(value)) return Effect.fail("a number is expected")
       if (field.type === "integer" && !Number.isInteger(value)) return Effect.fail("a whole number is expected")
