@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as ServerRequests from "./internal/serverRequests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 import { z } from "zod"
@@ -307,7 +308,6 @@ export const fromSdkClient = (client: Client, options: {
       (entry) => Effect.sync(() => void listeners.delete(entry))
     )
 
-
   const request = (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
     Effect.tryPromise({
       try: async (signal) =>
@@ -324,11 +324,14 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
+  // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
+  const requests = ServerRequests.trackerOf(client)
   return {
     server,
     pid: options.pid,
     listTools,
-    callTool,
+    // every argument is passed on, whatever `callTool` takes
+    callTool: requests === undefined ? callTool : (...args: Parameters<typeof callTool>) => requests.track(callTool(...args)),
     request,
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged

@@ -33,6 +33,7 @@ import * as HttpFetch from "./internal/httpFetch.js"
 import * as LocalFailure from "./internal/localFailure.js"
 import { McpAuthorization } from "./internal/authorization.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
+import * as ServerRequests from "./internal/serverRequests.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
@@ -127,14 +128,20 @@ const MAX_LOG_MESSAGE = 8_192
 
 /**
  * A client whose server's log messages (`notifications/message`) go to the Effect logger of `runtime`, at the
- * mapped level, annotated with the server (and the server's logger name), scrubbed of its secrets.
+ * mapped level, annotated with the server (and the server's logger name), scrubbed of its secrets. It declares
+ * the capabilities of the server-request handlers installed (`requests`: elicitation, sampling, roots), and no
+ * other.
  */
 const newClient = (
   clientInfo: { readonly name: string; readonly version: string },
   server: McpServer.McpServer,
-  runtime: Runtime.Runtime<never>
+  runtime: Runtime.Runtime<never>,
+  requests?: ServerRequests.ServerRequests
 ): Client => {
-  const client = new Client({ name: clientInfo.name, version: clientInfo.version }, { capabilities: {} })
+  const client = new Client({ name: clientInfo.name, version: clientInfo.version }, {
+    capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers)
+  })
+  requests?.install(client)
   const scrubber = McpServer.scrubberOf(server)
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     const { data, level, logger } = notification.params
@@ -150,6 +157,15 @@ const newClient = (
   })
   return client
 }
+
+/**
+ * The server-request handlers of a new connection, from the factory's context (none: `undefined`, and the
+ * connection declares no capability and tracks nothing).
+ */
+const serverRequests = (handlers: ServerRequests.Handlers, server: McpServer.McpServer) =>
+  ServerRequests.none(handlers)
+    ? Effect.succeed(undefined)
+    : ServerRequests.make(server.name, handlers, McpServer.scrubberOf(server))
 
 /** After `initialize`: the log level asked for, when the server supports logging; a refusal changes nothing. */
 const askLogLevel = (client: Client, level: LoggingLevel | undefined) =>
@@ -248,6 +264,7 @@ export const make = (
 ): Effect.Effect<McpClientFactory["Type"], never, CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
     const executor = yield* CommandExecutor.CommandExecutor
+    const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
     const hook = options?.interactive === true ? yield* Effect.serviceOption(McpAuthorization) : Option.none()
@@ -257,13 +274,14 @@ export const make = (
       maxAuthorizations: options?.maxAuthorizations ?? 2,
       refreshSkewMs: 30_000
     }
-    return of(sdkConnect(executor, authSettings, options))
+    return of(sdkConnect(executor, authSettings, options, handlers))
   })
 
 const sdkConnect = (
   executor: CommandExecutor.CommandExecutor,
   authSettings: OAuthConnect.Settings,
-  options?: Options
+  options: Options | undefined,
+  handlers: ServerRequests.Handlers
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
   const closeMs = Duration.toMillis(closeTimeout)
@@ -372,7 +390,8 @@ const sdkConnect = (
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan("mcp.server", server.name)
     const runtime = yield* Effect.runtime<never>()
-    const fresh = () => newClient(clientInfo, server, runtime)
+    const requests = yield* serverRequests(handlers, server)
+    const fresh = () => newClient(clientInfo, server, runtime, requests)
     return yield* server._tag === "McpStdioServer"
       ? connectStdio(fresh(), server)
       : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session))
@@ -407,11 +426,13 @@ export type InMemoryServer = SdkServer | SdkMcpServer
 export const makeInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options?: Pick<Options, "clientInfo" | "serverLogLevel">
-): Effect.Effect<McpClientFactory["Type"]> => Effect.sync(() => of(inMemoryConnect(servers, options)))
+): Effect.Effect<McpClientFactory["Type"]> =>
+  Effect.map(ServerRequests.handlersInContext, (handlers) => of(inMemoryConnect(servers, options, handlers)))
 
 const inMemoryConnect = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
-  options?: Pick<Options, "clientInfo" | "serverLogLevel">
+  options: Pick<Options, "clientInfo" | "serverLogLevel"> | undefined,
+  handlers: ServerRequests.Handlers
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
@@ -437,7 +458,8 @@ const inMemoryConnect = (
       },
       catch: (cause) => McpConnectError.fromCause({ server: server.name, cause, prefix: "in-memory server failed" })
     })
-    const client = newClient(clientInfo, server, yield* Effect.runtime<never>())
+    const requests = yield* serverRequests(handlers, server)
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), requests)
     yield* connectClient(client, clientSide, server, Scrubber.none)
     yield* askLogLevel(client, options?.serverLogLevel)
     return McpClient.fromSdkClient(client, { server: server.name })

@@ -18,7 +18,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import type { Extension, Message } from "@zett/agent"
-import { Tool, Tracing } from "@zett/agent"
+import { Model, Tool, Tracing } from "@zett/agent"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -32,8 +32,11 @@ import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
+import * as McpElicitation from "./McpElicitation.js"
 import type { McpConfigError } from "./McpError.js"
 import * as McpError from "./McpError.js"
+import * as McpRoots from "./McpRoots.js"
+import * as McpSampling from "./McpSampling.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -99,6 +102,20 @@ export interface Options extends McpConfiguration.Options {
    * Off by default. A tool of the server's own with one of these names wins.
    */
   readonly resources?: "tools" | undefined
+  /**
+   * With `layerNode`: answers servers' elicitation requests (and declares the capability). With `layer` or a
+   * `clientFactory` of your own, provide an `McpElicitation` to the factory instead (these three options are
+   * installed only on the factory `layerNode` builds).
+   */
+  readonly elicitation?: McpElicitation.Handler | undefined
+  /**
+   * With `layerNode`, opt-in: lets servers' sampling requests run through a model (by default the agent's), at
+   * most `maxCallsPerRequest` per agent request. With `layer`, provide an `McpSampling` to the client factory's
+   * layer instead; the count per agent request and the agent's model come from this extension either way.
+   */
+  readonly sampling?: McpSampling.Options | undefined
+  /** With `layerNode`, opt-in: the roots servers get from `roots/list` (paths or `file://` URIs). */
+  readonly roots?: ReadonlyArray<McpRoots.Input> | undefined
 }
 
 /**
@@ -211,6 +228,27 @@ interface RequestState {
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
   readonly changed: Set<McpServer.McpServer>
+  readonly serverRequests: ServerRequestContext
+}
+
+/**
+ * What a server's request during one of this request's calls may use: the agent's model (as this extension's
+ * `onModelRequest` sees it) and the request's sampling count.
+ */
+interface ServerRequestContext {
+  readonly counter: McpSampling.RequestCounter["Type"]
+  model: Model.Model["Type"] | undefined
+  // the model is there only once the agent called it
+  context: Context.Context<McpSampling.RequestCounter> | undefined
+}
+
+const withServerRequests = (requests: ServerRequestContext) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+  let context = requests.context
+  if (context === undefined) {
+    const counted = Context.make(McpSampling.RequestCounter, requests.counter)
+    context = requests.context = requests.model === undefined ? counted : Context.add(counted, Model.Model, requests.model)
+  }
+  return Effect.provide(self, context)
 }
 
 /**
@@ -267,7 +305,7 @@ const optionalDuration = (input: Duration.DurationInput | null | undefined, fall
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
-  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory" | "toolCache"> = {}
+  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory" | "toolCache" | "elicitation" | "sampling" | "roots"> = {}
 ) {
   const configuration = yield* McpConfiguration.McpConfiguration
   const cache = yield* McpToolCache.McpToolCache
@@ -330,7 +368,7 @@ export const make = Effect.fnUntraced(function*(
         resetOnProgress,
         maxTimeout: maxCallTimeout,
         onProgress: publisher?.onProgress
-      })
+      }).pipe(withServerRequests(state.serverRequests))
       // after the call's outcome, not as a finalizer: an interrupted call does not wait for an observer
       const result = yield* (publisher === undefined ? called : Effect.flatten(Effect.zipLeft(Effect.exit(called), publisher.flush))).pipe(
         Effect.catchTag("McpTimeoutError", (error) =>
@@ -397,7 +435,7 @@ export const make = Effect.fnUntraced(function*(
       Effect.annotateLogs("mcp.server", server.name)
     )
 
-  const discoverAll = (context: Extension.RunContext) =>
+  const discoverAll = (context: Extension.RunContext, serverRequests: ServerRequestContext) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const changed = new Set<McpServer.McpServer>()
@@ -406,7 +444,8 @@ export const make = Effect.fnUntraced(function*(
         connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
         unavailable: [],
         registered: new Map(),
-        changed
+        changed,
+        serverRequests
       }
       const discovered = yield* Effect.forEach(
         snapshot.servers,
@@ -497,14 +536,23 @@ export const make = Effect.fnUntraced(function*(
       Effect.sync((): Extension.Hooks<McpConfigError> => {
         if (context.kind === "compact") return {}
         let state: RequestState | undefined
+        const serverRequests: ServerRequestContext = { counter: McpSampling.counter(), model: undefined, context: undefined }
         return {
-          onTool: (context) => Effect.map(discoverAll(context), (discovered) => void (state = discovered)),
+          onTool: (context) => Effect.map(discoverAll(context, serverRequests), (discovered) => void (state = discovered)),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {
             if (state === undefined) return Effect.void
             const current = state
             const described = Effect.suspend(() => context.addState(describe(current)))
             return current.changed.size === 0 ? described : Effect.zipRight(refresh(context, current), described)
+          },
+          // the agent's model, for servers' sampling requests during this request's calls
+          onModelRequest: (_context, request, next) => {
+            if (serverRequests.model === undefined) {
+              serverRequests.model = Model.Model.of({ stream: next })
+              serverRequests.context = undefined
+            }
+            return next(request)
           }
         }
       })
@@ -523,7 +571,8 @@ export const make = Effect.fnUntraced(function*(
  * @category layers
  */
 export const layer = (
-  options: Omit<Options, "clientFactory"> = {}
+  // the server-request options belong to the factory, which this layer takes from context
+  options: Omit<Options, "clientFactory" | "elicitation" | "sampling" | "roots"> = {}
 ): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory | FileSystem.FileSystem | Path.Path> =>
   Layer.scoped(McpExtension, make(options)).pipe(
     Layer.provide(Layer.mergeAll(
@@ -539,12 +588,25 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError> =>
+export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError | McpRoots.InvalidRoot> =>
   layer(options).pipe(
     Layer.provide(
       options.clientFactory !== undefined
         ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer()
+        : McpClientFactory.layer().pipe(Layer.provide(serverRequestsLayer(options)))
     ),
     Layer.provide(NodeContext.layer)
   )
+
+/**
+ * The services that answer servers' requests, from the options `elicitation`, `sampling` and `roots`: each only
+ * when given, so that only those capabilities are declared (hence no output type: the factory looks them up).
+ */
+const serverRequestsLayer = (
+  options: Pick<Options, "elicitation" | "sampling" | "roots">
+): Layer.Layer<never, McpRoots.InvalidRoot> =>
+  Layer.mergeAll(
+    options.elicitation !== undefined ? McpElicitation.layer(options.elicitation) : Layer.empty,
+    options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
+    options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
+  ) as Layer.Layer<never, McpRoots.InvalidRoot>

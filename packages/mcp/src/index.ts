@@ -24,6 +24,13 @@ export * as McpConfiguration from "./McpConfiguration.js"
 export * as McpConnections from "./McpConnections.js"
 
 /**
+ * Elicitation (form and URL modes): the `McpElicitation` service answers a server's questions to the user.
+ *
+ * @since 0.1.0
+ */
+export * as McpElicitation from "./McpElicitation.js"
+
+/**
  * @since 0.1.0
  */
 export * as McpError from "./McpError.js"
@@ -37,6 +44,20 @@ export * as McpExtension from "./McpExtension.js"
  * @since 0.1.0
  */
 export * as McpInputs from "./McpInputs.js"
+
+/**
+ * Roots: the `McpRoots` service answers `roots/list` and announces changes.
+ *
+ * @since 0.1.0
+ */
+export * as McpRoots from "./McpRoots.js"
+
+/**
+ * Sampling: the `McpSampling` service answers `sampling/createMessage` through a `Model`.
+ *
+ * @since 0.1.0
+ */
+export * as McpSampling from "./McpSampling.js"
 
 /**
  * @since 0.1.0

@@ -42,7 +42,7 @@ export const login = (options: Options.AuthLoginOptions) =>
     }
     const output = yield* Output.Output
     const store = yield* tokenStore
-    const factory = yield* resolveClientFactory
+    const factory = yield* resolveClientFactory()
     const hook = loopbackHook({
       port: options.port,
       timeout: Duration.seconds(Option.getOrElse(options.timeout, () => 300)),

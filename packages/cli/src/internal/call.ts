@@ -11,14 +11,14 @@ import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
-import { loadConfiguration, offerLogins, resolveClientFactory } from "./common.js"
+import { loadConfiguration, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
 
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
     const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
-    const clientFactory = yield* resolveClientFactory
+    const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: yield* samplingModel })
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServer.toolPrefix(server)}__`))

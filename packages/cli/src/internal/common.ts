@@ -5,12 +5,14 @@
  * @internal
  */
 import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type * as Prompt from "@effect/cli/Prompt"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
 import { McpAuthorization, McpClientFactory, McpConfiguration, McpExtension, McpTokenStore } from "@zett/mcp"
+import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -23,6 +25,7 @@ import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
 import * as Inputs from "./inputs.js"
 import { loopbackHook } from "./loopback.js"
+import * as ServerRequests from "./serverRequests.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
   Directory: "a directory",
@@ -132,20 +135,42 @@ export const tokenStore: Effect.Effect<
 
 /**
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
- * login`. A server that needs a login is unavailable with `needs authorization: run zett auth login <server>`.
+ * login` (a server that needs a login is unavailable with `needs authorization: run zett auth login <server>`);
+ * with `serverRequests`, it answers servers' elicitation (and sampling, when a model is there) on the terminal.
  */
-export const resolveClientFactory: Effect.Effect<
+export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path
-> = Effect.flatMap(
-  Effect.serviceOption(McpClientFactory.McpClientFactory),
-  Option.match({
-    onNone: () =>
-      Effect.flatMap(tokenStore, (store) => McpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))),
-    onSome: Effect.succeed
-  })
-)
+  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output
+> =>
+  Effect.flatMap(
+    Effect.serviceOption(McpClientFactory.McpClientFactory),
+    Option.match({
+      onNone: () =>
+        Effect.flatMap(tokenStore, (store) => {
+          const make = McpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
+          return serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(serverRequests))
+        }),
+      onSome: Effect.succeed
+    })
+  )
+
+/**
+ * The model that answers servers' sampling requests outside an agent (`zett tools`, `zett call`): the one in
+ * context, or the one `ZETT_MODEL` names, loaded only when a request comes; `undefined` when there is none.
+ */
+export const samplingModel: Effect.Effect<Layer.Layer<Model.Model, unknown> | undefined> = Effect.gen(function*() {
+  const given = yield* givenModel
+  if (Option.isSome(given)) return given.value
+  const named = yield* Config.option(Config.string(EnvironmentModel.variable)).pipe(
+    Effect.orElseSucceed(() => Option.none<string>())
+  )
+  if (Option.isNone(named) || named.value.trim() === "") return undefined
+  return Layer.unwrapEffect(
+    Effect.flatMap(EnvironmentModel.fromEnvironment, (model) =>
+      Option.isSome(model) ? Effect.succeed(model.value.layer) : Effect.dieMessage("no model configured"))
+  )
+})
 
 /**
  * On a terminal (standard input and standard error both), logs in to every configured server that needs an

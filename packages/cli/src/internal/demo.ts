@@ -28,7 +28,7 @@ export const handler = (options: Options.DemoOptions) =>
       : Option.getOrElse(fromEnvironment, () => ({ name: "scripted (offline)", layer: Demo.scriptedModel }))
     const scripted = Option.isNone(given) && Option.isNone(fromEnvironment)
     const server = Demo.server()
-    const tracker = Demo.track(yield* resolveClientFactory)
+    const tracker = Demo.track(yield* resolveClientFactory())
     const results = Demo.observeResults()
     const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
 

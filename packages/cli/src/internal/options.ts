@@ -79,6 +79,13 @@ export const limitOf = (input: Option.Option<number>, fallback: Duration.Duratio
 export const extensionLimit = (limit: Option.Option<Duration.Duration>): Duration.Duration | null =>
   Option.getOrNull(limit)
 
+export const yesDefaults = Options.boolean("yes-defaults").pipe(
+  Options.withDescription(
+    "When a server asks for input (elicitation), answer with the defaults of its form without asking (a field " +
+      "without a default is still asked on a terminal; without a terminal such a request is declined)."
+  )
+)
+
 export const tools = {
   config,
   lenient,
@@ -111,6 +118,7 @@ export const call = {
   connectTimeout,
   callTimeout,
   discoveryConcurrency,
+  yesDefaults,
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: Args.text({ name: "json" }).pipe(
     Args.withSchema(JsonArguments),
@@ -125,6 +133,7 @@ export const run = {
   connectTimeout,
   callTimeout,
   discoveryConcurrency,
+  yesDefaults,
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }
 

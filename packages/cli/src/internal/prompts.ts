@@ -20,7 +20,7 @@ const argumentsLine = (prompt: McpPrompts.Prompt) =>
 
 export const listHandler = (options: Options.PromptsOptions) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory
+    const factory = yield* resolveClientFactory()
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
     const servers = yield* Catalog.select(snapshot, file, options.server)
@@ -92,7 +92,7 @@ const stringArguments = (args: Readonly<Record<string, unknown>>) =>
 export const getHandler = (options: Options.PromptOptions) =>
   Effect.gen(function*() {
     const args = yield* stringArguments(Option.getOrElse(options.arguments, (): Record<string, unknown> => ({})))
-    const factory = yield* resolveClientFactory
+    const factory = yield* resolveClientFactory()
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     const [server] = yield* Catalog.select(snapshot, file, Option.some(options.server))
     const name = server!.name

@@ -23,7 +23,7 @@ const methodNotFound = -32601
 
 export const listHandler = (options: Options.ResourcesOptions) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory
+    const factory = yield* resolveClientFactory()
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
     const servers = yield* Catalog.select(snapshot, file, options.server)
@@ -105,7 +105,7 @@ export const listHandler = (options: Options.ResourcesOptions) =>
 
 export const readHandler = (options: Options.ReadOptions) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory
+    const factory = yield* resolveClientFactory()
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     const [server] = yield* Catalog.select(snapshot, file, Option.some(options.server))
     const client = yield* Catalog.connect(factory, server!, limitOf(options.connectTimeout, Duration.seconds(30))).pipe(

@@ -15,7 +15,8 @@ export const handler = (options: Options.RunOptions) =>
   Effect.gen(function*() {
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
-    const clientFactory = yield* resolveClientFactory
+    // sampling runs through the agent's own model
+    const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: "agent" })
     // the extension reads the default file itself (and re-reads it while it runs); a file named with --config
     // must exist; several files are merged here, once
     const [first, ...more] = options.config

@@ -8,13 +8,14 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
-import { discoverWithProgress, loadConfiguration, resolveClientFactory, unavailableFailure } from "./common.js"
+import { discoverWithProgress, loadConfiguration, resolveClientFactory, samplingModel, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
 
 export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
-    const clientFactory = yield* resolveClientFactory
+    // the capabilities `call` declares, so that the tools a server offers only with them are listed
+    const clientFactory = yield* resolveClientFactory({ yesDefaults: false, sampling: yield* samplingModel })
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
     const reports = yield* discoverWithProgress(

@@ -1,0 +1,198 @@
+/**
+ * Issue 13 (part A): `zett` answering a server's requests, as a real process against a real stdio server
+ * (test/fixtures/asking-server.mjs): on a pseudo-terminal (`script` of util-linux) it asks field by field and
+ * asks approval for sampling; piped, it declines; `--yes-defaults` answers with the form's defaults.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as ChildProcess from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as FakeProvider from "@zett/testing/FakeProvider"
+import * as Source from "@zett/testing/Source"
+import { tempDir, writeFile } from "./utils/zett.js"
+
+const here = Path.dirname(fileURLToPath(import.meta.url))
+const root = Path.resolve(here, "..", "..", "..")
+const asking = Path.join(here, "fixtures", "asking-server.mjs")
+const node = process.execPath
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const configIn = (home: string) =>
+  writeFile(home, "mcp.json", JSON.stringify({ mcpServers: { asking: { command: node, args: [asking] } } }))
+
+/** `zett ...args` with piped output. */
+const zett = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}): Effect.Effect<Run> =>
+  Effect.async<Run>((resume) => {
+    const child = ChildProcess.execFile(
+      node,
+      [...Source.zettArgs, ...args],
+      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
+        resume(Effect.succeed({ code, stdout, stderr }))
+      }
+    )
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/**
+ * `zett ...args` on a pseudo-terminal: each step's keys are typed once its prompt has shown (after the previous
+ * step's). Standard error goes to the terminal too.
+ */
+const zettOnTerminal = (
+  args: ReadonlyArray<string>,
+  home: string,
+  steps: ReadonlyArray<readonly [RegExp, string]>,
+  env: Readonly<Record<string, string>> = {}
+): Effect.Effect<Run & { readonly typed: number }> =>
+  Effect.async((resume) => {
+    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
+    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
+    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "xterm", ...env }
+    })
+    let stdout = ""
+    let step = 0
+    let seenUpTo = 0
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      while (step < steps.length) {
+        const [prompt, keys] = steps[step]!
+        const match = prompt.exec(stdout.slice(seenUpTo))
+        if (match === null) break
+        seenUpTo += match.index + match[0].length
+        step++
+        child.stdin.write(keys)
+      }
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resume(Effect.succeed({ code, stdout, stderr: "", typed: step }))
+    })
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+/** The JSON the fixture's tool returned, from `zett call`'s output (the result's text block). */
+const answered = (stdout: string): unknown => {
+  const text = /"text": "((?:[^"\\]|\\.)*)"/.exec(stdout)?.[1]
+  return text === undefined ? undefined : JSON.parse(JSON.parse(`"${text}"`))
+}
+
+// eslint-disable-next-line no-control-regex
+const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
+
+describe("issue 13: zett answers a server's requests", () => {
+  it.scoped("on a terminal a form is asked field by field, with types, choices and defaults shown", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const result = yield* zettOnTerminal(["call", "--config", configIn(home), "asking__ask"], home, [
+        [/Answer asking\?/, "y"],
+        [/Name \(string, required\): Your name/, "Ada\r"],
+        [/Count \(integer, 1 to 9, optional, default 3\)/, "\r"],
+        [/Color \(choose one, optional, default green\)/, "\r"],
+        [/Subscribe \(boolean, optional, default false\)/, "y"],
+        // an answer that does not match the field's format is asked again
+        [/Email \(string, email, optional\)/, "nope\r"],
+        [/must match format "email"/, "\u007f\u007f\u007f\u007fada@example.com\r"]
+      ])
+      const out = plain(result.stdout)
+      assert.strictEqual(result.typed, 7, out)
+      assert.strictEqual(result.code, 0, out)
+      assert.include(out, "MCP server asking asks: \"Tell me about you\"")
+      // the choices are listed, the default first
+      assert.match(out, /green \(default\)[\s\S]*red[\s\S]*blue/)
+      assert.deepStrictEqual(answered(out), {
+        action: "accept",
+        content: { name: "Ada", count: 3, color: "green", subscribe: true, email: "ada@example.com" }
+      })
+    }), 60_000)
+
+  it.scoped("on a terminal, no declines and Ctrl-C cancels", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const declined = yield* zettOnTerminal(["call", "--config", configIn(home), "asking__ask"], home, [
+        [/Answer asking\?/, "n"]
+      ])
+      assert.deepStrictEqual(answered(plain(declined.stdout)), { action: "decline" })
+      const cancelled = yield* zettOnTerminal(["call", "--config", configIn(home), "asking__ask"], home, [
+        [/Answer asking\?/, "y"],
+        [/Name \(string/, "\u0003"]
+      ])
+      assert.deepStrictEqual(answered(plain(cancelled.stdout)), { action: "cancel" })
+    }), 60_000)
+
+  it.scoped("piped, a form is declined and zett says why; --yes-defaults answers a form whose required fields have defaults", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const config = configIn(home)
+      const piped = yield* zett(["call", "--config", config, "asking__ask"], home)
+      assert.strictEqual(piped.code, 0, piped.stderr)
+      assert.deepStrictEqual(answered(piped.stdout), { action: "decline" })
+      assert.include(
+        piped.stderr,
+        "zett: MCP server asking asks: \"Tell me about you\"; declined: zett is not running on a terminal (--yes-defaults answers with the defaults)"
+      )
+
+      const defaults = yield* zett(["call", "--config", config, "--yes-defaults", "asking__prefs"], home)
+      assert.strictEqual(defaults.code, 0, defaults.stderr)
+      assert.deepStrictEqual(answered(defaults.stdout), { action: "accept", content: { theme: "dark", size: 12.5 } })
+      assert.include(defaults.stderr, "answered with the defaults (--yes-defaults)")
+
+      // a required field without a default cannot be answered without asking
+      const missing = yield* zett(["call", "--config", config, "--yes-defaults", "asking__ask"], home)
+      assert.deepStrictEqual(answered(missing.stdout), { action: "decline" })
+      assert.include(missing.stderr, "declined: zett is not running on a terminal and name has no default")
+    }), 60_000)
+
+  it.scoped("URL mode: the URL is printed on a terminal and the answer sent; piped, declined", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const config = configIn(home)
+      const terminal = yield* zettOnTerminal(["call", "--config", config, "asking__open"], home, [[/Done with/, "y"]])
+      const out = plain(terminal.stdout)
+      assert.include(out, "MCP server asking asks you to open https://example.test/sign-in: \"Sign in, please\"")
+      assert.deepStrictEqual(answered(out), { action: "accept" })
+      const piped = yield* zett(["call", "--config", config, "asking__open"], home)
+      assert.deepStrictEqual(answered(piped.stdout), { action: "decline" })
+    }), 60_000)
+
+  it.scoped("sampling in zett run: asked on a terminal, then answered by the run's model; piped, declined", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const config = configIn(home)
+      const script = () => [
+        FakeProvider.sse(FakeProvider.openAiEvents({ calls: [{ id: "call_1", name: "asking__sample", pieces: ["{}"] }] })),
+        FakeProvider.sse(FakeProvider.openAiEvents({ text: ["Hello from the model"] })),
+        FakeProvider.sse(FakeProvider.openAiEvents({ text: ["done"] }))
+      ]
+      const openai = yield* FakeProvider.fakeProvider(script())
+      const env = { ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${openai.url}/v1` }
+      const terminal = yield* zettOnTerminal(["run", "--config", config, "sample something"], home, [
+        [/Let asking use the model\?/, "y"]
+      ], env)
+      const out = plain(terminal.stdout)
+      assert.strictEqual(terminal.code, 0, out)
+      assert.include(out, "MCP server asking asks the model (up to 50 tokens): \"Say hello\"")
+      assert.include(out, "Hello from the model")
+      // the server's request went to the model: user message "Say hello", no tools
+      assert.deepStrictEqual(openai.requests[1]!.body.input, [{ role: "user", content: [{ type: "input_text", text: "Say hello" }] }])
+
+      const declinedProvider = yield* FakeProvider.fakeProvider([script()[0]!, script()[2]!])
+      const piped = yield* zett(["run", "--config", config, "sample something"], home, {
+        ...env,
+        OPENAI_BASE_URL: `${declinedProvider.url}/v1`
+      })
+      assert.strictEqual(piped.code, 0, piped.stderr)
+      assert.include(piped.stderr, "asks the model (up to 50 tokens): \"Say hello\"; declined: zett is not running on a terminal")
+      assert.include(piped.stdout, "the user declined it")
+      assert.strictEqual(declinedProvider.requests.length, 2)
+    }), 60_000)
+})

@@ -1,0 +1,243 @@
+/**
+ * Elicitation (`elicitation/create`, form and URL modes of the 2025-11-25 revision): a server asks the user for
+ * information during a tool call. The `McpElicitation` service answers; a client factory that finds one in its
+ * context declares the `elicitation` capability (form and URL) in `initialize`, and one that finds none declares
+ * nothing, so servers do not ask.
+ *
+ * Whatever the handler accepts is completed with the requested schema's defaults and checked against that
+ * schema (with the SDK's own JSON Schema validator, Ajv) before it is sent: content that does not match is
+ * refused, and the server gets an error instead.
+ *
+ * @since 0.1.0
+ */
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * A value of a form field: what the 2025-11-25 revision allows in accepted content.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Value = string | number | boolean | ReadonlyArray<string>
+
+/**
+ * The requested schema of a form: a flat object of primitive fields (with `title`, `description`, `default`,
+ * `enum` / `oneOf`, `minimum`, `format` ...), as the server sent it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestedSchema = ElicitRequestFormParams["requestedSchema"]
+
+/**
+ * Form mode: the user fills in fields described by `requestedSchema`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FormRequest {
+  readonly _tag: "Form"
+  /** The server's name in the configuration. */
+  readonly server: string
+  readonly message: string
+  readonly requestedSchema: RequestedSchema
+}
+
+/**
+ * URL mode: the user opens `url` (a browser flow the client never sees the data of).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UrlRequest {
+  readonly _tag: "Url"
+  readonly server: string
+  readonly message: string
+  readonly url: string
+  readonly elicitationId: string
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Request = FormRequest | UrlRequest
+
+/**
+ * The user's answer: `accept` (with the form's content; none in URL mode), `decline` (said no) or `cancel`
+ * (dismissed without choosing).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Response =
+  | { readonly action: "accept"; readonly content?: Readonly<Record<string, Value>> | undefined }
+  | { readonly action: "decline" }
+  | { readonly action: "cancel" }
+
+/**
+ * Answers elicitation requests. Installed (in the context of `McpClientFactory.make` / `makeInMemory`, or with
+ * the extension's `elicitation` option), it makes the factory declare the capability.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpElicitation extends Context.Tag("@zett/mcp/McpElicitation")<McpElicitation, {
+  readonly handle: (request: Request) => Effect.Effect<Response>
+}>() {}
+
+/**
+ * A handler: the effect runs as part of the tool call that caused the request (its interruption and
+ * `callTimeout` interrupt it).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<R = never> = (request: Request) => Effect.Effect<Response, never, R>
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <R>(handler: Handler<R>): Effect.Effect<McpElicitation["Type"], never, R> =>
+  Effect.map(Effect.context<R>(), (context) =>
+    McpElicitation.of({ handle: (request) => Effect.provide(handler(request), context) }))
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R>(handler: Handler<R>): Layer.Layer<McpElicitation, never, R> =>
+  Layer.effect(McpElicitation, make(handler))
+
+/**
+ * The library's default handler: declines every request, and logs (at warning) that it did, with the server and
+ * its message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decline: Handler = (request) =>
+  Effect.as(
+    Effect.logWarning(
+      `MCP server ${request.server} asked the user (${request._tag === "Form" ? "form" : `URL ${request.url}`}): ` +
+        `${JSON.stringify(request.message)}; declined (no elicitation handler answers it)`
+    ).pipe(Effect.annotateLogs("mcp.server", request.server)),
+    { action: "decline" } as const
+  )
+
+/**
+ * `layer(decline)`: declares the capability and declines every request, saying so in the logs.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDecline: Layer.Layer<McpElicitation> = layer(decline)
+
+/**
+ * A form field as a prompt shows it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Field {
+  readonly name: string
+  readonly title: string
+  readonly description: string | undefined
+  readonly type: "string" | "number" | "integer" | "boolean" | "array"
+  readonly required: boolean
+  readonly default: Value | undefined
+  /** For a single or multiple choice: each value and its label. */
+  readonly choices: ReadonlyArray<{ readonly value: string; readonly title: string }> | undefined
+  readonly format: string | undefined
+  readonly minimum: number | undefined
+  readonly maximum: number | undefined
+  /** The field's own schema, as the server sent it (for checking one answer with `check`). */
+  readonly schema: { readonly [key: string]: unknown }
+}
+
+type Property = { readonly [key: string]: unknown }
+
+const choicesOf = (property: Property): Field["choices"] => {
+  const items = property.type === "array" ? (property.items as Property | undefined) ?? {} : property
+  if (Array.isArray(items.enum)) {
+    const names = Array.isArray(items.enumNames) ? items.enumNames : []
+    return items.enum.map((value, i) => ({ value: String(value), title: typeof names[i] === "string" ? names[i] : String(value) }))
+  }
+  const options = Array.isArray(items.oneOf) ? items.oneOf : Array.isArray(items.anyOf) ? items.anyOf : undefined
+  return options?.map((option: Property) => ({
+    value: String(option.const),
+    title: typeof option.title === "string" ? option.title : String(option.const)
+  }))
+}
+
+/**
+ * The fields of a requested schema, in the order the server wrote them.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const fields = (schema: RequestedSchema): ReadonlyArray<Field> => {
+  const required = new Set(schema.required ?? [])
+  return Object.entries(schema.properties as Readonly<Record<string, Property>>).map(([name, property]) => ({
+    name,
+    title: typeof property.title === "string" ? property.title : name,
+    description: typeof property.description === "string" ? property.description : undefined,
+    type: property.type as Field["type"],
+    required: required.has(name),
+    default: property.default as Value | undefined,
+    choices: choicesOf(property),
+    format: typeof property.format === "string" ? property.format : undefined,
+    minimum: typeof property.minimum === "number" ? property.minimum : undefined,
+    maximum: typeof property.maximum === "number" ? property.maximum : undefined,
+    schema: property
+  }))
+}
+
+/**
+ * The content with every field it leaves out that has a `default` in the schema filled in (the 2025-11-25
+ * `applyDefaults`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const applyDefaults = (
+  schema: RequestedSchema,
+  content: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...content }
+  for (const [name, property] of Object.entries(schema.properties as Readonly<Record<string, Property>>)) {
+    if (out[name] === undefined && property.default !== undefined) out[name] = property.default
+  }
+  return out
+}
+
+// made on first use: most connections are never asked anything
+let validator: AjvJsonSchemaValidator | undefined
+
+/**
+ * Checks one field's value against its own schema (`check` on a form of that field alone): `undefined` when it
+ * matches, otherwise why not.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const checkField = (field: Field, value: unknown): string | undefined =>
+  check({ type: "object", properties: { [field.name]: field.schema } } as RequestedSchema, { [field.name]: value })
+
+/**
+ * Checks content against the requested schema with the SDK's Ajv validator (formats included): `undefined`
+ * when it matches, otherwise why not (the validator's message, which names fields, never values).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const check = (schema: RequestedSchema, content: unknown): string | undefined => {
+  validator ??= new AjvJsonSchemaValidator()
+  const result = validator.getValidator(schema as never)(content)
+  return result.valid ? undefined : result.errorMessage
+}

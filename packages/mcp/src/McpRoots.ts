@@ -1,0 +1,135 @@
+/**
+ * Roots (`roots/list`), opt-in: the directories (or other URIs) a server may work in. With an `McpRoots` in the
+ * client factory's context the factory declares `roots: { listChanged: true }`, answers `roots/list` with the
+ * current roots, and sends `notifications/roots/list_changed` to every open connection when they change
+ * (`set`).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+
+/**
+ * One root as the server gets it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Root {
+  readonly uri: string
+  readonly name?: string | undefined
+}
+
+/**
+ * A root as configured: a path (made absolute against the working directory and turned into a `file://` URI), a
+ * `file://` URI (kept as it is), or either with a name. MCP roots are `file://` URIs: any other scheme is an
+ * `InvalidRoot`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Input = string | { readonly path: string; readonly name?: string | undefined } | {
+  readonly uri: string
+  readonly name?: string | undefined
+}
+
+/**
+ * A configured root that cannot be one: a URI of another scheme than `file:`, or an empty path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidRoot extends Schema.TaggedError<InvalidRoot>("@zett/mcp/InvalidRoot")("InvalidRoot", {
+  root: Schema.String,
+  reason: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `roots: ${JSON.stringify(this.root)}: ${this.reason}`
+  }
+}
+
+/**
+ * The roots and their changes.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpRoots extends Context.Tag("@zett/mcp/McpRoots")<McpRoots, {
+  readonly get: Effect.Effect<ReadonlyArray<Root>>
+  /** Replaces the roots; every open connection is sent `notifications/roots/list_changed`. */
+  readonly set: (roots: ReadonlyArray<Input>) => Effect.Effect<void, InvalidRoot>
+  /** The changes from now on, until the scope closes (the factory subscribes each connection in its own scope). */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<ReadonlyArray<Root>>, never, Scope.Scope>
+}>() {}
+
+// a Windows drive (C:\) is a path, not a scheme
+const hasScheme = (s: string) => /^[a-z][a-z0-9+.-]+:/i.test(s)
+
+/**
+ * A configured root as the server gets it: paths become absolute `file://` URIs.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toRoot = (input: Input): Effect.Effect<Root, InvalidRoot> => {
+  const uriOf = (text: string, isUri: boolean): Effect.Effect<string, InvalidRoot> => {
+    if (text === "") return new InvalidRoot({ root: text, reason: "an empty path" })
+    if (!isUri) return Effect.succeed(pathToFileURL(Path.resolve(text)).href)
+    return text.toLowerCase().startsWith("file://")
+      ? Effect.succeed(text)
+      : new InvalidRoot({ root: text, reason: "a root must be a path or a file:// URI" })
+  }
+  if (typeof input === "string") return Effect.map(uriOf(input, hasScheme(input)), (uri) => ({ uri }))
+  return Effect.map(
+    "uri" in input ? uriOf(input.uri, true) : uriOf(input.path, false),
+    (uri) => input.name === undefined ? { uri } : { uri, name: input.name }
+  )
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (roots: ReadonlyArray<Input>): Effect.Effect<McpRoots["Type"], InvalidRoot> =>
+  Effect.gen(function*() {
+    const changes = yield* PubSub.unbounded<ReadonlyArray<Root>>()
+    let current = yield* Effect.forEach(roots, toRoot)
+    return McpRoots.of({
+      get: Effect.sync(() => current),
+      set: (roots) =>
+        Effect.flatMap(Effect.forEach(roots, toRoot), (next) => {
+          current = next
+          return PubSub.publish(changes, next)
+        }),
+      subscribe: PubSub.subscribe(changes)
+    })
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (roots: ReadonlyArray<Input>): Layer.Layer<McpRoots, InvalidRoot> => Layer.effect(McpRoots, make(roots))
+
+/**
+ * Runs `f` on every change of the roots from now until the scope closes (subscribed before it returns, so no
+ * change made after it is missed).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const onChange = (
+  roots: McpRoots["Type"],
+  f: (roots: ReadonlyArray<Root>) => Effect.Effect<void>
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.flatMap(roots.subscribe, (changes) => Effect.asVoid(Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), f)))))

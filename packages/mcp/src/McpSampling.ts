@@ -1,0 +1,212 @@
+/**
+ * Sampling (`sampling/createMessage`), opt-in: a server asks the client's model for a completion during a tool
+ * call. With an `McpSampling` in the client factory's context the factory declares the `sampling` capability;
+ * without one it declares nothing (servers are declined by default).
+ *
+ * A request runs through a `Model` (`@zett/agent`): the one given in `Options.model`, otherwise the agent's own
+ * (the MCP extension hands its agent's model to the tool calls it makes). It is counted against the agent
+ * request (`maxCallsPerRequest`; outside an agent, against the connection) and refused, with an error naming the
+ * limit, past it, or when it asks for more than `maxTokens`.
+ *
+ * @since 0.1.0
+ */
+import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
+import { Message, Model } from "@zett/agent"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+
+/**
+ * One `sampling/createMessage` request, with the server's name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request {
+  readonly server: string
+  readonly params: CreateMessageRequestParams
+}
+
+/**
+ * Why a sampling request was refused; the server gets an error with `code` and this message.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SamplingRefused extends Schema.TaggedError<SamplingRefused>("@zett/mcp/SamplingRefused")("SamplingRefused", {
+  server: Schema.String,
+  reason: Schema.Literal("Declined", "OverLimit", "TooManyTokens", "NoModel", "Unsupported", "ModelFailed"),
+  detail: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `sampling request of MCP server ${this.server} refused: ${this.detail}`
+  }
+  /**
+   * The JSON-RPC error code sent back: `-1` (the user declined, as the specification's example), `-32600`
+   * (invalid request: over a limit, unsupported content) or `-32603` (the model failed).
+   *
+   * @since 0.1.0
+   */
+  get code(): number {
+    switch (this.reason) {
+      case "Declined":
+      case "NoModel":
+        return -1
+      case "ModelFailed":
+        return -32603
+      default:
+        return -32600
+    }
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The model that answers; by default the agent's (given to the tool calls by the MCP extension). */
+  readonly model?: Layer.Layer<Model.Model> | undefined
+  /** The most tokens a request may ask for (its `maxTokens`); a request asking more is refused. */
+  readonly maxTokens: number
+  /** How many sampling requests one agent request (outside an agent: one connection) may make. */
+  readonly maxCallsPerRequest: number
+  /** Asked before each request runs (`zett` asks on a terminal); `false` declines it. By default every request runs. */
+  readonly approve?: ((request: Request) => Effect.Effect<boolean>) | undefined
+  /** The `model` field of the result (default `"zett"`): the `Model` service does not say its name. */
+  readonly modelName?: string | undefined
+}
+
+/**
+ * Answers sampling requests. Its presence in the client factory's context declares the capability.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpSampling extends Context.Tag("@zett/mcp/McpSampling")<McpSampling, {
+  readonly handle: (request: Request) => Effect.Effect<CreateMessageResult, SamplingRefused>
+}>() {}
+
+/**
+ * Counts the sampling requests of one agent request. The MCP extension provides a fresh one per agent request to
+ * its tool calls (a server's request during a call runs in that call's context); a connection provides its own
+ * for requests made outside an agent.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class RequestCounter extends Context.Tag("@zett/mcp/McpSampling/RequestCounter")<RequestCounter, {
+  /** Counts one more request and returns how many there have been. */
+  readonly next: Effect.Effect<number>
+}>() {}
+
+/**
+ * A counter from zero.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const counter = (): RequestCounter["Type"] => {
+  let n = 0
+  return RequestCounter.of({ next: Effect.sync(() => ++n) })
+}
+
+const toMessages = (request: Request): Effect.Effect<ReadonlyArray<Message.Message>, SamplingRefused> =>
+  Effect.suspend(() => {
+    const out: Array<Message.Message> = []
+    if (request.params.systemPrompt !== undefined) out.push(Message.system(request.params.systemPrompt))
+    for (const message of request.params.messages) {
+      const blocks = Array.isArray(message.content) ? message.content : [message.content]
+      const texts: Array<string> = []
+      for (const block of blocks) {
+        if (block.type !== "text") {
+          return new SamplingRefused({
+            server: request.server,
+            reason: "Unsupported",
+            detail: `${block.type} content is not supported, only text`
+          })
+        }
+        texts.push(block.text)
+      }
+      out.push(message.role === "user" ? Message.user(texts.join("\n")) : Message.assistant(texts.join("\n")))
+    }
+    return Effect.succeed(out)
+  })
+
+/**
+ * The handler of `Options`: checks the token cap, the budget and the approval, then runs the model.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): McpSampling["Type"] => {
+  const fallback = counter()
+  const refuse = (request: Request, reason: SamplingRefused["reason"], detail: string) =>
+    new SamplingRefused({ server: request.server, reason, detail })
+  const modelOf = (request: Request): Effect.Effect<Model.Model["Type"], SamplingRefused> =>
+    options.model !== undefined
+      ? Effect.provide(Model.Model, options.model)
+      : Effect.flatMap(Effect.serviceOption(Model.Model), (model) =>
+        Option.match(model, {
+          onNone: () => refuse(request, "NoModel", "no model is available to answer it (give sampling a model)"),
+          onSome: Effect.succeed
+        }))
+  return McpSampling.of({
+    handle: (request) =>
+      Effect.gen(function*() {
+        if (request.params.maxTokens > options.maxTokens) {
+          return yield* refuse(
+            request,
+            "TooManyTokens",
+            `it asks for up to ${request.params.maxTokens} tokens, more than the ${options.maxTokens} allowed (sampling.maxTokens)`
+          )
+        }
+        // counted before approval: a request the user declines still counts
+        const count = yield* Effect.flatMap(Effect.serviceOption(RequestCounter), (given) => Option.getOrElse(given, () => fallback).next)
+        if (count > options.maxCallsPerRequest) {
+          return yield* refuse(
+            request,
+            "OverLimit",
+            `more than ${options.maxCallsPerRequest} sampling requests in one request (sampling.maxCallsPerRequest)`
+          )
+        }
+        if (options.approve !== undefined && !(yield* options.approve(request))) {
+          return yield* refuse(request, "Declined", "the user declined it")
+        }
+        const messages = yield* toMessages(request)
+        const model = yield* modelOf(request)
+        let text = ""
+        let stopReason = "endTurn"
+        yield* model.stream({ messages, tools: [], serverTools: [] }).pipe(
+          Stream.runForEach((event) =>
+            Effect.sync(() => {
+              if (event._tag === "TextDelta") text += event.text
+              else if (event._tag === "Finish" && event.reason === "length") stopReason = "maxTokens"
+            })
+          ),
+          Effect.mapError((error) => refuse(request, "ModelFailed", error.reason))
+        )
+        const result: CreateMessageResult = {
+          role: "assistant",
+          content: { type: "text", text },
+          model: options.modelName ?? "zett",
+          stopReason
+        }
+        return result
+      }).pipe(Effect.annotateLogs("mcp.server", request.server), Effect.withSpan("McpSampling.handle", {
+        attributes: { "mcp.server": request.server }
+      }))
+  })
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<McpSampling> => Layer.succeed(McpSampling, make(options))

@@ -1,0 +1,506 @@
+/**
+ * Issue 13 (part A): client capabilities and the requests a server sends to the client: elicitation (form and
+ * URL), sampling and roots, against SDK servers in-process.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ServerNotification,
+  ServerRequest
+} from "@modelcontextprotocol/sdk/types.js"
+import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Agent, Message, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpElicitation, McpExtension, McpRoots, McpSampling, McpServer } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as Processes from "@zett/testing/Processes"
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/** What the in-process server saw. */
+interface Seen {
+  capabilities: ClientCapabilities | undefined
+  results: Array<unknown>
+  errors: Array<string>
+  cancelled: boolean
+  rootsChanged: number
+}
+
+const newSeen = (): Seen => ({ capabilities: undefined, results: [], errors: [], cancelled: false, rootsChanged: 0 })
+
+/** A server with one tool, `ask`, that runs `body` (which talks back to the client) and records what it got. */
+const asking = (seen: Seen, body: (server: SdkMcpServer, extra: Extra) => Promise<unknown>) => () => {
+  const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
+  server.server.oninitialized = () => void (seen.capabilities = server.server.getClientCapabilities())
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => void seen.rootsChanged++)
+  server.registerTool("ask", { description: "asks the client", inputSchema: {} }, async (_args, extra): Promise<CallToolResult> => {
+    extra.signal.addEventListener("abort", () => void (seen.cancelled = true))
+    try {
+      const result = await body(server, extra)
+      seen.results.push(result)
+      return { content: [{ type: "text", text: JSON.stringify(result) }] }
+    } catch (error) {
+      seen.errors.push(String(error))
+      return { content: [{ type: "text", text: String(error) }], isError: true }
+    }
+  })
+  return server
+}
+
+const definition = McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp" })
+
+const form = {
+  type: "object" as const,
+  properties: {
+    name: { type: "string" as const, title: "Name" },
+    count: { type: "integer" as const, minimum: 1, default: 3 },
+    color: { type: "string" as const, enum: ["red", "green"], default: "green" }
+  },
+  required: ["name"]
+}
+
+const elicitForm = (server: SdkMcpServer) => server.server.elicitInput({ message: "Who are you?", requestedSchema: form })
+
+/** Connects to `asking` with `handlers` (layers of McpElicitation, McpSampling, McpRoots) and calls `ask`. */
+const callAsk = <E>(
+  seen: Seen,
+  body: (server: SdkMcpServer, extra: Extra) => Promise<unknown>,
+  handlers: Layer.Layer<any, E> = Layer.empty as never
+) =>
+  Effect.gen(function*() {
+    const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+    const client = yield* factory.connect(definition)
+    return yield* client.callTool("ask", {})
+  }).pipe(Effect.scoped, Effect.provide(handlers))
+
+const capture = () => {
+  const lines: Array<{ readonly level: string; readonly message: string; readonly annotations: Record<string, unknown> }> = []
+  const layer = Layer.merge(
+    Logger.replace(
+      Logger.defaultLogger,
+      Logger.make(({ annotations, logLevel, message }) =>
+        void lines.push({
+          level: logLevel.label,
+          message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
+          annotations: Object.fromEntries(HashMap.toEntries(annotations))
+        })
+      )
+    ),
+    Logger.minimumLogLevel(LogLevel.Debug)
+  )
+  return { lines, layer }
+}
+
+describe("issue 13: client capabilities", () => {
+  it.live("without handlers the client declares no capability", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      yield* callAsk(seen, async () => "nothing asked")
+      assert.deepStrictEqual(seen.capabilities, {})
+    }))
+
+  it.live("each installed handler declares its capability, and only that one", () =>
+    Effect.gen(function*() {
+      const elicitation = newSeen()
+      yield* callAsk(elicitation, async () => "-", McpElicitation.layerDecline)
+      assert.deepStrictEqual(elicitation.capabilities, { elicitation: { form: { applyDefaults: true }, url: {} } })
+
+      const all = newSeen()
+      yield* callAsk(
+        all,
+        async () => "-",
+        Layer.mergeAll(
+          McpElicitation.layerDecline,
+          McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 1 }),
+          McpRoots.layer(["/tmp"]).pipe(Layer.orDie)
+        )
+      )
+      assert.deepStrictEqual(all.capabilities, {
+        elicitation: { form: { applyDefaults: true }, url: {} },
+        sampling: {},
+        roots: { listChanged: true }
+      })
+    }))
+})
+
+describe("issue 13: elicitation", () => {
+  it.live("the handler gets the server, message and schema; accepted content gets the schema's defaults", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const asked: Array<McpElicitation.Request> = []
+      const result = yield* callAsk(
+        seen,
+        elicitForm,
+        McpElicitation.layer((request) => {
+          asked.push(request)
+          return Effect.succeed({ action: "accept", content: { name: "Ada" } })
+        })
+      )
+      assert.strictEqual(result.isError, undefined)
+      assert.deepStrictEqual(asked, [{ _tag: "Form", server: "asking", message: "Who are you?", requestedSchema: form }])
+      assert.deepStrictEqual(seen.results, [{ action: "accept", content: { name: "Ada", count: 3, color: "green" } }])
+    }))
+
+  it.live("content that does not match the requested schema is refused before it is sent", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const logs = capture()
+      const result = yield* callAsk(
+        seen,
+        elicitForm,
+        McpElicitation.layer(() => Effect.succeed({ action: "accept", content: { name: "Ada", count: 0, color: "blue" } }))
+      ).pipe(Effect.provide(logs.layer))
+      // the server got an error, never the content
+      assert.deepStrictEqual(seen.results, [])
+      assert.strictEqual(seen.errors.length, 1)
+      assert.include(seen.errors[0], "-32602")
+      assert.include(seen.errors[0], "does not match the requested schema")
+      assert.include(seen.errors[0], "count")
+      assert.notInclude(seen.errors[0], "blue")
+      assert.isTrue(result.isError)
+      const warning = logs.lines.find((line) => line.message.includes("elicitation refused"))
+      assert.strictEqual(warning?.level, "WARN")
+      assert.strictEqual(warning?.annotations["mcp.server"], "asking")
+    }))
+
+  it.live("decline and cancel reach the server as they are", () =>
+    Effect.gen(function*() {
+      for (const action of ["decline", "cancel"] as const) {
+        const seen = newSeen()
+        yield* callAsk(seen, elicitForm, McpElicitation.layer(() => Effect.succeed({ action })))
+        assert.deepStrictEqual(seen.results, [{ action }])
+      }
+    }))
+
+  it.live("the library's default declines, and says so in the logs", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const logs = capture()
+      yield* callAsk(seen, elicitForm, McpElicitation.layerDecline).pipe(Effect.provide(logs.layer))
+      assert.deepStrictEqual(seen.results, [{ action: "decline" }])
+      const line = logs.lines.find((line) => line.message.includes("declined"))
+      assert.strictEqual(line?.message, "MCP server asking asked the user (form): \"Who are you?\"; declined (no elicitation handler answers it)")
+      assert.strictEqual(line?.level, "WARN")
+    }))
+
+  it.live("URL mode: the handler gets the URL; an accept is sent without content", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const asked: Array<McpElicitation.Request> = []
+      yield* callAsk(
+        seen,
+        (server) =>
+          server.server.elicitInput({ mode: "url", message: "Sign in", url: "https://example.test/login", elicitationId: "e-1" }),
+        McpElicitation.layer((request) => {
+          asked.push(request)
+          return Effect.succeed({ action: "accept", content: { ignored: "yes" } })
+        })
+      )
+      assert.deepStrictEqual(asked, [{ _tag: "Url", server: "asking", message: "Sign in", url: "https://example.test/login", elicitationId: "e-1" }])
+      assert.deepStrictEqual(seen.results, [{ action: "accept" }])
+    }))
+
+  it.live("interrupting the call interrupts the elicitation: the server sees the call cancelled, nothing runs on", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      const fiber = yield* Effect.fork(callAsk(seen, elicitForm, handler))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      assert.isTrue(interrupted)
+      // notifications/cancelled reached the server: its tool's signal aborted
+      assert.isTrue(yield* Processes.eventually(() => seen.cancelled, 2_000))
+      assert.deepStrictEqual(seen.results, [])
+    }))
+
+  it.live("an elicitation belongs to the one call in flight when it came: a later call's end leaves it alone", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      // the first call asks; the second just waits until the test ends it
+      let calls = 0
+      const body = (server: SdkMcpServer, extra: Extra) =>
+        ++calls === 1
+          ? elicitForm(server)
+          : new Promise((resolve) => extra.signal.addEventListener("abort", () => resolve("aborted")))
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const client = yield* factory.connect(definition)
+        const first = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Deferred.await(started)
+        const second = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Effect.sleep("50 millis")
+        // the elicitation came while one call was in flight: ending the other call leaves it alone
+        yield* Fiber.interrupt(second)
+        assert.isFalse(interrupted)
+        yield* Fiber.interrupt(first)
+        assert.isTrue(interrupted)
+      }).pipe(Effect.scoped, Effect.provide(handler))
+    }))
+
+  it.live("with two calls in flight when it came, the elicitation runs on until both have ended", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      let calls = 0
+      let go: () => void = () => {}
+      const ready = new Promise<void>((resolve) => (go = resolve))
+      const body = async (server: SdkMcpServer, extra: Extra) => {
+        if (++calls === 2) go()
+        if (calls === 1) {
+          await ready
+          return elicitForm(server)
+        }
+        return new Promise((resolve) => extra.signal.addEventListener("abort", () => resolve("aborted")))
+      }
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const client = yield* factory.connect(definition)
+        const first = yield* Effect.fork(client.callTool("ask", {}))
+        const second = yield* Effect.fork(client.callTool("ask", {}))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(first)
+        assert.isFalse(interrupted)
+        yield* Fiber.interrupt(second)
+        assert.isTrue(yield* Processes.eventually(() => interrupted, 2_000))
+      }).pipe(Effect.scoped, Effect.provide(handler))
+    }))
+
+  it.live("what the handler gets from the server is scrubbed of the server's secrets", () =>
+    Effect.gen(function*() {
+      const secret = "elicit-secret-5f2c"
+      const asked: Array<McpElicitation.Request> = []
+      const seen = newSeen()
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({
+          asking: asking(seen, (server) => server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
+        })
+        const client = yield* factory.connect(McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
+        yield* client.callTool("ask", {})
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(McpElicitation.layer((request) => (asked.push(request), Effect.succeed({ action: "cancel" }))))
+      )
+      assert.strictEqual(asked[0]?.message, "Is <redacted> yours?")
+      assert.deepStrictEqual(seen.results, [{ action: "cancel" }])
+    }))
+
+  it.effect("the elicitation runs in the call's fiber: a timeout on the call (TestClock) interrupts it", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      const fiber = yield* Effect.fork(
+        Effect.gen(function*() {
+          const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, elicitForm) })
+          const client = yield* factory.connect(definition)
+          return yield* client.callTool("ask", {}).pipe(Effect.timeoutOption("30 seconds"))
+        }).pipe(Effect.scoped, Effect.provide(handler))
+      )
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("31 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.isTrue(Option.isNone(result))
+      assert.isTrue(interrupted)
+    }))
+})
+
+describe("issue 13: elicitation in an agent", () => {
+  it.effect("the extension's callTimeout (TestClock) cancels an unanswered elicitation; the model reads the timeout", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const started = yield* Deferred.make<void>()
+      let interrupted = false
+      let toolResult: unknown
+      const handler = McpElicitation.layer(() =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.zipRight(Effect.never),
+          Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
+        )
+      )
+      const mcp = McpExtension.layer({ servers: [definition], callTimeout: "30 seconds" }).pipe(
+        Layer.provide(McpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))),
+        Layer.provide(NodeContext.layer)
+      )
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(mcp),
+        Layer.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "asking__ask" }] },
+          (request) => (toolResult = (request.messages.at(-1) as Message.ToolMessage).content, { text: "gave up" })
+        ]))
+      )
+      const fiber = yield* Effect.fork(Agent.run("ask me").pipe(Effect.provide(layer)))
+      yield* Deferred.await(started)
+      yield* TestClock.adjust("31 seconds")
+      const reply = yield* Fiber.join(fiber)
+      assert.strictEqual(reply.content, "gave up")
+      assert.isTrue(interrupted)
+      assert.deepStrictEqual(toolResult, { error: { type: "TimeoutError", message: "asking__ask did not finish within 30s" } })
+      assert.isTrue(yield* Processes.eventually(() => seen.cancelled, 2_000))
+    }))
+})
+
+describe("issue 13: sampling", () => {
+  const ask = (text: string, maxTokens = 50) => (server: SdkMcpServer) =>
+    server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens })
+
+  it.live("a request runs through the given model", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const prompts: Array<unknown> = []
+      const model = ScriptedModel.layer([(request) => {
+        prompts.push(request.messages.map((m) => m.content))
+        return { text: "four" }
+      }])
+      yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
+      assert.deepStrictEqual(prompts, [["2 + 2?"]])
+      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
+    }))
+
+  it.live("a request over maxCallsPerRequest is refused with an error naming the limit", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const model = ScriptedModel.layer([{ text: "one" }, { text: "two" }])
+      yield* callAsk(
+        seen,
+        async (server) => [await ask("first")(server), await ask("second")(server)],
+        McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 })
+      )
+      assert.deepStrictEqual(seen.results, [])
+      assert.strictEqual(seen.errors.length, 1)
+      assert.include(seen.errors[0], "more than 1 sampling requests in one request (sampling.maxCallsPerRequest)")
+    }))
+
+  it.live("a request asking for more than maxTokens is refused; one the user declines too", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const model = ScriptedModel.layer([{ text: "never" }])
+      yield* callAsk(seen, ask("long", 5000), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 5 }))
+      assert.include(seen.errors[0], "it asks for up to 5000 tokens, more than the 100 allowed (sampling.maxTokens)")
+
+      const declined = newSeen()
+      yield* callAsk(
+        declined,
+        ask("short"),
+        McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 5, approve: () => Effect.succeed(false) })
+      )
+      assert.include(declined.errors[0], "the user declined it")
+    }))
+
+  it.live("through the agent: its model answers, and each agent request has its own count", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      let connections = 0
+      const results: Array<unknown> = []
+      const lastResult = (request: { readonly messages: ReadonlyArray<Message.Message> }) =>
+        results.push((request.messages.at(-1) as Message.ToolMessage).content)
+      // one pooled connection serves both agent requests: the count is the request's, not the connection's
+      const mcp = McpExtension.layer({ servers: [definition], connectionPool: { idleTimeToLive: "1 minute" } }).pipe(
+        Layer.provide(
+          McpClientFactory.layerInMemory({ asking: () => (connections++, asking(seen, ask("hi"))()) }).pipe(
+            Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 1 }))
+          )
+        ),
+        Layer.provide(NodeContext.layer)
+      )
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(mcp),
+        Layer.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "asking__ask" }] },
+          { text: "first sample" },
+          (request) => (lastResult(request), { text: "one" }),
+          { toolCalls: [{ name: "asking__ask" }] },
+          { text: "second sample" },
+          (request) => (lastResult(request), { text: "two" })
+        ]))
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("first")
+        yield* agent.run("second")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(seen.errors, [])
+      assert.deepStrictEqual(seen.results.map((r) => (r as { content: { text: string } }).content.text), ["first sample", "second sample"])
+      assert.strictEqual(results.length, 2)
+      assert.strictEqual(connections, 1)
+    }))
+
+  it.live("without a model of its own and outside an agent, a request is refused", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      yield* callAsk(seen, ask("hi"), McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 }))
+      assert.include(seen.errors[0], "no model is available to answer it")
+    }))
+})
+
+describe("issue 13: roots", () => {
+  it.live("roots/list is answered with file:// URIs; a change sends roots/list_changed", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      let sdk: SdkMcpServer | undefined
+      const refused = yield* Effect.flip(McpRoots.make(["/srv", "https://example.test/x"]))
+      assert.strictEqual(refused.message, "roots: \"https://example.test/x\": a root must be a path or a file:// URI")
+      const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, { uri: "file:///srv/x" }])
+      yield* Effect.gen(function*() {
+        const factory = yield* McpClientFactory.makeInMemory({
+          asking: asking(seen, async (server) => {
+            sdk = server
+            return server.server.listRoots()
+          })
+        })
+        const client = yield* factory.connect(definition)
+        yield* client.callTool("ask", {})
+        assert.deepStrictEqual(seen.errors, [])
+        assert.deepStrictEqual(seen.results, [{
+          roots: [
+            { uri: "file:///srv/project" },
+            { uri: "file:///srv/docs", name: "docs" },
+            { uri: "file:///srv/x" }
+          ]
+        }])
+        yield* roots.set(["/srv/other"])
+        assert.isTrue(yield* Processes.eventually(() => seen.rootsChanged === 1, 2_000))
+        // with no call in flight, the server's own request is answered in the connection's scope
+        const now = yield* Effect.promise(() => sdk!.server.listRoots())
+        assert.deepStrictEqual(now.roots, [{ uri: "file:///srv/other" }])
+      }).pipe(Effect.scoped, Effect.provideService(McpRoots.McpRoots, roots))
+    }))
+})
