@@ -109,7 +109,13 @@ export const layer = (
   const apiKey = Option.getOrUndefined(config.apiKey)
   const apiUrl = Option.getOrUndefined(config.baseUrl)
   const redact = [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
-  const modelOptions: AiModel.Options = { ...options, provider: config.provider, redact }
+  const modelOptions: AiModel.Options = {
+    ...options,
+    provider: config.provider,
+    redact,
+    // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
+    info: { provider: config.provider === "openai-chat" ? "openai" : config.provider, model: config.model }
+  }
   const transformClient = protectSecrets(redact)
   switch (config.provider) {
     case "openai":

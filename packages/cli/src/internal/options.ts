@@ -125,6 +125,9 @@ export const run = {
   connectTimeout,
   callTimeout,
   discoveryConcurrency,
+  verbose: Options.boolean("verbose").pipe(
+    Options.withDescription("After the answer, print the run's token usage (input, cached, output) on standard error.")
+  ),
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }
 
