@@ -12,14 +12,16 @@ import type * as Tracer from "effect/Tracer"
 const builtinTracer = Effect.runSync(Effect.tracer)
 
 /**
- * `Effect.withSpan(name, options())`, skipped under the built-in tracer. `options` is called only when the span
- * is made.
+ * `Effect.withSpan(name, options())`, skipped under the built-in tracer. `options` (and `name`, when a function) is
+ * called only when the span is made.
  *
  * @since 0.1.0
  * @category tracing
  */
-export const traced = (name: string, options?: () => Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) => tracer === builtinTracer ? self : Effect.withSpan(self, name, options?.()))
+export const traced = (name: string | (() => string), options?: () => Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) =>
+    tracer === builtinTracer ? self : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
+  )
 
 /**
  * Whether a tracer other than Effect's built-in one is installed.

@@ -33,6 +33,7 @@ import * as LocalFailure from "./internal/localFailure.js"
 import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
+import { transportAttributes } from "./internal/telemetry.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -337,7 +338,7 @@ const sdkConnect = (
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
-    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
     const fresh = () => newClient(clientInfo, server, runtime)
     return yield* server._tag === "McpStdioServer" ? connectStdio(fresh(), server) : connectHttp(fresh, server)
@@ -380,7 +381,7 @@ const inMemoryConnect = (
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
-    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
     const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
     if (makeServer === undefined) {
       return yield* new McpConnectError({ server: server.name, reason: "no in-memory server of this name" })
