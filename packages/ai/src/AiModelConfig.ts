@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AiModel from "./AiModel.js"
+import * as Gemini from "./Gemini.js"
 import * as OpenAiChat from "./OpenAiChat.js"
 import { protectSecrets } from "./internal/http.js"
 
@@ -28,7 +29,7 @@ import { protectSecrets } from "./internal/http.js"
  * @since 0.1.0
  * @category models
  */
-export type Provider = "openai" | "openai-chat" | "anthropic"
+export type Provider = "openai" | "openai-chat" | "anthropic" | "google"
 
 /**
  * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
@@ -49,12 +50,21 @@ export interface AiModelConfig {
 const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
   openai: { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
   "openai-chat": { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
-  anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" }
+  anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" },
+  google: { key: "GOOGLE_API_KEY", url: "GOOGLE_BASE_URL", host: "generativelanguage.googleapis.com" }
 }
 
 // @effect/ai-openai calls `/v1/responses`, which Chat-Completions-only servers (llama.cpp, LM Studio, ...) lack
 const responsesNotFound = "not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
   "for a server that speaks only Chat Completions use openai-chat:<model>"
+
+// `gen_ai.provider.name` as OpenTelemetry spells it: a Chat Completions server speaks OpenAI's API
+const semconvProvider: Record<Provider, string> = {
+  openai: "openai",
+  "openai-chat": "openai",
+  anthropic: "anthropic",
+  google: "gcp.gemini"
+}
 
 const nonEmpty = <A>(config: Config.Config<A>, isEmpty: (a: A) => boolean) =>
   Config.option(config).pipe(Config.map(Option.filter((a) => !isEmpty(a))))
@@ -76,7 +86,7 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
   if (!(provider in providers) || model === "") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_MODEL"],
-      `expected openai:<model>, openai-chat:<model> or anthropic:<model>, got ${JSON.stringify(text.slice(0, 80))}`
+      `expected openai:<model>, openai-chat:<model>, anthropic:<model> or google:<model>, got ${JSON.stringify(text.slice(0, 80))}`
     ))
   }
   const names = providers[provider]
@@ -114,7 +124,7 @@ export const layer = (
     provider: config.provider,
     redact,
     // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
-    info: { provider: config.provider === "openai-chat" ? "openai" : config.provider, model: config.model }
+    info: { provider: semconvProvider[config.provider], model: config.model }
   }
   const transformClient = protectSecrets(redact)
   switch (config.provider) {
@@ -126,6 +136,10 @@ export const layer = (
     case "openai-chat":
       return AiModel.layer(modelOptions).pipe(
         Layer.provide(OpenAiChat.layer({ model: config.model, apiKey, apiUrl, transformClient }))
+      )
+    case "google":
+      return AiModel.layer(modelOptions).pipe(
+        Layer.provide(Gemini.layer({ model: config.model, apiKey, apiUrl, transformClient }))
       )
     case "anthropic":
       return AiModel.layer(modelOptions).pipe(
@@ -148,7 +162,7 @@ export const layerFromConfig = (
     Effect.flatMap(configured, (config) =>
       Option.match(config, {
         onNone: () =>
-          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model> or anthropic:<model>")),
+          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model>, anthropic:<model> or google:<model>")),
         onSome: (config) => Effect.succeed(layer(config, options))
       }))
   )

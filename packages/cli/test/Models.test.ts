@@ -103,4 +103,36 @@ describe("zett run on openai-chat: (issue 16)", () => {
         "zett: debug: model unreachable, retrying in 4 s (3/3)"
       ])
     }))
+
+  it.scoped("issue 16: zett run on google: (a fake Gemini API): the function call runs the MCP tool, the answer streams", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const gemini = (chunks: ReadonlyArray<unknown>) => FakeProvider.sse(chunks.map((data) => ({ data })))
+      const server = yield* FakeProvider.fakeProvider([
+        gemini(FakeProvider.geminiChunks({ calls: [{ id: "", name: "demo__add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+        gemini(FakeProvider.geminiChunks({ text: ["2 + 40 = 42"], usage: { input: 50, output: 6 } }))
+      ])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config, "--verbose"], {
+        clientFactory: factory,
+        env: { ZETT_MODEL: "google:gemini-2.5-flash", GOOGLE_API_KEY: KEY, GOOGLE_BASE_URL: server.url }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(lines(result.stdout), [
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "2 + 40 = 42"
+      ])
+      assert.strictEqual(result.stderr, "zett: usage: 50 input tokens, 6 output tokens\n")
+      assert.deepStrictEqual(server.requests.map((r) => r.url), [
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+      ])
+      assert.deepStrictEqual(server.requests[1]!.body.contents.at(-1), {
+        role: "user",
+        parts: [{ functionResponse: { id: "call_0", name: "demo__add", response: { result: { sum: 42 } } } }]
+      })
+      assert.notInclude(result.stdout + result.stderr, KEY)
+    }))
 })

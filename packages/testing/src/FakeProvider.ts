@@ -324,3 +324,34 @@ export const chatSse = (chunks: ReadonlyArray<unknown>): Reply => (res) => {
   for (const data of chunks) res.write(`data: ${JSON.stringify(data)}\n\n`)
   res.end("data: [DONE]\n\n")
 }
+
+// -----------------------------------------------------------------------------
+// Gemini streamGenerateContent (alt=sse) chunks
+// -----------------------------------------------------------------------------
+
+/**
+ * The `data:` payloads of a streamed Gemini answer (`GenerateContentResponse` objects): one per text piece, the
+ * function calls (whole, as Gemini sends them; `pieces` are joined) in one chunk, then the finish with
+ * `usageMetadata`. Write them with `sse(geminiChunks(...).map((data) => ({ data })))`.
+ */
+export const geminiChunks = (options: StreamScript): Array<unknown> => {
+  const chunk = (parts: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
+    candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+    modelVersion: "gemini-test"
+  })
+  const chunks: Array<unknown> = (options.text ?? []).map((text) => chunk([{ text }]))
+  const calls = options.calls ?? []
+  if (calls.length > 0) {
+    chunks.push(chunk(calls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.pieces.join("")) } }))))
+  }
+  chunks.push({
+    ...chunk([{ text: "" }], { finishReason: "STOP" }),
+    usageMetadata: {
+      promptTokenCount: options.usage?.input ?? 0,
+      candidatesTokenCount: options.usage?.output ?? 0,
+      totalTokenCount: (options.usage?.input ?? 0) + (options.usage?.output ?? 0),
+      ...(options.usage?.cached !== undefined ? { cachedContentTokenCount: options.usage.cached } : {})
+    }
+  })
+  return chunks
+}
