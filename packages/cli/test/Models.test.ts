@@ -135,4 +135,34 @@ describe("zett run on openai-chat: (issue 16)", () => {
       })
       assert.notInclude(result.stdout + result.stderr, KEY)
     }))
+
+  it.scoped("issue 16: zett run on bedrock: (a fake Bedrock runtime, binary event stream): the tool call runs, the answer streams", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const server = yield* FakeProvider.fakeProvider([
+        FakeProvider.bedrockStream(FakeProvider.bedrockEvents({
+          calls: [{ id: "tooluse_1", name: "demo__add", pieces: ["{\"a\":2,", "\"b\":40}"] }]
+        }), { split: 40 }),
+        FakeProvider.bedrockStream(FakeProvider.bedrockEvents({ text: ["2 + 40 = 42"] }))
+      ])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
+        clientFactory: factory,
+        env: {
+          ZETT_MODEL: "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0",
+          AWS_BEARER_TOKEN_BEDROCK: KEY,
+          BEDROCK_BASE_URL: server.url
+        }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(lines(result.stdout), [
+        "→ demo__add {\"a\":2,\"b\":40}",
+        "← demo__add: {\"sum\":42}",
+        "2 + 40 = 42"
+      ])
+      assert.strictEqual(server.requests[0]!.url, "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream")
+      assert.strictEqual(server.requests[0]!.headers.authorization, `Bearer ${KEY}`)
+      assert.notInclude(result.stdout + result.stderr, KEY)
+    }))
 })
