@@ -52,5 +52,17 @@ export const layer: Layer.Layer<never> = Layer.unwrapEffect(
   Effect.flatMap(endpoints, (endpoints) =>
     endpoints === undefined
       ? Effect.succeed(Layer.empty)
-      : Effect.map(Effect.promise(() => import("./otlp.js")), (otlp) => otlp.layer(endpoints)))
+      : Effect.tryPromise(() => import("./otlp.js")).pipe(
+        Effect.map((otlp) => otlp.layer(endpoints)),
+        // the bundled zett has them; @zett/cli used as a library has them as optional peers
+        Effect.catchAll(() =>
+          Effect.as(
+            Effect.logWarning(
+              "an OTLP endpoint is set, but @effect/opentelemetry and the OpenTelemetry SDK are not installed: " +
+                "nothing is exported"
+            ),
+            Layer.empty
+          )
+        )
+      ))
 )
