@@ -4,6 +4,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FakeProvider from "@zett/testing/FakeProvider"
+import * as Source from "@zett/testing/Source"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import { demoCall, demoTools, fakeFactory, httpConfig, tempDir, zett } from "./utils/zett.js"
 
 interface OtlpSpan {
@@ -61,4 +66,36 @@ describe("zett OTLP export (issue 16)", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.deepStrictEqual(receiver.requests, [])
     }).pipe(Effect.scoped))
+
+  it.live("issue 16: a zett process loads no OpenTelemetry module without an endpoint, and loads them with one", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      // a module hook that reports every OpenTelemetry module the process resolves
+      Fs.writeFileSync(
+        Path.join(dir, "hooks.mjs"),
+        "export async function resolve(specifier, context, next) {\n" +
+          "  if (specifier.includes(\"opentelemetry\")) console.error(`RESOLVED ${specifier}`)\n" +
+          "  return next(specifier, context)\n}\n"
+      )
+      Fs.writeFileSync(
+        Path.join(dir, "register.mjs"),
+        `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(Path.join(dir, "hooks.mjs")).href)})\n`
+      )
+      const config = httpConfig(dir, [])
+      const run = (env: Record<string, string>) =>
+        Effect.async<string>((resume) => {
+          const child = ChildProcess.execFile(
+            process.execPath,
+            ["--import", Path.join(dir, "register.mjs"), ...Source.zettArgs, "tools", "--config", config],
+            { cwd: Source.root, timeout: 120_000, env: { PATH: process.env.PATH ?? "", HOME: dir, ...env } },
+            (_error, _stdout, stderr) => resume(Effect.succeed(stderr))
+          )
+          return Effect.sync(() => child.kill("SIGKILL"))
+        })
+      const without = yield* run({})
+      assert.notInclude(without, "RESOLVED")
+      const receiver = yield* FakeProvider.fakeProvider([FakeProvider.json(200, {})])
+      const withEndpoint = yield* run({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+      assert.include(withEndpoint, "RESOLVED @effect/opentelemetry/NodeSdk")
+    }).pipe(Effect.scoped), 240_000)
 })
