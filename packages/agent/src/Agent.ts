@@ -71,6 +71,11 @@ export interface Options<Extensions extends ReadonlyArray<ExtensionInput> = Read
   /** How many calls of one turn run at once; default 1 (in order, so steering can skip the rest). */
   readonly toolConcurrency?: number | undefined
   readonly compaction?: Compaction | undefined
+  /**
+   * Put message content, tool arguments and tool results on spans (`gen_ai.input.messages`,
+   * `gen_ai.tool.call.arguments`, ...); default `false`: spans carry names, ids, counts and error types only.
+   */
+  readonly captureContent?: boolean | undefined
 }
 
 type ErrorOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infer T
@@ -108,7 +113,8 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
     toolTimeout: options.toolTimeout == null ? undefined : Duration.decode(options.toolTimeout),
     toolConcurrency: options.toolConcurrency ?? 1,
     compaction: options.compaction,
-    active: new Set()
+    active: new Set(),
+    telemetry: internal.makeTelemetry(model.info, options.captureContent === true)
   }
   const toUser = (input: string | UserMessage) => typeof input === "string" ? new UserMessage({ content: input }) : input
   return Agent.of({

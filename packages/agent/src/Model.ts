@@ -58,11 +58,24 @@ export class ModelError extends Schema.TaggedError<ModelError>("@zett/agent/Mode
 }
 
 /**
+ * Who serves a model, for telemetry: `provider` as OpenTelemetry's `gen_ai.provider.name` spells it (`openai`,
+ * `anthropic`, ...), `model` the requested model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelInfo {
+  readonly provider: string
+  readonly model: string
+}
+
+/**
  * @since 0.1.0
  * @category tags
  */
 export class Model extends Context.Tag("@zett/agent/Model")<Model, {
   readonly stream: (request: ModelRequest) => Stream.Stream<ModelEvent, ModelError>
+  readonly info?: ModelInfo | undefined
 }>() {}
 
 /**

@@ -57,6 +57,8 @@ export interface Options {
   readonly redact?: ReadonlyArray<Redacted.Redacted> | undefined
   /** What an HTTP 404 from this provider means, in the reason; default `not found: check the base URL and the model name`. */
   readonly notFound?: string | undefined
+  /** The provider (as `gen_ai.provider.name` spells it) and the model, for the agent's spans and metrics. */
+  readonly info?: Model.ModelInfo | undefined
   /** The level of the line each retry logs ("model unreachable, retrying in 2 s (1/3)"); default `Info`. */
   readonly retryLogLevel?: LogLevel.LogLevel | undefined
 }
@@ -236,7 +238,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       })
     )
 
-  return Model.Model.of({ stream })
+  return Model.Model.of(options.info !== undefined ? { stream, info: options.info } : { stream })
 })
 
 /**

@@ -18,6 +18,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as AiModel from "./AiModel.js"
+import * as Bedrock from "./Bedrock.js"
+import * as Gemini from "./Gemini.js"
 import * as OpenAiChat from "./OpenAiChat.js"
 import { protectSecrets } from "./internal/http.js"
 
@@ -28,7 +30,7 @@ import { protectSecrets } from "./internal/http.js"
  * @since 0.1.0
  * @category models
  */
-export type Provider = "openai" | "openai-chat" | "anthropic"
+export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedrock"
 
 /**
  * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
@@ -44,17 +46,30 @@ export interface AiModelConfig {
   readonly apiKey: Option.Option<Redacted.Redacted>
   /** An OpenAI-compatible server (its `/v1` URL, e.g. `http://127.0.0.1:11434/v1` for Ollama) or an Anthropic proxy. */
   readonly baseUrl: Option.Option<string>
+  /** Bedrock's region (`AWS_REGION`, default `us-east-1`), when no base URL is set. */
+  readonly region?: string | undefined
 }
 
 const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
   openai: { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
   "openai-chat": { key: "OPENAI_API_KEY", url: "OPENAI_BASE_URL", host: "api.openai.com" },
-  anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" }
+  anthropic: { key: "ANTHROPIC_API_KEY", url: "ANTHROPIC_BASE_URL", host: "api.anthropic.com" },
+  google: { key: "GOOGLE_API_KEY", url: "GOOGLE_BASE_URL", host: "generativelanguage.googleapis.com" },
+  bedrock: { key: "AWS_BEARER_TOKEN_BEDROCK", url: "BEDROCK_BASE_URL", host: "bedrock-runtime.<region>.amazonaws.com" }
 }
 
 // @effect/ai-openai calls `/v1/responses`, which Chat-Completions-only servers (llama.cpp, LM Studio, ...) lack
 const responsesNotFound = "not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
   "for a server that speaks only Chat Completions use openai-chat:<model>"
+
+// `gen_ai.provider.name` as OpenTelemetry spells it: a Chat Completions server speaks OpenAI's API
+const semconvProvider: Record<Provider, string> = {
+  openai: "openai",
+  "openai-chat": "openai",
+  anthropic: "anthropic",
+  google: "gcp.gemini",
+  bedrock: "aws.bedrock"
+}
 
 const nonEmpty = <A>(config: Config.Config<A>, isEmpty: (a: A) => boolean) =>
   Config.option(config).pipe(Config.map(Option.filter((a) => !isEmpty(a))))
@@ -76,7 +91,7 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
   if (!(provider in providers) || model === "") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_MODEL"],
-      `expected openai:<model>, openai-chat:<model> or anthropic:<model>, got ${JSON.stringify(text.slice(0, 80))}`
+      `expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>, got ${JSON.stringify(text.slice(0, 80))}`
     ))
   }
   const names = providers[provider]
@@ -91,7 +106,10 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
       `${names.key} is needed for ${names.host}; for a local server without a key set ${names.url}`
     ))
   }
-  return Option.some<AiModelConfig>({ provider, model, apiKey, baseUrl })
+  const region = provider === "bedrock"
+    ? Option.getOrUndefined(yield* nonEmpty(Config.string("AWS_REGION"), (region) => region.trim() === ""))
+    : undefined
+  return Option.some<AiModelConfig>({ provider, model, apiKey, baseUrl, ...(region !== undefined ? { region } : {}) })
 })
 
 /**
@@ -109,7 +127,13 @@ export const layer = (
   const apiKey = Option.getOrUndefined(config.apiKey)
   const apiUrl = Option.getOrUndefined(config.baseUrl)
   const redact = [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
-  const modelOptions: AiModel.Options = { ...options, provider: config.provider, redact }
+  const modelOptions: AiModel.Options = {
+    ...options,
+    provider: config.provider,
+    redact,
+    // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
+    info: { provider: semconvProvider[config.provider], model: config.model }
+  }
   const transformClient = protectSecrets(redact)
   switch (config.provider) {
     case "openai":
@@ -120,6 +144,14 @@ export const layer = (
     case "openai-chat":
       return AiModel.layer(modelOptions).pipe(
         Layer.provide(OpenAiChat.layer({ model: config.model, apiKey, apiUrl, transformClient }))
+      )
+    case "google":
+      return AiModel.layer(modelOptions).pipe(
+        Layer.provide(Gemini.layer({ model: config.model, apiKey, apiUrl, transformClient }))
+      )
+    case "bedrock":
+      return AiModel.layer(modelOptions).pipe(
+        Layer.provide(Bedrock.layer({ model: config.model, apiKey, apiUrl, region: config.region, transformClient }))
       )
     case "anthropic":
       return AiModel.layer(modelOptions).pipe(
@@ -142,7 +174,7 @@ export const layerFromConfig = (
     Effect.flatMap(configured, (config) =>
       Option.match(config, {
         onNone: () =>
-          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model> or anthropic:<model>")),
+          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>")),
         onSome: (config) => Effect.succeed(layer(config, options))
       }))
   )

@@ -59,7 +59,7 @@ describe("AiModel configuration from the environment", () => {
       for (const spec of ["gpt-4.1-mini", "mistral:large", "openai:", ":gpt"]) {
         const error = yield* Effect.flip(AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
         assert.isTrue(ConfigError.isInvalidData(error), spec)
-        assert.include(String(error), "expected openai:<model>, openai-chat:<model> or anthropic:<model>")
+        assert.include(String(error), "expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>")
       }
       const missing = yield* Effect.flip(
         AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))

@@ -205,7 +205,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       const provider = yield* fakeProvider([json(200, {})])
       const model = yield* buildModel(chatModel({ ...provider, url: "http://127.0.0.1:1" }))
       const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.flip, Effect.provide(logs.layer), Effect.fork)
-      for (const delay of ["1 second", "2 seconds", "4 seconds"]) {
+      for (const delay of ["1 second", "2 seconds", "4 seconds"] as const) {
         yield* pendingSleep
         yield* TestClock.adjust(delay)
       }

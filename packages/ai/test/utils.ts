@@ -156,3 +156,27 @@ export const chatModel = (
     apiKey: Option.some(Redacted.make(KEY)),
     baseUrl: Option.some(`${provider.url}/v1`)
   }, options).pipe(Layer.provide(client))
+
+/** The Model on Gemini (Google's Gemini API) against the fake provider. */
+export const geminiModel = (
+  provider: FakeProvider,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model> =>
+  AiModelConfig.layer({
+    provider: "google",
+    model: "gemini-2.5-flash",
+    apiKey: Option.some(Redacted.make(KEY)),
+    baseUrl: Option.some(provider.url)
+  }, options).pipe(Layer.provide(client))
+
+/** The Model on Bedrock (Converse API, a Bedrock API key) against the fake provider. */
+export const bedrockModel = (
+  provider: FakeProvider,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model> =>
+  AiModelConfig.layer({
+    provider: "bedrock",
+    model: "anthropic.claude-3-5-haiku-20241022-v1:0",
+    apiKey: Option.some(Redacted.make(KEY)),
+    baseUrl: Option.some(provider.url)
+  }, options).pipe(Layer.provide(client))

@@ -13,8 +13,10 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
+import * as Tracing from "@zett/agent/Tracing"
 import * as CliError from "./CliError.js"
 import * as Options from "./internal/options.js"
+import * as Telemetry from "./internal/telemetry.js"
 import * as Output from "./Output.js"
 
 /**
@@ -205,5 +207,8 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, O
       const { code, message } = CliError.fromCause(cause)
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${message}`), code)
     }),
+    // one trace per command, exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    Tracing.traced(`zett ${args.find((arg) => !arg.startsWith("-")) ?? ""}`.trim()),
+    Effect.provide(Telemetry.layer),
     Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerConsole))
   )

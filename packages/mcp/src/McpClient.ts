@@ -202,14 +202,25 @@ const lenientPage = (
   return { tools, nextCursor: page.nextCursor, skipped }
 }
 
+// OpenTelemetry's MCP conventions: the method, the session (Streamable HTTP), the tool
+const spanAttributes = (client: Client, server: string, method: string): Record<string, unknown> => {
+  const session = client.transport?.sessionId
+  return { "mcp.method.name": method, "mcp.server": server, ...(session !== undefined ? { "mcp.session.id": session } : {}) }
+}
+const toolCallAttributes = (client: Client, server: string, name: string) => ({
+  ...spanAttributes(client, server, "tools/call"),
+  "gen_ai.operation.name": "execute_tool",
+  "gen_ai.tool.name": name
+})
+
 /**
  * Builds an `McpClient` from a connected SDK `Client`. Everything the server sends back (tool definitions,
  * results, error reasons) passes through `scrubber`, made from the server's header or environment values:
  * a server that repeats its credentials, in any form, does not hand them on. Closing the client stays with
  * whoever connected it.
  *
- * Each request runs in a span (`McpClient.listTools`, `McpClient.callTool`, attributes `mcp.server` and
- * `mcp.tool`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
+ * Each request runs in a span named after OpenTelemetry's MCP conventions (`tools/list`, `tools/call {tool}`,
+ * attributes `mcp.method.name`, `mcp.session.id`, `gen_ai.tool.name`, and `mcp.server`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
  * span is skipped to keep the warm call path thin.
  *
  * @since 0.1.0
@@ -223,7 +234,7 @@ export const fromSdkClient = (client: Client, options: {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
   keepNotificationOrder(client)
-  const listSpan = () => ({ attributes: { "mcp.server": server }, captureStackTrace: false })
+  const listSpan = () => ({ attributes: spanAttributes(client, server, "tools/list"), captureStackTrace: false })
   const listError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/list", cause, scrubber })
   const callError = (cause: unknown) => McpRequestError.fromCause({ server, method: "tools/call", cause, scrubber })
 
@@ -253,7 +264,7 @@ export const fromSdkClient = (client: Client, options: {
         )
       ),
       Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
-      Tracing.traced("McpClient.listTools", listSpan)
+      Tracing.traced("tools/list", listSpan)
     )
 
   // Every call asks for progress (the SDK sends a `progressToken` only with a callback); one without a
@@ -283,8 +294,9 @@ export const fromSdkClient = (client: Client, options: {
           })
         )),
       catch: callError
-    }).pipe(Tracing.traced("McpClient.callTool", () => ({
-      attributes: { "mcp.server": server, "mcp.tool": name },
+    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+      kind: "client",
+      attributes: toolCallAttributes(client, server, name),
       captureStackTrace: false
     })))
 

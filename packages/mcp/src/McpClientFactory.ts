@@ -38,6 +38,7 @@ import * as McpClient from "./McpClient.js"
 import { McpConnectError } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTokenStore from "./McpTokenStore.js"
+import { transportAttributes } from "./internal/telemetry.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -388,7 +389,7 @@ const sdkConnect = (
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
-    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
     const requests = yield* serverRequests(handlers, server)
     const fresh = () => newClient(clientInfo, server, runtime, requests)
@@ -436,7 +437,7 @@ const inMemoryConnect = (
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
-    yield* Effect.annotateCurrentSpan("mcp.server", server.name)
+    yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
     const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
     if (makeServer === undefined) {
       return yield* new McpConnectError({ server: server.name, reason: "no in-memory server of this name" })

@@ -394,7 +394,7 @@ export const make = Effect.fnUntraced(function*(
       return outcome.value
     }).pipe(
       Effect.tapBoth({ onFailure: () => counted(server, "failed"), onSuccess: () => counted(server, "ok") }),
-      Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "mcp.tool": tool.remoteName } }))
+      Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
     )
 
   const toolFilter = options.toolFilter

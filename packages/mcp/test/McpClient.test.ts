@@ -383,8 +383,8 @@ describe("McpClient, exactly", () => {
       const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
       const list = yield* client.listTools().pipe(Effect.withTracer(tracer), Effect.cause)
       const call = yield* client.callTool("x", {}).pipe(Effect.withTracer(tracer), Effect.cause)
-      assert.match(Cause.pretty(list), /^ {4}at McpClient\.listTools$/m)
-      assert.match(Cause.pretty(call), /^ {4}at McpClient\.callTool$/m)
+      assert.match(Cause.pretty(list), /^ {4}at tools\/list$/m)
+      assert.match(Cause.pretty(call), /^ {4}at tools\/call x$/m)
     }))
 
   it.scoped("a listing without malformed tools logs nothing", () =>
@@ -456,7 +456,7 @@ describe("McpClientFactory.layerInMemory", () => {
       assert.strictEqual(broken.message, "broken: in-memory server failed: cannot build")
     }))
 
-  it.scoped("spans McpClientFactory.connect, McpClient.listTools and McpClient.callTool carry server and tool names", () =>
+  it.scoped("issue 16: spans McpClientFactory.connect, tools/list and tools/call {tool} follow the MCP conventions", () =>
     Effect.gen(function*() {
       const spans: Array<Tracer.Span> = []
       const native = yield* Effect.tracer
@@ -472,11 +472,21 @@ describe("McpClientFactory.layerInMemory", () => {
       yield* client.listTools().pipe(Effect.withTracer(tracer))
       yield* client.callTool("structured", {}).pipe(Effect.withTracer(tracer))
       const byName = (name: string) => spans.find((span) => span.name === name)!
-      assert.deepStrictEqual(Object.fromEntries(byName("McpClientFactory.connect").attributes), { "mcp.server": "low" })
-      assert.deepStrictEqual(Object.fromEntries(byName("McpClient.listTools").attributes), { "mcp.server": "low" })
-      assert.deepStrictEqual(Object.fromEntries(byName("McpClient.callTool").attributes), {
+      assert.deepStrictEqual(Object.fromEntries(byName("McpClientFactory.connect").attributes), {
         "mcp.server": "low",
-        "mcp.tool": "structured"
+        "network.transport": "inproc"
+      })
+      assert.deepStrictEqual(Object.fromEntries(byName("tools/list").attributes), {
+        "mcp.method.name": "tools/list",
+        "mcp.server": "low"
+      })
+      const call = byName("tools/call structured")
+      assert.strictEqual(call.kind, "client")
+      assert.deepStrictEqual(Object.fromEntries(call.attributes), {
+        "mcp.method.name": "tools/call",
+        "mcp.server": "low",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "structured"
       })
     }))
 

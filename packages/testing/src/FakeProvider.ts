@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
+import * as Zlib from "node:zlib"
 import type { AddressInfo } from "node:net"
 
 /** One request as the fake provider saw it. */
@@ -323,4 +324,118 @@ export const chatSse = (chunks: ReadonlyArray<unknown>): Reply => (res) => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
   for (const data of chunks) res.write(`data: ${JSON.stringify(data)}\n\n`)
   res.end("data: [DONE]\n\n")
+}
+
+// -----------------------------------------------------------------------------
+// Gemini streamGenerateContent (alt=sse) chunks
+// -----------------------------------------------------------------------------
+
+/**
+ * The `data:` payloads of a streamed Gemini answer (`GenerateContentResponse` objects): one per text piece, the
+ * function calls (whole, as Gemini sends them; `pieces` are joined) in one chunk, then the finish with
+ * `usageMetadata`. Write them with `sse(geminiChunks(...).map((data) => ({ data })))`.
+ */
+export const geminiChunks = (options: StreamScript): Array<unknown> => {
+  const chunk = (parts: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
+    candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+    modelVersion: "gemini-test"
+  })
+  const chunks: Array<unknown> = (options.text ?? []).map((text) => chunk([{ text }]))
+  const calls = options.calls ?? []
+  if (calls.length > 0) {
+    chunks.push(chunk(calls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.pieces.join("")) } }))))
+  }
+  chunks.push({
+    ...chunk([{ text: "" }], { finishReason: "STOP" }),
+    usageMetadata: {
+      promptTokenCount: options.usage?.input ?? 0,
+      candidatesTokenCount: options.usage?.output ?? 0,
+      totalTokenCount: (options.usage?.input ?? 0) + (options.usage?.output ?? 0),
+      ...(options.usage?.cached !== undefined ? { cachedContentTokenCount: options.usage.cached } : {})
+    }
+  })
+  return chunks
+}
+
+// -----------------------------------------------------------------------------
+// Bedrock ConverseStream (application/vnd.amazon.eventstream)
+// -----------------------------------------------------------------------------
+
+/** The events of a ConverseStream answer: messageStart, a text block, toolUse blocks, messageStop, metadata. */
+export const bedrockEvents = (options: StreamScript): Array<{ readonly type: string; readonly payload: unknown }> => {
+  const events: Array<{ type: string; payload: unknown }> = [{ type: "messageStart", payload: { role: "assistant" } }]
+  let index = 0
+  if (options.text !== undefined) {
+    for (const text of options.text) events.push({ type: "contentBlockDelta", payload: { contentBlockIndex: index, delta: { text } } })
+    events.push({ type: "contentBlockStop", payload: { contentBlockIndex: index } })
+    index++
+  }
+  for (const call of options.calls ?? []) {
+    events.push({
+      type: "contentBlockStart",
+      payload: { contentBlockIndex: index, start: { toolUse: { toolUseId: call.id, name: call.name } } }
+    })
+    for (const input of call.pieces) {
+      events.push({ type: "contentBlockDelta", payload: { contentBlockIndex: index, delta: { toolUse: { input } } } })
+    }
+    events.push({ type: "contentBlockStop", payload: { contentBlockIndex: index } })
+    index++
+  }
+  events.push({ type: "messageStop", payload: { stopReason: (options.calls ?? []).length > 0 ? "tool_use" : "end_turn" } })
+  events.push({
+    type: "metadata",
+    payload: {
+      usage: {
+        inputTokens: options.usage?.input ?? 0,
+        outputTokens: options.usage?.output ?? 0,
+        totalTokens: (options.usage?.input ?? 0) + (options.usage?.output ?? 0),
+        ...(options.usage?.cached !== undefined ? { cacheReadInputTokens: options.usage.cached } : {})
+      },
+      metrics: { latencyMs: 100 }
+    }
+  })
+  return events
+}
+
+/** One message of AWS's event-stream encoding, with its CRCs, as Bedrock sends it. */
+export const eventStreamMessage = (headers: Record<string, string>, payload: unknown): Buffer => {
+  const headerBytes = Buffer.concat(Object.entries(headers).map(([name, value]) => {
+    const n = Buffer.from(name, "utf8")
+    const v = Buffer.from(value, "utf8")
+    const head = Buffer.alloc(1 + n.length + 1 + 2)
+    head.writeUInt8(n.length, 0)
+    n.copy(head, 1)
+    head.writeUInt8(7, 1 + n.length)
+    head.writeUInt16BE(v.length, 2 + n.length)
+    return Buffer.concat([head, v])
+  }))
+  const body = Buffer.from(JSON.stringify(payload), "utf8")
+  const total = 12 + headerBytes.length + body.length + 4
+  const prelude = Buffer.alloc(8)
+  prelude.writeUInt32BE(total, 0)
+  prelude.writeUInt32BE(headerBytes.length, 4)
+  const preludeCrc = Buffer.alloc(4)
+  preludeCrc.writeUInt32BE(Zlib.crc32(prelude), 0)
+  const withoutCrc = Buffer.concat([prelude, preludeCrc, headerBytes, body])
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(Zlib.crc32(withoutCrc), 0)
+  return Buffer.concat([withoutCrc, crc])
+}
+
+/** A ConverseStream answer; `split` cuts the bytes in pieces of that size, so messages arrive across reads. */
+export const bedrockStream = (
+  events: ReadonlyArray<{ readonly type: string; readonly payload: unknown }>,
+  options: { readonly split?: number } = {}
+): Reply =>
+async (res) => {
+  res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" })
+  const bytes = Buffer.concat(events.map(({ payload, type }) =>
+    eventStreamMessage({ ":event-type": type, ":content-type": "application/json", ":message-type": "event" }, payload)
+  ))
+  const size = options.split ?? bytes.length
+  for (let at = 0; at < bytes.length; at += size) {
+    res.write(bytes.subarray(at, at + size))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  res.end()
 }

@@ -1,8 +1,10 @@
 /** @internal */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -17,7 +19,7 @@ import * as Tool from "../Tool.js"
 import { closest } from "./closest.js"
 import * as pending from "./pending.js"
 import type { Compaction } from "../Agent.js"
-import { traced } from "../Tracing.js"
+import { operationDuration, tokenUsage, tracedWith } from "../Tracing.js"
 
 
 /** @internal */
@@ -33,7 +35,54 @@ export interface Engine {
   readonly toolConcurrency: number
   readonly compaction: Compaction | undefined
   readonly active: Set<RunState>
+  readonly telemetry: Telemetry
 }
+
+/**
+ * Span names, attributes and metric keys of one agent, made once (OpenTelemetry GenAI conventions): a model call
+ * is `chat {model}`, a tool call `execute_tool {name}`, a run `invoke_agent`. Content (messages, arguments,
+ * results) only with `captureContent`.
+ *
+ * @internal
+ */
+export interface Telemetry {
+  readonly modelSpan: string
+  readonly modelAttributes: Readonly<Record<string, unknown>>
+  readonly runAttributes: Readonly<Record<string, unknown>>
+  readonly captureContent: boolean
+  readonly inputTokens: Metric.Metric.Histogram<number>
+  readonly outputTokens: Metric.Metric.Histogram<number>
+  readonly duration: Metric.Metric.Histogram<number>
+}
+
+/** @internal */
+export const makeTelemetry = (info: Model.ModelInfo | undefined, captureContent: boolean): Telemetry => {
+  const common: Record<string, string> = {
+    "gen_ai.operation.name": "chat",
+    ...(info !== undefined ? { "gen_ai.provider.name": info.provider, "gen_ai.request.model": info.model } : {})
+  }
+  const tagged = <A extends Metric.Metric.Histogram<number>>(metric: A, extra: Record<string, string> = {}) =>
+    Object.entries({ ...common, ...extra }).reduce(
+      (metric, [key, value]) => Metric.tagged(metric, key, value) as A,
+      metric
+    )
+  return {
+    modelSpan: info !== undefined ? `chat ${info.model}` : "chat",
+    modelAttributes: common,
+    runAttributes: { ...common, "gen_ai.operation.name": "invoke_agent" },
+    captureContent,
+    inputTokens: tagged(tokenUsage, { "gen_ai.token.type": "input" }),
+    outputTokens: tagged(tokenUsage, { "gen_ai.token.type": "output" }),
+    duration: tagged(operationDuration)
+  }
+}
+
+const usageAttributes = (usage: Usage | undefined): Record<string, unknown> =>
+  usage === undefined ? {} : {
+    "gen_ai.usage.input_tokens": usage.inputTokens,
+    "gen_ai.usage.output_tokens": usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined ? { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens } : {})
+  }
 
 let nextRunId = 0
 
@@ -199,7 +248,13 @@ const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect
       stream = (request) => wrap(run, request, next)
     }
   }
-  const acc = { text: "", calls: [] as Array<ToolCall>, usage: undefined as Usage | undefined }
+  const acc = {
+    text: "",
+    calls: [] as Array<ToolCall>,
+    usage: undefined as Usage | undefined,
+    reason: undefined as string | undefined
+  }
+  const telemetry = engine.telemetry
   return forEachEvent(stream(request), (event) => {
     switch (event._tag) {
       case "TextDelta":
@@ -210,6 +265,7 @@ const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect
         break
       case "Finish":
         acc.usage = event.usage
+        acc.reason = event.reason
         break
     }
   }).pipe(
@@ -220,9 +276,48 @@ const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect
         ...(acc.usage !== undefined ? { usage: acc.usage } : {})
       })
     ),
-    traced("Agent.model")
+    measured(telemetry),
+    tracedWith(
+      () => telemetry.modelSpan,
+      () => ({ kind: "client", attributes: telemetry.modelAttributes }),
+      (message) => ({
+        ...usageAttributes(message.usage),
+        ...(acc.reason !== undefined ? { "gen_ai.response.finish_reasons": [acc.reason] } : {}),
+        ...(telemetry.captureContent
+          ? {
+            "gen_ai.input.messages": JSON.stringify(request.messages),
+            "gen_ai.output.messages": JSON.stringify([message])
+          }
+          : {})
+      })
+    )
   )
 }
+
+/** Records `gen_ai.client.operation.duration` (with `error.type` on failure) and `gen_ai.client.token.usage`. */
+const measured = (telemetry: Telemetry) =>
+<E extends { readonly _tag: string }>(
+  self: Effect.Effect<AssistantMessage, E>
+): Effect.Effect<AssistantMessage, E> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) =>
+    Effect.onExit(self, (exit) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const seconds = (now - start) / 1000
+        if (Exit.isFailure(exit)) {
+          const failure = Cause.failureOption(exit.cause)
+          const type = Option.isSome(failure) ? failure.value._tag : "_OTHER"
+          return Metric.update(Metric.tagged(telemetry.duration, "error.type", type), seconds)
+        }
+        const usage = exit.value.usage
+        const duration = Metric.update(telemetry.duration, seconds)
+        return usage === undefined ? duration : Effect.zipRight(
+          duration,
+          Effect.zipRight(
+            Metric.update(telemetry.inputTokens, usage.inputTokens),
+            Metric.update(telemetry.outputTokens, usage.outputTokens)
+          )
+        )
+      })))
 
 /** What the model is told about a failed call: the kind and a readable message, never a stack trace. */
 const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
@@ -300,7 +395,27 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
       }
     }
     return message
-  }).pipe(traced("Agent.tool", () => ({ attributes: { "tool.name": call.name, "tool.call_id": call.id } })))
+  }).pipe(tracedWith(
+    () => `execute_tool ${call.name}`,
+    () => ({
+      attributes: {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": call.name,
+        "gen_ai.tool.call.id": call.id,
+        "gen_ai.tool.type": "function",
+        ...(engine.telemetry.captureContent ? { "gen_ai.tool.call.arguments": JSON.stringify(call.arguments) } : {})
+      }
+    }),
+    (message) => ({
+      ...(message.status === "TOOL_FAILED" ? { "error.type": errorType(message.content) } : {}),
+      ...(engine.telemetry.captureContent ? { "gen_ai.tool.call.result": JSON.stringify(message.content) } : {})
+    })
+  ))
+
+const errorType = (content: unknown): string => {
+  const type = (content as { readonly error?: { readonly type?: unknown } } | null)?.error?.type
+  return typeof type === "string" ? type : "_OTHER"
+}
 
 const skipped = (call: ToolCall) =>
   new ToolMessage({
@@ -394,7 +509,11 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
         const result = yield* turnLoop(engine, run)
         yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
         return result
-      }).pipe(traced("Agent.run", () => ({ attributes: { "agent.run_id": run.runId } })))))
+      }).pipe(tracedWith(
+        () => "invoke_agent",
+        () => ({ attributes: { ...engine.telemetry.runAttributes, "zett.agent.run_id": run.runId } }),
+        (result) => usageAttributes(result.runUsage ?? result.usage)
+      ))))
       engine.active.delete(run)
       const settled = yield* Effect.exit(settle(run, exit))
       yield* Scope.close(scope, settled)

@@ -24,6 +24,7 @@ import { scrub } from "./failure.js"
 const providerSecretHeaders: ReadonlyArray<string> = [
   "proxy-authorization",
   "api-key",
+  "x-goog-api-key",
   "openai-organization",
   "openai-project"
 ]

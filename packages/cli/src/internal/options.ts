@@ -134,6 +134,9 @@ export const run = {
   callTimeout,
   discoveryConcurrency,
   yesDefaults,
+  verbose: Options.boolean("verbose").pipe(
+    Options.withDescription("After the answer, print the run's token usage (input, cached, output) on standard error.")
+  ),
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }
 

@@ -3,10 +3,12 @@
  *
  * @internal
  */
+import type { Message } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadConfiguration, modelLayer, noModel, offerLogins, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
+import * as Output from "../Output.js"
 import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
 import { extensionLimit, limitOf } from "./options.js"
@@ -29,7 +31,7 @@ export const handler = (options: Options.RunOptions) =>
         ? Effect.succeed(servers)
         : Effect.orElseSucceed(Effect.map(loadConfiguration(options.config, options), (loaded) => loaded.snapshot.servers), () => [])
     )
-    yield* runAgent(options.prompt, {
+    const result = yield* runAgent(options.prompt, {
       configPath,
       servers,
       strictConfig: !options.lenient,
@@ -38,4 +40,18 @@ export const handler = (options: Options.RunOptions) =>
       callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300))),
       discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
     }, model.value).pipe(Inputs.provide)
+    if (options.verbose) {
+      const output = yield* Output.Output
+      yield* output.stderr(`zett: ${usageLine(result.runUsage ?? result.usage)}\n`)
+    }
   })
+
+const count = (n: number) => n.toLocaleString("en-US")
+
+/** `usage: 1,250 input tokens (1,000 cached), 48 output tokens`, or that the provider reported none. */
+export const usageLine = (usage: Message.Usage | undefined): string =>
+  usage === undefined
+    ? "usage: the model reported no token usage"
+    : `usage: ${count(usage.inputTokens)} input tokens${
+      usage.cachedInputTokens !== undefined ? ` (${count(usage.cachedInputTokens)} cached)` : ""
+    }, ${count(usage.outputTokens)} output tokens`
