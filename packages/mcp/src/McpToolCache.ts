@@ -300,8 +300,7 @@ const makeShared = (
 ): Shared => {
   const ttl = options.ttl
   const bounded = <A>(operation: string, effect: Effect.Effect<A, unknown>) =>
-    effect.pipe(
-      Effect.timeout(options.operationTimeout),
+    RedisLock.timeoutAfterIo(effect, options.operationTimeout, () => new Cause.TimeoutException()).pipe(
       Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
     )
   const warn = (key: Key, error: SharedUnavailable, then: string) =>
