@@ -43,7 +43,7 @@ await build({
   target: "node20",
   outdir: join(benchDir, ".build"),
   outExtension: { ".js": ".mjs" },
-  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "dotenv", "zod"],
+  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "dotenv", "zod", "ioredis"],
   conditions: ["@zett/source"],
   // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
   mainFields: ["module", "main"],
@@ -164,6 +164,14 @@ const plan: Record<string, () => Array<Job>> = {
         timeoutMs: 120_000
       }))),
   pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }],
+  // P processes × R requests, cold, the tool cache shared through Redis against one cache per process (issue 17)
+  fleet: () =>
+    rounds(quick ? 1 : 2, ["shared", "unshared"], (variant) => [{
+      args: quick
+        ? { case: "fleet", lib: "zett", variant, processes: 2, requests: 2, n: 2, delay: 100 }
+        : { case: "fleet", lib: "zett", variant, processes: 8, requests: 3, n: 5, delay: 200 },
+      timeoutMs: 300_000
+    }]),
   // Start-up of the installed `zett` (the bundle that `npm run build` makes), each a whole process, against
   // `node -e 0` and against a process that only imports the raw SDK client, interleaved.
   "cli-start": () => {

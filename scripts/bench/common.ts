@@ -73,6 +73,8 @@ export const makeProbe = () => {
     spawnlog,
     spawns: () => lines().filter((l) => l.startsWith("spawn")).length,
     conns: () => lines().filter((l) => l === "conn").length,
+    /** tools/list requests answered by the stdio servers of this probe: discoveries */
+    lists: () => lines().filter((l) => l === "list").length,
     /** stdio server processes of this probe that are still alive (zombies excluded). */
     alive: () => {
       let n = 0

@@ -1,6 +1,9 @@
 // One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
 // Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
-import { cpus, loadavg } from "node:os"
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type AddressInfo } from "node:net"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import {
@@ -34,7 +37,8 @@ const flags = parseFlags(process.argv.slice(2), [
   "warmup",
   "runs",
   "chunks",
-  "requests"
+  "requests",
+  "processes"
 ])
 const num = (key: string, fallback: number) => (flags[key] === undefined ? fallback : Number(flags[key]))
 const lib = flags.lib ?? "raw"
@@ -411,6 +415,133 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       scoped,
       raw: { warmMs: median(back), afterIdleGapMs: median(afterGap) },
       ok: pooled.spawns === 0 && pooled.aliveAfterDispose === 0 && pooled.aliveBeforeDispose === 1
+    }
+  },
+
+  /**
+   * Case 9 (issue 17): P processes of a Zett app, all cold, each running R requests one after another against
+   * the same N slow stdio servers; `variant=shared` shares the tool cache through a real Redis
+   * (McpToolCache.layerRedis), `unshared` keeps it per process. Counts server spawns and tools/list calls
+   * (discoveries) and times each process's first model call from the common start.
+   */
+  fleet: async () => {
+    const n = num("n", 5)
+    const processes = num("processes", 8)
+    const requests = num("requests", 3)
+    const shared = flags.variant !== "unshared"
+    const probe = makeProbe()
+    const servers = stdioServers(probe, n, { k: 10, delay: num("delay", 200) })
+    const redis = shared ? await startRedis() : undefined
+    try {
+      const members = Array.from({ length: processes }, () => {
+        const child = spawn(process.execPath, [process.argv[1]!, "--case=fleet-member", "--lib=zett", `--requests=${requests}`], {
+          env: {
+            ...process.env,
+            FLEET_SERVERS: JSON.stringify(servers),
+            ...(redis === undefined ? {} : { REDIS_URL: redis.url })
+          },
+          stdio: ["pipe", "pipe", "pipe"]
+        })
+        let out = ""
+        let err = ""
+        child.stdout.on("data", (d) => (out += String(d)))
+        child.stderr.on("data", (d) => (err += String(d)))
+        const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+        return { child, out: () => out, err: () => err, exited }
+      })
+      while (!members.every((m) => m.out().includes("READY"))) {
+        if (members.some((m) => m.child.exitCode !== null)) throw new Error(`a member exited early: ${members.map((m) => m.err()).join("")}`)
+        await sleep(10)
+      }
+      const start = performance.now()
+      for (const m of members) m.child.stdin.end("go\n")
+      await Promise.all(members.map((m) => m.exited))
+      const ms = performance.now() - start
+      const results = members.map((m) => {
+        const line = m.out().split("\n").find((l) => l.startsWith("RESULT "))
+        if (line === undefined) throw new Error(`a member failed: ${m.err().slice(-500)}`)
+        return JSON.parse(line.slice(7)) as { goAt: number; firstModelAt: number; tools: number; ok: boolean }
+      })
+      const firstModel = results.map((r) => r.firstModelAt - r.goAt)
+      const spawns = probe.spawns()
+      const lists = probe.lists()
+      return {
+        label: shared ? "Zett, tool cache shared through Redis" : "Zett, tool cache per process",
+        shared,
+        processes,
+        requests,
+        servers: n,
+        ms,
+        spawns,
+        lists,
+        firstModelMedianMs: median(firstModel),
+        firstModelMaxMs: Math.max(...firstModel),
+        aliveAfter: probe.alive(),
+        ok: results.every((r) => r.ok && r.tools === n * 11) && probe.alive() === 0 && (!shared || lists === n)
+      }
+    } finally {
+      redis?.stop()
+    }
+  },
+
+  /** One process of the fleet case: waits for a line on stdin, then runs its requests. */
+  "fleet-member": async () => {
+    const requests = num("requests", 3)
+    const { McpRedis, McpToolCache } = await import("@zett/mcp")
+    const { makeApp, zettLayer } = await import("./zett.js")
+    const Layer = await import("effect/Layer")
+    const servers = JSON.parse(process.env.FLEET_SERVERS ?? "[]") as Array<Parameters<typeof zettLayer>[0][number]>
+    const url = process.env.REDIS_URL
+    const app = makeApp(zettLayer(servers, url === undefined ? {} : {
+      toolCache: McpToolCache.layerRedis({ ttl: "5 minutes" }).pipe(Layer.provide(McpRedis.layer({ url })))
+    }))
+    // the layers (and the Redis connection) are built before the start, as in a running service
+    await app.runtime.runtime()
+    process.stdout.write("READY\n")
+    await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()))
+    const goAt = performance.now()
+    let firstModelAt = 0
+    let tools = 0
+    for (let i = 0; i < requests; i++) {
+      const opened = await app.startRequest()
+      if (i === 0) {
+        firstModelAt = performance.now()
+        tools = opened.tools
+      }
+      await app.endRequest()
+    }
+    await app.dispose()
+    return { goAt, firstModelAt, tools, ok: true }
+  }
+}
+
+/** A redis-server on a free port of 127.0.0.1, its data in a temporary folder, for the fleet case. */
+const startRedis = async () => {
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+  const dir = mkdtempSync(join(tmpdir(), "zbench-redis-"))
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (d) => {
+      out += String(d)
+      if (out.includes("Ready to accept connections")) resolve()
+    })
+    child.once("error", reject)
+    child.once("exit", (code) => reject(new Error(`redis-server exited with ${code}: ${out}`)))
+  })
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () => {
+      child.kill("SIGKILL")
+      rmSync(dir, { recursive: true, force: true })
     }
   }
 }

@@ -435,6 +435,46 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     })
   }
 
+  // fleet (issue 17)
+  const fleet = results.filter((r) => r.case === "fleet")
+  if (fleet.length > 0) {
+    out.push("## Fleet: processes of one app, cold, with and without a shared tool cache (issue 17)")
+    out.push("")
+    out.push(
+      "P processes of a Zett app, started together and all cold, each run R requests one after another against the " +
+        "same N stdio servers (each `tools/list` sleeps `delay` ms). Shared: `McpToolCache.layerRedis` over a real " +
+        "`redis-server` on 127.0.0.1; per process: the default in-memory cache. Spawns and `tools/list` calls are " +
+        "counted by the servers; the first model call is timed in each process from the common start signal."
+    )
+    out.push("")
+    const rows = fleet.map((r) => [
+      String(r.label ?? r.variant),
+      r.ok === true ? f(r.processes) : "FAILED",
+      f(r.requests),
+      f(r.servers),
+      f(r.spawns),
+      f(r.lists),
+      f(r.firstModelMedianMs),
+      f(r.firstModelMaxMs),
+      f(r.ms),
+      f(r.aliveAfter)
+    ])
+    out.push(table([
+      "lane", "processes", "requests each", "servers", "processes spawned", "tools/list calls",
+      "first model call ms (median)", "first model call ms (slowest)", "all done ms", "alive after"
+    ], rows))
+    out.push("")
+    const sharedRun = fleet.find((r) => r.shared === true && r.ok === true)
+    goals.push({
+      goal: `A fleet discovers each server once: ${sharedRun?.processes ?? 8} cold processes over ${sharedRun?.servers ?? 5} servers list ${sharedRun?.servers ?? 5} times`,
+      measured: sharedRun === undefined ? "lane failed" : `${sharedRun.lists} tools/list calls, ${sharedRun.spawns} spawns (per process: ${
+        f(fleet.find((r) => r.shared === false)?.lists)
+      } tools/list calls)`,
+      met: sharedRun !== undefined && sharedRun.lists === sharedRun.servers,
+      why: "More than one listing per server means the Redis lock did not hold across processes."
+    })
+  }
+
   // 8. pool
   const pool = results.find((r) => r.case === "pool")
   if (pool !== undefined) {

@@ -5,7 +5,7 @@
 //                   [--spawnlog=FILE] [--stubborn=eof|term] [--servers=1] [--port=0] [--json=1]
 //
 // --delay     ms slept in every tools/list (the listing itself is computed once, so K=1000 measures the client)
-// --spawnlog  stdio: appends "spawn <pid>" at start; http: appends "conn" for every accepted TCP connection
+// --spawnlog  stdio: appends "spawn <pid>" at start and "list" for every tools/list; http: appends "conn" for every accepted TCP connection
 // --stubborn  eof: ignore stdin EOF (needs SIGTERM); term: ignore EOF and SIGTERM (needs SIGKILL)
 // --servers   http only: serve that many independent servers on /s<i>/mcp (tool names prefixed s<i>_)
 // --tag       ignored; marks the process in /proc so a benchmark can count what is still alive
@@ -39,7 +39,7 @@ const stubborn = flags.stubborn
 if (transport === "stdio") {
   if (spawnlog) appendFileSync(spawnlog, `spawn ${process.pid}\n`)
   if (stubborn === "term") process.on("SIGTERM", () => {})
-  const server = makeServer({ k: K, delay, prefix })
+  const server = makeServer({ k: K, delay, prefix, onList: spawnlog ? () => appendFileSync(spawnlog, "list\n") : undefined })
   // a misbehaving server stays alive after its stdin ends
   if (stubborn === "eof" || stubborn === "term") setInterval(() => {}, 1 << 30)
   await server.connect(new StdioServerTransport())

@@ -7,9 +7,10 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * An SDK server with `k` filler tools `<prefix>tool_<i>` and `<prefix>echo`; tools/list sleeps `delay` ms.
- * @param {{ readonly k: number, readonly delay?: number, readonly prefix?: string }} options
+ * `onList` is called on every tools/list (the fleet case counts discoveries with it).
+ * @param {{ readonly k: number, readonly delay?: number, readonly prefix?: string, readonly onList?: () => void }} options
  */
-export const makeServer = ({ k: K, delay = 0, prefix: toolPrefix = "" }) => {
+export const makeServer = ({ k: K, delay = 0, prefix: toolPrefix = "", onList }) => {
   const server = new McpServer({ name: `bench${toolPrefix}`, version: "1.0.0" })
   for (let i = 0; i < K; i++) {
     server.registerTool(`${toolPrefix}tool_${i}`, {
@@ -30,6 +31,7 @@ export const makeServer = ({ k: K, delay = 0, prefix: toolPrefix = "" }) => {
   const inner = server.server._requestHandlers.get("tools/list")
   let listing
   server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    onList?.()
     if (delay > 0) await sleep(delay)
     listing ??= await inner(request, extra)
     return listing

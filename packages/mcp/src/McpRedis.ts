@@ -69,7 +69,8 @@ export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Ret
       new Redis(url, {
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
-        commandTimeout: Duration.toMillis(operationTimeout),
+        // the Effect timeout of each command decides; this only bounds what a frozen Redis leaves pending
+        commandTimeout: Duration.toMillis(operationTimeout) * 20,
         connectTimeout: Duration.toMillis(operationTimeout) * 4,
         retryStrategy: (times) => Math.min(50 * times, 1_000)
       })

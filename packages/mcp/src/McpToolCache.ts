@@ -229,7 +229,10 @@ export interface PersistedOptions {
   readonly ttl: Duration.DurationInput
   /** The store's name (default `"mcp-tools"`): entries live under `<prefix><storeId>:<key>`. */
   readonly storeId?: string | undefined
-  /** The longest wait for one store operation before the process goes on by itself (default 500 milliseconds). */
+  /**
+   * The longest wait for one store operation before the process goes on by itself (default 500 milliseconds;
+   * with `layerRedis`, the `operationTimeout` of `McpRedis`).
+   */
   readonly operationTimeout?: Duration.DurationInput | undefined
 }
 
@@ -297,8 +300,7 @@ const makeShared = (
 ): Shared => {
   const ttl = options.ttl
   const bounded = <A>(operation: string, effect: Effect.Effect<A, unknown>) =>
-    effect.pipe(
-      Effect.timeout(options.operationTimeout),
+    RedisLock.timeoutAfterIo(effect, options.operationTimeout, () => new Cause.TimeoutException()).pipe(
       Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
     )
   const warn = (key: Key, error: SharedUnavailable, then: string) =>
@@ -331,7 +333,18 @@ const makeShared = (
     (held === undefined
       ? discover
       // a renewal that fails lets the lock expire; the discovery goes on regardless
-      : Effect.raceFirst(discover, Effect.catchAll(held.keepAlive, () => Effect.never))).pipe(
+      : Effect.raceFirst(
+        discover,
+        Effect.catchAll(held.keepAlive, (cause) =>
+          Effect.zipRight(
+            Effect.logWarning(
+              `shared tool cache: the discovery lock of ${key.server} could not be renewed (${
+                describeCause(cause)
+              }); another process may discover it too`
+            ).pipe(Effect.annotateLogs("mcp.server", key.server)),
+            Effect.never
+          ))
+      )).pipe(
         Effect.flatMap((tools) => Effect.map(Clock.currentTimeMillis, (now): Entry => ({ tools, expiresAt: now + ttl }))),
         Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
       )
@@ -359,7 +372,10 @@ const makeShared = (
             (found) =>
               found._tag === "Right" && found.right !== undefined
                 ? Effect.as(publish(key, undefined, held.value), found.right)
-                : discoverHere(key, discover, held.value)
+                : Effect.zipRight(
+                  Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
+                  discoverHere(key, discover, held.value)
+                )
           )
         }
         return Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -384,7 +400,7 @@ const makeShared = (
       })
     return Effect.flatMap(get(key), (found) =>
       found !== undefined
-        ? Effect.succeed(found)
+        ? Effect.as(Effect.logDebug(`shared tool cache: ${key.server} found in the store`), found)
         : Effect.flatMap(Clock.currentTimeMillis, (now) => attempt(now + options.waitTimeout, 0))).pipe(
         Effect.catchIf(
           (error): error is SharedUnavailable => error instanceof SharedUnavailable,
@@ -465,10 +481,8 @@ export const makeRedis = (
 ): Effect.Effect<McpToolCache["Type"], never, McpRedis.McpRedis | Scope.Scope> =>
   Effect.gen(function*() {
     const redis = yield* McpRedis.McpRedis
-    const lockOptions = {
-      ttl: options.lockTtl ?? Duration.seconds(10),
-      operationTimeout: options.operationTimeout ?? redis.operationTimeout
-    }
+    const operationTimeout = options.operationTimeout ?? redis.operationTimeout
+    const lockOptions = { ttl: options.lockTtl ?? Duration.seconds(10), operationTimeout }
     const storeId = options.storeId ?? "mcp-tools"
     const lock: DiscoveryLock = {
       acquire: (id) =>
@@ -480,7 +494,7 @@ export const makeRedis = (
           }))
         )
     }
-    return yield* makeSharedCache(options, lock).pipe(Effect.provide(McpRedis.layerPersistence))
+    return yield* makeSharedCache({ ...options, operationTimeout }, lock).pipe(Effect.provide(McpRedis.layerPersistence))
   })
 
 /**

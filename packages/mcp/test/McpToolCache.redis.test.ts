@@ -82,6 +82,8 @@ describe("McpToolCache.layerRedis", () => {
         assert.strictEqual(stats.runs, 1)
       }
       const raw = yield* rawClient(redis.url)
+      // the locks are released after the lists are stored
+      while ((yield* Effect.promise(() => raw.keys("zett:lock:*"))).length > 0) yield* Effect.sleep("10 millis")
       const keys = yield* Effect.promise(() => raw.keys("*"))
       assert.strictEqual(keys.length, 2)
       for (const key of keys) {

@@ -11,7 +11,7 @@ import * as Path from "@effect/platform/Path"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpAuthorization, McpClientFactory, McpConfiguration, McpExtension, McpTokenStore } from "@zett/mcp"
+import { McpAuthorization, McpClientFactory, McpConfiguration, McpExtension, McpRedis, McpTokenStore, McpToolCache } from "@zett/mcp"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -229,11 +229,17 @@ export const runAgent = (
 ) =>
   Effect.gen(function*() {
     const output = yield* Output.Output
+    // REDIS_URL: the tool cache is shared with every other process given the same Redis (issue 17)
+    const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
+    const toolCache = Option.map(redisUrl, (url) =>
+      McpToolCache.layerRedis({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300) }).pipe(
+        Layer.provide(McpRedis.layer({ url }))
+      ))
     const AgentLive = Agent.layer({
       // the progress bar before the transcript: it is erased before a result is printed
       extensions: [Progress.extension(), Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
     }).pipe(
-      Layer.provide(McpExtension.layerNode(mcp)),
+      Layer.provide(McpExtension.layerNode(Option.isSome(toolCache) ? { ...mcp, toolCache: toolCache.value } : mcp)),
       Layer.provide(model),
       Layer.provide(Layer.succeed(Output.Output, output))
     )

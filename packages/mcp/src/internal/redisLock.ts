@@ -56,14 +56,41 @@ export interface Options {
 const renewScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
 const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
 
+/**
+ * Fails with `onTimeout` when `effect` has not finished `duration` after it started and after one more turn of
+ * the event loop's I/O. A process whose event loop was blocked past the deadline runs its expired timers
+ * before it reads its sockets: a plain timeout would then fail a command whose reply has already arrived.
+ */
+export const timeoutAfterIo = <A, E, E2>(
+  effect: Effect.Effect<A, E>,
+  duration: Duration.DurationInput,
+  onTimeout: () => E2
+): Effect.Effect<A, E | E2> =>
+  Effect.raceFirst(
+    effect,
+    Effect.sleep(duration).pipe(
+      Effect.zipRight(Effect.async<void>((resume) => {
+        // setImmediate runs after the poll phase, i.e. after the replies waiting in the sockets were read
+        const handle = setImmediate(() => resume(Effect.void))
+        return Effect.sync(() => clearImmediate(handle))
+      })),
+      Effect.zipRight(Effect.sync(onTimeout)),
+      Effect.flip,
+      // the timer may always be stopped, also when the command runs in an uninterruptible region
+      Effect.interruptible
+    )
+  )
+
 /** One Redis command, its failure and its timeout as a `RedisLockError`. */
 export const command = <A>(
   key: string,
   operationTimeout: Duration.DurationInput,
   run: () => Promise<A>
 ): Effect.Effect<A, RedisLockError> =>
-  Effect.tryPromise({ try: run, catch: (cause) => new RedisLockError({ reason: "Unavailable", key, cause }) }).pipe(
-    Effect.timeoutFail({ duration: operationTimeout, onTimeout: () => new RedisLockError({ reason: "Timeout", key }) })
+  timeoutAfterIo(
+    Effect.tryPromise({ try: run, catch: (cause) => new RedisLockError({ reason: "Unavailable", key, cause }) }),
+    operationTimeout,
+    () => new RedisLockError({ reason: "Timeout", key })
   )
 
 /** Takes the lock if it is free. */
