@@ -285,7 +285,7 @@ describe("McpTool.cleanSchema", () => {
       readonly items: unknown
       readonly $defs: Record<string, unknown>
     }
-    assert.deepStrictEqual(cleaned, {
+    assert.deepStrictEqual(cleaned as unknown, {
       type: "object",
       properties: { a, b: { type: "object", properties: { c: { type: "boolean" } } }, e: { type: "null" } },
       prefixItems: [{ type: "string" }, {}, { type: "number" }],
