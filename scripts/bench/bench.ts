@@ -6,8 +6,8 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
-import { build } from "esbuild"
 import { parseArgs } from "node:util"
+import { buildLane } from "./build.js"
 import { benchDir, rootDir } from "./common.js"
 import { type Result, report } from "./report.js"
 
@@ -30,25 +30,7 @@ if (!existsSync(join(peersDir, "node_modules"))) {
   if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
 }
 
-// Zett ships TypeScript sources; lanes run them bundled (types stripped, dependencies left in node_modules)
-// in plain node, as an application's build would, so no lane pays for a TypeScript loader.
-// Split at the dynamic imports, so that a lane loads only its own library (start-up time is measured).
-const lane = join(benchDir, ".build", "lane.mjs")
-await build({
-  entryPoints: [join(benchDir, "lane.ts")],
-  bundle: true,
-  splitting: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  outdir: join(benchDir, ".build"),
-  outExtension: { ".js": ".mjs" },
-  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "dotenv", "zod"],
-  conditions: ["@zett/source"],
-  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
-  mainFields: ["module", "main"],
-  logLevel: "warning"
-})
+const lane = await buildLane()
 
 interface Job {
   readonly args: Record<string, string | number>
