@@ -227,7 +227,10 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
           f(max(z, "sockets"))
         } sockets`,
       met: z.length > 0 && early !== undefined && early < 2 && max(z, "spawns") === 0 && max(z, "sockets") === 0,
-      why: "See the profile in this file for where a warm request's time goes."
+      why:
+        "A young process is slower than a warm one (compare requests 300+): JIT and inline caches are still cold for " +
+        "the hooks, the cache lookups and the registration of every tool. The profile in this file is of the call " +
+        "path, not of this case."
     })
   }
 
@@ -530,7 +533,10 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       })`,
       met: ratioOf("zett") <= 1.2 && ratioOf("zett-pool") <= 1.2 &&
         closing.every((r) => r.lib === "raw" || (r.ok === true && r.aliveAfter === 0)),
-      why: "Closing took longer than one server's grace period plus SIGTERM."
+      why:
+        "One after another, N servers would take N times one (Closing.test.ts checks the order itself: every server " +
+        "gets its SIGTERM while all of them still run). What is left above one is the N processes' exits and the " +
+        "close ladder's 20 ms polls competing for the cores."
     })
   }
 
