@@ -118,6 +118,7 @@ export const make = (options: {
     // uses at once may fork two; the spare one is empty and closes with the request.)
     let parentScope: Scope.CloseableScope | undefined
     const parent = Effect.suspend(() =>
+      // Stryker disable next-line ConditionalExpression: a shortcut; forking every time keeps the first scope too
       parentScope !== undefined
         ? Effect.succeed(parentScope)
         : Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (forked) => (parentScope ??= forked))
