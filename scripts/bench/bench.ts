@@ -6,8 +6,8 @@ import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
-import { build } from "esbuild"
 import { parseArgs } from "node:util"
+import { buildLane } from "./build.js"
 import { benchDir, rootDir } from "./common.js"
 import { type Result, report } from "./report.js"
 
@@ -15,10 +15,20 @@ import { type Result, report } from "./report.js"
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { quick: { type: "boolean", default: false }, only: { type: "string" } }
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    libs: { type: "string" },
+    light: { type: "boolean", default: false }
+  }
 })
 const quick = flags.quick
 const only = flags.only?.split(",")
+// `--libs=raw,zett,...`: only these lanes; `--light`: fewer repeats where the issue sets no minimum (one warm
+// process, 2 rounds of closing and large, 5,000 agent runs); the call cases keep their 5 rounds. Both write to
+// bench-results/light.{md,json}, not docs/: for a run on a busy machine.
+const onlyLibs = flags.libs?.split(",")
+const light = flags.light || onlyLibs !== undefined
 const libs = ["raw", "zett", "langchain", "aisdk", "openai", "mastra"]
 const peersDir = join(benchDir, "peers")
 
@@ -30,25 +40,7 @@ if (!existsSync(join(peersDir, "node_modules"))) {
   if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
 }
 
-// Zett ships TypeScript sources; lanes run them bundled (types stripped, dependencies left in node_modules)
-// in plain node, as an application's build would, so no lane pays for a TypeScript loader.
-// Split at the dynamic imports, so that a lane loads only its own library (start-up time is measured).
-const lane = join(benchDir, ".build", "lane.mjs")
-await build({
-  entryPoints: [join(benchDir, "lane.ts")],
-  bundle: true,
-  splitting: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  outdir: join(benchDir, ".build"),
-  outExtension: { ".js": ".mjs" },
-  external: ["effect", "@effect/*", "@modelcontextprotocol/*", "undici", "dotenv", "zod", "ioredis"],
-  conditions: ["@zett/source"],
-  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow
-  mainFields: ["module", "main"],
-  logLevel: "warning"
-})
+const lane = await buildLane()
 
 interface Job {
   readonly args: Record<string, string | number>
@@ -104,7 +96,8 @@ const runJob = (job: Job): Promise<Result> =>
   })
 
 /** `reps` rounds over `lanes`, the order rotated each round. */
-const rounds = (reps: number, lanes: ReadonlyArray<string>, make: (lib: string) => Array<Job>): Array<Job> => {
+const rounds = (reps: number, all: ReadonlyArray<string>, make: (lib: string) => Array<Job>): Array<Job> => {
+  const lanes = onlyLibs === undefined ? all : all.filter((lib) => onlyLibs.includes(lib))
   const jobs: Array<Job> = []
   for (let r = 0; r < reps; r++) {
     const order = lanes.map((_, i) => lanes[(i + r) % lanes.length]!)
@@ -125,7 +118,7 @@ const plan: Record<string, () => Array<Job>> = {
   // Zett: 3 fresh processes of 350 requests each (the first 50 and the 300th on are reported apart); the
   // others get their tools again 60 times in one process.
   warm: () =>
-    rounds(quick ? 1 : 3, libs, (lib) =>
+    rounds(quick || light ? 1 : 3, libs, (lib) =>
       [{
         args: quick
           ? { case: "warm", lib, n: 4, tools: 10, reps: 3 }
@@ -141,11 +134,13 @@ const plan: Record<string, () => Array<Job>> = {
         timeoutMs: 180_000
       }))),
   large: () =>
-    rounds(quick ? 1 : 3, libs, (lib) =>
+    rounds(quick ? 1 : light ? 2 : 3, libs, (lib) =>
       (quick ? [50] : [1000, 10]).map((k) => ({ args: { case: "large", lib, k }, timeoutMs: 120_000 }))),
   agent: () =>
     (quick
       ? [["registration", 200], ["pooled-call", 100], ["scoped-call", 50]] as const
+      : light
+      ? [["registration", 5_000], ["pooled-call", 5_000]] as const
       : [["registration", 10_000], ["pooled-call", 10_000], ["scoped-call", 2_000]] as const).map(([variant, runs]) => ({
         args: { case: "agent", lib: "zett", variant, runs, warmup: quick ? 20 : Math.min(2_000, runs / 2), chunks: 10 },
         timeoutMs: 300_000
@@ -158,7 +153,7 @@ const plan: Record<string, () => Array<Job>> = {
   ],
   // one server (the time of one) and N, request-scoped, pooled (closing the layer) and the raw SDK
   closing: () =>
-    rounds(quick ? 1 : 3, ["zett", "zett-pool", "raw"], (lib) =>
+    rounds(quick ? 1 : light ? 2 : 3, ["zett", "zett-pool", "raw"], (lib) =>
       [1, quick ? 2 : 5].map((n) => ({
         args: { case: "closing", lib, n, stubborn: "eof" },
         timeoutMs: 120_000
@@ -197,7 +192,8 @@ const plan: Record<string, () => Array<Job>> = {
 }
 
 const started = Date.now()
-const cases = Object.keys(plan).filter((name) => only === undefined || only.includes(name))
+// in the order `--only` lists them
+const cases = only === undefined ? Object.keys(plan) : only.filter((name) => name in plan)
 const jobs = cases.flatMap((name) => plan[name]!())
 const results: Array<Result> = []
 let done = 0
@@ -211,16 +207,16 @@ for (const job of jobs) {
 
 const meta = {
   date: new Date().toISOString(),
-  mode: quick ? "quick" : "full",
+  mode: quick ? "quick" : light ? "light" : "full",
   node: process.version,
   cpus: `${cpus().length} × ${cpus()[0]?.model ?? "?"}`,
   loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100),
   durationSeconds: Math.round((Date.now() - started) / 1000)
 }
 const markdown = report(results, meta)
-const outDir = quick ? join(rootDir, "bench-results") : join(rootDir, "docs")
+const outDir = quick || light ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
-const name = quick ? "quick" : "benchmarks"
+const name = quick ? "quick" : light ? "light" : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ meta, results }, null, 1)}\n`)
 process.stdout.write(markdown)

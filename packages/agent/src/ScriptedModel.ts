@@ -46,12 +46,13 @@ const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
   reply.toolCalls?.forEach((call, i) =>
     out.push({
       _tag: "ToolCall",
+      // the script is typed: validating each call's fields again would cost a Schema parse per call
       call: new ToolCall({
         id: call.id ?? `call_${request}_${i}`,
         name: call.name,
         arguments: call.arguments ?? {},
         ...(call.invalidArguments !== undefined ? { invalidArguments: call.invalidArguments } : {})
-      })
+      }, true)
     })
   )
   out.push({

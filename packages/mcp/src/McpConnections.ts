@@ -112,14 +112,23 @@ export const make = (options: {
   readonly source: Source
   readonly scope: Scope.Scope
 }): Effect.Effect<McpConnections> =>
-  // Connections close in parallel, so closing N slow servers takes the time of one.
-  Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (parent) => {
+  Effect.sync(() => {
+    // Connections close in parallel, so closing N slow servers takes the time of one. Their scope is forked from
+    // the request's on first use: a request that finds its tools cached and calls none forks no scope. (Two first
+    // uses at once may fork two; the spare one is empty and closes with the request.)
+    let parentScope: Scope.CloseableScope | undefined
+    const parent = Effect.suspend(() =>
+      // Stryker disable next-line ConditionalExpression: a shortcut; forking every time keeps the first scope too
+      parentScope !== undefined
+        ? Effect.succeed(parentScope)
+        : Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (forked) => (parentScope ??= forked))
+    )
     const connections = new Map<string, Effect.Effect<McpClient, McpConnectError>>()
     // the connections that are open, for a fast path that needs no memo and no timer
     const open = new Map<string, McpClient>()
     // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
     const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
-      Effect.flatMap(Scope.fork(parent, ExecutionStrategy.sequential), (scope) =>
+      Effect.flatMap(Effect.flatMap(parent, (parent) => Scope.fork(parent, ExecutionStrategy.sequential)), (scope) =>
         options.source.acquire(server).pipe(
           Scope.extend(scope),
           Effect.tap((client) => Effect.sync(() => void open.set(server.name, client))),

@@ -28,6 +28,7 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as Metrics from "./internal/metrics.js"
 import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
@@ -150,22 +151,24 @@ export const defaultName = "mcp"
  */
 export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect and list one server's tools")
 
+const toolCallsDescription = "calls of MCP tools"
+
 /**
  * Tool calls, tagged with the server name and `outcome` (`ok` or `failed`).
  *
  * @since 0.1.0
  * @category metrics
  */
-export const toolCalls = Metric.counter("mcp_tool_calls", { description: "calls of MCP tools" })
+export const toolCalls = Metric.counter("mcp_tool_calls", { description: toolCallsDescription })
 
-// Tagged metrics are made once per server and outcome: tagging hashes a new key each time.
+// Keyed once per server and outcome (`Metric.tagged` would build and hash a new key on every call).
 const callCounters = new Map<string, Effect.Effect<void>>()
 const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") => {
   const key = `${outcome}:${server.name}`
   let counter = callCounters.get(key)
   // Stryker disable next-line ConditionalExpression: tagged counters of one name and tags are one metric, however often made
   if (counter === undefined) {
-    counter = Metric.increment(Metric.tagged(Metric.tagged(toolCalls, "mcp.server", server.name), "outcome", outcome))
+    counter = Metrics.taggedIncrement("mcp_tool_calls", toolCallsDescription, [["mcp.server", server.name], ["outcome", outcome]])
     callCounters.set(key, counter)
   }
   return counter
@@ -401,15 +404,41 @@ export const make = Effect.fnUntraced(function*(
   const allowed = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
     McpServer.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
 
-  const toAgentTools = (state: RequestState, server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) =>
-    tools.filter((tool) => allowed(server, tool)).map((tool) =>
+  // The agent tools of a server's cached tool list are built once and shared by every request while the list
+  // and the definition last (the cache hands out the same array while it is fresh; the configuration the same
+  // definition until the file changes). A handler finds its request's state through the run context.
+  const requests = new WeakMap<Extension.RunContext, RequestState>()
+  const built = new WeakMap<ReadonlyArray<McpTool.McpTool>, {
+    readonly server: McpServer.McpServer
+    readonly tools: ReadonlyArray<Tool.Tool>
+  }>()
+  const handlerOf = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
+  (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> => {
+    const state = requests.get(context)
+    return state === undefined
+      ? new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: called outside the request that registered ${tool.name}` })
+      : call(state, server, tool, args, toolCall, context)
+  }
+  const toAgentTools = (server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
+    const known = built.get(tools)
+    if (known !== undefined && known.server === server) return known.tools
+    const agentTools = tools.filter((tool) => allowed(server, tool)).map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
         guidelines: false,
-        handler: (args, toolCall, context) => call(state, server, tool, args, toolCall, context)
+        handler: handlerOf(server, tool)
       })
-    ).concat(resourceTools(state, server))
+    )
+    built.set(tools, { server, tools: agentTools })
+    return agentTools
+  }
+
+  /** A server's tools in one request: the shared ones, and its resources as tools when asked for. */
+  const requestTools = (state: RequestState, server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) => {
+    const shared = toAgentTools(server, tools)
+    return resourcesAsTools(server) ? shared.concat(resourceTools(state, server)) : shared
+  }
 
   const resourcesAsTools = (server: McpServer.McpServer) => server.resources === "tools" || options.resources === "tools"
 
@@ -447,12 +476,13 @@ export const make = Effect.fnUntraced(function*(
         changed,
         serverRequests
       }
+      requests.set(context, state)
       const discovered = yield* Effect.forEach(
         snapshot.servers,
         (server) =>
           cache.lookup(McpToolCache.key(server, { namespace }), discover(state, server)).pipe(
             Effect.map((tools) => {
-              const agentTools = toAgentTools(state, server, tools)
+              const agentTools = requestTools(state, server, tools)
               state.registered.set(server.name, agentTools)
               return agentTools
             }),
@@ -479,7 +509,7 @@ export const make = Effect.fnUntraced(function*(
         Effect.flatMap((tools) =>
           Effect.suspend(() => {
             const before = state.registered.get(server.name) ?? []
-            const after = toAgentTools(state, server, tools)
+            const after = requestTools(state, server, tools)
             state.registered.set(server.name, after)
             const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
             return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(

@@ -22,6 +22,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as RedisLock from "./internal/redisLock.js"
 import * as McpRedis from "./McpRedis.js"
+import * as Metrics from "./internal/metrics.js"
 import * as McpServer from "./McpServer.js"
 import type { McpTool } from "./McpTool.js"
 
@@ -87,13 +88,18 @@ export class McpToolCache extends Context.Tag("@zett/mcp/McpToolCache")<McpToolC
   readonly invalidate: (key: Key) => Effect.Effect<void>
 }>() {}
 
+const hitsName = "mcp_tool_cache_hits"
+const hitsDescription = "tool-list lookups answered from the cache"
+const missesName = "mcp_tool_cache_misses"
+const missesDescription = "tool-list lookups that discovered"
+
 /**
  * Lookups answered from the cache, tagged with the server name.
  *
  * @since 0.1.0
  * @category metrics
  */
-export const hits = Metric.counter("mcp_tool_cache_hits", { description: "tool-list lookups answered from the cache" })
+export const hits = Metric.counter(hitsName, { description: hitsDescription })
 
 /**
  * Lookups that had to discover (or wait for a discovery in flight), tagged with the server name.
@@ -101,10 +107,9 @@ export const hits = Metric.counter("mcp_tool_cache_hits", { description: "tool-l
  * @since 0.1.0
  * @category metrics
  */
-export const misses = Metric.counter("mcp_tool_cache_misses", { description: "tool-list lookups that discovered" })
+export const misses = Metric.counter(missesName, { description: missesDescription })
 
-// Tagged with the server name (the definition's hash is noise in a metric). Tagged metrics are made once per
-// server: tagging hashes a new key each time.
+// Tagged with the server name (the definition's hash is noise in a metric), keyed once per server.
 const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> }>()
 const countersOf = (key: Key) => {
   const server = key.server
@@ -112,8 +117,8 @@ const countersOf = (key: Key) => {
   // Stryker disable next-line ConditionalExpression: tagged counters of one name and tag are one metric, made anew or not
   if (found === undefined) {
     found = {
-      hit: Metric.increment(Metric.tagged(hits, "mcp.server", server)),
-      miss: Metric.increment(Metric.tagged(misses, "mcp.server", server))
+      hit: Metrics.taggedIncrement(hitsName, hitsDescription, [["mcp.server", server]]),
+      miss: Metrics.taggedIncrement(missesName, missesDescription, [["mcp.server", server]])
     }
     counters.set(server, found)
   }

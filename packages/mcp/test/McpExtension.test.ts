@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Agent, ToolGuidelines } from "@zett/agent"
+import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -598,6 +598,60 @@ describe("McpExtension", () => {
         yield* Fiber.join(third)
         assert.strictEqual(stats.connects.fast, before! + 1)
       }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("issue 14: a warm request registers the agent tools built for the request before; each call uses its own request's connection", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      const seen: Array<Tool.Tool | undefined> = []
+      const probe: Extension.Extension = {
+        name: "probe",
+        onState: (context) => Effect.sync(() => void seen.push(context.tools.get("s__t")))
+      }
+      const callOrAnswer: ScriptedModel.Step = (request) =>
+        request.messages.at(-1)?._tag === "ToolMessage" ? { text: "done" } : { toolCalls: [{ name: "s__t" }] }
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory },
+        Array.from({ length: 6 }, () => callOrAnswer),
+        { extensions: [probe] }
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        // two requests at once: each call goes through the connection of its own request
+        yield* Effect.all([agent.run("b"), agent.run("c")], { concurrency: "unbounded" })
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(seen.length, 6)
+      assert.isDefined(seen[0])
+      for (const found of seen) assert.strictEqual(found, seen[0])
+      assert.deepStrictEqual([stats.connects, stats.closes, stats.calls.length], [{ s: 3 }, { s: 3 }, 3])
+      const answered = requests.filter((request) => request.messages.at(-1)?._tag === "ToolMessage")
+      assert.deepStrictEqual(answered.map((request) => toolMessages(request).at(-1)?.status), ["ok", "ok", "ok"])
+    }))
+
+  it.effect("issue 14: an MCP tool's handler called outside a request of its extension fails as ServerUnavailable", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
+      let found: Tool.Tool | undefined
+      const probe: Extension.Extension = {
+        name: "probe",
+        onState: (context) => Effect.sync(() => void (found = context.tools.get("s__t")))
+      }
+      const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [{ text: "1" }, { text: "2" }], {
+        extensions: [probe]
+      })
+      let other: Extension.RunContext | undefined
+      const outsider: Extension.Extension = { name: "outsider", onTool: (context) => Effect.sync(() => void (other = context)) }
+      yield* Agent.run("a").pipe(Effect.provide(layer))
+      yield* Agent.run("b").pipe(
+        Effect.provide(Agent.layer({ extensions: [outsider] })),
+        Effect.provide(ScriptedModel.layer([{ text: "3" }]))
+      )
+      const error = (yield* Effect.flip(
+        found!.handle({}, new Message.ToolCall({ id: "x", name: "s__t", arguments: {} }), other!)
+      )) as Tool.ToolError
+      assert.deepStrictEqual([error.type, error.message], ["ServerUnavailable", "s: called outside the request that registered s__t"])
+      assert.strictEqual(stats.calls.length, 0)
     }))
 
   it.effect("metrics count cache hits and misses and tool calls per server, with no secret in their tags", () =>

@@ -276,6 +276,7 @@ describe("McpTool.cleanSchema", () => {
       type: "object",
       properties: { a, b: { type: "object", title: "B", properties: { c: { type: "boolean" } } }, e: { type: "null" } },
       prefixItems: [{ type: "string" }, { title: "second" }, { type: "number" }],
+      allOf: [{ title: "1" }, { type: "string" }, { title: "3", type: "string" }],
       items,
       $defs: { d, f: { title: "F" } }
     }
@@ -285,10 +286,11 @@ describe("McpTool.cleanSchema", () => {
       readonly items: unknown
       readonly $defs: Record<string, unknown>
     }
-    assert.deepStrictEqual(cleaned, {
+    assert.deepStrictEqual(cleaned as unknown, {
       type: "object",
       properties: { a, b: { type: "object", properties: { c: { type: "boolean" } } }, e: { type: "null" } },
       prefixItems: [{ type: "string" }, {}, { type: "number" }],
+      allOf: [{}, { type: "string" }, { type: "string" }],
       items,
       $defs: { d, f: {} }
     })

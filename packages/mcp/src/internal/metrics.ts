@@ -1,0 +1,27 @@
+/**
+ * @since 0.1.0
+ * @internal
+ */
+import type * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
+import * as MetricKey from "effect/MetricKey"
+import * as MetricLabel from "effect/MetricLabel"
+
+/**
+ * `Metric.increment` of a counter with fixed tags, the key built once. `Metric.tagged` makes and hashes a new
+ * key on every update (it joins the tags into a new array, and Effect caches a metric's hooks per array); a
+ * metric made from the tagged key finds its hook once. Same key as `Metric.tagged(counter, tag, value)`, tag
+ * after tag, so `Metric.value` of that reads it.
+ *
+ * @internal
+ */
+export const taggedIncrement = (
+  name: string,
+  description: string,
+  tags: ReadonlyArray<readonly [key: string, value: string]>
+): Effect.Effect<void> =>
+  Metric.increment(
+    Metric.fromMetricKey(
+      MetricKey.taggedWithLabels(MetricKey.counter(name, { description }), tags.map(([key, value]) => MetricLabel.make(key, value)))
+    )
+  )
