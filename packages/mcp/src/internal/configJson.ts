@@ -107,7 +107,8 @@ export const parse = (input: string): ParseResult => {
     if (failure !== undefined) return
     // each end follows its begin, which pushed a frame while there was no failure
     const frame = stack.pop()!
-    if (!Array.isArray(frame.container)) keyOrder.set(frame.container, frame.keys)
+    // an array's list is empty, and never looked up
+    keyOrder.set(frame.container, frame.keys)
   }
 
   Jsonc.visit(text, {
