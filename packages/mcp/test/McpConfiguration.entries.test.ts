@@ -303,6 +303,34 @@ describe("McpConfiguration entries", () => {
     assert.deepStrictEqual([error.entry, error.reason], ["mcpServers.s.extra[1][0].k", "duplicate key"])
   })
 
+  it("issue 19: combine: a later file wins a name, with a warning naming both; paths joined; skipped kept", () => {
+    const server = (name: string, command = "node") => McpServer.stdio({ name, command })
+    const skipped = { entry: "mcpServers.bad", server: "bad", reason: "missing" }
+    const lines: Array<string> = []
+    const logger = Logger.make(({ message }) => void lines.push(String(Array.isArray(message) ? message[0] : message)))
+    const combined = Effect.runSync(
+      McpConfiguration.combine([
+        { path: "/a.json", servers: [server("x", "old"), server("y")], skipped: [skipped] },
+        { path: undefined, servers: [server("z")], skipped: [] },
+        { path: "/b.json", servers: [server("x", "new")], skipped: [] }
+      ]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    )
+    assert.strictEqual(combined.path, "/a.json, /b.json")
+    assert.deepStrictEqual(combined.servers.map((s) => [s.name, stdio(s).command]), [
+      ["y", "node"],
+      ["z", "node"],
+      ["x", "new"]
+    ])
+    assert.deepStrictEqual(combined.skipped, [skipped])
+    assert.strictEqual(lines[0], "/b.json: the server \"x\" is also configured in /a.json; the later entry is used")
+    const code = Effect.runSync(McpConfiguration.combine([
+      { path: undefined, servers: [server("x")], skipped: [] },
+      { path: undefined, servers: [server("x")], skipped: [] }
+    ]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+    assert.strictEqual(code.path, undefined)
+    assert.strictEqual(lines[1], "servers option: the server \"x\" is also configured in the servers option; the later entry is used")
+  })
+
   it("${userHome} is HOME, else USERPROFILE", () => {
     const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
     assert.deepStrictEqual(server.args, ["C:\\Users\\u"])

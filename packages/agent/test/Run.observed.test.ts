@@ -1,0 +1,219 @@
+/**
+ * The run loop's edges (found by mutation testing of internal/run.ts, issue 19): the tool registry seen by
+ * extensions, what a failed tool call tells the model, the model request's system message and server tools,
+ * usage, compaction, which hook an error names, and the run's logs and spans.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, type Extension, Message, Model, ScriptedModel, Tool } from "@zett/agent"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+
+const echo = (name: string) => Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: Effect.succeed })
+
+const failing = (name: string, error: unknown) =>
+  Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: () => Effect.fail(error) })
+
+/** Every log line's level, message and annotations. */
+const recordingLogger = () => {
+  const lines: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const logger = Logger.make(({ annotations, logLevel, message }) =>
+    void lines.push({
+      level: logLevel.label,
+      message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    })
+  )
+  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+}
+
+class Custom extends Data.TaggedError("Custom")<{ readonly message: string }> {}
+
+describe("run (observed)", () => {
+  it.effect("issue 19: register answers whether the tool was added; the first of one name stays, the second is logged", () =>
+    Effect.gen(function*() {
+      const answers: Array<boolean> = []
+      const registrar: Extension.Extension = {
+        name: "registrar",
+        onTool: (context) =>
+          Effect.gen(function*() {
+            answers.push(yield* context.tools.register(echo("a")))
+            answers.push(yield* context.tools.register(Tool.dynamic("a", { description: "second", parameters: { type: "object" }, handler: Effect.succeed })))
+            yield* context.tools.registerAll([echo("b"), echo("b")])
+            yield* context.tools.remove("gone")
+          })
+      }
+      const seen: Array<ReadonlyArray<string>> = []
+      const logs = recordingLogger()
+      const agent = yield* Agent.make({ tools: [echo("gone")], extensions: [registrar] }).pipe(
+        Effect.provide(ScriptedModel.layer([(request) => (seen.push(request.tools.map((t) => `${t.name}:${t.description}`)), { text: "ok" })]))
+      )
+      yield* agent.run("hi").pipe(Effect.provide(logs.layer))
+      assert.deepStrictEqual(answers, [true, false])
+      assert.deepStrictEqual(seen[0], ["a:a", "b:b"])
+      const warnings = logs.lines.filter((line) => line.level === "WARN")
+      assert.deepStrictEqual(warnings.map((line) => [line.message, line.annotations["tool"]]), [
+        ["tool a is already registered; the later one is skipped", "a"],
+        ["tool b is already registered; the later one is skipped", "b"]
+      ])
+    }))
+
+  it.effect("issue 19: a failed call tells the model the error's tag, name or 'Error', and its message or text", () =>
+    Effect.gen(function*() {
+      const tools = [
+        failing("tagged", new Custom({ message: "custom failure" })),
+        failing("plain", new TypeError("bad type")),
+        failing("text", "just text"),
+        failing("nothing", null),
+        failing("toolError", new Tool.ToolError({ type: "ToolError", message: "mine" }))
+      ]
+      const contents: Array<unknown> = []
+      const agent = yield* Agent.make({ tools }).pipe(Effect.provide(ScriptedModel.layer([
+        { toolCalls: [...tools.map((tool) => ({ name: tool.name })), { name: "missing" }] },
+        (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+      ])))
+      yield* agent.run("hi")
+      assert.deepStrictEqual(contents, [
+        { error: { type: "Custom", message: "custom failure" } },
+        { error: { type: "TypeError", message: "bad type" } },
+        { error: { type: "Error", message: "just text" } },
+        { error: { type: "Error", message: "null" } },
+        { error: { type: "ToolError", message: "mine" } },
+        { error: { type: "UnknownTool", message: "there is no tool named missing" } }
+      ])
+    }))
+
+  it.effect("issue 19: a tool's defect is logged as an error naming the tool", () =>
+    Effect.gen(function*() {
+      const logs = recordingLogger()
+      const boom = Tool.dynamic("boom", { description: "boom", parameters: { type: "object" }, handler: () => Effect.die("kaput") })
+      const agent = yield* Agent.make({ tools: [boom] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "boom" }] }, { text: "ok" }]))
+      )
+      yield* agent.run("hi").pipe(Effect.provide(logs.layer))
+      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR").map((line) => line.message), ["tool boom failed unexpectedly"])
+    }))
+
+  it.effect("issue 19: the system message leaves out empty state; server tools reach the model as added, each request its own list", () =>
+    Effect.gen(function*() {
+      let turn = 0
+      const extension: Extension.Extension = {
+        name: "state",
+        onState: (context) => Effect.zipRight(context.addState(""), context.addState("state")),
+        beforeTurn: (context) => context.serverTools.add({ name: `web${++turn}`, spec: { type: "web_search" } })
+      }
+      const requests: Array<Model.ModelRequest> = []
+      const agent = yield* Agent.make({ systemPrompt: "Be brief.", tools: [echo("t")], extensions: [extension] }).pipe(
+        Effect.provide(ScriptedModel.layer([
+          (request) => (requests.push(request), { toolCalls: [{ name: "t" }] }),
+          (request) => (requests.push(request), { text: "ok" })
+        ]))
+      )
+      yield* agent.run("hi")
+      assert.deepStrictEqual(requests.map((r) => r.messages[0]!.content), ["Be brief.\n\nstate", "Be brief.\n\nstate"])
+      assert.deepStrictEqual(requests.map((r) => r.serverTools.map((t) => t.name)), [["web1"], ["web1", "web2"]])
+      const plain = yield* Agent.make({}).pipe(Effect.provide(ScriptedModel.layer([(request) => (requests.push(request), { text: "ok" })])))
+      yield* plain.run("hi")
+      assert.deepStrictEqual(requests[2]!.serverTools, [])
+    }))
+
+  it.effect("issue 19: the reply carries the usage of the model's finish event, and none without one", () =>
+    Effect.gen(function*() {
+      const scripted = yield* Agent.make({}).pipe(
+        Effect.provide(ScriptedModel.layer([{ text: "ok", usage: { inputTokens: 3, outputTokens: 4 } }]))
+      )
+      const reply = yield* scripted.run("hi")
+      assert.deepStrictEqual([reply.usage?.inputTokens, reply.usage?.outputTokens], [3, 4])
+      const bare = yield* Agent.make({}).pipe(
+        Effect.provideService(Model.Model, Model.Model.of({ stream: () => Stream.make(Model.textDelta("no finish")) }))
+      )
+      const unfinished = yield* bare.run("hi")
+      assert.strictEqual(unfinished.content, "no finish")
+      assert.isFalse("usage" in unfinished && unfinished.usage !== undefined)
+    }))
+
+  it.effect("issue 19: with hooks of some extensions built per request, the others' own hooks run too, each only where it has one", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      const plain: Extension.Extension = { name: "plain", afterTurn: () => Effect.sync(() => void log.push("plain afterTurn")) }
+      const built: Extension.Extension = {
+        name: "built",
+        request: () => Effect.succeed({ beforeRun: () => Effect.sync(() => void log.push("built beforeRun")) })
+      }
+      const agent = yield* Agent.make({ tools: [echo("t")], extensions: [plain, built] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "t" }] }, { text: "ok" }]))
+      )
+      yield* agent.run("hi")
+      assert.deepStrictEqual(log, ["built beforeRun", "plain afterTurn", "plain afterTurn"])
+    }))
+
+  it.effect("issue 19: a failing hook or compaction names where it failed", () =>
+    Effect.gen(function*() {
+      const failingBeforeModel: Extension.Extension<string> = { name: "x", beforeModel: () => Effect.fail("no") }
+      const error = yield* Agent.make({ extensions: [failingBeforeModel] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ text: "ok" }])),
+        Effect.flatMap((agent) => Effect.flip(agent.run("hi")))
+      )
+      assert.deepStrictEqual([error._tag, "hook" in error && error.hook, "extension" in error && error.extension], ["ExtensionError", "beforeModel", "x"])
+      const compaction = { shouldCompact: () => true, compact: () => Effect.fail("cannot") }
+      const agent = yield* Agent.make({ compaction }).pipe(Effect.provide(ScriptedModel.layer([{ text: "ok" }])))
+      for (const failed of [yield* Effect.flip(agent.run("hi")), yield* Effect.flip(agent.compact)]) {
+        assert.deepStrictEqual([failed._tag, "hook" in failed && failed.hook, "extension" in failed && failed.extension], ["ExtensionError", "compact", "compaction"])
+      }
+    }))
+
+  it.effect("issue 19: a compaction pass starts from an empty input, hands its result to afterCompact, and leaves nothing pending", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const watcher: Extension.Extension = {
+        name: "watcher",
+        onCompact: (context) => Effect.map(context.inputMessage, (input) => void seen.push(input.content)),
+        afterCompact: (context) => Effect.map(context.messages, (messages) => void seen.push(messages.map((m) => m.content)))
+      }
+      const other: Extension.Extension = { name: "other", afterCompact: () => Effect.void }
+      const compaction = { shouldCompact: () => false, compact: () => Effect.succeed([Message.user("summary")]) }
+      const agent = yield* Agent.make({ compaction, extensions: [other, watcher] }).pipe(Effect.provide(ScriptedModel.layer([])))
+      yield* agent.compact
+      assert.deepStrictEqual(seen, ["", ["summary"]])
+      assert.isFalse(yield* agent.pending(watcher))
+    }))
+
+  it.effect("issue 19: a failing onError hook is logged and the run's own failure stands", () =>
+    Effect.gen(function*() {
+      const logs = recordingLogger()
+      const sour: Extension.Extension<string> = { name: "sour", onError: () => Effect.fail("nope") }
+      const agent = yield* Agent.make({ extensions: [sour] }).pipe(Effect.provide(ScriptedModel.layer([])))
+      const error = yield* Effect.flip(agent.run("hi").pipe(Effect.provide(logs.layer)))
+      assert.strictEqual(error._tag, "ModelError")
+      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR").map((line) => line.message), ["a terminal hook failed"])
+    }))
+
+  it.effect("issue 19: runs are numbered upwards, and traced with their number and each tool call's name and id", () =>
+    Effect.gen(function*() {
+      const ids: Array<number> = []
+      const numbered: Extension.Extension = { name: "numbered", beforeRun: (context) => Effect.sync(() => void ids.push(context.runId)) }
+      const spans: Array<{ readonly name: string; readonly attributes: ReadonlyMap<string, unknown> }> = []
+      const native = yield* Effect.tracer
+      const tracer = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f, fiber) => native.context(f, fiber)
+      })
+      const agent = yield* Agent.make({ tools: [echo("t")], extensions: [numbered] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ toolCalls: [{ id: "c1", name: "t" }] }, { text: "ok" }, { text: "again" }]))
+      )
+      yield* agent.run("hi").pipe(Effect.withTracer(tracer))
+      yield* agent.run("again")
+      assert.isTrue(ids[1]! > ids[0]!, String(ids))
+      const run = spans.find((span) => span.name === "Agent.run")!
+      assert.strictEqual(run.attributes.get("agent.run_id"), ids[0])
+      const tool = spans.find((span) => span.name === "Agent.tool")!
+      assert.deepStrictEqual([tool.attributes.get("tool.name"), tool.attributes.get("tool.call_id")], ["t", "c1"])
+    }))
+})
