@@ -194,7 +194,7 @@ describe("McpExtension, observed", () => {
       const discover = spans.filter((span) => span.name === "McpExtension.discover")
       assert.deepStrictEqual(discover.map((span) => span.attributes), [{ "mcp.server": name }, { "mcp.server": "down" }])
       const calls = spans.filter((span) => span.name === "McpExtension.call")
-      assert.deepStrictEqual(calls.map((span) => span.attributes), [{ "mcp.server": name, "mcp.tool": "t" }])
+      assert.deepStrictEqual(calls.map((span) => span.attributes), [{ "mcp.server": name, "gen_ai.tool.name": "t" }])
 
       const warning = logs.lines.find((line) => line.level === "WARN" && line.annotations["mcp.server"] === "down")
       assert.deepStrictEqual(warning?.message, "MCP server down is unavailable: connection refused")

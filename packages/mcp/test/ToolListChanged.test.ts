@@ -79,7 +79,7 @@ describe("tool list changes (issue 13)", () => {
       assert.deepStrictEqual(names(requests[1]!), ["shop__rotate", "shop__fresh"])
       assert.deepStrictEqual(toolMessages(requests[2]!).slice(1).map((m) => [m.name, m.status, m.content]), [
         ["shop__fresh", "ok", [{ type: "text", text: "fresh" }]],
-        ["shop__old", "TOOL_FAILED", { error: { type: "UnknownTool", message: "there is no tool named shop__old" } }]
+        ["shop__old", "TOOL_FAILED", { error: { type: "UnknownTool", message: "there is no tool named \"shop__old\"; the closest names are shop__rotate, shop__fresh" } }]
       ])
     }))
 
