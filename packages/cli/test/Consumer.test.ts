@@ -23,7 +23,8 @@ const appEffect = {
   "@effect/cli": "~0.75.0",
   "@effect/ai": "~0.36.0",
   "@effect/ai-openai": "~0.40.0",
-  "@effect/ai-anthropic": "~0.26.0"
+  "@effect/ai-anthropic": "~0.26.0",
+  "@effect/experimental": "~0.60.0"
 }
 
 const publicPackages = ["agent", "mcp", "ai", "cli"] as const
