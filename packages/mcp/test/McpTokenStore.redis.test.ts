@@ -72,7 +72,7 @@ describe("McpTokenStore.layerRedis", () => {
       const second = yield* storeOn(redis.url)
       assert.isTrue(Option.isNone(yield* second.get(key)))
       yield* first.set(key, entry)
-      yield* first.set("https://other.example", { clientInformation: { client_id: "dcr-2" } })
+      yield* first.set("https://other.example", { clientInformation: { client_id: "dcr-2", redirect_uris: [] } })
       assert.deepStrictEqual(yield* second.get(key), Option.some(entry))
       assert.deepStrictEqual(yield* second.keys, ["https://docs.example/mcp", "https://other.example"])
       const raw = yield* rawClient(redis.url)
@@ -80,7 +80,7 @@ describe("McpTokenStore.layerRedis", () => {
       // no expiry: a refresh token outlives any access token
       assert.strictEqual(yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`)), -1)
       yield* McpTokenStore.modify(second, key, ({ tokens: _, ...rest }) => rest)
-      assert.deepStrictEqual(yield* first.get(key), Option.some({ clientInformation: entry.clientInformation }))
+      assert.deepStrictEqual(yield* first.get(key), Option.some({ clientInformation: entry.clientInformation! }))
       yield* second.remove(key)
       assert.isTrue(Option.isNone(yield* first.get(key)))
       assert.deepStrictEqual(yield* first.keys, ["https://other.example"])
