@@ -7,7 +7,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpAuthorization, McpClientFactory, McpRedis, McpServer, McpTokenStore } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
+import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
+import * as Source from "@zett/testing/Source"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -16,6 +18,9 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { Redis } from "ioredis"
+import * as ChildProcess from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as RedisLock from "../src/internal/redisLock.js"
 
 const key = "https://docs.example/mcp"
@@ -60,6 +65,46 @@ const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
     }))
     return { store, factory, server, whoami }
   })
+
+const tokenApp = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "token-app.ts")
+
+/** Starts one process of fixtures/token-app.ts; the scope kills it if it is still running. */
+const startApp = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = ChildProcess.spawn(process.execPath, [...Source.nodeArgs, tokenApp], {
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      const output = { stdout: "", stderr: "" }
+      child.stdout.on("data", (chunk: Buffer) => void (output.stdout += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => void (output.stderr += chunk.toString("utf8")))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, output, exited }
+    }),
+    ({ child }) =>
+      Effect.promise(async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGKILL")
+          await new Promise((resolve) => child.once("exit", resolve))
+        }
+      })
+  ).pipe(Effect.map(({ child, exited, output }) => ({
+    pid: child.pid!,
+    ready: Effect.gen(function*() {
+      while (!output.stdout.includes("READY")) {
+        if (child.exitCode !== null) return yield* Effect.fail(new Error(`exited before READY:\n${output.stderr}`))
+        yield* Effect.sleep("20 millis")
+      }
+    }),
+    go: Effect.sync(() => void child.stdin.end("go\n")),
+    result: Effect.map(Effect.promise(() => exited), (code) => {
+      const line = output.stdout.split("\n").find((l) => l.startsWith("RESULT "))
+      assert.strictEqual(code, 0, output.stderr)
+      assert.isDefined(line, output.stdout + output.stderr)
+      return { ...JSON.parse(line!.slice("RESULT ".length)) as { pid: number; answer: string }, stderr: output.stderr }
+    })
+  })))
 
 const refreshes = (as: OAuthServer.OAuthServer) =>
   as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length
@@ -184,6 +229,38 @@ describe("McpTokenStore.layerRedis", () => {
       yield* fleet[2].whoami
       assert.strictEqual(as.count("/token"), tokenRequests)
     }))
+
+  it.scopedLive("issue 17: three separate processes with an expired access token connect at once: one refresh request, all connect, none left", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make({})
+      // the login of an operator, through the same Redis
+      const operator = yield* processOn(redis.url, as)
+      yield* McpAuthorization.login(operator.server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, operator.factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, operator.store),
+        Effect.provide(OAuthServer.headless().layer)
+      )
+      const normalized = McpTokenStore.normalizeKey(as.url)
+      const stored = Option.getOrThrow(yield* operator.store.get(normalized))
+      as.expireAccessTokens()
+      yield* operator.store.set(normalized, { ...stored, tokens: { ...stored.tokens!, expires_at: 0 } })
+      const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
+      yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(apps, (app) => app.go, { discard: true })
+      const results = yield* Effect.forEach(apps, (app) => app.result, { concurrency: "unbounded" })
+      for (const result of results) assert.include(result.answer, `client ${as.registered[0]!.client_id} scope`, result.stderr)
+      assert.strictEqual(refreshes(as), 1)
+      assert.strictEqual(new Set(results.map((result) => result.pid)).size, 3)
+      // no token in any process's output
+      for (const result of results) {
+        for (const issued of as.issued) {
+          assert.notInclude(result.stderr, issued.accessToken)
+          if (issued.refreshToken !== undefined) assert.notInclude(result.stderr, issued.refreshToken)
+        }
+      }
+      assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
+    }), 120_000)
 
   it.scopedLive("issue 17: Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
     Effect.gen(function*() {
