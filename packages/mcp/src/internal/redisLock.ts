@@ -88,7 +88,11 @@ export const command = <A>(
   run: () => Promise<A>
 ): Effect.Effect<A, RedisLockError> =>
   timeoutAfterIo(
-    Effect.tryPromise({ try: run, catch: (cause) => new RedisLockError({ reason: "Unavailable", key, cause }) }),
+    // interruptible also in an uninterruptible region (the acquire of `withLock`): otherwise the timeout would
+    // wait for the abandoned command until ioredis gives up on it (its `commandTimeout`, far longer)
+    Effect.interruptible(
+      Effect.tryPromise({ try: run, catch: (cause) => new RedisLockError({ reason: "Unavailable", key, cause }) })
+    ),
     operationTimeout,
     () => new RedisLockError({ reason: "Timeout", key })
   )
