@@ -22,6 +22,7 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Streamed from "./internal/streamed.js"
 
 /**
  * @since 0.1.0
@@ -240,20 +241,7 @@ export const make = Effect.fnUntraced(function*(options: Options) {
       return Stream.concat(events, Stream.suspend(() => Stream.fromIterable(state.onEnd())))
     })
 
-  const generateText = (providerOptions: LanguageModel.ProviderOptions) =>
-    Stream.runCollect(streamText(providerOptions)).pipe(
-      Effect.map((parts) => {
-        const out: Array<Response.PartEncoded> = []
-        let text = ""
-        for (const part of parts) {
-          if (part.type === "text-delta") text += part.delta
-          else if (part.type === "tool-call" || part.type === "finish") out.push(part)
-        }
-        return text === "" ? out : [{ type: "text" as const, text }, ...out]
-      })
-    )
-
-  return yield* LanguageModel.make({ generateText, streamText })
+  return yield* Streamed.make(streamText)
 })
 
 /**
