@@ -82,7 +82,7 @@ describe("run (observed)", () => {
         { error: { type: "Error", message: "just text" } },
         { error: { type: "Error", message: "null" } },
         { error: { type: "ToolError", message: "mine" } },
-        { error: { type: "UnknownTool", message: "there is no tool named missing" } }
+        { error: { type: "UnknownTool", message: "there is no tool named \"missing\"; the closest names are nothing, plain, tagged" } }
       ])
     }))
 
@@ -211,9 +211,9 @@ describe("run (observed)", () => {
       yield* agent.run("hi").pipe(Effect.withTracer(tracer))
       yield* agent.run("again")
       assert.isTrue(ids[1]! > ids[0]!, String(ids))
-      const run = spans.find((span) => span.name === "Agent.run")!
-      assert.strictEqual(run.attributes.get("agent.run_id"), ids[0])
-      const tool = spans.find((span) => span.name === "Agent.tool")!
-      assert.deepStrictEqual([tool.attributes.get("tool.name"), tool.attributes.get("tool.call_id")], ["t", "c1"])
+      const run = spans.find((span) => span.name === "invoke_agent")!
+      assert.strictEqual(run.attributes.get("zett.agent.run_id"), ids[0])
+      const tool = spans.find((span) => span.name === "execute_tool t")!
+      assert.deepStrictEqual([tool.attributes.get("gen_ai.tool.name"), tool.attributes.get("gen_ai.tool.call.id")], ["t", "c1"])
     }))
 })
