@@ -231,4 +231,41 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
       assert.strictEqual(openai.requests.length, 0)
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
+
+  it.scoped("issue 13: zett call everything__trigger-sampling-request: approved on a terminal, the model answers; piped, declined", () =>
+    Effect.gen(function*() {
+      const { config, home, marker } = yield* setup
+      const sampling = "everything__trigger-sampling-request"
+      const { env, openai } = yield* model(["Hello from the model"])
+      const terminal = yield* onTerminal(["call", "--config", config, sampling, JSON.stringify({ prompt: "say hi", maxTokens: 60 })], home, [
+        [/Let everything use the model\?/, "y"]
+      ], env)
+      const out = plain(terminal.stdout)
+      assert.strictEqual(terminal.typed, 1, out)
+      assert.strictEqual(terminal.code, 0, out)
+      assert.include(out, "MCP server everything asks the model (up to 60 tokens): \"Resource trigger-sampling-request context: say hi\"")
+      // the tool's result shows what it got back: the model's text (JSON inside the JSON of the text block)
+      assert.match(out, /LLM sampling result: \\n\{[\s\S]*\\"text\\": \\"Hello from the model\\"/)
+      // the server's request went to the model as it was: its system prompt and message, no tools
+      assert.strictEqual(openai.requests.length, 1)
+      assert.deepStrictEqual(openai.requests[0]!.body.input, [
+        { role: "system", content: "You are a helpful test server." },
+        { role: "user", content: [{ type: "input_text", text: "Resource trigger-sampling-request context: say hi" }] }
+      ])
+      assert.isUndefined(openai.requests[0]!.body.tools)
+      assert.notInclude(out, env.OPENAI_API_KEY)
+
+      const { env: env2, openai: unused } = yield* model(["never"])
+      const declined = yield* piped(["call", "--config", config, sampling, JSON.stringify({ prompt: "say hi", maxTokens: 60 })], home, env2)
+      // server-everything fails its tool when sampling is refused: zett exits 1 and says why
+      assert.strictEqual(declined.code, 1, declined.stderr)
+      assert.strictEqual(declined.stdout, "")
+      assert.deepStrictEqual(declined.stderr.split("\n").filter((line) => line !== ""), [
+        "zett: MCP server everything asks the model (up to 60 tokens): \"Resource trigger-sampling-request context: say hi\"; declined: zett is not running on a terminal",
+        "zett: warning: sampling request of MCP server everything refused: the user declined it",
+        "zett: everything__trigger-sampling-request failed: MCP error -1: MCP error -1: sampling request of MCP server everything refused: the user declined it"
+      ])
+      assert.strictEqual(unused.requests.length, 0)
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }), 60_000)
 })
