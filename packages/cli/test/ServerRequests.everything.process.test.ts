@@ -115,15 +115,17 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
         [/Number in range 1-1000 \(number, 0 to 1000, optional, default 3\.14\)/, "\r"],
         // choices: the default first, then the others; down picks the next one
         [/Untitled Single Select Enum \(choose one, optional, default Monica\)[\s\S]*Monica \(default\)[\s\S]*Rachel[\s\S]*Phoebe/, `${down}\r`],
-        // below "Select All" and "Inverse Selection": Guitar, then Piano
-        [/Untitled Multiple Select Enum \(choose any, optional, default Guitar\)[\s\S]*Guitar \(default\)[\s\S]*Bass/, `${down}${down}${down} \r`],
+        // all five are more than the form's maxItems: refused on the spot, then (below "Select None" and
+        // "Inverse Selection") Guitar, then Piano
+        [/Untitled Multiple Select Enum \(choose any, 1 to 3 choices, optional, default Guitar\)[\s\S]*Guitar \(default\)[\s\S]*Bass/, " \r"],
+        [/At most 3 choices are allowed/, ` ${down}${down}${down} \r`],
         // titled choices show their titles
         [/Titled Single Select Enum \(choose one, optional, default hero-1\)[\s\S]*Superman \(default\)[\s\S]*Wonder Woman/, "\r"],
-        [/Titled Multiple Select Enum \(choose any, optional, default fish-1\)[\s\S]*Tuna \(default\)[\s\S]*Trout/, "\r"],
+        [/Titled Multiple Select Enum \(choose any, 1 to 3 choices, optional, default fish-1\)[\s\S]*Tuna \(default\)[\s\S]*Trout/, "\r"],
         [/Legacy Titled Single Select Enum \(choose one, optional, default pet-1\)[\s\S]*Cats \(default\)[\s\S]*Dogs/, `${down}\r`]
       ])
       const out = plain(result.stdout)
-      assert.strictEqual(result.typed, 14, out)
+      assert.strictEqual(result.typed, 15, out)
       assert.strictEqual(result.code, 0, out)
       assert.include(out, "MCP server everything asks: \"Please provide inputs for the following fields:\"")
       // the tool's own summary of what it received
