@@ -1,7 +1,8 @@
 /**
  * Issue 13 ("every feature works against server-everything, from `zett`"): the real `zett` as a child process
- * against the real server-everything over stdio, answering its `trigger-elicitation-request` form on a
- * pseudo-terminal (`script` of util-linux) and piped, and listing its conditional tools.
+ * against the real server-everything over stdio: its `trigger-elicitation-request` form on a pseudo-terminal
+ * (`script` of util-linux) and piped, its conditional tools listed, and `trigger-sampling-request` answered by
+ * the configured model (the fake OpenAI provider) once approved.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -65,6 +66,7 @@ const onTerminal = (
         const [prompt, keys] = steps[step]!
         const match = prompt.exec(plain(stdout.slice(seenUpTo)))
         if (match === null) break
+        // a prompt is drawn again as keys are typed: what came before the keys is not looked at again
         seenUpTo = stdout.length
         step++
         child.stdin.write(keys)
