@@ -149,13 +149,18 @@ export const make = (options: Options): McpSampling["Type"] => {
   const fallback = counter()
   const refuse = (request: Request, reason: SamplingRefused["reason"], detail: string) =>
     new SamplingRefused({ server: request.server, reason, detail })
-  const modelOf = (request: Request): Effect.Effect<Model.Model["Type"], SamplingRefused> =>
+  // a given layer is built around `use`, so that what it holds (an HTTP client's connections) lasts the request
+  const withModel = <A, E>(
+    request: Request,
+    use: (model: Model.Model["Type"]) => Effect.Effect<A, E>
+  ): Effect.Effect<A, E | SamplingRefused> =>
     options.model !== undefined
-      ? Effect.provide(Model.Model, options.model)
+      ? Effect.provide(Effect.flatMap(Model.Model, use), options.model)
       : Effect.flatMap(Effect.serviceOption(Model.Model), (model) =>
         Option.match(model, {
-          onNone: () => refuse(request, "NoModel", "no model is available to answer it (give sampling a model)"),
-          onSome: Effect.succeed
+          onNone: (): Effect.Effect<A, E | SamplingRefused> =>
+            refuse(request, "NoModel", "no model is available to answer it (give sampling a model)"),
+          onSome: use
         }))
   return McpSampling.of({
     handle: (request) =>
@@ -180,18 +185,18 @@ export const make = (options: Options): McpSampling["Type"] => {
           return yield* refuse(request, "Declined", "the user declined it")
         }
         const messages = yield* toMessages(request)
-        const model = yield* modelOf(request)
         let text = ""
         let stopReason = "endTurn"
-        yield* model.stream({ messages, tools: [], serverTools: [] }).pipe(
-          Stream.runForEach((event) =>
-            Effect.sync(() => {
-              if (event._tag === "TextDelta") text += event.text
-              else if (event._tag === "Finish" && event.reason === "length") stopReason = "maxTokens"
-            })
-          ),
-          Effect.mapError((error) => refuse(request, "ModelFailed", error.reason))
-        )
+        yield* withModel(request, (model) =>
+          model.stream({ messages, tools: [], serverTools: [] }).pipe(
+            Stream.runForEach((event) =>
+              Effect.sync(() => {
+                if (event._tag === "TextDelta") text += event.text
+                else if (event._tag === "Finish" && event.reason === "length") stopReason = "maxTokens"
+              })
+            ),
+            Effect.mapError((error) => refuse(request, "ModelFailed", error.reason))
+          ))
         const result: CreateMessageResult = {
           role: "assistant",
           content: { type: "text", text },

@@ -395,6 +395,21 @@ describe("issue 13: sampling", () => {
       assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
     }))
 
+  it.live("issue 13: a given model layer stays open while it answers, and is released after (zett call's HTTP model)", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const events: Array<string> = []
+      // like a model over an HTTP client: its connections are closed with the layer's scope
+      const model = Layer.unwrapScoped(Effect.gen(function*() {
+        let open = true
+        yield* Effect.addFinalizer(() => Effect.sync(() => (open = false, events.push("released"))))
+        return ScriptedModel.layer([() => (events.push(open ? "answered while open" : "answered after release"), { text: "four" })])
+      }))
+      yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
+      assert.deepStrictEqual(events, ["answered while open", "released"])
+      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
+    }))
+
   it.live("a request over maxCallsPerRequest is refused with an error naming the limit", () =>
     Effect.gen(function*() {
       const seen = newSeen()

@@ -30,9 +30,19 @@ export interface Settings {
 
 type Environment = Prompt.Prompt.Environment | Output.Output
 
+/** How many choices a multiple choice takes (`minItems`, `maxItems` of its schema). */
+const itemCount = (field: McpElicitation.Field) => ({
+  minItems: typeof field.schema.minItems === "number" ? field.schema.minItems : undefined,
+  maxItems: typeof field.schema.maxItems === "number" ? field.schema.maxItems : undefined
+})
+
 const typeText = (field: McpElicitation.Field) => {
   const parts: Array<string> = [field.type === "array" ? "choose any" : field.choices !== undefined ? "choose one" : field.type]
   if (field.format !== undefined) parts.push(field.format)
+  const { maxItems, minItems } = itemCount(field)
+  if (minItems !== undefined && maxItems !== undefined) parts.push(`${minItems} to ${maxItems} choices`)
+  else if (minItems !== undefined) parts.push(`at least ${minItems} choices`)
+  else if (maxItems !== undefined) parts.push(`at most ${maxItems} choices`)
   if (field.minimum !== undefined && field.maximum !== undefined) parts.push(`${field.minimum} to ${field.maximum}`)
   else if (field.minimum !== undefined) parts.push(`at least ${field.minimum}`)
   else if (field.maximum !== undefined) parts.push(`at most ${field.maximum}`)
@@ -54,8 +64,13 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
   }
   if (field.choices !== undefined && field.type === "array") {
     const chosen = new Set(Array.isArray(field.default) ? field.default : [])
+    const { maxItems, minItems } = itemCount(field)
     return Prompt.multiSelect({
       message: `${message} (space selects, enter ends)`,
+      // checked while asking, so a count the server refuses can be chosen again; with a default, choosing
+      // nothing answers the default
+      ...(maxItems !== undefined ? { max: maxItems } : {}),
+      ...(minItems !== undefined && field.default === undefined ? { min: minItems } : {}),
       choices: field.choices.map((choice) => ({
         title: chosen.has(choice.value) ? `${choice.title} (default)` : choice.title,
         value: choice.value
