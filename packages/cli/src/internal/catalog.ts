@@ -103,6 +103,45 @@ export const listAll = <A>(
     }
   )
 
+/**
+ * The `--json` document of `zett resources` and `zett prompts`: each server's status with what it offers (`fields`
+ * of its items; `offers` is undefined for an unavailable server), and the totals.
+ */
+export const json = <A>(
+  listings: ReadonlyArray<Listing<A>>,
+  options: {
+    readonly config: string
+    readonly configExists: boolean
+    readonly skipped: unknown
+    readonly offers: string
+    readonly fields: (items: A | undefined) => Record<string, unknown>
+    readonly totals: Record<string, number>
+  }
+) =>
+  JSON.stringify(
+    {
+      config: options.config,
+      configExists: options.configExists,
+      servers: listings.map((listing) => ({
+        name: listing.server,
+        transport: listing.transport,
+        status: listing.status,
+        ...(listing.reason !== undefined ? { reason: listing.reason } : {}),
+        millis: listing.millis,
+        [options.offers]: listing.status === "ok" ? listing.items !== undefined : undefined,
+        ...options.fields(listing.items)
+      })),
+      skipped: options.skipped,
+      totals: {
+        servers: listings.length,
+        available: listings.filter((l) => l.status === "ok").length,
+        ...options.totals
+      }
+    },
+    null,
+    2
+  )
+
 /** Exit 1 when a server was unavailable, named in one line. */
 export const unavailableFailure = <A>(listings: ReadonlyArray<Listing<A>>) => {
   const down = listings.filter((listing) => listing.status === "unavailable")

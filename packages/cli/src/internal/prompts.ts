@@ -33,29 +33,14 @@ export const listHandler = (options: Options.PromptsOptions) =>
     const total = listings.reduce((sum, listing) => sum + (listing.items?.length ?? 0), 0)
     yield* Output.line(
       options.json
-        ? JSON.stringify(
-          {
-            config: file,
-            configExists: exists,
-            servers: listings.map((listing) => ({
-              name: listing.server,
-              transport: listing.transport,
-              status: listing.status,
-              ...(listing.reason !== undefined ? { reason: listing.reason } : {}),
-              millis: listing.millis,
-              offersPrompts: listing.status === "ok" ? listing.items !== undefined : undefined,
-              prompts: listing.items ?? []
-            })),
-            skipped: snapshot.skipped,
-            totals: {
-              servers: listings.length,
-              available: listings.filter((l) => l.status === "ok").length,
-              prompts: total
-            }
-          },
-          null,
-          2
-        )
+        ? Catalog.json(listings, {
+          config: file,
+          configExists: exists,
+          skipped: snapshot.skipped,
+          offers: "offersPrompts",
+          fields: (items) => ({ prompts: items ?? [] }),
+          totals: { prompts: total }
+        })
         : Catalog.render(listings, {
           config: file,
           configExists: exists,

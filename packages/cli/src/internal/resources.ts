@@ -44,31 +44,17 @@ export const listHandler = (options: Options.ResourcesOptions) =>
       listings.reduce((sum, listing) => sum + (listing.items === undefined ? 0 : pick(listing.items)), 0)
     yield* Output.line(
       options.json
-        ? JSON.stringify(
-          {
-            config: file,
-            configExists: exists,
-            servers: listings.map((listing) => ({
-              name: listing.server,
-              transport: listing.transport,
-              status: listing.status,
-              ...(listing.reason !== undefined ? { reason: listing.reason } : {}),
-              millis: listing.millis,
-              offersResources: listing.status === "ok" ? listing.items !== undefined : undefined,
-              resources: listing.items?.resources ?? [],
-              resourceTemplates: listing.items?.templates ?? []
-            })),
-            skipped: snapshot.skipped,
-            totals: {
-              servers: listings.length,
-              available: listings.filter((l) => l.status === "ok").length,
-              resources: count((found) => found.resources.length),
-              resourceTemplates: count((found) => found.templates.length)
-            }
-          },
-          null,
-          2
-        )
+        ? Catalog.json(listings, {
+          config: file,
+          configExists: exists,
+          skipped: snapshot.skipped,
+          offers: "offersResources",
+          fields: (items) => ({ resources: items?.resources ?? [], resourceTemplates: items?.templates ?? [] }),
+          totals: {
+            resources: count((found) => found.resources.length),
+            resourceTemplates: count((found) => found.templates.length)
+          }
+        })
         : Catalog.render(listings, {
           config: file,
           configExists: exists,
