@@ -38,7 +38,8 @@ const flags = parseFlags(process.argv.slice(2), [
   "runs",
   "chunks",
   "requests",
-  "processes"
+  "processes",
+  "opTimeout"
 ])
 const num = (key: string, fallback: number) => (flags[key] === undefined ? fallback : Number(flags[key]))
 const lib = flags.lib ?? "raw"
