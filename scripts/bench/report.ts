@@ -488,7 +488,9 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         f(fleet.find((r) => r.shared === false)?.lists)
       } tools/list calls)`,
       met: sharedRun !== undefined && sharedRun.lists === sharedRun.servers,
-      why: "More than one listing per server means the Redis lock did not hold across processes."
+      why: "More than one listing per server: the table names the fallback the members logged (a Redis command over " +
+        "`operationTimeout` makes that process discover alone, with a warning, as documented); none logged would " +
+        "mean the Redis lock did not hold across processes."
     })
   }
 
