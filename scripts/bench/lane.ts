@@ -38,7 +38,8 @@ const flags = parseFlags(process.argv.slice(2), [
   "runs",
   "chunks",
   "requests",
-  "processes"
+  "processes",
+  "opTimeout"
 ])
 const num = (key: string, fallback: number) => (flags[key] === undefined ? fallback : Number(flags[key]))
 const lib = flags.lib ?? "raw"
@@ -438,7 +439,9 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
           env: {
             ...process.env,
             FLEET_SERVERS: JSON.stringify(servers),
-            ...(redis === undefined ? {} : { REDIS_URL: redis.url })
+            ...(redis === undefined ? {} : { REDIS_URL: redis.url }),
+            // a smaller operationTimeout than McpRedis's default, to provoke the fallbacks (--opTimeout=ms)
+            ...(flags.opTimeout === undefined ? {} : { FLEET_OPERATION_TIMEOUT_MS: String(flags.opTimeout) })
           },
           stdio: ["pipe", "pipe", "pipe"]
         })
@@ -465,6 +468,16 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       const firstModel = results.map((r) => r.firstModelAt - r.goAt)
       const spawns = probe.spawns()
       const lists = probe.lists()
+      // what the shared cache logged in each member (stderr): which fallback made a second discovery
+      const logLines = members.flatMap((m, i) =>
+        m.err().split("\n").filter((l) => l.includes("shared tool cache")).map((l) => `member ${i}: ${l}`)
+      )
+      const fallbacks = classifyFallbacks(logLines)
+      if (shared && lists !== n) {
+        process.stderr.write(`fleet: ${lists} tools/list calls for ${n} servers; fallbacks: ${
+          Object.entries(fallbacks).map(([k, v]) => `${k} ×${v}`).join(", ") || "none logged"
+        }\n${logLines.filter((l) => !l.includes("found in the store")).join("\n")}\n`)
+      }
       return {
         label: shared ? "Zett, tool cache shared through Redis" : "Zett, tool cache per process",
         shared,
@@ -477,6 +490,9 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         firstModelMedianMs: median(firstModel),
         firstModelMaxMs: Math.max(...firstModel),
         aliveAfter: probe.alive(),
+        fallbacks,
+        holders: logLines.filter((l) => l.includes("for the fleet")).length,
+        fallbackLog: lists === n ? [] : logLines.filter((l) => !l.includes("found in the store")).slice(0, 40),
         ok: results.every((r) => r.ok && r.tools === n * 11) && probe.alive() === 0 && (!shared || lists === n)
       }
     } finally {
@@ -491,10 +507,24 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const { makeApp, zettLayer } = await import("./zett.js")
     const Layer = await import("effect/Layer")
     const servers = JSON.parse(process.env.FLEET_SERVERS ?? "[]") as Array<Parameters<typeof zettLayer>[0][number]>
+    const Logger = await import("effect/Logger")
+    const LogLevel = await import("effect/LogLevel")
     const url = process.env.REDIS_URL
+    // warnings and debug lines to stderr, where the fleet case reads which fallback fired
+    const stderrLogger = Logger.make(({ logLevel, message }) => {
+      const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+      process.stderr.write(`${logLevel.label} ${text}\n`)
+    })
     const app = makeApp(zettLayer(servers, url === undefined ? {} : {
-      toolCache: McpToolCache.layerRedis({ ttl: "5 minutes" }).pipe(Layer.provide(McpRedis.layer({ url })))
-    }))
+      toolCache: McpToolCache.layerRedis({
+        ttl: "5 minutes",
+        ...(process.env.FLEET_OPERATION_TIMEOUT_MS === undefined
+          ? {}
+          : { operationTimeout: Number(process.env.FLEET_OPERATION_TIMEOUT_MS) })
+      }).pipe(Layer.provide(McpRedis.layer({ url })))
+    }), {
+      logging: Layer.merge(Logger.replace(Logger.defaultLogger, stderrLogger), Logger.minimumLogLevel(LogLevel.Debug))
+    })
     // the layers (and the Redis connection) are built before the start, as in a running service
     await app.runtime.runtime()
     process.stdout.write("READY\n")
@@ -513,6 +543,25 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     await app.dispose()
     return { goAt, firstModelAt, tools, ok: true }
   }
+}
+
+/**
+ * The fallbacks of the shared tool cache named from its log lines (McpToolCache.makeShared), counted: each one
+ * may make a second discovery of a server.
+ */
+export const classifyFallbacks = (lines: ReadonlyArray<string>): Record<string, number> => {
+  const counts: Record<string, number> = {}
+  const add = (name: string) => void (counts[name] = (counts[name] ?? 0) + 1)
+  for (const line of lines) {
+    const failed = /shared tool cache: (\w+) for .* failed \((.*)\);/.exec(line)
+    if (failed !== null) {
+      add(failed[2] === "no answer in time" ? `Redis ${failed[1]} over operationTimeout` : `Redis ${failed[1]} failed`)
+    } else if (line.includes("is still discovering")) add("waitTimeout reached")
+    else if (line.includes("could not be renewed")) add("lock lost/expired (renewal failed)")
+    else if (line.includes("had expired before its release")) add("lock expired before release")
+  }
+  for (const line of lines) if (line.includes("discovering it in this process")) add("fallback: discovering alone")
+  return counts
 }
 
 /** A redis-server on a free port of 127.0.0.1, its data in a temporary folder, for the fleet case. */

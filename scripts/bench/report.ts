@@ -439,6 +439,12 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
   }
 
   // fleet (issue 17)
+  const fallbackNote = (r: (typeof results)[number]) => {
+    const fallbacks = Object.entries((r.fallbacks as Record<string, number> | undefined) ?? {})
+    return fallbacks.length === 0
+      ? r.shared === true && r.lists !== r.servers ? " (no fallback logged)" : ""
+      : ` (${fallbacks.map(([name, count]) => `${name} ×${count}`).join(", ")})`
+  }
   const fleet = results.filter((r) => r.case === "fleet")
   if (fleet.length > 0) {
     out.push("## Fleet: processes of one app, cold, with and without a shared tool cache (issue 17)")
@@ -452,7 +458,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("")
     const rows = fleet.map((r) => [
       String(r.label ?? r.variant),
-      r.ok === true ? f(r.processes) : "FAILED",
+      r.ok === true ? f(r.processes) : `FAILED${fallbackNote(r)}`,
       f(r.requests),
       f(r.servers),
       f(r.spawns),
@@ -467,6 +473,14 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       "first model call ms (median)", "first model call ms (slowest)", "all done ms", "alive after"
     ], rows))
     out.push("")
+    for (const r of fleet.filter((r) => r.shared === true && r.lists !== r.servers)) {
+      out.push(`A shared round listed ${f(r.lists)} times for ${f(r.servers)} servers${fallbackNote(r)}. The members logged:`)
+      out.push("")
+      out.push("```")
+      for (const line of (r.fallbackLog as ReadonlyArray<string> | undefined) ?? []) out.push(line)
+      out.push("```")
+      out.push("")
+    }
     const sharedRun = fleet.find((r) => r.shared === true && r.ok === true)
     goals.push({
       goal: `A fleet discovers each server once: ${sharedRun?.processes ?? 8} cold processes over ${sharedRun?.servers ?? 5} servers list ${sharedRun?.servers ?? 5} times`,
@@ -474,7 +488,9 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         f(fleet.find((r) => r.shared === false)?.lists)
       } tools/list calls)`,
       met: sharedRun !== undefined && sharedRun.lists === sharedRun.servers,
-      why: "More than one listing per server means the Redis lock did not hold across processes."
+      why: "More than one listing per server: the table names the fallback the members logged (a Redis command over " +
+        "`operationTimeout` makes that process discover alone, with a warning, as documented); none logged would " +
+        "mean the Redis lock did not hold across processes."
     })
   }
 

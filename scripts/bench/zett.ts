@@ -41,6 +41,8 @@ export interface AppOptions {
   /** Whether a request waits in its first model step until released (default true). */
   readonly block?: boolean | undefined
   readonly extra?: Partial<McpExtension.Options> | undefined
+  /** Layers that set the runtime's logger or log level (the fleet members log to stderr). */
+  readonly logging?: Layer.Layer<never> | undefined
 }
 
 /** An agent app over a ready McpExtension layer; requests are started and released one at a time. */
@@ -72,7 +74,10 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
       })
   ], { loop: true })
   const runtime = ManagedRuntime.make(
-    Agent.layer({ extensions: [t0, McpExtension.McpExtension, t1] }).pipe(Layer.provide(mcp), Layer.provide(model))
+    Layer.merge(
+      Agent.layer({ extensions: [t0, McpExtension.McpExtension, t1] }).pipe(Layer.provide(mcp), Layer.provide(model)),
+      options.logging ?? Layer.empty
+    )
   )
 
   const startRequest = async () => {

@@ -285,7 +285,8 @@ interface DiscoveryLock {
 interface HeldLock {
   /** Renews the lock until interrupted; fails when it cannot. */
   readonly keepAlive: Effect.Effect<never, unknown>
-  readonly release: Effect.Effect<void, unknown>
+  /** Frees the lock; false when it had already expired (and may have been taken by another). */
+  readonly release: Effect.Effect<boolean, unknown>
 }
 
 class SharedUnavailable extends Data.TaggedError("SharedUnavailable")<{ readonly operation: string; readonly cause: unknown }> {}
@@ -329,7 +330,19 @@ const makeShared = (
         entry === undefined ? Effect.void : bounded("write", store.set(key.id, entry, Option.some(Duration.millis(ttl)))).pipe(
           Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
         ),
-        held === undefined ? Effect.void : Effect.ignore(bounded("release", held.release))
+        held === undefined ? Effect.void : bounded("release", held.release).pipe(
+          Effect.flatMap((released) =>
+            released
+              ? Effect.void
+              // the lock outlived its ttl without a renewal (a starved event loop): another may have discovered too
+              : Effect.logWarning(
+                `shared tool cache: the discovery lock of ${key.server} had expired before its release; another process may have discovered it too`
+              ).pipe(Effect.annotateLogs("mcp.server", key.server))
+          ),
+          Effect.catchAll((error) => Effect.logDebug(
+            `shared tool cache: release for ${key.server} failed (${describeCause(error.cause)}); the lock frees itself when it expires`
+          ).pipe(Effect.annotateLogs("mcp.server", key.server)))
+        )
       )),
       scope
     )
@@ -378,7 +391,9 @@ const makeShared = (
               found._tag === "Right" && found.right !== undefined
                 ? Effect.as(publish(key, undefined, held.value), found.right)
                 : Effect.zipRight(
-                  Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
+                  found._tag === "Left"
+                    ? warn(key, found.left, "discovering it for the fleet under the lock")
+                    : Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
                   discoverHere(key, discover, held.value)
                 )
           )

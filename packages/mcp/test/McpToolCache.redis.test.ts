@@ -159,6 +159,31 @@ describe("McpToolCache.layerRedis", () => {
       for (const list of seen) assert.deepStrictEqual(list, seen[0])
     }), 30_000)
 
+  it.scopedLive("issue 17: a holder whose lock expired before its release warns that another process may have discovered too", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const logs = captureLogs()
+      const key = McpToolCache.key(httpServer, { namespace: true })
+      const raw = yield* rawClient(redis.url)
+      const lockKey = `zett:lock:mcp-tools:${key.id}`
+      // the lock vanishes during the discovery, as it does when a starved holder misses its renewals
+      const discover = Effect.zipRight(
+        Effect.promise(() => raw.del(lockKey)),
+        Effect.succeed(tools("catalog", "t1"))
+      )
+      // the scope's close waits for the write and the release that follow the lookup
+      const seen = yield* Effect.scoped(
+        Effect.flatMap(cacheOn(redis.url), (cache) => cache.lookup(key, discover))
+      ).pipe(Effect.provide(logs.layer))
+      assert.strictEqual(seen[0]!.name, "catalog__t1")
+      assert.isTrue(
+        logs.lines.some((line) =>
+          line.includes("level=WARN") && line.includes("lock of catalog had expired before its release")
+        ),
+        logs.lines.join("\n")
+      )
+    }), 30_000)
+
   it.scopedLive("issue 17: Redis stopped mid-run: lookups discover in the process, with a warning, and never fail", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
