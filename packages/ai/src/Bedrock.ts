@@ -23,6 +23,7 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { textOf } from "./internal/prompt.js"
 import * as Streamed from "./internal/streamed.js"
 
 /**
@@ -40,9 +41,6 @@ export interface Options {
 }
 
 const module = "Bedrock"
-
-const textOf = (parts: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  parts.flatMap((part) => part.type === "text" ? [part.text ?? ""] : []).join("")
 
 type Block = Record<string, unknown>
 

@@ -22,6 +22,7 @@ import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import { textOf } from "./internal/prompt.js"
 import * as Streamed from "./internal/streamed.js"
 
 /**
@@ -47,9 +48,6 @@ interface Content {
   readonly role: "user" | "model"
   readonly parts: Array<Part>
 }
-
-const textOf = (parts: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  parts.flatMap((part) => part.type === "text" ? [part.text ?? ""] : []).join("")
 
 /** @internal */
 export const toContents = (prompt: Prompt.Prompt): { system: string; contents: Array<Content> } => {
