@@ -10,71 +10,23 @@ import { assert, describe, it } from "@effect/vitest"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { tempDir, writeFile } from "./utils/zett.js"
-
-const node = process.execPath
-
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
+import { onTerminal, piped } from "./utils/process.js"
 
 /** `zett ...args` with piped output and no standard input. */
-const zettPiped = (
-  args: ReadonlyArray<string>,
-  home: string,
-  env: Readonly<Record<string, string>> = {}
-): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const child = ChildProcess.execFile(
-      node,
-      [...Source.zettArgs, ...args],
-      { cwd: Source.root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
-        resume(Effect.succeed({ code, stdout, stderr }))
-      }
-    )
-    child.stdin?.end()
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
+const zettPiped = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}) =>
+  piped(args, home, env, { closeStdin: true })
 
-/**
- * `zett ...args` on a pseudo-terminal (standard output and error both go to it); `onOutput` sees everything
- * printed so far, each time more comes.
- */
+/** `zett ...args` on a pseudo-terminal; `onOutput` sees everything printed so far, each time more comes. */
 const zettOnTerminal = (
   args: ReadonlyArray<string>,
   home: string,
   onOutput: (printed: string) => void,
   env: Readonly<Record<string, string>> = {}
-): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
-    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
-    // no DISPLAY: zett opens no browser
-    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
-      cwd: Source.root,
-      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "xterm", ...env }
-    })
-    let stdout = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-      onOutput(stdout)
-    })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr: "" }))
-    })
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
+) => onTerminal(args, home, env, onOutput)
 
 // eslint-disable-next-line no-control-regex
 const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "").replaceAll("\r", "")

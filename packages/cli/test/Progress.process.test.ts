@@ -5,58 +5,16 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
+import { onTerminal, piped } from "./utils/process.js"
 import { tempDir, terminalControl, writeFile } from "./utils/zett.js"
 
 const require = createRequire(import.meta.url)
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
 const node = process.execPath
-
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const environment = (home: string, env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "", HOME: home, ...env })
-
-/** `zett ...args` with piped output. */
-const piped = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const child = ChildProcess.execFile(
-      node,
-      [...Source.zettArgs, ...args],
-      { cwd: root, timeout: 60_000, env: environment(home, env) },
-      (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
-    )
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
-
-/** `zett ...args` on a pseudo-terminal: standard output and error both reach the terminal, recorded as `stdout`. */
-const onTerminal = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
-    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
-    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
-      cwd: root,
-      env: { ...environment(home, env), TERM: "xterm" }
-    })
-    let stdout = ""
-    child.stdout.on("data", (chunk: Buffer) => void (stdout += chunk.toString("utf8")))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr: "" }))
-    })
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
 
 const tool = "everything__trigger-long-running-operation"
 const args = JSON.stringify({ duration: 2, steps: 4 })

@@ -6,39 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as ChildProcess from "node:child_process"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
+import { onTerminal as terminal, piped, plain } from "./utils/process.js"
+import type { Run } from "./utils/process.js"
 import { tempDir, writeFile } from "./utils/zett.js"
-
-const require = createRequire(import.meta.url)
-const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
-const node = process.execPath
-
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const environment = (home: string, env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "", HOME: home, ...env })
-
-/** `zett ...args` with piped output. */
-const piped = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const child = ChildProcess.execFile(
-      node,
-      [...Source.zettArgs, ...args],
-      { cwd: root, timeout: 60_000, env: environment(home, env) },
-      (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
-    )
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
 
 /**
  * `zett ...args` on a pseudo-terminal: each step's keys are typed once its prompt has shown (after the previous
@@ -49,39 +23,28 @@ const onTerminal = (
   home: string,
   steps: ReadonlyArray<readonly [RegExp, string]>,
   env: Readonly<Record<string, string>> = {}
-): Effect.Effect<Run & { readonly typed: number }> =>
-  Effect.async((resume) => {
-    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
-    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
-    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
-      cwd: root,
-      env: { ...environment(home, env), TERM: "xterm" }
-    })
-    let stdout = ""
+) =>
+  Effect.suspend(() => {
     let step = 0
     let seenUpTo = 0
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-      while (step < steps.length) {
-        const [prompt, keys] = steps[step]!
-        const match = prompt.exec(plain(stdout.slice(seenUpTo)))
-        if (match === null) break
-        // a prompt is drawn again as keys are typed: what came before the keys is not looked at again
-        seenUpTo = stdout.length
-        step++
-        child.stdin.write(keys)
-      }
-    })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr: "", typed: step }))
-    })
-    return Effect.sync(() => child.kill("SIGKILL"))
+    return Effect.map(
+      terminal(args, home, env, (printed, type) => {
+        while (step < steps.length) {
+          const [prompt, keys] = steps[step]!
+          if (prompt.exec(plain(printed.slice(seenUpTo))) === null) break
+          // a prompt is drawn again as keys are typed: what came before the keys is not looked at again
+          seenUpTo = printed.length
+          step++
+          type(keys)
+        }
+      }),
+      (run) => ({ ...run, typed: step })
+    )
   })
 
-// eslint-disable-next-line no-control-regex
-const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
+const require = createRequire(import.meta.url)
+const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
+const node = process.execPath
 
 /** What server-everything received, from the tool's own "Raw result" text block. */
 const received = (stdout: string): unknown => {

@@ -5,41 +5,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as FakeProvider from "@zett/testing/FakeProvider"
-import * as Source from "@zett/testing/Source"
+import { onTerminal, piped as zett, plain } from "./utils/process.js"
 import { tempDir, writeFile } from "./utils/zett.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
-const root = Path.resolve(here, "..", "..", "..")
 const asking = Path.join(here, "fixtures", "asking-server.mjs")
 const node = process.execPath
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 const configIn = (home: string) =>
   writeFile(home, "mcp.json", JSON.stringify({ mcpServers: { asking: { command: node, args: [asking] } } }))
-
-/** `zett ...args` with piped output. */
-const zett = (args: ReadonlyArray<string>, home: string, env: Readonly<Record<string, string>> = {}): Effect.Effect<Run> =>
-  Effect.async<Run>((resume) => {
-    const child = ChildProcess.execFile(
-      node,
-      [...Source.zettArgs, ...args],
-      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
-        resume(Effect.succeed({ code, stdout, stderr }))
-      }
-    )
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
 
 /**
  * `zett ...args` on a pseudo-terminal: each step's keys are typed once its prompt has shown (after the previous
@@ -50,34 +27,23 @@ const zettOnTerminal = (
   home: string,
   steps: ReadonlyArray<readonly [RegExp, string]>,
   env: Readonly<Record<string, string>> = {}
-): Effect.Effect<Run & { readonly typed: number }> =>
-  Effect.async((resume) => {
-    const quote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`
-    const command = [node, ...Source.zettArgs, ...args].map(quote).join(" ")
-    const child = ChildProcess.spawn("script", ["-qefc", command, "/dev/null"], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? "", HOME: home, TERM: "xterm", ...env }
-    })
-    let stdout = ""
+) =>
+  Effect.suspend(() => {
     let step = 0
     let seenUpTo = 0
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-      while (step < steps.length) {
-        const [prompt, keys] = steps[step]!
-        const match = prompt.exec(stdout.slice(seenUpTo))
-        if (match === null) break
-        seenUpTo += match.index + match[0].length
-        step++
-        child.stdin.write(keys)
-      }
-    })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resume(Effect.succeed({ code, stdout, stderr: "", typed: step }))
-    })
-    return Effect.sync(() => child.kill("SIGKILL"))
+    return Effect.map(
+      onTerminal(args, home, env, (printed, type) => {
+        while (step < steps.length) {
+          const [prompt, keys] = steps[step]!
+          const match = prompt.exec(printed.slice(seenUpTo))
+          if (match === null) break
+          seenUpTo += match.index + match[0].length
+          step++
+          type(keys)
+        }
+      }),
+      (run) => ({ ...run, typed: step })
+    )
   })
 
 /** The JSON the fixture's tool returned, from `zett call`'s output (the result's text block). */
@@ -86,8 +52,6 @@ const answered = (stdout: string): unknown => {
   return text === undefined ? undefined : JSON.parse(JSON.parse(`"${text}"`))
 }
 
-// eslint-disable-next-line no-control-regex
-const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")
 
 describe("issue 13: zett answers a server's requests", () => {
   it.scoped("on a terminal a form is asked field by field, with types, choices and defaults shown", () =>
