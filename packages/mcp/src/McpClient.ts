@@ -21,6 +21,7 @@ import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as Deadlines from "./internal/deadlines.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
@@ -80,6 +81,15 @@ export interface McpClient {
     args: Record<string, unknown>,
     options?: CallOptions | undefined
   ) => Effect.Effect<CallToolResult, McpRequestError>
+  /**
+   * Optional: `callTool` under `limits`, as `McpClient.callWithin` describes it, timed by the client itself.
+   * `callWithin` uses it when present; a client without it is raced against a sleep.
+   */
+  readonly callWithin?: ((
+    name: string,
+    args: Record<string, unknown>,
+    limits: CallLimits
+  ) => Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError>) | undefined
   /**
    * Calls `listener` on each `notifications/tools/list_changed` the server sends on this connection, until the
    * `Scope` it was registered in closes. A client that cannot tell (a factory of your own) leaves it out.
@@ -226,11 +236,29 @@ const toolCallAttributes = (client: Client, server: string, name: string) => ({
  * @since 0.1.0
  * @category constructors
  */
-export const fromSdkClient = (client: Client, options: {
+export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient => build(client, options, undefined)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SdkClientOptions {
   readonly server: string
   readonly scrubber?: Scrubber.Scrubber | undefined
   readonly pid?: number | undefined
-}): McpClient => {
+}
+
+/**
+ * `fromSdkClient`, with one timer for the connection in the current `Scope` (the connection's): `callWithin`
+ * then times a call by a deadline that the timer watches, instead of racing a fiber against each call.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient, never, Scope.Scope> =>
+  Effect.map(Deadlines.make, (deadlines) => build(client, options, deadlines))
+
+const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
   keepNotificationOrder(client)
@@ -300,6 +328,76 @@ export const fromSdkClient = (client: Client, options: {
       captureStackTrace: false
     })))
 
+  // One call under its limits (see `callWithin`): one AbortController, which a timeout and an interruption
+  // both abort (the SDK then sends `notifications/cancelled`), and a deadline entry for the connection's timer.
+  const callWithinDeadline = (deadlines: Deadlines.Deadlines) =>
+  (
+    name: string,
+    args: Record<string, unknown>,
+    limits: CallLimits
+  ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
+    if (Option.isNone(limits.timeout)) return callTool(name, args, limits)
+    const timeout = limits.timeout.value
+    const idle = Duration.toMillis(timeout)
+    const cap = limits.resetOnProgress && Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
+    const clock = deadlines.clock
+    return Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
+      const start = clock.unsafeCurrentTimeMillis()
+      let last = start
+      let done = false
+      const controller = new AbortController()
+      const capped = () => start + cap <= last + idle
+      const entry: Deadlines.Entry = {
+        deadline: () => capped() ? start + cap : last + idle,
+        expire: () => {
+          if (done) return
+          done = true
+          const byCap = capped()
+          const error = new McpTimeoutError({
+            server: limits.server,
+            operation: "call",
+            timeout: byCap ? Duration.millis(cap) : timeout,
+            ...(!byCap && last > start ? { sinceProgress: true } : {})
+          })
+          controller.abort(error)
+          resume(Effect.fail(error))
+        }
+      }
+      const settle = (outcome: () => Effect.Effect<CallToolResult, McpRequestError>) => {
+        if (done) return
+        done = true
+        deadlines.remove(entry)
+        resume(outcome())
+      }
+      const onProgress = limits.onProgress
+      deadlines.add(entry)
+      client.callTool({ name, arguments: args }, undefined, {
+        signal: controller.signal,
+        timeout: sdkTimeoutDisabled,
+        onprogress: limits.resetOnProgress
+          ? (report) => {
+            last = clock.unsafeCurrentTimeMillis()
+            if (onProgress !== undefined) progressOf(onProgress)(report)
+          }
+          : progressOf(onProgress)
+      }).then(
+        (result) => settle(() => Effect.try({ try: () => scrubber.scrubDeep(normalizeResult(result)), catch: callError })),
+        (error) => settle(() => Effect.fail(callError(error)))
+      )
+      return Effect.sync(() => {
+        if (done) return
+        done = true
+        deadlines.remove(entry)
+        controller.abort()
+      })
+    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+      kind: "client",
+      attributes: toolCallAttributes(client, server, name),
+      captureStackTrace: false
+    })))
+  }
+  const timedCall = deadlines === undefined ? undefined : callWithinDeadline(deadlines)
+
   // The handler is installed with the first listener (the extension adds one as soon as it has connected): a
   // change announced before the first listing is reflected by that listing, so none is missed.
   const listeners = new Set<{ readonly listener: () => void }>()
@@ -344,6 +442,9 @@ export const fromSdkClient = (client: Client, options: {
     listTools,
     // every argument is passed on, whatever `callTool` takes
     callTool: requests === undefined ? callTool : (...args: Parameters<typeof callTool>) => requests.track(callTool(...args)),
+    callWithin: timedCall === undefined || requests === undefined
+      ? timedCall
+      : (...args: Parameters<typeof timedCall>) => requests.track(timedCall(...args)),
     request,
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged
@@ -446,6 +547,7 @@ export const callWithin = (
   args: Record<string, unknown>,
   limits: CallLimits
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
+  if (client.callWithin !== undefined) return client.callWithin(name, args, limits)
   const onProgress = limits.onProgress
   if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress })
   const timeout = limits.timeout.value

@@ -318,7 +318,7 @@ const sdkConnect = (
     const guard = new GuardedTransport.GuardedTransport(stdio)
     yield* connectClient(client, guard, server, scrubber, stdio)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber, pid: stdio.pid })
+    return yield* McpClient.make(client, { server: server.name, scrubber, pid: stdio.pid })
   })
 
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
@@ -336,7 +336,7 @@ const sdkConnect = (
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
     yield* connectClient(client, guard, server, scrubber)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+    return yield* McpClient.make(client, { server: server.name, scrubber })
   })
 
   const connectHttp = Effect.fnUntraced(function*(fresh: () => Client, server: McpServer.McpHttpServer, session: OAuthConnect.Session) {
@@ -378,7 +378,7 @@ const sdkConnect = (
     )
     if (refused === undefined) {
       yield* askLogLevel(client, options?.serverLogLevel)
-      return McpClient.fromSdkClient(client, { server: server.name, scrubber })
+      return yield* McpClient.make(client, { server: server.name, scrubber })
     }
     // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
     // backwards compatibility says to try its event stream at the same URL
@@ -463,7 +463,7 @@ const inMemoryConnect = (
     const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), requests)
     yield* connectClient(client, clientSide, server, Scrubber.none)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return McpClient.fromSdkClient(client, { server: server.name })
+    return yield* McpClient.make(client, { server: server.name })
   })
 }
 
