@@ -14,6 +14,7 @@ import {
   ToolSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber, Tracing } from "@zett/agent"
+import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -58,6 +59,12 @@ export interface Progress {
 export interface CallOptions {
   /** Called (synchronously, as each report arrives) for the call's progress reports. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /**
+   * Services for a server request (elicitation, sampling) that arrives during the call, added to the call's
+   * own: the agent's model and the request's sampling count. Given here rather than provided around the call,
+   * whose every run would pay for it, although few calls ever see a server request.
+   */
+  readonly context?: Context.Context<never> | undefined
 }
 
 /**
@@ -441,10 +448,12 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     pid: options.pid,
     listTools,
     // every argument is passed on, whatever `callTool` takes
-    callTool: requests === undefined ? callTool : (...args: Parameters<typeof callTool>) => requests.track(callTool(...args)),
+    callTool: requests === undefined
+      ? callTool
+      : (name, args, options) => requests.track(callTool(name, args, options), options?.context),
     callWithin: timedCall === undefined || requests === undefined
       ? timedCall
-      : (...args: Parameters<typeof timedCall>) => requests.track(timedCall(...args)),
+      : (name, args, limits) => requests.track(timedCall(name, args, limits), limits.context),
     request,
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged
@@ -529,6 +538,8 @@ export interface CallLimits {
   /** With `resetOnProgress`: the most the call may take however often it reports; `Option.none()` is no cap. */
   readonly maxTimeout: Option.Option<Duration.Duration>
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /** As in `CallOptions`. */
+  readonly context?: Context.Context<never> | undefined
 }
 
 /**
@@ -549,10 +560,11 @@ export const callWithin = (
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
   if (client.callWithin !== undefined) return client.callWithin(name, args, limits)
   const onProgress = limits.onProgress
-  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress })
+  const context = limits.context
+  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress, context })
   const timeout = limits.timeout.value
   if (!limits.resetOnProgress) {
-    return Effect.timeoutFail(client.callTool(name, args, { onProgress }), {
+    return Effect.timeoutFail(client.callTool(name, args, { onProgress, context }), {
       duration: timeout,
       onTimeout: () => new McpTimeoutError({ server: limits.server, operation: "call", timeout })
     })
@@ -580,7 +592,8 @@ export const callWithin = (
       onProgress: (progress) => {
         last = clock.unsafeCurrentTimeMillis()
         onProgress?.(progress)
-      }
+      },
+      context
     })
     return Effect.raceFirst(call, timer)
   })

@@ -34,7 +34,7 @@ import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
 import * as McpElicitation from "./McpElicitation.js"
-import type { McpConfigError } from "./McpError.js"
+import type { McpConfigError, McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpRoots from "./McpRoots.js"
 import * as McpSampling from "./McpSampling.js"
@@ -245,13 +245,14 @@ interface ServerRequestContext {
   context: Context.Context<McpSampling.RequestCounter> | undefined
 }
 
-const withServerRequests = (requests: ServerRequestContext) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+/** The services a server request during one of the request's calls runs with (made once per request). */
+const serverRequestContext = (requests: ServerRequestContext): Context.Context<never> => {
   let context = requests.context
   if (context === undefined) {
     const counted = Context.make(McpSampling.RequestCounter, requests.counter)
     context = requests.context = requests.model === undefined ? counted : Context.add(counted, Model.Model, requests.model)
   }
-  return Effect.provide(self, context)
+  return context as Context.Context<never>
 }
 
 /**
@@ -348,6 +349,8 @@ export const make = Effect.fnUntraced(function*(
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
     )
 
+  // The warm call path (issue 14): no generator, no context provided around the call, one match for every
+  // outcome; the call counter is bumped in the branch that knows the outcome.
   const call = (
     state: RequestState,
     server: McpServer.McpServer,
@@ -356,49 +359,68 @@ export const make = Effect.fnUntraced(function*(
     toolCall: Message.ToolCall,
     context: Extension.RunContext
   ): Effect.Effect<unknown, Tool.ToolError> =>
-    Effect.gen(function*() {
-      const client = yield* state.connections.getWithin(server, connectTimeout).pipe(
-        Effect.mapError((error) =>
+    Effect.flatMap(
+      Effect.catchAll(state.connections.getWithin(server, connectTimeout), (error) =>
+        Effect.zipRight(
+          counted(server, "failed"),
           new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
-        )
-      )
-      // events only when an extension reads them
-      const publisher = context.observed ? progressPublisher(context, toolCall, yield* Effect.runtime<never>()) : undefined
-      const called = McpClient.callWithin(client, tool.remoteName, (args ?? {}) as Record<string, unknown>, {
-        server: server.name,
-        // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
-        timeout: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
-        resetOnProgress,
-        maxTimeout: maxCallTimeout,
-        onProgress: publisher?.onProgress
-      }).pipe(withServerRequests(state.serverRequests))
-      // after the call's outcome, not as a finalizer: an interrupted call does not wait for an observer
-      const result = yield* (publisher === undefined ? called : Effect.flatten(Effect.zipLeft(Effect.exit(called), publisher.flush))).pipe(
-        Effect.catchTag("McpTimeoutError", (error) =>
-          new Tool.ToolError({
-            type: "TimeoutError",
-            message: error.sinceProgress === true
-              ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
-              : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
-          })),
-        Effect.catchTag("McpRequestError", (error) =>
-          Effect.zipRight(
-            // a closed connection is not reused, by this request or (pooled) by the next one
-            error.code === ErrorCode.ConnectionClosed ? state.connections.invalidate(server) : Effect.void,
-            new Tool.ToolError({
-              type: "McpError",
-              message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
-              cause: error
-            })
-          ))
-      )
-      const outcome = McpToolResult.toResult(result, errorText)
-      if (outcome._tag === "Failure") return yield* new Tool.ToolError({ type: "ToolError", message: outcome.message })
-      return outcome.value
-    }).pipe(
-      Effect.tapBoth({ onFailure: () => counted(server, "failed"), onSuccess: () => counted(server, "ok") }),
+        )),
+      (client) => {
+        const limits: McpClient.CallLimits = {
+          server: server.name,
+          // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
+          timeout: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
+          resetOnProgress,
+          maxTimeout: maxCallTimeout,
+          context: serverRequestContext(state.serverRequests)
+        }
+        const args_ = (args ?? {}) as Record<string, unknown>
+        // progress events only when an extension reads them; published before the call's outcome is handed on
+        // (after it, not as a finalizer: an interrupted call does not wait for an observer)
+        const called = !context.observed
+          ? McpClient.callWithin(client, tool.remoteName, args_, limits)
+          : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+            const publisher = progressPublisher(context, toolCall, runtime)
+            return Effect.flatten(Effect.zipLeft(
+              Effect.exit(McpClient.callWithin(client, tool.remoteName, args_, { ...limits, onProgress: publisher.onProgress })),
+              publisher.flush
+            ))
+          })
+        return Effect.matchEffect(called, {
+          onFailure: (error) => Effect.zipRight(counted(server, "failed"), failure(state, server, tool, error)),
+          onSuccess: (result) => {
+            const outcome = McpToolResult.toResult(result, errorText)
+            return outcome._tag === "Failure"
+              ? Effect.zipRight(counted(server, "failed"), new Tool.ToolError({ type: "ToolError", message: outcome.message }))
+              : Effect.as(counted(server, "ok"), outcome.value)
+          }
+        })
+      }
+    ).pipe(
       Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
     )
+  const failure = (
+    state: RequestState,
+    server: McpServer.McpServer,
+    tool: McpTool.McpTool,
+    error: McpRequestError | McpTimeoutError
+  ): Effect.Effect<never, Tool.ToolError> =>
+    error._tag === "McpTimeoutError"
+      ? new Tool.ToolError({
+        type: "TimeoutError",
+        message: error.sinceProgress === true
+          ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
+          : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
+      })
+      : Effect.zipRight(
+        // a closed connection is not reused, by this request or (pooled) by the next one
+        error.code === ErrorCode.ConnectionClosed ? state.connections.invalidate(server) : Effect.void,
+        new Tool.ToolError({
+          type: "McpError",
+          message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
+          cause: error
+        })
+      )
 
   const toolFilter = options.toolFilter
   const allowed = (server: McpServer.McpServer, tool: McpTool.McpTool) =>

@@ -27,6 +27,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import type { Scrubber } from "@zett/agent"
 import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -72,6 +73,7 @@ class Refused extends Data.TaggedError("Refused")<{ readonly code: number; reado
 
 interface Call {
   readonly runtime: Runtime.Runtime<never>
+  readonly context: Context.Context<never> | undefined
   readonly onEnd: Set<Effect.Effect<void>>
 }
 
@@ -94,9 +96,9 @@ export class ServerRequests {
   ) {}
 
   /** Runs `self` as a call that server requests may belong to. */
-  readonly track = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  readonly track = <A, E, R>(self: Effect.Effect<A, E, R>, context?: Context.Context<never> | undefined): Effect.Effect<A, E, R> =>
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const call: Call = { runtime, onEnd: new Set() }
+      const call: Call = { runtime, context, onEnd: new Set() }
       this.calls.add(call)
       return Effect.ensuring(
         self,
@@ -110,7 +112,10 @@ export class ServerRequests {
   /** Runs a handler where it belongs (see the module's comment), as a promise for the SDK. */
   private run<A>(effect: Effect.Effect<A, Refused>, signal: AbortSignal): Promise<A> {
     const calls = [...this.calls]
-    const fiber = Runtime.runFork(calls.length > 0 ? calls[0]!.runtime : this.runtime)(effect)
+    const first = calls[0]
+    const fiber = first === undefined
+      ? Runtime.runFork(this.runtime)(effect)
+      : Runtime.runFork(first.runtime)(first.context === undefined ? effect : Effect.provide(effect, first.context))
     FiberSet.unsafeAdd(this.fibers, fiber)
     let left = calls.length
     const end = Effect.suspend(() => --left === 0 ? Fiber.interrupt(fiber) : Effect.void)
