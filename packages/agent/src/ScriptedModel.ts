@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { ToolCall, Usage } from "./Message.js"
 import { Model, ModelError } from "./Model.js"
@@ -58,7 +60,7 @@ const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
   out.push({
     _tag: "Finish",
     reason: reply.toolCalls?.length ? "tool_calls" : "stop",
-    usage: new Usage(reply.usage ?? { inputTokens: 0, outputTokens: 0 })
+    usage: new Usage(reply.usage ?? { inputTokens: 0, outputTokens: 0 }, true)
   })
   return out
 }
@@ -73,17 +75,26 @@ const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
 export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Model["Type"] => {
   let index = 0
   return Model.of({
+    // One chunk, pulled once: `Stream.unwrap` of `Stream.fromIterable` takes more than twice the Effect steps to
+    // consume, and a scripted reply is what agent benchmarks and tests measure the agent's own overhead with.
     stream: (request) =>
-      Stream.unwrap(Effect.suspend(() => {
-        const n = index++
-        if (steps.length === 0 || (n >= steps.length && options?.loop !== true)) {
-          return new ModelError({ reason: `the script has no step for request ${n + 1}` })
-        }
-        const step = steps[n % steps.length]!
-        const reply = typeof step === "function" ? step(request) : step
-        return Effect.map(Effect.isEffect(reply) ? reply : Effect.succeed(reply), (reply) =>
-          Stream.fromIterable(events(reply, n + 1)))
-      }))
+      Stream.suspend(() => {
+        let pulled = false
+        return Stream.repeatEffectChunkOption(Effect.suspend(() => {
+          if (pulled) return Effect.fail(Option.none())
+          pulled = true
+          const n = index++
+          if (steps.length === 0 || (n >= steps.length && options?.loop !== true)) {
+            return Effect.fail(Option.some(new ModelError({ reason: `the script has no step for request ${n + 1}` })))
+          }
+          const step = steps[n % steps.length]!
+          const reply = typeof step === "function" ? step(request) : step
+          return Effect.mapBoth(Effect.isEffect(reply) ? reply : Effect.succeed(reply), {
+            onFailure: Option.some,
+            onSuccess: (reply) => Chunk.unsafeFromArray(events(reply, n + 1))
+          })
+        }))
+      })
   })
 }
 

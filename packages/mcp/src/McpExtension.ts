@@ -499,19 +499,28 @@ export const make = Effect.fnUntraced(function*(
         serverRequests
       }
       requests.set(context, state)
-      const discovered = yield* Effect.forEach(
-        snapshot.servers,
-        (server) =>
-          cache.lookup(McpToolCache.key(server, { namespace }), discover(state, server)).pipe(
-            Effect.map((tools) => {
-              const agentTools = requestTools(state, server, tools)
-              state.registered.set(server.name, agentTools)
-              return agentTools
-            }),
-            Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
-          ),
-        { concurrency: discoveryConcurrency }
-      )
+      const keys = snapshot.servers.map((server) => McpToolCache.key(server, { namespace }))
+      const toolsOf = (i: number) => {
+        const server = snapshot.servers[i]!
+        return cache.lookup(keys[i]!, discover(state, server)).pipe(
+          Effect.map((tools) => {
+            const agentTools = requestTools(state, server, tools)
+            state.registered.set(server.name, agentTools)
+            return agentTools
+          }),
+          Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
+        )
+      }
+      // The cached servers one after another, the others concurrently: a fiber per server would cost a warm
+      // request more than its lookups (issue 14).
+      const fresh = yield* Effect.forEach(keys, cache.has)
+      const discovered: Array<ReadonlyArray<Tool.Tool>> = new Array(keys.length)
+      const missing = keys.flatMap((_, i) => fresh[i] ? [] : [i])
+      yield* Effect.forEach(missing, (i) => Effect.map(toolsOf(i), (tools) => void (discovered[i] = tools)), {
+        concurrency: missing.length > 1 ? discoveryConcurrency : 1,
+        discard: true
+      })
+      for (let i = 0; i < keys.length; i++) if (fresh[i]) discovered[i] = yield* toolsOf(i)
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered.flat())
       return state

@@ -242,7 +242,7 @@ const forEachEvent = <E>(
 const buildRequest = (engine: Engine, run: RunState): ModelRequest => {
   const system = [engine.systemPrompt, ...run.state].filter((part): part is string => part !== undefined && part !== "")
   return {
-    messages: system.length === 0 ? run.messages_.slice() : [new SystemMessage({ content: system.join("\n\n") }), ...run.messages_],
+    messages: system.length === 0 ? run.messages_.slice() : [new SystemMessage({ content: system.join("\n\n") }, trusted), ...run.messages_],
     tools: Array.from(run.registry.values(), Tool.definition),
     serverTools: run.serverTools_.slice()
   }
@@ -279,11 +279,12 @@ const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect
     }
   }).pipe(
     Effect.map(() =>
+      // from typed events (the model's decoder made them): validating again walks every call's arguments
       new AssistantMessage({
         content: acc.text,
         toolCalls: acc.calls,
         ...(acc.usage !== undefined ? { usage: acc.usage } : {})
-      })
+      }, trusted)
     ),
     measured(telemetry),
     tracedWith(
@@ -476,7 +477,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
           toolCalls: response.toolCalls,
           ...(response.usage !== undefined ? { usage: response.usage } : {}),
           runUsage: usage
-        })
+        }, trusted)
       }
       const results = yield* Effect.forEach(
         response.toolCalls,
