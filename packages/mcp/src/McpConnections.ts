@@ -31,6 +31,11 @@ export interface Source {
   readonly acquire: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
   /** Forget a connection that turned out dead, so the next acquire makes a new one. */
   readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
+  /**
+   * Optional: whether an acquire would find the connection open (a pooled one), so that it needs no connect
+   * timeout: racing a timer costs a warm borrow more than the borrow itself.
+   */
+  readonly isOpen?: ((server: McpServer.McpServer) => boolean) | undefined
 }
 
 /**
@@ -61,11 +66,13 @@ export const pooled = (
     const servers = new Map<string, McpServer.McpServer>()
     // Each connection lives in a child of `open`, a parallel scope; the RcMap entry closes that child when the
     // connection is idle or invalidated.
+    // the keys whose connection is open in the pool
+    const connected = new Set<string>()
     const connect = (key: string) =>
       Effect.flatMap(Scope.fork(open, ExecutionStrategy.sequential), (own) =>
         Effect.zipRight(
-          Effect.addFinalizer((exit) => Scope.close(own, exit)),
-          Scope.extend(factory.connect(servers.get(key)!), own)
+          Effect.addFinalizer((exit) => Effect.zipRight(Effect.sync(() => void connected.delete(key)), Scope.close(own, exit))),
+          Effect.tap(Scope.extend(factory.connect(servers.get(key)!), own), () => Effect.sync(() => void connected.add(key)))
         ))
     const pool = yield* RcMap.make({ lookup: connect, idleTimeToLive: options.idleTimeToLive })
     // RcMap closes its entries one after another when its scope closes. `open` is added to the scope after the
@@ -78,7 +85,8 @@ export const pooled = (
           servers.set(key, server)
           return RcMap.get(pool, key)
         }),
-      invalidate: (server) => RcMap.invalidate(pool, McpServer.cacheKey(server))
+      invalidate: (server) => RcMap.invalidate(pool, McpServer.cacheKey(server)),
+      isOpen: (server) => connected.has(McpServer.cacheKey(server))
     }
   })
 
@@ -155,6 +163,8 @@ export const make = (options: {
           const client = open.get(server.name)
           return client !== undefined
             ? Effect.succeed(client)
+            : options.source.isOpen?.(server) === true
+            ? get(server)
             : McpError.within(get(server), { server: server.name, operation: "connect", limit })
         }),
       invalidate: (server) =>

@@ -338,7 +338,8 @@ export const make = Effect.fnUntraced(function*(
     acquire: (server) =>
       Effect.tap(source.acquire(server), (client) =>
         client.onToolListChanged === undefined ? Effect.void : client.onToolListChanged(() => void changed.add(server))),
-    invalidate: source.invalidate
+    invalidate: source.invalidate,
+    isOpen: source.isOpen
   })
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
