@@ -148,34 +148,42 @@ export const limits = { depth: 128, size: 1_000_000 } as const
 
 /**
  * Why a schema is refused before anything walks it recursively: JSON nesting deeper than `limits.depth`, or
- * more than `limits.size` characters' worth of keys and values. Iterative, so a schema nested a million
- * levels deep is measured without overflowing the stack (a recursive `JSON.stringify` of it would not be).
+ * more than `limits.size` characters' worth of keys and values. The walk stops one level past `limits.depth`,
+ * so a schema nested a million levels deep is refused without overflowing the stack (a recursive
+ * `JSON.stringify` of it would not be).
  *
  * @internal
  */
 export const refusal = (schema: unknown): string | undefined => {
-  const stack: Array<unknown> = [schema]
-  const depths: Array<number> = [1]
   let size = 0
-  while (stack.length > 0) {
-    const node = stack.pop()
-    const depth = depths.pop()!
+  // no arrays of keys and values are made: a thousand tools are checked in every cold discovery
+  const walk = (node: unknown, depth: number): string | undefined => {
     if (typeof node === "string") {
       size += node.length + 2
     } else if (typeof node !== "object" || node === null) {
       size += 5
     } else {
       if (depth > limits.depth) return `its input schema nests deeper than ${limits.depth} levels`
-      const keys = Array.isArray(node) ? undefined : Object.keys(node)
-      const values: ReadonlyArray<unknown> = Array.isArray(node) ? node : Object.values(node)
-      size += 2 + values.length
-      if (keys !== undefined) for (const key of keys) size += key.length + 3
-      for (const value of values) {
-        stack.push(value)
-        depths.push(depth + 1)
+      size += 2
+      if (Array.isArray(node)) {
+        size += node.length
+        if (size > limits.size) return tooLarge
+        for (const value of node) {
+          const refused = walk(value, depth + 1)
+          if (refused !== undefined) return refused
+        }
+      } else {
+        for (const key in node) {
+          size += key.length + 4
+          if (size > limits.size) return tooLarge
+          const refused = walk((node as Record<string, unknown>)[key], depth + 1)
+          if (refused !== undefined) return refused
+        }
       }
     }
-    if (size > limits.size) return `its input schema is larger than ${limits.size.toLocaleString("en-US")} characters`
+    return size > limits.size ? tooLarge : undefined
   }
-  return undefined
+  return walk(schema, 1)
 }
+
+const tooLarge = `its input schema is larger than ${limits.size.toLocaleString("en-US")} characters`
