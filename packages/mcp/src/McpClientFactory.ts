@@ -264,7 +264,9 @@ export const make = (
   options?: Options
 ): Effect.Effect<McpClientFactory["Type"], never, CommandExecutor.CommandExecutor> =>
   Effect.gen(function*() {
-    const executor = yield* CommandExecutor.CommandExecutor
+    // Kept as a requirement of the public API only: stdio servers are spawned by the transport itself, with
+    // Node's own streams, a message costing there what it costs in the SDK's transport (internal/commandTransport.ts)
+    yield* CommandExecutor.CommandExecutor
     const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
@@ -275,11 +277,10 @@ export const make = (
       maxAuthorizations: options?.maxAuthorizations ?? 2,
       refreshSkewMs: 30_000
     }
-    return of(sdkConnect(executor, authSettings, options, handlers))
+    return of(sdkConnect(authSettings, options, handlers))
   })
 
 const sdkConnect = (
-  executor: CommandExecutor.CommandExecutor,
   authSettings: OAuthConnect.Settings,
   options: Options | undefined,
   handlers: ServerRequests.Handlers
@@ -312,7 +313,6 @@ const sdkConnect = (
           annotations
         )
     }).pipe(
-      Effect.provideService(CommandExecutor.CommandExecutor, executor),
       Effect.mapError((error) => startFailure(server, error))
     )
     const guard = new GuardedTransport.GuardedTransport(stdio)
@@ -400,8 +400,9 @@ const sdkConnect = (
 }
 
 /**
- * The SDK-backed factory (stdio and Streamable HTTP). Stdio servers are started through the `CommandExecutor`
- * in context (`NodeContext.layer`, or `NodeCommandExecutor.layer` of `@effect/platform-node`).
+ * The SDK-backed factory (stdio and Streamable HTTP). It requires a `CommandExecutor` (`NodeContext.layer`, or
+ * `NodeCommandExecutor.layer` of `@effect/platform-node`), though stdio servers are now spawned with
+ * `node:child_process` directly, for the per-message cost of the executor's streams.
  *
  * @since 0.1.0
  * @category layers
