@@ -14,7 +14,6 @@ import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
-import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type { PlatformError } from "@effect/platform/Error"
 import { Scrubber } from "@zett/agent"
 import * as Context from "effect/Context"
@@ -262,11 +261,8 @@ const connectClient = (
  */
 export const make = (
   options?: Options
-): Effect.Effect<McpClientFactory["Type"], never, CommandExecutor.CommandExecutor> =>
+): Effect.Effect<McpClientFactory["Type"]> =>
   Effect.gen(function*() {
-    // Kept as a requirement of the public API only: stdio servers are spawned by the transport itself, with
-    // Node's own streams, a message costing there what it costs in the SDK's transport (internal/commandTransport.ts)
-    yield* CommandExecutor.CommandExecutor
     const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
@@ -400,14 +396,14 @@ const sdkConnect = (
 }
 
 /**
- * The SDK-backed factory (stdio and Streamable HTTP). It requires a `CommandExecutor` (`NodeContext.layer`, or
- * `NodeCommandExecutor.layer` of `@effect/platform-node`), though stdio servers are now spawned with
- * `node:child_process` directly, for the per-message cost of the executor's streams.
+ * The SDK-backed factory (stdio and Streamable HTTP). Stdio servers are spawned with `node:child_process` and
+ * their pipes used as Node streams: through `@effect/platform`'s `CommandExecutor` streams, a message cost about
+ * twice what it costs the SDK's own transport (internal/commandTransport.ts).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<McpClientFactory, never, CommandExecutor.CommandExecutor> =>
+export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
   Layer.effect(McpClientFactory, make(options))
 
 /**

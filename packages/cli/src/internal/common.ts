@@ -4,7 +4,6 @@
  *
  * @internal
  */
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import type * as Prompt from "@effect/cli/Prompt"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -141,7 +140,7 @@ export const tokenStore: Effect.Effect<
 export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  CommandExecutor.CommandExecutor | FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output
+  FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output
 > =>
   Effect.flatMap(
     Effect.serviceOption(McpClientFactory.McpClientFactory),

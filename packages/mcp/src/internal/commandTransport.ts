@@ -16,8 +16,7 @@
  * the executor's `Stream`/`Sink` (a mailbox, a channel executor per chunk) an SDK client's warm call cost about
  * twice the CPU of the same call over the SDK's transport (187 to 267 µs against 86 to 148 µs, interleaved runs)
  * and allocated some 5 KB more; over these streams it costs what the SDK's does (94 to 153 µs). The lifetime is
- * still the connection's `Scope` (`acquireRelease`, and the ladder as its finalizer). `McpClientFactory` still
- * requires a `CommandExecutor` in its public signature, which this module no longer uses.
+ * still the connection's `Scope` (`acquireRelease`, and the ladder as its finalizer).
  *
  * @internal
  */
