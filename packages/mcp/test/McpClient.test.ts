@@ -11,6 +11,7 @@ import {
 import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
@@ -500,5 +501,64 @@ describe("McpClientFactory.layerInMemory", () => {
       const factory = McpClientFactory.of(() => Effect.succeed(client))
       const connected = yield* factory.connect(McpServer.stdio({ name: "mine", command: "x" }))
       assert.strictEqual(connected, client)
+    }))
+})
+
+describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
+  /** A server whose `wait` tool answers only when cancelled; it records which labels started and were cancelled. */
+  const waiting = (seen: { readonly started: Array<string>; readonly cancelled: Array<string> }) => () => {
+    const server = new Server({ name: "waiting", version: "1.0.0" }, { capabilities: { tools: {} } })
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }))
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const label = String(request.params.arguments?.label)
+      seen.started.push(label)
+      await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
+      seen.cancelled.push(label)
+      return { content: [] }
+    })
+    return server
+  }
+  const limits = (timeout: string): McpClient.CallLimits => ({
+    server: "waiting",
+    timeout: Option.some(Duration.decode(timeout as Duration.DurationInput)),
+    resetOnProgress: true,
+    maxTimeout: Option.none()
+  })
+  /** Waits in real time (the test's clock is a `TestClock`) until `check` holds. */
+  const until = (check: () => boolean) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 2_000 && !check(); i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2)))
+      assert.isTrue(check(), "the condition never held")
+    })
+
+  it.scoped("a shorter deadline than the one the timer sleeps for wakes it; each call ends at its own, and is cancelled", () =>
+    Effect.gen(function*() {
+      const seen = { started: [] as Array<string>, cancelled: [] as Array<string> }
+      const client = yield* McpClientFactory.McpClientFactory.pipe(
+        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
+        Effect.provide(McpClientFactory.layerInMemory({ waiting: waiting(seen) }))
+      )
+      const long = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "long" }, limits("10 minutes")))
+      yield* until(() => seen.started.includes("long"))
+      const short = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "short" }, limits("30 seconds")))
+      yield* until(() => seen.started.includes("short"))
+      yield* TestClock.adjust("31 seconds")
+      const first = yield* Fiber.join(short).pipe(Effect.flip)
+      assert.strictEqual(first._tag, "McpTimeoutError")
+      assert.strictEqual(Duration.toMillis((first as McpError.McpTimeoutError).timeout), 30_000)
+      yield* until(() => seen.cancelled.includes("short"))
+      // the long call goes on
+      assert.isTrue(Option.isNone(yield* Fiber.poll(long)))
+      assert.deepStrictEqual(seen.cancelled, ["short"])
+      yield* TestClock.adjust("10 minutes")
+      const second = yield* Fiber.join(long).pipe(Effect.flip)
+      assert.strictEqual(Duration.toMillis((second as McpError.McpTimeoutError).timeout), 600_000)
+      yield* until(() => seen.cancelled.includes("long"))
+      // after both expired, a new call is timed again
+      const next = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "next" }, limits("5 seconds")))
+      yield* until(() => seen.started.includes("next"))
+      yield* TestClock.adjust("6 seconds")
+      assert.strictEqual((yield* Fiber.join(next).pipe(Effect.flip))._tag, "McpTimeoutError")
+      yield* until(() => seen.cancelled.includes("next"))
     }))
 })
