@@ -356,7 +356,8 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       measured: `extra CPU ${f(zc)} ms vs ${f(rc)} ms (${ratio(zc, rc)}); ${f(kb, 2)} KB per tool`,
       met: zc !== undefined && rc !== undefined && kb !== undefined && zc <= 1.3 * rc && kb <= 2,
       why:
-        "Beyond the SDK's own parse (which the raw lane pays too), Zett checks every schema's size and depth, names " +
+        "A cold process: most of it runs once, before the JIT has compiled it. Beyond the SDK's own parse (which the " +
+        "raw lane pays too), Zett checks every schema's size and depth, names " +
         "every tool (a sanitise check, a hash for invalid names), cleans every input schema (copied only where a " +
         "`title`/`$schema` is dropped), builds an agent tool per cache entry and registers each in the request's registry."
     })
@@ -398,9 +399,11 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       // "no growth": under 16 bytes per run, i.e. < 160 KB over 10,000 runs, which GC noise alone can reach
       met: reg !== undefined && reg.medianUs <= 150 && reg.heapSlopeBytesPerRun < 16,
       why:
-        "A run is a dozen hook points, a Scope and its finalizers, the configuration check (one stat), the tool cache " +
-        "lookup, the registration of the tools and one model turn through an Effect `Stream`: each step is an Effect, " +
-        "and together the Effect runtime's per-step cost exceeds the budget on this host."
+        "Counted with an op-supervising `Supervisor` (scripts/bench/README.md), a run is about 365 Effect steps in one " +
+        "fiber; about 200 of them are the consumption of the model's reply, an Effect `Stream` (`Stream.toPull` in a " +
+        "scope, the channel executor), even for the scripted model's one chunk. The rest: the hook points, the " +
+        "request's Scope, the configuration check, the tool cache lookup and the registration. Each step costs the " +
+        "Effect runtime's per-step time and allocation (the run loop allocates a tracer-context closure per step)."
     })
   }
 
@@ -539,9 +542,10 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         `Part of it is the machine: an idle server process answers more slowly (raw SDK after the same idle gap: ${
           f(rawLane.afterIdleGapMs, 3)
         } ms). The rest is Zett's: its warm call path (case 3) plus, on the first use in a request, borrowing from the ` +
-        "pool: McpConnections forks a child scope, races the connect timeout (`Effect.timeoutFail`) and memoizes with " +
-        "`Effect.cached`, then `RcMap.get` acquires into the request scope (the second call of the same request: " +
-        `${f(p.secondCallMs, 3)} ms).`
+        "pool: McpConnections forks a child scope and memoizes with `Effect.cached`, `RcMap.get` acquires into the " +
+        "request scope (its semaphore and scope), and the request's tool-list watch is registered; a connection the " +
+        "pool holds open skips the connect timeout. The second call of the same request: " +
+        `${f(p.secondCallMs, 3)} ms.`
     })
   }
 
