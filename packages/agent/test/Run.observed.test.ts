@@ -216,4 +216,132 @@ describe("run (observed)", () => {
       const tool = spans.find((span) => span.name === "execute_tool t")!
       assert.deepStrictEqual([tool.attributes.get("gen_ai.tool.name"), tool.attributes.get("gen_ai.tool.call.id")], ["t", "c1"])
     }))
+
+  it.effect("issue 19: extensions read the registry's tools by name, the server tools added, and whether any extension observes events", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const reader: Extension.Extension = {
+        name: "reader",
+        onTool: (context) =>
+          Effect.gen(function*() {
+            yield* context.serverTools.add({ name: "web", spec: { type: "web_search" } })
+            seen.push(context.tools.get("t")?.name, context.tools.get("none"), (yield* context.serverTools.list).map((tool) => tool.name), context.observed)
+          })
+      }
+      const plain: Extension.Extension = { name: "plain", afterRun: () => Effect.void }
+      const eventful: Extension.Extension = { name: "eventful", onEvent: () => Effect.void }
+      for (const extensions of [[plain, reader], [plain, reader, eventful]]) {
+        const agent = yield* Agent.make({ tools: [echo("t")], extensions }).pipe(Effect.provide(ScriptedModel.layer([{ text: "ok" }])))
+        yield* agent.run("hi")
+      }
+      assert.deepStrictEqual(seen, ["t", undefined, ["web"], false, "t", undefined, ["web"], true])
+    }))
+
+  it.effect("issue 19: an event a tool publishes reaches the extensions that observe events, past those that do not", () =>
+    Effect.gen(function*() {
+      const logs = recordingLogger()
+      const events: Array<unknown> = []
+      const reporting = Tool.dynamic("reporting", {
+        description: "reports progress",
+        parameters: { type: "object" },
+        // publishing is typed void: a handler that returns it gives the model no result
+        handler: (_args, call, context) =>
+          context.publish({ _tag: "ToolProgress", runId: context.runId, toolCallId: call.id, tool: call.name, progress: 1 })
+      })
+      const plain: Extension.Extension = { name: "plain", afterRun: () => Effect.void }
+      const watcher: Extension.Extension = { name: "watcher", onEvent: (_context, event) => Effect.sync(() => void events.push(event._tag)) }
+      const contents: Array<unknown> = []
+      const agent = yield* Agent.make({ tools: [reporting], extensions: [plain, watcher] }).pipe(
+        Effect.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "reporting" }] },
+          (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+        ]))
+      )
+      yield* agent.run("hi").pipe(Effect.provide(logs.layer))
+      assert.deepStrictEqual(events, ["ToolProgress"])
+      assert.deepStrictEqual(contents, [null])
+      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR"), [])
+    }))
+
+  it.effect("issue 19: an unknown tool's name is quoted to at most 100 characters", () =>
+    Effect.gen(function*() {
+      const contents: Array<unknown> = []
+      const long = "x".repeat(150)
+      const agent = yield* Agent.make({}).pipe(Effect.provide(ScriptedModel.layer([
+        { toolCalls: [{ name: long }] },
+        (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+      ])))
+      yield* agent.run("hi")
+      assert.deepStrictEqual(contents, [{
+        error: { type: "UnknownTool", message: `there is no tool named "${"x".repeat(100)}"; no tools are available` }
+      }])
+    }))
+
+  it.effect("issue 19: maxTurns allows exactly that many model calls", () =>
+    Effect.gen(function*() {
+      const agent = yield* Agent.make({ tools: [echo("t")], maxTurns: 2 }).pipe(
+        Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "t" }] }, { text: "ok" }]))
+      )
+      assert.strictEqual((yield* agent.run("hi")).content, "ok")
+    }))
+
+  it.effect("issue 19: a turn without usage adds nothing to the run's usage, and the reply has only the usage it was given", () =>
+    Effect.gen(function*() {
+      let request = 0
+      const model = Model.Model.of({
+        stream: () =>
+          ++request === 1
+            ? Stream.make(Model.toolCall(new Message.ToolCall({ id: "c1", name: "t", arguments: {} })), Model.finish("tool_calls", new Message.Usage({ inputTokens: 3, outputTokens: 4 })))
+            : Stream.make(Model.textDelta("ok"))
+      })
+      const agent = yield* Agent.make({ tools: [echo("t")] }).pipe(Effect.provideService(Model.Model, model))
+      const reply = yield* agent.run("hi")
+      assert.deepStrictEqual([reply.content, reply.runUsage?.inputTokens, reply.runUsage?.outputTokens], ["ok", 3, 4])
+      assert.deepStrictEqual(Object.keys(reply).sort(), ["_tag", "content", "runUsage", "toolCalls"])
+      const bare = yield* Agent.make({}).pipe(
+        Effect.provideService(Model.Model, Model.Model.of({ stream: () => Stream.make(Model.textDelta("bare")) }))
+      )
+      assert.deepStrictEqual(Object.keys(yield* bare.run("hi")).sort(), ["_tag", "content", "toolCalls"])
+    }))
+
+  it.effect("issue 19: a message steered while the model gives its answer opens another turn", () =>
+    Effect.gen(function*() {
+      const steer: { current: (text: string) => Effect.Effect<boolean> } = { current: () => Effect.succeed(false) }
+      const requests: Array<ReadonlyArray<unknown>> = []
+      const agent = yield* Agent.make({}).pipe(Effect.provide(ScriptedModel.layer([
+        () => Effect.as(steer.current("and one more thing"), { text: "first answer" }),
+        (request) => (requests.push(request.messages.map((m) => m.content)), { text: "second answer" })
+      ])))
+      steer.current = (text) => agent.steer(text)
+      const reply = yield* agent.run("hi")
+      assert.strictEqual(reply.content, "second answer")
+      assert.deepStrictEqual(requests, [["hi", "first answer", "and one more thing"]])
+    }))
+
+  it.effect("issue 19: toolConcurrency runs that many calls of one turn at once", () =>
+    Effect.gen(function*() {
+      let running = 0
+      let most = 0
+      const busy = Tool.dynamic("busy", {
+        description: "busy",
+        parameters: { type: "object" },
+        handler: () =>
+          Effect.gen(function*() {
+            most = Math.max(most, ++running)
+            for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+            running--
+            return "done"
+          })
+      })
+      const counts: Array<number> = []
+      for (const toolConcurrency of [1, 2]) {
+        most = 0
+        const agent = yield* Agent.make({ tools: [busy], toolConcurrency }).pipe(
+          Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "busy" }, { name: "busy" }, { name: "busy" }] }, { text: "ok" }]))
+        )
+        yield* agent.run("hi")
+        counts.push(most)
+      }
+      assert.deepStrictEqual(counts, [1, 2])
+    }))
 })
