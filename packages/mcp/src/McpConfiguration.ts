@@ -188,6 +188,7 @@ const readFile = (
     if (decoded._tag === "Error") {
       return yield* new McpConfigError({
         path,
+        // Stryker disable next-line ConditionalExpression: an entry given as undefined reads as none
         ...(decoded.issue.entry !== undefined ? { entry: decoded.issue.entry } : {}),
         reason: decoded.issue.reason
       })
@@ -208,11 +209,7 @@ const readFile = (
       })
     }
     const skipped = invalid.map(({ entry, reason, server }): Skipped => ({ entry, server, reason }))
-    yield* Effect.forEach(
-      skipped,
-      (entry) => Effect.logWarning(`${path}: ${entry.entry}: ${entry.reason} (entry skipped)`),
-      { discard: true }
-    )
+    for (const { entry, reason } of skipped) yield* Effect.logWarning(`${path}: ${entry}: ${reason} (entry skipped)`)
     return { servers, skipped }
   }).pipe(Effect.annotateLogs("mcp.config.path", path))
 
@@ -403,10 +400,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     // Taken before the read, so an edit made during the read changes it again and is picked up next time;
     // stored only once the read is over (an interrupted read is retried); stored for an invalid version too,
     // so that it is reported once rather than on every request.
-    const previous = signature
     signature = next
     if (Either.isLeft(loaded)) return yield* loaded.left
-    if (next._tag === "Missing" && previous._tag === "Present") {
+    // a file missing before too has the same signature: it was there
+    if (next._tag === "Missing") {
       yield* Effect.logInfo(`${path}: configuration file removed; using no servers from it`)
     }
     snapshot = loaded.right

@@ -345,6 +345,7 @@ describe("McpConfiguration, while running", () => {
         servers: [a, prefixed(McpServer.stdio({ name: "b", command: "node" }), "a")]
       }).pipe(Effect.provide(logs.layer))
       assert.strictEqual(config.path, undefined)
+      assert.deepStrictEqual(config.skipped, [])
       const other = McpServer.toolPrefix(config.servers[1]!)
       assert.notStrictEqual(other, "a")
       assert.deepStrictEqual(logs.messages(), [
