@@ -121,9 +121,10 @@ type Signature =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Present"; readonly mtime: number | undefined; readonly size: bigint }
 
-const sameSignature = (a: Signature | undefined, b: Signature): boolean =>
-  a !== undefined && a._tag === b._tag &&
+const sameSignature = (a: Signature, b: Signature): boolean =>
+  a._tag === b._tag &&
   (a._tag === "Missing" ||
+    // Stryker disable next-line ConditionalExpression: the tags are equal here; the check narrows b's type
     (b._tag === "Present" && a.mtime !== undefined && a.mtime === b.mtime && a.size === b.size))
 
 interface FileLoad {
@@ -187,6 +188,7 @@ const readFile = (
     if (decoded._tag === "Error") {
       return yield* new McpConfigError({
         path,
+        // Stryker disable next-line ConditionalExpression: an entry given as undefined reads as none
         ...(decoded.issue.entry !== undefined ? { entry: decoded.issue.entry } : {}),
         reason: decoded.issue.reason
       })
@@ -200,22 +202,14 @@ const readFile = (
       const more = invalid.length - 1
       return yield* new McpConfigError({
         path,
-        ...(first.entry !== undefined ? { entry: first.entry } : {}),
+        entry: first.entry,
         reason: more === 0
           ? first.reason
           : `${first.reason} (and ${more} more invalid ${more === 1 ? "entry" : "entries"})`
       })
     }
-    const skipped = invalid.map((issue): Skipped => ({
-      entry: issue.entry ?? decoded.file.rootKey,
-      server: issue.server ?? "",
-      reason: issue.reason
-    }))
-    yield* Effect.forEach(
-      skipped,
-      (entry) => Effect.logWarning(`${path}: ${entry.entry}: ${entry.reason} (entry skipped)`),
-      { discard: true }
-    )
+    const skipped = invalid.map(({ entry, reason, server }): Skipped => ({ entry, server, reason }))
+    for (const { entry, reason } of skipped) yield* Effect.logWarning(`${path}: ${entry}: ${reason} (entry skipped)`)
     return { servers, skipped }
   }).pipe(Effect.annotateLogs("mcp.config.path", path))
 
@@ -358,9 +352,10 @@ export const combine = (snapshots: ReadonlyArray<Snapshot>): Effect.Effect<Snaps
       }
     }
     const paths = snapshots.flatMap((snapshot) => (snapshot.path === undefined ? [] : [snapshot.path]))
+    const path = paths.length === 0 ? undefined : paths.join(", ")
     return {
-      path: paths.length === 0 ? undefined : paths.join(", "),
-      servers: yield* distinctPrefixes(paths.join(", "), Array.from(byName.values(), (entry) => entry.server)),
+      path,
+      servers: yield* distinctPrefixes(path ?? "servers option", Array.from(byName.values(), (entry) => entry.server)),
       skipped: snapshots.flatMap((snapshot) => snapshot.skipped)
     }
   })
@@ -395,9 +390,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     return McpConfiguration.of({ path, servers, skipped: [], current: Effect.succeed(snapshot) })
   }
 
-  const firstSignature = yield* statFile(fs, path)
-  let signature: Signature | undefined = firstSignature
-  let snapshot = yield* load(fs, path, firstSignature, settings, explicit)
+  let signature = yield* statFile(fs, path)
+  let snapshot = yield* load(fs, path, signature, settings, explicit)
 
   const refresh = Effect.gen(function*() {
     const next = yield* statFile(fs, path)
@@ -406,10 +400,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     // Taken before the read, so an edit made during the read changes it again and is picked up next time;
     // stored only once the read is over (an interrupted read is retried); stored for an invalid version too,
     // so that it is reported once rather than on every request.
-    const previous = signature
     signature = next
     if (Either.isLeft(loaded)) return yield* loaded.left
-    if (next._tag === "Missing" && previous?._tag === "Present") {
+    // a file missing before too has the same signature: it was there
+    if (next._tag === "Missing") {
       yield* Effect.logInfo(`${path}: configuration file removed; using no servers from it`)
     }
     snapshot = loaded.right

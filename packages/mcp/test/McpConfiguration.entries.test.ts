@@ -331,6 +331,15 @@ describe("McpConfiguration entries", () => {
     assert.strictEqual(lines[1], "servers option: the server \"x\" is also configured in the servers option; the later entry is used")
   })
 
+  it("issue 19: a root key of one letter (serverKeys) and a server name of one letter load, with no duplicate", () => {
+    const virtual = VirtualFile.make(JSON.stringify({ S: { t: { command: "node" } } }))
+    const snapshot = Effect.runSync(
+      McpConfiguration.fromFile("/p/mcp.json", { serverKeys: ["S"] }).pipe(Effect.provide(virtual.layer))
+    )
+    assert.deepStrictEqual(snapshot.servers.map((server) => [server.name, stdio(server).command]), [["t", "node"]])
+    assert.deepStrictEqual(snapshot.skipped, [])
+  })
+
   it("${userHome} is HOME, else USERPROFILE", () => {
     const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
     assert.deepStrictEqual(server.args, ["C:\\Users\\u"])

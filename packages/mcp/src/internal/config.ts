@@ -39,6 +39,14 @@ export interface Issue {
 }
 
 /** @internal */
+export interface EntryIssue {
+  /** Where in the file, e.g. `servers.docs.url`. */
+  readonly entry: string
+  readonly server: string
+  readonly reason: string
+}
+
+/** @internal */
 export interface FileEntry {
   readonly entry: string
   readonly server: McpServer
@@ -55,7 +63,7 @@ export interface DecodedFile {
   readonly dialect: Dialect.Dialect
   readonly servers: ReadonlyArray<FileEntry>
   /** Invalid entries, in file order. */
-  readonly invalid: ReadonlyArray<Issue>
+  readonly invalid: ReadonlyArray<EntryIssue>
   /** Entries with `"disabled": true` (or Zed's `"enabled": false`), left out on purpose. */
   readonly disabled: ReadonlyArray<string>
 }
@@ -696,7 +704,7 @@ export const decode = (
     })
 
     const servers: Array<FileEntry> = []
-    const invalidEntries: Array<Issue> = []
+    const invalidEntries: Array<EntryIssue> = []
     const disabled: Array<string> = []
     // File order, which plain objects lose for integer-like keys such as "1".
     const order = parsed.parsed.keyOrder.get(mapping) ?? Object.keys(mapping)
