@@ -52,6 +52,7 @@ const tests = {
     "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",
     "packages/mcp/test/McpExtension.observed.test.ts",
+    "packages/mcp/test/McpExtension.features.test.ts",
     "packages/mcp/test/McpClient.test.ts",
     "packages/mcp/test/McpServer.test.ts",
     // issue 13's features through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
