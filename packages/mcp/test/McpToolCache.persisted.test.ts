@@ -36,7 +36,7 @@ const counted = () => {
   return { stats, discover }
 }
 
-type Mode = "ok" | "fail" | "failPlain" | "hang"
+type Mode = "ok" | "fail" | "failPlain" | "hang" | { readonly failWith: unknown }
 
 /** A store of the test's own: its entries, the stores asked for, every operation, and a mode per operation. */
 const recordingStore = () => {
@@ -47,7 +47,9 @@ const recordingStore = () => {
   const run = <A>(op: string, effect: Effect.Effect<A>): Effect.Effect<A, Persistence.PersistenceError> =>
     Effect.suspend((): Effect.Effect<A, Persistence.PersistenceError> => {
       const mode = modes[op]
-      return mode === "fail"
+      return typeof mode === "object"
+        ? Effect.fail(mode.failWith as Persistence.PersistenceError)
+        : mode === "fail"
         ? Effect.fail(Persistence.PersistenceBackingError.make(op, new Error(`${op} refused`)))
         : mode === "failPlain"
         // a failure that is not an Error (the store's own types promise one; a store of one's own may not keep that)
@@ -309,5 +311,21 @@ describe("McpToolCache.layerPersisted", () => {
       const asked = store.calls.length
       assert.isTrue(yield* cache.has(key))
       assert.strictEqual(store.calls.length, asked)
+    }))
+
+  it.scoped("issue 17: how a store's failure is told: a timeout of another copy of effect, an empty or odd message", () =>
+    Effect.gen(function*() {
+      const told = (cause: unknown) =>
+        Effect.gen(function*() {
+          const store = recordingStore()
+          store.modes.get = { failWith: cause }
+          const logs = captureLogs()
+          const { discover } = counted()
+          yield* (yield* cacheOn(store)).lookup(key, discover).pipe(Effect.provide(logs.layer))
+          return /read for catalog failed \((.*)\); discovering/.exec(logs.lines.join("\n"))?.[1]
+        })
+      assert.strictEqual(yield* told({ _tag: "TimeoutException" }), "no answer in time")
+      assert.strictEqual(yield* told(new Error("")), "Error")
+      assert.strictEqual(yield* told({ message: 42 }), "[object Object]")
     }))
 })
