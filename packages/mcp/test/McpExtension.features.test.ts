@@ -28,7 +28,11 @@ const recorder = (slow = false) => {
     name: "recorder",
     onEvent: (_context, event) =>
       Effect.gen(function*() {
-        if (slow) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+        // an earlier report takes longer: reports published at once would come out of order
+        if (slow) {
+          const ms = event._tag === "ToolProgress" ? 20 - 5 * event.progress : 0
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+        }
         events.push(event)
         if (event._tag === "ToolProgress") log.push(`progress ${event.progress}`)
       }),
@@ -38,6 +42,20 @@ const recorder = (slow = false) => {
 }
 
 describe("progress events (issue 19)", () => {
+  it.effect("issue 13: a call that reports nothing, with an extension reading events, gives its result and no event", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ s: { tools: [tool("job")] } })
+      const { events, extension, log } = recorder()
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+        { toolCalls: [{ name: "s__job" }] },
+        { text: "ok" }
+      ], { extensions: [extension] })
+      yield* Agent.run("go").pipe(Effect.provide(layer))
+      assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, [{ type: "text", text: "job called" }])
+      assert.deepStrictEqual(events.filter((event) => event._tag === "ToolProgress"), [])
+      assert.deepStrictEqual(log, ["result of s__job: ok"])
+    }))
+
   it.effect("issue 13: a report without total or message becomes an event without them", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
