@@ -1,4 +1,5 @@
-// `npm run mutate [-- <package> | <file glob>]`: StrykerJS (stryker.config.json) on the logic modules of issue 19,
+// @ts-nocheck
+// `npm run mutate [-- <package> | <file glob>] [--concurrency <n>]`: StrykerJS (stryker.config.json) on the logic modules of issue 19,
 // or on one package (`agent`, `mcp`) or file glob. Only the tests of the package that holds the mutated code run
 // (the integration and process suites would make a mutant cost minutes). Incremental: reports/mutation.
 import { spawnSync } from "node:child_process"
@@ -7,7 +8,13 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const { positionals } = parseArgs({ args: process.argv.slice(2), strict: true, allowPositionals: true })
+const { positionals, values } = parseArgs({
+  args: process.argv.slice(2),
+  strict: true,
+  allowPositionals: true,
+  // `--concurrency 1` on a machine shared with other work
+  options: { concurrency: { type: "string" } }
+})
 
 // the logic modules in scope (issue 19)
 const scope = {
@@ -40,12 +47,21 @@ const tests = {
     "packages/mcp/test/McpConfiguration.reload.test.ts",
     "packages/mcp/test/AuthConfig.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
+    "packages/mcp/test/McpToolCache.persisted.test.ts",
+    // a redis-server of its own per test (@zett/testing RedisServer): seconds in all
+    "packages/mcp/test/McpToolCache.redis.test.ts",
     "packages/mcp/test/McpConnectionPool.test.ts",
     "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",
     "packages/mcp/test/McpExtension.observed.test.ts",
+    "packages/mcp/test/McpExtension.features.test.ts",
     "packages/mcp/test/McpClient.test.ts",
-    "packages/mcp/test/McpServer.test.ts"
+    "packages/mcp/test/McpServer.test.ts",
+    // issue 13's features through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
+    "packages/mcp/test/Progress.test.ts",
+    "packages/mcp/test/ToolListChanged.test.ts",
+    "packages/mcp/test/ResourceTools.test.ts",
+    "packages/mcp/test/ServerRequests.test.ts"
   ]
 }
 
@@ -58,7 +74,7 @@ const runs = target === undefined
   : [{ pkg: packageOf(target), mutate: [target] }]
 
 for (const { mutate, pkg } of runs) {
-  const args = ["stryker", "run", "--mutate", mutate.join(",")]
+  const args = ["stryker", "run", "--mutate", mutate.join(","), ...(values.concurrency === undefined ? [] : ["--concurrency", values.concurrency])]
   const env = { ...process.env, ZETT_MUTATE_TESTS: tests[pkg].join(",") }
   const result = spawnSync("npx", args, { cwd: root, stdio: "inherit", env })
   if (result.status !== 0) process.exit(result.status ?? 1)
