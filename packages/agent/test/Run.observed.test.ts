@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
-import * as Tracer from "effect/Tracer"
+import { recordingTracer } from "./utils.js"
 
 const echo = (name: string) => Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: Effect.succeed })
 
@@ -195,16 +195,7 @@ describe("run (observed)", () => {
     Effect.gen(function*() {
       const ids: Array<number> = []
       const numbered: Extension.Extension = { name: "numbered", beforeRun: (context) => Effect.sync(() => void ids.push(context.runId)) }
-      const spans: Array<{ readonly name: string; readonly attributes: ReadonlyMap<string, unknown> }> = []
-      const native = yield* Effect.tracer
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
+      const { spans, tracer } = yield* recordingTracer
       const agent = yield* Agent.make({ tools: [echo("t")], extensions: [numbered] }).pipe(
         Effect.provide(ScriptedModel.layer([{ toolCalls: [{ id: "c1", name: "t" }] }, { text: "ok" }, { text: "again" }]))
       )

@@ -9,23 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
+import { recordingTracer } from "./utils.js"
 
 type Recorded = { readonly name: string; readonly kind: string; readonly attributes: ReadonlyMap<string, unknown> }
-
-/** A tracer that keeps every span it makes (the built-in tracer's spans, so attributes are recorded). */
-const recordingTracer = Effect.map(Effect.tracer, (native) => {
-  const spans: Array<Recorded> = []
-  const tracer = Tracer.make({
-    span: (...args) => {
-      const span = native.span(...args)
-      spans.push(span)
-      return span
-    },
-    context: (f, fiber) => native.context(f, fiber)
-  })
-  return { spans, tracer }
-})
 
 const attributes = (spans: ReadonlyArray<Recorded>, name: string) =>
   spans.filter((span) => span.name === name).map((span) => Object.fromEntries(span.attributes))

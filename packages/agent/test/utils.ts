@@ -1,6 +1,22 @@
 import { Agent, type Extension, ScriptedModel } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+
+/** A tracer that keeps every span it makes (the built-in tracer's spans, so their attributes are recorded). */
+export const recordingTracer: Effect.Effect<{ readonly spans: Array<Tracer.Span>; readonly tracer: Tracer.Tracer }> =
+  Effect.map(Effect.tracer, (native) => {
+    const spans: Array<Tracer.Span> = []
+    const tracer = Tracer.make({
+      span: (...args) => {
+        const span = native.span(...args)
+        spans.push(span)
+        return span
+      },
+      context: (f, fiber) => native.context(f, fiber)
+    })
+    return { spans, tracer }
+  })
 
 /** An extension that records every hook it sees, in order, into `log`. */
 export const recorder = (name: string, log: Array<string>): Extension.Extension => {

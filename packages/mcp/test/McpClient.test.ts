@@ -12,6 +12,7 @@ import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
+import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
@@ -459,16 +460,7 @@ describe("McpClientFactory.layerInMemory", () => {
 
   it.scoped("issue 16: spans McpClientFactory.connect, tools/list and tools/call {tool} follow the MCP conventions", () =>
     Effect.gen(function*() {
-      const spans: Array<Tracer.Span> = []
-      const native = yield* Effect.tracer
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
+      const { spans, tracer } = yield* RecordingTracer.make
       const client = yield* connectTo(low, yield* makeProbe).pipe(Effect.withTracer(tracer))
       yield* client.listTools().pipe(Effect.withTracer(tracer))
       yield* client.callTool("structured", {}).pipe(Effect.withTracer(tracer))

@@ -10,6 +10,7 @@ import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
+import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
@@ -17,7 +18,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
 
 const path = "/p/mcp.json"
 
@@ -403,16 +403,7 @@ describe("McpConfiguration, while running", () => {
 
   it.effect("issue 19: spans: McpConfiguration.fromFile, and McpConfiguration.current with the file's path", () =>
     Effect.gen(function*() {
-      const spans: Array<{ readonly name: string; readonly attributes: ReadonlyMap<string, unknown> }> = []
-      const native = yield* Effect.tracer
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f, fiber) => native.context(f, fiber)
-      })
+      const { spans, tracer } = yield* RecordingTracer.make
       const { layer } = disk(json({ a: { command: "node" } }))
       yield* McpConfiguration.fromFile(path).pipe(Effect.provide(layer), Effect.withTracer(tracer))
       const config = yield* McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer))
