@@ -39,6 +39,7 @@ const tests = {
     "packages/mcp/test/McpConfiguration.entries.test.ts",
     "packages/mcp/test/McpConfiguration.reload.test.ts",
     "packages/mcp/test/AuthConfig.test.ts",
+    "packages/mcp/test/AuthConfig.entries.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
     "packages/mcp/test/McpConnectionPool.test.ts",
     "packages/mcp/test/McpConnections.test.ts",
