@@ -46,6 +46,7 @@ const tests = {
     "packages/mcp/test/McpConfiguration.entries.test.ts",
     "packages/mcp/test/McpConfiguration.reload.test.ts",
     "packages/mcp/test/AuthConfig.test.ts",
+    "packages/mcp/test/AuthConfig.entries.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
     "packages/mcp/test/McpToolCache.persisted.test.ts",
     // a redis-server of its own per test (@zett/testing RedisServer): seconds in all

@@ -498,6 +498,14 @@ const buildStdio = (name: string, entry: StdioEntry, expansion: Expansion, works
 const expandSecret = (expansion: Expansion, field: string, value: Redacted.Redacted<string>) =>
   Effect.map(expandText(expansion, "auth", field, Redacted.value(value)), Redacted.make)
 
+/** The port a redirect URI names (Gemini CLI's `http://localhost:7777/oauth/callback`); none for a scheme's own. */
+const portOf = (uri: string | undefined): number | undefined => {
+  // Stryker disable next-line ConditionalExpression: URL.canParse refuses an undefined uri as well
+  if (uri === undefined) return undefined
+  const port = URL.canParse(uri) ? new URL(uri).port : ""
+  return port === "" ? undefined : Number(port)
+}
+
 const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
   Effect.gen(function*() {
     if (entry.oauth !== undefined && entry.auth !== undefined) {
@@ -537,11 +545,7 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
     }
     const clientMetadataUrl = yield* text("clientMetadataUrl", oauth.clientMetadataUrl)
     const redirectUri = yield* text("redirectUri", oauth.redirectUri)
-    let redirectPort = oauth.redirectPort ?? oauth.callbackPort
-    if (redirectPort === undefined && redirectUri !== undefined) {
-      const port = URL.canParse(redirectUri) ? new URL(redirectUri).port : ""
-      if (port !== "") redirectPort = Number(port)
-    }
+    const redirectPort = oauth.redirectPort ?? oauth.callbackPort ?? portOf(redirectUri)
     return new AuthorizationCode({
       ...optional("clientId", clientId),
       ...optional("clientSecret", clientSecret),
