@@ -345,27 +345,18 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
   ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
     if (Option.isNone(limits.timeout)) return callTool(name, args, limits)
     const timeout = limits.timeout.value
-    const idle = Duration.toMillis(timeout)
-    const cap = limits.resetOnProgress && Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
     const clock = deadlines.clock
     return Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
-      const start = clock.unsafeCurrentTimeMillis()
-      let last = start
+      const budget = budgetOf(limits, timeout, clock.unsafeCurrentTimeMillis())
+      let last = budget.start
       let done = false
       const controller = new AbortController()
-      const capped = () => start + cap <= last + idle
       const entry: Deadlines.Entry = {
-        deadline: () => capped() ? start + cap : last + idle,
+        deadline: () => budget.deadline(last),
         expire: () => {
           if (done) return
           done = true
-          const byCap = capped()
-          const error = new McpTimeoutError({
-            server: limits.server,
-            operation: "call",
-            timeout: byCap ? Duration.millis(cap) : timeout,
-            ...(!byCap && last > start ? { sinceProgress: true } : {})
-          })
+          const error = budget.error(last)
           controller.abort(error)
           resume(Effect.fail(error))
         }
@@ -569,24 +560,14 @@ export const callWithin = (
       onTimeout: () => new McpTimeoutError({ server: limits.server, operation: "call", timeout })
     })
   }
-  const idle = Duration.toMillis(timeout)
-  const cap = Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
   return Effect.clockWith((clock) => {
-    const start = clock.unsafeCurrentTimeMillis()
-    let last = start
+    const budget = budgetOf(limits, timeout, clock.unsafeCurrentTimeMillis())
+    let last = budget.start
     const timer: Effect.Effect<never, McpTimeoutError> = Effect.suspend(() => {
       const now = clock.unsafeCurrentTimeMillis()
-      const capped = start + cap <= last + idle
-      const deadline = capped ? start + cap : last + idle
+      const deadline = budget.deadline(last)
       if (now < deadline) return Effect.zipRight(Effect.sleep(deadline - now), timer)
-      return Effect.fail(
-        new McpTimeoutError({
-          server: limits.server,
-          operation: "call",
-          timeout: capped ? Duration.millis(cap) : timeout,
-          ...(!capped && last > start ? { sinceProgress: true } : {})
-        })
-      )
+      return Effect.fail(budget.error(last))
     })
     const call = client.callTool(name, args, {
       onProgress: (progress) => {
@@ -597,6 +578,30 @@ export const callWithin = (
     })
     return Effect.raceFirst(call, timer)
   })
+}
+
+/**
+ * A call's time under `limits`, started at `start`: its deadline given the time of its last progress report
+ * (`timeout` after it, with `resetOnProgress` never later than `maxTimeout` after the start), and the error once
+ * that has passed. Shared by the connection's timer and the race of a client without one.
+ */
+const budgetOf = (limits: CallLimits, timeout: Duration.Duration, start: number) => {
+  const idle = Duration.toMillis(timeout)
+  const cap = limits.resetOnProgress && Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
+  const capped = (last: number) => start + cap <= last + idle
+  return {
+    start,
+    deadline: (last: number) => capped(last) ? start + cap : last + idle,
+    error: (last: number) => {
+      const byCap = capped(last)
+      return new McpTimeoutError({
+        server: limits.server,
+        operation: "call",
+        timeout: byCap ? Duration.millis(cap) : timeout,
+        ...(!byCap && last > start ? { sinceProgress: true } : {})
+      })
+    }
+  }
 }
 
 /**
