@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
@@ -36,22 +37,12 @@ const disk = (text: string | undefined) => {
   }
   const notFound = (method: string) =>
     new SystemError({ module: "FileSystem", method, reason: "NotFound", pathOrDescriptor: path })
-  const info = (): FileSystem.File.Info => ({
-    type: state.directory ? "Directory" : "File",
-    mtime: Option.map(state.mtime, (ms) => new Date(ms)),
-    atime: Option.none(),
-    birthtime: Option.none(),
-    dev: 0,
-    ino: Option.none(),
-    mode: 0o644,
-    nlink: Option.none(),
-    uid: Option.none(),
-    gid: Option.none(),
-    rdev: Option.none(),
-    size: FileSystem.Size(state.size ?? state.text?.length ?? 0),
-    blksize: Option.none(),
-    blocks: Option.none()
-  })
+  const info = (): FileSystem.File.Info =>
+    VirtualFile.fileInfo({
+      type: state.directory ? "Directory" : "File",
+      mtime: Option.map(state.mtime, (ms) => new Date(ms)),
+      size: state.size ?? state.text?.length ?? 0
+    })
   const layer = Layer.merge(
     FileSystem.layerNoop({
       stat: () =>

@@ -10,9 +10,14 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 
-const info = (size: number): FileSystem.File.Info => ({
-  type: "File",
-  mtime: Option.some(new Date(1_700_000_000_000)),
+/** A file's (or folder's) `stat`, with what a test sets and nothing else. */
+export const fileInfo = (options: {
+  readonly size: number
+  readonly type?: FileSystem.File.Type | undefined
+  readonly mtime?: Option.Option<Date> | undefined
+}): FileSystem.File.Info => ({
+  type: options.type ?? "File",
+  mtime: options.mtime ?? Option.some(new Date(1_700_000_000_000)),
   atime: Option.none(),
   birthtime: Option.none(),
   dev: 0,
@@ -22,10 +27,12 @@ const info = (size: number): FileSystem.File.Info => ({
   uid: Option.none(),
   gid: Option.none(),
   rdev: Option.none(),
-  size: FileSystem.Size(size),
+  size: FileSystem.Size(options.size),
   blksize: Option.none(),
   blocks: Option.none()
 })
+
+const info = (size: number): FileSystem.File.Info => fileInfo({ size })
 
 /**
  * The layer, and the log lines written while it is in use. `read` answers reads (every path gets `text` by
