@@ -14,7 +14,7 @@ import { parseArgs } from "node:util"
 import { makeProbe, stdioServers } from "./common.js"
 // : a plain ES module without types
 import { makeServer } from "./testServer.mjs"
-import { makeApp, zettLayer } from "./zett.js"
+import { echoName, makeApp, zettLayer } from "./zett.js"
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -86,3 +86,24 @@ counting = false
 report("call (warm, stdio, the handler)", calls)
 await app.endRequest()
 await app.dispose()
+
+// the agent's path: one run whose scripted model returns `calls` calls of echo after 300 warm-up calls
+const batch = (n: number) => ({
+  toolCalls: Array.from({ length: n }, (_, i) => ({ name: echoName(servers[0]!), arguments: { text: `call ${i}` } }))
+})
+const agent = ManagedRuntime.make(Layer.merge(
+  Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+    Layer.provide(zettLayer(servers)),
+    Layer.provide(ScriptedModel.layer([batch(300), () => {
+      counting = true
+      return batch(calls)
+    }, () => {
+      counting = false
+      return { text: "done" }
+    }]))
+  ),
+  counted
+))
+await agent.runPromise(Agent.run("go"))
+report("call (warm, stdio, the agent's path: model step to model step)", calls)
+await agent.dispose()

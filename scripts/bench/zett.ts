@@ -157,7 +157,7 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
 export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Partial<McpExtension.Options>) =>
   McpExtension.layerNode({ servers: servers.map(toMcpServer), ...extra })
 
-const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
+export const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
 
 export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>): Adapter => ({
   label,

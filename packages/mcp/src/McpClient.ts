@@ -23,6 +23,7 @@ import * as PubSub from "effect/PubSub"
 import type * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Deadlines from "./internal/deadlines.js"
+import * as CallSignal from "./internal/callSignal.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
@@ -335,8 +336,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       captureStackTrace: false
     })))
 
-  // One call under its limits (see `callWithin`): one AbortController, which a timeout and an interruption
-  // both abort (the SDK then sends `notifications/cancelled`), and a deadline entry for the connection's timer.
+  // One call under its limits (see `callWithin`): one abort signal (internal/callSignal), which a timeout and
+  // an interruption both abort (the SDK then sends `notifications/cancelled`), and a deadline entry for the connection's timer.
   const callWithinDeadline = (deadlines: Deadlines.Deadlines) =>
   (
     name: string,
@@ -350,7 +351,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       const budget = budgetOf(limits, timeout, clock.unsafeCurrentTimeMillis())
       let last = budget.start
       let done = false
-      const controller = new AbortController()
+      const controller = new CallSignal.CallSignal()
       const entry: Deadlines.Entry = {
         deadline: () => budget.deadline(last),
         expire: () => {

@@ -553,4 +553,39 @@ describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
       assert.strictEqual((yield* Fiber.join(next).pipe(Effect.flip))._tag, "McpTimeoutError")
       yield* until(() => seen.cancelled.includes("next"))
     }))
+
+  it.scoped("the call's own abort signal (internal/callSignal): an interruption and a timeout each cancel it once, with their reason", () =>
+    Effect.gen(function*() {
+      const reasons: Array<string> = []
+      const seen = { started: [] as Array<string>, cancelled: [] as Array<string> }
+      // the server's request signal is aborted with the reason of the client's notifications/cancelled
+      const server = () => {
+        const s = new Server({ name: "waiting", version: "1.0.0" }, { capabilities: { tools: {} } })
+        s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }))
+        s.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+          const label = String(request.params.arguments?.label)
+          seen.started.push(label)
+          await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
+          reasons.push(String(extra.signal.reason))
+          seen.cancelled.push(label)
+          return { content: [] }
+        })
+        return s
+      }
+      const client = yield* McpClientFactory.McpClientFactory.pipe(
+        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
+        Effect.provide(McpClientFactory.layerInMemory({ waiting: server }))
+      )
+      const interrupted = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "interrupted" }, limits("1 minute")))
+      yield* until(() => seen.started.includes("interrupted"))
+      yield* Fiber.interrupt(interrupted)
+      yield* until(() => seen.cancelled.includes("interrupted"))
+      const timed = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "timed" }, limits("5 seconds")))
+      yield* until(() => seen.started.includes("timed"))
+      yield* TestClock.adjust("6 seconds")
+      const error = yield* Fiber.join(timed).pipe(Effect.flip)
+      yield* until(() => seen.cancelled.includes("timed"))
+      assert.deepStrictEqual(seen.cancelled, ["interrupted", "timed"])
+      assert.deepStrictEqual(reasons, ["AbortError: This operation was aborted", String(error)])
+    }))
 })
