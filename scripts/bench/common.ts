@@ -191,3 +191,12 @@ export const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
 }
 export const median = (values: ReadonlyArray<number>) => quantile(values, 0.5)
+
+/** This process's context switches since `since`: voluntary (it waited) and involuntary (it was preempted). */
+export const contextSwitches = (since?: { readonly voluntary: number; readonly involuntary: number }) => {
+  const usage = process.resourceUsage()
+  return {
+    voluntary: usage.voluntaryContextSwitches - (since?.voluntary ?? 0),
+    involuntary: usage.involuntaryContextSwitches - (since?.involuntary ?? 0)
+  }
+}

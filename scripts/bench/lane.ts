@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url"
 import {
   type Adapter,
   benchDir,
+  contextSwitches,
   cpuMs,
   flags as parseFlags,
   gcHeap,
@@ -66,6 +67,11 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   void start
   return { adapter, lib: loaded, importMs: performance.now() }
 }
+
+const switchesPerCall = (switched: { readonly voluntary: number; readonly involuntary: number }, n: number) => ({
+  waitsPerCall: switched.voluntary / n,
+  preemptionsPerCall: switched.involuntary / n
+})
 
 const textOk = (result: unknown, text: string) => JSON.stringify(result).includes(text)
 
@@ -185,6 +191,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         timed: "Agent.run: from the model's step that returns the calls to the next model request",
         meanMs: run.ms / n,
         cpuPerCallUs: run.cpuUs / n,
+        ...switchesPerCall(run.switched, n),
         callsPerSecond: (n * 1000) / run.ms,
         ok: run.ok
       }
@@ -193,11 +200,13 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const session = await adapter.open(loaded, servers)
     const ok = textOk(await session.echo("calls-ok"), "calls-ok")
     await timeCalls(session, warmup)
+    const switches = contextSwitches()
     const cpu = process.cpuUsage()
     const start = performance.now()
     const samples = await timeCalls(session, n)
     const totalMs = performance.now() - start
     const cpuPerCallUs = (cpuMs(cpu) * 1000) / n
+    const switched = contextSwitches(switches)
     await session.close()
     http?.stop()
     return {
@@ -211,6 +220,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       medianMs: median(samples),
       p99Ms: quantile(samples, 0.99),
       cpuPerCallUs,
+      ...switchesPerCall(switched, n),
       callsPerSecond: (n * 1000) / totalMs,
       ok
     }

@@ -7,7 +7,7 @@ import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { type Adapter, benchDir, packageVersion, type ServerSpec, type Session } from "./common.js"
+import { type Adapter, benchDir, contextSwitches, packageVersion, type ServerSpec, type Session } from "./common.js"
 // : a plain ES module without types
 import { makeServer } from "./testServer.mjs"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -236,10 +236,13 @@ export const agentCalls = async (
   let cpu: NodeJS.CpuUsage | undefined
   let ms = 0
   let cpuUs = 0
+  let switches = { voluntary: 0, involuntary: 0 }
+  let switched = switches
   let results: ReadonlyArray<Message.Message> = []
   const model = ScriptedModel.layer([
     warm,
     () => {
+      switches = contextSwitches()
       cpu = process.cpuUsage()
       start = performance.now()
       return timed
@@ -248,6 +251,7 @@ export const agentCalls = async (
       ms = performance.now() - start
       const used = process.cpuUsage(cpu)
       cpuUs = used.user + used.system
+      switched = contextSwitches(switches)
       results = request.messages
       return { text: "done" }
     }
@@ -265,6 +269,7 @@ export const agentCalls = async (
   return {
     ms,
     cpuUs,
+    switched,
     ok: reply.content === "done" && tools.length === options.warmup + options.calls &&
       tools.every((m) => m.status === "ok") && JSON.stringify(last?.content).includes(`hello ${options.calls - 1}`)
   }
