@@ -3,13 +3,14 @@
 // then writes docs/benchmarks.md and docs/benchmarks.json (quick mode: bench-results/quick.{md,json}) and
 // prints the tables. Quick mode runs small counts and fails if any lane fails.
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { buildLane } from "./build.js"
 import { benchDir, rootDir } from "./common.js"
-import { type Result, report } from "./report.js"
+import { profileCalls } from "./profile.js"
+import { type Profiles, type Result, report } from "./report.js"
 
 // strict: an unknown flag is an error, not ignored
 const { values: flags } = parseArgs({
@@ -205,6 +206,23 @@ for (const job of jobs) {
   log(`[${done}/${jobs.length}] ${job.args.case} ${job.args.lib} ${what}: ${result.ok === true ? "ok" : `FAILED ${result.error ?? ""}`}`)
 }
 
+// The full run ends with CPU profiles of the warm stdio call (issue 14): Zett's agent path and the raw SDK, each
+// a process of 20,000 calls, and the stored profile of the same lane before the per-call rework.
+let profiles: Profiles | undefined
+if (!quick && !light) {
+  const options = { calls: 20_000, warmup: 200, transport: "stdio", top: 25, markdown: true }
+  log("profiling the warm stdio call: Zett's agent path, then the raw SDK (20,000 calls each)")
+  const zett = profileCalls(lane, { ...options, lib: "zett" })
+  const raw = profileCalls(lane, { ...options, lib: "raw" })
+  const beforeFile = join(benchDir, "profile-before.md")
+  profiles = {
+    calls: options.calls,
+    zett,
+    raw,
+    before: existsSync(beforeFile) ? readFileSync(beforeFile, "utf8") : undefined
+  }
+}
+
 const meta = {
   date: new Date().toISOString(),
   mode: quick ? "quick" : light ? "light" : "full",
@@ -213,12 +231,15 @@ const meta = {
   loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100),
   durationSeconds: Math.round((Date.now() - started) / 1000)
 }
-const markdown = report(results, meta)
+const markdown = report(results, meta, profiles)
 const outDir = quick || light ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
 const name = quick ? "quick" : light ? "light" : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
-writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ meta, results }, null, 1)}\n`)
+writeFileSync(
+  join(outDir, `${name}.json`),
+  `${JSON.stringify({ meta, results, profiles: profiles && { zett: profiles.zett.result, raw: profiles.raw.result } }, null, 1)}\n`
+)
 process.stdout.write(markdown)
 log(`\nwrote ${join(outDir, `${name}.md`)} and ${name}.json in ${meta.durationSeconds} s`)
 

@@ -53,7 +53,50 @@ const loadNote = (rs: ReadonlyArray<Result>) => {
   return `${rs.filter((r) => r.underLoad === true).length}/${rs.length} (load ${f(Math.min(...loads), 1)}–${f(Math.max(...loads), 1)})`
 }
 
-export const report = (results: ReadonlyArray<Result>, meta: Record<string, unknown>): string => {
+/** CPU profiles of the warm stdio call (profile.ts), made at the end of a full run. */
+export interface Profiles {
+  readonly calls: number
+  readonly zett: { readonly result: Record<string, unknown>; readonly summary: string }
+  readonly raw: { readonly result: Record<string, unknown>; readonly summary: string }
+  /** the stored profile of the same lane before the per-call rework (scripts/bench/profile-before.md) */
+  readonly before: string | undefined
+}
+
+const profileSection = (profiles: Profiles): Array<string> => {
+  const line = (label: string, result: Record<string, unknown>) =>
+    `${label}: mean ${f(Number(result.meanMs) * 1000)} µs per call, client CPU ${f(Number(result.cpuPerCallUs))} µs per call, ` +
+    `load average ${Array.isArray(result.load) ? (result.load as Array<number>).join(" → ") : "–"}.`
+  return [
+    "## Profile of the warm stdio call (issue 14)",
+    "",
+    `Each profile is one process of the \`calls\` case under \`node --cpu-prof\` (\`npx tsx --conditions=@zett/source ` +
+    `scripts/bench/profile.ts --calls=${profiles.calls} --markdown --top=25 [--lib=raw]\`): ${f(profiles.calls)} calls after 200 ` +
+    "warm-up calls, summarised by scripts/bench/profile-top.mjs. Self time of each frame over the whole process (its start-up " +
+    "included, about 1 s), divided by the calls; by owner, then the top frames. Sampled in wall time: a frame in a " +
+    "system call (`writeUtf8String`, the write of a request to the server's stdin) is counted while the process waits in " +
+    "it, so its figure grows when the process is descheduled (the call lanes record preemptions per call in " +
+    "benchmarks.json).",
+    "",
+    `### After: Zett, the agent's path (this run)`,
+    "",
+    line("Timed", profiles.zett.result),
+    "",
+    profiles.zett.summary.trim(),
+    "",
+    `### The raw SDK client (this run)`,
+    "",
+    line("Timed", profiles.raw.result),
+    "",
+    profiles.raw.summary.trim(),
+    "",
+    "### Before: Zett, the agent's path, before the per-call rework",
+    "",
+    profiles.before?.trim() ?? "(scripts/bench/profile-before.md is missing)",
+    ""
+  ]
+}
+
+export const report = (results: ReadonlyArray<Result>, meta: Record<string, unknown>, profiles?: Profiles): string => {
   const of = (kase: string, lib?: string, where: (r: Result) => boolean = () => true) =>
     results.filter((r) => r.case === kase && (lib === undefined || r.lib === lib) && r.ok === true && where(r))
   const present = (kase: string) => order.filter((lib) => results.some((r) => r.case === kase && r.lib === lib))
@@ -294,7 +337,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         }); one-fiber handler ${ratio(med(cell("zett-handler"), "meanMs"), base)}`,
         met: known && zm! <= limit * base! &&
           (transport !== "stdio" || (zc !== undefined && baseCpu !== undefined && zc <= 1.5 * baseCpu)),
-        why: "See \"Profile\" below: the per-call costs of Zett's own path."
+        why: "See \"Profile of the warm stdio call\": the per-call costs of Zett's own path."
       })
       if (transport === "stdio") {
         goals.push({
@@ -654,6 +697,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push(goalTable(older))
     out.push("")
   }
+  if (profiles !== undefined) out.push(...profileSection(profiles))
   const missed = goals.filter((g) => g.met !== true)
   out.push("## Closing note")
   out.push("")
