@@ -497,14 +497,21 @@ describe("McpClientFactory.layerInMemory", () => {
 })
 
 describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
-  /** A server whose `wait` tool answers only when cancelled; it records which labels started and were cancelled. */
-  const waiting = (seen: { readonly started: Array<string>; readonly cancelled: Array<string> }) => () => {
+  /**
+   * A server whose `wait` tool answers only when cancelled; it records which labels started and were cancelled,
+   * and the reason of each cancellation (what its request signal was aborted with).
+   */
+  const waiting = (
+    seen: { readonly started: Array<string>; readonly cancelled: Array<string>; readonly reasons?: Array<string> }
+  ) =>
+  () => {
     const server = new Server({ name: "waiting", version: "1.0.0" }, { capabilities: { tools: {} } })
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }))
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const label = String(request.params.arguments?.label)
       seen.started.push(label)
       await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
+      seen.reasons?.push(String(extra.signal.reason))
       seen.cancelled.push(label)
       return { content: [] }
     })
@@ -556,25 +563,10 @@ describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
 
   it.scoped("the call's own abort signal (internal/callSignal): an interruption and a timeout each cancel it once, with their reason", () =>
     Effect.gen(function*() {
-      const reasons: Array<string> = []
-      const seen = { started: [] as Array<string>, cancelled: [] as Array<string> }
-      // the server's request signal is aborted with the reason of the client's notifications/cancelled
-      const server = () => {
-        const s = new Server({ name: "waiting", version: "1.0.0" }, { capabilities: { tools: {} } })
-        s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }))
-        s.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-          const label = String(request.params.arguments?.label)
-          seen.started.push(label)
-          await new Promise((resolve) => extra.signal.addEventListener("abort", resolve, { once: true }))
-          reasons.push(String(extra.signal.reason))
-          seen.cancelled.push(label)
-          return { content: [] }
-        })
-        return s
-      }
+      const seen = { started: [] as Array<string>, cancelled: [] as Array<string>, reasons: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
-        Effect.provide(McpClientFactory.layerInMemory({ waiting: server }))
+        Effect.provide(McpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
       const interrupted = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "interrupted" }, limits("1 minute")))
       yield* until(() => seen.started.includes("interrupted"))
@@ -586,6 +578,6 @@ describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
       const error = yield* Fiber.join(timed).pipe(Effect.flip)
       yield* until(() => seen.cancelled.includes("timed"))
       assert.deepStrictEqual(seen.cancelled, ["interrupted", "timed"])
-      assert.deepStrictEqual(reasons, ["AbortError: This operation was aborted", String(error)])
+      assert.deepStrictEqual(seen.reasons, ["AbortError: This operation was aborted", String(error)])
     }))
 })
