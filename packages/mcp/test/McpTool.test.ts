@@ -425,10 +425,57 @@ describe("McpTool.checkSchema", () => {
     assert.isUndefined(McpTool.checkSchema({ type: "object", properties: {} }))
     assert.isUndefined(McpTool.checkSchema(undefined))
   })
+
+  it("E4 the walk names the first limit it meets: reaching the size limit exactly is allowed, passing it at a key or an array ends the walk there", () => {
+    const larger = "its input schema is larger than 1,000,000 characters"
+    const deeper = "its input schema nests deeper than 128 levels"
+    // { s: "x" * n, a: <127 levels of `wrap`> around a value at depth 129 }
+    const chain = (n: number, wrap: (inner: unknown) => unknown, innermost: unknown) => {
+      let value = innermost
+      for (let depth = 128; depth >= 2; depth--) value = wrap(value)
+      return { s: "x".repeat(n), a: value }
+    }
+    // objects: 2 + 5 + (n + 2) + 5 before the chain, 7 per level (an object and its key "a"), checked at each key:
+    // the key of depth 128 brings the size to n + 903, and its value is one level too deep
+    const objects = (n: number) => chain(n, (inner) => ({ a: inner }), {})
+    assert.strictEqual(McpTool.checkSchema(objects(999_097)), deeper)
+    assert.strictEqual(McpTool.checkSchema(objects(999_098)), larger)
+    // arrays: 3 per level (an array and its one value), checked at each array's length: n + 395 at depth 128
+    const arrays = (n: number) => chain(n, (inner) => [inner], [])
+    assert.strictEqual(McpTool.checkSchema(arrays(999_605)), deeper)
+    assert.strictEqual(McpTool.checkSchema(arrays(999_606)), larger)
+  })
 })
 
 describe("McpToolResult.toResult", () => {
   const policy = McpToolResult.ErrorTextPolicy.toolText
+
+  it("issue 13: an embedded resource's blob reaches the model as text only when its MIME type is text and it is UTF-8", () => {
+    const base64 = (bytes: string | Uint8Array) => Buffer.from(bytes).toString("base64")
+    const resources = [
+      { uri: "r://text", mimeType: "text/plain; charset=utf-8", blob: base64("hello") },
+      { uri: "r://json", mimeType: "application/json", blob: base64("{\"a\":1}"), _meta: { dropped: true } },
+      { uri: "r://image", mimeType: "image/png", blob: base64("not text to a model") },
+      { uri: "r://untyped", blob: base64("no MIME type") },
+      { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) },
+      { uri: "r://already", mimeType: "text/plain", text: "a text resource" },
+      { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") }
+    ]
+    const outcome = McpToolResult.toResult(
+      { content: resources.map((resource) => ({ type: "resource", resource })) } as unknown as CallToolResult,
+      policy
+    )
+    assert.strictEqual(outcome._tag, "Success")
+    assert.deepStrictEqual(outcome._tag === "Success" && outcome.value, [
+      { type: "resource", resource: { uri: "r://text", mimeType: "text/plain; charset=utf-8", text: "hello" } },
+      { type: "resource", resource: { uri: "r://json", mimeType: "application/json", text: "{\"a\":1}" } },
+      { type: "resource", resource: { uri: "r://image", mimeType: "image/png", blob: base64("not text to a model") } },
+      { type: "resource", resource: { uri: "r://untyped", blob: base64("no MIME type") } },
+      { type: "resource", resource: { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) } },
+      { type: "resource", resource: { uri: "r://already", mimeType: "text/plain", text: "a text resource" } },
+      { type: "resource", resource: { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") } }
+    ])
+  })
 
   it("E7 a result with structuredContent returns that structured value", () => {
     const result: CallToolResult = {
