@@ -10,7 +10,9 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Hash from "effect/Hash"
 import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
@@ -62,33 +64,56 @@ export const pooled = (
   options: { readonly idleTimeToLive: Duration.DurationInput }
 ): Effect.Effect<Source, never, Scope.Scope> =>
   Effect.gen(function*() {
-    // Keyed by the whole definition, so an edited server gets a new connection and never a stale one.
-    const servers = new Map<string, McpServer.McpServer>()
+    // Keyed by the whole definition, so an edited server gets a new connection and never a stale one, and by a
+    // generation that `invalidate` moves on: RcMap releases an entry whose key is in the map again (a new
+    // connection of the same definition) as if it were idle, so a dead connection would stay open for
+    // `idleTimeToLive` and then evict its successor from the pool. Under a key of its own it is closed as soon as
+    // the last request holding it lets go.
+    const generations = new Map<string, number>()
+    const idOf = (server: McpServer.McpServer) => {
+      const key = McpServer.cacheKey(server)
+      const generation = generations.get(key)
+      return generation === undefined ? key : `${key}#${generation}`
+    }
+    // the ids whose connection is open in the pool
+    const connected = new Set<string>()
     // Each connection lives in a child of `open`, a parallel scope; the RcMap entry closes that child when the
     // connection is idle or invalidated.
-    // the keys whose connection is open in the pool
-    const connected = new Set<string>()
-    const connect = (key: string) =>
+    const connect = ({ id, server }: PoolKey) =>
       Effect.flatMap(Scope.fork(open, ExecutionStrategy.sequential), (own) =>
         Effect.zipRight(
-          Effect.addFinalizer((exit) => Effect.zipRight(Effect.sync(() => void connected.delete(key)), Scope.close(own, exit))),
-          Effect.tap(Scope.extend(factory.connect(servers.get(key)!), own), () => Effect.sync(() => void connected.add(key)))
+          Effect.addFinalizer((exit) => Effect.zipRight(Effect.sync(() => void connected.delete(id)), Scope.close(own, exit))),
+          Effect.tap(Scope.extend(factory.connect(server), own), () => Effect.sync(() => void connected.add(id)))
         ))
     const pool = yield* RcMap.make({ lookup: connect, idleTimeToLive: options.idleTimeToLive })
     // RcMap closes its entries one after another when its scope closes. `open` is added to the scope after the
     // RcMap, so it closes first, and closes every connection at once; the RcMap then finds them closed.
     const open = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
     return {
-      acquire: (server) =>
+      acquire: (server) => Effect.suspend(() => RcMap.get(pool, new PoolKey(idOf(server), server))),
+      invalidate: (server) =>
         Effect.suspend(() => {
+          const id = idOf(server)
           const key = McpServer.cacheKey(server)
-          servers.set(key, server)
-          return RcMap.get(pool, key)
+          generations.set(key, (generations.get(key) ?? 0) + 1)
+          return RcMap.invalidate(pool, new PoolKey(id, server))
         }),
-      invalidate: (server) => RcMap.invalidate(pool, McpServer.cacheKey(server)),
-      isOpen: (server) => connected.has(McpServer.cacheKey(server))
+      isOpen: (server) => connected.has(idOf(server))
     }
   })
+
+/** A pool entry's key: equal by `id` alone; it carries the definition to connect with. */
+class PoolKey implements Equal.Equal {
+  constructor(readonly id: string, readonly server: McpServer.McpServer) {}
+  [Equal.symbol](that: unknown): boolean {
+    return that instanceof PoolKey && that.id === this.id
+  }
+  [Hash.symbol](): number {
+    return Hash.string(this.id)
+  }
+}
+
+
 
 /**
  * @since 0.1.0

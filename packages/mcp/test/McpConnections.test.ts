@@ -89,3 +89,53 @@ describe("McpConnections", () => {
       assert.deepStrictEqual(stats.connects, { s: 2 })
     }))
 })
+
+describe("McpConnections.pooled", () => {
+  it.scoped("issue 14: a connection the pool holds open is borrowed without a timer; a connect, and one after an invalidation, are timed", () =>
+    Effect.gen(function*() {
+      const limit = Option.some(Duration.seconds(5))
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("t")], connectDelay: "10 seconds" } })
+      const pool = yield* McpConnections.pooled(factory, { idleTimeToLive: "1 hour" })
+      const { clock, timers } = yield* countingClock
+      const request = Effect.flatMap(Scope.make(), (scope) =>
+        Effect.map(McpConnections.make({ source: pool, scope }), (connections) => ({ connections, scope })))
+      const borrow = (connections: McpConnections.McpConnections, within: Option.Option<Duration.Duration>) =>
+        Effect.fork(Effect.withClock(connections.getWithin(server, within), clock))
+
+      // a connect that hangs is timed out by the limit, pooled or not
+      const first = yield* request
+      const hanging = yield* borrow(first.connections, limit)
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual((yield* Effect.flip(Fiber.join(hanging)))._tag, "McpTimeoutError")
+      // the pool's connect goes on: the next request waits for it under its own limit, and leaves it pooled
+      const second = yield* request
+      const connecting = yield* borrow(second.connections, Option.some(Duration.seconds(30)))
+      yield* TestClock.adjust("10 seconds")
+      const client = yield* Fiber.join(connecting)
+      yield* Scope.close(second.scope, Exit.void)
+      const started = timers.started
+      // the next request borrows the open connection: no timer, no connect
+      const third = yield* request
+      assert.strictEqual(yield* Fiber.join(yield* borrow(third.connections, limit)), client)
+      assert.strictEqual(timers.started, started)
+      assert.deepStrictEqual(stats.connects, { s: 1 })
+      // once the pool has closed it, the connection is not open: the next connect is timed again
+      yield* third.connections.invalidate(server)
+      const fourth = yield* request
+      const again = yield* borrow(fourth.connections, limit)
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual((yield* Effect.flip(Fiber.join(again)))._tag, "McpTimeoutError")
+      assert.isAbove(timers.started, started)
+      assert.deepStrictEqual(stats.connects, { s: 2 })
+      // the new connection opens in the pool; the old one closes when the request that held it ends, and leaves
+      // the new one open for the next borrow
+      yield* TestClock.adjust("5 seconds")
+      yield* Scope.close(third.scope, Exit.void)
+      const before = timers.started
+      const fifth = yield* request
+      const next = yield* Fiber.join(yield* borrow(fifth.connections, limit))
+      assert.notStrictEqual(next, client)
+      assert.strictEqual(timers.started, before)
+      assert.deepStrictEqual([stats.connects, stats.closes], [{ s: 2 }, { s: 1 }])
+    }))
+})
