@@ -67,8 +67,8 @@ export const pooled = (
     // Keyed by the whole definition, so an edited server gets a new connection and never a stale one, and by a
     // generation that `invalidate` moves on: RcMap releases an entry whose key is in the map again (a new
     // connection of the same definition) as if it were idle, so a dead connection would stay open for
-    // `idleTimeToLive` and then evict its successor from the pool. Under a key of its own it is closed as soon as
-    // the last request holding it lets go.
+    // `idleTimeToLive` and then evict its successor from the pool (Effect-TS/effect#7515, fixed in Effect 4 only).
+    // Under a key of its own it is closed as soon as the last request holding it lets go.
     const generations = new Map<string, number>()
     const idOf = (server: McpServer.McpServer) => {
       const key = McpServer.cacheKey(server)
