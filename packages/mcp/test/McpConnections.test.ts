@@ -91,7 +91,7 @@ describe("McpConnections", () => {
 })
 
 describe("McpConnections.pooled", () => {
-  it.scoped("issue 14: a connection the pool holds open is borrowed without a timer; a connect, and one after an invalidation, are timed", () =>
+  it.scoped("issue 14: a connection the pool holds open is borrowed without a timer; a connect, one after an invalidation and one after an idle close are timed", () =>
     Effect.gen(function*() {
       const limit = Option.some(Duration.seconds(5))
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")], connectDelay: "10 seconds" } })
@@ -137,5 +137,26 @@ describe("McpConnections.pooled", () => {
       assert.notStrictEqual(next, client)
       assert.strictEqual(timers.started, before)
       assert.deepStrictEqual([stats.connects, stats.closes], [{ s: 2 }, { s: 1 }])
+      // and again: each invalidation gives the next connection a key of its own
+      yield* fifth.connections.invalidate(server)
+      const sixth = yield* request
+      const reconnecting = yield* borrow(sixth.connections, Option.some(Duration.seconds(30)))
+      yield* TestClock.adjust("10 seconds")
+      const last = yield* Fiber.join(reconnecting)
+      yield* Scope.close(fifth.scope, Exit.void)
+      assert.deepStrictEqual([stats.connects, stats.closes], [{ s: 3 }, { s: 2 }])
+      const seventh = yield* request
+      const settled = timers.started
+      assert.strictEqual(yield* Fiber.join(yield* borrow(seventh.connections, limit)), last)
+      assert.strictEqual(timers.started, settled)
+      // a connection the pool closed when it was idle is not open either: the next connect is timed
+      yield* Scope.close(sixth.scope, Exit.void)
+      yield* Scope.close(seventh.scope, Exit.void)
+      yield* TestClock.adjust("61 minutes")
+      assert.deepStrictEqual(stats.closes, { s: 3 })
+      const eighth = yield* request
+      const timed = yield* borrow(eighth.connections, limit)
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual((yield* Effect.flip(Fiber.join(timed)))._tag, "McpTimeoutError")
     }))
 })
