@@ -276,13 +276,22 @@ interface Shared {
   readonly remove: (key: Key) => Effect.Effect<void>
 }
 
-/** A lock per key held in the fleet while one process discovers. */
-interface DiscoveryLock {
+/**
+ * A lock per key held in the fleet while one process discovers (`makeRedis` holds it in Redis).
+ *
+ * @internal
+ */
+export interface DiscoveryLock {
   /** Takes the lock if it is free. */
   readonly acquire: (id: string) => Effect.Effect<Option.Option<HeldLock>, unknown>
 }
 
-interface HeldLock {
+/**
+ * A `DiscoveryLock` this process holds.
+ *
+ * @internal
+ */
+export interface HeldLock {
   /** Renews the lock until interrupted; fails when it cannot. */
   readonly keepAlive: Effect.Effect<never, unknown>
   /** Frees the lock; false when it had already expired (and may have been taken by another). */
@@ -340,7 +349,7 @@ const makeShared = (
               ).pipe(Effect.annotateLogs("mcp.server", key.server))
           ),
           Effect.catchAll((error) => Effect.logDebug(
-            `shared tool cache: release for ${key.server} failed (${describeCause(error.cause)}); the lock frees itself when it expires`
+            `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); the lock frees itself when it expires`
           ).pipe(Effect.annotateLogs("mcp.server", key.server)))
         )
       )),
@@ -388,12 +397,15 @@ const makeShared = (
           return Effect.flatMap(
             Effect.either(get(key)),
             (found) =>
-              found._tag === "Right" && found.right !== undefined
+              found._tag === "Left"
+                ? Effect.zipRight(
+                  warn(key, found.left, "discovering it for the fleet under the lock"),
+                  discoverHere(key, discover, held.value)
+                )
+                : found.right !== undefined
                 ? Effect.as(publish(key, undefined, held.value), found.right)
                 : Effect.zipRight(
-                  found._tag === "Left"
-                    ? warn(key, found.left, "discovering it for the fleet under the lock")
-                    : Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
+                  Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
                   discoverHere(key, discover, held.value)
                 )
           )
@@ -486,6 +498,17 @@ export const layerPersisted = (
 ): Layer.Layer<McpToolCache, never, Persistence.BackingPersistence> => Layer.scoped(McpToolCache, makePersisted(options))
 
 /**
+ * `makePersisted` with one discovery per server across the fleet under `lock`: what `makeRedis` runs with its lock
+ * in Redis, and the tests with a lock of their own (to drive the lock path on `TestClock`).
+ *
+ * @internal
+ */
+export const makeLocked = (
+  options: PersistedOptions & { readonly waitTimeout?: Duration.DurationInput | undefined },
+  lock: DiscoveryLock
+): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> => makeSharedCache(options, lock)
+
+/**
  * `makePersisted` on the Redis of `McpRedis`, with one discovery per server across the fleet: the process
  * that misses first takes a lock in Redis (`SET NX PX` with a token of its own, renewed while it discovers,
  * released only by the holder that still owns it), the others poll the store with backoff until the list
@@ -514,7 +537,7 @@ export const makeRedis = (
           }))
         )
     }
-    return yield* makeSharedCache({ ...options, operationTimeout }, lock).pipe(Effect.provide(McpRedis.layerPersistence))
+    return yield* makeLocked({ ...options, operationTimeout }, lock).pipe(Effect.provide(McpRedis.layerPersistence))
   })
 
 /**
