@@ -459,7 +459,8 @@ describe("McpToolResult.toResult", () => {
       { uri: "r://untyped", blob: base64("no MIME type") },
       { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) },
       { uri: "r://already", mimeType: "text/plain", text: "a text resource" },
-      { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") }
+      { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") },
+      { uri: "r://bytes", mimeType: "text/plain", blob: [104, 105] }
     ]
     const outcome = McpToolResult.toResult(
       { content: resources.map((resource) => ({ type: "resource", resource })) } as unknown as CallToolResult,
@@ -473,7 +474,9 @@ describe("McpToolResult.toResult", () => {
       { type: "resource", resource: { uri: "r://untyped", blob: base64("no MIME type") } },
       { type: "resource", resource: { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) } },
       { type: "resource", resource: { uri: "r://already", mimeType: "text/plain", text: "a text resource" } },
-      { type: "resource", resource: { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") } }
+      { type: "resource", resource: { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") } },
+      // a blob that is no string is not decoded (Buffer.from would read an array as bytes)
+      { type: "resource", resource: { uri: "r://bytes", mimeType: "text/plain", blob: [104, 105] } }
     ])
   })
 
