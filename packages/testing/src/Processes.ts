@@ -8,6 +8,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Net from "node:net"
 import * as Effect from "effect/Effect"
+import * as Clock from "effect/Clock"
 import type * as Scope from "effect/Scope"
 
 export interface ProcessInfo {
@@ -163,7 +164,13 @@ export const spawnScoped = (options: {
         } catch {
           // already gone
         }
-      })
+      }).pipe(
+        // the leader's exit is reported before the other members of its group have finished dying: a test that
+        // checks for leftovers right after the close must find none (on a wall clock, whatever the test's)
+        Effect.zipRight(awaitGone([], child.pid!, 5_000)),
+        Effect.withClock(Clock.make()),
+        Effect.asVoid
+      )
   ).pipe(Effect.map(({ output, pid }) => ({ pid, output })))
 
 /**
