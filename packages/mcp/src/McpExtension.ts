@@ -248,6 +248,7 @@ interface ServerRequestContext {
 /** The services a server request during one of the request's calls runs with (made once per request). */
 const serverRequestContext = (requests: ServerRequestContext): Context.Context<never> => {
   let context = requests.context
+  // Stryker disable next-line ConditionalExpression: a cache; built again, the context holds the same counter and model
   if (context === undefined) {
     const counted = Context.make(McpSampling.RequestCounter, requests.counter)
     context = requests.context = requests.model === undefined ? counted : Context.add(counted, Model.Model, requests.model)
@@ -465,21 +466,20 @@ export const make = Effect.fnUntraced(function*(
 
   const resourcesAsTools = (server: McpServer.McpServer) => server.resources === "tools" || options.resources === "tools"
 
-  // after the server's own tools, so that one of the same name wins (registration keeps the first)
+  // after the server's own tools, so that one of the same name wins (registration keeps the first); only for
+  // the servers of `resourcesAsTools` (`requestTools` asks)
   const resourceTools = (state: RequestState, server: McpServer.McpServer): ReadonlyArray<Tool.Tool> =>
-    resourcesAsTools(server)
-      ? ResourceTools.make({
-        server,
-        prefix: McpServer.toolPrefix(server),
-        connect: state.connections.getWithin(server, connectTimeout).pipe(
-          Effect.mapError((error) =>
-            new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
-          )
-        ),
-        limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
-        errorText
-      })
-      : []
+    ResourceTools.make({
+      server,
+      prefix: McpServer.toolPrefix(server),
+      connect: state.connections.getWithin(server, connectTimeout).pipe(
+        Effect.mapError((error) =>
+          new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+        )
+      ),
+      limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
+      errorText
+    })
 
   const unavailable = (state: RequestState, server: McpServer.McpServer, reason: string) =>
     Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
@@ -515,12 +515,16 @@ export const make = Effect.fnUntraced(function*(
       // The cached servers one after another, the others concurrently: a fiber per server would cost a warm
       // request more than its lookups (issue 14).
       const fresh = yield* Effect.forEach(keys, cache.has)
+      // Stryker disable next-line ArrayDeclaration: a size hint; every index is assigned below
       const discovered: Array<ReadonlyArray<Tool.Tool>> = new Array(keys.length)
       const missing = keys.flatMap((_, i) => fresh[i] ? [] : [i])
       yield* Effect.forEach(missing, (i) => Effect.map(toolsOf(i), (tools) => void (discovered[i] = tools)), {
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; one server or none runs alike at any concurrency
         concurrency: missing.length > 1 ? discoveryConcurrency : 1,
+        // Stryker disable next-line BooleanLiteral: the collected results are dropped by the yield either way
         discard: true
       })
+      // Stryker disable next-line EqualityOperator: `fresh[keys.length]` is undefined, so one more round does nothing
       for (let i = 0; i < keys.length; i++) if (fresh[i]) discovered[i] = yield* toolsOf(i)
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered.flat())
@@ -528,39 +532,42 @@ export const make = Effect.fnUntraced(function*(
     })
 
   /**
-   * Lists again the tools of the servers that announced a change, and replaces their tools in the request. A
-   * tool of another server that won a name stays; a listing that fails keeps the tools listed before.
+   * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
+   * of another server that won a name stays; a listing that fails keeps the tools listed before.
    */
-  const refresh = (context: Extension.RunContext, state: RequestState) =>
-    Effect.forEach(Array.from(state.changed), (server) => {
-      // a change announced while listing again is listed at the next turn
-      state.changed.delete(server)
-      const key = McpToolCache.key(server, { namespace })
-      return cache.invalidate(key).pipe(
-        Effect.zipRight(cache.lookup(key, discover(state, server))),
-        Effect.flatMap((tools) =>
-          Effect.suspend(() => {
-            // Stryker disable next-line ArrayDeclaration: a made-up entry has no name, so no tool of the request is it
-            const before = state.registered.get(server.name) ?? []
-            const after = requestTools(state, server, tools)
-            state.registered.set(server.name, after)
-            const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
-            // Stryker disable next-line ObjectLiteral,BooleanLiteral: the removals' results are dropped either way
-            return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
-              Effect.zipRight(context.tools.registerAll(after)),
-              Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
-            )
-          })
-        ),
-        Effect.catchAll((error) =>
-          Effect.logWarning(
-            `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
-              "its tools listed before stay"
+  const refreshServer = (context: Extension.RunContext, state: RequestState, server: McpServer.McpServer) => {
+    // a change announced while listing again is listed at the next turn
+    state.changed.delete(server)
+    const key = McpToolCache.key(server, { namespace })
+    return cache.invalidate(key).pipe(
+      Effect.zipRight(cache.lookup(key, discover(state, server))),
+      Effect.flatMap((tools) =>
+        Effect.suspend(() => {
+          // Stryker disable next-line ArrayDeclaration: a made-up entry has no name, so no tool of the request is it
+          const before = state.registered.get(server.name) ?? []
+          const after = requestTools(state, server, tools)
+          state.registered.set(server.name, after)
+          const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
+          // Stryker disable next-line ObjectLiteral,BooleanLiteral: the removals' results are dropped either way
+          return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
+            Effect.zipRight(context.tools.registerAll(after)),
+            Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
           )
-        ),
-        Effect.annotateLogs("mcp.server", server.name)
-      )
-    }, { discard: true })
+        })
+      ),
+      Effect.catchAll((error) =>
+        Effect.logWarning(
+          `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
+            "its tools listed before stay"
+        )
+      ),
+      Effect.annotateLogs("mcp.server", server.name)
+    )
+  }
+  /** `refreshServer` for each server that announced a change. */
+  const refresh = (context: Extension.RunContext, state: RequestState) =>
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the results are dropped by onState's zipRight either way
+    Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
   const describe = (state: RequestState) => {
     const lines = [
@@ -598,6 +605,7 @@ export const make = Effect.fnUntraced(function*(
     name: options.name ?? defaultName,
     request: (context) =>
       Effect.sync((): Extension.Hooks<McpConfigError> => {
+        // Stryker disable next-line ConditionalExpression,StringLiteral: a compaction pass runs only onCompact and afterCompact, hooks these lack
         if (context.kind === "compact") return {}
         let state: RequestState | undefined
         const serverRequests: ServerRequestContext = { counter: McpSampling.counter(), model: undefined, context: undefined }
@@ -605,13 +613,16 @@ export const make = Effect.fnUntraced(function*(
           onTool: (context) => Effect.map(discoverAll(context, serverRequests), (discovered) => void (state = discovered)),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {
+            // Stryker disable next-line ConditionalExpression: onTool runs before a run's first onState, and a failed onTool ends the run
             if (state === undefined) return Effect.void
             const current = state
             const described = Effect.suspend(() => context.addState(describe(current)))
+            // Stryker disable next-line ConditionalExpression: a shortcut; refreshing no server does nothing
             return current.changed.size === 0 ? described : Effect.zipRight(refresh(context, current), described)
           },
           // the agent's model, for servers' sampling requests during this request's calls
           onModelRequest: (_context, request, next) => {
+            // Stryker disable next-line ConditionalExpression: a shortcut; `next` is the same chain on every turn of the run
             if (serverRequests.model === undefined) {
               serverRequests.model = Model.Model.of({ stream: next })
               serverRequests.context = undefined

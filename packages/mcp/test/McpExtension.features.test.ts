@@ -4,9 +4,11 @@
  * extensions see it.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Extension } from "@zett/agent"
-import { Agent } from "@zett/agent"
-import { McpClientFactory, McpError, McpServer } from "@zett/mcp"
+import { Agent, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpError, McpExtension, McpSampling, McpServer } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { McpClient } from "@zett/mcp/McpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -289,5 +291,40 @@ describe("resources as tools (issue 19)", () => {
         "Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with " +
           "<server>__list_resources and read with <server>__read_resource (for up)."
       )
+    }))
+})
+
+describe("server requests (issue 19)", () => {
+  it.live("issue 13: a sampling request during a call the agent's model did not ask for (an extension answered) is refused as NoModel", () =>
+    Effect.gen(function*() {
+      const errors: Array<string> = []
+      const asking = () => {
+        const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
+        server.registerTool("ask", { description: "asks the client's model", inputSchema: {} }, async () => {
+          try {
+            await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
+            return { content: [{ type: "text", text: "sampled" }] }
+          } catch (error) {
+            errors.push(String(error))
+            return { content: [{ type: "text", text: "no sample" }], isError: true }
+          }
+        })
+        return server
+      }
+      const mcp = McpExtension.layer({ servers: [http("asking")] }).pipe(
+        Layer.provide(
+          McpClientFactory.layerInMemory({ asking }).pipe(Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 })))
+        ),
+        Layer.provide(NodeContext.layer)
+      )
+      // in front of the MCP extension, answering every model request itself: the agent's model is never reached
+      const replayed = ScriptedModel.make([{ toolCalls: [{ name: "asking__ask" }] }, { text: "done" }])
+      const replay: Extension.Extension = { name: "replay", onModelRequest: (_context, request) => replayed.stream(request) }
+      const model = ScriptedModel.layer([{ text: "never asked" }])
+      const layer = Agent.layer({ extensions: [replay, McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(model))
+      const reply = yield* Agent.run("go").pipe(Effect.provide(layer))
+      assert.strictEqual(reply.content, "done")
+      assert.strictEqual(errors.length, 1)
+      assert.include(errors[0], "no model is available to answer it")
     }))
 })

@@ -15,6 +15,9 @@ import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as TempDir from "@zett/testing/TempDir"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "./utils/fake.js"
 
 const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
@@ -198,5 +201,76 @@ describe("McpExtension, observed", () => {
 
       const warning = logs.lines.find((line) => line.level === "WARN" && line.annotations["mcp.server"] === "down")
       assert.deepStrictEqual(warning?.message, "MCP server down is unavailable: connection refused")
+    }))
+
+  it.effect("issue 19: a call to a server unreachable since discovery and a call whose result is an error count as failed", () =>
+    Effect.gen(function*() {
+      const stamp = Date.now()
+      const gone = `gone${stamp}`
+      const broken = `broken${stamp}`
+      let connectError: string | undefined
+      const { factory } = fakeFactory({
+        [gone]: {
+          tools: [tool("t")],
+          get connectError() {
+            return connectError
+          }
+        },
+        [broken]: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "disk full" }], isError: true }) }
+      })
+      const { layer, requests } = agentWith({ servers: [http(gone), http(broken)], clientFactory: factory }, [
+        { text: "warm" },
+        () => (connectError = "connection refused", { toolCalls: [{ name: `${gone}__t` }, { name: `${broken}__t` }] }),
+        { text: "done" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("warm the cache")
+        yield* agent.run("call both")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["ServerUnavailable", "ToolError"])
+      const count = (server: string, outcome: string) =>
+        Effect.map(
+          Metric.value(McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", server), Metric.tagged("outcome", outcome))),
+          (state) => state.count
+        )
+      assert.deepStrictEqual(
+        [yield* count(gone, "failed"), yield* count(gone, "ok"), yield* count(broken, "failed"), yield* count(broken, "ok")],
+        [1, 0, 1, 0]
+      )
+    }))
+
+  it.effect("issue 19: the system message names a server's own tool prefix only where it is not the server's name", () =>
+    Effect.gen(function*() {
+      const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
+      const { factory } = fakeFactory({ plain: { tools: [tool("t")] }, "a.b": { tools: [tool("t")] } })
+      const { layer, requests } = agentWith({ servers: [http("plain"), dotted], clientFactory: factory }, [{ text: "ok" }])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      assert.deepStrictEqual(systemOf(requests[0]!).split("\n").filter((line) => line.startsWith("Tools named")), [
+        "Tools named <server>__<tool> belong to the MCP server <server>.",
+        `Tools named ${McpServer.toolPrefix(dotted)}__<tool> belong to the MCP server "a.b".`
+      ])
+    }))
+
+  it.scoped("issue 19: a server's includeTools changed in the file applies while its tool list is still cached", () =>
+    Effect.gen(function*() {
+      const dir = yield* TempDir.make("zett-include-")
+      const file = Path.join(dir, "mcp.json")
+      const write = (includeTools: ReadonlyArray<string>, mtime: number) => {
+        Fs.writeFileSync(file, JSON.stringify({ servers: { s: { type: "http", url: "http://127.0.0.1:9/s", includeTools } } }))
+        Fs.utimesSync(file, mtime, mtime)
+      }
+      const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b")] } })
+      write(["a"], 1_700_000_000)
+      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, { text: "2" }])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("a")
+        write(["b"], 1_700_000_100)
+        yield* agent.run("b")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["s__a"], ["s__b"]])
+      // the cache key leaves includeTools out: the second request's list came from the cache
+      assert.strictEqual(stats.connects.s, 1)
     }))
 })
