@@ -6,8 +6,7 @@
  */
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer, McpToolCache } from "@zett/mcp"
-import type { McpTool } from "@zett/mcp"
+import { McpToolCache } from "@zett/mcp"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -19,18 +18,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as TestClock from "effect/TestClock"
-
-const server = McpServer.http({ name: "catalog", url: "https://catalog.example/mcp" })
-const key = McpToolCache.key(server, { namespace: true })
-
-const tools = (name: string): ReadonlyArray<McpTool.McpTool> => [{
-  name: `catalog__${name}`,
-  description: `the ${name} tool`,
-  parameters: { type: "object" },
-  guidelines: false,
-  server: "catalog",
-  remoteName: name
-}]
+import { key, tools } from "./utils/catalog.js"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>

@@ -7,8 +7,7 @@
  */
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer, McpToolCache } from "@zett/mcp"
-import type { McpTool } from "@zett/mcp"
+import { McpToolCache } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -16,18 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-
-const server = McpServer.http({ name: "catalog", url: "https://catalog.example/mcp" })
-const key = McpToolCache.key(server, { namespace: true })
-
-const tools = (name: string): ReadonlyArray<McpTool.McpTool> => [{
-  name: `catalog__${name}`,
-  description: `the ${name} tool`,
-  parameters: { type: "object" },
-  guidelines: false,
-  server: "catalog",
-  remoteName: name
-}]
+import { key, tools } from "./utils/catalog.js"
 
 /** A discovery that counts its runs. */
 const counted = () => {
