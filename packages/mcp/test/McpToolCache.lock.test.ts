@@ -11,14 +11,13 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as TestClock from "effect/TestClock"
 import { key, tools } from "./utils/catalog.js"
+import * as Faults from "./utils/faults.js"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>
@@ -105,24 +104,19 @@ const counted = (journal: Journal) => {
   return { stats, discover }
 }
 
-interface Line {
-  readonly level: string
-  readonly message: string
-  readonly server: string | undefined
-}
-
-/** Every log line from debug up: level, text and the `mcp.server` annotation. */
+/** Every log line from debug up (utils/faults.ts's capture): level, text and the `mcp.server` annotation. */
 const captureLogs = () => {
-  const lines: Array<Line> = []
-  const logger = Logger.make(({ annotations, logLevel, message }) =>
-    void lines.push({
-      level: logLevel.label,
-      message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
-      server: Option.getOrUndefined(HashMap.get(annotations, "mcp.server")) as string | undefined
-    })
-  )
-  const layer = Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(LogLevel.Debug))
-  return { lines, layer }
+  const logs = Faults.captureLogs(LogLevel.Debug)
+  return {
+    layer: logs.layer,
+    get lines() {
+      return logs.lines.map(({ annotations, level, message }) => ({
+        level,
+        message,
+        server: annotations["mcp.server"] as string | undefined
+      }))
+    }
+  }
 }
 
 /** One process of the fleet: its cache over the fleet's store and lock. */
