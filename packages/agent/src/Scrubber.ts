@@ -15,6 +15,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Redacted from "effect/Redacted"
@@ -36,6 +37,10 @@ export interface Scrubber {
   /** Whether there is any secret to look for. */
   readonly isEmpty: boolean
 }
+
+// the values a scrubber was made from, so that `Secrets.extend` can make one pattern of them and the held ones
+const valuesKey: unique symbol = Symbol.for("@zett/agent/Scrubber/values")
+type WithValues = Scrubber & { readonly [valuesKey]?: ReadonlyArray<string> }
 
 /**
  * The shortest value treated as a secret.
@@ -150,10 +155,10 @@ const empty: Scrubber = {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (secrets: Iterable<string | Redacted.Redacted<string>>): Scrubber => {
+export const make = (input: Iterable<string | Redacted.Redacted<string>>): Scrubber => {
+  const secrets = valuesOf(input)
   const variants = new Set<string>()
-  for (const secret of secrets) {
-    const value = typeof secret === "string" ? secret : Redacted.value(secret)
+  for (const value of secrets) {
     // Stryker disable next-line ConditionalExpression: no part is longer than its value; short parts are skipped below
     if (value.length < minLength) continue
     for (const part of parts(value)) {
@@ -186,8 +191,13 @@ export const make = (secrets: Iterable<string | Redacted.Redacted<string>>): Scr
     return cut === scrubbed.length ? scrubbed : `${scrubbed.slice(0, cut)}${replacement}`
   }
   const scrubDeep = <A>(value: A): A => deep(value, scrub) as A
-  return { scrub, scrubTruncated, scrubDeep, isEmpty: false }
+  const scrubber: WithValues = { scrub, scrubTruncated, scrubDeep, isEmpty: false }
+  Object.defineProperty(scrubber, valuesKey, { value: secrets })
+  return scrubber
 }
+
+const valuesOf = (secrets: Iterable<string | Redacted.Redacted<string>>): ReadonlyArray<string> =>
+  Array.from(secrets, (secret) => typeof secret === "string" ? secret : Redacted.value(secret))
 
 // Deeper than this, a value is replaced rather than walked: only a hostile server nests that deep, and a
 // recursive walk must not overflow the stack.
@@ -235,3 +245,102 @@ const deep = (value: unknown, scrub: (text: string) => string, depth = 0): unkno
  * @category constructors
  */
 export const none: Scrubber = empty
+
+/**
+ * The secrets of a URL: each part of its user info, and the values of query parameters whose names say they
+ * are credentials (`api_key`, `token`, `secret`, `password`, `sig`, ...). The URL itself is not a secret.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const urlSecrets = (text: string): ReadonlyArray<string> => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return []
+  }
+  const out: Array<string> = []
+  const decode = (part: string) => {
+    try {
+      return decodeURIComponent(part)
+    } catch {
+      return part
+    }
+  }
+  if (url.username !== "") out.push(url.username, decode(url.username))
+  if (url.password !== "") out.push(url.password, decode(url.password))
+  for (const [name, value] of url.searchParams) {
+    if (secretParameter.test(name) && value !== "") out.push(value)
+  }
+  return out
+}
+
+const secretParameter = /key|token|secret|pass(word|wd)?|pwd|auth|sig(nature)?|credential|session|jwt|bearer/i
+
+/**
+ * Secrets that a process comes to hold while it runs: the tokens of a login and their refreshed successors,
+ * registered client secrets, passwords read from a URL. The set only grows; a scrubber made with `extend`
+ * looks for every secret held when it scrubs, so a secret obtained after the scrubber was made is found too.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Secrets {
+  /** Holds more secrets; values shorter than `minLength` are ignored, as by `make`. */
+  readonly add: (secrets: Iterable<string | Redacted.Redacted<string>>) => void
+  /** `base` and every secret held, now and later. */
+  readonly extend: (base: Scrubber) => Scrubber
+  /** A scrubber for every secret held, now and later. */
+  readonly scrubber: Scrubber
+}
+
+/**
+ * A new, empty set of held secrets.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeSecrets = (): Secrets => {
+  const held = new Set<string>()
+  let version = 0
+  const add = (secrets: Iterable<string | Redacted.Redacted<string>>) => {
+    for (const value of valuesOf(secrets)) {
+      if (value.length < minLength || held.has(value)) continue
+      held.add(value)
+      version++
+    }
+  }
+  const extend = (base: Scrubber): Scrubber => {
+    const values = (base as WithValues)[valuesKey] ?? []
+    let built = base
+    let builtVersion = 0
+    const current = (): Scrubber => {
+      if (builtVersion !== version) {
+        built = make([...values, ...held])
+        builtVersion = version
+      }
+      return built
+    }
+    return {
+      scrub: (text) => current().scrub(text),
+      scrubTruncated: (text) => current().scrubTruncated(text),
+      scrubDeep: (value) => current().scrubDeep(value),
+      get isEmpty() {
+        return current().isEmpty
+      }
+    }
+  }
+  return { add, extend, scrubber: extend(empty) }
+}
+
+/**
+ * The secrets held by the running program. Every Zett service that obtains a credential adds it here, and
+ * every scrubber of a server or provider extends this set; a test or a host that wants its own provides one.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class HeldSecrets extends Context.Reference<HeldSecrets>()("@zett/agent/Scrubber/HeldSecrets", {
+  defaultValue: makeSecrets
+}) {}

@@ -136,13 +136,13 @@ const newClient = (
   clientInfo: { readonly name: string; readonly version: string },
   server: McpServer.McpServer,
   runtime: Runtime.Runtime<never>,
+  scrubber: Scrubber.Scrubber,
   requests?: ServerRequests.ServerRequests
 ): Client => {
   const client = new Client({ name: clientInfo.name, version: clientInfo.version }, {
     capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers)
   })
   requests?.install(client)
-  const scrubber = McpServer.scrubberOf(server)
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
     const { data, level, logger } = notification.params
     const text = typeof data === "string" ? data : JSON.stringify(data) ?? String(data)
@@ -162,10 +162,10 @@ const newClient = (
  * The server-request handlers of a new connection, from the factory's context (none: `undefined`, and the
  * connection declares no capability and tracks nothing).
  */
-const serverRequests = (handlers: ServerRequests.Handlers, server: McpServer.McpServer) =>
+const serverRequests = (handlers: ServerRequests.Handlers, server: McpServer.McpServer, scrubber: Scrubber.Scrubber) =>
   ServerRequests.none(handlers)
     ? Effect.succeed(undefined)
-    : ServerRequests.make(server.name, handlers, McpServer.scrubberOf(server))
+    : ServerRequests.make(server.name, handlers, scrubber)
 
 /** After `initialize`: the log level asked for, when the server supports logging; a refusal changes nothing. */
 const askLogLevel = (client: Client, level: LoggingLevel | undefined) =>
@@ -267,8 +267,10 @@ export const make = (
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
     const hook = options?.interactive === true ? yield* Effect.serviceOption(McpAuthorization) : Option.none()
+    const held = yield* Scrubber.HeldSecrets
     const authSettings: OAuthConnect.Settings = {
       store: Option.isSome(store) ? store.value : yield* McpTokenStore.makeMemory,
+      held,
       hook,
       maxAuthorizations: options?.maxAuthorizations ?? 2,
       refreshSkewMs: 30_000
@@ -287,8 +289,7 @@ const sdkConnect = (
   const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
 
-  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer) {
-    const scrubber = McpServer.scrubberOf(server)
+  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer, scrubber: Scrubber.Scrubber) {
     const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
     // the process is started in the connection's scope, whose close runs the transport's close ladder
     const stdio = yield* CommandTransport.make({
@@ -318,8 +319,12 @@ const sdkConnect = (
   })
 
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
-  const connectSse = Effect.fnUntraced(function*(client: Client, server: McpServer.McpHttpServer, session: OAuthConnect.Session) {
-    const scrubber = McpServer.scrubberOf(server)
+  const connectSse = Effect.fnUntraced(function*(
+    client: Client,
+    server: McpServer.McpHttpServer,
+    session: OAuthConnect.Session,
+    scrubber: Scrubber.Scrubber
+  ) {
     // POSTs are answered 202 (their results come on the event stream): only their size is watched
     const sockets = yield* HttpFetch.make({ maxMessageBytes, onOversized: (ids) => guard.fail(ids, tooLarge), onStreamEnd: () => {} })
     const sse = new SSEClientTransport(new URL(server.url), {
@@ -335,10 +340,14 @@ const sdkConnect = (
     return yield* McpClient.make(client, { server: server.name, scrubber })
   })
 
-  const connectHttp = Effect.fnUntraced(function*(fresh: () => Client, server: McpServer.McpHttpServer, session: OAuthConnect.Session) {
-    if (server.transport === "sse") return yield* connectSse(fresh(), server, session)
+  const connectHttp = Effect.fnUntraced(function*(
+    fresh: () => Client,
+    server: McpServer.McpHttpServer,
+    session: OAuthConnect.Session,
+    scrubber: Scrubber.Scrubber
+  ) {
+    if (server.transport === "sse") return yield* connectSse(fresh(), server, session, scrubber)
     const client = fresh()
-    const scrubber = McpServer.scrubberOf(server)
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
     const resuming = new Set<string | number>()
     // sockets of its own, closed with the connection (after the transport, whose finalizer runs first)
@@ -381,17 +390,19 @@ const sdkConnect = (
     yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
     // a server that has neither transport is reported by its answer to the first one
-    return yield* Effect.catchAll(connectSse(fresh(), server, session), () => Effect.fail(refused))
+    return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
     yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
-    const requests = yield* serverRequests(handlers, server)
-    const fresh = () => newClient(clientInfo, server, runtime, requests)
+    // the definition's secrets and every credential the process holds, now or later (a login's tokens)
+    const scrubber = authSettings.held.extend(McpServer.scrubberOf(server))
+    const requests = yield* serverRequests(handlers, server, scrubber)
+    const fresh = () => newClient(clientInfo, server, runtime, scrubber, requests)
     return yield* server._tag === "McpStdioServer"
-      ? connectStdio(fresh(), server)
-      : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session))
+      ? connectStdio(fresh(), server, scrubber)
+      : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session, scrubber))
   })
 }
 
@@ -425,12 +436,17 @@ export const makeInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options?: Pick<Options, "clientInfo" | "serverLogLevel">
 ): Effect.Effect<McpClientFactory["Type"]> =>
-  Effect.map(ServerRequests.handlersInContext, (handlers) => of(inMemoryConnect(servers, options, handlers)))
+  Effect.zipWith(
+    ServerRequests.handlersInContext,
+    Scrubber.HeldSecrets,
+    (handlers, held) => of(inMemoryConnect(servers, options, handlers, held))
+  )
 
 const inMemoryConnect = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options: Pick<Options, "clientInfo" | "serverLogLevel"> | undefined,
-  handlers: ServerRequests.Handlers
+  handlers: ServerRequests.Handlers,
+  held: Scrubber.Secrets
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
@@ -456,11 +472,12 @@ const inMemoryConnect = (
       },
       catch: (cause) => McpConnectError.fromCause({ server: server.name, cause, prefix: "in-memory server failed" })
     })
-    const requests = yield* serverRequests(handlers, server)
-    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), requests)
-    yield* connectClient(client, clientSide, server, Scrubber.none)
+    const scrubber = held.extend(McpServer.scrubberOf(server))
+    const requests = yield* serverRequests(handlers, server, scrubber)
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, requests)
+    yield* connectClient(client, clientSide, server, scrubber)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* McpClient.make(client, { server: server.name })
+    return yield* McpClient.make(client, { server: server.name, scrubber })
   })
 }
 

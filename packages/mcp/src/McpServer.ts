@@ -448,15 +448,18 @@ export const allowsTool = (server: McpServer, remoteName: string): boolean =>
   (server.excludeTools === undefined || !server.excludeTools.includes(remoteName))
 
 /**
- * Every secret of a definition (header or environment values, values from variables), for a `Scrubber`.
+ * Every secret of a definition (header or environment values, values from variables, the credentials in its
+ * URL), for a `Scrubber`.
  *
  * @since 0.1.0
  * @category utils
  */
-export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string>> => [
+export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string> | string> => [
   ...Object.values(server._tag === "McpHttpServer" ? server.headers : server.env),
   ...server.secrets,
-  ...authSecretsOf(server)
+  ...authSecretsOf(server),
+  // user info and credential-like query parameters: an error that quotes the URL must not carry them
+  ...(server._tag === "McpHttpServer" ? Scrubber.urlSecrets(server.url) : [])
 ]
 
 /**

@@ -9,6 +9,7 @@
  * hands back the code of the `Location` it is sent to: the same hook a host would provide.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { McpAuthorization } from "@zett/mcp"
@@ -61,6 +62,25 @@ export interface Options {
   readonly resource?: "endpoint" | "origin" | undefined
   /** Answers every MCP request 401, whatever the token. */
   readonly always401?: boolean | undefined
+  /**
+   * A hostile authorization server: these values in its metadata instead of its own (an `issuer` it was not
+   * fetched for, an endpoint such as `file:///etc/passwd`). The server still serves its own paths.
+   */
+  readonly metadataOverrides?: {
+    readonly issuer?: string | undefined
+    readonly authorization_endpoint?: string | undefined
+    readonly token_endpoint?: string | undefined
+    readonly registration_endpoint?: string | undefined
+  } | undefined
+  /** The protected resource metadata's `authorization_servers` instead of this authorization server. */
+  readonly authorizationServers?: ReadonlyArray<string> | undefined
+  /** An unknown field `x_nested` holding `depth` nested arrays, in one of the answers. */
+  readonly nested?: { readonly in: "metadata" | "resource" | "registration" | "token"; readonly depth: number } | undefined
+  /**
+   * A careless server that quotes the credentials of its caller: in `whoami`'s result (`"result"`), or in the
+   * JSON-RPC error of `tools/list` (`"list"`): the access token and the refresh token issued with it.
+   */
+  readonly quoteTokens?: "result" | "list" | undefined
 }
 
 export interface Recorded {
@@ -112,6 +132,12 @@ const json = (res: Http.ServerResponse, status: number, body: unknown, headers: 
   res.end(JSON.stringify(body))
 }
 
+/** `body` as JSON with the field `x_nested` nested `depth` levels deep: spliced in, `JSON.stringify` would overflow. */
+const nestedJson = (body: Record<string, unknown>, depth: number) => {
+  const text = JSON.stringify(body)
+  return `${text.slice(0, -1)}${text === "{}" ? "" : ","}"x_nested":${"[".repeat(depth)}${"]".repeat(depth)}}`
+}
+
 const oauthError = (res: Http.ServerResponse, status: number, error: string, extra: Record<string, string> = {}) =>
   json(res, status, { error, error_description: error }, extra)
 
@@ -144,11 +170,21 @@ const listen = (handler: Http.RequestListener) =>
       })
   )
 
-const mcpServer = (who: { readonly clientId: string; readonly scope: string | undefined }) => {
+const mcpServer = (who: {
+  readonly clientId: string
+  readonly scope: string | undefined
+  readonly quoted?: string | undefined
+  readonly quoteInList?: boolean | undefined
+}) => {
   const server = new McpServer({ name: "protected", version: "1.0.0" })
   server.registerTool("whoami", { description: "Says which client called, with which scopes", inputSchema: {} }, async () => ({
-    content: [{ type: "text", text: `client ${who.clientId} scope ${who.scope ?? ""}` }]
+    content: [{ type: "text", text: `client ${who.clientId} scope ${who.scope ?? ""}${who.quoted !== undefined ? ` ${who.quoted}` : ""}` }]
   }))
+  if (who.quoteInList === true) {
+    server.server.setRequestHandler(ListToolsRequestSchema, () => {
+      throw new McpError(ErrorCode.InternalError, `cannot list tools for ${who.quoted ?? ""}`)
+    })
+  }
   return server
 }
 
@@ -166,6 +202,13 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     let asOrigin = ""
     let rsOrigin = ""
     const issuer = () => (options.legacy === true ? rsOrigin : asOrigin)
+
+    /** An answer, with `options.nested` when it is for this one. */
+    const answer = (res: Http.ServerResponse, status: number, what: "metadata" | "resource" | "registration" | "token", body: Record<string, unknown>) => {
+      if (options.nested?.in !== what) return json(res, status, body)
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
+      res.end(nestedJson(body, options.nested.depth))
+    }
 
     const record = (on: "as" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {
       const url = new URL(req.url ?? "/", "http://x")
@@ -192,7 +235,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       accessTokens.set(accessToken, { clientId, scope, expiresAt: Date.now() + ttl * 1000 })
       if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope })
       issued.push({ accessToken, refreshToken, clientId, scope, grant, resource })
-      json(res, 200, {
+      answer(res, 200, "token", {
         access_token: accessToken,
         token_type: "Bearer",
         expires_in: ttl,
@@ -243,7 +286,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
       ...(options.metadata === "oidc"
         ? { jwks_uri: `${issuer()}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
-        : {})
+        : {}),
+      ...Object.fromEntries(Object.entries(options.metadataOverrides ?? {}).filter(([, value]) => value !== undefined))
     })
 
     const authorizationServer = async (
@@ -255,7 +299,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     ) => {
       const url = new URL(req.url ?? "/", "http://x")
       if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
-        return json(res, 200, metadata()), true
+        return answer(res, 200, "metadata", metadata()), true
       }
       if (req.method === "POST" && path === "/register" && options.registration !== false) {
         const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
@@ -266,7 +310,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         }
         clients.set(client.client_id, client)
         registered.push(client)
-        return json(res, 201, { ...body, ...client, client_id_issued_at: Math.floor(Date.now() / 1000) }), true
+        return answer(res, 201, "registration", { ...body, ...client, client_id_issued_at: Math.floor(Date.now() / 1000) }), true
       }
       if (req.method === "GET" && path === "/authorize") {
         const q = Object.fromEntries(url.searchParams)
@@ -330,11 +374,22 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       return `Bearer ${parts.join(", ")}`.trim()
     }
 
+    const who = (bearer: string, token: { readonly clientId: string; readonly scope: string | undefined }) => {
+      const refresh = issued.find((entry) => entry.accessToken === bearer)?.refreshToken
+      return {
+        clientId: token.clientId,
+        scope: token.scope,
+        ...(options.quoteTokens !== undefined
+          ? { quoted: `token ${bearer} refresh ${refresh ?? ""}`, quoteInList: options.quoteTokens === "list" }
+          : {})
+      }
+    }
+
     const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
       if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
-        return json(res, 200, {
+        return answer(res, 200, "resource", {
           resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
-          authorization_servers: [issuer()],
+          authorization_servers: options.authorizationServers ?? [issuer()],
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
         }), true
       }
@@ -360,7 +415,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         const transport = new SSEServerTransport("/messages", res)
         sse.set(transport.sessionId, transport)
         res.on("close", () => sse.delete(transport.sessionId))
-        void mcpServer({ clientId: token.clientId, scope: token.scope }).connect(transport)
+        void mcpServer(who(bearer!, token)).connect(transport)
         return true
       }
       if (path === "/messages" && req.method === "POST") {
@@ -371,7 +426,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       }
       if (path !== "/mcp" || req.method !== "POST") return res.writeHead(405).end(), true
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-      const server = mcpServer({ clientId: token.clientId, scope: token.scope })
+      const server = mcpServer(who(bearer!, token))
       res.on("close", () => {
         void transport.close()
         void server.close()

@@ -14,9 +14,11 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import type { Scrubber } from "@zett/agent"
 import { McpConnectError } from "../McpError.js"
 import * as McpServer from "../McpServer.js"
 import * as McpTokenStore from "../McpTokenStore.js"
+import * as OAuthChecks from "./oauthChecks.js"
 import type { Login } from "./authorization.js"
 import { McpAuthorization } from "./authorization.js"
 import * as OAuthProvider from "./oauthProvider.js"
@@ -35,6 +37,8 @@ const plain: Session = { authProvider: undefined, fetch: (fetch) => fetch, onTra
 /** @internal */
 export interface Settings {
   readonly store: McpTokenStore.McpTokenStore["Type"]
+  /** The credentials the process holds: a login's tokens join them, and errors are scrubbed of them. */
+  readonly held: Scrubber.Secrets
   /** The hook of an interactive factory; otherwise the one in the connect's context, if any. */
   readonly hook: Option.Option<McpAuthorization["Type"]>
   /** How many logins one connect may run before it gives up (a server that keeps answering 401). */
@@ -53,38 +57,43 @@ const sameEndpoint = (url: string | URL, endpoint: URL) => {
 }
 
 /**
- * The session of a provider. Responses of other URLs than the MCP endpoint (metadata, registration, token) are
- * handed to the SDK as this runtime's `Response`: it tells an OAuth error response by `instanceof Response`.
+ * The fetch `auth()` is given, and the transport's: requests to the MCP endpoint pass through (their 401 and 403
+ * watched by `observe`); every other one is OAuth's (metadata, registration, tokens), refused for authorization
+ * server metadata that is not `https:`, its answer read within limits and handed to the SDK as this runtime's
+ * `Response`, as it tells an OAuth error response by `instanceof Response`.
  */
+const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise<Response>>(
+  fetch: F,
+  server: McpServer.McpHttpServer,
+  observe: ((response: Response) => void) | undefined
+): F => {
+  const endpoint = new URL(server.url)
+  return (async (url: string | URL, init?: RequestInit) => {
+    if (sameEndpoint(url, endpoint)) {
+      const response = await fetch(url, init)
+      observe?.(response)
+      return response
+    }
+    const refused = OAuthChecks.requestRefusal(url)
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
+    return OAuthChecks.boundedResponse(url, await fetch(url, init))
+  }) as F
+}
+
+/** The session of a provider. */
 const sessionOf = (
   provider: OAuthClientProvider,
   server: McpServer.McpHttpServer,
   observe: ((response: Response) => void) | undefined,
   transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }>
-): Session => {
-  const endpoint = new URL(server.url)
-  return {
-    authProvider: provider,
-    fetch: (fetch) =>
-      (async (url: string | URL, init?: RequestInit) => {
-        const response = await fetch(url, init)
-        if (sameEndpoint(url, endpoint)) {
-          observe?.(response)
-          return response
-        }
-        const bodyless = response.status === 204 || response.status === 304 || response.status < 200
-        return new Response(bodyless ? null : response.body, {
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers
-        })
-      }) as typeof fetch,
-    onTransport: (transport) => void transports.push(transport)
-  }
-}
+): Session => ({
+  authProvider: provider,
+  fetch: (fetch) => oauthFetch(fetch, server, observe),
+  onTransport: (transport) => void transports.push(transport)
+})
 
-const connectError = (server: McpServer.McpHttpServer, cause: unknown) =>
-  McpConnectError.fromCause({ server: server.name, cause, scrubber: McpServer.scrubberOf(server) })
+const connectError = (server: McpServer.McpHttpServer, settings: Settings, cause: unknown) =>
+  McpConnectError.fromCause({ server: server.name, cause, scrubber: settings.held.extend(McpServer.scrubberOf(server)) })
 
 const needsAuthorization = (server: McpServer.McpHttpServer) =>
   McpConnectError.fromCause({ server: server.name, cause: new OAuthProvider.NeedsLogin() })
@@ -113,8 +122,8 @@ const renew = (
       }
       yield* Effect.logDebug(`MCP server ${server.name}: renewing its expired access token`)
       const result = yield* Effect.tryPromise({
-        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: (url, init) => fetch(url, init) }),
-        catch: (cause) => connectError(server, cause)
+        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: oauthFetch((url, init) => fetch(url, init), server, undefined) }),
+        catch: (cause) => connectError(server, settings, cause)
       })
       if (result !== "AUTHORIZED") return yield* needsAuthorization(server)
     })
@@ -151,6 +160,7 @@ export const connect = <A>(
     const context: OAuthProvider.Context = {
       key: McpTokenStore.normalizeKey(server.url),
       store: settings.store,
+      held: settings.held,
       runtime,
       now: () => clock.unsafeCurrentTimeMillis()
     }
@@ -232,7 +242,7 @@ const interactive = <A>(
         }
         yield* Effect.tryPromise({
           try: () => transport.finishAuth(Redacted.value(callback.code)),
-          catch: (cause) => connectError(server, cause)
+          catch: (cause) => connectError(server, settings, cause)
         })
       }))
       yield* Scope.close(scope, Exit.void)

@@ -19,9 +19,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
+import type { Scrubber } from "@zett/agent"
 import * as Crypto from "node:crypto"
 import type * as McpServer from "../McpServer.js"
 import * as McpTokenStore from "../McpTokenStore.js"
+import * as OAuthChecks from "./oauthChecks.js"
 
 /**
  * Thrown from inside the SDK's `auth()` when the flow would need a user (a registration, a redirect) and the
@@ -42,6 +44,20 @@ export const isNeedsLogin = (u: unknown): u is NeedsLogin => u instanceof NeedsL
 
 const scopesOf = (scope: string | undefined): ReadonlyArray<string> => scope?.split(/\s+/).filter((s) => s.length > 0) ?? []
 
+/** The credentials of a stored entry: tokens, the registered client's secret, a login's PKCE verifier. */
+const secretsOfEntry = (entry: McpTokenStore.Entry): Array<string> => {
+  const out: Array<string> = []
+  const add = (value: unknown) => {
+    if (typeof value === "string") out.push(value)
+  }
+  add(entry.tokens?.access_token)
+  add(entry.tokens?.refresh_token)
+  add(entry.tokens?.id_token)
+  add(entry.clientInformation?.client_secret)
+  add(entry.codeVerifier)
+  return out
+}
+
 /** Whether `granted` holds every scope of `wanted`. */
 const covers = (granted: string | undefined, wanted: string) => {
   const have = new Set(scopesOf(granted))
@@ -52,6 +68,8 @@ const covers = (granted: string | undefined, wanted: string) => {
 export interface Context {
   readonly key: string
   readonly store: McpTokenStore.McpTokenStore["Type"]
+  /** Where every credential read from or written to the store is held, so that scrubbers find it. */
+  readonly held: Scrubber.Secrets
   readonly runtime: Runtime.Runtime<never>
   /** The clock of the runtime, so that `TestClock` drives expiry. */
   readonly now: () => number
@@ -75,11 +93,18 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   }
 
   protected async entry(): Promise<McpTokenStore.Entry> {
-    return Option.getOrElse(await this.run(this.context.store.get(this.context.key)), () => ({}))
+    const entry = Option.getOrElse(await this.run(this.context.store.get(this.context.key)), () => ({}))
+    this.context.held.add(secretsOfEntry(entry))
+    return entry
   }
 
   protected async update(f: (entry: McpTokenStore.Entry) => McpTokenStore.Entry): Promise<void> {
-    await this.run(McpTokenStore.modify(this.context.store, this.context.key, f))
+    // held before the store has them: a response quoting a token is scrubbed from the moment it exists
+    await this.run(McpTokenStore.modify(this.context.store, this.context.key, (entry) => {
+      const next = f(entry)
+      this.context.held.add(secretsOfEntry(next))
+      return next
+    }))
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
@@ -114,13 +139,23 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     })
   }
 
+  /** The SDK calls this as soon as discovery is done: before registering, asking for tokens or redirecting. */
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    const refused = OAuthChecks.discoveryRefusal(state)
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
     // a round trip through JSON drops the `undefined` fields the SDK leaves in
     await this.update((entry) => ({ ...entry, discoveryState: JSON.parse(JSON.stringify(state)) }))
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    return (await this.entry()).discoveryState as OAuthDiscoveryState | undefined
+    const stored = (await this.entry()).discoveryState
+    if (stored === undefined) return undefined
+    const state = OAuthChecks.restoredDiscovery(stored)
+    // the SDK then discovers again, and the answer is checked as it is saved
+    if (state === undefined) {
+      await this.run(Effect.logWarning(`token store: ignoring the stored discovery state of ${this.context.key}: not valid`))
+    }
+    return state
   }
 
   /** Reads a 401 or 403 response of the MCP server: the scope it asks for, and a step-up. */
@@ -228,6 +263,9 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.mode.interactive) throw new NeedsLogin(authorizationUrl.searchParams.get("scope") ?? undefined)
+    // never handed to the host to show or open: it is checked with the metadata already, this is the URL itself
+    const refused = OAuthChecks.endpointRefusal("authorization endpoint", authorizationUrl)
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
     // offline_access (a refresh token) only from a server that says it has it, and only with other scopes
     const state = await this.discoveryState()
     const supported = state?.authorizationServerMetadata?.scopes_supported ?? []
