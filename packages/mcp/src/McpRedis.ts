@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import * as Persistence from "@effect/experimental/Persistence"
+import { Scrubber } from "@zett/agent"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -58,12 +59,17 @@ export interface Options {
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<McpRedis["Type"], never, Scope.Scope> {
-  // loaded on first use: applications without a fleet do not pay for the client at start
-  const { Redis } = yield* Effect.promise(() => import("ioredis"))
+  // loaded on first use: applications without a fleet do not pay for the client at start. ioredis is CommonJS:
+  // take the class from the default export (its `module.exports`), which Node and a bundle both provide; a
+  // bundled dynamic import has no named exports
+  const Redis = yield* Effect.promise(() => import("ioredis").then((module) => module.default.Redis))
   const operationTimeout = Duration.decode(options.operationTimeout ?? Duration.millis(500))
   const runtime = yield* Effect.runtime<never>()
   const log = Runtime.runFork(runtime)
   const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
+  // a password in the URL is a credential of the process: no text that quotes it leaves unscrubbed
+  const held = yield* Scrubber.HeldSecrets
+  held.add(Scrubber.urlSecrets(url))
   const client = yield* Effect.acquireRelease(
     Effect.sync(() =>
       new Redis(url, {
