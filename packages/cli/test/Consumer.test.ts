@@ -4,13 +4,18 @@
  * the strictest compiler settings users set, and run with plain `node` (ESM and `require`). The installed
  * `zett` runs too.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as FakeProvider from "@zett/testing/FakeProvider"
 import { httpFault, withMarker } from "@zett/testing/Faults"
+import * as Processes from "@zett/testing/Processes"
+import * as RedisServer from "@zett/testing/RedisServer"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
 
@@ -46,6 +51,10 @@ const run = (command: string, args: ReadonlyArray<string>, options: { readonly c
     )
     return Effect.sync(() => child.kill("SIGKILL"))
   })
+
+/** The installed `zett` (built JavaScript, no tsx), as `npx` finds it in the app. */
+const zett = (appDir: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  run("npx", ["--no-install", "zett", ...args], { cwd: appDir, env })
 
 const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${what}\n${result.stdout}\n${result.stderr}`)
 
@@ -106,23 +115,54 @@ const strictTsconfig = {
   files: ["app.ts"]
 }
 
-describe("a consumer outside the repository", () => {
-  it.live("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
+interface Pack {
+  readonly name: string
+  readonly filename: string
+  readonly files: ReadonlyArray<{ readonly path: string }>
+}
+
+/** The packages built, packed and installed into an app outside the repository, once for all the tests here. */
+class Installed extends Context.Tag("Consumer/Installed")<Installed, {
+  /** The temporary folder: the tarballs, the app, and the app's HOME. */
+  readonly dir: string
+  readonly appDir: string
+  readonly packs: ReadonlyArray<Pack>
+}>() {}
+
+const installed = Layer.scoped(
+  Installed,
+  Effect.gen(function*() {
+    const dir = yield* TempDir.make("zett-consumer-")
+    const tarballs = Path.join(dir, "tarballs")
+    Fs.mkdirSync(tarballs)
+    ok(yield* npm(["run", "build"], Source.root), "npm run build")
+    const packed = yield* npm(
+      ["pack", ...publicPackages.flatMap((name) => ["-w", `@zett/${name}`]), "--pack-destination", tarballs, "--json"],
+      Source.root
+    )
+    ok(packed, "npm pack")
+    const packs = JSON.parse(packed.stdout) as ReadonlyArray<Pack>
+    const appDir = Path.join(dir, "app")
+    Fs.mkdirSync(appDir)
+    Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
+      name: "zett-consumer",
+      private: true,
+      type: "module",
+      dependencies: {
+        ...Object.fromEntries(packs.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
+        ...appEffect,
+        "@types/node": "^20.19.0"
+      }
+    }, null, 2))
+    ok(yield* npm(["install", "--prefer-offline"], appDir), "npm install")
+    return { dir, appDir, packs }
+  })
+)
+
+layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consumer outside the repository", (it) => {
+  it.effect("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
     Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-consumer-")
-      const tarballs = Path.join(dir, "tarballs")
-      Fs.mkdirSync(tarballs)
-      ok(yield* npm(["run", "build"], Source.root), "npm run build")
-      const packed = yield* npm(
-        ["pack", ...publicPackages.flatMap((name) => ["-w", `@zett/${name}`]), "--pack-destination", tarballs, "--json"],
-        Source.root
-      )
-      ok(packed, "npm pack")
-      const packs = JSON.parse(packed.stdout) as ReadonlyArray<{
-        readonly name: string
-        readonly filename: string
-        readonly files: ReadonlyArray<{ readonly path: string }>
-      }>
+      const { appDir, dir, packs } = yield* Installed
       assert.deepStrictEqual(packs.map((p) => p.name), publicPackages.map((name) => `@zett/${name}`))
       for (const pack of packs) {
         const paths = pack.files.map((f) => f.path)
@@ -134,19 +174,6 @@ describe("a consumer outside the repository", () => {
         }
       }
 
-      const appDir = Path.join(dir, "app")
-      Fs.mkdirSync(appDir)
-      Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
-        name: "zett-consumer",
-        private: true,
-        type: "module",
-        dependencies: {
-          ...Object.fromEntries(packs.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
-          ...appEffect,
-          "@types/node": "^20.19.0"
-        }
-      }, null, 2))
-      ok(yield* npm(["install", "--prefer-offline"], appDir), "npm install")
       // exactly one copy of effect, the app's
       const versions = new Set<string>()
       const walk = (folder: string) => {
@@ -184,7 +211,7 @@ describe("a consumer outside the repository", () => {
       assert.strictEqual(required.stdout, "demo demo__add a <redacted>\n")
 
       // the installed zett: built JavaScript, no tsx
-      const npx = (args: ReadonlyArray<string>) => run("npx", ["--no-install", "zett", ...args], { cwd: appDir, env })
+      const npx = (args: ReadonlyArray<string>) => zett(appDir, args, env)
       const version = yield* npx(["--version"])
       ok(version, "zett --version")
       assert.strictEqual(version.stdout, "0.1.0\n")
@@ -199,9 +226,9 @@ describe("a consumer outside the repository", () => {
       }))
       const tools = yield* npx(["tools", "--config", "mcp.json"])
       ok(tools, "zett tools")
-      // a time over a second has a thousands separator (1,204 ms)
-      assert.match(tools.stdout, /^demo\s+stdio\s+[\d,]+ ms\s+3\s+\d+\s+ok$/m, tools.stdout)
-      assert.match(tools.stdout, /^web\s+streamable-http\s+[\d,]+ ms\s+3\s+\d+\s+ok$/m, tools.stdout)
+      // under a second in milliseconds (553 ms), else in seconds (1.1 s)
+      assert.match(tools.stdout, /^demo\s+stdio\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
+      assert.match(tools.stdout, /^web\s+streamable-http\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
       assert.include(tools.stdout, "demo__add")
       assert.isFalse(Fs.existsSync(Path.join(appDir, "node_modules", "tsx")), "tsx is not installed with zett")
 
@@ -232,4 +259,81 @@ describe("a consumer outside the repository", () => {
       assert.deepStrictEqual(withAi.filter((file) => loaded.has(file)), [], "zett tools loaded a model provider")
       assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
     }).pipe(Effect.scoped), 300_000)
+
+  // REDIS_URL is common in developers' shells: it shares the tool cache of `zett run` and `zett demo`
+  it.effect("the installed zett run and zett demo share their tool lists through Redis when REDIS_URL is set", () =>
+    Effect.gen(function*() {
+      const { appDir, dir } = yield* Installed
+      const redis = yield* RedisServer.make
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, REDIS_URL: redis.url }
+      const storedFor = (server: string) =>
+        Effect.map(
+          run("redis-cli", ["-p", String(redis.port), "--scan", "--pattern", `zett:mcp-tools:${server}:*`], { cwd: dir }),
+          (result) => result.stdout.split("\n").filter((key) => key !== "")
+        )
+
+      const demo = yield* zett(appDir, ["demo"], env)
+      ok(demo, "zett demo")
+      assert.include(demo.stdout, "Answer: 2 + 40 = 42")
+      assert.strictEqual(demo.stderr, "")
+      assert.lengthOf(yield* storedFor("demo"), 1)
+
+      const result = yield* runWithModel(appDir, env)
+      ok(result.run, "zett run")
+      assert.include(result.run.stdout, "The adder says 42.")
+      assert.strictEqual(result.run.stderr, "")
+      assert.deepStrictEqual(result.toolOutputs, ["{\"sum\":42}"])
+      assert.lengthOf(yield* storedFor("adder"), 1)
+    }).pipe(Effect.scoped), 120_000)
+
+  it.effect("the installed zett run and zett demo answer with a warning when REDIS_URL names a Redis that refuses", () =>
+    Effect.gen(function*() {
+      const { appDir, dir } = yield* Installed
+      const port = yield* Processes.freePort
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, REDIS_URL: `redis://127.0.0.1:${port}` }
+      const warning = `zett: warning: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}): ` +
+        "each process discovers by itself until it is back"
+
+      const demo = yield* zett(appDir, ["demo"], env)
+      ok(demo, "zett demo")
+      assert.include(demo.stdout, "Answer: 2 + 40 = 42")
+      assert.include(demo.stderr.split("\n"), warning)
+      assert.notInclude(demo.stderr, "internal error")
+
+      const result = yield* runWithModel(appDir, env)
+      ok(result.run, "zett run")
+      assert.include(result.run.stdout, "The adder says 42.")
+      assert.include(result.run.stderr.split("\n"), warning)
+      assert.notInclude(result.run.stderr, "internal error")
+      assert.deepStrictEqual(result.toolOutputs, ["{\"sum\":42}"])
+    }).pipe(Effect.scoped), 120_000)
 })
+
+/**
+ * `zett run` on the installed demo server (named `adder`) with an OpenAI-compatible model on 127.0.0.1 that
+ * calls `adder__add` once, then answers; the tool outputs the model received.
+ */
+const runWithModel = (appDir: string, env: NodeJS.ProcessEnv) =>
+  Effect.gen(function*() {
+    const demoServer = Path.join(appDir, "node_modules", "@zett", "mcp", "examples", "demo-server.mjs")
+    const config = Path.join(appDir, "adder.json")
+    Fs.writeFileSync(config, JSON.stringify({ mcpServers: { adder: { command: process.execPath, args: [demoServer] } } }))
+    const openai = yield* FakeProvider.fakeProvider([
+      FakeProvider.sse(FakeProvider.openAiEvents({
+        calls: [{ id: "call_1", name: "adder__add", pieces: ["{\"a\":2,\"b\":40}"] }]
+      })),
+      FakeProvider.sse(FakeProvider.openAiEvents({ text: ["The adder says 42."] }))
+    ])
+    const result = yield* zett(appDir, ["run", "--config", config, "What is 2 + 40?"], {
+      ...env,
+      ZETT_MODEL: "openai:gpt-4.1-mini",
+      OPENAI_API_KEY: "sk-zett-consumer-test",
+      OPENAI_BASE_URL: `${openai.url}/v1`
+    })
+    const toolOutputs = openai.requests.flatMap((request) =>
+      (request.body.input as ReadonlyArray<{ type: string; output?: string }>)
+        .filter((item) => item.type === "function_call_output")
+        .map((item) => item.output)
+    )
+    return { run: result, toolOutputs }
+  })
