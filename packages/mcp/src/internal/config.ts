@@ -638,8 +638,14 @@ export const decode = (
     })
     const parsed = Json.parse(text)
     if (parsed._tag === "Error") {
-      const { column, line, reason } = parsed.issue
-      return fileError(`not valid JSON (line ${line}, column ${column}: ${reason})`)
+      const { column, line, path, reason } = parsed.issue
+      if (path === undefined) return fileError(`not valid JSON (line ${line}, column ${column}: ${reason})`)
+      // named down to the field of an entry (`mcpServers.s.args`) or to a key of the root, not to the hundredth level
+      const head = path[0]
+      const entry = typeof head === "string"
+        ? path.slice(0, options.serverKeys.includes(head) ? 3 : 1).map(segment).join("").replace(/^\./, "")
+        : undefined
+      return fileError(`${reason} (line ${line}, column ${column})`, entry)
     }
     const root = parsed.parsed.value
     if (!isObject(root)) return fileError(`expected a JSON object at the root, got ${got(root)}`)

@@ -23,6 +23,8 @@ export interface SyntaxIssue {
   readonly line: number
   readonly column: number
   readonly reason: string
+  /** For a value nested too deep: the keys and indexes from the root to it. */
+  readonly path?: ReadonlyArray<string | number> | undefined
 }
 
 /** @internal */
@@ -30,8 +32,82 @@ export type ParseResult =
   | { readonly _tag: "Ok"; readonly parsed: Parsed }
   | { readonly _tag: "Error"; readonly issue: SyntaxIssue }
 
-// Deep enough for any real configuration, shallow enough that nothing downstream recurses into trouble.
-const maxDepth = 128
+// Deep enough for any real configuration (they nest fewer than 10 levels), shallow enough that nothing
+// downstream recurses into trouble; the same limit as a tool's input schema.
+/** @internal */
+export const maxDepth = 128
+
+// Token kinds of `createScanner` (an ambient const enum in jsonc-parser's types, so not read by name).
+const OpenBrace = 1
+const CloseBrace = 2
+const OpenBracket = 3
+const CloseBracket = 4
+const Comma = 5
+const StringLiteral = 10
+const EOF = 17
+
+interface Level {
+  readonly array: boolean
+  /** The key or index this container stands under in its parent. */
+  readonly segment: string | number | undefined
+  index: number
+  key: string | undefined
+  expectKey: boolean
+}
+
+/**
+ * The first value nested deeper than `maxDepth`, found by one pass of jsonc-parser's scanner (iterative, and it
+ * knows strings, escapes and both kinds of comment) before `visit`, which recurses once per level and would
+ * overflow the stack on a file nested some thousands of levels deep. A closing bracket closes a level only if
+ * it matches the innermost one, as it does for the parser (which skips a mismatched one), so the depth
+ * counted here is never below the parser's.
+ */
+const tooDeep = (text: string): { readonly offset: number; readonly issue: SyntaxIssue } | undefined => {
+  const scanner = Jsonc.createScanner(text, true)
+  const levels: Array<Level> = []
+  for (let kind: number = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
+    const top = levels.at(-1)
+    switch (kind) {
+      case OpenBrace:
+      case OpenBracket: {
+        const segment = top === undefined ? undefined : top.array ? top.index : top.key
+        if (levels.length >= maxDepth) {
+          // up to a container without a key (`{{`, a syntax error the parser would report)
+          const path: Array<string | number> = []
+          for (const level of [...levels.slice(1), { segment }]) {
+            if (level.segment === undefined) break
+            path.push(level.segment)
+          }
+          return {
+            offset: scanner.getTokenOffset(),
+            issue: {
+              line: scanner.getTokenStartLine() + 1,
+              column: scanner.getTokenStartCharacter() + 1,
+              reason: `nested deeper than ${maxDepth} levels`,
+              path
+            }
+          }
+        }
+        levels.push({ array: kind === OpenBracket, segment, index: 0, key: undefined, expectKey: true })
+        break
+      }
+      case CloseBrace:
+      case CloseBracket:
+        if (top !== undefined && top.array === (kind === CloseBracket)) levels.pop()
+        break
+      case Comma:
+        if (top?.array === true) top.index++
+        else if (top !== undefined) top.expectKey = true
+        break
+      case StringLiteral:
+        if (top !== undefined && !top.array && top.expectKey) {
+          top.key = scanner.getTokenValue()
+          top.expectKey = false
+        }
+    }
+  }
+  return undefined
+}
 
 // by the names of `printParseErrorCode` (the codes are an ambient const enum)
 const reasons: Readonly<Record<string, string>> = {
@@ -65,9 +141,11 @@ const setKey = (target: Record<string, unknown>, key: string, value: unknown) =>
 export const parse = (input: string): ParseResult => {
   // A UTF-8 byte order mark is common in files written by Windows editors.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
+  const deep = tooDeep(text)
   const duplicates: Array<ReadonlyArray<string | number>> = []
   const keyOrder = new WeakMap<object, ReadonlyArray<string>>()
   let failure: SyntaxIssue | undefined
+  let failureOffset = 0
   let root: unknown = undefined
 
   // what is being built: each open object or array, with the key the next value goes under
@@ -90,12 +168,8 @@ export const parse = (input: string): ParseResult => {
       setKey(frame.container, frame.key!, value)
     }
   }
-  const open = (container: Record<string, unknown> | Array<unknown>, line: number, character: number) => {
+  const open = (container: Record<string, unknown> | Array<unknown>) => {
     if (failure !== undefined) return
-    if (stack.length >= maxDepth) {
-      failure = { line: line + 1, column: character + 1, reason: `nested deeper than ${maxDepth} levels` }
-      return
-    }
     const parent = stack.at(-1)
     const path = parent === undefined
       ? []
@@ -112,8 +186,10 @@ export const parse = (input: string): ParseResult => {
     keyOrder.set(frame.container, frame.keys)
   }
 
-  Jsonc.visit(text, {
-    onObjectBegin: (_offset, _length, line, character) => open({}, line, character),
+  // Only what comes before a value nested too deep is parsed: a syntax error there is still the first problem
+  // told, and the parser never goes deeper than the limit. Tokens never straddle the cut (it is at a bracket).
+  Jsonc.visit(deep === undefined ? text : text.slice(0, deep.offset), {
+    onObjectBegin: () => open({}),
     onObjectProperty: (property) => {
       if (failure !== undefined) return
       const frame = stack.at(-1)!
@@ -123,19 +199,23 @@ export const parse = (input: string): ParseResult => {
       frame.key = property
     },
     onObjectEnd: close,
-    onArrayBegin: (_offset, _length, line, character) => open([], line, character),
+    onArrayBegin: () => open([]),
     onArrayEnd: close,
     onLiteralValue: (value) => {
       // Stryker disable next-line ConditionalExpression: a value added after a failure is dropped with the rest
       if (failure === undefined) add(value)
     },
-    onError: (error, _offset, _length, line, character) => {
+    onError: (error, offset, _length, line, character) => {
+      if (failure !== undefined) return
       const name = Jsonc.printParseErrorCode(error)
-      failure ??= { line: line + 1, column: character + 1, reason: reasons[name] ?? name }
+      failure = { line: line + 1, column: character + 1, reason: reasons[name] ?? name }
+      failureOffset = offset
     }
   }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true })
 
-  if (failure !== undefined) return { _tag: "Error", issue: failure }
+  // an error at the cut is the cut's own (an array or object left open)
+  if (failure !== undefined && (deep === undefined || failureOffset < deep.offset)) return { _tag: "Error", issue: failure }
+  if (deep !== undefined) return { _tag: "Error", issue: deep.issue }
   // blank, or comments only
   if (root === undefined) return { _tag: "Error", issue: { line: 1, column: 1, reason: "the file is empty" } }
   // Stryker disable next-line StringLiteral: the reader tells the two results apart by "Error"
