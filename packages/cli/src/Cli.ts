@@ -15,6 +15,8 @@ import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
 import * as Tracing from "@zett/agent/Tracing"
 import * as CliError from "./CliError.js"
+import * as Chatter from "./internal/chatter.js"
+import { inert } from "./internal/inert.js"
 import * as Options from "./internal/options.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Output from "./Output.js"
@@ -202,10 +204,13 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
   cli(["node", "zett", ...logLevelFirst(args)]).pipe(
     quietParserErrors,
+    // what the servers' chatter left unprinted is summed up before the command's last line
+    Effect.ensuring(Chatter.summarize((line) => Output.errorLine(`zett: ${line}`))),
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
       const { code, message } = CliError.fromCause(cause)
-      return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${message}`), code)
+      // a failure often quotes a server (a tool's error, an unavailable reason): inert on the terminal
+      return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${inert(message)}`), code)
     }),
     // one trace per command, exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
     Tracing.traced(`zett ${args.find((arg) => !arg.startsWith("-")) ?? ""}`.trim()),

@@ -8,10 +8,15 @@ import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Util from "node:util"
+import * as Chatter from "./internal/chatter.js"
+import { inert } from "./internal/inert.js"
 
 /**
  * @since 0.1.0
@@ -194,26 +199,50 @@ export const logFormat: Logger.Logger<unknown, string> = Logger.make(({ annotati
   }
   const annotated = extra.length === 0 ? "" : ` (${extra.join(", ")})`
   const detail = Cause.isEmpty(cause) ? "" : `\n${Cause.pretty(cause)}`
-  return `zett: ${level}: ${prefix}${text}${annotated}${detail}`
+  // a server's words reach the terminal inert (no escape sequence of theirs runs)
+  return inert(`zett: ${level}: ${prefix}${text}${annotated}${detail}`)
 })
 
 /**
  * `logFormat`, written to the standard error of `output` (not through the `Console`, which `@effect/cli` uses
- * for its own messages).
+ * for its own messages). With a `chatter`, the lines about one MCP server (annotated `mcp.server`) are limited
+ * to its first few, the rest counted for its summary; at `--log-level debug` (or below) every line is shown.
  *
  * @since 0.1.0
  * @category loggers
  */
-export const logger = (output: Output["Type"]): Logger.Logger<unknown, void> =>
-  Logger.map(logFormat, (line) => Effect.runSync(output.stderr(`${line}\n`)))
+export const logger = (output: Output["Type"], chatter?: Chatter.Service): Logger.Logger<unknown, void> =>
+  Logger.make((options) => {
+    if (chatter !== undefined) {
+      const server = HashMap.get(options.annotations, "mcp.server")
+      const everything = LogLevel.lessThanEqual(
+        FiberRefs.getOrDefault(options.context, FiberRef.currentMinimumLogLevel),
+        LogLevel.Debug
+      )
+      if (server._tag === "Some" && !everything && !chatter.admit(String(server.value), "log")) return
+    }
+    Effect.runSync(output.stderr(`${logFormat.log(options)}\n`))
+  })
 
 /**
- * Routes the `Console` and the logger through the `Output` in context.
+ * Routes the `Console` and the logger through the `Output` in context, and provides the `Chatter` that limits
+ * what each MCP server gets printed; what it held back is summed up when the layer closes (and whenever
+ * `Chatter.summarize` runs before).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerConsole: Layer.Layer<never, never, Output> = Layer.unwrapEffect(
-  Effect.map(Output, (output) =>
-    Layer.merge(Console.setConsole(toConsole(output)), Logger.replace(Logger.defaultLogger, logger(output))))
+export const layerConsole: Layer.Layer<Chatter.Chatter, never, Output> = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const output = yield* Output
+    const chatter = Chatter.make()
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(chatter.flush(), (line) => output.stderr(`zett: ${line}\n`), { discard: true })
+    )
+    return Layer.mergeAll(
+      Console.setConsole(toConsole(output)),
+      Logger.replace(Logger.defaultLogger, logger(output, chatter)),
+      Layer.succeed(Chatter.Chatter, chatter)
+    )
+  })
 )

@@ -8,6 +8,7 @@
 import type { Extension } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import { inert } from "./internal/inert.js"
 import { clip } from "./internal/width.js"
 import { Output } from "./Output.js"
 
@@ -23,6 +24,9 @@ export const frames: ReadonlyArray<string> = ["⠋", "⠙", "⠹", "⠸", "⠼",
 const clearLine = "\r\u001b[2K"
 const hideCursor = "\u001b[?25l"
 const showCursor = "\u001b[?25h"
+
+/** A status for the one line it is drawn on: inert, its newlines and tabs as spaces. */
+const oneLine = (text: string) => inert(text).replace(/[\n\t]/g, " ")
 
 /**
  * A status line the running effect may update.
@@ -52,7 +56,8 @@ export const withSpinner = <A, E, R>(
       const draw = (frame: number) =>
         Effect.flatMap(Ref.get(text), (current) => {
           const width = Math.max(10, output.columns - 3)
-          const shown = clip(current, width)
+          // a tool's progress message is the server's text; one line, inert
+          const shown = clip(oneLine(current), width)
           return output.stderr(`${clearLine}${frames[frame % frames.length]} ${shown}`)
         })
       const spin = Effect.gen(function*() {
@@ -114,7 +119,7 @@ export const extension = (
         if (event._tag !== "ToolProgress") return Effect.void
         drawn = true
         const width = Math.max(10, output.columns - 1)
-        return output.stderr(`${clearLine}${clip(`${event.tool} ${bar(event)}`, width)}`)
+        return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
       },
       afterTool: () => {
         if (!drawn) return Effect.void

@@ -7,6 +7,7 @@
  */
 import type { McpConfiguration } from "@zett/mcp"
 import { type ServerReport, tokenEncoding } from "./Discovery.js"
+import { inert } from "./internal/inert.js"
 import { clip, pad, width as displayWidth } from "./internal/width.js"
 
 /**
@@ -67,7 +68,8 @@ const firstLine = (text: string) => text.split("\n").find((line) => line.trim() 
 
 /**
  * Lays out rows as columns separated by two spaces, sized by display width (CJK characters and emoji take
- * two terminal columns); `right` lists the right-aligned columns. The last column is not padded.
+ * two terminal columns); `right` lists the right-aligned columns. The last column is not padded. Cells are
+ * made inert first (a server's control characters written out), so that they are measured as shown.
  *
  * @since 0.1.0
  * @category utils
@@ -77,8 +79,9 @@ export const columns = (
   right: ReadonlySet<number> = new Set()
 ): Array<string> => {
   const widths: Array<number> = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))))
-  return rows.map((row) =>
+  const cells = rows.map((row) => row.map(inert))
+  for (const row of cells) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell))))
+  return cells.map((row) =>
     row.map((cell, i) =>
       i === row.length - 1 && !right.has(i) ? cell : pad(cell, widths[i]!, right.has(i) ? "right" : "left")
     ).join("  ").trimEnd()
@@ -132,7 +135,7 @@ export const render = (
     const rows = columns(server.tools.map((tool) => [`  ${tool.name}`, String(tool.tokens), "-"]), new Set([1]))
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
-      out.push(`${prefix}${clip(firstLine(tool.description), width - displayWidth(prefix))}`.trimEnd())
+      out.push(`${prefix}${clip(inert(firstLine(tool.description)), width - displayWidth(prefix))}`.trimEnd())
     })
   }
   if (report.servers.length > 0) {
@@ -147,5 +150,6 @@ export const render = (
         `${tokens} prompt tokens (${tokenEncoding})`
     )
   }
-  return out.join("\n")
+  // what the servers said is inert already (cells, descriptions); the rest (names, reasons) is made so here
+  return out.map(inert).join("\n")
 }

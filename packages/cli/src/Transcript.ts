@@ -7,6 +7,7 @@
 import type { Extension, Message } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { inert } from "./internal/inert.js"
 import { Output } from "./Output.js"
 
 /**
@@ -84,13 +85,14 @@ export const make = (
           Stream.tap((event) => {
             if (event._tag !== "TextDelta" || event.text === "") return Effect.void
             midLine = !event.text.endsWith("\n")
-            return output.stdout(event.text)
+            // the model may repeat what a server said: no escape sequence reaches the terminal
+            return output.stdout(inert(event.text))
           }),
           Stream.ensuring(endLine)
         ),
       beforeTool: (_context, call) =>
-        Effect.zipRight(endLine, output.stdout(`→ ${call.name} ${preview(call.arguments ?? {})}\n`)),
-      afterTool: (_context, _call, result) => Effect.zipRight(endLine, output.stdout(`${outcomeLine(result)}\n`))
+        Effect.zipRight(endLine, output.stdout(`${inert(`→ ${call.name} ${preview(call.arguments ?? {})}`)}\n`)),
+      afterTool: (_context, _call, result) => Effect.zipRight(endLine, output.stdout(`${inert(outcomeLine(result))}\n`))
     }
     return extension
   })

@@ -1,6 +1,7 @@
 /**
  * `zett auth login | logout | status` (issue 12). The login listens on 127.0.0.1 (a free port, or the one
- * configured) for the redirect, prints the authorization URL, opens a browser when there is one, and gives up
+ * configured) for the redirect, prints the authorization URL with its domain, opens a browser when there is one
+ * and the user says yes (an https: URL, or http: on loopback; no other), and gives up
  * after `--timeout` with a clear message. Tokens go to `~/.zett/auth/` (0600); nothing here prints a token.
  *
  * @internal
@@ -43,7 +44,8 @@ export const login = (options: Options.AuthLoginOptions) =>
     const output = yield* Output.Output
     const store = yield* tokenStore
     const factory = yield* resolveClientFactory()
-    const hook = loopbackHook({
+    // the URL is shown whole with its domain, and opened only on the user's yes (see loopback.ts, openUrl.ts)
+    const hook = yield* loopbackHook({
       port: options.port,
       timeout: Duration.seconds(Option.getOrElse(options.timeout, () => 300)),
       browser: !options.noBrowser,

@@ -12,6 +12,7 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { loadConfiguration, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
+import { inertJson } from "./inert.js"
 import * as Options from "./options.js"
 import { limitOf } from "./options.js"
 
@@ -56,7 +57,8 @@ export const handler = (options: Options.CallOptions) =>
       if (outcome._tag === "Failure") {
         return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
       }
-      return yield* Output.line(JSON.stringify(outcome.value, null, 2) ?? "null")
+      // the same JSON value, with DEL and C1 controls escaped too (JSON.stringify escapes the C0 ones)
+      return yield* Output.line(inertJson(JSON.stringify(outcome.value, null, 2) ?? "null"))
     }
     const down = found.flatMap(({ result, server }) =>
       result._tag === "Left" ? [{ server: server.name, reason: McpError.reasonOf(result.left) }] : []

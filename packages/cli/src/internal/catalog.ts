@@ -16,6 +16,7 @@ import * as Discovery from "../Discovery.js"
 import type * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
+import { inert } from "./inert.js"
 import { clip } from "./width.js"
 
 const methodNotFound = -32601
@@ -207,7 +208,8 @@ export const render = <A>(
     `${listings.length} ${listings.length === 1 ? "server" : "servers"}: ${available} ok` +
       `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${options.total(listings)}`
   )
-  return out.join("\n")
+  // cells and descriptions are inert already (`columns`, `rows`); the rest is made so here
+  return out.map(inert).join("\n")
 }
 
 export const firstLine = (text: string | undefined) =>
@@ -219,6 +221,6 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n ==
 export const rows = (cells: ReadonlyArray<ReadonlyArray<string>>, width: number): Array<string> =>
   columns(cells.map((row) => [...row.slice(0, -1), "-"])).map((line, i) => {
     const prefix = line.slice(0, -1)
-    return `${prefix}${clip(cells[i]!.at(-1)!, Math.max(10, width - prefix.length))}`.trimEnd()
+    return `${prefix}${clip(inert(cells[i]!.at(-1)!), Math.max(10, width - prefix.length))}`.trimEnd()
   })
 

@@ -196,7 +196,7 @@ export const offerLogins = <E, R>(
       yield* McpAuthorization.login(server).pipe(
         Effect.provideService(McpClientFactory.McpClientFactory, factory),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
-        Effect.provideService(
+        Effect.provideServiceEffect(
           McpAuthorization.McpAuthorization,
           loopbackHook({ port: Option.none(), timeout: Duration.minutes(5), browser: true, output })
         ),

@@ -1,47 +1,31 @@
 /**
- * The `McpAuthorization` hook of a terminal (issue 12): a loopback listener on 127.0.0.1 for the redirect,
- * the authorization URL printed on standard error, a browser opened when there is a desktop, a time limit.
+ * The `McpAuthorization` hook of a terminal: a loopback listener on 127.0.0.1 for the redirect, the
+ * authorization URL printed whole with its domain on standard error, a browser opened only when the user says
+ * yes on a terminal (and only for an https: URL, or http: on loopback: `openUrl.ts`), a time limit.
  *
  * @internal
  */
+import type * as Prompt from "@effect/cli/Prompt"
 import { McpAuthorization } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
-import * as ChildProcess from "node:child_process"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import type * as Output from "../Output.js"
+import { inert } from "./inert.js"
+import * as OpenUrl from "./openUrl.js"
 
 const page = (title: string) =>
   `<!doctype html><meta charset="utf-8"><title>zett</title><p>${title}</p><p>You can close this window.</p>`
 
-/** Opens `url` in the desktop's browser, when there is a desktop; never fails. */
-const openBrowser = (url: string) =>
-  Effect.sync(() => {
-    const command = process.platform === "darwin"
-      ? ["open", url]
-      : process.platform === "win32"
-      ? ["cmd", "/c", "start", "", url]
-      : process.env.DISPLAY !== undefined || process.env.WAYLAND_DISPLAY !== undefined
-      ? ["xdg-open", url]
-      : undefined
-    if (command === undefined) return false
-    try {
-      const child = ChildProcess.spawn(command[0]!, command.slice(1), { stdio: "ignore", detached: true })
-      child.on("error", () => {})
-      child.unref()
-      return true
-    } catch {
-      return false
-    }
-  })
-
 /**
  * The hook of a terminal: a loopback listener for the redirect (closed with the login's scope), the URL
- * printed on standard error, a browser opened when asked and possible.
+ * printed on standard error with its domain, a browser opened when `browser` allows it, there is one and the
+ * user says yes on the terminal. A URL `OpenUrl.check` refuses (`file:`, `javascript:`, remote `http:`) fails
+ * the login, unprinted and unopened.
  *
  * @internal
  */
@@ -50,8 +34,8 @@ export const loopbackHook = (options: {
   readonly timeout: Duration.Duration
   readonly browser: boolean
   readonly output: Output.Output["Type"]
-}): McpAuthorization.McpAuthorization["Type"] =>
-  McpAuthorization.McpAuthorization.of({
+}): Effect.Effect<McpAuthorization.McpAuthorization["Type"], never, Prompt.Prompt.Environment> =>
+  Effect.map(Effect.context<Prompt.Prompt.Environment>(), (terminal) => McpAuthorization.McpAuthorization.of({
     login: (server) =>
       Effect.gen(function*() {
         const callbacks = yield* Queue.unbounded<URLSearchParams>()
@@ -85,10 +69,25 @@ export const loopbackHook = (options: {
           redirectUrl,
           authorize: (authorizationUrl: URL) =>
             Effect.gen(function*() {
-              const opened = options.browser ? yield* openBrowser(authorizationUrl.href) : false
+              const checked = OpenUrl.check(authorizationUrl.href)
+              if (checked._tag === "Refused") {
+                return yield* new McpAuthorization.McpAuthorizationError({
+                  server: server.name,
+                  reason: `its authorization URL is not opened: ${checked.reason}`
+                })
+              }
               yield* options.output.stderr(
-                `To authorize zett for ${server.name}, ${opened ? "finish in the browser that opened, or " : ""}open:\n` +
-                  `${authorizationUrl.href}\n` +
+                `To authorize zett for ${server.name}, open this URL in a browser:\n` +
+                  `${inert(checked.url.href)}\n${OpenUrl.domainLine(checked.url)}\n`
+              )
+              const offered = options.browser
+                ? yield* OpenUrl.offer(checked.url).pipe(
+                  Effect.provide(terminal),
+                  Effect.catchTag("QuitException", () => Effect.succeed("declined" as const))
+                )
+                : "no-browser"
+              yield* options.output.stderr(
+                `${offered === "opened" ? "(opened in your browser)\n" : ""}` +
                   `Waiting for the redirect to ${redirectUrl} (${Duration.format(options.timeout)} at most)…\n`
               )
               const params = yield* Queue.take(callbacks).pipe(
@@ -118,5 +117,5 @@ export const loopbackHook = (options: {
             })
         }
       })
-  })
+  }))
 

@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
 import * as Catalog from "./catalog.js"
+import { inert } from "./inert.js"
 import { loadConfiguration, resolveClientFactory } from "./common.js"
 import type * as Options from "./options.js"
 import { limitOf } from "./options.js"
@@ -137,6 +138,7 @@ export const getHandler = (options: Options.PromptOptions) =>
     }
     for (const [i, message] of messages.entries()) {
       if (i > 0) yield* Output.line()
-      yield* Output.line(`${message.role}: ${message.content}`)
+      // the server's text, inert: --json gives it exactly
+      yield* Output.line(inert(`${message.role}: ${message.content}`))
     }
   }).pipe(Effect.scoped)

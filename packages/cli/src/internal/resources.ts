@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
 import * as Catalog from "./catalog.js"
+import { inert } from "./inert.js"
 import { loadConfiguration, resolveClientFactory } from "./common.js"
 import type * as Options from "./options.js"
 import { limitOf } from "./options.js"
@@ -119,10 +120,11 @@ export const readHandler = (options: Options.ReadOptions) =>
     for (const content of contents) {
       // several contents are told apart by a line naming each
       if (contents.length > 1) {
-        yield* Output.line(`--- ${content.uri}${content.mimeType !== undefined ? ` (${content.mimeType})` : ""}`)
+        yield* Output.line(inert(`--- ${content.uri}${content.mimeType !== undefined ? ` (${content.mimeType})` : ""}`))
       }
       const shown = McpResources.forModel(content)
       const text = typeof shown.text === "string" ? shown.text : String(shown.blob)
-      yield* Output.line(text.endsWith("\n") ? text.slice(0, -1) : text)
+      // the server's text, inert: --json gives it exactly
+      yield* Output.line(inert(text.endsWith("\n") ? text.slice(0, -1) : text))
     }
   }).pipe(Effect.scoped)

@@ -1,8 +1,10 @@
 /**
- * What `zett` answers when a server asks the client (issue 13): elicitation on the terminal, field by field
- * (types, choices and defaults shown), a URL printed (and opened when a browser can be), sampling approved or
- * not by the user. Without a terminal it declines, saying so on standard error; `--yes-defaults` answers a form
- * with its defaults without asking.
+ * What `zett` answers when a server asks the client: elicitation on the terminal, field by field (types,
+ * choices and defaults shown), a URL shown whole with its domain (opened in a browser only when the user says
+ * yes, and only an https: one, see `openUrl.ts`), sampling approved or not by the user. Without a terminal it
+ * declines, saying so on standard error; `--yes-defaults` answers a form with its defaults without asking.
+ * The server's text is printed inert (`inert.ts`), and past the first few requests of one server in a command,
+ * the rest are declined without asking, counted for one summary line (`chatter.ts`).
  *
  * @internal
  */
@@ -13,8 +15,11 @@ import { McpElicitation, McpSampling } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as ChildProcess from "node:child_process"
+import * as Option from "effect/Option"
 import * as Output from "../Output.js"
+import * as Chatter from "./chatter.js"
+import { inert } from "./inert.js"
+import * as OpenUrl from "./openUrl.js"
 
 export interface Settings {
   /** Answer a form with its defaults, without asking (`--yes-defaults`). */
@@ -52,7 +57,7 @@ const typeText = (field: McpElicitation.Field) => {
 }
 
 const messageOf = (field: McpElicitation.Field) =>
-  `${field.title} (${typeText(field)})${field.description === undefined ? "" : `: ${field.description}`}`
+  inert(`${field.title} (${typeText(field)})${field.description === undefined ? "" : `: ${field.description}`}`)
 
 const skip = "\u0000skip"
 
@@ -72,7 +77,7 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
       ...(maxItems !== undefined ? { max: maxItems } : {}),
       ...(minItems !== undefined && field.default === undefined ? { min: minItems } : {}),
       choices: field.choices.map((choice) => ({
-        title: chosen.has(choice.value) ? `${choice.title} (default)` : choice.title,
+        title: inert(chosen.has(choice.value) ? `${choice.title} (default)` : choice.title),
         value: choice.value
       }))
     }).pipe(Prompt.map((values) => values.length === 0 && field.default !== undefined ? field.default : values))
@@ -83,7 +88,10 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
     return Prompt.select({
       message,
       choices: [
-        ...choices.map((choice) => ({ title: choice.value === field.default ? `${choice.title} (default)` : choice.title, value: choice.value })),
+        ...choices.map((choice) => ({
+          title: inert(choice.value === field.default ? `${choice.title} (default)` : choice.title),
+          value: choice.value
+        })),
         ...(field.required ? [] : [{ title: "(leave out)", value: skip }])
       ]
     }).pipe(Prompt.map((value) => value === skip ? undefined : value))
@@ -113,31 +121,14 @@ const isTerminal = Effect.flatMap(Terminal.Terminal, (terminal) => terminal.isTT
 
 const quote = (text: string, max = 300) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text)
 
-/** Opens a URL in the desktop's browser, when there is a desktop; never fails. */
-const openInBrowser = (url: string) =>
-  Effect.sync(() => {
-    const command = process.platform === "darwin"
-      ? "open"
-      : process.platform === "win32"
-      ? "explorer"
-      : process.env.DISPLAY !== undefined || process.env.WAYLAND_DISPLAY !== undefined
-      ? "xdg-open"
-      : undefined
-    if (command === undefined) return false
-    try {
-      const child = ChildProcess.spawn(command, [url], { stdio: "ignore", detached: true })
-      child.on("error", () => {})
-      child.unref()
-      return true
-    } catch {
-      return false
-    }
-  })
+/** Whether one more request of `server` gets its line (or its question); past the limit it is declined unasked. */
+const admitted = (chatter: Option.Option<Chatter.Service>, server: string) =>
+  Option.isNone(chatter) || chatter.value.admit(server, "request")
 
 const form = (request: McpElicitation.FormRequest, settings: Settings) =>
   Effect.gen(function*() {
     const fields = McpElicitation.fields(request.requestedSchema)
-    const asked = `MCP server ${request.server} asks: ${quote(request.message)}`
+    const asked = inert(`MCP server ${request.server} asks: ${quote(request.message)}`)
     // the library fills in the defaults and checks the result against the schema
     const missing = fields.filter((field) => field.required && field.default === undefined)
     if (settings.yesDefaults && missing.length === 0) {
@@ -152,7 +143,7 @@ const form = (request: McpElicitation.FormRequest, settings: Settings) =>
       return { action: "decline" } as const
     }
     yield* Output.line(asked)
-    if (!(yield* Prompt.run(Prompt.confirm({ message: `Answer ${request.server}?`, initial: true })))) {
+    if (!(yield* Prompt.run(Prompt.confirm({ message: inert(`Answer ${request.server}?`), initial: true })))) {
       return { action: "decline" } as const
     }
     const content: Record<string, McpElicitation.Value> = {}
@@ -163,38 +154,59 @@ const form = (request: McpElicitation.FormRequest, settings: Settings) =>
     return { action: "accept", content } as const
   })
 
+/**
+ * A URL the server wants the user to visit: shown whole with its domain; on a terminal opened only on the user's
+ * yes, and only when `OpenUrl.check` allows it (any other scheme is declined, saying why); piped, declined.
+ */
 const url = (request: McpElicitation.UrlRequest, settings: Settings) =>
   Effect.gen(function*() {
-    const asked = `MCP server ${request.server} asks you to open ${request.url}: ${quote(request.message)}`
+    const checked = OpenUrl.check(request.url)
+    const shown = checked._tag === "Allowed" ? checked.url.href : request.url
+    const domain = checked._tag === "Allowed" ? ` ${OpenUrl.domainLine(checked.url)}` : ""
+    const asked = inert(`MCP server ${request.server} asks you to open ${shown}: ${quote(request.message)}`)
     if (!(yield* isTerminal)) {
-      yield* Output.errorLine(`zett: ${asked}; declined: zett is not running on a terminal`)
+      yield* Output.errorLine(`zett: ${asked}${inert(domain)}; declined: zett is not running on a terminal`)
       return { action: "decline" } as const
     }
     yield* Output.line(asked)
-    const opened = settings.openUrls === false ? false : yield* openInBrowser(request.url)
-    if (opened) yield* Output.line("(opened in your browser)")
-    const done = yield* Prompt.run(Prompt.confirm({ message: `Done with ${request.url}? (no declines)`, initial: true }))
+    if (checked._tag === "Refused") {
+      yield* Output.line(`zett: not opening it: ${checked.reason}; declined`)
+      return { action: "decline" } as const
+    }
+    yield* Output.line(OpenUrl.domainLine(checked.url))
+    const offered = settings.openUrls === false ? "no-browser" : yield* OpenUrl.offer(checked.url)
+    if (offered === "declined") return { action: "decline" } as const
+    yield* Output.line(offered === "opened" ? "(opened in your browser)" : "(open it in a browser yourself)")
+    const done = yield* Prompt.run(Prompt.confirm({ message: `Done with ${checked.url.host}? (no declines)`, initial: true }))
     return { action: done ? "accept" : "decline" } as const
   })
 
-const elicit = (environment: Context.Context<Environment>, settings: Settings): McpElicitation.Handler => (request) =>
-  (request._tag === "Form" ? form(request, settings) : url(request, settings)).pipe(
-    Effect.catchTag("QuitException", () => Effect.succeed({ action: "cancel" } as const)),
-    Effect.provide(environment)
-  )
+const elicit = (
+  environment: Context.Context<Environment>,
+  chatter: Option.Option<Chatter.Service>,
+  settings: Settings
+): McpElicitation.Handler =>
+(request) =>
+  !admitted(chatter, request.server)
+    ? Effect.succeed({ action: "decline" } as const)
+    : (request._tag === "Form" ? form(request, settings) : url(request, settings)).pipe(
+      Effect.catchTag("QuitException", () => Effect.succeed({ action: "cancel" } as const)),
+      Effect.provide(environment)
+    )
 
-const approve = (environment: Context.Context<Environment>) => (request: McpSampling.Request) =>
+const approve = (environment: Context.Context<Environment>, chatter: Option.Option<Chatter.Service>) => (request: McpSampling.Request) =>
   Effect.gen(function*() {
+    if (!admitted(chatter, request.server)) return false
     const last = request.params.messages.at(-1)
     const blocks = last === undefined ? [] : Array.isArray(last.content) ? last.content : [last.content]
     const text = blocks.map((block) => block.type === "text" ? block.text : `[${block.type}]`).join(" ")
-    const asked = `MCP server ${request.server} asks the model (up to ${request.params.maxTokens} tokens): ${quote(text)}`
+    const asked = inert(`MCP server ${request.server} asks the model (up to ${request.params.maxTokens} tokens): ${quote(text)}`)
     if (!(yield* isTerminal)) {
       yield* Output.errorLine(`zett: ${asked}; declined: zett is not running on a terminal`)
       return false
     }
     yield* Output.line(asked)
-    return yield* Prompt.run(Prompt.confirm({ message: `Let ${request.server} use the model?`, initial: false }))
+    return yield* Prompt.run(Prompt.confirm({ message: inert(`Let ${request.server} use the model?`), initial: false }))
   }).pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)), Effect.provide(environment))
 
 /** The defaults of `zett`'s sampling: a few requests per run, of a reasonable size. */
@@ -202,10 +214,13 @@ export const samplingLimits = { maxTokens: 4_096, maxCallsPerRequest: 5 } as con
 
 /** `McpElicitation` (always) and `McpSampling` (when a model is there), answering on the terminal. */
 export const layer = (settings: Settings): Layer.Layer<never, never, Environment> =>
-  Layer.unwrapEffect(Effect.map(Effect.context<Environment>(), (environment) => {
-    const elicitation = Layer.succeed(McpElicitation.McpElicitation, McpElicitation.McpElicitation.of({ handle: elicit(environment, settings) }))
+  Layer.unwrapEffect(Effect.map(Effect.all([Effect.context<Environment>(), Effect.serviceOption(Chatter.Chatter)]), ([environment, chatter]) => {
+    const elicitation = Layer.succeed(
+      McpElicitation.McpElicitation,
+      McpElicitation.McpElicitation.of({ handle: elicit(environment, chatter, settings) })
+    )
     if (settings.sampling === undefined) return elicitation
     const model = settings.sampling === "agent" ? undefined : Layer.orDie(settings.sampling)
-    const sampling = McpSampling.layer({ ...samplingLimits, approve: approve(environment), ...(model !== undefined ? { model } : {}) })
+    const sampling = McpSampling.layer({ ...samplingLimits, approve: approve(environment, chatter), ...(model !== undefined ? { model } : {}) })
     return Layer.merge(elicitation, sampling)
   })) as Layer.Layer<never, never, Environment>
