@@ -29,6 +29,7 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -178,10 +179,8 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
         schedule: Schedule.spaced(POLL)
       }))
     )
-    // Each step is raced in a fiber of its own (`timeoutOption`), made interruptible there: the ladder also runs
-    // as the finalizer of an interrupted fiber, where it must run to its end, not be cut short.
     const within = (self: Effect.Effect<unknown>, duration: Duration.DurationInput) =>
-      Effect.map(Effect.timeoutOption(Effect.interruptible(self), duration), (done) => done._tag === "Some")
+      Effect.map(Effect.timeoutOption(self, duration), (done) => done._tag === "Some")
     const signal = (sig: NodeJS.Signals) => Effect.zipRight(killGroup(child, sig), groupGone)
     const ladder = Effect.gen(function*() {
       closing = true
@@ -205,7 +204,12 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
       Effect.withClock(Clock.make()),
       Effect.annotateLogs({ "mcp.server": options.name, "mcp.pid": pid })
     )
-    const shutdown = yield* Effect.cached(ladder)
+    // The ladder runs in a fiber of its own, started by its first caller and joined by every caller. It is mostly
+    // run as the finalizer of an interrupted request, and an interrupted fiber signals its children even while it
+    // is uninterruptible: a step timed in a child of that fiber ended at once with the interruption, so the close
+    // returned with the server still running, and every later `close()` (the SDK does not await it) rejected.
+    let closer: Fiber.RuntimeFiber<void> | undefined
+    const shutdown = Effect.suspend(() => Fiber.join(closer ??= Runtime.runFork(runtime)(ladder)))
     yield* Effect.addFinalizer(() => shutdown)
 
     const transport: StdioTransport = {
