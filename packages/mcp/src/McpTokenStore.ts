@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Crypto from "node:crypto"
 import { homeDirectory } from "./internal/config.js"
+import * as JsonDepth from "./internal/jsonDepth.js"
 import * as RedisLock from "./internal/redisLock.js"
 import * as McpRedis from "./McpRedis.js"
 
@@ -144,21 +145,42 @@ export const layerMemory: Layer.Layer<McpTokenStore> = Layer.effect(McpTokenStor
 // files
 // -----------------------------------------------------------------------------
 
-// unknown fields are kept (`onExcessProperty: "preserve"`): the SDK may add some
+// A stored entry is JSON from a disk or from another writer: every field Zett or the SDK reads is typed, unknown
+// ones are kept (`onExcessProperty: "preserve"`: the SDK may add some) within a depth that nothing overflows on.
+// The discovery state is checked by the provider that reads it.
 const Tokens = Schema.Struct({
   access_token: Schema.String,
   token_type: Schema.String,
-  expires_at: Schema.optional(Schema.Number)
+  id_token: Schema.optional(Schema.String),
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String),
+  expires_in: Schema.optional(Schema.Number),
+  expires_at: Schema.optional(Schema.Number),
+  issuer: Schema.optional(Schema.String)
 })
-const ClientInformation = Schema.Struct({ client_id: Schema.String })
+const ClientInformation = Schema.Struct({
+  client_id: Schema.String,
+  client_secret: Schema.optional(Schema.String),
+  redirect_uris: Schema.optional(Schema.Array(Schema.String)),
+  token_endpoint_auth_method: Schema.optional(Schema.String),
+  issuer: Schema.optional(Schema.String)
+})
 const StoredEntry = Schema.Struct({
   tokens: Schema.optional(Tokens),
   clientInformation: Schema.optional(ClientInformation),
   codeVerifier: Schema.optional(Schema.String),
-  discoveryState: Schema.optional(Schema.Unknown)
+  discoveryState: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 const StoredFile = Schema.Struct({ key: Schema.String, entry: StoredEntry })
-const decodeStored = Schema.decodeUnknownOption(Schema.parseJson(StoredFile), { onExcessProperty: "preserve" })
+
+/** Deeper than anything Zett writes: an authorization server's answers are refused past half of it. */
+const maxStoredDepth = 64
+
+const decodeBounded = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownOption(Schema.parseJson(schema), { onExcessProperty: "preserve" })
+  return (text: string): Option.Option<A> => JsonDepth.deeperThan(text, maxStoredDepth) ? Option.none() : decode(text)
+}
+const decodeStored = decodeBounded(StoredFile)
 
 /**
  * @since 0.1.0
@@ -172,8 +194,11 @@ export interface FileOptions {
 /**
  * A store of one file per server URL under `directory`: the file name is a hash of the key, the content
  * `{ key, entry }` as JSON, mode 0600 in a folder of mode 0700. A write goes to a temporary file that is then
- * renamed over the old one, so a reader never sees half a file. A file that cannot be decoded is treated as
- * absent, with a warning. The lock is per process.
+ * renamed over the old one, so a reader never sees half a file. A file that cannot be decoded (or nests deeper
+ * than anything Zett writes) is treated as absent, with a warning. An existing folder or token file that other
+ * users may read or write is made private (0700, 0600) on first use, with a warning naming the mode it had;
+ * when that fails (the folder is another user's), every operation fails with `McpTokenStoreError`. The lock is
+ * per process.
  *
  * @since 0.1.0
  * @category constructors
@@ -190,6 +215,41 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
       ...(key !== undefined ? { key } : {}),
       reason: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
     })
+
+  // a folder or file that others may read or write is made private before the first use, with a warning; one
+  // that cannot be (another user's) is not used
+  const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
+  const notFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
+    error._tag === "SystemError" && error.reason === "NotFound"
+  const tighten = (target: string, mode: number, wanted: number) =>
+    (mode & 0o077) === 0 ? Effect.void : fs.chmod(target, wanted).pipe(
+      Effect.mapError((error) =>
+        new McpTokenStoreError({
+          reason: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
+            "reason" in error ? String(error.reason) : error.message
+          })`
+        })
+      ),
+      Effect.zipRight(Effect.logWarning(`token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`))
+    )
+  const guard = yield* Effect.makeSemaphore(1)
+  let isPrivate = false
+  const makePrivate = guard.withPermits(1)(Effect.suspend(() => {
+    if (isPrivate) return Effect.void
+    return Effect.gen(function*() {
+      // a folder not there yet is made 0700 by the first write; one that cannot be looked at fails the operation
+      const info = yield* Effect.option(fs.stat(directory))
+      if (Option.isNone(info)) return
+      yield* tighten(directory, info.value.mode, 0o700)
+      for (const name of yield* fs.readDirectory(directory)) {
+        if (!name.endsWith(".json")) continue
+        const file = path.join(directory, name)
+        const mode = yield* fs.stat(file).pipe(Effect.map((info) => info.mode), Effect.catchIf(notFound, () => Effect.succeed(0)))
+        yield* tighten(file, mode, 0o600)
+      }
+      isPrivate = true
+    }).pipe(Effect.catchTag("SystemError", "BadArgument", failure(undefined, "check the mode of")))
+  }))
 
   const readFile = (file: string) =>
     fs.readFileString(file).pipe(
@@ -242,7 +302,13 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
     return out
   }).pipe(Effect.mapError(failure(undefined, "list")))
 
-  return McpTokenStore.of({ get, set, remove, keys, withLock: lock })
+  return McpTokenStore.of({
+    get: (key) => Effect.zipRight(makePrivate, get(key)),
+    set: (key, entry) => Effect.zipRight(makePrivate, set(key, entry)),
+    remove: (key) => Effect.zipRight(makePrivate, remove(key)),
+    keys: Effect.zipRight(makePrivate, keys),
+    withLock: lock
+  })
 })
 
 /**
@@ -257,7 +323,7 @@ export const layerFile = (
 // redis
 // -----------------------------------------------------------------------------
 
-const decodeEntry = Schema.decodeUnknownOption(Schema.parseJson(StoredEntry), { onExcessProperty: "preserve" })
+const decodeEntry = decodeBounded(StoredEntry)
 
 /**
  * @since 0.1.0
@@ -292,7 +358,7 @@ const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
  * `remove`, `keys` and `withLock` then fail with `McpTokenStoreError`, whose reason names the operation and the
  * Redis failure, never a stored value. Connecting to a server that needs its tokens then fails (the server
  * is unavailable, `failure: "Unauthorized"`, with that reason), it does not wait for Redis. An entry that
- * cannot be decoded is treated as absent, with a warning.
+ * cannot be decoded (or nests deeper than anything Zett writes) is treated as absent, with a warning.
  *
  * @since 0.1.0
  * @category constructors

@@ -4,14 +4,20 @@
  * key with `withLock`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpTokenStore } from "@zett/mcp"
+import { McpRedis, McpTokenStore } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { SystemError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as RedisServer from "@zett/testing/RedisServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import { Redis } from "ioredis"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { captureLogs } from "./utils/faults.js"
 
 const entry: McpTokenStore.Entry = {
   tokens: { access_token: "at-1", token_type: "Bearer", refresh_token: "rt-1", expires_at: 1_000 },
@@ -114,5 +120,107 @@ describe("McpTokenStore", () => {
       assert.isTrue(a < b, order.join(","))
       // k2 did not wait for both of k1's
       assert.isTrue(order.indexOf("c:start") < order.indexOf("b:start"), order.join(","))
+    }))
+
+  it.scoped("a token folder and files open to other users are made 0700 and 0600 on first use, with a warning naming the mode found", () =>
+    Effect.gen(function*() {
+      const directory = Path.join(yield* TempDir.make(), "auth")
+      yield* Effect.flatMap(McpTokenStore.makeFile({ directory }), (store) => store.set(key, entry))
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      Fs.chmodSync(directory, 0o777)
+      Fs.chmodSync(file, 0o644)
+      const logs = captureLogs()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      assert.deepStrictEqual(yield* store.get(key).pipe(Effect.provide(logs.layer)), Option.some(entry))
+      assert.strictEqual(Fs.statSync(directory).mode & 0o777, 0o700)
+      assert.strictEqual(Fs.statSync(file).mode & 0o777, 0o600)
+      assert.deepStrictEqual(logs.lines.map((line) => `${line.level} ${line.message}`), [
+        `WARN token store: ${directory} had mode 0777, open to other users: changed to 0700`,
+        `WARN token store: ${file} had mode 0644, open to other users: changed to 0600`
+      ])
+      // checked once: a later change by someone else is not watched, and nothing more is logged
+      yield* store.keys.pipe(Effect.provide(logs.layer))
+      assert.strictEqual(logs.lines.length, 2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a private token folder is used without a warning", () =>
+    Effect.gen(function*() {
+      const directory = Path.join(yield* TempDir.make(), "auth")
+      const logs = captureLogs()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, entry).pipe(Effect.provide(logs.layer))
+      const again = yield* McpTokenStore.makeFile({ directory })
+      assert.deepStrictEqual(yield* again.get(key).pipe(Effect.provide(logs.layer)), Option.some(entry))
+      assert.deepStrictEqual(logs.lines, [])
+      assert.strictEqual(Fs.statSync(directory).mode & 0o777, 0o700)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a token folder open to others whose mode cannot be changed (another user's) fails every operation, naming it and why", () =>
+    Effect.gen(function*() {
+      const directory = Path.join(yield* TempDir.make(), "auth")
+      Fs.mkdirSync(directory)
+      Fs.chmodSync(directory, 0o775)
+      // root may change any mode: the refusal a user meets on another user's folder is played by the file system
+      const notOwner = Layer.effect(
+        FileSystem.FileSystem,
+        Effect.map(FileSystem.FileSystem, (fs) => ({
+          ...fs,
+          chmod: (path: string) =>
+            Effect.fail(new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "chmod", pathOrDescriptor: path, description: "operation not permitted" }))
+        }))
+      ).pipe(Layer.provide(NodeContext.layer))
+      const store = yield* McpTokenStore.makeFile({ directory }).pipe(Effect.provide(notOwner))
+      const expected = `token store: cannot make ${directory} private: its mode is 0775, and changing it failed (PermissionDenied)`
+      for (const operation of [store.get(key), store.set(key, entry), store.remove(key), store.keys]) {
+        const error = yield* Effect.flip(operation)
+        assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.strictEqual(error.message, expected)
+      }
+      assert.deepStrictEqual(Fs.readdirSync(directory), [])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
+  /** Entries a store may find that the SDK must not get: wrong types where it reads, and an unknown field 10,000 levels deep. */
+  const garbage = [
+    `{"tokens":{"access_token":"at-1","token_type":"Bearer","refresh_token":42}}`,
+    `{"tokens":{"access_token":"at-1","token_type":"Bearer","scope":{"a":1}}}`,
+    `{"tokens":{"access_token":"at-1","token_type":"Bearer","expires_at":"soon"}}`,
+    `{"clientInformation":{"client_id":"c","redirect_uris":"http://127.0.0.1/callback"}}`,
+    `{"clientInformation":{"client_id":"c","client_secret":["s"]}}`,
+    `{"discoveryState":"http://127.0.0.1/"}`,
+    `{"codeVerifier":"v","x_nested":${deep}}`
+  ]
+
+  it.scoped("a token file whose entry has wrong types where the SDK reads, or nests 10,000 levels deep, is absent with a warning", () =>
+    Effect.gen(function*() {
+      const directory = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, entry)
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      for (const text of garbage) {
+        Fs.writeFileSync(file, `{"key":${JSON.stringify(key)},"entry":${text}}`)
+        const logs = captureLogs()
+        assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))), text.slice(0, 80))
+        assert.deepStrictEqual(logs.lines.map((line) => line.message), [`token store: ignoring ${file}: not a valid token file`])
+      }
+      // writing again replaces it
+      yield* store.set(key, entry)
+      assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scopedLive("a Redis entry another writer left with wrong types where the SDK reads, or nested 10,000 levels deep, is absent with a warning", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const context = yield* Layer.build(McpRedis.layer({ url: redis.url }))
+      const store = yield* Effect.provide(McpTokenStore.makeRedis(), context)
+      const raw = yield* Effect.acquireRelease(Effect.sync(() => new Redis(redis.url)), (client) => Effect.sync(() => client.disconnect()))
+      for (const text of garbage) {
+        yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${key}`, text))
+        const logs = captureLogs()
+        assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))), text.slice(0, 80))
+        assert.deepStrictEqual(logs.lines.map((line) => line.message), [`token store: ignoring ${key} in Redis: not a valid entry`])
+      }
+      yield* store.set(key, entry)
+      assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
     }))
 })

@@ -64,14 +64,10 @@ export interface Options {
   readonly always401?: boolean | undefined
   /**
    * A hostile authorization server: these values in its metadata instead of its own (an `issuer` it was not
-   * fetched for, an endpoint such as `file:///etc/passwd`). The server still serves its own paths.
+   * fetched for, an endpoint such as `file:///etc/passwd`), or a function of its own issuer that gives them. The
+   * server still serves its own paths.
    */
-  readonly metadataOverrides?: {
-    readonly issuer?: string | undefined
-    readonly authorization_endpoint?: string | undefined
-    readonly token_endpoint?: string | undefined
-    readonly registration_endpoint?: string | undefined
-  } | undefined
+  readonly metadataOverrides?: MetadataOverrides | ((issuer: string) => MetadataOverrides) | undefined
   /** The protected resource metadata's `authorization_servers` instead of this authorization server. */
   readonly authorizationServers?: ReadonlyArray<string> | undefined
   /** An unknown field `x_nested` holding `depth` nested arrays, in one of the answers. */
@@ -81,6 +77,13 @@ export interface Options {
    * JSON-RPC error of `tools/list` (`"list"`): the access token and the refresh token issued with it.
    */
   readonly quoteTokens?: "result" | "list" | undefined
+}
+
+export interface MetadataOverrides {
+  readonly issuer?: string | undefined
+  readonly authorization_endpoint?: string | undefined
+  readonly token_endpoint?: string | undefined
+  readonly registration_endpoint?: string | undefined
 }
 
 export interface Recorded {
@@ -287,7 +290,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       ...(options.metadata === "oidc"
         ? { jwks_uri: `${issuer()}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
         : {}),
-      ...Object.fromEntries(Object.entries(options.metadataOverrides ?? {}).filter(([, value]) => value !== undefined))
+      ...Object.fromEntries(
+        Object.entries(
+          typeof options.metadataOverrides === "function" ? options.metadataOverrides(issuer()) : options.metadataOverrides ?? {}
+        ).filter(([, value]) => value !== undefined)
+      )
     })
 
     const authorizationServer = async (
