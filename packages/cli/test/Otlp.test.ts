@@ -10,6 +10,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { demoCall, demoTools, fakeFactory, httpConfig, tempDir, zett } from "./utils/zett.js"
+import { ScriptedModel } from "@zett/agent"
 
 interface OtlpSpan {
   readonly name: string
@@ -22,6 +23,29 @@ const spansOf = (requests: ReadonlyArray<FakeProvider.Seen>): Array<OtlpSpan> =>
   requests.filter((r) => r.url === "/v1/traces").flatMap((r) =>
     r.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans))
   )
+
+/**
+ * The span attributes of the GenAI semantic conventions that Zett writes, with the OTLP value type the
+ * conventions define for each (opentelemetry.io/docs/specs/semconv/registry/attributes/gen-ai).
+ */
+const genAiTypes: Readonly<Record<string, string>> = {
+  "gen_ai.operation.name": "stringValue",
+  "gen_ai.provider.name": "stringValue",
+  "gen_ai.request.model": "stringValue",
+  "gen_ai.response.model": "stringValue",
+  "gen_ai.response.id": "stringValue",
+  "gen_ai.response.finish_reasons": "arrayValue",
+  "gen_ai.usage.input_tokens": "intValue",
+  "gen_ai.usage.output_tokens": "intValue",
+  "gen_ai.usage.cache_read.input_tokens": "intValue",
+  "gen_ai.tool.name": "stringValue",
+  "gen_ai.tool.call.id": "stringValue",
+  "gen_ai.tool.type": "stringValue",
+  "gen_ai.tool.call.arguments": "stringValue",
+  "gen_ai.tool.call.result": "stringValue",
+  "gen_ai.input.messages": "stringValue",
+  "gen_ai.output.messages": "stringValue"
+}
 
 const resourceOf = (request: FakeProvider.Seen) =>
   Object.fromEntries(
@@ -51,6 +75,33 @@ describe("zett OTLP export (issue 16)", () => {
       assert.strictEqual(resourceOf(traces)["service.name"], "zett-otlp-test")
       // metrics go to their own path when the command ends
       assert.include(receiver.requests.map((r) => r.url), "/v1/metrics")
+    }).pipe(Effect.scoped))
+
+  it.live("the GenAI attributes of a zett run arrive with the types the conventions define: finish reasons as a string array", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const receiver = yield* FakeProvider.fakeProvider([FakeProvider.json(200, {})])
+      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] }, { text: "42" }])
+      const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
+        clientFactory: factory,
+        model,
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const attributes = spansOf(receiver.requests).flatMap((span) => span.attributes)
+      const genAi = attributes.filter((attribute) => attribute.key.startsWith("gen_ai."))
+      assert.includeMembers(genAi.map((attribute) => attribute.key), ["gen_ai.response.finish_reasons", "gen_ai.usage.input_tokens"])
+      for (const attribute of genAi) {
+        assert.isDefined(genAiTypes[attribute.key], `${attribute.key} is not a GenAI attribute of the conventions`)
+        assert.deepStrictEqual(Object.keys(attribute.value), [genAiTypes[attribute.key]], attribute.key)
+      }
+      const reasons = genAi.filter((attribute) => attribute.key === "gen_ai.response.finish_reasons").map((attribute) => attribute.value)
+      assert.deepStrictEqual(reasons, [
+        { arrayValue: { values: [{ stringValue: "tool_calls" }] } },
+        { arrayValue: { values: [{ stringValue: "stop" }] } }
+      ])
     }).pipe(Effect.scoped))
 
   it.live("issue 16: without an OTLP endpoint nothing is sent", () =>
