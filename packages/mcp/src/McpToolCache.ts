@@ -20,7 +20,9 @@ import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Naming from "./internal/naming.js"
 import * as RedisLock from "./internal/redisLock.js"
+import * as JsonSchema from "./internal/schema.js"
 import * as McpRedis from "./McpRedis.js"
 import * as Metrics from "./internal/metrics.js"
 import * as McpServer from "./McpServer.js"
@@ -29,7 +31,9 @@ import type { McpTool } from "./McpTool.js"
 /**
  * What a tool list is cached under: the whole server definition (`McpServer.cacheKey`, so a changed server is
  * another entry, and secrets enter only as hashes) and the naming mode. `server` is the name, for metric tags
- * and logs; `id` is the key as one string, for a store.
+ * and logs; `id` is the key as one string, for a store. `prefix` is the `<prefix>__` of the server's exposed
+ * tool names (`McpServer.toolPrefix`; by default the server name, sanitized): a list read back from a store
+ * must name its tools with it.
  *
  * @since 0.1.0
  * @category models
@@ -38,6 +42,7 @@ export class Key extends Data.Class<{
   readonly server: string
   readonly definition: string
   readonly namespace: boolean
+  readonly prefix?: string | undefined
 }> {
   /**
    * @since 0.1.0
@@ -56,9 +61,10 @@ export const key = (server: McpServer.McpServer, options: { readonly namespace: 
   let known = keys.get(server)
   if (known === undefined) {
     const definition = McpServer.cacheKey(server)
+    const prefix = McpServer.toolPrefix(server)
     known = [
-      new Key({ server: server.name, definition, namespace: false }),
-      new Key({ server: server.name, definition, namespace: true })
+      new Key({ server: server.name, definition, namespace: false, prefix }),
+      new Key({ server: server.name, definition, namespace: true, prefix })
     ]
     keys.set(server, known)
   }
@@ -257,7 +263,8 @@ export interface RedisOptions extends PersistedOptions {
   readonly waitTimeout?: Duration.DurationInput | undefined
 }
 
-// What a store holds: the tool data of `McpTool` and when it expires, nothing else (no definition, no secret).
+// What a store holds: the tool data of `McpTool`, when it expires, and the key it was stored under (`Key.id`:
+// hashes, no definition, no secret), which binds the list to its server.
 const StoredTool = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
@@ -266,8 +273,34 @@ const StoredTool = Schema.Struct({
   server: Schema.String,
   remoteName: Schema.String
 })
-const StoredEntry = Schema.Struct({ expiresAt: Schema.Number, tools: Schema.Array(StoredTool) })
-const decodeEntry = Schema.decodeUnknownOption(StoredEntry)
+const StoredEntry = Schema.Struct({ key: Schema.String, expiresAt: Schema.Number, tools: Schema.Array(StoredTool) })
+const decodeEntry = Schema.decodeUnknownEither(StoredEntry)
+
+const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
+
+/**
+ * Why a stored entry cannot stand for `key`'s tool list, or the list. Another writer may have put anything
+ * there: it passes what a server's own answer passes (each input schema within `McpTool.schemaLimits`,
+ * measured before anything walks it; an object schema) and must be what this process would have stored for
+ * `key` (the key itself, the server, each tool's exposed name made from its remote name).
+ */
+const checkStored = (key: Key, stored: unknown): { readonly tools: ReadonlyArray<McpTool>; readonly expiresAt: number } | string => {
+  const decoded = decodeEntry(stored)
+  if (decoded._tag === "Left") return "not a tool list"
+  const entry = decoded.right
+  if (entry.key !== key.id) return "stored for another server definition or naming mode"
+  const prefix = key.prefix ?? Naming.sanitize(key.server)
+  for (const tool of entry.tools) {
+    if (tool.server !== key.server) return `its tool ${quoted(tool.name)} is of the server ${quoted(tool.server)}`
+    if (tool.name !== Naming.sanitize(key.namespace ? `${prefix}__${tool.remoteName}` : tool.remoteName)) {
+      return `its tool ${quoted(tool.name)} is not named after its remote name ${quoted(tool.remoteName)}`
+    }
+    const refusal = JsonSchema.refusal(tool.parameters)
+    if (refusal !== undefined) return `its tool ${quoted(tool.name)}: ${refusal}`
+    if (tool.parameters.type !== "object") return `its tool ${quoted(tool.name)}: its input schema is not of type object`
+  }
+  return entry
+}
 
 /** The leader's work in a shared cache, and what `has`/`invalidate` add to the in-process cache. */
 interface Shared {
@@ -323,20 +356,47 @@ const makeShared = (
       `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); ${then}`
     ).pipe(Effect.annotateLogs("mcp.server", key.server))
 
-  /** The stored entry, if the reader's clock says it is still fresh. */
-  const get = (key: Key): Effect.Effect<Entry | undefined, SharedUnavailable> =>
-    Effect.flatMap(bounded("read", store.get(key.id)), (stored) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const entry = Option.flatMap(stored, decodeEntry)
-        return Option.isSome(entry) && now < entry.value.expiresAt ? entry.value : undefined
-      }))
+  /**
+   * The stored entry, if it is valid for `key` and the reader's clock says it is still fresh; an invalid one is a
+   * miss, with a warning when `tell` (once per lookup: not again under the lock or while polling).
+   */
+  const get = (key: Key, tell = false): Effect.Effect<Entry | undefined, SharedUnavailable> =>
+    bounded("read", store.get(key.id)).pipe(
+      Effect.map((stored) => Option.isNone(stored) ? undefined : checkStored(key, stored.value)),
+      // a store that keeps JSON (Redis, a KeyValueStore) fails to parse what another writer put there: the
+      // entry is invalid, the store is working
+      Effect.catchIf(
+        (error) => Predicate.hasProperty(error.cause, "cause") && error.cause.cause instanceof SyntaxError,
+        () => Effect.succeed("the stored value is not JSON")
+      ),
+      Effect.flatMap((entry) => {
+        if (entry === undefined) return Effect.succeed(undefined)
+        if (typeof entry === "string") {
+          return tell
+            ? Effect.as(
+              Effect.logWarning(`shared tool cache: the stored tool list of ${key.server} is refused (${entry}); discovering it again`)
+                .pipe(Effect.annotateLogs("mcp.server", key.server)),
+              undefined
+            )
+            : Effect.succeed(undefined)
+        }
+        return Effect.map(Clock.currentTimeMillis, (now) =>
+          now < entry.expiresAt
+            // never fresh for longer than the TTL from now, whatever expiry another writer set
+            ? { tools: entry.tools, expiresAt: Math.min(entry.expiresAt, now + ttl) }
+            : undefined)
+      })
+    )
 
   // Written and released after the lookup returned, so a slow store delays the others, never this request.
   // Uninterruptible: a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
   const publish = (key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
     Effect.forkIn(
       Effect.uninterruptible(Effect.zipRight(
-        entry === undefined ? Effect.void : bounded("write", store.set(key.id, entry, Option.some(Duration.millis(ttl)))).pipe(
+        entry === undefined ? Effect.void : bounded(
+          "write",
+          store.set(key.id, { key: key.id, tools: entry.tools, expiresAt: entry.expiresAt }, Option.some(Duration.millis(ttl)))
+        ).pipe(
           Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
         ),
         held === undefined ? Effect.void : bounded("release", held.release).pipe(
@@ -381,7 +441,7 @@ const makeShared = (
       Effect.zipRight(warn(key, error, "discovering it in this process"), discoverHere(key, discover))
     if (lock === undefined) {
       return Effect.flatMap(
-        Effect.either(get(key)),
+        Effect.either(get(key, true)),
         (found) =>
           found._tag === "Left"
             ? byItself(found.left)
@@ -430,7 +490,7 @@ const makeShared = (
             ))
         })
       })
-    return Effect.flatMap(get(key), (found) =>
+    return Effect.flatMap(get(key, true), (found) =>
       found !== undefined
         ? Effect.as(Effect.logDebug(`shared tool cache: ${key.server} found in the store`), found)
         : Effect.flatMap(Clock.currentTimeMillis, (now) => attempt(now + options.waitTimeout, 0))).pipe(

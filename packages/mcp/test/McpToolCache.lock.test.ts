@@ -139,7 +139,7 @@ describe("McpToolCache with a discovery lock", () => {
   it.scoped("issue 19: a list found in the store takes no lock; a debug line says so", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
-      store.entries.set(key.id, { tools: tools("stored"), expiresAt: 60_000 })
+      store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
       const { discover, stats } = counted(journal)
       const seen = yield* (yield* cacheOn(store, lock)).lookup(key, discover)
       yield* settle
@@ -172,7 +172,7 @@ describe("McpToolCache with a discovery lock", () => {
       assert.strictEqual(stats.runs, 1)
       assert.deepStrictEqual(journal, ["get", "acquire", "get", "keepAlive", "discover", "keepAlive stopped", "set", "release"])
       assert.isFalse(lock.held.has(key.id))
-      assert.deepStrictEqual(store.entries.get(key.id), { tools: tools("t1"), expiresAt: 5 * 60_000 })
+      assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 5 * 60_000 })
       // a release that freed the lock is no news: one debug line, no warning
       assert.deepStrictEqual(logs.lines, [
         { level: "DEBUG", message: "shared tool cache: discovering catalog for the fleet", server: undefined }
@@ -184,7 +184,7 @@ describe("McpToolCache with a discovery lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       // another process stored the list and released the lock between this one's read and its lock
-      lock.fleet.beforeTake = () => void store.entries.set(key.id, { tools: tools("stored"), expiresAt: 60_000 })
+      lock.fleet.beforeTake = () => void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
       const { discover, stats } = counted(journal)
       const seen = yield* (yield* cacheOn(store, lock)).lookup(key, discover)
       yield* settle
@@ -200,7 +200,7 @@ describe("McpToolCache with a discovery lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       yield* TestClock.adjust("2 minutes")
-      lock.fleet.beforeTake = () => void store.entries.set(key.id, { tools: tools("stored"), expiresAt: 60_000 })
+      lock.fleet.beforeTake = () => void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
       const { discover } = counted(journal)
       assert.deepStrictEqual(yield* (yield* cacheOn(store, lock)).lookup(key, discover), tools("t1"))
       yield* settle
@@ -242,7 +242,7 @@ describe("McpToolCache with a discovery lock", () => {
       assert.deepStrictEqual(yield* Fiber.join(lookup), tools("t1"))
       yield* settle
       assert.deepStrictEqual(journal, ["get", "acquire", "get", "keepAlive", "discover", "set", "release"])
-      assert.deepStrictEqual(store.entries.get(key.id), { tools: tools("t1"), expiresAt: 5 * 60_000 })
+      assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 5 * 60_000 })
     }).pipe(Effect.provide(logs.layer))
   })
 
@@ -340,7 +340,7 @@ describe("McpToolCache with a discovery lock", () => {
       ])
       assert.strictEqual(lock.acquires[0], 0)
       // the holder stores the list: the next poll (at 1144.0625 ms) reads it and takes no lock
-      store.entries.set(key.id, { tools: tools("stored"), expiresAt: 5 * 60_000 })
+      store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 5 * 60_000 })
       const polls = lock.acquires.length
       yield* TestClock.adjust("144 millis")
       assert.isNull(yield* Fiber.poll(lookup).pipe(Effect.map(Option.getOrNull)))

@@ -91,7 +91,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(sets.length, 1)
       assert.strictEqual(sets[0]!.key, key.id)
       assert.deepStrictEqual(sets[0]!.ttl, Option.some(Duration.minutes(5)))
-      assert.deepStrictEqual(store.entries.get(key.id), { tools: seen, expiresAt: 5 * 60_000 })
+      assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: seen, expiresAt: 5 * 60_000 })
 
       const second = yield* cacheOn(store)
       assert.isTrue(yield* second.has(key))
@@ -142,14 +142,14 @@ describe("McpToolCache.layerPersisted", () => {
   it.scoped("issue 17: a stored value that is not a tool list is discovered again and overwritten", () =>
     Effect.gen(function*() {
       const store = recordingStore()
-      store.entries.set(key.id, { expiresAt: 10 * 60_000, tools: [{ name: "x" }] })
+      store.entries.set(key.id, { key: key.id, expiresAt: 10 * 60_000, tools: [{ name: "x" }] })
       const { discover, stats } = counted()
       const cache = yield* cacheOn(store)
       assert.isFalse(yield* cache.has(key))
       assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "catalog__t1")
       yield* settle
       assert.strictEqual(stats.runs, 1)
-      assert.deepStrictEqual(store.entries.get(key.id), { tools: tools("t1"), expiresAt: 5 * 60_000 })
+      assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 5 * 60_000 })
     }))
 
   it.scoped("issue 17: invalidate forgets the list in the store too: another process discovers again", () =>
@@ -270,13 +270,13 @@ describe("McpToolCache.layerPersisted", () => {
       yield* cache.lookup(key, discover)
       yield* settle
       assert.deepStrictEqual(store.stores, ["tools"])
-      assert.deepStrictEqual(store.entries.get(key.id), { tools: tools("t1"), expiresAt: 60_000 })
+      assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 60_000 })
     }))
 
   it.scoped("issue 17: a TTL of zero neither reads nor writes the store: every lookup discovers", () =>
     Effect.gen(function*() {
       const store = recordingStore()
-      store.entries.set(key.id, { tools: tools("stored"), expiresAt: 10 * 60_000 })
+      store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 10 * 60_000 })
       const { discover, stats } = counted()
       const cache = yield* cacheOn(store, { ttl: 0 })
       assert.isFalse(yield* cache.has(key))

@@ -95,8 +95,10 @@ describe("McpToolCache.layerRedis", () => {
           assert.notInclude(text, "catalog.example")
           assert.notInclude(text, "server.js")
         }
-        const stored = JSON.parse(value) as { tools: ReadonlyArray<McpTool.McpTool>; expiresAt: number }
-        assert.deepStrictEqual(Object.keys(stored).sort(), ["expiresAt", "tools"])
+        const stored = JSON.parse(value) as { key: string; tools: ReadonlyArray<McpTool.McpTool>; expiresAt: number }
+        assert.deepStrictEqual(Object.keys(stored).sort(), ["expiresAt", "key", "tools"])
+        // the key it was stored under (hashes only), which a reader checks
+        assert.strictEqual(`zett:mcp-tools:${stored.key}`, key)
         assert.deepStrictEqual(Object.keys(stored.tools[0]!).sort(), [
           "description", "guidelines", "name", "parameters", "remoteName", "server"
         ])
@@ -271,7 +273,7 @@ describe("McpRedis.layerPersistence", () => {
   it.scopedLive("issue 17: McpToolCache.layerPersisted over it stores with a Redis expiry (PX)", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
-      const key = McpToolCache.key(stdioServer, { namespace: false })
+      const key = McpToolCache.key(stdioServer, { namespace: true })
       const { discover, stats } = counted("local")
       const layer = McpToolCache.layerPersisted({ ttl: "2 minutes", storeId: "tools" }).pipe(
         Layer.provide(McpRedis.layerPersistence),
