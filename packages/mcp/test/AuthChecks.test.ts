@@ -214,6 +214,14 @@ describe("answers nested too deep", () => {
       assert.deepStrictEqual(as.requests.filter((r) => r.on === "as"), [])
     }))
 
+  it.scoped("an authorization server's answer larger than 1,000,000 bytes fails the login with a typed error", () =>
+    Effect.gen(function*() {
+      const { headless, login } = yield* setup({ nested: { in: "metadata", depth: 1, padding: 1_000_001 } })
+      const error = yield* Effect.flip(login)
+      assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ is larger than 1,000,000 bytes$/)
+      assert.deepStrictEqual(headless.urls, [])
+    }))
+
   it.scoped("answers nested 20 levels deep are used", () =>
     Effect.gen(function*() {
       for (const where of ["metadata", "resource", "registration", "token"] as const) {

@@ -70,8 +70,12 @@ export interface Options {
   readonly metadataOverrides?: MetadataOverrides | ((issuer: string) => MetadataOverrides) | undefined
   /** The protected resource metadata's `authorization_servers` instead of this authorization server. */
   readonly authorizationServers?: ReadonlyArray<string> | undefined
-  /** An unknown field `x_nested` holding `depth` nested arrays, in one of the answers. */
-  readonly nested?: { readonly in: "metadata" | "resource" | "registration" | "token"; readonly depth: number } | undefined
+  /** An unknown field `x_nested` holding `depth` nested arrays (and `x_padding`, a string of `padding` characters), in one of the answers. */
+  readonly nested?: {
+    readonly in: "metadata" | "resource" | "registration" | "token"
+    readonly depth: number
+    readonly padding?: number | undefined
+  } | undefined
   /**
    * A careless server that quotes the credentials of its caller: in `whoami`'s result (`"result"`), or in the
    * JSON-RPC error of `tools/list` (`"list"`): the access token and the refresh token issued with it.
@@ -210,7 +214,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const answer = (res: Http.ServerResponse, status: number, what: "metadata" | "resource" | "registration" | "token", body: Record<string, unknown>) => {
       if (options.nested?.in !== what) return json(res, status, body)
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
-      res.end(nestedJson(body, options.nested.depth))
+      const padding = options.nested.padding
+      res.end(nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth))
     }
 
     const record = (on: "as" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {

@@ -263,7 +263,7 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     if (!this.mode.interactive) throw new NeedsLogin(authorizationUrl.searchParams.get("scope") ?? undefined)
-    // never handed to the host to show or open: it is checked with the metadata already, this is the URL itself
+    // the very URL the host would show and open (the metadata's endpoint was checked when it was discovered)
     const refused = OAuthChecks.endpointRefusal("authorization endpoint", authorizationUrl)
     if (refused !== undefined) throw new OAuthChecks.Refused(refused)
     // offline_access (a refresh token) only from a server that says it has it, and only with other scopes
