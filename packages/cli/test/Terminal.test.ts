@@ -6,6 +6,7 @@
  * real server process; the requests' lines are those of a piped `zett` process.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ScriptedModel } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -86,6 +87,23 @@ describe("text from a server is inert on the terminal", () => {
       assert.strictEqual(call.code, 0, call.stderr)
       assertInert(call.stdout, "zett call")
       assert.deepStrictEqual(JSON.parse(call.stdout), [{ type: "text", text: `said: ${hostile}` }])
+    }), 60_000)
+
+  it.scoped("zett run's transcript shows a tool's result and failure, and the model's text, inert", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const model = ScriptedModel.layer([
+        { text: `Calling ${hostile}.`, toolCalls: [{ name: "hostile__echo" }, { name: "hostile__fail" }] },
+        { text: "done" }
+      ])
+      const run = yield* zett(["run", "Go", "--config", configIn(dir)], { env: { HOME: dir }, model })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assertInert(run.stdout, "the transcript")
+      assert.include(run.stdout, `Calling ${shown}.`)
+      assert.include(run.stdout, "← hostile__echo: ")
+      assert.include(run.stdout, "\\u001b]0;owned\\u0007")
+      assert.include(run.stdout, `← hostile__fail failed: `)
+      assert.include(run.stdout, `broken ${shown}`)
     }), 60_000)
 
   it.scoped("a failure and the server's log lines on standard error are inert", () =>
