@@ -536,6 +536,11 @@ const makeSharedCache = (
  * data only (names, descriptions, input schemas), keyed by the hash of the server definition, never a
  * header or environment value; they expire in the store (`ttl`) and by the reader's `Clock`.
  *
+ * A store may be written by others: an entry is used only if it is what this process would have stored for the
+ * key (it names the key, its tools are the server's, each exposed name is made from its remote name) and
+ * passes what a server's answer passes (`McpTool.checkSchema`, an object schema). Any other entry, or one that
+ * is not JSON, is a miss: a warning names the server and the reason, and the server is asked again.
+ *
  * Concurrent misses in one process share one discovery; across processes they may each discover (use
  * `layerRedis` for one discovery across the fleet). A store that fails or does not answer within
  * `operationTimeout` is logged as a warning and the process discovers by itself: a lookup never fails

@@ -8,6 +8,7 @@
  * @internal
  */
 import * as Jsonc from "jsonc-parser"
+import * as JsonSchema from "./schema.js"
 
 /** @internal */
 export interface Parsed {
@@ -33,9 +34,9 @@ export type ParseResult =
   | { readonly _tag: "Error"; readonly issue: SyntaxIssue }
 
 // Deep enough for any real configuration (they nest fewer than 10 levels), shallow enough that nothing
-// downstream recurses into trouble; the same limit as a tool's input schema.
+// downstream recurses into trouble: the limit of a tool's input schema.
 /** @internal */
-export const maxDepth = 128
+export const maxDepth: number = JsonSchema.limits.depth
 
 // Token kinds of `createScanner` (an ambient const enum in jsonc-parser's types, so not read by name).
 const OpenBrace = 1
