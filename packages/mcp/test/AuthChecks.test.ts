@@ -9,10 +9,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { OAuthMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { McpAuthorization, McpClientFactory, McpServer, McpTokenStore } from "@zett/mcp"
+import { Scrubber } from "@zett/agent"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as OAuthChecks from "../src/internal/oauthChecks.js"
+import * as OAuthProvider from "../src/internal/oauthProvider.js"
 import { captureLogs } from "./utils/faults.js"
 
 const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}) =>
@@ -229,5 +231,30 @@ describe("answers nested too deep", () => {
         yield* login
         assert.include(yield* whoami, "client dcr-")
       }
+    }))
+})
+
+describe("the last gate before the host", () => {
+  it.effect("the provider never keeps an authorization URL that is not https (or loopback http) for the host to open", () =>
+    Effect.gen(function*() {
+      const store = yield* McpTokenStore.makeMemory
+      const context: OAuthProvider.Context = {
+        key: "https://docs.example/mcp",
+        store,
+        held: Scrubber.makeSecrets(),
+        runtime: yield* Effect.runtime<never>(),
+        now: () => 0
+      }
+      const provider = new OAuthProvider.AuthorizationCodeProvider(context, new McpServer.AuthorizationCode({}), {
+        interactive: true,
+        redirectUrl: "http://127.0.0.1:47813/callback"
+      })
+      for (const url of ["file:///etc/passwd", "javascript:alert(document.domain)", "http://login.example/authorize?client_id=zett"]) {
+        const error = yield* Effect.flip(Effect.tryPromise({ try: () => provider.redirectToAuthorization(new URL(url)), catch: (e) => e }))
+        assert.isTrue(OAuthChecks.isRefused(error), url)
+        assert.isUndefined(provider.authorizationUrl)
+      }
+      yield* Effect.promise(() => provider.redirectToAuthorization(new URL("https://login.example/authorize?client_id=zett")))
+      assert.strictEqual(provider.authorizationUrl?.href, "https://login.example/authorize?client_id=zett")
     }))
 })
