@@ -34,7 +34,7 @@ import { McpAuthorization } from "./internal/authorization.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as McpClient from "./McpClient.js"
-import { McpConnectError } from "./McpError.js"
+import { McpConnectError, needsAuthorizationReason } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTokenStore from "./McpTokenStore.js"
 import { transportAttributes } from "./internal/telemetry.js"
@@ -278,6 +278,27 @@ export const make = (
     return of(sdkConnect(authSettings, options, handlers))
   })
 
+/**
+ * A 401 with an OAuth challenge to a connection without a provider (a server without an `auth` option that was
+ * never logged in to) needs a login, as one with the option does; not when the server's own Authorization
+ * header was refused, as a login's tokens are never sent in its place.
+ */
+const loginNeeded = (
+  error: McpConnectError,
+  challenged: boolean,
+  session: OAuthConnect.Session,
+  server: McpServer.McpHttpServer
+): McpConnectError =>
+  challenged && error.httpStatus === 401 && session.authProvider === undefined &&
+    !Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")
+    ? new McpConnectError({
+      server: server.name,
+      reason: needsAuthorizationReason(server.name),
+      httpStatus: 401,
+      failure: "NeedsAuthorization"
+    })
+    : error
+
 const sdkConnect = (
   authSettings: OAuthConnect.Settings,
   options: Options | undefined,
@@ -326,7 +347,13 @@ const sdkConnect = (
     scrubber: Scrubber.Scrubber
   ) {
     // POSTs are answered 202 (their results come on the event stream): only their size is watched
-    const sockets = yield* HttpFetch.make({ maxMessageBytes, onOversized: (ids) => guard.fail(ids, tooLarge), onStreamEnd: () => {} })
+    const sockets = yield* HttpFetch.make({
+      maxMessageBytes,
+      onOversized: (ids) => guard.fail(ids, tooLarge),
+      onStreamEnd: () => {},
+      onResumeFailed: () => {},
+      onChallenge: () => {}
+    })
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers: unwrapAll(server.headers) },
       fetch: session.fetch(sockets),
@@ -350,6 +377,8 @@ const sdkConnect = (
     const client = fresh()
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
     const resuming = new Set<string | number>()
+    // the server answered 401 with an OAuth challenge
+    let challenged = false
     // sockets of its own, closed with the connection (after the transport, whose finalizer runs first)
     const sockets = yield* HttpFetch.make({
       maxMessageBytes,
@@ -357,6 +386,14 @@ const sdkConnect = (
       onStreamEnd: (ids, resumable) => {
         if (resumable) for (const id of ids) resuming.add(id)
         else setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+      },
+      // the SDK stops resuming without a word (405), or resumes nothing (a resumed stream ended empty)
+      onResumeFailed: (ids) => {
+        for (const id of ids) resuming.delete(id)
+        setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+      },
+      onChallenge: () => {
+        challenged = true
       }
     })
     const http = new StreamableHTTPClientTransport(new URL(server.url), {
@@ -378,6 +415,7 @@ const sdkConnect = (
     const close = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
     yield* Effect.addFinalizer(() => closeWithin(close, 2 * closeMs + 2_000))
     const refused = yield* connectClient(client, guard, server, scrubber).pipe(
+      Effect.mapError((error) => loginNeeded(error, challenged, session, server)),
       Effect.as(undefined),
       Effect.catchIf((error) => error.httpStatus !== undefined && legacyStatuses.has(error.httpStatus), Effect.succeed)
     )

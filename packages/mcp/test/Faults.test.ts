@@ -248,6 +248,38 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
+  // With event ids the SDK resumes the stream (a GET with Last-Event-ID) instead of giving the request up: a
+  // half event's id does not count, and a resumption refused (405) or closed empty loses the request too.
+  // The generous callTimeout would be the failure (a timeout) if the call waited for it.
+  it.scopedLive("a response stream closed mid-event with event ids fails the call, also when its resumption gets 405 or closes", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const halfEvent = yield* httpFault(`${marker}-http`, ["half-event-with-id"])
+      const refused = yield* httpFault(`${marker}-http`, ["event-then-half"])
+      const closed = yield* httpFault(`${marker}-http`, ["event-then-half"], ["--resume=close"])
+      const report = yield* probe({
+        marker,
+        servers: [
+          McpServer.http({ name: "halfevent", url: halfEvent }),
+          McpServer.http({ name: "refused", url: refused }),
+          McpServer.http({ name: "closed", url: closed })
+        ],
+        names: ["halfevent__half", "refused__half", "closed__half", "refused__echo"],
+        connectTimeout: "10 seconds",
+        callTimeout: "60 seconds"
+      })
+      for (const name of ["halfevent__half", "refused__half", "closed__half"]) {
+        assert.deepStrictEqual(failure(report, name), {
+          type: "McpError",
+          message: "the server failed to run the tool (the server closed the response stream before answering)"
+        }, name)
+      }
+      // the connection goes on
+      const results = toolResults(report.requests[1])
+      assert.deepStrictEqual(results["refused__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      assertHealthyAndClean(report)
+    }), 120_000)
+
   it.scopedLive("D5 HTTP 401, 404 and 500 make a server unavailable with the status as the reason", () =>
     Effect.gen(function*() {
       const marker = newMarker()

@@ -22,13 +22,31 @@ export interface ResponseWatch {
   /** The longest message accepted, in bytes: a JSON body, or one event of an event stream. */
   readonly maxMessageBytes: number
   /**
-   * An event stream answering `ids` ended (or broke). `resumable`: it carried event ids, so the SDK resumes
-   * it with `Last-Event-ID`.
+   * An event stream answering `ids` ended (or broke). `resumable`: it carried a whole event with an id, so the
+   * SDK resumes it with `Last-Event-ID`.
    */
   readonly onStreamEnd: (ids: ReadonlyArray<string | number>, resumable: boolean) => void
+  /**
+   * The resumption of a stream answering `ids` failed for good: the server refused it with 405 (the SDK then
+   * gives up without a word), or its stream ended without a new event id (the SDK then opens a stream without
+   * `Last-Event-ID`, on which the answer never comes). Other failures the SDK retries, and says so when its
+   * retries run out.
+   */
+  readonly onResumeFailed: (ids: ReadonlyArray<string | number>) => void
   /** A response to `ids` went over `maxMessageBytes` and was cut off. */
   readonly onOversized: (ids: ReadonlyArray<string | number>) => void
+  /** The server answered 401 with an OAuth challenge: it wants a login. */
+  readonly onChallenge: () => void
 }
+
+/**
+ * Whether a `WWW-Authenticate` value challenges for OAuth: the `Bearer` scheme (RFC 6750), or the
+ * `resource_metadata` parameter of the MCP authorization specification (RFC 9728), among any challenges.
+ *
+ * @internal
+ */
+export const isOAuthChallenge = (header: string | null): boolean =>
+  header !== null && (/(?:^|,)\s*bearer(?:\s|,|$)/i.test(header) || /(?:^|[\s,])resource_metadata\s*=/i.test(header))
 
 /** The `fetch` the SDK's transport is given. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>
@@ -53,22 +71,75 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
       Effect.sync(() => new Agent()),
       (agent) => Effect.promise(() => agent.destroy().catch(() => {}))
     )
+    // the requests of each stream the SDK may resume, by the id of its last whole event (its Last-Event-ID)
+    const resumable = new Map<string, ReadonlyArray<string | number>>()
+    const streams: Streams = {
+      watch,
+      ended: (ids, lastEventId) => {
+        if (lastEventId !== undefined) resumable.set(lastEventId, ids)
+        watch.onStreamEnd(ids, lastEventId !== undefined)
+      }
+    }
+    const giveUp = (lastEventId: string, ids: ReadonlyArray<string | number>) => {
+      resumable.delete(lastEventId)
+      watch.onResumeFailed(ids)
+    }
     return (url, init) => {
+      const method = (init?.method ?? "GET").toUpperCase()
+      const resumed = method === "GET" ? resumption(init?.headers) : undefined
+      const resumedIds = resumed !== undefined ? resumable.get(resumed) : undefined
       const link = init?.signal != null ? linkSignal(init.signal) : undefined
       const request = { ...init, ...(link ? { signal: link.signal } : {}), dispatcher } as Parameters<typeof fetch>[1]
       return (fetch(url, request) as unknown as Promise<Response>).then((response) => {
+        if (response.status === 401 && isOAuthChallenge(response.headers.get("www-authenticate"))) watch.onChallenge()
+        if (resumed !== undefined && resumedIds !== undefined) {
+          if (response.status === 405 || (response.ok && response.body === null)) {
+            giveUp(resumed, resumedIds)
+          } else if (response.ok) {
+            // read as an event stream whatever its content type, as the SDK reads it
+            return watchBody(response, resumedIds, {
+              watch,
+              ended: (ids, lastEventId) => {
+                if (lastEventId === undefined) giveUp(resumed, ids)
+                else {
+                  resumable.delete(resumed)
+                  streams.ended(ids, lastEventId)
+                }
+              }
+            }, link?.unlink, true)
+          }
+        }
         if (response.body === null) {
           link?.unlink()
           return response
         }
-        const ids = (init?.method ?? "GET").toUpperCase() === "POST" ? parseIds(init?.body) : []
-        return ids.length === 0 && link === undefined ? response : watchBody(response, ids, watch, link?.unlink)
+        const ids = method === "POST" ? parseIds(init?.body) : []
+        return ids.length === 0 && link === undefined ? response : watchBody(response, ids, streams, link?.unlink)
       }, (error: unknown) => {
         link?.unlink()
         return Promise.reject(error)
       })
     }
+
   })
+
+/** Where a watched body reports to. */
+interface Streams {
+  readonly watch: ResponseWatch
+  /** An event stream ended; `lastEventId`: the id of its last whole event, from which the SDK resumes it. */
+  readonly ended: (ids: ReadonlyArray<string | number>, lastEventId: string | undefined) => void
+}
+
+/** The `Last-Event-ID` of a GET: the SDK resuming a stream. */
+const resumption = (headers: RequestInit["headers"]): string | undefined => {
+  if (headers === undefined) return undefined
+  const value = headers instanceof Headers
+    ? headers.get("last-event-id")
+    : Array.isArray(headers)
+    ? headers.find(([name]) => name.toLowerCase() === "last-event-id")?.[1]
+    : Object.entries(headers).find(([name]) => name.toLowerCase() === "last-event-id")?.[1]
+  return value ?? undefined
+}
 
 /**
  * A signal of the request's own, aborted with the connection's. undici's `fetch` removes the listener it adds
@@ -102,23 +173,26 @@ const parseIds = (body: RequestInit["body"]): ReadonlyArray<string | number> => 
 const watchBody = (
   response: Response,
   ids: ReadonlyArray<string | number>,
-  watch: ResponseWatch,
-  done: (() => void) | undefined
+  streams: Streams,
+  done: (() => void) | undefined,
+  asEventStream = false
 ): Response => {
+  const watch = streams.watch
   const reader = response.body!.getReader()
   const watched = ids.length > 0
-  const eventStream = watched && (response.headers.get("content-type") ?? "").startsWith("text/event-stream")
+  const eventStream = watched &&
+    (asEventStream || (response.headers.get("content-type") ?? "").startsWith("text/event-stream"))
+  const eventIds = eventStream ? new EventIds() : undefined
   let ended = false
   const end = () => {
     if (ended) return
     ended = true
     done?.()
-    if (eventStream) watch.onStreamEnd(ids, resumable)
+    if (eventIds !== undefined) streams.ended(ids, eventIds.last)
   }
   let bytes = 0
-  // whether the bytes so far end with a newline: a newline after it ends an event, an `id:` after it is a field
+  // whether the bytes so far end with a newline: a newline after it ends an event
   let atLineStart = true
-  let resumable = false
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: ReadableStreamReadResult<Uint8Array>
@@ -149,7 +223,7 @@ const watchBody = (
           }
         }
         bytes = eventEnd === -1 ? bytes + view.length : view.length - eventEnd - 1
-        if (!resumable) resumable = (atLineStart && view.indexOf("id:") === 0) || view.indexOf("\nid:") !== -1
+        eventIds!.feed(view)
         if (view.length > 0) atLineStart = view[view.length - 1] === 10
       } else {
         bytes += view.length
@@ -171,4 +245,101 @@ const watchBody = (
     }
   })
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf])
+const ID = 0x69, D = 0x64, A = 0x61, T = 0x74, COLON = 0x3a, SPACE = 0x20, LF = 10, CR = 13
+
+/**
+ * The event ids of an event stream as the SDK reads them (eventsource-parser): an event counts once a blank
+ * line ends it and it has a data line; its id is its last `id` field without a NUL. `last` is the id the SDK
+ * resumes from: that of the last such event with a non-empty id. An event the stream cut off never counts.
+ * Lines end with CR, LF or CRLF, across chunks.
+ *
+ * @internal
+ */
+export class EventIds {
+  last: string | undefined = undefined
+  // the line being read: its length, its first bytes, and all of it while it may be an `id` line
+  private length = 0
+  private readonly head = Buffer.alloc(5)
+  private idLine: Array<Buffer> | undefined = []
+  // the event being read
+  private id: string | undefined = undefined
+  private data = false
+  private atCr = false
+  // how much of a byte order mark the stream began with, -1 once past it
+  private bom = 0
+
+  feed(chunk: Buffer): void {
+    let i = 0
+    // a byte order mark at the start is dropped by the SDK's decoder (its bytes may come in several chunks)
+    while (this.bom >= 0 && i < chunk.length) {
+      if (chunk[i] === BOM[this.bom]) {
+        i++
+        this.bom = this.bom === 2 ? -1 : this.bom + 1
+      } else {
+        if (this.bom > 0) this.append(BOM, 0, this.bom)
+        this.bom = -1
+      }
+    }
+    if (this.atCr && i < chunk.length) {
+      // a CR that ended a chunk ends its line once the next byte is known (the parser waits for it too)
+      this.atCr = false
+      this.endLine()
+      if (chunk[i] === LF) i++
+    }
+    let lf = -2
+    let cr = -2
+    while (i < chunk.length) {
+      // a search runs again only once its line end is passed
+      if (lf !== -1 && lf < i) lf = chunk.indexOf(LF, i)
+      if (cr !== -1 && cr < i) cr = chunk.indexOf(CR, i)
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr)
+      if (end === -1) {
+        this.append(chunk, i, chunk.length)
+        return
+      }
+      this.append(chunk, i, end)
+      if (chunk[end] === CR && end === chunk.length - 1) {
+        this.atCr = true
+        return
+      }
+      this.endLine()
+      i = end + (chunk[end] === CR && chunk[end + 1] === LF ? 2 : 1)
+    }
+  }
+
+  private append(chunk: Buffer, from: number, to: number): void {
+    if (from === to) return
+    const headBefore = Math.min(this.length, 5)
+    if (headBefore < 5) chunk.copy(this.head, headBefore, from, Math.min(to, from + 5 - headBefore))
+    this.length += to - from
+    if (this.idLine === undefined) return
+    const head = Math.min(this.length, 3)
+    const maybeId = this.head[0] === ID && (head < 2 || this.head[1] === D) && (head < 3 || this.head[2] === COLON)
+    if (maybeId) this.idLine.push(chunk.subarray(from, to))
+    else this.idLine = undefined
+  }
+
+  private endLine(): void {
+    const length = this.length
+    const head = this.head
+    if (length === 0) {
+      if (this.data && this.id !== undefined && this.id !== "") this.last = this.id
+      this.id = undefined
+      this.data = false
+    } else if (
+      length >= 4 && head[0] === D && head[1] === A && head[2] === T && head[3] === A &&
+      (length === 4 || head[4] === COLON)
+    ) {
+      this.data = true
+    } else if (this.idLine !== undefined && (length === 2 || (length >= 3 && head[2] === COLON))) {
+      const line = Buffer.concat(this.idLine)
+      const value = length === 2 ? "" : line.subarray(line[3] === SPACE ? 4 : 3).toString("utf8")
+      if (!value.includes("\0")) this.id = value
+    }
+    this.length = 0
+    this.idLine = []
+  }
 }

@@ -1,0 +1,65 @@
+/**
+ * A remote server that answers 401 with an OAuth challenge (`WWW-Authenticate: Bearer`, with or without
+ * `resource_metadata`) needs a login, whether its definition has an `auth` option or not: the connect fails
+ * `NeedsAuthorization` with the hint to log in, and starts no flow of its own. A 401 without an OAuth challenge,
+ * or one to a server that sends its own Authorization header (a login's tokens would not be used), stays an
+ * HTTP error.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpClientFactory, McpServer, McpTokenStore } from "@zett/mcp"
+import * as OAuthServer from "@zett/testing/OAuthServer"
+import * as Effect from "effect/Effect"
+import * as Crypto from "node:crypto"
+import { httpFault } from "./utils/faults.js"
+
+const connectError = (server: McpServer.McpHttpServer) =>
+  Effect.gen(function*() {
+    const store = yield* McpTokenStore.makeMemory
+    const factory = yield* McpClientFactory.make().pipe(
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(NodeContext.layer)
+    )
+    return yield* Effect.flip(Effect.scoped(factory.connect(server)))
+  })
+
+describe("a 401 with an OAuth challenge", () => {
+  it.scoped("to a server without an auth option: NeedsAuthorization with the hint to log in, and no flow started", () =>
+    Effect.gen(function*() {
+      for (const resourceMetadataInHeader of [true, false]) {
+        const as = yield* OAuthServer.make({ resourceMetadataInHeader })
+        const error = yield* connectError(McpServer.http({ name: "docs", url: as.url }))
+        assert.strictEqual(error.failure, "NeedsAuthorization", `resource_metadata: ${resourceMetadataInHeader}`)
+        assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+        assert.strictEqual(error.httpStatus, 401)
+        assert.strictEqual(error.message, "docs: needs authorization: run zett auth login docs")
+        // what the servers received: the MCP request only, no discovery, registration or token request
+        assert.deepStrictEqual(as.requests.map((r) => `${r.on} ${r.method} ${r.path}`), ["rs POST /mcp"])
+      }
+    }))
+
+  it.scoped("to a server with an auth option: the same hint", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make({})
+      const error = yield* connectError(McpServer.http({ name: "docs", url: as.url, auth: {} }))
+      assert.strictEqual(error.failure, "NeedsAuthorization")
+      assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+      assert.strictEqual(as.count("/register"), 0)
+      assert.strictEqual(as.count("/token"), 0)
+    }))
+
+  it.scoped("a 401 without an OAuth challenge, or to a server with its own Authorization header, is an HTTP 401", () =>
+    Effect.gen(function*() {
+      const plain = yield* httpFault(Crypto.randomUUID(), ["http-401"])
+      const unchallenged = yield* connectError(McpServer.http({ name: "plain", url: plain }))
+      assert.strictEqual(unchallenged.failure, "Unauthorized")
+      assert.strictEqual(unchallenged.reason, "HTTP 401 Unauthorized")
+
+      const as = yield* OAuthServer.make({})
+      const own = yield* connectError(
+        McpServer.http({ name: "docs", url: as.url, headers: { Authorization: "Bearer not-a-token-1234" } })
+      )
+      assert.strictEqual(own.failure, "Unauthorized")
+      assert.strictEqual(own.reason, "HTTP 401 Unauthorized")
+    }))
+})
