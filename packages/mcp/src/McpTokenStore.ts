@@ -234,7 +234,7 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
     )
   const guard = yield* Effect.makeSemaphore(1)
   let isPrivate = false
-  const makePrivate = guard.withPermits(1)(Effect.suspend(() => {
+  const check = guard.withPermits(1)(Effect.suspend(() => {
     if (isPrivate) return Effect.void
     return Effect.gen(function*() {
       // a folder not there yet is made 0700 by the first write; one that cannot be looked at fails the operation
@@ -250,6 +250,7 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
       isPrivate = true
     }).pipe(Effect.catchTag("SystemError", "BadArgument", failure(undefined, "check the mode of")))
   }))
+  const makePrivate = Effect.suspend(() => (isPrivate ? Effect.void : check))
 
   const readFile = (file: string) =>
     fs.readFileString(file).pipe(
