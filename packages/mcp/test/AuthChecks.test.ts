@@ -207,11 +207,16 @@ describe("answers nested too deep", () => {
       }))
   }
 
-  it.scoped("protected-resource metadata nested 10,000 levels deep is not used: the authorization server it names is never asked", () =>
+  it.scoped("protected-resource metadata nested 10,000 levels deep fails connect and login naming it (the SDK would fall back): the authorization server is never asked", () =>
     Effect.gen(function*() {
-      const { as, headless, login } = yield* setup({ nested: { in: "resource", depth: 10_000 } })
+      const { as, factory, headless, login, server } = yield* setup({ nested: { in: "resource", depth: 10_000 } })
+      const expected = /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp nests deeper than 32 levels$/
+      const quiet = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.match(quiet.message, expected)
       const error = yield* Effect.flip(login)
       assert.strictEqual(error._tag, "McpConnectError")
+      assert.match(error.message, expected)
+      assert.deepStrictEqual(headless.logins, [])
       assert.deepStrictEqual(headless.urls, [])
       assert.deepStrictEqual(as.requests.filter((r) => r.on === "as"), [])
     }))

@@ -60,12 +60,14 @@ const sameEndpoint = (url: string | URL, endpoint: URL) => {
  * The fetch `auth()` is given, and the transport's: requests to the MCP endpoint pass through (their 401 and 403
  * watched by `observe`); every other one is OAuth's (metadata, registration, tokens), refused for authorization
  * server metadata that is not `https:`, its answer read within limits and handed to the SDK as this runtime's
- * `Response`, as it tells an OAuth error response by `instanceof Response`.
+ * `Response`, as it tells an OAuth error response by `instanceof Response`. Refusals are also kept in
+ * `refusals`: the SDK swallows some (a failed protected-resource metadata falls back to older discovery).
  */
 const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise<Response>>(
   fetch: F,
   server: McpServer.McpHttpServer,
-  observe: ((response: Response) => void) | undefined
+  observe: ((response: Response) => void) | undefined,
+  refusals: Array<OAuthChecks.Refused>
 ): F => {
   const endpoint = new URL(server.url)
   return (async (url: string | URL, init?: RequestInit) => {
@@ -74,9 +76,14 @@ const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise
       observe?.(response)
       return response
     }
-    const refused = OAuthChecks.requestRefusal(url)
-    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
-    return OAuthChecks.boundedResponse(url, await fetch(url, init))
+    try {
+      const refused = OAuthChecks.requestRefusal(url)
+      if (refused !== undefined) throw new OAuthChecks.Refused(refused)
+      return await OAuthChecks.boundedResponse(url, await fetch(url, init))
+    } catch (error) {
+      if (OAuthChecks.isRefused(error)) refusals.push(error)
+      throw error
+    }
   }) as F
 }
 
@@ -85,10 +92,11 @@ const sessionOf = (
   provider: OAuthClientProvider,
   server: McpServer.McpHttpServer,
   observe: ((response: Response) => void) | undefined,
-  transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }>
+  transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }>,
+  refusals: Array<OAuthChecks.Refused>
 ): Session => ({
   authProvider: provider,
-  fetch: (fetch) => oauthFetch(fetch, server, observe),
+  fetch: (fetch) => oauthFetch(fetch, server, observe, refusals),
   onTransport: (transport) => void transports.push(transport)
 })
 
@@ -107,7 +115,8 @@ const renew = (
   settings: Settings,
   provider: OAuthProvider.StoreProvider & OAuthClientProvider,
   server: McpServer.McpHttpServer,
-  machine: boolean
+  machine: boolean,
+  refusals: Array<OAuthChecks.Refused>
 ) =>
   settings.store.withLock(
     provider.context.key,
@@ -122,7 +131,7 @@ const renew = (
       }
       yield* Effect.logDebug(`MCP server ${server.name}: renewing its expired access token`)
       const result = yield* Effect.tryPromise({
-        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: oauthFetch((url, init) => fetch(url, init), server, undefined) }),
+        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: oauthFetch((url, init) => fetch(url, init), server, undefined, refusals) }),
         catch: (cause) => connectError(server, settings, cause)
       })
       if (result !== "AUTHORIZED") return yield* needsAuthorization(server)
@@ -135,7 +144,8 @@ const renew = (
 const isLoginNeeded = (error: McpConnectError) => error.failure === "NeedsAuthorization"
 
 /**
- * Connects with `attempt`, giving it the session of the server's `auth` option.
+ * Connects with `attempt`, giving it the session of the server's `auth` option. An authorization server that was
+ * refused (`OAuthChecks`) fails the connect with the refusal, whatever the SDK made of it.
  *
  * @internal
  */
@@ -143,6 +153,20 @@ export const connect = <A>(
   server: McpServer.McpHttpServer,
   settings: Settings,
   attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>
+): Effect.Effect<A, McpConnectError, Scope.Scope> =>
+  Effect.suspend(() => {
+    const refusals: Array<OAuthChecks.Refused> = []
+    return Effect.mapError(
+      connectWith(server, settings, attempt, refusals),
+      (error) => refusals[0] === undefined ? error : connectError(server, settings, refusals[0])
+    )
+  })
+
+const connectWith = <A>(
+  server: McpServer.McpHttpServer,
+  settings: Settings,
+  attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,
+  refusals: Array<OAuthChecks.Refused>
 ): Effect.Effect<A, McpConnectError, Scope.Scope> =>
   Effect.gen(function*() {
     let auth = server.auth
@@ -154,7 +178,7 @@ export const connect = <A>(
       if (Option.isNone(stored)) return yield* attempt(plain)
       auth = new McpServer.AuthorizationCode({})
     }
-    if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, []))
+    if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, [], refusals))
     const runtime = yield* Effect.runtime<never>()
     const clock = yield* Effect.clock
     const context: OAuthProvider.Context = {
@@ -166,8 +190,8 @@ export const connect = <A>(
     }
     if (auth._tag === "ClientCredentials") {
       const provider = new OAuthProvider.ClientCredentialsProvider(context, auth)
-      yield* renew(settings, provider, server, true)
-      return yield* attempt(sessionOf(provider, server, (response) => provider.observe(response), []))
+      yield* renew(settings, provider, server, true, refusals)
+      return yield* attempt(sessionOf(provider, server, (response) => provider.observe(response), [], refusals))
     }
 
     const stored = Option.getOrElse(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none), () => ({}))
@@ -179,13 +203,13 @@ export const connect = <A>(
     const hook = Option.isSome(settings.hook) ? settings.hook : yield* Effect.serviceOption(McpAuthorization)
     const first = yield* Effect.either(
       Effect.zipRight(
-        renew(settings, quiet, server, false),
-        attempt(sessionOf(quiet, server, (response) => quiet.observe(response), []))
+        renew(settings, quiet, server, false, refusals),
+        attempt(sessionOf(quiet, server, (response) => quiet.observe(response), [], refusals))
       )
     )
     if (first._tag === "Right") return first.right
-    if (!isLoginNeeded(first.left) || Option.isNone(hook)) return yield* first.left
-    return yield* interactive(server, settings, context, auth, hook.value, quiet, attempt)
+    if (refusals.length > 0 || !isLoginNeeded(first.left) || Option.isNone(hook)) return yield* first.left
+    return yield* interactive(server, settings, context, auth, hook.value, quiet, attempt, refusals)
   })
 
 const interactive = <A>(
@@ -195,7 +219,8 @@ const interactive = <A>(
   auth: McpServer.AuthorizationCode,
   hook: McpAuthorization["Type"],
   quiet: OAuthProvider.AuthorizationCodeProvider,
-  attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>
+  attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,
+  refusals: Array<OAuthChecks.Refused>
 ): Effect.Effect<A, McpConnectError, Scope.Scope> =>
   Effect.gen(function*() {
     const outer = yield* Effect.scope
@@ -217,7 +242,7 @@ const interactive = <A>(
       const transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }> = []
       const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
       const result = yield* Effect.either(
-        Scope.extend(attempt(sessionOf(provider, server, (response) => provider.observe(response), transports)), scope)
+        Scope.extend(attempt(sessionOf(provider, server, (response) => provider.observe(response), transports, refusals)), scope)
       )
       if (result._tag === "Right") {
         yield* Scope.close(loginScope, Exit.void)
@@ -227,7 +252,7 @@ const interactive = <A>(
       const url = provider.authorizationUrl
       provider.authorizationUrl = undefined
       const transport = transports[transports.length - 1]
-      if (url === undefined || transport === undefined || round === settings.maxAuthorizations) {
+      if (url === undefined || transport === undefined || round === settings.maxAuthorizations || refusals.length > 0) {
         yield* Scope.close(scope, Exit.void)
         break
       }
