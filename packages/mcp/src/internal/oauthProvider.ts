@@ -1,8 +1,10 @@
 /**
  * Zett's SDK `OAuthClientProvider`s, backed by `McpTokenStore`: the SDK's `auth()` does discovery, registration,
  * PKCE, the `resource` parameter, scope selection, client authentication and refresh; these classes only keep
- * what it hands them, add `expires_at`, ask for `offline_access` when the authorization server offers it, and
- * stop a flow that would need a browser when no one is there to use it (`NeedsLogin`).
+ * what it hands them, add `expires_at`, ask for `offline_access` when the authorization server offers it,
+ * refuse an authorization server that fails the checks of `oauthChecks.ts` (as discovered, as restored from the
+ * store, and its authorization URL), and stop a flow that would need a browser when no one is there to use it
+ * (`NeedsLogin`).
  *
  * @internal
  */
