@@ -274,7 +274,8 @@ const StoredTool = Schema.Struct({
   remoteName: Schema.String
 })
 const StoredEntry = Schema.Struct({ key: Schema.String, expiresAt: Schema.Number, tools: Schema.Array(StoredTool) })
-const decodeEntry = Schema.decodeUnknownEither(StoredEntry)
+// checked, not decoded: the entry is used as it is, without a copy (which would also lose a `__proto__` key)
+const isStoredEntry = Schema.is(StoredEntry)
 
 const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
 
@@ -285,9 +286,8 @@ const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice
  * `key` (the key itself, the server, each tool's exposed name made from its remote name).
  */
 const checkStored = (key: Key, stored: unknown): { readonly tools: ReadonlyArray<McpTool>; readonly expiresAt: number } | string => {
-  const decoded = decodeEntry(stored)
-  if (decoded._tag === "Left") return "not a tool list"
-  const entry = decoded.right
+  if (!isStoredEntry(stored)) return "not a tool list"
+  const entry = stored
   if (entry.key !== key.id) return "stored for another server definition or naming mode"
   const prefix = key.prefix ?? Naming.sanitize(key.server)
   for (const tool of entry.tools) {
