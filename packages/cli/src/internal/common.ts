@@ -22,6 +22,7 @@ import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
+import { inert } from "./inert.js"
 import * as Inputs from "./inputs.js"
 import { loopbackHook } from "./loopback.js"
 import * as ServerRequests from "./serverRequests.js"
@@ -201,7 +202,7 @@ export const offerLogins = <E, R>(
           loopbackHook({ port: Option.none(), timeout: Duration.minutes(5), browser: true, output })
         ),
         Effect.matchEffect({
-          onFailure: (error) => Output.errorLine(`cannot log in to ${server.name}: ${error.message}`),
+          onFailure: (error) => Output.errorLine(inert(`cannot log in to ${server.name}: ${error.message}`)),
           onSuccess: () => Output.errorLine(`${server.name}: authorized.`)
         })
       )

@@ -136,10 +136,10 @@ const form = (request: McpElicitation.FormRequest, settings: Settings) =>
       return { action: "accept" } as const
     }
     if (!(yield* isTerminal)) {
-      yield* Output.errorLine(
+      yield* Output.errorLine(inert(
         `zett: ${asked}; declined: zett is not running on a terminal` +
           (settings.yesDefaults ? ` and ${missing.map((field) => field.name).join(", ")} has no default` : " (--yes-defaults answers with the defaults)")
-      )
+      ))
       return { action: "decline" } as const
     }
     yield* Output.line(asked)
