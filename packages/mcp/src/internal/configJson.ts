@@ -35,8 +35,7 @@ export type ParseResult =
 
 // Deep enough for any real configuration (they nest fewer than 10 levels), shallow enough that nothing
 // downstream recurses into trouble: the limit of a tool's input schema.
-/** @internal */
-export const maxDepth: number = JsonSchema.limits.depth
+const maxDepth: number = JsonSchema.limits.depth
 
 // Token kinds of `createScanner` (an ambient const enum in jsonc-parser's types, so not read by name).
 const OpenBrace = 1
