@@ -38,6 +38,7 @@ import { McpConnectError, needsAuthorizationReason } from "./McpError.js"
 import * as McpServer from "./McpServer.js"
 import * as McpTokenStore from "./McpTokenStore.js"
 import { transportAttributes } from "./internal/telemetry.js"
+import * as Turns from "./internal/turns.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -432,6 +433,8 @@ const sdkConnect = (
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+    // connects that start together start one per turn of the event loop, so open connections are read between
+    yield* Turns.take
     yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
     // the definition's secrets and every credential the process holds, now or later (a login's tokens)

@@ -2,7 +2,7 @@
  * Requests that overlap: one interrupted while its connections close, and many on a fresh layer at once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Agent, ScriptedModel } from "@zett/agent"
+import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
@@ -12,6 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import * as Faults from "@zett/testing/Faults"
 
@@ -71,4 +72,60 @@ describe("an interrupted request", () => {
         assert.isFalse(yield* Deferred.isDone(terminated!), "the server got no SIGTERM")
       }).pipe(Effect.provide(layer))
     }).pipe(Effect.scoped), 60_000)
+})
+
+/**
+ * A model whose first turn calls `tool` and whose next turn ends the request; `onResult` is told of each tool
+ * result as the model sees it.
+ */
+const callingModel = (tool: string, onResult: (result: Message.ToolMessage) => void) =>
+  Model.Model.of({
+    stream: (request) =>
+      Stream.unwrap(Effect.sync((): Stream.Stream<Model.ModelEvent> => {
+        const usage = new Message.Usage({ inputTokens: 0, outputTokens: 0 })
+        const result = request.messages.find((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+        if (result === undefined) {
+          return Stream.make(
+            { _tag: "ToolCall" as const, call: new Message.ToolCall({ id: "c1", name: tool, arguments: { text: "hi" } }) },
+            { _tag: "Finish" as const, reason: "tool_calls" as const, usage }
+          )
+        }
+        onResult(result)
+        return Stream.make({ _tag: "TextDelta" as const, text: "done" }, { _tag: "Finish" as const, reason: "stop" as const, usage })
+      }))
+  })
+
+describe("many requests on a fresh layer", () => {
+  // Real servers: what is measured is the order in which this process starts them and reads their answers.
+  // TestClock holds every timeout: a call that has to wait is not cut short, and nothing depends on how fast
+  // the machine is.
+  it.effect("50 at once: every call succeeds, and the first answer is read before the other connections have all started", () =>
+    Effect.gen(function*() {
+      const marker = Crypto.randomUUID()
+      const server = Faults.stdioFault("calm", marker, ["none"])
+      const results: Array<Message.ToolMessage> = []
+      // the server processes running when the first answer reached its request
+      let startedAtFirstAnswer: number | undefined
+      const model = callingModel("calm__echo", (result) => {
+        startedAtFirstAnswer ??= Faults.withMarker(marker).length
+        results.push(result)
+      })
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(McpExtension.layer({ servers: [server], connectTimeout: "30 seconds", callTimeout: "2 seconds" })),
+        Layer.provide(Faults.factoryLayer({})),
+        Layer.provide(NodeContext.layer),
+        Layer.provide(Layer.succeed(Model.Model, model)),
+        Layer.provide(Layer.merge(Logger.remove(Logger.defaultLogger), Logger.minimumLogLevel(LogLevel.None)))
+      )
+      // every request lists the tools (one of them discovers for all), then connects its own server to call
+      yield* Effect.forEach(Array.from({ length: 50 }), () => Agent.run("go"), { concurrency: "unbounded", discard: true }).pipe(
+        Effect.provide(layer)
+      )
+      assert.strictEqual(results.length, 50)
+      assert.deepStrictEqual(results.filter((r) => r.status !== "ok").map((r) => r.content), [])
+      // Started together, the 49 connections spawned their servers back to back in one turn of the event loop,
+      // and the first answer, already there, was read only after that turn.
+      assert.isBelow(startedAtFirstAnswer!, 25, "servers running when the first answer was read")
+      assert.deepStrictEqual(Faults.withMarker(marker).map((p) => p.pid), [], "no server is left")
+    }), 120_000)
 })
