@@ -1,5 +1,5 @@
 /**
- * `bedrock:` against a fake Bedrock runtime on 127.0.0.1 speaking ConverseStream's binary event stream (issue 16).
+ * `bedrock:` against a fake Bedrock runtime on 127.0.0.1 speaking ConverseStream's binary event stream.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
@@ -39,8 +39,8 @@ const request = (
 
 const modelPath = "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream"
 
-describe("issue 16: bedrock (Converse API)", () => {
-  it.scoped("issue 16: streamed text (messages split across reads) and usage; the key is a bearer token", () =>
+describe("bedrock (Converse API)", () => {
+  it.scoped("streamed text (messages split across reads) and usage; the key is a bearer token", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         bedrockStream(bedrockEvents({ text: ["Hel", "lo"], usage: { input: 11, output: 2, cached: 6 } }), { split: 7 })
@@ -61,7 +61,7 @@ describe("issue 16: bedrock (Converse API)", () => {
       })
     }))
 
-  it.scoped("issue 16: two toolUse blocks with input split mid-JSON become calls; results go back as toolResult", () =>
+  it.scoped("two toolUse blocks with input split mid-JSON become calls; results go back as toolResult", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         bedrockStream(bedrockEvents({
@@ -96,7 +96,7 @@ describe("issue 16: bedrock (Converse API)", () => {
       ])
     }))
 
-  it.scoped("issue 16: a 403 fails at once naming no key; a 429 is retried; a 500 is retried, then fails", () =>
+  it.scoped("a 403 fails at once naming no key; a 429 is retried; a 500 is retried, then fails", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const provider = yield* fakeProvider([

@@ -1,45 +1,35 @@
 /**
  * An `@effect/ai` `LanguageModel` for OpenAI-compatible servers that speak only Chat Completions
- * (`POST {baseUrl}/chat/completions`, streamed): llama.cpp's server, LM Studio, vLLM, Ollama, most gateways.
+ * (`POST {apiUrl}/chat/completions`, streamed): llama.cpp's server, LM Studio, vLLM, Ollama, most gateways.
  *
- * Written here over `@effect/platform`'s `HttpClient` because no `@effect/ai` provider on the installed line does
- * it: `@effect/ai-openai` 0.41 calls the Responses API only, and `@effect/ai-openrouter` (which speaks Chat
- * Completions, with OpenRouter's own extensions) has no release for `@effect/ai` 0.37 (its newest, 0.10.1, wants
- * `^0.35.0`).
+ * Written here because no `@effect/ai` provider on the Effect 3 line does it: `@effect/ai-openai` 0.41 calls the
+ * Responses API only, and `@effect/ai-openrouter` (which speaks Chat Completions, with OpenRouter's own
+ * extensions) has no release for `@effect/ai` 0.37 (its newest, 0.10.1, wants `^0.35.0`).
  *
  * @since 0.1.0
  */
-import * as Sse from "@effect/experimental/Sse"
-import * as AiError from "@effect/ai/AiError"
+import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AiModel from "@effect/ai/Model"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import * as Tool from "@effect/ai/Tool"
-import * as HttpBody from "@effect/platform/HttpBody"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { AiProvider } from "@zett/ai"
 import * as Effect from "effect/Effect"
-import { identity } from "effect/Function"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import * as Streamed from "./internal/streamed.js"
+import { type ChatChunk, ChatCompletionsClient, type ChunkUsage } from "./ChatCompletionsClient.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface Options {
+  /** The model as the server names it, e.g. `qwen2.5:7b`. */
   readonly model: string
-  /** The server's `/v1` URL, e.g. `http://127.0.0.1:8080/v1`; default `https://api.openai.com/v1`. */
-  readonly apiUrl?: string | undefined
-  readonly apiKey?: Redacted.Redacted | undefined
-  /** Applied to the HTTP client last, like `@effect/ai-openai`'s option of the same name. */
-  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
-const module = "OpenAiChat"
+const module = "ChatCompletionsLanguageModel"
 
 // -----------------------------------------------------------------------------
 // request
@@ -103,53 +93,20 @@ const toolChoiceOf = (choice: LanguageModel.ProviderOptions["toolChoice"]): unkn
   return choice.mode ?? "auto"
 }
 
-const body = (model: string, options: LanguageModel.ProviderOptions, stream: boolean) => ({
+const body = (model: string, options: LanguageModel.ProviderOptions) => ({
   model,
   messages: toMessages(options.prompt),
   ...(options.tools.length > 0
     ? {
-      tools: options.tools.map((tool) => ({
-        type: "function",
-        function: {
-          name: tool.name,
-          ...(Tool.getDescription(tool as any) !== undefined ? { description: Tool.getDescription(tool as any) } : {}),
-          parameters: Tool.getJsonSchema(tool as any)
-        }
-      })),
+      tools: AiProvider.toolDeclarations(options.tools).map((tool) => ({ type: "function", function: tool })),
       tool_choice: toolChoiceOf(options.toolChoice)
     }
-    : {}),
-  ...(stream ? { stream: true, stream_options: { include_usage: true } } : {})
+    : {})
 })
 
 // -----------------------------------------------------------------------------
 // response
 // -----------------------------------------------------------------------------
-
-interface ChunkUsage {
-  readonly prompt_tokens?: number
-  readonly completion_tokens?: number
-  readonly total_tokens?: number
-  readonly prompt_tokens_details?: { readonly cached_tokens?: number } | null
-}
-
-interface ChatChunk {
-  readonly choices?: ReadonlyArray<{
-    readonly index?: number
-    readonly delta?: {
-      readonly content?: string | null
-      readonly reasoning_content?: string | null
-      readonly tool_calls?: ReadonlyArray<{
-        readonly index?: number
-        readonly id?: string | null
-        readonly function?: { readonly name?: string | null; readonly arguments?: string | null }
-      }> | null
-    }
-    readonly finish_reason?: string | null
-  }>
-  readonly usage?: ChunkUsage | null
-  readonly error?: unknown
-}
 
 const finishReasons: Record<string, Response.FinishReason> = {
   stop: "stop",
@@ -232,25 +189,15 @@ const makeState = () => {
       if (textId !== undefined) parts.push({ type: "text-end", id: textId })
       let unparsed: AiError.AiError | undefined
       for (const call of calls.values()) {
-        const text = call.text.trim() === "" ? "{}" : call.text
-        try {
-          const params = Tool.unsafeSecureJsonParse(text)
-          // a call that does not parse stays open: the id of the call repaired from the failure comes from it
-          parts.push({ type: "tool-params-end", id: call.id }, { type: "tool-call", id: call.id, name: call.name, params })
-        } catch (cause) {
-          unparsed ??= new AiError.MalformedOutput({
-            module,
-            method: "streamText",
-            description: `Failed to securely parse tool call parameters for tool '${call.name}':\nParameters: ${text}`,
-            cause
-          })
-        }
+        // a call that does not parse stays open: the id of the call repaired from the failure comes from it
+        Either.match(AiProvider.toolCallParts(module, call), {
+          onLeft: (error) => void (unparsed ??= error),
+          onRight: (done) => void parts.push(...done)
+        })
       }
       if (unparsed !== undefined) return Stream.concat(Stream.fromIterable(parts), Stream.fail(unparsed))
       if (!sawFinish && calls.size === 0 && textId === undefined && usage === undefined) {
-        return Stream.fail(
-          new AiError.MalformedOutput({ module, method: "streamText", description: "the stream ended without an answer" })
-        )
+        return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
       }
       parts.push({
         type: "finish",
@@ -263,74 +210,37 @@ const makeState = () => {
   return { onChunk, onEnd }
 }
 
-const httpError = (error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> =>
-  error._tag === "RequestError"
-    ? Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method: "streamText", error }))
-    : AiError.HttpResponseError.fromResponseError({ module, method: "streamText", error })
-
-const parseChunk = (data: string): Effect.Effect<ChatChunk | undefined, AiError.AiError> =>
-  Effect.try({
-    try: () => JSON.parse(data) as ChatChunk,
-    catch: (cause) =>
-      new AiError.MalformedOutput({ module, method: "streamText", description: "a stream event is not JSON", cause })
-  })
-
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
-  const client = (yield* HttpClient.HttpClient).pipe(
-    HttpClient.mapRequest((request) =>
-      request.pipe(
-        HttpClientRequest.prependUrl(options.apiUrl ?? "https://api.openai.com/v1"),
-        options.apiKey !== undefined ? HttpClientRequest.bearerToken(options.apiKey) : identity
-      )
-    ),
-    options.transformClient ?? identity,
-    HttpClient.filterStatusOk
-  )
-
-  const streamText = (providerOptions: LanguageModel.ProviderOptions): Stream.Stream<
-    Response.StreamPartEncoded,
-    AiError.AiError
-  > =>
+  const client = yield* ChatCompletionsClient
+  return yield* AiProvider.makeLanguageModel((providerOptions) =>
     Stream.suspend(() => {
       const state = makeState()
-      const request = HttpClientRequest.post("/chat/completions").pipe(
-        HttpClientRequest.setHeader("accept", "text/event-stream"),
-        HttpClientRequest.setBody(HttpBody.unsafeJson(body(options.model, providerOptions, true)))
+      return Stream.concat(
+        client.createChatCompletionStream(body(options.model, providerOptions)).pipe(Stream.mapConcat(state.onChunk)),
+        state.onEnd()
       )
-      const events = client.execute(request).pipe(
-        Effect.map((response) => response.stream),
-        Stream.unwrapScoped,
-        Stream.decodeText(),
-        Stream.pipeThroughChannel(Sse.makeChannel()),
-        Stream.catchAll((error) =>
-          error._tag === "RequestError" || error._tag === "ResponseError"
-            ? Stream.fromEffect(httpError(error))
-            : Stream.fail(
-              new AiError.MalformedOutput({
-                module,
-                method: "streamText",
-                description: "a stream event is too large",
-                cause: error
-              })
-            )
-        ),
-        Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
-        Stream.mapEffect((event) => parseChunk(event.data)),
-        Stream.mapConcat((chunk) => chunk === undefined ? [] : state.onChunk(chunk))
-      )
-      return Stream.concat(events, state.onEnd())
     })
-
-  return yield* Streamed.make(streamText)
+  )
 })
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, ChatCompletionsClient> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * The model as `@effect/ai`'s `Model`, like `OpenAiLanguageModel.model`.
+ *
+ * @since 0.1.0
+ * @category ai models
+ */
+export const model = (
+  model: string
+): AiModel.Model<"chat-completions", LanguageModel.LanguageModel, ChatCompletionsClient> =>
+  AiModel.make("chat-completions", layer({ model }))

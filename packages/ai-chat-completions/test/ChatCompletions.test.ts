@@ -1,5 +1,5 @@
 /**
- * `openai-chat:` against a fake Chat Completions server on 127.0.0.1, in its wire format (issue 16).
+ * `openai-chat:` against a fake Chat Completions server on 127.0.0.1, in its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
@@ -20,7 +20,6 @@ import {
   fakeProvider,
   json,
   KEY,
-  openAiModel,
   pendingSleep
 } from "./utils.js"
 
@@ -41,8 +40,8 @@ const request = (
 const collect = (stream: Stream.Stream<Model.ModelEvent, Model.ModelError>) =>
   Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray))
 
-describe("issue 16: openai-chat (Chat Completions)", () => {
-  it.scoped("issue 16: streamed text and usage (with cached tokens); the request is a streamed chat completion", () =>
+describe("openai-chat (Chat Completions)", () => {
+  it.scoped("streamed text and usage (with cached tokens); the request is a streamed chat completion", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         chatSse(chatChunks({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3, cached: 8 } }))
@@ -66,7 +65,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       })
     }))
 
-  it.scoped("issue 16: tool-call deltas split mid-JSON, two calls interleaved, become two calls; tools go out as functions", () =>
+  it.scoped("tool-call deltas split mid-JSON, two calls interleaved, become two calls; tools go out as functions", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         chatSse(chatChunks({
@@ -95,7 +94,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       assert.strictEqual(body.tool_choice, "auto")
     }))
 
-  it.scoped("issue 16: assistant tool calls and tool results go back as chat messages", () =>
+  it.scoped("assistant tool calls and tool results go back as chat messages", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([chatSse(chatChunks({ text: ["done"] }))])
       const model = yield* buildModel(chatModel(provider))
@@ -115,7 +114,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       ])
     }))
 
-  it.scoped("issue 16: a call with broken JSON arrives marked with the position, after the calls that parse", () =>
+  it.scoped("a call with broken JSON arrives marked with the position, after the calls that parse", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         chatSse(chatChunks({
@@ -139,7 +138,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       assert.strictEqual(provider.requests.length, 1)
     }))
 
-  it.scoped("issue 16: a 401 fails at once, naming no key", () =>
+  it.scoped("a 401 fails at once, naming no key", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const provider = yield* fakeProvider([
@@ -155,7 +154,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       for (const text of [inspect(error, { depth: 20 }), ...logs.lines]) assert.notInclude(text, KEY)
     }))
 
-  it.scoped("issue 16: a 429 is retried after Retry-After, then the answer streams", () =>
+  it.scoped("a 429 is retried after Retry-After, then the answer streams", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         json(429, { error: { message: "slow down", type: "rate_limit" } }, { "retry-after": "2" }),
@@ -171,7 +170,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       assert.strictEqual(provider.requests.length, 2)
     }))
 
-  it.scoped("issue 16: a 500 is retried, then fails with the server's reason", () =>
+  it.scoped("a 500 is retried, then fails with the server's reason", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([json(500, { error: { message: "model crashed", type: "server_error" } })])
       const model = yield* buildModel(chatModel(provider, { retry: { times: 1, delay: "1 second" } }))
@@ -187,19 +186,7 @@ describe("issue 16: openai-chat (Chat Completions)", () => {
       )
     }))
 
-  it.scoped("issue 16: a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>
-    Effect.gen(function*() {
-      const provider = yield* fakeProvider([json(404, { error: { message: "File Not Found", code: 404 } })])
-      const model = yield* buildModel(openAiModel(provider))
-      const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip)
-      assert.strictEqual(
-        error.reason,
-        "openai answered HTTP 404 (not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
-          "for a server that speaks only Chat Completions use openai-chat:<model>): File Not Found"
-      )
-    }))
-
-  it.scoped("issue 16: retries against an unreachable server log one info line each, with the delay; nothing else", () =>
+  it.scoped("retries against an unreachable server log one info line each, with the delay; nothing else", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const provider = yield* fakeProvider([json(200, {})])

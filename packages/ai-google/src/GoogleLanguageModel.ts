@@ -1,43 +1,30 @@
 /**
- * An `@effect/ai` `LanguageModel` for Google's Gemini API (`POST {baseUrl}/v1beta/models/{model}:streamGenerateContent
- * ?alt=sse`, key in `x-goog-api-key`).
+ * An `@effect/ai` `LanguageModel` for Google's Gemini API, streamed (`streamGenerateContent`).
  *
- * Written here over `@effect/platform`'s `HttpClient` because `@effect/ai-google` has no release for the installed
- * `@effect/ai` 0.37 (its newest, 0.15.0, wants `^0.36.0`).
+ * Written here because `@effect/ai-google` has no release for the `@effect/ai` of this workspace (0.37): its
+ * newest, 0.15.0, peers `@effect/ai` `^0.36.0`. Delete this package when `@effect/ai-google` has a release on the
+ * Effect 3 line that peers the `@effect/ai` used here.
  *
  * @since 0.1.0
  */
-import * as Sse from "@effect/experimental/Sse"
-import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AiModel from "@effect/ai/Model"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import * as Tool from "@effect/ai/Tool"
-import * as HttpBody from "@effect/platform/HttpBody"
-import * as HttpClient from "@effect/platform/HttpClient"
-import type * as HttpClientError from "@effect/platform/HttpClientError"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { AiProvider } from "@zett/ai"
 import * as Effect from "effect/Effect"
-import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { textOf } from "./internal/prompt.js"
-import * as Streamed from "./internal/streamed.js"
+import { type GenerateContentChunk, GoogleClient } from "./GoogleClient.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface Options {
+  /** e.g. `gemini-2.5-flash`. */
   readonly model: string
-  /** Default `https://generativelanguage.googleapis.com`. */
-  readonly apiUrl?: string | undefined
-  readonly apiKey?: Redacted.Redacted | undefined
-  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
-
-const module = "Gemini"
 
 type Part =
   | { readonly text: string }
@@ -49,48 +36,23 @@ interface Content {
   readonly parts: Array<Part>
 }
 
-/** @internal */
+/**
+ * The prompt as Gemini's `contents` (consecutive messages of one role are one turn) and its system instruction.
+ *
+ * @internal
+ */
 export const toContents = (prompt: Prompt.Prompt): { system: string; contents: Array<Content> } => {
-  const system: Array<string> = []
-  const contents: Array<Content> = []
-  // consecutive messages of one role are one turn for Gemini
-  const push = (role: Content["role"], parts: Array<Part>) => {
-    if (parts.length === 0) return
-    const last = contents.at(-1)
-    if (last !== undefined && last.role === role) last.parts.push(...parts)
-    else contents.push({ role, parts })
+  const { system, turns } = AiProvider.toTurns<Part>(prompt, {
+    text: (text) => ({ text }),
+    toolCall: (call) => ({ functionCall: { id: call.id, name: call.name, args: call.params ?? {} } }),
+    toolResult: (result) => ({
+      functionResponse: { id: result.id, name: result.name, response: { result: result.result ?? null } }
+    })
+  })
+  return {
+    system: system.join("\n\n"),
+    contents: turns.map((turn) => ({ role: turn.role === "assistant" ? "model" : "user", parts: turn.parts }))
   }
-  for (const message of prompt.content) {
-    switch (message.role) {
-      case "system":
-        system.push(message.content)
-        break
-      case "user":
-        push("user", [{ text: textOf(message.content) }])
-        break
-      case "assistant": {
-        const parts: Array<Part> = []
-        const text = textOf(message.content)
-        if (text !== "") parts.push({ text })
-        for (const part of message.content) {
-          if (part.type === "tool-call" && !part.providerExecuted) {
-            parts.push({ functionCall: { id: part.id, name: part.name, args: part.params ?? {} } })
-          }
-        }
-        push("model", parts)
-        break
-      }
-      case "tool":
-        push(
-          "user",
-          message.content.map((part) => ({
-            functionResponse: { id: part.id, name: part.name, response: { result: part.result ?? null } }
-          }))
-        )
-        break
-    }
-  }
-  return { system: system.join("\n\n"), contents }
 }
 
 const body = (options: LanguageModel.ProviderOptions) => {
@@ -101,30 +63,15 @@ const body = (options: LanguageModel.ProviderOptions) => {
     ...(options.tools.length > 0
       ? {
         tools: [{
-          functionDeclarations: options.tools.map((tool) => ({
-            name: tool.name,
-            ...(Tool.getDescription(tool as any) !== undefined ? { description: Tool.getDescription(tool as any) } : {}),
-            // JSON Schema as the agent holds it (Gemini's `parameters` takes only an OpenAPI subset)
-            parametersJsonSchema: Tool.getJsonSchema(tool as any)
+          // JSON Schema as the agent holds it (Gemini's `parameters` takes only an OpenAPI subset)
+          functionDeclarations: AiProvider.toolDeclarations(options.tools).map(({ parameters, ...tool }) => ({
+            ...tool,
+            parametersJsonSchema: parameters
           }))
         }]
       }
       : {})
   }
-}
-
-interface GeminiChunk {
-  readonly candidates?: ReadonlyArray<{
-    readonly content?: { readonly parts?: ReadonlyArray<Record<string, any>> }
-    readonly finishReason?: string
-  }>
-  readonly usageMetadata?: {
-    readonly promptTokenCount?: number
-    readonly candidatesTokenCount?: number
-    readonly totalTokenCount?: number
-    readonly cachedContentTokenCount?: number
-  }
-  readonly error?: unknown
 }
 
 const finishReasons: Record<string, Response.FinishReason> = {
@@ -141,8 +88,8 @@ const makeState = () => {
   let textId: string | undefined
   let calls = 0
   let finish: Response.FinishReason | undefined
-  let usage: GeminiChunk["usageMetadata"]
-  const onChunk = (chunk: GeminiChunk): Array<Response.StreamPartEncoded> => {
+  let usage: GenerateContentChunk["usageMetadata"]
+  const onChunk = (chunk: GenerateContentChunk): Array<Response.StreamPartEncoded> => {
     const parts: Array<Response.StreamPartEncoded> = []
     if (chunk.error !== undefined && chunk.error !== null) parts.push({ type: "error", error: chunk.error })
     if (chunk.usageMetadata !== undefined) usage = chunk.usageMetadata
@@ -181,70 +128,35 @@ const makeState = () => {
   return { onChunk, onEnd }
 }
 
-const httpError = (error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> =>
-  error._tag === "RequestError"
-    ? Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method: "streamText", error }))
-    : AiError.HttpResponseError.fromResponseError({ module, method: "streamText", error })
-
 /**
  * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options) {
-  const client = (yield* HttpClient.HttpClient).pipe(
-    HttpClient.mapRequest((request) =>
-      request.pipe(
-        HttpClientRequest.prependUrl((options.apiUrl ?? "https://generativelanguage.googleapis.com").replace(/\/+$/, "")),
-        options.apiKey !== undefined
-          ? HttpClientRequest.setHeader("x-goog-api-key", Redacted.value(options.apiKey))
-          : identity
-      )
-    ),
-    options.transformClient ?? identity,
-    HttpClient.filterStatusOk
-  )
-
-  const streamText = (providerOptions: LanguageModel.ProviderOptions): Stream.Stream<
-    Response.StreamPartEncoded,
-    AiError.AiError
-  > =>
+  const client = yield* GoogleClient
+  return yield* AiProvider.makeLanguageModel((providerOptions) =>
     Stream.suspend(() => {
       const state = makeState()
-      const request = HttpClientRequest.post(
-        `/v1beta/models/${encodeURIComponent(options.model)}:streamGenerateContent`
-      ).pipe(
-        HttpClientRequest.setUrlParam("alt", "sse"),
-        HttpClientRequest.setHeader("accept", "text/event-stream"),
-        HttpClientRequest.setBody(HttpBody.unsafeJson(body(providerOptions)))
+      return Stream.concat(
+        client.streamGenerateContent(options.model, body(providerOptions)).pipe(Stream.mapConcat(state.onChunk)),
+        Stream.suspend(() => Stream.fromIterable(state.onEnd()))
       )
-      const events = client.execute(request).pipe(
-        Effect.map((response) => response.stream),
-        Stream.unwrapScoped,
-        Stream.decodeText(),
-        Stream.pipeThroughChannel(Sse.makeChannel()),
-        Stream.catchAll((error) =>
-          error._tag === "RequestError" || error._tag === "ResponseError"
-            ? Stream.fromEffect(httpError(error))
-            : Stream.fail(new AiError.MalformedOutput({ module, method: "streamText", description: "a stream event is too large", cause: error }))
-        ),
-        Stream.mapEffect((event) =>
-          Effect.try({
-            try: () => JSON.parse(event.data) as GeminiChunk,
-            catch: (cause) =>
-              new AiError.MalformedOutput({ module, method: "streamText", description: "a stream event is not JSON", cause })
-          })
-        ),
-        Stream.mapConcat(state.onChunk)
-      )
-      return Stream.concat(events, Stream.suspend(() => Stream.fromIterable(state.onEnd())))
     })
-
-  return yield* Streamed.make(streamText)
+  )
 })
 
 /**
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, GoogleClient> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * The model as `@effect/ai`'s `Model`, like `@effect/ai-google`'s `GoogleLanguageModel.model`.
+ *
+ * @since 0.1.0
+ * @category ai models
+ */
+export const model = (model: string): AiModel.Model<"google", LanguageModel.LanguageModel, GoogleClient> =>
+  AiModel.make("google", layer({ model }))

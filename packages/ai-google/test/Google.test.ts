@@ -1,5 +1,5 @@
 /**
- * `google:` against a fake Gemini API server on 127.0.0.1, in its wire format (issue 16).
+ * `google:` against a fake Gemini API server on 127.0.0.1, in its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
@@ -28,8 +28,8 @@ const request = (
 
 const gemini = (chunks: ReadonlyArray<unknown>) => sse(chunks.map((data) => ({ data })))
 
-describe("issue 16: google (Gemini API)", () => {
-  it.scoped("issue 16: streamed text and usage; the request names the model, the key goes in x-goog-api-key", () =>
+describe("google (Gemini API)", () => {
+  it.scoped("streamed text and usage; the request names the model, the key goes in x-goog-api-key", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([gemini(geminiChunks({ text: ["Hel", "lo"], usage: { input: 9, output: 2, cached: 4 } }))])
       const model = yield* buildModel(geminiModel(provider))
@@ -48,7 +48,7 @@ describe("issue 16: google (Gemini API)", () => {
       })
     }))
 
-  it.scoped("issue 16: parallel function calls become calls; tools go out as function declarations; results go back", () =>
+  it.scoped("parallel function calls become calls; tools go out as function declarations; results go back", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         gemini(geminiChunks({
@@ -85,7 +85,7 @@ describe("issue 16: google (Gemini API)", () => {
       ])
     }))
 
-  it.scoped("issue 16: a 401 fails at once; the key reaches no error, log or span", () =>
+  it.scoped("a 401 fails at once; the key reaches no error, log or span", () =>
     Effect.gen(function*() {
       const logs = captureLogs()
       const { spans, tracer } = captureSpans()
@@ -105,7 +105,7 @@ describe("issue 16: google (Gemini API)", () => {
       }
     }))
 
-  it.scoped("issue 16: a 429 is retried, then the answer streams; a 500 is retried, then fails", () =>
+  it.scoped("a 429 is retried, then the answer streams; a 500 is retried, then fails", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         json(429, { error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED" } }),

@@ -63,7 +63,7 @@ describe("AiModel under the agent (A13)", () => {
       ])
     }))
 
-  it.scoped("issue 16: a call of an unknown tool and a call with broken JSON reach the model as TOOL_FAILED; hooks run; the run goes on", () =>
+  it.scoped("a call of an unknown tool and a call with broken JSON reach the model as TOOL_FAILED; hooks run; the run goes on", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         sse(anthropicEvents({ calls: [{ id: "toolu_1", name: "fs__raed_file", pieces: ["{\"path\":\"/tmp/x\"}"] }] })),
@@ -119,7 +119,7 @@ describe("AiModel under the agent (A13)", () => {
       ])
     }))
 
-  it.scoped("issue 16: a model that keeps sending broken calls is stopped by maxTurns", () =>
+  it.scoped("a model that keeps sending broken calls is stopped by maxTurns", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         sse(openAiEvents({ calls: [{ id: "call_1", name: "fs__read_file", pieces: ["{\"path\""] }] }))

@@ -2,15 +2,12 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { AiModelConfig } from "@zett/ai"
 import { Message, Model } from "@zett/agent"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { inspect } from "node:util"
@@ -24,6 +21,7 @@ import {
   json,
   KEY,
   openAiEvents,
+  openAiLayer,
   openAiModel,
   pendingSleep,
   sse
@@ -346,12 +344,7 @@ describe("AiModel on @effect/ai-openai: failures", () => {
         )
       ).pipe(Layer.provide(NodeHttpClient.layerUndici))
       const model = yield* buildModel(
-        AiModelConfig.layer({
-          provider: "openai",
-          model: "gpt-4.1-mini",
-          apiKey: Option.some(Redacted.make(KEY)),
-          baseUrl: Option.some("http://127.0.0.1:1/v1")
-        }, { retry: false }).pipe(Layer.provide(client))
+        openAiLayer("http://127.0.0.1:1/v1", { retry: false }).pipe(Layer.provide(client))
       )
       // nothing listens on port 1: the transport error @effect/ai keeps carries the request
       yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.withTracer(tracer))
@@ -364,7 +357,7 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       }
     }))
 
-  it.scoped("issue 16: a tool call whose arguments are not JSON, not an object or name no offered tool reaches the agent marked", () =>
+  it.scoped("a tool call whose arguments are not JSON, not an object or name no offered tool reaches the agent marked", () =>
     Effect.gen(function*() {
       const tools = [{ name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }]
       const provider = yield* fakeProvider([

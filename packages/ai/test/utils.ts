@@ -1,182 +1,65 @@
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
+import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { AiModel, AiModelConfig } from "@zett/ai"
+import { AiModel, AiProvider } from "@zett/ai"
 import { Model } from "@zett/agent"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
-import * as Cause from "effect/Cause"
+import { KEY } from "@zett/testing/ModelProbes"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
-import * as TestClock from "effect/TestClock"
-import { inspect } from "node:util"
-
-const ModelTag = Model.Model
-
-export const KEY = "sk-test-0123456789abcdefSECRET"
 
 export * from "@zett/testing/FakeProvider"
-
-/** A promise with its resolver, to hold a reply until the test has seen something. */
-export const gate = <A = void>() => {
-  let open!: (a: A) => void
-  const promise = new Promise<A>((resolve) => (open = resolve))
-  return { promise, open }
-}
-
-const tick = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
-
-/** Waits (on real time: the work is IO) until `condition` holds; fails after about 5 seconds. */
-export const eventually = (condition: () => boolean, what: string): Effect.Effect<void> => {
-  const loop = (n: number): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (condition()) return Effect.void
-      if (n > 1000) return Effect.dieMessage(`timed out waiting for ${what}`)
-      return Effect.zipRight(tick, loop(n + 1))
-    })
-  return loop(0)
-}
-
-/** Waits until a fiber sleeps on the TestClock (a retry delay), then returns the pending wake-up times. */
-export const pendingSleep: Effect.Effect<ReadonlyArray<number>> = Effect.suspend(() => {
-  const loop = (n: number): Effect.Effect<ReadonlyArray<number>> =>
-    Effect.flatMap(TestClock.sleeps(), (sleeps) => {
-      if (sleeps.length > 0) return Effect.succeed(Array.from(sleeps))
-      if (n > 1000) return Effect.dieMessage("timed out waiting for a retry delay")
-      return Effect.zipRight(tick, Effect.suspend(() => loop(n + 1)))
-    })
-  return loop(0)
-})
-
-/**
- * Every span the code under test opens. `text` is what an exporter records (attributes, events, the pretty
- * failure); `failure` is the raw error a span ended with, for a deeper look.
- */
-export const captureSpans = () => {
-  const spans: Array<{ readonly name: string; readonly text: () => string; readonly failure: () => unknown }> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
-      const attributes = new Map<string, unknown>()
-      const events: Array<unknown> = []
-      let status: Tracer.SpanStatus = { _tag: "Started", startTime }
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: `span${spans.length}`,
-        traceId: "trace",
-        parent,
-        context,
-        get status() {
-          return status
-        },
-        attributes,
-        links,
-        sampled: true,
-        kind,
-        end: (endTime, exit) => void (status = { _tag: "Ended", startTime, endTime, exit }),
-        attribute: (key, value) => void attributes.set(key, value),
-        event: (name, _time, attributes) => void events.push({ name, attributes }),
-        addLinks: () => {}
-      }
-      const failed = () => status._tag === "Ended" && Exit.isFailure(status.exit) ? status.exit.cause : undefined
-      spans.push({
-        name,
-        text: () => {
-          const cause = failed()
-          return inspect({ name, attributes, events, failure: cause && Cause.pretty(cause) }, { depth: 20 })
-        },
-        failure: () => {
-          const cause = failed()
-          return cause && Cause.squash(cause)
-        }
-      })
-      return span
-    },
-    context: (f) => f()
-  })
-  return { spans, tracer }
-}
-
-/** Every log line at every level, rendered with its annotations and cause. */
-export const captureLogs = () => {
-  const lines: Array<string> = []
-  const logger = Logger.make(({ annotations, cause, logLevel, message }) => {
-    lines.push(
-      [logLevel.label, inspect(message, { depth: 10 }), inspect(annotations, { depth: 10 }), Cause.pretty(cause)]
-        .join(" ")
-    )
-  })
-  const layer = Layer.merge(Logger.add(logger), Logger.minimumLogLevel(LogLevel.All))
-  return { lines, layer }
-}
+export * from "@zett/testing/ModelProbes"
 
 const client = NodeHttpClient.layerUndici
+const key = Redacted.make(KEY)
 
 /** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
 export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
-  Layer.build(layer).pipe(Effect.map(Context.get(ModelTag)))
+  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
+
+/**
+ * The Model on @effect/ai-openai (tool schemas sent unchanged, `strict: false`) at `apiUrl` (its `/v1` URL), the
+ * key protected as `AiProvider.protectSecrets` does it, on the application's HTTP client.
+ */
+export const openAiLayer = (
+  apiUrl: string,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model, never, HttpClient.HttpClient> =>
+  AiModel.layer({
+    ...options,
+    provider: "openai",
+    redact: [...(options.redact ?? []), key],
+    info: { provider: "openai", model: "gpt-4.1-mini" }
+  }).pipe(
+    Layer.provide(OpenAiLanguageModel.layer({ model: "gpt-4.1-mini", config: { strict: false } })),
+    Layer.provide(OpenAiClient.layer({ apiKey: key, apiUrl, transformClient: AiProvider.protectSecrets([key]) }))
+  )
 
 /** The Model on @effect/ai-openai against the fake provider. */
 export const openAiModel = (
   provider: FakeProvider,
   options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model> =>
-  AiModelConfig.layer({
-    provider: "openai",
-    model: "gpt-4.1-mini",
-    apiKey: Option.some(Redacted.make(KEY)),
-    baseUrl: Option.some(`${provider.url}/v1`)
-  }, options).pipe(Layer.provide(client))
+): Layer.Layer<Model.Model> => openAiLayer(`${provider.url}/v1`, options).pipe(Layer.provide(client))
 
 /** The Model on @effect/ai-anthropic against the fake provider. */
 export const anthropicModel = (
   provider: FakeProvider,
   options: Omit<AiModel.Options, "provider"> = {}
 ): Layer.Layer<Model.Model> =>
-  AiModelConfig.layer({
+  AiModel.layer({
+    ...options,
     provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    apiKey: Option.some(Redacted.make(KEY)),
-    baseUrl: Option.some(provider.url)
-  }, options).pipe(Layer.provide(client))
-
-/** The Model on OpenAiChat (Chat Completions) against the fake provider. */
-export const chatModel = (
-  provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model> =>
-  AiModelConfig.layer({
-    provider: "openai-chat",
-    model: "local-model",
-    apiKey: Option.some(Redacted.make(KEY)),
-    baseUrl: Option.some(`${provider.url}/v1`)
-  }, options).pipe(Layer.provide(client))
-
-/** The Model on Gemini (Google's Gemini API) against the fake provider. */
-export const geminiModel = (
-  provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model> =>
-  AiModelConfig.layer({
-    provider: "google",
-    model: "gemini-2.5-flash",
-    apiKey: Option.some(Redacted.make(KEY)),
-    baseUrl: Option.some(provider.url)
-  }, options).pipe(Layer.provide(client))
-
-/** The Model on Bedrock (Converse API, a Bedrock API key) against the fake provider. */
-export const bedrockModel = (
-  provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model> =>
-  AiModelConfig.layer({
-    provider: "bedrock",
-    model: "anthropic.claude-3-5-haiku-20241022-v1:0",
-    apiKey: Option.some(Redacted.make(KEY)),
-    baseUrl: Option.some(provider.url)
-  }, options).pipe(Layer.provide(client))
+    redact: [...(options.redact ?? []), key],
+    info: { provider: "anthropic", model: "claude-sonnet-4-5" }
+  }).pipe(
+    Layer.provide(AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" })),
+    Layer.provide(AnthropicClient.layer({ apiKey: key, apiUrl: provider.url, transformClient: AiProvider.protectSecrets([key]) })),
+    Layer.provide(client)
+  )

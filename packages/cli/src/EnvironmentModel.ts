@@ -1,7 +1,7 @@
 /**
  * The model configured in the environment, or none: `ZETT_MODEL=openai:gpt-4.1-mini` (with `OPENAI_API_KEY`,
- * or `OPENAI_BASE_URL` for any OpenAI-compatible server) or `ZETT_MODEL=anthropic:<model>` (with
- * `ANTHROPIC_API_KEY`), as `@zett/ai` reads them.
+ * or `OPENAI_BASE_URL` for any OpenAI-compatible server), `openai-chat:<model>`, `anthropic:<model>` (with
+ * `ANTHROPIC_API_KEY`), `google:<model>` or `bedrock:<model id>`.
  *
  * @since 0.1.0
  */
@@ -56,7 +56,8 @@ export const describeConfigError = (error: ConfigError.ConfigError): string => {
 /**
  * Reads the model from the `ConfigProvider` (the process environment by default). `ZETT_MODEL` unset or
  * empty: none. Set but malformed, or without its provider's key: a `UsageError` (exit code 2). The
- * providers are loaded only when a model is named, so that commands without one start faster.
+ * providers are loaded only when a model is named, and then only the named one's package, so that commands
+ * start faster.
  *
  * @since 0.1.0
  * @category constructors
@@ -67,13 +68,13 @@ export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, Usa
     Effect.map(Option.filter((name) => name.trim() !== ""))
   )
   if (Option.isNone(named)) return Option.none()
-  const { AiModelConfig } = yield* Effect.promise(() => import("@zett/ai"))
-  const configured = yield* AiModelConfig.configured.pipe(
+  const ModelConfig = yield* Effect.promise(() => import("./internal/modelConfig.js"))
+  const configured = yield* ModelConfig.configured.pipe(
     Effect.mapError((error) => new UsageError({ message: describeConfigError(error) }))
   )
   return Option.map(configured, (config): EnvironmentModel => ({
     name: `${config.provider}:${config.model}`,
     // retries are the provider's business: a line each on `--log-level debug`, otherwise only the final error
-    layer: AiModelConfig.layer(config, { retryLogLevel: LogLevel.Debug }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    layer: ModelConfig.layer(config, { retryLogLevel: LogLevel.Debug }).pipe(Layer.provide(NodeHttpClient.layerUndici))
   }))
 })

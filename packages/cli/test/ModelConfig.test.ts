@@ -1,7 +1,11 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { AiModelConfig } from "@zett/ai"
 import { Message, Model } from "@zett/agent"
+import { fakeProvider, json, openAiEvents, sse } from "@zett/testing/FakeProvider"
+import { KEY } from "@zett/testing/ModelProbes"
+import * as Source from "@zett/testing/Source"
+import * as TempDir from "@zett/testing/TempDir"
+import * as Context from "effect/Context"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -9,21 +13,28 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { inspect } from "node:util"
-import { buildModel, fakeProvider, KEY, openAiEvents, sse } from "./utils.js"
+import * as ModelConfig from "../src/internal/modelConfig.js"
+
+const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromJson(env))
 
-describe("AiModel configuration from the environment", () => {
+describe("the model named by ZETT_MODEL", () => {
   it.effect("configured is None without ZETT_MODEL (or with an empty one), so the demo can fall back", () =>
     Effect.gen(function*() {
-      assert.isTrue(Option.isNone(yield* AiModelConfig.configured.pipe(withEnv({}))))
-      assert.isTrue(Option.isNone(yield* AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY }))))
+      assert.isTrue(Option.isNone(yield* ModelConfig.configured.pipe(withEnv({}))))
+      assert.isTrue(Option.isNone(yield* ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY }))))
     }))
 
   it.effect("configured reads provider, model, key (redacted) and base URL", () =>
     Effect.gen(function*() {
-      const openai = yield* AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY }))
+      const openai = yield* ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY }))
       assert.isTrue(Option.isSome(openai))
       const config = Option.getOrThrow(openai)
       assert.strictEqual(config.provider, "openai")
@@ -34,7 +45,7 @@ describe("AiModel configuration from the environment", () => {
       assert.notInclude(JSON.stringify(config), KEY)
 
       const anthropic = Option.getOrThrow(
-        yield* AiModelConfig.configured.pipe(withEnv({
+        yield* ModelConfig.configured.pipe(withEnv({
           ZETT_MODEL: "Anthropic:claude-sonnet-4-5",
           ANTHROPIC_API_KEY: KEY,
           ANTHROPIC_BASE_URL: "http://127.0.0.1:9999/"
@@ -46,7 +57,7 @@ describe("AiModel configuration from the environment", () => {
 
       // a model name may contain colons (Ollama tags)
       const local = Option.getOrThrow(
-        yield* AiModelConfig.configured.pipe(
+        yield* ModelConfig.configured.pipe(
           withEnv({ ZETT_MODEL: "openai:qwen2.5:7b", OPENAI_BASE_URL: "http://127.0.0.1:11434/v1" })
         )
       )
@@ -57,24 +68,24 @@ describe("AiModel configuration from the environment", () => {
   it.effect("configured rejects a malformed ZETT_MODEL and a missing key when no base URL is set", () =>
     Effect.gen(function*() {
       for (const spec of ["gpt-4.1-mini", "mistral:large", "openai:", ":gpt"]) {
-        const error = yield* Effect.flip(AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
+        const error = yield* Effect.flip(ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
         assert.isTrue(ConfigError.isInvalidData(error), spec)
         assert.include(String(error), "expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>")
       }
       const missing = yield* Effect.flip(
-        AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
+        ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
       )
       assert.isTrue(ConfigError.isMissingData(missing))
       assert.include(String(missing), "ANTHROPIC_API_KEY is needed for api.anthropic.com")
       const empty = yield* Effect.flip(
-        AiModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" }))
+        ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1", OPENAI_API_KEY: "" }))
       )
       assert.include(String(empty), "OPENAI_API_KEY")
     }))
 
   it.effect("layerFromConfig fails with a ConfigError when no model is configured", () =>
     Effect.gen(function*() {
-      const error = yield* Layer.build(AiModelConfig.layerFromConfigNode()).pipe(Effect.scoped, withEnv({}), Effect.flip)
+      const error = yield* Layer.build(ModelConfig.layerFromConfig().pipe(Layer.provide(NodeHttpClient.layerUndici))).pipe(Effect.scoped, withEnv({}), Effect.flip)
       assert.isTrue(ConfigError.isMissingData(error))
       assert.include(String(error), "ZETT_MODEL")
     }))
@@ -83,7 +94,7 @@ describe("AiModel configuration from the environment", () => {
     Effect.gen(function*() {
       const provider = yield* fakeProvider([sse(openAiEvents({ text: ["local"] }))])
       const model = yield* buildModel(
-        AiModelConfig.layerFromConfig().pipe(
+        ModelConfig.layerFromConfig().pipe(
           Layer.provide(NodeHttpClient.layerUndici),
           Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
             ZETT_MODEL: "openai:llama3.2",
@@ -99,5 +110,72 @@ describe("AiModel configuration from the environment", () => {
       assert.strictEqual(seen.url, "/v1/responses")
       assert.strictEqual(seen.body.model, "llama3.2")
       assert.isUndefined(seen.headers.authorization)
+    }))
+
+  it.scoped("a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([json(404, { error: { message: "File Not Found", code: 404 } })])
+      const model = yield* buildModel(
+        ModelConfig.layer({
+          provider: "openai",
+          model: "gpt-4.1-mini",
+          apiKey: Option.some(Redacted.make(KEY)),
+          baseUrl: Option.some(`${provider.url}/v1`)
+        }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+      )
+      const error = yield* Stream.runDrain(model.stream({ messages: [Message.user("Hi")], tools: [], serverTools: [] })).pipe(Effect.flip)
+      assert.strictEqual(
+        error.reason,
+        "openai answered HTTP 404 (not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
+          "for a server that speaks only Chat Completions use openai-chat:<model>): File Not Found"
+      )
+    }))
+
+  // each provider's package loads when its model is built: `openai:` loads no code of the others
+  it.scoped("zett run on openai: loads @effect/ai-openai and none of the other providers' packages", () =>
+    Effect.gen(function*() {
+      const dir = yield* TempDir.make("zett-model-imports-")
+      const imports = Path.join(dir, "imports.txt")
+      const hook = Path.join(dir, "record-imports.mjs")
+      Fs.writeFileSync(hook, [
+        `import { register } from "node:module"`,
+        `register("data:text/javascript," + encodeURIComponent(${JSON.stringify(
+          `import { appendFileSync } from "node:fs"\n` +
+            `export async function resolve(specifier, context, next) {\n` +
+            `  const result = await next(specifier, context)\n` +
+            `  appendFileSync(${JSON.stringify(imports)}, result.url + "\\n")\n` +
+            `  return result\n` +
+            `}\n`
+        )}))`
+      ].join("\n"))
+      const config = Path.join(dir, "mcp.json")
+      Fs.writeFileSync(config, JSON.stringify({ mcpServers: {} }))
+      const provider = yield* fakeProvider([sse(openAiEvents({ text: ["Hello from the model."] }))])
+      const result = yield* Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {
+        const child = ChildProcess.execFile(
+          process.execPath,
+          ["--import", hook, ...Source.zettArgs, "run", "--config", config, "Hi"],
+          {
+            cwd: Source.root,
+            timeout: 60_000,
+            env: {
+              PATH: process.env.PATH ?? "",
+              HOME: dir,
+              ZETT_MODEL: "openai:gpt-4.1-mini",
+              OPENAI_API_KEY: KEY,
+              OPENAI_BASE_URL: `${provider.url}/v1`
+            }
+          },
+          (error, stdout, stderr) =>
+            resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+        )
+        return Effect.sync(() => child.kill("SIGKILL"))
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.include(result.stdout, "Hello from the model.")
+      const loaded = Fs.readFileSync(imports, "utf8").split("\n").filter((url) => url.startsWith("file:"))
+      assert.isAbove(loaded.filter((url) => url.includes("/@effect/ai-openai/")).length, 0)
+      const others = /ai-anthropic|ai-chat-completions|ai-google|ai-amazon-bedrock|Bedrock|Gemini|OpenAiChat/
+      assert.deepStrictEqual(loaded.filter((url) => others.test(url)), [])
     }))
 })

@@ -1,5 +1,6 @@
 /**
- * `zett run` on the providers of issue 16, each against a fake server on 127.0.0.1 speaking its wire format.
+ * `zett run` on the providers written in this repository (Chat Completions, Gemini, Bedrock), each against a fake
+ * server on 127.0.0.1 speaking its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,8 +12,8 @@ import { awaitSleeps, demoCall, demoTools, fakeFactory, httpConfig, tempDir, zet
 const KEY = "sk-zett-models-test-0123456789SECRET"
 const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
-describe("zett run on openai-chat: (issue 16)", () => {
-  it.scoped("issue 16: a Chat-Completions-only endpoint: streamed tool-call deltas run the MCP tool, the answer streams", () =>
+describe("zett run on the providers written here", () => {
+  it.scoped("a Chat-Completions-only endpoint: streamed tool-call deltas run the MCP tool, the answer streams", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
@@ -52,7 +53,7 @@ describe("zett run on openai-chat: (issue 16)", () => {
       assert.notInclude(result.stdout + result.stderr, KEY)
     }))
 
-  it.scoped("issue 16: an unknown tool from the model reaches it as a failed call; the run goes on", () =>
+  it.scoped("an unknown tool from the model reaches it as a failed call; the run goes on", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
@@ -75,7 +76,7 @@ describe("zett run on openai-chat: (issue 16)", () => {
       })
     }))
 
-  it.scoped("issue 16: an unreachable model: one error line by default; each retry on --log-level debug", () =>
+  it.scoped("an unreachable model: one error line by default; each retry on --log-level debug", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, [])
@@ -104,7 +105,7 @@ describe("zett run on openai-chat: (issue 16)", () => {
       ])
     }))
 
-  it.scoped("issue 16: zett run on google: (a fake Gemini API): the function call runs the MCP tool, the answer streams", () =>
+  it.scoped("zett run on google: (a fake Gemini API): the function call runs the MCP tool, the answer streams", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
@@ -136,7 +137,7 @@ describe("zett run on openai-chat: (issue 16)", () => {
       assert.notInclude(result.stdout + result.stderr, KEY)
     }))
 
-  it.scoped("issue 16: zett run on bedrock: (a fake Bedrock runtime, binary event stream): the tool call runs, the answer streams", () =>
+  it.scoped("zett run on bedrock: (a fake Bedrock runtime, binary event stream): the tool call runs, the answer streams", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])

@@ -1,34 +1,25 @@
 /**
- * The model named in the environment: `ZETT_MODEL=openai:<model>` or `anthropic:<model>`, with the provider's
- * key (`Config.redacted`) and base URL. Read through Effect's `Config`, so a test's `ConfigProvider` sets it.
+ * The model named in the environment: `ZETT_MODEL=<provider>:<model>`, with the provider's key
+ * (`Config.redacted`) and base URL. Read through Effect's `Config`, so a test's `ConfigProvider` sets it. Each
+ * provider's package loads only when a model of that provider is built, so `openai:` never loads Bedrock's code.
  *
- * @since 0.1.0
+ * @internal
  */
-import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
-import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
-import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
-import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type { Model } from "@zett/agent"
+import { AiModel, AiProvider } from "@zett/ai"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as AiModel from "./AiModel.js"
-import * as Bedrock from "./Bedrock.js"
-import * as Gemini from "./Gemini.js"
-import * as OpenAiChat from "./OpenAiChat.js"
-import { protectSecrets } from "./internal/http.js"
-
 
 /**
  * The providers `layerFromConfig` knows.
  *
- * @since 0.1.0
- * @category models
+ * @internal
  */
 export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedrock"
 
@@ -37,10 +28,9 @@ export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedr
  * `ZETT_MODEL=openai-chat:<model>` (Chat Completions, for servers without the Responses API) with `OPENAI_API_KEY`
  * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
  *
- * @since 0.1.0
- * @category models
+ * @internal
  */
-export interface AiModelConfig {
+export interface ModelConfig {
   readonly provider: Provider
   readonly model: string
   readonly apiKey: Option.Option<Redacted.Redacted>
@@ -78,10 +68,9 @@ const nonEmpty = <A>(config: Config.Config<A>, isEmpty: (a: A) => boolean) =>
  * Is a model configured? `None` when `ZETT_MODEL` is unset or empty (the demo then falls back to the scripted
  * model); fails when it is set but malformed or its provider's key is missing.
  *
- * @since 0.1.0
- * @category config
+ * @internal
  */
-export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError.ConfigError> = Effect.gen(function*() {
+export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.ConfigError> = Effect.gen(function*() {
   const spec = yield* nonEmpty(Config.string("ZETT_MODEL"), (s) => s.trim() === "")
   if (Option.isNone(spec)) return Option.none()
   const text = spec.value.trim()
@@ -109,66 +98,97 @@ export const configured: Effect.Effect<Option.Option<AiModelConfig>, ConfigError
   const region = provider === "bedrock"
     ? Option.getOrUndefined(yield* nonEmpty(Config.string("AWS_REGION"), (region) => region.trim() === ""))
     : undefined
-  return Option.some<AiModelConfig>({ provider, model, apiKey, baseUrl, ...(region !== undefined ? { region } : {}) })
+  return Option.some<ModelConfig>({ provider, model, apiKey, baseUrl, ...(region !== undefined ? { region } : {}) })
 })
 
+type Options = Omit<AiModel.Options, "provider">
+
+// the language model of each provider, from its package, loaded on first use
+const languageModels: {
+  readonly [P in Provider]: (
+    config: ModelConfig,
+    client: AiProvider.ClientOptions
+  ) => Promise<Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient>>
+} = {
+  openai: async (config, client) => {
+    const [OpenAiClient, OpenAiLanguageModel] = await Promise.all([
+      import("@effect/ai-openai/OpenAiClient"),
+      import("@effect/ai-openai/OpenAiLanguageModel")
+    ])
+    // tool schemas sent with `strict: false`, so they reach the model unchanged
+    return OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } }).pipe(
+      Layer.provide(OpenAiClient.layer({ ...client, transformClient: client.transformClient ?? ((c) => c) }))
+    )
+  },
+  anthropic: async (config, client) => {
+    const [AnthropicClient, AnthropicLanguageModel] = await Promise.all([
+      import("@effect/ai-anthropic/AnthropicClient"),
+      import("@effect/ai-anthropic/AnthropicLanguageModel")
+    ])
+    return AnthropicLanguageModel.layer({ model: config.model }).pipe(
+      Layer.provide(AnthropicClient.layer({ ...client, transformClient: client.transformClient ?? ((c) => c) }))
+    )
+  },
+  "openai-chat": async (config, client) => {
+    const [ChatCompletionsClient, ChatCompletionsLanguageModel] = await Promise.all([
+      import("@zett/ai-chat-completions/ChatCompletionsClient"),
+      import("@zett/ai-chat-completions/ChatCompletionsLanguageModel")
+    ])
+    return ChatCompletionsLanguageModel.layer({ model: config.model }).pipe(
+      Layer.provide(ChatCompletionsClient.layer(client))
+    )
+  },
+  google: async (config, client) => {
+    const [GoogleClient, GoogleLanguageModel] = await Promise.all([
+      import("@zett/ai-google/GoogleClient"),
+      import("@zett/ai-google/GoogleLanguageModel")
+    ])
+    return GoogleLanguageModel.layer({ model: config.model }).pipe(Layer.provide(GoogleClient.layer(client)))
+  },
+  bedrock: async (config, client) => {
+    const [AmazonBedrockClient, AmazonBedrockLanguageModel] = await Promise.all([
+      import("@zett/ai-amazon-bedrock/AmazonBedrockClient"),
+      import("@zett/ai-amazon-bedrock/AmazonBedrockLanguageModel")
+    ])
+    return AmazonBedrockLanguageModel.layer({ model: config.model }).pipe(
+      Layer.provide(AmazonBedrockClient.layer({ ...client, region: config.region }))
+    )
+  }
+}
+
 /**
- * The `Model` for an `AiModelConfig`, on `@effect/ai-openai` (Responses API, tool schemas sent with `strict: false`
- * so they reach the model unchanged), `OpenAiChat` (Chat Completions) or `@effect/ai-anthropic`. The key is cut out of error bodies before
- * @effect/ai keeps them (they reach its spans) and out of every error reason.
+ * The `Model` for a `ModelConfig`. The key never reaches an error reason, a log or a span: the provider's
+ * requests run under `AiProvider.protectSecrets`, and the key (with `options.redact`) is cut out of every reason.
  *
- * @since 0.1.0
- * @category layers
+ * @internal
  */
-export const layer = (
-  config: AiModelConfig,
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
-  const apiKey = Option.getOrUndefined(config.apiKey)
-  const apiUrl = Option.getOrUndefined(config.baseUrl)
+export const layer = (config: ModelConfig, options: Options = {}): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
   const redact = [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
   const modelOptions: AiModel.Options = {
     ...options,
     provider: config.provider,
     redact,
+    ...(config.provider === "openai" ? { notFound: responsesNotFound } : {}),
     // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
     info: { provider: semconvProvider[config.provider], model: config.model }
   }
-  const transformClient = protectSecrets(redact)
-  switch (config.provider) {
-    case "openai":
-      return AiModel.layer({ ...modelOptions, notFound: responsesNotFound }).pipe(
-        Layer.provide(OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } })),
-        Layer.provide(OpenAiClient.layer({ apiKey, apiUrl, transformClient }))
-      )
-    case "openai-chat":
-      return AiModel.layer(modelOptions).pipe(
-        Layer.provide(OpenAiChat.layer({ model: config.model, apiKey, apiUrl, transformClient }))
-      )
-    case "google":
-      return AiModel.layer(modelOptions).pipe(
-        Layer.provide(Gemini.layer({ model: config.model, apiKey, apiUrl, transformClient }))
-      )
-    case "bedrock":
-      return AiModel.layer(modelOptions).pipe(
-        Layer.provide(Bedrock.layer({ model: config.model, apiKey, apiUrl, region: config.region, transformClient }))
-      )
-    case "anthropic":
-      return AiModel.layer(modelOptions).pipe(
-        Layer.provide(AnthropicLanguageModel.layer({ model: config.model })),
-        Layer.provide(AnthropicClient.layer({ apiKey, apiUrl, transformClient }))
-      )
+  const client: AiProvider.ClientOptions = {
+    apiKey: Option.getOrUndefined(config.apiKey),
+    apiUrl: Option.getOrUndefined(config.baseUrl),
+    transformClient: AiProvider.protectSecrets(redact)
   }
+  return AiModel.layer(modelOptions).pipe(
+    Layer.provide(Layer.unwrapEffect(Effect.promise(() => languageModels[config.provider](config, client))))
+  )
 }
 
 /**
  * The `Model` the environment names (see `configured`); fails with a `ConfigError` when none is configured.
  *
- * @since 0.1.0
- * @category layers
+ * @internal
  */
 export const layerFromConfig = (
-  options: Omit<AiModel.Options, "provider"> = {}
+  options: Options = {}
 ): Layer.Layer<Model.Model, ConfigError.ConfigError, HttpClient.HttpClient> =>
   Layer.unwrapEffect(
     Effect.flatMap(configured, (config) =>
@@ -178,14 +198,3 @@ export const layerFromConfig = (
         onSome: (config) => Effect.succeed(layer(config, options))
       }))
   )
-
-/**
- * `layerFromConfig` with Node's HTTP client (undici).
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerFromConfigNode = (
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model, ConfigError.ConfigError> =>
-  layerFromConfig(options).pipe(Layer.provide(NodeHttpClient.layerUndici))

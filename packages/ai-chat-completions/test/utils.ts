@@ -1,0 +1,31 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { AiModel } from "@zett/ai"
+import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@zett/ai-chat-completions"
+import { Model } from "@zett/agent"
+import type { FakeProvider } from "@zett/testing/FakeProvider"
+import { KEY } from "@zett/testing/ModelProbes"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+
+export * from "@zett/testing/FakeProvider"
+export * from "@zett/testing/ModelProbes"
+
+const key = Redacted.make(KEY)
+
+/** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
+export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
+
+/** The Model on Chat Completions against the fake provider. */
+export const chatModel = (
+  provider: FakeProvider,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model> =>
+  AiModel.layer({ ...options, provider: "openai-chat", redact: [...(options.redact ?? []), key] }).pipe(
+    Layer.provide(ChatCompletionsLanguageModel.layer({ model: "local-model" })),
+    Layer.provide(ChatCompletionsClient.layer({ apiKey: key, apiUrl: `${provider.url}/v1` })),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )

@@ -1,0 +1,31 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { AiModel } from "@zett/ai"
+import { GoogleClient, GoogleLanguageModel } from "@zett/ai-google"
+import { Model } from "@zett/agent"
+import type { FakeProvider } from "@zett/testing/FakeProvider"
+import { KEY } from "@zett/testing/ModelProbes"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+
+export * from "@zett/testing/FakeProvider"
+export * from "@zett/testing/ModelProbes"
+
+const key = Redacted.make(KEY)
+
+/** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
+export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
+
+/** The Model on Google's Gemini API against the fake provider. */
+export const geminiModel = (
+  provider: FakeProvider,
+  options: Omit<AiModel.Options, "provider"> = {}
+): Layer.Layer<Model.Model> =>
+  AiModel.layer({ ...options, provider: "google", redact: [...(options.redact ?? []), key] }).pipe(
+    Layer.provide(GoogleLanguageModel.layer({ model: "gemini-2.5-flash" })),
+    Layer.provide(GoogleClient.layer({ apiKey: key, apiUrl: provider.url })),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
