@@ -5,7 +5,11 @@
  * left: no server process, no socket, no running fiber, heap growth under 10 MB after a forced GC, and every
  * request accounted for. It prints the counts, and exits with 1 when anything leaked.
  *
- *   npm run soak -- --count 2000 [--concurrency 8] [--seed 1] [--json]
+ *   npm run soak -- --count 2000 [--concurrency 8] [--seed 1] [--burst 100] [--json]
+ *
+ * With `--burst N` it first runs N requests at once on a fresh layer, each calling a stdio server that writes
+ * the time of its answer into the result, and counts the calls that ended more than a second after their
+ * server had answered (an answer read late because this process was busy with other connections).
  *
  * (`npm run soak` runs `node --expose-gc --import tsx scripts/soak.ts`.)
  */
@@ -27,6 +31,7 @@ import * as Supervisor from "effect/Supervisor"
 import * as Crypto from "node:crypto"
 import { factoryLayer, httpFault, newSockets, sockets, stdioFault, withMarker } from "@zett/testing/Faults"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Path from "node:path"
 import * as Util from "node:util"
 
 // -----------------------------------------------------------------------------
@@ -42,6 +47,7 @@ const commandLine = () => {
       count: { type: "string", default: "2000" },
       concurrency: { type: "string", default: "8" },
       seed: { type: "string", default: "1" },
+      burst: { type: "string", default: "0" },
       json: { type: "boolean", default: false }
     }
   })
@@ -53,6 +59,7 @@ const commandLine = () => {
     count: whole("count", values.count),
     concurrency: whole("concurrency", values.concurrency),
     seed: whole("seed", values.seed),
+    burst: whole("burst", values.burst),
     json: values.json
   }
 }
@@ -72,6 +79,8 @@ export interface SoakReport {
   readonly unavailable: number
   /** compaction passes inside runs */
   readonly compactions: number
+  /** With `--burst`: the calls of the burst, and those that ended more than `lateAfterMs` after their server answered. */
+  readonly burst?: { readonly requests: number; readonly calls: number; readonly late: number; readonly maxLateMs: number }
   readonly leaks: {
     readonly processes: number
     readonly sockets: number
@@ -200,6 +209,79 @@ const soakModel = Model.Model.of({
 })
 
 // -----------------------------------------------------------------------------
+// the burst: many requests at once on a fresh layer
+// -----------------------------------------------------------------------------
+
+/** A call that ends later than this after its server answered was kept waiting by this process. */
+export const lateAfterMs = 1_000
+
+// A stdio server whose `echo` answers with the time it answered (its module resolves from the repository).
+const stampServerSource = `
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+const server = new Server({ name: "stamp", version: "1.0.0" }, { capabilities: { tools: {} } })
+server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "echo", inputSchema: { type: "object" } }] }))
+server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: "answered at " + Date.now() }] }))
+await server.connect(new StdioServerTransport())
+process.stdin.once("end", () => process.exit(0))
+`
+const root = Path.join(import.meta.dirname, "..")
+
+/**
+ * `requests` requests at once on a fresh layer whose servers are a stamping stdio server and two calm ones: each
+ * request lists the tools (one of them discovers for all) and calls `stamp__echo` on a connection of its own.
+ */
+const burst = (requests: number, marker: string) =>
+  Effect.gen(function*() {
+    const stamp = McpServer.stdio({
+      name: "stamp",
+      command: process.execPath,
+      args: ["--input-type=module", "--eval", stampServerSource],
+      cwd: root,
+      env: { ZETT_TEST_MARKER: marker }
+    })
+    // how late each call ended after its server's answer, as the model saw the result
+    const lateness: Array<number> = []
+    const usage = new Message.Usage({ inputTokens: 0, outputTokens: 0 })
+    const model = Model.Model.of({
+      stream: (request) =>
+        Stream.unwrap(Effect.sync((): Stream.Stream<Model.ModelEvent> => {
+          const result = request.messages.find((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+          if (result === undefined) {
+            return Stream.make<Array<Model.ModelEvent>>(
+              { _tag: "ToolCall", call: new Message.ToolCall({ id: "call_0", name: "stamp__echo", arguments: {} }) },
+              { _tag: "Finish", reason: "tool_calls", usage }
+            )
+          }
+          const answered = /answered at (\d+)/.exec(JSON.stringify(result.content))?.[1]
+          if (answered !== undefined) lateness.push(Date.now() - Number(answered))
+          return Stream.make<Array<Model.ModelEvent>>({ _tag: "TextDelta", text: "done" }, { _tag: "Finish", reason: "stop", usage })
+        }))
+    })
+    const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+      Layer.provide(McpExtension.layer({
+        servers: [stamp, stdioFault("calm", marker, ["none"]), stdioFault("calm2", marker, ["none"])],
+        connectTimeout: "60 seconds",
+        callTimeout: "60 seconds"
+      })),
+      Layer.provide(factoryLayer({})),
+      Layer.provide(NodeContext.layer),
+      Layer.provide(Layer.succeed(Model.Model, model))
+    )
+    yield* Effect.forEach(Array.from({ length: requests }), () => Effect.exit(Agent.run("go")), {
+      concurrency: "unbounded",
+      discard: true
+    }).pipe(Effect.provide(layer))
+    return {
+      requests,
+      calls: lateness.length,
+      late: lateness.filter((ms) => ms > lateAfterMs).length,
+      maxLateMs: Math.max(0, ...lateness)
+    }
+  })
+
+// -----------------------------------------------------------------------------
 // the run
 // -----------------------------------------------------------------------------
 
@@ -208,13 +290,16 @@ const quietLogs = Layer.merge(Logger.remove(Logger.defaultLogger), Logger.minimu
 /**
  * Runs the soak and reports; never throws for a leak (that is in the report).
  */
-export const soak = (options: { readonly count: number; readonly concurrency?: number; readonly seed?: number }) =>
+export const soak = (
+  options: { readonly count: number; readonly concurrency?: number; readonly seed?: number; readonly burst?: number }
+) =>
   Effect.gen(function*() {
     const count = options.count
     const seed = options.seed ?? 1
     const random = mulberry32(seed)
     const marker = Crypto.randomUUID()
     const startedAt = Date.now()
+    const bursted = (options.burst ?? 0) > 0 ? yield* burst(options.burst!, marker) : undefined
 
     // HTTP servers live for the whole soak (they are the network, not the request's)
     const servers = yield* Scope.make()
@@ -372,11 +457,12 @@ export const soak = (options: { readonly count: number; readonly concurrency?: n
       toolCalls: { ok: seen.ok, failed: seen.failed },
       unavailable: seen.unavailable,
       compactions,
+      ...(bursted !== undefined ? { burst: bursted } : {}),
       leaks,
       ms: Date.now() - startedAt,
       // every planned request started, and every started one ended
       ok: started === count && ended === started && outcomes.hung === 0 && leaks.processes === 0 && leaks.sockets === 0 &&
-        leaks.fibers === 0 && heapGrowth < 10
+        leaks.fibers === 0 && heapGrowth < 10 && (bursted === undefined || (bursted.calls === bursted.requests && bursted.late === 0))
     }
     return report
   }).pipe(Effect.provide(quietLogs))
@@ -389,7 +475,9 @@ if (process.argv[1]?.endsWith("soak.ts")) {
     process.stderr.write(`soak: ${(error as Error).message}\n`)
     process.exit(2)
   }
-  const report = await Effect.runPromise(soak({ count: line.count, concurrency: line.concurrency, seed: line.seed }))
+  const report = await Effect.runPromise(
+    soak({ count: line.count, concurrency: line.concurrency, seed: line.seed, burst: line.burst })
+  )
   if (line.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`)
   } else {
@@ -401,6 +489,10 @@ if (process.argv[1]?.endsWith("soak.ts")) {
         `ended:     succeeded ${outcomes.succeeded}, failed ${outcomes.failed}, interrupted ${outcomes.interrupted}, compacted ${outcomes.compacted}, hung ${outcomes.hung}`,
         `requests:  ${report.requests.started} of ${report.count} started, ${report.requests.ended} ended`,
         `seen:      tool results ok ${report.toolCalls.ok}, failed ${report.toolCalls.failed}; unavailable servers ${report.unavailable}; compactions ${report.compactions}`,
+        ...(report.burst === undefined ? [] : [
+          `burst:     ${report.burst.requests} requests at once on a fresh layer, ${report.burst.calls} calls: ` +
+          `${report.burst.late} ended more than ${lateAfterMs} ms after their server answered (at most ${report.burst.maxLateMs} ms)`
+        ]),
         `left:      processes ${leaks.processes}, sockets ${leaks.sockets}, fibers ${leaks.fibers}, heap growth ${leaks.heapGrowthMB} MB`,
         report.ok ? "OK: zero leaks" : "LEAKS OR LOST REQUESTS",
         ""
