@@ -257,7 +257,7 @@ describe("URLs are opened only with the user's consent", () => {
         const login = yield* hook.login({ name: "docs", url: "https://docs.example.test/mcp" })
         const error = yield* Effect.flip(login.authorize(new URL(url)))
         assert.instanceOf(error, McpAuthorization.McpAuthorizationError)
-        assert.include(error.reason, "its authorization URL is not opened: ")
+        assert.include(error.reason, "the authorization URL is refused: ")
         assert.include(error.reason, new URL(url).protocol)
       }
       assert.strictEqual(captured.stderr(), "")

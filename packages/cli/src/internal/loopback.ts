@@ -73,7 +73,7 @@ export const loopbackHook = (options: {
               if (checked._tag === "Refused") {
                 return yield* new McpAuthorization.McpAuthorizationError({
                   server: server.name,
-                  reason: `its authorization URL is not opened: ${checked.reason}`
+                  reason: `the authorization URL is refused: ${checked.reason}`
                 })
               }
               yield* options.output.stderr(
