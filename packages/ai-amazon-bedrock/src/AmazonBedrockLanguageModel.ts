@@ -8,25 +8,14 @@
  * @since 0.1.0
  */
 import type * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as AiModel from "@effect/ai/Model"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { AiProvider } from "@zett/ai"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { AmazonBedrockClient, type EventMessage } from "./AmazonBedrockClient.js"
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** A model or inference profile id, e.g. `anthropic.claude-3-5-haiku-20241022-v1:0`. */
-  readonly model: string
-}
 
 const module = "AmazonBedrockLanguageModel"
 
@@ -90,13 +79,13 @@ interface OpenCall {
   text: string
 }
 
-const makeState = () => {
+const makeDecoder = (): AiProvider.Decoder<EventMessage> => {
   const calls = new Map<number, OpenCall>()
   let textId: string | undefined
   let finish: Response.FinishReason | undefined
   let usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cacheReadInputTokens?: number } = {}
 
-  const onEvent = (
+  const onChunk = (
     message: EventMessage
   ): Effect.Effect<Array<Response.StreamPartEncoded>, AiError.AiError> =>
     Effect.suspend(() => {
@@ -160,53 +149,28 @@ const makeState = () => {
       return Effect.succeed(parts)
     })
 
-  const onEnd = (): Array<Response.StreamPartEncoded> => [
-    ...(textId !== undefined ? [{ type: "text-end" as const, id: textId }] : []),
-    {
-      type: "finish",
-      reason: finish ?? "stop",
-      usage: {
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        totalTokens: usage.totalTokens,
-        ...(usage.cacheReadInputTokens !== undefined ? { cachedInputTokens: usage.cacheReadInputTokens } : {})
-      }
-    }
-  ]
-  return { onEvent, onEnd }
+  const onEnd = () =>
+    Stream.fromIterable([
+      ...(textId !== undefined ? [{ type: "text-end" as const, id: textId }] : []),
+      AiProvider.finishPart(finish ?? "stop", {
+        input: usage.inputTokens,
+        output: usage.outputTokens,
+        total: usage.totalTokens,
+        cached: usage.cacheReadInputTokens
+      })
+    ])
+  return { onChunk, onEnd }
 }
 
 /**
+ * `make` and `layer` build the `LanguageModel` of a model (a model or inference profile id, e.g.
+ * `anthropic.claude-3-5-haiku-20241022-v1:0`) on the `AmazonBedrockClient`; `model(name)` is it as `@effect/ai`'s
+ * `Model`, like `OpenAiLanguageModel.model`.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options) {
-  const client = yield* AmazonBedrockClient
-  return yield* AiProvider.makeLanguageModel((providerOptions) =>
-    Stream.suspend(() => {
-      const state = makeState()
-      return Stream.concat(
-        client.converseStream(options.model, body(providerOptions)).pipe(Stream.mapConcatEffect(state.onEvent)),
-        Stream.suspend(() => Stream.fromIterable(state.onEnd()))
-      )
-    })
-  )
+export const { layer, make, model } = AiProvider.streamingModel("amazon-bedrock", AmazonBedrockClient, {
+  request: (client, model, options) => client.converseStream(model, body(options)),
+  decoder: makeDecoder
 })
-
-/**
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, AmazonBedrockClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
-
-/**
- * The model as `@effect/ai`'s `Model`, like `@effect/ai-amazon-bedrock`'s `AmazonBedrockLanguageModel.model`.
- *
- * @since 0.1.0
- * @category ai models
- */
-export const model = (
-  model: string
-): AiModel.Model<"amazon-bedrock", LanguageModel.LanguageModel, AmazonBedrockClient> =>
-  AiModel.make("amazon-bedrock", layer({ model }))

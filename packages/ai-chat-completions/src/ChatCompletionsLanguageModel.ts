@@ -9,25 +9,13 @@
  * @since 0.1.0
  */
 import type * as AiError from "@effect/ai/AiError"
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as AiModel from "@effect/ai/Model"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { AiProvider } from "@zett/ai"
-import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { type ChatChunk, ChatCompletionsClient, type ChunkUsage } from "./ChatCompletionsClient.js"
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** The model as the server names it, e.g. `qwen2.5:7b`. */
-  readonly model: string
-}
 
 const module = "ChatCompletionsLanguageModel"
 
@@ -116,15 +104,6 @@ const finishReasons: Record<string, Response.FinishReason> = {
   content_filter: "content-filter"
 }
 
-const usageOf = (usage: ChunkUsage | null | undefined): typeof Response.Usage.Encoded => ({
-  inputTokens: usage?.prompt_tokens,
-  outputTokens: usage?.completion_tokens,
-  totalTokens: usage?.total_tokens,
-  ...(typeof usage?.prompt_tokens_details?.cached_tokens === "number"
-    ? { cachedInputTokens: usage.prompt_tokens_details.cached_tokens }
-    : {})
-})
-
 interface OpenCall {
   id: string
   name: string
@@ -137,7 +116,7 @@ interface OpenCall {
  * `tool-call` once the answer finishes. Argument text that is not JSON fails the stream as `@effect/ai-openai`
  * does (`MalformedOutput`, "Failed to securely parse tool call parameters ..."), after the calls that parse.
  */
-const makeState = () => {
+const makeDecoder = (): AiProvider.Decoder<ChatChunk> => {
   const calls = new Map<number, OpenCall>()
   let textId: string | undefined
   let finish: Response.FinishReason | undefined
@@ -199,11 +178,12 @@ const makeState = () => {
       if (!sawFinish && calls.size === 0 && textId === undefined && usage === undefined) {
         return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
       }
-      parts.push({
-        type: "finish",
-        reason: finish ?? (calls.size > 0 ? "tool-calls" : "stop"),
-        usage: usageOf(usage)
-      })
+      parts.push(AiProvider.finishPart(finish ?? (calls.size > 0 ? "tool-calls" : "stop"), {
+        input: usage?.prompt_tokens,
+        output: usage?.completion_tokens,
+        total: usage?.total_tokens,
+        cached: usage?.prompt_tokens_details?.cached_tokens
+      }))
       return Stream.fromIterable(parts)
     })
 
@@ -211,36 +191,13 @@ const makeState = () => {
 }
 
 /**
+ * `make` and `layer` build the `LanguageModel` of a model (the model as the server names it, e.g. `qwen2.5:7b`) on
+ * the `ChatCompletionsClient`; `model(name)` is it as `@effect/ai`'s `Model`, like `OpenAiLanguageModel.model`.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options) {
-  const client = yield* ChatCompletionsClient
-  return yield* AiProvider.makeLanguageModel((providerOptions) =>
-    Stream.suspend(() => {
-      const state = makeState()
-      return Stream.concat(
-        client.createChatCompletionStream(body(options.model, providerOptions)).pipe(Stream.mapConcat(state.onChunk)),
-        state.onEnd()
-      )
-    })
-  )
+export const { layer, make, model } = AiProvider.streamingModel("chat-completions", ChatCompletionsClient, {
+  request: (client, model, options) => client.createChatCompletionStream(body(model, options)),
+  decoder: makeDecoder
 })
-
-/**
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, ChatCompletionsClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
-
-/**
- * The model as `@effect/ai`'s `Model`, like `OpenAiLanguageModel.model`.
- *
- * @since 0.1.0
- * @category ai models
- */
-export const model = (
-  model: string
-): AiModel.Model<"chat-completions", LanguageModel.LanguageModel, ChatCompletionsClient> =>
-  AiModel.make("chat-completions", layer({ model }))

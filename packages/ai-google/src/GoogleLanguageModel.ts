@@ -7,24 +7,12 @@
  *
  * @since 0.1.0
  */
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as AiModel from "@effect/ai/Model"
+import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { AiProvider } from "@zett/ai"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { type GenerateContentChunk, GoogleClient } from "./GoogleClient.js"
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface Options {
-  /** e.g. `gemini-2.5-flash`. */
-  readonly model: string
-}
 
 type Part =
   | { readonly text: string }
@@ -84,7 +72,7 @@ const finishReasons: Record<string, Response.FinishReason> = {
   MALFORMED_FUNCTION_CALL: "error"
 }
 
-const makeState = () => {
+const makeDecoder = (): AiProvider.Decoder<GenerateContentChunk> => {
   let textId: string | undefined
   let calls = 0
   let finish: Response.FinishReason | undefined
@@ -112,51 +100,27 @@ const makeState = () => {
     }
     return parts
   }
-  const onEnd = (): Array<Response.StreamPartEncoded> => [
-    ...(textId !== undefined ? [{ type: "text-end" as const, id: textId }] : []),
-    {
-      type: "finish",
-      reason: calls > 0 ? "tool-calls" : finish ?? "stop",
-      usage: {
-        inputTokens: usage?.promptTokenCount,
-        outputTokens: usage?.candidatesTokenCount,
-        totalTokens: usage?.totalTokenCount,
-        ...(usage?.cachedContentTokenCount !== undefined ? { cachedInputTokens: usage.cachedContentTokenCount } : {})
-      }
-    }
-  ]
+  const onEnd = () =>
+    Stream.fromIterable([
+      ...(textId !== undefined ? [{ type: "text-end" as const, id: textId }] : []),
+      AiProvider.finishPart(calls > 0 ? "tool-calls" : finish ?? "stop", {
+        input: usage?.promptTokenCount,
+        output: usage?.candidatesTokenCount,
+        total: usage?.totalTokenCount,
+        cached: usage?.cachedContentTokenCount
+      })
+    ])
   return { onChunk, onEnd }
 }
 
 /**
+ * `make` and `layer` build the `LanguageModel` of a model (`gemini-2.5-flash`) on the `GoogleClient`;
+ * `model(name)` is it as `@effect/ai`'s `Model`, like `OpenAiLanguageModel.model`.
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options) {
-  const client = yield* GoogleClient
-  return yield* AiProvider.makeLanguageModel((providerOptions) =>
-    Stream.suspend(() => {
-      const state = makeState()
-      return Stream.concat(
-        client.streamGenerateContent(options.model, body(providerOptions)).pipe(Stream.mapConcat(state.onChunk)),
-        Stream.suspend(() => Stream.fromIterable(state.onEnd()))
-      )
-    })
-  )
+export const { layer, make, model } = AiProvider.streamingModel("google", GoogleClient, {
+  request: (client, model, options) => client.streamGenerateContent(model, body(options)),
+  decoder: makeDecoder
 })
-
-/**
- * @since 0.1.0
- * @category layers
- */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, GoogleClient> =>
-  Layer.effect(LanguageModel.LanguageModel, make(options))
-
-/**
- * The model as `@effect/ai`'s `Model`, like `@effect/ai-google`'s `GoogleLanguageModel.model`.
- *
- * @since 0.1.0
- * @category ai models
- */
-export const model = (model: string): AiModel.Model<"google", LanguageModel.LanguageModel, GoogleClient> =>
-  AiModel.make("google", layer({ model }))

@@ -9,6 +9,7 @@
  */
 import * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as AiModel from "@effect/ai/Model"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import * as Tool from "@effect/ai/Tool"
@@ -262,6 +263,93 @@ export const makeLanguageModel = (
         })
       )
   })
+
+/**
+ * How one streamed answer becomes `@effect/ai` parts; a fresh one decodes each answer.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
+export interface Decoder<A> {
+  /** The parts of one chunk of the answer (an event, a message). */
+  readonly onChunk: (
+    chunk: A
+  ) => ReadonlyArray<Response.StreamPartEncoded> | Effect.Effect<ReadonlyArray<Response.StreamPartEncoded>, AiError.AiError>
+  /** What follows the last chunk: the end of open parts, the `finish` (or a failure). */
+  readonly onEnd: () => Stream.Stream<Response.StreamPartEncoded, AiError.AiError>
+}
+
+/**
+ * What a provider's `LanguageModel` is made of.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ModelOptions {
+  /** The model as the provider names it. */
+  readonly model: string
+}
+
+/**
+ * The `make`, `layer` and `model` of a provider's `LanguageModel` module, as `@effect/ai-openai`'s
+ * `OpenAiLanguageModel` has them: `request` streams the chunks of an answer on the provider's client, a fresh
+ * `decoder` turns each answer's chunks into parts, `model` is the model as `@effect/ai`'s `Model` (named
+ * `provider`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const streamingModel = <const Provider extends string, I, S, A>(
+  provider: Provider,
+  client: Context.Tag<I, S>,
+  options: {
+    readonly request: (client: S, model: string, options: LanguageModel.ProviderOptions) => Stream.Stream<A, AiError.AiError>
+    readonly decoder: () => Decoder<A>
+  }
+): {
+  readonly make: (options: ModelOptions) => Effect.Effect<LanguageModel.Service, never, I>
+  readonly layer: (options: ModelOptions) => Layer.Layer<LanguageModel.LanguageModel, never, I>
+  readonly model: (model: string) => AiModel.Model<Provider, LanguageModel.LanguageModel, I>
+} => {
+  const make = ({ model }: ModelOptions) =>
+    Effect.flatMap(client, (service) =>
+      makeLanguageModel((providerOptions) =>
+        Stream.suspend(() => {
+          const state = options.decoder()
+          return Stream.concat(
+            Stream.mapConcatEffect(options.request(service, model, providerOptions), (chunk) => {
+              const parts = state.onChunk(chunk)
+              return Effect.isEffect(parts) ? parts : Effect.succeed(parts)
+            }),
+            Stream.suspend(state.onEnd)
+          )
+        })
+      ))
+  const layer = (options: ModelOptions) => Layer.effect(LanguageModel.LanguageModel, make(options))
+  return { make, layer, model: (model) => AiModel.make(provider, layer({ model })) }
+}
+
+/**
+ * The `finish` part: the reason and the token usage as the provider counted it.
+ *
+ * @since 0.1.0
+ * @category streams
+ */
+export const finishPart = (reason: Response.FinishReason, usage: {
+  readonly input?: number | undefined
+  readonly output?: number | undefined
+  readonly total?: number | undefined
+  readonly cached?: number | undefined
+}): Response.StreamPartEncoded => ({
+  type: "finish",
+  reason,
+  usage: {
+    inputTokens: usage.input,
+    outputTokens: usage.output,
+    totalTokens: usage.total,
+    ...(typeof usage.cached === "number" ? { cachedInputTokens: usage.cached } : {})
+  }
+})
 
 // -----------------------------------------------------------------------------
 // the prompt
