@@ -1,5 +1,5 @@
 /**
- * Requests that overlap: one interrupted while its connections close, and many on a fresh layer at once.
+ * Requests that overlap: one interrupted while a connection of its own closes, and many on a fresh layer at once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
@@ -96,9 +96,12 @@ const callingModel = (tool: string, onResult: (result: Message.ToolMessage) => v
   })
 
 describe("many requests on a fresh layer", () => {
-  // Real servers: what is measured is the order in which this process starts them and reads their answers.
-  // TestClock holds every timeout: a call that has to wait is not cut short, and nothing depends on how fast
-  // the machine is.
+  // Real servers, since what matters is the order in which this process starts them and reads their answers.
+  // TestClock holds every timeout, so no call is cut short and nothing depends on the machine's speed. It cannot
+  // show the late answer as time: the delay was real time spent inside one turn of the event loop, while no
+  // Effect clock moves, and the answer was then read at the first poll for I/O as always. What the delay changed
+  // is what happened before that poll: every other connection's spawn (`npm run soak -- --burst 100` counts the
+  // calls that end more than a second after their server answered).
   it.effect("50 at once: every call succeeds, and the first answer is read before the other connections have all started", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
