@@ -1,5 +1,6 @@
 /**
- * `bedrock:` against a fake Bedrock runtime on 127.0.0.1 speaking ConverseStream's binary event stream.
+ * AiModel on AmazonBedrockLanguageModel against a fake Bedrock runtime on 127.0.0.1 speaking ConverseStream's binary
+ * event stream.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"

@@ -1,5 +1,5 @@
 /**
- * `openai-chat:` against a fake Chat Completions server on 127.0.0.1, in its wire format.
+ * AiModel on ChatCompletionsLanguageModel against a fake Chat Completions server on 127.0.0.1, in its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"

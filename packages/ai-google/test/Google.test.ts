@@ -1,5 +1,5 @@
 /**
- * `google:` against a fake Gemini API server on 127.0.0.1, in its wire format.
+ * AiModel on GoogleLanguageModel against a fake Gemini API server on 127.0.0.1, in its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"

@@ -32,7 +32,7 @@ const appEffect = {
   "@effect/experimental": "~0.60.0"
 }
 
-const publicPackages = ["agent", "mcp", "ai", "cli"] as const
+const publicPackages = ["agent", "mcp", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
 
 interface Run {
   readonly code: number | null
