@@ -14,6 +14,8 @@ import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
 import type { PlatformError } from "@effect/platform/Error"
 import { Scrubber } from "@zett/agent"
 import * as Context from "effect/Context"
@@ -133,6 +135,17 @@ const MAX_LOG_MESSAGE = 8_192
  * the capabilities of the server-request handlers installed (`requests`: elicitation, sampling, roots), and no
  * other.
  */
+/**
+ * The SDK's validator of tool output schemas, made when the first such schema is listed. The SDK's client makes
+ * its own Ajv instance (meta-schemas and formats compiled: a quarter of the CPU time of a refused connect) as it is
+ * made, also for a server that never connects or lists no output schema. One per client all the same: an Ajv
+ * keeps every schema it compiled, and one shared by all servers would keep them all (and mix up `$id`s).
+ */
+const lazyValidator = (): jsonSchemaValidator => {
+  let ajv: AjvJsonSchemaValidator | undefined
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
+}
+
 const newClient = (
   clientInfo: { readonly name: string; readonly version: string },
   server: McpServer.McpServer,
@@ -141,7 +154,8 @@ const newClient = (
   requests?: ServerRequests.ServerRequests
 ): Client => {
   const client = new Client({ name: clientInfo.name, version: clientInfo.version }, {
-    capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers)
+    capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers),
+    jsonSchemaValidator: lazyValidator()
   })
   requests?.install(client)
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {

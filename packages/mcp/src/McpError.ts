@@ -66,10 +66,28 @@ const MAX_REASON = 300
 
 const clip = (text: string) => (text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text)
 
-const errnoCode = (u: unknown): string | undefined => {
+// a cause chain is followed this far (a chain may loop)
+const MAX_CAUSES = 8
+
+/** The first errno-style code in the cause chain, also inside an `AggregateError` (one attempt per address). */
+const errnoCode = (u: unknown, depth = 0): string | undefined => {
+  if (depth > MAX_CAUSES) return undefined
   if (Predicate.hasProperty(u, "code") && typeof u.code === "string") return u.code
-  if (Predicate.hasProperty(u, "cause")) return errnoCode(u.cause)
+  if (u instanceof AggregateError) {
+    for (const error of u.errors) {
+      const code = errnoCode(error, depth + 1)
+      if (code !== undefined) return code
+    }
+  }
+  if (Predicate.hasProperty(u, "cause")) return errnoCode(u.cause, depth + 1)
   return undefined
+}
+
+/** The last `Error` of the cause chain. */
+const innermost = (error: Error): Error => {
+  let inner = error
+  for (let i = 0; i < MAX_CAUSES && inner.cause instanceof Error; i++) inner = inner.cause
+  return inner
 }
 
 
@@ -174,8 +192,14 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   const errno = errnoCode(cause)
   if (cause instanceof Error) {
     const message = scrubber.scrub(cause.message)
-    // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part
-    const reason = errno !== undefined && !message.includes(errno) ? `${message} (${errno})` : message
+    // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part, else the reason
+    // underneath (`bad port`: fetch refuses some ports before connecting)
+    const inner = errno === undefined && cause.message === "fetch failed" ? innermost(cause) : cause
+    const reason = errno !== undefined && !message.includes(errno)
+      ? `${message} (${errno})`
+      : inner !== cause && inner.message !== ""
+      ? `${message} (${scrubber.scrub(inner.message)})`
+      : message
     return {
       reason: clip(reason),
       ...(errno !== undefined && networkCodes.has(errno) ? { failure: "Network" as const } : {}),
@@ -215,14 +239,15 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
     readonly prefix?: string | undefined
   }): McpConnectError {
     const { code, failure, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+    // the fields are made here, of the right types: no schema check (a tenth of the CPU time of a refused connect)
     if (failure === "NeedsAuthorization") {
-      return new McpConnectError({ server: options.server, reason: needsAuthorizationReason(options.server), failure })
+      return new McpConnectError({ server: options.server, reason: needsAuthorizationReason(options.server), failure }, true)
     }
     return new McpConnectError({
       server: options.server,
       reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
       ...defined({ code, httpStatus, failure, cause: keep ? options.cause : undefined })
-    })
+    }, true)
   }
   /**
    * @since 0.1.0
@@ -278,7 +303,7 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
       method: options.method,
       reason: failure === "NeedsAuthorization" ? needsAuthorizationReason(options.server) : reason,
       ...defined({ code, kind, cause: keep ? options.cause : undefined })
-    })
+    }, true)
   }
   /**
    * @since 0.1.0
