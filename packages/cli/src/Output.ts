@@ -191,7 +191,10 @@ export const logFormat: Logger.Logger<unknown, string> = Logger.make(({ annotati
   const level = logLevel.label === "WARN" ? "warning" : logLevel.label.toLowerCase()
   // a stdio server's stderr lines say which server they come from
   const server = HashMap.get(annotations, "mcp.server")
-  const prefix = server._tag === "Some" && HashMap.has(annotations, "mcp.stream") ? `[${String(server.value)}] ` : ""
+  const prefix = server._tag === "Some" && HashMap.get(annotations, "mcp.stream")._tag === "Some" &&
+      String(HashMap.unsafeGet(annotations, "mcp.stream")) === "stderr"
+    ? `[${String(server.value)}] `
+    : ""
   // `mcp.*` annotations are in the text already; others (a provider's retry reason ...) are not
   const extra: Array<string> = []
   for (const [key, value] of annotations) {
@@ -219,7 +222,10 @@ export const logger = (output: Output["Type"], chatter?: Chatter.Service): Logge
         FiberRefs.getOrDefault(options.context, FiberRef.currentMinimumLogLevel),
         LogLevel.Debug
       )
-      if (server._tag === "Some" && !everything && !chatter.admit(String(server.value), "log")) return
+      // only what a server sends (its log messages, its stderr, the lines its requests cause) is limited: zett's
+      // own lines about it (unavailable, refused) all show
+      const fromServer = server._tag === "Some" && HashMap.has(options.annotations, "mcp.stream")
+      if (fromServer && !everything && !chatter.admit(String(server.value), "log")) return
     }
     Effect.runSync(output.stderr(`${logFormat.log(options)}\n`))
   })

@@ -13,6 +13,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { piped } from "./utils/process.js"
 import { tempDir, writeFile } from "./utils/zett.js"
+import * as Chatter from "../src/internal/chatter.js"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const fixture = Path.join(here, "fixtures", "hostile-server.mjs")
@@ -94,4 +95,24 @@ describe("a server's chatter is summarized on standard error", () => {
       assert.strictEqual(printed.at(-1), "zett: … 190 more requests from MCP server hostile declined without asking")
       assert.strictEqual(printed.length, 11, run.stderr)
     }), 180_000)
+})
+
+describe("the limit is on what a server sends", () => {
+  it.effect("zett's own lines about a flooding server all show; the server's own lines past the limit are counted", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory()
+      const stderrLogger = Output.logger(output, Chatter.make(3))
+      const server = (n: number) =>
+        Effect.logInfo(`MCP server hostile: flood ${n}`).pipe(Effect.annotateLogs({ "mcp.server": "hostile", "mcp.stream": "log" }))
+      const own = (n: number) =>
+        Effect.logWarning(`MCP server hostile is unavailable ${n}`).pipe(Effect.annotateLogs({ "mcp.server": "hostile" }))
+      yield* Effect.forEach([1, 2, 3, 4, 5], (n) => Effect.zipRight(server(n), own(n)), { discard: true }).pipe(
+        Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger))
+      )
+      const printed = lines(captured.stderr())
+      assert.deepStrictEqual(printed.filter((line) => line.includes("flood")).length, 3)
+      assert.deepStrictEqual(printed.filter((line) => line.includes("unavailable")).length, 5)
+      // a server's log message reads as the server's, without the [server] prefix of its stderr lines
+      assert.isFalse(printed.some((line) => line.includes("[hostile]")))
+    }))
 })

@@ -166,7 +166,12 @@ const newClient = (
       : scrubber.scrub(text)
     Runtime.runFork(runtime)(
       Effect.logWithLevel(logLevels[level] ?? LogLevel.Info, `MCP server ${server.name}: ${clipped}`).pipe(
-        Effect.annotateLogs({ "mcp.server": server.name, ...(logger !== undefined ? { "mcp.logger": scrubber.scrub(logger) } : {}) })
+        Effect.annotateLogs({
+          "mcp.server": server.name,
+          // what the server said, told apart from what Zett says about it
+          "mcp.stream": "log",
+          ...(logger !== undefined ? { "mcp.logger": scrubber.scrub(logger) } : {})
+        })
       )
     )
   })

@@ -126,7 +126,7 @@ export const decline: Handler = (request) =>
     Effect.logWarning(
       `MCP server ${request.server} asked the user (${request._tag === "Form" ? "form" : `URL ${request.url}`}): ` +
         `${JSON.stringify(request.message)}; declined (no elicitation handler answers it)`
-    ).pipe(Effect.annotateLogs("mcp.server", request.server)),
+    ).pipe(Effect.annotateLogs({ "mcp.server": request.server, "mcp.stream": "requests" })),
     { action: "decline" } as const
   )
 

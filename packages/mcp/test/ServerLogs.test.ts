@@ -69,9 +69,13 @@ describe("a server's own log messages (issue 13)", () => {
         {
           level: "WARN",
           message: "MCP server chatty: token <redacted> is stale",
-          annotations: { "mcp.server": "chatty", "mcp.logger": "db" }
+          annotations: { "mcp.server": "chatty", "mcp.stream": "log", "mcp.logger": "db" }
         },
-        { level: "DEBUG", message: "MCP server chatty: {\"step\":1}", annotations: { "mcp.server": "chatty" } }
+        {
+          level: "DEBUG",
+          message: "MCP server chatty: {\"step\":1}",
+          annotations: { "mcp.server": "chatty", "mcp.stream": "log" }
+        }
       ])
     }))
 

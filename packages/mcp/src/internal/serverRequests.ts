@@ -157,7 +157,8 @@ export class ServerRequests {
             (handle) =>
               Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
                 Option.isSome(given) ? handle : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
-            Effect.tapError((error) => Effect.annotateLogs(Effect.logWarning(error.message), "mcp.server", this.server)),
+            Effect.tapError((error) =>
+              Effect.annotateLogs(Effect.logWarning(error.message), { "mcp.server": this.server, "mcp.stream": "requests" })),
             Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
           ),
           extra.signal
@@ -210,7 +211,8 @@ export class ServerRequests {
       }
       return result({ action: "accept", content: content as NonNullable<ElicitResult["content"]> })
     }).pipe(
-      Effect.annotateLogs("mcp.server", server),
+      // a line caused by a server's request: a host may limit how many of them it prints
+      Effect.annotateLogs({ "mcp.server": server, "mcp.stream": "requests" }),
       Effect.withSpan("McpElicitation.handle", { attributes: { "mcp.server": server } })
     )
   }
