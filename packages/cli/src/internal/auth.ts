@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
+import { inert } from "./inert.js"
 import { loadConfiguration, resolveClientFactory, tokenStore } from "./common.js"
 import { loopbackHook } from "./loopback.js"
 import type * as Options from "./options.js"
@@ -98,5 +99,5 @@ export const status = (options: Options.AuthStatusOptions) =>
     if (rows.length === 0) return yield* Output.line("No MCP servers are configured.")
     const width = Math.max(...rows.map(([name]) => name.length), "SERVER".length)
     yield* Output.line(`${"SERVER".padEnd(width)}  AUTH`)
-    for (const [name, , state] of rows) yield* Output.line(`${name.padEnd(width)}  ${state}`)
+    for (const [name, , state] of rows) yield* Output.line(inert(`${name.padEnd(width)}  ${state}`))
   })
