@@ -22,20 +22,7 @@ import {
   KEY,
   pendingSleep
 } from "./utils.js"
-
-const tools: Model.ModelRequest["tools"] = [
-  {
-    name: "fs__read_file",
-    description: "Reads a file",
-    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
-  },
-  { name: "math__add", description: "Adds", parameters: { type: "object", properties: { a: { type: "number" } } } }
-]
-
-const request = (
-  messages: ReadonlyArray<Message.Message> = [Message.user("Hi")],
-  offered: Model.ModelRequest["tools"] = []
-): Model.ModelRequest => ({ messages, tools: offered, serverTools: [] })
+import { request, tools } from "@zett/testing/ModelProbes"
 
 const collect = (stream: Stream.Stream<Model.ModelEvent, Model.ModelError>) =>
   Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray))

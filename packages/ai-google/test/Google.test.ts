@@ -11,20 +11,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { inspect } from "node:util"
 import { buildModel, captureLogs, captureSpans, eventually, fakeProvider, geminiChunks, geminiModel, json, KEY, pendingSleep, sse } from "./utils.js"
-
-const tools: Model.ModelRequest["tools"] = [
-  {
-    name: "fs__read_file",
-    description: "Reads a file",
-    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
-  },
-  { name: "math__add", description: "Adds", parameters: { type: "object", properties: { a: { type: "number" } } } }
-]
-
-const request = (
-  messages: ReadonlyArray<Message.Message> = [Message.user("Hi")],
-  offered: Model.ModelRequest["tools"] = []
-): Model.ModelRequest => ({ messages, tools: offered, serverTools: [] })
+import { request, tools } from "@zett/testing/ModelProbes"
 
 const gemini = (chunks: ReadonlyArray<unknown>) => sse(chunks.map((data) => ({ data })))
 

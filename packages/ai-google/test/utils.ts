@@ -4,20 +4,13 @@ import { GoogleClient, GoogleLanguageModel } from "@zett/ai-google"
 import { Model } from "@zett/agent"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
 
 export * from "@zett/testing/FakeProvider"
 export * from "@zett/testing/ModelProbes"
 
 const key = Redacted.make(KEY)
-
-/** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
-export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
-  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
 
 /** The Model on Google's Gemini API against the fake provider. */
 export const geminiModel = (

@@ -2,10 +2,13 @@
  * Probes for the tests of a model provider: what a test waits for (a reply held back, a condition, a retry's
  * sleep on the TestClock), and what the code under test logged and traced.
  */
+import { Message, Model } from "@zett/agent"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as TestClock from "effect/TestClock"
@@ -108,3 +111,22 @@ export const captureLogs = () => {
   return { lines, layer }
 }
 
+/** Builds a model layer in the test's scope (the HTTP client lives as long as the scope). */
+export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>): Effect.Effect<Model.Model["Type"], E, Scope.Scope> =>
+  Layer.build(layer).pipe(Effect.map(Context.get(Model.Model)))
+
+/** Two tools a provider's request is offered. */
+export const tools: Model.ModelRequest["tools"] = [
+  {
+    name: "fs__read_file",
+    description: "Reads a file",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
+  },
+  { name: "math__add", description: "Adds", parameters: { type: "object", properties: { a: { type: "number" } } } }
+]
+
+/** A model request: the messages (one user message by default) and the tools offered (none by default). */
+export const request = (
+  messages: ReadonlyArray<Message.Message> = [Message.user("Hi")],
+  offered: Model.ModelRequest["tools"] = []
+): Model.ModelRequest => ({ messages, tools: offered, serverTools: [] })
