@@ -59,7 +59,10 @@ export interface Options {
   readonly servers?: ReadonlyArray<McpServer> | undefined
   /** A configuration file; relative paths resolve against the working directory. */
   readonly configPath?: string | undefined
-  /** The accepted root keys of the file (default `defaultServerKeys`: `servers`, `mcpServers`, `context_servers`); a file uses exactly one (C4). */
+  /**
+   * The accepted root keys of the file (default `defaultServerKeys`: `servers`, `mcpServers`, `context_servers`);
+   * a file uses exactly one (C4).
+   */
   readonly serverKeys?: ReadonlyArray<string> | undefined
   /** One invalid entry makes the whole file invalid (default `true`); when false it is logged and skipped (C5). */
   readonly strictConfig?: boolean | undefined
