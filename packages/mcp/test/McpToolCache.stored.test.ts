@@ -8,7 +8,6 @@
  */
 import * as Persistence from "@effect/experimental/Persistence"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
@@ -25,8 +24,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { Redis } from "ioredis"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
+import * as StatelessHttp from "@zett/testing/StatelessHttp"
 import { toolMessages } from "./utils/fake.js"
 import * as Faults from "./utils/faults.js"
 
@@ -43,52 +41,29 @@ interface Recording {
  * `fetch`: a call answers `<server> ran <tool>`.
  */
 const recordingServer = (name: string): Effect.Effect<Recording, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly http: Http.Server; readonly recording: Recording }>((resume) => {
-      let listings = 0
-      const calls: Array<string> = []
-      const makeServer = () => {
-        const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} } })
-        server.setRequestHandler(ListToolsRequestSchema, async () => {
-          listings++
-          return {
-            tools: ["search", "fetch"].map((tool) => ({
-              name: tool,
-              description: `${tool} in ${name}`,
-              inputSchema: { type: "object" as const, properties: { q: { type: "string" } } }
-            }))
-          }
-        })
-        server.setRequestHandler(CallToolRequestSchema, async (request) => {
-          calls.push(request.params.name)
-          return { content: [{ type: "text" as const, text: `${name} ran ${request.params.name}` }] }
-        })
-        return server
-      }
-      const http = Http.createServer((req, res) => {
-        if (req.url !== "/mcp" || req.method !== "POST") return void res.writeHead(405).end()
-        const transport = new StreamableHTTPServerTransport({})
-        const server = makeServer()
-        res.on("close", () => {
-          void transport.close()
-          void server.close()
-        })
-        void server.connect(transport).then(() => transport.handleRequest(req, res))
+  Effect.suspend(() => {
+    let listings = 0
+    const calls: Array<string> = []
+    const makeServer = () => {
+      const server = new Server({ name, version: "1.0.0" }, { capabilities: { tools: {} } })
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        listings++
+        return {
+          tools: ["search", "fetch"].map((tool) => ({
+            name: tool,
+            description: `${tool} in ${name}`,
+            inputSchema: { type: "object" as const, properties: { q: { type: "string" } } }
+          }))
+        }
       })
-      http.listen(0, "127.0.0.1", () => {
-        const port = (http.address() as AddressInfo).port
-        resume(Effect.succeed({
-          http,
-          recording: { url: `http://127.0.0.1:${port}/mcp`, listings: () => listings, calls }
-        }))
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        calls.push(request.params.name)
+        return { content: [{ type: "text" as const, text: `${name} ran ${request.params.name}` }] }
       })
-    }),
-    ({ http }) =>
-      Effect.async<void>((resume) => {
-        http.closeAllConnections()
-        http.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ recording }) => recording))
+      return server
+    }
+    return Effect.map(StatelessHttp.serve(makeServer), (url) => ({ url, listings: () => listings, calls }))
+  })
 
 const rawClient = (url: string) =>
   Effect.acquireRelease(Effect.sync(() => new Redis(url)), (client) => Effect.sync(() => client.disconnect()))

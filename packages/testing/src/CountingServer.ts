@@ -5,12 +5,10 @@
  * <n>`, so a client that shows a description tells which discovery it came from.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
+import * as StatelessHttp from "./StatelessHttp.js"
 
 export interface CountingServer {
   readonly url: string
@@ -23,42 +21,22 @@ export const make = (options: {
   readonly delay: number
   readonly tools?: number | undefined
 }): Effect.Effect<CountingServer, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly http: Http.Server; readonly server: CountingServer }>((resume) => {
-      let listings = 0
-      const makeServer = () => {
-        const server = new Server({ name: options.name, version: "1.0.0" }, { capabilities: { tools: {} } })
-        server.setRequestHandler(ListToolsRequestSchema, async () => {
-          const n = ++listings
-          await new Promise((resolve) => setTimeout(resolve, options.delay))
-          return {
-            tools: Array.from({ length: options.tools ?? 2 }, (_, i) => ({
-              name: `tool_${i}`,
-              description: `discovery ${n}`,
-              inputSchema: { type: "object" as const, properties: { q: { type: "string" } } }
-            }))
-          }
-        })
-        return server
-      }
-      const http = Http.createServer((req, res) => {
-        if (req.url !== "/mcp" || req.method !== "POST") return void res.writeHead(405).end()
-        const transport = new StreamableHTTPServerTransport({})
-        const server = makeServer()
-        res.on("close", () => {
-          void transport.close()
-          void server.close()
-        })
-        void server.connect(transport).then(() => transport.handleRequest(req, res))
+  Effect.suspend(() => {
+    let listings = 0
+    const makeServer = () => {
+      const server = new Server({ name: options.name, version: "1.0.0" }, { capabilities: { tools: {} } })
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        const n = ++listings
+        await new Promise((resolve) => setTimeout(resolve, options.delay))
+        return {
+          tools: Array.from({ length: options.tools ?? 2 }, (_, i) => ({
+            name: `tool_${i}`,
+            description: `discovery ${n}`,
+            inputSchema: { type: "object" as const, properties: { q: { type: "string" } } }
+          }))
+        }
       })
-      http.listen(0, "127.0.0.1", () => {
-        const port = (http.address() as AddressInfo).port
-        resume(Effect.succeed({ http, server: { url: `http://127.0.0.1:${port}/mcp`, listings: () => listings } }))
-      })
-    }),
-    ({ http }) =>
-      Effect.async<void>((resume) => {
-        http.closeAllConnections()
-        http.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ server }) => server))
+      return server
+    }
+    return Effect.map(StatelessHttp.serve(makeServer), (url) => ({ url, listings: () => listings }))
+  })
