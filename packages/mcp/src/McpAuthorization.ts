@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { McpAuthorization } from "./internal/authorization.js"
+import * as OAuthChecks from "./internal/oauthChecks.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
 import { McpClientFactory } from "./McpClientFactory.js"
 import type { McpConnectError } from "./McpError.js"
@@ -41,6 +42,16 @@ export type {
    */
   Login
 } from "./internal/authorization.js"
+
+/**
+ * Whether a URL's host is this machine's loopback (localhost, 127.0.0.0/8, [::1]), as the URL parser writes
+ * it: the one place the authorization specification lets a plain `http:` URL be used, and the rule for any URL a
+ * server hands a host to open.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isLoopbackHost: (hostname: string) => boolean = OAuthChecks.isLoopback
 
 /**
  * Runs the authorization-code flow for `server` with the `McpAuthorization` in context, even when stored tokens

@@ -8,6 +8,7 @@
  */
 import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
+import { McpAuthorization } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import { inert } from "./inert.js"
@@ -16,10 +17,6 @@ import { inert } from "./inert.js"
 export type Checked =
   | { readonly _tag: "Allowed"; readonly url: URL }
   | { readonly _tag: "Refused"; readonly reason: string }
-
-// the WHATWG parser has already normalized the host: `127.1` and `0x7f000001` are `127.0.0.1`
-const isLoopback = (hostname: string) =>
-  hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 
 /** Whether `text` is a URL zett may open: `https:`, or `http:` to localhost, 127.0.0.0/8 or [::1]. */
 export const check = (text: string): Checked => {
@@ -31,7 +28,8 @@ export const check = (text: string): Checked => {
   }
   if (url.protocol === "https:" && url.hostname !== "") return { _tag: "Allowed", url }
   if (url.protocol === "http:") {
-    return isLoopback(url.hostname)
+    // the WHATWG parser has already normalized the host: `127.1` and `0x7f000001` are `127.0.0.1`
+    return McpAuthorization.isLoopbackHost(url.hostname)
       ? { _tag: "Allowed", url }
       : { _tag: "Refused", reason: `http: URLs are opened only on this machine (localhost, 127.0.0.0/8, [::1]), not ${url.host}` }
   }

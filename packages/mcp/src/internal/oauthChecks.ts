@@ -26,8 +26,12 @@ export class Refused extends Error {
 /** @internal */
 export const isRefused = (u: unknown): u is Refused => u instanceof Refused
 
-/** The loopback hosts as the URL parser writes them (`127.1` reads `127.0.0.1`, `[0::1]` reads `[::1]`). */
-const isLoopback = (hostname: string) =>
+/**
+ * The loopback hosts as the URL parser writes them (`127.1` reads `127.0.0.1`, `[0::1]` reads `[::1]`).
+ *
+ * @internal
+ */
+export const isLoopback = (hostname: string): boolean =>
   hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 
 /**
