@@ -73,18 +73,19 @@ const halves = (pair: string): ReadonlyArray<string> => {
   return colon <= 0 || colon === pair.length - 1 ? [] : [pair, pair.slice(0, colon), pair.slice(colon + 1)]
 }
 
+const decodeComponent = (part: string) => {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
+  }
+}
+
 const userInfo = (value: string): ReadonlyArray<string> => {
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*@/.test(value)) return []
   try {
     const url = new URL(value)
-    const decode = (part: string) => {
-      try {
-        return decodeURIComponent(part)
-      } catch {
-        return part
-      }
-    }
-    return [decode(url.username), decode(url.password), url.username, url.password]
+    return [decodeComponent(url.username), decodeComponent(url.password), url.username, url.password]
   } catch {
     return []
   }
@@ -261,15 +262,8 @@ export const urlSecrets = (text: string): ReadonlyArray<string> => {
     return []
   }
   const out: Array<string> = []
-  const decode = (part: string) => {
-    try {
-      return decodeURIComponent(part)
-    } catch {
-      return part
-    }
-  }
-  if (url.username !== "") out.push(url.username, decode(url.username))
-  if (url.password !== "") out.push(url.password, decode(url.password))
+  if (url.username !== "") out.push(url.username, decodeComponent(url.username))
+  if (url.password !== "") out.push(url.password, decodeComponent(url.password))
   for (const [name, value] of url.searchParams) {
     if (secretParameter.test(name) && value !== "") out.push(value)
   }
