@@ -1,5 +1,5 @@
 /**
- * Issue 13: a tool publishes events (`ToolProgress`) to the `onEvent` hooks of its request through the run context.
+ * A tool publishes events (`ToolProgress`) to the `onEvent` hooks of its request through the run context.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Extension, Tool } from "@zett/agent"
@@ -20,8 +20,8 @@ const reporting = (seen: Array<boolean>) =>
       })
   })
 
-describe("events (issue 13)", () => {
-  it.effect("issue 13: context.publish reaches every onEvent hook in order, before the tool's result is appended", () =>
+describe("events", () => {
+  it.effect("context.publish reaches every onEvent hook in order, before the tool's result is appended", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const seen: Array<boolean> = []
@@ -40,7 +40,7 @@ describe("events (issue 13)", () => {
       assert.deepStrictEqual(log, ["a: work 1/2", "b: work 1/2", "a: afterTool work", "b: afterTool work"])
     }))
 
-  it.effect("issue 13: without an onEvent hook the request is not observed, and publishing does nothing", () =>
+  it.effect("without an onEvent hook the request is not observed, and publishing does nothing", () =>
     Effect.gen(function*() {
       const seen: Array<boolean> = []
       const agent = yield* agentWith([{ toolCalls: [{ name: "work" }] }, { text: "ok" }], { tools: [reporting(seen)] })
@@ -49,7 +49,7 @@ describe("events (issue 13)", () => {
       assert.strictEqual(reply.content, "ok")
     }))
 
-  it.effect("issue 13: an onEvent hook that fails is logged; the tool and the run go on", () =>
+  it.effect("an onEvent hook that fails is logged; the tool and the run go on", () =>
     Effect.gen(function*() {
       const logs: Array<string> = []
       const failing: Extension.Extension<string> = { name: "failing", onEvent: () => Effect.fail("observer down") }

@@ -20,8 +20,8 @@ const toolResults = (request: Model.ModelRequest) =>
     content: m.content
   }))
 
-describe("tool-call repair (issue 16)", () => {
-  it.effect("issue 16: unknown tools name the closest tools, unreadable arguments say why; hooks see both", () =>
+describe("tool-call repair", () => {
+  it.effect("unknown tools name the closest tools, unreadable arguments say why; hooks see both", () =>
     Effect.gen(function*() {
       const seen: Array<ReturnType<typeof toolResults>> = []
       const hooks: Array<string> = []
@@ -81,7 +81,7 @@ describe("tool-call repair (issue 16)", () => {
       ])
     }))
 
-  it.effect("issue 16: with no tools at all, an unknown tool says so", () =>
+  it.effect("with no tools at all, an unknown tool says so", () =>
     Effect.gen(function*() {
       let seen: ReturnType<typeof toolResults> = []
       const model = ScriptedModel.layer([
@@ -96,7 +96,7 @@ describe("tool-call repair (issue 16)", () => {
       }])
     }))
 
-  it.effect("issue 16: the run's result carries the usage of every turn (input, output, cached)", () =>
+  it.effect("the run's result carries the usage of every turn (input, output, cached)", () =>
     Effect.gen(function*() {
       const model = ScriptedModel.layer([
         { toolCalls: [{ name: "math__add", arguments: { a: 1, b: 2 } }], usage: { inputTokens: 10, outputTokens: 4 } },

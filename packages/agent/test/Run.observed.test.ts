@@ -1,5 +1,5 @@
 /**
- * The run loop's edges (found by mutation testing of internal/run.ts, issue 19): the tool registry seen by
+ * The run loop's edges (found by mutation testing of internal/run.ts): the tool registry seen by
  * extensions, what a failed tool call tells the model, the model request's system message and server tools,
  * usage, compaction, which hook an error names, and the run's logs and spans.
  */
@@ -33,7 +33,7 @@ const recordingLogger = () => {
 class Custom extends Data.TaggedError("Custom")<{ readonly message: string }> {}
 
 describe("run (observed)", () => {
-  it.effect("issue 19: register answers whether the tool was added; the first of one name stays, the second is logged", () =>
+  it.effect("register answers whether the tool was added; the first of one name stays, the second is logged", () =>
     Effect.gen(function*() {
       const answers: Array<boolean> = []
       const registrar: Extension.Extension = {
@@ -61,7 +61,7 @@ describe("run (observed)", () => {
       ])
     }))
 
-  it.effect("issue 19: a failed call tells the model the error's tag, name or 'Error', and its message or text", () =>
+  it.effect("a failed call tells the model the error's tag, name or 'Error', and its message or text", () =>
     Effect.gen(function*() {
       const tools = [
         failing("tagged", new Custom({ message: "custom failure" })),
@@ -86,7 +86,7 @@ describe("run (observed)", () => {
       ])
     }))
 
-  it.effect("issue 19: a tool's defect is logged as an error naming the tool", () =>
+  it.effect("a tool's defect is logged as an error naming the tool", () =>
     Effect.gen(function*() {
       const logs = recordingLogger()
       const boom = Tool.dynamic("boom", { description: "boom", parameters: { type: "object" }, handler: () => Effect.die("kaput") })
@@ -97,7 +97,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR").map((line) => line.message), ["tool boom failed unexpectedly"])
     }))
 
-  it.effect("issue 19: the system message leaves out empty state; server tools reach the model as added, each request its own list", () =>
+  it.effect("the system message leaves out empty state; server tools reach the model as added, each request its own list", () =>
     Effect.gen(function*() {
       let turn = 0
       const extension: Extension.Extension = {
@@ -120,7 +120,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(requests[2]!.serverTools, [])
     }))
 
-  it.effect("issue 19: the reply carries the usage of the model's finish event, and none without one", () =>
+  it.effect("the reply carries the usage of the model's finish event, and none without one", () =>
     Effect.gen(function*() {
       const scripted = yield* Agent.make({}).pipe(
         Effect.provide(ScriptedModel.layer([{ text: "ok", usage: { inputTokens: 3, outputTokens: 4 } }]))
@@ -135,7 +135,7 @@ describe("run (observed)", () => {
       assert.isFalse("usage" in unfinished && unfinished.usage !== undefined)
     }))
 
-  it.effect("issue 19: with hooks of some extensions built per request, the others' own hooks run too, each only where it has one", () =>
+  it.effect("with hooks of some extensions built per request, the others' own hooks run too, each only where it has one", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const plain: Extension.Extension = { name: "plain", afterTurn: () => Effect.sync(() => void log.push("plain afterTurn")) }
@@ -150,7 +150,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(log, ["built beforeRun", "plain afterTurn", "plain afterTurn"])
     }))
 
-  it.effect("issue 19: a failing hook or compaction names where it failed", () =>
+  it.effect("a failing hook or compaction names where it failed", () =>
     Effect.gen(function*() {
       const failingBeforeModel: Extension.Extension<string> = { name: "x", beforeModel: () => Effect.fail("no") }
       const error = yield* Agent.make({ extensions: [failingBeforeModel] }).pipe(
@@ -165,7 +165,7 @@ describe("run (observed)", () => {
       }
     }))
 
-  it.effect("issue 19: a compaction pass starts from an empty input, hands its result to afterCompact, and leaves nothing pending", () =>
+  it.effect("a compaction pass starts from an empty input, hands its result to afterCompact, and leaves nothing pending", () =>
     Effect.gen(function*() {
       const seen: Array<unknown> = []
       const watcher: Extension.Extension = {
@@ -181,7 +181,7 @@ describe("run (observed)", () => {
       assert.isFalse(yield* agent.pending(watcher))
     }))
 
-  it.effect("issue 19: a failing onError hook is logged and the run's own failure stands", () =>
+  it.effect("a failing onError hook is logged and the run's own failure stands", () =>
     Effect.gen(function*() {
       const logs = recordingLogger()
       const sour: Extension.Extension<string> = { name: "sour", onError: () => Effect.fail("nope") }
@@ -191,7 +191,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR").map((line) => line.message), ["a terminal hook failed"])
     }))
 
-  it.effect("issue 19: runs are numbered upwards, and traced with their number and each tool call's name and id", () =>
+  it.effect("runs are numbered upwards, and traced with their number and each tool call's name and id", () =>
     Effect.gen(function*() {
       const ids: Array<number> = []
       const numbered: Extension.Extension = { name: "numbered", beforeRun: (context) => Effect.sync(() => void ids.push(context.runId)) }
@@ -208,7 +208,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual([tool.attributes.get("gen_ai.tool.name"), tool.attributes.get("gen_ai.tool.call.id")], ["t", "c1"])
     }))
 
-  it.effect("issue 19: extensions read the registry's tools by name, the server tools added, and whether any extension observes events", () =>
+  it.effect("extensions read the registry's tools by name, the server tools added, and whether any extension observes events", () =>
     Effect.gen(function*() {
       const seen: Array<unknown> = []
       const reader: Extension.Extension = {
@@ -228,7 +228,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(seen, ["t", undefined, ["web"], false, "t", undefined, ["web"], true])
     }))
 
-  it.effect("issue 19: an event a tool publishes reaches the extensions that observe events, past those that do not", () =>
+  it.effect("an event a tool publishes reaches the extensions that observe events, past those that do not", () =>
     Effect.gen(function*() {
       const logs = recordingLogger()
       const events: Array<unknown> = []
@@ -254,7 +254,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(logs.lines.filter((line) => line.level === "ERROR"), [])
     }))
 
-  it.effect("issue 19: an unknown tool's name is quoted to at most 100 characters", () =>
+  it.effect("an unknown tool's name is quoted to at most 100 characters", () =>
     Effect.gen(function*() {
       const contents: Array<unknown> = []
       const long = "x".repeat(150)
@@ -268,7 +268,7 @@ describe("run (observed)", () => {
       }])
     }))
 
-  it.effect("issue 19: maxTurns allows exactly that many model calls", () =>
+  it.effect("maxTurns allows exactly that many model calls", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make({ tools: [echo("t")], maxTurns: 2 }).pipe(
         Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "t" }] }, { text: "ok" }]))
@@ -276,7 +276,7 @@ describe("run (observed)", () => {
       assert.strictEqual((yield* agent.run("hi")).content, "ok")
     }))
 
-  it.effect("issue 19: a turn without usage adds nothing to the run's usage, and the reply has only the usage it was given", () =>
+  it.effect("a turn without usage adds nothing to the run's usage, and the reply has only the usage it was given", () =>
     Effect.gen(function*() {
       let request = 0
       const model = Model.Model.of({
@@ -295,7 +295,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(Object.keys(yield* bare.run("hi")).sort(), ["_tag", "content", "toolCalls"])
     }))
 
-  it.effect("issue 19: a message steered while the model gives its answer opens another turn", () =>
+  it.effect("a message steered while the model gives its answer opens another turn", () =>
     Effect.gen(function*() {
       const steer: { current: (text: string) => Effect.Effect<boolean> } = { current: () => Effect.succeed(false) }
       const requests: Array<ReadonlyArray<unknown>> = []
@@ -309,7 +309,7 @@ describe("run (observed)", () => {
       assert.deepStrictEqual(requests, [["hi", "first answer", "and one more thing"]])
     }))
 
-  it.effect("issue 19: toolConcurrency runs that many calls of one turn at once", () =>
+  it.effect("toolConcurrency runs that many calls of one turn at once", () =>
     Effect.gen(function*() {
       let running = 0
       let most = 0

@@ -1,5 +1,5 @@
 /**
- * The run's telemetry as an exporter sees it (found by mutation testing of internal/run.ts, issue 19): the model
+ * The run's telemetry as an exporter sees it (found by mutation testing of internal/run.ts): the model
  * span's name and attributes (OpenTelemetry GenAI conventions), the run's and each tool call's span, content only
  * with `captureContent`, and the token usage and duration metrics with their tags.
  */
@@ -46,7 +46,7 @@ const histograms = (name: string, model: string) =>
       .sort((a, b) => JSON.stringify(a.tags).localeCompare(JSON.stringify(b.tags))))
 
 describe("run (telemetry)", () => {
-  it.effect("issue 19: spans of a run, its model calls and tool calls carry the GenAI attributes, and content with captureContent", () =>
+  it.effect("spans of a run, its model calls and tool calls carry the GenAI attributes, and content with captureContent", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* recordingTracer
       const model = scripted([
@@ -115,7 +115,7 @@ describe("run (telemetry)", () => {
       }])
     }))
 
-  it.effect("issue 19: without model info and captureContent, spans name the operation alone and carry no content", () =>
+  it.effect("without model info and captureContent, spans name the operation alone and carry no content", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* recordingTracer
       const agent = yield* Agent.make({ tools: [echo] }).pipe(
@@ -141,7 +141,7 @@ describe("run (telemetry)", () => {
       ])
     }))
 
-  it.effect("issue 19: a model stream without a finish event gives a span without usage or finish reason", () =>
+  it.effect("a model stream without a finish event gives a span without usage or finish reason", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* recordingTracer
       const model = Model.Model.of({ stream: () => Stream.make(Model.textDelta("bare")) })
@@ -151,7 +151,7 @@ describe("run (telemetry)", () => {
       assert.deepStrictEqual(Object.keys(attributes(spans, "invoke_agent")[0]!).sort(), ["gen_ai.operation.name", "zett.agent.run_id"])
     }))
 
-  it.effect("issue 19: token usage and duration are recorded per model call, tagged by model, token type and error type", () =>
+  it.effect("token usage and duration are recorded per model call, tagged by model, token type and error type", () =>
     Effect.gen(function*() {
       const common = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "acme", "gen_ai.request.model": "metrics-1" }
       const model = scripted([
@@ -173,7 +173,7 @@ describe("run (telemetry)", () => {
       ])
     }))
 
-  it.effect("issue 19: a model call that dies is measured with error.type _OTHER, and without usage no tokens are recorded", () =>
+  it.effect("a model call that dies is measured with error.type _OTHER, and without usage no tokens are recorded", () =>
     Effect.gen(function*() {
       const info = { provider: "acme", model: "metrics-2" }
       const dying = Model.Model.of({ info, stream: () => Stream.die("kaput") })
@@ -191,7 +191,7 @@ describe("run (telemetry)", () => {
       ])
     }))
 
-  it.effect("issue 19: a failed call's span names the error type of the message the model gets, _OTHER when afterTool replaced it with one of no type", () =>
+  it.effect("a failed call's span names the error type of the message the model gets, _OTHER when afterTool replaced it with one of no type", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* recordingTracer
       const replacing: Extension.Extension = {

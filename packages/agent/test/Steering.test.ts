@@ -54,7 +54,7 @@ describe("steering", () => {
         "UserMessage"
       ])
       assert.deepStrictEqual(secondRequest.at(-1), Message.user("stop, do something else"))
-      // issue 19: the model is told why a call did not run
+      // the model is told why a call did not run
       assert.deepStrictEqual(
         secondRequest.flatMap((m) => m._tag === "ToolMessage" && m.status === "skipped" ? [m.content] : []),
         Array(2).fill({ skipped: "a new user message arrived before this call started" })
