@@ -113,7 +113,6 @@ const percentLower = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) =>
 const base64Forms = (bytes: Uint8Array): Array<string> => {
   // the whole value encoded on its own, with its padding
   const out: Array<string> = [Encoding.encodeBase64(bytes), Encoding.encodeBase64Url(bytes)]
-  // Stryker disable next-line EqualityOperator: `offset <= 3` adds offset 3, whose slice after "AAAA" equals offset 0's
   for (let offset = 0; offset < 3; offset++) {
     const padded = new Uint8Array(offset + bytes.length)
     padded.set(bytes, offset)
@@ -160,11 +159,9 @@ export const make = (input: Iterable<string | Redacted.Redacted<string>>): Scrub
   const secrets = valuesOf(input)
   const variants = new Set<string>()
   for (const value of secrets) {
-    // Stryker disable next-line ConditionalExpression: no part is longer than its value; short parts are skipped below
     if (value.length < minLength) continue
     for (const part of parts(value)) {
       if (part.length < minLength) continue
-      // Stryker disable next-line ConditionalExpression: always true, every form of a 4+ character part is 4+ long
       for (const form of forms(part)) if (form.length >= minLength) variants.add(form)
     }
   }
@@ -182,7 +179,6 @@ export const make = (input: Iterable<string | Redacted.Redacted<string>>): Scrub
     let cut = scrubbed.length
     for (const variant of sorted) {
       for (let length = Math.min(variant.length - 1, scrubbed.length); length >= minTail; length--) {
-        // Stryker disable next-line EqualityOperator: `<=` sets the same cut when the tails are equal, and then stops
         if (scrubbed.length - length < cut && scrubbed.endsWith(variant.slice(0, length))) {
           cut = scrubbed.length - length
           break
@@ -211,7 +207,6 @@ const deep = (value: unknown, scrub: (text: string) => string, depth = 0): unkno
   if (depth >= maxDepth) return tooDeep
   if (Array.isArray(value)) {
     let out: Array<unknown> | undefined
-    // Stryker disable next-line EqualityOperator: `<=` visits index length, undefined, which is returned unchanged
     for (let i = 0; i < value.length; i++) {
       const item = deep(value[i], scrub, depth + 1)
       if (item !== value[i]) {

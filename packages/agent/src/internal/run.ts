@@ -94,7 +94,6 @@ interface Bound {
 
 /** @internal */
 export const staticHooks = (extensions: ReadonlyArray<Extension.Any>): ReadonlyArray<Bound> | undefined =>
-  // Stryker disable next-line ConditionalExpression: without the static list each request binds the same hooks itself
   extensions.some((extension) => extension.request !== undefined)
     ? undefined
     : extensions.map((extension) => ({ name: extension.name, hooks: extension }))
@@ -108,12 +107,10 @@ const duplicate = (tool: Tool.Tool) =>
 export class RunState implements Extension.RunContext {
   readonly runId = ++nextRunId
   messages_: Array<Message> = []
-  // Stryker disable next-line ArrayDeclaration: emptied at the start of every turn, before it is read
   state: Array<string> = []
   readonly registry = new Map<string, Tool.Tool>()
   readonly serverTools_: Array<ServerTool> = []
   readonly steering: Array<UserMessage> = []
-  // Stryker disable next-line ArrayDeclaration: set by `bind` before any hook runs
   hooks: ReadonlyArray<Bound> = []
   constructor(
     readonly kind: "run" | "compact",
@@ -153,7 +150,6 @@ export class RunState implements Extension.RunContext {
           if (this.registry.has(tool.name)) (skipped ??= []).push(tool)
           else this.registry.set(tool.name, tool)
         }
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: the result is typed void; no caller reads it
         return skipped === undefined ? Effect.void : Effect.forEach(skipped, duplicate, { discard: true })
       }),
     remove: (name) =>
@@ -186,7 +182,6 @@ const hook = <A>(extension: string, name: Extension.HookName | "request", effect
 
 /** The hooks of this request: each extension's own, replaced where its `request` builds them (in the request scope). */
 const bind = (engine: Engine, run: RunState): Effect.Effect<void, ExtensionError> => {
-  // Stryker disable next-line BlockStatement,ConditionalExpression: a shortcut; binding each extension's own hooks gives the same list
   if (engine.hooks !== undefined) {
     run.hooks = engine.hooks
     return Effect.void
@@ -210,9 +205,7 @@ const each = (
   f: (hooks: Extension.Hooks<unknown>) => Effect.Effect<unknown, unknown> | undefined
 ): Effect.Effect<void, ExtensionError> => {
   // A run calls a dozen hook points; most have no extension hooked in.
-  // Stryker disable next-line BooleanLiteral: a shortcut; running every extension's missing hook does nothing
   let any = false
-  // Stryker disable next-line ConditionalExpression: a shortcut; an extension without the hook adds nothing
   for (const bound of run.hooks) if (bound.hooks[name] !== undefined) any = true
   return !any ? Effect.void : Effect.forEach(
     run.hooks,
