@@ -1,5 +1,5 @@
 /**
- * Issue 12: `zett call` and `zett run` offer the OAuth login when they run on a terminal; elsewhere the server is
+ * `zett call` and `zett run` offer the OAuth login when they run on a terminal; elsewhere the server is
  * unavailable with `needs authorization: run zett auth login <server>` (`call` exits 1, `run` warns and goes on).
  * `zett` is a real process: on a pseudo-terminal (`script` of util-linux) or piped, HOME in a temporary folder
  * (a fresh file token store), against `@zett/testing/OAuthServer` in this process. The login is finished the
@@ -44,8 +44,8 @@ const tokenFiles = (home: string) => {
   return Fs.existsSync(dir) ? Fs.readdirSync(dir).map((name) => Path.join(dir, name)) : []
 }
 
-describe("issue 12: zett call and zett run against an OAuth-protected server, as a process", () => {
-  it.scoped("issue 12: on a terminal zett call offers the login, and the call goes through once it is finished", () =>
+describe("zett call and zett run against an OAuth-protected server, as a process", () => {
+  it.scoped("on a terminal zett call offers the login, and the call goes through once it is finished", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
       const home = yield* tempDir
@@ -102,7 +102,7 @@ describe("issue 12: zett call and zett run against an OAuth-protected server, as
       assert.strictEqual(as.count("/authorize"), 1)
     }), 90_000)
 
-  it.scoped("issue 12: piped, zett call does not wait for a browser: exit 1 with needs authorization", () =>
+  it.scoped("piped, zett call does not wait for a browser: exit 1 with needs authorization", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
       const home = yield* tempDir
@@ -130,7 +130,7 @@ describe("issue 12: zett call and zett run against an OAuth-protected server, as
       assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(config).length === 0))
     }), 60_000)
 
-  it.scoped("issue 12: on a terminal zett run offers the login before the agent starts, and the model gets the tool", () =>
+  it.scoped("on a terminal zett run offers the login before the agent starts, and the model gets the tool", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
       const home = yield* tempDir
@@ -176,7 +176,7 @@ describe("issue 12: zett call and zett run against an OAuth-protected server, as
       assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(config).length === 0))
     }), 90_000)
 
-  it.scoped("issue 12: piped, zett run does not wait for a browser: docs is unavailable with needs authorization, the model is not offered its tool", () =>
+  it.scoped("piped, zett run does not wait for a browser: docs is unavailable with needs authorization, the model is not offered its tool", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
       const home = yield* tempDir

@@ -1,5 +1,5 @@
 /**
- * issue 12: `zett auth login | status | logout` and `zett tools` against a local authorization server and a
+ * `zett auth login | status | logout` and `zett tools` against a local authorization server and a
  * protected SDK MCP server (`@zett/testing/OAuthServer`), in-process, HOME in a temporary folder. The login
  * is finished the way a browser would: the printed URL is followed with `redirect: "manual"` and the redirect
  * is delivered to the listener `zett` opened on 127.0.0.1.
@@ -52,8 +52,8 @@ const browse = (url: string) =>
     return { location, page: await callback.text() }
   })
 
-describe("issue 12: zett auth", () => {
-  it.scoped("issue 12: tools says needs auth; login, status, tools again (also after expiry), logout", () =>
+describe("zett auth", () => {
+  it.scoped("tools says needs auth; login, status, tools again (also after expiry), logout", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
       const home = yield* tempDir
@@ -111,7 +111,7 @@ describe("issue 12: zett auth", () => {
       assert.match(status2.stdout, /^docs\s+needs login$/m)
     }), 60_000)
 
-  it.scoped("issue 12: a login nobody finishes times out with a clear message, and its listener is closed", () =>
+  it.scoped("a login nobody finishes times out with a clear message, and its listener is closed", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({})
       const home = yield* tempDir
@@ -128,7 +128,7 @@ describe("issue 12: zett auth", () => {
       assert.strictEqual(refused, "refused")
     }), 60_000)
 
-  it.scoped("issue 12: auth login of an unknown or stdio server is a usage error", () =>
+  it.scoped("auth login of an unknown or stdio server is a usage error", () =>
     Effect.gen(function*() {
       const home = yield* tempDir
       const config = writeFile(home, "mcp.json", { mcpServers: { local: { command: "true" } } })

@@ -84,7 +84,7 @@ const zettOnTerminal = (
   })
 
 describe("zett as a process", () => {
-  it.scoped("zett asks for a file's ${input:ID} on a terminal, hidden for a password, and the server gets it (issue 11)", () =>
+  it.scoped("zett asks for a file's ${input:ID} on a terminal, hidden for a password, and the server gets it", () =>
     Effect.gen(function*() {
       const home = yield* tempDir
       const recording = yield* RecordingServer.make()

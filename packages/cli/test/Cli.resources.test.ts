@@ -1,5 +1,5 @@
 /**
- * Issue 13: `zett resources`, `zett read`, `zett prompts` and `zett prompt`, run in-process with the SDK-backed
+ * `zett resources`, `zett read`, `zett prompts` and `zett prompt`, run in-process with the SDK-backed
  * client factory against real servers: server-everything over stdio and Streamable HTTP on 127.0.0.1, the bundled
  * demo server (which offers neither resources nor prompts), and a server that is not there.
  */
@@ -36,8 +36,8 @@ const noneLeft = (marker: string) =>
   Effect.map(Processes.eventually(() => Processes.liveWithCommand(marker).length === 0, 5_000), (gone) =>
     assert.isTrue(gone, JSON.stringify(Processes.liveWithCommand(marker))))
 
-describe("zett resources, read, prompts, prompt (issue 13)", () => {
-  it.scoped("issue 13: zett resources lists resources and templates per server, in the table style of zett tools; --json; exit 1 for an unavailable server", () =>
+describe("zett resources, read, prompts, prompt", () => {
+  it.scoped("zett resources lists resources and templates per server, in the table style of zett tools; --json; exit 1 for an unavailable server", () =>
     Effect.gen(function*() {
       const marker = `--zett-resources-cli-${process.pid}-${Date.now()}`
       const config = yield* setup(marker)
@@ -82,7 +82,7 @@ describe("zett resources, read, prompts, prompt (issue 13)", () => {
       yield* noneLeft(marker)
     }), 120_000)
 
-  it.scoped("issue 13: zett read prints a resource (a text blob as text), --json as sent; exit 1 for an unknown resource, 2 for an unknown server", () =>
+  it.scoped("zett read prints a resource (a text blob as text), --json as sent; exit 1 for an unknown resource, 2 for an unknown server", () =>
     Effect.gen(function*() {
       const marker = `--zett-read-cli-${process.pid}-${Date.now()}`
       const config = yield* setup(marker)
@@ -111,7 +111,7 @@ describe("zett resources, read, prompts, prompt (issue 13)", () => {
       yield* noneLeft(marker)
     }), 120_000)
 
-  it.scoped("issue 13: zett prompts lists prompts with their arguments; zett prompt gets one as messages; usage errors exit 2", () =>
+  it.scoped("zett prompts lists prompts with their arguments; zett prompt gets one as messages; usage errors exit 2", () =>
     Effect.gen(function*() {
       const marker = `--zett-prompts-cli-${process.pid}-${Date.now()}`
       const config = yield* setup(marker)
@@ -156,7 +156,7 @@ describe("zett resources, read, prompts, prompt (issue 13)", () => {
       yield* noneLeft(marker)
     }), 120_000)
 
-  it.scoped("issue 13: the four commands over Streamable HTTP (server-everything on 127.0.0.1)", () =>
+  it.scoped("the four commands over Streamable HTTP (server-everything on 127.0.0.1)", () =>
     Effect.gen(function*() {
       const port = yield* Processes.freePort
       const serverScope = yield* Scope.make()

@@ -263,7 +263,7 @@ describe("zett tools", () => {
     }))
 })
 
-describe("zett and real configuration files (issue 11)", () => {
+describe("zett and real configuration files", () => {
   it.scoped("--config repeated merges the files in order: a later file wins on a name, with a warning", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

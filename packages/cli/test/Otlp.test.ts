@@ -1,5 +1,5 @@
 /**
- * `zett` exports traces and metrics over OTLP/HTTP when the standard variables say where (issue 16).
+ * `zett` exports traces and metrics over OTLP/HTTP when the standard variables say where.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -52,8 +52,8 @@ const resourceOf = (request: FakeProvider.Seen) =>
     request.body.resourceSpans[0].resource.attributes.map((a: any) => [a.key, Object.values(a.value)[0]])
   )
 
-describe("zett OTLP export (issue 16)", () => {
-  it.live("issue 16: a local OTLP/HTTP receiver gets the spans of a zett call, under OTEL_SERVICE_NAME", () =>
+describe("zett OTLP export", () => {
+  it.live("a local OTLP/HTTP receiver gets the spans of a zett call, under OTEL_SERVICE_NAME", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
@@ -104,7 +104,7 @@ describe("zett OTLP export (issue 16)", () => {
       ])
     }).pipe(Effect.scoped))
 
-  it.live("issue 16: without an OTLP endpoint nothing is sent", () =>
+  it.live("without an OTLP endpoint nothing is sent", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
@@ -118,7 +118,7 @@ describe("zett OTLP export (issue 16)", () => {
       assert.deepStrictEqual(receiver.requests, [])
     }).pipe(Effect.scoped))
 
-  it.live("issue 16: a zett process loads no OpenTelemetry module without an endpoint, and loads them with one", () =>
+  it.live("a zett process loads no OpenTelemetry module without an endpoint, and loads them with one", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       // a module hook that reports every OpenTelemetry module the process resolves

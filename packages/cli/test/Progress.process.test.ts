@@ -1,5 +1,5 @@
 /**
- * Issue 13 (progress): `zett call` and `zett run` as real child processes against server-everything's
+ * `zett call` and `zett run` as real child processes against server-everything's
  * `trigger-long-running-operation`, on a pseudo-terminal (`script` of util-linux records what the terminal got)
  * and piped.
  */
@@ -32,8 +32,8 @@ const setup = Effect.gen(function*() {
   return { home, marker, config }
 })
 
-describe.sequential("progress on a terminal and piped (issue 13)", () => {
-  it.scoped("issue 13: zett call on a terminal draws the operation's progress; nothing is left running", () =>
+describe.sequential("progress on a terminal and piped", () => {
+  it.scoped("zett call on a terminal draws the operation's progress; nothing is left running", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const result = yield* onTerminal(["call", "--config", config, tool, args], home)
@@ -45,7 +45,7 @@ describe.sequential("progress on a terminal and piped (issue 13)", () => {
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
 
-  it.scoped("issue 13: zett call piped prints the result alone: no bar, no escape code, no carriage return", () =>
+  it.scoped("zett call piped prints the result alone: no bar, no escape code, no carriage return", () =>
     Effect.gen(function*() {
       const { config, home } = yield* setup
       const result = yield* piped(["call", "--config", config, tool, args], home)
@@ -63,7 +63,7 @@ describe.sequential("progress on a terminal and piped (issue 13)", () => {
     return { ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: "sk-zett-progress-test", OPENAI_BASE_URL: `${openai.url}/v1` }
   })
 
-  it.scoped("issue 13: zett run on a terminal draws each report as a bar and erases it before the result", () =>
+  it.scoped("zett run on a terminal draws each report as a bar and erases it before the result", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const result = yield* onTerminal(["run", "Run it.", "--config", config], home, yield* model)
@@ -76,7 +76,7 @@ describe.sequential("progress on a terminal and piped (issue 13)", () => {
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
 
-  it.scoped("issue 13: zett run piped shows the transcript alone", () =>
+  it.scoped("zett run piped shows the transcript alone", () =>
     Effect.gen(function*() {
       const { config, home } = yield* setup
       const result = yield* piped(["run", "Run it.", "--config", config], home, yield* model)

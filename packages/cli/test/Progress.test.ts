@@ -1,5 +1,5 @@
 /**
- * Issue 13 (progress): `zett call` and `zett run` draw a tool's progress as a bar on a terminal (standard error),
+ * `zett call` and `zett run` draw a tool's progress as a bar on a terminal (standard error),
  * and nothing when the output is piped. In-process, with fake servers; real ones through a pseudo-terminal are in
  * Progress.process.test.ts.
  */
@@ -14,8 +14,8 @@ import { awaitSleeps, demoTools, fakeFactory, httpConfig, tempDir, terminalContr
 const reports = [{ progress: 1, total: 2, message: "half" }, { progress: 2, total: 2 }]
 const clearLine = "\r\u001b[2K"
 
-describe("Progress.bar (issue 13)", () => {
-  it("issue 13: a report with a total is a bar, its count and percentage; without one, the count", () => {
+describe("Progress.bar", () => {
+  it("a report with a total is a bar, its count and percentage; without one, the count", () => {
     assert.strictEqual(Progress.bar({ progress: 3, total: 10, message: "copying" }), "[██████░░░░░░░░░░░░░░] 3/10 30% copying")
     assert.strictEqual(Progress.bar({ progress: 0, total: 4 }, 4), "[░░░░] 0/4 0%")
     assert.strictEqual(Progress.bar({ progress: 9, total: 4 }, 4), "[████] 9/4 100%")
@@ -24,7 +24,7 @@ describe("Progress.bar (issue 13)", () => {
   })
 })
 
-describe("zett call with progress (issue 13)", () => {
+describe("zett call with progress", () => {
   const call = (interactive: boolean) =>
     Effect.gen(function*() {
       const dir = yield* tempDir
@@ -38,7 +38,7 @@ describe("zett call with progress (issue 13)", () => {
       return yield* Fiber.join(fiber)
     })
 
-  it.scoped("issue 13: on a terminal, the spinner line shows the tool's progress as a bar, and is erased at the end", () =>
+  it.scoped("on a terminal, the spinner line shows the tool's progress as a bar, and is erased at the end", () =>
     Effect.gen(function*() {
       const result = yield* call(true)
       assert.strictEqual(result.code, 0, result.stderr)
@@ -48,7 +48,7 @@ describe("zett call with progress (issue 13)", () => {
       assert.strictEqual(result.stdout, "[\n  {\n    \"type\": \"text\",\n    \"text\": \"add called\"\n  }\n]\n")
     }))
 
-  it.scoped("issue 13: piped, nothing is drawn: standard error stays empty", () =>
+  it.scoped("piped, nothing is drawn: standard error stays empty", () =>
     Effect.gen(function*() {
       const result = yield* call(false)
       assert.strictEqual(result.code, 0, result.stderr)
@@ -57,7 +57,7 @@ describe("zett call with progress (issue 13)", () => {
     }))
 })
 
-describe("zett run with progress (issue 13)", () => {
+describe("zett run with progress", () => {
   const run = (interactive: boolean) =>
     Effect.gen(function*() {
       const dir = yield* tempDir
@@ -72,7 +72,7 @@ describe("zett run with progress (issue 13)", () => {
       return yield* Fiber.join(fiber)
     })
 
-  it.scoped("issue 13: on a terminal, each report redraws the bar on standard error; it is erased before the result", () =>
+  it.scoped("on a terminal, each report redraws the bar on standard error; it is erased before the result", () =>
     Effect.gen(function*() {
       const result = yield* run(true)
       assert.strictEqual(result.code, 0, result.stderr)
@@ -83,7 +83,7 @@ describe("zett run with progress (issue 13)", () => {
       assert.strictEqual(result.stdout, "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n")
     }))
 
-  it.scoped("issue 13: piped, the transcript is the same and nothing else is written", () =>
+  it.scoped("piped, the transcript is the same and nothing else is written", () =>
     Effect.gen(function*() {
       const result = yield* run(false)
       assert.strictEqual(result.code, 0, result.stderr)

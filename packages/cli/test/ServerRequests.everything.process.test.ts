@@ -1,8 +1,8 @@
 /**
- * Issue 13 ("every feature works against server-everything, from `zett`"): the real `zett` as a child process
- * against the real server-everything over stdio: its `trigger-elicitation-request` form on a pseudo-terminal
- * (`script` of util-linux) and piped, its conditional tools listed, and `trigger-sampling-request` answered by
- * the configured model (the fake OpenAI provider) once approved.
+ * Every feature works against server-everything, from `zett`: the real `zett` as a child process against the real
+ * server-everything over stdio, its `trigger-elicitation-request` form on a pseudo-terminal (`script` of
+ * util-linux) and piped, its conditional tools listed, and `trigger-sampling-request` answered by the configured
+ * model (the fake OpenAI provider) once approved.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -63,8 +63,8 @@ const setup = Effect.gen(function*() {
   return { home, marker, config }
 })
 
-describe.sequential("issue 13: zett answers server-everything's requests", () => {
-  it.scoped("issue 13: on a terminal zett asks server-everything's form field by field; the server gets the answers", () =>
+describe.sequential("zett answers server-everything's requests", () => {
+  it.scoped("on a terminal zett asks server-everything's form field by field; the server gets the answers", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       // each prompt shows the field's title, type, format, range, whether it is required and its default
@@ -120,7 +120,7 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
 
-  it.scoped("issue 13: on a terminal with --yes-defaults zett asks only for the field without a default; the server gets every default", () =>
+  it.scoped("on a terminal with --yes-defaults zett asks only for the field without a default; the server gets every default", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const result = yield* onTerminal(["call", "--config", config, "--yes-defaults", tool], home, [
@@ -151,7 +151,7 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
 
-  it.scoped("issue 13: piped, server-everything's form is declined, with --yes-defaults too (name has no default); zett says why", () =>
+  it.scoped("piped, server-everything's form is declined, with --yes-defaults too (name has no default); zett says why", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const asked = "zett: MCP server everything asks: \"Please provide inputs for the following fields:\"; declined: zett is not running on a terminal"
@@ -181,7 +181,7 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
       return { openai, env }
     })
 
-  it.scoped("issue 13: zett tools lists server-everything's conditional tools: elicitation always, sampling once a model is configured", () =>
+  it.scoped("zett tools lists server-everything's conditional tools: elicitation always, sampling once a model is configured", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const names = (run: Run) => JSON.parse(run.stdout).servers[0].tools.map((t: { name: string }) => t.name) as Array<string>
@@ -199,7 +199,7 @@ describe.sequential("issue 13: zett answers server-everything's requests", () =>
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
     }), 60_000)
 
-  it.scoped("issue 13: zett call everything__trigger-sampling-request: approved on a terminal, the model answers; piped, declined", () =>
+  it.scoped("zett call everything__trigger-sampling-request: approved on a terminal, the model answers; piped, declined", () =>
     Effect.gen(function*() {
       const { config, home, marker } = yield* setup
       const sampling = "everything__trigger-sampling-request"

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (part A): `zett` answering a server's requests, as a real process against a real stdio server
+ * `zett` answering a server's requests, as a real process against a real stdio server
  * (test/fixtures/asking-server.mjs): on a pseudo-terminal (`script` of util-linux) it asks field by field and
  * asks approval for sampling; piped, it declines; `--yes-defaults` answers with the form's defaults.
  */
@@ -53,7 +53,7 @@ const answered = (stdout: string): unknown => {
 }
 
 
-describe("issue 13: zett answers a server's requests", () => {
+describe("zett answers a server's requests", () => {
   it.scoped("on a terminal a form is asked field by field, with types, choices and defaults shown", () =>
     Effect.gen(function*() {
       const home = yield* tempDir

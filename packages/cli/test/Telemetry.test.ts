@@ -1,6 +1,6 @@
 /**
  * The spans and metrics of one request, through @effect/opentelemetry into the OpenTelemetry SDK's in-memory
- * exporter and a metric reader (issue 16): discovery, a call, a failed call and a timed-out call.
+ * exporter and a metric reader: discovery, a call, a failed call and a timed-out call.
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -75,8 +75,8 @@ const setup = (captureContent: boolean) => {
 
 const attributesOf = (span: ReadableSpan) => span.attributes as Record<string, unknown>
 
-describe("OpenTelemetry (issue 16)", () => {
-  it.live("issue 16: spans follow the GenAI and MCP conventions, link to their parents, and carry no secret and no content", () =>
+describe("OpenTelemetry", () => {
+  it.live("spans follow the GenAI and MCP conventions, link to their parents, and carry no secret and no content", () =>
     Effect.gen(function*() {
       const { agent, exporter, metrics, otel } = setup(false)
       // the exporter forgets its spans when the SDK shuts down: they are read before
@@ -163,7 +163,7 @@ describe("OpenTelemetry (issue 16)", () => {
       assert.isAtLeast(durations.reduce((n, p) => n + p.value.count, 0), 2)
     }))
 
-  it.live("issue 16: captureContent: true puts tool arguments, results and messages on the spans", () =>
+  it.live("captureContent: true puts tool arguments, results and messages on the spans", () =>
     Effect.gen(function*() {
       const { agent, exporter, otel } = setup(true)
       const spans = yield* Agent.run("What is 2 + 40?").pipe(

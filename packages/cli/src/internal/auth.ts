@@ -1,5 +1,5 @@
 /**
- * `zett auth login | logout | status` (issue 12). The login listens on 127.0.0.1 (a free port, or the one
+ * `zett auth login | logout | status`. The login listens on 127.0.0.1 (a free port, or the one
  * configured) for the redirect, prints the authorization URL with its domain, opens a browser when there is one
  * and the user says yes (an https: URL, or http: on loopback; no other), and gives up
  * after `--timeout` with a clear message. Tokens go to `~/.zett/auth/` (0600); nothing here prints a token.

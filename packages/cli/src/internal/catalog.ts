@@ -1,5 +1,5 @@
 /**
- * What `zett resources` and `zett prompts` share (issue 13): the servers asked (all, or the one named), each
+ * What `zett resources` and `zett prompts` share: the servers asked (all, or the one named), each
  * connected in a scope of its own and listed under the connect timeout with a spinner, and the report laid out
  * in the table style of `zett tools`.
  *

@@ -123,7 +123,7 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-/** The token store in context (an app's or a test's), else the files under `~/.zett/auth/` (issue 12). */
+/** The token store in context (an app's or a test's), else the files under `~/.zett/auth/`. */
 export const tokenStore: Effect.Effect<
   McpTokenStore.McpTokenStore["Type"],
   never,
@@ -229,7 +229,7 @@ export const runAgent = (
 ) =>
   Effect.gen(function*() {
     const output = yield* Output.Output
-    // REDIS_URL: the tool cache is shared with every other process given the same Redis (issue 17)
+    // REDIS_URL: the tool cache is shared with every other process given the same Redis
     const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const toolCache = Option.map(redisUrl, (url) =>
       McpToolCache.layerRedis({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300) }).pipe(

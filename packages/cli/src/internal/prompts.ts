@@ -1,5 +1,5 @@
 /**
- * `zett prompts [SERVER]` and `zett prompt SERVER NAME [JSON]` (issue 13).
+ * `zett prompts [SERVER]` and `zett prompt SERVER NAME [JSON]`.
  *
  * @internal
  */

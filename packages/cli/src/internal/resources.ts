@@ -1,5 +1,5 @@
 /**
- * `zett resources [SERVER]` and `zett read SERVER URI` (issue 13).
+ * `zett resources [SERVER]` and `zett read SERVER URI`.
  *
  * @internal
  */
