@@ -1,6 +1,6 @@
 /**
- * issue 12 and issue 13, entry by entry: what the `oauth` / `auth` and `resources` keys of an entry load as, and
- * the file, entry and reason of each refusal (found by mutation testing of internal/config.ts, issue 19).
+ * Entry by entry: what the `oauth` / `auth` and `resources` keys of an entry load as, and
+ * the file, entry and reason of each refusal (found by mutation testing of internal/config.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpServer } from "@zett/mcp"
@@ -42,8 +42,8 @@ const refusalOf = (entry: unknown) =>
     return [error.path, error.entry, error.reason]
   })
 
-describe("issue 12: oauth / auth entries", () => {
-  it.effect("issue 12: a redirectPort or callbackPort is an integer from 0 to 65535", () =>
+describe("oauth / auth entries", () => {
+  it.effect("a redirectPort or callbackPort is an integer from 0 to 65535", () =>
     Effect.gen(function*() {
       for (const key of ["redirectPort", "callbackPort"]) {
         for (const port of [0, 65535]) {
@@ -60,7 +60,7 @@ describe("issue 12: oauth / auth entries", () => {
       }
     }))
 
-  it.effect("issue 12: under oauth or under auth, an error names that key and the field", () =>
+  it.effect("under oauth or under auth, an error names that key and the field", () =>
     Effect.gen(function*() {
       const unset = "the variable U is not set and has no default"
       const cc = { grant: "client_credentials", clientId: "robot" }
@@ -94,7 +94,7 @@ describe("issue 12: oauth / auth entries", () => {
       ])
     }))
 
-  it.effect("issue 12: client_credentials loads with a secret or with a key and its algorithm, and only what was given", () =>
+  it.effect("client_credentials loads with a secret or with a key and its algorithm, and only what was given", () =>
     Effect.gen(function*() {
       for (const key of ["oauth", "auth"] as const) {
         const basic = yield* authOf({ grant: "client_credentials", clientId: "robot", clientSecret: SECRET, scopes: ["read", "write"] }, key)
@@ -109,7 +109,7 @@ describe("issue 12: oauth / auth entries", () => {
       }
     }))
 
-  it.effect("issue 12: authorization_code loads every field given, and only those", () =>
+  it.effect("authorization_code loads every field given, and only those", () =>
     Effect.gen(function*() {
       const full = {
         clientId: "zett-app",
@@ -126,7 +126,7 @@ describe("issue 12: oauth / auth entries", () => {
       assert.deepStrictEqual(yield* authOf({}), new McpServer.AuthorizationCode({}))
     }))
 
-  it.effect("issue 12: the redirect port is redirectPort, else callbackPort, else the port redirectUri names", () =>
+  it.effect("the redirect port is redirectPort, else callbackPort, else the port redirectUri names", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Record<string, unknown>, number | undefined]> = [
         [{ redirectPort: 8765, redirectUri: "http://localhost:7777/oauth/callback" }, 8765],
@@ -145,7 +145,7 @@ describe("issue 12: oauth / auth entries", () => {
       }
     }))
 
-  it.effect("issue 12: an entry without oauth, or with oauth disabled, is the definition McpServer.http gives", () =>
+  it.effect("an entry without oauth, or with oauth disabled, is the definition McpServer.http gives", () =>
     Effect.gen(function*() {
       const plain = McpServer.http({ name: "s", url: URL_ })
       assert.deepStrictEqual(yield* serverOf({ url: URL_ }), plain)
@@ -157,8 +157,8 @@ describe("issue 12: oauth / auth entries", () => {
     }))
 })
 
-describe("issue 13: resources entries", () => {
-  it.effect("issue 13: \"resources\": \"tools\" reaches the definition of a stdio or HTTP entry; without it there is none", () =>
+describe("resources entries", () => {
+  it.effect("\"resources\": \"tools\" reaches the definition of a stdio or HTTP entry; without it there is none", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(
         yield* serverOf({ url: URL_, resources: "tools" }),

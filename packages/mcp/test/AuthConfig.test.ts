@@ -1,5 +1,5 @@
 /**
- * issue 12: the `auth` option in code and in mcp.json (`oauth` / `auth` keys as Claude Code, Gemini CLI and
+ * The `auth` option in code and in mcp.json (`oauth` / `auth` keys as Claude Code, Gemini CLI and
  * Zett write them), with the file's variable expansion; secrets stay `Redacted`, out of cache keys and out of
  * every shown form of the definition.
  */
@@ -29,8 +29,8 @@ const httpOf = (server: McpServer.McpServer) => {
   return server as McpServer.McpHttpServer
 }
 
-describe("issue 12: auth option", () => {
-  it("issue 12: McpServer.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
+describe("auth option", () => {
+  it("McpServer.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
     const code = McpServer.http({ name: "a", url: "https://a.example/mcp", auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 } })
     assert.strictEqual(code.auth?._tag, "AuthorizationCode")
     const basic = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
@@ -89,7 +89,7 @@ describe("issue 12: auth option", () => {
     assert.notStrictEqual(McpServer.cacheKey(plain), McpServer.cacheKey(basic))
   })
 
-  it.effect("issue 12: Claude Code's oauth (clientId, callbackPort) with ${VAR} expansion of the secret", () =>
+  it.effect("Claude Code's oauth (clientId, callbackPort) with ${VAR} expansion of the secret", () =>
     Effect.gen(function*() {
       const snapshot = yield* load(
         "/p/.mcp.json",
@@ -105,7 +105,7 @@ describe("issue 12: auth option", () => {
       assert.notInclude(Util.inspect(snapshot, { depth: 20 }), SECRET)
     }))
 
-  it.effect("issue 12: Gemini CLI's oauth (enabled, scopes, redirectUri, endpoint overrides ignored); enabled false is no auth", () =>
+  it.effect("Gemini CLI's oauth (enabled, scopes, redirectUri, endpoint overrides ignored); enabled false is no auth", () =>
     Effect.gen(function*() {
       const snapshot = yield* load("/home/u/.gemini/settings.json", {
         on: {
@@ -123,7 +123,7 @@ describe("issue 12: auth option", () => {
       assert.isUndefined(httpOf(snapshot.servers.find((s) => s.name === "off")!).auth)
     }))
 
-  it.effect("issue 12: auth with client_credentials and a private key from ${env:VAR} (VS Code)", () =>
+  it.effect("auth with client_credentials and a private key from ${env:VAR} (VS Code)", () =>
     Effect.gen(function*() {
       const snapshot = yield* load(
         "/p/.vscode/mcp.json",
@@ -143,7 +143,7 @@ describe("issue 12: auth option", () => {
       assert.strictEqual(auth.algorithm, "RS256")
     }))
 
-  it.effect("issue 12: invalid auth entries name the file, the field and the reason, without the secret", () =>
+  it.effect("invalid auth entries name the file, the field and the reason, without the secret", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
         [{ grant: "client_credentials", clientSecret: SECRET }, "mcpServers.s.auth.clientId", "missing (client_credentials needs a client)"],

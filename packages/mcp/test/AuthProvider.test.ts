@@ -1,5 +1,5 @@
 /**
- * issue 12: Zett's provider against a local authorization server and a protected SDK MCP server
+ * Zett's provider against a local authorization server and a protected SDK MCP server
  * (`@zett/testing/OAuthServer`), both on 127.0.0.1. What the assertions read is what the servers received.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -41,8 +41,8 @@ const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, fac
 
 const paths = (as: OAuthServer.OAuthServer) => as.requests.map((r) => `${r.on} ${r.method} ${r.path}`)
 
-describe("issue 12: authorization code", () => {
-  it.scoped("issue 12: a protected server needs a login: connect fails NeedsAuthorization, no registration, no browser", () =>
+describe("authorization code", () => {
+  it.scoped("a protected server needs a login: connect fails NeedsAuthorization, no registration, no browser", () =>
     Effect.gen(function*() {
       const { as, factory, server } = yield* setup({})
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
@@ -53,7 +53,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(as.count("/token"), 0)
     }))
 
-  it.scoped("issue 12: login discovers from WWW-Authenticate, registers, uses PKCE and resource; later connects need no login", () =>
+  it.scoped("login discovers from WWW-Authenticate, registers, uses PKCE and resource; later connects need no login", () =>
     Effect.gen(function*() {
       const { as, headless, login, whoami, entry } = yield* setup({ resourceScopes: ["mcp:read"] })
       yield* login()
@@ -94,7 +94,7 @@ describe("issue 12: authorization code", () => {
       }
     }))
 
-  it.scoped("issue 12: protected-resource metadata at the path-based well-known URL, then at the root", () =>
+  it.scoped("protected-resource metadata at the path-based well-known URL, then at the root", () =>
     Effect.gen(function*() {
       const { as, login, whoami } = yield* setup({ protectedResource: "root", resourceMetadataInHeader: false })
       yield* login()
@@ -103,7 +103,7 @@ describe("issue 12: authorization code", () => {
       assert.include(yield* whoami(), "client dcr-")
     }))
 
-  it.scoped("issue 12: OpenID Connect discovery when RFC 8414 metadata is absent", () =>
+  it.scoped("OpenID Connect discovery when RFC 8414 metadata is absent", () =>
     Effect.gen(function*() {
       const { as, login, whoami } = yield* setup({ metadata: "oidc" })
       yield* login()
@@ -112,7 +112,7 @@ describe("issue 12: authorization code", () => {
       assert.include(yield* whoami(), "client dcr-")
     }))
 
-  it.scoped("issue 12: 2025-03-26 fallback: no protected-resource metadata, the authorization server at the MCP server's origin", () =>
+  it.scoped("2025-03-26 fallback: no protected-resource metadata, the authorization server at the MCP server's origin", () =>
     Effect.gen(function*() {
       const { as, login, whoami } = yield* setup({ legacy: true })
       yield* login()
@@ -124,7 +124,7 @@ describe("issue 12: authorization code", () => {
       assert.include(yield* whoami(), "client dcr-")
     }))
 
-  it.scoped("issue 12: a client ID metadata document instead of registration when the server supports them", () =>
+  it.scoped("a client ID metadata document instead of registration when the server supports them", () =>
     Effect.gen(function*() {
       const clientMetadataUrl = "https://zett.example/oauth/client.json"
       const { as, headless, login, whoami } = yield* setup({ clientIdMetadataDocuments: true }, { clientMetadataUrl })
@@ -134,7 +134,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(yield* whoami(), `client ${clientMetadataUrl} scope `)
     }))
 
-  it.scoped("issue 12: a pre-registered confidential client authenticates with client_secret_basic", () =>
+  it.scoped("a pre-registered confidential client authenticates with client_secret_basic", () =>
     Effect.gen(function*() {
       const redirect = "http://127.0.0.1:47813/callback"
       const { as, login, whoami } = yield* setup(
@@ -148,7 +148,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(yield* whoami(), "client zett scope ")
     }))
 
-  it.scoped("issue 12: client_secret_post when the server supports only that", () =>
+  it.scoped("client_secret_post when the server supports only that", () =>
     Effect.gen(function*() {
       const redirect = "http://127.0.0.1:47813/callback"
       const { as, login } = yield* setup(
@@ -166,7 +166,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(as.count("/register"), 0)
     }))
 
-  it.scoped("issue 12: scopes from WWW-Authenticate win over scopes_supported; offline_access only when the server has it", () =>
+  it.scoped("scopes from WWW-Authenticate win over scopes_supported; offline_access only when the server has it", () =>
     Effect.gen(function*() {
       const { headless, login } = yield* setup({
         challengeScope: "files:read",
@@ -183,7 +183,7 @@ describe("issue 12: authorization code", () => {
       assert.isNull(none.headless.urls[0]!.searchParams.get("scope"))
     }))
 
-  it.scoped("issue 12: an expired access token is refreshed without a login, with the resource parameter", () =>
+  it.scoped("an expired access token is refreshed without a login, with the resource parameter", () =>
     Effect.gen(function*() {
       const { as, entry, login, store, whoami } = yield* setup({})
       yield* login()
@@ -198,7 +198,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual((yield* entry).tokens?.access_token, as.issued[1]!.accessToken)
     }))
 
-  it.scoped("issue 12: a revoked refresh token leads to needs authorization", () =>
+  it.scoped("a revoked refresh token leads to needs authorization", () =>
     Effect.gen(function*() {
       const { as, entry, factory, login, server, store } = yield* setup({})
       yield* login()
@@ -211,7 +211,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
     }))
 
-  it.scoped("issue 12: two concurrent connects with an expired token share one refresh", () =>
+  it.scoped("two concurrent connects with an expired token share one refresh", () =>
     Effect.gen(function*() {
       const { as, entry, login, store, whoami } = yield* setup({})
       yield* login()
@@ -223,7 +223,7 @@ describe("issue 12: authorization code", () => {
       assert.strictEqual(as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length, 1)
     }))
 
-  it.scoped("issue 12: a server that keeps answering 401 stops after the retry limit", () =>
+  it.scoped("a server that keeps answering 401 stops after the retry limit", () =>
     Effect.gen(function*() {
       const { as, factory, headless, server } = yield* setup({ always401: true }, {}, { interactive: true })
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server).pipe(Effect.provide(headless.layer))))
@@ -235,7 +235,7 @@ describe("issue 12: authorization code", () => {
       assert.isAtMost(as.count("/token"), 4)
     }))
 
-  it.scoped("issue 12: step-up on 403 insufficient_scope authorizes again with the larger scope", () =>
+  it.scoped("step-up on 403 insufficient_scope authorizes again with the larger scope", () =>
     Effect.gen(function*() {
       const { as, factory, headless, server } = yield* setup(
         { challengeScope: "mcp:read", requiredScope: "mcp:read mcp:admin" },
@@ -250,7 +250,7 @@ describe("issue 12: authorization code", () => {
       assert.deepStrictEqual(answer.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope mcp:read mcp:admin` })
     }))
 
-  it.scoped("issue 12: step-up that the server never satisfies stops after the retry limit", () =>
+  it.scoped("step-up that the server never satisfies stops after the retry limit", () =>
     Effect.gen(function*() {
       const { as, factory, headless, server } = yield* setup(
         { challengeScope: "mcp:read", requiredScope: "mcp:read mcp:admin", grantableScopes: ["mcp:read"] },
@@ -265,8 +265,8 @@ describe("issue 12: authorization code", () => {
     }))
 })
 
-describe("issue 12: client credentials", () => {
-  it.scoped("issue 12: client_secret_basic with no login, the token shared by later connections", () =>
+describe("client credentials", () => {
+  it.scoped("client_secret_basic with no login, the token shared by later connections", () =>
     Effect.gen(function*() {
       const { as, headless, whoami } = yield* setup(
         { clients: [{ client_id: "robot", client_secret: "robot-secret" }], challengeScope: "mcp:read" },
@@ -283,7 +283,7 @@ describe("issue 12: client credentials", () => {
       assert.strictEqual(as.count("/authorize"), 0)
     }))
 
-  it.scoped("issue 12: a refused client is an authorization failure naming the OAuth error code, never the secret", () =>
+  it.scoped("a refused client is an authorization failure naming the OAuth error code, never the secret", () =>
     Effect.gen(function*() {
       const { factory, server } = yield* setup(
         { clients: [{ client_id: "robot", client_secret: "right-secret" }] },
@@ -295,7 +295,7 @@ describe("issue 12: client credentials", () => {
       assert.notInclude(`${error.message} ${Util.inspect(error, { depth: 10 })}`, "wrong-secret-Q2")
     }))
 
-  it.scoped("issue 12: private_key_jwt with no login", () =>
+  it.scoped("private_key_jwt with no login", () =>
     Effect.gen(function*() {
       const { privateKey, publicKey } = Crypto.generateKeyPairSync("rsa", { modulusLength: 2048 })
       const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
@@ -309,7 +309,7 @@ describe("issue 12: client credentials", () => {
       assert.isUndefined(token.authorization)
     }))
 
-  it.scoped("issue 12: an expired client-credentials token is renewed before connecting, once for concurrent connects", () =>
+  it.scoped("an expired client-credentials token is renewed before connecting, once for concurrent connects", () =>
     Effect.gen(function*() {
       const { as, entry, store, whoami } = yield* setup(
         { clients: [{ client_id: "robot", client_secret: "robot-secret" }] },
@@ -327,8 +327,8 @@ describe("issue 12: client credentials", () => {
     }))
 })
 
-describe("issue 12: the legacy HTTP+SSE transport", () => {
-  it.scoped("issue 12: an SSE server gets the same provider: login, then connects with the bearer token", () =>
+describe("the legacy HTTP+SSE transport", () => {
+  it.scoped("an SSE server gets the same provider: login, then connects with the bearer token", () =>
     Effect.gen(function*() {
       const { as, factory, login, store } = yield* setup({ resource: "origin" })
       const server = McpServer.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
@@ -343,8 +343,8 @@ describe("issue 12: the legacy HTTP+SSE transport", () => {
     }))
 })
 
-describe("issue 12: a user's own provider", () => {
-  it.scoped("issue 12: an SDK OAuthClientProvider is passed to the transport as it is", () =>
+describe("a user's own provider", () => {
+  it.scoped("an SDK OAuthClientProvider is passed to the transport as it is", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: "robot-secret" }] })
       const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })

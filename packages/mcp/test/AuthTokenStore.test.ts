@@ -1,5 +1,5 @@
 /**
- * issue 12: the token store. The file layer keeps one 0600 file per server URL (hashed name), writes through a
+ * The token store. The file layer keeps one 0600 file per server URL (hashed name), writes through a
  * temporary file and a rename, treats a corrupt file as absent with a warning; both layers serialize work per
  * key with `withLock`.
  */
@@ -29,12 +29,12 @@ const entry: McpTokenStore.Entry = {
 const key = McpTokenStore.normalizeKey("http://127.0.0.1:9/mcp/")
 
 describe("McpTokenStore", () => {
-  it("issue 12: keys are the URL without query, fragment, user info or trailing slash", () => {
+  it("keys are the URL without query, fragment, user info or trailing slash", () => {
     assert.strictEqual(McpTokenStore.normalizeKey("HTTP://User:pw@Example.COM:443/mcp/?token=x#y"), "http://example.com:443/mcp")
     assert.strictEqual(McpTokenStore.normalizeKey("https://example.com:443/"), "https://example.com")
   })
 
-  it.effect("issue 12: memory store keeps copies, lists and removes", () =>
+  it.effect("memory store keeps copies, lists and removes", () =>
     Effect.gen(function*() {
       const store = yield* McpTokenStore.makeMemory
       const mutable = { ...entry, codeVerifier: "a" }
@@ -46,7 +46,7 @@ describe("McpTokenStore", () => {
       assert.isTrue(Option.isNone(yield* store.get(key)))
     }))
 
-  it.scoped("issue 12: file store writes one 0600 file per server through a rename, and reads it back", () =>
+  it.scoped("file store writes one 0600 file per server through a rename, and reads it back", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make()
       const directory = Path.join(dir, "auth")
@@ -71,7 +71,7 @@ describe("McpTokenStore", () => {
       assert.isTrue(Option.isNone(yield* again.get(key)))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("issue 12: a corrupt token file is absent, with a warning that names the file and no content", () =>
+  it.scoped("a corrupt token file is absent, with a warning that names the file and no content", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make()
       const store = yield* McpTokenStore.makeFile({ directory: dir })
@@ -90,7 +90,7 @@ describe("McpTokenStore", () => {
       assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("issue 12: an unwritable folder is a McpTokenStoreError without the entry's values", () =>
+  it.scoped("an unwritable folder is a McpTokenStoreError without the entry's values", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make()
       const blocker = Path.join(dir, "file")
@@ -103,7 +103,7 @@ describe("McpTokenStore", () => {
       assert.notInclude(error.message, "rt-1")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("issue 12: withLock runs one effect per key at a time, other keys in parallel", () =>
+  it.effect("withLock runs one effect per key at a time, other keys in parallel", () =>
     Effect.gen(function*() {
       const store = yield* McpTokenStore.makeMemory
       const order: Array<string> = []

@@ -1,5 +1,5 @@
 /**
- * Issue 14: closing N stubborn stdio servers (fault server `stubborn`: they ignore the end of input and SIGTERM)
+ * Closing N stubborn stdio servers (fault server `stubborn`: they ignore the end of input and SIGTERM)
  * takes the time of one, pooled or not. Real processes, so no TestClock: each server records, when its SIGTERM
  * arrives, which of the others are still running; closed one after another, a later server would get its
  * SIGTERM only after an earlier one was SIGKILLed. Kept out of the unit suites that mutation testing runs.
@@ -59,14 +59,14 @@ const assertClosedAtOnce = (report: Effect.Effect.Success<ReturnType<typeof clos
 }
 
 describe.sequential("closing stubborn servers", () => {
-  it.scopedLive("issue 14: closing the layer closes the pool's 5 stubborn servers at once", () =>
+  it.scopedLive("closing the layer closes the pool's 5 stubborn servers at once", () =>
     Effect.gen(function*() {
       const report = yield* closeFiveStubborn(true)
       assert.strictEqual(report.aliveBetween, 5, "the pool keeps the connections after the request")
       assertClosedAtOnce(report)
     }), 60_000)
 
-  it.scopedLive("issue 14: the end of a request closes its 5 stubborn servers at once (default mode)", () =>
+  it.scopedLive("the end of a request closes its 5 stubborn servers at once (default mode)", () =>
     Effect.gen(function*() {
       const report = yield* closeFiveStubborn(false)
       assert.strictEqual(report.aliveBetween, 0, "the request closed its connections")

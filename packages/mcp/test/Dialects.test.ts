@@ -1,5 +1,5 @@
 /**
- * Issue 11: the configuration files of every popular client, written the way that client writes them
+ * The configuration files of every popular client, written the way that client writes them
  * (`fixtures/dialects`), loaded where that client keeps them and run against real servers: server-everything
  * over stdio (its `get-env` tool reports the environment it received) and in its SSE mode,
  * server-filesystem (which reports the folder it was given), and an SDK server in this process that records
@@ -138,7 +138,7 @@ const noSecretIn = (outcome: Outcome) => {
 const withRecording = <A, E>(f: (server: RecordingServer.RecordingServer) => Effect.Effect<A, E, Scope.Scope>) =>
   Effect.scoped(Effect.flatMap(RecordingServer.make(), f)).pipe(Effect.provide(NodeContext.layer))
 
-describe.sequential("configuration files of every client, against real servers (issue 11)", () => {
+describe.sequential("configuration files of every client, against real servers", () => {
   it.live("VS Code .vscode/mcp.json: inputs, ${env:}, ${workspaceFolder}, ${userHome}, ${/}, envFile, a dotted name", () =>
     withRecording((recording) =>
       Effect.gen(function*() {

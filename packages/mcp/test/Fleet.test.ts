@@ -1,5 +1,5 @@
 /**
- * Issue 17: a fleet of 8 processes of an app built from the public API (fixtures/fleet-app.ts), all cold,
+ * A fleet of 8 processes of an app built from the public API (fixtures/fleet-app.ts), all cold,
  * against 5 slow MCP servers that count their `tools/list` requests, sharing the tool cache through a real
  * Redis.
  */
@@ -101,7 +101,7 @@ const discoveries = (servers: ReadonlyArray<{ readonly server: CountingServer.Co
 
 // one scenario at a time: 8 processes starting at once already fill 2 cores
 describe.sequential("fleet", () => {
-  it.scopedLive("issue 17: 8 cold processes against 5 slow servers run 5 discoveries and see the same tools; none is left", () =>
+  it.scopedLive("8 cold processes against 5 slow servers run 5 discoveries and see the same tools; none is left", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const { apps, servers } = yield* fleet(redis.url)
@@ -119,7 +119,7 @@ describe.sequential("fleet", () => {
       assert.deepStrictEqual(Processes.livePids(exits.map((exit) => resultOf(exit.stdout).pid)), [])
     }), 240_000)
 
-  it.scopedLive("issue 17: the lock holder killed during discovery: the 7 others finish with the same tools, after 5 to 5 + its locks discoveries", () =>
+  it.scopedLive("the lock holder killed during discovery: the 7 others finish with the same tools, after 5 to 5 + its locks discoveries", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const { apps, servers } = yield* fleet(redis.url, { FLEET_LOCK_TTL: "10000" })
@@ -162,7 +162,7 @@ describe.sequential("fleet", () => {
       assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
     }), 240_000)
 
-  it.scopedLive("issue 17: Redis stopped before the requests: every process discovers by itself, warns, and succeeds", () =>
+  it.scopedLive("Redis stopped before the requests: every process discovers by itself, warns, and succeeds", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const { apps, servers } = yield* fleet(redis.url)

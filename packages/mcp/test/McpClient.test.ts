@@ -458,7 +458,7 @@ describe("McpClientFactory.layerInMemory", () => {
       assert.strictEqual(broken.message, "broken: in-memory server failed: cannot build")
     }))
 
-  it.scoped("issue 16: spans McpClientFactory.connect, tools/list and tools/call {tool} follow the MCP conventions", () =>
+  it.scoped("spans McpClientFactory.connect, tools/list and tools/call {tool} follow the MCP conventions", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* RecordingTracer.make
       const client = yield* connectTo(low, yield* makeProbe).pipe(Effect.withTracer(tracer))
@@ -496,7 +496,7 @@ describe("McpClientFactory.layerInMemory", () => {
     }))
 })
 
-describe("McpClient.callWithin, the connection's timer (issue 14)", () => {
+describe("McpClient.callWithin, the connection's timer", () => {
   /**
    * A server whose `wait` tool answers only when cancelled; it records which labels started and were cancelled,
    * and the reason of each cancellation (what its request signal was aborted with).

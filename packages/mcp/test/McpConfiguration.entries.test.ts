@@ -257,7 +257,7 @@ describe("McpConfiguration entries", () => {
     assert.strictEqual(error.reason, "nested deeper than 128 levels (line 2, column 133)")
   })
 
-  it("issue 19: a syntax error reads as its line, column and a fixed reason, the first error only", () => {
+  it("a syntax error reads as its line, column and a fixed reason, the first error only", () => {
     const reason = (text: string) => {
       const { exit } = loadText("/p/mcp.json", text)
       assert(Exit.isFailure(exit), text)
@@ -292,7 +292,7 @@ describe("McpConfiguration entries", () => {
     for (const [text, issue] of cases) assert.strictEqual(reason(text), `not valid JSON (${issue})`, JSON.stringify(text))
   })
 
-  it("issue 19: a key written twice in an object inside an array is named with the array's index", () => {
+  it("a key written twice in an object inside an array is named with the array's index", () => {
     const { exit } = loadText(
       "/p/mcp.json",
       "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"extra\": [{}, [{\"k\": 1, \"k\": 2}]]}}}"
@@ -302,7 +302,7 @@ describe("McpConfiguration entries", () => {
     assert.deepStrictEqual([error.entry, error.reason], ["mcpServers.s.extra[1][0].k", "duplicate key"])
   })
 
-  it("issue 19: combine: a later file wins a name, with a warning naming both; paths joined; skipped kept", () => {
+  it("combine: a later file wins a name, with a warning naming both; paths joined; skipped kept", () => {
     const server = (name: string, command = "node") => McpServer.stdio({ name, command })
     const skipped = { entry: "mcpServers.bad", server: "bad", reason: "missing" }
     const lines: Array<string> = []
@@ -330,7 +330,7 @@ describe("McpConfiguration entries", () => {
     assert.strictEqual(lines[1], "servers option: the server \"x\" is also configured in the servers option; the later entry is used")
   })
 
-  it("issue 19: a root key of one letter (serverKeys) and a server name of one letter load, with no duplicate", () => {
+  it("a root key of one letter (serverKeys) and a server name of one letter load, with no duplicate", () => {
     const virtual = VirtualFile.make(JSON.stringify({ S: { t: { command: "node" } } }))
     const snapshot = Effect.runSync(
       McpConfiguration.fromFile("/p/mcp.json", { serverKeys: ["S"] }).pipe(Effect.provide(virtual.layer))

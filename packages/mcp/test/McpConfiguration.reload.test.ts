@@ -103,7 +103,7 @@ const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
 }
 
 describe("McpConfiguration, while running", () => {
-  it.effect("issue 19: a disk without modification times makes every request read the file again", () =>
+  it.effect("a disk without modification times makes every request read the file again", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(json({ a: { command: "node" } }))
       state.mtime = Option.none()
@@ -116,7 +116,7 @@ describe("McpConfiguration, while running", () => {
       assert.deepStrictEqual({ stats: state.stats, reads: state.reads }, { stats: 3, reads: 3 })
     }))
 
-  it.effect("issue 19: a file that stays missing is not loaded again: a prefix clash is warned once, not per request", () =>
+  it.effect("a file that stays missing is not loaded again: a prefix clash is warned once, not per request", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(undefined)
       const logs = recording()
@@ -138,7 +138,7 @@ describe("McpConfiguration, while running", () => {
       assert.strictEqual(state.stats, 3)
     }))
 
-  it.effect("issue 19: the removed-file line is written once, when a file that was there goes; not for an edit", () =>
+  it.effect("the removed-file line is written once, when a file that was there goes; not for an edit", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(json({ a: { command: "node" } }))
       const logs = recording()
@@ -163,7 +163,7 @@ describe("McpConfiguration, while running", () => {
       assert.strictEqual(logs.lines.length, 1)
     }))
 
-  it.effect("issue 19: a file missing from the start and a removed directory write no removed-file line", () =>
+  it.effect("a file missing from the start and a removed directory write no removed-file line", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(undefined)
       const logs = recording()
@@ -178,7 +178,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }))
 
-  it.effect("issue 19: a stat or read that fails names the file and the system's reason", () =>
+  it.effect("a stat or read that fails names the file and the system's reason", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<[string, (state: ReturnType<typeof disk>["state"]) => void, string]> = [
         ["stat denied", (state) => (state.statError = permissionDenied("stat")), "cannot read the file (PermissionDenied)"],
@@ -203,7 +203,7 @@ describe("McpConfiguration, while running", () => {
       }
     }))
 
-  it.effect("issue 19: a file deleted between the stat and the read is no servers; the same while running", () =>
+  it.effect("a file deleted between the stat and the read is no servers; the same while running", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(json({ a: { command: "node" } }))
       state.readError = new SystemError({
@@ -222,7 +222,7 @@ describe("McpConfiguration, while running", () => {
       assert.deepStrictEqual(names(config.servers), ["mine"])
     }))
 
-  it.effect("issue 19: while running, a failing stat or read keeps the last list and says why, once per version", () =>
+  it.effect("while running, a failing stat or read keeps the last list and says why, once per version", () =>
     Effect.gen(function*() {
       const { layer, state } = disk(json({ a: { command: "node" } }))
       const logs = recording()
@@ -257,7 +257,7 @@ describe("McpConfiguration, while running", () => {
       assert.deepStrictEqual(names((yield* config.current).servers), ["ccc"])
     }))
 
-  it.effect("issue 19: disabled entries are logged at debug; skipped entries at warning, each with the file", () =>
+  it.effect("disabled entries are logged at debug; skipped entries at warning, each with the file", () =>
     Effect.gen(function*() {
       const { layer } = disk(json({
         off: { command: "x", disabled: true },
@@ -283,7 +283,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }))
 
-  it.effect("issue 19: strict mode names the first invalid entry and counts the rest, in the singular for one", () =>
+  it.effect("strict mode names the first invalid entry and counts the rest, in the singular for one", () =>
     Effect.gen(function*() {
       const reasons: Array<[string | undefined, string]> = []
       for (const servers of [{ b: { url: 1 } }, { b: { url: 1 }, c: { command: 2 } }, { b: { url: 1 }, c: { command: 2 }, d: {} }]) {
@@ -298,7 +298,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }))
 
-  it.effect("issue 19: a file entry named like an explicit server: strict fails on it, lenient skips it with a warning", () =>
+  it.effect("a file entry named like an explicit server: strict fails on it, lenient skips it with a warning", () =>
     Effect.gen(function*() {
       const explicit = McpServer.stdio({ name: "mine", command: "node" })
       const text = json({ a: { command: "node" }, mine: { command: "other" } })
@@ -325,7 +325,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }))
 
-  it.effect("issue 19: the explicit list alone: a repeated name fails; a prefix clash is told apart with a warning", () =>
+  it.effect("the explicit list alone: a repeated name fails; a prefix clash is told apart with a warning", () =>
     Effect.gen(function*() {
       const a = McpServer.stdio({ name: "a", command: "node" })
       const twice = failureOf(yield* Effect.exit(McpConfiguration.make({ servers: [a, McpServer.stdio({ name: "b", command: "x" }), a] })))
@@ -347,7 +347,7 @@ describe("McpConfiguration, while running", () => {
       assert.strictEqual(yield* config.current, snapshot)
     }).pipe(Effect.provide(disk(undefined).layer)))
 
-  it.effect("issue 19: prefix clashes: the first server keeps the prefix, the warning names it, a new prefix takes no one else's", () =>
+  it.effect("prefix clashes: the first server keeps the prefix, the warning names it, a new prefix takes no one else's", () =>
     Effect.gen(function*() {
       // the prefix the second "x" would get first ("x#2" sanitised) is the name of a server written after it
       const x2 = McpServer.toolPrefix(McpServer.stdio({ name: "x#2", command: "node" }))
@@ -371,7 +371,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }).pipe(Effect.provide(disk(undefined).layer)))
 
-  it.effect("issue 19: combine tells apart names of one prefix, naming the files in the warning", () =>
+  it.effect("combine tells apart names of one prefix, naming the files in the warning", () =>
     Effect.gen(function*() {
       const logs = recording()
       const combined = yield* McpConfiguration.combine([
@@ -392,7 +392,7 @@ describe("McpConfiguration, while running", () => {
       ])
     }))
 
-  it.effect("issue 19: spans: McpConfiguration.fromFile, and McpConfiguration.current with the file's path", () =>
+  it.effect("spans: McpConfiguration.fromFile, and McpConfiguration.current with the file's path", () =>
     Effect.gen(function*() {
       const { spans, tracer } = yield* RecordingTracer.make
       const { layer } = disk(json({ a: { command: "node" } }))

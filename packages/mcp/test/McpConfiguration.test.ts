@@ -137,7 +137,7 @@ describe("McpConfiguration", () => {
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]])))
       ))
 
-    it.effect("C9 (issue 11) variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs", () =>
+    it.effect("C9 variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs", () =>
       Effect.gen(function*() {
         const claude = yield* McpConfiguration.fromFile(fixture("claude-code.json"))
         const sentry = claude.servers[0]
@@ -181,7 +181,7 @@ describe("McpConfiguration", () => {
       const logs = captureLogs()
       return Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("invalid-entries.json"), { strict: false })
-        // `"type": "sse"` is the legacy HTTP+SSE transport (issue 11)
+        // `"type": "sse"` is the legacy HTTP+SSE transport
         assert.deepStrictEqual(names(snapshot.servers), ["good", "weird", "also-good"])
         assert.deepStrictEqual(snapshot.skipped, [
           { entry: "servers.docs.url", server: "docs", reason: "expected a URL, got 42" },
@@ -301,7 +301,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(error.message, "servers option: a: duplicate server name")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("B4 (issue 11) any name a client allows loads; only the empty name is rejected", () =>
+    it.scoped("B4 any name a client allows loads; only the empty name is rejected", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "names.json")
@@ -667,7 +667,7 @@ describe("McpConfiguration", () => {
       }).pipe(Effect.provide(NodeContext.layer)))
   })
 
-  it.scoped("issue 11: a value expanded into a url or an argument is a secret too; workspaceFolder can be given", () =>
+  it.scoped("a value expanded into a url or an argument is a secret too; workspaceFolder can be given", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const file = NodePath.join(dir, "mcp.json")
@@ -692,7 +692,7 @@ describe("McpConfiguration", () => {
       assert.strictEqual(McpServer.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("issue 11: timeout is seconds in Cline's file and milliseconds in Gemini CLI's; a Zed extension's server is left out", () =>
+  it.scoped("timeout is seconds in Cline's file and milliseconds in Gemini CLI's; a Zed extension's server is left out", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const at = (...parts: ReadonlyArray<string>) => {
@@ -714,7 +714,7 @@ describe("McpConfiguration", () => {
       assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(zed)).servers), ["mine"])
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("issue 11: McpInputs.make asks once per input id, also when asked concurrently", () =>
+  it.effect("McpInputs.make asks once per input id, also when asked concurrently", () =>
     Effect.gen(function*() {
       let asked = 0
       const answer = yield* Deferred.make<void>()

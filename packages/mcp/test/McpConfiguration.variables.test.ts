@@ -1,5 +1,5 @@
 /**
- * Issue 11: variables in configuration values, as a property. Any mix of set, unset, empty and defaulted
+ * Variables in configuration values, as a property. Any mix of set, unset, empty and defaulted
  * variables, in every form, with stray `$` and braces, either expands exactly as the reference expander below
  * says, or fails with an `McpConfigError` that names the variable: never a defect, never a value in a message.
  */
@@ -109,7 +109,7 @@ const load = (path: string, text: string, vars: ReadonlyMap<string, string>) => 
   return { exit, lines }
 }
 
-describe("McpConfiguration variables (property, issue 11)", () => {
+describe("McpConfiguration variables (property)", () => {
   it("expands as the reference says in every dialect, or fails naming the unset variable; never a defect or a value", () => {
     fc.assert(
       fc.property(fc.constantFrom(...dialects), value, value, environment, (dialect, envValue, arg, env) => {

@@ -91,7 +91,7 @@ describe("McpConnections", () => {
 })
 
 describe("McpConnections.pooled", () => {
-  it.scoped("issue 14: a connection the pool holds open is borrowed without a timer; a connect, one after an invalidation and one after an idle close are timed", () =>
+  it.scoped("a connection the pool holds open is borrowed without a timer; a connect, one after an invalidation and one after an idle close are timed", () =>
     Effect.gen(function*() {
       const limit = Option.some(Duration.seconds(5))
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")], connectDelay: "10 seconds" } })

@@ -1,5 +1,5 @@
 /**
- * Issue 19: what the mutation run of `McpExtension.ts` found untested in issue 13's features (progress events,
+ * What the mutation run of `McpExtension.ts` found untested in the MCP features (progress events,
  * tool list changes, resources as tools, server requests), checked through the agent as the model and the
  * extensions see it.
  */
@@ -43,8 +43,8 @@ const recorder = (slow = false) => {
   return { log, events, extension }
 }
 
-describe("progress events (issue 19)", () => {
-  it.effect("issue 13: a call that reports nothing, with an extension reading events, gives its result and no event", () =>
+describe("progress events", () => {
+  it.effect("a call that reports nothing, with an extension reading events, gives its result and no event", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ s: { tools: [tool("job")] } })
       const { events, extension, log } = recorder()
@@ -58,7 +58,7 @@ describe("progress events (issue 19)", () => {
       assert.deepStrictEqual(log, ["result of s__job: ok"])
     }))
 
-  it.effect("issue 13: a report without total or message becomes an event without them", () =>
+  it.effect("a report without total or message becomes an event without them", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         s: {
@@ -86,7 +86,7 @@ describe("progress events (issue 19)", () => {
       assert.isFalse("message" in progress[0]!)
     }))
 
-  it.effect("issue 13: reports sent right before the result reach a slow onEvent, in order, before the result", () =>
+  it.effect("reports sent right before the result reach a slow onEvent, in order, before the result", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         s: {
@@ -166,8 +166,8 @@ const announcing = () => {
   return { factory, state }
 }
 
-describe("tool list changes (issue 19)", () => {
-  it.effect("issue 13: a change is listed again once, at the next model turn, and logged at debug level", () =>
+describe("tool list changes", () => {
+  it.effect("a change is listed again once, at the next model turn, and logged at debug level", () =>
     Effect.gen(function*() {
       const { factory, state } = announcing()
       const logs = capture()
@@ -190,7 +190,7 @@ describe("tool list changes (issue 19)", () => {
       assert.deepStrictEqual(changed, [{ level: "DEBUG", message: "MCP server shop changed its tools: 2 now", server: "shop" }])
     }))
 
-  it.effect("issue 13: a change whose listing fails keeps the tools listed before, with a warning naming the server", () =>
+  it.effect("a change whose listing fails keeps the tools listed before, with a warning naming the server", () =>
     Effect.gen(function*() {
       const { factory, state } = announcing()
       const logs = capture()
@@ -223,8 +223,8 @@ const silentReads = McpClientFactory.of((server) =>
   })
 )
 
-describe("resources as tools (issue 19)", () => {
-  it.effect("issue 13: read_resource runs under the server's own timeout, else the extension's callTimeout", () =>
+describe("resources as tools", () => {
+  it.effect("read_resource runs under the server's own timeout, else the extension's callTimeout", () =>
     Effect.gen(function*() {
       const { layer, requests } = agentWith({
         servers: [
@@ -252,7 +252,7 @@ describe("resources as tools (issue 19)", () => {
       ])
     }))
 
-  it.effect("issue 13: a resource tool of a server that cannot be reached since its tools were cached is ServerUnavailable", () =>
+  it.effect("a resource tool of a server that cannot be reached since its tools were cached is ServerUnavailable", () =>
     Effect.gen(function*() {
       let connectError: string | undefined
       const { factory } = fakeFactory({
@@ -278,7 +278,7 @@ describe("resources as tools (issue 19)", () => {
       })
     }))
 
-  it.effect("issue 13: the system message names how to list and read resources, for the servers that are up", () =>
+  it.effect("the system message names how to list and read resources, for the servers that are up", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "refused" } })
       const { layer, requests } = agentWith({ servers: [http("up"), http("down")], clientFactory: factory, resources: "tools" }, [
@@ -294,8 +294,8 @@ describe("resources as tools (issue 19)", () => {
     }))
 })
 
-describe("server requests (issue 19)", () => {
-  it.live("issue 13: a sampling request during a call the agent's model did not ask for (an extension answered) is refused as NoModel", () =>
+describe("server requests", () => {
+  it.live("a sampling request during a call the agent's model did not ask for (an extension answered) is refused as NoModel", () =>
     Effect.gen(function*() {
       const errors: Array<string> = []
       const asking = () => {

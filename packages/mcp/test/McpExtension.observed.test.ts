@@ -1,6 +1,6 @@
 /**
  * What the MCP extension shows of itself beyond the model's tools (found by mutation testing of
- * McpExtension.ts, issue 19): the unavailable-servers line, a call to a server gone since discovery, which
+ * McpExtension.ts): the unavailable-servers line, a call to a server gone since discovery, which
  * request errors drop a connection, the tool cache shared by extensions that name tools differently, and its
  * metrics, spans and log lines.
  */
@@ -56,7 +56,7 @@ const recordingLogger = () => {
 }
 
 describe("McpExtension, observed", () => {
-  it("issue 19: the unavailable line counts the rest of a group and the other groups, one server in the singular", () => {
+  it("the unavailable line counts the rest of a group and the other groups, one server in the singular", () => {
     const group = (reason: string, n: number) => Array.from({ length: n }, (_, i) => ({ server: `${reason}${i}`, reason }))
     // exactly as many as are named: nothing more to count
     assert.strictEqual(McpExtension.summarizeUnavailable(group("x", 3)), "x0 (x); x1 (x); x2 (x)")
@@ -71,7 +71,7 @@ describe("McpExtension, observed", () => {
     assert.strictEqual(McpExtension.summarizeUnavailable(Array.from({ length: 10 }, (_, i) => group(`r${i}-`, 1)).flat()).split("; ").length, 10)
   })
 
-  it.effect("issue 19: with every server available the system message lists no unavailable servers", () =>
+  it.effect("with every server available the system message lists no unavailable servers", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("u")] } })
       const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory }, [{ text: "ok" }])
@@ -81,7 +81,7 @@ describe("McpExtension, observed", () => {
       assert.notInclude(system, "Unavailable")
     }))
 
-  it.effect("issue 19: a call to a server that cannot be reached since its tools were cached is ServerUnavailable, with the reason", () =>
+  it.effect("a call to a server that cannot be reached since its tools were cached is ServerUnavailable, with the reason", () =>
     Effect.gen(function*() {
       let connectError: string | undefined
       const { factory, stats } = fakeFactory({
@@ -108,7 +108,7 @@ describe("McpExtension, observed", () => {
       assert.strictEqual(stats.calls.length, 0)
     }))
 
-  it.effect("issue 19: a request error keeps the request's connection, unless the connection closed", () =>
+  it.effect("a request error keeps the request's connection, unless the connection closed", () =>
     Effect.gen(function*() {
       const connectsAfter = (code: number) =>
         Effect.gen(function*() {
@@ -140,7 +140,7 @@ describe("McpExtension, observed", () => {
       assert.strictEqual(yield* connectsAfter(ErrorCode.ConnectionClosed), 2)
     }))
 
-  it.scoped("issue 19: one tool cache under a namespaced and a plain extension keeps their tool names apart", () =>
+  it.scoped("one tool cache under a namespaced and a plain extension keeps their tool names apart", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       const cache = Layer.succeed(McpToolCache.McpToolCache, yield* McpToolCache.makeMemory({ ttl: "5 minutes" }))
@@ -169,7 +169,7 @@ describe("McpExtension, observed", () => {
       assert.strictEqual(stats.connects.s, 2)
     }))
 
-  it.effect("issue 19: discovery and calls are timed, counted and traced per server; an unavailable server is logged with its name", () =>
+  it.effect("discovery and calls are timed, counted and traced per server; an unavailable server is logged with its name", () =>
     Effect.gen(function*() {
       const name = `observed${Date.now()}`
       const { factory } = fakeFactory({
@@ -203,7 +203,7 @@ describe("McpExtension, observed", () => {
       assert.deepStrictEqual(warning?.message, "MCP server down is unavailable: connection refused")
     }))
 
-  it.effect("issue 19: a call to a server unreachable since discovery and a call whose result is an error count as failed", () =>
+  it.effect("a call to a server unreachable since discovery and a call whose result is an error count as failed", () =>
     Effect.gen(function*() {
       const stamp = Date.now()
       const gone = `gone${stamp}`
@@ -240,7 +240,7 @@ describe("McpExtension, observed", () => {
       )
     }))
 
-  it.effect("issue 19: the system message names a server's own tool prefix only where it is not the server's name", () =>
+  it.effect("the system message names a server's own tool prefix only where it is not the server's name", () =>
     Effect.gen(function*() {
       const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
       const { factory } = fakeFactory({ plain: { tools: [tool("t")] }, "a.b": { tools: [tool("t")] } })
@@ -252,7 +252,7 @@ describe("McpExtension, observed", () => {
       ])
     }))
 
-  it.scoped("issue 19: a server's includeTools changed in the file applies while its tool list is still cached", () =>
+  it.scoped("a server's includeTools changed in the file applies while its tool list is still cached", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make("zett-include-")
       const file = Path.join(dir, "mcp.json")

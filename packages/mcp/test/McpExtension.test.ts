@@ -421,7 +421,7 @@ describe("McpExtension", () => {
       ])
     }))
 
-  it.effect("D6 (issue 11) a server's own timeout overrides callTimeout, for that server only", () =>
+  it.effect("D6 a server's own timeout overrides callTimeout, for that server only", () =>
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
       const { factory } = fakeFactory({ quick: { tools: [tool("slow")], call: slow }, patient: { tools: [tool("slow")], call: slow } })
@@ -441,7 +441,7 @@ describe("McpExtension", () => {
       ])
     }))
 
-  it.effect("E1 (issue 11) includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused", () =>
+  it.effect("E1 includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b"), tool("c"), tool("d")] } })
       const server = McpServer.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
@@ -459,7 +459,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(stats.calls.map((c) => c.name), ["a"])
     }))
 
-  it.effect("E2 (issue 11) names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning", () =>
+  it.effect("E2 names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning", () =>
     Effect.gen(function*() {
       const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
       const taken = McpServer.toolPrefix(dotted)
@@ -600,7 +600,7 @@ describe("McpExtension", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.effect("issue 14: a warm request registers the agent tools built for the request before; each call uses its own request's connection", () =>
+  it.effect("a warm request registers the agent tools built for the request before; each call uses its own request's connection", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       const seen: Array<Tool.Tool | undefined> = []
@@ -629,7 +629,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(answered.map((request) => toolMessages(request).at(-1)?.status), ["ok", "ok", "ok"])
     }))
 
-  it.effect("issue 14: an MCP tool's handler called outside a request of its extension fails as ServerUnavailable", () =>
+  it.effect("an MCP tool's handler called outside a request of its extension fails as ServerUnavailable", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       let found: Tool.Tool | undefined

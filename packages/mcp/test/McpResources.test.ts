@@ -1,5 +1,5 @@
 /**
- * Issue 13 (resources and prompts): `McpResources` and `McpPrompts` against server-everything over stdio and
+ * `McpResources` and `McpPrompts` against server-everything over stdio and
  * Streamable HTTP, and against SDK servers in-process for the edges (unsubscribe on close, list_changed,
  * pagination guard, scrubbing, a client without `request`).
  */
@@ -93,8 +93,8 @@ const tour = (client: McpClient.McpClient) =>
     })
   })
 
-describe("McpResources and McpPrompts (issue 13)", () => {
-  it.live("issue 13: server-everything over stdio: resources, templates, text and blob, prompts, a subscription", () =>
+describe("McpResources and McpPrompts", () => {
+  it.live("server-everything over stdio: resources, templates, text and blob, prompts, a subscription", () =>
     Effect.gen(function*() {
       const marker = `--zett-resources-${process.pid}-${Date.now()}`
       const scope = yield* Scope.make()
@@ -113,7 +113,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
     }), 60_000)
 
-  it.live("issue 13: server-everything over Streamable HTTP: the same tour", () =>
+  it.live("server-everything over Streamable HTTP: the same tour", () =>
     Effect.gen(function*() {
       const port = yield* Processes.freePort
       const serverScope = yield* Scope.make()
@@ -138,7 +138,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
     }), 60_000)
 
-  it.scoped("issue 13: a subscription ends with its scope: resources/unsubscribe reaches the server before the connection closes", () =>
+  it.scoped("a subscription ends with its scope: resources/unsubscribe reaches the server before the connection closes", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const make = () => {
@@ -168,7 +168,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual(seen, ["subscribe file:///watched.txt", "unsubscribe file:///watched.txt"])
     }))
 
-  it.scoped("issue 13: unsubscribe goes out when the connection's own scope closes, before the transport", () =>
+  it.scoped("unsubscribe goes out when the connection's own scope closes, before the transport", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const make = () => {
@@ -191,7 +191,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Fiber.join(drained)), [])
     }))
 
-  it.scoped("issue 13: resources/list_changed and prompts/list_changed are surfaced as notifications", () =>
+  it.scoped("resources/list_changed and prompts/list_changed are surfaced as notifications", () =>
     Effect.gen(function*() {
       let sdk: SdkMcpServer | undefined
       const make = () => {
@@ -215,7 +215,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual((yield* McpResources.list(client)).map((r) => r.uri), ["file:///a", "file:///b"])
     }))
 
-  it.scoped("issue 13: listing resources keeps the cursor guard: a repeated cursor fails instead of looping", () =>
+  it.scoped("listing resources keeps the cursor guard: a repeated cursor fails instead of looping", () =>
     Effect.gen(function*() {
       const make = () => {
         const server = new Server({ name: "loop", version: "1.0.0" }, { capabilities: { resources: {} } })
@@ -232,7 +232,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.strictEqual(error.message, "loop: resources/list failed: the server repeated a pagination cursor")
     }))
 
-  it.scoped("issue 13: a resource's text is scrubbed of the server's secrets; an invalid result is a typed error", () =>
+  it.scoped("a resource's text is scrubbed of the server's secrets; an invalid result is a typed error", () =>
     Effect.gen(function*() {
       const secret = "resource-secret-4f2a9c"
       const server = new Server({ name: "leaky", version: "1.0.0" }, { capabilities: { resources: {} } })
@@ -252,7 +252,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.match(bad.message, /^leaky: resources\/read failed: invalid response: contents\.0/)
     }))
 
-  it.effect("issue 13: a client of your own without `request` fails with a typed Unsupported error", () =>
+  it.effect("a client of your own without `request` fails with a typed Unsupported error", () =>
     Effect.gen(function*() {
       const client: McpClient.McpClient = {
         server: "mine",
@@ -268,7 +268,7 @@ describe("McpResources and McpPrompts (issue 13)", () => {
       assert.deepStrictEqual(Chunk.toReadonlyArray(yield* Stream.runCollect(McpResources.changes(client))), [])
     }))
 
-  it("issue 13: prompt content a model cannot read as such is described in a line; a binary blob stays base64", () => {
+  it("prompt content a model cannot read as such is described in a line; a binary blob stays base64", () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString("base64")
     assert.strictEqual(McpPrompts.contentText({ type: "image", data: png, mimeType: "image/png" }), "[image image/png, 6 bytes]")
     assert.strictEqual(

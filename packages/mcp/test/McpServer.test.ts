@@ -104,7 +104,7 @@ describe("McpServer", () => {
     assert.isTrue(Array.isArray(server.args))
   })
 
-  it("B4 (issue 11) any non-empty name is a server name; its tool prefix follows the E2 rules", () => {
+  it("B4 any non-empty name is a server name; its tool prefix follows the E2 rules", () => {
     const reason = (name: string) => {
       try {
         McpServer.stdio({ name, command: "node" })

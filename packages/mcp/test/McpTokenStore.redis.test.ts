@@ -1,5 +1,5 @@
 /**
- * issue 17, shared authorization: `McpTokenStore.layerRedis` against a real `redis-server`
+ * Shared authorization: `McpTokenStore.layerRedis` against a real `redis-server`
  * (`@zett/testing/RedisServer`), each store on its own connection as another process of a fleet would have,
  * and a local authorization server with a protected MCP server (`@zett/testing/OAuthServer`).
  */
@@ -110,7 +110,7 @@ const refreshes = (as: OAuthServer.OAuthServer) =>
   as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length
 
 describe("McpTokenStore.layerRedis", () => {
-  it.scopedLive("issue 17: an entry written by one process is read, listed and removed by another; Redis holds it as JSON under the normalized URL", () =>
+  it.scopedLive("an entry written by one process is read, listed and removed by another; Redis holds it as JSON under the normalized URL", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const first = yield* storeOn(redis.url)
@@ -131,7 +131,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.deepStrictEqual(yield* first.keys, ["https://other.example"])
     }))
 
-  it.scopedLive("issue 17: keys lists only its own store, also with a prefix that holds glob characters", () =>
+  it.scopedLive("keys lists only its own store, also with a prefix that holds glob characters", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const tokens = yield* storeOn(redis.url, undefined, { prefix: "fleet[1]*:" })
@@ -144,7 +144,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.deepStrictEqual(yield* others.keys, ["https://other.example"])
     }))
 
-  it.scopedLive("issue 17: an entry that is not valid is absent, with a warning naming the key and not the value", () =>
+  it.scopedLive("an entry that is not valid is absent, with a warning naming the key and not the value", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const logs = captureLogs()
@@ -157,7 +157,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.notInclude(logs.lines[0]!, accessSecret)
     }))
 
-  it.scopedLive("issue 17: withLock excludes across connections: the second holder starts after the first ended", () =>
+  it.scopedLive("withLock excludes across connections: the second holder starts after the first ended", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const first = yield* storeOn(redis.url)
@@ -184,7 +184,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.deepStrictEqual(yield* Effect.promise(() => raw.keys("zett:lock:*")), [])
     }))
 
-  it.scopedLive("issue 17: withLock passes the effect's own failure through, and a holder that stays too long makes the waiter fail typed", () =>
+  it.scopedLive("withLock passes the effect's own failure through, and a holder that stays too long makes the waiter fail typed", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const first = yield* storeOn(redis.url)
@@ -203,7 +203,7 @@ describe("McpTokenStore.layerRedis", () => {
       yield* Fiber.join(holder)
     }))
 
-  it.scopedLive("issue 17: three processes connecting at once with an expired access token make one refresh request, and all connect", () =>
+  it.scopedLive("three processes connecting at once with an expired access token make one refresh request, and all connect", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const as = yield* OAuthServer.make({})
@@ -230,7 +230,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.strictEqual(as.count("/token"), tokenRequests)
     }))
 
-  it.scopedLive("issue 17: three separate processes with an expired access token connect at once: one refresh request, all connect, none left", () =>
+  it.scopedLive("three separate processes with an expired access token connect at once: one refresh request, all connect, none left", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const as = yield* OAuthServer.make({})
@@ -262,7 +262,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
     }), 120_000)
 
-  it.scopedLive("issue 17: Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
+  it.scopedLive("Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const as = yield* OAuthServer.make({})
@@ -291,7 +291,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.strictEqual(as.count("/token"), 0)
     }))
 
-  it.scopedLive("issue 17: Redis frozen: get, set and withLock fail with McpTokenStoreError after operationTimeout instead of waiting", () =>
+  it.scopedLive("Redis frozen: get, set and withLock fail with McpTokenStoreError after operationTimeout instead of waiting", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const store = yield* storeOn(redis.url, undefined, { operationTimeout: "200 millis" })
@@ -311,7 +311,7 @@ describe("McpTokenStore.layerRedis", () => {
       assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
     }))
 
-  it.effect("issue 17: a Redis command times out also where it cannot be interrupted (the acquire of withLock), without waiting for its reply", () =>
+  it.effect("a Redis command times out also where it cannot be interrupted (the acquire of withLock), without waiting for its reply", () =>
     Effect.gen(function*() {
       // a reply that never comes: before, the timeout waited for it, so withLock on a frozen Redis took ioredis's own timeout
       const fiber = yield* RedisLock.command("lock:k", "200 millis", () => new Promise<never>(() => {})).pipe(

@@ -255,7 +255,7 @@ describe("McpTool.cleanSchema", () => {
     assert.notStrictEqual(cleaned.properties, input.properties)
   })
 
-  it("issue 14: a schema that needs no change is returned as it is, not copied", () => {
+  it("a schema that needs no change is returned as it is, not copied", () => {
     const input = {
       type: "object",
       properties: { a: { type: "string" }, b: { type: "array", items: { type: "number" } } },
@@ -268,7 +268,7 @@ describe("McpTool.cleanSchema", () => {
     assert.deepStrictEqual(input, before)
   })
 
-  it("issue 14: a cleaned schema shares the parts that needed no change with the input", () => {
+  it("a cleaned schema shares the parts that needed no change with the input", () => {
     const a = { type: "string", description: "a" }
     const items = [{ type: "string" }, { type: "number" }]
     const d = { type: "integer" }
@@ -306,7 +306,7 @@ describe("McpTool.cleanSchema", () => {
     assert.strictEqual(cleaned.$defs.d, d)
   })
 
-  it("issue 14: the filled-in type and properties never change the input", () => {
+  it("the filled-in type and properties never change the input", () => {
     const bare = { type: "object" }
     assert.deepStrictEqual(McpTool.cleanSchema(bare), { type: "object", properties: {} })
     assert.deepStrictEqual(bare, { type: "object" })
@@ -450,7 +450,7 @@ describe("McpTool.checkSchema", () => {
 describe("McpToolResult.toResult", () => {
   const policy = McpToolResult.ErrorTextPolicy.toolText
 
-  it("issue 13: an embedded resource's blob reaches the model as text only when its MIME type is text and it is UTF-8", () => {
+  it("an embedded resource's blob reaches the model as text only when its MIME type is text and it is UTF-8", () => {
     const base64 = (bytes: string | Uint8Array) => Buffer.from(bytes).toString("base64")
     const resources = [
       { uri: "r://text", mimeType: "text/plain; charset=utf-8", blob: base64("hello") },

@@ -1,5 +1,5 @@
 /**
- * Issue 17 / issue 19: the shared cache with a discovery lock (what `McpToolCache.layerRedis` runs on Redis), over
+ * The shared cache with a discovery lock (what `McpToolCache.layerRedis` runs on Redis), over
  * a store and a lock of the test's own, in-process and on `TestClock`: who takes the lock and when, what the
  * holder does under it (re-reading the store, renewing, storing, releasing), how a waiter polls (backoff,
  * jitter, deadline), and the lines each case logs. McpToolCache.redis.test.ts runs the same on a real Redis.
@@ -136,7 +136,7 @@ const fleet = () => {
 }
 
 describe("McpToolCache with a discovery lock", () => {
-  it.scoped("issue 19: a list found in the store takes no lock; a debug line says so", () => {
+  it.scoped("a list found in the store takes no lock; a debug line says so", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
@@ -152,7 +152,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: the first process discovers under the lock, renewed meanwhile, then stores the list and releases the lock", () => {
+  it.scoped("the first process discovers under the lock, renewed meanwhile, then stores the list and releases the lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
@@ -180,7 +180,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a holder re-reads the store after taking the lock: a list stored in between is taken, not discovered, and the lock released", () => {
+  it.scoped("a holder re-reads the store after taking the lock: a list stored in between is taken, not discovered, and the lock released", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       // another process stored the list and released the lock between this one's read and its lock
@@ -196,7 +196,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a stored list that is stale by then is discovered again under the lock", () => {
+  it.scoped("a stored list that is stale by then is discovered again under the lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       yield* TestClock.adjust("2 minutes")
@@ -208,7 +208,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a store that fails the read under the lock: the holder discovers for the fleet, with a warning", () => {
+  it.scoped("a store that fails the read under the lock: the holder discovers for the fleet, with a warning", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.fleet.beforeTake = () => void (store.modes.get = "fail")
@@ -224,7 +224,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a renewal that fails lets the lock go with a warning; the discovery goes on and is stored", () => {
+  it.scoped("a renewal that fails lets the lock go with a warning; the discovery goes on and is stored", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.modes.keepAlive = "fail"
@@ -246,7 +246,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a lock that had expired before its release: a warning that another process may have discovered too", () => {
+  it.scoped("a lock that had expired before its release: a warning that another process may have discovered too", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.modes.release = "expired"
@@ -262,7 +262,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a release that fails is a debug line: the lock frees itself when it expires", () => {
+  it.scoped("a release that fails is a debug line: the lock frees itself when it expires", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.modes.release = "fail"
@@ -278,7 +278,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a lock that cannot be taken: the process discovers by itself, with a warning, and stores the list", () => {
+  it.scoped("a lock that cannot be taken: the process discovers by itself, with a warning, and stores the list", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.modes.acquire = "fail"
@@ -295,7 +295,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a discovery that fails under the lock fails the lookup once, stores nothing and frees the lock", () => {
+  it.scoped("a discovery that fails under the lock fails the lookup once, stores nothing and frees the lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       const runs = { n: 0 }
@@ -314,7 +314,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a waiter polls from 10 ms, growing by half up to 250 ms, each wait jittered between half and all of it, until the list appears", () => {
+  it.scoped("a waiter polls from 10 ms, growing by half up to 250 ms, each wait jittered between half and all of it, until the list appears", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       // another process holds the lock and discovers
@@ -353,7 +353,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a waiter takes the lock once it is free, and discovers for the fleet", () => {
+  it.scoped("a waiter takes the lock once it is free, and discovers for the fleet", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.held.add(key.id)
@@ -373,7 +373,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: a waiter discovers by itself exactly waitTimeout after its first poll, with a warning; its last wait is cut to the deadline", () => {
+  it.scoped("a waiter discovers by itself exactly waitTimeout after its first poll, with a warning; its last wait is cut to the deadline", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.held.add(key.id)
@@ -398,7 +398,7 @@ describe("McpToolCache with a discovery lock", () => {
     }).pipe(Effect.provide(logs.layer))
   })
 
-  it.scoped("issue 19: the default waitTimeout is 30 seconds", () => {
+  it.scoped("the default waitTimeout is 30 seconds", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       lock.held.add(key.id)

@@ -1,5 +1,5 @@
 /**
- * Issue 17 / issue 19: `McpToolCache.layerPersisted` over a store of the test's own (an `@effect/experimental`
+ * `McpToolCache.layerPersisted` over a store of the test's own (an `@effect/experimental`
  * `BackingPersistence` that records what it is asked and can fail or hang), in-process and on `TestClock`: what
  * is stored, under which store and expiry, what a reader takes from the store, and what a failing or silent
  * store costs (a warning, never a failed lookup). The Redis-backed cache with its lock is in
@@ -79,7 +79,7 @@ const cacheOn = (store: ReturnType<typeof recordingStore>, options: Partial<McpT
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
 
 describe("McpToolCache.layerPersisted", () => {
-  it.scoped("issue 17: a second process reuses the stored list: tool data and its expiry, under mcp-tools with the TTL", () =>
+  it.scoped("a second process reuses the stored list: tool data and its expiry, under mcp-tools with the TTL", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover, stats } = counted()
@@ -101,7 +101,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(store.calls.filter((call) => call.op === "get").length, 2)
     }))
 
-  it.scoped("issue 17: a lookup that finds the list in the store neither discovers nor writes it again", () =>
+  it.scoped("a lookup that finds the list in the store neither discovers nor writes it again", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover, stats } = counted()
@@ -117,14 +117,14 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(store.calls.filter((call) => call.op === "get").length, 2)
     }))
 
-  it.scoped("issue 17: storeId names the store", () =>
+  it.scoped("storeId names the store", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       yield* cacheOn(store, { storeId: "fleet-tools" })
       assert.deepStrictEqual(store.stores, ["fleet-tools"])
     }))
 
-  it.scoped("issue 17: a stored entry is stale by the reader's Clock even while the store holds it", () =>
+  it.scoped("a stored entry is stale by the reader's Clock even while the store holds it", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover, stats } = counted()
@@ -139,7 +139,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(stats.runs, 2)
     }))
 
-  it.scoped("issue 17: a stored value that is not a tool list is discovered again and overwritten", () =>
+  it.scoped("a stored value that is not a tool list is discovered again and overwritten", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.entries.set(key.id, { key: key.id, expiresAt: 10 * 60_000, tools: [{ name: "x" }] })
@@ -152,7 +152,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 5 * 60_000 })
     }))
 
-  it.scoped("issue 17: invalidate forgets the list in the store too: another process discovers again", () =>
+  it.scoped("invalidate forgets the list in the store too: another process discovers again", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover, stats } = counted()
@@ -166,7 +166,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(stats.runs, 2)
     }))
 
-  it.scoped("issue 17: a failed discovery is not stored", () =>
+  it.scoped("a failed discovery is not stored", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const cache = yield* cacheOn(store)
@@ -177,7 +177,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(store.entries.size, 0)
     }))
 
-  it.scoped("issue 17: a store that fails to read: the lookup discovers in the process, with a warning naming the server", () =>
+  it.scoped("a store that fails to read: the lookup discovers in the process, with a warning naming the server", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.get = "fail"
@@ -194,7 +194,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(store.calls.filter((call) => call.op === "set").length, 1)
     }))
 
-  it.scoped("issue 17: a failure without a message is shown as it is", () =>
+  it.scoped("a failure without a message is shown as it is", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.get = "failPlain"
@@ -204,7 +204,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.include(logs.lines.join("\n"), "read for catalog failed (connection reset); discovering it in this process")
     }))
 
-  it.scoped("issue 17: has() of a store that fails is false, with a warning", () =>
+  it.scoped("has() of a store that fails is false, with a warning", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.get = "fail"
@@ -213,7 +213,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.include(logs.lines.join("\n"), "shared tool cache: read for catalog failed (BackingError); answering from this process")
     }))
 
-  it.scoped("issue 17: a store that fails to write or remove costs a warning, not the lookup", () =>
+  it.scoped("a store that fails to write or remove costs a warning, not the lookup", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.set = "fail"
@@ -231,7 +231,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.isFalse(yield* cache.has(key).pipe(Effect.provide(logs.layer)))
     }))
 
-  it.scoped("issue 17: a store that does not answer costs the operation timeout (500 ms by default), then the process discovers", () =>
+  it.scoped("a store that does not answer costs the operation timeout (500 ms by default), then the process discovers", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.get = "hang"
@@ -248,7 +248,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.include(logs.lines.join("\n"), "shared tool cache: read for catalog failed (no answer in time); discovering it in this process")
     }))
 
-  it.scoped("issue 17: operationTimeout bounds each store operation", () =>
+  it.scoped("operationTimeout bounds each store operation", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.modes.get = "hang"
@@ -261,7 +261,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual((yield* Fiber.join(lookup))[0]!.name, "catalog__t1")
     }))
 
-  it.scoped("issue 17: layerPersisted provides the cache over the BackingPersistence in context", () =>
+  it.scoped("layerPersisted provides the cache over the BackingPersistence in context", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover } = counted()
@@ -273,7 +273,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 60_000 })
     }))
 
-  it.scoped("issue 17: a TTL of zero neither reads nor writes the store: every lookup discovers", () =>
+  it.scoped("a TTL of zero neither reads nor writes the store: every lookup discovers", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 10 * 60_000 })
@@ -287,7 +287,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.deepStrictEqual(store.calls.map((call) => call.op), [])
     }))
 
-  it.scoped("issue 17: has() answers from the process while its entry is fresh, whatever the store holds since", () =>
+  it.scoped("has() answers from the process while its entry is fresh, whatever the store holds since", () =>
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover } = counted()
@@ -301,7 +301,7 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual(store.calls.length, asked)
     }))
 
-  it.scoped("issue 17: how a store's failure is told: a timeout of another copy of effect, an empty or odd message", () =>
+  it.scoped("how a store's failure is told: a timeout of another copy of effect, an empty or odd message", () =>
     Effect.gen(function*() {
       const told = (cause: unknown) =>
         Effect.gen(function*() {

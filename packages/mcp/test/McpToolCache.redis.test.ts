@@ -64,7 +64,7 @@ const rawClient = (url: string) =>
   Effect.acquireRelease(Effect.sync(() => new Redis(url)), (client) => Effect.sync(() => client.disconnect()))
 
 describe("McpToolCache.layerRedis", () => {
-  it.scopedLive("issue 17: a second process reuses the stored list; Redis holds tool data only, no header or env value", () =>
+  it.scopedLive("a second process reuses the stored list; Redis holds tool data only, no header or env value", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const first = yield* cacheOn(redis.url)
@@ -109,7 +109,7 @@ describe("McpToolCache.layerRedis", () => {
       }
     }), 30_000)
 
-  it.scoped("issue 17: a stored entry is stale by the reader's Clock even while Redis still holds it", () =>
+  it.scoped("a stored entry is stale by the reader's Clock even while Redis still holds it", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const key = McpToolCache.key(httpServer, { namespace: true })
@@ -131,7 +131,7 @@ describe("McpToolCache.layerRedis", () => {
       assert.strictEqual(stats.runs, 2)
     }), 30_000)
 
-  it.scopedLive("issue 17: concurrent cold lookups from four processes' caches run one discovery", () =>
+  it.scopedLive("concurrent cold lookups from four processes' caches run one discovery", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const key = McpToolCache.key(httpServer, { namespace: true })
@@ -145,7 +145,7 @@ describe("McpToolCache.layerRedis", () => {
       while ((yield* Effect.promise(() => raw.keys("zett:lock:*"))).length > 0) yield* Effect.sleep("10 millis")
     }), 30_000)
 
-  it.scopedLive("issue 17: a lock whose holder died frees itself by expiry, then one waiter discovers", () =>
+  it.scopedLive("a lock whose holder died frees itself by expiry, then one waiter discovers", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const key = McpToolCache.key(httpServer, { namespace: true })
@@ -161,7 +161,7 @@ describe("McpToolCache.layerRedis", () => {
       for (const list of seen) assert.deepStrictEqual(list, seen[0])
     }), 30_000)
 
-  it.scopedLive("issue 17: a holder whose lock expired before its release warns that another process may have discovered too", () =>
+  it.scopedLive("a holder whose lock expired before its release warns that another process may have discovered too", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const logs = captureLogs()
@@ -186,7 +186,7 @@ describe("McpToolCache.layerRedis", () => {
       )
     }), 30_000)
 
-  it.scopedLive("issue 17: Redis stopped mid-run: lookups discover in the process, with a warning, and never fail", () =>
+  it.scopedLive("Redis stopped mid-run: lookups discover in the process, with a warning, and never fail", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const logs = captureLogs()
@@ -219,7 +219,7 @@ describe("McpToolCache.layerRedis", () => {
       for (const line of logs.lines) assert.notInclude(line, headerSecret)
     }), 30_000)
 
-  it.scopedLive("issue 17: a frozen Redis (no answers) costs a lookup the operation timeout, not a failure", () =>
+  it.scopedLive("a frozen Redis (no answers) costs a lookup the operation timeout, not a failure", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const logs = captureLogs()
@@ -235,7 +235,7 @@ describe("McpToolCache.layerRedis", () => {
       assert.isTrue(logs.lines.some((line) => line.includes("level=WARN") && line.includes("no answer in time")), logs.lines.join("\n"))
     }), 30_000)
 
-  it.scopedLive("issue 17: a failed discovery is not stored and frees the lock for the next process", () =>
+  it.scopedLive("a failed discovery is not stored and frees the lock for the next process", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const key = McpToolCache.key(httpServer, { namespace: true })
@@ -248,7 +248,7 @@ describe("McpToolCache.layerRedis", () => {
       assert.strictEqual(stats.runs, 1)
     }), 30_000)
 
-  it.scopedLive("issue 17: a waiter that waited waitTimeout for a live holder discovers by itself, with a warning", () =>
+  it.scopedLive("a waiter that waited waitTimeout for a live holder discovers by itself, with a warning", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const logs = captureLogs()
@@ -270,7 +270,7 @@ describe("McpToolCache.layerRedis", () => {
 })
 
 describe("McpRedis.layerPersistence", () => {
-  it.scopedLive("issue 17: McpToolCache.layerPersisted over it stores with a Redis expiry (PX)", () =>
+  it.scopedLive("McpToolCache.layerPersisted over it stores with a Redis expiry (PX)", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const key = McpToolCache.key(stdioServer, { namespace: true })

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (progress and cancellation): every call asks for progress (`progressToken`); `notifications/progress`
+ * Every call asks for progress (`progressToken`); `notifications/progress`
  * becomes a `ToolProgress` event for `onEvent`; a progress report starts `callTimeout` afresh, never past
  * `maxCallTimeout`; a call cut short is cancelled on the server. Timeouts are driven by `TestClock`.
  */
@@ -106,8 +106,8 @@ const step = (seen: ReturnType<typeof jobs>["seen"], seconds: number, published:
     yield* until(published)
   })
 
-describe("progress (issue 13)", () => {
-  it.effect("issue 13: a call reporting every 20 s outlives callTimeout (30 s); its reports reach onEvent before its result", () =>
+describe("progress", () => {
+  it.effect("a call reporting every 20 s outlives callTimeout (30 s); its reports reach onEvent before its result", () =>
     Effect.gen(function*() {
       const { make, seen } = jobs()
       const { extension, log } = recorder()
@@ -131,7 +131,7 @@ describe("progress (issue 13)", () => {
       assert.strictEqual(seen.cancelled, 0)
     }))
 
-  it.effect("issue 13: ToolProgress events name the run, the call and the tool as the model called it", () =>
+  it.effect("ToolProgress events name the run, the call and the tool as the model called it", () =>
     Effect.gen(function*() {
       const { make, seen } = jobs()
       const { events, extension } = recorder()
@@ -155,7 +155,7 @@ describe("progress (issue 13)", () => {
       })
     }))
 
-  it.effect("issue 13: maxCallTimeout cuts a call that keeps reporting, and the server is sent notifications/cancelled", () =>
+  it.effect("maxCallTimeout cuts a call that keeps reporting, and the server is sent notifications/cancelled", () =>
     Effect.gen(function*() {
       const { make, seen } = jobs()
       const { extension, log } = recorder()
@@ -178,7 +178,7 @@ describe("progress (issue 13)", () => {
       seen.gates.shift()?.()
     }))
 
-  it.effect("issue 13: without the listener's onEvent hook, calls still send a progressToken", () =>
+  it.effect("without the listener's onEvent hook, calls still send a progressToken", () =>
     Effect.gen(function*() {
       const { make, seen } = jobs()
       const layer = jobsAgent(make, [{ toolCalls: [{ name: "jobs__build", arguments: { steps: 1 } }] }, { text: "ok" }], {})
@@ -207,7 +207,7 @@ describe("progress (issue 13)", () => {
     return { call, cut }
   }
 
-  it.effect("issue 13: when the reports stop, the call is cut callTimeout after the last one, and the model is told so", () =>
+  it.effect("when the reports stop, the call is cut callTimeout after the last one, and the model is told so", () =>
     Effect.gen(function*() {
       const { call, cut } = reporting([20, 40])
       const { factory } = fakeFactory({ s: { tools: [tool("job")], call } })
@@ -224,7 +224,7 @@ describe("progress (issue 13)", () => {
       })
     }))
 
-  it.effect("issue 13: resetTimeoutOnProgress false cuts the call at callTimeout however often it reports", () =>
+  it.effect("resetTimeoutOnProgress false cuts the call at callTimeout however often it reports", () =>
     Effect.gen(function*() {
       const { call, cut } = reporting([10, 20, 29])
       const { factory } = fakeFactory({ s: { tools: [tool("job")], call } })
@@ -243,7 +243,7 @@ describe("progress (issue 13)", () => {
       })
     }))
 
-  it.effect("issue 13: a maxCallTimeout below callTimeout is the limit; null lifts the cap", () =>
+  it.effect("a maxCallTimeout below callTimeout is the limit; null lifts the cap", () =>
     Effect.gen(function*() {
       const short = reporting([])
       const endless = reporting(Array.from({ length: 100 }, (_, i) => (i + 1) * 20))
@@ -269,8 +269,8 @@ describe("progress (issue 13)", () => {
     }))
 })
 
-describe("progress ordering (issue 13)", () => {
-  it.effect("issue 13: a call's last progress report, read in the same tick as its result, still reaches onProgress", () =>
+describe("progress ordering", () => {
+  it.effect("a call's last progress report, read in the same tick as its result, still reaches onProgress", () =>
     Effect.gen(function*() {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
       // a bare JSON-RPC peer: it sends a call's two reports and its result back to back, in one tick
@@ -323,15 +323,15 @@ const longRun = (server: McpServer.McpServer) =>
     assert.strictEqual(log.at(-1), `result of ${server.name}__trigger-long-running-operation: ok`)
   })
 
-describe.sequential("progress from server-everything (issue 13)", () => {
-  it.live("issue 13: trigger-long-running-operation over stdio drives ToolProgress events; nothing is left running", () =>
+describe.sequential("progress from server-everything", () => {
+  it.live("trigger-long-running-operation over stdio drives ToolProgress events; nothing is left running", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       yield* longRun(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 
-  it.live("issue 13: trigger-long-running-operation over Streamable HTTP drives ToolProgress events", () =>
+  it.live("trigger-long-running-operation over Streamable HTTP drives ToolProgress events", () =>
     Effect.gen(function*() {
       const port = yield* Processes.freePort
       const pid = yield* Effect.gen(function*() {

@@ -11,7 +11,7 @@ const client = (url: string) =>
 const options = { ttl: "600 millis", operationTimeout: "1 second" } as const
 
 describe("internal/redisLock", () => {
-  it.scopedLive("issue 17: SET NX PX with a token; renew and release are fenced by the token", () =>
+  it.scopedLive("SET NX PX with a token; renew and release are fenced by the token", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const a = yield* client(redis.url)
@@ -36,7 +36,7 @@ describe("internal/redisLock", () => {
       assert.strictEqual(yield* Effect.promise(() => a.exists("lock:k")), 0)
     }), 30_000)
 
-  it.scopedLive("issue 17: withLock runs one holder at a time across connections, renewing past the ttl", () =>
+  it.scopedLive("withLock runs one holder at a time across connections, renewing past the ttl", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const clients = yield* Effect.all([1, 2, 3].map(() => client(redis.url)))
@@ -61,7 +61,7 @@ describe("internal/redisLock", () => {
       assert.strictEqual(yield* Effect.promise(() => clients[0]!.exists("lock:w")), 0)
     }), 30_000)
 
-  it.scopedLive("issue 17: withLock fails with Busy after waiting `wait`, and with Lost when the lock is taken away", () =>
+  it.scopedLive("withLock fails with Busy after waiting `wait`, and with Lost when the lock is taken away", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const a = yield* client(redis.url)

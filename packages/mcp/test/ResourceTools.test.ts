@@ -1,5 +1,5 @@
 /**
- * Issue 13 (resources as tools): with `resources: "tools"` (per server, in mcp.json, or for every server) the model
+ * With `resources: "tools"` (per server, in mcp.json, or for every server) the model
  * gets `<server>__list_resources` and `<server>__read_resource`, and embedded resources and resource links in tool
  * results reach it in a form it can use. A scripted model records what it sees.
  */
@@ -27,8 +27,8 @@ const agentLayer = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, steps:
 
 const lastTool = (request: Model.ModelRequest) => toolMessages(request).at(-1)!
 
-describe("resources as tools (issue 13)", () => {
-  it.live("issue 13: server-everything over stdio: the model lists and reads resources, and reads embedded resources and links", () =>
+describe("resources as tools", () => {
+  it.live("server-everything over stdio: the model lists and reads resources, and reads embedded resources and links", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const server = McpServer.stdio({
@@ -148,7 +148,7 @@ describe("resources as tools (issue 13)", () => {
       return { names, system }
     })
 
-  it.live("issue 13: off by default; the extension's resources option turns it on for every server", () =>
+  it.live("off by default; the extension's resources option turns it on for every server", () =>
     Effect.gen(function*() {
       const factory = McpClientFactory.layerInMemory({ notes, plain })
       const servers = [
@@ -172,7 +172,7 @@ describe("resources as tools (issue 13)", () => {
       assert.include(on.system, "(for notes, plain).")
     }))
 
-  it.live("issue 13: mcp.json's resources: \"tools\" turns it on for that server alone; another value is refused naming the entry", () =>
+  it.live("mcp.json's resources: \"tools\" turns it on for that server alone; another value is refused naming the entry", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make("zett-resources-")
       Fs.writeFileSync(Path.join(dir, "mcp.json"), JSON.stringify({
@@ -191,7 +191,7 @@ describe("resources as tools (issue 13)", () => {
       )
     }).pipe(Effect.scoped))
 
-  it.live("issue 13: read_resource through the agent: text of an in-process server, and a missing uri refused", () =>
+  it.live("read_resource through the agent: text of an in-process server, and a missing uri refused", () =>
     Effect.gen(function*() {
       const factory = McpClientFactory.layerInMemory({ notes })
       const servers = [McpServer.http({ name: "notes", url: "http://127.0.0.1:1/unused", resources: "tools" })]

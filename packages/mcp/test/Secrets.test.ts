@@ -258,7 +258,7 @@ describe.sequential("secrets", () => {
       }
     }), 60_000)
 
-  it.scopedLive("issue 12: no access token, refresh token, client secret, private key or authorization code is in a log line, span, error, model message or inspect output", () =>
+  it.scopedLive("no access token, refresh token, client secret, private key or authorization code is in a log line, span, error, model message or inspect output", () =>
     Effect.gen(function*() {
       const clientSecret = "oauth-client-secret-V3n8Qp"
       const robotSecret = "oauth-robot-secret-J6d2Lx"

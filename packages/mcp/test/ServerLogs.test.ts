@@ -1,5 +1,5 @@
 /**
- * Issue 13 (part): a server's own log messages (`notifications/message`) reach the Effect logger at the mapped
+ * A server's own log messages (`notifications/message`) reach the Effect logger at the mapped
  * level, annotated with the server, scrubbed of its secrets; `serverLogLevel` is asked with `logging/setLevel`.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -61,7 +61,7 @@ const work = (options?: { readonly serverLogLevel?: "debug" | "error" }) => {
   }).pipe(Effect.scoped, Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.All))
 }
 
-describe("a server's own log messages (issue 13)", () => {
+describe("a server's own log messages", () => {
   it.live("reach the Effect logger at the mapped level, annotated with the server and its logger, scrubbed", () =>
     Effect.gen(function*() {
       const lines = yield* work({ serverLogLevel: "debug" })

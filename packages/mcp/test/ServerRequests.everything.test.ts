@@ -1,5 +1,5 @@
 /**
- * Issue 13 (part A) against server-everything over stdio, through the agent: its conditional tools appear once
+ * Server requests against server-everything over stdio, through the agent: its conditional tools appear once
  * elicitation, sampling and roots are declared, and its elicitation, sampling and roots tools work.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -31,7 +31,7 @@ const lastText = (request: Model.ModelRequest) => {
   return JSON.stringify(content)
 }
 
-describe.sequential("issue 13: server-everything through the agent", () => {
+describe.sequential("server-everything through the agent", () => {
   it.live("without handlers its conditional tools are missing", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()

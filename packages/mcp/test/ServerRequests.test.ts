@@ -1,5 +1,5 @@
 /**
- * Issue 13 (part A): client capabilities and the requests a server sends to the client: elicitation (form and
+ * Client capabilities and the requests a server sends to the client: elicitation (form and
  * URL), sampling and roots, against SDK servers in-process.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -102,7 +102,7 @@ const capture = () => {
   return { lines, layer }
 }
 
-describe("issue 13: client capabilities", () => {
+describe("client capabilities", () => {
   it.live("without handlers the client declares no capability", () =>
     Effect.gen(function*() {
       const seen = newSeen()
@@ -134,7 +134,7 @@ describe("issue 13: client capabilities", () => {
     }))
 })
 
-describe("issue 13: elicitation", () => {
+describe("elicitation", () => {
   it.live("the handler gets the server, message and schema; accepted content gets the schema's defaults", () =>
     Effect.gen(function*() {
       const seen = newSeen()
@@ -343,7 +343,7 @@ describe("issue 13: elicitation", () => {
     }))
 })
 
-describe("issue 13: elicitation in an agent", () => {
+describe("elicitation in an agent", () => {
   it.effect("the extension's callTimeout (TestClock) cancels an unanswered elicitation; the model reads the timeout", () =>
     Effect.gen(function*() {
       const seen = newSeen()
@@ -378,7 +378,7 @@ describe("issue 13: elicitation in an agent", () => {
     }))
 })
 
-describe("issue 13: sampling", () => {
+describe("sampling", () => {
   const ask = (text: string, maxTokens = 50) => (server: SdkMcpServer) =>
     server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text } }], maxTokens })
 
@@ -395,7 +395,7 @@ describe("issue 13: sampling", () => {
       assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
     }))
 
-  it.live("issue 13: a given model layer stays open while it answers, and is released after (zett call's HTTP model)", () =>
+  it.live("a given model layer stays open while it answers, and is released after (zett call's HTTP model)", () =>
     Effect.gen(function*() {
       const seen = newSeen()
       const events: Array<string> = []
@@ -486,7 +486,7 @@ describe("issue 13: sampling", () => {
     }))
 })
 
-describe("issue 13: roots", () => {
+describe("roots", () => {
   it.live("roots/list is answered with file:// URIs; a change sends roots/list_changed", () =>
     Effect.gen(function*() {
       const seen = newSeen()

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (tool list changes): `notifications/tools/list_changed` drops the server's cached tool list, and while
+ * `notifications/tools/list_changed` drops the server's cached tool list, and while
  * the connection is alive (within a request, or pooled) the next model turn sees the server's new tools.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -64,8 +64,8 @@ const agentLayer = (
 
 const names = (request: Request) => request.tools.map((tool) => tool.name)
 
-describe("tool list changes (issue 13)", () => {
-  it.live("issue 13: a list_changed during a call: the next model turn sees the server's new tools, and can call them", () =>
+describe("tool list changes", () => {
+  it.live("a list_changed during a call: the next model turn sees the server's new tools, and can call them", () =>
     Effect.gen(function*() {
       const { make } = shop()
       const requests: Array<Request> = []
@@ -83,7 +83,7 @@ describe("tool list changes (issue 13)", () => {
       ])
     }))
 
-  it.live("issue 13: the refreshed list is the cache's: the next request sees it without listing again", () =>
+  it.live("the refreshed list is the cache's: the next request sees it without listing again", () =>
     Effect.gen(function*() {
       const { make, stats } = shop()
       const requests: Array<Request> = []
@@ -102,7 +102,7 @@ describe("tool list changes (issue 13)", () => {
       assert.strictEqual(stats.created, 1)
     }))
 
-  it.live("issue 13: a list_changed on a pooled connection between requests drops the cached list; the next request lists through the pool", () =>
+  it.live("a list_changed on a pooled connection between requests drops the cached list; the next request lists through the pool", () =>
     Effect.gen(function*() {
       const { make, stats } = shop()
       const requests: Array<Request> = []
@@ -122,7 +122,7 @@ describe("tool list changes (issue 13)", () => {
       assert.strictEqual(stats.created, 1)
     }))
 
-  it.live("issue 13: when a server's list changes, a name another server holds stays the other server's", () =>
+  it.live("when a server's list changes, a name another server holds stays the other server's", () =>
     Effect.gen(function*() {
       const { make, stats } = shop()
       const other = () => {
@@ -194,8 +194,8 @@ const overHttp = (make: () => SdkMcpServer) =>
     return `http://127.0.0.1:${port}/mcp`
   })
 
-describe("tool list changes over Streamable HTTP (issue 13)", () => {
-  it.live("issue 13: a list_changed during a call, on the session's event stream: a later model turn sees the new tools", () =>
+describe("tool list changes over Streamable HTTP", () => {
+  it.live("a list_changed during a call, on the session's event stream: a later model turn sees the new tools", () =>
     Effect.gen(function*() {
       const { make } = shop()
       const url = yield* overHttp(make)
@@ -222,7 +222,7 @@ describe("tool list changes over Streamable HTTP (issue 13)", () => {
     }).pipe(Effect.scoped), 30_000)
 })
 
-describe.sequential("tool list changes of server-everything (issue 13)", () => {
+describe.sequential("tool list changes of server-everything", () => {
   // server-everything registers its task tool once initialized, and says so with notifications/tools/list_changed
   const announces = (server: McpServer.McpServer) =>
     Effect.gen(function*() {
@@ -233,7 +233,7 @@ describe.sequential("tool list changes of server-everything (issue 13)", () => {
       assert.isTrue(yield* Processes.eventually(() => changes > 0, 10_000))
     }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))
 
-  it.live("issue 13: its list_changed reaches the connection's listeners over stdio", () =>
+  it.live("its list_changed reaches the connection's listeners over stdio", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       yield* announces(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
@@ -243,7 +243,7 @@ describe.sequential("tool list changes of server-everything (issue 13)", () => {
   // Over Streamable HTTP, server-everything sends that notification before the client has opened its event
   // stream (GET), and it is dropped on the server's side; an SDK server over HTTP stands in (below).
 
-  it.live("issue 13: in a request, its announced change is listed again before a later model turn; nothing is left running", () =>
+  it.live("in a request, its announced change is listed again before a later model turn; nothing is left running", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const logs = capture()
