@@ -1,6 +1,6 @@
 /**
  * A local OAuth 2.1 authorization server and an MCP server protected by it, both on 127.0.0.1 on free ports,
- * for the length of a scope (issue 12). Written by hand rather than with the SDK's `mcpAuthRouter`: the tests
+ * for the length of a scope. Written by hand rather than with the SDK's `mcpAuthRouter`: the tests
  * need variants the router does not have (OpenID discovery only, no protected-resource metadata, metadata at
  * the root only, the client credentials grant, `private_key_jwt`, a server that keeps answering 401, a step-up)
  * and a record of every request. The MCP side is a real SDK `McpServer` behind a bearer check.
