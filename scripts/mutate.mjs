@@ -1,5 +1,5 @@
 // @ts-nocheck
-// `npm run mutate [-- <package> | <file glob>] [--concurrency <n>]`: StrykerJS (stryker.config.json) on the logic modules of issue 19,
+// `npm run mutate [-- <package> | <file glob>] [--concurrency <n>]`: StrykerJS (stryker.config.json) on the logic modules in `scope` below,
 // or on one package (`agent`, `mcp`) or file glob. Only the tests of the package that holds the mutated code run
 // (the integration and process suites would make a mutant cost minutes). Incremental: reports/mutation.
 import { spawnSync } from "node:child_process"
@@ -16,7 +16,7 @@ const { positionals, values } = parseArgs({
   options: { concurrency: { type: "string" } }
 })
 
-// the logic modules in scope (issue 19)
+// the logic modules in scope: what `npm run mutate` mutates without an argument
 const scope = {
   agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/agent/src/Scrubber.ts"],
   mcp: [
@@ -60,7 +60,7 @@ const tests = {
     "packages/mcp/test/McpExtension.features.test.ts",
     "packages/mcp/test/McpClient.test.ts",
     "packages/mcp/test/McpServer.test.ts",
-    // issue 13's features through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
+    // the MCP features (progress, list changes, resources as tools, server requests) through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
     "packages/mcp/test/Progress.test.ts",
     "packages/mcp/test/ToolListChanged.test.ts",
     "packages/mcp/test/ResourceTools.test.ts",

@@ -160,7 +160,7 @@ const plan: Record<string, () => Array<Job>> = {
         timeoutMs: 120_000
       }))),
   pool: () => [{ args: { case: "pool", lib: "zett", reps: quick ? 3 : 30 }, timeoutMs: 180_000 }],
-  // P processes × R requests, cold, the tool cache shared through Redis against one cache per process (issue 17)
+  // P processes × R requests, cold, the tool cache shared through Redis against one cache per process (a fleet discovers each server once)
   fleet: () =>
     rounds(quick ? 1 : 2, ["shared", "unshared"], (variant) => [{
       args: quick
@@ -206,7 +206,7 @@ for (const job of jobs) {
   log(`[${done}/${jobs.length}] ${job.args.case} ${job.args.lib} ${what}: ${result.ok === true ? "ok" : `FAILED ${result.error ?? ""}`}`)
 }
 
-// The full run ends with CPU profiles of the warm stdio call (issue 14): Zett's agent path and the raw SDK, each
+// The full run ends with CPU profiles of the warm stdio call: Zett's agent path and the raw SDK, each
 // a process of 20,000 calls, and the stored profile of the same lane before the per-call rework.
 let profiles: Profiles | undefined
 if (!quick && !light) {

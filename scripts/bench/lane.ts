@@ -430,7 +430,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
   },
 
   /**
-   * Case 9 (issue 17): P processes of a Zett app, all cold, each running R requests one after another against
+   * Case 9, the fleet: P processes of a Zett app, all cold, each running R requests one after another against
    * the same N slow stdio servers; `variant=shared` shares the tool cache through a real Redis
    * (McpToolCache.layerRedis), `unshared` keeps it per process. Counts server spawns and tools/list calls
    * (discoveries) and times each process's first model call from the common start.

@@ -1,5 +1,5 @@
 // Turns the lanes' results into docs/benchmarks.md: one table per case, ratios to the raw SDK of the same
-// run, the goals of issue 14 (and the remaining ones of tracker issue 6) marked met or not, and a closing note
+// run, the goals of the per-call rework (and the earlier performance goals still open) marked met or not, and a closing note
 // for every goal not met. Every lane records the load average at its start and end; runs taken with a load
 // above the number of cores are counted as "under load".
 import { median } from "./common.js"
@@ -38,8 +38,8 @@ const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<st
   [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n")
 
 interface Goal {
-  /** the issue that set the goal (14 unless said) */
-  readonly issue?: number
+  /** a goal set before the per-call rework (its own table, "Other goals") */
+  readonly earlier?: true
   readonly goal: string
   readonly measured: string
   readonly met: boolean | undefined
@@ -67,7 +67,7 @@ const profileSection = (profiles: Profiles): Array<string> => {
     `${label}: mean ${f(Number(result.meanMs) * 1000)} µs per call, client CPU ${f(Number(result.cpuPerCallUs))} µs per call, ` +
     `load average ${Array.isArray(result.load) ? (result.load as Array<number>).join(" → ") : "–"}.`
   return [
-    "## Profile of the warm stdio call (issue 14)",
+    "## Profile of the warm stdio call",
     "",
     `Each profile is one process of the \`calls\` case under \`node --cpu-prof\` (\`npx tsx --conditions=@zett/source ` +
     `scripts/bench/profile.ts --calls=${profiles.calls} --markdown --top=25 [--lib=raw]\`): ${f(profiles.calls)} calls after 200 ` +
@@ -197,7 +197,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     const r = (med(z, "openMs") ?? NaN) / (med(raw, "openMs") ?? NaN)
     const spawns = med(z, "spawns")
     goals.push({
-      issue: 6,
+      earlier: true,
       goal: `Cold discovery of ${n20} servers within 1.1× of the raw SDK, every server in parallel, one spawn per server`,
       measured: `${f(med(z, "openMs"))} ms vs ${f(med(raw, "openMs"))} ms = ${r.toFixed(2)}×; list rounds ${f(rounds, 2)}; ${
         f(spawns)
@@ -474,7 +474,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("")
     const z = concurrent.find((r) => r.lib === "zett" && r.ok === true)
     goals.push({
-      issue: 6,
+      earlier: true,
       goal: `Concurrent cold requests share one discovery per server: ${z?.requests ?? 50} requests over ${z?.servers ?? 5} servers spawn ${z?.servers ?? 5}`,
       measured: z === undefined ? "lane failed" : `${z.spawns} processes for ${z.requests} requests (raw SDK: ${
         f(concurrent.find((r) => r.lib === "raw")?.perRequest, 0)
@@ -484,7 +484,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     })
   }
 
-  // fleet (issue 17)
+  // fleet: processes of one app sharing the tool cache through Redis
   const fallbackNote = (r: (typeof results)[number]) => {
     const fallbacks = Object.entries((r.fallbacks as Record<string, number> | undefined) ?? {})
     return fallbacks.length === 0
@@ -493,7 +493,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
   }
   const fleet = results.filter((r) => r.case === "fleet")
   if (fleet.length > 0) {
-    out.push("## Fleet: processes of one app, cold, with and without a shared tool cache (issue 17)")
+    out.push("## Fleet: processes of one app, cold, with and without a shared tool cache")
     out.push("")
     out.push(
       "P processes of a Zett app, started together and all cold, each run R requests one after another against the " +
@@ -667,14 +667,14 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     const version = med(of("zett --version"), "ms")
     const tools = med(of("zett tools --config <empty file>"), "ms")
     goals.push({
-      issue: 6,
+      earlier: true,
       goal: "`zett --version` within 4× of `node -e 0` (whole processes, medians)",
       measured: `${f(version)} ms against ${f(node)} ms (${ratio(version, node)})`,
       met: version !== undefined && node !== undefined && version <= 4 * node,
       why: "The bin answers --version itself, before loading any module; the rest is Node's own start-up."
     })
     goals.push({
-      issue: 6,
+      earlier: true,
       goal: "`zett tools` on an empty configuration within 2× of importing the raw SDK client",
       measured: `${f(tools)} ms against ${f(sdk)} ms (${ratio(tools, sdk)})`,
       met: tools !== undefined && sdk !== undefined && tools <= 2 * sdk,
@@ -684,15 +684,15 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
 
   const goalTable = (gs: ReadonlyArray<Goal>) =>
     table(["goal", "measured (this run)", "status"], gs.map((g) => [g.goal, g.measured, g.met === true ? "**met**" : "not met"]))
-  out.push("## Goals (issue 14)")
+  out.push("## Goals of the per-call rework")
   out.push("")
   out.push("Ratios are to the raw SDK in the same run, medians.")
   out.push("")
-  out.push(goalTable(goals.filter((g) => (g.issue ?? 14) === 14)))
+  out.push(goalTable(goals.filter((g) => g.earlier !== true)))
   out.push("")
-  const older = goals.filter((g) => g.issue === 6)
+  const older = goals.filter((g) => g.earlier === true)
   if (older.length > 0) {
-    out.push("## Other goals (tracker issue 6)")
+    out.push("## Other goals (the earlier performance goals)")
     out.push("")
     out.push(goalTable(older))
     out.push("")
