@@ -80,7 +80,6 @@ const truncate = (text: string, max: number = maxErrorTextLength): string => {
 
 const contentText = (result: CallToolResult): string => {
   const parts: Array<string> = []
-  // Stryker disable next-line ArrayDeclaration: a made-up string item has no `type`, so it adds no text either
   for (const block of Array.isArray(result.content) ? result.content : []) {
     if (block.type === "text" && typeof block.text === "string") parts.push(block.text)
   }
@@ -219,7 +218,6 @@ const textBlob = (resource: Record<string, unknown>): Record<string, unknown> =>
 
 // A plain assignment of "__proto__" would set the prototype instead of an own key (JSON.parse creates one).
 const set = (out: Record<string, unknown>, key: string, value: unknown): void => {
-  // Stryker disable next-line ConditionalExpression: for any other key of a new object, this equals the assignment
   if (key === "__proto__") {
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   } else {

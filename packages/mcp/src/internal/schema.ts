@@ -46,7 +46,6 @@ const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !==
 
 // A plain assignment of "__proto__" would set the prototype instead of an own key (JSON.parse creates one).
 const set = (out: JsonObject, key: string, value: unknown): void => {
-  // Stryker disable next-line ConditionalExpression: for any other key of a new object, this equals the assignment
   if (key === "__proto__") {
     Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   } else {
