@@ -13,6 +13,7 @@
  *
  * (`npm run soak` runs `node --expose-gc --import tsx scripts/soak.ts`.)
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, Model } from "@zett/agent"
@@ -260,7 +261,7 @@ const burst = (requests: number, marker: string) =>
         }))
     })
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layer({
+      Layer.provide(McpLayers.layer({
         servers: [stamp, stdioFault("calm", marker, ["none"]), stdioFault("calm2", marker, ["none"])],
         connectTimeout: "60 seconds",
         callTimeout: "60 seconds"
@@ -358,7 +359,7 @@ export const soak = (
     const agents = yield* Effect.forEach(profiles, (profile) =>
       Layer.buildWithScope(
         Agent.layer({ extensions: [McpExtension.McpExtension], compaction }).pipe(
-          Layer.provide(McpExtension.layer(profile.options)),
+          Layer.provide(McpLayers.layer(profile.options)),
           Layer.provide(factory),
           Layer.provide(NodeContext.layer),
           Layer.provide(Layer.succeed(Model.Model, soakModel))

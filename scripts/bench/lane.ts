@@ -1,5 +1,6 @@
 // One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
 // Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
+import { RedisToolCache } from "@zett/mcp-redis"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
@@ -526,7 +527,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       process.stderr.write(`${logLevel.label} ${text}\n`)
     })
     const app = makeApp(zettLayer(servers, url === undefined ? {} : {
-      toolCache: McpToolCache.layerRedis({
+      toolCache: RedisToolCache.layer({
         ttl: "5 minutes",
         ...(process.env.FLEET_OPERATION_TIMEOUT_MS === undefined
           ? {}

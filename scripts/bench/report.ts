@@ -2,6 +2,7 @@
 // run, the goals of the per-call rework (and the earlier performance goals still open) marked met or not, and a closing note
 // for every goal not met. Every lane records the load average at its start and end; runs taken with a load
 // above the number of cores are counted as "under load".
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { median } from "./common.js"
 
 export type Result = Record<string, any> & { readonly case: string; readonly lib: string; readonly ok?: boolean }
@@ -412,7 +413,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("## 5. Agent runs on a warm cache (scripted model, in-memory server)")
     out.push("")
     out.push(
-      "`Agent.run` through `ManagedRuntime.runPromise`, the McpExtension on `McpClientFactory.layerInMemory` (an SDK " +
+      "`Agent.run` through `ManagedRuntime.runPromise`, the McpExtension on `NodeMcpClientFactory.layerInMemory` (an SDK " +
         "server in the same process, 11 tools). *registration*: the model answers at once (hooks, configuration check, " +
         "cache hit, registration of 11 tools, one model turn, scope close); *pooled-call*: the model calls `echo` once " +
         "over a pooled connection, then answers; *scoped-call*: the same with a request-scoped connection (an in-memory " +

@@ -3,6 +3,8 @@
 // on a warm cache (registration only: the in-memory server, a scripted model answering at once) and per warm tool
 // call over stdio (the registered tool's handler in one fiber). Counts, not timings: they do not depend on the
 // machine's load, and say where an Effect path spends its steps (by op kind, and by fiber).
+import * as McpLayers from "@zett/testing/McpLayers"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
@@ -54,8 +56,8 @@ const report = (what: string, n: number) => {
 
 // an agent run, registration only
 const runs = Number(values.runs)
-const mcp = McpExtension.layer({ servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] }).pipe(
-  Layer.provide(McpClientFactory.layerInMemory({ demo: () => makeServer({ k: 10, prefix: "" }) })),
+const mcp = McpLayers.layer({ servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] }).pipe(
+  Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: 10, prefix: "" }) })),
   Layer.provide(NodeContext.layer)
 )
 const runtime = ManagedRuntime.make(Layer.merge(

@@ -2,6 +2,8 @@
 // a ScriptedModel. "Open" is one request up to the moment the model is called with the tools registered;
 // the model's first step then waits until the benchmark releases it, so the request (and its connections)
 // stays open while calls are timed through the registered tools' handlers (the path the agent takes).
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
@@ -155,7 +157,7 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
 }
 
 export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Partial<McpExtension.Options>) =>
-  McpExtension.layerNode({ servers: servers.map(toMcpServer), ...extra })
+  McpLayers.layerNode({ servers: servers.map(toMcpServer), ...extra })
 
 export const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
 
@@ -189,17 +191,17 @@ export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>
 
 export const zett = zettAdapter("Zett (McpExtension + Agent)")
 
-/** The agent with an in-memory server (McpClientFactory.layerInMemory): no process, no socket. */
+/** The agent with an in-memory server (NodeMcpClientFactory.layerInMemory): no process, no socket. */
 export const inMemoryApp = (options: {
   readonly k: number
   readonly toolCall: boolean
   readonly pool: boolean
 }) => {
-  const mcp = McpExtension.layer({
+  const mcp = McpLayers.layer({
     servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })],
     ...(options.pool ? { connectionPool: { idleTimeToLive: "5 minutes" } } : {})
   }).pipe(
-    Layer.provide(McpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })),
+    Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })),
     Layer.provide(NodeContext.layer)
   )
   const steps: Array<ScriptedModel.Step> = options.toolCall

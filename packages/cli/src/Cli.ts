@@ -195,7 +195,7 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
  * failure is turned into its exit code and one line on standard error; nothing is thrown.
  *
  * An `McpClientFactory` or a `Model` in context replaces the default (the SDK-backed factory, the model the
- * environment names): `Cli.run(args).pipe(Effect.provide(McpClientFactory.layerInMemory(...)))`. The defaults
+ * environment names): `Cli.run(args).pipe(Effect.provide(NodeMcpClientFactory.layerInMemory(...)))`. The defaults
  * are made only by the command that needs them, so `--help` loads no MCP or model code.
  *
  * @since 0.1.0

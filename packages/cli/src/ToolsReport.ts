@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { McpConfiguration } from "@zett/mcp"
+import { McpServers } from "@zett/mcp"
 import { type ServerReport, tokenEncoding } from "./Discovery.js"
 import { inert } from "./internal/inert.js"
 import { clip, pad, width as displayWidth } from "./internal/width.js"
@@ -21,7 +21,7 @@ export interface ToolsReport {
   readonly configExists: boolean
   readonly servers: ReadonlyArray<ServerReport>
   /** Entries of the file left out (lenient mode). */
-  readonly skipped: ReadonlyArray<McpConfiguration.Skipped>
+  readonly skipped: ReadonlyArray<McpServers.Skipped>
 }
 
 /**

@@ -32,7 +32,9 @@ const appEffect = {
   "@effect/experimental": "~0.60.0"
 }
 
-const publicPackages = ["agent", "mcp", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
+const publicPackages = ["agent", "mcp", "mcp-node", "mcp-config", "mcp-redis", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
+
+const codeOnlyPackages: ReadonlyArray<string> = ["@zett/agent", "@zett/mcp", "@zett/mcp-node"]
 
 interface Run {
   readonly code: number | null
@@ -61,7 +63,8 @@ const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${
 const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund"], { cwd })
 
 const app = `import { Agent, type Message, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer, McpServers } from "@zett/mcp"
+import { NodeMcpExtension } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
@@ -71,10 +74,11 @@ const require = createRequire(import.meta.url)
 const demoServer = Path.join(Path.dirname(require.resolve("@zett/mcp/package.json")), "examples", "demo-server.mjs")
 const marker = process.env["ZETT_TEST_MARKER"] ?? ""
 
-const McpLive = McpExtension.layerNode({
-  servers: [McpServer.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })],
-  callTimeout: "30 seconds"
-})
+const McpLive = NodeMcpExtension.layer({ callTimeout: "30 seconds" }).pipe(
+  Layer.provide(McpServers.layer([
+    McpServer.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })
+  ]))
+)
 
 const model = ScriptedModel.layer([
   { toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] },
@@ -126,6 +130,8 @@ class Installed extends Context.Tag("Consumer/Installed")<Installed, {
   /** The temporary folder: the tarballs, the app, and the app's HOME. */
   readonly dir: string
   readonly appDir: string
+  /** An app with only `codeOnlyPackages`. */
+  readonly codeOnlyDir: string
   readonly packs: ReadonlyArray<Pack>
 }>() {}
 
@@ -142,24 +148,50 @@ const installed = Layer.scoped(
     )
     ok(packed, "npm pack")
     const packs = JSON.parse(packed.stdout) as ReadonlyArray<Pack>
-    const appDir = Path.join(dir, "app")
-    Fs.mkdirSync(appDir)
-    Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
-      name: "zett-consumer",
-      private: true,
-      type: "module",
-      dependencies: {
-        ...Object.fromEntries(packs.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
-        ...appEffect,
-        "@types/node": "^20.19.0"
-      }
-    }, null, 2))
-    ok(yield* npm(["install", "--prefer-offline"], appDir), "npm install")
-    return { dir, appDir, packs }
+    const install = (name: string, chosen: ReadonlyArray<Pack>) =>
+      Effect.gen(function*() {
+        const appDir = Path.join(dir, name)
+        Fs.mkdirSync(appDir)
+        Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
+          name: `zett-consumer-${name}`,
+          private: true,
+          type: "module",
+          dependencies: {
+            ...Object.fromEntries(chosen.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
+            ...appEffect,
+            "@types/node": "^20.19.0"
+          }
+        }, null, 2))
+        ok(yield* npm(["install", "--prefer-offline"], appDir), `npm install (${name})`)
+        return appDir
+      })
+    const appDir = yield* install("app", packs)
+    // servers written in code only: the core, its Node driver and the agent
+    const codeOnlyDir = yield* install("code-only", packs.filter((p) => codeOnlyPackages.includes(p.name)))
+    return { dir, appDir, codeOnlyDir, packs }
   })
 )
 
 layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consumer outside the repository", (it) => {
+  it.effect("an app with servers written in code installs no Redis client, config parser or dotenv, and runs", () =>
+    Effect.gen(function*() {
+      const { codeOnlyDir, dir } = yield* Installed
+      const modules = Path.join(codeOnlyDir, "node_modules")
+      for (const name of ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]) {
+        assert.isFalse(Fs.existsSync(Path.join(modules, name)), `${name} is installed`)
+      }
+      Fs.writeFileSync(Path.join(codeOnlyDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
+      Fs.writeFileSync(Path.join(codeOnlyDir, "app.ts"), app)
+      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
+      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: codeOnlyDir }), "tsc")
+      const marker = Crypto.randomUUID()
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", ZETT_TEST_MARKER: marker }
+      const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: codeOnlyDir, env })
+      ok(started, "node out/app.js")
+      assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
+      assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
+    }))
+
   it.effect("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
     Effect.gen(function*() {
       const { appDir, dir, packs } = yield* Installed
@@ -197,7 +229,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
       ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc")
 
       const marker = Crypto.randomUUID()
-      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, ZETT_TEST_MARKER: marker }
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", ZETT_TEST_MARKER: marker }
       const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: appDir, env })
       ok(started, "node out/app.js")
       assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
@@ -265,7 +297,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
     Effect.gen(function*() {
       const { appDir, dir } = yield* Installed
       const redis = yield* RedisServer.make
-      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, REDIS_URL: redis.url }
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", REDIS_URL: redis.url }
       const storedFor = (server: string) =>
         Effect.map(
           run("redis-cli", ["-p", String(redis.port), "--scan", "--pattern", `zett:mcp-tools:${server}:*`], { cwd: dir }),
@@ -290,7 +322,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
     Effect.gen(function*() {
       const { appDir, dir } = yield* Installed
       const port = yield* Processes.freePort
-      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, REDIS_URL: `redis://127.0.0.1:${port}` }
+      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", REDIS_URL: `redis://127.0.0.1:${port}` }
       const warning = `zett: warning: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}): ` +
         "each process discovers by itself until it is back"
 

@@ -2,6 +2,8 @@
  * The spans and metrics of one request, through @effect/opentelemetry into the OpenTelemetry SDK's in-memory
  * exporter and a metric reader: discovery, a call, a failed call and a timed-out call.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
@@ -10,7 +12,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Agent, Model, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -65,8 +67,8 @@ const setup = (captureContent: boolean) => {
     headers: { Authorization: `Bearer ${SECRET}` }
   })
   const agent = Agent.layer({ extensions: [McpExtension.McpExtension], captureContent }).pipe(
-    Layer.provide(McpExtension.layer({ servers: [calc], callTimeout: "200 millis" }).pipe(
-      Layer.provide(Layer.merge(McpClientFactory.layerInMemory({ calc: calcServer }), NodeContext.layer))
+    Layer.provide(McpLayers.layer({ servers: [calc], callTimeout: "200 millis" }).pipe(
+      Layer.provide(Layer.merge(NodeMcpClientFactory.layerInMemory({ calc: calcServer }), NodeContext.layer))
     )),
     Layer.provide(model)
   )

@@ -5,6 +5,7 @@
  *
  *   npm run example:offline
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
@@ -43,7 +44,7 @@ export const program = Effect.gen(function*() {
     })
   )
   const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-    Layer.provide(McpExtension.layerNode({
+    Layer.provide(McpLayers.layerNode({
       servers: [McpServer.http({ name: "demo", url: "https://unused.example/mcp" })],
       clientFactory
     })),

@@ -5,13 +5,12 @@
  * nothing, so servers do not ask.
  *
  * Whatever the handler accepts is completed with the requested schema's defaults and checked against that
- * schema (with the SDK's own JSON Schema validator, Ajv) before it is sent: content that does not match is
- * refused, and the server gets an error instead.
+ * schema by the driver before it is sent (`@zett/mcp-node` uses the SDK's JSON Schema validator, Ajv): content that
+ * does not match is refused, and the server gets an error instead.
  *
  * @since 0.1.0
  */
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -214,30 +213,4 @@ export const applyDefaults = (
     if (out[name] === undefined && property.default !== undefined) out[name] = property.default
   }
   return out
-}
-
-// made on first use: most connections are never asked anything
-let validator: AjvJsonSchemaValidator | undefined
-
-/**
- * Checks one field's value against its own schema (`check` on a form of that field alone): `undefined` when it
- * matches, otherwise why not.
- *
- * @since 0.1.0
- * @category utils
- */
-export const checkField = (field: Field, value: unknown): string | undefined =>
-  check({ type: "object", properties: { [field.name]: field.schema } } as RequestedSchema, { [field.name]: value })
-
-/**
- * Checks content against the requested schema with the SDK's Ajv validator (formats included): `undefined`
- * when it matches, otherwise why not (the validator's message, which names fields, never values).
- *
- * @since 0.1.0
- * @category utils
- */
-export const check = (schema: RequestedSchema, content: unknown): string | undefined => {
-  validator ??= new AjvJsonSchemaValidator()
-  const result = validator.getValidator(schema as never)(content)
-  return result.valid ? undefined : result.errorMessage
 }

@@ -14,12 +14,8 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
 import type { Extension, Message } from "@zett/agent"
 import { Model, Tool, Tracing } from "@zett/agent"
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -31,32 +27,29 @@ import * as Runtime from "effect/Runtime"
 import * as Metrics from "./internal/metrics.js"
 import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
-import * as McpConfiguration from "./McpConfiguration.js"
 import * as McpConnections from "./McpConnections.js"
-import * as McpElicitation from "./McpElicitation.js"
 import type { McpConfigError, McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
-import * as McpRoots from "./McpRoots.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServer from "./McpServer.js"
+import * as McpServers from "./McpServers.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
 import * as ResourceTools from "./internal/resourceTools.js"
 
 /**
- * The options of the original `McpExtension` (C1), plus the error text policy (D8).
+ * The options of the original `McpExtension` (C1) that concern discovery and calls, plus the error text policy
+ * (D8). The servers come from `McpServers`, the connections from the `McpClientFactory` in context.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options extends McpConfiguration.Options {
+export interface Options {
   /** The registration name (A4); default `"mcp"`. */
   readonly name?: string | undefined
   /** Expose tools as `<server>__<tool>` (default true, E1). */
   readonly namespaceTools?: boolean | undefined
-  /** With `layerNode`: replaces the SDK-backed client factory (the original's `client_factory`), mainly for tests. */
-  readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
   /** Time to connect to and list one server (default 30 seconds); `null` disables it. */
   readonly connectTimeout?: Duration.DurationInput | null | undefined
   /** Time for one tool call (default 300 seconds); `null` disables it. */
@@ -74,7 +67,7 @@ export interface Options extends McpConfiguration.Options {
   /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
   /**
-   * With `layer` and `layerNode`: the tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
+   * The tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
    * `McpToolCache.layerRedis(...)` to share tool lists across the processes of a fleet.
    */
   readonly toolCache?: Layer.Layer<McpToolCache.McpToolCache> | undefined
@@ -103,20 +96,6 @@ export interface Options extends McpConfiguration.Options {
    * Off by default. A tool of the server's own with one of these names wins.
    */
   readonly resources?: "tools" | undefined
-  /**
-   * With `layerNode`: answers servers' elicitation requests (and declares the capability). With `layer` or a
-   * `clientFactory` of your own, provide an `McpElicitation` to the factory instead (these three options are
-   * installed only on the factory `layerNode` builds).
-   */
-  readonly elicitation?: McpElicitation.Handler | undefined
-  /**
-   * With `layerNode`, opt-in: lets servers' sampling requests run through a model (by default the agent's), at
-   * most `maxCallsPerRequest` per agent request. With `layer`, provide an `McpSampling` to the client factory's
-   * layer instead; the count per agent request and the agent's model come from this extension either way.
-   */
-  readonly sampling?: McpSampling.Options | undefined
-  /** With `layerNode`, opt-in: the roots servers get from `roots/list` (paths or `file://` URIs). */
-  readonly roots?: ReadonlyArray<McpRoots.Input> | undefined
 }
 
 /**
@@ -224,7 +203,7 @@ export const summarizeUnavailable = (
 }
 
 interface RequestState {
-  readonly snapshot: McpConfiguration.Snapshot
+  readonly snapshot: McpServers.Snapshot
   readonly connections: McpConnections.McpConnections
   readonly unavailable: Array<Unavailable>
   /** The tools registered per server name, replaced when the server's tool list changes. */
@@ -310,9 +289,9 @@ const optionalDuration = (input: Duration.DurationInput | null | undefined, fall
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
-  options: Omit<Options, keyof McpConfiguration.Options | "clientFactory" | "toolCache" | "elicitation" | "sampling" | "roots"> = {}
+  options: Omit<Options, "toolCache"> = {}
 ) {
-  const configuration = yield* McpConfiguration.McpConfiguration
+  const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
   const namespace = options.namespaceTools ?? true
@@ -416,7 +395,7 @@ export const make = Effect.fnUntraced(function*(
       })
       : Effect.zipRight(
         // a closed connection is not reused, by this request or (pooled) by the next one
-        error.code === ErrorCode.ConnectionClosed ? state.connections.invalidate(server) : Effect.void,
+        error.code === McpError.connectionClosedCode ? state.connections.invalidate(server) : Effect.void,
         new Tool.ToolError({
           type: "McpError",
           message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
@@ -636,52 +615,17 @@ export const make = Effect.fnUntraced(function*(
 })
 
 /**
- * The extension, with the configuration read through the `FileSystem` and `Path` in context and an in-memory
- * tool cache with `toolsCacheTtl`; the client factory comes from context too (`McpClientFactory.layer` for the
- * SDK, `McpClientFactory.layerInMemory` in tests, or a factory of your own). Nothing in it is Node-specific:
- * add `NodeContext.layer`, or use `layerNode`. Fails with `McpConfigError` when the configuration is malformed
- * (C8).
+ * The extension, with the servers of the `McpServers` and the client factory in context (`NodeMcpClientFactory`
+ * of `@zett/mcp-node` for the SDK, or a factory of your own) and an in-memory tool cache with `toolsCacheTtl`
+ * (or `toolCache`). Nothing in it is platform-specific; `NodeMcpExtension.layer` of `@zett/mcp-node` adds the
+ * SDK's factory.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
-  // the server-request options belong to the factory, which this layer takes from context
-  options: Omit<Options, "clientFactory" | "elicitation" | "sampling" | "roots"> = {}
-): Layer.Layer<McpExtension, McpConfigError, McpClientFactory.McpClientFactory | FileSystem.FileSystem | Path.Path> =>
+  options: Options = {}
+): Layer.Layer<McpExtension, never, McpClientFactory.McpClientFactory | McpServers.McpServers> =>
   Layer.scoped(McpExtension, make(options)).pipe(
-    Layer.provide(Layer.mergeAll(
-      McpConfiguration.layer(options),
-      options.toolCache ?? McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) })
-    ))
+    Layer.provide(options.toolCache ?? McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) }))
   )
-
-/**
- * `layer` on Node: the SDK-backed client factory (or `clientFactory`), and `NodeContext.layer` of
- * `@effect/platform-node` for the file system, the path and the command executor that starts stdio servers.
- *
- * @since 0.1.0
- * @category layers
- */
-export const layerNode = (options: Options = {}): Layer.Layer<McpExtension, McpConfigError | McpRoots.InvalidRoot> =>
-  layer(options).pipe(
-    Layer.provide(
-      options.clientFactory !== undefined
-        ? Layer.succeed(McpClientFactory.McpClientFactory, options.clientFactory)
-        : McpClientFactory.layer().pipe(Layer.provide(serverRequestsLayer(options)))
-    ),
-    Layer.provide(NodeContext.layer)
-  )
-
-/**
- * The services that answer servers' requests, from the options `elicitation`, `sampling` and `roots`: each only
- * when given, so that only those capabilities are declared (hence no output type: the factory looks them up).
- */
-const serverRequestsLayer = (
-  options: Pick<Options, "elicitation" | "sampling" | "roots">
-): Layer.Layer<never, McpRoots.InvalidRoot> =>
-  Layer.mergeAll(
-    options.elicitation !== undefined ? McpElicitation.layer(options.elicitation) : Layer.empty,
-    options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
-    options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
-  ) as Layer.Layer<never, McpRoots.InvalidRoot>

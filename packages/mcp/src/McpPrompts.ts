@@ -16,10 +16,10 @@
 import type {
   ContentBlock,
   GetPromptResult,
+  ListPromptsResult,
   Prompt as SdkPrompt,
   PromptMessage
 } from "@modelcontextprotocol/sdk/types.js"
-import { GetPromptResultSchema, ListPromptsResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Message } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -56,10 +56,9 @@ export interface Got {
  * @category requests
  */
 export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<Prompt>, McpRequestError> =>
-  Requests.listAll(client, {
+  Requests.listAll<ListPromptsResult, Prompt>(client, {
     method: "prompts/list",
     noun: "prompts",
-    schema: ListPromptsResultSchema,
     items: (page) => page.prompts
   }).pipe(Effect.withSpan("McpPrompts.list", { attributes: { "mcp.server": client.server } }))
 
@@ -147,9 +146,8 @@ export const getRaw = (
   name: string,
   args?: Readonly<Record<string, string>>
 ): Effect.Effect<GetPromptResult, McpRequestError> =>
-  Requests.sendDecoded(
+  Requests.sendAs<GetPromptResult>(
     client,
     "prompts/get",
-    GetPromptResultSchema,
     args === undefined ? { name } : { name, arguments: { ...args } }
   ).pipe(Effect.withSpan("McpPrompts.get", { attributes: { "mcp.server": client.server, "mcp.prompt": name } }))

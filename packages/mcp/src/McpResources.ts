@@ -17,14 +17,12 @@
  */
 import type {
   BlobResourceContents,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ReadResourceResult,
   Resource as SdkResource,
   ResourceTemplate as SdkResourceTemplate,
   TextResourceContents
-} from "@modelcontextprotocol/sdk/types.js"
-import {
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ReadResourceResultSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -67,10 +65,9 @@ export type Contents = TextResourceContents | BlobResourceContents
  * @category requests
  */
 export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<Resource>, McpRequestError> =>
-  Requests.listAll(client, {
+  Requests.listAll<ListResourcesResult, Resource>(client, {
     method: "resources/list",
     noun: "resources",
-    schema: ListResourcesResultSchema,
     items: (page) => page.resources
   }).pipe(Effect.withSpan("McpResources.list", { attributes: { "mcp.server": client.server } }))
 
@@ -83,10 +80,9 @@ export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<R
 export const listTemplates = (
   client: McpClient.McpClient
 ): Effect.Effect<ReadonlyArray<ResourceTemplate>, McpRequestError> =>
-  Requests.listAll(client, {
+  Requests.listAll<ListResourceTemplatesResult, ResourceTemplate>(client, {
     method: "resources/templates/list",
     noun: "resource templates",
-    schema: ListResourceTemplatesResultSchema,
     items: (page) => page.resourceTemplates
   }).pipe(Effect.withSpan("McpResources.listTemplates", { attributes: { "mcp.server": client.server } }))
 
@@ -100,7 +96,7 @@ export const read: {
   (uri: string): (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
   (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
 } = dual(2, (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError> =>
-  Requests.sendDecoded(client, "resources/read", ReadResourceResultSchema, { uri }).pipe(
+  Requests.sendAs<ReadResourceResult>(client, "resources/read", { uri }).pipe(
     Effect.map((result) => result.contents as ReadonlyArray<Contents>),
     Effect.withSpan("McpResources.read", { attributes: { "mcp.server": client.server } })
   ))

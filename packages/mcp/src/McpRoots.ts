@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,8 +14,6 @@ import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
 
 /**
  * One root as the server gets it.
@@ -81,10 +80,16 @@ const hasScheme = (s: string) => /^[a-z][a-z0-9+.-]+:/i.test(s)
  * @since 0.1.0
  * @category utils
  */
-export const toRoot = (input: Input): Effect.Effect<Root, InvalidRoot> => {
-  const uriOf = (text: string, isUri: boolean): Effect.Effect<string, InvalidRoot> => {
+export const toRoot = (input: Input): Effect.Effect<Root, InvalidRoot, Path.Path> => {
+  const uriOf = (text: string, isUri: boolean): Effect.Effect<string, InvalidRoot, Path.Path> => {
     if (text === "") return new InvalidRoot({ root: text, reason: "an empty path" })
-    if (!isUri) return Effect.succeed(pathToFileURL(Path.resolve(text)).href)
+    if (!isUri) {
+      return Effect.flatMap(Path.Path, (path) =>
+        Effect.mapBoth(path.toFileUrl(path.resolve(text)), {
+          onFailure: () => new InvalidRoot({ root: text, reason: "not a path" }),
+          onSuccess: (url) => url.href
+        }))
+    }
     return text.toLowerCase().startsWith("file://")
       ? Effect.succeed(text)
       : new InvalidRoot({ root: text, reason: "a root must be a path or a file:// URI" })
@@ -100,14 +105,15 @@ export const toRoot = (input: Input): Effect.Effect<Root, InvalidRoot> => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (roots: ReadonlyArray<Input>): Effect.Effect<McpRoots["Type"], InvalidRoot> =>
+export const make = (roots: ReadonlyArray<Input>): Effect.Effect<McpRoots["Type"], InvalidRoot, Path.Path> =>
   Effect.gen(function*() {
+    const path = yield* Path.Path
     const changes = yield* PubSub.unbounded<ReadonlyArray<Root>>()
     let current = yield* Effect.forEach(roots, toRoot)
     return McpRoots.of({
       get: Effect.sync(() => current),
       set: (roots) =>
-        Effect.flatMap(Effect.forEach(roots, toRoot), (next) => {
+        Effect.flatMap(Effect.provideService(Effect.forEach(roots, toRoot), Path.Path, path), (next) => {
           current = next
           return PubSub.publish(changes, next)
         }),
@@ -119,7 +125,8 @@ export const make = (roots: ReadonlyArray<Input>): Effect.Effect<McpRoots["Type"
  * @since 0.1.0
  * @category layers
  */
-export const layer = (roots: ReadonlyArray<Input>): Layer.Layer<McpRoots, InvalidRoot> => Layer.effect(McpRoots, make(roots))
+export const layer = (roots: ReadonlyArray<Input>): Layer.Layer<McpRoots, InvalidRoot, Path.Path> =>
+  Layer.effect(McpRoots, make(roots))
 
 /**
  * Runs `f` on every change of the roots from now until the scope closes (subscribed before it returns, so no

@@ -9,7 +9,8 @@ import type * as Duration from "effect/Duration"
 import * as Inspectable from "effect/Inspectable"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Crypto from "node:crypto"
+import { sha256 as sha256Bytes } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import * as Naming from "./internal/naming.js"
 
 /**
@@ -343,7 +344,7 @@ export const stdio = (options: {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
   })
 
-const sha256 = (text: string) => Crypto.createHash("sha256").update(text).digest("hex")
+const sha256 = (text: string) => bytesToHex(sha256Bytes(utf8ToBytes(text)))
 
 const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>>>) =>
   Object.keys(record).sort().map((key) => [key, sha256(Redacted.value(record[key]!))])

@@ -56,6 +56,15 @@ export const exposedName = (server: string, tool: string, options: { readonly na
  */
 export const isValidName = (name: string): boolean => Naming.isValid(name)
 
+/**
+ * A name every provider accepts: the name itself when valid, otherwise its invalid characters replaced and a
+ * short hash of the original added, so that names that clean up alike stay apart.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const sanitizeName = (name: string): string => Naming.sanitize(name)
+
 // -----------------------------------------------------------------------------
 // schema cleanup
 // -----------------------------------------------------------------------------

@@ -21,9 +21,8 @@ import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Naming from "./internal/naming.js"
-import * as RedisLock from "./internal/redisLock.js"
+import * as Io from "./internal/io.js"
 import * as JsonSchema from "./internal/schema.js"
-import * as McpRedis from "./McpRedis.js"
 import * as Metrics from "./internal/metrics.js"
 import * as McpServer from "./McpServer.js"
 import type { McpTool } from "./McpTool.js"
@@ -120,7 +119,6 @@ const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly m
 const countersOf = (key: Key) => {
   const server = key.server
   let found = counters.get(server)
-  // Stryker disable next-line ConditionalExpression: tagged counters of one name and tag are one metric, made anew or not
   if (found === undefined) {
     found = {
       hit: Metrics.taggedIncrement(hitsName, hitsDescription, [["mcp.server", server]]),
@@ -242,25 +240,9 @@ export interface PersistedOptions {
   readonly storeId?: string | undefined
   /**
    * The longest wait for one store operation before the process goes on by itself (default 500 milliseconds;
-   * with `layerRedis`, the `operationTimeout` of `McpRedis`).
+   * with `RedisToolCache`, the `operationTimeout` of `McpRedis`).
    */
   readonly operationTimeout?: Duration.DurationInput | undefined
-}
-
-/**
- * The options of a cache shared through Redis, with one discovery per server across the fleet.
- *
- * @since 0.1.0
- * @category models
- */
-export interface RedisOptions extends PersistedOptions {
-  /** How long a discovery lock lives without renewal, i.e. how long a dead holder delays the others (default 10 seconds). */
-  readonly lockTtl?: Duration.DurationInput | undefined
-  /**
-   * How long a process waits for another's discovery before it discovers by itself (default 30 seconds, the
-   * default `connectTimeout`; set it to yours).
-   */
-  readonly waitTimeout?: Duration.DurationInput | undefined
 }
 
 // What a store holds: the tool data of `McpTool`, when it expires, and the key it was stored under (`Key.id`:
@@ -310,9 +292,11 @@ interface Shared {
 }
 
 /**
- * A lock per key held in the fleet while one process discovers (`makeRedis` holds it in Redis).
+ * A lock per key held in the fleet while one process discovers (`RedisToolCache` of `@zett/mcp-redis` holds it
+ * in Redis).
  *
- * @internal
+ * @since 0.1.0
+ * @category models
  */
 export interface DiscoveryLock {
   /** Takes the lock if it is free. */
@@ -322,7 +306,8 @@ export interface DiscoveryLock {
 /**
  * A `DiscoveryLock` this process holds.
  *
- * @internal
+ * @since 0.1.0
+ * @category models
  */
 export interface HeldLock {
   /** Renews the lock until interrupted; fails when it cannot. */
@@ -348,7 +333,7 @@ const makeShared = (
 ): Shared => {
   const ttl = options.ttl
   const bounded = <A>(operation: string, effect: Effect.Effect<A, unknown>) =>
-    RedisLock.timeoutAfterIo(effect, options.operationTimeout, () => new Cause.TimeoutException()).pipe(
+    Io.timeoutAfterIo(effect, options.operationTimeout, () => new Cause.TimeoutException()).pipe(
       Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
     )
   const warn = (key: Key, error: SharedUnavailable, then: string) =>
@@ -542,7 +527,7 @@ const makeSharedCache = (
  * is not JSON, is a miss: a warning names the server and the reason, and the server is asked again.
  *
  * Concurrent misses in one process share one discovery; across processes they may each discover (use
- * `layerRedis` for one discovery across the fleet). A store that fails or does not answer within
+ * `RedisToolCache` of `@zett/mcp-redis` for one discovery across the fleet). A store that fails or does not answer within
  * `operationTimeout` is logged as a warning and the process discovers by itself: a lookup never fails
  * because of the store.
  *
@@ -563,10 +548,11 @@ export const layerPersisted = (
 ): Layer.Layer<McpToolCache, never, Persistence.BackingPersistence> => Layer.scoped(McpToolCache, makePersisted(options))
 
 /**
- * `makePersisted` with one discovery per server across the fleet under `lock`: what `makeRedis` runs with its lock
- * in Redis, and the tests with a lock of their own (to drive the lock path on `TestClock`).
+ * `makePersisted` with one discovery per server across the fleet under `lock`: what `RedisToolCache` runs with
+ * its lock in Redis, and the tests with a lock of their own (to drive the lock path on `TestClock`).
  *
- * @internal
+ * @since 0.1.0
+ * @category constructors
  */
 export const makeLocked = (
   options: PersistedOptions & { readonly waitTimeout?: Duration.DurationInput | undefined },
@@ -574,40 +560,15 @@ export const makeLocked = (
 ): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> => makeSharedCache(options, lock)
 
 /**
- * `makePersisted` on the Redis of `McpRedis`, with one discovery per server across the fleet: the process
- * that misses first takes a lock in Redis (`SET NX PX` with a token of its own, renewed while it discovers,
- * released only by the holder that still owns it), the others poll the store with backoff until the list
- * appears or the lock is free. A holder that dies frees its lock when it expires (`lockTtl`); a waiter that
- * waited `waitTimeout` discovers by itself. When Redis is down or slow every process falls back to its
- * in-process cache, with a warning.
+ * `effect` failed with `onTimeout()` when it has not finished `duration` after it started, counted once the
+ * event loop has read the replies that arrived by then: the timeout of one operation of a store, for store
+ * drivers (`@zett/mcp-redis`).
  *
  * @since 0.1.0
- * @category constructors
+ * @category utils
  */
-export const makeRedis = (
-  options: RedisOptions
-): Effect.Effect<McpToolCache["Type"], never, McpRedis.McpRedis | Scope.Scope> =>
-  Effect.gen(function*() {
-    const redis = yield* McpRedis.McpRedis
-    const operationTimeout = options.operationTimeout ?? redis.operationTimeout
-    const lockOptions = { ttl: options.lockTtl ?? Duration.seconds(10), operationTimeout }
-    const storeId = options.storeId ?? "mcp-tools"
-    const lock: DiscoveryLock = {
-      acquire: (id) =>
-        Effect.map(
-          RedisLock.acquire(redis.client, `${redis.prefix}lock:${storeId}:${id}`, lockOptions),
-          Option.map((held) => ({
-            keepAlive: RedisLock.keepAlive(redis.client, held, lockOptions),
-            release: RedisLock.release(redis.client, held, lockOptions)
-          }))
-        )
-    }
-    return yield* makeLocked({ ...options, operationTimeout }, lock).pipe(Effect.provide(McpRedis.layerPersistence))
-  })
-
-/**
- * @since 0.1.0
- * @category layers
- */
-export const layerRedis = (options: RedisOptions): Layer.Layer<McpToolCache, never, McpRedis.McpRedis> =>
-  Layer.scoped(McpToolCache, makeRedis(options))
+export const timeoutAfterIo: <A, E, E2>(
+  effect: Effect.Effect<A, E>,
+  duration: Duration.DurationInput,
+  onTimeout: () => E2
+) => Effect.Effect<A, E | E2> = Io.timeoutAfterIo

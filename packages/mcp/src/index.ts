@@ -1,22 +1,12 @@
 /**
  * @since 0.1.0
  */
-export * as McpAuthorization from "./McpAuthorization.js"
-
-/**
- * @since 0.1.0
- */
 export * as McpClient from "./McpClient.js"
 
 /**
  * @since 0.1.0
  */
 export * as McpClientFactory from "./McpClientFactory.js"
-
-/**
- * @since 0.1.0
- */
-export * as McpConfiguration from "./McpConfiguration.js"
 
 /**
  * @since 0.1.0
@@ -41,11 +31,6 @@ export * as McpError from "./McpError.js"
 export * as McpExtension from "./McpExtension.js"
 
 /**
- * @since 0.1.0
- */
-export * as McpInputs from "./McpInputs.js"
-
-/**
  * Roots: the `McpRoots` service answers `roots/list` and announces changes.
  *
  * @since 0.1.0
@@ -62,17 +47,12 @@ export * as McpSampling from "./McpSampling.js"
 /**
  * @since 0.1.0
  */
-export * as McpRedis from "./McpRedis.js"
-
-/**
- * @since 0.1.0
- */
 export * as McpServer from "./McpServer.js"
 
 /**
  * @since 0.1.0
  */
-export * as McpTokenStore from "./McpTokenStore.js"
+export * as McpServers from "./McpServers.js"
 
 /**
  * @since 0.1.0

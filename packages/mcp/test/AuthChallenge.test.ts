@@ -7,7 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpClientFactory, McpServer, McpTokenStore } from "@zett/mcp"
+import { McpServer } from "@zett/mcp"
+import { McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
@@ -16,7 +17,7 @@ import { httpFault } from "./utils/faults.js"
 const connectError = (server: McpServer.McpHttpServer) =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.makeMemory
-    const factory = yield* McpClientFactory.make().pipe(
+    const factory = yield* NodeMcpClientFactory.make().pipe(
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )

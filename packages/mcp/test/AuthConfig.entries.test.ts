@@ -3,7 +3,8 @@
  * the file, entry and reason of each refusal (found by mutation testing of internal/config.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpServer } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import { McpServer } from "@zett/mcp"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"

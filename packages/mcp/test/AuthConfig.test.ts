@@ -4,7 +4,8 @@
  * every shown form of the definition.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpServer } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import { McpServer } from "@zett/mcp"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"

@@ -4,7 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpAuthorization, McpClientFactory, McpServer, McpTokenStore } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,13 +13,13 @@ import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth
 import * as Crypto from "node:crypto"
 import * as Util from "node:util"
 
-const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: McpClientFactory.Options) =>
+const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: NodeMcpClientFactory.Options) =>
   Effect.gen(function*() {
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
     const server = McpServer.http({ name: "docs", url: as.url, auth })
     const headless = OAuthServer.headless()
-    const factory = yield* McpClientFactory.make(factoryOptions).pipe(
+    const factory = yield* NodeMcpClientFactory.make(factoryOptions).pipe(
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )
@@ -350,7 +351,7 @@ describe("a user's own provider", () => {
       const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })
       const server = McpServer.http({ name: "own", url: as.url, auth: provider })
       const store = yield* McpTokenStore.makeMemory
-      const factory = yield* McpClientFactory.make().pipe(
+      const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )

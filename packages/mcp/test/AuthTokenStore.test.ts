@@ -4,7 +4,8 @@
  * key with `withLock`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpRedis, McpTokenStore } from "@zett/mcp"
+import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
+import { McpTokenStore } from "@zett/mcp-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
@@ -212,7 +213,7 @@ describe("McpTokenStore", () => {
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const context = yield* Layer.build(McpRedis.layer({ url: redis.url }))
-      const store = yield* Effect.provide(McpTokenStore.makeRedis(), context)
+      const store = yield* Effect.provide(RedisTokenStore.make(), context)
       const raw = yield* Effect.acquireRelease(Effect.sync(() => new Redis(redis.url)), (client) => Effect.sync(() => client.disconnect()))
       for (const text of garbage) {
         yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${key}`, text))

@@ -4,6 +4,7 @@
  * arrives, which of the others are still running; closed one after another, a later server would get its
  * SIGTERM only after an earlier one was SIGKILLed. Kept out of the unit suites that mutation testing runs.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
@@ -30,7 +31,7 @@ const closeFiveStubborn = (pool: boolean) =>
       (_, i) => Faults.stdioFault(`mule${i}`, marker, ["stubborn"], [`--record=${record}`])
     )
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layer({
+      Layer.provide(McpLayers.layer({
         servers,
         connectTimeout: "20 seconds",
         ...(pool ? { connectionPool: { idleTimeToLive: "1 hour" } } : {})

@@ -1,6 +1,7 @@
 /**
  * Requests that overlap: one interrupted while a connection of its own closes, and many on a fresh layer at once.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
@@ -53,7 +54,7 @@ describe("an interrupted request", () => {
       // what reaches `process.on("unhandledRejection")` ends a host that has no such listener
       const rejections = yield* unhandledRejections
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layer({ servers: [server], connectTimeout: "1 second" })),
+        Layer.provide(McpLayers.layer({ servers: [server], connectTimeout: "1 second" })),
         // the server gets 10 s to exit after the end of its input: it needs 3
         Layer.provide(Faults.factoryLayer({}, { closeTimeout: "10 seconds" })),
         Layer.provide(NodeContext.layer),
@@ -114,7 +115,7 @@ describe("many requests on a fresh layer", () => {
         results.push(result)
       })
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layer({ servers: [server], connectTimeout: "30 seconds", callTimeout: "2 seconds" })),
+        Layer.provide(McpLayers.layer({ servers: [server], connectTimeout: "30 seconds", callTimeout: "2 seconds" })),
         Layer.provide(Faults.factoryLayer({})),
         Layer.provide(NodeContext.layer),
         Layer.provide(Layer.succeed(Model.Model, model)),

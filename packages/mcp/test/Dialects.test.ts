@@ -5,11 +5,13 @@
  * server-filesystem (which reports the folder it was given), and an SDK server in this process that records
  * the headers and paths it received. Each test asserts what the servers actually received.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import type { Message } from "@zett/agent"
-import { McpExtension, McpInputs } from "@zett/mcp"
+import { McpExtension } from "@zett/mcp"
+import { McpInputs } from "@zett/mcp-config"
 import * as Processes from "@zett/testing/Processes"
 import * as RecordingServer from "@zett/testing/RecordingServer"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -84,7 +86,7 @@ const request = (
   const logs: Array<string> = []
   const started: Array<{ readonly command: string; readonly env: Record<string, string> }> = []
   const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-    Layer.provide(McpExtension.layerNode({ configPath })),
+    Layer.provide(McpLayers.layerNode({ configPath })),
     Layer.provide(ScriptedModel.layer([
       (r) => (seen.push(r), { toolCalls: calls.map((name) => ({ name, arguments: {} })) }),
       (r) => {

@@ -4,8 +4,9 @@
  * left once the request has returned: no process started for it, no socket of this process, no running fiber.
  * Timeouts are short and real: real processes are involved, which TestClock cannot drive.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpServer } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -33,7 +34,7 @@ const probe = (options: {
   readonly names: ReadonlyArray<string>
   readonly connectTimeout?: Duration.DurationInput
   readonly callTimeout?: Duration.DurationInput
-  readonly factory?: McpClientFactory.Options
+  readonly factory?: NodeMcpClientFactory.Options
 }) =>
   runRequest({
     marker: options.marker,

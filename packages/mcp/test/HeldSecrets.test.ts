@@ -3,10 +3,13 @@
  * registered client's secret, the user info and key parameters of a server URL, a Redis password) are scrubbed
  * from everything a server sends, in every form the scrubber knows, from the moment they are obtained.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel, Scrubber } from "@zett/agent"
-import { McpAuthorization, McpClientFactory, McpExtension, McpRedis, McpServer, McpTokenStore } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpRedis } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -59,7 +62,7 @@ const setup = (options: OAuthServer.Options) =>
     const store = yield* McpTokenStore.makeMemory
     const held = Scrubber.makeSecrets()
     const server = McpServer.http({ name: "docs", url: as.url, auth: {} })
-    const factory = yield* McpClientFactory.make().pipe(
+    const factory = yield* NodeMcpClientFactory.make().pipe(
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provideService(Scrubber.HeldSecrets, held),
       Effect.provide(NodeContext.layer)
@@ -79,7 +82,7 @@ const turn = (factory: McpClientFactory.McpClientFactory["Type"], servers: Reado
     const record = (request: { readonly messages: ReadonlyArray<unknown> }) =>
       void seen.push(Util.inspect(request.messages, { depth: 12 }))
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
+      Layer.provide(McpLayers.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
       Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
       Layer.provide(NodeContext.layer),
       Layer.provide(ScriptedModel.layer([
@@ -110,7 +113,7 @@ describe("credentials obtained by a login", () => {
       yield* login
       // a new process: a factory of its own, with nothing held, over the same store
       const fresh = Scrubber.makeSecrets()
-      const factory = yield* McpClientFactory.make().pipe(
+      const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provideService(Scrubber.HeldSecrets, fresh),
         Effect.provide(NodeContext.layer)
@@ -163,7 +166,7 @@ describe("credentials in a server URL", () => {
         McpServer.http({ name: "docs", url: `http://someone:${password}@127.0.0.1:${port}/mcp?api_key=${key}` }),
         McpServer.http({ name: "keyed", url: `http://127.0.0.1:${port}/mcp?api_key=${key}&token=${password}` })
       ]
-      const factory = yield* McpClientFactory.make().pipe(
+      const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provideService(Scrubber.HeldSecrets, Scrubber.makeSecrets()),
         Effect.provide(NodeContext.layer)
       )

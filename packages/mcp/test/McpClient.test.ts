@@ -1,3 +1,4 @@
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -98,7 +99,7 @@ const high = McpServer.stdio({ name: "high", command: "unused" })
 const connectTo = (server: McpServer.McpServer, probe: Probe) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
-    Effect.provide(McpClientFactory.layerInMemory({ low: lowLevelServer(probe), high: highLevelServer }))
+    Effect.provide(NodeMcpClientFactory.layerInMemory({ low: lowLevelServer(probe), high: highLevelServer }))
   )
 
 const listAll = (client: McpClient.McpClient) =>
@@ -216,7 +217,7 @@ describe("McpClient", () => {
           return { content: [] }
         }
       }
-      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake" })
       yield* client.listTools()
       yield* client.callTool("x", {})
       assert.strictEqual(seen.length, 2)
@@ -239,7 +240,7 @@ describe("McpClient", () => {
           throw new Error(`socket hang up while sending ${secret}`)
         }
       }
-      const client = McpClient.fromSdkClient(fake as never, { server: "fake", scrubber: Scrubber.make([Redacted.make(secret)]) })
+      const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake", scrubber: Scrubber.make([Redacted.make(secret)]) })
       const call = yield* Effect.flip(client.callTool("x", {}))
       const list = yield* Effect.flip(client.listTools())
       assert.strictEqual(call.reason, "upstream rejected Bearer <redacted>")
@@ -322,7 +323,7 @@ describe("McpClient, lenient listing", () => {
         skipped("typed-array", "inputSchema.type: Invalid input: expected \"object\""),
         skipped("null-schema", "inputSchema: Invalid input: expected object, received null")
       ])
-    }).pipe(Effect.provide(McpClientFactory.layerInMemory({ sloppy: sloppyServer }))))
+    }).pipe(Effect.provide(NodeMcpClientFactory.layerInMemory({ sloppy: sloppyServer }))))
 })
 
 describe("McpClient, exactly", () => {
@@ -362,7 +363,7 @@ describe("McpClient, exactly", () => {
           return { tools: [] }
         }
       }
-      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake" })
       yield* client.listTools()
       yield* client.listTools("c")
       const error = yield* Effect.flip(client.listTools())
@@ -382,7 +383,7 @@ describe("McpClient, exactly", () => {
           throw new Error("down")
         }
       }
-      const client = McpClient.fromSdkClient(fake as never, { server: "fake" })
+      const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake" })
       const list = yield* client.listTools().pipe(Effect.withTracer(tracer), Effect.cause)
       const call = yield* client.callTool("x", {}).pipe(Effect.withTracer(tracer), Effect.cause)
       assert.match(Cause.pretty(list), /^ {4}at tools\/list$/m)
@@ -425,7 +426,7 @@ describe("McpClient, exactly", () => {
     }))
 })
 
-describe("McpClientFactory.layerInMemory", () => {
+describe("NodeMcpClientFactory.layerInMemory", () => {
   it.effect("connects SDK Servers and McpServers by name; closing the scope closes both sides", () =>
     Effect.gen(function*() {
       const probe = yield* makeProbe
@@ -448,7 +449,7 @@ describe("McpClientFactory.layerInMemory", () => {
       assert.strictEqual(unknown.message, "nope: no in-memory server of this name")
       const broken = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "broken", command: "x" }))),
-        Effect.provide(McpClientFactory.layerInMemory({
+        Effect.provide(NodeMcpClientFactory.layerInMemory({
           broken: () => {
             throw new Error("cannot build")
           }
@@ -535,7 +536,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
       const seen = { started: [] as Array<string>, cancelled: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
-        Effect.provide(McpClientFactory.layerInMemory({ waiting: waiting(seen) }))
+        Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
       const long = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "long" }, limits("10 minutes")))
       yield* until(() => seen.started.includes("long"))
@@ -566,7 +567,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
       const seen = { started: [] as Array<string>, cancelled: [] as Array<string>, reasons: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
-        Effect.provide(McpClientFactory.layerInMemory({ waiting: waiting(seen) }))
+        Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
       const interrupted = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "interrupted" }, limits("1 minute")))
       yield* until(() => seen.started.includes("interrupted"))

@@ -1,6 +1,7 @@
 /**
  * The SDK-backed factory against real servers from npm (devDependencies, started with `node`, never npx).
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, McpServer } from "@zett/mcp"
 import * as Effect from "effect/Effect"
@@ -91,7 +92,7 @@ describe("McpClientFactory (real servers)", () => {
           factory.connect(McpServer.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeMcpClientFactory.layer()),
         Effect.provide(NodeContext.layer)
       )
       const [server] = Processes.liveWithCommand(marker)
@@ -124,7 +125,7 @@ describe("McpClientFactory (real servers)", () => {
           )
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeMcpClientFactory.layer()),
         Effect.provide(NodeContext.layer)
       )
       yield* exerciseEverything(client)
@@ -147,7 +148,7 @@ describe("McpClientFactory (real servers)", () => {
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "fs", command: node, args: [filesystem, root] }))),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeMcpClientFactory.layer()),
         Effect.provide(NodeContext.layer)
       )
       const [server] = Processes.liveWithCommand(root)

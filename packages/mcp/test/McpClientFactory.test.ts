@@ -1,3 +1,4 @@
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, type McpError, McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
@@ -54,10 +55,10 @@ const makeLogCapture = () => {
 }
 
 /** The SDK-backed factory, starting stdio servers through Node's command executor. */
-const sdkFactory = (options?: McpClientFactory.Options) =>
-  McpClientFactory.layer(options).pipe(Layer.provide(NodeContext.layer))
+const sdkFactory = (options?: NodeMcpClientFactory.Options) =>
+  NodeMcpClientFactory.layer(options).pipe(Layer.provide(NodeContext.layer))
 
-const connectIn = (scope: Scope.Scope, server: McpServer.McpServer, options?: McpClientFactory.Options) =>
+const connectIn = (scope: Scope.Scope, server: McpServer.McpServer, options?: NodeMcpClientFactory.Options) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
     Scope.extend(scope),

@@ -3,9 +3,10 @@
  * recursive reads the file, and refuses it with a typed error that names the file, the entry and the position,
  * at start (the extension's layer) and while running (the last valid list is kept).
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpExtension } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as Processes from "@zett/testing/Processes"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -81,7 +82,7 @@ describe("a configuration file nested too deep", () => {
           const configPath = Path.join(dir, "mcp.json")
           Fs.writeFileSync(configPath, text)
           // lenient or not: a file that cannot be read is refused whole, as one with a syntax error is
-          const exit = yield* Layer.build(McpExtension.layerNode({ configPath, strictConfig: levels > 5_000 })).pipe(
+          const exit = yield* Layer.build(McpLayers.layerNode({ configPath, strictConfig: levels > 5_000 })).pipe(
             Effect.scoped,
             Effect.exit
           )

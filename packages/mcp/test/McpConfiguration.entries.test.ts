@@ -4,7 +4,8 @@
  */
 import { BadArgument, SystemError } from "@effect/platform/Error"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpInputs, McpServer } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp-config"
+import { McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"

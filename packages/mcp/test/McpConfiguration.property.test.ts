@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpServer } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import { McpServer } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

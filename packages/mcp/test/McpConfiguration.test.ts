@@ -2,7 +2,8 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpError, McpInputs, McpServer } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp-config"
+import { McpError, McpServer, McpServers } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -708,7 +709,7 @@ describe("McpConfiguration", () => {
       yield* write(zed, JSON.stringify({
         context_servers: { ext: { source: "extension", settings: { token: "x" } }, mine: { command: "node" } }
       }), 1_700_000_000)
-      const timeoutOf = (snapshot: McpConfiguration.Snapshot) => Duration.toMillis(snapshot.servers[0]!.timeout!)
+      const timeoutOf = (snapshot: McpServers.Snapshot) => Duration.toMillis(snapshot.servers[0]!.timeout!)
       assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(cline)), 60_000)
       assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(gemini)), 30_000)
       assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(zed)).servers), ["mine"])

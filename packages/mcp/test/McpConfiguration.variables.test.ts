@@ -4,7 +4,7 @@
  * says, or fails with an `McpConfigError` that names the variable: never a defect, never a value in a message.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

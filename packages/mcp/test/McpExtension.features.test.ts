@@ -3,6 +3,8 @@
  * tool list changes, resources as tools, server requests), checked through the agent as the model and the
  * extensions see it.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Extension } from "@zett/agent"
@@ -311,9 +313,9 @@ describe("server requests", () => {
         })
         return server
       }
-      const mcp = McpExtension.layer({ servers: [http("asking")] }).pipe(
+      const mcp = McpLayers.layer({ servers: [http("asking")] }).pipe(
         Layer.provide(
-          McpClientFactory.layerInMemory({ asking }).pipe(Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 })))
+          NodeMcpClientFactory.layerInMemory({ asking }).pipe(Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 })))
         ),
         Layer.provide(NodeContext.layer)
       )

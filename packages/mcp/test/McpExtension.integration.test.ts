@@ -2,10 +2,12 @@
  * The extension end to end against real servers: SDK servers in this process, and servers from npm started
  * as stdio child processes (with `node`, never npx). Processes are found by a marker in their environment.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -36,7 +38,7 @@ describe.sequential("McpExtension with real servers", () => {
         stdio("memory", "@modelcontextprotocol/server-memory", marker)
       ]
       const seen: Record<string, number> = {}
-      const layer = agentLayer(McpExtension.layerNode({ servers }), [
+      const layer = agentLayer(McpLayers.layerNode({ servers }), [
         () => (seen.coldAtModel = withMarker(marker).length, { text: "cold" }),
         () => (seen.warmAtModel = withMarker(marker).length, { toolCalls: [{ name: "memory__read_graph", arguments: {} }] }),
         (request) => {
@@ -64,7 +66,7 @@ describe.sequential("McpExtension with real servers", () => {
         McpServer.stdio({ name: "broken", command: Path.join("/nonexistent", marker), env: { ZETT_TEST_MARKER: marker } })
       ]
       const requests: Array<Parameters<Extract<ScriptedModel.Step, Function>>[0]> = []
-      const layer = agentLayer(McpExtension.layerNode({ servers }), [
+      const layer = agentLayer(McpLayers.layerNode({ servers }), [
         (r) => (requests.push(r), {
           toolCalls: [
             { name: "everything__get-structured-content", arguments: { location: "Chicago" } },
@@ -89,7 +91,7 @@ describe.sequential("McpExtension with real servers", () => {
       const marker = Crypto.randomUUID()
       let result: unknown
       const layer = agentLayer(
-        McpExtension.layerNode({ servers: [stdio("everything", "@modelcontextprotocol/server-everything", marker, ["stdio"])], callTimeout: "500 millis" }),
+        McpLayers.layerNode({ servers: [stdio("everything", "@modelcontextprotocol/server-everything", marker, ["stdio"])], callTimeout: "500 millis" }),
         [
           { toolCalls: [{ name: "everything__trigger-long-running-operation", arguments: { duration: 30, steps: 5 } }] },
           (r) => (result = toolMessages(r).at(-1)?.content, { text: "ok" })
@@ -119,8 +121,8 @@ describe.sequential("McpExtension with real servers", () => {
       }
       let seen: unknown
       const layer = agentLayer(
-        McpExtension.layer({ servers: [McpServer.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
-          Layer.provide(McpClientFactory.layerInMemory({ probe })),
+        McpLayers.layer({ servers: [McpServer.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+          Layer.provide(NodeMcpClientFactory.layerInMemory({ probe })),
           Layer.provide(NodeContext.layer)
         ),
         [{ toolCalls: [{ name: "probe__ask" }] }, (r) => (seen = toolMessages(r)[0]!.content, { text: "ok" })]
@@ -148,8 +150,8 @@ describe.sequential("McpExtension with real servers", () => {
         return server
       }
       const layer = agentLayer(
-        McpExtension.layer({ servers: [McpServer.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
-          Layer.provide(McpClientFactory.layerInMemory({ slow })),
+        McpLayers.layer({ servers: [McpServer.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+          Layer.provide(NodeMcpClientFactory.layerInMemory({ slow })),
           Layer.provide(NodeContext.layer)
         ),
         [{ toolCalls: [{ name: "slow__wait" }] }]

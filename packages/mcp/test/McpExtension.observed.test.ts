@@ -6,7 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpConfiguration, McpError, McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"

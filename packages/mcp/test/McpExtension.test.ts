@@ -1,3 +1,4 @@
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
@@ -720,8 +721,8 @@ describe("McpExtension", () => {
       const { factory } = fakeFactory({})
       const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")
       for (const layer of [
-        McpExtension.layerNode({ configPath, clientFactory: factory }),
-        McpExtension.layer({ configPath }).pipe(
+        McpLayers.layerNode({ configPath, clientFactory: factory }),
+        McpLayers.layer({ configPath }).pipe(
           Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
           Layer.provide(NodeContext.layer)
         )
@@ -731,7 +732,7 @@ describe("McpExtension", () => {
         assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
       }
       // lenient: the same file loads, the invalid entry skipped
-      yield* Layer.build(McpExtension.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
+      yield* Layer.build(McpLayers.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
     }))
 
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>

@@ -3,6 +3,7 @@
  * Streamable HTTP, and against SDK servers in-process for the edges (unsubscribe on close, list_changed,
  * pagination guard, scrubbing, a client without `request`).
  */
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -103,7 +104,7 @@ describe("McpResources and McpPrompts", () => {
           factory.connect(McpServer.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer({ closeTimeout: "500 millis" })),
+        Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "500 millis" })),
         Effect.provide(NodeContext.layer)
       )
       const [server] = Processes.liveWithCommand(marker)
@@ -129,7 +130,7 @@ describe("McpResources and McpPrompts", () => {
           factory.connect(McpServer.http({ name: "everything-http", url: `http://127.0.0.1:${port}/mcp` }))
         ),
         Scope.extend(scope),
-        Effect.provide(McpClientFactory.layer()),
+        Effect.provide(NodeMcpClientFactory.layer()),
         Effect.provide(NodeContext.layer)
       )
       yield* tour(client).pipe(Scope.extend(scope))
@@ -157,7 +158,7 @@ describe("McpResources and McpPrompts", () => {
         server.onclose = () => void seen.push("closed")
         return server
       }
-      const factory = yield* McpClientFactory.makeInMemory({ watched: make })
+      const factory = yield* NodeMcpClientFactory.makeInMemory({ watched: make })
       const inner = yield* Scope.make()
       const client = yield* factory.connect(McpServer.http({ name: "watched", url: "http://127.0.0.1:1/unused" }))
       const updates = yield* McpResources.subscribe(client, "file:///watched.txt").pipe(Scope.extend(inner))
@@ -178,7 +179,7 @@ describe("McpResources and McpPrompts", () => {
         server.onclose = () => void seen.push("closed")
         return server
       }
-      const factory = yield* McpClientFactory.makeInMemory({ watched: make })
+      const factory = yield* NodeMcpClientFactory.makeInMemory({ watched: make })
       const scope = yield* Scope.make()
       const updates = yield* Effect.flatMap(
         factory.connect(McpServer.http({ name: "watched", url: "http://127.0.0.1:1/unused" })),
@@ -200,7 +201,7 @@ describe("McpResources and McpPrompts", () => {
         sdk.registerPrompt("p", {}, () => ({ messages: [] }))
         return sdk
       }
-      const factory = yield* McpClientFactory.makeInMemory({ changing: make })
+      const factory = yield* NodeMcpClientFactory.makeInMemory({ changing: make })
       const client = yield* factory.connect(McpServer.http({ name: "changing", url: "http://127.0.0.1:1/unused" }))
       assert.deepStrictEqual((yield* McpResources.list(client)).map((r) => r.uri), ["file:///a"])
       const changes = yield* Effect.fork(Stream.runHead(McpResources.changes(client)))
@@ -226,7 +227,7 @@ describe("McpResources and McpPrompts", () => {
         }))
         return server
       }
-      const factory = yield* McpClientFactory.makeInMemory({ loop: make })
+      const factory = yield* NodeMcpClientFactory.makeInMemory({ loop: make })
       const client = yield* factory.connect(McpServer.http({ name: "loop", url: "http://127.0.0.1:1/unused" }))
       const error = yield* Effect.flip(McpResources.list(client))
       assert.strictEqual(error.message, "loop: resources/list failed: the server repeated a pagination cursor")
@@ -245,7 +246,7 @@ describe("McpResources and McpPrompts", () => {
       const sdk = new Client({ name: "t", version: "1" })
       yield* Effect.promise(() => sdk.connect(clientSide))
       yield* Effect.addFinalizer(() => Effect.promise(() => sdk.close()))
-      const client = McpClient.fromSdkClient(sdk, { server: "leaky", scrubber: Scrubber.make([secret]) })
+      const client = NodeMcpClient.fromSdkClient(sdk, { server: "leaky", scrubber: Scrubber.make([secret]) })
       const [contents] = yield* McpResources.read(client, "file:///a")
       assert.strictEqual(McpResources.textOf(contents!), "token=<redacted>")
       const bad = yield* Effect.flip(McpResources.read(client, "file:///bad"))

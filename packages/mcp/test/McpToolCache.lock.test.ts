@@ -4,6 +4,7 @@
  * holder does under it (re-reading the store, renewing, storing, releasing), how a waiter polls (backoff,
  * jitter, deadline), and the lines each case logs. McpToolCache.redis.test.ts runs the same on a real Redis.
  */
+import { RedisToolCache } from "@zett/mcp-redis"
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
@@ -123,7 +124,7 @@ const captureLogs = () => {
 const cacheOn = (
   store: ReturnType<typeof fleetStore>,
   lock: ReturnType<typeof fleetLock>,
-  options: Partial<McpToolCache.RedisOptions> = {}
+  options: Partial<RedisToolCache.Options> = {}
 ) => Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer)
 
 /** The write and the release run after the lookup returned (forked): let them finish. */

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpRedis, McpServer, McpToolCache } from "@zett/mcp"
+import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
+import { McpServer, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Deferred from "effect/Deferred"
@@ -54,10 +55,10 @@ const captureLogs = () => {
 }
 
 /** A cache of its own connection, as another process would have. */
-const cacheOn = (url: string, options: Partial<McpToolCache.RedisOptions> = {}, connection: Partial<McpRedis.Options> = {}) =>
+const cacheOn = (url: string, options: Partial<RedisToolCache.Options> = {}, connection: Partial<McpRedis.Options> = {}) =>
   Effect.flatMap(
     Layer.build(McpRedis.layer({ url, ...connection })),
-    (context) => Effect.provide(McpToolCache.makeRedis({ ttl: "5 minutes", ...options }), context)
+    (context) => Effect.provide(RedisToolCache.make({ ttl: "5 minutes", ...options }), context)
   )
 
 const rawClient = (url: string) =>

@@ -6,13 +6,15 @@
  * MCP servers through the extension (what the model is offered, which server a call reaches), and on a
  * `BackingPersistence` in memory through the cache alone.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Persistence from "@effect/experimental/Persistence"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import type { Tool } from "@zett/agent"
-import { McpExtension, McpRedis, McpServer, McpToolCache } from "@zett/mcp"
+import { McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Context from "effect/Context"
@@ -93,11 +95,11 @@ const request = (servers: ReadonlyArray<McpServer.McpServer>, redisUrl: string) 
   Effect.gen(function*() {
     const seen: Array<{ readonly tools: ReadonlyArray<Tool.Definition>; readonly messages: ReadonlyArray<Message.Message> }> = []
     const logs = Faults.captureLogs(LogLevel.Warning)
-    const toolCache = McpToolCache.layerRedis({ ttl: "5 minutes" }).pipe(
+    const toolCache = RedisToolCache.layer({ ttl: "5 minutes" }).pipe(
       Layer.provide(McpRedis.layer({ url: Redacted.make(redisUrl) }))
     )
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layerNode({ servers, toolCache })),
+      Layer.provide(McpLayers.layerNode({ servers, toolCache })),
       Layer.provide(ScriptedModel.layer([
         (r) => (seen.push(r), { toolCalls: [{ name: "docs__search", arguments: { q: "x" } }] }),
         (r) => (seen.push(r), { text: "done" })

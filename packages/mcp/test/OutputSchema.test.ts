@@ -3,6 +3,7 @@
  * has an output schema: structured content that does not match fails the call, and every server's schemas are
  * its own (two servers may use one `$id` for different shapes).
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
@@ -44,7 +45,7 @@ describe("tool output schemas", () => {
       const wrong = yield* Effect.flip(call("wrong"))
       assert.strictEqual(wrong._tag, "McpRequestError")
       assert.include(wrong.message, "does not match the tool's output schema")
-    }).pipe(Effect.provide(McpClientFactory.layerInMemory({
+    }).pipe(Effect.provide(NodeMcpClientFactory.layerInMemory({
       numbers: server("numbers", "sum", "number", { sum: 42 }),
       words: server("words", "word", "string", { word: "forty-two" }),
       wrong: server("wrong", "sum", "number", { sum: "forty-two" })

@@ -3,6 +3,8 @@
  * becomes a `ToolProgress` event for `onEvent`; a progress report starts `callTimeout` afresh, never past
  * `maxCallTimeout`; a call cut short is cancelled on the server. Timeouts are driven by `TestClock`.
  */
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -10,7 +12,7 @@ import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { Extension } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClient, McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Clock from "effect/Clock"
@@ -84,13 +86,13 @@ const jobs = () => {
 const jobsAgent = (
   make: () => SdkMcpServer,
   steps: ReadonlyArray<ScriptedModel.Step>,
-  options: Partial<McpExtension.Options>,
+  options: Partial<McpLayers.Options>,
   extensions: ReadonlyArray<Extension.Any> = []
 ) =>
   Agent.layer({ extensions: [McpExtension.McpExtension, ...extensions] }).pipe(
     Layer.provide(
-      McpExtension.layer({ servers: [http("jobs")], ...options }).pipe(
-        Layer.provide(McpClientFactory.layerInMemory({ jobs: make })),
+      McpLayers.layer({ servers: [http("jobs")], ...options }).pipe(
+        Layer.provide(NodeMcpClientFactory.layerInMemory({ jobs: make })),
         Layer.provide(NodeContext.layer)
       )
     ),
@@ -290,7 +292,7 @@ describe("progress ordering", () => {
       yield* Effect.promise(() => serverSide.start())
       const sdk = new Client({ name: "t", version: "1" })
       yield* Effect.promise(() => sdk.connect(clientSide))
-      const client = McpClient.fromSdkClient(sdk, { server: "burst" })
+      const client = NodeMcpClient.fromSdkClient(sdk, { server: "burst" })
       const seen: Array<number> = []
       const result = yield* client.callTool("x", {}, { onProgress: (p) => void seen.push(p.progress) })
       assert.deepStrictEqual(result.content, [{ type: "text", text: "done" }])
@@ -308,7 +310,7 @@ const longRun = (server: McpServer.McpServer) =>
     const { events, extension, log } = recorder()
     let result: unknown
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension, extension] }).pipe(
-      Layer.provide(McpExtension.layerNode({ servers: [server] })),
+      Layer.provide(McpLayers.layerNode({ servers: [server] })),
       Layer.provide(ScriptedModel.layer([
         { toolCalls: [{ id: "long", name: `${server.name}__trigger-long-running-operation`, arguments: { duration: 1, steps: 4 } }] },
         (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })

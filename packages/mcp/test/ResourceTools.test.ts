@@ -3,11 +3,13 @@
  * gets `<server>__list_resources` and `<server>__read_resource`, and embedded resources and resource links in tool
  * results reach it in a form it can use. A scripted model records what it sees.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
 import type { Model } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -39,7 +41,7 @@ describe("resources as tools", () => {
         resources: "tools"
       })
       const seen: Record<string, unknown> = {}
-      const layer = agentLayer(McpExtension.layerNode({ servers: [server] }), [
+      const layer = agentLayer(McpLayers.layerNode({ servers: [server] }), [
         (request) => {
           seen.tools = request.tools.map((tool) => tool.name).filter((name) => name.includes("resource"))
           seen.readParameters = request.tools.find((tool) => tool.name === "everything__read_resource")?.parameters
@@ -150,16 +152,16 @@ describe("resources as tools", () => {
 
   it.live("off by default; the extension's resources option turns it on for every server", () =>
     Effect.gen(function*() {
-      const factory = McpClientFactory.layerInMemory({ notes, plain })
+      const factory = NodeMcpClientFactory.layerInMemory({ notes, plain })
       const servers = [
         McpServer.http({ name: "notes", url: "http://127.0.0.1:1/unused" }),
         McpServer.http({ name: "plain", url: "http://127.0.0.1:1/unused" })
       ]
-      const off = yield* toolsSeen(McpExtension.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)))
+      const off = yield* toolsSeen(McpLayers.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)))
       assert.deepStrictEqual(off.names, ["notes__ping", "plain__ping"])
       assert.notInclude(off.system, "list_resources")
       const on = yield* toolsSeen(
-        McpExtension.layer({ servers, resources: "tools" }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer))
+        McpLayers.layer({ servers, resources: "tools" }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer))
       )
       assert.deepStrictEqual(on.names, [
         "notes__ping",
@@ -179,9 +181,9 @@ describe("resources as tools", () => {
         mcpServers: { notes: { url: "http://127.0.0.1:1/notes", resources: "tools" }, plain: { url: "http://127.0.0.1:1/plain" } }
       }))
       Fs.writeFileSync(Path.join(dir, "bad.json"), JSON.stringify({ mcpServers: { notes: { url: "http://127.0.0.1:1/notes", resources: "all" } } }))
-      const factory = McpClientFactory.layerInMemory({ notes, plain })
+      const factory = NodeMcpClientFactory.layerInMemory({ notes, plain })
       const mcp = (file: string) =>
-        McpExtension.layer({ configPath: Path.join(dir, file) }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer))
+        McpLayers.layer({ configPath: Path.join(dir, file) }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer))
       const seen = yield* toolsSeen(mcp("mcp.json"))
       assert.deepStrictEqual(seen.names, ["notes__ping", "notes__list_resources", "notes__read_resource", "plain__ping"])
       const error = yield* Effect.flip(toolsSeen(mcp("bad.json")))
@@ -193,10 +195,10 @@ describe("resources as tools", () => {
 
   it.live("read_resource through the agent: text of an in-process server, and a missing uri refused", () =>
     Effect.gen(function*() {
-      const factory = McpClientFactory.layerInMemory({ notes })
+      const factory = NodeMcpClientFactory.layerInMemory({ notes })
       const servers = [McpServer.http({ name: "notes", url: "http://127.0.0.1:1/unused", resources: "tools" })]
       const seen: Array<unknown> = []
-      const layer = agentLayer(McpExtension.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)), [
+      const layer = agentLayer(McpLayers.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)), [
         { toolCalls: [{ name: "notes__read_resource", arguments: { uri: "note:///todo" } }, { name: "notes__read_resource", arguments: {} }] },
         (request) => (seen.push(...toolMessages(request).map((m) => [m.status, m.content])), { text: "ok" })
       ])

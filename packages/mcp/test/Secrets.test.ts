@@ -6,9 +6,11 @@
  * environment value may appear in a log line, an annotation, a span name, attribute or event, an error the
  * model or the caller sees, or the command's output.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpAuthorization, McpClientFactory, McpExtension, McpServer, McpTokenStore } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -160,7 +162,7 @@ describe.sequential("secrets", () => {
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layer({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
+        Layer.provide(McpLayers.layer({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
         Layer.provide(factoryLayer()),
         Layer.provide(NodeContext.layer),
         Layer.provide(ScriptedModel.layer([
@@ -283,7 +285,7 @@ describe.sequential("secrets", () => {
       const traces = memoryTracer()
       const store = yield* McpTokenStore.makeMemory
       const headless = OAuthServer.headless()
-      const factory = yield* McpClientFactory.make().pipe(
+      const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )
@@ -305,7 +307,7 @@ describe.sequential("secrets", () => {
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
+        Layer.provide(McpLayers.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
         Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
         Layer.provide(NodeContext.layer),
         Layer.provide(ScriptedModel.layer([

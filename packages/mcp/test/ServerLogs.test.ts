@@ -2,9 +2,10 @@
  * A server's own log messages (`notifications/message`) reach the Effect logger at the mapped
  * level, annotated with the server, scrubbed of its secrets; `serverLogLevel` is asked with `logging/setLevel`.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpServer } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -52,7 +53,7 @@ const definition = McpServer.http({ name: "chatty", url: "http://127.0.0.1:1/mcp
 const work = (options?: { readonly serverLogLevel?: "debug" | "error" }) => {
   const logs = capture()
   return Effect.gen(function*() {
-    const factory = yield* McpClientFactory.makeInMemory({ chatty }, options)
+    const factory = yield* NodeMcpClientFactory.makeInMemory({ chatty }, options)
     const client = yield* factory.connect(definition)
     yield* client.callTool("work", {})
     // the notifications came before the result; their log lines are written by fibers of their own
@@ -91,7 +92,7 @@ describe("a server's own log messages", () => {
       const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
       const logs = capture()
       yield* Effect.gen(function*() {
-        const factory = yield* McpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" })
+        const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" })
         const client = yield* factory.connect(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }))
         yield* client.callTool("toggle-simulated-logging", {})
         const seen = yield* Processes.eventually(

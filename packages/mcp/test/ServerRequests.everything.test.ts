@@ -2,6 +2,7 @@
  * Server requests against server-everything over stdio, through the agent: its conditional tools appear once
  * elicitation, sampling and roots are declared, and its elicitation, sampling and roots tools work.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import type { Message, Model } from "@zett/agent"
@@ -37,7 +38,7 @@ describe.sequential("server-everything through the agent", () => {
       const marker = Crypto.randomUUID()
       let names: ReadonlyArray<string> = []
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layerNode({ servers: [server(marker)] })),
+        Layer.provide(McpLayers.layerNode({ servers: [server(marker)] })),
         Layer.provide(ScriptedModel.layer([(request) => (names = toolNames(request), { text: "done" })]))
       )
       yield* Agent.run("list").pipe(Effect.provide(layer))
@@ -53,7 +54,7 @@ describe.sequential("server-everything through the agent", () => {
       const seen: Record<string, unknown> = {}
       const samplingPrompts: Array<ReadonlyArray<Message.Message>> = []
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layerNode({
+        Layer.provide(McpLayers.layerNode({
           servers: [server(marker)],
           elicitation: (request) => {
             asked.push(request)
@@ -126,7 +127,7 @@ describe.sequential("server-everything through the agent", () => {
       const asked: Array<McpElicitation.Request> = []
       const seen: Record<string, unknown> = {}
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layerNode({
+        Layer.provide(McpLayers.layerNode({
           servers: [McpServer.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` })],
           elicitation: (request) => {
             asked.push(request)

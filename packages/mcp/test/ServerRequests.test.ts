@@ -2,6 +2,8 @@
  * Client capabilities and the requests a server sends to the client: elicitation (form and
  * URL), sampling and roots, against SDK servers in-process.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
@@ -13,7 +15,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js"
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpElicitation, McpExtension, McpRoots, McpSampling, McpServer } from "@zett/mcp"
+import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -79,7 +81,7 @@ const callAsk = <E>(
   handlers: Layer.Layer<any, E> = Layer.empty as never
 ) =>
   Effect.gen(function*() {
-    const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+    const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: asking(seen, body) })
     const client = yield* factory.connect(definition)
     return yield* client.callTool("ask", {})
   }).pipe(Effect.scoped, Effect.provide(handlers))
@@ -123,7 +125,7 @@ describe("client capabilities", () => {
         Layer.mergeAll(
           McpElicitation.layerDecline,
           McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 1 }),
-          McpRoots.layer(["/tmp"]).pipe(Layer.orDie)
+          McpRoots.layer(["/tmp"]).pipe(Layer.orDie, Layer.provide(NodeContext.layer))
         )
       )
       assert.deepStrictEqual(all.capabilities, {
@@ -249,7 +251,7 @@ describe("elicitation", () => {
         )
       )
       yield* Effect.gen(function*() {
-        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: asking(seen, body) })
         const client = yield* factory.connect(definition)
         const first = yield* Effect.fork(client.callTool("ask", {}))
         yield* Deferred.await(started)
@@ -286,7 +288,7 @@ describe("elicitation", () => {
         )
       )
       yield* Effect.gen(function*() {
-        const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, body) })
+        const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: asking(seen, body) })
         const client = yield* factory.connect(definition)
         const first = yield* Effect.fork(client.callTool("ask", {}))
         const second = yield* Effect.fork(client.callTool("ask", {}))
@@ -304,7 +306,7 @@ describe("elicitation", () => {
       const asked: Array<McpElicitation.Request> = []
       const seen = newSeen()
       yield* Effect.gen(function*() {
-        const factory = yield* McpClientFactory.makeInMemory({
+        const factory = yield* NodeMcpClientFactory.makeInMemory({
           asking: asking(seen, (server) => server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
         })
         const client = yield* factory.connect(McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
@@ -330,7 +332,7 @@ describe("elicitation", () => {
       )
       const fiber = yield* Effect.fork(
         Effect.gen(function*() {
-          const factory = yield* McpClientFactory.makeInMemory({ asking: asking(seen, elicitForm) })
+          const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: asking(seen, elicitForm) })
           const client = yield* factory.connect(definition)
           return yield* client.callTool("ask", {}).pipe(Effect.timeoutOption("30 seconds"))
         }).pipe(Effect.scoped, Effect.provide(handler))
@@ -356,8 +358,8 @@ describe("elicitation in an agent", () => {
           Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))
         )
       )
-      const mcp = McpExtension.layer({ servers: [definition], callTimeout: "30 seconds" }).pipe(
-        Layer.provide(McpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))),
+      const mcp = McpLayers.layer({ servers: [definition], callTimeout: "30 seconds" }).pipe(
+        Layer.provide(NodeMcpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))),
         Layer.provide(NodeContext.layer)
       )
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
@@ -448,9 +450,9 @@ describe("sampling", () => {
       const lastResult = (request: { readonly messages: ReadonlyArray<Message.Message> }) =>
         results.push((request.messages.at(-1) as Message.ToolMessage).content)
       // one pooled connection serves both agent requests: the count is the request's, not the connection's
-      const mcp = McpExtension.layer({ servers: [definition], connectionPool: { idleTimeToLive: "1 minute" } }).pipe(
+      const mcp = McpLayers.layer({ servers: [definition], connectionPool: { idleTimeToLive: "1 minute" } }).pipe(
         Layer.provide(
-          McpClientFactory.layerInMemory({ asking: () => (connections++, asking(seen, ask("hi"))()) }).pipe(
+          NodeMcpClientFactory.layerInMemory({ asking: () => (connections++, asking(seen, ask("hi"))()) }).pipe(
             Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 1 }))
           )
         ),
@@ -491,11 +493,13 @@ describe("roots", () => {
     Effect.gen(function*() {
       const seen = newSeen()
       let sdk: SdkMcpServer | undefined
-      const refused = yield* Effect.flip(McpRoots.make(["/srv", "https://example.test/x"]))
+      const refused = yield* Effect.flip(McpRoots.make(["/srv", "https://example.test/x"]).pipe(Effect.provide(NodeContext.layer)))
       assert.strictEqual(refused.message, "roots: \"https://example.test/x\": a root must be a path or a file:// URI")
-      const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, { uri: "file:///srv/x" }])
+      const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, { uri: "file:///srv/x" }]).pipe(
+        Effect.provide(NodeContext.layer)
+      )
       yield* Effect.gen(function*() {
-        const factory = yield* McpClientFactory.makeInMemory({
+        const factory = yield* NodeMcpClientFactory.makeInMemory({
           asking: asking(seen, async (server) => {
             sdk = server
             return server.server.listRoots()

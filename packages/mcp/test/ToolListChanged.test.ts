@@ -2,10 +2,12 @@
  * `notifications/tools/list_changed` drops the server's cached tool list, and while
  * the connection is alive (within a request, or pooled) the next model turn sees the server's new tools.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -50,12 +52,12 @@ const shop = () => {
 const agentLayer = (
   make: () => SdkMcpServer,
   steps: ReadonlyArray<ScriptedModel.Step>,
-  options: Partial<McpExtension.Options> = {}
+  options: Partial<McpLayers.Options> = {}
 ) =>
   Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
     Layer.provide(
-      McpExtension.layer({ servers: [definition], ...options }).pipe(
-        Layer.provide(McpClientFactory.layerInMemory({ shop: make })),
+      McpLayers.layer({ servers: [definition], ...options }).pipe(
+        Layer.provide(NodeMcpClientFactory.layerInMemory({ shop: make })),
         Layer.provide(NodeContext.layer)
       )
     ),
@@ -133,10 +135,10 @@ describe("tool list changes", () => {
       const requests: Array<Request> = []
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
         Layer.provide(
-          McpExtension.layer({
+          McpLayers.layer({
             servers: [McpServer.http({ name: "other", url: "http://127.0.0.1:1/o" }), definition],
             namespaceTools: false
-          }).pipe(Layer.provide(McpClientFactory.layerInMemory({ shop: make, other })), Layer.provide(NodeContext.layer))
+          }).pipe(Layer.provide(NodeMcpClientFactory.layerInMemory({ shop: make, other })), Layer.provide(NodeContext.layer))
         ),
         Layer.provide(ScriptedModel.layer([
           (r) => {
@@ -203,7 +205,7 @@ describe("tool list changes over Streamable HTTP", () => {
       // The notification comes on the session's event stream, not with the call's result: it may land a turn
       // later. Until it has, the model waits a moment and asks for a turn again (by calling the old tool).
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension], maxTurns: 500 }).pipe(
-        Layer.provide(McpExtension.layerNode({ servers: [McpServer.http({ name: "shop", url })] })),
+        Layer.provide(McpLayers.layerNode({ servers: [McpServer.http({ name: "shop", url })] })),
         Layer.provide(ScriptedModel.layer([
           (r) => {
             requests.push(r)
@@ -226,7 +228,7 @@ describe.sequential("tool list changes of server-everything", () => {
   // server-everything registers its task tool once initialized, and says so with notifications/tools/list_changed
   const announces = (server: McpServer.McpServer) =>
     Effect.gen(function*() {
-      const factory = yield* McpClientFactory.make({ closeTimeout: "300 millis" })
+      const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis" })
       const client = yield* factory.connect(server)
       let changes = 0
       yield* client.onToolListChanged!(() => void changes++)
@@ -250,7 +252,7 @@ describe.sequential("tool list changes of server-everything", () => {
       const requests: Array<Request> = []
       const server = McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } })
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpExtension.layerNode({ servers: [server] })),
+        Layer.provide(McpLayers.layerNode({ servers: [server] })),
         Layer.provide(ScriptedModel.layer([
           (r) => (requests.push(r), { toolCalls: [{ name: "everything__echo", arguments: { message: "hi" } }] }),
           (r) => (requests.push(r), { text: "done" })

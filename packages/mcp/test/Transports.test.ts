@@ -2,6 +2,7 @@
  * What the SDK-backed factory adds to its transports: the close ladder of a stdio server (end of input, then
  * SIGTERM to its process group, then SIGKILL) and the sockets of an HTTP connection, which close with it.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -39,7 +40,7 @@ const connectAndClose = (
       assert.strictEqual(client.pid, (report.structuredContent as { readonly pid: number }).pid)
       assert.strictEqual(withMarker(marker).length, 1)
     })).pipe(
-      Effect.provide(McpClientFactory.layer({ closeTimeout }).pipe(Layer.provide(NodeContext.layer))),
+      Effect.provide(NodeMcpClientFactory.layer({ closeTimeout }).pipe(Layer.provide(NodeContext.layer))),
       Effect.provide(logs.layer)
     )
     const server = logs.lines.filter((line) => line.annotations["mcp.server"] === "ladder")
@@ -141,7 +142,7 @@ describe("an HTTP connection", () => {
         for (const text of ["two", "three", "four"]) yield* client.callTool("echo", { text })
         assert.strictEqual(server.accepted(), accepted)
         assert.isAtLeast(server.open.size, 1)
-      })).pipe(Effect.provide(McpClientFactory.layer().pipe(Layer.provide(NodeContext.layer))))
+      })).pipe(Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provide(NodeContext.layer))))
       // closed by the client when the connection closed, not by a keep-alive timeout (10 minutes)
       yield* server.allClosed
       assert.strictEqual(server.open.size, 0)

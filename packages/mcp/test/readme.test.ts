@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpConfiguration, McpInputs } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"

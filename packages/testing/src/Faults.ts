@@ -4,6 +4,7 @@
  * wrapper, and what a fault test checks afterwards: processes carrying the test's marker and sockets of this
  * process. Shared by the test suites and the soak.
  */
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -68,14 +69,14 @@ export const stdioFault = (
  * named in `inMemory`, which are reached in-process whatever their definition says.
  */
 export const factoryLayer = (
-  inMemory: Readonly<Record<string, () => McpClientFactory.InMemoryServer | Promise<McpClientFactory.InMemoryServer>>>,
-  options: McpClientFactory.Options = { closeTimeout: "300 millis" }
+  inMemory: Readonly<Record<string, () => NodeMcpClientFactory.InMemoryServer | Promise<NodeMcpClientFactory.InMemoryServer>>>,
+  options: NodeMcpClientFactory.Options = { closeTimeout: "300 millis" }
 ): Layer.Layer<McpClientFactory.McpClientFactory> =>
   Layer.effect(
     McpClientFactory.McpClientFactory,
     Effect.gen(function*() {
-      const sdk = yield* McpClientFactory.make(options)
-      const memory = yield* McpClientFactory.makeInMemory(inMemory)
+      const sdk = yield* NodeMcpClientFactory.make(options)
+      const memory = yield* NodeMcpClientFactory.makeInMemory(inMemory)
       return McpClientFactory.of((server) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
     })
   ).pipe(Layer.provide(NodeContext.layer))

@@ -6,7 +6,8 @@
  *
  * @internal
  */
-import { McpAuthorization, McpClientFactory, McpServer, McpTokenStore } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
+import { McpClientFactory, McpServer } from "@zett/mcp"
 import type { McpServer as Server } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -5,9 +5,9 @@
  *
  * @internal
  */
-import type { McpClient, McpConfiguration, McpServer } from "@zett/mcp"
+import type { McpClient, McpServer } from "@zett/mcp"
 import type { McpClientFactory } from "@zett/mcp"
-import { McpError, McpExtension } from "@zett/mcp"
+import { McpError, McpExtension, McpServers } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -33,7 +33,7 @@ export interface Listing<A> {
 
 /** The servers of the configuration, or the one named (a name not configured is bad usage). */
 export const select = (
-  snapshot: McpConfiguration.Snapshot,
+  snapshot: McpServers.Snapshot,
   file: string,
   name: Option.Option<string>
 ): Effect.Effect<ReadonlyArray<McpServer.McpServer>, CliError.UsageError> => {

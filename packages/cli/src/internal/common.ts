@@ -7,10 +7,14 @@
 import type * as Prompt from "@effect/cli/Prompt"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpAuthorization, McpClientFactory, McpConfiguration, McpExtension, McpRedis, McpTokenStore, McpToolCache } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
+import { McpClientFactory, McpExtension } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -148,7 +152,7 @@ export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): 
     Option.match({
       onNone: () =>
         Effect.flatMap(tokenStore, (store) => {
-          const make = McpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
+          const make = NodeMcpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
           return serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(serverRequests))
         }),
       onSome: Effect.succeed
@@ -223,7 +227,7 @@ export const modelLayer = Effect.flatMap(givenModel, (given) =>
 
 export const runAgent = (
   prompt: string,
-  mcp: McpExtension.Options,
+  mcp: NodeMcpExtension.Options & McpConfiguration.Options,
   model: Layer.Layer<Model.Model, unknown>,
   more: ReadonlyArray<Extension.Any> = []
 ) =>
@@ -232,14 +236,19 @@ export const runAgent = (
     // REDIS_URL: the tool cache is shared with every other process given the same Redis
     const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const toolCache = Option.map(redisUrl, (url) =>
-      McpToolCache.layerRedis({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300) }).pipe(
+      RedisToolCache.layer({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300) }).pipe(
         Layer.provide(McpRedis.layer({ url }))
       ))
     const AgentLive = Agent.layer({
       // the progress bar before the transcript: it is erased before a result is printed
       extensions: [Progress.extension(), Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
     }).pipe(
-      Layer.provide(McpExtension.layerNode(Option.isSome(toolCache) ? { ...mcp, toolCache: toolCache.value } : mcp)),
+      Layer.provide(
+        NodeMcpExtension.layer(Option.isSome(toolCache) ? { ...mcp, toolCache: toolCache.value } : mcp).pipe(
+          Layer.provide(McpConfiguration.layer(mcp)),
+          Layer.provide(NodeContext.layer)
+        )
+      ),
       Layer.provide(model),
       Layer.provide(Layer.succeed(Output.Output, output))
     )

@@ -8,6 +8,7 @@
  *
  * @internal
  */
+import { NodeMcpElicitation } from "@zett/mcp-node"
 import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
 import type { Model } from "@zett/agent"
@@ -104,7 +105,7 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
       if (text === "") return field.required && field.default === undefined ? Effect.fail("a value is required") : Effect.succeed(text)
       if (!numeric) {
         // a format (email, uri, date) or length the server asks for is checked here, so it can be typed again
-        const problem = McpElicitation.checkField(field, text)
+        const problem = NodeMcpElicitation.checkField(field, text)
         return problem === undefined ? Effect.succeed(text) : Effect.fail(problem.replace(/^data\/[^ ]* /, ""))
       }
       const value = Number(text)

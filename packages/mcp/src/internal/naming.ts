@@ -2,7 +2,8 @@
  * @since 0.1.0
  * @internal
  */
-import * as Crypto from "node:crypto"
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 
 /** @internal */
 export const maxNameLength = 64
@@ -21,10 +22,7 @@ export const isValid = (name: string): boolean => validName.test(name)
 export const sanitize = (name: string): string => {
   if (validName.test(name)) return name
   // The hash is of the original name, so names that sanitise or truncate alike stay apart.
-  const hasher = Crypto.createHash("sha256")
-  // Stryker disable next-line StringLiteral: Node reads an empty encoding as its default, "utf8"
-  hasher.update(name, "utf8")
-  const hash = hasher.digest("hex").slice(0, hashLength)
+  const hash = bytesToHex(sha256(utf8ToBytes(name))).slice(0, hashLength)
   const prefix = name.replace(invalidChar, "_").slice(0, maxNameLength - hashLength - 1)
   return `${prefix}_${hash}`
 }

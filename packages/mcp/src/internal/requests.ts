@@ -1,6 +1,6 @@
 /**
  * Requests beyond `tools/*`, for `McpResources` and `McpPrompts`: sent through `McpClient.request`, decoded with
- * the SDK's result schemas, paginated with the cursor guard of `McpClient.listAll`.
+ * the driver, paginated with the cursor guard of `McpClient.listAll`.
  *
  * @internal
  */
@@ -10,14 +10,6 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { McpClient } from "../McpClient.js"
 import { McpRequestError } from "../McpError.js"
-
-/** A zod schema as the SDK exports them: only its `safeParse` is used. */
-export interface ResultSchema<A> {
-  readonly safeParse: (input: unknown) => { readonly success: true; readonly data: A } | {
-    readonly success: false
-    readonly error: unknown
-  }
-}
 
 /** The request, or an `Unsupported` failure when the client does not implement `request`. */
 export const send = (
@@ -36,20 +28,15 @@ export const send = (
     )
     : client.request(method, params)
 
-/** The request, its result decoded; a result that does not match is a `Protocol`-like failure naming the first issue. */
-export const sendDecoded = <A>(
+/**
+ * The request, its result as the driver decoded it: a driver checks the result of every request it knows
+ * against the protocol's schema and fails one that does not match.
+ */
+export const sendAs = <A>(
   client: McpClient,
   method: string,
-  schema: ResultSchema<A>,
   params?: Record<string, unknown> | undefined
-): Effect.Effect<A, McpRequestError> =>
-  Effect.flatMap(send(client, method, params), (result) => {
-    const parsed = schema.safeParse(result)
-    return parsed.success
-      ? Effect.succeed(parsed.data)
-      // the result was scrubbed by the client: the issue's text holds no secret of the server's
-      : Effect.fail(McpRequestError.fromCause({ server: client.server, method, cause: parsed.error }))
-  })
+): Effect.Effect<A, McpRequestError> => send(client, method, params) as Effect.Effect<A, McpRequestError>
 
 /** The most pages one listing may take (as `McpClient.maxPages`). */
 export const maxPages = 100
@@ -63,7 +50,6 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
   options: {
     readonly method: string
     readonly noun: string
-    readonly schema: ResultSchema<Page>
     readonly items: (page: Page) => ReadonlyArray<A>
   }
 ): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
@@ -76,7 +62,7 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
         page > maxPages
           ? Effect.fail(fail(`more than ${maxPages} pages of ${options.noun}`))
           : Effect.flatMap(
-            sendDecoded(client, options.method, options.schema, cursor === undefined ? undefined : { cursor }),
+            sendAs<Page>(client, options.method, cursor === undefined ? undefined : { cursor }),
             (result) => {
               const items = Chunk.fromIterable(options.items(result))
               const next = result.nextCursor

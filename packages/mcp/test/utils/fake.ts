@@ -1,3 +1,4 @@
+import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServer } from "@zett/mcp"
 import type { McpClient } from "@zett/mcp/McpClient"
@@ -70,7 +71,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
 
 /** An agent with the MCP extension over `servers` and a scripted model, recording every model request. */
 export const agentWith = (
-  options: McpExtension.Options,
+  options: McpLayers.Options,
   steps: ReadonlyArray<ScriptedModel.Step>,
   agentOptions: Agent.Options = {}
 ) => {
@@ -80,7 +81,7 @@ export const agentWith = (
     return typeof step === "function" ? step(request) : step
   })
   const layer = Agent.layer({ ...agentOptions, extensions: [McpExtension.McpExtension, ...(agentOptions.extensions ?? [])] }).pipe(
-    Layer.provide(McpExtension.layerNode(options)),
+    Layer.provide(McpLayers.layerNode(options)),
     Layer.provide(ScriptedModel.layer(recorded))
   )
   return { layer, requests }

@@ -3,18 +3,17 @@
  * server, and one agent request run under a fiber supervisor with the leaks it left behind: live processes
  * carrying the test's marker, sockets of this process, and fibers still running.
  */
+import * as McpLayers from "@zett/testing/McpLayers"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServer } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as LogLevel from "effect/LogLevel"
 import * as Supervisor from "effect/Supervisor"
 import * as Path from "node:path"
 import * as Faults from "@zett/testing/Faults"
@@ -48,23 +47,11 @@ export const healthyServer = (): Server => {
 export const healthy = McpServer.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
 
 /** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
-export const factoryLayer = (options?: McpClientFactory.Options) =>
+export const factoryLayer = (options?: NodeMcpClientFactory.Options) =>
   Faults.factoryLayer({ healthy: healthyServer }, options)
 
-export interface LogLine {
-  readonly level: string
-  readonly message: string
-  readonly annotations: Record<string, unknown>
-}
-
-export const captureLogs = (minimum: LogLevel.LogLevel = LogLevel.Info) => {
-  const lines: Array<LogLine> = []
-  const logger = Logger.make(({ annotations, logLevel, message }) => {
-    const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-    lines.push({ level: logLevel.label, message: text, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
-  })
-  return { lines, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(minimum)) }
-}
+export { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
+import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
 
 export interface RequestReport {
   readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
@@ -90,7 +77,7 @@ export const runRequest = (options: {
   readonly steps: ReadonlyArray<ScriptedModel.Step>
   readonly connectTimeout?: Duration.DurationInput | undefined
   readonly callTimeout?: Duration.DurationInput | undefined
-  readonly factory?: McpClientFactory.Options | undefined
+  readonly factory?: NodeMcpClientFactory.Options | undefined
 }): Effect.Effect<RequestReport> =>
   Effect.gen(function*() {
     const requests: Array<Model.ModelRequest> = []
@@ -100,7 +87,7 @@ export const runRequest = (options: {
     })
     const logs = captureLogs()
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpExtension.layer({
+      Layer.provide(McpLayers.layer({
         servers: options.servers,
         // generous unless a test is about a timeout: on a loaded machine a healthy server may take seconds to start
         connectTimeout: options.connectTimeout ?? "10 seconds",

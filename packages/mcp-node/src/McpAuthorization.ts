@@ -1,0 +1,143 @@
+/**
+ * OAuth logins for remote MCP servers (issue 12). Inside an agent request nothing waits for a browser: a server
+ * that needs a login is unavailable with the reason `needs authorization: run zett auth login <server>`. A host
+ * that has a user (a CLI, a desktop app) provides `McpAuthorization`, its own way to show the authorization URL
+ * and receive the code; the client factory then runs the login when a server asks for one (`interactive`), and
+ * `login` runs it on purpose.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { McpAuthorization } from "./internal/authorization.js"
+import * as OAuthChecks from "./internal/oauthChecks.js"
+import * as OAuthProvider from "./internal/oauthProvider.js"
+import { McpClientFactory } from "@zett/mcp/McpClientFactory"
+import type { McpConnectError } from "@zett/mcp/McpError"
+import * as McpServer from "@zett/mcp/McpServer"
+import * as McpTokenStore from "./McpTokenStore.js"
+
+export {
+  /**
+   * @since 0.1.0
+   * @category tags
+   */
+  McpAuthorization,
+  /**
+   * @since 0.1.0
+   * @category errors
+   */
+  McpAuthorizationError
+} from "./internal/authorization.js"
+
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  Callback,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  Login
+} from "./internal/authorization.js"
+
+/**
+ * Whether a URL's host is this machine's loopback (localhost, 127.0.0.0/8, [::1]), as the URL parser writes
+ * it: the one place the authorization specification lets a plain `http:` URL be used, and the rule for any URL a
+ * server hands a host to open.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const isLoopbackHost: (hostname: string) => boolean = OAuthChecks.isLoopback
+
+/**
+ * Runs the authorization-code flow for `server` with the `McpAuthorization` in context, even when stored tokens
+ * would still do (they are forgotten first; the client registration is kept), and closes the connection it
+ * opened to check the result.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const login = (
+  server: McpServer.McpHttpServer
+): Effect.Effect<void, McpConnectError | McpTokenStore.McpTokenStoreError, McpClientFactory | McpTokenStore.McpTokenStore | McpAuthorization> =>
+  Effect.gen(function*() {
+    const store = yield* McpTokenStore.McpTokenStore
+    const key = McpTokenStore.normalizeKey(server.url)
+    yield* McpTokenStore.modify(store, key, ({ codeVerifier: _, tokens: __, ...rest }) => rest)
+    const factory = yield* McpClientFactory
+    const hook = yield* McpAuthorization
+    yield* Effect.scoped(Effect.provideService(factory.connect(withDefaultAuth(server)), McpAuthorization, hook))
+  })
+
+/**
+ * `server` with Zett's authorization-code provider when it has no `auth` option: what a login to any remote
+ * server uses (as other clients log in to a server that answers 401).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const withDefaultAuth = (server: McpServer.McpHttpServer): McpServer.McpHttpServer =>
+  server.auth !== undefined ? server : new McpServer.McpHttpServer({
+    name: server.name,
+    url: server.url,
+    headers: server.headers,
+    transport: server.transport,
+    secrets: server.secrets,
+    auth: new McpServer.AuthorizationCode({}),
+    ...(server.timeout !== undefined ? { timeout: server.timeout } : {}),
+    ...(server.includeTools !== undefined ? { includeTools: server.includeTools } : {}),
+    ...(server.excludeTools !== undefined ? { excludeTools: server.excludeTools } : {}),
+    ...(server.toolPrefix !== undefined ? { toolPrefix: server.toolPrefix } : {})
+  })
+
+/**
+ * Forgets a server's tokens and client registration.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const logout = (
+  server: McpServer.McpHttpServer
+): Effect.Effect<void, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
+  Effect.flatMap(McpTokenStore.McpTokenStore, (store) => store.remove(McpTokenStore.normalizeKey(server.url)))
+
+/**
+ * Where a server stands: `NoAuth` (no `auth` option), `NeedsLogin` (no tokens, or expired ones that cannot be
+ * renewed), `Authorized` with the expiry of the access token when known (renewable ones included).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Status =
+  | { readonly _tag: "NoAuth" }
+  | { readonly _tag: "NeedsLogin" }
+  | { readonly _tag: "Authorized"; readonly expiresAt: Option.Option<number>; readonly refreshable: boolean }
+
+/**
+ * The status of a server's authorization, from the store alone (no request is made). Holds no token.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const status = (
+  server: McpServer.McpServer
+): Effect.Effect<Status, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
+  Effect.gen(function*() {
+    if (server._tag !== "McpHttpServer" || server.auth?._tag === "CustomProvider") return { _tag: "NoAuth" } as const
+    const machine = server.auth?._tag === "ClientCredentials"
+    const store = yield* McpTokenStore.McpTokenStore
+    const stored = yield* store.get(McpTokenStore.normalizeKey(server.url))
+    // a server without `auth` uses OAuth only once it was logged in to
+    if (server.auth === undefined && Option.isNone(stored)) return { _tag: "NoAuth" } as const
+    const entry = Option.getOrElse(stored, (): McpTokenStore.Entry => ({}))
+    const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+    const refreshable = machine || entry.tokens?.refresh_token !== undefined
+    const state = OAuthProvider.expiry(entry, now, 0)
+    if (state === "none") return machine ? { _tag: "Authorized", expiresAt: Option.none(), refreshable } as const : { _tag: "NeedsLogin" } as const
+    if (state === "expired" && !refreshable) return { _tag: "NeedsLogin" } as const
+    return { _tag: "Authorized", expiresAt: Option.fromNullable(entry.tokens?.expires_at), refreshable } as const
+  })

@@ -1,0 +1,333 @@
+/**
+ * Where OAuth tokens, client registrations and the state of a login in progress are kept, per MCP server URL.
+ * `layerMemory` for tests and short-lived hosts, `layerFile` for `~/.zett/auth/` (`RedisTokenStore` of
+ * `@zett/mcp-redis` for a fleet of processes that share its tokens and refresh each once); a host may supply its own.
+ *
+ * @since 0.1.0
+ */
+import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Crypto from "node:crypto"
+import * as Os from "node:os"
+import * as Config from "effect/Config"
+import * as JsonDepth from "./internal/jsonDepth.js"
+
+/**
+ * What is kept for one server. JSON-serializable; `tokens.expires_at` is epoch milliseconds, computed from
+ * `expires_in` when the tokens were saved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly tokens?: OAuthTokens & { readonly expires_at?: number }
+  readonly clientInformation?: OAuthClientInformationFull
+  readonly codeVerifier?: string
+  /** The SDK's `OAuthDiscoveryState`, so a refresh needs no discovery. */
+  readonly discoveryState?: unknown
+}
+
+/**
+ * A store that could not be read or written. The reason names the operation and the system error, never a
+ * value that was stored.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpTokenStoreError extends Schema.TaggedError<McpTokenStoreError>("@zett/mcp/McpTokenStoreError")(
+  "McpTokenStoreError",
+  {
+    key: Schema.optional(Schema.String),
+    reason: Schema.String
+  }
+) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.key === undefined ? `token store: ${this.reason}` : `token store: ${this.key}: ${this.reason}`
+  }
+}
+
+/**
+ * The store. The key is a server URL as `normalizeKey` gives it.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpTokenStore extends Context.Tag("@zett/mcp/McpTokenStore")<McpTokenStore, {
+  readonly get: (key: string) => Effect.Effect<Option.Option<Entry>, McpTokenStoreError>
+  readonly set: (key: string, entry: Entry) => Effect.Effect<void, McpTokenStoreError>
+  readonly remove: (key: string) => Effect.Effect<void, McpTokenStoreError>
+  readonly keys: Effect.Effect<ReadonlyArray<string>, McpTokenStoreError>
+  /** Single flight for a refresh: an in-process semaphore per key for memory/file; a distributed lock elsewhere. */
+  readonly withLock: <A, E, R>(
+    key: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | McpTokenStoreError, R>
+}>() {}
+
+/**
+ * The key of a server URL: scheme, host, port and path, without user info, query or fragment (a query may
+ * carry a secret, and keys are listed by `zett auth status`), and without a trailing `/`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const normalizeKey = (url: string | URL): string => {
+  const parsed = new URL(url)
+  const path = parsed.pathname.length > 1 && parsed.pathname.endsWith("/") ? parsed.pathname.slice(0, -1) : parsed.pathname
+  return `${parsed.protocol}//${parsed.host}${path === "/" ? "" : path}`
+}
+
+/**
+ * Reads and updates one entry, as a small helper over `get` and `set`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const modify = (
+  store: McpTokenStore["Type"],
+  key: string,
+  f: (entry: Entry) => Entry
+): Effect.Effect<void, McpTokenStoreError> =>
+  Effect.flatMap(store.get(key), (entry) => store.set(key, f(Option.getOrElse(entry, () => ({})))))
+
+/** A semaphore per key, made on first use. */
+const makeLocks = Effect.sync(() => {
+  const semaphores = new Map<string, Effect.Semaphore>()
+  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.suspend(() => {
+      let semaphore = semaphores.get(key)
+      if (semaphore === undefined) {
+        semaphore = Effect.unsafeMakeSemaphore(1)
+        semaphores.set(key, semaphore)
+      }
+      return semaphore.withPermits(1)(effect)
+    })
+})
+
+/**
+ * A store in memory: entries are copied in and out (as JSON), so a caller's later change to an object does
+ * not reach the store.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<McpTokenStore["Type"]> = Effect.gen(function*() {
+  const entries = new Map<string, string>()
+  const lock = yield* makeLocks
+  return McpTokenStore.of({
+    get: (key) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
+    set: (key, entry) => Effect.sync(() => void entries.set(key, JSON.stringify(entry))),
+    remove: (key) => Effect.sync(() => void entries.delete(key)),
+    keys: Effect.sync(() => [...entries.keys()]),
+    withLock: lock
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<McpTokenStore> = Layer.effect(McpTokenStore, makeMemory)
+
+// -----------------------------------------------------------------------------
+// files
+// -----------------------------------------------------------------------------
+
+// A stored entry is JSON from a disk or from another writer: every field Zett or the SDK reads is typed, unknown
+// ones are kept (`onExcessProperty: "preserve"`: the SDK may add some) within a depth that nothing overflows on.
+// The discovery state is checked by the provider that reads it.
+const Tokens = Schema.Struct({
+  access_token: Schema.String,
+  token_type: Schema.String,
+  id_token: Schema.optional(Schema.String),
+  refresh_token: Schema.optional(Schema.String),
+  scope: Schema.optional(Schema.String),
+  expires_in: Schema.optional(Schema.Number),
+  expires_at: Schema.optional(Schema.Number),
+  issuer: Schema.optional(Schema.String)
+})
+const ClientInformation = Schema.Struct({
+  client_id: Schema.String,
+  client_secret: Schema.optional(Schema.String),
+  redirect_uris: Schema.optional(Schema.Array(Schema.String)),
+  token_endpoint_auth_method: Schema.optional(Schema.String),
+  issuer: Schema.optional(Schema.String)
+})
+const StoredEntry = Schema.Struct({
+  tokens: Schema.optional(Tokens),
+  clientInformation: Schema.optional(ClientInformation),
+  codeVerifier: Schema.optional(Schema.String),
+  discoveryState: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+const StoredFile = Schema.Struct({ key: Schema.String, entry: StoredEntry })
+
+/** Deeper than anything Zett writes: an authorization server's answers are refused past half of it. */
+const maxStoredDepth = 64
+
+const decodeBounded = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownOption(Schema.parseJson(schema), { onExcessProperty: "preserve" })
+  return (text: string): Option.Option<A> => JsonDepth.deeperThan(text, maxStoredDepth) ? Option.none() : decode(text)
+}
+const decodeStored = decodeBounded(StoredFile)
+
+/**
+ * An entry as a store keeps it (JSON), decoded and checked: `Option.none()` for text that is not an entry or
+ * nests deeper than anything Zett writes. For stores of other kinds (`@zett/mcp-redis`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const decodeEntry: (text: string) => Option.Option<Entry> = decodeBounded(StoredEntry) as (text: string) => Option.Option<Entry>
+
+const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
+  Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
+  Effect.orElseSucceed(() => Os.homedir())
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileOptions {
+  /** The folder of the files (default `~/.zett/auth`, from `HOME`). */
+  readonly directory?: string | undefined
+}
+
+/**
+ * A store of one file per server URL under `directory`: the file name is a hash of the key, the content
+ * `{ key, entry }` as JSON, mode 0600 in a folder of mode 0700. A write goes to a temporary file that is then
+ * renamed over the old one, so a reader never sees half a file. A file that cannot be decoded (or nests deeper
+ * than anything Zett writes) is treated as absent, with a warning. An existing folder or token file that other
+ * users may read or write is made private (0700, 0600) on first use, with a warning naming the mode it had;
+ * when that fails (the folder is another user's), every operation fails with `McpTokenStoreError`. The lock is
+ * per process.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const directory = options?.directory ?? path.join(yield* homeDirectory, ".zett", "auth")
+  const lock = yield* makeLocks
+  const fileOf = (key: string) =>
+    path.join(directory, `${Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`)
+  const failure = (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
+    new McpTokenStoreError({
+      ...(key !== undefined ? { key } : {}),
+      reason: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
+    })
+
+  // a folder or file that others may read or write is made private before the first use, with a warning; one
+  // that cannot be (another user's) is not used
+  const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
+  const notFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
+    error._tag === "SystemError" && error.reason === "NotFound"
+  const tighten = (target: string, mode: number, wanted: number) =>
+    (mode & 0o077) === 0 ? Effect.void : fs.chmod(target, wanted).pipe(
+      Effect.mapError((error) =>
+        new McpTokenStoreError({
+          reason: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
+            "reason" in error ? String(error.reason) : error.message
+          })`
+        })
+      ),
+      Effect.zipRight(Effect.logWarning(`token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`))
+    )
+  const guard = yield* Effect.makeSemaphore(1)
+  let isPrivate = false
+  const check = guard.withPermits(1)(Effect.suspend(() => {
+    if (isPrivate) return Effect.void
+    return Effect.gen(function*() {
+      // a folder not there yet is made 0700 by the first write; one that cannot be looked at fails the operation
+      const info = yield* Effect.option(fs.stat(directory))
+      if (Option.isNone(info)) return
+      yield* tighten(directory, info.value.mode, 0o700)
+      for (const name of yield* fs.readDirectory(directory)) {
+        if (!name.endsWith(".json")) continue
+        const file = path.join(directory, name)
+        const mode = yield* fs.stat(file).pipe(Effect.map((info) => info.mode), Effect.catchIf(notFound, () => Effect.succeed(0)))
+        yield* tighten(file, mode, 0o600)
+      }
+      isPrivate = true
+    }).pipe(Effect.catchTag("SystemError", "BadArgument", failure(undefined, "check the mode of")))
+  }))
+  const makePrivate = Effect.suspend(() => (isPrivate ? Effect.void : check))
+
+  const readFile = (file: string) =>
+    fs.readFileString(file).pipe(
+      Effect.map(Option.some),
+      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeedNone)
+    )
+
+  const read = (file: string) =>
+    Effect.flatMap(readFile(file), (text): Effect.Effect<Option.Option<typeof StoredFile.Type>> => {
+      if (Option.isNone(text)) return Effect.succeedNone
+      const decoded = decodeStored(text.value)
+      return Option.isSome(decoded)
+        ? Effect.succeed(decoded)
+        : Effect.as(Effect.logWarning(`token store: ignoring ${file}: not a valid token file`), Option.none())
+    })
+
+  const get = (key: string) =>
+    read(fileOf(key)).pipe(
+      Effect.map(Option.filter((stored) => stored.key === key)),
+      Effect.map(Option.map((stored) => stored.entry as Entry)),
+      Effect.mapError(failure(key, "read in"))
+    )
+
+  const set = (key: string, entry: Entry) =>
+    Effect.gen(function*() {
+      yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
+      const file = fileOf(key)
+      const temporary = `${file}.${Crypto.randomBytes(6).toString("hex")}.tmp`
+      yield* fs.writeFileString(temporary, JSON.stringify({ key, entry }), { mode: 0o600 })
+      // the mode of `writeFile` applies only to a new file, and a umask may narrow it: set it outright
+      yield* fs.chmod(temporary, 0o600)
+      yield* fs.rename(temporary, file).pipe(Effect.tapError(() => Effect.ignore(fs.remove(temporary))))
+    }).pipe(Effect.mapError(failure(key, "write in")))
+
+  const remove = (key: string) =>
+    fs.remove(fileOf(key)).pipe(
+      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
+      Effect.mapError(failure(key, "remove from"))
+    )
+
+  const keys = Effect.gen(function*() {
+    const names = yield* fs.readDirectory(directory).pipe(
+      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed([]))
+    )
+    const out: Array<string> = []
+    for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
+      const stored = yield* read(path.join(directory, name))
+      if (Option.isSome(stored)) out.push(stored.value.key)
+    }
+    return out
+  }).pipe(Effect.mapError(failure(undefined, "list")))
+
+  return McpTokenStore.of({
+    get: (key) => Effect.zipRight(makePrivate, get(key)),
+    set: (key, entry) => Effect.zipRight(makePrivate, set(key, entry)),
+    remove: (key) => Effect.zipRight(makePrivate, remove(key)),
+    keys: Effect.zipRight(makePrivate, keys),
+    withLock: lock
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFile = (
+  options?: FileOptions
+): Layer.Layer<McpTokenStore, never, FileSystem.FileSystem | Path.Path> => Layer.effect(McpTokenStore, makeFile(options))
+

@@ -1,0 +1,385 @@
+/**
+ * An `McpClient` over a connected SDK `Client`: requests scrubbed and traced, server requests answered in the
+ * call that caused them, and calls timed by one deadline timer per connection. Every request honours
+ * interruption: interrupting the fiber aborts the SDK request, which sends `notifications/cancelled`.
+ *
+ * @since 0.1.0
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { CallToolResult, Progress as SdkProgress, Tool } from "@modelcontextprotocol/sdk/types.js"
+import {
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  PromptListChangedNotificationSchema,
+  ReadResourceResultSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  ToolSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Scrubber, Tracing } from "@zett/agent"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import type { CallLimits, CallOptions, ListToolsPage, McpClient, Progress } from "@zett/mcp/McpClient"
+import { callBudget, clipName, normalizeResult, Notification } from "@zett/mcp/McpClient"
+import { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
+import { z } from "zod"
+import * as Deadlines from "./internal/deadlines.js"
+import * as CallSignal from "./internal/callSignal.js"
+import * as Errors from "./internal/errors.js"
+import * as ServerRequests from "./internal/serverRequests.js"
+
+/**
+ * The longest timeout `setTimeout` accepts (about 24.8 days). The SDK arms a 60 s timer on every request
+ * unless given a `timeout`; anything larger than this would overflow and fire at once.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const sdkTimeoutDisabled = 2_147_483_647
+
+const isSchemaError = (u: unknown): boolean =>
+  u instanceof Error && Array.isArray((u as { readonly issues?: unknown }).issues)
+
+const LooseListToolsResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
+
+// A listed "tool" may be any JSON value; a field of a number, a string, an array or null reads as undefined.
+const field = (candidate: unknown, key: "name" | "inputSchema"): unknown =>
+  (candidate as { readonly [key: string]: unknown } | null)?.[key]
+
+// The SDK requires `inputSchema.type: "object"`; a schema that leaves `type` out means an object all the
+// same (as `McpTool.cleanSchema` reads it), so it is filled in rather than the tool dropped.
+const withObjectType = (candidate: unknown): unknown => {
+  const schema = field(candidate, "inputSchema")
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return candidate
+  // a shortcut: the schema's own `type` would win the spread below, and the SDK's parse orders the keys
+  // Stryker disable next-line StringLiteral,ConditionalExpression: a shortcut, equivalent to the spread
+  if (Object.hasOwn(schema, "type")) return candidate
+  return { ...(candidate as object), inputSchema: { type: "object", ...schema } }
+}
+
+/** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
+const lenientPage = (
+  page: z.infer<typeof LooseListToolsResult>
+): ListToolsPage & { readonly skipped: ReadonlyArray<string> } => {
+  const tools: Array<Tool> = []
+  const skipped: Array<string> = []
+  for (const candidate of page.tools.map(withObjectType)) {
+    const parsed = ToolSchema.safeParse(candidate)
+    if (parsed.success) {
+      tools.push(parsed.data)
+      continue
+    }
+    // a failed parse has at least one issue; one about the whole tool has an empty path
+    const issue = parsed.error.issues[0]!
+    const where = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
+    skipped.push(`tool ${clipName(field(candidate, "name"))} is skipped: ${where}${issue.message}`)
+  }
+  return { tools, nextCursor: page.nextCursor, skipped }
+}
+
+// OpenTelemetry's MCP conventions: the method, the session (Streamable HTTP), the tool
+const spanAttributes = (client: Client, server: string, method: string): Record<string, unknown> => {
+  const session = client.transport?.sessionId
+  return { "mcp.method.name": method, "mcp.server": server, ...(session !== undefined ? { "mcp.session.id": session } : {}) }
+}
+const toolCallAttributes = (client: Client, server: string, name: string) => ({
+  ...spanAttributes(client, server, "tools/call"),
+  "gen_ai.operation.name": "execute_tool",
+  "gen_ai.tool.name": name
+})
+
+/**
+ * Builds an `McpClient` from a connected SDK `Client`. Everything the server sends back (tool definitions,
+ * results, error reasons) passes through `scrubber`, made from the server's header or environment values:
+ * a server that repeats its credentials, in any form, does not hand them on. Closing the client stays with
+ * whoever connected it.
+ *
+ * Each request runs in a span named after OpenTelemetry's MCP conventions (`tools/list`, `tools/call {tool}`,
+ * attributes `mcp.method.name`, `mcp.session.id`, `gen_ai.tool.name`, and `mcp.server`) whenever a tracer is installed; with Effect's built-in tracer, which exports nothing, the
+ * span is skipped to keep the warm call path thin.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient => build(client, options, undefined)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SdkClientOptions {
+  readonly server: string
+  readonly scrubber?: Scrubber.Scrubber | undefined
+  readonly pid?: number | undefined
+}
+
+/**
+ * `fromSdkClient`, with one timer for the connection in the current `Scope` (the connection's): `callWithin`
+ * then times a call by a deadline that the timer watches, instead of racing a fiber against each call.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient, never, Scope.Scope> =>
+  Effect.map(Deadlines.make, (deadlines) => build(client, options, deadlines))
+
+const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient => {
+  const server = options.server
+  const scrubber = options.scrubber ?? Scrubber.none
+  keepNotificationOrder(client)
+  const listSpan = () => ({ attributes: spanAttributes(client, server, "tools/list"), captureStackTrace: false })
+  const listError = (cause: unknown) => Errors.requestError({ server, method: "tools/list", cause, scrubber })
+  const callError = (cause: unknown) => Errors.requestError({ server, method: "tools/call", cause, scrubber })
+
+  const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
+        const params = cursor === undefined ? undefined : { cursor }
+        const options = { signal, timeout: sdkTimeoutDisabled }
+        try {
+          const result = await client.listTools(params, options)
+          return { tools: scrubber.scrubDeep(result.tools), nextCursor: result.nextCursor, skipped: [] }
+        } catch (error) {
+          if (!isSchemaError(error)) throw error
+          // One malformed tool must not cost the server all of its tools: list again without the SDK's
+          // all-or-nothing validation, and keep the tools that pass it one by one.
+          const page = lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
+          return scrubber.scrubDeep(page)
+        }
+      },
+      catch: listError
+    }).pipe(
+      Effect.tap(({ skipped }) =>
+        Effect.forEach(skipped, (reason) =>
+          Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
+          // Stryker disable next-line ObjectLiteral,BooleanLiteral: tap drops the result, collected or not
+          { discard: true }
+        )
+      ),
+      Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
+      Tracing.traced("tools/list", listSpan)
+    )
+
+  // Every call asks for progress (the SDK sends a `progressToken` only with a callback); one without a
+  // listener gets a shared callback that does nothing.
+  const progressOf = (onProgress: ((progress: Progress) => void) | undefined): (progress: SdkProgress) => void =>
+    onProgress === undefined ? ignoreProgress : (report) => {
+      const message = report.message
+      onProgress({
+        progress: report.progress,
+        total: report.total,
+        message: message === undefined ? undefined : scrubber.scrub(message)
+      })
+    }
+
+  const callTool = (
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions | undefined
+  ): Effect.Effect<CallToolResult, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal) =>
+        scrubber.scrubDeep(normalizeResult(
+          await client.callTool({ name, arguments: args }, undefined, {
+            signal,
+            timeout: sdkTimeoutDisabled,
+            onprogress: progressOf(options?.onProgress)
+          })
+        )),
+      catch: callError
+    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+      kind: "client",
+      attributes: toolCallAttributes(client, server, name),
+      captureStackTrace: false
+    })))
+
+  // One call under its limits (see `callWithin`): one abort signal (internal/callSignal), which a timeout and
+  // an interruption both abort (the SDK then sends `notifications/cancelled`), and a deadline entry for the connection's timer.
+  const callWithinDeadline = (deadlines: Deadlines.Deadlines) =>
+  (
+    name: string,
+    args: Record<string, unknown>,
+    limits: CallLimits
+  ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
+    if (Option.isNone(limits.timeout)) return callTool(name, args, limits)
+    const timeout = limits.timeout.value
+    const clock = deadlines.clock
+    return Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
+      const budget = callBudget(limits, timeout, clock.unsafeCurrentTimeMillis())
+      let last = budget.start
+      let done = false
+      const controller = new CallSignal.CallSignal()
+      const entry: Deadlines.Entry = {
+        deadline: () => budget.deadline(last),
+        expire: () => {
+          if (done) return
+          done = true
+          const error = budget.error(last)
+          controller.abort(error)
+          resume(Effect.fail(error))
+        }
+      }
+      const settle = (outcome: () => Effect.Effect<CallToolResult, McpRequestError>) => {
+        if (done) return
+        done = true
+        deadlines.remove(entry)
+        resume(outcome())
+      }
+      const onProgress = limits.onProgress
+      deadlines.add(entry)
+      client.callTool({ name, arguments: args }, undefined, {
+        signal: controller.signal,
+        timeout: sdkTimeoutDisabled,
+        onprogress: limits.resetOnProgress
+          ? (report) => {
+            last = clock.unsafeCurrentTimeMillis()
+            if (onProgress !== undefined) progressOf(onProgress)(report)
+          }
+          : progressOf(onProgress)
+      }).then(
+        (result) => settle(() => Effect.try({ try: () => scrubber.scrubDeep(normalizeResult(result)), catch: callError })),
+        (error) => settle(() => Effect.fail(callError(error)))
+      )
+      return Effect.sync(() => {
+        if (done) return
+        done = true
+        deadlines.remove(entry)
+        controller.abort()
+      })
+    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+      kind: "client",
+      attributes: toolCallAttributes(client, server, name),
+      captureStackTrace: false
+    })))
+  }
+  const timedCall = deadlines === undefined ? undefined : callWithinDeadline(deadlines)
+
+  // The handler is installed with the first listener (the extension adds one as soon as it has connected): a
+  // change announced before the first listing is reflected by that listing, so none is missed.
+  const listeners = new Set<{ readonly listener: () => void }>()
+  let handled = false
+  const onToolListChanged = (listener: () => void): Effect.Effect<void, never, Scope.Scope> =>
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        if (!handled) {
+          handled = true
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+            for (const entry of listeners) entry.listener()
+          })
+        }
+        const entry = { listener }
+        listeners.add(entry)
+        return entry
+      }),
+      (entry) => Effect.sync(() => void listeners.delete(entry))
+    )
+
+  const request = (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
+    Effect.tryPromise({
+      try: async (signal) =>
+        scrubber.scrubDeep(
+          await client.request(
+            params === undefined ? { method } : { method, params },
+            resultSchemas[method] ?? LooseResult,
+            { signal, timeout: sdkTimeoutDisabled }
+          )
+        ),
+      catch: (cause) => Errors.requestError({ server, method, cause, scrubber })
+    }).pipe(Tracing.traced("McpClient.request", () => ({
+      attributes: { "mcp.server": server, "mcp.method": method },
+      captureStackTrace: false
+    })))
+
+  // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
+  const requests = ServerRequests.trackerOf(client)
+  return {
+    server,
+    pid: options.pid,
+    listTools,
+    // every argument is passed on, whatever `callTool` takes
+    callTool: requests === undefined
+      ? callTool
+      : (name, args, options) => requests.track(callTool(name, args, options), options?.context),
+    callWithin: timedCall === undefined || requests === undefined
+      ? timedCall
+      : (name, args, limits) => requests.track(timedCall(name, args, limits), limits.context),
+    request,
+    notifications: notificationsOf(client, server, scrubber),
+    onToolListChanged
+  }
+}
+
+// the results the core reads are checked against the protocol's schemas; any other passes as an object
+const LooseResult = z.looseObject({})
+const resultSchemas: Readonly<Record<string, z.ZodType<object>>> = {
+  "resources/list": ListResourcesResultSchema,
+  "resources/templates/list": ListResourceTemplatesResultSchema,
+  "resources/read": ReadResourceResultSchema,
+  "prompts/list": ListPromptsResultSchema,
+  "prompts/get": GetPromptResultSchema
+}
+
+/**
+ * Publishes the client's resource and prompt notifications to subscribers; ended when the connection closes.
+ * The handlers are installed on the first subscription: a notification nobody listens to is dropped either way.
+ * The SDK calls notification handlers synchronously: an unbounded PubSub takes each offer at once.
+ */
+const notificationsOf = (client: Client, server: string, scrubber: Scrubber.Scrubber) => {
+  const pubsub = Effect.runSync(PubSub.unbounded<Notification>())
+  let installed = false
+  const install = () => {
+    if (installed) return
+    installed = true
+    const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
+    const shutdown = () => void Effect.runSync(PubSub.shutdown(pubsub))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      publish(Notification.ResourceListChanged({ server })))
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => publish(Notification.PromptListChanged({ server })))
+    // closed already: nothing will come
+    if (client.transport === undefined) return shutdown()
+    const onclose = client.onclose
+    client.onclose = () => {
+      onclose?.()
+      shutdown()
+    }
+  }
+  return Effect.suspend(() => {
+    install()
+    return PubSub.subscribe(pubsub)
+  })
+}
+
+const ignoreProgress = (_: SdkProgress): void => {}
+
+/**
+ * The SDK handles a notification one microtask after it arrives, but a response at once, and forgets a request's
+ * progress callback with its response: a call's last progress report, read together with its result (one chunk
+ * of a busy pipe), would be dropped. A response that comes in the same tick as a notification is handed on one
+ * microtask later, after the notification; any other message goes through as it is.
+ */
+const keepNotificationOrder = (client: Client): void => {
+  const transport = client.transport
+  const deliver = transport?.onmessage
+  if (transport === undefined || deliver === undefined) return
+  let pending = 0
+  const settle = () => void pending--
+  transport.onmessage = (message, extra) => {
+    if (!("id" in message)) {
+      pending++
+      deliver(message, extra)
+      queueMicrotask(settle)
+    } else if (pending > 0 && !("method" in message)) {
+      queueMicrotask(() => deliver(message, extra))
+    } else {
+      deliver(message, extra)
+    }
+  }
+}
+

@@ -1,0 +1,535 @@
+/**
+ * The MCP SDK's client factory: opens connections to MCP servers over stdio, Streamable HTTP and SSE (and in
+ * memory, for tests). A connection lives in the `Scope` it was opened in: closing the scope
+ * closes the transport (and, for stdio, ends the server's whole process group).
+ *
+ * @since 0.1.0
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
+import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
+import type { PlatformError } from "@effect/platform/Error"
+import { Scrubber } from "@zett/agent"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import * as CommandTransport from "./internal/commandTransport.js"
+import * as GuardedTransport from "./internal/guardedTransport.js"
+import * as HttpFetch from "./internal/httpFetch.js"
+import * as LocalFailure from "./internal/localFailure.js"
+import { McpAuthorization } from "./internal/authorization.js"
+import * as OAuthConnect from "./internal/oauthConnect.js"
+import * as ServerRequests from "./internal/serverRequests.js"
+import type * as McpClient from "@zett/mcp/McpClient"
+import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
+import * as NodeMcpClient from "./NodeMcpClient.js"
+import * as Errors from "./internal/errors.js"
+import { McpConnectError, needsAuthorizationReason } from "@zett/mcp/McpError"
+import * as McpServer from "@zett/mcp/McpServer"
+import * as McpTokenStore from "./McpTokenStore.js"
+import { transportAttributes } from "./internal/telemetry.js"
+import * as Turns from "./internal/turns.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * How long closing may take at each step (default 2 seconds). A stdio server gets this long to exit
+   * after its stdin ends, then its process group is sent SIGTERM and gets this long again, then SIGKILL.
+   * An HTTP session gets this long to be terminated (`DELETE`) before the transport is closed.
+   */
+  readonly closeTimeout?: Duration.DurationInput | undefined
+  /** The `clientInfo` sent in `initialize` (default `{ name: "zett", version: "0.1.0" }`). */
+  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  /**
+   * The largest message a server may send, in bytes (default 10 MB, the SDK's own limit for stdio): one line
+   * of a stdio server, a JSON body or one event of a Streamable HTTP response. A larger message is dropped, and
+   * the request it answered fails at once, saying that the result was too large; the connection goes on.
+   */
+  readonly maxMessageBytes?: number | undefined
+  /**
+   * The least severe of a server's own log messages (`notifications/message`) that it should send, asked with
+   * `logging/setLevel` after `initialize` when the server supports logging. By default the server decides.
+   * Whatever it sends goes to the Effect logger either way.
+   */
+  readonly serverLogLevel?: LoggingLevel | undefined
+  /**
+   * OAuth (issue 12): when true, a server that needs a login runs it through the `McpAuthorization` hook found
+   * in the layer's context (a host with a user); otherwise it is unavailable with the reason
+   * `needs authorization: run zett auth login <server>`. A connect run with `McpAuthorization` in its own
+   * context is interactive too (that is what `McpAuthorization.login` does). Default false.
+   */
+  readonly interactive?: boolean | undefined
+  /** How many logins one connect may run before it gives up on a server that keeps refusing (default 2). */
+  readonly maxAuthorizations?: number | undefined
+}
+
+/**
+ * The default of `Options.maxMessageBytes`: 10 MB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxMessageBytes = 10 * 1024 * 1024
+
+// What a server that predates Streamable HTTP answers its initializing POST with.
+const legacyStatuses: ReadonlySet<number> = new Set([400, 404, 405])
+
+// After an event stream ended, the SDK may still be parsing what it had buffered: its answer wins if it came.
+const settleMs = 20
+
+const defaultClientInfo = { name: "zett", version: "0.1.0" } as const
+
+// the eight levels of RFC 5424 that MCP uses, as Effect's
+const logLevels: Readonly<Record<LoggingLevel, LogLevel.LogLevel>> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  notice: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  critical: LogLevel.Fatal,
+  alert: LogLevel.Fatal,
+  emergency: LogLevel.Fatal
+}
+
+const MAX_LOG_MESSAGE = 8_192
+
+/**
+ * A client whose server's log messages (`notifications/message`) go to the Effect logger of `runtime`, at the
+ * mapped level, annotated with the server (and the server's logger name), scrubbed of its secrets. It declares
+ * the capabilities of the server-request handlers installed (`requests`: elicitation, sampling, roots), and no
+ * other.
+ */
+/**
+ * The SDK's validator of tool output schemas, made when the first such schema is listed. The SDK's client makes
+ * its own Ajv instance (meta-schemas and formats compiled: a quarter of the CPU time of a refused connect) as it is
+ * made, also for a server that never connects or lists no output schema. One per client all the same: an Ajv
+ * keeps every schema it compiled, and one shared by all servers would keep them all (and mix up `$id`s).
+ */
+const lazyValidator = (): jsonSchemaValidator => {
+  let ajv: AjvJsonSchemaValidator | undefined
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
+}
+
+const newClient = (
+  clientInfo: { readonly name: string; readonly version: string },
+  server: McpServer.McpServer,
+  runtime: Runtime.Runtime<never>,
+  scrubber: Scrubber.Scrubber,
+  requests?: ServerRequests.ServerRequests
+): Client => {
+  const client = new Client({ name: clientInfo.name, version: clientInfo.version }, {
+    capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers),
+    jsonSchemaValidator: lazyValidator()
+  })
+  requests?.install(client)
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const { data, level, logger } = notification.params
+    const text = typeof data === "string" ? data : JSON.stringify(data) ?? String(data)
+    const clipped = text.length > MAX_LOG_MESSAGE
+      ? `${scrubber.scrubTruncated(text.slice(0, MAX_LOG_MESSAGE))} … (cut at ${MAX_LOG_MESSAGE} characters)`
+      : scrubber.scrub(text)
+    Runtime.runFork(runtime)(
+      Effect.logWithLevel(logLevels[level] ?? LogLevel.Info, `MCP server ${server.name}: ${clipped}`).pipe(
+        Effect.annotateLogs({
+          "mcp.server": server.name,
+          // what the server said, told apart from what Zett says about it
+          "mcp.stream": "log",
+          ...(logger !== undefined ? { "mcp.logger": scrubber.scrub(logger) } : {})
+        })
+      )
+    )
+  })
+  return client
+}
+
+/**
+ * The server-request handlers of a new connection, from the factory's context (none: `undefined`, and the
+ * connection declares no capability and tracks nothing).
+ */
+const serverRequests = (handlers: ServerRequests.Handlers, server: McpServer.McpServer, scrubber: Scrubber.Scrubber) =>
+  ServerRequests.none(handlers)
+    ? Effect.succeed(undefined)
+    : ServerRequests.make(server.name, handlers, scrubber)
+
+/** After `initialize`: the log level asked for, when the server supports logging; a refusal changes nothing. */
+const askLogLevel = (client: Client, level: LoggingLevel | undefined) =>
+  level === undefined || client.getServerCapabilities()?.logging === undefined
+    ? Effect.void
+    : Effect.promise(() => client.setLoggingLevel(level).then(() => {}, () => {}))
+
+const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) => {
+  const out: Record<string, string> = {}
+  for (const key of Object.keys(record)) out[key] = Redacted.value(record[key]!)
+  return out
+}
+
+/**
+ * `promise`, or `ms` at most. The timer keeps the process alive while a close runs (nothing else may), and is
+ * cleared when the promise wins, so nothing lingers after a close.
+ */
+const atMost = (promise: Promise<unknown>, ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    promise.then(done, done)
+  })
+
+/**
+ * Waits for `close` to finish, or `ms` at most. The bound is a promise race, not an Effect timeout: a finalizer
+ * that runs on an interrupted fiber (a timed-out connect, an interrupted request) must not be made
+ * interruptible, or it is cut short at once and the scope closes while the server still runs.
+ */
+const closeWithin = (close: () => Promise<void>, ms: number) =>
+  Effect.promise(() => atMost(close(), ms))
+
+/** Never rejects: closing is best effort. */
+const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {
+  try {
+    if (beforeClose !== undefined) await beforeClose()
+  } catch {
+    // a failed DELETE still lets us close our side
+  }
+  try {
+    await transport.close()
+  } catch {
+    // already closed
+  }
+}
+
+/** A server that could not be started (no such command, a missing working directory) says so, with the errno. */
+const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): McpConnectError => {
+  const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
+  const code = typeof errno === "string" ? errno : error._tag === "SystemError" ? error.reason : "unknown error"
+  const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
+  return new McpConnectError({
+    server: server.name,
+    reason: `cannot start ${server.command}${where} (${code})`,
+    failure: "Start"
+  })
+}
+
+const connectClient = (
+  client: Client,
+  transport: Transport,
+  server: McpServer.McpServer,
+  scrubber: Scrubber.Scrubber,
+  stdio?: CommandTransport.StdioTransport
+) =>
+  Effect.tryPromise({
+    try: (signal) => client.connect(transport, { signal, timeout: NodeMcpClient.sdkTimeoutDisabled }),
+    catch: (cause) => {
+      const error = Errors.connectError({ server: server.name, cause, scrubber })
+      // "Connection closed" alone does not say that the process died, nor how
+      const exitStatus = stdio?.exitStatus
+      return exitStatus === undefined
+        ? error
+        : new McpConnectError({
+          server: error.server,
+          reason: `${error.reason}: the server process ${exitStatus}`,
+          failure: "Exited",
+          ...(error.code !== undefined ? { code: error.code } : {})
+        })
+    }
+  })
+
+/**
+ * The SDK-backed factory: stdio servers run in a process group of their own (ended as a whole on close),
+ * their stderr goes to the Effect logger at debug level; HTTP servers use Streamable HTTP and their session
+ * is terminated before the transport closes. Secrets are unwrapped only where the transport is built.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options?: Options
+): Effect.Effect<McpClientFactory["Type"]> =>
+  Effect.gen(function*() {
+    const handlers = yield* ServerRequests.handlersInContext
+    // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
+    const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
+    const hook = options?.interactive === true ? yield* Effect.serviceOption(McpAuthorization) : Option.none()
+    const held = yield* Scrubber.HeldSecrets
+    const authSettings: OAuthConnect.Settings = {
+      store: Option.isSome(store) ? store.value : yield* McpTokenStore.makeMemory,
+      held,
+      hook,
+      maxAuthorizations: options?.maxAuthorizations ?? 2,
+      refreshSkewMs: 30_000
+    }
+    return of(sdkConnect(authSettings, options, handlers))
+  })
+
+/**
+ * A 401 with an OAuth challenge to a connection without a provider (a server without an `auth` option that was
+ * never logged in to) needs a login, as one with the option does; not when the server's own Authorization
+ * header was refused, as a login's tokens are never sent in its place.
+ */
+const loginNeeded = (
+  error: McpConnectError,
+  challenged: boolean,
+  session: OAuthConnect.Session,
+  server: McpServer.McpHttpServer
+): McpConnectError =>
+  challenged && error.httpStatus === 401 && session.authProvider === undefined &&
+    !Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")
+    ? new McpConnectError({
+      server: server.name,
+      reason: needsAuthorizationReason(server.name),
+      httpStatus: 401,
+      failure: "NeedsAuthorization"
+    })
+    : error
+
+const sdkConnect = (
+  authSettings: OAuthConnect.Settings,
+  options: Options | undefined,
+  handlers: ServerRequests.Handlers
+): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+  const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
+  const closeMs = Duration.toMillis(closeTimeout)
+  const clientInfo = options?.clientInfo ?? defaultClientInfo
+  const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
+  const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
+
+  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer, scrubber: Scrubber.Scrubber) {
+    const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
+    // the process is started in the connection's scope, whose close runs the transport's close ladder
+    const stdio = yield* CommandTransport.make({
+      name: server.name,
+      command: server.command,
+      args: server.args,
+      env: { ...getDefaultEnvironment(), ...unwrapAll(server.env) },
+      cwd: server.cwd,
+      closeTimeout,
+      maxMessageBytes,
+      // the dropped line's id was never read: every request still waiting may have been the one it answered
+      onOversized: () => guard.fail("all", tooLarge),
+      onStderrLine: (line, truncated) =>
+        Effect.annotateLogs(
+          Effect.logDebug(
+            truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
+          ),
+          annotations
+        )
+    }).pipe(
+      Effect.mapError((error) => startFailure(server, error))
+    )
+    const guard = new GuardedTransport.GuardedTransport(stdio)
+    yield* connectClient(client, guard, server, scrubber, stdio)
+    yield* askLogLevel(client, options?.serverLogLevel)
+    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid })
+  })
+
+  /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
+  const connectSse = Effect.fnUntraced(function*(
+    client: Client,
+    server: McpServer.McpHttpServer,
+    session: OAuthConnect.Session,
+    scrubber: Scrubber.Scrubber
+  ) {
+    // POSTs are answered 202 (their results come on the event stream): only their size is watched
+    const sockets = yield* HttpFetch.make({
+      maxMessageBytes,
+      onOversized: (ids) => guard.fail(ids, tooLarge),
+      onStreamEnd: () => {},
+      onResumeFailed: () => {},
+      onChallenge: () => {}
+    })
+    const sse = new SSEClientTransport(new URL(server.url), {
+      requestInit: { headers: unwrapAll(server.headers) },
+      fetch: session.fetch(sockets),
+      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
+    })
+    session.onTransport(sse)
+    const guard = new GuardedTransport.GuardedTransport(sse)
+    yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
+    yield* connectClient(client, guard, server, scrubber)
+    yield* askLogLevel(client, options?.serverLogLevel)
+    return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+  })
+
+  const connectHttp = Effect.fnUntraced(function*(
+    fresh: () => Client,
+    server: McpServer.McpHttpServer,
+    session: OAuthConnect.Session,
+    scrubber: Scrubber.Scrubber
+  ) {
+    if (server.transport === "sse") return yield* connectSse(fresh(), server, session, scrubber)
+    const client = fresh()
+    // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
+    const resuming = new Set<string | number>()
+    // the server answered 401 with an OAuth challenge
+    let challenged = false
+    // sockets of its own, closed with the connection (after the transport, whose finalizer runs first)
+    const sockets = yield* HttpFetch.make({
+      maxMessageBytes,
+      onOversized: (ids) => guard.fail(ids, tooLarge),
+      onStreamEnd: (ids, resumable) => {
+        if (resumable) for (const id of ids) resuming.add(id)
+        else setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+      },
+      // the SDK stops resuming without a word (405), or resumes nothing (a resumed stream ended empty)
+      onResumeFailed: (ids) => {
+        for (const id of ids) resuming.delete(id)
+        setTimeout(() => guard.fail(ids, LocalFailure.streamClosed), settleMs)
+      },
+      onChallenge: () => {
+        challenged = true
+      }
+    })
+    const http = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: unwrapAll(server.headers) },
+      fetch: session.fetch(sockets),
+      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
+    })
+    session.onTransport(http)
+    const guard = new GuardedTransport.GuardedTransport(http)
+    // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
+    guard.onerror = (error) => {
+      if (resuming.size > 0 && error.message.startsWith("Maximum reconnection attempts")) {
+        guard.fail([...resuming], LocalFailure.streamClosed)
+        resuming.clear()
+      }
+    }
+    // registered before connecting, so a failed or interrupted initialize still closes the transport; the
+    // session is terminated (DELETE) before the transport closes, as the DELETE needs its signal
+    const close = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
+    yield* Effect.addFinalizer(() => closeWithin(close, 2 * closeMs + 2_000))
+    const refused = yield* connectClient(client, guard, server, scrubber).pipe(
+      Effect.mapError((error) => loginNeeded(error, challenged, session, server)),
+      Effect.as(undefined),
+      Effect.catchIf((error) => error.httpStatus !== undefined && legacyStatuses.has(error.httpStatus), Effect.succeed)
+    )
+    if (refused === undefined) {
+      yield* askLogLevel(client, options?.serverLogLevel)
+      return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+    }
+    // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
+    // backwards compatibility says to try its event stream at the same URL
+    yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
+    yield* closeWithin(close, 2 * closeMs + 2_000)
+    // a server that has neither transport is reported by its answer to the first one
+    return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
+  })
+
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+    // connects that start together start one per turn of the event loop, so open connections are read between
+    yield* Turns.take
+    yield* Effect.annotateCurrentSpan(transportAttributes(server))
+    const runtime = yield* Effect.runtime<never>()
+    // the definition's secrets and every credential the process holds, now or later (a login's tokens)
+    const scrubber = authSettings.held.extend(McpServer.scrubberOf(server))
+    const requests = yield* serverRequests(handlers, server, scrubber)
+    const fresh = () => newClient(clientInfo, server, runtime, scrubber, requests)
+    return yield* server._tag === "McpStdioServer"
+      ? connectStdio(fresh(), server, scrubber)
+      : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session, scrubber))
+  })
+}
+
+/**
+ * The SDK-backed factory (stdio and Streamable HTTP). Stdio servers are spawned with `node:child_process` and
+ * their pipes used as Node streams: through `@effect/platform`'s `CommandExecutor` streams, a message cost about
+ * twice what it costs the SDK's own transport (internal/commandTransport.ts).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
+  Layer.effect(McpClientFactory, make(options))
+
+/**
+ * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type InMemoryServer = SdkServer | SdkMcpServer
+
+/**
+ * A factory that connects to SDK servers in this process over `InMemoryTransport.createLinkedPair()`, by server
+ * name. Each connection gets a fresh server from its factory; closing the scope closes both sides.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeInMemory = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options?: Pick<Options, "clientInfo" | "serverLogLevel">
+): Effect.Effect<McpClientFactory["Type"]> =>
+  Effect.zipWith(
+    ServerRequests.handlersInContext,
+    Scrubber.HeldSecrets,
+    (handlers, held) => of(inMemoryConnect(servers, options, handlers, held))
+  )
+
+const inMemoryConnect = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options: Pick<Options, "clientInfo" | "serverLogLevel"> | undefined,
+  handlers: ServerRequests.Handlers,
+  held: Scrubber.Secrets
+): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+  const clientInfo = options?.clientInfo ?? defaultClientInfo
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+    yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
+    const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
+    if (makeServer === undefined) {
+      return yield* new McpConnectError({ server: server.name, reason: "no in-memory server of this name" })
+    }
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    let sdkServer: InMemoryServer | undefined
+    yield* Effect.addFinalizer(() =>
+      closeWithin(async () => {
+        // closing one side closes its peer
+        await closeQuietly(clientSide)()
+        await sdkServer?.close().catch(() => {})
+      }, 2_000)
+    )
+    sdkServer = yield* Effect.tryPromise({
+      try: async () => {
+        const instance = await makeServer()
+        await instance.connect(serverSide)
+        return instance
+      },
+      catch: (cause) => Errors.connectError({ server: server.name, cause, prefix: "in-memory server failed" })
+    })
+    const scrubber = held.extend(McpServer.scrubberOf(server))
+    const requests = yield* serverRequests(handlers, server, scrubber)
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, requests)
+    yield* connectClient(client, clientSide, server, scrubber)
+    yield* askLogLevel(client, options?.serverLogLevel)
+    return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+  })
+}
+
+/**
+ * A factory backed by in-process SDK servers (tests, offline examples).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerInMemory = (
+  servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
+  options?: Pick<Options, "clientInfo" | "serverLogLevel">
+): Layer.Layer<McpClientFactory> => Layer.effect(McpClientFactory, makeInMemory(servers, options))

@@ -1,0 +1,29 @@
+/**
+ * @since 0.1.0
+ */
+export * as McpAuthorization from "./McpAuthorization.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpTokenStore from "./McpTokenStore.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeMcpClient from "./NodeMcpClient.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeMcpClientFactory from "./NodeMcpClientFactory.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeMcpElicitation from "./NodeMcpElicitation.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as NodeMcpExtension from "./NodeMcpExtension.js"

@@ -1,0 +1,365 @@
+/**
+ * Zett's SDK `OAuthClientProvider`s, backed by `McpTokenStore`: the SDK's `auth()` does discovery, registration,
+ * PKCE, the `resource` parameter, scope selection, client authentication and refresh; these classes only keep
+ * what it hands them, add `expires_at`, ask for `offline_access` when the authorization server offers it,
+ * refuse an authorization server that fails the checks of `oauthChecks.ts` (as discovered, as restored from the
+ * store, and its authorization URL), and stop a flow that would need a browser when no one is there to use it
+ * (`NeedsLogin`).
+ *
+ * @internal
+ */
+import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js"
+import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
+import type {
+  OAuthClientInformationFull,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens
+} from "@modelcontextprotocol/sdk/shared/auth.js"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import type { Scrubber } from "@zett/agent"
+import * as Crypto from "node:crypto"
+import type * as McpServer from "@zett/mcp/McpServer"
+import * as McpTokenStore from "../McpTokenStore.js"
+import * as OAuthChecks from "./oauthChecks.js"
+
+/**
+ * Thrown from inside the SDK's `auth()` when the flow would need a user (a registration, a redirect) and the
+ * connection is not interactive. It is an `UnauthorizedError`, so whatever does not know it still sees an
+ * authorization failure.
+ *
+ * @internal
+ */
+export class NeedsLogin extends UnauthorizedError {
+  readonly _tag = "NeedsLogin"
+  constructor(readonly scope?: string | undefined) {
+    super("needs authorization")
+  }
+}
+
+/** @internal */
+export const isNeedsLogin = (u: unknown): u is NeedsLogin => u instanceof NeedsLogin
+
+const scopesOf = (scope: string | undefined): ReadonlyArray<string> => scope?.split(/\s+/).filter((s) => s.length > 0) ?? []
+
+/** The credentials of a stored entry: tokens, the registered client's secret, a login's PKCE verifier. */
+const secretsOfEntry = (entry: McpTokenStore.Entry): Array<string> => {
+  const out: Array<string> = []
+  const add = (value: unknown) => {
+    if (typeof value === "string") out.push(value)
+  }
+  add(entry.tokens?.access_token)
+  add(entry.tokens?.refresh_token)
+  add(entry.tokens?.id_token)
+  add(entry.clientInformation?.client_secret)
+  add(entry.codeVerifier)
+  return out
+}
+
+/** Whether `granted` holds every scope of `wanted`. */
+const covers = (granted: string | undefined, wanted: string) => {
+  const have = new Set(scopesOf(granted))
+  return scopesOf(wanted).every((scope) => have.has(scope))
+}
+
+/** @internal */
+export interface Context {
+  readonly key: string
+  readonly store: McpTokenStore.McpTokenStore["Type"]
+  /** Where every credential read from or written to the store is held, so that scrubbers find it. */
+  readonly held: Scrubber.Secrets
+  readonly runtime: Runtime.Runtime<never>
+  /** The clock of the runtime, so that `TestClock` drives expiry. */
+  readonly now: () => number
+}
+
+/**
+ * What both providers share: tokens, discovery state and the server's last challenge, kept in the store.
+ *
+ * @internal
+ */
+export abstract class StoreProvider implements Partial<OAuthClientProvider> {
+  /** The `scope` of a 403 `insufficient_scope` that no token request has answered yet. */
+  stepUpScope: string | undefined
+  /** The `scope` of the last `WWW-Authenticate` challenge. */
+  challengedScope: string | undefined
+
+  constructor(readonly context: Context) {}
+
+  protected run<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
+    return Runtime.runPromise(this.context.runtime)(effect)
+  }
+
+  protected async entry(): Promise<McpTokenStore.Entry> {
+    const entry = Option.getOrElse(await this.run(this.context.store.get(this.context.key)), () => ({}))
+    this.context.held.add(secretsOfEntry(entry))
+    return entry
+  }
+
+  protected async update(f: (entry: McpTokenStore.Entry) => McpTokenStore.Entry): Promise<void> {
+    // held before the store has them: a response quoting a token is scrubbed from the moment it exists
+    await this.run(McpTokenStore.modify(this.context.store, this.context.key, (entry) => {
+      const next = f(entry)
+      this.context.held.add(secretsOfEntry(next))
+      return next
+    }))
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    const tokens = (await this.entry()).tokens
+    if (tokens === undefined) return undefined
+    // a refresh keeps the scope it had: for a step-up, the SDK must authorize anew
+    if (this.stepUpScope !== undefined && tokens.refresh_token !== undefined && !covers(tokens.scope, this.stepUpScope)) {
+      const { refresh_token: _, ...rest } = tokens
+      return rest
+    }
+    return tokens
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const expiresAt = tokens.expires_in !== undefined ? this.context.now() + tokens.expires_in * 1000 : undefined
+    if (this.stepUpScope !== undefined && covers(tokens.scope, this.stepUpScope)) this.stepUpScope = undefined
+    await this.update((entry) => {
+      const { codeVerifier: _, ...rest } = entry
+      return { ...rest, tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) } }
+    })
+  }
+
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "all") return this.run(this.context.store.remove(this.context.key))
+    await this.update((entry) => {
+      const out: { -readonly [K in keyof McpTokenStore.Entry]: McpTokenStore.Entry[K] } = { ...entry }
+      if (scope === "client") delete out.clientInformation
+      if (scope === "tokens") delete out.tokens
+      if (scope === "verifier") delete out.codeVerifier
+      if (scope === "discovery") delete out.discoveryState
+      return out
+    })
+  }
+
+  /** The SDK calls this as soon as discovery is done: before registering, asking for tokens or redirecting. */
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    const refused = OAuthChecks.discoveryRefusal(state)
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
+    // a round trip through JSON drops the `undefined` fields the SDK leaves in
+    await this.update((entry) => ({ ...entry, discoveryState: JSON.parse(JSON.stringify(state)) }))
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const stored = (await this.entry()).discoveryState
+    if (stored === undefined) return undefined
+    const state = OAuthChecks.restoredDiscovery(stored)
+    // the SDK then discovers again, and the answer is checked as it is saved
+    if (state === undefined) {
+      await this.run(Effect.logWarning(`token store: ignoring the stored discovery state of ${this.context.key}: not valid`))
+    }
+    return state
+  }
+
+  /** Reads a 401 or 403 response of the MCP server: the scope it asks for, and a step-up. */
+  observe(response: Response): void {
+    if (response.status !== 401 && response.status !== 403) return
+    const { error, scope } = extractWWWAuthenticateParams(response)
+    if (scope !== undefined) this.challengedScope = scope
+    if (response.status === 403 && error === "insufficient_scope") this.stepUpScope = scope ?? this.challengedScope
+  }
+
+  /** The configured client secret, when there is one: it stays out of the store. */
+  protected abstract readonly configuredSecret: Redacted.Redacted<string> | undefined
+
+  protected async storedClient(clientId: string): Promise<OAuthClientInformationMixed> {
+    const stored = (await this.entry()).clientInformation
+    const secret = this.configuredSecret === undefined ? {} : { client_secret: Redacted.value(this.configuredSecret) }
+    // the stored copy carries the `issuer` the SDK stamped it with, so it is never shown to another server
+    return stored !== undefined && stored.client_id === clientId ? { ...stored, ...secret } : { client_id: clientId, ...secret }
+  }
+
+  protected async storeClient(info: OAuthClientInformationMixed): Promise<void> {
+    const { client_secret, ...rest } = info
+    const keep = this.configuredSecret !== undefined && client_secret === Redacted.value(this.configuredSecret)
+      ? rest
+      : info
+    await this.update((entry) => ({
+      ...entry,
+      clientInformation: { redirect_uris: [], ...keep } as OAuthClientInformationFull
+    }))
+  }
+}
+
+/**
+ * The authorization-code provider. Interactive: `redirectUrl` is the host's listener, a registration or a
+ * redirect proceeds and the authorization URL is kept for the host. Not interactive: both throw `NeedsLogin`.
+ *
+ * @internal
+ */
+export class AuthorizationCodeProvider extends StoreProvider implements OAuthClientProvider {
+  authorizationUrl: URL | undefined
+  clientMetadataUrl?: string
+  protected readonly configuredSecret: Redacted.Redacted<string> | undefined
+
+  constructor(
+    context: Context,
+    readonly config: McpServer.AuthorizationCode,
+    readonly mode: { readonly interactive: boolean; readonly redirectUrl: string }
+  ) {
+    super(context)
+    this.configuredSecret = config.clientSecret
+    if (config.clientMetadataUrl !== undefined) this.clientMetadataUrl = config.clientMetadataUrl
+  }
+
+  get redirectUrl(): string {
+    return this.mode.redirectUrl
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Zett",
+      redirect_uris: [this.mode.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: this.config.clientSecret !== undefined ? "client_secret_basic" : "none",
+      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
+    }
+  }
+
+  state(): string {
+    return Crypto.randomBytes(16).toString("base64url")
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.config.clientId !== undefined) return this.storedClient(this.config.clientId)
+    const stored = (await this.entry()).clientInformation
+    // registering is the start of a login: not without a user
+    if (stored === undefined && !this.mode.interactive) throw new NeedsLogin(this.challengedScope)
+    if (stored === undefined) return undefined
+    // a registration for another loopback port cannot be used for a login on this one: register again
+    const registered = stored.redirect_uris ?? []
+    if (this.mode.interactive && stored.client_id !== this.config.clientMetadataUrl && !registered.includes(this.mode.redirectUrl)) {
+      return undefined
+    }
+    return stored
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    const known = this.config.clientId !== undefined && info.client_id === this.config.clientId ||
+      (await this.entry()).clientInformation?.client_id === info.client_id
+    // a new registration is the start of a login
+    if (!known && !this.mode.interactive) throw new NeedsLogin(this.challengedScope)
+    await this.storeClient(info)
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    if (!this.mode.interactive) throw new NeedsLogin(this.challengedScope)
+    await this.update((entry) => ({ ...entry, codeVerifier }))
+  }
+
+  async codeVerifier(): Promise<string> {
+    const verifier = (await this.entry()).codeVerifier
+    if (verifier === undefined) throw new Error("no PKCE code verifier was saved for this login")
+    return verifier
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (!this.mode.interactive) throw new NeedsLogin(authorizationUrl.searchParams.get("scope") ?? undefined)
+    // the very URL the host would show and open (the metadata's endpoint was checked when it was discovered)
+    const refused = OAuthChecks.endpointRefusal("authorization endpoint", authorizationUrl)
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
+    // offline_access (a refresh token) only from a server that says it has it, and only with other scopes
+    const state = await this.discoveryState()
+    const supported = state?.authorizationServerMetadata?.scopes_supported ?? []
+    const scope = authorizationUrl.searchParams.get("scope")
+    if (scope !== null && supported.includes("offline_access") && !scopesOf(scope).includes("offline_access")) {
+      authorizationUrl.searchParams.set("scope", `${scope} offline_access`)
+      authorizationUrl.searchParams.set("prompt", "consent")
+    }
+    this.authorizationUrl = authorizationUrl
+  }
+}
+
+/**
+ * The `client_credentials` provider: the client authenticates with its secret (the SDK picks
+ * `client_secret_basic` or `client_secret_post` from the server's metadata) or with a JWT signed by its private
+ * key (the SDK's `createPrivateKeyJwtAuth`). Tokens are kept in the store, so connections share them.
+ *
+ * @internal
+ */
+export class ClientCredentialsProvider extends StoreProvider implements OAuthClientProvider {
+  addClientAuthentication?: AddClientAuthentication
+  protected readonly configuredSecret: Redacted.Redacted<string> | undefined
+
+  constructor(context: Context, readonly config: McpServer.ClientCredentials) {
+    super(context)
+    this.configuredSecret = config.clientSecret
+    const privateKey = config.privateKey
+    // the key is unwrapped only when a request is signed
+    if (privateKey !== undefined) {
+      this.addClientAuthentication = (headers, params, url, metadata) =>
+        createPrivateKeyJwtAuth({
+          issuer: config.clientId,
+          subject: config.clientId,
+          privateKey: Redacted.value(privateKey),
+          alg: config.algorithm ?? "RS256"
+        })(headers, params, url, metadata)
+    }
+  }
+
+  get redirectUrl(): undefined {
+    return undefined
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Zett",
+      redirect_uris: [],
+      grant_types: ["client_credentials"],
+      token_endpoint_auth_method: this.config.privateKey !== undefined ? "private_key_jwt" : "client_secret_basic",
+      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
+    }
+  }
+
+  clientInformation(): Promise<OAuthClientInformationMixed> {
+    return this.storedClient(this.config.clientId)
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    return this.storeClient(info)
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams {
+    const params = new URLSearchParams({ grant_type: "client_credentials" })
+    // the scopes configured, and those the server asked for in its challenge
+    const wanted = [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope), ...scopesOf(this.stepUpScope)])]
+    if (wanted.length > 0) params.set("scope", wanted.join(" "))
+    return params
+  }
+
+  redirectToAuthorization(): void {
+    throw new NeedsLogin()
+  }
+
+  saveCodeVerifier(): void {}
+
+  codeVerifier(): string {
+    throw new Error("client_credentials has no code verifier")
+  }
+}
+
+/**
+ * Whether stored tokens are past their expiry (or within `skewMs` of it), and can be renewed without a user: a
+ * refresh token, or the client credentials grant.
+ *
+ * @internal
+ */
+export const expiry = (
+  entry: McpTokenStore.Entry,
+  now: number,
+  skewMs: number
+): "fresh" | "none" | "expired" => {
+  const tokens = entry.tokens
+  if (tokens === undefined) return "none"
+  return tokens.expires_at !== undefined && tokens.expires_at - skewMs <= now ? "expired" : "fresh"
+}

@@ -1,0 +1,233 @@
+/**
+ * The requests a server sends to the client (elicitation, sampling, roots) and where they run.
+ *
+ * MCP does not say which of the client's requests a server request belongs to (on stdio nothing could carry
+ * it). A connection knows which tool calls it has in flight, so:
+ *
+ * - with one call in flight, the handler runs as part of that call: forked with the call's runtime (its context,
+ *   log annotations, span, the agent's model and request counter), and interrupted when the call ends, however
+ *   it ends (result, failure, interruption, `callTimeout`); the call waits for it to stop;
+ * - with several in flight, it runs with the context of the first of them and is interrupted once all of them
+ *   have ended;
+ * - with none (`roots/list` right after `initialize`), it runs in the connection's scope.
+ *
+ * In every case it is also interrupted when the server cancels the request (the SDK's `extra.signal`) or the
+ * connection closes.
+ *
+ * @internal
+ */
+import * as NodeMcpElicitation from "../NodeMcpElicitation.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError as SdkMcpError
+} from "@modelcontextprotocol/sdk/types.js"
+import type { Scrubber } from "@zett/agent"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import * as McpElicitation from "@zett/mcp/McpElicitation"
+import * as McpRoots from "@zett/mcp/McpRoots"
+import * as McpSampling from "@zett/mcp/McpSampling"
+
+/** @internal */
+export interface Handlers {
+  readonly elicitation: Option.Option<McpElicitation.McpElicitation["Type"]>
+  readonly sampling: Option.Option<McpSampling.McpSampling["Type"]>
+  readonly roots: Option.Option<McpRoots.McpRoots["Type"]>
+}
+
+/** The handlers in context (`McpElicitation`, `McpSampling`, `McpRoots`), each optional. @internal */
+export const handlersInContext: Effect.Effect<Handlers> = Effect.all({
+  elicitation: Effect.serviceOption(McpElicitation.McpElicitation),
+  sampling: Effect.serviceOption(McpSampling.McpSampling),
+  roots: Effect.serviceOption(McpRoots.McpRoots)
+})
+
+/** A capability is declared only when its handler is installed. @internal */
+export const capabilities = (handlers: Handlers): ClientCapabilities => ({
+  ...(Option.isSome(handlers.elicitation) ? { elicitation: { form: { applyDefaults: true }, url: {} } } : {}),
+  ...(Option.isSome(handlers.sampling) ? { sampling: {} } : {}),
+  ...(Option.isSome(handlers.roots) ? { roots: { listChanged: true } } : {})
+})
+
+/** @internal */
+export const none = (handlers: Handlers): boolean =>
+  Option.isNone(handlers.elicitation) && Option.isNone(handlers.sampling) && Option.isNone(handlers.roots)
+
+const result = (r: ElicitResult): ElicitResult => r
+
+/** What the server is answered with instead of a result. */
+class Refused extends Data.TaggedError("Refused")<{ readonly code: number; readonly reason: string }> {}
+
+interface Call {
+  readonly runtime: Runtime.Runtime<never>
+  readonly context: Context.Context<never> | undefined
+  readonly onEnd: Set<Effect.Effect<void>>
+}
+
+const trackers = new WeakMap<Client, ServerRequests>()
+
+/** The connection's tracker of in-flight calls, when it has handlers for server requests. @internal */
+export const trackerOf = (client: Client): ServerRequests | undefined => trackers.get(client)
+
+/** @internal */
+export class ServerRequests {
+  private readonly calls = new Set<Call>()
+  private clients: Array<Client> = []
+  constructor(
+    readonly server: string,
+    readonly handlers: Handlers,
+    private readonly scrubber: Scrubber.Scrubber,
+    private readonly runtime: Runtime.Runtime<never>,
+    private readonly fibers: FiberSet.FiberSet<unknown, unknown>,
+    private readonly counter: McpSampling.RequestCounter["Type"]
+  ) {}
+
+  /** Runs `self` as a call that server requests may belong to. */
+  readonly track = <A, E, R>(self: Effect.Effect<A, E, R>, context?: Context.Context<never> | undefined): Effect.Effect<A, E, R> =>
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      const call: Call = { runtime, context, onEnd: new Set() }
+      this.calls.add(call)
+      return Effect.ensuring(
+        self,
+        Effect.suspend(() => {
+          this.calls.delete(call)
+          return Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
+        })
+      )
+    })
+
+  /** Runs a handler where it belongs (see the module's comment), as a promise for the SDK. */
+  private run<A>(effect: Effect.Effect<A, Refused>, signal: AbortSignal): Promise<A> {
+    const calls = [...this.calls]
+    const first = calls[0]
+    const fiber = first === undefined
+      ? Runtime.runFork(this.runtime)(effect)
+      : Runtime.runFork(first.runtime)(first.context === undefined ? effect : Effect.provide(effect, first.context))
+    FiberSet.unsafeAdd(this.fibers, fiber)
+    let left = calls.length
+    const end = Effect.suspend(() => --left === 0 ? Fiber.interrupt(fiber) : Effect.void)
+    for (const call of calls) call.onEnd.add(end)
+    const abort = () => fiber.unsafeInterruptAsFork(FiberId.none)
+    signal.addEventListener("abort", abort, { once: true })
+    return new Promise<A>((resolve, reject) =>
+      fiber.addObserver((exit) => {
+        signal.removeEventListener("abort", abort)
+        for (const call of calls) call.onEnd.delete(end)
+        if (Exit.isSuccess(exit)) return resolve(exit.value)
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return reject(new SdkMcpError(failure.value.code, failure.value.reason))
+        reject(
+          Cause.isInterruptedOnly(exit.cause)
+            ? new SdkMcpError(ErrorCode.RequestTimeout, "cancelled: the tool call it came with ended")
+            : new SdkMcpError(ErrorCode.InternalError, "the client failed to answer")
+        )
+      })
+    )
+  }
+
+  /** Declares nothing itself: sets the handlers on a client built with `capabilities(handlers)`. */
+  install(client: Client): Client {
+    trackers.set(client, this)
+    this.clients.push(client)
+    const { elicitation, roots, sampling } = this.handlers
+    if (Option.isSome(elicitation)) {
+      client.setRequestHandler(
+        ElicitRequestSchema,
+        (request, extra) => this.run(this.elicit(elicitation.value, request.params), extra.signal)
+      )
+    }
+    if (Option.isSome(sampling)) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        this.run(
+          sampling.value.handle({ server: this.server, params: this.scrubber.scrubDeep(request.params) }).pipe(
+            // counted against the agent request in the call's context; outside one, against this connection
+            (handle) =>
+              Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
+                Option.isSome(given) ? handle : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
+            Effect.tapError((error) =>
+              Effect.annotateLogs(Effect.logWarning(error.message), { "mcp.server": this.server, "mcp.stream": "requests" })),
+            Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
+          ),
+          extra.signal
+        ))
+    }
+    if (Option.isSome(roots)) {
+      client.setRequestHandler(
+        ListRootsRequestSchema,
+        (_request, extra) => this.run(Effect.map(roots.value.get, (roots) => ({ roots: [...roots] })), extra.signal)
+      )
+    }
+    return client
+  }
+
+  /** Sends `notifications/roots/list_changed` on every change until the connection's scope closes. */
+  watchRoots(): Effect.Effect<void, never, Scope.Scope> {
+    return Option.match(this.handlers.roots, {
+      onNone: () => Effect.void,
+      onSome: (roots) =>
+        McpRoots.onChange(roots, () =>
+          Effect.promise(() =>
+            // only a client still connected (HTTP may have tried a first one on Streamable HTTP and closed it)
+            Promise.all(this.clients.map((client) =>
+              client.transport === undefined ? undefined : client.sendRootsListChanged().catch(() => {})
+            ))
+          ))
+    })
+  }
+
+  private elicit(
+    handler: McpElicitation.McpElicitation["Type"],
+    params: ElicitRequest["params"]
+  ): Effect.Effect<ElicitResult, Refused> {
+    const server = this.server
+    const scrubber = this.scrubber
+    return Effect.gen(function*() {
+      const message = scrubber.scrub(params.message)
+      const request: McpElicitation.Request = params.mode === "url"
+        ? { _tag: "Url", server, message, url: scrubber.scrub(params.url), elicitationId: params.elicitationId }
+        : { _tag: "Form", server, message, requestedSchema: scrubber.scrubDeep(params.requestedSchema) }
+      const response = yield* handler.handle(request)
+      if (response.action !== "accept") return result({ action: response.action })
+      if (request._tag === "Url") return result({ action: "accept" })
+      const content = McpElicitation.applyDefaults(request.requestedSchema, response.content ?? {})
+      const problem = NodeMcpElicitation.check(request.requestedSchema, content)
+      if (problem !== undefined) {
+        const reason = `the reply does not match the requested schema (${problem}); it was not sent`
+        yield* Effect.logWarning(`MCP server ${server}: elicitation refused: ${reason}`)
+        return yield* new Refused({ code: ErrorCode.InvalidParams, reason: `elicitation refused by the client: ${reason}` })
+      }
+      return result({ action: "accept", content: content as NonNullable<ElicitResult["content"]> })
+    }).pipe(
+      // a line caused by a server's request: a host may limit how many of them it prints
+      Effect.annotateLogs({ "mcp.server": server, "mcp.stream": "requests" }),
+      Effect.withSpan("McpElicitation.handle", { attributes: { "mcp.server": server } })
+    )
+  }
+}
+
+/** The server requests of one connection, whose scope interrupts what still runs when it closes. @internal */
+export const make = (
+  server: string,
+  handlers: Handlers,
+  scrubber: Scrubber.Scrubber
+): Effect.Effect<ServerRequests, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const fibers = yield* FiberSet.make<unknown, unknown>()
+    const requests = new ServerRequests(server, handlers, scrubber, yield* Effect.runtime<never>(), fibers, McpSampling.counter())
+    yield* requests.watchRoots()
+    return requests
+  })

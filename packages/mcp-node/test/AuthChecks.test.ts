@@ -1,0 +1,266 @@
+/**
+ * What Zett checks of an authorization server and of its own token store before using them: endpoints that
+ * are `https:` (plain `http:` only on loopback), metadata that names the issuer it was fetched for, answers
+ * shallow enough to be stored, a private token folder, and stored entries of the shape the SDK expects. The
+ * authorization servers are `@zett/testing/OAuthServer` with hostile options; what the assertions read is what
+ * the servers received, what the hook was handed and what was logged.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { OAuthMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpClientFactory, McpServer } from "@zett/mcp"
+import { Scrubber } from "@zett/agent"
+import * as OAuthServer from "@zett/testing/OAuthServer"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as OAuthChecks from "../src/internal/oauthChecks.js"
+import * as OAuthProvider from "../src/internal/oauthProvider.js"
+import { captureLogs } from "@zett/testing/CapturedLogs"
+
+const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}) =>
+  Effect.gen(function*() {
+    const as = yield* OAuthServer.make(options)
+    const store = yield* McpTokenStore.makeMemory
+    const server = McpServer.http({ name: "docs", url: as.url, auth })
+    const headless = OAuthServer.headless()
+    const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(NodeContext.layer)
+    )
+    const whoami = Effect.scoped(Effect.gen(function*() {
+      const client = yield* factory.connect(server)
+      const result = yield* client.callTool("whoami", {})
+      const block = result.content[0]
+      return block?.type === "text" ? block.text : ""
+    }))
+    const login = McpAuthorization.login(server).pipe(
+      Effect.provideService(McpClientFactory.McpClientFactory, factory),
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(headless.layer)
+    )
+    const key = McpTokenStore.normalizeKey(as.url)
+    return { as, store, server, factory, headless, whoami, login, key }
+  })
+
+/** What reached the authorization server after discovery: a registration, a token request, the authorization page. */
+const afterDiscovery = (as: OAuthServer.OAuthServer) =>
+  as.requests.filter((r) => !r.path.startsWith("/.well-known/") && r.path !== "/mcp").map((r) => `${r.on} ${r.method} ${r.path}`)
+
+const robot = { clients: [{ client_id: "robot", client_secret: "robot-secret" }] }
+const robotAuth: McpServer.AuthInput = { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
+
+describe("authorization server endpoints", () => {
+  it.scoped("an authorization endpoint that is not https is never handed to the host: the login fails naming it, nothing is registered", () =>
+    Effect.gen(function*() {
+      const { as, headless, login, key, store } = yield* setup({ metadataOverrides: { authorization_endpoint: "file:///etc/passwd" } })
+      const error = yield* Effect.flip(login)
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(
+        error.message,
+        "docs: authorization failed: the authorization server's authorization endpoint is refused: its scheme file: is not https:"
+      )
+      // the hook never saw a URL to show or open
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(afterDiscovery(as), [])
+      assert.isUndefined(Option.getOrThrow(yield* store.get(key)).discoveryState)
+    }))
+
+  it.scoped("a pre-registered client with an authorization endpoint on plain http to another host: refused before the redirect", () =>
+    Effect.gen(function*() {
+      const redirect = "http://127.0.0.1:47813/callback"
+      const { as, headless, login } = yield* setup(
+        { clients: [{ client_id: "zett", redirect_uris: [redirect] }], metadataOverrides: { authorization_endpoint: "http://login.example/authorize" } },
+        { clientId: "zett" }
+      )
+      const error = yield* Effect.flip(login)
+      assert.include(error.message, "the authorization server's authorization endpoint is refused: plain http: to login.example")
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(afterDiscovery(as), [])
+    }))
+
+  it.scoped("a token endpoint on plain http to a host that is not loopback: client credentials fail naming it, no token request", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ ...robot, metadataOverrides: { token_endpoint: "http://as.invalid/token" } }, robotAuth)
+      const error = yield* Effect.flip(whoami)
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.include(
+        error.message,
+        "the authorization server's token endpoint is refused: plain http: to as.invalid, which is not a loopback host"
+      )
+      assert.notInclude(error.message, "robot-secret")
+      assert.strictEqual(as.count("/token"), 0)
+    }))
+
+  it.scoped("a registration endpoint that is not https: the login fails naming it, before registering", () =>
+    Effect.gen(function*() {
+      const { as, headless, login } = yield* setup({ metadataOverrides: { registration_endpoint: "ftp://as.invalid/register" } })
+      const error = yield* Effect.flip(login)
+      assert.include(error.message, "the authorization server's registration endpoint is refused: its scheme ftp: is not https:")
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(afterDiscovery(as), [])
+    }))
+
+  it.scoped("an authorization server on plain http to another host (named by the protected resource): its metadata is not fetched", () =>
+    Effect.gen(function*() {
+      const { as, headless, login } = yield* setup({ authorizationServers: ["http://as.invalid/"] })
+      const error = yield* Effect.flip(login)
+      assert.include(error.message, "the authorization server's metadata is refused: plain http: to as.invalid")
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(as.requests.filter((r) => r.on === "as"), [])
+    }))
+
+  it("https anywhere, plain http only to loopback hosts", () => {
+    for (const url of ["https://as.example/authorize", "http://127.0.0.1:8/a", "http://127.9.8.7/a", "http://127.1/a", "http://localhost:3000/a", "http://LOCALHOST/a", "http://[::1]:9/a", "http://[0:0::1]/a"]) {
+      assert.isUndefined(OAuthChecks.endpointRefusal("token endpoint", url), url)
+    }
+    for (const url of ["http://as.example/a", "http://128.0.0.1/a", "http://10.0.0.1/a", "http://localhost.example/a", "http://127.0.0.1.example/a", "http://[::2]/a", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,x", "not a url"]) {
+      assert.isString(OAuthChecks.endpointRefusal("token endpoint", url), url)
+    }
+  })
+})
+
+describe("the issuer of authorization server metadata", () => {
+  it.scoped("metadata naming another issuer than the one it was fetched for is refused, naming both; nothing registered, nothing handed out", () =>
+    Effect.gen(function*() {
+      const { as, headless, login } = yield* setup({ metadataOverrides: { issuer: "https://evil.example" } })
+      const error = yield* Effect.flip(login)
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(
+        error.message,
+        `docs: authorization failed: the authorization server's metadata names the issuer "https://evil.example", not "${as.issuer}" it was fetched for`
+      )
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(afterDiscovery(as), [])
+    }))
+
+  it.scoped("client credentials refuse a mismatched issuer too, before the secret is sent", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ ...robot, metadataOverrides: { issuer: "https://evil.example" } }, robotAuth)
+      const error = yield* Effect.flip(whoami)
+      assert.include(error.message, `names the issuer "https://evil.example", not "${as.issuer}"`)
+      assert.strictEqual(as.count("/token"), 0)
+    }))
+
+  it.scoped("only a terminating slash may differ (the well-known URL is built without it); any other spelling is refused", () =>
+    Effect.gen(function*() {
+      const withSlash = yield* setup({ ...robot, metadataOverrides: (own) => ({ issuer: `${own}/` }) }, robotAuth)
+      assert.strictEqual(yield* withSlash.whoami, "client robot scope ")
+      for (const spelling of [(own: string) => own.toUpperCase(), (own: string) => `${own}//`, () => ""]) {
+        const { as, whoami } = yield* setup({ ...robot, metadataOverrides: (own) => ({ issuer: spelling(own) }) }, robotAuth)
+        const error = yield* Effect.flip(whoami)
+        assert.include(error.message, `names the issuer ${JSON.stringify(spelling(as.issuer))}, not "${as.issuer}"`)
+        assert.strictEqual(as.count("/token"), 0)
+      }
+    }))
+
+  it.scoped("a stored discovery state with a hostile issuer or endpoint is not used for a refresh: it is discovered again, with a warning", () =>
+    Effect.gen(function*() {
+      const { as, login, store, key, whoami } = yield* setup({})
+      yield* login
+      as.expireAccessTokens()
+      const logs = captureLogs()
+      for (const hostile of [{ token_endpoint: "http://as.invalid/token" }, { issuer: "https://evil.example" }]) {
+        const entry = Option.getOrThrow(yield* store.get(key))
+        const state = entry.discoveryState as { authorizationServerMetadata: Record<string, unknown> }
+        yield* store.set(key, {
+          ...entry,
+          tokens: { ...entry.tokens!, expires_at: 0 },
+          discoveryState: { ...state, authorizationServerMetadata: { ...state.authorizationServerMetadata, ...hostile } }
+        })
+        const before = as.count("/token")
+        assert.include(yield* whoami.pipe(Effect.provide(logs.layer)), "client dcr-")
+        // the refresh went to the real token endpoint, after its metadata was fetched again
+        assert.strictEqual(as.count("/token"), before + 1)
+        const state2 = Option.getOrThrow(yield* store.get(key)).discoveryState as { authorizationServerMetadata: Record<string, unknown> }
+        assert.strictEqual(state2.authorizationServerMetadata.token_endpoint, `${as.issuer}/token`)
+        assert.strictEqual(state2.authorizationServerMetadata.issuer, as.issuer)
+        as.expireAccessTokens()
+      }
+      const warnings = logs.lines.filter((line) => line.level === "WARN").map((line) => line.message)
+      assert.deepStrictEqual(warnings, [
+        `token store: ignoring the stored discovery state of ${key}: not valid`,
+        `token store: ignoring the stored discovery state of ${key}: not valid`
+      ])
+    }))
+})
+
+describe("answers nested too deep", () => {
+  it("the SDK's schemas keep a 10,000-level unknown field of metadata, which JSON.stringify then cannot write: the depth is measured first", () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
+    const metadata = OAuthMetadataSchema.parse(JSON.parse(
+      `{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://as.example/t","response_types_supported":["code"],"x_nested":${deep}}`
+    ))
+    assert.isArray(metadata.x_nested)
+    assert.throws(() => JSON.stringify(metadata), RangeError)
+  })
+
+  for (const where of ["metadata", "registration", "token"] as const) {
+    it.scoped(`an authorization server's ${where} answer nested 10,000 levels deep fails the login with a typed error, nothing stored`, () =>
+      Effect.gen(function*() {
+        const { headless, login, store, key } = yield* setup({ nested: { in: where, depth: 10_000 } })
+        const error = yield* Effect.flip(login)
+        assert.strictEqual(error._tag, "McpConnectError")
+        assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ nests deeper than 32 levels$/)
+        const entry = Option.getOrElse(yield* store.get(key), (): McpTokenStore.Entry => ({}))
+        assert.isUndefined(entry.tokens)
+        if (where !== "token") assert.deepStrictEqual(headless.urls, [])
+      }))
+  }
+
+  it.scoped("protected-resource metadata nested 10,000 levels deep fails connect and login naming it (the SDK would fall back): the authorization server is never asked", () =>
+    Effect.gen(function*() {
+      const { as, factory, headless, login, server } = yield* setup({ nested: { in: "resource", depth: 10_000 } })
+      const expected = /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp nests deeper than 32 levels$/
+      const quiet = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.match(quiet.message, expected)
+      const error = yield* Effect.flip(login)
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.match(error.message, expected)
+      assert.deepStrictEqual(headless.logins, [])
+      assert.deepStrictEqual(headless.urls, [])
+      assert.deepStrictEqual(as.requests.filter((r) => r.on === "as"), [])
+    }))
+
+  it.scoped("an authorization server's answer larger than 1,000,000 bytes fails the login with a typed error", () =>
+    Effect.gen(function*() {
+      const { headless, login } = yield* setup({ nested: { in: "metadata", depth: 1, padding: 1_000_001 } })
+      const error = yield* Effect.flip(login)
+      assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ is larger than 1,000,000 bytes$/)
+      assert.deepStrictEqual(headless.urls, [])
+    }))
+
+  it.scoped("answers nested 20 levels deep are used", () =>
+    Effect.gen(function*() {
+      for (const where of ["metadata", "resource", "registration", "token"] as const) {
+        const { login, whoami } = yield* setup({ nested: { in: where, depth: 20 } })
+        yield* login
+        assert.include(yield* whoami, "client dcr-")
+      }
+    }))
+})
+
+describe("the last gate before the host", () => {
+  it.effect("the provider never keeps an authorization URL that is not https (or loopback http) for the host to open", () =>
+    Effect.gen(function*() {
+      const store = yield* McpTokenStore.makeMemory
+      const context: OAuthProvider.Context = {
+        key: "https://docs.example/mcp",
+        store,
+        held: Scrubber.makeSecrets(),
+        runtime: yield* Effect.runtime<never>(),
+        now: () => 0
+      }
+      const provider = new OAuthProvider.AuthorizationCodeProvider(context, new McpServer.AuthorizationCode({}), {
+        interactive: true,
+        redirectUrl: "http://127.0.0.1:47813/callback"
+      })
+      for (const url of ["file:///etc/passwd", "javascript:alert(document.domain)", "http://login.example/authorize?client_id=zett"]) {
+        const error = yield* Effect.flip(Effect.tryPromise({ try: () => provider.redirectToAuthorization(new URL(url)), catch: (e) => e }))
+        assert.isTrue(OAuthChecks.isRefused(error), url)
+        assert.isUndefined(provider.authorizationUrl)
+      }
+      yield* Effect.promise(() => provider.redirectToAuthorization(new URL("https://login.example/authorize?client_id=zett")))
+      assert.strictEqual(provider.authorizationUrl?.href, "https://login.example/authorize?client_id=zett")
+    }))
+})

@@ -1,0 +1,14 @@
+/**
+ * @since 0.1.0
+ */
+export * as McpRedis from "./McpRedis.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as RedisTokenStore from "./RedisTokenStore.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as RedisToolCache from "./RedisToolCache.js"

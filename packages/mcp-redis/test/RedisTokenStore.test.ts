@@ -1,0 +1,328 @@
+/**
+ * Shared authorization: `RedisTokenStore.layer` against a real `redis-server`
+ * (`@zett/testing/RedisServer`), each store on its own connection as another process of a fleet would have,
+ * and a local authorization server with a protected MCP server (`@zett/testing/OAuthServer`).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
+import * as OAuthServer from "@zett/testing/OAuthServer"
+import * as Processes from "@zett/testing/Processes"
+import * as RedisServer from "@zett/testing/RedisServer"
+import * as Source from "@zett/testing/Source"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import { Redis } from "ioredis"
+import * as ChildProcess from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as RedisLock from "../src/internal/redisLock.js"
+
+const key = "https://docs.example/mcp"
+const accessSecret = "acc-5ecret-0f-the-token"
+const refreshSecret = "ref-5ecret-0f-the-token"
+const entry: McpTokenStore.Entry = {
+  tokens: { access_token: accessSecret, token_type: "Bearer", refresh_token: refreshSecret, expires_at: 1_000 },
+  clientInformation: { client_id: "dcr-1", redirect_uris: ["http://127.0.0.1:7777/callback"] }
+}
+
+/** A store on a connection of its own, as another process would have. */
+const storeOn = (url: string, options?: RedisTokenStore.Options, connection: Partial<McpRedis.Options> = {}) =>
+  Effect.flatMap(
+    Layer.build(McpRedis.layer({ url, ...connection })),
+    (context) => Effect.provide(RedisTokenStore.make(options), context)
+  )
+
+const rawClient = (url: string) =>
+  Effect.acquireRelease(Effect.sync(() => new Redis(url)), (client) => Effect.sync(() => client.disconnect()))
+
+/** Log lines, as text. */
+const captureLogs = () => {
+  const lines: Array<string> = []
+  const layer = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+  return { lines, layer }
+}
+
+/** A client factory of one "process": its own Redis connection and token store. */
+const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
+  Effect.gen(function*() {
+    const store = yield* storeOn(redisUrl)
+    const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(NodeContext.layer)
+    )
+    const server = McpServer.http({ name: "docs", url: as.url, auth: {} })
+    const whoami = Effect.scoped(Effect.gen(function*() {
+      const client = yield* factory.connect(server)
+      const result = yield* client.callTool("whoami", {})
+      const block = result.content[0]
+      return block?.type === "text" ? block.text : ""
+    }))
+    return { store, factory, server, whoami }
+  })
+
+const tokenApp = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "token-app.ts")
+
+/** Starts one process of fixtures/token-app.ts; the scope kills it if it is still running. */
+const startApp = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = ChildProcess.spawn(process.execPath, [...Source.nodeArgs, tokenApp], {
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      const output = { stdout: "", stderr: "" }
+      child.stdout.on("data", (chunk: Buffer) => void (output.stdout += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => void (output.stderr += chunk.toString("utf8")))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, output, exited }
+    }),
+    ({ child }) =>
+      Effect.promise(async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGKILL")
+          await new Promise((resolve) => child.once("exit", resolve))
+        }
+      })
+  ).pipe(Effect.map(({ child, exited, output }) => ({
+    pid: child.pid!,
+    ready: Effect.gen(function*() {
+      while (!output.stdout.includes("READY")) {
+        if (child.exitCode !== null) return yield* Effect.fail(new Error(`exited before READY:\n${output.stderr}`))
+        yield* Effect.sleep("20 millis")
+      }
+    }),
+    go: Effect.sync(() => void child.stdin.end("go\n")),
+    result: Effect.map(Effect.promise(() => exited), (code) => {
+      const line = output.stdout.split("\n").find((l) => l.startsWith("RESULT "))
+      assert.strictEqual(code, 0, output.stderr)
+      assert.isDefined(line, output.stdout + output.stderr)
+      return { ...JSON.parse(line!.slice("RESULT ".length)) as { pid: number; answer: string }, stderr: output.stderr }
+    })
+  })))
+
+const refreshes = (as: OAuthServer.OAuthServer) =>
+  as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length
+
+describe("RedisTokenStore.layer", () => {
+  it.scopedLive("an entry written by one process is read, listed and removed by another; Redis holds it as JSON under the normalized URL", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const first = yield* storeOn(redis.url)
+      const second = yield* storeOn(redis.url)
+      assert.isTrue(Option.isNone(yield* second.get(key)))
+      yield* first.set(key, entry)
+      yield* first.set("https://other.example", { clientInformation: { client_id: "dcr-2", redirect_uris: [] } })
+      assert.deepStrictEqual(yield* second.get(key), Option.some(entry))
+      assert.deepStrictEqual(yield* second.keys, ["https://docs.example/mcp", "https://other.example"])
+      const raw = yield* rawClient(redis.url)
+      assert.deepStrictEqual(JSON.parse((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!), entry)
+      // no expiry: a refresh token outlives any access token
+      assert.strictEqual(yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`)), -1)
+      yield* McpTokenStore.modify(second, key, ({ tokens: _, ...rest }) => rest)
+      assert.deepStrictEqual(yield* first.get(key), Option.some({ clientInformation: entry.clientInformation! }))
+      yield* second.remove(key)
+      assert.isTrue(Option.isNone(yield* first.get(key)))
+      assert.deepStrictEqual(yield* first.keys, ["https://other.example"])
+    }))
+
+  it.scopedLive("keys lists only its own store, also with a prefix that holds glob characters", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const tokens = yield* storeOn(redis.url, undefined, { prefix: "fleet[1]*:" })
+      const others = yield* storeOn(redis.url, undefined, { prefix: "fleet1x:" })
+      yield* tokens.set(key, entry)
+      yield* others.set("https://other.example", entry)
+      const raw = yield* rawClient(redis.url)
+      yield* Effect.promise(() => raw.set("fleet[1]*:mcp-tools:x", "{}"))
+      assert.deepStrictEqual(yield* tokens.keys, [key])
+      assert.deepStrictEqual(yield* others.keys, ["https://other.example"])
+    }))
+
+  it.scopedLive("an entry that is not valid is absent, with a warning naming the key and not the value", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const logs = captureLogs()
+      const store = yield* storeOn(redis.url)
+      const raw = yield* rawClient(redis.url)
+      yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${key}`, `{"tokens":{"access_token":"${accessSecret}"}}`))
+      assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))))
+      assert.strictEqual(logs.lines.length, 1)
+      assert.include(logs.lines[0]!, `ignoring ${key} in Redis`)
+      assert.notInclude(logs.lines[0]!, accessSecret)
+    }))
+
+  it.scopedLive("withLock excludes across connections: the second holder starts after the first ended", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const first = yield* storeOn(redis.url)
+      const second = yield* storeOn(redis.url)
+      const events: Array<string> = []
+      const inside = yield* Deferred.make<void>()
+      const holder = yield* first.withLock(
+        key,
+        Effect.gen(function*() {
+          events.push("first in")
+          yield* Deferred.succeed(inside, undefined)
+          yield* Effect.sleep("300 millis")
+          events.push("first out")
+        })
+      ).pipe(Effect.fork)
+      yield* Deferred.await(inside)
+      // another key is not held by it
+      yield* second.withLock("https://other.example", Effect.sync(() => events.push("other key")))
+      yield* second.withLock(key, Effect.sync(() => events.push("second in")))
+      yield* Fiber.join(holder)
+      assert.deepStrictEqual(events, ["first in", "other key", "first out", "second in"])
+      // released: nothing is left in Redis
+      const raw = yield* rawClient(redis.url)
+      assert.deepStrictEqual(yield* Effect.promise(() => raw.keys("zett:lock:*")), [])
+    }))
+
+  it.scopedLive("withLock passes the effect's own failure through, and a holder that stays too long makes the waiter fail typed", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const first = yield* storeOn(redis.url)
+      const second = yield* storeOn(redis.url, { lockWait: "200 millis" })
+      const own = yield* Effect.flip(first.withLock(key, Effect.fail("own failure" as const)))
+      assert.strictEqual(own, "own failure")
+      const inside = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* first.withLock(key, Effect.zipRight(Deferred.succeed(inside, undefined), Deferred.await(release)))
+        .pipe(Effect.fork)
+      yield* Deferred.await(inside)
+      const error = yield* Effect.flip(second.withLock(key, Effect.void))
+      assert.strictEqual(error._tag, "McpTokenStoreError")
+      assert.strictEqual(error.message, `token store: ${key}: cannot lock: another process held the lock too long`)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+    }))
+
+  it.scopedLive("three processes connecting at once with an expired access token make one refresh request, and all connect", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make({})
+      const fleet = yield* Effect.all([processOn(redis.url, as), processOn(redis.url, as), processOn(redis.url, as)])
+      const headless = OAuthServer.headless()
+      yield* McpAuthorization.login(fleet[0].server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, fleet[0].factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, fleet[0].store),
+        Effect.provide(headless.layer)
+      )
+      // the other processes see the login's tokens
+      const normalized = McpTokenStore.normalizeKey(as.url)
+      const stored = Option.getOrThrow(yield* fleet[2].store.get(normalized))
+      assert.strictEqual(stored.tokens?.access_token, as.issued[0]!.accessToken)
+      as.expireAccessTokens()
+      yield* fleet[1].store.set(normalized, { ...stored, tokens: { ...stored.tokens!, expires_at: 0 } })
+      const answers = yield* Effect.all(fleet.map((instance) => instance.whoami), { concurrency: "unbounded" })
+      for (const answer of answers) assert.include(answer, `client ${as.registered[0]!.client_id}`)
+      assert.strictEqual(refreshes(as), 1)
+      // the refreshed tokens are the fleet's: a later connect of any process makes no token request
+      assert.strictEqual(Option.getOrThrow(yield* fleet[0].store.get(normalized)).tokens?.access_token, as.issued[1]!.accessToken)
+      const tokenRequests = as.count("/token")
+      yield* fleet[2].whoami
+      assert.strictEqual(as.count("/token"), tokenRequests)
+    }))
+
+  it.scopedLive("three separate processes with an expired access token connect at once: one refresh request, all connect, none left", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make({})
+      // the login of an operator, through the same Redis
+      const operator = yield* processOn(redis.url, as)
+      yield* McpAuthorization.login(operator.server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, operator.factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, operator.store),
+        Effect.provide(OAuthServer.headless().layer)
+      )
+      const normalized = McpTokenStore.normalizeKey(as.url)
+      const stored = Option.getOrThrow(yield* operator.store.get(normalized))
+      as.expireAccessTokens()
+      yield* operator.store.set(normalized, { ...stored, tokens: { ...stored.tokens!, expires_at: 0 } })
+      const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
+      yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(apps, (app) => app.go, { discard: true })
+      const results = yield* Effect.forEach(apps, (app) => app.result, { concurrency: "unbounded" })
+      for (const result of results) assert.include(result.answer, `client ${as.registered[0]!.client_id} scope`, result.stderr)
+      assert.strictEqual(refreshes(as), 1)
+      assert.strictEqual(new Set(results.map((result) => result.pid)).size, 3)
+      // no token in any process's output
+      for (const result of results) {
+        for (const issued of as.issued) {
+          assert.notInclude(result.stderr, issued.accessToken)
+          if (issued.refreshToken !== undefined) assert.notInclude(result.stderr, issued.refreshToken)
+        }
+      }
+      assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
+    }), 120_000)
+
+  it.scopedLive("Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make({})
+      const instance = yield* processOn(redis.url, as)
+      yield* instance.store.set(key, entry)
+      yield* redis.stop
+      const failures = [
+        yield* Effect.flip(instance.store.get(key)),
+        yield* Effect.flip(instance.store.set(key, entry)),
+        yield* Effect.flip(instance.store.remove(key)),
+        yield* Effect.flip(instance.store.keys),
+        yield* Effect.flip(instance.store.withLock(key, Effect.void))
+      ]
+      for (const error of failures) {
+        assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.match(error.message, /cannot (read|write|remove|list|lock) in Redis: unavailable/)
+        assert.notInclude(error.message, accessSecret)
+        assert.notInclude(error.message, refreshSecret)
+      }
+      assert.strictEqual(failures[0]!.key, key)
+      // the connect renews under the lock, which Redis cannot give: the server is unavailable, with the reason
+      const error = yield* Effect.flip(Effect.scoped(instance.factory.connect(instance.server)))
+      assert.strictEqual(error.failure, "Unauthorized")
+      assert.include(error.reason, "token store")
+      assert.include(error.reason, "in Redis: unavailable")
+      assert.strictEqual(as.count("/token"), 0)
+    }))
+
+  it.scopedLive("Redis frozen: get, set and withLock fail with McpTokenStoreError after operationTimeout instead of waiting", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const store = yield* storeOn(redis.url, undefined, { operationTimeout: "200 millis" })
+      yield* store.set(key, entry)
+      yield* redis.freeze
+      const failures = [
+        yield* Effect.flip(store.get(key)),
+        yield* Effect.flip(store.set(key, entry)),
+        yield* Effect.flip(store.withLock(key, Effect.void))
+      ]
+      yield* redis.thaw
+      for (const error of failures) {
+        assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.match(error.message, /cannot (read|write|lock) in Redis: no answer in time/)
+      }
+      // back: the entry is still there
+      assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
+    }))
+
+  it.effect("a Redis command times out also where it cannot be interrupted (the acquire of withLock), without waiting for its reply", () =>
+    Effect.gen(function*() {
+      // a reply that never comes: before, the timeout waited for it, so withLock on a frozen Redis took ioredis's own timeout
+      const fiber = yield* RedisLock.command("lock:k", "200 millis", () => new Promise<never>(() => {})).pipe(
+        Effect.uninterruptible,
+        Effect.flip,
+        Effect.fork
+      )
+      yield* TestClock.adjust("200 millis")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error.reason, "Timeout")
+    }))
+})
