@@ -51,8 +51,8 @@ export interface Tool extends Definition {
 
 /**
  * The failure a tool reports to the model: `type` names the kind (`InvalidArguments` of the call, an
- * `UnknownTool`, a `TimeoutError`, a `ServerUnavailable` or `McpError` of a remote tool's server, or the
- * tool's own `ToolError`), `message` is the text the model sees.
+ * `UnknownTool`, a `TimeoutError`, the source of a remote tool `Unavailable` or failing the request
+ * (`RemoteError`), or the tool's own `ToolError`), `message` is the text the model sees.
  *
  * @since 0.1.0
  * @category errors
@@ -62,8 +62,8 @@ export class ToolError extends Schema.TaggedError<ToolError>("@zett/agent/ToolEr
     "InvalidArguments",
     "UnknownTool",
     "TimeoutError",
-    "ServerUnavailable",
-    "McpError",
+    "Unavailable",
+    "RemoteError",
     "ToolError"
   ),
   message: Schema.String,

@@ -344,7 +344,7 @@ export const make = Effect.fnUntraced(function*(
       Effect.catchAll(state.connections.getWithin(server, connectTimeout), (error) =>
         Effect.zipRight(
           counted(server, "failed"),
-          new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+          new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
         )),
       (client) => {
         const limits: McpClient.CallLimits = {
@@ -397,7 +397,7 @@ export const make = Effect.fnUntraced(function*(
         // a closed connection is not reused, by this request or (pooled) by the next one
         error.code === McpError.connectionClosedCode ? state.connections.invalidate(server) : Effect.void,
         new Tool.ToolError({
-          type: "McpError",
+          type: "RemoteError",
           message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
           cause: error
         })
@@ -419,7 +419,7 @@ export const make = Effect.fnUntraced(function*(
   (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> => {
     const state = requests.get(context)
     return state === undefined
-      ? new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: called outside the request that registered ${tool.name}` })
+      ? new Tool.ToolError({ type: "Unavailable", message: `${server.name}: called outside the request that registered ${tool.name}` })
       : call(state, server, tool, args, toolCall, context)
   }
   const toAgentTools = (server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
@@ -453,7 +453,7 @@ export const make = Effect.fnUntraced(function*(
       prefix: McpServer.toolPrefix(server),
       connect: state.connections.getWithin(server, connectTimeout).pipe(
         Effect.mapError((error) =>
-          new Tool.ToolError({ type: "ServerUnavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+          new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
         )
       ),
       limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout),

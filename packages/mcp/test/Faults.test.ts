@@ -90,7 +90,7 @@ describe.sequential("faults of a server", () => {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("crash", marker, ["exit-during-call"])], names: ["crash__echo"] })
       assert.deepStrictEqual(failure(report, "crash__echo"), {
-        type: "McpError",
+        type: "RemoteError",
         message: "the server failed to run the tool (connection closed)"
       })
       assertHealthyAndClean(report)
@@ -101,7 +101,7 @@ describe.sequential("faults of a server", () => {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
       const report = yield* probe({ marker, servers: [McpServer.http({ name: "crash", url })], names: ["crash__echo"] })
-      assert.strictEqual(failure(report, "crash__echo").type, "McpError")
+      assert.strictEqual(failure(report, "crash__echo").type, "RemoteError")
       assertHealthyAndClean(report)
     }))
 
@@ -216,7 +216,7 @@ describe.sequential("faults of a server", () => {
       })
       for (const name of ["bigs__big", "bigh__big"]) {
         assert.deepStrictEqual(failure(report, name), {
-          type: "McpError",
+          type: "RemoteError",
           message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
             "of 1 MB (maxMessageBytes))"
         })
@@ -240,7 +240,7 @@ describe.sequential("faults of a server", () => {
         callTimeout: "120 seconds"
       })
       assert.deepStrictEqual(failure(report, "closing__half"), {
-        type: "McpError",
+        type: "RemoteError",
         message: "the server failed to run the tool (the server closed the response stream before answering)"
       })
       const results = toolResults(report.requests[1])
@@ -271,7 +271,7 @@ describe.sequential("faults of a server", () => {
       })
       for (const name of ["halfevent__half", "refused__half", "closed__half"]) {
         assert.deepStrictEqual(failure(report, name), {
-          type: "McpError",
+          type: "RemoteError",
           message: "the server failed to run the tool (the server closed the response stream before answering)"
         }, name)
       }
@@ -308,7 +308,7 @@ describe.sequential("faults of a server", () => {
       const url = yield* httpFault(`${marker}-http`, ["forget-session"])
       const report = yield* probe({ marker, servers: [McpServer.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
       assert.include(toolNames(report), "amnesiac__echo")
-      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "McpError", message: "the server failed to run the tool" })
+      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "RemoteError", message: "the server failed to run the tool" })
       assertHealthyAndClean(report)
     }))
 
@@ -453,7 +453,7 @@ describe.sequential("faults of a server", () => {
       assert.include(system, "mute (timed out after 4s)")
       assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
       assert.include(system, "down (HTTP 500 Internal Server Error)")
-      assert.strictEqual(failure(report, "crash__echo").type, "McpError")
+      assert.strictEqual(failure(report, "crash__echo").type, "RemoteError")
       assert.strictEqual(failure(report, "nocall__echo").type, "TimeoutError")
       const results = toolResults(report.requests[1])
       assert.deepStrictEqual(results["calm__echo"]?.content, [{ type: "text", text: "calm echo: hi" }])

@@ -276,7 +276,7 @@ describe("resources as tools", () => {
         yield* agent.run("list")
       }).pipe(Effect.provide(layer))
       assert.deepStrictEqual(toolMessages(requests[2]!)[0]!.content, {
-        error: { type: "ServerUnavailable", message: "s: connection refused" }
+        error: { type: "Unavailable", message: "s: connection refused" }
       })
     }))
 

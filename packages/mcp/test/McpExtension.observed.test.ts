@@ -105,7 +105,7 @@ describe("McpExtension, observed", () => {
       }).pipe(Effect.provide(layer))
       const [result] = toolMessages(requests[2]!)
       assert.strictEqual(result!.status, "TOOL_FAILED")
-      assert.deepStrictEqual(result!.content, { error: { type: "ServerUnavailable", message: "s: connection refused" } })
+      assert.deepStrictEqual(result!.content, { error: { type: "Unavailable", message: "s: connection refused" } })
       assert.strictEqual(stats.calls.length, 0)
     }))
 
@@ -229,7 +229,7 @@ describe("McpExtension, observed", () => {
         yield* agent.run("warm the cache")
         yield* agent.run("call both")
       }).pipe(Effect.provide(layer))
-      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["ServerUnavailable", "ToolError"])
+      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["Unavailable", "ToolError"])
       const count = (server: string, outcome: string) =>
         Effect.map(
           Metric.value(McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", server), Metric.tagged("outcome", outcome))),

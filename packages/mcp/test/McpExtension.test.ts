@@ -514,7 +514,7 @@ describe("McpExtension", () => {
       const result = toolMessages(requests[1]!)[0]!
       assert.strictEqual(result.status, "TOOL_FAILED")
       const shown = JSON.stringify(result.content)
-      assert.include(shown, "McpError")
+      assert.include(shown, "RemoteError")
       for (const secret of ["ECONNRESET", "10.0.0.1", "pw@", "node:net"]) assert.notInclude(shown, secret)
     }))
 
@@ -651,7 +651,7 @@ describe("McpExtension", () => {
       const error = (yield* Effect.flip(
         found!.handle({}, new Message.ToolCall({ id: "x", name: "s__t", arguments: {} }), other!)
       )) as Tool.ToolError
-      assert.deepStrictEqual([error.type, error.message], ["ServerUnavailable", "s: called outside the request that registered s__t"])
+      assert.deepStrictEqual([error.type, error.message], ["Unavailable", "s: called outside the request that registered s__t"])
       assert.strictEqual(stats.calls.length, 0)
     }))
 

@@ -69,7 +69,7 @@ export const make = (options: {
         new Tool.ToolError({ type: "TimeoutError", message: `${name} did not finish within ${Duration.format(error.timeout)}` })),
       Effect.catchTag("McpRequestError", (error) =>
         new Tool.ToolError({
-          type: "McpError",
+          type: "RemoteError",
           message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
           cause: error
         })),
