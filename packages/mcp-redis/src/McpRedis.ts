@@ -21,6 +21,7 @@ import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import type { Redis } from "ioredis"
+import * as RedisKeys from "./internal/redisKeys.js"
 import * as RedisLock from "./internal/redisLock.js"
 
 /**
@@ -125,7 +126,8 @@ export const layerConfig = (
 
 /**
  * An `@effect/experimental` `BackingPersistence` on the shared connection: values as JSON under
- * `<prefix><store>:<key>`, time-to-live set by Redis (`PX`). Written here rather than taken from
+ * `<prefix><store>:<key>`, time-to-live set by Redis (`PX`); `clear` deletes the keys of its store only, found
+ * page by page with `SCAN` (never `KEYS`, which blocks Redis while it walks every key). Written here rather than taken from
  * `@effect/experimental/Persistence/Redis`, which opens a client of its own with an offline queue (commands
  * wait for a reconnection) and no error listener (ioredis then prints every failed reconnection).
  *
@@ -179,9 +181,15 @@ const makeStore = (redis: McpRedis["Type"], prefix: string): Persistence.Backing
         return multi.exec()
       })),
     remove: (key) => Effect.asVoid(run("remove", () => client.del(prefix + key))),
-    clear: Effect.asVoid(run("clear", async () => {
-      const keys = await client.keys(`${prefix}*`)
-      return keys.length === 0 ? 0 : client.del(keys)
-    }))
+    // each page deleted as it comes: no command carries more than a page of keys, and each has its own timeout
+    clear: Effect.gen(function*() {
+      const match = RedisKeys.underPrefix(prefix)
+      let cursor = "0"
+      do {
+        const [next, names] = yield* run("clear", () => client.scan(cursor, "MATCH", match, "COUNT", 500))
+        if (names.length > 0) yield* run("clear", () => client.del(names))
+        cursor = next
+      } while (cursor !== "0")
+    })
   }
 }

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as RedisKeys from "./internal/redisKeys.js"
 import * as RedisLock from "./internal/redisLock.js"
 import * as McpRedis from "./McpRedis.js"
 
@@ -31,9 +32,6 @@ export interface Options {
   /** The longest wait for one Redis command (default: the `operationTimeout` of `McpRedis`). */
   readonly operationTimeout?: Duration.DurationInput | undefined
 }
-
-/** `*`, `?`, `[`, `]` and a backslash of a prefix taken literally by `SCAN MATCH`. */
-const escapeGlob = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
 
 /**
  * A store shared by the processes of a fleet through the Redis of `McpRedis`: each entry as JSON under
@@ -94,7 +92,7 @@ export const make = (
       })
 
     const keys = Effect.gen(function*() {
-      const match = `${escapeGlob(prefix)}*`
+      const match = RedisKeys.underPrefix(prefix)
       const found = new Set<string>()
       let cursor = "0"
       do {
