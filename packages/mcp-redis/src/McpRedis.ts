@@ -1,6 +1,6 @@
 /**
- * One Redis connection shared by the stores of a fleet (issue 17): the tool cache
- * (`McpToolCache.layerRedis`) and the lock that makes a discovery run once across processes.
+ * One Redis connection shared by the stores of a fleet: the tool cache (`RedisToolCache`) with the lock that
+ * makes a discovery run once across processes, and the OAuth tokens (`RedisTokenStore`).
  *
  * The connection never makes a request wait or fail: commands fail at once while Redis is unreachable (no
  * offline queue), every command is bounded by `operationTimeout`, and the client reconnects in the background.
