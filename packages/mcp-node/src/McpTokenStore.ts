@@ -17,6 +17,7 @@ import * as Crypto from "node:crypto"
 import * as Os from "node:os"
 import * as Config from "effect/Config"
 import * as JsonDepth from "./internal/jsonDepth.js"
+import * as KeyedLock from "./internal/keyedLock.js"
 
 /**
  * What is kept for one server. JSON-serializable; `tokens.expires_at` is epoch milliseconds, computed from
@@ -99,20 +100,6 @@ export const modify = (
 ): Effect.Effect<void, McpTokenStoreError> =>
   Effect.flatMap(store.get(key), (entry) => store.set(key, f(Option.getOrElse(entry, () => ({})))))
 
-/** A semaphore per key, made on first use. */
-const makeLocks = Effect.sync(() => {
-  const semaphores = new Map<string, Effect.Semaphore>()
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      let semaphore = semaphores.get(key)
-      if (semaphore === undefined) {
-        semaphore = Effect.unsafeMakeSemaphore(1)
-        semaphores.set(key, semaphore)
-      }
-      return semaphore.withPermits(1)(effect)
-    })
-})
-
 /**
  * A store in memory: entries are copied in and out (as JSON), so a caller's later change to an object does
  * not reach the store.
@@ -122,7 +109,7 @@ const makeLocks = Effect.sync(() => {
  */
 export const makeMemory: Effect.Effect<McpTokenStore["Type"]> = Effect.gen(function*() {
   const entries = new Map<string, string>()
-  const lock = yield* makeLocks
+  const lock = yield* KeyedLock.make
   return McpTokenStore.of({
     get: (key) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
     set: (key, entry) => Effect.sync(() => void entries.set(key, JSON.stringify(entry))),
@@ -218,7 +205,7 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const directory = options?.directory ?? path.join(yield* homeDirectory, ".zett", "auth")
-  const lock = yield* makeLocks
+  const lock = yield* KeyedLock.make
   const fileOf = (key: string) =>
     path.join(directory, `${Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`)
   const failure = (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
