@@ -11,6 +11,11 @@ export * as AgentError from "./AgentError.js"
 /**
  * @since 0.1.0
  */
+export * as EditDistance from "./EditDistance.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Extension from "./Extension.js"
 
 /**

@@ -1,27 +1,9 @@
 /** @internal */
-
-/** Edit distance (insert, delete, substitute, each 1), case-insensitive: small models mix up case and separators. */
-const distance = (a: string, b: string): number => {
-  a = a.toLowerCase()
-  b = b.toLowerCase()
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)
-      )
-    }
-    previous = current
-  }
-  return previous[b.length]!
-}
+import * as EditDistance from "../EditDistance.js"
 
 /**
  * The `limit` names nearest to `name`: a name that contains it (or is contained in it) first, then by edit
- * distance, ties in the order given.
+ * distance, ties in the order given; case aside, as small models mix up case and separators.
  *
  * @internal
  */
@@ -30,7 +12,7 @@ export const closest = (name: string, names: Iterable<string>, limit = 3): Array
   return Array.from(names, (candidate, index) => {
     const other = candidate.toLowerCase()
     const contains = lower !== "" && (other.includes(lower) || lower.includes(other))
-    return { candidate, index, score: distance(name, candidate) - (contains ? 1000 : 0) }
+    return { candidate, index, score: EditDistance.levenshtein(name, candidate, { ignoreCase: true }) - (contains ? 1000 : 0) }
   })
     .sort((x, y) => x.score - y.score || x.index - y.index)
     .slice(0, limit)

@@ -23,6 +23,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Os from "node:os"
 import * as McpInputs from "../McpInputs.js"
+import * as EditDistance from "@zett/agent/EditDistance"
 import { AuthorizationCode, ClientCredentials, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServer"
 import type { McpServer } from "@zett/mcp/McpServer"
 import * as Json from "./configJson.js"
@@ -272,25 +273,12 @@ const remoteKeys = new Set(Object.keys(RemoteEntry.fields))
 const knownKeys = [...new Set([...stdioKeys, ...remoteKeys])]
 const urlKeys = ["url", "serverUrl", "httpUrl"] as const
 
-/** Levenshtein distance, for "did you mean". */
-const distance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = current
-  }
-  return previous[b.length]!
-}
-
 /** @internal */
 export const nearestKey = (key: string): string | undefined => {
   let best: string | undefined
   let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1
   for (const known of knownKeys) {
-    const d = distance(key.toLowerCase(), known.toLowerCase())
+    const d = EditDistance.levenshtein(key, known, { ignoreCase: true })
     if (d < bestDistance) {
       best = known
       bestDistance = d
