@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import type * as Effect from "effect/Effect"
+import type * as Context from "effect/Context"
 import * as pending from "./internal/pending.js"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -154,6 +155,12 @@ export interface Hooks<E = never> {
   readonly onCompact?: (context: RunContext) => Effect.Effect<void, E>
   /** A maintenance pass ends after compaction: persist its result. */
   readonly afterCompact?: (context: RunContext) => Effect.Effect<void, E>
+  /**
+   * Services of this request, returned by `request`: every hook, tool handler and model call of the request runs
+   * with them in its context (as a transaction's connection is reached in `@effect/sql`), so request state is read
+   * from the context rather than looked up. A run also provides the agent's `Model`.
+   */
+  readonly services?: Context.Context<never> | undefined
 }
 
 /**
@@ -162,7 +169,7 @@ export interface Hooks<E = never> {
  * @since 0.1.0
  * @category models
  */
-export type HookName = Exclude<keyof Hooks, "onModelRequest" | "onToolCall">
+export type HookName = Exclude<keyof Hooks, "onModelRequest" | "onToolCall" | "services">
 
 /**
  * An extension: a unique `name` (A4), hooks, and optionally `request`.

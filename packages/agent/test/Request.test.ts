@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Agent, AgentError, type Extension, MessageAccumulator, ScriptedModel, Tool } from "@zett/agent"
+import { Agent, AgentError, type Extension, MessageAccumulator, Model, ScriptedModel, Tool } from "@zett/agent"
+import * as Context from "effect/Context"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -36,7 +39,56 @@ const counting = (log: Array<string>): Extension.Extension<Refused> => {
   }
 }
 
+class RequestId extends Context.Tag("test/RequestId")<RequestId, number>() {}
+
 describe("Extension.request: request state lives in the request", () => {
+  it.effect("the services a request returns are in the context of its hooks and tool calls, with the agent's model", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      let requests = 0
+      // one tool object for every request: it reads its request from the context it runs in
+      const shared = Tool.make("which", {
+        description: "names its request",
+        parameters: Schema.Struct({}),
+        handler: () => Effect.map(Effect.serviceOption(RequestId), (id) => void seen.push(`call in ${Option.getOrElse(id, () => 0)}`))
+      })
+      const extension: Extension.Extension = {
+        name: "services",
+        request: () =>
+          Effect.sync(() => {
+            const id = ++requests
+            return {
+              services: Context.make(RequestId, id),
+              onTool: (ctx) =>
+                Effect.zipRight(
+                  Effect.map(Effect.serviceOption(RequestId), (found) => void seen.push(`onTool in ${Option.getOrElse(found, () => 0)}`)),
+                  Effect.asVoid(ctx.tools.register(shared))
+                ),
+              afterRun: () =>
+                Effect.flatMap(Effect.serviceOption(Model.Model), (model) =>
+                  Option.isNone(model)
+                    ? Effect.sync(() => void seen.push("no model"))
+                    : Effect.map(Effect.orDie(Stream.runCollect(model.value.stream({ messages: [], tools: [], serverTools: [] }))), (events) =>
+                      void seen.push(`model answered ${events.length > 0}`)))
+            }
+          })
+      }
+      const call = { toolCalls: [{ name: "which", arguments: {} }] }
+      const agent = yield* Agent.make({ extensions: [extension] }).pipe(
+        Effect.provide(ScriptedModel.layer([call, { text: "one" }, { text: "from afterRun" }, call, { text: "two" }, { text: "again" }]))
+      )
+      yield* agent.run("first")
+      yield* agent.run("second")
+      assert.deepStrictEqual(seen, [
+        "onTool in 1",
+        "call in 1",
+        "model answered true",
+        "onTool in 2",
+        "call in 2",
+        "model answered true"
+      ])
+    }))
+
   it.effect("A5 request builds hooks per request, their state is the request's own, and the request scope releases what it acquired", () =>
     Effect.gen(function*() {
       const log: Array<string> = []

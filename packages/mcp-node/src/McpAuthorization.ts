@@ -1,5 +1,5 @@
 /**
- * OAuth logins for remote MCP servers (issue 12). Inside an agent request nothing waits for a browser: a server
+ * OAuth logins for remote MCP servers. Inside an agent request nothing waits for a browser: a server
  * that needs a login is unavailable with the reason `needs authorization: run zett auth login <server>`. A host
  * that has a user (a CLI, a desktop app) provides `McpAuthorization`, its own way to show the authorization URL
  * and receive the code; the client factory then runs the login when a server asks for one (`interactive`), and

@@ -57,7 +57,6 @@ const withObjectType = (candidate: unknown): unknown => {
   const schema = field(candidate, "inputSchema")
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return candidate
   // a shortcut: the schema's own `type` would win the spread below, and the SDK's parse orders the keys
-  // Stryker disable next-line StringLiteral,ConditionalExpression: a shortcut, equivalent to the spread
   if (Object.hasOwn(schema, "type")) return candidate
   return { ...(candidate as object), inputSchema: { type: "object", ...schema } }
 }
@@ -157,7 +156,6 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       Effect.tap(({ skipped }) =>
         Effect.forEach(skipped, (reason) =>
           Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
-          // Stryker disable next-line ObjectLiteral,BooleanLiteral: tap drops the result, collected or not
           { discard: true }
         )
       ),

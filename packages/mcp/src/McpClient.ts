@@ -16,7 +16,6 @@ import type * as Scope from "effect/Scope"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 
-
 /**
  * One page of `tools/list`.
  *
@@ -316,9 +315,7 @@ export const discover = (
       if (refusal === undefined) out.push(McpTool.fromTool(client.server, tool, options))
       else skipped.push(`MCP server ${client.server}: tool ${clipName(tool.name)} is skipped: ${refusal}`)
     }
-    // Stryker disable next-line ConditionalExpression: logging no line at all is the shortcut's result too
     if (skipped.length === 0) return Effect.succeed(out)
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: Effect.as drops the result, collected or not
     const warnings = Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true })
     return Effect.as(Effect.annotateLogs(warnings, "mcp.server", client.server), out)
   })

@@ -73,7 +73,6 @@ export const pooled = (
     const idOf = (server: McpServer.McpServer) => {
       const key = McpServer.cacheKey(server)
       const generation = generations.get(key)
-      // Stryker disable next-line ConditionalExpression: a shortcut; `${key}#undefined` is an id of its own too
       return generation === undefined ? key : `${key}#${generation}`
     }
     // the ids whose connection is open in the pool
@@ -96,7 +95,6 @@ export const pooled = (
         Effect.suspend(() => {
           const id = idOf(server)
           const key = McpServer.cacheKey(server)
-          // Stryker disable next-line ArithmeticOperator: counting down gives a new id each time as well
           generations.set(key, (generations.get(key) ?? 0) + 1)
           return RcMap.invalidate(pool, new PoolKey(id, server))
         }),
@@ -107,18 +105,13 @@ export const pooled = (
 /** A pool entry's key: equal by `id` alone; it carries the definition to connect with. */
 class PoolKey implements Equal.Equal {
   constructor(readonly id: string, readonly server: McpServer.McpServer) {}
-  // Stryker disable ConditionalExpression,LogicalOperator,BlockStatement: the map compares keys only within one hash,
-  // and keys of two ids have two hashes (a collision aside); a constant hash only makes every lookup compare
   [Equal.symbol](that: unknown): boolean {
     return that instanceof PoolKey && that.id === this.id
   }
   [Hash.symbol](): number {
     return Hash.string(this.id)
   }
-  // Stryker restore ConditionalExpression,LogicalOperator,BlockStatement
 }
-
-
 
 /**
  * @since 0.1.0
@@ -156,7 +149,6 @@ export const make = (options: {
     // uses at once may fork two; the spare one is empty and closes with the request.)
     let parentScope: Scope.CloseableScope | undefined
     const parent = Effect.suspend(() =>
-      // Stryker disable next-line ConditionalExpression: a shortcut; forking every time keeps the first scope too
       parentScope !== undefined
         ? Effect.succeed(parentScope)
         : Effect.map(Scope.fork(options.scope, ExecutionStrategy.parallel), (forked) => (parentScope ??= forked))

@@ -58,7 +58,7 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
  * server answered with an `Http` error status or said `Unauthorized`, the `Network` failed (refused, reset, no
  * such host), the server's answers broke the `Protocol` (an error for `initialize`, invalid JSON or messages),
  * or the connection `Closed` before initialize finished. `NeedsAuthorization`: the server wants an OAuth login,
- * and nothing waits for a browser here (issue 12).
+ * and nothing waits for a browser here.
  *
  * @since 0.1.0
  * @category models
@@ -75,7 +75,7 @@ export const ConnectFailure = Schema.Literal(
 )
 
 /**
- * The reason of a server that needs a login (issue 12), as the model and `zett` show it.
+ * The reason of a server that needs a login, as the model and `zett` show it.
  *
  * @since 0.1.0
  * @category utils

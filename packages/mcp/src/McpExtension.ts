@@ -92,7 +92,7 @@ export interface Options {
   readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
   /**
    * `"tools"`: every server's resources reach the model through two more tools, `<prefix>__list_resources` and
-   * `<prefix>__read_resource` (issue 13); a server's own `resources: "tools"` does it for that server alone.
+   * `<prefix>__read_resource`; a server's own `resources: "tools"` does it for that server alone.
    * Off by default. A tool of the server's own with one of these names wins.
    */
   readonly resources?: "tools" | undefined
@@ -140,17 +140,20 @@ const toolCallsDescription = "calls of MCP tools"
  */
 export const toolCalls = Metric.counter("mcp_tool_calls", { description: toolCallsDescription })
 
-// Keyed once per server and outcome (`Metric.tagged` would build and hash a new key on every call).
-const callCounters = new Map<string, Effect.Effect<void>>()
-const counted = (server: McpServer.McpServer, outcome: "ok" | "failed") => {
-  const key = `${outcome}:${server.name}`
-  let counter = callCounters.get(key)
-  // Stryker disable next-line ConditionalExpression: tagged counters of one name and tags are one metric, however often made
-  if (counter === undefined) {
-    counter = Metrics.taggedIncrement("mcp_tool_calls", toolCallsDescription, [["mcp.server", server.name], ["outcome", outcome]])
-    callCounters.set(key, counter)
-  }
-  return counter
+const callCounter = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
+  Metrics.taggedIncrement("mcp_tool_calls", toolCallsDescription, [["mcp.server", server.name], ["outcome", outcome]])
+
+/**
+ * A server of a configuration snapshot with what the extension derives from it once per snapshot: its cache key,
+ * its call counters (`Metric.tagged` would build and hash a new key on every call), and the agent tools of the
+ * tool list the cache last handed out, shared by the requests while the list lasts.
+ */
+interface Resolved {
+  readonly server: McpServer.McpServer
+  readonly key: McpToolCache.Key
+  readonly ok: Effect.Effect<void>
+  readonly failed: Effect.Effect<void>
+  shared: { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly agentTools: ReadonlyArray<Tool.Tool> } | undefined
 }
 
 /**
@@ -204,35 +207,23 @@ export const summarizeUnavailable = (
 
 interface RequestState {
   readonly snapshot: McpServers.Snapshot
+  readonly resolved: ReadonlyArray<Resolved>
   readonly connections: McpConnections.McpConnections
   readonly unavailable: Array<Unavailable>
   /** The tools registered per server name, replaced when the server's tool list changes. */
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
   readonly changed: Set<McpServer.McpServer>
-  readonly serverRequests: ServerRequestContext
+  /**
+   * What a server's request during one of this request's calls runs with: the agent's model and the request's
+   * sampling count (made once per request).
+   */
+  readonly serverRequests: Context.Context<never>
 }
 
-/**
- * What a server's request during one of this request's calls may use: the agent's model (as this extension's
- * `onModelRequest` sees it) and the request's sampling count.
- */
-interface ServerRequestContext {
-  readonly counter: McpSampling.RequestCounter["Type"]
-  model: Model.Model["Type"] | undefined
-  // the model is there only once the agent called it
-  context: Context.Context<McpSampling.RequestCounter> | undefined
-}
-
-/** The services a server request during one of the request's calls runs with (made once per request). */
-const serverRequestContext = (requests: ServerRequestContext): Context.Context<never> => {
-  let context = requests.context
-  // Stryker disable next-line ConditionalExpression: a cache; built again, the context holds the same counter and model
-  if (context === undefined) {
-    const counted = Context.make(McpSampling.RequestCounter, requests.counter)
-    context = requests.context = requests.model === undefined ? counted : Context.add(counted, Model.Model, requests.model)
-  }
-  return context as Context.Context<never>
+/** A request's state, in the request's context; discovery fills it in. */
+interface RequestCell {
+  state: RequestState | undefined
 }
 
 /**
@@ -330,20 +321,21 @@ export const make = Effect.fnUntraced(function*(
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
     )
 
-  // The warm call path (issue 14): no generator, no context provided around the call, one match for every
+  // The warm call path: no generator, no context provided around the call, one match for every
   // outcome; the call counter is bumped in the branch that knows the outcome.
   const call = (
     state: RequestState,
-    server: McpServer.McpServer,
+    resolved: Resolved,
     tool: McpTool.McpTool,
     args: unknown,
     toolCall: Message.ToolCall,
     context: Extension.RunContext
-  ): Effect.Effect<unknown, Tool.ToolError> =>
-    Effect.flatMap(
+  ): Effect.Effect<unknown, Tool.ToolError> => {
+    const server = resolved.server
+    return Effect.flatMap(
       Effect.catchAll(state.connections.getWithin(server, connectTimeout), (error) =>
         Effect.zipRight(
-          counted(server, "failed"),
+          resolved.failed,
           new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
         )),
       (client) => {
@@ -353,33 +345,34 @@ export const make = Effect.fnUntraced(function*(
           timeout: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
           resetOnProgress,
           maxTimeout: maxCallTimeout,
-          context: serverRequestContext(state.serverRequests)
+          context: state.serverRequests
         }
-        const args_ = (args ?? {}) as Record<string, unknown>
+        const input = (args ?? {}) as Record<string, unknown>
         // progress events only when an extension reads them; published before the call's outcome is handed on
         // (after it, not as a finalizer: an interrupted call does not wait for an observer)
         const called = !context.observed
-          ? McpClient.callWithin(client, tool.remoteName, args_, limits)
+          ? McpClient.callWithin(client, tool.remoteName, input, limits)
           : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
             const publisher = progressPublisher(context, toolCall, runtime)
             return Effect.flatten(Effect.zipLeft(
-              Effect.exit(McpClient.callWithin(client, tool.remoteName, args_, { ...limits, onProgress: publisher.onProgress })),
+              Effect.exit(McpClient.callWithin(client, tool.remoteName, input, { ...limits, onProgress: publisher.onProgress })),
               publisher.flush
             ))
           })
         return Effect.matchEffect(called, {
-          onFailure: (error) => Effect.zipRight(counted(server, "failed"), failure(state, server, tool, error)),
+          onFailure: (error) => Effect.zipRight(resolved.failed, failure(state, server, tool, error)),
           onSuccess: (result) => {
             const outcome = McpToolResult.toResult(result, errorText)
             return outcome._tag === "Failure"
-              ? Effect.zipRight(counted(server, "failed"), new Tool.ToolError({ type: "ToolError", message: outcome.message }))
-              : Effect.as(counted(server, "ok"), outcome.value)
+              ? Effect.zipRight(resolved.failed, new Tool.ToolError({ type: "ToolError", message: outcome.message }))
+              : Effect.as(resolved.ok, outcome.value)
           }
         })
       }
     ).pipe(
       Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
     )
+  }
   const failure = (
     state: RequestState,
     server: McpServer.McpServer,
@@ -407,40 +400,57 @@ export const make = Effect.fnUntraced(function*(
   const allowed = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
     McpServer.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
 
+  // A request's state is a service of the request (the agent provides it to every tool call of the request), under
+  // a tag of this extension's own: two MCP extensions of one agent keep theirs apart.
+  const CurrentRequest = Context.GenericTag<RequestCell>(`@zett/mcp/McpExtension/${options.name ?? defaultName}/request`)
+
   // The agent tools of a server's cached tool list are built once and shared by every request while the list
-  // and the definition last (the cache hands out the same array while it is fresh; the configuration the same
-  // definition until the file changes). A handler finds its request's state through the run context.
-  const requests = new WeakMap<Extension.RunContext, RequestState>()
-  const built = new WeakMap<ReadonlyArray<McpTool.McpTool>, {
-    readonly server: McpServer.McpServer
-    readonly tools: ReadonlyArray<Tool.Tool>
-  }>()
-  const handlerOf = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
-  (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> => {
-    const state = requests.get(context)
-    return state === undefined
-      ? new Tool.ToolError({ type: "Unavailable", message: `${server.name}: called outside the request that registered ${tool.name}` })
-      : call(state, server, tool, args, toolCall, context)
-  }
-  const toAgentTools = (server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
-    const known = built.get(tools)
-    if (known !== undefined && known.server === server) return known.tools
+  // and the snapshot last (the cache hands out the same array while it is fresh). A handler reads its request's
+  // state from the context it runs in.
+  const handlerOf = (resolved: Resolved, tool: McpTool.McpTool) =>
+  (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> =>
+    Effect.flatMap(Effect.serviceOption(CurrentRequest), (cell) =>
+      Option.isNone(cell) || cell.value.state === undefined
+        ? new Tool.ToolError({
+          type: "Unavailable",
+          message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
+        })
+        : call(cell.value.state, resolved, tool, args, toolCall, context))
+  const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
+    if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
+    const server = resolved.server
     const agentTools = tools.filter((tool) => allowed(server, tool)).map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
         guidelines: false,
-        handler: handlerOf(server, tool)
+        handler: handlerOf(resolved, tool)
       })
     )
-    built.set(tools, { server, tools: agentTools })
+    resolved.shared = { tools, agentTools }
     return agentTools
   }
 
   /** A server's tools in one request: the shared ones, and its resources as tools when asked for. */
-  const requestTools = (state: RequestState, server: McpServer.McpServer, tools: ReadonlyArray<McpTool.McpTool>) => {
-    const shared = toAgentTools(server, tools)
-    return resourcesAsTools(server) ? shared.concat(resourceTools(state, server)) : shared
+  const requestTools = (state: RequestState, resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
+    const shared = toAgentTools(resolved, tools)
+    return resourcesAsTools(resolved.server) ? shared.concat(resourceTools(state, resolved.server)) : shared
+  }
+
+  // What the extension derives from the servers, once per configuration snapshot (the configuration hands out the
+  // same snapshot until a file changes); concurrent requests that resolve one snapshot twice get equal values.
+  let resolution: { readonly snapshot: McpServers.Snapshot; readonly servers: ReadonlyArray<Resolved> } | undefined
+  const resolve = (snapshot: McpServers.Snapshot): ReadonlyArray<Resolved> => {
+    if (resolution?.snapshot === snapshot) return resolution.servers
+    const servers = snapshot.servers.map((server): Resolved => ({
+      server,
+      key: McpToolCache.key(server, { namespace }),
+      ok: callCounter(server, "ok"),
+      failed: callCounter(server, "failed"),
+      shared: undefined
+    }))
+    resolution = { snapshot, servers }
+    return servers
   }
 
   const resourcesAsTools = (server: McpServer.McpServer) => server.resources === "tools" || options.resources === "tools"
@@ -466,44 +476,45 @@ export const make = Effect.fnUntraced(function*(
       Effect.annotateLogs("mcp.server", server.name)
     )
 
-  const discoverAll = (context: Extension.RunContext, serverRequests: ServerRequestContext) =>
+  const discoverAll = (context: Extension.RunContext, cell: RequestCell, counter: McpSampling.RequestCounter["Type"]) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
+      const resolved = resolve(snapshot)
       const changed = new Set<McpServer.McpServer>()
+      // the agent provides its model to the request: servers' sampling requests during its calls use it
+      const model = yield* Effect.serviceOption(Model.Model)
+      const counted = Context.make(McpSampling.RequestCounter, counter)
       const state: RequestState = {
         snapshot,
+        resolved,
         connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
         unavailable: [],
         registered: new Map(),
         changed,
-        serverRequests
+        serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>
       }
-      requests.set(context, state)
-      const keys = snapshot.servers.map((server) => McpToolCache.key(server, { namespace }))
+      cell.state = state
+      const keys = resolved.map((entry) => entry.key)
       const toolsOf = (i: number) => {
-        const server = snapshot.servers[i]!
-        return cache.lookup(keys[i]!, discover(state, server)).pipe(
+        const entry = resolved[i]!
+        return cache.lookup(entry.key, discover(state, entry.server)).pipe(
           Effect.map((tools) => {
-            const agentTools = requestTools(state, server, tools)
-            state.registered.set(server.name, agentTools)
+            const agentTools = requestTools(state, entry, tools)
+            state.registered.set(entry.server.name, agentTools)
             return agentTools
           }),
-          Effect.catchAll((error) => Effect.as(unavailable(state, server, McpError.reasonOf(error)), []))
+          Effect.catchAll((error) => Effect.as(unavailable(state, entry.server, McpError.reasonOf(error)), []))
         )
       }
       // The cached servers one after another, the others concurrently: a fiber per server would cost a warm
-      // request more than its lookups (issue 14).
+      // request more than its lookups.
       const fresh = yield* Effect.forEach(keys, cache.has)
-      // Stryker disable next-line ArrayDeclaration: a size hint; every index is assigned below
       const discovered: Array<ReadonlyArray<Tool.Tool>> = new Array(keys.length)
       const missing = keys.flatMap((_, i) => fresh[i] ? [] : [i])
       yield* Effect.forEach(missing, (i) => Effect.map(toolsOf(i), (tools) => void (discovered[i] = tools)), {
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; one server or none runs alike at any concurrency
         concurrency: missing.length > 1 ? discoveryConcurrency : 1,
-        // Stryker disable next-line BooleanLiteral: the collected results are dropped by the yield either way
         discard: true
       })
-      // Stryker disable next-line EqualityOperator: `fresh[keys.length]` is undefined, so one more round does nothing
       for (let i = 0; i < keys.length; i++) if (fresh[i]) discovered[i] = yield* toolsOf(i)
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered.flat())
@@ -522,12 +533,11 @@ export const make = Effect.fnUntraced(function*(
       Effect.zipRight(cache.lookup(key, discover(state, server))),
       Effect.flatMap((tools) =>
         Effect.suspend(() => {
-          // Stryker disable next-line ArrayDeclaration: a made-up entry has no name, so no tool of the request is it
           const before = state.registered.get(server.name) ?? []
-          const after = requestTools(state, server, tools)
+          // a server that announced a change is one of the request's
+          const after = requestTools(state, state.resolved.find((entry) => entry.server === server)!, tools)
           state.registered.set(server.name, after)
           const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
-          // Stryker disable next-line ObjectLiteral,BooleanLiteral: the removals' results are dropped either way
           return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
             Effect.zipRight(context.tools.registerAll(after)),
             Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
@@ -545,7 +555,6 @@ export const make = Effect.fnUntraced(function*(
   }
   /** `refreshServer` for each server that announced a change. */
   const refresh = (context: Extension.RunContext, state: RequestState) =>
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the results are dropped by onState's zipRight either way
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
   const describe = (state: RequestState) => {
@@ -578,35 +587,25 @@ export const make = Effect.fnUntraced(function*(
     return lines.join("\n")
   }
 
-  // The request's state (its configuration snapshot, connections and unavailable servers) lives in the hooks
-  // built for it; a compaction pass neither discovers nor calls tools.
+  // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
+  // request; a compaction pass neither discovers nor calls tools.
   const extension: Extension.Extension<McpConfigError> = {
     name: options.name ?? defaultName,
     request: (context) =>
       Effect.sync((): Extension.Hooks<McpConfigError> => {
-        // Stryker disable next-line ConditionalExpression,StringLiteral: a compaction pass runs only onCompact and afterCompact, hooks these lack
         if (context.kind === "compact") return {}
-        let state: RequestState | undefined
-        const serverRequests: ServerRequestContext = { counter: McpSampling.counter(), model: undefined, context: undefined }
+        const cell: RequestCell = { state: undefined }
+        const counter = McpSampling.counter()
         return {
-          onTool: (context) => Effect.map(discoverAll(context, serverRequests), (discovered) => void (state = discovered)),
+          services: Context.make(CurrentRequest, cell),
+          onTool: (context) => Effect.asVoid(discoverAll(context, cell, counter)),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {
-            // Stryker disable next-line ConditionalExpression: onTool runs before a run's first onState, and a failed onTool ends the run
-            if (state === undefined) return Effect.void
-            const current = state
+            const current = cell.state
+            // onTool runs before a run's first onState, and a failed onTool ends the run
+            if (current === undefined) return Effect.void
             const described = Effect.suspend(() => context.addState(describe(current)))
-            // Stryker disable next-line ConditionalExpression: a shortcut; refreshing no server does nothing
             return current.changed.size === 0 ? described : Effect.zipRight(refresh(context, current), described)
-          },
-          // the agent's model, for servers' sampling requests during this request's calls
-          onModelRequest: (_context, request, next) => {
-            // Stryker disable next-line ConditionalExpression: a shortcut; `next` is the same chain on every turn of the run
-            if (serverRequests.model === undefined) {
-              serverRequests.model = Model.Model.of({ stream: next })
-              serverRequests.context = undefined
-            }
-            return next(request)
           }
         }
       })

@@ -46,7 +46,7 @@ export const ServerFields = {
   secrets: Schema.optionalWith(Schema.Array(Schema.Redacted(Schema.String)), { default: () => [] }),
   /**
    * `"tools"`: the server's resources reach the model through two more tools, `<prefix>__list_resources` and
-   * `<prefix>__read_resource` (issue 13; also the extension's `resources` option for every server).
+   * `<prefix>__read_resource` (also the extension's `resources` option for every server).
    */
   resources: Schema.optional(Schema.Literal("tools"))
 }
@@ -74,7 +74,7 @@ const HttpUrl = Schema.String.pipe(
 )
 
 /**
- * Zett's own authorization-code provider (issue 12): a pre-registered client (`clientId`, and `clientSecret`
+ * Zett's own authorization-code provider: a pre-registered client (`clientId`, and `clientSecret`
  * for a confidential one), else a client ID metadata document (`clientMetadataUrl`, when the authorization
  * server supports them), else dynamic client registration. `scopes` are asked for when neither the server's
  * `WWW-Authenticate` nor its metadata names any; `redirectPort` fixes the loopback port of the redirect.
@@ -94,7 +94,7 @@ export class AuthorizationCode extends Schema.TaggedClass<AuthorizationCode>("@z
 ) {}
 
 /**
- * Machine to machine (issue 12): the `client_credentials` grant, the client authenticated with a secret
+ * Machine to machine: the `client_credentials` grant, the client authenticated with a secret
  * (`client_secret_basic`, or `client_secret_post` when the server supports only that) or with a JWT signed by
  * `privateKey` (`private_key_jwt`, RFC 7523; `algorithm` such as `RS256`, `ES256`, `HS256`). No login ever.
  *
@@ -218,6 +218,14 @@ export const auth = (input: AuthInput): Auth => {
   })
 }
 
+/** What is derived from a definition once, on first use: definitions are immutable. */
+interface Derived {
+  cacheKey?: string
+  scrubber?: Scrubber.Scrubber
+}
+
+const DerivedId: unique symbol = Symbol.for("@zett/mcp/McpServer/Derived")
+
 /**
  * A server reached over Streamable HTTP (B1). Header values are secrets (B2).
  *
@@ -234,10 +242,20 @@ export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/
    * `sse` uses the legacy transport at once.
    */
   transport: Schema.optionalWith(Schema.Literal("streamable-http", "sse"), { default: () => "streamable-http" as const }),
-  /** OAuth (issue 12); without it, a server that answers 401 is unavailable. */
+  /** OAuth; without it, a server that answers 401 is unavailable. */
   auth: Schema.optional(Auth),
   ...ServerFields
-}) {}
+}) {
+  // a private field: not an own property, so neither equality, hashing, encoding nor inspect see it
+  readonly #derived: Derived = {}
+  /**
+   * @since 0.1.0
+   * @internal
+   */
+  get [DerivedId](): Derived {
+    return this.#derived
+  }
+}
 
 /**
  * A server started as a child process speaking MCP over stdio (B1). The command and its arguments are
@@ -253,7 +271,17 @@ export class McpStdioServer extends Schema.TaggedClass<McpStdioServer>("@zett/mc
   env: Schema.optionalWith(SecretRecord, { default: () => ({}) }),
   cwd: Schema.optional(Schema.String),
   ...ServerFields
-}) {}
+}) {
+  // a private field: not an own property, so neither equality, hashing, encoding nor inspect see it
+  readonly #derived: Derived = {}
+  /**
+   * @since 0.1.0
+   * @internal
+   */
+  get [DerivedId](): Derived {
+    return this.#derived
+  }
+}
 
 /**
  * @since 0.1.0
@@ -356,16 +384,7 @@ const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>
  * @since 0.1.0
  * @category utils
  */
-export const cacheKey = (server: McpServer): string => {
-  // definitions are immutable: the hash is computed once per instance, not once per request
-  const known = cacheKeys.get(server)
-  if (known !== undefined) return known
-  const key = computeCacheKey(server)
-  cacheKeys.set(server, key)
-  return key
-}
-
-const cacheKeys = new WeakMap<McpServer, string>()
+export const cacheKey = (server: McpServer): string => (server[DerivedId].cacheKey ??= computeCacheKey(server))
 
 const computeCacheKey = (server: McpServer): string => {
   const canonical: Array<unknown> = server._tag === "McpHttpServer"
@@ -469,13 +488,5 @@ export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<st
  * @since 0.1.0
  * @category utils
  */
-export const scrubberOf = (server: McpServer): Scrubber.Scrubber => {
-  let scrubber = scrubbers.get(server)
-  if (scrubber === undefined) {
-    scrubber = Scrubber.make(secretsOf(server))
-    scrubbers.set(server, scrubber)
-  }
-  return scrubber
-}
-
-const scrubbers = new WeakMap<McpServer, Scrubber.Scrubber>()
+export const scrubberOf = (server: McpServer): Scrubber.Scrubber =>
+  (server[DerivedId].scrubber ??= Scrubber.make(secretsOf(server)))

@@ -47,6 +47,21 @@ export class Key extends Data.Class<{
    * @since 0.1.0
    */
   readonly id: string = `${this.definition}:${this.namespace ? "ns" : "flat"}`
+  // made on first use, once per key: a private field, so neither equality nor hashing see it
+  #counters: { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> } | undefined
+  /**
+   * The hit and miss counters of this key's server (`hits` and `misses` tagged with the server name; the
+   * definition's hash is noise in a metric).
+   *
+   * @since 0.1.0
+   * @internal
+   */
+  get counters(): { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> } {
+    return this.#counters ??= {
+      hit: Metrics.taggedIncrement(hitsName, hitsDescription, [["mcp.server", this.server]]),
+      miss: Metrics.taggedIncrement(missesName, missesDescription, [["mcp.server", this.server]])
+    }
+  }
 }
 
 /**
@@ -55,22 +70,13 @@ export class Key extends Data.Class<{
  * @since 0.1.0
  * @category constructors
  */
-export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key => {
-  // definitions are immutable: their two keys are made once, not once per request
-  let known = keys.get(server)
-  if (known === undefined) {
-    const definition = McpServer.cacheKey(server)
-    const prefix = McpServer.toolPrefix(server)
-    known = [
-      new Key({ server: server.name, definition, namespace: false, prefix }),
-      new Key({ server: server.name, definition, namespace: true, prefix })
-    ]
-    keys.set(server, known)
-  }
-  return known[options.namespace ? 1 : 0]
-}
-
-const keys = new WeakMap<McpServer.McpServer, readonly [Key, Key]>()
+export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key =>
+  new Key({
+    server: server.name,
+    definition: McpServer.cacheKey(server),
+    namespace: options.namespace,
+    prefix: McpServer.toolPrefix(server)
+  })
 
 /**
  * The cache. `lookup` returns the entry for `key` while it is fresh; otherwise it runs `discover` and stores
@@ -114,21 +120,6 @@ export const hits = Metric.counter(hitsName, { description: hitsDescription })
  */
 export const misses = Metric.counter(missesName, { description: missesDescription })
 
-// Tagged with the server name (the definition's hash is noise in a metric), keyed once per server.
-const counters = new Map<string, { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> }>()
-const countersOf = (key: Key) => {
-  const server = key.server
-  let found = counters.get(server)
-  if (found === undefined) {
-    found = {
-      hit: Metrics.taggedIncrement(hitsName, hitsDescription, [["mcp.server", server]]),
-      miss: Metrics.taggedIncrement(missesName, missesDescription, [["mcp.server", server]])
-    }
-    counters.set(server, found)
-  }
-  return found
-}
-
 interface Entry {
   readonly tools: ReadonlyArray<McpTool>
   readonly expiresAt: number
@@ -168,9 +159,9 @@ const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] =>
     const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = fresh(id, now)
       if (entry !== undefined) {
-        return Effect.as(countersOf(key).hit, entry.tools)
+        return Effect.as(key.counters.hit, entry.tools)
       }
-      const count = countersOf(key).miss
+      const count = key.counters.miss
       const pending = inflight.get(id)
       // A follower waits for the leader; if the leader was interrupted it tries again itself.
       if (pending !== undefined) {

@@ -10,7 +10,6 @@ import { dual } from "effect/Function"
 import * as ResourceText from "./internal/resourceText.js"
 import type { McpRequestError } from "./McpError.js"
 
-
 /**
  * What a call gives the model: `Success` carries the tool's JSON result, `Failure` the text of an ordinary
  * tool failure (`TOOL_FAILED`, the run goes on).
@@ -206,7 +205,7 @@ const blockToJson = (block: unknown): unknown => {
 }
 
 // An embedded resource whose blob is text (`text/*`, JSON, XML ... in valid UTF-8) reaches the model as text,
-// the form it can read; any other blob stays base64 (issue 13).
+// the form it can read; any other blob stays base64.
 const textBlob = (resource: Record<string, unknown>): Record<string, unknown> => {
   if (typeof resource.blob !== "string" || typeof resource.mimeType !== "string") return resource
   if (!ResourceText.isTextMime(resource.mimeType)) return resource

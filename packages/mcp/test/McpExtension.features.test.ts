@@ -7,7 +7,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Extension } from "@zett/agent"
+import type { Extension, Message } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpSampling, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -297,15 +297,15 @@ describe("resources as tools", () => {
 })
 
 describe("server requests", () => {
-  it.live("a sampling request during a call the agent's model did not ask for (an extension answered) is refused as NoModel", () =>
+  it.live("a sampling request during a call is answered by the agent's model, also when an extension in front answers the agent's own model requests", () =>
     Effect.gen(function*() {
       const errors: Array<string> = []
       const asking = () => {
         const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
         server.registerTool("ask", { description: "asks the client's model", inputSchema: {} }, async () => {
           try {
-            await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
-            return { content: [{ type: "text", text: "sampled" }] }
+            const sampled = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
+            return { content: [{ type: "text", text: `sampled: ${sampled.content.type === "text" ? sampled.content.text : "?"}` }] }
           } catch (error) {
             errors.push(String(error))
             return { content: [{ type: "text", text: "no sample" }], isError: true }
@@ -320,13 +320,15 @@ describe("server requests", () => {
         Layer.provide(NodeContext.layer)
       )
       // in front of the MCP extension, answering every model request itself: the agent's model is never reached
-      const replayed = ScriptedModel.make([{ toolCalls: [{ name: "asking__ask" }] }, { text: "done" }])
+      const replayed = ScriptedModel.make([
+        { toolCalls: [{ name: "asking__ask" }] },
+        (request) => ({ text: JSON.stringify((request.messages.at(-1) as Message.ToolMessage).content) })
+      ])
       const replay: Extension.Extension = { name: "replay", onModelRequest: (_context, request) => replayed.stream(request) }
-      const model = ScriptedModel.layer([{ text: "never asked" }])
+      const model = ScriptedModel.layer([{ text: "the agent's model" }])
       const layer = Agent.layer({ extensions: [replay, McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(model))
       const reply = yield* Agent.run("go").pipe(Effect.provide(layer))
-      assert.strictEqual(reply.content, "done")
-      assert.strictEqual(errors.length, 1)
-      assert.include(errors[0], "no model is available to answer it")
+      assert.deepStrictEqual(errors, [])
+      assert.strictEqual(reply.content, JSON.stringify([{ type: "text", text: "sampled: the agent's model" }]))
     }))
 })

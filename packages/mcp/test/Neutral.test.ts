@@ -38,4 +38,15 @@ describe("the core package", () => {
     )
     assert.deepStrictEqual(found, [])
   })
+
+  it("keeps no side table: no WeakMap, and no Map or Set at module level", () => {
+    const found = files.flatMap((file) =>
+      Fs.readFileSync(file, "utf8").split("\n").flatMap((line, i) =>
+        /\bWeak(Map|Set)\b/.test(line) || /^(export )?(const|let|var) [^=]+= new (Map|Set)\b/.test(line)
+          ? [`${Path.relative(src, file)}:${i + 1}: ${line.trim()}`]
+          : []
+      )
+    )
+    assert.deepStrictEqual(found, [])
+  })
 })

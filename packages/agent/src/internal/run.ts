@@ -1,6 +1,7 @@
 /** @internal */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -14,13 +15,12 @@ import type * as Extension from "../Extension.js"
 import type { Message, ToolCall, Usage } from "../Message.js"
 import { addUsage, AssistantMessage, SystemMessage, ToolMessage, UserMessage } from "../Message.js"
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
-import type * as Model from "../Model.js"
+import * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
 import { closest } from "./closest.js"
 import * as pending from "./pending.js"
 import type { Compaction } from "../Agent.js"
 import { operationDuration, tokenUsage, tracedWith } from "../Tracing.js"
-
 
 /** @internal */
 export interface Engine {
@@ -193,6 +193,13 @@ const bind = (engine: Engine, run: RunState): Effect.Effect<void, ExtensionError
       : hook(extension.name, "request", Scope.extend(extension.request(run), run.scope)).pipe(
         Effect.map((hooks) => ({ name: extension.name, hooks: { ...extension, ...hooks } }))
       )).pipe(Effect.map((hooks) => void (run.hooks = hooks)))
+}
+
+/** What the request provides to everything that runs in it: the agent's model and the services its extensions return. */
+const services = (engine: Engine, run: RunState): Context.Context<never> => {
+  let context = Context.make(Model.Model, engine.model) as Context.Context<never>
+  for (const bound of run.hooks) if (bound.hooks.services !== undefined) context = Context.merge(context, bound.hooks.services)
+  return context
 }
 
 /** Constructor options for messages built here from values already decoded (a `ToolCall`'s id and name). */
@@ -508,12 +515,17 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
       engine.active.add(run)
       const exit = yield* Effect.exit(restore(Effect.gen(function*() {
         yield* bind(engine, run)
-        yield* each(run, "onMessage", (e) => e.onMessage?.(run))
-        run.messages_.push(run.input)
-        yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
-        const result = yield* turnLoop(engine, run)
-        yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
-        return result
+        return yield* Effect.provide(
+          Effect.gen(function*() {
+            yield* each(run, "onMessage", (e) => e.onMessage?.(run))
+            run.messages_.push(run.input)
+            yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
+            const result = yield* turnLoop(engine, run)
+            yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
+            return result
+          }),
+          services(engine, run)
+        )
       }).pipe(tracedWith(
         () => "invoke_agent",
         () => ({ attributes: { ...engine.telemetry.runAttributes, "zett.agent.run_id": run.runId } }),
@@ -537,15 +549,20 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
     (run) =>
       Effect.gen(function*() {
         yield* bind(engine, run)
-        yield* each(run, "onCompact", (e) => e.onCompact?.(run))
-        if (engine.compaction !== undefined) {
-          const compacted = yield* Effect.mapError(
-            engine.compaction.compact(run.messages_),
-            (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
-          )
-          run.messages_ = [...compacted]
-        }
-        yield* each(run, "afterCompact", (e) => e.afterCompact?.(run))
+        yield* Effect.provide(
+          Effect.gen(function*() {
+            yield* each(run, "onCompact", (e) => e.onCompact?.(run))
+            if (engine.compaction !== undefined) {
+              const compacted = yield* Effect.mapError(
+                engine.compaction.compact(run.messages_),
+                (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
+              )
+              run.messages_ = [...compacted]
+            }
+            yield* each(run, "afterCompact", (e) => e.afterCompact?.(run))
+          }),
+          services(engine, run)
+        )
       }),
     (run, exit) =>
       Effect.ensuring(

@@ -187,7 +187,7 @@ const commonFields = {
   timeout: Schema.optional(Timeout),
   includeTools: Schema.optional(Texts),
   excludeTools: Schema.optional(Texts),
-  /** Zett's: `"tools"` exposes the server's resources as two tools (issue 13). */
+  /** Zett's: `"tools"` exposes the server's resources as two tools. */
   resources: Schema.optional(Schema.Literal("tools").annotations(expected('"tools"'))),
   ...ignoredFields
 }
@@ -219,7 +219,7 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
 )
 
 /**
- * OAuth of an HTTP entry (issue 12), under `oauth` (Claude Code, Gemini CLI) or `auth`: Zett's keys
+ * OAuth of an HTTP entry, under `oauth` (Claude Code, Gemini CLI) or `auth`: Zett's keys
  * (`clientId`, `clientSecret`, `scopes`, `clientMetadataUrl`, `redirectPort`, and for machine to machine
  * `grant: "client_credentials"` with `clientSecret` or `privateKey` and `algorithm`), Claude Code's
  * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`. Gemini CLI's endpoint overrides are accepted and

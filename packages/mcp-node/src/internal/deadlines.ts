@@ -1,7 +1,7 @@
 /**
  * The call deadlines of one connection, watched by one timer. A call adds its entry and removes it when it
  * ends: a set insert and delete, where a fiber raced against each call (`Effect.timeout`, `raceFirst`) cost
- * about as much CPU as the call itself (issue 14). The timer is a fiber in the connection's scope that sleeps
+ * about as much CPU as the call itself. The timer is a fiber in the connection's scope that sleeps
  * on that scope's `Clock` (so a `TestClock` drives it) until the earliest deadline it knows of, and is woken
  * only for an earlier one: calls one after another under the same timeout never wake it.
  *

@@ -45,8 +45,6 @@ const innermost = (error: Error): Error => {
   return inner
 }
 
-
-
 /** The fields that have a value: optional fields of an error are absent, never `undefined`. */
 const defined = <A extends Record<string, unknown>>(fields: A): { [K in keyof A]?: Exclude<A[K], undefined> } => {
   const out: Record<string, unknown> = {}
@@ -128,8 +126,6 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   }
   return { reason: clip(scrubber.scrub(String(cause))), keep: false }
 }
-
-
 
 /**
  * An `McpConnectError` from whatever a connection attempt threw. The reason is short, passed through the

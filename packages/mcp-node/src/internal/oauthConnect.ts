@@ -1,5 +1,5 @@
 /**
- * The OAuth side of connecting to an HTTP server (issue 12): which provider the transport gets, the renewal of
+ * The OAuth side of connecting to an HTTP server: which provider the transport gets, the renewal of
  * expired tokens before connecting (under the store's lock, so concurrent connections share one refresh), and,
  * when a login is needed, either the `NeedsAuthorization` failure or the host's login through the
  * `McpAuthorization` hook, fed back with the transport's `finishAuth`.

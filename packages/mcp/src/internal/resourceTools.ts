@@ -1,5 +1,5 @@
 /**
- * A server's resources as two tools for the model (`resources: "tools"`, issue 13): `<prefix>__list_resources`
+ * A server's resources as two tools for the model (`resources: "tools"`): `<prefix>__list_resources`
  * and `<prefix>__read_resource`.
  *
  * @internal
