@@ -42,6 +42,7 @@ import * as Errors from "./internal/errors.js"
 import { McpConnectError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import * as McpServer from "@zett/mcp/McpServer"
 import * as McpTokenStore from "./McpTokenStore.js"
+import * as ProcessGroups from "./ProcessGroups.js"
 import { transportAttributes } from "./internal/telemetry.js"
 import * as Turns from "./internal/turns.js"
 
@@ -256,15 +257,18 @@ const connectClient = (
 /**
  * The SDK-backed factory: stdio servers run in a process group of their own (ended as a whole on close),
  * their stderr goes to the Effect logger at debug level; HTTP servers use Streamable HTTP and their session
- * is terminated before the transport closes. Secrets are unwrapped only where the transport is built.
+ * is terminated before the transport closes. Secrets are unwrapped only where the transport is built. The
+ * stdio servers' groups are registered with the `ProcessGroups` in context (`ProcessGroups.layer`: killed if
+ * the host exits without closing its scopes; `ProcessGroups.layerNone`: left to their connections' scopes).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   options?: Options
-): Effect.Effect<McpClientFactory["Type"]> =>
+): Effect.Effect<McpClientFactory["Type"], never, ProcessGroups.ProcessGroups> =>
   Effect.gen(function*() {
+    const processGroups = yield* ProcessGroups.ProcessGroups
     const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
@@ -277,7 +281,7 @@ export const make = (
       maxAuthorizations: options?.maxAuthorizations ?? 2,
       refreshSkewMs: 30_000
     }
-    return of(sdkConnect(authSettings, options, handlers))
+    return of(sdkConnect(authSettings, options, handlers, processGroups))
   })
 
 /**
@@ -304,7 +308,8 @@ const loginNeeded = (
 const sdkConnect = (
   authSettings: OAuthConnect.Settings,
   options: Options | undefined,
-  handlers: ServerRequests.Handlers
+  handlers: ServerRequests.Handlers,
+  processGroups: ProcessGroups.ProcessGroups["Type"]
 ): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
   const closeMs = Duration.toMillis(closeTimeout)
@@ -323,6 +328,7 @@ const sdkConnect = (
       cwd: server.cwd,
       closeTimeout,
       maxMessageBytes,
+      processGroups,
       // the dropped line's id was never read: every request still waiting may have been the one it answered
       onOversized: () => guard.fail("all", tooLarge),
       onStderrLine: (line, truncated) =>
@@ -451,13 +457,14 @@ const sdkConnect = (
 /**
  * The SDK-backed factory (stdio and Streamable HTTP). Stdio servers are spawned with `node:child_process` and
  * their pipes used as Node streams: through `@effect/platform`'s `CommandExecutor` streams, a message cost about
- * twice what it costs the SDK's own transport (internal/commandTransport.ts).
+ * twice what it costs the SDK's own transport (internal/commandTransport.ts). The exit and signal hooks of
+ * `ProcessGroups.layer` live as long as this layer; `make` with `ProcessGroups.layerNone` goes without them.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
-  Layer.effect(McpClientFactory, make(options))
+  Layer.effect(McpClientFactory, make(options)).pipe(Layer.provide(ProcessGroups.layer))
 
 /**
  * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.

@@ -27,3 +27,8 @@ export * as NodeMcpElicitation from "./NodeMcpElicitation.js"
  * @since 0.1.0
  */
 export * as NodeMcpExtension from "./NodeMcpExtension.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ProcessGroups from "./ProcessGroups.js"

@@ -7,8 +7,8 @@
  * - the close ladder: end of input, then SIGTERM to the group, then SIGKILL, each step after a grace period;
  * - a line reader that bounds each message (`maxMessageBytes`): an oversized line is dropped, not the connection;
  * - stderr as lines of at most 8 KiB, for the logger;
- * - an exit hook, so that a host that exits without closing its scopes (`process.exit()`, a fatal signal)
- *   takes its servers along.
+ * - the group registered with `ProcessGroups` while it runs, so that a host that exits without closing its
+ *   scopes (`process.exit()`, a fatal signal) takes its servers along.
  *
  * The process is spawned with `node:child_process`, as `@effect/platform-node`'s `CommandExecutor` does it
  * (detached on POSIX, exactly the given environment, the working directory checked first), and its pipes are
@@ -36,6 +36,7 @@ import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import { finished } from "node:stream"
+import type * as ProcessGroups from "../ProcessGroups.js"
 
 /** @internal */
 export interface Options {
@@ -58,6 +59,8 @@ export interface Options {
    * two pieces that the scrubber would see apart.
    */
   readonly onStderrLine: (line: string, truncated: boolean) => Effect.Effect<void>
+  /** where the server's group is registered while any member of it runs */
+  readonly processGroups: ProcessGroups.ProcessGroups["Type"]
 }
 
 /** @internal */
@@ -97,7 +100,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     const child = yield* Effect.acquireRelease(spawn(options), release)
     const { handle, pid } = child
     const { stdin, stdout, stderr } = handle
-    register(pid)
+    const unregister = yield* options.processGroups.register(pid)
 
     let onclose: (() => void) | undefined
     let onerror: ((error: Error) => void) | undefined
@@ -165,8 +168,8 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     )
     const stdinDone = new Promise<void>((resolve) => finished(stdin, () => resolve()))
     const onExit = () => {
-      // a pgid stays reserved while any member runs; once none does, the exit hook forgets it
-      if (!groupAlive(pid)) unregister(pid)
+      // a pgid stays reserved while any member runs; once none does, the exit hooks must forget it
+      if (!groupAlive(pid)) Effect.runSync(unregister)
       maybeFireClose()
     }
     // the server may have exited already, between its `spawn` event and now
@@ -197,7 +200,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
       // What the server wrote before it ended still reaches its reader (and the logger); a write still pending
       // on the dead pipe fails into stdin's `error` listener.
       yield* within(Effect.promise(() => Promise.all([stdoutDone, stderrDone, stdinDone])), REAP)
-      unregister(pid)
+      yield* unregister
       fireClose()
     }).pipe(
       // a process lives in wall-clock time: a TestClock in the caller must not hold it open
@@ -464,51 +467,6 @@ class LineReader {
       start = newline + 1
     }
   }
-}
-
-// The exit hook. Scope finalizers do not run when the host calls `process.exit()` or dies of a signal that
-// nobody handles; the groups still running are then SIGKILLed synchronously, so no server outlives its host.
-
-const live = new Set<number>()
-let hookInstalled = false
-
-const killAllSync = () => {
-  for (const pgid of live) {
-    try {
-      process.kill(-pgid, "SIGKILL")
-    } catch {
-      // already gone
-    }
-  }
-  live.clear()
-}
-
-// A server in a group of its own no longer gets the terminal's Ctrl-C. When a signal is about to kill this
-// process (nobody else listens for it), take the groups along and die of the same signal.
-const fatalSignals: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
-
-// This listener goes first (prepended): a handler that removes itself when called, as `NodeRuntime.runMain`'s
-// does, must still count as the application's, or the groups would be killed under its closing scopes.
-const onSignal = (sig: NodeJS.Signals) => {
-  if (process.listenerCount(sig) > 1) return // the application handles it, and closes its scopes
-  killAllSync()
-  for (const s of fatalSignals) process.removeListener(s, onSignal)
-  process.kill(process.pid, sig)
-}
-
-const register = (pgid: number): void => {
-  if (!hookInstalled) {
-    hookInstalled = true
-    process.on("exit", killAllSync)
-    if (process.platform !== "win32") {
-      for (const sig of fatalSignals) process.prependListener(sig, onSignal)
-    }
-  }
-  live.add(pgid)
-}
-
-const unregister = (pgid: number): void => {
-  live.delete(pgid)
 }
 
 const isLinux = process.platform === "linux"
