@@ -9,6 +9,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { ProcessGroups } from "@zett/mcp-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -215,5 +216,7 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, O
     // one trace per command, exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
     Tracing.traced(`zett ${args.find((arg) => !arg.startsWith("-")) ?? ""}`.trim()),
     Effect.provide(Telemetry.layer),
-    Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerConsole))
+    // the exit hooks that end stdio servers' process groups when the process exits without closing its scopes,
+    // for as long as the command runs
+    Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerConsole, ProcessGroups.layer))
   )

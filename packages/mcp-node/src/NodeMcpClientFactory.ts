@@ -72,7 +72,7 @@ export interface Options {
    */
   readonly serverLogLevel?: LoggingLevel | undefined
   /**
-   * OAuth (issue 12): when true, a server that needs a login runs it through the `McpAuthorization` hook found
+   * OAuth: when true, a server that needs a login runs it through the `McpAuthorization` hook found
    * in the layer's context (a host with a user); otherwise it is unavailable with the reason
    * `needs authorization: run zett auth login <server>`. A connect run with `McpAuthorization` in its own
    * context is interactive too (that is what `McpAuthorization.login` does). Default false.

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { OAuthMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import { Scrubber } from "@zett/agent"
 import * as OAuthServer from "@zett/testing/OAuthServer"
@@ -25,6 +25,7 @@ const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}) =>
     const server = McpServer.http({ name: "docs", url: as.url, auth })
     const headless = OAuthServer.headless()
     const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
@@ -55,6 +55,7 @@ const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
   Effect.gen(function*() {
     const store = yield* storeOn(redisUrl)
     const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )

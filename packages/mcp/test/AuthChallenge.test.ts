@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpServer } from "@zett/mcp"
-import { McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
@@ -18,6 +18,7 @@ const connectError = (server: McpServer.McpHttpServer) =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.makeMemory
     const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )

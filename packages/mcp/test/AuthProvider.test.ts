@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
@@ -20,6 +20,7 @@ const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, fac
     const server = McpServer.http({ name: "docs", url: as.url, auth })
     const headless = OAuthServer.headless()
     const factory = yield* NodeMcpClientFactory.make(factoryOptions).pipe(
+      Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )
@@ -352,6 +353,7 @@ describe("a user's own provider", () => {
       const server = McpServer.http({ name: "own", url: as.url, auth: provider })
       const store = yield* McpTokenStore.makeMemory
       const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )

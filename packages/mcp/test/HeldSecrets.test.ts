@@ -7,7 +7,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel, Scrubber } from "@zett/agent"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
 import { McpRedis } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
@@ -63,6 +63,7 @@ const setup = (options: OAuthServer.Options) =>
     const held = Scrubber.makeSecrets()
     const server = McpServer.http({ name: "docs", url: as.url, auth: {} })
     const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provideService(Scrubber.HeldSecrets, held),
       Effect.provide(NodeContext.layer)
@@ -114,6 +115,7 @@ describe("credentials obtained by a login", () => {
       // a new process: a factory of its own, with nothing held, over the same store
       const fresh = Scrubber.makeSecrets()
       const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provideService(Scrubber.HeldSecrets, fresh),
         Effect.provide(NodeContext.layer)
@@ -167,6 +169,7 @@ describe("credentials in a server URL", () => {
         McpServer.http({ name: "keyed", url: `http://127.0.0.1:${port}/mcp?api_key=${key}&token=${password}` })
       ]
       const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(Scrubber.HeldSecrets, Scrubber.makeSecrets()),
         Effect.provide(NodeContext.layer)
       )

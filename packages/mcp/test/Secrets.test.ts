@@ -9,7 +9,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Cause from "effect/Cause"
@@ -286,6 +286,7 @@ describe.sequential("secrets", () => {
       const store = yield* McpTokenStore.makeMemory
       const headless = OAuthServer.headless()
       const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )

@@ -2,7 +2,7 @@
  * A server's own log messages (`notifications/message`) reach the Effect logger at the mapped
  * level, annotated with the server, scrubbed of its secrets; `serverLogLevel` is asked with `logging/setLevel`.
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { McpServer } from "@zett/mcp"
@@ -92,7 +92,7 @@ describe("a server's own log messages", () => {
       const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
       const logs = capture()
       yield* Effect.gen(function*() {
-        const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" })
+        const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" }).pipe(Effect.provide(ProcessGroups.layerNone))
         const client = yield* factory.connect(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }))
         yield* client.callTool("toggle-simulated-logging", {})
         const seen = yield* Processes.eventually(

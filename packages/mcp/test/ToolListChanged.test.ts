@@ -2,7 +2,7 @@
  * `notifications/tools/list_changed` drops the server's cached tool list, and while
  * the connection is alive (within a request, or pooled) the next model turn sees the server's new tools.
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -228,7 +228,7 @@ describe.sequential("tool list changes of server-everything", () => {
   // server-everything registers its task tool once initialized, and says so with notifications/tools/list_changed
   const announces = (server: McpServer.McpServer) =>
     Effect.gen(function*() {
-      const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis" })
+      const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis" }).pipe(Effect.provide(ProcessGroups.layerNone))
       const client = yield* factory.connect(server)
       let changes = 0
       yield* client.onToolListChanged!(() => void changes++)

@@ -4,7 +4,7 @@
  * wrapper, and what a fault test checks afterwards: processes carrying the test's marker and sockets of this
  * process. Shared by the test suites and the soak.
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -79,7 +79,7 @@ export const factoryLayer = (
       const memory = yield* NodeMcpClientFactory.makeInMemory(inMemory)
       return McpClientFactory.of((server) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
     })
-  ).pipe(Layer.provide(NodeContext.layer))
+  ).pipe(Layer.provide(ProcessGroups.layer), Layer.provide(NodeContext.layer))
 
 /** Starts the fault server over Streamable HTTP for the length of the scope; its `/mcp` URL. */
 export const httpFault = (

@@ -11,7 +11,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServer } from "@zett/mcp"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
@@ -145,7 +145,7 @@ export const tokenStore: Effect.Effect<
 export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
-  FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output
+  FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output | ProcessGroups.ProcessGroups
 > =>
   Effect.flatMap(
     Effect.serviceOption(McpClientFactory.McpClientFactory),
