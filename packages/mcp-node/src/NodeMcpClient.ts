@@ -24,7 +24,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
-import type { CallLimits, CallOptions, ListToolsPage, McpClient, Progress } from "@zett/mcp/McpClient"
+import type { CallLimits, CallOptions, ListToolsPage, Progress } from "@zett/mcp/McpClient"
+import * as McpClient from "@zett/mcp/McpClient"
 import { callBudget, clipName, normalizeResult, Notification } from "@zett/mcp/McpClient"
 import { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
 import { z } from "zod"
@@ -105,7 +106,7 @@ const toolCallAttributes = (client: Client, server: string, name: string) => ({
  * @since 0.1.0
  * @category constructors
  */
-export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient => build(client, options, undefined)
+export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient.McpClient => build(client, options, undefined)
 
 /**
  * @since 0.1.0
@@ -124,10 +125,10 @@ export interface SdkClientOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient, never, Scope.Scope> =>
+export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient.McpClient, never, Scope.Scope> =>
   Effect.map(Deadlines.make, (deadlines) => build(client, options, deadlines))
 
-const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient => {
+const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient.McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
   keepNotificationOrder(client)
@@ -295,7 +296,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
 
   // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
   const requests = ServerRequests.trackerOf(client)
-  return {
+  return McpClient.make({
     server,
     pid: options.pid,
     listTools,
@@ -309,7 +310,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     request,
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged
-  }
+  })
 }
 
 // the results the core reads are checked against the protocol's schemas; any other passes as an object

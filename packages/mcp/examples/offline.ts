@@ -9,13 +9,13 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
-import type { McpClient } from "@zett/mcp/McpClient"
+import * as McpClient from "@zett/mcp/McpClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /** A client that answers in memory, as a server named `demo` would. */
-const local: McpClient = {
+const local = McpClient.make({
   server: "demo",
   listTools: () =>
     Effect.succeed({
@@ -23,7 +23,7 @@ const local: McpClient = {
       nextCursor: undefined
     }),
   callTool: () => Effect.succeed({ content: [{ type: "text", text: "42" }], structuredContent: { answer: 42 } })
-}
+})
 
 /** The model calls `demo__answer`, then reports what the tool returned. */
 const model = ScriptedModel.layer([

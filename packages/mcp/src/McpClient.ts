@@ -11,8 +11,9 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Queue from "effect/Queue"
+import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as Requests from "./internal/requests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpTool from "./McpTool.js"
 
@@ -56,8 +57,9 @@ export interface CallOptions {
 }
 
 /**
- * The surface of a connected server that the extension needs. Timing is the caller's business
- * (`Effect.timeoutFail`, or `callWithin`): neither method has a timeout of its own.
+ * A connected server, as the extension, resources and prompts use it. Every member is there: `make` builds one
+ * from a `Driver`, filling in what the driver leaves out. Timing is the caller's business (`callWithin`, or
+ * `Effect.timeoutFail` around `callTool`).
  *
  * @since 0.1.0
  * @category models
@@ -65,7 +67,7 @@ export interface CallOptions {
 export interface McpClient {
   readonly server: string
   /** The process id of a stdio server (it leads a process group of its own); absent for other transports. */
-  readonly pid?: number | undefined
+  readonly pid: number | undefined
   readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
   /**
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
@@ -77,31 +79,84 @@ export interface McpClient {
     options?: CallOptions | undefined
   ) => Effect.Effect<CallToolResult, McpRequestError>
   /**
-   * Optional: `callTool` under `limits`, as `McpClient.callWithin` describes it, timed by the client itself.
-   * `callWithin` uses it when present; a client without it is raced against a sleep.
+   * `callTool` under `limits`: it fails with `McpTimeoutError` when `timeout` passes, counted from the start of the
+   * call or, with `resetOnProgress`, from its last progress report, but never later than `maxTimeout` after the
+   * start. A call cut short is interrupted, so the server is sent `notifications/cancelled`.
    */
-  readonly callWithin?: ((
+  readonly callWithin: (
     name: string,
     args: Record<string, unknown>,
     limits: CallLimits
-  ) => Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError>) | undefined
+  ) => Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError>
   /**
    * Calls `listener` on each `notifications/tools/list_changed` the server sends on this connection, until the
-   * `Scope` it was registered in closes. A client that cannot tell (a factory of your own) leaves it out.
+   * `Scope` it was registered in closes.
    */
-  readonly onToolListChanged?: ((listener: () => void) => Effect.Effect<void, never, Scope.Scope>) | undefined
+  readonly onToolListChanged: (listener: () => void) => Effect.Effect<void, never, Scope.Scope>
   /**
-   * Optional: any other request (`resources/read`, `prompts/get` ...), its result as the server sent it (scrubbed).
-   * `McpResources` and `McpPrompts` use it and decode the result; a client without it answers them with an
-   * `McpRequestError` of kind `Unsupported`.
+   * Any other request (`resources/read`, `prompts/get` ...), its result as the driver decoded it (scrubbed).
+   * `McpResources` and `McpPrompts` use it.
    */
-  readonly request?: ((method: string, params?: Record<string, unknown> | undefined) => Effect.Effect<unknown, McpRequestError>) | undefined
+  readonly request: (method: string, params?: Record<string, unknown> | undefined) => Effect.Effect<unknown, McpRequestError>
   /**
-   * Optional: subscribes to the server's notifications (`notifications/resources/updated`, `.../list_changed`)
-   * for the life of the `Scope`; the queue ends when the connection closes. A client without it sends none.
+   * The server's notifications (`notifications/resources/updated`, `.../list_changed`) for the life of the `Scope`,
+   * subscribed before it returns; the queue ends when the connection closes.
    */
-  readonly notifications?: Effect.Effect<Queue.Dequeue<Notification>, never, Scope.Scope> | undefined
+  readonly notifications: Effect.Effect<Queue.Dequeue<Notification>, never, Scope.Scope>
 }
+
+/**
+ * What a driver (or a test) gives `make`: a server's name and its two tool requests; the rest is optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Driver {
+  readonly server: string
+  readonly pid?: number | undefined
+  readonly listTools: McpClient["listTools"]
+  readonly callTool: McpClient["callTool"]
+  /** Without it, `callTool` is raced against a sleep (`TestClock` drives it). */
+  readonly callWithin?: McpClient["callWithin"] | undefined
+  /** Without it, no listener is ever called. */
+  readonly onToolListChanged?: McpClient["onToolListChanged"] | undefined
+  /** Without it, every other request fails with an `McpRequestError` of kind `Unsupported`. */
+  readonly request?: McpClient["request"] | undefined
+  /** Without it, the server sends none: the queue has ended. */
+  readonly notifications?: McpClient["notifications"] | undefined
+}
+
+/**
+ * A whole client from a driver: what it leaves out is filled in as `Driver` says.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (driver: Driver): McpClient => {
+  const client: McpClient = {
+    server: driver.server,
+    pid: driver.pid,
+    listTools: driver.listTools,
+    callTool: driver.callTool,
+    callWithin: driver.callWithin ?? ((name, args, limits) => raceWithin(client, name, args, limits)),
+    onToolListChanged: driver.onToolListChanged ?? noListener,
+    request: driver.request ?? ((method) =>
+      Effect.fail(
+        new McpRequestError({
+          server: driver.server,
+          method,
+          kind: "Unsupported",
+          reason: "this MCP client does not implement requests other than tools"
+        })
+      )),
+    notifications: driver.notifications ?? noNotifications
+  }
+  return client
+}
+
+const noListener = (): Effect.Effect<void> => Effect.void
+
+const noNotifications: Effect.Effect<Queue.Dequeue<Notification>> = Effect.tap(Queue.unbounded<Notification>(), Queue.shutdown)
 
 /**
  * A notification from a connected server that concerns the client's state: a subscribed resource changed
@@ -179,22 +234,15 @@ export interface CallLimits {
 }
 
 /**
- * `client.callTool` under `limits`: it fails with `McpTimeoutError` when `timeout` passes, counted from the
- * start of the call or, with `resetOnProgress`, from its last progress report, but never later than
- * `maxTimeout` after the start. A call cut short is interrupted, so the server is sent
- * `notifications/cancelled`. The timer is an Effect sleep (`TestClock` drives it), set once per call: a
- * progress report only records the time, and the timer, when it wakes, sleeps again for what is left.
- *
- * @since 0.1.0
- * @category utils
+ * `callWithin` of a client whose driver does not time calls itself: a sleep raced against the call, set once per
+ * call; a progress report only records the time, and the timer, when it wakes, sleeps again for what is left.
  */
-export const callWithin = (
+const raceWithin = (
   client: McpClient,
   name: string,
   args: Record<string, unknown>,
   limits: CallLimits
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
-  if (client.callWithin !== undefined) return client.callWithin(name, args, limits)
   const onProgress = limits.onProgress
   const context = limits.context
   if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress, context })
@@ -253,12 +301,12 @@ export const callBudget = (limits: CallLimits, timeout: Duration.Duration, start
 }
 
 /**
- * The most pages one tool listing may take (D9).
+ * The most pages one listing may take (D9).
  *
  * @since 0.1.0
  * @category constants
  */
-export const maxPages = 100
+export const maxPages: number = Requests.maxPages
 
 /**
  * Lists every page of a server's tools. A server that repeats a pagination cursor, or needs more than
@@ -268,31 +316,11 @@ export const maxPages = 100
  * @category utils
  */
 export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, McpRequestError> =>
-  Effect.gen(function*() {
-    const tools: Array<Tool> = []
-    const seen = new Set<string>()
-    let cursor: string | undefined
-    for (let page = 1;; page++) {
-      if (page > maxPages) {
-        return yield* new McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: `more than ${maxPages} pages of tools`
-        })
-      }
-      const result = yield* client.listTools(cursor)
-      tools.push(...result.tools)
-      if (result.nextCursor === undefined) return tools
-      if (seen.has(result.nextCursor)) {
-        return yield* new McpRequestError({
-          server: client.server,
-          method: "tools/list",
-          reason: "the server repeated a pagination cursor"
-        })
-      }
-      seen.add(result.nextCursor)
-      cursor = result.nextCursor
-    }
+  Requests.listAll<ListToolsPage, Tool>(client, {
+    method: "tools/list",
+    noun: "tools",
+    page: client.listTools,
+    items: (page) => page.tools
   })
 
 /**

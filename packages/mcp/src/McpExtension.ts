@@ -296,9 +296,9 @@ export const make = Effect.fnUntraced(function*(
   // connection lives (pooled, that is past the request that opened it).
   const watched = McpClientFactory.of((server) =>
     Effect.tap(factory.connect(server), (client) =>
-      client.onToolListChanged === undefined ? Effect.void : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      Effect.flatMap(Effect.runtime<never>(), (runtime) => {
         const invalidate = cache.invalidate(McpToolCache.key(server, { namespace }))
-        return client.onToolListChanged!(() => void Runtime.runFork(runtime)(invalidate))
+        return client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
       }))
   )
   const source = options.connectionPool === undefined
@@ -308,7 +308,7 @@ export const make = Effect.fnUntraced(function*(
   const requestSource = (changed: Set<McpServer.McpServer>): McpConnections.Source => ({
     acquire: (server) =>
       Effect.tap(source.acquire(server), (client) =>
-        client.onToolListChanged === undefined ? Effect.void : client.onToolListChanged(() => void changed.add(server))),
+        client.onToolListChanged(() => void changed.add(server))),
     invalidate: source.invalidate,
     isOpen: source.isOpen
   })
@@ -351,11 +351,11 @@ export const make = Effect.fnUntraced(function*(
         // progress events only when an extension reads them; published before the call's outcome is handed on
         // (after it, not as a finalizer: an interrupted call does not wait for an observer)
         const called = !context.observed
-          ? McpClient.callWithin(client, tool.remoteName, input, limits)
+          ? client.callWithin(tool.remoteName, input, limits)
           : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
             const publisher = progressPublisher(context, toolCall, runtime)
             return Effect.flatten(Effect.zipLeft(
-              Effect.exit(McpClient.callWithin(client, tool.remoteName, input, { ...limits, onProgress: publisher.onProgress })),
+              Effect.exit(client.callWithin(tool.remoteName, input, { ...limits, onProgress: publisher.onProgress })),
               publisher.flush
             ))
           })

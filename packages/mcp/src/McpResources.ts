@@ -135,7 +135,7 @@ export const forModel = (contents: Contents): Record<string, unknown> => {
 
 /**
  * The server's resource notifications (`ResourceUpdated` for subscribed URIs, `ResourceListChanged`) from now on,
- * until the connection closes; nothing for a client without `notifications`.
+ * until the connection closes; nothing for a client whose driver has no `notifications`.
  *
  * @since 0.1.0
  * @category notifications
@@ -143,13 +143,11 @@ export const forModel = (contents: Contents): Record<string, unknown> => {
 export const changes = (
   client: McpClient.McpClient
 ): Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" }> =>
-  client.notifications === undefined
-    ? Stream.empty
-    : Stream.unwrapScoped(Effect.map(client.notifications, (queue) => Stream.fromQueue(queue))).pipe(
-      Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" } =>
-        n._tag === "ResourceUpdated" || n._tag === "ResourceListChanged"
-      )
+  Stream.unwrapScoped(Effect.map(client.notifications, (queue) => Stream.fromQueue(queue))).pipe(
+    Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" } =>
+      n._tag === "ResourceUpdated" || n._tag === "ResourceListChanged"
     )
+  )
 
 /** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
 const unsubscribeTimeoutMs = 2_000
@@ -186,7 +184,7 @@ export const subscribe: {
 } = dual(2, (client: McpClient.McpClient, uri: string) =>
   Effect.gen(function*() {
     // listening first, so an update sent right after the subscribe is not missed
-    const queue = client.notifications === undefined ? undefined : yield* client.notifications
+    const queue = yield* client.notifications
     yield* Requests.send(client, "resources/subscribe", { uri })
     yield* Effect.addFinalizer(() =>
       // a promise race, not an Effect timeout: a finalizer of an interrupted fiber must not be cut short at once
@@ -194,11 +192,9 @@ export const subscribe: {
         within(Effect.runPromise(Effect.ignore(Requests.send(client, "resources/unsubscribe", { uri }))), unsubscribeTimeoutMs)
       )
     )
-    return queue === undefined
-      ? Stream.empty
-      : Stream.fromQueue(queue).pipe(
-        Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" } =>
-          n._tag === "ResourceUpdated" && n.uri === uri
-        )
+    return Stream.fromQueue(queue).pipe(
+      Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" } =>
+        n._tag === "ResourceUpdated" && n.uri === uri
       )
+    )
   }).pipe(Effect.withSpan("McpResources.subscribe", { attributes: { "mcp.server": client.server } })))

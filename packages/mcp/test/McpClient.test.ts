@@ -406,11 +406,11 @@ describe("McpClient, exactly", () => {
         { name: "ok", inputSchema: { type: "object", title: "T" } },
         { name: "deep", inputSchema: { type: "object", properties: { d: deep } } }
       ]
-      const fake = (list: ReadonlyArray<Tool>): McpClient.McpClient => ({
+      const fake = (list: ReadonlyArray<Tool>): McpClient.McpClient => (McpClient.make({
         server: "s",
         listTools: () => Effect.succeed({ tools: list, nextCursor: undefined }),
         callTool: () => Effect.die("unused")
-      })
+      }))
       const [found, lines] = yield* logged(McpClient.discover(fake(tools), { namespace: true }))
       assert.deepStrictEqual(found.map((tool) => [tool.name, tool.parameters]), [
         ["s__ok", { type: "object", properties: {} }]
@@ -486,11 +486,11 @@ describe("NodeMcpClientFactory.layerInMemory", () => {
 
   it.scoped("make wraps a user's own connect function", () =>
     Effect.gen(function*() {
-      const client: McpClient.McpClient = {
+      const client = McpClient.make({
         server: "mine",
         listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
         callTool: () => Effect.succeed({ content: [{ type: "text", text: "42" }] })
-      }
+      })
       const factory = McpClientFactory.of(() => Effect.succeed(client))
       const connected = yield* factory.connect(McpServer.stdio({ name: "mine", command: "x" }))
       assert.strictEqual(connected, client)
@@ -538,9 +538,9 @@ describe("McpClient.callWithin, the connection's timer", () => {
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
-      const long = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "long" }, limits("10 minutes")))
+      const long = yield* Effect.fork(client.callWithin("wait", { label: "long" }, limits("10 minutes")))
       yield* until(() => seen.started.includes("long"))
-      const short = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "short" }, limits("30 seconds")))
+      const short = yield* Effect.fork(client.callWithin("wait", { label: "short" }, limits("30 seconds")))
       yield* until(() => seen.started.includes("short"))
       yield* TestClock.adjust("31 seconds")
       const first = yield* Fiber.join(short).pipe(Effect.flip)
@@ -555,7 +555,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
       assert.strictEqual(Duration.toMillis((second as McpError.McpTimeoutError).timeout), 600_000)
       yield* until(() => seen.cancelled.includes("long"))
       // after both expired, a new call is timed again
-      const next = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "next" }, limits("5 seconds")))
+      const next = yield* Effect.fork(client.callWithin("wait", { label: "next" }, limits("5 seconds")))
       yield* until(() => seen.started.includes("next"))
       yield* TestClock.adjust("6 seconds")
       assert.strictEqual((yield* Fiber.join(next).pipe(Effect.flip))._tag, "McpTimeoutError")
@@ -569,11 +569,11 @@ describe("McpClient.callWithin, the connection's timer", () => {
         Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
-      const interrupted = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "interrupted" }, limits("1 minute")))
+      const interrupted = yield* Effect.fork(client.callWithin("wait", { label: "interrupted" }, limits("1 minute")))
       yield* until(() => seen.started.includes("interrupted"))
       yield* Fiber.interrupt(interrupted)
       yield* until(() => seen.cancelled.includes("interrupted"))
-      const timed = yield* Effect.fork(McpClient.callWithin(client, "wait", { label: "timed" }, limits("5 seconds")))
+      const timed = yield* Effect.fork(client.callWithin("wait", { label: "timed" }, limits("5 seconds")))
       yield* until(() => seen.started.includes("timed"))
       yield* TestClock.adjust("6 seconds")
       const error = yield* Fiber.join(timed).pipe(Effect.flip)

@@ -11,7 +11,7 @@ import type { Extension, Message } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpSampling, McpServer } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import type { McpClient } from "@zett/mcp/McpClient"
+import * as McpClient from "@zett/mcp/McpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -141,7 +141,7 @@ const announcing = () => {
     listeners: new Set<() => void>()
   }
   const factory = McpClientFactory.of((server) =>
-    Effect.succeed<McpClient>({
+    Effect.succeed(McpClient.make({
       server: server.name,
       listTools: () =>
         Effect.suspend(() => {
@@ -163,7 +163,7 @@ const announcing = () => {
           Effect.sync(() => void state.listeners.add(listener)),
           () => Effect.sync(() => void state.listeners.delete(listener))
         )
-    })
+    }))
   )
   return { factory, state }
 }
@@ -217,12 +217,12 @@ describe("tool list changes", () => {
 
 /** A client with one tool whose resource reads never answer. */
 const silentReads = McpClientFactory.of((server) =>
-  Effect.succeed<McpClient>({
+  Effect.succeed(McpClient.make({
     server: server.name,
     listTools: () => Effect.succeed({ tools: [tool("ping")], nextCursor: undefined }),
     callTool: (name) => Effect.succeed(text(`${name} called`)),
     request: () => Effect.never
-  })
+  }))
 )
 
 describe("resources as tools", () => {

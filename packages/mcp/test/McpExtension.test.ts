@@ -1,7 +1,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -341,11 +341,11 @@ describe("McpExtension", () => {
           const url = server._tag === "McpHttpServer" ? server.url : ""
           connects.push(url)
           const name = url.split("/").at(-1)!
-          return {
+          return McpClient.make({
             server: server.name,
             listTools: () => Effect.succeed({ tools: [tool(name)], nextCursor: undefined }),
             callTool: () => Effect.succeed(text(name))
-          }
+          })
         })
       )
       write("http://127.0.0.1:9/alpha", 1_700_000_000)

@@ -255,11 +255,11 @@ describe("McpResources and McpPrompts", () => {
 
   it.effect("a client of your own without `request` fails with a typed Unsupported error", () =>
     Effect.gen(function*() {
-      const client: McpClient.McpClient = {
+      const client = McpClient.make({
         server: "mine",
         listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
         callTool: () => Effect.succeed({ content: [] })
-      }
+      })
       const error = yield* Effect.flip(McpResources.list(client))
       assert.strictEqual(error.kind, "Unsupported")
       assert.strictEqual(error.message, "mine: resources/list failed: this MCP client does not implement requests other than tools")

@@ -4,8 +4,7 @@
  */
 import type { Model } from "@zett/agent"
 import { Cli, Output } from "@zett/cli"
-import type { McpClient } from "@zett/mcp"
-import { McpClientFactory, McpError } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -70,7 +69,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       if (fake.connectError !== undefined) {
         return yield* new McpError.McpConnectError({ server: server.name, reason: fake.connectError })
       }
-      const client: McpClient.McpClient = {
+      const client = McpClient.make({
         server: server.name,
         listTools: () =>
           Effect.gen(function*() {
@@ -86,7 +85,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
             stats.calls.push({ server: server.name, name, args })
             return fake.call?.(name, args) ?? text(`${name} called`)
           })
-      }
+      })
       return client
     })
   )

@@ -11,22 +11,12 @@ import * as Stream from "effect/Stream"
 import type { McpClient } from "../McpClient.js"
 import { McpRequestError } from "../McpError.js"
 
-/** The request, or an `Unsupported` failure when the client does not implement `request`. */
+/** The request (an `Unsupported` failure for a client whose driver does not implement `request`). */
 export const send = (
   client: McpClient,
   method: string,
   params?: Record<string, unknown> | undefined
-): Effect.Effect<unknown, McpRequestError> =>
-  client.request === undefined
-    ? Effect.fail(
-      new McpRequestError({
-        server: client.server,
-        method,
-        kind: "Unsupported",
-        reason: "this MCP client does not implement requests other than tools"
-      })
-    )
-    : client.request(method, params)
+): Effect.Effect<unknown, McpRequestError> => client.request(method, params)
 
 /**
  * The request, its result as the driver decoded it: a driver checks the result of every request it knows
@@ -38,7 +28,7 @@ export const sendAs = <A>(
   params?: Record<string, unknown> | undefined
 ): Effect.Effect<A, McpRequestError> => send(client, method, params) as Effect.Effect<A, McpRequestError>
 
-/** The most pages one listing may take (as `McpClient.maxPages`). */
+/** The most pages one listing may take (`McpClient.maxPages`). */
 export const maxPages = 100
 
 /**
@@ -51,6 +41,8 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
     readonly method: string
     readonly noun: string
     readonly items: (page: Page) => ReadonlyArray<A>
+    /** One page; by default `method` sent through `request` with the cursor. */
+    readonly page?: ((cursor: string | undefined) => Effect.Effect<Page, McpRequestError>) | undefined
   }
 ): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
   Stream.suspend(() => {
@@ -62,7 +54,9 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
         page > maxPages
           ? Effect.fail(fail(`more than ${maxPages} pages of ${options.noun}`))
           : Effect.flatMap(
-            sendAs<Page>(client, options.method, cursor === undefined ? undefined : { cursor }),
+            options.page !== undefined
+              ? options.page(cursor)
+              : sendAs<Page>(client, options.method, cursor === undefined ? undefined : { cursor }),
             (result) => {
               const items = Chunk.fromIterable(options.items(result))
               const next = result.nextCursor

@@ -1,7 +1,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServer } from "@zett/mcp"
-import type { McpClient } from "@zett/mcp/McpClient"
+import * as McpClient from "@zett/mcp/McpClient"
 import type * as McpClientModule from "@zett/mcp/McpClient"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import type * as Duration from "effect/Duration"
@@ -46,7 +46,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       if (fake.connectError !== undefined) {
         return yield* new McpError.McpConnectError({ server: server.name, reason: fake.connectError })
       }
-      const client: McpClient = {
+      const client = McpClient.make({
         server: server.name,
         listTools: (cursor) =>
           Effect.gen(function*() {
@@ -62,7 +62,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
             stats.calls.push({ server: server.name, name, args })
             return fake.call?.(name, args, options) ?? Effect.succeed(text(`${name} called`))
           })
-      }
+      })
       return client
     })
   )
