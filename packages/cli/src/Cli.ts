@@ -108,23 +108,27 @@ const demoCommand = lazyCommand(
   () => import("./internal/demo.js")
 )
 
-const authLoginCommand = Command.make("login", Options.authLogin, (options) =>
-  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.login(options))).pipe(
-    Command.withDescription(
-      "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
-        "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600)."
-    )
-  )
+const authLoginCommand = lazyCommand(
+  "login",
+  Options.authLogin,
+  "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
+    "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
+  () => import("./internal/auth.js").then((m) => ({ handler: m.login }))
+)
 
-const authLogoutCommand = Command.make("logout", Options.authLogout, (options) =>
-  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.logout(options))).pipe(
-    Command.withDescription("Forget a server's tokens and client registration.")
-  )
+const authLogoutCommand = lazyCommand(
+  "logout",
+  Options.authLogout,
+  "Forget a server's tokens and client registration.",
+  () => import("./internal/auth.js").then((m) => ({ handler: m.logout }))
+)
 
-const authStatusCommand = Command.make("status", Options.authStatus, (options) =>
-  Effect.flatMap(Effect.promise(() => import("./internal/auth.js")), (auth) => auth.status(options))).pipe(
-    Command.withDescription("Each configured server's authorization: authorized, expires in ..., needs login or no auth.")
-  )
+const authStatusCommand = lazyCommand(
+  "status",
+  Options.authStatus,
+  "Each configured server's authorization: authorized, expires in ..., needs login or no auth.",
+  () => import("./internal/auth.js").then((m) => ({ handler: m.status }))
+)
 
 const authCommand = Command.make("auth", {}, () =>
   Effect.fail(new CliError.UsageError({ message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(

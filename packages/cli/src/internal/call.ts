@@ -11,10 +11,10 @@ import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
-import { loadConfiguration, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
+import { loadConfiguration, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import { inertJson } from "./inert.js"
 import * as Options from "./options.js"
-import { limitOf } from "./options.js"
+import { callLimit, connectLimit } from "./options.js"
 
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
@@ -28,11 +28,11 @@ export const handler = (options: Options.CallOptions) =>
       return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
     }
     yield* offerLogins(clientFactory, Effect.succeed(candidates))
-    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+    const connectTimeout = connectLimit(options.connectTimeout)
     const found = yield* Effect.forEach(
       candidates,
       (server) =>
-        Effect.either(Discovery.connectAndList(clientFactory, server, { connectTimeout: connectLimit })).pipe(
+        Effect.either(Discovery.connectAndList(clientFactory, server, { connectTimeout })).pipe(
           Effect.map((result) => ({ server, result }))
         ),
       { concurrency: Option.getOrElse(options.discoveryConcurrency, () => McpExtension.defaultDiscoveryConcurrency) }
@@ -46,8 +46,7 @@ export const handler = (options: Options.CallOptions) =>
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
         McpClient.callWithin(client, tool.remoteName, args, {
           server: tool.server,
-          // the server's own `timeout` overrides --call-timeout, as it overrides the extension's callTimeout
-          timeout: server.timeout !== undefined ? Option.some(server.timeout) : limitOf(options.callTimeout, Duration.seconds(300)),
+          timeout: callLimit(options.callTimeout, server),
           // as the extension does by default: progress starts the time afresh, for an hour at most
           resetOnProgress: true,
           maxTimeout: Option.some(Duration.hours(1)),
@@ -72,8 +71,6 @@ export const handler = (options: Options.CallOptions) =>
     }
     const names = found.flatMap(({ result }) => (result._tag === "Right" ? result.right.tools.map((t) => t.name) : []))
     return yield* new CliError.UsageError({
-      message: `no tool named ${options.name}; available: ${
-        names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
-      }`
+      message: `no tool named ${options.name}; available: ${nameList(names)}`
     })
   }).pipe(Effect.scoped)

@@ -1,25 +1,29 @@
 /**
  * What `zett resources` and `zett prompts` share: the servers asked (all, or the one named), each
  * connected in a scope of its own and listed under the connect timeout with a spinner, and the report laid out
- * in the table style of `zett tools`.
+ * in the table style of `zett tools`; and what `zett read` and `zett prompt` share: the server named, and the
+ * reason a request to it failed.
  *
  * @internal
  */
-import type { McpClient, McpServer } from "@zett/mcp"
-import type { McpClientFactory } from "@zett/mcp"
-import { McpError, McpExtension, McpServers } from "@zett/mcp"
+import type { McpClient, McpClientFactory, McpServer, McpServers } from "@zett/mcp"
+import { McpError, McpExtension } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
-import type * as Output from "../Output.js"
+import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
+import { loadConfiguration, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
 import { inert } from "./inert.js"
+import type * as Options from "./options.js"
+import { connectLimit } from "./options.js"
 import { clip } from "./width.js"
 
-const methodNotFound = -32601
+/** JSON-RPC's "method not found": the server does not offer the feature. */
+export const methodNotFound = -32601
 
 /** One server's listing: `items` is undefined when the server does not offer the feature (-32601). */
 export interface Listing<A> {
@@ -43,9 +47,7 @@ export const select = (
   const names = snapshot.servers.map((server) => server.name)
   return Effect.fail(
     new CliError.UsageError({
-      message: `no MCP server named ${name.value} in ${file}; configured: ${
-        names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
-      }`
+      message: `no MCP server named ${name.value} in ${file}; configured: ${nameList(names)}`
     })
   )
 }
@@ -104,101 +106,108 @@ export const listAll = <A>(
     }
   )
 
+/** What `zett resources` or `zett prompts` lists of each server, and how its report shows it. */
+export interface Report<A> {
+  /** What is listed, as the spinner and `ok (offers no …)` say it: "prompts". */
+  readonly what: string
+  readonly list: (client: McpClient.McpClient) => Effect.Effect<A, McpError.McpRequestError>
+  /** The `--json` key that says whether a server offers the feature (undefined for an unavailable server). */
+  readonly offers: string
+  /** A server's `--json` fields for its items. */
+  readonly fields: (items: A | undefined) => Record<string, unknown>
+  readonly totals: (listings: ReadonlyArray<Listing<A>>) => Record<string, number>
+  /** The table's count columns, right-aligned. */
+  readonly counts: ReadonlyArray<{ readonly header: string; readonly count: (items: A) => number }>
+  readonly sections: (listing: Listing<A> & { readonly items: A }, width: number) => ReadonlyArray<string>
+  /** The totals after the servers' summary line. */
+  readonly total: (listings: ReadonlyArray<Listing<A>>) => string
+}
+
+/** The configuration a report names. */
+interface Source {
+  readonly file: string
+  readonly exists: boolean
+  readonly snapshot: McpServers.Snapshot
+}
+
 /**
- * The `--json` document of `zett resources` and `zett prompts`: each server's status with what it offers (`fields`
- * of its items; `offers` is undefined for an unavailable server), and the totals.
+ * A listing command: the servers asked listed under the connect timeout, the report printed (`--json`, or the
+ * table and the sections), exit 1 when a server was unavailable.
  */
-export const json = <A>(
-  listings: ReadonlyArray<Listing<A>>,
-  options: {
-    readonly config: string
-    readonly configExists: boolean
-    readonly skipped: unknown
-    readonly offers: string
-    readonly fields: (items: A | undefined) => Record<string, unknown>
-    readonly totals: Record<string, number>
-  }
-) =>
+export const listCommand = <A>(options: Options.ListingOptions, report: Report<A>) =>
+  Effect.gen(function*() {
+    const factory = yield* resolveClientFactory()
+    const output = yield* Output.Output
+    const source = yield* loadConfiguration(options.config, options)
+    const servers = yield* select(source.snapshot, source.file, options.server)
+    const listings = yield* listAll(factory, servers, {
+      what: report.what,
+      limit: connectLimit(options.connectTimeout),
+      concurrency: Option.getOrUndefined(options.discoveryConcurrency),
+      list: report.list
+    })
+    yield* Output.line(options.json ? json(listings, source, report) : render(listings, source, report, output.columns))
+    yield* unavailableFailure(listings)
+  })
+
+/** The `--json` document: each server's status with what it offers, and the totals. */
+const json = <A>(listings: ReadonlyArray<Listing<A>>, source: Source, report: Report<A>) =>
   JSON.stringify(
     {
-      config: options.config,
-      configExists: options.configExists,
+      config: source.file,
+      configExists: source.exists,
       servers: listings.map((listing) => ({
         name: listing.server,
         transport: listing.transport,
         status: listing.status,
         ...(listing.reason !== undefined ? { reason: listing.reason } : {}),
         millis: listing.millis,
-        [options.offers]: listing.status === "ok" ? listing.items !== undefined : undefined,
-        ...options.fields(listing.items)
+        [report.offers]: listing.status === "ok" ? listing.items !== undefined : undefined,
+        ...report.fields(listing.items)
       })),
-      skipped: options.skipped,
+      skipped: source.snapshot.skipped,
       totals: {
         servers: listings.length,
         available: listings.filter((l) => l.status === "ok").length,
-        ...options.totals
+        ...report.totals(listings)
       }
     },
     null,
     2
   )
 
-/** Exit 1 when a server was unavailable, named in one line. */
-export const unavailableFailure = <A>(listings: ReadonlyArray<Listing<A>>) => {
-  const down = listings.filter((listing) => listing.status === "unavailable")
-  if (down.length === 0) return Effect.void
-  return Effect.fail(
-    new CliError.RunFailed({
-      message: `${down.length} of ${listings.length} MCP ${listings.length === 1 ? "server" : "servers"} unavailable: ${
-        McpExtension.summarizeUnavailable(down.map((l) => ({ server: l.server, reason: l.reason ?? "unknown reason" })))
-      }`
-    })
-  )
-}
-
 /** The server table (the style of `zett tools`), then one section per server; the counts are right-aligned. */
-export const render = <A>(
-  listings: ReadonlyArray<Listing<A>>,
-  options: {
-    readonly config: string
-    readonly configExists: boolean
-    readonly width: number
-    readonly counts: ReadonlyArray<{ readonly header: string; readonly count: (items: A) => number }>
-    readonly none: string
-    readonly sections: (listing: Listing<A> & { readonly items: A }, width: number) => ReadonlyArray<string>
-    readonly total: (listings: ReadonlyArray<Listing<A>>) => string
-  }
-): string => {
-  const width = Math.max(60, options.width)
+const render = <A>(listings: ReadonlyArray<Listing<A>>, source: Source, report: Report<A>, columnsWide: number): string => {
+  const width = Math.max(60, columnsWide)
   const out: Array<string> = []
   if (listings.length === 0) {
     out.push(
-      options.configExists
-        ? `No MCP servers are configured in ${options.config}.`
-        : `No MCP servers are configured: ${options.config} does not exist.`
+      source.exists
+        ? `No MCP servers are configured in ${source.file}.`
+        : `No MCP servers are configured: ${source.file} does not exist.`
     )
     return out.join("\n")
   }
-  out.push(`MCP servers in ${options.config}`, "")
-  const right = new Set(options.counts.map((_, i) => i + 3).concat([2]))
+  out.push(`MCP servers in ${source.file}`, "")
+  const right = new Set(report.counts.map((_, i) => i + 3).concat([2]))
   const table = columns([
-    ["SERVER", "TRANSPORT", "TIME", ...options.counts.map((c) => c.header), "STATUS"],
+    ["SERVER", "TRANSPORT", "TIME", ...report.counts.map((c) => c.header), "STATUS"],
     ...listings.map((listing) => [
       listing.server,
       listing.transport,
       formatMillis(listing.millis),
-      ...options.counts.map((c) => (listing.items === undefined ? "-" : String(c.count(listing.items)))),
+      ...report.counts.map((c) => (listing.items === undefined ? "-" : String(c.count(listing.items)))),
       listing.status === "unavailable"
         ? `unavailable: ${listing.reason ?? "unknown reason"}`
         : listing.items === undefined
-        ? `ok (${options.none})`
+        ? `ok (offers no ${report.what})`
         : "ok"
     ])
   ], right)
   out.push(...table.map((line) => clip(line, width)))
   for (const listing of listings) {
     if (listing.status !== "ok" || listing.items === undefined) continue
-    const lines = options.sections(listing as Listing<A> & { readonly items: A }, width)
+    const lines = report.sections(listing as Listing<A> & { readonly items: A }, width)
     if (lines.length > 0) out.push("", ...lines)
   }
   const available = listings.filter((l) => l.status === "ok").length
@@ -206,11 +215,38 @@ export const render = <A>(
   out.push(
     "",
     `${listings.length} ${listings.length === 1 ? "server" : "servers"}: ${available} ok` +
-      `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${options.total(listings)}`
+      `${unavailable > 0 ? `, ${unavailable} unavailable` : ""}; ${report.total(listings)}`
   )
   // cells and descriptions are inert already (`columns`, `rows`); the rest is made so here
   return out.map(inert).join("\n")
 }
+
+/** One section of a server's report: `demo: 2 prompts`, then a row per item; nothing when there are none. */
+export const section = <I>(
+  server: string,
+  items: ReadonlyArray<I>,
+  one: string,
+  row: (item: I) => ReadonlyArray<string>,
+  width: number
+): ReadonlyArray<string> =>
+  items.length === 0 ? [] : [`${server}: ${plural(items.length, one)}`, ...rows(items.map(row), width)]
+
+/** The server named for `zett read` or `zett prompt`, with the client factory to reach it. */
+export const named = (options: {
+  readonly config: ReadonlyArray<string>
+  readonly lenient: boolean
+  readonly server: string
+}) =>
+  Effect.gen(function*() {
+    const factory = yield* resolveClientFactory()
+    const { file, snapshot } = yield* loadConfiguration(options.config, options)
+    const [server] = yield* select(snapshot, file, Option.some(options.server))
+    return { factory, server: server! }
+  })
+
+/** Why a request failed, with the server's error code when it gave one. */
+export const failureReason = (error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError) =>
+  `${McpError.reasonOf(error)}${error._tag === "McpRequestError" && error.code !== undefined ? ` (code ${error.code})` : ""}`
 
 export const firstLine = (text: string | undefined) =>
   (text ?? "").split("\n").find((line) => line.trim() !== "")?.trim() ?? ""

@@ -107,7 +107,14 @@ export const discoverWithProgress = (
     }
   )
 
-export const unavailableFailure = (reports: ReadonlyArray<Discovery.ServerReport>) => {
+/** Names in a usage message: the first 20 (`…` after them when there are more), or `none`. */
+export const nameList = (names: ReadonlyArray<string>) =>
+  names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
+
+/** Exit 1 when a server was unavailable, named in one line (a discovery report, or a listing of `zett resources`). */
+export const unavailableFailure = (
+  reports: ReadonlyArray<{ readonly server: string; readonly status: string; readonly reason?: string | undefined }>
+) => {
   const down = reports.filter((report) => report.status === "unavailable")
   if (down.length === 0) return Effect.void
   return Effect.fail(

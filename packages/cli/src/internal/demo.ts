@@ -4,7 +4,6 @@
  * @internal
  */
 import * as Path from "@effect/platform/Path"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
@@ -14,7 +13,7 @@ import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
 import { discoverWithProgress, givenModel, resolveClientFactory, runAgent, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
-import { extensionLimit, limitOf } from "./options.js"
+import { callLimit, connectLimit, extensionLimit } from "./options.js"
 
 export const handler = (options: Options.DemoOptions) =>
   Effect.gen(function*() {
@@ -30,7 +29,7 @@ export const handler = (options: Options.DemoOptions) =>
     const server = Demo.server()
     const tracker = Demo.track(yield* resolveClientFactory())
     const results = Demo.observeResults()
-    const connectLimit = limitOf(options.connectTimeout, Duration.seconds(30))
+    const connectTimeout = connectLimit(options.connectTimeout)
 
     const pathService = yield* Path.Path
     const shown = pathService.relative(process.cwd(), Demo.serverScript)
@@ -38,7 +37,7 @@ export const handler = (options: Options.DemoOptions) =>
     yield* Output.line(`Model: ${model.name}`)
     yield* Output.line()
 
-    const reports = yield* discoverWithProgress(tracker.factory, [server], connectLimit)
+    const reports = yield* discoverWithProgress(tracker.factory, [server], connectTimeout)
     yield* Output.line(
       ToolsReport.render(
         { config: "(none: the demo's server is given in code)", configExists: true, servers: reports, skipped: [] },
@@ -52,8 +51,8 @@ export const handler = (options: Options.DemoOptions) =>
     const reply = yield* runAgent(Demo.prompt, {
       servers: [server],
       clientFactory: tracker.factory,
-      connectTimeout: extensionLimit(connectLimit),
-      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300)))
+      connectTimeout: extensionLimit(connectTimeout),
+      callTimeout: extensionLimit(callLimit(options.callTimeout))
     }, model.layer, [results.extension])
     yield* Output.line()
     yield* Output.line(`Answer: ${reply.content}`)

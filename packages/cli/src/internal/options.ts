@@ -69,11 +69,25 @@ export const discoveryConcurrency = parsedOption(
 )
 
 /** `None`: the default; `Some(None)`: disabled; `Some(Some(d))`: a limit. */
-export const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
+const limitOf = (input: Option.Option<number>, fallback: Duration.Duration): Option.Option<Duration.Duration> =>
   Option.match(input, {
     onNone: () => Option.some(fallback),
     onSome: (value) => (value === 0 ? Option.none() : Option.some(Duration.millis(Math.round(value * 1_000))))
   })
+
+/** `--connect-timeout` as a limit: 30 seconds by default. */
+export const connectLimit = (input: Option.Option<number>): Option.Option<Duration.Duration> =>
+  limitOf(input, Duration.seconds(30))
+
+/**
+ * `--call-timeout` as a limit: 300 seconds by default; the server's own `timeout` overrides it, as it overrides the
+ * extension's `callTimeout`.
+ */
+export const callLimit = (
+  input: Option.Option<number>,
+  server?: { readonly timeout?: Duration.Duration | undefined }
+): Option.Option<Duration.Duration> =>
+  server?.timeout !== undefined ? Option.some(server.timeout) : limitOf(input, Duration.seconds(300))
 
 /** The form the extension's options take: `null` disables. */
 export const extensionLimit = (limit: Option.Option<Duration.Duration>): Duration.Duration | null =>
@@ -86,54 +100,54 @@ export const yesDefaults = Options.boolean("yes-defaults").pipe(
   )
 )
 
+/** What every command that discovers the configured servers takes first. */
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency }
+
 export const tools = {
-  config,
-  lenient,
-  connectTimeout,
-  discoveryConcurrency,
+  ...discovering,
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
 }
 
 const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : typeof value)
 
-/** The JSON arguments of `zett call`: a JSON object, each failure one line saying what was wrong. */
-export const JsonArguments = Schema.compose(
-  Schema.parseJson().annotations({
-    message: (issue) =>
-      `the tool's arguments are not valid JSON (${
-        issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
-      })`
-  }),
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    message: (issue) => `the tool's arguments must be a JSON object, like '{"a": 1}'; got ${kindOf(issue.actual)}`
-  })
-).annotations({
-  // the inner message alone, not the tree of the composition
-  message: (issue) => issue._tag === "Transformation" ? ParseResult.TreeFormatter.formatIssueSync(issue.issue) : "invalid arguments"
-})
-
-export const call = {
-  config,
-  lenient,
-  connectTimeout,
-  callTimeout,
-  discoveryConcurrency,
-  yesDefaults,
-  name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
-  arguments: Args.text({ name: "json" }).pipe(
-    Args.withSchema(JsonArguments),
-    Args.withDescription("The arguments as a JSON object (default {})."),
+/**
+ * The optional `json` argument: a JSON object (`whose`: "the tool's"), each failure one line saying what was
+ * wrong.
+ */
+const jsonArguments = (whose: string, example: string, description: string) =>
+  Args.text({ name: "json" }).pipe(
+    Args.withSchema(
+      Schema.compose(
+        Schema.parseJson().annotations({
+          message: (issue) =>
+            `${whose} arguments are not valid JSON (${
+              issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
+            })`
+        }),
+        Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+          message: (issue) => `${whose} arguments must be a JSON object, like '${example}'; got ${kindOf(issue.actual)}`
+        })
+      ).annotations({
+        // the inner message alone, not the tree of the composition
+        message: (issue) =>
+          issue._tag === "Transformation" ? ParseResult.TreeFormatter.formatIssueSync(issue.issue) : "invalid arguments"
+      })
+    ),
+    Args.withDescription(description),
     Args.optional
   )
+
+/** What the commands that call the servers' tools take (`call`, and `run` through the agent). */
+const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults }
+
+export const call = {
+  ...calling,
+  name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
+  arguments: jsonArguments("the tool's", `{"a": 1}`, "The arguments as a JSON object (default {}).")
 }
 
 export const run = {
-  config,
-  lenient,
-  connectTimeout,
-  callTimeout,
-  discoveryConcurrency,
-  yesDefaults,
+  ...calling,
   verbose: Options.boolean("verbose").pipe(
     Options.withDescription("After the answer, print the run's token usage (input, cached, output) on standard error.")
   ),
@@ -152,61 +166,33 @@ const json = Options.boolean("json").pipe(Options.withDescription("Print the res
 
 const serverArg = Args.text({ name: "server" }).pipe(Args.withDescription("A server's name, as the configuration writes it."))
 
-export const resources = {
-  config,
-  lenient,
-  connectTimeout,
-  discoveryConcurrency,
+/** `zett resources` and `zett prompts`: every configured server, or the one named. */
+const listing = {
+  ...discovering,
   json,
   server: Args.optional(serverArg.pipe(Args.withDescription("Only this server (default: every configured server).")))
 }
 
+export const resources = listing
+
+/** `zett read` and `zett prompt`: one request to the server named. */
+const oneServer = { config, lenient, connectTimeout, callTimeout, json, server: serverArg }
+
 export const read = {
-  config,
-  lenient,
-  connectTimeout,
-  callTimeout,
-  json,
-  server: serverArg,
+  ...oneServer,
   uri: Args.text({ name: "uri" }).pipe(Args.withDescription("The resource's URI (listed by zett resources, or made from a template)."))
 }
 
-export const prompts = {
-  config,
-  lenient,
-  connectTimeout,
-  discoveryConcurrency,
-  json,
-  server: Args.optional(serverArg.pipe(Args.withDescription("Only this server (default: every configured server).")))
-}
-
-/** The JSON arguments of `zett prompt`: a JSON object (its values are given to the server as strings). */
-export const PromptArguments = Schema.compose(
-  Schema.parseJson().annotations({
-    message: (issue) =>
-      `the prompt's arguments are not valid JSON (${
-        issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
-      })`
-  }),
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-    message: (issue) => `the prompt's arguments must be a JSON object, like '{"city": "Paris"}'; got ${kindOf(issue.actual)}`
-  })
-).annotations({
-  message: (issue) => issue._tag === "Transformation" ? ParseResult.TreeFormatter.formatIssueSync(issue.issue) : "invalid arguments"
-})
+export const prompts = listing
 
 export const prompt = {
-  config,
-  lenient,
-  connectTimeout,
-  callTimeout,
-  json,
-  server: serverArg,
+  ...oneServer,
   name: Args.text({ name: "prompt" }).pipe(Args.withDescription("The prompt's name, as zett prompts lists it.")),
-  arguments: Args.text({ name: "json" }).pipe(
-    Args.withSchema(PromptArguments),
-    Args.withDescription("The prompt's arguments as a JSON object of strings (default {})."),
-    Args.optional
+  // its values are given to the server as strings
+  arguments: jsonArguments(
+    "the prompt's",
+    `{"city": "Paris"}`,
+    "The prompt's arguments as a JSON object of strings (default {})."
   )
 }
 
@@ -233,9 +219,8 @@ export type AuthLogoutOptions = Command.Command.ParseConfig<typeof authLogout>
 export type AuthStatusOptions = Command.Command.ParseConfig<typeof authStatus>
 
 export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
-export type ResourcesOptions = Command.Command.ParseConfig<typeof resources>
+export type ListingOptions = Command.Command.ParseConfig<typeof listing>
 export type ReadOptions = Command.Command.ParseConfig<typeof read>
-export type PromptsOptions = Command.Command.ParseConfig<typeof prompts>
 export type PromptOptions = Command.Command.ParseConfig<typeof prompt>
 export type CallOptions = Command.Command.ParseConfig<typeof call>
 export type RunOptions = Command.Command.ParseConfig<typeof run>

@@ -4,62 +4,40 @@
  * @internal
  */
 import { McpError, McpPrompts } from "@zett/mcp"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
 import * as Catalog from "./catalog.js"
 import { inert } from "./inert.js"
-import { loadConfiguration, resolveClientFactory } from "./common.js"
+import { nameList } from "./common.js"
 import type * as Options from "./options.js"
-import { limitOf } from "./options.js"
+import { callLimit, connectLimit } from "./options.js"
 
 /** `city, state?`: the arguments, an optional one marked with `?`. */
 const argumentsLine = (prompt: McpPrompts.Prompt) =>
   (prompt.arguments ?? []).map((arg) => `${arg.name}${arg.required === true ? "" : "?"}`).join(", ")
 
-export const listHandler = (options: Options.PromptsOptions) =>
-  Effect.gen(function*() {
-    const factory = yield* resolveClientFactory()
-    const output = yield* Output.Output
-    const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
-    const servers = yield* Catalog.select(snapshot, file, options.server)
-    const listings = yield* Catalog.listAll(factory, servers, {
-      what: "prompts",
-      limit: limitOf(options.connectTimeout, Duration.seconds(30)),
-      concurrency: Option.getOrUndefined(options.discoveryConcurrency),
-      list: McpPrompts.list
-    })
-    const total = listings.reduce((sum, listing) => sum + (listing.items?.length ?? 0), 0)
-    yield* Output.line(
-      options.json
-        ? Catalog.json(listings, {
-          config: file,
-          configExists: exists,
-          skipped: snapshot.skipped,
-          offers: "offersPrompts",
-          fields: (items) => ({ prompts: items ?? [] }),
-          totals: { prompts: total }
-        })
-        : Catalog.render(listings, {
-          config: file,
-          configExists: exists,
-          width: output.columns,
-          counts: [{ header: "PROMPTS", count: (prompts: ReadonlyArray<McpPrompts.Prompt>) => prompts.length }],
-          none: "offers no prompts",
-          sections: ({ items, server }, width) =>
-            items.length === 0 ? [] : [
-              `${server}: ${Catalog.plural(items.length, "prompt")}`,
-              ...Catalog.rows(
-                items.map((p) => [`  ${p.name}`, argumentsLine(p), Catalog.firstLine(p.description ?? p.title ?? "")]),
-                width
-              )
-            ],
-          total: () => Catalog.plural(total, "prompt")
-        })
-    )
-    yield* Catalog.unavailableFailure(listings)
+const total = (listings: ReadonlyArray<Catalog.Listing<ReadonlyArray<McpPrompts.Prompt>>>) =>
+  listings.reduce((sum, listing) => sum + (listing.items?.length ?? 0), 0)
+
+export const listHandler = (options: Options.ListingOptions) =>
+  Catalog.listCommand(options, {
+    what: "prompts",
+    list: McpPrompts.list,
+    offers: "offersPrompts",
+    fields: (items) => ({ prompts: items ?? [] }),
+    totals: (listings) => ({ prompts: total(listings) }),
+    counts: [{ header: "PROMPTS", count: (prompts) => prompts.length }],
+    sections: ({ items, server }, width) =>
+      Catalog.section(
+        server,
+        items,
+        "prompt",
+        (p) => [`  ${p.name}`, argumentsLine(p), Catalog.firstLine(p.description ?? p.title ?? "")],
+        width
+      ),
+    total: (listings) => Catalog.plural(total(listings), "prompt")
   })
 
 const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : `an ${typeof value}`)
@@ -78,28 +56,22 @@ const stringArguments = (args: Readonly<Record<string, unknown>>) =>
 export const getHandler = (options: Options.PromptOptions) =>
   Effect.gen(function*() {
     const args = yield* stringArguments(Option.getOrElse(options.arguments, (): Record<string, unknown> => ({})))
-    const factory = yield* resolveClientFactory()
-    const { file, snapshot } = yield* loadConfiguration(options.config, options)
-    const [server] = yield* Catalog.select(snapshot, file, Option.some(options.server))
-    const name = server!.name
+    const { factory, server } = yield* Catalog.named(options)
+    const name = server.name
     const unavailable = (error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError) =>
       new CliError.RunFailed({ message: `cannot get prompt ${options.name}: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
-    const callLimit = server!.timeout !== undefined ? Option.some(server!.timeout) : limitOf(options.callTimeout, Duration.seconds(300))
     // connect and list under the connect timeout, so that a wrong name or argument is told before asking for it
     const { client, prompts } = yield* Effect.gen(function*() {
-      const client = yield* Catalog.connect(factory, server!, Option.none())
+      const client = yield* Catalog.connect(factory, server, Option.none())
       return { client, prompts: yield* McpPrompts.list(client) }
     }).pipe(
-      McpError.within({ server: name, operation: "connect", limit: limitOf(options.connectTimeout, Duration.seconds(30)) }),
+      McpError.within({ server: name, operation: "connect", limit: connectLimit(options.connectTimeout) }),
       Effect.mapError(unavailable)
     )
     const prompt = prompts.find((p) => p.name === options.name)
     if (prompt === undefined) {
-      const names = prompts.map((p) => p.name)
       return yield* new CliError.UsageError({
-        message: `no prompt named ${options.name} on ${name}; available: ${
-          names.length === 0 ? "none" : names.slice(0, 20).join(", ") + (names.length > 20 ? ", …" : "")
-        }`
+        message: `no prompt named ${options.name} on ${name}; available: ${nameList(prompts.map((p) => p.name))}`
       })
     }
     const known = (prompt.arguments ?? []).map((arg) => arg.name)
@@ -117,13 +89,9 @@ export const getHandler = (options: Options.PromptOptions) =>
       })
     }
     const got = yield* McpPrompts.get(client, options.name, args).pipe(
-      McpError.within({ server: name, operation: "call", limit: callLimit }),
+      McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
-        new CliError.RunFailed({
-          message: `prompt ${options.name} of ${name} failed: ${McpError.reasonOf(error)}${
-            error._tag === "McpRequestError" && error.code !== undefined ? ` (code ${error.code})` : ""
-          }`
-        })
+        new CliError.RunFailed({ message: `prompt ${options.name} of ${name} failed: ${Catalog.failureReason(error)}` })
       )
     )
     const messages = got.messages.map((m) => ({ role: m._tag === "AssistantMessage" ? "assistant" : "user", content: m.content }))

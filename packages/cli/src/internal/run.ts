@@ -4,14 +4,13 @@
  * @internal
  */
 import type { Message } from "@zett/agent"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadConfiguration, modelLayer, noModel, offerLogins, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
 import * as Output from "../Output.js"
 import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
-import { extensionLimit, limitOf } from "./options.js"
+import { callLimit, connectLimit, extensionLimit } from "./options.js"
 
 export const handler = (options: Options.RunOptions) =>
   Effect.gen(function*() {
@@ -36,8 +35,8 @@ export const handler = (options: Options.RunOptions) =>
       servers,
       strictConfig: !options.lenient,
       clientFactory,
-      connectTimeout: extensionLimit(limitOf(options.connectTimeout, Duration.seconds(30))),
-      callTimeout: extensionLimit(limitOf(options.callTimeout, Duration.seconds(300))),
+      connectTimeout: extensionLimit(connectLimit(options.connectTimeout)),
+      callTimeout: extensionLimit(callLimit(options.callTimeout)),
       discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
     }, model.value).pipe(Inputs.provide)
     if (options.verbose) {

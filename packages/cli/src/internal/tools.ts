@@ -3,14 +3,13 @@
  *
  * @internal
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
 import { discoverWithProgress, loadConfiguration, resolveClientFactory, samplingModel, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
-import { limitOf } from "./options.js"
+import { connectLimit } from "./options.js"
 
 export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
@@ -21,7 +20,7 @@ export const handler = (options: Options.ToolsOptions) =>
     const reports = yield* discoverWithProgress(
       clientFactory,
       snapshot.servers,
-      limitOf(options.connectTimeout, Duration.seconds(30)),
+      connectLimit(options.connectTimeout),
       Option.getOrUndefined(options.discoveryConcurrency)
     )
     const report: ToolsReport.ToolsReport = {
