@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { McpClient, McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
+import { McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -44,7 +44,7 @@ export const handler = (options: Options.CallOptions) =>
       const client = result.right.client
       // a spinner on a terminal, with the tool's progress as a bar once it reports
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
-        McpClient.callWithin(client, tool.remoteName, args, {
+        client.callWithin(tool.remoteName, args, {
           server: tool.server,
           timeout: callLimit(options.callTimeout, server),
           // as the extension does by default: progress starts the time afresh, for an hour at most
