@@ -57,7 +57,8 @@ export const layer = (
 
 /**
  * The services that answer servers' requests, from the options `elicitation`, `sampling` and `roots`: each only
- * when given, so that only those capabilities are declared (hence no output type: the factory looks them up).
+ * when given, so that one provided around this layer instead still reaches the factory (they are references: the
+ * factory reads each, and declares the capabilities of those that are not the default `none`).
  */
 const serverRequestsLayer = (
   options: Pick<Options, "elicitation" | "sampling" | "roots">
@@ -66,4 +67,4 @@ const serverRequestsLayer = (
     options.elicitation !== undefined ? McpElicitation.layer(options.elicitation) : Layer.empty,
     options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
     options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
-  ).pipe(Layer.provide(NodeContext.layer)) as Layer.Layer<never, McpRoots.InvalidRoot>
+  ).pipe(Layer.provide(NodeContext.layer))

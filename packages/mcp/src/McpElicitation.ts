@@ -79,15 +79,31 @@ export type Response =
   | { readonly action: "cancel" }
 
 /**
- * Answers elicitation requests. Installed (in the context of `McpClientFactory.make` / `makeInMemory`, or with
- * the extension's `elicitation` option), it makes the factory declare the capability.
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly handle: (request: Request) => Effect.Effect<Response>
+}
+
+/**
+ * Answers elicitation requests. Provided (to the client factory's layer, or with the extension's `elicitation`
+ * option), it makes the factory declare the capability; by default it is `none`, and nothing is declared.
  *
  * @since 0.1.0
  * @category tags
  */
-export class McpElicitation extends Context.Tag("@zett/mcp/McpElicitation")<McpElicitation, {
-  readonly handle: (request: Request) => Effect.Effect<Response>
-}>() {}
+export class McpElicitation extends Context.Reference<McpElicitation>()("@zett/mcp/McpElicitation", {
+  defaultValue: (): Service => none
+}) {}
+
+/**
+ * The default: elicitation is not offered (the capability is not declared, so servers do not ask).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const none: Service = { handle: () => Effect.succeed({ action: "decline" }) }
 
 /**
  * A handler: the effect runs as part of the tool call that caused the request (its interruption and

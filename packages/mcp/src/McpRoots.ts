@@ -58,18 +58,39 @@ export class InvalidRoot extends Schema.TaggedError<InvalidRoot>("@zett/mcp/Inva
 }
 
 /**
- * The roots and their changes.
- *
  * @since 0.1.0
- * @category tags
+ * @category models
  */
-export class McpRoots extends Context.Tag("@zett/mcp/McpRoots")<McpRoots, {
+export interface Service {
   readonly get: Effect.Effect<ReadonlyArray<Root>>
   /** Replaces the roots; every open connection is sent `notifications/roots/list_changed`. */
   readonly set: (roots: ReadonlyArray<Input>) => Effect.Effect<void, InvalidRoot>
   /** The changes from now on, until the scope closes (the factory subscribes each connection in its own scope). */
   readonly subscribe: Effect.Effect<Queue.Dequeue<ReadonlyArray<Root>>, never, Scope.Scope>
-}>() {}
+}
+
+/**
+ * The roots and their changes. Provided to the client factory's layer (or with the extension's `roots` option),
+ * it makes the factory declare the capability; by default it is `none`, and nothing is declared.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpRoots extends Context.Reference<McpRoots>()("@zett/mcp/McpRoots", {
+  defaultValue: (): Service => none
+}) {}
+
+/**
+ * The default: roots are not offered (the capability is not declared).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const none: Service = {
+  get: Effect.succeed([]),
+  set: () => Effect.void,
+  subscribe: Effect.flatMap(Queue.unbounded<ReadonlyArray<Root>>(), (queue) => Effect.as(Queue.shutdown(queue), queue))
+}
 
 // a Windows drive (C:\) is a path, not a scheme
 const hasScheme = (s: string) => /^[a-z][a-z0-9+.-]+:/i.test(s)

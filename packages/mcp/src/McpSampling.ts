@@ -84,14 +84,33 @@ export interface Options {
 }
 
 /**
- * Answers sampling requests. Its presence in the client factory's context declares the capability.
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly handle: (request: Request) => Effect.Effect<CreateMessageResult, SamplingRefused>
+}
+
+/**
+ * Answers sampling requests. Provided to the client factory's layer (or with the extension's `sampling` option),
+ * it makes the factory declare the capability; by default it is `none`, and nothing is declared.
  *
  * @since 0.1.0
  * @category tags
  */
-export class McpSampling extends Context.Tag("@zett/mcp/McpSampling")<McpSampling, {
-  readonly handle: (request: Request) => Effect.Effect<CreateMessageResult, SamplingRefused>
-}>() {}
+export class McpSampling extends Context.Reference<McpSampling>()("@zett/mcp/McpSampling", {
+  defaultValue: (): Service => none
+}) {}
+
+/**
+ * The default: sampling is not offered (the capability is not declared, so servers do not ask).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const none: Service = {
+  handle: (request) => Effect.fail(new SamplingRefused({ server: request.server, reason: "Unsupported", detail: "sampling is not offered" }))
+}
 
 /**
  * Counts the sampling requests of one agent request. The MCP extension provides a fresh one per agent request to

@@ -49,11 +49,13 @@ export interface Handlers {
   readonly roots: Option.Option<McpRoots.McpRoots["Type"]>
 }
 
-/** The handlers in context (`McpElicitation`, `McpSampling`, `McpRoots`), each optional. @internal */
+const offered = <A>(none: A) => (service: A): Option.Option<A> => service === none ? Option.none() : Option.some(service)
+
+/** The handlers in context (`McpElicitation`, `McpSampling`, `McpRoots`): those that are not the default `none`. @internal */
 export const handlersInContext: Effect.Effect<Handlers> = Effect.all({
-  elicitation: Effect.serviceOption(McpElicitation.McpElicitation),
-  sampling: Effect.serviceOption(McpSampling.McpSampling),
-  roots: Effect.serviceOption(McpRoots.McpRoots)
+  elicitation: Effect.map(McpElicitation.McpElicitation, offered(McpElicitation.none)),
+  sampling: Effect.map(McpSampling.McpSampling, offered(McpSampling.none)),
+  roots: Effect.map(McpRoots.McpRoots, offered(McpRoots.none))
 })
 
 /** A capability is declared only when its handler is installed. @internal */
