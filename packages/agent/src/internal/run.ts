@@ -106,10 +106,10 @@ const duplicate = (tool: Tool.Tool) =>
 /** @internal */
 export class RunState implements Extension.RunContext {
   readonly runId = ++nextRunId
-  messages_: Array<Message> = []
+  conversation: Array<Message> = []
   state: Array<string> = []
   readonly registry = new Map<string, Tool.Tool>()
-  readonly serverTools_: Array<ServerTool> = []
+  readonly serverToolList: Array<ServerTool> = []
   readonly steering: Array<UserMessage> = []
   hooks: ReadonlyArray<Bound> = []
   constructor(
@@ -123,14 +123,14 @@ export class RunState implements Extension.RunContext {
     Effect.sync(() => {
       this.input = message
     })
-  readonly messages = Effect.sync((): ReadonlyArray<Message> => this.messages_)
+  readonly messages = Effect.sync((): ReadonlyArray<Message> => this.conversation)
   readonly addMessage = (message: Message) =>
     Effect.sync(() => {
-      this.messages_.push(message)
+      this.conversation.push(message)
     })
   readonly replaceMessages = (messages: ReadonlyArray<Message>) =>
     Effect.sync(() => {
-      this.messages_ = [...messages]
+      this.conversation = [...messages]
     })
   readonly addState = (text: string) =>
     Effect.sync(() => {
@@ -162,9 +162,9 @@ export class RunState implements Extension.RunContext {
   readonly serverTools: Extension.ServerToolRegistry = {
     add: (tool) =>
       Effect.sync(() => {
-        this.serverTools_.push(tool)
+        this.serverToolList.push(tool)
       }),
-    list: Effect.sync((): ReadonlyArray<ServerTool> => this.serverTools_)
+    list: Effect.sync((): ReadonlyArray<ServerTool> => this.serverToolList)
   }
   readonly publish = (event: Extension.AgentEvent): Effect.Effect<void> =>
     Effect.catchAllCause(
@@ -243,9 +243,9 @@ const forEachEvent = <E>(
 const buildRequest = (engine: Engine, run: RunState): ModelRequest => {
   const system = [engine.systemPrompt, ...run.state].filter((part): part is string => part !== undefined && part !== "")
   return {
-    messages: system.length === 0 ? run.messages_.slice() : [new SystemMessage({ content: system.join("\n\n") }, trusted), ...run.messages_],
+    messages: system.length === 0 ? run.conversation.slice() : [new SystemMessage({ content: system.join("\n\n") }, trusted), ...run.conversation],
     tools: Array.from(run.registry.values(), Tool.definition),
-    serverTools: run.serverTools_.slice()
+    serverTools: run.serverToolList.slice()
   }
 }
 
@@ -438,7 +438,7 @@ const skipped = (call: ToolCall) =>
   }, trusted)
 
 const deliverSteering = (run: RunState) => {
-  for (const message of run.steering.splice(0)) run.messages_.push(message)
+  for (const message of run.steering.splice(0)) run.conversation.push(message)
 }
 
 const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage, AgentError> =>
@@ -448,12 +448,12 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
     for (let turn = 1;; turn++) {
       if (turn > engine.maxTurns) return yield* new MaxTurnsExceeded({ maxTurns: engine.maxTurns })
       yield* each(run, "beforeTurn", (e) => e.beforeTurn?.(run))
-      if (engine.compaction !== undefined && engine.compaction.shouldCompact(run.messages_)) {
+      if (engine.compaction !== undefined && engine.compaction.shouldCompact(run.conversation)) {
         const compacted = yield* Effect.mapError(
-          engine.compaction.compact(run.messages_),
+          engine.compaction.compact(run.conversation),
           (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
         )
-        run.messages_ = [...compacted]
+        run.conversation = [...compacted]
       }
       if (!toolsRegistered) {
         toolsRegistered = true
@@ -468,7 +468,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
         }
       }
       const response = yield* callModel(engine, run, buildRequest(engine, run))
-      run.messages_.push(response)
+      run.conversation.push(response)
       if (response.usage !== undefined) usage = usage === undefined ? response.usage : addUsage(usage, response.usage)
       yield* each(run, "afterModel", (e) => e.afterModel?.(run, response))
       if (response.toolCalls.length === 0 && run.steering.length === 0) {
@@ -485,7 +485,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
         (call) => Effect.suspend(() => run.steering.length > 0 ? Effect.succeed(skipped(call)) : executeCall(engine, run, call)),
         { concurrency: engine.toolConcurrency }
       )
-      for (const result of results) run.messages_.push(result)
+      for (const result of results) run.conversation.push(result)
       deliverSteering(run)
       yield* each(run, "afterTurn", (e) => e.afterTurn?.(run, response))
     }
@@ -518,7 +518,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
         return yield* Effect.provide(
           Effect.gen(function*() {
             yield* each(run, "onMessage", (e) => e.onMessage?.(run))
-            run.messages_.push(run.input)
+            run.conversation.push(run.input)
             yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
             const result = yield* turnLoop(engine, run)
             yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
@@ -554,10 +554,10 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
             yield* each(run, "onCompact", (e) => e.onCompact?.(run))
             if (engine.compaction !== undefined) {
               const compacted = yield* Effect.mapError(
-                engine.compaction.compact(run.messages_),
+                engine.compaction.compact(run.conversation),
                 (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
               )
-              run.messages_ = [...compacted]
+              run.conversation = [...compacted]
             }
             yield* each(run, "afterCompact", (e) => e.afterCompact?.(run))
           }),
