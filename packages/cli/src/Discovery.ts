@@ -178,7 +178,7 @@ export const discover = (
           transport,
           status: "unavailable",
           reason: McpError.reasonOf(result.left),
-          ...(result.left._tag === "McpConnectError" && result.left.failure === "NeedsAuthorization" ? { needsAuth: true } : {}),
+          ...(result.left._tag === "McpConnectError" && result.left.reason === "NeedsAuthorization" ? { needsAuth: true } : {}),
           discoveryMillis,
           tools: [],
           filtered: [],

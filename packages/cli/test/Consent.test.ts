@@ -257,8 +257,9 @@ describe("URLs are opened only with the user's consent", () => {
         const login = yield* hook.login({ name: "docs", url: "https://docs.example.test/mcp" })
         const error = yield* Effect.flip(login.authorize(new URL(url)))
         assert.instanceOf(error, McpAuthorization.McpAuthorizationError)
-        assert.include(error.reason, "the authorization URL is refused: ")
-        assert.include(error.reason, new URL(url).protocol)
+        assert.strictEqual(error.reason, "InvalidUrl")
+        assert.include(error.description, "the authorization URL is refused: ")
+        assert.include(error.description, new URL(url).protocol)
       }
       assert.strictEqual(captured.stderr(), "")
     }).pipe(Effect.provide(NodeContext.layer)), 30_000)

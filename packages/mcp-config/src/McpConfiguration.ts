@@ -89,14 +89,18 @@ interface FileLoad {
 
 const emptyLoad: FileLoad = { servers: [], skipped: [] }
 
-const platformReason = (error: { readonly _tag: string; readonly reason?: string | undefined }) =>
-  error._tag === "SystemError" ? `cannot read the file (${error.reason})` : "cannot read the file"
+const unreadable = (path: string, error: { readonly _tag: string; readonly reason?: string | undefined }) =>
+  new McpConfigError({
+    path,
+    reason: "Unreadable",
+    description: error._tag === "SystemError" ? `cannot read the file (${error.reason})` : "cannot read the file"
+  })
 
 const statFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Signature, McpConfigError> =>
   fs.stat(path).pipe(
     Effect.flatMap((info): Effect.Effect<Signature, McpConfigError> =>
       info.type === "Directory"
-        ? Effect.fail(new McpConfigError({ path, reason: "is a directory, expected a JSON file" }))
+        ? Effect.fail(new McpConfigError({ path, reason: "Unreadable", description: "is a directory, expected a JSON file" }))
         : Effect.succeed({
           _tag: "Present",
           mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
@@ -107,8 +111,8 @@ const statFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Signat
       SystemError: (error) =>
         error.reason === "NotFound"
           ? Effect.succeed<Signature>({ _tag: "Missing" })
-          : Effect.fail(new McpConfigError({ path, reason: platformReason(error) })),
-      BadArgument: (error) => Effect.fail(new McpConfigError({ path, reason: platformReason(error) }))
+          : Effect.fail(unreadable(path, error)),
+      BadArgument: (error) => Effect.fail(unreadable(path, error))
     })
   )
 
@@ -130,8 +134,8 @@ const readFile = (
           // Deleted between the stat and the read: the same as a missing file (C7).
           error.reason === "NotFound"
             ? Effect.succeed(undefined)
-            : Effect.fail(new McpConfigError({ path, reason: platformReason(error) })),
-        BadArgument: (error) => Effect.fail(new McpConfigError({ path, reason: platformReason(error) }))
+            : Effect.fail(unreadable(path, error)),
+        BadArgument: (error) => Effect.fail(unreadable(path, error))
       })
     )
     if (text === undefined) return emptyLoad
@@ -144,7 +148,8 @@ const readFile = (
       return yield* new McpConfigError({
         path,
         ...(decoded.issue.entry !== undefined ? { entry: decoded.issue.entry } : {}),
-        reason: decoded.issue.reason
+        reason: "Malformed",
+        description: decoded.issue.reason
       })
     }
     const { disabled, invalid, servers } = decoded.file
@@ -157,7 +162,8 @@ const readFile = (
       return yield* new McpConfigError({
         path,
         entry: first.entry,
-        reason: more === 0
+        reason: first.kind,
+        description: more === 0
           ? first.reason
           : `${first.reason} (and ${more} more invalid ${more === 1 ? "entry" : "entries"})`
       })
@@ -187,7 +193,7 @@ const merge = (
         continue
       }
       const reason = "duplicate server name: also given in the servers option"
-      if (strict) return yield* new McpConfigError({ path, entry, reason })
+      if (strict) return yield* new McpConfigError({ path, entry, reason: "DuplicateName", description: reason })
       yield* Effect.logWarning(`${path}: ${entry}: ${reason} (entry skipped)`)
       skipped.push({ entry, server: server.name, reason })
     }

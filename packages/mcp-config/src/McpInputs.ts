@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import { InputError } from "@zett/mcp/McpError"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -12,7 +13,6 @@ import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 
 /**
  * One input of a file's `inputs`.
@@ -28,23 +28,15 @@ export interface Input {
   readonly default?: string | undefined
 }
 
-/**
- * An input that has no value: nobody can be asked, or asking failed.
- *
- * @since 0.1.0
- * @category errors
- */
-export class InputError extends Schema.TaggedError<InputError>("@zett/mcp/InputError")("InputError", {
-  id: Schema.String,
-  reason: Schema.String
-}) {
+export {
   /**
+   * An input that has no value: nobody can be asked, or asking failed (`McpError.InputError` of `@zett/mcp`).
+   *
    * @since 0.1.0
+   * @category errors
    */
-  override get message(): string {
-    return `the input ${JSON.stringify(this.id)} has no value: ${this.reason}`
-  }
-}
+  InputError
+} from "@zett/mcp/McpError"
 
 /**
  * @since 0.1.0
@@ -99,7 +91,7 @@ export const layerValues = (values: Readonly<Record<string, string | Redacted.Re
   layer((input) => {
     const value = Object.prototype.hasOwnProperty.call(values, input.id) ? values[input.id] : undefined
     return value === undefined
-      ? new InputError({ id: input.id, reason: "no value was given for it" })
+      ? new InputError({ id: input.id, reason: "Missing", description: "no value was given for it" })
       : Effect.succeed(Redacted.isRedacted(value) ? value : Redacted.make(value))
   })
 
@@ -113,7 +105,8 @@ export const unavailable: McpInputs["Type"] = McpInputs.of({
   get: (input) =>
     new InputError({
       id: input.id,
-      reason: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
+      reason: "Unavailable",
+      description: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
     })
 })
 

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { McpTokenStoreError } from "@zett/mcp/McpError"
 import * as Schema from "effect/Schema"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
@@ -34,27 +35,16 @@ export interface Entry {
   readonly discoveryState?: unknown
 }
 
-/**
- * A store that could not be read or written. The reason names the operation and the system error, never a
- * value that was stored.
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpTokenStoreError extends Schema.TaggedError<McpTokenStoreError>("@zett/mcp/McpTokenStoreError")(
-  "McpTokenStoreError",
-  {
-    key: Schema.optional(Schema.String),
-    reason: Schema.String
-  }
-) {
+export {
   /**
+   * A store that could not be read or written (`McpError.McpTokenStoreError` of `@zett/mcp`). The description
+   * names the operation and the system error, never a value that was stored.
+   *
    * @since 0.1.0
+   * @category errors
    */
-  override get message(): string {
-    return this.key === undefined ? `token store: ${this.reason}` : `token store: ${this.key}: ${this.reason}`
-  }
-}
+  McpTokenStoreError
+} from "@zett/mcp/McpError"
 
 /**
  * The store. The key is a server URL as `normalizeKey` gives it.
@@ -211,7 +201,8 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
   const failure = (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
     new McpTokenStoreError({
       ...(key !== undefined ? { key } : {}),
-      reason: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
+      reason: "Unavailable",
+      description: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
     })
 
   // a folder or file that others may read or write is made private before the first use, with a warning; one
@@ -223,7 +214,8 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
     (mode & 0o077) === 0 ? Effect.void : fs.chmod(target, wanted).pipe(
       Effect.mapError((error) =>
         new McpTokenStoreError({
-          reason: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
+          reason: "Insecure",
+          description: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
             "reason" in error ? String(error.reason) : error.message
           })`
         })

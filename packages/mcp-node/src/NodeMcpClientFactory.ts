@@ -225,8 +225,8 @@ const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): M
   const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
   return new McpConnectError({
     server: server.name,
-    reason: `cannot start ${server.command}${where} (${code})`,
-    failure: "Start"
+    reason: "Start",
+    description: `cannot start ${server.command}${where} (${code})`
   })
 }
 
@@ -247,8 +247,8 @@ const connectClient = (
         ? error
         : new McpConnectError({
           server: error.server,
-          reason: `${error.reason}: the server process ${exitStatus}`,
-          failure: "Exited",
+          reason: "Exited",
+          description: `${error.description}: the server process ${exitStatus}`,
           ...(error.code !== undefined ? { code: error.code } : {})
         })
     }
@@ -299,9 +299,9 @@ const loginNeeded = (
     !Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")
     ? new McpConnectError({
       server: server.name,
-      reason: needsAuthorizationReason(server.name),
-      httpStatus: 401,
-      failure: "NeedsAuthorization"
+      reason: "NeedsAuthorization",
+      description: needsAuthorizationReason(server.name),
+      httpStatus: 401
     })
     : error
 
@@ -433,7 +433,7 @@ const sdkConnect = (
     }
     // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
     // backwards compatibility says to try its event stream at the same URL
-    yield* Effect.logDebug(`MCP server ${server.name}: ${refused.reason} to Streamable HTTP; trying the HTTP+SSE transport`)
+    yield* Effect.logDebug(`MCP server ${server.name}: ${refused.description} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
     // a server that has neither transport is reported by its answer to the first one
     return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
@@ -502,7 +502,7 @@ const inMemoryConnect = (
     yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
     const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
     if (makeServer === undefined) {
-      return yield* new McpConnectError({ server: server.name, reason: "no in-memory server of this name" })
+      return yield* new McpConnectError({ server: server.name, reason: "Start", description: "no in-memory server of this name" })
     }
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     let sdkServer: InMemoryServer | undefined

@@ -27,15 +27,15 @@ describe("the reason of a server that cannot be reached", () => {
       const port = yield* Processes.freePort
       for (const host of ["127.0.0.1", "localhost"]) {
         const error = yield* connectError(`http://${host}:${port}/mcp`)
-        assert.strictEqual(error.reason, "fetch failed (ECONNREFUSED)", host)
-        assert.strictEqual(error.failure, "Network", host)
+        assert.strictEqual(error.description, "fetch failed (ECONNREFUSED)", host)
+        assert.strictEqual(error.reason, "Network", host)
       }
     }))
 
   it.live("a port fetch refuses to use: fetch failed (bad port)", () =>
     Effect.gen(function*() {
       const error = yield* connectError("http://127.0.0.1:6000/mcp")
-      assert.strictEqual(error.reason, "fetch failed (bad port)")
+      assert.strictEqual(error.description, "fetch failed (bad port)")
     }))
 
   it("an errno inside an AggregateError is found; a cause chain that loops ends", () => {
@@ -43,12 +43,12 @@ describe("the reason of a server that cannot be reached", () => {
       cause: new AggregateError([refused("::1:8080"), refused("127.0.0.1:8080")], "all attempts failed")
     })
     const fromAggregate = Errors.connectError({ server: "s", cause: aggregate })
-    assert.strictEqual(fromAggregate.reason, "fetch failed (ECONNREFUSED)")
-    assert.strictEqual(fromAggregate.failure, "Network")
+    assert.strictEqual(fromAggregate.description, "fetch failed (ECONNREFUSED)")
+    assert.strictEqual(fromAggregate.reason, "Network")
 
     const looping = new Error("fetch failed")
     const middle = new Error("socket hang up", { cause: looping })
     Object.defineProperty(looping, "cause", { value: middle })
-    assert.match(Errors.connectError({ server: "s", cause: looping }).reason, /^fetch failed/)
+    assert.match(Errors.connectError({ server: "s", cause: looping }).description, /^fetch failed/)
   })
 })

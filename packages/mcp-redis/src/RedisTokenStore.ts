@@ -67,7 +67,8 @@ export const make = (
     const failure = (key: string | undefined, what: string) => (error: RedisLock.RedisLockError) =>
       new McpTokenStoreError({
         ...(key !== undefined ? { key } : {}),
-        reason: error.reason === "Busy"
+        reason: error.reason === "Busy" || error.reason === "Lost" ? "Lock" : error.reason,
+        description: error.reason === "Busy"
           ? `cannot ${what}: another process held the lock too long`
           : `cannot ${what} in Redis: ${
             error.reason === "Timeout"

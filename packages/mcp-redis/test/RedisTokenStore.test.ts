@@ -201,6 +201,7 @@ describe("RedisTokenStore.layer", () => {
       yield* Deferred.await(inside)
       const error = yield* Effect.flip(second.withLock(key, Effect.void))
       assert.strictEqual(error._tag, "McpTokenStoreError")
+      assert.strictEqual(error.reason, "Lock")
       assert.strictEqual(error.message, `token store: ${key}: cannot lock: another process held the lock too long`)
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(holder)
@@ -281,6 +282,7 @@ describe("RedisTokenStore.layer", () => {
       ]
       for (const error of failures) {
         assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.strictEqual(error.reason, "Unavailable")
         assert.match(error.message, /cannot (read|write|remove|list|lock) in Redis: unavailable/)
         assert.notInclude(error.message, accessSecret)
         assert.notInclude(error.message, refreshSecret)
@@ -288,9 +290,9 @@ describe("RedisTokenStore.layer", () => {
       assert.strictEqual(failures[0]!.key, key)
       // the connect renews under the lock, which Redis cannot give: the server is unavailable, with the reason
       const error = yield* Effect.flip(Effect.scoped(instance.factory.connect(instance.server)))
-      assert.strictEqual(error.failure, "Unauthorized")
-      assert.include(error.reason, "token store")
-      assert.include(error.reason, "in Redis: unavailable")
+      assert.strictEqual(error.reason, "Unauthorized")
+      assert.include(error.description, "token store")
+      assert.include(error.description, "in Redis: unavailable")
       assert.strictEqual(as.count("/token"), 0)
     }))
 
@@ -308,6 +310,7 @@ describe("RedisTokenStore.layer", () => {
       yield* redis.thaw
       for (const error of failures) {
         assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.strictEqual(error.reason, "Timeout")
         assert.match(error.message, /cannot (read|write|lock) in Redis: no answer in time/)
       }
       // back: the entry is still there

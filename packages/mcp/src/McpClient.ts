@@ -145,8 +145,8 @@ export const make = (driver: Driver): McpClient => {
         new McpRequestError({
           server: driver.server,
           method,
-          kind: "Unsupported",
-          reason: "this MCP client does not implement requests other than tools"
+          reason: "Unsupported",
+          description: "this MCP client does not implement requests other than tools"
         })
       )),
     notifications: driver.notifications ?? noNotifications

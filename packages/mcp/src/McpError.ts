@@ -1,6 +1,7 @@
 /**
- * The errors of `@zett/mcp`. Each one says which server (or file) and why, in one readable line,
- * and none carries a secret in its message.
+ * The errors of `@zett/mcp` and of the packages built on it, as one family: each carries `TypeId`
+ * (`isMcpError`), says its kind in `reason` (a literal) and its free text in `description`, and words
+ * which server (or file) and why in one readable `message` that holds no secret.
  *
  * @since 0.1.0
  */
@@ -10,6 +11,8 @@ import { dual } from "effect/Function"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import type { InvalidRoot } from "./McpRoots.js"
+import type { SamplingRefused } from "./McpSampling.js"
 
 /**
  * @since 0.1.0
@@ -31,7 +34,10 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
 
 /**
  * A configuration file (or an explicit server list) that cannot be used: names the file, the entry
- * and the reason, e.g. `mcp.json: servers.docs.url: expected a URL, got 42`.
+ * and the description, e.g. `mcp.json: servers.docs.url: expected a URL, got 42`. The `reason`: the file is
+ * `Unreadable` (a system error, a directory), `Malformed` as a whole (not JSON, nested too deep, no or two
+ * server mappings, invalid `inputs`), has an `InvalidEntry` (strict mode), or two servers share a name
+ * (`DuplicateName`).
  *
  * @since 0.1.0
  * @category errors
@@ -39,7 +45,8 @@ export const isMcpError = (u: unknown): u is McpError => Predicate.hasProperty(u
 export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mcp/McpConfigError")("McpConfigError", {
   path: Schema.String,
   entry: Schema.optional(Schema.String),
-  reason: Schema.String
+  reason: Schema.Literal("Unreadable", "Malformed", "InvalidEntry", "DuplicateName"),
+  description: Schema.String
 }) {
   /**
    * @since 0.1.0
@@ -49,16 +56,19 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
    * @since 0.1.0
    */
   override get message(): string {
-    return this.entry === undefined ? `${this.path}: ${this.reason}` : `${this.path}: ${this.entry}: ${this.reason}`
+    return this.entry === undefined
+      ? `${this.path}: ${this.description}`
+      : `${this.path}: ${this.entry}: ${this.description}`
   }
 }
 
 /**
- * Why a connection failed, as a kind: the process could not be `Start`ed or `Exited` during initialize, the
- * server answered with an `Http` error status or said `Unauthorized`, the `Network` failed (refused, reset, no
- * such host), the server's answers broke the `Protocol` (an error for `initialize`, invalid JSON or messages),
- * or the connection `Closed` before initialize finished. `NeedsAuthorization`: the server wants an OAuth login,
- * and nothing waits for a browser here.
+ * Why a connection failed, as a kind: the server could not be `Start`ed (no such command, no in-memory server
+ * of the name) or its process `Exited` during initialize, the server answered with an `Http` error status or
+ * said `Unauthorized`, the `Network` failed (refused, reset, no such host), the server's answers broke the
+ * `Protocol` (an error for `initialize`, invalid JSON or messages), or the connection `Closed` before
+ * initialize finished. `NeedsAuthorization`: the server wants an OAuth login, and nothing waits for a browser
+ * here. `Unknown`: any other failure.
  *
  * @since 0.1.0
  * @category models
@@ -71,11 +81,12 @@ export const ConnectFailure = Schema.Literal(
   "NeedsAuthorization",
   "Network",
   "Protocol",
-  "Closed"
+  "Closed",
+  "Unknown"
 )
 
 /**
- * The reason of a server that needs a login, as the model and `zett` show it.
+ * The description of a server that needs a login, as the model and `zett` show it.
  *
  * @since 0.1.0
  * @category utils
@@ -107,12 +118,11 @@ export const connectionClosedCode = -32000
  */
 export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/mcp/McpConnectError")("McpConnectError", {
   server: Schema.String,
-  reason: Schema.String,
+  reason: ConnectFailure,
+  description: Schema.String,
   code: Schema.optional(Schema.Number),
   /** The HTTP status an HTTP server refused the connection with, if that is what happened. */
   httpStatus: Schema.optional(Schema.Number),
-  /** The kind of failure, when it is known. */
-  failure: Schema.optional(ConnectFailure),
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
@@ -124,10 +134,41 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
    */
   override get message(): string {
     return this.code === undefined
-      ? `${this.server}: ${this.reason}`
-      : `${this.server}: ${this.reason} (code ${this.code})`
+      ? `${this.server}: ${this.description}`
+      : `${this.server}: ${this.description} (code ${this.code})`
   }
 }
+
+/**
+ * Why a request failed, as a kind: the server answered with a JSON-RPC error (`Remote`, with its `code`), the
+ * connection failed under it (`Transport`: closed, an HTTP error status, the network), the server refused the
+ * credentials (`Unauthorized`) or wants an OAuth login (`NeedsAuthorization`), or its answer was not a valid
+ * one (`InvalidResponse`: not JSON, not the expected shape, a repeated pagination cursor). When the response
+ * never arrived and Zett knows why, the server closed the response stream before answering (`StreamClosed`) or
+ * the message was over `maxMessageBytes` (`MessageTooLarge`); `Unsupported`: the request was never sent because
+ * the `McpClient` does not implement it (a user's client without `request`). For these three the description is
+ * Zett's own text, safe to show. `Unknown`: any other failure.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const RequestFailure = Schema.Literal(
+  "Remote",
+  "Transport",
+  "Unauthorized",
+  "NeedsAuthorization",
+  "InvalidResponse",
+  "StreamClosed",
+  "MessageTooLarge",
+  "Unsupported",
+  "Unknown"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestFailure = typeof RequestFailure.Type
 
 /**
  * A request to a connected server (`tools/list`, `tools/call`) that failed at the protocol or transport
@@ -140,14 +181,8 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
   server: Schema.String,
   method: Schema.String,
   code: Schema.optional(Schema.Number),
-  reason: Schema.String,
-  /**
-   * Set when the response never arrived and Zett knows why: the server closed the response stream before
-   * answering, or the message was over `maxMessageBytes`; or the request was never sent because the
-   * `McpClient` does not implement it (`Unsupported`, e.g. a user's client without `request`). The reason is
-   * then Zett's own text, safe to show.
-   */
-  kind: Schema.optional(Schema.Literal("StreamClosed", "MessageTooLarge", "Unsupported")),
+  reason: RequestFailure,
+  description: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {
   /**
@@ -159,8 +194,8 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
    */
   override get message(): string {
     return this.code === undefined
-      ? `${this.server}: ${this.method} failed: ${this.reason}`
-      : `${this.server}: ${this.method} failed: ${this.reason} (code ${this.code})`
+      ? `${this.server}: ${this.method} failed: ${this.description}`
+      : `${this.server}: ${this.method} failed: ${this.description} (code ${this.code})`
   }
 }
 
@@ -192,10 +227,104 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/
 }
 
 /**
+ * An `${input:ID}` of a configuration file that has no value: the `McpInputs` has none for it (`Missing`),
+ * the file's `inputs` do not declare it (`Undeclared`), nobody can be asked for it here (`Unavailable`), or the
+ * prompt was cancelled (`Cancelled`). `McpInputs.InputError` of `@zett/mcp-config`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InputError extends Schema.TaggedError<InputError>("@zett/mcp/InputError")("InputError", {
+  id: Schema.String,
+  reason: Schema.Literal("Missing", "Undeclared", "Unavailable", "Cancelled"),
+  description: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `the input ${JSON.stringify(this.id)} has no value: ${this.description}`
+  }
+}
+
+/**
+ * An OAuth token store that could not be read or written: it is `Unavailable` (a system error, Redis down),
+ * gave no answer in time (`Timeout`), its lock was held too long or lost (`Lock`), or its folder is open to
+ * other users and cannot be made private (`Insecure`). The description names the operation and the system
+ * error, never a value that was stored. `McpTokenStore.McpTokenStoreError` of `@zett/mcp-node`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpTokenStoreError extends Schema.TaggedError<McpTokenStoreError>("@zett/mcp/McpTokenStoreError")(
+  "McpTokenStoreError",
+  {
+    key: Schema.optional(Schema.String),
+    reason: Schema.Literal("Unavailable", "Timeout", "Lock", "Insecure"),
+    description: Schema.String
+  }
+) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return this.key === undefined ? `token store: ${this.description}` : `token store: ${this.key}: ${this.description}`
+  }
+}
+
+/**
+ * A login that could not finish: the host could not offer it (`Unavailable`: no listener for the redirect),
+ * refused the authorization URL (`InvalidUrl`), waited in vain (`Timeout`), the authorization server answered
+ * with an error (`Denied`: the user refused, among others), or the redirect was not a usable answer
+ * (`InvalidCallback`). `McpAuthorization.McpAuthorizationError` of `@zett/mcp-node`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpAuthorizationError extends Schema.TaggedError<McpAuthorizationError>("@zett/mcp/McpAuthorizationError")(
+  "McpAuthorizationError",
+  {
+    server: Schema.String,
+    reason: Schema.Literal("Unavailable", "InvalidUrl", "Timeout", "Denied", "InvalidCallback"),
+    description: Schema.String
+  }
+) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `${this.server}: authorization failed: ${this.description}`
+  }
+}
+
+/**
+ * Every error of the family: those above, `McpSampling.SamplingRefused` and `McpRoots.InvalidRoot`.
+ *
  * @since 0.1.0
  * @category models
  */
-export type McpError = McpConfigError | McpConnectError | McpRequestError | McpTimeoutError
+export type McpError =
+  | McpConfigError
+  | McpConnectError
+  | McpRequestError
+  | McpTimeoutError
+  | InputError
+  | McpTokenStoreError
+  | McpAuthorizationError
+  | SamplingRefused
+  | InvalidRoot
 
 /**
  * `self` under a time limit: it fails with `McpTimeoutError` when it has not finished after `limit`
@@ -241,8 +370,8 @@ export const reasonOf = (error: McpConnectError | McpRequestError | McpTimeoutEr
     case "McpTimeoutError":
       return `timed out after ${Duration.format(error.timeout)}${error.sinceProgress === true ? " without progress" : ""}`
     case "McpRequestError":
-      return `${error.method} failed: ${error.reason}`
+      return `${error.method} failed: ${error.description}`
     case "McpConnectError":
-      return error.reason
+      return error.description
   }
 }

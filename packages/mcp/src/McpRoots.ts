@@ -14,6 +14,7 @@ import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import { TypeId } from "./McpError.js"
 
 /**
  * One root as the server gets it.
@@ -40,20 +41,26 @@ export type Input = string | { readonly path: string; readonly name?: string | u
 }
 
 /**
- * A configured root that cannot be one: a URI of another scheme than `file:`, or an empty path.
+ * A configured root that cannot be one: an empty path or URI (`Empty`), a path that has no `file://` URI
+ * (`InvalidPath`), or a URI of another scheme than `file:` (`UnsupportedScheme`).
  *
  * @since 0.1.0
  * @category errors
  */
 export class InvalidRoot extends Schema.TaggedError<InvalidRoot>("@zett/mcp/InvalidRoot")("InvalidRoot", {
   root: Schema.String,
-  reason: Schema.String
+  reason: Schema.Literal("Empty", "InvalidPath", "UnsupportedScheme"),
+  description: Schema.String
 }) {
   /**
    * @since 0.1.0
    */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
-    return `roots: ${JSON.stringify(this.root)}: ${this.reason}`
+    return `roots: ${JSON.stringify(this.root)}: ${this.description}`
   }
 }
 
@@ -103,17 +110,21 @@ const hasScheme = (s: string) => /^[a-z][a-z0-9+.-]+:/i.test(s)
  */
 export const toRoot = (input: Input): Effect.Effect<Root, InvalidRoot, Path.Path> => {
   const uriOf = (text: string, isUri: boolean): Effect.Effect<string, InvalidRoot, Path.Path> => {
-    if (text === "") return new InvalidRoot({ root: text, reason: "an empty path" })
+    if (text === "") return new InvalidRoot({ root: text, reason: "Empty", description: "an empty path" })
     if (!isUri) {
       return Effect.flatMap(Path.Path, (path) =>
         Effect.mapBoth(path.toFileUrl(path.resolve(text)), {
-          onFailure: () => new InvalidRoot({ root: text, reason: "not a path" }),
+          onFailure: () => new InvalidRoot({ root: text, reason: "InvalidPath", description: "not a path" }),
           onSuccess: (url) => url.href
         }))
     }
     return text.toLowerCase().startsWith("file://")
       ? Effect.succeed(text)
-      : new InvalidRoot({ root: text, reason: "a root must be a path or a file:// URI" })
+      : new InvalidRoot({
+        root: text,
+        reason: "UnsupportedScheme",
+        description: "a root must be a path or a file:// URI"
+      })
   }
   if (typeof input === "string") return Effect.map(uriOf(input, hasScheme(input)), (uri) => ({ uri }))
   return Effect.map(

@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { TypeId } from "./McpError.js"
 
 /**
  * One `sampling/createMessage` request, with the server's name.
@@ -39,13 +40,17 @@ export interface Request {
 export class SamplingRefused extends Schema.TaggedError<SamplingRefused>("@zett/mcp/SamplingRefused")("SamplingRefused", {
   server: Schema.String,
   reason: Schema.Literal("Declined", "OverLimit", "TooManyTokens", "NoModel", "Unsupported", "ModelFailed"),
-  detail: Schema.String
+  description: Schema.String
 }) {
   /**
    * @since 0.1.0
    */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
   override get message(): string {
-    return `sampling request of MCP server ${this.server} refused: ${this.detail}`
+    return `sampling request of MCP server ${this.server} refused: ${this.description}`
   }
   /**
    * The JSON-RPC error code sent back: `-1` (the user declined, as the specification's example), `-32600`
@@ -109,7 +114,7 @@ export class McpSampling extends Context.Reference<McpSampling>()("@zett/mcp/Mcp
  * @category constructors
  */
 export const none: Service = {
-  handle: (request) => Effect.fail(new SamplingRefused({ server: request.server, reason: "Unsupported", detail: "sampling is not offered" }))
+  handle: (request) => Effect.fail(new SamplingRefused({ server: request.server, reason: "Unsupported", description: "sampling is not offered" }))
 }
 
 /**
@@ -148,7 +153,7 @@ const toMessages = (request: Request): Effect.Effect<ReadonlyArray<Message.Messa
           return new SamplingRefused({
             server: request.server,
             reason: "Unsupported",
-            detail: `${block.type} content is not supported, only text`
+            description: `${block.type} content is not supported, only text`
           })
         }
         texts.push(block.text)
@@ -166,8 +171,8 @@ const toMessages = (request: Request): Effect.Effect<ReadonlyArray<Message.Messa
  */
 export const make = (options: Options): McpSampling["Type"] => {
   const fallback = counter()
-  const refuse = (request: Request, reason: SamplingRefused["reason"], detail: string) =>
-    new SamplingRefused({ server: request.server, reason, detail })
+  const refuse = (request: Request, reason: SamplingRefused["reason"], description: string) =>
+    new SamplingRefused({ server: request.server, reason, description })
   // a given layer is built around `use`, so that what it holds (an HTTP client's connections) lasts the request
   const withModel = <A, E>(
     request: Request,

@@ -113,7 +113,12 @@ export const checkNames = (servers: ReadonlyArray<McpServer>): Effect.Effect<voi
   for (const server of servers) {
     if (seen.has(server.name)) {
       return Effect.fail(
-        new McpConfigError({ path: "servers option", entry: server.name, reason: "duplicate server name" })
+        new McpConfigError({
+          path: "servers option",
+          entry: server.name,
+          reason: "DuplicateName",
+          description: "duplicate server name"
+        })
       )
     }
     seen.add(server.name)

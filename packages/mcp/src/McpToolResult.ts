@@ -108,6 +108,10 @@ const requestFailedLineFor = (code: number | undefined): string => {
   }
 }
 
+// the response never arrived, or the request was never sent: the description is Zett's own text
+const isOwnDescription = (error: McpRequestError): boolean =>
+  error.reason === "StreamClosed" || error.reason === "MessageTooLarge" || error.reason === "Unsupported"
+
 const toolText: ErrorTextPolicy = (failure) => {
   switch (failure._tag) {
     case "ToolError": {
@@ -115,8 +119,8 @@ const toolText: ErrorTextPolicy = (failure) => {
       return text === "" ? toolFailedWithoutTextLine : truncate(text)
     }
     case "RequestError":
-      return failure.error.kind !== undefined
-        ? `${requestFailedLine} (${failure.error.reason})`
+      return isOwnDescription(failure.error)
+        ? `${requestFailedLine} (${failure.error.description})`
         : requestFailedLineFor(failure.error.code)
   }
 }
@@ -126,8 +130,8 @@ const generic: ErrorTextPolicy = (failure) => {
     case "ToolError":
       return toolFailedLine
     case "RequestError":
-      // Zett's own reason for a response that never arrived holds no remote text
-      return failure.error.kind !== undefined ? `${requestFailedLine} (${failure.error.reason})` : requestFailedLine
+      // Zett's own description of a response that never arrived holds no remote text
+      return isOwnDescription(failure.error) ? `${requestFailedLine} (${failure.error.description})` : requestFailedLine
   }
 }
 
@@ -143,7 +147,7 @@ const verbose: ErrorTextPolicy = (failure) => {
     case "RequestError": {
       const error = failure.error
       const code = error.code === undefined ? "" : ` (code ${error.code})`
-      return truncate(`${error.server}: ${error.method} failed${code}: ${error.reason}`)
+      return truncate(`${error.server}: ${error.method} failed${code}: ${error.description}`)
     }
   }
 }
@@ -161,10 +165,10 @@ const safeStringify = (value: unknown): string => {
  *
  * - `toolText` (the default): a tool's own `isError` text content (its text blocks joined by newlines, at
  *   most `maxErrorTextLength` characters); a failed request only as a fixed line such as
- *   `the server failed to run the tool (connection closed)`: no reason, no stack trace, no URL.
+ *   `the server failed to run the tool (connection closed)`: no description, no stack trace, no URL.
  * - `generic`: never any remote text: `the tool failed` / `the server failed to run the tool`.
  * - `verbose`: for development: the tool's text (or its structured content when it sent no text), and a
- *   failed request's server, method, code and reason.
+ *   failed request's server, method, code and description.
  *
  * @since 0.1.0
  * @category results

@@ -31,8 +31,8 @@ describe("a 401 with an OAuth challenge", () => {
       for (const resourceMetadataInHeader of [true, false]) {
         const as = yield* OAuthServer.make({ resourceMetadataInHeader })
         const error = yield* connectError(McpServer.http({ name: "docs", url: as.url }))
-        assert.strictEqual(error.failure, "NeedsAuthorization", `resource_metadata: ${resourceMetadataInHeader}`)
-        assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+        assert.strictEqual(error.reason, "NeedsAuthorization", `resource_metadata: ${resourceMetadataInHeader}`)
+        assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
         assert.strictEqual(error.httpStatus, 401)
         assert.strictEqual(error.message, "docs: needs authorization: run zett auth login docs")
         // what the servers received: the MCP request only, no discovery, registration or token request
@@ -44,8 +44,8 @@ describe("a 401 with an OAuth challenge", () => {
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({})
       const error = yield* connectError(McpServer.http({ name: "docs", url: as.url, auth: {} }))
-      assert.strictEqual(error.failure, "NeedsAuthorization")
-      assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+      assert.strictEqual(error.reason, "NeedsAuthorization")
+      assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
       assert.strictEqual(as.count("/register"), 0)
       assert.strictEqual(as.count("/token"), 0)
     }))
@@ -54,14 +54,14 @@ describe("a 401 with an OAuth challenge", () => {
     Effect.gen(function*() {
       const plain = yield* httpFault(Crypto.randomUUID(), ["http-401"])
       const unchallenged = yield* connectError(McpServer.http({ name: "plain", url: plain }))
-      assert.strictEqual(unchallenged.failure, "Unauthorized")
-      assert.strictEqual(unchallenged.reason, "HTTP 401 Unauthorized")
+      assert.strictEqual(unchallenged.reason, "Unauthorized")
+      assert.strictEqual(unchallenged.description, "HTTP 401 Unauthorized")
 
       const as = yield* OAuthServer.make({})
       const own = yield* connectError(
         McpServer.http({ name: "docs", url: as.url, headers: { Authorization: "Bearer not-a-token-1234" } })
       )
-      assert.strictEqual(own.failure, "Unauthorized")
-      assert.strictEqual(own.reason, "HTTP 401 Unauthorized")
+      assert.strictEqual(own.reason, "Unauthorized")
+      assert.strictEqual(own.description, "HTTP 401 Unauthorized")
     }))
 })

@@ -1,6 +1,6 @@
 /**
  * Entry by entry: what the `oauth` / `auth` and `resources` keys of an entry load as, and
- * the file, entry and reason of each refusal (found by mutation testing of internal/config.ts).
+ * the file, entry and description of each refusal (found by mutation testing of internal/config.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
@@ -36,11 +36,11 @@ const authOf = (oauth: unknown, key: "oauth" | "auth" = "oauth") =>
     return (server as McpServer.McpHttpServer).auth
   })
 
-/** The file, entry and reason of the error an entry is refused with. */
+/** The file, entry and description of the error an entry is refused with. */
 const refusalOf = (entry: unknown) =>
   Effect.map(Effect.flip(load(entry)), (error) => {
     assert.notInclude(error.message, SECRET)
-    return [error.path, error.entry, error.reason]
+    return [error.path, error.entry, error.description]
   })
 
 describe("oauth / auth entries", () => {

@@ -158,10 +158,11 @@ describe("auth option", () => {
       for (const [auth, entry, reason] of cases) {
         const error = yield* Effect.flip(load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth } }))
         assert.strictEqual(error.entry, entry, JSON.stringify(auth))
-        assert.strictEqual(error.reason, reason, JSON.stringify(auth))
+        assert.strictEqual(error.reason, "InvalidEntry", JSON.stringify(auth))
+        assert.strictEqual(error.description, reason, JSON.stringify(auth))
         assert.notInclude(error.message, SECRET)
       }
       const both = yield* Effect.flip(load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth: {}, oauth: {} } }))
-      assert.strictEqual(both.reason, "both oauth and auth are given; use one")
+      assert.strictEqual(both.description, "both oauth and auth are given; use one")
     }))
 })

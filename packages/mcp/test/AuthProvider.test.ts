@@ -48,8 +48,8 @@ describe("authorization code", () => {
     Effect.gen(function*() {
       const { as, factory, server } = yield* setup({})
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
-      assert.strictEqual(error.failure, "NeedsAuthorization")
-      assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+      assert.strictEqual(error.reason, "NeedsAuthorization")
+      assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
       assert.strictEqual(as.count("/register"), 0)
       assert.strictEqual(as.count("/authorize"), 0)
       assert.strictEqual(as.count("/token"), 0)
@@ -209,8 +209,8 @@ describe("authorization code", () => {
       const old = yield* entry
       yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
-      assert.strictEqual(error.failure, "NeedsAuthorization")
-      assert.strictEqual(error.reason, "needs authorization: run zett auth login docs")
+      assert.strictEqual(error.reason, "NeedsAuthorization")
+      assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
     }))
 
   it.scoped("two concurrent connects with an expired token share one refresh", () =>
@@ -229,8 +229,8 @@ describe("authorization code", () => {
     Effect.gen(function*() {
       const { as, factory, headless, server } = yield* setup({ always401: true }, {}, { interactive: true })
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server).pipe(Effect.provide(headless.layer))))
-      assert.strictEqual(error.failure, "Unauthorized")
-      assert.include(error.reason, "still unauthorized")
+      assert.strictEqual(error.reason, "Unauthorized")
+      assert.include(error.description, "still unauthorized")
       // two logins at most, and a bounded number of requests
       assert.isAtMost(headless.urls.length, 2)
       assert.isAtMost(as.count("/mcp"), 8)
@@ -260,8 +260,8 @@ describe("authorization code", () => {
         { interactive: true, maxAuthorizations: 3 }
       )
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server).pipe(Effect.provide(headless.layer))))
-      assert.strictEqual(error.failure, "Unauthorized")
-      assert.include(error.reason, "still unauthorized after 3 authorizations")
+      assert.strictEqual(error.reason, "Unauthorized")
+      assert.include(error.description, "still unauthorized after 3 authorizations")
       assert.strictEqual(headless.urls.length, 3)
       assert.isAtMost(as.count("/mcp"), 12)
     }))
@@ -292,8 +292,8 @@ describe("client credentials", () => {
         { grant: "client_credentials", clientId: "robot", clientSecret: "wrong-secret-Q2" }
       )
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
-      assert.strictEqual(error.failure, "Unauthorized")
-      assert.strictEqual(error.reason, "authorization failed (invalid_client)")
+      assert.strictEqual(error.reason, "Unauthorized")
+      assert.strictEqual(error.description, "authorization failed (invalid_client)")
       assert.notInclude(`${error.message} ${Util.inspect(error, { depth: 10 })}`, "wrong-secret-Q2")
     }))
 
@@ -335,7 +335,7 @@ describe("the legacy HTTP+SSE transport", () => {
       const { as, factory, login, store } = yield* setup({ resource: "origin" })
       const server = McpServer.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
       const first = yield* Effect.flip(Effect.scoped(factory.connect(server)))
-      assert.strictEqual(first.failure, "NeedsAuthorization")
+      assert.strictEqual(first.reason, "NeedsAuthorization")
       yield* login(server)
       const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
       assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })

@@ -99,6 +99,7 @@ describe("McpTokenStore", () => {
       const store = yield* McpTokenStore.makeFile({ directory: Path.join(blocker, "auth") })
       const error = yield* Effect.flip(store.set(key, entry))
       assert.strictEqual(error._tag, "McpTokenStoreError")
+      assert.strictEqual(error.reason, "Unavailable")
       assert.include(error.message, key)
       assert.notInclude(error.message, "at-1")
       assert.notInclude(error.message, "rt-1")
@@ -175,6 +176,7 @@ describe("McpTokenStore", () => {
       for (const operation of [store.get(key), store.set(key, entry), store.remove(key), store.keys]) {
         const error = yield* Effect.flip(operation)
         assert.strictEqual(error._tag, "McpTokenStoreError")
+        assert.strictEqual(error.reason, "Insecure")
         assert.strictEqual(error.message, expected)
       }
       assert.deepStrictEqual(Fs.readdirSync(directory), [])

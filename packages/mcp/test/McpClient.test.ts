@@ -150,7 +150,7 @@ describe("McpClient", () => {
       assert.strictEqual(text.structuredContent, undefined)
     }))
 
-  it.scoped("a JSON-RPC error is an McpRequestError with the code and a readable reason", () =>
+  it.scoped("a JSON-RPC error is a Remote McpRequestError with the code and a readable description", () =>
     Effect.gen(function*() {
       const client = yield* connectTo(low, yield* makeProbe)
       const error = yield* Effect.flip(client.callTool("invalid", { city: "Atlantis" }))
@@ -158,7 +158,8 @@ describe("McpClient", () => {
       assert.strictEqual(error.server, "low")
       assert.strictEqual(error.method, "tools/call")
       assert.strictEqual(error.code, ErrorCode.InvalidParams)
-      assert.strictEqual(error.reason, "bad argument {\"city\":\"Atlantis\"}")
+      assert.strictEqual(error.reason, "Remote")
+      assert.strictEqual(error.description, "bad argument {\"city\":\"Atlantis\"}")
       assert.strictEqual(error.message, "low: tools/call failed: bad argument {\"city\":\"Atlantis\"} (code -32602)")
       assert.isTrue(McpError.isMcpError(error))
     }))
@@ -243,9 +244,9 @@ describe("McpClient", () => {
       const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake", scrubber: Scrubber.make([Redacted.make(secret)]) })
       const call = yield* Effect.flip(client.callTool("x", {}))
       const list = yield* Effect.flip(client.listTools())
-      assert.strictEqual(call.reason, "upstream rejected Bearer <redacted>")
+      assert.strictEqual(call.description, "upstream rejected Bearer <redacted>")
       assert.strictEqual(call.code, ErrorCode.InternalError)
-      assert.strictEqual(list.reason, "socket hang up while sending <redacted>")
+      assert.strictEqual(list.description, "socket hang up while sending <redacted>")
       for (const error of [call, list]) {
         assert.notInclude(error.message, secret)
         assert.notInclude(String(error), secret)
@@ -368,7 +369,7 @@ describe("McpClient, exactly", () => {
       yield* client.listTools("c")
       const error = yield* Effect.flip(client.listTools())
       assert.deepStrictEqual(seen, [undefined, { cursor: "c" }, undefined])
-      assert.deepStrictEqual([error.server, error.method, error.reason], ["fake", "tools/list", "down"])
+      assert.deepStrictEqual([error.server, error.method, error.reason, error.description], ["fake", "tools/list", "Unknown", "down"])
     }))
 
   it.effect("spans capture no stack trace (a warm call stays thin): a failure's trace names the span alone", () =>

@@ -303,7 +303,7 @@ describe("McpClientFactory (stdio)", () => {
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
-      assert.strictEqual(error.failure, "Start")
+      assert.strictEqual(error.reason, "Start")
     }))
 
   it.live("a working directory that does not exist is an McpConnectError that names it", () =>
@@ -334,7 +334,7 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
       assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
-      assert.strictEqual(error.failure, "Exited")
+      assert.strictEqual(error.reason, "Exited")
     }))
 
   it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
@@ -369,6 +369,7 @@ describe("McpClientFactory (http)", () => {
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "nobody: fetch failed (ECONNREFUSED)")
+      assert.strictEqual(error.reason, "Network")
     }))
 
   it.scopedLive("B2 a 401 that echoes the header never puts the secret in errors or logs", () =>
@@ -415,10 +416,10 @@ describe("McpClientFactory (http)", () => {
       const error = Cause.squash(cause) as McpError.McpConnectError
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.message, "guarded: HTTP 401 Unauthorized")
-      assert.deepStrictEqual([error.failure, error.httpStatus], ["Unauthorized", 401])
+      assert.deepStrictEqual([error.reason, error.httpStatus], ["Unauthorized", 401])
       const texts = [
         error.message,
-        error.reason,
+        error.description,
         String(error),
         JSON.stringify(error),
         Util.inspect(error, { depth: 10 }),

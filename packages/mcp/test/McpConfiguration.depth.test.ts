@@ -91,7 +91,8 @@ describe("a configuration file nested too deep", () => {
           assert(error._tag === "McpConfigError", name)
           assert.strictEqual(error.path, configPath, name)
           assert.strictEqual(error.entry, entry, name)
-          assert.strictEqual(error.reason, reason ?? `nested deeper than 128 levels (line 1, column ${columnOf(text)})`, name)
+          assert.strictEqual(error.reason, "Malformed", name)
+          assert.strictEqual(error.description, reason ?? `nested deeper than 128 levels (line 1, column ${columnOf(text)})`, name)
           // nothing was started for the file's other server
           assert.deepStrictEqual(Processes.liveChildren().filter((p) => p.command.includes(everything)), [], name)
         }

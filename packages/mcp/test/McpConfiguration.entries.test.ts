@@ -1,6 +1,6 @@
 /**
  * The configuration reader, entry by entry, on a file system of virtual files: what each shape of entry loads
- * as, and the entry and reason of each refusal (found by mutation testing of internal/config.ts).
+ * as, and the entry and description of each refusal (found by mutation testing of internal/config.ts).
  */
 import { BadArgument, SystemError } from "@effect/platform/Error"
 import { assert, describe, it } from "@effect/vitest"
@@ -60,12 +60,12 @@ const serverOf = (entry: unknown, setup?: Setup, path?: string): McpServer.McpSe
   return exit.value.servers[0]!
 }
 
-/** `[entry, reason]` of the error a file gives. */
+/** `[entry, description]` of the error a file gives. */
 const refusal = (root: unknown, setup?: Setup, path?: string) => {
   const { exit } = load(root, setup, path)
   assert(Exit.isFailure(exit), "loaded")
   const error = Option.getOrThrow(Cause.failureOption(exit.cause))
-  return [error.entry, error.reason]
+  return [error.entry, error.description]
 }
 const refusalOf = (entry: unknown, setup?: Setup, path?: string) => refusal({ mcpServers: { s: entry } }, setup, path)
 
@@ -111,20 +111,23 @@ describe("McpConfiguration entries", () => {
       const { exit } = loadText("/p/mcp.json", text)
       assert(Exit.isFailure(exit))
       const error = Option.getOrThrow(Cause.failureOption(exit.cause))
-      return [error.entry, error.reason]
+      return [error.entry, error.reason, error.description]
     }
-    assert.deepStrictEqual(file("[]"), [undefined, "expected a JSON object at the root, got an array"])
+    assert.deepStrictEqual(file("[]"), [undefined, "Malformed", "expected a JSON object at the root, got an array"])
     assert.deepStrictEqual(file("{\"mcpServers\": []}"), [
       "mcpServers",
+      "Malformed",
       "expected an object mapping server names to entries, got an array"
     ])
-    assert.deepStrictEqual(file("{\"mcpServers\": {}, \"mcpServers\": {}}"), ["mcpServers", "duplicate key"])
+    assert.deepStrictEqual(file("{\"mcpServers\": {}, \"mcpServers\": {}}"), ["mcpServers", "Malformed", "duplicate key"])
     assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"command\": \"y\"}}}"), [
       "mcpServers.s.command",
+      "InvalidEntry",
       "duplicate key"
     ])
     assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"env\": {\"K\": \"1\", \"K\": \"2\"}}}}"), [
       "mcpServers.s.env.K",
+      "InvalidEntry",
       "duplicate key"
     ])
     assert.deepStrictEqual(refusal({ mcpServers: {}, inputs: [{ id: "" }] }), [
@@ -255,7 +258,8 @@ describe("McpConfiguration entries", () => {
     assert(Exit.isFailure(exit))
     const error = Option.getOrThrow(Cause.failureOption(exit.cause))
     assert.strictEqual(error.entry, "a")
-    assert.strictEqual(error.reason, "nested deeper than 128 levels (line 2, column 133)")
+    assert.strictEqual(error.reason, "Malformed")
+    assert.strictEqual(error.description, "nested deeper than 128 levels (line 2, column 133)")
   })
 
   it("a syntax error reads as its line, column and a fixed reason, the first error only", () => {
@@ -264,7 +268,8 @@ describe("McpConfiguration entries", () => {
       assert(Exit.isFailure(exit), text)
       const error = Option.getOrThrow(Cause.failureOption(exit.cause))
       assert.strictEqual(error.entry, undefined)
-      return error.reason
+      assert.strictEqual(error.reason, "Malformed", text)
+      return error.description
     }
     const cases: ReadonlyArray<readonly [string, string]> = [
       ["#{}", "line 1, column 1: unexpected character"],
@@ -300,7 +305,11 @@ describe("McpConfiguration entries", () => {
     )
     assert(Exit.isFailure(exit))
     const error = Option.getOrThrow(Cause.failureOption(exit.cause))
-    assert.deepStrictEqual([error.entry, error.reason], ["mcpServers.s.extra[1][0].k", "duplicate key"])
+    assert.deepStrictEqual([error.entry, error.reason, error.description], [
+      "mcpServers.s.extra[1][0].k",
+      "InvalidEntry",
+      "duplicate key"
+    ])
   })
 
   it("combine: a later file wins a name, with a warning naming both; paths joined; skipped kept", () => {

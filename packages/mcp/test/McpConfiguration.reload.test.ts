@@ -192,11 +192,12 @@ describe("McpConfiguration, while running", () => {
         const { layer, state } = disk(json({ a: { command: "node" } }))
         breakIt(state)
         const error = failureOf(yield* Effect.exit(McpConfiguration.fromFile(path).pipe(Effect.provide(layer))))
-        assert.deepStrictEqual([name, error._tag, error.path, error.entry, error.reason], [
+        assert.deepStrictEqual([name, error._tag, error.path, error.entry, error.reason, error.description], [
           name,
           "McpConfigError",
           path,
           undefined,
+          "Unreadable",
           reason
         ])
         const built = failureOf(yield* Effect.exit(McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer))))
@@ -290,7 +291,7 @@ describe("McpConfiguration, while running", () => {
       for (const servers of [{ b: { url: 1 } }, { b: { url: 1 }, c: { command: 2 } }, { b: { url: 1 }, c: { command: 2 }, d: {} }]) {
         const { layer } = disk(json(servers))
         const error = failureOf(yield* Effect.exit(McpConfiguration.fromFile(path).pipe(Effect.provide(layer))))
-        reasons.push([error.entry, error.reason])
+        reasons.push([error.entry, error.description])
       }
       assert.deepStrictEqual(reasons, [
         ["servers.b.url", "expected a URL, got 1"],
@@ -306,9 +307,10 @@ describe("McpConfiguration, while running", () => {
       const strict = failureOf(
         yield* Effect.exit(McpConfiguration.make({ configPath: path, servers: [explicit] }).pipe(Effect.provide(disk(text).layer)))
       )
-      assert.deepStrictEqual([strict.path, strict.entry, strict.reason], [
+      assert.deepStrictEqual([strict.path, strict.entry, strict.reason, strict.description], [
         path,
         "servers.mine",
+        "DuplicateName",
         "duplicate server name: also given in the servers option"
       ])
       const logs = recording()
@@ -330,7 +332,12 @@ describe("McpConfiguration, while running", () => {
     Effect.gen(function*() {
       const a = McpServer.stdio({ name: "a", command: "node" })
       const twice = failureOf(yield* Effect.exit(McpConfiguration.make({ servers: [a, McpServer.stdio({ name: "b", command: "x" }), a] })))
-      assert.deepStrictEqual([twice.path, twice.entry, twice.reason], ["servers option", "a", "duplicate server name"])
+      assert.deepStrictEqual([twice.path, twice.entry, twice.reason, twice.description], [
+        "servers option",
+        "a",
+        "DuplicateName",
+        "duplicate server name"
+      ])
 
       const logs = recording()
       const config = yield* McpConfiguration.make({

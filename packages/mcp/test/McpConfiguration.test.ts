@@ -153,10 +153,11 @@ describe("McpConfiguration", () => {
           McpConfiguration.fromFile(fixture("claude-code.json")).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
         )
         assert.strictEqual(unset.entry, "mcpServers.sentry.headers.Authorization")
-        assert.strictEqual(unset.reason, "the variable SENTRY_TOKEN is not set and has no default")
+        assert.strictEqual(unset.description, "the variable SENTRY_TOKEN is not set and has no default")
+        assert.strictEqual(unset.reason, "InvalidEntry")
         const noInputs = yield* configError(McpConfiguration.fromFile(fixture("vscode.json")).pipe(Effect.provide(McpInputs.layerValues({}))))
         assert.strictEqual(noInputs.entry, "servers.memory.env.API_KEY")
-        assert.strictEqual(noInputs.reason, "the input \"api-key\" has no value: no value was given for it")
+        assert.strictEqual(noInputs.description, "the input \"api-key\" has no value: no value was given for it")
       }).pipe(
         Effect.provide(NodeContext.layer),
         Effect.provide(McpInputs.layerValues({ "api-key": "k" })),
@@ -205,7 +206,8 @@ describe("McpConfiguration", () => {
     it.effect("C5 a file that is not JSON fails in both modes, without quoting the text", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("not-json.json")) {
-          assert.match(error.reason, /^not valid JSON \(line 5, column 1: /)
+          assert.match(error.description, /^not valid JSON \(line 5, column 1: /)
+          assert.strictEqual(error.reason, "Malformed")
           assert.strictEqual(error.entry, undefined)
           assertNoSecret(error.message)
         }
@@ -215,7 +217,7 @@ describe("McpConfiguration", () => {
       Effect.gen(function*() {
         for (const error of yield* inBothModes("no-mapping.json")) {
           assert.strictEqual(
-            error.reason,
+            error.description,
             "no server mapping: expected a \"servers\" or \"mcpServers\" or \"context_servers\" key"
           )
         }
@@ -224,7 +226,7 @@ describe("McpConfiguration", () => {
     it.effect("C4 a file with both root keys is an error in both modes", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("both-root-keys.json")) {
-          assert.strictEqual(error.reason, "\"servers\" and \"mcpServers\" are both present; use only one")
+          assert.strictEqual(error.description, "\"servers\" and \"mcpServers\" are both present; use only one")
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -238,14 +240,15 @@ describe("McpConfiguration", () => {
         const error = yield* configError(
           McpConfiguration.fromFile(fixture("spec.json"), { serverKeys: ["context_servers"] })
         )
-        assert.strictEqual(error.reason, "no server mapping: expected a \"context_servers\" key")
+        assert.strictEqual(error.description, "no server mapping: expected a \"context_servers\" key")
       }).pipe(Effect.provide(NodeContext.layer)))
 
     it.effect("C6 duplicate server names within the file are rejected (JSON would keep the last silently)", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.fromFile(fixture("duplicate-names.json")))
         assert.strictEqual(error.entry, "servers.docs")
-        assert.strictEqual(error.reason, "duplicate server name")
+        assert.strictEqual(error.description, "duplicate server name")
+        assert.strictEqual(error.reason, "DuplicateName")
         const lenient = yield* McpConfiguration.fromFile(fixture("duplicate-names.json"), { strict: false })
         assert.deepStrictEqual(lenient.servers, [])
         assert.deepStrictEqual(lenient.skipped.map((s) => s.reason), ["duplicate server name"])
@@ -269,10 +272,10 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names(config.servers), ["docs", "local"])
         yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" }, /* again */ \"a\": { \"command\": \"y\" }, } }", 1_700_000_100)
         const error = yield* configError(McpConfiguration.fromFile(file))
-        assert.strictEqual(error.reason, "duplicate server name")
+        assert.strictEqual(error.description, "duplicate server name")
         yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" } } /* unterminated", 1_700_000_200)
         const broken = yield* configError(McpConfiguration.fromFile(file))
-        assert.strictEqual(broken.reason, "not valid JSON (line 1, column 42: unterminated comment)")
+        assert.strictEqual(broken.description, "not valid JSON (line 1, column 42: unterminated comment)")
       }).pipe(Effect.provide(NodeContext.layer)))
 
     it.effect("C6 a file server with the name of an explicit server is rejected", () =>
@@ -282,7 +285,8 @@ describe("McpConfiguration", () => {
           McpConfiguration.make({ configPath: fixture("spec.json"), servers: [explicit] })
         )
         assert.strictEqual(error.entry, "mcpServers.catalog")
-        assert.include(error.reason, "duplicate server name")
+        assert.include(error.description, "duplicate server name")
+        assert.strictEqual(error.reason, "DuplicateName")
         // Lenient: the file's entry is skipped, the explicit definition wins.
         const lenient = yield* McpConfiguration.make({
           configPath: fixture("spec.json"),
@@ -367,7 +371,7 @@ describe("McpConfiguration", () => {
           const file = NodePath.join(dir, `case-${index}.json`)
           yield* write(file, JSON.stringify({ servers: { s: entry } }), 1_700_000_000)
           const error = yield* configError(McpConfiguration.fromFile(file))
-          assert.deepStrictEqual([error.entry, error.reason], [where, reason], JSON.stringify(entry))
+          assert.deepStrictEqual([error.entry, error.reason, error.description], [where, "InvalidEntry", reason], JSON.stringify(entry))
         }
         // Harmless keys that clients write for themselves are accepted.
         const file = NodePath.join(dir, "extras.json")
@@ -399,7 +403,8 @@ describe("McpConfiguration", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const error = yield* configError(McpConfiguration.make({ configPath: dir }))
-        assert.strictEqual(error.reason, "is a directory, expected a JSON file")
+        assert.strictEqual(error.description, "is a directory, expected a JSON file")
+        assert.strictEqual(error.reason, "Unreadable")
       }).pipe(Effect.provide(NodeContext.layer)))
   })
 

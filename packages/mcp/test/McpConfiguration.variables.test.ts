@@ -126,7 +126,7 @@ describe("McpConfiguration variables (property)", () => {
           assert.strictEqual(error._tag, "McpConfigError")
           const unset = "unset" in expectedArg ? expectedArg.unset : "unset" in expectedEnv ? expectedEnv.unset : undefined
           assert.isDefined(unset, `failed although the reference expands it: ${error.message}`)
-          assert.strictEqual(error.reason, `the variable ${unset} is not set and has no default`)
+          assert.strictEqual(error.description, `the variable ${unset} is not set and has no default`)
           assert.strictEqual(error.entry, "unset" in expectedArg ? `${root}.s.args[0]` : `${root}.s.env.V`)
           assert.notInclude(error.message, SECRET)
         } else {
@@ -149,7 +149,7 @@ const argsOf = (path: string, args: ReadonlyArray<string>, vars: ReadonlyMap<str
   const { exit } = load(path, JSON.stringify({ [root]: { s: { command: "node", args } } }), vars)
   if (Exit.isFailure(exit)) {
     const error = Option.getOrThrow(Cause.failureOption(exit.cause))
-    return `${error.entry}: ${error.reason}`
+    return `${error.entry}: ${error.description}`
   }
   const server = exit.value.servers[0]!
   assert(server._tag === "McpStdioServer")

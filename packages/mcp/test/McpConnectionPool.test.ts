@@ -64,7 +64,7 @@ describe("connection pool", () => {
           tools: [tool("t")],
           call: () =>
             ++calls === 1
-              ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code: -32000, reason: "Connection closed" }))
+              ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code: -32000, reason: "Transport", description: "Connection closed" }))
               : Effect.succeed(text("fine"))
         }
       })

@@ -147,7 +147,7 @@ const announcing = () => {
         Effect.suspend(() => {
           state.lists++
           return state.failLists
-            ? Effect.fail(new McpError.McpRequestError({ server: server.name, method: "tools/list", reason: "listing refused" }))
+            ? Effect.fail(new McpError.McpRequestError({ server: server.name, method: "tools/list", reason: "Remote", description: "listing refused" }))
             : Effect.succeed({ tools: state.tools, nextCursor: undefined })
         }),
       callTool: (name) =>

@@ -119,7 +119,7 @@ describe("McpExtension, observed", () => {
               tools: [tool("t")],
               call: (name) =>
                 ++calls === 1
-                  ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code, reason: "no" }))
+                  ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code, reason: "Remote", description: "no" }))
                   : Effect.succeed({ content: [{ type: "text", text: `${name} called` }] })
             }
           })
@@ -176,7 +176,7 @@ describe("McpExtension, observed", () => {
       const { factory } = fakeFactory({
         [name]: {
           tools: [tool("t")],
-          call: () => Effect.fail(new McpError.McpRequestError({ server: name, method: "tools/call", code: ErrorCode.InvalidParams, reason: "no" }))
+          call: () => Effect.fail(new McpError.McpRequestError({ server: name, method: "tools/call", code: ErrorCode.InvalidParams, reason: "Remote", description: "no" }))
         },
         down: { connectError: "connection refused" }
       })

@@ -502,7 +502,8 @@ describe("McpExtension", () => {
         server: "s",
         method: "tools/call",
         code: -32603,
-        reason: "Error: ECONNRESET at http://user:pw@10.0.0.1/mcp\n    at Socket.onread (node:net:1)"
+        reason: "Remote",
+        description: "Error: ECONNRESET at http://user:pw@10.0.0.1/mcp\n    at Socket.onread (node:net:1)"
       })
       const { factory } = fakeFactory({ s: { tools: [tool("t")], call: () => Effect.fail(failure) } })
       const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [

@@ -261,7 +261,7 @@ describe("McpResources and McpPrompts", () => {
         callTool: () => Effect.succeed({ content: [] })
       })
       const error = yield* Effect.flip(McpResources.list(client))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason, "Unsupported")
       assert.strictEqual(error.message, "mine: resources/list failed: this MCP client does not implement requests other than tools")
       const prompt = yield* Effect.flip(McpPrompts.get(client, "p"))
       assert.strictEqual(prompt.method, "prompts/get")

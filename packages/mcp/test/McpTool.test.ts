@@ -611,12 +611,13 @@ describe("McpToolResult.describeFailure", () => {
     server: "catalog",
     method: "tools/call",
     code: -32603,
-    reason: "fetch failed: connect ECONNREFUSED https://internal.example.corp:8443/mcp?token=abc123\n" +
+    reason: "Remote",
+    description: "fetch failed: connect ECONNREFUSED https://internal.example.corp:8443/mcp?token=abc123\n" +
       "    at TLSSocket.onConnectEnd (node:_tls_wrap:1727:19)\n    at Object.onceWrapper (node:events:634:28)"
   })
   const failure = McpToolResult.RemoteFailure.RequestError({ error: leaky })
 
-  it("D8 by default a request error shows no reason, stack trace or URL", () => {
+  it("D8 by default a request error shows no description, stack trace or URL", () => {
     const text = McpToolResult.describeFailure(failure, McpToolResult.ErrorTextPolicy.toolText)
     assert.strictEqual(text, "the server failed to run the tool (internal error)")
     for (const secret of ["internal.example.corp", "abc123", "ECONNREFUSED", "node:_tls_wrap", " at ", "catalog"]) {
@@ -631,7 +632,8 @@ describe("McpToolResult.describeFailure", () => {
           error: new McpError.McpRequestError({
             server: "s",
             method: "tools/call",
-            reason: "MCP error: secret detail",
+            reason: "Remote",
+            description: "MCP error: secret detail",
             ...(code === undefined ? {} : { code })
           })
         }),
@@ -671,7 +673,7 @@ describe("McpToolResult, exactly", () => {
     RemoteFailure.ToolError({ result: { isError: true, content: [], ...result } as CallToolResult })
   const requestError = (fields: Partial<ConstructorParameters<typeof McpError.McpRequestError>[0]>) =>
     RemoteFailure.RequestError({
-      error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "secret detail", ...fields })
+      error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "Remote", description: "secret detail", ...fields })
     })
 
   it("D8 text of exactly the maximum length is kept whole; a cut never splits a surrogate pair", () => {
@@ -706,11 +708,11 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(ErrorTextPolicy.toolText(toolError(notAList)), none)
   })
 
-  it("D8 request errors: the named codes, and Zett's own reason when the response never arrived", () => {
+  it("D8 request errors: the named codes, and Zett's own description when the response never arrived", () => {
     const notFound = ErrorTextPolicy.toolText(requestError({ code: -32601 }))
     assert.strictEqual(notFound, "the server failed to run the tool (method not found)")
     assert.strictEqual(ErrorTextPolicy.toolText(requestError({ code: 32601 })), "the server failed to run the tool")
-    const closed = requestError({ kind: "StreamClosed", reason: "the server closed the stream before answering" })
+    const closed = requestError({ reason: "StreamClosed", description: "the server closed the stream before answering" })
     const expected = "the server failed to run the tool (the server closed the stream before answering)"
     assert.strictEqual(ErrorTextPolicy.toolText(closed), expected)
     assert.strictEqual(ErrorTextPolicy.generic(closed), expected)

@@ -494,6 +494,7 @@ describe("roots", () => {
       const seen = newSeen()
       let sdk: SdkMcpServer | undefined
       const refused = yield* Effect.flip(McpRoots.make(["/srv", "https://example.test/x"]).pipe(Effect.provide(NodeContext.layer)))
+      assert.strictEqual(refused.reason, "UnsupportedScheme")
       assert.strictEqual(refused.message, "roots: \"https://example.test/x\": a root must be a path or a file:// URI")
       const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, { uri: "file:///srv/x" }]).pipe(
         Effect.provide(NodeContext.layer)

@@ -509,7 +509,11 @@ export const headless = (options?: { readonly port?: number | undefined }) => {
                 return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }
               },
               catch: (cause) =>
-                new McpAuthorization.McpAuthorizationError({ server: server.name, reason: cause instanceof Error ? cause.message : String(cause) })
+                new McpAuthorization.McpAuthorizationError({
+                  server: server.name,
+                  reason: "InvalidCallback",
+                  description: cause instanceof Error ? cause.message : String(cause)
+                })
             })
         }
       })

@@ -18,7 +18,8 @@ const ask = (environment: Context.Context<Prompt.Prompt.Environment>) => (input:
     if (!(yield* Context.get(environment, Terminal.Terminal).isTTY)) {
       return yield* new McpInputs.InputError({
         id: input.id,
-        reason: "zett is not running on a terminal, so it cannot ask for it; run zett interactively"
+        reason: "Unavailable",
+        description: "zett is not running on a terminal, so it cannot ask for it; run zett interactively"
       })
     }
     const message = input.description === undefined ? `Value of ${input.id}` : `${input.description} (${input.id})`
@@ -27,7 +28,7 @@ const ask = (environment: Context.Context<Prompt.Prompt.Environment>) => (input:
       : Redacted.make(yield* Prompt.run(Prompt.text({ message, ...(input.default !== undefined ? { default: input.default } : {}) })))
   }).pipe(
     Effect.provide(environment),
-    Effect.catchTag("QuitException", () => new McpInputs.InputError({ id: input.id, reason: "the prompt was cancelled" }))
+    Effect.catchTag("QuitException", () => new McpInputs.InputError({ id: input.id, reason: "Cancelled", description: "the prompt was cancelled" }))
   )
 
 /** The terminal prompt; an `McpInputs` already in context (a test's, an app's) is kept. */

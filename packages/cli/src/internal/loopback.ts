@@ -53,7 +53,8 @@ export const loopbackHook = (options: {
               resume(Effect.fail(
                 new McpAuthorization.McpAuthorizationError({
                   server: server.name,
-                  reason: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
+                  reason: "Unavailable",
+                  description: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
                 })
               )))
             http.listen(Option.getOrElse(options.port, () => server.redirectPort ?? 0), "127.0.0.1", () => resume(Effect.succeed(http)))
@@ -73,7 +74,8 @@ export const loopbackHook = (options: {
               if (checked._tag === "Refused") {
                 return yield* new McpAuthorization.McpAuthorizationError({
                   server: server.name,
-                  reason: `the authorization URL is refused: ${checked.reason}`
+                  reason: "InvalidUrl",
+                  description: `the authorization URL is refused: ${checked.reason}`
                 })
               }
               yield* options.output.stderr(
@@ -96,7 +98,8 @@ export const loopbackHook = (options: {
                   onTimeout: () =>
                     new McpAuthorization.McpAuthorizationError({
                       server: server.name,
-                      reason: `no redirect came back within ${Duration.format(options.timeout)}; run zett auth login ${server.name} again`
+                      reason: "Timeout",
+                      description: `no redirect came back within ${Duration.format(options.timeout)}; run zett auth login ${server.name} again`
                     })
                 })
               )
@@ -105,12 +108,17 @@ export const loopbackHook = (options: {
                 // the error code only: a description is the server's text
                 return yield* new McpAuthorization.McpAuthorizationError({
                   server: server.name,
-                  reason: `the authorization server answered ${/^[a-z_]{1,40}$/.test(error) ? error : "an error"}`
+                  reason: "Denied",
+                  description: `the authorization server answered ${/^[a-z_]{1,40}$/.test(error) ? error : "an error"}`
                 })
               }
               const code = params.get("code")
               if (code === null) {
-                return yield* new McpAuthorization.McpAuthorizationError({ server: server.name, reason: "the redirect carried no code" })
+                return yield* new McpAuthorization.McpAuthorizationError({
+                  server: server.name,
+                  reason: "InvalidCallback",
+                  description: "the redirect carried no code"
+                })
               }
               const state = params.get("state")
               return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }

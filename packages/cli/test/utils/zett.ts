@@ -64,10 +64,10 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       yield* Effect.addFinalizer(() => Effect.sync(() => void stats.closed++))
       const fake = servers[server.name]
       if (fake === undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: "unknown server" })
+        return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
       }
       if (fake.connectError !== undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: fake.connectError })
+        return yield* new McpError.McpConnectError({ server: server.name, reason: "Network", description: fake.connectError })
       }
       const client = McpClient.make({
         server: server.name,

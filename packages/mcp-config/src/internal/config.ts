@@ -44,6 +44,8 @@ export interface EntryIssue {
   /** Where in the file, e.g. `servers.docs.url`. */
   readonly entry: string
   readonly server: string
+  /** A name given twice in the mapping, or any other invalid entry. */
+  readonly kind: "InvalidEntry" | "DuplicateName"
   readonly reason: string
 }
 
@@ -388,7 +390,7 @@ const expandText = (expansion: Expansion, kind: Dialect.Field, field: string, te
     Effect.mapError((error) =>
       error._tag === "Unset"
         ? new FieldIssue({ field, reason: `the variable ${error.name} is not set and has no default` })
-        : new FieldIssue({ field, reason: `the input ${JSON.stringify(error.id)} has no value: ${error.reason}` })
+        : new FieldIssue({ field, reason: `the input ${JSON.stringify(error.id)} has no value: ${error.description}` })
     )
   )
 }
@@ -667,7 +669,7 @@ export const decode = (
       input: (id) => {
         const definition = definitions.get(id)
         return definition === undefined
-          ? Effect.fail(new McpInputs.InputError({ id, reason: "no such input in the file's inputs" }))
+          ? Effect.fail(new McpInputs.InputError({ id, reason: "Undeclared", description: "no such input in the file's inputs" }))
           : Effect.map(
             askInput.get({
               id,
@@ -695,14 +697,14 @@ export const decode = (
     for (const name of new Set(order)) {
       const entry = `${rootKey}${segment(name)}`
       if (duplicates.some((path) => path.length === 2 && path[1] === name)) {
-        invalidEntries.push({ entry, server: name, reason: "duplicate server name" })
+        invalidEntries.push({ entry, server: name, kind: "DuplicateName", reason: "duplicate server name" })
         continue
       }
       // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
       const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
       if (repeated !== undefined) {
         const where = `${entry}${repeated.slice(2).map(segment).join("")}`
-        invalidEntries.push({ entry: where, server: name, reason: "duplicate key" })
+        invalidEntries.push({ entry: where, server: name, kind: "InvalidEntry", reason: "duplicate key" })
         continue
       }
       const result = yield* decodeEntry(name, mapping[name], expansion, workspace)
@@ -714,7 +716,12 @@ export const decode = (
           disabled.push(name)
           break
         case "Invalid":
-          invalidEntries.push({ entry: `${entry}${result.field ?? ""}`, server: name, reason: result.reason })
+          invalidEntries.push({
+            entry: `${entry}${result.field ?? ""}`,
+            server: name,
+            kind: "InvalidEntry",
+            reason: result.reason
+          })
       }
     }
     return { _tag: "Ok", file: { rootKey, dialect, servers, invalid: invalidEntries, disabled } } as const

@@ -4,10 +4,10 @@
  *
  * @internal
  */
+import type { McpAuthorizationError } from "@zett/mcp/McpError"
 import type * as Effect from "effect/Effect"
 import * as Context from "effect/Context"
 import type * as Redacted from "effect/Redacted"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 
 /**
@@ -33,26 +33,16 @@ export interface Login {
   readonly authorize: (authorizationUrl: URL) => Effect.Effect<Callback, McpAuthorizationError>
 }
 
-/**
- * A login that could not finish: the user refused, the wait timed out, the callback carried an error.
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpAuthorizationError extends Schema.TaggedError<McpAuthorizationError>("@zett/mcp/McpAuthorizationError")(
-  "McpAuthorizationError",
-  {
-    server: Schema.String,
-    reason: Schema.String
-  }
-) {
+export {
   /**
+   * A login that could not finish: the user refused, the wait timed out, the callback carried an error
+   * (`McpError.McpAuthorizationError` of `@zett/mcp`).
+   *
    * @since 0.1.0
+   * @category errors
    */
-  override get message(): string {
-    return `${this.server}: authorization failed: ${this.reason}`
-  }
-}
+  McpAuthorizationError
+} from "@zett/mcp/McpError"
 
 /**
  * The host's login hook. `login` opens a login for a server (a listener, a window) in the given scope.

@@ -1,6 +1,6 @@
 /**
  * What a driver failure becomes: the SDK's, undici's, zod's, OAuth's and the system's exceptions, classified
- * into the core's errors with a short reason that holds no remote body and no secret.
+ * into the core's errors: a kind (`reason`) and a short description that holds no remote body and no secret.
  *
  * @internal
  */
@@ -11,15 +11,15 @@ import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { ErrorCode, McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber } from "@zett/agent"
 import { McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
-import type { ConnectFailure } from "@zett/mcp/McpError"
+import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"
 import * as Predicate from "effect/Predicate"
 import * as LocalFailure from "./localFailure.js"
 import { isNeedsLogin } from "./oauthProvider.js"
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
-const MAX_REASON = 300
+const MAX_DESCRIPTION = 300
 
-const clip = (text: string) => (text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}…` : text)
+const clip = (text: string) => (text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION)}…` : text)
 
 // a cause chain is followed this far (a chain may loop)
 const MAX_CAUSES = 8
@@ -54,58 +54,85 @@ const defined = <A extends Record<string, unknown>>(fields: A): { [K in keyof A]
 
 const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
 
+/**
+ * A failure described: its text, and its kind both for a connection and for a request (where an error answer
+ * of the server is `Remote`, not a broken `Protocol`).
+ */
 const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
-  readonly reason: string
+  readonly description: string
   readonly code?: number
   readonly httpStatus?: number
-  readonly kind?: LocalFailure.LocalFailure["kind"]
-  readonly failure?: ConnectFailure
+  readonly connect: ConnectFailure
+  readonly request: RequestFailure
   readonly keep: boolean
 } => {
   if (cause instanceof SdkMcpError) {
     // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
     if (cause.data instanceof LocalFailure.LocalFailure) {
-      return { reason: cause.data.reason, kind: cause.data.kind, keep: false }
+      return {
+        description: cause.data.reason,
+        connect: cause.data.kind === "StreamClosed" ? "Closed" : "Protocol",
+        request: cause.data.kind,
+        keep: false
+      }
     }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
+    const closed = cause.code === ErrorCode.ConnectionClosed
     return {
-      reason: clip(scrubber.scrub(text)),
+      description: clip(scrubber.scrub(text)),
       code: cause.code,
-      failure: cause.code === ErrorCode.ConnectionClosed ? "Closed" : "Protocol",
+      connect: closed ? "Closed" : "Protocol",
+      request: closed ? "Transport" : "Remote",
       keep: false
     }
   }
   if (cause instanceof StreamableHTTPError) {
     const status = cause.code
     return {
-      reason: status === undefined || status < 100
+      description: status === undefined || status < 100
         ? "unexpected HTTP response"
         : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`,
       ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
-      failure: status === 401 ? "Unauthorized" : "Http",
+      connect: status === 401 ? "Unauthorized" : "Http",
+      request: status === 401 ? "Unauthorized" : "Transport",
       keep: false
     }
   }
   // a parser's message quotes the input it choked on, which may be anything the server sent back
   if (cause instanceof SyntaxError) {
-    return { reason: "the server sent a response that is not valid JSON", failure: "Protocol", keep: false }
+    return {
+      description: "the server sent a response that is not valid JSON",
+      connect: "Protocol",
+      request: "InvalidResponse",
+      keep: false
+    }
   }
   if (cause instanceof Error && Predicate.hasProperty(cause, "issues") && Array.isArray(cause.issues)) {
     // a schema error's message is its issues as pretty-printed JSON: say the first one in a line
     const issue = cause.issues[0] as { readonly path?: ReadonlyArray<unknown>; readonly message?: unknown } | undefined
     const where = issue?.path !== undefined && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
     const what = typeof issue?.message === "string" ? issue.message : "invalid"
-    return { reason: clip(scrubber.scrub(`invalid response: ${where}${what}`)), failure: "Protocol", keep: false }
+    return {
+      description: clip(scrubber.scrub(`invalid response: ${where}${what}`)),
+      connect: "Protocol",
+      request: "InvalidResponse",
+      keep: false
+    }
   }
   if (isNeedsLogin(cause)) {
-    return { reason: "needs authorization", failure: "NeedsAuthorization", keep: false }
+    return { description: "needs authorization", connect: "NeedsAuthorization", request: "NeedsAuthorization", keep: false }
   }
   if (cause instanceof UnauthorizedError) {
-    return { reason: "unauthorized", failure: "Unauthorized", keep: false }
+    return { description: "unauthorized", connect: "Unauthorized", request: "Unauthorized", keep: false }
   }
   // an authorization server's description (and the raw body the SDK quotes for a malformed one) is remote text
   if (cause instanceof OAuthError) {
-    return { reason: `authorization failed (${cause.errorCode})`, failure: "Unauthorized", keep: false }
+    return {
+      description: `authorization failed (${cause.errorCode})`,
+      connect: "Unauthorized",
+      request: "Unauthorized",
+      keep: false
+    }
   }
   const errno = errnoCode(cause)
   if (cause instanceof Error) {
@@ -113,22 +140,24 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
     // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part, else the reason
     // underneath (`bad port`: fetch refuses some ports before connecting)
     const inner = errno === undefined && cause.message === "fetch failed" ? innermost(cause) : cause
-    const reason = errno !== undefined && !message.includes(errno)
+    const description = errno !== undefined && !message.includes(errno)
       ? `${message} (${errno})`
       : inner !== cause && inner.message !== ""
       ? `${message} (${scrubber.scrub(inner.message)})`
       : message
+    const network = errno !== undefined && networkCodes.has(errno)
     return {
-      reason: clip(reason),
-      ...(errno !== undefined && networkCodes.has(errno) ? { failure: "Network" as const } : {}),
+      description: clip(description),
+      connect: network ? "Network" : "Unknown",
+      request: network ? "Transport" : "Unknown",
       keep: message === cause.message
     }
   }
-  return { reason: clip(scrubber.scrub(String(cause))), keep: false }
+  return { description: clip(scrubber.scrub(String(cause))), connect: "Unknown", request: "Unknown", keep: false }
 }
 
 /**
- * An `McpConnectError` from whatever a connection attempt threw. The reason is short, passed through the
+ * An `McpConnectError` from whatever a connection attempt threw. The description is short, passed through the
  * server's `scrubber`, and holds no HTTP response body and no parser message; the original cause is kept only
  * when it carries no remote text.
  */
@@ -138,21 +167,27 @@ export const connectError = (options: {
   readonly scrubber?: Scrubber.Scrubber | undefined
   readonly prefix?: string | undefined
 }): McpConnectError => {
-  const { code, failure, httpStatus, keep, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+  const { code, connect, description, httpStatus, keep } = describe(options.cause, options.scrubber ?? Scrubber.none)
   // the fields are made here, of the right types: no schema check (a tenth of the CPU time of a refused connect)
-  if (failure === "NeedsAuthorization") {
-    return new McpConnectError({ server: options.server, reason: needsAuthorizationReason(options.server), failure }, true)
+  if (connect === "NeedsAuthorization") {
+    return new McpConnectError({
+      server: options.server,
+      reason: connect,
+      description: needsAuthorizationReason(options.server)
+    }, true)
   }
   return new McpConnectError({
     server: options.server,
-    reason: options.prefix === undefined ? reason : `${options.prefix}: ${reason}`,
-    ...defined({ code, httpStatus, failure, cause: keep ? options.cause : undefined })
+    reason: connect,
+    description: options.prefix === undefined ? description : `${options.prefix}: ${description}`,
+    ...defined({ code, httpStatus, cause: keep ? options.cause : undefined })
   }, true)
 }
 
 /**
  * An `McpRequestError` from whatever a request threw; `code` is the JSON-RPC code of an SDK `McpError`. The
- * reason is short, passed through the server's `scrubber`, and holds no HTTP response body and no parser message.
+ * description is short, passed through the server's `scrubber`, and holds no HTTP response body and no parser
+ * message.
  */
 export const requestError = (options: {
   readonly server: string
@@ -160,11 +195,12 @@ export const requestError = (options: {
   readonly cause: unknown
   readonly scrubber?: Scrubber.Scrubber | undefined
 }): McpRequestError => {
-  const { code, failure, keep, kind, reason } = describe(options.cause, options.scrubber ?? Scrubber.none)
+  const { code, description, keep, request } = describe(options.cause, options.scrubber ?? Scrubber.none)
   return new McpRequestError({
     server: options.server,
     method: options.method,
-    reason: failure === "NeedsAuthorization" ? needsAuthorizationReason(options.server) : reason,
-    ...defined({ code, kind, cause: keep ? options.cause : undefined })
+    reason: request,
+    description: request === "NeedsAuthorization" ? needsAuthorizationReason(options.server) : description,
+    ...defined({ code, cause: keep ? options.cause : undefined })
   }, true)
 }

@@ -139,10 +139,10 @@ const renew = (
     })
   ).pipe(
     Effect.catchTag("McpTokenStoreError", (error) =>
-      Effect.fail(new McpConnectError({ server: server.name, reason: error.message, failure: "Unauthorized" })))
+      Effect.fail(new McpConnectError({ server: server.name, reason: "Unauthorized", description: error.message })))
   )
 
-const isLoginNeeded = (error: McpConnectError) => error.failure === "NeedsAuthorization"
+const isLoginNeeded = (error: McpConnectError) => error.reason === "NeedsAuthorization"
 
 /**
  * Connects with `attempt`, giving it the session of the server's `auth` option. An authorization server that was
@@ -233,7 +233,9 @@ const interactive = <A>(
       ...(auth.redirectPort !== undefined ? { redirectPort: auth.redirectPort } : {})
     }).pipe(
       Scope.extend(loginScope),
-      Effect.mapError((error) => new McpConnectError({ server: server.name, reason: `authorization failed: ${error.reason}`, failure: "Unauthorized" }))
+      Effect.mapError((error) =>
+        new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
+      )
     )
     const provider = new OAuthProvider.AuthorizationCodeProvider(context, auth, { interactive: true, redirectUrl: login.redirectUrl })
     provider.challengedScope = quiet.challengedScope
@@ -261,10 +263,16 @@ const interactive = <A>(
       const sent = url.searchParams.get("state") ?? undefined
       const finished = yield* Effect.either(Effect.gen(function*() {
         const callback = yield* login.authorize(url).pipe(
-          Effect.mapError((error) => new McpConnectError({ server: server.name, reason: `authorization failed: ${error.reason}`, failure: "Unauthorized" }))
+          Effect.mapError((error) =>
+            new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
+          )
         )
         if (callback.state !== sent) {
-          return yield* new McpConnectError({ server: server.name, reason: "authorization failed: the callback's state does not match", failure: "Unauthorized" })
+          return yield* new McpConnectError({
+            server: server.name,
+            reason: "Unauthorized",
+            description: "authorization failed: the callback's state does not match"
+          })
         }
         yield* Effect.tryPromise({
           try: () => transport.finishAuth(Redacted.value(callback.code)),
@@ -278,11 +286,11 @@ const interactive = <A>(
       }
     }
     yield* Scope.close(loginScope, Exit.void)
-    if (last !== undefined && !isLoginNeeded(last) && last.failure !== "Unauthorized") return yield* last
+    if (last !== undefined && !isLoginNeeded(last) && last.reason !== "Unauthorized") return yield* last
     return yield* new McpConnectError({
       server: server.name,
-      reason: `still unauthorized after ${settings.maxAuthorizations} authorization${settings.maxAuthorizations === 1 ? "" : "s"}${last === undefined ? "" : ` (${last.reason})`}`,
-      failure: "Unauthorized",
+      reason: "Unauthorized",
+      description: `still unauthorized after ${settings.maxAuthorizations} authorization${settings.maxAuthorizations === 1 ? "" : "s"}${last === undefined ? "" : ` (${last.description})`}`,
       ...(last?.httpStatus !== undefined ? { httpStatus: last.httpStatus } : {})
     })
   })

@@ -47,7 +47,8 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
 ): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
   Stream.suspend(() => {
     const seen = new Set<string>()
-    const fail = (reason: string) => new McpRequestError({ server: client.server, method: options.method, reason })
+    const fail = (description: string) =>
+      new McpRequestError({ server: client.server, method: options.method, reason: "InvalidResponse", description })
     return Stream.paginateChunkEffect(
       { cursor: undefined as string | undefined, page: 1 },
       ({ cursor, page }) =>

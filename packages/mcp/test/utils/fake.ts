@@ -41,10 +41,10 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       const fake = servers[server.name]
       stats.connects[server.name] = (stats.connects[server.name] ?? 0) + 1
       yield* Effect.addFinalizer(() => Effect.sync(() => void (stats.closes[server.name] = (stats.closes[server.name] ?? 0) + 1)))
-      if (fake === undefined) return yield* new McpError.McpConnectError({ server: server.name, reason: "unknown server" })
+      if (fake === undefined) return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
       if (fake.connectDelay !== undefined) yield* Effect.sleep(fake.connectDelay)
       if (fake.connectError !== undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: fake.connectError })
+        return yield* new McpError.McpConnectError({ server: server.name, reason: "Network", description: fake.connectError })
       }
       const client = McpClient.make({
         server: server.name,

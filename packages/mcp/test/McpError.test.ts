@@ -1,0 +1,80 @@
+/**
+ * The error family: every public error of the MCP packages carries `McpError.TypeId`, says its kind in a literal
+ * `reason` and its text in `description`, and words its message from the description.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { McpError, McpRoots, McpSampling } from "@zett/mcp"
+import { McpInputs } from "@zett/mcp-config"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
+import * as Duration from "effect/Duration"
+
+describe("McpError", () => {
+  it("every error of the family carries the TypeId, a literal reason and its description in the message", () => {
+    const errors: ReadonlyArray<readonly [McpError.McpError, string, string]> = [
+      [
+        new McpError.McpConfigError({ path: "mcp.json", entry: "servers.a", reason: "InvalidEntry", description: "missing" }),
+        "InvalidEntry",
+        "mcp.json: servers.a: missing"
+      ],
+      [
+        new McpError.McpConnectError({ server: "s", reason: "Protocol", description: "bad", code: -32600 }),
+        "Protocol",
+        "s: bad (code -32600)"
+      ],
+      [
+        new McpError.McpRequestError({ server: "s", method: "tools/list", reason: "Remote", description: "no", code: -1 }),
+        "Remote",
+        "s: tools/list failed: no (code -1)"
+      ],
+      [
+        new McpInputs.InputError({ id: "key", reason: "Cancelled", description: "the prompt was cancelled" }),
+        "Cancelled",
+        "the input \"key\" has no value: the prompt was cancelled"
+      ],
+      [
+        new McpTokenStore.McpTokenStoreError({ key: "k", reason: "Timeout", description: "cannot read in Redis: no answer in time" }),
+        "Timeout",
+        "token store: k: cannot read in Redis: no answer in time"
+      ],
+      [
+        new McpAuthorization.McpAuthorizationError({ server: "s", reason: "Denied", description: "the authorization server answered access_denied" }),
+        "Denied",
+        "s: authorization failed: the authorization server answered access_denied"
+      ],
+      [
+        new McpSampling.SamplingRefused({ server: "s", reason: "Declined", description: "the user declined it" }),
+        "Declined",
+        "sampling request of MCP server s refused: the user declined it"
+      ],
+      [
+        new McpRoots.InvalidRoot({ root: "", reason: "Empty", description: "an empty path" }),
+        "Empty",
+        "roots: \"\": an empty path"
+      ]
+    ]
+    for (const [error, reason, message] of errors) {
+      assert.isTrue(McpError.isMcpError(error), error._tag)
+      assert.strictEqual(error[McpError.TypeId], McpError.TypeId, error._tag)
+      assert.strictEqual("reason" in error ? error.reason : undefined, reason, error._tag)
+      assert.strictEqual(error.message, message, error._tag)
+    }
+    const timeout = new McpError.McpTimeoutError({ server: "s", operation: "call", timeout: Duration.seconds(2) })
+    assert.isTrue(McpError.isMcpError(timeout))
+    assert.isFalse(McpError.isMcpError(new Error("s: bad")))
+  })
+
+  it("reasonOf words a failure from its description", () => {
+    assert.strictEqual(
+      McpError.reasonOf(new McpError.McpConnectError({ server: "s", reason: "Http", description: "HTTP 500 Internal Server Error" })),
+      "HTTP 500 Internal Server Error"
+    )
+    assert.strictEqual(
+      McpError.reasonOf(new McpError.McpRequestError({ server: "s", method: "tools/list", reason: "Transport", description: "Connection closed" })),
+      "tools/list failed: Connection closed"
+    )
+    assert.strictEqual(
+      McpError.reasonOf(new McpError.McpTimeoutError({ server: "s", operation: "connect", timeout: Duration.seconds(30) })),
+      "timed out after 30s"
+    )
+  })
+})
