@@ -130,14 +130,12 @@ export const connectAndList = (
 > => {
   const namespace = options?.namespace ?? true
   const limit = options?.connectTimeout ?? Option.some(Duration.seconds(30))
-  return Effect.gen(function*() {
-    const client = yield* factory.connect(server)
-    const listed = yield* McpClient.discover(client, { namespace, prefix: McpServer.toolPrefix(server) })
-    const tools = listed.filter((tool) => McpServer.allowsTool(server, tool.remoteName))
-    const filtered = listed.filter((tool) => !McpServer.allowsTool(server, tool.remoteName))
-    return { client, tools, filtered }
-  }).pipe(
-    McpError.within({ server: server.name, operation: "connect", limit }),
+  return McpClient.connectAndDiscover(factory.connect(server), server, { namespace, limit }).pipe(
+    Effect.map(({ client, tools: listed }) => ({
+      client,
+      tools: listed.filter((tool) => McpServer.allowsTool(server, tool.remoteName)),
+      filtered: listed.filter((tool) => !McpServer.allowsTool(server, tool.remoteName))
+    })),
     Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } })
   )
 }

@@ -15,6 +15,8 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Requests from "./internal/requests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
+import * as McpError from "./McpError.js"
+import * as McpServer from "./McpServer.js"
 import * as McpTool from "./McpTool.js"
 
 /**
@@ -347,3 +349,30 @@ export const discover = (
     const warnings = Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true })
     return Effect.as(Effect.annotateLogs(warnings, "mcp.server", client.server), out)
   })
+
+/**
+ * Connects (with `connect`) and lists the server's tools as the model will see them (`discover`, named after the
+ * server's tool prefix), both within `limit`: what the extension does for a server it has no tool list of, and
+ * what a host does to show a server's tools. The client stays open in the caller's `Scope`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const connectAndDiscover = <E, R>(
+  connect: Effect.Effect<McpClient, E, R>,
+  server: McpServer.McpServer,
+  options: { readonly namespace: boolean; readonly limit: Option.Option<Duration.Duration> }
+): Effect.Effect<
+  { readonly client: McpClient; readonly tools: ReadonlyArray<McpTool.McpTool> },
+  E | McpRequestError | McpTimeoutError,
+  R
+> =>
+  connect.pipe(
+    Effect.flatMap((client) =>
+      Effect.map(
+        discover(client, { namespace: options.namespace, prefix: McpServer.toolPrefix(server) }),
+        (tools) => ({ client, tools })
+      )
+    ),
+    McpError.within({ server: server.name, operation: "connect", limit: options.limit })
+  )

@@ -314,9 +314,8 @@ export const make = Effect.fnUntraced(function*(
   })
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
   const discover = (state: RequestState, server: McpServer.McpServer) =>
-    state.connections.get(server).pipe(
-      Effect.flatMap((client) => McpClient.discover(client, { namespace, prefix: McpServer.toolPrefix(server) })),
-      McpError.within({ server: server.name, operation: "connect", limit: connectTimeout }),
+    McpClient.connectAndDiscover(state.connections.get(server), server, { namespace, limit: connectTimeout }).pipe(
+      Effect.map((discovered) => discovered.tools),
       Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
       Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
     )
