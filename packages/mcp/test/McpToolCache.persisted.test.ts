@@ -8,6 +8,7 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -115,6 +116,17 @@ describe("McpToolCache.layerPersisted", () => {
       // and keeps it in the process for the TTL
       assert.strictEqual((yield* second.lookup(key, discover))[0]!.name, "catalog__t1")
       assert.strictEqual(store.calls.filter((call) => call.op === "get").length, 2)
+    }))
+
+  it.scoped("a discovery runs with the services of the lookup that discovers, after the store's miss", () =>
+    Effect.gen(function*() {
+      class Tenant extends Context.Tag("Tenant")<Tenant, string>() {}
+      const store = recordingStore()
+      const cache = yield* cacheOn(store)
+      const seen = yield* cache.lookup(key, Effect.map(Tenant, (tenant) => tools(tenant))).pipe(Effect.provideService(Tenant, "first"))
+      yield* settle
+      assert.strictEqual(seen[0]!.name, "catalog__first")
+      assert.deepStrictEqual(store.calls.map((call) => call.op), ["get", "set"])
     }))
 
   it.scoped("storeId names the store", () =>

@@ -2,10 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServer, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, tool } from "./utils/fake.js"
 
@@ -108,6 +110,78 @@ describe("McpToolCache", () => {
       yield* cache.invalidate(key)
       assert.isFalse(yield* cache.has(key))
       assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t2")
+      assert.strictEqual(stats.runs, 2)
+    }))
+
+  it.effect("an invalidate while a discovery is in flight leaves the discovery shared, and its list is kept", () =>
+    Effect.gen(function*() {
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const started = yield* Deferred.make<void>()
+      const { discover, stats } = counted("1 second")
+      const first = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), discover)))
+      yield* Deferred.await(started)
+      yield* cache.invalidate(key)
+      const second = yield* Effect.fork(cache.lookup(key, discover))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual([(yield* Fiber.join(first))[0]!.name, (yield* Fiber.join(second))[0]!.name], ["t1", "t1"])
+      assert.strictEqual(stats.runs, 1)
+      assert.isTrue(yield* cache.has(key))
+    }))
+
+  it.effect("a discovery runs with the services of the lookup that discovers", () =>
+    Effect.gen(function*() {
+      class Tenant extends Context.Tag("Tenant")<Tenant, string>() {}
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const discover = Effect.map(Tenant, (tenant) => tools(tenant))
+      const seen = yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "first"))
+      assert.strictEqual(seen[0]!.name, "first")
+      // the entry, not the second lookup's services, answers while it is fresh
+      assert.strictEqual((yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "second")))[0]!.name, "first")
+    }))
+
+  it.effect("the lookups that discover or wait for a discovery count as misses, those of a fresh entry as hits", () =>
+    Effect.gen(function*() {
+      const server = `counted${Date.now()}`
+      const counting = new McpToolCache.Key({ server, definition: `${server}:0123abcd`, namespace: true })
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const { discover } = counted("1 second")
+      const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.fork(cache.lookup(counting, discover)))
+      yield* TestClock.adjust("1 second")
+      yield* Effect.forEach(fibers, Fiber.join)
+      yield* cache.lookup(counting, discover)
+      yield* cache.lookup(counting, discover)
+      const hits = yield* Metric.value(McpToolCache.hits.pipe(Metric.tagged("mcp.server", server)))
+      const misses = yield* Metric.value(McpToolCache.misses.pipe(Metric.tagged("mcp.server", server)))
+      assert.deepStrictEqual([hits.count, misses.count], [2, 3])
+    }))
+
+  it.effect("a cache that has loaded thousands of times keeps its fresh entries, its invalidations and its discoveries in flight", () =>
+    Effect.gen(function*() {
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const other = new McpToolCache.Key({ server: "o", definition: "o:0123abcd", namespace: true })
+      const slow = new McpToolCache.Key({ server: "w", definition: "w:0123abcd", namespace: true })
+      // failed discoveries are loads too, and are never kept
+      const loadMany = Effect.repeatN(Effect.flip(cache.lookup(other, Effect.fail("down"))), 3000)
+      const { discover, stats } = counted()
+      yield* cache.lookup(key, discover)
+      yield* loadMany
+      assert.isTrue(yield* cache.has(key))
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t1")
+      yield* cache.invalidate(key)
+      assert.isFalse(yield* cache.has(key))
+      assert.strictEqual((yield* cache.lookup(key, discover))[0]!.name, "t2")
+      // a discovery in flight meanwhile is still the one that later lookups join
+      const started = yield* Deferred.make<void>()
+      const inFlight = counted("1 second")
+      const first = yield* Effect.fork(cache.lookup(slow, Effect.zipRight(Deferred.succeed(started, undefined), inFlight.discover)))
+      yield* Deferred.await(started)
+      yield* loadMany
+      const second = yield* Effect.fork(cache.lookup(slow, inFlight.discover))
+      yield* TestClock.adjust("1 second")
+      assert.deepStrictEqual([(yield* Fiber.join(first))[0]!.name, (yield* Fiber.join(second))[0]!.name], ["t1", "t1"])
+      assert.strictEqual(inFlight.stats.runs, 1)
+      yield* loadMany
+      assert.isTrue(yield* cache.has(slow))
       assert.strictEqual(stats.runs, 2)
     }))
 
