@@ -6,6 +6,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
@@ -185,7 +186,7 @@ describe("McpToolCache", () => {
       assert.strictEqual(stats.runs, 2)
     }))
 
-  it("D3 a server's keys: one per naming mode, made once, with their ids", () => {
+  it("D3 a server's keys: one per naming mode, equal each time they are made, with their ids", () => {
     const server = McpServer.http({ name: "a", url: "http://127.0.0.1:1/a" })
     const definition = McpServer.cacheKey(server)
     const flat = McpToolCache.key(server, { namespace: false })
@@ -198,8 +199,9 @@ describe("McpToolCache", () => {
       [namespaced.server, namespaced.definition, namespaced.namespace, namespaced.id],
       ["a", definition, true, `${definition}:ns`]
     )
-    assert.strictEqual(McpToolCache.key(server, { namespace: false }), flat)
-    assert.strictEqual(McpToolCache.key(server, { namespace: true }), namespaced)
+    assert.isTrue(Equal.equals(McpToolCache.key(server, { namespace: false }), flat))
+    assert.isTrue(Equal.equals(McpToolCache.key(server, { namespace: true }), namespaced))
+    assert.isFalse(Equal.equals(flat, namespaced))
   })
 
   it.effect("concurrent cold requests of one agent connect once per server for discovery", () =>
