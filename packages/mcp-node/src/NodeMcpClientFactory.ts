@@ -182,6 +182,13 @@ const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) 
   return out
 }
 
+/** What both HTTP transports are given: the server's headers, the connection's own sockets, the OAuth provider. */
+const transportOptions = (server: McpServer.McpHttpServer, session: OAuthConnect.Session, sockets: HttpFetch.Fetch) => ({
+  requestInit: { headers: unwrapAll(server.headers) },
+  fetch: session.fetch(sockets),
+  ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
+})
+
 /**
  * `promise`, or `ms` at most. The timer keeps the process alive while a close runs (nothing else may), and is
  * cleared when the promise wins, so nothing lingers after a close.
@@ -362,11 +369,7 @@ const sdkConnect = (
       onResumeFailed: () => {},
       onChallenge: () => {}
     })
-    const sse = new SSEClientTransport(new URL(server.url), {
-      requestInit: { headers: unwrapAll(server.headers) },
-      fetch: session.fetch(sockets),
-      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
-    })
+    const sse = new SSEClientTransport(new URL(server.url), transportOptions(server, session, sockets))
     session.onTransport(sse)
     const guard = new GuardedTransport.GuardedTransport(sse)
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
@@ -404,11 +407,7 @@ const sdkConnect = (
         challenged = true
       }
     })
-    const http = new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: unwrapAll(server.headers) },
-      fetch: session.fetch(sockets),
-      ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
-    })
+    const http = new StreamableHTTPClientTransport(new URL(server.url), transportOptions(server, session, sockets))
     session.onTransport(http)
     const guard = new GuardedTransport.GuardedTransport(http)
     // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)

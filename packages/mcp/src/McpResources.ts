@@ -152,16 +152,6 @@ export const changes = (
 /** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
 const unsubscribeTimeoutMs = 2_000
 
-const within = (promise: Promise<unknown>, ms: number) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    const done = () => {
-      clearTimeout(timer)
-      resolve()
-    }
-    promise.then(done, done)
-  })
-
 /**
  * Subscribes to a resource (`resources/subscribe`) for the life of the current `Scope`, and gives the stream of
  * its updates (`notifications/resources/updated` for this URI); the stream ends when the connection closes.
@@ -186,10 +176,11 @@ export const subscribe: {
     // listening first, so an update sent right after the subscribe is not missed
     const queue = yield* client.notifications
     yield* Requests.send(client, "resources/subscribe", { uri })
+    // a finalizer runs uninterruptibly, also for an interrupted fiber: only its own time limit cuts it short
     yield* Effect.addFinalizer(() =>
-      // a promise race, not an Effect timeout: a finalizer of an interrupted fiber must not be cut short at once
-      Effect.promise(() =>
-        within(Effect.runPromise(Effect.ignore(Requests.send(client, "resources/unsubscribe", { uri }))), unsubscribeTimeoutMs)
+      Effect.interruptible(Requests.send(client, "resources/unsubscribe", { uri })).pipe(
+        Effect.timeout(unsubscribeTimeoutMs),
+        Effect.ignore
       )
     )
     return Stream.fromQueue(queue).pipe(

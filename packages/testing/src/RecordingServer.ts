@@ -6,10 +6,10 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
+import * as StatelessHttp from "./StatelessHttp.js"
 import type { AddressInfo } from "node:net"
 
 export interface Received {
@@ -48,14 +48,7 @@ export const make = (options?: { readonly legacyOnly?: boolean | undefined }): E
         }
         if (path === "/mcp" && req.method === "POST") {
           if (options?.legacyOnly === true) return fail(405)
-          const transport = new StreamableHTTPServerTransport({})
-          const server = makeServer()
-          res.on("close", () => {
-            void transport.close()
-            void server.close()
-          })
-          void server.connect(transport).then(() => transport.handleRequest(req, res))
-          return
+          return StatelessHttp.handle(makeServer, req, res)
         }
         if (path === "/mcp") return fail(405)
         if (path === "/sse" && req.method === "GET") {
