@@ -59,7 +59,7 @@ const tests = {
     "packages/mcp/test/McpExtension.observed.test.ts",
     "packages/mcp/test/McpExtension.features.test.ts",
     "packages/mcp/test/McpClient.test.ts",
-    "packages/mcp/test/McpServer.test.ts",
+    "packages/mcp/test/McpServerConfig.test.ts",
     // the MCP features (progress, list changes, resources as tools, server requests) through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
     "packages/mcp/test/Progress.test.ts",
     "packages/mcp/test/ToolListChanged.test.ts",

@@ -17,7 +17,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, Model } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -235,7 +235,7 @@ const root = Path.join(import.meta.dirname, "..")
  */
 const burst = (requests: number, marker: string) =>
   Effect.gen(function*() {
-    const stamp = McpServer.stdio({
+    const stamp = McpServerConfig.stdio({
       name: "stamp",
       command: process.execPath,
       args: ["--input-type=module", "--eval", stampServerSource],
@@ -314,7 +314,7 @@ export const soak = (
     ).pipe(Scope.extend(servers))
 
     const factory = factoryLayer({ mem: memoryServer })
-    const mem = McpServer.http({ name: "mem", url: "http://127.0.0.1:9/mcp" })
+    const mem = McpServerConfig.http({ name: "mem", url: "http://127.0.0.1:9/mcp" })
     const calm = stdioFault("calm", marker, ["none"])
 
     let compactions = 0
@@ -335,9 +335,9 @@ export const soak = (
             calm,
             stdioFault("crash", marker, ["exit-during-call"]),
             stdioFault("noisy", marker, ["garbage-stdout"]),
-            McpServer.http({ name: "web", url: web }),
-            McpServer.http({ name: "broken", url: broken }),
-            McpServer.http({ name: "amnesiac", url: amnesiac })
+            McpServerConfig.http({ name: "web", url: web }),
+            McpServerConfig.http({ name: "broken", url: broken }),
+            McpServerConfig.http({ name: "amnesiac", url: amnesiac })
           ],
           connectTimeout: "3 seconds",
           callTimeout: "1 second"

@@ -1,4 +1,4 @@
-// The benchmark's MCP server: SDK 1.32 `McpServer` with K filler tools and an `echo` tool, over stdio or
+// The benchmark's MCP server: SDK 1.32 `McpServerConfig` with K filler tools and an `echo` tool, over stdio or
 // stateful Streamable HTTP on 127.0.0.1. Every option is a CLI flag (some clients don't pass env through):
 //
 //   node server.mjs --transport=stdio|http --k=10 --delay=200 --prefix=s0_ --tag=RUN
@@ -46,7 +46,7 @@ if (transport === "stdio") {
 } else {
   const count = Number(flags.servers ?? 1)
   const json = flags.json === "1"
-  // one transport (and one McpServer) per Mcp-Session-Id, per served path
+  // one transport (and one McpServerConfig) per Mcp-Session-Id, per served path
   const sessions = new Map()
   const http = createServer(async (req, res) => {
     const match = /^\/s(\d+)\/mcp$|^\/mcp$/.exec(req.url ?? "")

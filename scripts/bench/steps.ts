@@ -7,7 +7,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
@@ -56,7 +56,7 @@ const report = (what: string, n: number) => {
 
 // an agent run, registration only
 const runs = Number(values.runs)
-const mcp = McpLayers.layer({ servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] }).pipe(
+const mcp = McpLayers.layer({ servers: [McpServerConfig.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] }).pipe(
   Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: 10, prefix: "" }) })),
   Layer.provide(NodeContext.layer)
 )

@@ -5,7 +5,7 @@
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -34,10 +34,10 @@ const deferred = () => {
   return { promise, resolve }
 }
 
-export const toMcpServer = (s: ServerSpec): McpServer.McpServer =>
+export const toMcpServer = (s: ServerSpec): McpServerConfig.McpServerConfig =>
   s.transport === "stdio"
-    ? McpServer.stdio({ name: s.name, command: s.command, args: [...s.args] })
-    : McpServer.http({ name: s.name, url: s.url })
+    ? McpServerConfig.stdio({ name: s.name, command: s.command, args: [...s.args] })
+    : McpServerConfig.http({ name: s.name, url: s.url })
 
 export interface AppOptions {
   /** Whether a request waits in its first model step until released (default true). */
@@ -198,7 +198,7 @@ export const inMemoryApp = (options: {
   readonly pool: boolean
 }) => {
   const mcp = McpLayers.layer({
-    servers: [McpServer.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })],
+    servers: [McpServerConfig.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })],
     ...(options.pool ? { connectionPool: { idleTimeToLive: "5 minutes" } } : {})
   }).pipe(
     Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: options.k, prefix: "" }) })),

@@ -7,7 +7,7 @@
  */
 import type { Extension, Message, Model } from "@zett/agent"
 import { ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -33,8 +33,8 @@ export const serverScript: string = Path.join(
  * @since 0.1.0
  * @category constructors
  */
-export const server = (): McpServer.McpStdioServer =>
-  McpServer.stdio({ name: "demo", command: process.execPath, args: [serverScript] })
+export const server = (): McpServerConfig.McpStdioServer =>
+  McpServerConfig.stdio({ name: "demo", command: process.execPath, args: [serverScript] })
 
 /**
  * What the demo asks.

@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { McpClientFactory } from "@zett/mcp"
-import { McpClient, McpError, McpExtension, McpServer, McpTool } from "@zett/mcp"
+import { McpClient, McpError, McpExtension, McpServerConfig, McpTool } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -104,7 +104,7 @@ export const countTokens = (tool: {
  * @since 0.1.0
  * @category utils
  */
-export const transportOf = (server: McpServer.McpServer): ServerReport["transport"] =>
+export const transportOf = (server: McpServerConfig.McpServerConfig): ServerReport["transport"] =>
   server._tag === "McpHttpServer" ? server.transport : "stdio"
 
 /**
@@ -117,7 +117,7 @@ export const transportOf = (server: McpServer.McpServer): ServerReport["transpor
  */
 export const connectAndList = (
   factory: McpClientFactory.McpClientFactory["Type"],
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   options?: Options
 ): Effect.Effect<
   {
@@ -133,8 +133,8 @@ export const connectAndList = (
   return McpClient.connectAndDiscover(factory.connect(server), server, { namespace, limit }).pipe(
     Effect.map(({ client, tools: listed }) => ({
       client,
-      tools: listed.filter((tool) => McpServer.allowsTool(server, tool.remoteName)),
-      filtered: listed.filter((tool) => !McpServer.allowsTool(server, tool.remoteName))
+      tools: listed.filter((tool) => McpServerConfig.allowsTool(server, tool.remoteName)),
+      filtered: listed.filter((tool) => !McpServerConfig.allowsTool(server, tool.remoteName))
     })),
     Effect.withSpan("zett.discover", { attributes: { "mcp.server": server.name } })
   )
@@ -163,7 +163,7 @@ export const toolReport = (tool: McpTool.McpTool): Effect.Effect<ToolReport> =>
  */
 export const discover = (
   factory: McpClientFactory.McpClientFactory["Type"],
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   options?: Options
 ): Effect.Effect<ServerReport> =>
   Effect.scoped(Effect.timed(Effect.either(connectAndList(factory, server, options)))).pipe(
@@ -204,7 +204,7 @@ export const discover = (
  */
 export const discoverAll = (
   factory: McpClientFactory.McpClientFactory["Type"],
-  servers: ReadonlyArray<McpServer.McpServer>,
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>,
   options?: Options & { readonly onDone?: ((report: ServerReport) => Effect.Effect<void>) | undefined }
 ): Effect.Effect<ReadonlyArray<ServerReport>> =>
   Effect.forEach(

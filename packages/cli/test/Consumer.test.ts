@@ -63,7 +63,7 @@ const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${
 const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund"], { cwd })
 
 const app = `import { Agent, type Message, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer, McpServers } from "@zett/mcp"
+import { McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
 import { NodeMcpExtension } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -76,7 +76,7 @@ const marker = process.env["ZETT_TEST_MARKER"] ?? ""
 
 const McpLive = NodeMcpExtension.layer({ callTimeout: "30 seconds" }).pipe(
   Layer.provide(McpServers.layer([
-    McpServer.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })
+    McpServerConfig.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })
   ]))
 )
 
@@ -97,9 +97,9 @@ const reply = await Effect.runPromise(Agent.run("What is 2 + 40?").pipe(Effect.p
 console.log(reply.content)
 `
 
-const appCjs = `const { McpServer, McpTool } = require("@zett/mcp")
+const appCjs = `const { McpServerConfig, McpTool } = require("@zett/mcp")
 const { Scrubber } = require("@zett/agent")
-const server = McpServer.stdio({ name: "demo", command: "node", env: { TOKEN: "cjs-secret-1234" } })
+const server = McpServerConfig.stdio({ name: "demo", command: "node", env: { TOKEN: "cjs-secret-1234" } })
 console.log(server.name, McpTool.exposedName("demo", "add", { namespace: true }), Scrubber.make(["cjs-secret-1234"]).scrub("a cjs-secret-1234"))
 `
 

@@ -12,7 +12,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Agent, Model, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -61,7 +61,7 @@ const setup = (captureContent: boolean) => {
     { text: "The sum is 42.", usage: { inputTokens: 200, outputTokens: 9, cachedInputTokens: 100 } }
   ])
   const model = Layer.succeed(Model.Model, { stream: script.stream, info: { provider: "openai", model: "gpt-test" } })
-  const calc = McpServer.http({
+  const calc = McpServerConfig.http({
     name: "calc",
     url: `http://127.0.0.1:1/mcp?key=${SECRET}`,
     headers: { Authorization: `Bearer ${SECRET}` }

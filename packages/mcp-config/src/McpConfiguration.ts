@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Internal from "./internal/config.js"
 import { McpConfigError } from "@zett/mcp/McpError"
-import type { McpServer } from "@zett/mcp/McpServer"
+import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as McpServers from "@zett/mcp/McpServers"
 import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
 
@@ -25,7 +25,7 @@ import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
  */
 export interface Options {
   /** Servers given in code. With `servers` and no `configPath`, no file is looked up (C2). */
-  readonly servers?: ReadonlyArray<McpServer> | undefined
+  readonly servers?: ReadonlyArray<McpServerConfig> | undefined
   /** A configuration file; relative paths resolve against the working directory. */
   readonly configPath?: string | undefined
   /**
@@ -180,12 +180,12 @@ const readFile = (
 const merge = (
   path: string,
   file: FileLoad,
-  explicit: ReadonlyArray<McpServer>,
+  explicit: ReadonlyArray<McpServerConfig>,
   strict: boolean
 ): Effect.Effect<Snapshot, McpConfigError> =>
   Effect.gen(function*() {
     const explicitNames = new Set(explicit.map((server) => server.name))
-    const servers: Array<McpServer> = []
+    const servers: Array<McpServerConfig> = []
     const skipped: Array<Skipped> = [...file.skipped]
     for (const { entry, server } of file.servers) {
       if (!explicitNames.has(server.name)) {
@@ -205,7 +205,7 @@ const load = (
   path: string,
   signature: Signature,
   settings: Settings,
-  explicit: ReadonlyArray<McpServer>
+  explicit: ReadonlyArray<McpServerConfig>
 ): Effect.Effect<Snapshot, McpConfigError, FileSystem.FileSystem | Path.Path> =>
   (signature._tag === "Missing" ? Effect.succeed(emptyLoad) : readFile(fs, path, settings))
     .pipe(Effect.flatMap((file) => merge(path, file, explicit, settings.strict)))
@@ -244,7 +244,7 @@ export const fromFile = (
  */
 export const combine = (snapshots: ReadonlyArray<Snapshot>): Effect.Effect<Snapshot> =>
   Effect.gen(function*() {
-    const byName = new Map<string, { readonly server: McpServer; readonly path: string | undefined }>()
+    const byName = new Map<string, { readonly server: McpServerConfig; readonly path: string | undefined }>()
     for (const snapshot of snapshots) {
       for (const server of snapshot.servers) {
         const earlier = byName.get(server.name)

@@ -14,7 +14,7 @@ import * as OAuthChecks from "./internal/oauthChecks.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
 import { McpClientFactory } from "@zett/mcp/McpClientFactory"
 import type { McpConnectError } from "@zett/mcp/McpError"
-import * as McpServer from "@zett/mcp/McpServer"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "./McpTokenStore.js"
 
 export {
@@ -62,7 +62,7 @@ export const isLoopbackHost: (hostname: string) => boolean = OAuthChecks.isLoopb
  * @category constructors
  */
 export const login = (
-  server: McpServer.McpHttpServer
+  server: McpServerConfig.McpHttpServer
 ): Effect.Effect<void, McpConnectError | McpTokenStore.McpTokenStoreError, McpClientFactory | McpTokenStore.McpTokenStore | McpAuthorization> =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.McpTokenStore
@@ -80,14 +80,14 @@ export const login = (
  * @since 0.1.0
  * @category utils
  */
-export const withDefaultAuth = (server: McpServer.McpHttpServer): McpServer.McpHttpServer =>
-  server.auth !== undefined ? server : new McpServer.McpHttpServer({
+export const withDefaultAuth = (server: McpServerConfig.McpHttpServer): McpServerConfig.McpHttpServer =>
+  server.auth !== undefined ? server : new McpServerConfig.McpHttpServer({
     name: server.name,
     url: server.url,
     headers: server.headers,
     transport: server.transport,
     secrets: server.secrets,
-    auth: new McpServer.AuthorizationCode({}),
+    auth: new McpServerConfig.AuthorizationCode({}),
     ...(server.timeout !== undefined ? { timeout: server.timeout } : {}),
     ...(server.includeTools !== undefined ? { includeTools: server.includeTools } : {}),
     ...(server.excludeTools !== undefined ? { excludeTools: server.excludeTools } : {}),
@@ -101,7 +101,7 @@ export const withDefaultAuth = (server: McpServer.McpHttpServer): McpServer.McpH
  * @category constructors
  */
 export const logout = (
-  server: McpServer.McpHttpServer
+  server: McpServerConfig.McpHttpServer
 ): Effect.Effect<void, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
   Effect.flatMap(McpTokenStore.McpTokenStore, (store) => store.remove(McpTokenStore.normalizeKey(server.url)))
 
@@ -124,7 +124,7 @@ export type Status =
  * @category constructors
  */
 export const status = (
-  server: McpServer.McpServer
+  server: McpServerConfig.McpServerConfig
 ): Effect.Effect<Status, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
   Effect.gen(function*() {
     if (server._tag !== "McpHttpServer" || server.auth?._tag === "CustomProvider") return { _tag: "NoAuth" } as const

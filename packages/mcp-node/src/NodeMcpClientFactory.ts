@@ -40,7 +40,7 @@ import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as Errors from "./internal/errors.js"
 import { McpConnectError, needsAuthorizationReason } from "@zett/mcp/McpError"
-import * as McpServer from "@zett/mcp/McpServer"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "./McpTokenStore.js"
 import * as ProcessGroups from "./ProcessGroups.js"
 import { transportAttributes } from "./internal/telemetry.js"
@@ -131,7 +131,7 @@ const lazyValidator = (): jsonSchemaValidator => {
 
 const newClient = (
   clientInfo: { readonly name: string; readonly version: string },
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   runtime: Runtime.Runtime<never>,
   scrubber: Scrubber.Scrubber,
   requests?: ServerRequests.ServerRequests
@@ -165,7 +165,7 @@ const newClient = (
  * The server-request handlers of a new connection, from the factory's context (none: `undefined`, and the
  * connection declares no capability and tracks nothing).
  */
-const serverRequests = (handlers: ServerRequests.Handlers, server: McpServer.McpServer, scrubber: Scrubber.Scrubber) =>
+const serverRequests = (handlers: ServerRequests.Handlers, server: McpServerConfig.McpServerConfig, scrubber: Scrubber.Scrubber) =>
   ServerRequests.none(handlers)
     ? Effect.succeed(undefined)
     : ServerRequests.make(server.name, handlers, scrubber)
@@ -183,7 +183,7 @@ const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) 
 }
 
 /** What both HTTP transports are given: the server's headers, the connection's own sockets, the OAuth provider. */
-const transportOptions = (server: McpServer.McpHttpServer, session: OAuthConnect.Session, sockets: HttpFetch.Fetch) => ({
+const transportOptions = (server: McpServerConfig.McpHttpServer, session: OAuthConnect.Session, sockets: HttpFetch.Fetch) => ({
   requestInit: { headers: unwrapAll(server.headers) },
   fetch: session.fetch(sockets),
   ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
@@ -226,7 +226,7 @@ const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) =
 }
 
 /** A server that could not be started (no such command, a missing working directory) says so, with the errno. */
-const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): McpConnectError => {
+const startFailure = (server: McpServerConfig.McpStdioServer, error: PlatformError): McpConnectError => {
   const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
   const code = typeof errno === "string" ? errno : error._tag === "SystemError" ? error.reason : "unknown error"
   const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
@@ -240,7 +240,7 @@ const startFailure = (server: McpServer.McpStdioServer, error: PlatformError): M
 const connectClient = (
   client: Client,
   transport: Transport,
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   scrubber: Scrubber.Scrubber,
   stdio?: CommandTransport.StdioTransport
 ) =>
@@ -300,7 +300,7 @@ const loginNeeded = (
   error: McpConnectError,
   challenged: boolean,
   session: OAuthConnect.Session,
-  server: McpServer.McpHttpServer
+  server: McpServerConfig.McpHttpServer
 ): McpConnectError =>
   challenged && error.httpStatus === 401 && session.authProvider === undefined &&
     !Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")
@@ -317,14 +317,14 @@ const sdkConnect = (
   options: Options | undefined,
   handlers: ServerRequests.Handlers,
   processGroups: ProcessGroups.ProcessGroups["Type"]
-): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+): (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
   const closeMs = Duration.toMillis(closeTimeout)
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
 
-  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServer.McpStdioServer, scrubber: Scrubber.Scrubber) {
+  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServerConfig.McpStdioServer, scrubber: Scrubber.Scrubber) {
     const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
     // the process is started in the connection's scope, whose close runs the transport's close ladder
     const stdio = yield* CommandTransport.make({
@@ -357,7 +357,7 @@ const sdkConnect = (
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
   const connectSse = Effect.fnUntraced(function*(
     client: Client,
-    server: McpServer.McpHttpServer,
+    server: McpServerConfig.McpHttpServer,
     session: OAuthConnect.Session,
     scrubber: Scrubber.Scrubber
   ) {
@@ -380,7 +380,7 @@ const sdkConnect = (
 
   const connectHttp = Effect.fnUntraced(function*(
     fresh: () => Client,
-    server: McpServer.McpHttpServer,
+    server: McpServerConfig.McpHttpServer,
     session: OAuthConnect.Session,
     scrubber: Scrubber.Scrubber
   ) {
@@ -438,13 +438,13 @@ const sdkConnect = (
     return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
   })
 
-  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServerConfig.McpServerConfig) {
     // connects that start together start one per turn of the event loop, so open connections are read between
     yield* Turns.take
     yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
     // the definition's secrets and every credential the process holds, now or later (a login's tokens)
-    const scrubber = authSettings.held.extend(McpServer.scrubberOf(server))
+    const scrubber = authSettings.held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
     const fresh = () => newClient(clientInfo, server, runtime, scrubber, requests)
     return yield* server._tag === "McpStdioServer"
@@ -495,9 +495,9 @@ const inMemoryConnect = (
   options: Pick<Options, "clientInfo" | "serverLogLevel"> | undefined,
   handlers: ServerRequests.Handlers,
   held: Scrubber.Secrets
-): (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
+): (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
-  return Effect.fn("McpClientFactory.connect")(function*(server: McpServer.McpServer) {
+  return Effect.fn("McpClientFactory.connect")(function*(server: McpServerConfig.McpServerConfig) {
     yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
     const makeServer = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined
     if (makeServer === undefined) {
@@ -520,7 +520,7 @@ const inMemoryConnect = (
       },
       catch: (cause) => Errors.connectError({ server: server.name, cause, prefix: "in-memory server failed" })
     })
-    const scrubber = held.extend(McpServer.scrubberOf(server))
+    const scrubber = held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
     const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, requests)
     yield* connectClient(client, clientSide, server, scrubber)

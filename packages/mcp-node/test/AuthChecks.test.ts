@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { OAuthMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { Scrubber } from "@zett/agent"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
@@ -18,11 +18,11 @@ import * as OAuthChecks from "../src/internal/oauthChecks.js"
 import * as OAuthProvider from "../src/internal/oauthProvider.js"
 import { captureLogs } from "@zett/testing/CapturedLogs"
 
-const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}) =>
+const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
   Effect.gen(function*() {
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
-    const server = McpServer.http({ name: "docs", url: as.url, auth })
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth })
     const headless = OAuthServer.headless()
     const factory = yield* NodeMcpClientFactory.make().pipe(
       Effect.provide(ProcessGroups.layerNone),
@@ -49,7 +49,7 @@ const afterDiscovery = (as: OAuthServer.OAuthServer) =>
   as.requests.filter((r) => !r.path.startsWith("/.well-known/") && r.path !== "/mcp").map((r) => `${r.on} ${r.method} ${r.path}`)
 
 const robot = { clients: [{ client_id: "robot", client_secret: "robot-secret" }] }
-const robotAuth: McpServer.AuthInput = { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
+const robotAuth: McpServerConfig.AuthInput = { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
 
 describe("authorization server endpoints", () => {
   it.scoped("an authorization endpoint that is not https is never handed to the host: the login fails naming it, nothing is registered", () =>
@@ -252,7 +252,7 @@ describe("the last gate before the host", () => {
         runtime: yield* Effect.runtime<never>(),
         now: () => 0
       }
-      const provider = new OAuthProvider.AuthorizationCodeProvider(context, new McpServer.AuthorizationCode({}), {
+      const provider = new OAuthProvider.AuthorizationCodeProvider(context, new McpServerConfig.AuthorizationCode({}), {
         interactive: true,
         redirectUrl: "http://127.0.0.1:47813/callback"
       })

@@ -6,7 +6,7 @@
 import * as Errors from "../src/internal/errors.js"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Processes from "@zett/testing/Processes"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,7 @@ import * as Layer from "effect/Layer"
 
 const connectError = (url: string) =>
   McpClientFactory.McpClientFactory.pipe(
-    Effect.flatMap((factory) => Effect.scoped(factory.connect(McpServer.http({ name: "nobody", url })))),
+    Effect.flatMap((factory) => Effect.scoped(factory.connect(McpServerConfig.http({ name: "nobody", url })))),
     Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provide(NodeContext.layer))),
     Effect.flip
   )

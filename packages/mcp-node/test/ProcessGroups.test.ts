@@ -97,13 +97,13 @@ describe("the hooks of ProcessGroups", () => {
 //   runs and then calls process.exit(0)
 const host = `
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 const [mode, wrapper, faulty, marker] = process.argv.slice(1)
 const server = (name) =>
-  McpServer.stdio({
+  McpServerConfig.stdio({
     name,
     command: process.execPath,
     args: [wrapper, faulty, "--fault=stubborn", "--fault=stubborn-sidecar", "--name=" + name],

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Processes from "@zett/testing/Processes"
@@ -59,7 +59,7 @@ const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )
-    const server = McpServer.http({ name: "docs", url: as.url, auth: {} })
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
     const whoami = Effect.scoped(Effect.gen(function*() {
       const client = yield* factory.connect(server)
       const result = yield* client.callTool("whoami", {})

@@ -8,7 +8,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -45,7 +45,7 @@ export const program = Effect.gen(function*() {
   )
   const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
     Layer.provide(McpLayers.layerNode({
-      servers: [McpServer.http({ name: "demo", url: "https://unused.example/mcp" })],
+      servers: [McpServerConfig.http({ name: "demo", url: "https://unused.example/mcp" })],
       clientFactory
     })),
     Layer.provide(model)

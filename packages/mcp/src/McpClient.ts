@@ -16,7 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as Requests from "./internal/requests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
-import * as McpServer from "./McpServer.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpTool from "./McpTool.js"
 
 /**
@@ -360,7 +360,7 @@ export const discover = (
  */
 export const connectAndDiscover = <E, R>(
   connect: Effect.Effect<McpClient, E, R>,
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   options: { readonly namespace: boolean; readonly limit: Option.Option<Duration.Duration> }
 ): Effect.Effect<
   { readonly client: McpClient; readonly tools: ReadonlyArray<McpTool.McpTool> },
@@ -370,7 +370,7 @@ export const connectAndDiscover = <E, R>(
   connect.pipe(
     Effect.flatMap((client) =>
       Effect.map(
-        discover(client, { namespace: options.namespace, prefix: McpServer.toolPrefix(server) }),
+        discover(client, { namespace: options.namespace, prefix: McpServerConfig.toolPrefix(server) }),
         (tools) => ({ client, tools })
       )
     ),

@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "./McpClient.js"
 import type { McpConnectError } from "./McpError.js"
-import type * as McpServer from "./McpServer.js"
+import type * as McpServerConfig from "./McpServerConfig.js"
 
 /**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
@@ -18,7 +18,7 @@ import type * as McpServer from "./McpServer.js"
  * @category tags
  */
 export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<McpClientFactory, {
-  readonly connect: (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+  readonly connect: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 }>() {}
 
 /**
@@ -29,6 +29,6 @@ export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<
  * @category constructors
  */
 export const of = (
-  connect: (server: McpServer.McpServer) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+  connect: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 ): McpClientFactory["Type"] => McpClientFactory.of({ connect })
 

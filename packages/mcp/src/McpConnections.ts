@@ -21,7 +21,7 @@ import type { McpClient } from "./McpClient.js"
 import type { McpClientFactory } from "./McpClientFactory.js"
 import * as McpError from "./McpError.js"
 import type { McpConnectError, McpTimeoutError } from "./McpError.js"
-import * as McpServer from "./McpServer.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 
 /**
  * Acquires a connection to a server into the `Scope` it runs in; closing that scope releases it.
@@ -30,14 +30,14 @@ import * as McpServer from "./McpServer.js"
  * @category models
  */
 export interface Source {
-  readonly acquire: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
+  readonly acquire: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
   /** Forget a connection that turned out dead, so the next acquire makes a new one. */
-  readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
+  readonly invalidate: (server: McpServerConfig.McpServerConfig) => Effect.Effect<void>
   /**
    * Optional: whether an acquire would find the connection open (a pooled one), so that it needs no connect
    * timeout: racing a timer costs a warm borrow more than the borrow itself.
    */
-  readonly isOpen?: ((server: McpServer.McpServer) => boolean) | undefined
+  readonly isOpen?: ((server: McpServerConfig.McpServerConfig) => boolean) | undefined
 }
 
 /**
@@ -70,8 +70,8 @@ export const pooled = (
     // `idleTimeToLive` and then evict its successor from the pool (Effect-TS/effect#7515, fixed in Effect 4 only).
     // Under a key of its own it is closed as soon as the last request holding it lets go.
     const generations = new Map<string, number>()
-    const idOf = (server: McpServer.McpServer) => {
-      const key = McpServer.cacheKey(server)
+    const idOf = (server: McpServerConfig.McpServerConfig) => {
+      const key = McpServerConfig.cacheKey(server)
       const generation = generations.get(key)
       return generation === undefined ? key : `${key}#${generation}`
     }
@@ -94,7 +94,7 @@ export const pooled = (
       invalidate: (server) =>
         Effect.suspend(() => {
           const id = idOf(server)
-          const key = McpServer.cacheKey(server)
+          const key = McpServerConfig.cacheKey(server)
           generations.set(key, (generations.get(key) ?? 0) + 1)
           return RcMap.invalidate(pool, new PoolKey(id, server))
         }),
@@ -104,7 +104,7 @@ export const pooled = (
 
 /** A pool entry's key: equal by `id` alone; it carries the definition to connect with. */
 class PoolKey implements Equal.Equal {
-  constructor(readonly id: string, readonly server: McpServer.McpServer) {}
+  constructor(readonly id: string, readonly server: McpServerConfig.McpServerConfig) {}
   [Equal.symbol](that: unknown): boolean {
     return that instanceof PoolKey && that.id === this.id
   }
@@ -123,16 +123,16 @@ export interface McpConnections {
    * a failed connect is remembered for the rest of the request, an interrupted one (a caller's timeout) is
    * not. The caller bounds the time (`McpError.within`): discovery bounds connect and list together.
    */
-  readonly get: (server: McpServer.McpServer) => Effect.Effect<McpClient, McpConnectError>
+  readonly get: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient, McpConnectError>
   /**
    * As `get`, with the connect (not a connection already open) under `limit`: a warm call pays no timer.
    */
   readonly getWithin: (
-    server: McpServer.McpServer,
+    server: McpServerConfig.McpServerConfig,
     limit: Option.Option<Duration.Duration>
   ) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
   /** Forget the request's connection to `server` (and the source's), after it was found dead. */
-  readonly invalidate: (server: McpServer.McpServer) => Effect.Effect<void>
+  readonly invalidate: (server: McpServerConfig.McpServerConfig) => Effect.Effect<void>
 }
 
 /**
@@ -157,14 +157,14 @@ export const make = (options: {
     // the connections that are open, for a fast path that needs no memo and no timer
     const open = new Map<string, McpClient>()
     // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
-    const connect = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
+    const connect = (server: McpServerConfig.McpServerConfig): Effect.Effect<McpClient, McpConnectError> =>
       Effect.flatMap(Effect.flatMap(parent, (parent) => Scope.fork(parent, ExecutionStrategy.sequential)), (scope) =>
         options.source.acquire(server).pipe(
           Scope.extend(scope),
           Effect.tap((client) => Effect.sync(() => void open.set(server.name, client))),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         ))
-    const get = (server: McpServer.McpServer): Effect.Effect<McpClient, McpConnectError> =>
+    const get = (server: McpServerConfig.McpServerConfig): Effect.Effect<McpClient, McpConnectError> =>
       Effect.suspend(() => {
         let connection = connections.get(server.name)
         if (connection === undefined) {

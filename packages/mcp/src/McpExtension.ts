@@ -31,7 +31,7 @@ import * as McpConnections from "./McpConnections.js"
 import type { McpConfigError, McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
-import * as McpServer from "./McpServer.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -89,7 +89,7 @@ export interface Options {
    * Which discovered tools reach the model, after each server's own `includeTools` and `excludeTools`. A
    * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
    */
-  readonly toolFilter?: ((server: McpServer.McpServer, tool: McpTool.McpTool) => boolean) | undefined
+  readonly toolFilter?: ((server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) => boolean) | undefined
   /**
    * `"tools"`: every server's resources reach the model through two more tools, `<prefix>__list_resources` and
    * `<prefix>__read_resource`; a server's own `resources: "tools"` does it for that server alone.
@@ -140,7 +140,7 @@ const toolCallsDescription = "calls of MCP tools"
  */
 export const toolCalls = Metric.counter("mcp_tool_calls", { description: toolCallsDescription })
 
-const callCounter = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
+const callCounter = (server: McpServerConfig.McpServerConfig, outcome: "ok" | "failed") =>
   Metrics.taggedIncrement("mcp_tool_calls", toolCallsDescription, [["mcp.server", server.name], ["outcome", outcome]])
 
 /**
@@ -149,7 +149,7 @@ const callCounter = (server: McpServer.McpServer, outcome: "ok" | "failed") =>
  * tool list the cache last handed out, shared by the requests while the list lasts.
  */
 interface Resolved {
-  readonly server: McpServer.McpServer
+  readonly server: McpServerConfig.McpServerConfig
   readonly key: McpToolCache.Key
   readonly ok: Effect.Effect<void>
   readonly failed: Effect.Effect<void>
@@ -213,7 +213,7 @@ interface RequestState {
   /** The tools registered per server name, replaced when the server's tool list changes. */
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
-  readonly changed: Set<McpServer.McpServer>
+  readonly changed: Set<McpServerConfig.McpServerConfig>
   /**
    * What a server's request during one of this request's calls runs with: the agent's model and the request's
    * sampling count (made once per request).
@@ -305,7 +305,7 @@ export const make = Effect.fnUntraced(function*(
     ? McpConnections.direct(watched)
     : yield* McpConnections.pooled(watched, options.connectionPool)
   // The request's own watch, while it holds the connection: its next model turn lists the tools again.
-  const requestSource = (changed: Set<McpServer.McpServer>): McpConnections.Source => ({
+  const requestSource = (changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
     acquire: (server) =>
       Effect.tap(source.acquire(server), (client) =>
         client.onToolListChanged(() => void changed.add(server))),
@@ -313,7 +313,7 @@ export const make = Effect.fnUntraced(function*(
     isOpen: source.isOpen
   })
   /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
-  const discover = (state: RequestState, server: McpServer.McpServer) =>
+  const discover = (state: RequestState, server: McpServerConfig.McpServerConfig) =>
     McpClient.connectAndDiscover(state.connections.get(server), server, { namespace, limit: connectTimeout }).pipe(
       Effect.map((discovered) => discovered.tools),
       Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
@@ -374,7 +374,7 @@ export const make = Effect.fnUntraced(function*(
   }
   const failure = (
     state: RequestState,
-    server: McpServer.McpServer,
+    server: McpServerConfig.McpServerConfig,
     tool: McpTool.McpTool,
     error: McpRequestError | McpTimeoutError
   ): Effect.Effect<never, Tool.ToolError> =>
@@ -396,8 +396,8 @@ export const make = Effect.fnUntraced(function*(
       )
 
   const toolFilter = options.toolFilter
-  const allowed = (server: McpServer.McpServer, tool: McpTool.McpTool) =>
-    McpServer.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
+  const allowed = (server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) =>
+    McpServerConfig.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
 
   // A request's state is a service of the request (the agent provides it to every tool call of the request), under
   // a tag of this extension's own: two MCP extensions of one agent keep theirs apart.
@@ -452,14 +452,14 @@ export const make = Effect.fnUntraced(function*(
     return servers
   }
 
-  const resourcesAsTools = (server: McpServer.McpServer) => server.resources === "tools" || options.resources === "tools"
+  const resourcesAsTools = (server: McpServerConfig.McpServerConfig) => server.resources === "tools" || options.resources === "tools"
 
   // after the server's own tools, so that one of the same name wins (registration keeps the first); only for
   // the servers of `resourcesAsTools` (`requestTools` asks)
-  const resourceTools = (state: RequestState, server: McpServer.McpServer): ReadonlyArray<Tool.Tool> =>
+  const resourceTools = (state: RequestState, server: McpServerConfig.McpServerConfig): ReadonlyArray<Tool.Tool> =>
     ResourceTools.make({
       server,
-      prefix: McpServer.toolPrefix(server),
+      prefix: McpServerConfig.toolPrefix(server),
       connect: state.connections.getWithin(server, connectTimeout).pipe(
         Effect.mapError((error) =>
           new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
@@ -469,7 +469,7 @@ export const make = Effect.fnUntraced(function*(
       errorText
     })
 
-  const unavailable = (state: RequestState, server: McpServer.McpServer, reason: string) =>
+  const unavailable = (state: RequestState, server: McpServerConfig.McpServerConfig, reason: string) =>
     Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
       Effect.zipRight(Effect.logWarning(`MCP server ${server.name} is unavailable: ${reason}`)),
       Effect.annotateLogs("mcp.server", server.name)
@@ -479,7 +479,7 @@ export const make = Effect.fnUntraced(function*(
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const resolved = resolve(snapshot)
-      const changed = new Set<McpServer.McpServer>()
+      const changed = new Set<McpServerConfig.McpServerConfig>()
       // the agent provides its model to the request: servers' sampling requests during its calls use it
       const model = yield* Effect.serviceOption(Model.Model)
       const counted = Context.make(McpSampling.RequestCounter, counter)
@@ -524,7 +524,7 @@ export const make = Effect.fnUntraced(function*(
    * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
    * of another server that won a name stays; a listing that fails keeps the tools listed before.
    */
-  const refreshServer = (context: Extension.RunContext, state: RequestState, server: McpServer.McpServer) => {
+  const refreshServer = (context: Extension.RunContext, state: RequestState, server: McpServerConfig.McpServerConfig) => {
     // a change announced while listing again is listed at the next turn
     state.changed.delete(server)
     const key = McpToolCache.key(server, { namespace })
@@ -566,7 +566,7 @@ export const make = Effect.fnUntraced(function*(
       lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
       // names that are not usable as they are (`github.com`, `My Server`) prefix their tools differently
       for (const server of state.snapshot.servers) {
-        const prefix = McpServer.toolPrefix(server)
+        const prefix = McpServerConfig.toolPrefix(server)
         if (prefix !== server.name) lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
       }
     }
@@ -574,7 +574,7 @@ export const make = Effect.fnUntraced(function*(
       resourcesAsTools(server) && !state.unavailable.some((down) => down.server === server.name)
     )
     if (withResources.length > 0) {
-      const prefixes = withResources.map((server) => McpServer.toolPrefix(server))
+      const prefixes = withResources.map((server) => McpServerConfig.toolPrefix(server))
       lines.push(
         `Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with ` +
           `<server>__${ResourceTools.listSuffix} and read with <server>__${ResourceTools.readSuffix} (for ${prefixes.join(", ")}).`

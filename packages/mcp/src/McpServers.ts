@@ -9,8 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as McpTool from "./McpTool.js"
 import { McpConfigError } from "./McpError.js"
-import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServer.js"
-import type { McpServer } from "./McpServer.js"
+import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServerConfig.js"
+import type { McpServerConfig } from "./McpServerConfig.js"
 
 /**
  * An entry of the file that was left out in lenient mode (C5).
@@ -37,7 +37,7 @@ export interface Snapshot {
   /** The absolute path of the configuration file, even if it does not exist; undefined when no file is used. */
   readonly path: string | undefined
   /** The file's servers first, then the explicit ones (C3). */
-  readonly servers: ReadonlyArray<McpServer>
+  readonly servers: ReadonlyArray<McpServerConfig>
   /** Entries of the file skipped in lenient mode. */
   readonly skipped: ReadonlyArray<Skipped>
 }
@@ -54,12 +54,12 @@ export interface Snapshot {
  */
 export class McpServers extends Context.Tag("@zett/mcp/McpServers")<McpServers, {
   readonly path: string | undefined
-  readonly servers: ReadonlyArray<McpServer>
+  readonly servers: ReadonlyArray<McpServerConfig>
   readonly skipped: ReadonlyArray<Skipped>
   readonly current: Effect.Effect<Snapshot>
 }>() {}
 
-const withPrefix = (server: McpServer, prefix: string): McpServer => {
+const withPrefix = (server: McpServerConfig, prefix: string): McpServerConfig => {
   if (server._tag === "McpHttpServer") {
     const { _tag, ...fields } = server
     return new McpHttpServer({ ...fields, toolPrefix: prefix })
@@ -75,13 +75,13 @@ const withPrefix = (server: McpServer, prefix: string): McpServer => {
  * @since 0.1.0
  * @category utils
  */
-export const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServer>): Effect.Effect<ReadonlyArray<McpServer>> =>
+export const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServerConfig>): Effect.Effect<ReadonlyArray<McpServerConfig>> =>
   Effect.gen(function*() {
     // a prefix may cost a hash: made once per server
     const prefixes = servers.map(toolPrefix)
     const owners = new Map<string, string>()
     servers.forEach((server, i) => owners.has(prefixes[i]!) || owners.set(prefixes[i]!, server.name))
-    const out: Array<McpServer> = []
+    const out: Array<McpServerConfig> = []
     const taken = new Set<string>()
     for (const [i, server] of servers.entries()) {
       const prefix = prefixes[i]!
@@ -108,7 +108,7 @@ export const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServer
  * @since 0.1.0
  * @category utils
  */
-export const checkNames = (servers: ReadonlyArray<McpServer>): Effect.Effect<void, McpConfigError> => {
+export const checkNames = (servers: ReadonlyArray<McpServerConfig>): Effect.Effect<void, McpConfigError> => {
   const seen = new Set<string>()
   for (const server of servers) {
     if (seen.has(server.name)) {
@@ -132,7 +132,7 @@ export const checkNames = (servers: ReadonlyArray<McpServer>): Effect.Effect<voi
  * @since 0.1.0
  * @category constructors
  */
-export const make = (servers: ReadonlyArray<McpServer>): Effect.Effect<McpServers["Type"], McpConfigError> =>
+export const make = (servers: ReadonlyArray<McpServerConfig>): Effect.Effect<McpServers["Type"], McpConfigError> =>
   Effect.gen(function*() {
     yield* checkNames(servers)
     const distinct = yield* distinctPrefixes("servers option", servers)
@@ -144,5 +144,5 @@ export const make = (servers: ReadonlyArray<McpServer>): Effect.Effect<McpServer
  * @since 0.1.0
  * @category layers
  */
-export const layer = (servers: ReadonlyArray<McpServer>): Layer.Layer<McpServers, McpConfigError> =>
+export const layer = (servers: ReadonlyArray<McpServerConfig>): Layer.Layer<McpServers, McpConfigError> =>
   Layer.effect(McpServers, make(servers))

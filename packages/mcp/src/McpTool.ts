@@ -140,7 +140,7 @@ export const fromTool = (
   tool: { readonly name: string; readonly description?: string | undefined; readonly inputSchema?: unknown },
   options: {
     readonly namespace: boolean
-    /** The `<prefix>__` of the exposed name (`McpServer.toolPrefix`); the server name by default. */
+    /** The `<prefix>__` of the exposed name (`McpServerConfig.toolPrefix`); the server name by default. */
     readonly prefix?: string | undefined
   }
 ): McpTool => ({

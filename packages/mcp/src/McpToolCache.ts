@@ -24,14 +24,14 @@ import * as Naming from "./internal/naming.js"
 import * as Io from "./internal/io.js"
 import * as JsonSchema from "./internal/schema.js"
 import * as Metrics from "./internal/metrics.js"
-import * as McpServer from "./McpServer.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 import type { McpTool } from "./McpTool.js"
 
 /**
- * What a tool list is cached under: the whole server definition (`McpServer.cacheKey`, so a changed server is
+ * What a tool list is cached under: the whole server definition (`McpServerConfig.cacheKey`, so a changed server is
  * another entry, and secrets enter only as hashes) and the naming mode. `server` is the name, for metric tags
  * and logs; `id` is the key as one string, for a store. `prefix` is the `<prefix>__` of the server's exposed
- * tool names (`McpServer.toolPrefix`; by default the server name, sanitized): a list read back from a store
+ * tool names (`McpServerConfig.toolPrefix`; by default the server name, sanitized): a list read back from a store
  * must name its tools with it.
  *
  * @since 0.1.0
@@ -70,12 +70,12 @@ export class Key extends Data.Class<{
  * @since 0.1.0
  * @category constructors
  */
-export const key = (server: McpServer.McpServer, options: { readonly namespace: boolean }): Key =>
+export const key = (server: McpServerConfig.McpServerConfig, options: { readonly namespace: boolean }): Key =>
   new Key({
     server: server.name,
-    definition: McpServer.cacheKey(server),
+    definition: McpServerConfig.cacheKey(server),
     namespace: options.namespace,
-    prefix: McpServer.toolPrefix(server)
+    prefix: McpServerConfig.toolPrefix(server)
   })
 
 /**
@@ -83,7 +83,7 @@ export const key = (server: McpServer.McpServer, options: { readonly namespace: 
  * a successful result. Concurrent lookups of one missing key share a single `discover` (single flight), so
  * concurrent cold requests start one discovery per server, not one each.
  *
- * The key is `McpServer.cacheKey` of the whole definition, so a changed server is a different entry. The
+ * The key is `McpServerConfig.cacheKey` of the whole definition, so a changed server is a different entry. The
  * in-memory layer is the default; a shared store for several app instances plugs in here.
  *
  * @since 0.1.0

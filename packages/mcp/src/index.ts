@@ -47,7 +47,7 @@ export * as McpSampling from "./McpSampling.js"
 /**
  * @since 0.1.0
  */
-export * as McpServer from "./McpServer.js"
+export * as McpServerConfig from "./McpServerConfig.js"
 
 /**
  * @since 0.1.0

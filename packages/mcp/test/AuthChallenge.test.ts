@@ -7,14 +7,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import { McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 import { httpFault } from "./utils/faults.js"
 
-const connectError = (server: McpServer.McpHttpServer) =>
+const connectError = (server: McpServerConfig.McpHttpServer) =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.makeMemory
     const factory = yield* NodeMcpClientFactory.make().pipe(
@@ -30,7 +30,7 @@ describe("a 401 with an OAuth challenge", () => {
     Effect.gen(function*() {
       for (const resourceMetadataInHeader of [true, false]) {
         const as = yield* OAuthServer.make({ resourceMetadataInHeader })
-        const error = yield* connectError(McpServer.http({ name: "docs", url: as.url }))
+        const error = yield* connectError(McpServerConfig.http({ name: "docs", url: as.url }))
         assert.strictEqual(error.reason, "NeedsAuthorization", `resource_metadata: ${resourceMetadataInHeader}`)
         assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
         assert.strictEqual(error.httpStatus, 401)
@@ -43,7 +43,7 @@ describe("a 401 with an OAuth challenge", () => {
   it.scoped("to a server with an auth option: the same hint", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({})
-      const error = yield* connectError(McpServer.http({ name: "docs", url: as.url, auth: {} }))
+      const error = yield* connectError(McpServerConfig.http({ name: "docs", url: as.url, auth: {} }))
       assert.strictEqual(error.reason, "NeedsAuthorization")
       assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
       assert.strictEqual(as.count("/register"), 0)
@@ -53,13 +53,13 @@ describe("a 401 with an OAuth challenge", () => {
   it.scoped("a 401 without an OAuth challenge, or to a server with its own Authorization header, is an HTTP 401", () =>
     Effect.gen(function*() {
       const plain = yield* httpFault(Crypto.randomUUID(), ["http-401"])
-      const unchallenged = yield* connectError(McpServer.http({ name: "plain", url: plain }))
+      const unchallenged = yield* connectError(McpServerConfig.http({ name: "plain", url: plain }))
       assert.strictEqual(unchallenged.reason, "Unauthorized")
       assert.strictEqual(unchallenged.description, "HTTP 401 Unauthorized")
 
       const as = yield* OAuthServer.make({})
       const own = yield* connectError(
-        McpServer.http({ name: "docs", url: as.url, headers: { Authorization: "Bearer not-a-token-1234" } })
+        McpServerConfig.http({ name: "docs", url: as.url, headers: { Authorization: "Bearer not-a-token-1234" } })
       )
       assert.strictEqual(own.reason, "Unauthorized")
       assert.strictEqual(own.description, "HTTP 401 Unauthorized")

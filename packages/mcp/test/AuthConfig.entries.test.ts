@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,7 @@ const serverOf = (entry: unknown) =>
 const authOf = (oauth: unknown, key: "oauth" | "auth" = "oauth") =>
   Effect.map(serverOf({ url: URL_, [key]: oauth }), (server) => {
     assert.strictEqual(server._tag, "McpHttpServer")
-    return (server as McpServer.McpHttpServer).auth
+    return (server as McpServerConfig.McpHttpServer).auth
   })
 
 /** The file, entry and description of the error an entry is refused with. */
@@ -49,7 +49,7 @@ describe("oauth / auth entries", () => {
       for (const key of ["redirectPort", "callbackPort"]) {
         for (const port of [0, 65535]) {
           const auth = yield* authOf({ [key]: port })
-          assert.deepStrictEqual(auth, new McpServer.AuthorizationCode({ redirectPort: port }), `${key} ${port}`)
+          assert.deepStrictEqual(auth, new McpServerConfig.AuthorizationCode({ redirectPort: port }), `${key} ${port}`)
         }
         for (const port of [-1, 1.5, 65536]) {
           assert.deepStrictEqual(
@@ -101,11 +101,11 @@ describe("oauth / auth entries", () => {
         const basic = yield* authOf({ grant: "client_credentials", clientId: "robot", clientSecret: SECRET, scopes: ["read", "write"] }, key)
         assert.deepStrictEqual(
           basic,
-          new McpServer.ClientCredentials({ clientId: "robot", clientSecret: Redacted.make(SECRET), scopes: ["read", "write"] })
+          new McpServerConfig.ClientCredentials({ clientId: "robot", clientSecret: Redacted.make(SECRET), scopes: ["read", "write"] })
         )
         assert.strictEqual(basic?._tag === "ClientCredentials" ? Redacted.value(basic.clientSecret!) : undefined, SECRET)
         const jwt = yield* authOf({ grant: "client_credentials", clientId: "robot", privateKey: KEY, algorithm: "ES256" }, key)
-        assert.deepStrictEqual(jwt, new McpServer.ClientCredentials({ clientId: "robot", privateKey: Redacted.make(KEY), algorithm: "ES256" }))
+        assert.deepStrictEqual(jwt, new McpServerConfig.ClientCredentials({ clientId: "robot", privateKey: Redacted.make(KEY), algorithm: "ES256" }))
         assert.strictEqual(jwt?._tag === "ClientCredentials" ? Redacted.value(jwt.privateKey!) : undefined, KEY)
       }
     }))
@@ -121,10 +121,10 @@ describe("oauth / auth entries", () => {
       }
       for (const [key, oauth] of [["oauth", full], ["auth", { grant: "authorization_code", ...full }]] as const) {
         const auth = yield* authOf(oauth, key)
-        assert.deepStrictEqual(auth, new McpServer.AuthorizationCode({ ...full, clientSecret: Redacted.make(SECRET) }), key)
+        assert.deepStrictEqual(auth, new McpServerConfig.AuthorizationCode({ ...full, clientSecret: Redacted.make(SECRET) }), key)
         assert.strictEqual(auth?._tag === "AuthorizationCode" ? Redacted.value(auth.clientSecret!) : undefined, SECRET)
       }
-      assert.deepStrictEqual(yield* authOf({}), new McpServer.AuthorizationCode({}))
+      assert.deepStrictEqual(yield* authOf({}), new McpServerConfig.AuthorizationCode({}))
     }))
 
   it.effect("the redirect port is redirectPort, else callbackPort, else the port redirectUri names", () =>
@@ -141,19 +141,19 @@ describe("oauth / auth entries", () => {
         [{ redirectUri: "not a url" }, undefined]
       ]
       for (const [oauth, port] of cases) {
-        const expected = new McpServer.AuthorizationCode(port === undefined ? {} : { redirectPort: port })
+        const expected = new McpServerConfig.AuthorizationCode(port === undefined ? {} : { redirectPort: port })
         assert.deepStrictEqual(yield* authOf(oauth), expected, JSON.stringify(oauth))
       }
     }))
 
-  it.effect("an entry without oauth, or with oauth disabled, is the definition McpServer.http gives", () =>
+  it.effect("an entry without oauth, or with oauth disabled, is the definition McpServerConfig.http gives", () =>
     Effect.gen(function*() {
-      const plain = McpServer.http({ name: "s", url: URL_ })
+      const plain = McpServerConfig.http({ name: "s", url: URL_ })
       assert.deepStrictEqual(yield* serverOf({ url: URL_ }), plain)
       assert.deepStrictEqual(yield* serverOf({ url: URL_, oauth: { enabled: false, clientId: "x" } }), plain)
       assert.deepStrictEqual(
         yield* serverOf({ url: URL_, auth: { clientId: "x" } }),
-        McpServer.http({ name: "s", url: URL_, auth: new McpServer.AuthorizationCode({ clientId: "x" }) })
+        McpServerConfig.http({ name: "s", url: URL_, auth: new McpServerConfig.AuthorizationCode({ clientId: "x" }) })
       )
     }))
 })
@@ -163,13 +163,13 @@ describe("resources entries", () => {
     Effect.gen(function*() {
       assert.deepStrictEqual(
         yield* serverOf({ url: URL_, resources: "tools" }),
-        McpServer.http({ name: "s", url: URL_, resources: "tools" })
+        McpServerConfig.http({ name: "s", url: URL_, resources: "tools" })
       )
       assert.deepStrictEqual(
         yield* serverOf({ command: "node", resources: "tools" }),
-        McpServer.stdio({ name: "s", command: "node", resources: "tools" })
+        McpServerConfig.stdio({ name: "s", command: "node", resources: "tools" })
       )
-      assert.deepStrictEqual(yield* serverOf({ command: "node" }), McpServer.stdio({ name: "s", command: "node" }))
+      assert.deepStrictEqual(yield* serverOf({ command: "node" }), McpServerConfig.stdio({ name: "s", command: "node" }))
       assert.deepStrictEqual(yield* refusalOf({ command: "node", resources: "all" }), [
         PATH,
         "mcpServers.s.resources",

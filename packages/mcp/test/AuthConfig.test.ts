@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -25,18 +25,18 @@ const load = (path: string, servers: Record<string, unknown>, vars: Record<strin
   )
 }
 
-const httpOf = (server: McpServer.McpServer) => {
+const httpOf = (server: McpServerConfig.McpServerConfig) => {
   assert.strictEqual(server._tag, "McpHttpServer")
-  return server as McpServer.McpHttpServer
+  return server as McpServerConfig.McpHttpServer
 }
 
 describe("auth option", () => {
-  it("McpServer.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
-    const code = McpServer.http({ name: "a", url: "https://a.example/mcp", auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 } })
+  it("McpServerConfig.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
+    const code = McpServerConfig.http({ name: "a", url: "https://a.example/mcp", auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 } })
     assert.strictEqual(code.auth?._tag, "AuthorizationCode")
-    const basic = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    const basic = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
     assert.strictEqual(basic.auth?._tag, "ClientCredentials")
-    const jwt = McpServer.http({
+    const jwt = McpServerConfig.http({
       name: "c",
       url: "https://c.example/mcp",
       auth: { grant: "client_credentials", clientId: "robot", privateKey: Redacted.make(KEY), algorithm: "RS256" }
@@ -55,39 +55,39 @@ describe("auth option", () => {
       saveCodeVerifier: () => {},
       codeVerifier: () => ""
     }
-    const custom = McpServer.http({ name: "d", url: "https://d.example/mcp", auth: provider })
+    const custom = McpServerConfig.http({ name: "d", url: "https://d.example/mcp", auth: provider })
     assert.strictEqual(custom.auth?._tag, "CustomProvider")
     // a provider's own fields (tokens, secrets) never show in the definition
-    const holding = McpServer.http({ name: "e", url: "https://e.example/mcp", auth: { ...provider, secretField: SECRET } as typeof provider })
+    const holding = McpServerConfig.http({ name: "e", url: "https://e.example/mcp", auth: { ...provider, secretField: SECRET } as typeof provider })
     for (const shown of [String(holding), Util.inspect(holding, { depth: 10 }), JSON.stringify(holding), Inspectable.toStringUnknown(holding)]) {
       assert.notInclude(shown, SECRET)
       assert.include(shown, "OAuthClientProvider")
     }
     assert.strictEqual(custom.auth?._tag === "CustomProvider" ? custom.auth.provider : undefined, provider)
-    const withSecret = (server: McpServer.McpHttpServer) => server === jwt ? KEY : SECRET
+    const withSecret = (server: McpServerConfig.McpHttpServer) => server === jwt ? KEY : SECRET
     for (const server of [code, basic, jwt]) {
       const shown = [
         String(server),
         Util.inspect(server, { depth: 10 }),
         JSON.stringify(server),
         Inspectable.toStringUnknown(server),
-        McpServer.cacheKey(server),
-        McpServer.describe(server)
+        McpServerConfig.cacheKey(server),
+        McpServerConfig.describe(server)
       ].join("\n")
       assert.notInclude(shown, SECRET)
       assert.notInclude(shown, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
-      const scrubbed = McpServer.scrubberOf(server).scrub(`token request failed: ${withSecret(server)} / MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7`)
+      const scrubbed = McpServerConfig.scrubberOf(server).scrub(`token request failed: ${withSecret(server)} / MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7`)
       assert.notInclude(scrubbed, withSecret(server))
       if (server === jwt) assert.notInclude(scrubbed, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
     }
     // another secret or client is another cache entry; the same is the same
-    const other = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: "x" } })
-    const same = McpServer.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
-    assert.notStrictEqual(McpServer.cacheKey(other), McpServer.cacheKey(basic))
-    assert.strictEqual(McpServer.cacheKey(same), McpServer.cacheKey(basic))
+    const other = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: "x" } })
+    const same = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    assert.notStrictEqual(McpServerConfig.cacheKey(other), McpServerConfig.cacheKey(basic))
+    assert.strictEqual(McpServerConfig.cacheKey(same), McpServerConfig.cacheKey(basic))
     // a definition without auth keeps the key it had
-    const plain = McpServer.http({ name: "b", url: "https://b.example/mcp" })
-    assert.notStrictEqual(McpServer.cacheKey(plain), McpServer.cacheKey(basic))
+    const plain = McpServerConfig.http({ name: "b", url: "https://b.example/mcp" })
+    assert.notStrictEqual(McpServerConfig.cacheKey(plain), McpServerConfig.cacheKey(basic))
   })
 
   it.effect("Claude Code's oauth (clientId, callbackPort) with ${VAR} expansion of the secret", () =>

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -13,25 +13,25 @@ import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth
 import * as Crypto from "node:crypto"
 import * as Util from "node:util"
 
-const setup = (options: OAuthServer.Options, auth: McpServer.AuthInput = {}, factoryOptions?: NodeMcpClientFactory.Options) =>
+const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}, factoryOptions?: NodeMcpClientFactory.Options) =>
   Effect.gen(function*() {
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
-    const server = McpServer.http({ name: "docs", url: as.url, auth })
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth })
     const headless = OAuthServer.headless()
     const factory = yield* NodeMcpClientFactory.make(factoryOptions).pipe(
       Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )
-    const whoami = (target: McpServer.McpHttpServer = server) =>
+    const whoami = (target: McpServerConfig.McpHttpServer = server) =>
       Effect.scoped(Effect.gen(function*() {
         const client = yield* factory.connect(target)
         const result = yield* client.callTool("whoami", {})
         const block = result.content[0]
         return block?.type === "text" ? block.text : ""
       }))
-    const login = (target: McpServer.McpHttpServer = server) =>
+    const login = (target: McpServerConfig.McpHttpServer = server) =>
       McpAuthorization.login(target).pipe(
         Effect.provideService(McpClientFactory.McpClientFactory, factory),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
@@ -333,7 +333,7 @@ describe("the legacy HTTP+SSE transport", () => {
   it.scoped("an SSE server gets the same provider: login, then connects with the bearer token", () =>
     Effect.gen(function*() {
       const { as, factory, login, store } = yield* setup({ resource: "origin" })
-      const server = McpServer.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
+      const server = McpServerConfig.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
       const first = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.strictEqual(first.reason, "NeedsAuthorization")
       yield* login(server)
@@ -350,7 +350,7 @@ describe("a user's own provider", () => {
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: "robot-secret" }] })
       const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })
-      const server = McpServer.http({ name: "own", url: as.url, auth: provider })
+      const server = McpServerConfig.http({ name: "own", url: as.url, auth: provider })
       const store = yield* McpTokenStore.makeMemory
       const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provide(ProcessGroups.layerNone),

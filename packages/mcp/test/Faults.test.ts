@@ -6,7 +6,7 @@
  */
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -30,7 +30,7 @@ const calls = (...names: ReadonlyArray<string>) => ({
 /** One request: the model calls `names` (the healthy server's echo last), then answers "done". */
 const probe = (options: {
   readonly marker: string
-  readonly servers: ReadonlyArray<McpServer.McpServer>
+  readonly servers: ReadonlyArray<McpServerConfig.McpServerConfig>
   readonly names: ReadonlyArray<string>
   readonly connectTimeout?: Duration.DurationInput
   readonly callTimeout?: Duration.DurationInput
@@ -80,7 +80,7 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-initialize"])
-      const report = yield* probe({ marker, servers: [McpServer.http({ name: "gone", url })], names: [] })
+      const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "gone", url })], names: [] })
       assert.match(unavailable(report), /gone \(fetch failed|gone \(.*(socket|terminated|ECONNRESET)/)
       assertHealthyAndClean(report)
     }))
@@ -100,7 +100,7 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
-      const report = yield* probe({ marker, servers: [McpServer.http({ name: "crash", url })], names: ["crash__echo"] })
+      const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "crash", url })], names: ["crash__echo"] })
       assert.strictEqual(failure(report, "crash__echo").type, "RemoteError")
       assertHealthyAndClean(report)
     }))
@@ -187,7 +187,7 @@ describe.sequential("faults of a server", () => {
       const url = yield* httpFault(`${marker}-http`, ["big-result"])
       const report = yield* probe({
         marker,
-        servers: [stdioFault("bigs", marker, ["big-result"]), McpServer.http({ name: "bigh", url })],
+        servers: [stdioFault("bigs", marker, ["big-result"]), McpServerConfig.http({ name: "bigh", url })],
         names: ["bigs__big", "bigh__big"],
         connectTimeout: "5 seconds",
         callTimeout: "10 seconds"
@@ -207,7 +207,7 @@ describe.sequential("faults of a server", () => {
       const url = yield* httpFault(`${marker}-http`, ["big-result"])
       const report = yield* probe({
         marker,
-        servers: [stdioFault("bigs", marker, ["big-result"]), McpServer.http({ name: "bigh", url })],
+        servers: [stdioFault("bigs", marker, ["big-result"]), McpServerConfig.http({ name: "bigh", url })],
         names: ["bigs__big", "bigh__big", "bigs__echo", "bigh__echo"],
         connectTimeout: "5 seconds",
         // far longer than the test takes: the failure comes from the limit, not from a timeout
@@ -234,7 +234,7 @@ describe.sequential("faults of a server", () => {
       const resuming = yield* httpFault(`${marker}-http`, ["resumable"])
       const report = yield* probe({
         marker,
-        servers: [McpServer.http({ name: "closing", url: closing }), McpServer.http({ name: "resuming", url: resuming })],
+        servers: [McpServerConfig.http({ name: "closing", url: closing }), McpServerConfig.http({ name: "resuming", url: resuming })],
         names: ["closing__half", "closing__echo", "resuming__half"],
         connectTimeout: "5 seconds",
         callTimeout: "120 seconds"
@@ -261,9 +261,9 @@ describe.sequential("faults of a server", () => {
       const report = yield* probe({
         marker,
         servers: [
-          McpServer.http({ name: "halfevent", url: halfEvent }),
-          McpServer.http({ name: "refused", url: refused }),
-          McpServer.http({ name: "closed", url: closed })
+          McpServerConfig.http({ name: "halfevent", url: halfEvent }),
+          McpServerConfig.http({ name: "refused", url: refused }),
+          McpServerConfig.http({ name: "closed", url: closed })
         ],
         names: ["halfevent__half", "refused__half", "closed__half", "refused__echo"],
         connectTimeout: "10 seconds",
@@ -289,7 +289,7 @@ describe.sequential("faults of a server", () => {
         (status) =>
           Effect.map(
             httpFault(`${marker}-http`, [`http-${status}`]),
-            (url) => McpServer.http({ name: `s${status}`, url, headers: { Authorization: "Bearer hdr-secret-1234" } })
+            (url) => McpServerConfig.http({ name: `s${status}`, url, headers: { Authorization: "Bearer hdr-secret-1234" } })
           ),
         { concurrency: "unbounded" }
       )
@@ -306,7 +306,7 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["forget-session"])
-      const report = yield* probe({ marker, servers: [McpServer.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
+      const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
       assert.include(toolNames(report), "amnesiac__echo")
       assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "RemoteError", message: "the server failed to run the tool" })
       assertHealthyAndClean(report)
@@ -435,11 +435,11 @@ describe.sequential("faults of a server", () => {
         marker,
         servers: [
           stdioFault("calm", marker, ["none"]),
-          McpServer.http({ name: "web", url: web }),
+          McpServerConfig.http({ name: "web", url: web }),
           stdioFault("quitter", marker, ["exit-during-initialize"]),
           stdioFault("mute", marker, ["silent-initialize"]),
           stdioFault("loop", marker, ["repeat-cursor"]),
-          McpServer.http({ name: "down", url: down }),
+          McpServerConfig.http({ name: "down", url: down }),
           stdioFault("crash", marker, ["exit-during-call"]),
           stdioFault("nocall", marker, ["silent-call"]),
           stdioFault("mule", marker, ["stubborn"])

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel, Scrubber } from "@zett/agent"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import { McpRedis } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
@@ -61,7 +61,7 @@ const setup = (options: OAuthServer.Options) =>
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
     const held = Scrubber.makeSecrets()
-    const server = McpServer.http({ name: "docs", url: as.url, auth: {} })
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
     const factory = yield* NodeMcpClientFactory.make().pipe(
       Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
@@ -77,7 +77,7 @@ const setup = (options: OAuthServer.Options) =>
   })
 
 /** One agent turn that calls `docs__whoami`; what the model was given, as text. */
-const turn = (factory: McpClientFactory.McpClientFactory["Type"], servers: ReadonlyArray<McpServer.McpServer>) =>
+const turn = (factory: McpClientFactory.McpClientFactory["Type"], servers: ReadonlyArray<McpServerConfig.McpServerConfig>) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     const record = (request: { readonly messages: ReadonlyArray<unknown> }) =>
@@ -165,8 +165,8 @@ describe("credentials in a server URL", () => {
       const password = "url-password-Z8q2"
       const key = "url-api-key-R4t6"
       const servers = [
-        McpServer.http({ name: "docs", url: `http://someone:${password}@127.0.0.1:${port}/mcp?api_key=${key}` }),
-        McpServer.http({ name: "keyed", url: `http://127.0.0.1:${port}/mcp?api_key=${key}&token=${password}` })
+        McpServerConfig.http({ name: "docs", url: `http://someone:${password}@127.0.0.1:${port}/mcp?api_key=${key}` }),
+        McpServerConfig.http({ name: "keyed", url: `http://127.0.0.1:${port}/mcp?api_key=${key}&token=${password}` })
       ]
       const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provide(ProcessGroups.layerNone),
@@ -176,7 +176,7 @@ describe("credentials in a server URL", () => {
       const seen = yield* turn(factory, servers)
       assert.include(seen, "docs")
       assert.include(seen, "keyed")
-      for (const text of [seen, ...servers.map((server) => McpServer.describe(server))]) {
+      for (const text of [seen, ...servers.map((server) => McpServerConfig.describe(server))]) {
         for (const secret of [password, key]) for (const form of forms(secret)) assert.notInclude(text, form)
       }
     }))

@@ -9,7 +9,7 @@ import {
   McpError as SdkMcpError,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import { McpClient, McpClientFactory, McpError, McpServer } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
@@ -93,10 +93,10 @@ const highLevelServer = () => {
   return server
 }
 
-const low = McpServer.stdio({ name: "low", command: "unused" })
-const high = McpServer.stdio({ name: "high", command: "unused" })
+const low = McpServerConfig.stdio({ name: "low", command: "unused" })
+const high = McpServerConfig.stdio({ name: "high", command: "unused" })
 
-const connectTo = (server: McpServer.McpServer, probe: Probe) =>
+const connectTo = (server: McpServerConfig.McpServerConfig, probe: Probe) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
     Effect.provide(NodeMcpClientFactory.layerInMemory({ low: lowLevelServer(probe), high: highLevelServer }))
@@ -298,7 +298,7 @@ describe("McpClient, lenient listing", () => {
   it.scoped("a malformed tool costs only itself: the rest are listed, each skipped one is named in a warning", () =>
     Effect.gen(function*() {
       const factory = yield* McpClientFactory.McpClientFactory
-      const client = yield* factory.connect(McpServer.stdio({ name: "sloppy", command: "unused" }))
+      const client = yield* factory.connect(McpServerConfig.stdio({ name: "sloppy", command: "unused" }))
       const [page, lines] = yield* logged(client.listTools())
       assert.deepStrictEqual(page, {
         tools: [
@@ -445,11 +445,11 @@ describe("NodeMcpClientFactory.layerInMemory", () => {
 
   it.scoped("an unknown name or a failing server factory is an McpConnectError", () =>
     Effect.gen(function*() {
-      const unknown = yield* Effect.flip(connectTo(McpServer.stdio({ name: "nope", command: "x" }), yield* makeProbe))
+      const unknown = yield* Effect.flip(connectTo(McpServerConfig.stdio({ name: "nope", command: "x" }), yield* makeProbe))
       assert.strictEqual(unknown._tag, "McpConnectError")
       assert.strictEqual(unknown.message, "nope: no in-memory server of this name")
       const broken = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "broken", command: "x" }))),
+        Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "broken", command: "x" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({
           broken: () => {
             throw new Error("cannot build")
@@ -493,7 +493,7 @@ describe("NodeMcpClientFactory.layerInMemory", () => {
         callTool: () => Effect.succeed({ content: [{ type: "text", text: "42" }] })
       })
       const factory = McpClientFactory.of(() => Effect.succeed(client))
-      const connected = yield* factory.connect(McpServer.stdio({ name: "mine", command: "x" }))
+      const connected = yield* factory.connect(McpServerConfig.stdio({ name: "mine", command: "x" }))
       assert.strictEqual(connected, client)
     }))
 })
@@ -536,7 +536,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
     Effect.gen(function*() {
       const seen = { started: [] as Array<string>, cancelled: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
+        Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "waiting", command: "unused" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
       const long = yield* Effect.fork(client.callWithin("wait", { label: "long" }, limits("10 minutes")))
@@ -567,7 +567,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
     Effect.gen(function*() {
       const seen = { started: [] as Array<string>, cancelled: [] as Array<string>, reasons: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "waiting", command: "unused" }))),
+        Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "waiting", command: "unused" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
       const interrupted = yield* Effect.fork(client.callWithin("wait", { label: "interrupted" }, limits("1 minute")))

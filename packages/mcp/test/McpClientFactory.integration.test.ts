@@ -3,7 +3,7 @@
  */
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -89,7 +89,7 @@ describe("McpClientFactory (real servers)", () => {
       const scope = yield* Scope.make()
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) =>
-          factory.connect(McpServer.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
+          factory.connect(McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
         ),
         Scope.extend(scope),
         Effect.provide(NodeMcpClientFactory.layer()),
@@ -117,7 +117,7 @@ describe("McpClientFactory (real servers)", () => {
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) =>
           factory.connect(
-            McpServer.http({
+            McpServerConfig.http({
               name: "everything-http",
               url: `http://127.0.0.1:${port}/mcp`,
               headers: { "X-Test-Token": "integration-secret-value" }
@@ -146,7 +146,7 @@ describe("McpClientFactory (real servers)", () => {
       Fs.writeFileSync(Path.join(root, "note.txt"), "forty-two\n")
       const scope = yield* Scope.make()
       const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "fs", command: node, args: [filesystem, root] }))),
+        Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "fs", command: node, args: [filesystem, root] }))),
         Scope.extend(scope),
         Effect.provide(NodeMcpClientFactory.layer()),
         Effect.provide(NodeContext.layer)

@@ -1,6 +1,6 @@
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, type McpError, McpServer } from "@zett/mcp"
+import { McpClient, McpClientFactory, type McpError, McpServerConfig } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -58,7 +58,7 @@ const makeLogCapture = () => {
 const sdkFactory = (options?: NodeMcpClientFactory.Options) =>
   NodeMcpClientFactory.layer(options).pipe(Layer.provide(NodeContext.layer))
 
-const connectIn = (scope: Scope.Scope, server: McpServer.McpServer, options?: NodeMcpClientFactory.Options) =>
+const connectIn = (scope: Scope.Scope, server: McpServerConfig.McpServerConfig, options?: NodeMcpClientFactory.Options) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
     Scope.extend(scope),
@@ -94,7 +94,7 @@ describe("McpClientFactory (stdio)", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const tricky = ["a b", "\"quoted\"", "'single'", "$(echo pwned)", "`id`", "*", "; exit 1", "$HOME", ""]
-      const client = yield* connectIn(scope, McpServer.stdio({ name: "argv", command: node, args: [probe, ...tricky] }))
+      const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "argv", command: node, args: [probe, ...tricky] }))
       const { argv } = yield* report(client)
       assert.deepStrictEqual(argv, tricky)
       yield* Scope.close(scope, Exit.void)
@@ -106,7 +106,7 @@ describe("McpClientFactory (stdio)", () => {
       const cwd = Fs.realpathSync(Os.tmpdir())
       const client = yield* connectIn(
         scope,
-        McpServer.stdio({ name: "env", command: node, args: [probe], env: { API_TOKEN: "env-secret-5e6f7a" }, cwd })
+        McpServerConfig.stdio({ name: "env", command: node, args: [probe], env: { API_TOKEN: "env-secret-5e6f7a" }, cwd })
       )
       const { cwd: seenCwd, env, envSha256 } = yield* report(client)
       assert.strictEqual(envSha256.API_TOKEN, Crypto.createHash("sha256").update("env-secret-5e6f7a").digest("hex"))
@@ -128,7 +128,7 @@ describe("McpClientFactory (stdio)", () => {
         const scope = yield* Scope.make()
         const client = yield* connectIn(
           scope,
-          McpServer.stdio({ name: "noisy", command: node, args: [probe], env: { TOKEN: secret } })
+          McpServerConfig.stdio({ name: "noisy", command: node, args: [probe], env: { TOKEN: secret } })
         )
         yield* client.callTool("stderr", { lines: ["first line", "second line", `token is ${secret}`] })
         yield* logs.waitFor("token is")
@@ -150,7 +150,7 @@ describe("McpClientFactory (stdio)", () => {
       const logs = makeLogCapture()
       yield* Effect.gen(function*() {
         const scope = yield* Scope.make()
-        const client = yield* connectIn(scope, McpServer.stdio({ name: "waiter", command: node, args: [probe] }))
+        const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "waiter", command: node, args: [probe] }))
         const fiber = yield* Effect.fork(client.callTool("wait", {}))
         yield* logs.waitFor("wait: started")
         yield* Fiber.interrupt(fiber)
@@ -163,7 +163,7 @@ describe("McpClientFactory (stdio)", () => {
   it.live("closing the scope ends the whole process group of a wrapper (npx-style)", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const client = yield* connectIn(scope, McpServer.stdio({ name: "wrapped", command: node, args: [wrapper, probe] }))
+      const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "wrapped", command: node, args: [wrapper, probe] }))
       const { pid, ppid } = yield* report(client)
       const wrapperInfo = Processes.find(ppid)!
       assert.include(wrapperInfo.command, "wrapper.mjs")
@@ -179,7 +179,7 @@ describe("McpClientFactory (stdio)", () => {
       const scope = yield* Scope.make()
       const client = yield* connectIn(
         scope,
-        McpServer.stdio({ name: "stubborn-wrapped", command: node, args: [wrapper, probe, "--stubborn"] }),
+        McpServerConfig.stdio({ name: "stubborn-wrapped", command: node, args: [wrapper, probe, "--stubborn"] }),
         { closeTimeout: "300 millis" }
       )
       const { pid, ppid } = yield* report(client)
@@ -195,7 +195,7 @@ describe("McpClientFactory (stdio)", () => {
       const scope = yield* Scope.make()
       const client = yield* connectIn(
         scope,
-        McpServer.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
+        McpServerConfig.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
       )
       const { pid } = yield* report(client)
       const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
@@ -209,7 +209,7 @@ describe("McpClientFactory (stdio)", () => {
       const clients = yield* Effect.forEach(scopes, (scope, i) =>
         connectIn(
           scope,
-          McpServer.stdio({ name: `stubborn-${i}`, command: node, args: [probe, "--stubborn"] }),
+          McpServerConfig.stdio({ name: `stubborn-${i}`, command: node, args: [probe, "--stubborn"] }),
           { closeTimeout: "500 millis" }
         ), { concurrency: "unbounded" })
       const pids = yield* Effect.forEach(clients, (client) => Effect.map(report(client), (r) => r.pid))
@@ -264,7 +264,7 @@ describe("McpClientFactory (stdio)", () => {
       const silent = `process.stderr.write("silent up\\n"); setInterval(() => {}, 1000)`
       const scope = yield* Scope.make()
       const fiber = yield* Effect.fork(
-        connectIn(scope, McpServer.stdio({ name: "silent", command: node, args: ["-e", silent, marker] }), {
+        connectIn(scope, McpServerConfig.stdio({ name: "silent", command: node, args: ["-e", silent, marker] }), {
           closeTimeout: "200 millis"
         }).pipe(Effect.provide(logs.layer))
       )
@@ -281,7 +281,7 @@ describe("McpClientFactory (stdio)", () => {
       const result = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
-            factory.connect(McpServer.stdio({ name: "slow", command: node, args: ["-e", "setInterval(() => {}, 1000)", marker] }))
+            factory.connect(McpServerConfig.stdio({ name: "slow", command: node, args: ["-e", "setInterval(() => {}, 1000)", marker] }))
           ),
           Effect.timeoutFail({ duration: "300 millis", onTimeout: () => "connect timed out" as const }),
           Effect.provide(sdkFactory({ closeTimeout: "200 millis" })),
@@ -296,7 +296,7 @@ describe("McpClientFactory (stdio)", () => {
     Effect.gen(function*() {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
-          Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "missing", command: "zett-no-such-command" }))),
+          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "missing", command: "zett-no-such-command" }))),
           Effect.provide(sdkFactory()),
           Effect.flip
         )
@@ -311,7 +311,7 @@ describe("McpClientFactory (stdio)", () => {
       const cwd = Path.join(Os.tmpdir(), `zett-no-such-dir-${Crypto.randomUUID()}`)
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
-          Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name: "nowhere", command: node, cwd }))),
+          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "nowhere", command: node, cwd }))),
           Effect.provide(sdkFactory()),
           Effect.flip
         )
@@ -325,7 +325,7 @@ describe("McpClientFactory (stdio)", () => {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
-            factory.connect(McpServer.stdio({ name: "quitter", command: node, args: ["-e", "process.exit(3)"] }))
+            factory.connect(McpServerConfig.stdio({ name: "quitter", command: node, args: ["-e", "process.exit(3)"] }))
           ),
           Effect.provide(sdkFactory()),
           Effect.flip
@@ -343,7 +343,7 @@ describe("McpClientFactory (stdio)", () => {
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
             factory.connect(
-              McpServer.stdio({ name: "victim", command: node, args: ["-e", "process.kill(process.pid, 'SIGKILL')"] })
+              McpServerConfig.stdio({ name: "victim", command: node, args: ["-e", "process.kill(process.pid, 'SIGKILL')"] })
             )
           ),
           Effect.provide(sdkFactory()),
@@ -361,7 +361,7 @@ describe("McpClientFactory (http)", () => {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
-            factory.connect(McpServer.http({ name: "nobody", url: `http://127.0.0.1:${port}/mcp` }))
+            factory.connect(McpServerConfig.http({ name: "nobody", url: `http://127.0.0.1:${port}/mcp` }))
           ),
           Effect.provide(sdkFactory()),
           Effect.flip
@@ -396,7 +396,7 @@ describe("McpClientFactory (http)", () => {
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
             factory.connect(
-              McpServer.http({
+              McpServerConfig.http({
                 name: "guarded",
                 url: `http://127.0.0.1:${port}/mcp`,
                 headers: { Authorization: `Bearer ${secret}` }

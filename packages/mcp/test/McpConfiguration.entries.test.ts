@@ -5,7 +5,7 @@
 import { BadArgument, SystemError } from "@effect/platform/Error"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpInputs } from "@zett/mcp-config"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -53,7 +53,7 @@ const loadText = (path: string, text: string, setup: Setup = {}) => {
 const load = (root: unknown, setup?: Setup, path = "/p/mcp.json") => loadText(path, JSON.stringify(root), setup)
 
 /** The one server of `{ mcpServers: { s: entry } }`. */
-const serverOf = (entry: unknown, setup?: Setup, path?: string): McpServer.McpServer => {
+const serverOf = (entry: unknown, setup?: Setup, path?: string): McpServerConfig.McpServerConfig => {
   const { exit } = load({ mcpServers: { s: entry } }, setup, path)
   assert(Exit.isSuccess(exit), Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "")
   assert.strictEqual(exit.value.servers.length, 1)
@@ -69,11 +69,11 @@ const refusal = (root: unknown, setup?: Setup, path?: string) => {
 }
 const refusalOf = (entry: unknown, setup?: Setup, path?: string) => refusal({ mcpServers: { s: entry } }, setup, path)
 
-const stdio = (server: McpServer.McpServer) => {
+const stdio = (server: McpServerConfig.McpServerConfig) => {
   assert(server._tag === "McpStdioServer")
   return server
 }
-const http = (server: McpServer.McpServer) => {
+const http = (server: McpServerConfig.McpServerConfig) => {
   assert(server._tag === "McpHttpServer")
   return server
 }
@@ -313,7 +313,7 @@ describe("McpConfiguration entries", () => {
   })
 
   it("combine: a later file wins a name, with a warning naming both; paths joined; skipped kept", () => {
-    const server = (name: string, command = "node") => McpServer.stdio({ name, command })
+    const server = (name: string, command = "node") => McpServerConfig.stdio({ name, command })
     const skipped = { entry: "mcpServers.bad", server: "bad", reason: "missing" }
     const lines: Array<string> = []
     const logger = Logger.make(({ message }) => void lines.push(String(Array.isArray(message) ? message[0] : message)))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -169,7 +169,7 @@ describe("McpConfiguration (property)", () => {
         for (const line of lines) assert.notInclude(line, SECRET)
         if (Exit.isSuccess(exit)) {
           loaded++
-          for (const server of exit.value.servers) assert.isTrue(Schema.is(McpServer.McpServer)(server))
+          for (const server of exit.value.servers) assert.isTrue(Schema.is(McpServerConfig.McpServerConfig)(server))
           for (const skipped of exit.value.skipped) assert.notInclude(skipped.reason, SECRET)
           const warnings = lines.filter((line) => line.includes("level=WARN"))
           if (!strict) assert.strictEqual(warnings.length, exit.value.skipped.length)

@@ -9,7 +9,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as Cause from "effect/Cause"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as VirtualFile from "@zett/testing/VirtualFile"
@@ -87,17 +87,17 @@ const recording = () => {
 }
 
 /** A definition whose tool prefix the configuration chose, as `withPrefix` makes them. */
-const prefixed = (server: McpServer.McpServer, toolPrefix: string): McpServer.McpServer => {
+const prefixed = (server: McpServerConfig.McpServerConfig, toolPrefix: string): McpServerConfig.McpServerConfig => {
   if (server._tag === "McpHttpServer") {
     const { _tag, ...fields } = server
-    return new McpServer.McpHttpServer({ ...fields, toolPrefix })
+    return new McpServerConfig.McpHttpServer({ ...fields, toolPrefix })
   }
   const { _tag, ...fields } = server
-  return new McpServer.McpStdioServer({ ...fields, toolPrefix })
+  return new McpServerConfig.McpStdioServer({ ...fields, toolPrefix })
 }
 
 const json = (servers: Record<string, unknown>) => JSON.stringify({ servers })
-const names = (servers: ReadonlyArray<McpServer.McpServer>) => servers.map((server) => server.name)
+const names = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>) => servers.map((server) => server.name)
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E => {
   assert(Exit.isFailure(exit), "succeeded")
   return Option.getOrThrow(Cause.failureOption(exit.cause))
@@ -122,8 +122,8 @@ describe("McpConfiguration, while running", () => {
       const { layer, state } = disk(undefined)
       const logs = recording()
       const explicit = [
-        McpServer.stdio({ name: "y", command: "node" }),
-        prefixed(McpServer.stdio({ name: "x", command: "node" }), "y")
+        McpServerConfig.stdio({ name: "y", command: "node" }),
+        prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")
       ]
       const config = yield* McpConfiguration.make({ configPath: path, servers: explicit }).pipe(
         Effect.provide(layer),
@@ -214,7 +214,7 @@ describe("McpConfiguration, while running", () => {
         reason: "NotFound",
         pathOrDescriptor: path
       })
-      const explicit = McpServer.stdio({ name: "mine", command: "node" })
+      const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
       assert.deepStrictEqual(yield* McpConfiguration.fromFile(path).pipe(Effect.provide(layer)), {
         path,
         servers: [],
@@ -302,7 +302,7 @@ describe("McpConfiguration, while running", () => {
 
   it.effect("a file entry named like an explicit server: strict fails on it, lenient skips it with a warning", () =>
     Effect.gen(function*() {
-      const explicit = McpServer.stdio({ name: "mine", command: "node" })
+      const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
       const text = json({ a: { command: "node" }, mine: { command: "other" } })
       const strict = failureOf(
         yield* Effect.exit(McpConfiguration.make({ configPath: path, servers: [explicit] }).pipe(Effect.provide(disk(text).layer)))
@@ -330,8 +330,8 @@ describe("McpConfiguration, while running", () => {
 
   it.effect("the explicit list alone: a repeated name fails; a prefix clash is told apart with a warning", () =>
     Effect.gen(function*() {
-      const a = McpServer.stdio({ name: "a", command: "node" })
-      const twice = failureOf(yield* Effect.exit(McpConfiguration.make({ servers: [a, McpServer.stdio({ name: "b", command: "x" }), a] })))
+      const a = McpServerConfig.stdio({ name: "a", command: "node" })
+      const twice = failureOf(yield* Effect.exit(McpConfiguration.make({ servers: [a, McpServerConfig.stdio({ name: "b", command: "x" }), a] })))
       assert.deepStrictEqual([twice.path, twice.entry, twice.reason, twice.description], [
         "servers option",
         "a",
@@ -341,11 +341,11 @@ describe("McpConfiguration, while running", () => {
 
       const logs = recording()
       const config = yield* McpConfiguration.make({
-        servers: [a, prefixed(McpServer.stdio({ name: "b", command: "node" }), "a")]
+        servers: [a, prefixed(McpServerConfig.stdio({ name: "b", command: "node" }), "a")]
       }).pipe(Effect.provide(logs.layer))
       assert.strictEqual(config.path, undefined)
       assert.deepStrictEqual(config.skipped, [])
-      const other = McpServer.toolPrefix(config.servers[1]!)
+      const other = McpServerConfig.toolPrefix(config.servers[1]!)
       assert.notStrictEqual(other, "a")
       assert.deepStrictEqual(logs.messages(), [
         `servers option: the servers "a" and "b" map to one tool prefix (a); the tools of "b" are named ${other}__<tool>`
@@ -358,18 +358,18 @@ describe("McpConfiguration, while running", () => {
   it.effect("prefix clashes: the first server keeps the prefix, the warning names it, a new prefix takes no one else's", () =>
     Effect.gen(function*() {
       // the prefix the second "x" would get first ("x#2" sanitised) is the name of a server written after it
-      const x2 = McpServer.toolPrefix(McpServer.stdio({ name: "x#2", command: "node" }))
+      const x2 = McpServerConfig.toolPrefix(McpServerConfig.stdio({ name: "x#2", command: "node" }))
       const servers = [
-        McpServer.stdio({ name: "y", command: "node" }),
-        prefixed(McpServer.http({ name: "x", url: "https://x.example/mcp" }), "y"),
-        prefixed(McpServer.stdio({ name: "z", command: "node" }), "y"),
-        McpServer.stdio({ name: x2, command: "node" })
+        McpServerConfig.stdio({ name: "y", command: "node" }),
+        prefixed(McpServerConfig.http({ name: "x", url: "https://x.example/mcp" }), "y"),
+        prefixed(McpServerConfig.stdio({ name: "z", command: "node" }), "y"),
+        McpServerConfig.stdio({ name: x2, command: "node" })
       ]
       const logs = recording()
       const config = yield* McpConfiguration.make({ servers }).pipe(Effect.provide(logs.layer))
-      const prefixes = config.servers.map(McpServer.toolPrefix)
-      const x3 = McpServer.toolPrefix(McpServer.stdio({ name: "x#3", command: "node" }))
-      const z2 = McpServer.toolPrefix(McpServer.stdio({ name: "z#2", command: "node" }))
+      const prefixes = config.servers.map(McpServerConfig.toolPrefix)
+      const x3 = McpServerConfig.toolPrefix(McpServerConfig.stdio({ name: "x#3", command: "node" }))
+      const z2 = McpServerConfig.toolPrefix(McpServerConfig.stdio({ name: "z#2", command: "node" }))
       assert.deepStrictEqual(prefixes, ["y", x3, z2, x2])
       assert.strictEqual(config.servers[1]!._tag, "McpHttpServer")
       assert.deepStrictEqual(config.servers.map((server) => server.name), ["y", "x", "z", x2])
@@ -383,15 +383,15 @@ describe("McpConfiguration, while running", () => {
     Effect.gen(function*() {
       const logs = recording()
       const combined = yield* McpConfiguration.combine([
-        { path: "/a.json", servers: [McpServer.stdio({ name: "y", command: "node" })], skipped: [] },
-        { path: "/b.json", servers: [prefixed(McpServer.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
+        { path: "/a.json", servers: [McpServerConfig.stdio({ name: "y", command: "node" })], skipped: [] },
+        { path: "/b.json", servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
       ]).pipe(Effect.provide(logs.layer))
-      const other = McpServer.toolPrefix(combined.servers[1]!)
+      const other = McpServerConfig.toolPrefix(combined.servers[1]!)
       assert.notStrictEqual(other, "y")
       // snapshots of code alone: the warning names the servers option
       const code = yield* McpConfiguration.combine([
-        { path: undefined, servers: [McpServer.stdio({ name: "y", command: "node" })], skipped: [] },
-        { path: undefined, servers: [prefixed(McpServer.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
+        { path: undefined, servers: [McpServerConfig.stdio({ name: "y", command: "node" })], skipped: [] },
+        { path: undefined, servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
       ]).pipe(Effect.provide(logs.layer))
       assert.strictEqual(code.path, undefined)
       assert.deepStrictEqual(logs.messages(), [

@@ -3,7 +3,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpInputs } from "@zett/mcp-config"
-import { McpError, McpServer, McpServers } from "@zett/mcp"
+import { McpError, McpServerConfig, McpServers } from "@zett/mcp"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -69,7 +69,7 @@ const write = (path: string, text: string, mtimeSeconds: number) =>
 
 const tempDir = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped())
 
-const names = (servers: ReadonlyArray<McpServer.McpServer>) => servers.map((server) => server.name)
+const names = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>) => servers.map((server) => server.name)
 
 const configError = <A, R>(effect: Effect.Effect<A, McpError.McpConfigError, R>) =>
   Effect.flip(effect).pipe(
@@ -124,12 +124,12 @@ describe("McpConfiguration", () => {
     it.effect("C4 Claude Code and the spec's streamable-http form", () =>
       Effect.gen(function*() {
         const claude = yield* McpConfiguration.fromFile(fixture("claude-code.json"))
-        assert.deepStrictEqual(claude.servers.map(McpServer.describe), [
+        assert.deepStrictEqual(claude.servers.map(McpServerConfig.describe), [
           "sentry (streamable-http https://mcp.sentry.dev/mcp)",
           "airtable (stdio npx)"
         ])
         const spec = yield* McpConfiguration.fromFile(fixture("spec.json"))
-        assert.deepStrictEqual(spec.servers.map(McpServer.describe), [
+        assert.deepStrictEqual(spec.servers.map(McpServerConfig.describe), [
           "catalog (streamable-http https://your-server.example/mcp)",
           "local (stdio python)"
         ])
@@ -280,7 +280,7 @@ describe("McpConfiguration", () => {
 
     it.effect("C6 a file server with the name of an explicit server is rejected", () =>
       Effect.gen(function*() {
-        const explicit = McpServer.stdio({ name: "catalog", command: "node" })
+        const explicit = McpServerConfig.stdio({ name: "catalog", command: "node" })
         const error = yield* configError(
           McpConfiguration.make({ configPath: fixture("spec.json"), servers: [explicit] })
         )
@@ -301,7 +301,7 @@ describe("McpConfiguration", () => {
     it.effect("C6 duplicate names in the explicit list are rejected", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.make({
-          servers: [McpServer.stdio({ name: "a", command: "x" }), McpServer.stdio({ name: "a", command: "y" })]
+          servers: [McpServerConfig.stdio({ name: "a", command: "x" }), McpServerConfig.stdio({ name: "a", command: "y" })]
         }))
         assert.strictEqual(error.message, "servers option: a: duplicate server name")
       }).pipe(Effect.provide(NodeContext.layer)))
@@ -433,7 +433,7 @@ describe("McpConfiguration", () => {
           1_700_000_000
         )
         const counting = countingFileSystem()
-        const explicit = McpServer.stdio({ name: "mine", command: "node" })
+        const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
         const config = yield* McpConfiguration.make({ servers: [explicit] }).pipe(
           withHome(home),
           Effect.provide(counting.layer)
@@ -463,8 +463,8 @@ describe("McpConfiguration", () => {
     it.effect("C3 servers lists the file's servers first, then the explicit ones", () =>
       Effect.gen(function*() {
         const explicit = [
-          McpServer.stdio({ name: "zeta", command: "z" }),
-          McpServer.stdio({ name: "alpha", command: "a" })
+          McpServerConfig.stdio({ name: "zeta", command: "z" }),
+          McpServerConfig.stdio({ name: "alpha", command: "a" })
         ]
         const config = yield* McpConfiguration.make({ configPath: fixture("spec.json"), servers: explicit })
         assert.deepStrictEqual(names(config.servers), ["catalog", "local", "zeta", "alpha"])
@@ -478,7 +478,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(config.path, NodePath.join(home, ".zett", "mcp.json"))
         assert.deepStrictEqual(yield* config.current, { path: config.path, servers: [], skipped: [] })
 
-        const explicit = McpServer.stdio({ name: "mine", command: "node" })
+        const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
         const withExplicit = yield* McpConfiguration.make({
           configPath: NodePath.join(home, "nowhere.json"),
           servers: [explicit]
@@ -555,7 +555,7 @@ describe("McpConfiguration", () => {
         const dir = yield* tempDir
         const fs = yield* FileSystem.FileSystem
         const file = NodePath.join(dir, "mcp.json")
-        const explicit = McpServer.stdio({ name: "mine", command: "node" })
+        const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
         const counting = countingFileSystem()
         const logs = captureLogs()
         const config = yield* McpConfiguration.make({ configPath: file, servers: [explicit] }).pipe(
@@ -620,7 +620,7 @@ describe("McpConfiguration", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
-        const explicit = McpServer.stdio({ name: "mine", command: "node" })
+        const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
         yield* write(file, JSON.stringify({ servers: { a: { command: "node" } } }), 1_700_000_000)
         const config = yield* McpConfiguration.make({ configPath: file, servers: [explicit] })
         yield* write(file, JSON.stringify({ servers: { mine: { command: "node" } } }), 1_700_000_100)
@@ -694,8 +694,8 @@ describe("McpConfiguration", () => {
       assert(remote?._tag === "McpHttpServer" && local?._tag === "McpStdioServer")
       assert.strictEqual(remote.url, "https://x.example/mcp?token=url-secret-4f2a")
       assert.deepStrictEqual(local.args, ["--key=url-secret-4f2a", "/srv/project/server.js"])
-      assert.strictEqual(McpServer.describe(remote), "remote (streamable-http https://x.example/mcp?token=<redacted>)")
-      assert.strictEqual(McpServer.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
+      assert.strictEqual(McpServerConfig.describe(remote), "remote (streamable-http https://x.example/mcp?token=<redacted>)")
+      assert.strictEqual(McpServerConfig.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("timeout is seconds in Cline's file and milliseconds in Gemini CLI's; a Zed extension's server is left out", () =>
@@ -742,7 +742,7 @@ describe("McpConfiguration", () => {
       const texts: Array<string> = []
       for (const name of ["claude-desktop.json", "cursor.json", "vscode.json", "claude-code.json"]) {
         const snapshot = yield* McpConfiguration.fromFile(fixture(name))
-        texts.push(JSON.stringify(snapshot), String(snapshot.servers), snapshot.servers.map(McpServer.describe).join())
+        texts.push(JSON.stringify(snapshot), String(snapshot.servers), snapshot.servers.map(McpServerConfig.describe).join())
         yield* Effect.logInfo("loaded", snapshot)
       }
       for (const name of ["invalid-entries.json", "not-json.json"]) {

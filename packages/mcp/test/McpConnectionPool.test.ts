@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
-import { McpError, McpServer } from "@zett/mcp"
+import { McpError, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -8,7 +8,7 @@ import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, text, tool, toolMessages } from "./utils/fake.js"
 import * as TempDir from "@zett/testing/TempDir"
 
-const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 const callOnce = { toolCalls: [{ name: "s__t" }] }
 
 describe("connection pool", () => {

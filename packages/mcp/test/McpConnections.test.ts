@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpConnections, McpError, McpServer } from "@zett/mcp"
+import { McpConnections, McpError, McpServerConfig } from "@zett/mcp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,7 +10,7 @@ import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { fakeFactory, tool } from "./utils/fake.js"
 
-const server = McpServer.http({ name: "s", url: "http://127.0.0.1:1/s" })
+const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s" })
 
 /** Connections over fake server `s`, whose connect takes `connectDelay` of TestClock time. */
 const connectionsWith = (connectDelay?: Duration.DurationInput) =>

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Extension, Message } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpSampling, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpSampling, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as Duration from "effect/Duration"
@@ -22,7 +22,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
 
-const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
 /** An extension that records the events it is published and when a tool's result is appended; `slow` yields in onEvent. */
 const recorder = (slow = false) => {
@@ -230,7 +230,7 @@ describe("resources as tools", () => {
     Effect.gen(function*() {
       const { layer, requests } = agentWith({
         servers: [
-          McpServer.http({ name: "own", url: "http://127.0.0.1:1/own", timeout: Duration.seconds(2) }),
+          McpServerConfig.http({ name: "own", url: "http://127.0.0.1:1/own", timeout: Duration.seconds(2) }),
           http("plain")
         ],
         clientFactory: silentReads,

@@ -7,7 +7,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -24,7 +24,7 @@ const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
 
 const stdio = (name: string, pkg: string, marker: string, args: ReadonlyArray<string> = []) =>
-  McpServer.stdio({ name, command: process.execPath, args: [entry(pkg), ...args], env: { ZETT_TEST_MARKER: marker } })
+  McpServerConfig.stdio({ name, command: process.execPath, args: [entry(pkg), ...args], env: { ZETT_TEST_MARKER: marker } })
 
 const agentLayer = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, steps: ReadonlyArray<ScriptedModel.Step>) =>
   Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(ScriptedModel.layer(steps)))
@@ -63,7 +63,7 @@ describe.sequential("McpExtension with real servers", () => {
       const marker = Crypto.randomUUID()
       const servers = [
         stdio("everything", "@modelcontextprotocol/server-everything", marker, ["stdio"]),
-        McpServer.stdio({ name: "broken", command: Path.join("/nonexistent", marker), env: { ZETT_TEST_MARKER: marker } })
+        McpServerConfig.stdio({ name: "broken", command: Path.join("/nonexistent", marker), env: { ZETT_TEST_MARKER: marker } })
       ]
       const requests: Array<Parameters<Extract<ScriptedModel.Step, Function>>[0]> = []
       const layer = agentLayer(McpLayers.layerNode({ servers }), [
@@ -121,7 +121,7 @@ describe.sequential("McpExtension with real servers", () => {
       }
       let seen: unknown
       const layer = agentLayer(
-        McpLayers.layer({ servers: [McpServer.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+        McpLayers.layer({ servers: [McpServerConfig.http({ name: "probe", url: "http://127.0.0.1:9/mcp" })] }).pipe(
           Layer.provide(NodeMcpClientFactory.layerInMemory({ probe })),
           Layer.provide(NodeContext.layer)
         ),
@@ -150,7 +150,7 @@ describe.sequential("McpExtension with real servers", () => {
         return server
       }
       const layer = agentLayer(
-        McpLayers.layer({ servers: [McpServer.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
+        McpLayers.layer({ servers: [McpServerConfig.http({ name: "slow", url: "http://127.0.0.1:9/mcp" })] }).pipe(
           Layer.provide(NodeMcpClientFactory.layerInMemory({ slow })),
           Layer.provide(NodeContext.layer)
         ),

@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
@@ -21,7 +21,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "./utils/fake.js"
 
-const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
 /** Every span's name and attributes (but a failure's `code.stacktrace`). */
 const recordingTracer = Effect.gen(function*() {
@@ -243,13 +243,13 @@ describe("McpExtension, observed", () => {
 
   it.effect("the system message names a server's own tool prefix only where it is not the server's name", () =>
     Effect.gen(function*() {
-      const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
+      const dotted = McpServerConfig.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
       const { factory } = fakeFactory({ plain: { tools: [tool("t")] }, "a.b": { tools: [tool("t")] } })
       const { layer, requests } = agentWith({ servers: [http("plain"), dotted], clientFactory: factory }, [{ text: "ok" }])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
       assert.deepStrictEqual(systemOf(requests[0]!).split("\n").filter((line) => line.startsWith("Tools named")), [
         "Tools named <server>__<tool> belong to the MCP server <server>.",
-        `Tools named ${McpServer.toolPrefix(dotted)}__<tool> belong to the MCP server "a.b".`
+        `Tools named ${McpServerConfig.toolPrefix(dotted)}__<tool> belong to the MCP server "a.b".`
       ])
     }))
 

@@ -1,7 +1,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
-import { McpClient, McpClientFactory, McpError, McpExtension, McpServer, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError, McpExtension, McpServerConfig, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,7 +17,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string, headers?: Record<string, string>) =>
-  McpServer.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
+  McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
 
 describe("McpExtension", () => {
   it.effect("E1 a tool search on server catalog is exposed as catalog__search and dispatched to its server", () => {
@@ -313,8 +313,8 @@ describe("McpExtension", () => {
   it.effect("D3 a changed server definition (a header value) is a different cache entry; ttl 0 disables the cache", () =>
     Effect.gen(function*() {
       assert.notStrictEqual(
-        McpServer.cacheKey(http("docs", { Authorization: "Bearer one" })),
-        McpServer.cacheKey(http("docs", { Authorization: "Bearer two" }))
+        McpServerConfig.cacheKey(http("docs", { Authorization: "Bearer one" })),
+        McpServerConfig.cacheKey(http("docs", { Authorization: "Bearer two" }))
       )
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
       const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, toolsCacheTtl: 0 }, [{ text: "1" }, { text: "2" }])
@@ -426,7 +426,7 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
       const { factory } = fakeFactory({ quick: { tools: [tool("slow")], call: slow }, patient: { tools: [tool("slow")], call: slow } })
-      const quick = McpServer.http({ name: "quick", url: "http://127.0.0.1:1/quick", timeout: Duration.seconds(2) })
+      const quick = McpServerConfig.http({ name: "quick", url: "http://127.0.0.1:1/quick", timeout: Duration.seconds(2) })
       const { layer, requests } = agentWith({ servers: [quick, http("patient")], clientFactory: factory, callTimeout: "1 hour" }, [
         { toolCalls: [{ name: "quick__slow" }, { name: "patient__slow" }] },
         { text: "ok" }
@@ -445,7 +445,7 @@ describe("McpExtension", () => {
   it.effect("E1 includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b"), tool("c"), tool("d")] } })
-      const server = McpServer.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
+      const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
       const { layer, requests } = agentWith(
         { servers: [server], clientFactory: factory, toolFilter: (_server, t) => t.remoteName !== "c" },
         [{ toolCalls: [{ name: "s__a" }, { name: "s__b" }, { name: "s__d" }] }, { text: "ok" }]
@@ -462,10 +462,10 @@ describe("McpExtension", () => {
 
   it.effect("E2 names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning", () =>
     Effect.gen(function*() {
-      const dotted = McpServer.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
-      const taken = McpServer.toolPrefix(dotted)
+      const dotted = McpServerConfig.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
+      const taken = McpServerConfig.toolPrefix(dotted)
       const { factory } = fakeFactory({ "a.b": { tools: [tool("t")] }, [taken]: { tools: [tool("t")] } })
-      const clash = McpServer.http({ name: taken, url: "http://127.0.0.1:1/y" })
+      const clash = McpServerConfig.http({ name: taken, url: "http://127.0.0.1:1/y" })
       const warnings: Array<string> = []
       const { layer, requests } = agentWith({ servers: [dotted, clash], clientFactory: factory }, [{ text: "ok" }])
       yield* Agent.run("hi").pipe(

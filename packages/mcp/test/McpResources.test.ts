@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Message, Scrubber } from "@zett/agent"
-import { McpClient, McpClientFactory, McpPrompts, McpResources, McpServer } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpPrompts, McpResources, McpServerConfig } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -101,7 +101,7 @@ describe("McpResources and McpPrompts", () => {
       const scope = yield* Scope.make()
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) =>
-          factory.connect(McpServer.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
+          factory.connect(McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
         ),
         Scope.extend(scope),
         Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "500 millis" })),
@@ -127,7 +127,7 @@ describe("McpResources and McpPrompts", () => {
       const scope = yield* Scope.make()
       const client = yield* McpClientFactory.McpClientFactory.pipe(
         Effect.flatMap((factory) =>
-          factory.connect(McpServer.http({ name: "everything-http", url: `http://127.0.0.1:${port}/mcp` }))
+          factory.connect(McpServerConfig.http({ name: "everything-http", url: `http://127.0.0.1:${port}/mcp` }))
         ),
         Scope.extend(scope),
         Effect.provide(NodeMcpClientFactory.layer()),
@@ -160,7 +160,7 @@ describe("McpResources and McpPrompts", () => {
       }
       const factory = yield* NodeMcpClientFactory.makeInMemory({ watched: make })
       const inner = yield* Scope.make()
-      const client = yield* factory.connect(McpServer.http({ name: "watched", url: "http://127.0.0.1:1/unused" }))
+      const client = yield* factory.connect(McpServerConfig.http({ name: "watched", url: "http://127.0.0.1:1/unused" }))
       const updates = yield* McpResources.subscribe(client, "file:///watched.txt").pipe(Scope.extend(inner))
       const got = yield* Stream.runCollect(Stream.take(updates, 1))
       assert.deepStrictEqual(Chunk.toReadonlyArray(got).map((n) => n.uri), ["file:///watched.txt"])
@@ -182,7 +182,7 @@ describe("McpResources and McpPrompts", () => {
       const factory = yield* NodeMcpClientFactory.makeInMemory({ watched: make })
       const scope = yield* Scope.make()
       const updates = yield* Effect.flatMap(
-        factory.connect(McpServer.http({ name: "watched", url: "http://127.0.0.1:1/unused" })),
+        factory.connect(McpServerConfig.http({ name: "watched", url: "http://127.0.0.1:1/unused" })),
         (client) => McpResources.subscribe(client, "file:///a")
       ).pipe(Scope.extend(scope))
       const drained = yield* Effect.fork(Stream.runCollect(updates))
@@ -202,7 +202,7 @@ describe("McpResources and McpPrompts", () => {
         return sdk
       }
       const factory = yield* NodeMcpClientFactory.makeInMemory({ changing: make })
-      const client = yield* factory.connect(McpServer.http({ name: "changing", url: "http://127.0.0.1:1/unused" }))
+      const client = yield* factory.connect(McpServerConfig.http({ name: "changing", url: "http://127.0.0.1:1/unused" }))
       assert.deepStrictEqual((yield* McpResources.list(client)).map((r) => r.uri), ["file:///a"])
       const changes = yield* Effect.fork(Stream.runHead(McpResources.changes(client)))
       const all = yield* client.notifications!
@@ -228,7 +228,7 @@ describe("McpResources and McpPrompts", () => {
         return server
       }
       const factory = yield* NodeMcpClientFactory.makeInMemory({ loop: make })
-      const client = yield* factory.connect(McpServer.http({ name: "loop", url: "http://127.0.0.1:1/unused" }))
+      const client = yield* factory.connect(McpServerConfig.http({ name: "loop", url: "http://127.0.0.1:1/unused" }))
       const error = yield* Effect.flip(McpResources.list(client))
       assert.strictEqual(error.message, "loop: resources/list failed: the server repeated a pagination cursor")
     }))

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
-import { McpServer, McpToolCache } from "@zett/mcp"
+import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Deferred from "effect/Deferred"
@@ -16,12 +16,12 @@ import { Redis } from "ioredis"
 const headerSecret = "hdr-5ecret-0f-the-header"
 const envSecret = "env-5ecret-0f-the-process"
 
-const httpServer = McpServer.http({
+const httpServer = McpServerConfig.http({
   name: "catalog",
   url: "https://catalog.example/mcp",
   headers: { authorization: `Bearer ${headerSecret}` }
 })
-const stdioServer = McpServer.stdio({
+const stdioServer = McpServerConfig.stdio({
   name: "local",
   command: "node",
   args: ["server.js"],

@@ -13,7 +13,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import type { Tool } from "@zett/agent"
-import { McpExtension, McpServer, McpToolCache } from "@zett/mcp"
+import { McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
@@ -91,7 +91,7 @@ const storedTool = (server: string, name: string, remoteName: string) => ({
 })
 
 /** One process: a request whose model calls `docs__search` once; what it was offered and what it got. */
-const request = (servers: ReadonlyArray<McpServer.McpServer>, redisUrl: string) =>
+const request = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>, redisUrl: string) =>
   Effect.gen(function*() {
     const seen: Array<{ readonly tools: ReadonlyArray<Tool.Definition>; readonly messages: ReadonlyArray<Message.Message> }> = []
     const logs = Faults.captureLogs(LogLevel.Warning)
@@ -176,8 +176,8 @@ describe("a tool list planted in Redis", () => {
         const catalog = yield* recordingServer("catalog")
         const docs = yield* recordingServer("docs")
         const servers = [
-          McpServer.http({ name: "catalog", url: catalog.url }),
-          McpServer.http({ name: "docs", url: docs.url })
+          McpServerConfig.http({ name: "catalog", url: catalog.url }),
+          McpServerConfig.http({ name: "docs", url: docs.url })
         ]
         const [catalogKey, docsKey] = servers.map((server) => McpToolCache.key(server, { namespace: true }))
         const raw = yield* rawClient(redis.url)
@@ -221,8 +221,8 @@ describe("a tool list planted in Redis", () => {
 // any BackingPersistence
 // -----------------------------------------------------------------------------
 
-const catalog = McpServer.http({ name: "catalog", url: "https://catalog.example/mcp" })
-const docs = McpServer.http({ name: "docs", url: "https://docs.example/mcp" })
+const catalog = McpServerConfig.http({ name: "catalog", url: "https://catalog.example/mcp" })
+const docs = McpServerConfig.http({ name: "docs", url: "https://docs.example/mcp" })
 const catalogKey = McpToolCache.key(catalog, { namespace: true })
 
 const catalogTools = (description: string): ReadonlyArray<McpTool.McpTool> => [{

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
-import { McpServer, McpToolCache } from "@zett/mcp"
+import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -187,8 +187,8 @@ describe("McpToolCache", () => {
     }))
 
   it("D3 a server's keys: one per naming mode, equal each time they are made, with their ids", () => {
-    const server = McpServer.http({ name: "a", url: "http://127.0.0.1:1/a" })
-    const definition = McpServer.cacheKey(server)
+    const server = McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" })
+    const definition = McpServerConfig.cacheKey(server)
     const flat = McpToolCache.key(server, { namespace: false })
     const namespaced = McpToolCache.key(server, { namespace: true })
     assert.deepStrictEqual(
@@ -211,7 +211,7 @@ describe("McpToolCache", () => {
         b: { tools: [tool("t")], listDelay: "1 second" }
       })
       const { layer } = agentWith(
-        { servers: [McpServer.http({ name: "a", url: "http://127.0.0.1:1/a" }), McpServer.http({ name: "b", url: "http://127.0.0.1:1/b" })], clientFactory: factory },
+        { servers: [McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" }), McpServerConfig.http({ name: "b", url: "http://127.0.0.1:1/b" })], clientFactory: factory },
         Array.from({ length: 10 }, () => ({ text: "ok" }))
       )
       yield* Effect.gen(function*() {

@@ -7,7 +7,7 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 
 /** A server with a tool `result` whose output schema (`$id` https://example.com/result.json) requires `field` to be a `type`. */
@@ -29,7 +29,7 @@ const server = (name: string, field: string, type: string, answer: unknown) => (
 
 const call = (name: string) =>
   McpClientFactory.McpClientFactory.pipe(
-    Effect.flatMap((factory) => factory.connect(McpServer.stdio({ name, command: "unused" }))),
+    Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name, command: "unused" }))),
     Effect.tap((client) => client.listTools()),
     Effect.flatMap((client) => client.callTool("result", {})),
     Effect.scoped

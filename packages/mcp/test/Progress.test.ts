@@ -12,7 +12,7 @@ import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import type { Extension } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Clock from "effect/Clock"
@@ -27,7 +27,7 @@ import { z } from "zod"
 import { agentWith, fakeFactory, text, tool, toolMessages } from "./utils/fake.js"
 import { withMarker } from "./utils/faults.js"
 
-const http = (name: string) => McpServer.http({ name, url: `http://127.0.0.1:1/${name}` })
+const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
 /** Waits in real time (the test's clock is a `TestClock`) until `check` holds. */
 const until = (check: () => boolean) =>
@@ -305,7 +305,7 @@ const require = createRequire(import.meta.url)
 const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
 
 /** The agent calls trigger-long-running-operation (1 s, 4 steps) and records its events and result. */
-const longRun = (server: McpServer.McpServer) =>
+const longRun = (server: McpServerConfig.McpServerConfig) =>
   Effect.gen(function*() {
     const { events, extension, log } = recorder()
     let result: unknown
@@ -329,7 +329,7 @@ describe.sequential("progress from server-everything", () => {
   it.live("trigger-long-running-operation over stdio drives ToolProgress events; nothing is left running", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
-      yield* longRun(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
+      yield* longRun(McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 
@@ -343,7 +343,7 @@ describe.sequential("progress from server-everything", () => {
           env: { PORT: String(port) },
           ready: /listening on port/
         })
-        yield* longRun(McpServer.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` }))
+        yield* longRun(McpServerConfig.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` }))
         return server.pid
       }).pipe(Effect.scoped)
       assert.deepStrictEqual([...Processes.livePids([pid]), ...Processes.liveInGroup(pid)], [])

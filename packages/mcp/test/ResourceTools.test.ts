@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
 import type { Model } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -33,7 +33,7 @@ describe("resources as tools", () => {
   it.live("server-everything over stdio: the model lists and reads resources, and reads embedded resources and links", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
-      const server = McpServer.stdio({
+      const server = McpServerConfig.stdio({
         name: "everything",
         command: process.execPath,
         args: [everything, "stdio"],
@@ -154,8 +154,8 @@ describe("resources as tools", () => {
     Effect.gen(function*() {
       const factory = NodeMcpClientFactory.layerInMemory({ notes, plain })
       const servers = [
-        McpServer.http({ name: "notes", url: "http://127.0.0.1:1/unused" }),
-        McpServer.http({ name: "plain", url: "http://127.0.0.1:1/unused" })
+        McpServerConfig.http({ name: "notes", url: "http://127.0.0.1:1/unused" }),
+        McpServerConfig.http({ name: "plain", url: "http://127.0.0.1:1/unused" })
       ]
       const off = yield* toolsSeen(McpLayers.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)))
       assert.deepStrictEqual(off.names, ["notes__ping", "plain__ping"])
@@ -196,7 +196,7 @@ describe("resources as tools", () => {
   it.live("read_resource through the agent: text of an in-process server, and a missing uri refused", () =>
     Effect.gen(function*() {
       const factory = NodeMcpClientFactory.layerInMemory({ notes })
-      const servers = [McpServer.http({ name: "notes", url: "http://127.0.0.1:1/unused", resources: "tools" })]
+      const servers = [McpServerConfig.http({ name: "notes", url: "http://127.0.0.1:1/unused", resources: "tools" })]
       const seen: Array<unknown> = []
       const layer = agentLayer(McpLayers.layer({ servers }).pipe(Layer.provide(factory), Layer.provide(NodeContext.layer)), [
         { toolCalls: [{ name: "notes__read_resource", arguments: { uri: "note:///todo" } }, { name: "notes__read_resource", arguments: {} }] },

@@ -10,7 +10,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -138,7 +138,7 @@ describe.sequential("secrets", () => {
         httpFault(`${marker}-http`, ["http-200-garbage"])
       ], { concurrency: "unbounded" })
       const stdio = (name: string, faults: ReadonlyArray<string>, token: string) =>
-        McpServer.stdio({
+        McpServerConfig.stdio({
           name,
           command: node,
           args: [faultyServer, ...faults.map((f) => `--fault=${f}`), `--name=${name}`],
@@ -147,14 +147,14 @@ describe.sequential("secrets", () => {
       const servers = [
         stdio("vault", ["echo-secrets"], secrets.env),
         stdio("crashy", ["exit-during-call"], secrets.envCrash),
-        McpServer.http({ name: "web", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } }),
-        McpServer.http({ name: "locked", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } }),
-        McpServer.http({ name: "down", url: down, headers: { "X-Api-Key": secrets.down } }),
+        McpServerConfig.http({ name: "web", url: web, headers: { Authorization: `Bearer ${secrets.bearer}`, "X-Api-Key": secrets.apiKey } }),
+        McpServerConfig.http({ name: "locked", url: locked, headers: { Authorization: `Bearer ${secrets.locked}` } }),
+        McpServerConfig.http({ name: "down", url: down, headers: { "X-Api-Key": secrets.down } }),
         stdio("refuser", ["refuse-with-secrets"], secrets.envRefuse),
         stdio("chatty", ["long-stderr-secret"], secrets.envLong),
-        McpServer.http({ name: "revoked", url: revoked, headers: { Authorization: `Bearer ${secrets.revoked}` } }),
-        McpServer.http({ name: "garbled", url: garbled, headers: { "X-Api-Key": secrets.garbled } }),
-        McpServer.http({ name: "basic", url: web, headers: { Authorization: basicHeader } })
+        McpServerConfig.http({ name: "revoked", url: revoked, headers: { Authorization: `Bearer ${secrets.revoked}` } }),
+        McpServerConfig.http({ name: "garbled", url: garbled, headers: { "X-Api-Key": secrets.garbled } }),
+        McpServerConfig.http({ name: "basic", url: web, headers: { Authorization: basicHeader } })
       ]
 
       const logs = memoryLogger()
@@ -275,11 +275,11 @@ describe.sequential("secrets", () => {
       const revokedServer = yield* OAuthServer.make({})
       const loginOnly = yield* OAuthServer.make({})
       const servers = [
-        McpServer.http({ name: "coded", url: codeServer.url, auth: { clientId: "zett", clientSecret } }),
-        McpServer.http({ name: "robot", url: machine.url, auth: { grant: "client_credentials", clientId: "robot", clientSecret: robotSecret } }),
-        McpServer.http({ name: "signer", url: signing.url, auth: { grant: "client_credentials", clientId: "signer", privateKey: pem, algorithm: "RS256" } }),
-        McpServer.http({ name: "revoked", url: revokedServer.url, auth: {} }),
-        McpServer.http({ name: "fresh", url: loginOnly.url, auth: {} })
+        McpServerConfig.http({ name: "coded", url: codeServer.url, auth: { clientId: "zett", clientSecret } }),
+        McpServerConfig.http({ name: "robot", url: machine.url, auth: { grant: "client_credentials", clientId: "robot", clientSecret: robotSecret } }),
+        McpServerConfig.http({ name: "signer", url: signing.url, auth: { grant: "client_credentials", clientId: "signer", privateKey: pem, algorithm: "RS256" } }),
+        McpServerConfig.http({ name: "revoked", url: revokedServer.url, auth: {} }),
+        McpServerConfig.http({ name: "fresh", url: loginOnly.url, auth: {} })
       ]
       const logs = memoryLogger()
       const traces = memoryTracer()
@@ -290,8 +290,8 @@ describe.sequential("secrets", () => {
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )
-      const login = (server: McpServer.McpServer) =>
-        McpAuthorization.login(server as McpServer.McpHttpServer).pipe(
+      const login = (server: McpServerConfig.McpServerConfig) =>
+        McpAuthorization.login(server as McpServerConfig.McpHttpServer).pipe(
           Effect.provideService(McpClientFactory.McpClientFactory, factory),
           Effect.provideService(McpTokenStore.McpTokenStore, store),
           Effect.provide(headless.layer)

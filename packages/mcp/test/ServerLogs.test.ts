@@ -5,7 +5,7 @@
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -48,7 +48,7 @@ const capture = () => {
   return { lines, layer }
 }
 
-const definition = McpServer.http({ name: "chatty", url: "http://127.0.0.1:1/mcp", headers: { Authorization: `Bearer ${secret}` } })
+const definition = McpServerConfig.http({ name: "chatty", url: "http://127.0.0.1:1/mcp", headers: { Authorization: `Bearer ${secret}` } })
 
 const work = (options?: { readonly serverLogLevel?: "debug" | "error" }) => {
   const logs = capture()
@@ -93,7 +93,7 @@ describe("a server's own log messages", () => {
       const logs = capture()
       yield* Effect.gen(function*() {
         const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" }).pipe(Effect.provide(ProcessGroups.layerNone))
-        const client = yield* factory.connect(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }))
+        const client = yield* factory.connect(McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }))
         yield* client.callTool("toggle-simulated-logging", {})
         const seen = yield* Processes.eventually(
           () => logs.lines.some((l) => l.annotations["mcp.server"] === "everything" && l.message.startsWith("MCP server everything:")),

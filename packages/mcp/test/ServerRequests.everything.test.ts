@@ -6,7 +6,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import type { Message, Model } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import type { McpElicitation } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,7 +21,7 @@ const require = createRequire(import.meta.url)
 const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
 
 const server = (marker: string) =>
-  McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } })
+  McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } })
 
 const conditional = ["everything__get-roots-list", "everything__trigger-elicitation-request", "everything__trigger-sampling-request", "everything__trigger-url-elicitation"]
 
@@ -128,7 +128,7 @@ describe.sequential("server-everything through the agent", () => {
       const seen: Record<string, unknown> = {}
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
         Layer.provide(McpLayers.layerNode({
-          servers: [McpServer.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` })],
+          servers: [McpServerConfig.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` })],
           elicitation: (request) => {
             asked.push(request)
             return Effect.succeed({ action: "accept", content: { name: "Grace Hopper" } })

@@ -15,7 +15,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js"
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
-import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServer } from "@zett/mcp"
+import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -60,7 +60,7 @@ const asking = (seen: Seen, body: (server: SdkMcpServer, extra: Extra) => Promis
   return server
 }
 
-const definition = McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp" })
+const definition = McpServerConfig.http({ name: "asking", url: "http://127.0.0.1:1/mcp" })
 
 const form = {
   type: "object" as const,
@@ -309,7 +309,7 @@ describe("elicitation", () => {
         const factory = yield* NodeMcpClientFactory.makeInMemory({
           asking: asking(seen, (server) => server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
         })
-        const client = yield* factory.connect(McpServer.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
+        const client = yield* factory.connect(McpServerConfig.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
         yield* client.callTool("ask", {})
       }).pipe(
         Effect.scoped,

@@ -7,7 +7,7 @@ import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
@@ -26,7 +26,7 @@ import { withMarker } from "./utils/faults.js"
 
 type Request = Parameters<Extract<ScriptedModel.Step, Function>>[0]
 
-const definition = McpServer.http({ name: "shop", url: "http://127.0.0.1:1/shop" })
+const definition = McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })
 
 /**
  * An SDK server whose `rotate` tool removes `old` and adds `fresh` while it runs (the SDK server announces each
@@ -136,7 +136,7 @@ describe("tool list changes", () => {
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
         Layer.provide(
           McpLayers.layer({
-            servers: [McpServer.http({ name: "other", url: "http://127.0.0.1:1/o" }), definition],
+            servers: [McpServerConfig.http({ name: "other", url: "http://127.0.0.1:1/o" }), definition],
             namespaceTools: false
           }).pipe(Layer.provide(NodeMcpClientFactory.layerInMemory({ shop: make, other })), Layer.provide(NodeContext.layer))
         ),
@@ -205,7 +205,7 @@ describe("tool list changes over Streamable HTTP", () => {
       // The notification comes on the session's event stream, not with the call's result: it may land a turn
       // later. Until it has, the model waits a moment and asks for a turn again (by calling the old tool).
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension], maxTurns: 500 }).pipe(
-        Layer.provide(McpLayers.layerNode({ servers: [McpServer.http({ name: "shop", url })] })),
+        Layer.provide(McpLayers.layerNode({ servers: [McpServerConfig.http({ name: "shop", url })] })),
         Layer.provide(ScriptedModel.layer([
           (r) => {
             requests.push(r)
@@ -226,7 +226,7 @@ describe("tool list changes over Streamable HTTP", () => {
 
 describe.sequential("tool list changes of server-everything", () => {
   // server-everything registers its task tool once initialized, and says so with notifications/tools/list_changed
-  const announces = (server: McpServer.McpServer) =>
+  const announces = (server: McpServerConfig.McpServerConfig) =>
     Effect.gen(function*() {
       const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis" }).pipe(Effect.provide(ProcessGroups.layerNone))
       const client = yield* factory.connect(server)
@@ -238,7 +238,7 @@ describe.sequential("tool list changes of server-everything", () => {
   it.live("its list_changed reaches the connection's listeners over stdio", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
-      yield* announces(McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
+      yield* announces(McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
       assert.deepStrictEqual(withMarker(marker), [])
     }), 30_000)
 
@@ -250,7 +250,7 @@ describe.sequential("tool list changes of server-everything", () => {
       const marker = Crypto.randomUUID()
       const logs = capture()
       const requests: Array<Request> = []
-      const server = McpServer.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } })
+      const server = McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } })
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
         Layer.provide(McpLayers.layerNode({ servers: [server] })),
         Layer.provide(ScriptedModel.layer([

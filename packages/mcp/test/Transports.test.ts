@@ -7,7 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -134,7 +134,7 @@ describe("an HTTP connection", () => {
       const server = yield* httpServer
       yield* Effect.scoped(Effect.gen(function*() {
         const factory = yield* McpClientFactory.McpClientFactory
-        const client = yield* factory.connect(McpServer.http({ name: "sockets", url: server.url }))
+        const client = yield* factory.connect(McpServerConfig.http({ name: "sockets", url: server.url }))
         const result = yield* client.callTool("echo", { text: "one" })
         assert.deepStrictEqual(result.content, [{ type: "text", text: "echo: one" }])
         // between requests, the connection keeps its sockets open (keep-alive), and reuses them

@@ -5,7 +5,7 @@
  * process. Shared by the test suites and the soak.
  */
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -61,8 +61,8 @@ export const stdioFault = (
   marker: string,
   faults: ReadonlyArray<string>,
   extra: ReadonlyArray<string> = []
-): McpServer.McpStdioServer =>
-  McpServer.stdio({ name, command: node, args: stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
+): McpServerConfig.McpStdioServer =>
+  McpServerConfig.stdio({ name, command: node, args: stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
 
 /**
  * The SDK-backed client factory (short close steps unless `options` say otherwise), except for the servers

@@ -7,8 +7,8 @@
  * @internal
  */
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
-import { McpClientFactory, McpServer } from "@zett/mcp"
-import type { McpServer as Server } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import type { McpServerConfig as Server } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -19,7 +19,7 @@ import { loadConfiguration, resolveClientFactory, tokenStore } from "./common.js
 import { loopbackHook } from "./loopback.js"
 import type * as Options from "./options.js"
 
-const findServer = (servers: ReadonlyArray<Server.McpServer>, name: string, file: string) =>
+const findServer = (servers: ReadonlyArray<Server.McpServerConfig>, name: string, file: string) =>
   Effect.gen(function*() {
     const server = servers.find((server) => server.name === name)
     if (server === undefined) {
@@ -94,8 +94,8 @@ export const status = (options: Options.AuthStatusOptions) =>
     const rows = yield* Effect.forEach(snapshot.servers, (server) =>
       McpAuthorization.status(server).pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
-        Effect.map((status) => [server.name, McpServer.describe(server), describeStatus(status, now)] as const),
-        Effect.catchAll((error) => Effect.succeed([server.name, McpServer.describe(server), `unknown (${error.message})`] as const))
+        Effect.map((status) => [server.name, McpServerConfig.describe(server), describeStatus(status, now)] as const),
+        Effect.catchAll((error) => Effect.succeed([server.name, McpServerConfig.describe(server), `unknown (${error.message})`] as const))
       ))
     if (rows.length === 0) return yield* Output.line("No MCP servers are configured.")
     const width = Math.max(...rows.map(([name]) => name.length), "SERVER".length)

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { McpError, McpExtension, McpServer, McpToolResult } from "@zett/mcp"
+import { McpError, McpExtension, McpServerConfig, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -22,7 +22,7 @@ export const handler = (options: Options.CallOptions) =>
     const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: yield* samplingModel })
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
-    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServer.toolPrefix(server)}__`))
+    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`))
     const candidates = likely.length > 0 ? likely : snapshot.servers
     if (candidates.length === 0) {
       return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })

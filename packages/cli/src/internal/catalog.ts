@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { McpClient, McpClientFactory, McpServer, McpServers } from "@zett/mcp"
+import type { McpClient, McpClientFactory, McpServerConfig, McpServers } from "@zett/mcp"
 import { McpError, McpExtension } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -40,7 +40,7 @@ export const select = (
   snapshot: McpServers.Snapshot,
   file: string,
   name: Option.Option<string>
-): Effect.Effect<ReadonlyArray<McpServer.McpServer>, CliError.UsageError> => {
+): Effect.Effect<ReadonlyArray<McpServerConfig.McpServerConfig>, CliError.UsageError> => {
   if (name._tag === "None") return Effect.succeed(snapshot.servers)
   const server = snapshot.servers.find((server) => server.name === name.value)
   if (server !== undefined) return Effect.succeed([server])
@@ -55,7 +55,7 @@ export const select = (
 /** Connects to `server` (in the current scope) under the connect timeout. */
 export const connect = (
   factory: McpClientFactory.McpClientFactory["Type"],
-  server: McpServer.McpServer,
+  server: McpServerConfig.McpServerConfig,
   limit: Option.Option<Duration.Duration>
 ) => factory.connect(server).pipe(McpError.within({ server: server.name, operation: "connect", limit }))
 
@@ -65,7 +65,7 @@ export const connect = (
  */
 export const listAll = <A>(
   factory: McpClientFactory.McpClientFactory["Type"],
-  servers: ReadonlyArray<McpServer.McpServer>,
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>,
   options: {
     readonly what: string
     readonly limit: Option.Option<Duration.Duration>

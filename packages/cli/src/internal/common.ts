@@ -10,7 +10,7 @@ import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
-import type { McpServer } from "@zett/mcp"
+import type { McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
@@ -84,7 +84,7 @@ const someNames = (names: ReadonlyArray<string>, max = 3) =>
 
 export const discoverWithProgress = (
   factory: McpClientFactory.McpClientFactory["Type"],
-  servers: ReadonlyArray<McpServer.McpServer>,
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>,
   limit: Option.Option<Duration.Duration>,
   concurrency?: number | undefined
 ): Effect.Effect<ReadonlyArray<Discovery.ServerReport>, never, Output.Output> =>
@@ -190,7 +190,7 @@ export const samplingModel: Effect.Effect<Layer.Layer<Model.Model, unknown> | un
  */
 export const offerLogins = <E, R>(
   factory: McpClientFactory.McpClientFactory["Type"],
-  configured: Effect.Effect<ReadonlyArray<McpServer.McpServer>, E, R>
+  configured: Effect.Effect<ReadonlyArray<McpServerConfig.McpServerConfig>, E, R>
 ) =>
   Effect.gen(function*() {
     const output = yield* Output.Output

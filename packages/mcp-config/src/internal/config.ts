@@ -24,8 +24,8 @@ import * as Schema from "effect/Schema"
 import * as Os from "node:os"
 import * as McpInputs from "../McpInputs.js"
 import * as EditDistance from "@zett/agent/EditDistance"
-import { AuthorizationCode, ClientCredentials, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServer"
-import type { McpServer } from "@zett/mcp/McpServer"
+import { AuthorizationCode, ClientCredentials, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
+import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Json from "./configJson.js"
 import * as Dialect from "./dialect.js"
 import * as Variables from "./variables.js"
@@ -52,7 +52,7 @@ export interface EntryIssue {
 /** @internal */
 export interface FileEntry {
   readonly entry: string
-  readonly server: McpServer
+  readonly server: McpServerConfig
 }
 
 /** @internal */
@@ -574,7 +574,7 @@ const InputDefinition = Schema.Struct({
 const Inputs = Schema.Array(InputDefinition).annotations(expected("an array of inputs"))
 
 type Entry =
-  | { readonly _tag: "Server"; readonly server: McpServer }
+  | { readonly _tag: "Server"; readonly server: McpServerConfig }
   | { readonly _tag: "Disabled" }
   | { readonly _tag: "Invalid"; readonly field: string | undefined; readonly reason: string }
 
@@ -588,7 +588,7 @@ const decodeEntry = (
   const shape = decodeShape(raw)
   if (shape._tag === "Invalid" || shape._tag === "Disabled") return Effect.succeed(shape)
   const context = expansion([])
-  const built: Effect.Effect<McpServer, FieldIssue, FileSystem.FileSystem | Path.Path> = shape._tag === "Stdio"
+  const built: Effect.Effect<McpServerConfig, FieldIssue, FileSystem.FileSystem | Path.Path> = shape._tag === "Stdio"
     ? buildStdio(name, shape.entry, context, workspace)
     : buildRemote(name, shape.entry, context)
   return built.pipe(

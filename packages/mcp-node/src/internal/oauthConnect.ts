@@ -17,7 +17,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import type { Scrubber } from "@zett/agent"
 import { McpConnectError } from "@zett/mcp/McpError"
-import * as McpServer from "@zett/mcp/McpServer"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"
 import type { Login } from "./authorization.js"
@@ -66,7 +66,7 @@ const sameEndpoint = (url: string | URL, endpoint: URL) => {
  */
 const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise<Response>>(
   fetch: F,
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   observe: ((response: Response) => void) | undefined,
   refusals: Array<OAuthChecks.Refused>
 ): F => {
@@ -91,7 +91,7 @@ const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise
 /** The session of a provider. */
 const sessionOf = (
   provider: OAuthClientProvider,
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   observe: ((response: Response) => void) | undefined,
   transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }>,
   refusals: Array<OAuthChecks.Refused>
@@ -101,10 +101,10 @@ const sessionOf = (
   onTransport: (transport) => void transports.push(transport)
 })
 
-const connectError = (server: McpServer.McpHttpServer, settings: Settings, cause: unknown) =>
-  Errors.connectError({ server: server.name, cause, scrubber: settings.held.extend(McpServer.scrubberOf(server)) })
+const connectError = (server: McpServerConfig.McpHttpServer, settings: Settings, cause: unknown) =>
+  Errors.connectError({ server: server.name, cause, scrubber: settings.held.extend(McpServerConfig.scrubberOf(server)) })
 
-const needsAuthorization = (server: McpServer.McpHttpServer) =>
+const needsAuthorization = (server: McpServerConfig.McpHttpServer) =>
   Errors.connectError({ server: server.name, cause: new OAuthProvider.NeedsLogin() })
 
 /**
@@ -115,7 +115,7 @@ const needsAuthorization = (server: McpServer.McpHttpServer) =>
 const renew = (
   settings: Settings,
   provider: OAuthProvider.StoreProvider & OAuthClientProvider,
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   machine: boolean,
   refusals: Array<OAuthChecks.Refused>
 ) =>
@@ -151,7 +151,7 @@ const isLoginNeeded = (error: McpConnectError) => error.reason === "NeedsAuthori
  * @internal
  */
 export const connect = <A>(
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   settings: Settings,
   attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>
 ): Effect.Effect<A, McpConnectError, Scope.Scope> =>
@@ -164,7 +164,7 @@ export const connect = <A>(
   })
 
 const connectWith = <A>(
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   settings: Settings,
   attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,
   refusals: Array<OAuthChecks.Refused>
@@ -177,7 +177,7 @@ const connectWith = <A>(
       if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return yield* attempt(plain)
       const stored = yield* Effect.orElseSucceed(settings.store.get(McpTokenStore.normalizeKey(server.url)), Option.none)
       if (Option.isNone(stored)) return yield* attempt(plain)
-      auth = new McpServer.AuthorizationCode({})
+      auth = new McpServerConfig.AuthorizationCode({})
     }
     if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, [], refusals))
     const runtime = yield* Effect.runtime<never>()
@@ -214,10 +214,10 @@ const connectWith = <A>(
   })
 
 const interactive = <A>(
-  server: McpServer.McpHttpServer,
+  server: McpServerConfig.McpHttpServer,
   settings: Settings,
   context: OAuthProvider.Context,
-  auth: McpServer.AuthorizationCode,
+  auth: McpServerConfig.AuthorizationCode,
   hook: McpAuthorization["Type"],
   quiet: OAuthProvider.AuthorizationCodeProvider,
   attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,

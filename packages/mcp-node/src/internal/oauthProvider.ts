@@ -23,7 +23,7 @@ import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type { Scrubber } from "@zett/agent"
 import * as Crypto from "node:crypto"
-import type * as McpServer from "@zett/mcp/McpServer"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"
 
@@ -203,7 +203,7 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
 
   constructor(
     context: Context,
-    readonly config: McpServer.AuthorizationCode,
+    readonly config: McpServerConfig.AuthorizationCode,
     readonly mode: { readonly interactive: boolean; readonly redirectUrl: string }
   ) {
     super(context)
@@ -291,7 +291,7 @@ export class ClientCredentialsProvider extends StoreProvider implements OAuthCli
   addClientAuthentication?: AddClientAuthentication
   protected readonly configuredSecret: Redacted.Redacted<string> | undefined
 
-  constructor(context: Context, readonly config: McpServer.ClientCredentials) {
+  constructor(context: Context, readonly config: McpServerConfig.ClientCredentials) {
     super(context)
     this.configuredSecret = config.clientSecret
     const privateKey = config.privateKey

@@ -1,7 +1,7 @@
 /** @internal */
-import type * as McpServer from "@zett/mcp/McpServer"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 
-const cache = new WeakMap<McpServer.McpServer, Readonly<Record<string, unknown>>>()
+const cache = new WeakMap<McpServerConfig.McpServerConfig, Readonly<Record<string, unknown>>>()
 
 /**
  * Where a server is, as OpenTelemetry's MCP conventions say it: `network.transport` `pipe` and the command's name
@@ -10,7 +10,7 @@ const cache = new WeakMap<McpServer.McpServer, Readonly<Record<string, unknown>>
  *
  * @internal
  */
-export const transportAttributes = (server: McpServer.McpServer): Readonly<Record<string, unknown>> => {
+export const transportAttributes = (server: McpServerConfig.McpServerConfig): Readonly<Record<string, unknown>> => {
   let attributes = cache.get(server)
   if (attributes === undefined) {
     if (server._tag === "McpStdioServer") {

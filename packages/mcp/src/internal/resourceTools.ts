@@ -11,7 +11,7 @@ import type * as Option from "effect/Option"
 import type { McpClient } from "../McpClient.js"
 import * as McpError from "../McpError.js"
 import * as McpResources from "../McpResources.js"
-import type * as McpServer from "../McpServer.js"
+import type * as McpServerConfig from "../McpServerConfig.js"
 import * as McpToolResult from "../McpToolResult.js"
 
 export const listSuffix = "list_resources"
@@ -52,7 +52,7 @@ const templateJson = (template: McpResources.ResourceTemplate) => ({
 
 /** The two tools of one server. `connect` gives the request's connection (its failure already a `ToolError`). */
 export const make = (options: {
-  readonly server: McpServer.McpServer
+  readonly server: McpServerConfig.McpServerConfig
   readonly prefix: string
   readonly connect: Effect.Effect<McpClient, Tool.ToolError>
   readonly limit: Option.Option<Duration.Duration>

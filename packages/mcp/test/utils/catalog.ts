@@ -1,8 +1,8 @@
-import { McpServer, McpToolCache } from "@zett/mcp"
+import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 
 /** The cache key of the one server (`catalog`) of the shared tool cache's tests. */
-const server = McpServer.http({ name: "catalog", url: "https://catalog.example/mcp" })
+const server = McpServerConfig.http({ name: "catalog", url: "https://catalog.example/mcp" })
 export const key = McpToolCache.key(server, { namespace: true })
 
 /** A tool list of `catalog` with one tool, `name`. */

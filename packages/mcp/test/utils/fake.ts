@@ -1,6 +1,6 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, type McpServer } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, type McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import type * as McpClientModule from "@zett/mcp/McpClient"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
@@ -36,7 +36,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
     calls: [] as Array<{ server: string; name: string; args: unknown }>,
     open: () => Object.keys(stats.connects).reduce((n, k) => n + stats.connects[k]! - (stats.closes[k] ?? 0), 0)
   }
-  const factory = McpClientFactory.of((server: McpServer.McpServer) =>
+  const factory = McpClientFactory.of((server: McpServerConfig.McpServerConfig) =>
     Effect.gen(function*() {
       const fake = servers[server.name]
       stats.connects[server.name] = (stats.connects[server.name] ?? 0) + 1

@@ -8,7 +8,7 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServer } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -44,7 +44,7 @@ export const healthyServer = (): Server => {
   return server
 }
 
-export const healthy = McpServer.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
+export const healthy = McpServerConfig.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
 
 /** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
 export const factoryLayer = (options?: NodeMcpClientFactory.Options) =>
@@ -73,7 +73,7 @@ export interface RequestReport {
  */
 export const runRequest = (options: {
   readonly marker: string
-  readonly servers: ReadonlyArray<McpServer.McpServer>
+  readonly servers: ReadonlyArray<McpServerConfig.McpServerConfig>
   readonly steps: ReadonlyArray<ScriptedModel.Step>
   readonly connectTimeout?: Duration.DurationInput | undefined
   readonly callTimeout?: Duration.DurationInput | undefined

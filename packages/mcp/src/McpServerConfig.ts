@@ -224,7 +224,7 @@ interface Derived {
   scrubber?: Scrubber.Scrubber
 }
 
-const DerivedId: unique symbol = Symbol.for("@zett/mcp/McpServer/Derived")
+const DerivedId: unique symbol = Symbol.for("@zett/mcp/McpServerConfig/Derived")
 
 /**
  * A server reached over Streamable HTTP (B1). Header values are secrets (B2).
@@ -287,13 +287,13 @@ export class McpStdioServer extends Schema.TaggedClass<McpStdioServer>("@zett/mc
  * @since 0.1.0
  * @category models
  */
-export type McpServer = McpHttpServer | McpStdioServer
+export type McpServerConfig = McpHttpServer | McpStdioServer
 
 /**
  * @since 0.1.0
  * @category schemas
  */
-export const McpServer: Schema.Union<[typeof McpHttpServer, typeof McpStdioServer]> = Schema.Union(
+export const McpServerConfig: Schema.Union<[typeof McpHttpServer, typeof McpStdioServer]> = Schema.Union(
   McpHttpServer,
   McpStdioServer
 )
@@ -384,9 +384,9 @@ const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>
  * @since 0.1.0
  * @category utils
  */
-export const cacheKey = (server: McpServer): string => (server[DerivedId].cacheKey ??= computeCacheKey(server))
+export const cacheKey = (server: McpServerConfig): string => (server[DerivedId].cacheKey ??= computeCacheKey(server))
 
-const computeCacheKey = (server: McpServer): string => {
+const computeCacheKey = (server: McpServerConfig): string => {
   const canonical: Array<unknown> = server._tag === "McpHttpServer"
     ? ["http", server.name, server.url, hashedSecrets(server.headers)]
     : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]
@@ -421,7 +421,7 @@ const authKey = (auth: Auth): unknown => {
  * @since 0.1.0
  * @category utils
  */
-export const authSecretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string>> => {
+export const authSecretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redacted<string>> => {
   if (server._tag !== "McpHttpServer" || server.auth === undefined || server.auth._tag === "CustomProvider") return []
   const out: Array<Redacted.Redacted<string>> = []
   if (server.auth.clientSecret !== undefined) out.push(server.auth.clientSecret)
@@ -441,7 +441,7 @@ export const authSecretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacte
  * @since 0.1.0
  * @category utils
  */
-export const describe = (server: McpServer): string =>
+export const describe = (server: McpServerConfig): string =>
   server._tag === "McpHttpServer"
     ? `${server.name} (${server.transport} ${scrubberOf(server).scrub(server.url)})`
     : `${server.name} (stdio ${scrubberOf(server).scrub(server.command)})`
@@ -454,7 +454,7 @@ export const describe = (server: McpServer): string =>
  * @since 0.1.0
  * @category utils
  */
-export const toolPrefix = (server: McpServer): string => server.toolPrefix ?? Naming.sanitize(server.name)
+export const toolPrefix = (server: McpServerConfig): string => server.toolPrefix ?? Naming.sanitize(server.name)
 
 /**
  * Whether a tool (by its name on the server) passes the definition's `includeTools` and `excludeTools`;
@@ -463,7 +463,7 @@ export const toolPrefix = (server: McpServer): string => server.toolPrefix ?? Na
  * @since 0.1.0
  * @category utils
  */
-export const allowsTool = (server: McpServer, remoteName: string): boolean =>
+export const allowsTool = (server: McpServerConfig, remoteName: string): boolean =>
   (server.includeTools === undefined || server.includeTools.includes(remoteName)) &&
   (server.excludeTools === undefined || !server.excludeTools.includes(remoteName))
 
@@ -474,7 +474,7 @@ export const allowsTool = (server: McpServer, remoteName: string): boolean =>
  * @since 0.1.0
  * @category utils
  */
-export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<string> | string> => [
+export const secretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redacted<string> | string> => [
   ...Object.values(server._tag === "McpHttpServer" ? server.headers : server.env),
   ...server.secrets,
   ...authSecretsOf(server),
@@ -488,5 +488,5 @@ export const secretsOf = (server: McpServer): ReadonlyArray<Redacted.Redacted<st
  * @since 0.1.0
  * @category utils
  */
-export const scrubberOf = (server: McpServer): Scrubber.Scrubber =>
+export const scrubberOf = (server: McpServerConfig): Scrubber.Scrubber =>
   (server[DerivedId].scrubber ??= Scrubber.make(secretsOf(server)))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer } from "@zett/mcp"
+import { McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -12,14 +12,14 @@ const headerSecret = "hdr-secret-7f3a9c"
 const envSecret = "env-secret-2b8d41"
 
 const httpServer = () =>
-  McpServer.http({
+  McpServerConfig.http({
     name: "docs",
     url: "https://docs.example.com/mcp",
     headers: { Authorization: `Bearer ${headerSecret}` }
   })
 
 const stdioServer = () =>
-  McpServer.stdio({
+  McpServerConfig.stdio({
     name: "files",
     command: "/opt/My Tools/server bin",
     args: ["--root", "/tmp/a b", "; rm -rf /"],
@@ -27,7 +27,7 @@ const stdioServer = () =>
     cwd: "/tmp"
   })
 
-describe("McpServer", () => {
+describe("McpServerConfig", () => {
   it("B1 http and stdio definitions keep their fields", () => {
     const http = httpServer()
     assert.strictEqual(http._tag, "McpHttpServer")
@@ -40,17 +40,17 @@ describe("McpServer", () => {
     assert.strictEqual(stdio.cwd, "/tmp")
     assert.strictEqual(Redacted.value(stdio.env.API_TOKEN!), envSecret)
 
-    const minimal = McpServer.stdio({ name: "min", command: "node" })
+    const minimal = McpServerConfig.stdio({ name: "min", command: "node" })
     assert.deepStrictEqual(minimal.args, [])
     assert.deepStrictEqual(minimal.env, {})
     assert.strictEqual(minimal.cwd, undefined)
-    assert.deepStrictEqual(McpServer.http({ name: "h", url: "http://127.0.0.1:1/mcp" }).headers, {})
+    assert.deepStrictEqual(McpServerConfig.http({ name: "h", url: "http://127.0.0.1:1/mcp" }).headers, {})
   })
 
   it("B1 rejects a URL that is not http(s) without echoing it", () => {
     const attempt = (url: string) => {
       try {
-        McpServer.http({ name: "x", url })
+        McpServerConfig.http({ name: "x", url })
         return "accepted"
       } catch (error) {
         return String(error)
@@ -69,8 +69,8 @@ describe("McpServer", () => {
         String(server),
         Util.inspect(server, { depth: 10 }),
         JSON.stringify(server),
-        McpServer.describe(server),
-        McpServer.cacheKey(server),
+        McpServerConfig.describe(server),
+        McpServerConfig.cacheKey(server),
         Util.format("%o", server)
       ]
       for (const text of renderings) {
@@ -84,7 +84,7 @@ describe("McpServer", () => {
 
   it.effect("B2 encoding with the schema is the only way back to the clear value", () =>
     Effect.gen(function*() {
-      const encoded = yield* Schema.encode(McpServer.McpServer)(httpServer())
+      const encoded = yield* Schema.encode(McpServerConfig.McpServerConfig)(httpServer())
       assert.deepStrictEqual(encoded, {
         _tag: "McpHttpServer",
         name: "docs",
@@ -93,8 +93,8 @@ describe("McpServer", () => {
         transport: "streamable-http",
         secrets: []
       })
-      const decoded = yield* Schema.decodeUnknown(McpServer.McpServer)(encoded)
-      assert.strictEqual(McpServer.cacheKey(decoded), McpServer.cacheKey(httpServer()))
+      const decoded = yield* Schema.decodeUnknown(McpServerConfig.McpServerConfig)(encoded)
+      assert.strictEqual(McpServerConfig.cacheKey(decoded), McpServerConfig.cacheKey(httpServer()))
     }))
 
   it("B3 a command with spaces is kept verbatim and its arguments stay a separate array", () => {
@@ -107,7 +107,7 @@ describe("McpServer", () => {
   it("B4 any non-empty name is a server name; its tool prefix follows the E2 rules", () => {
     const reason = (name: string) => {
       try {
-        McpServer.stdio({ name, command: "node" })
+        McpServerConfig.stdio({ name, command: "node" })
         return "accepted"
       } catch (error) {
         return String(error)
@@ -117,64 +117,64 @@ describe("McpServer", () => {
     for (const name of ["docs", "my server", "github.com", "日本", "x".repeat(65), "a:b"]) {
       assert.strictEqual(reason(name), "accepted", JSON.stringify(name))
     }
-    const prefix = (name: string) => McpServer.toolPrefix(McpServer.stdio({ name, command: "node" }))
+    const prefix = (name: string) => McpServerConfig.toolPrefix(McpServerConfig.stdio({ name, command: "node" }))
     assert.strictEqual(prefix("my_server-2"), "my_server-2")
     assert.match(prefix("github.com"), /^github_com_[0-9a-f]{8}$/)
     assert.match(prefix("日本"), /^___[0-9a-f]{8}$/)
     assert.notStrictEqual(prefix("a.b"), prefix("a:b"))
     assert.isAtMost(prefix("x".repeat(200)).length, 64)
-    assert.isTrue(Schema.is(McpServer.ServerName)("ok name"))
-    assert.isFalse(Schema.is(McpServer.ServerName)(""))
+    assert.isTrue(Schema.is(McpServerConfig.ServerName)("ok name"))
+    assert.isFalse(Schema.is(McpServerConfig.ServerName)(""))
   })
 
   describe("cacheKey", () => {
     it("D3 equal definitions give equal keys; every change gives another key", () => {
-      const key = McpServer.cacheKey(httpServer())
-      assert.strictEqual(McpServer.cacheKey(httpServer()), key)
+      const key = McpServerConfig.cacheKey(httpServer())
+      assert.strictEqual(McpServerConfig.cacheKey(httpServer()), key)
       assert.match(key, /^docs:[0-9a-f]{32}$/)
       const url = "https://docs.example.com/mcp"
       const auth = `Bearer ${headerSecret}`
       const variants = [
-        McpServer.http({ name: "docs", url, headers: { Authorization: "Bearer other" } }),
-        McpServer.http({ name: "docs", url, headers: { authorization: auth } }),
-        McpServer.http({ name: "docs", url: `${url}2`, headers: { Authorization: auth } }),
-        McpServer.http({ name: "docs2", url, headers: { Authorization: auth } }),
-        McpServer.http({ name: "docs", url })
+        McpServerConfig.http({ name: "docs", url, headers: { Authorization: "Bearer other" } }),
+        McpServerConfig.http({ name: "docs", url, headers: { authorization: auth } }),
+        McpServerConfig.http({ name: "docs", url: `${url}2`, headers: { Authorization: auth } }),
+        McpServerConfig.http({ name: "docs2", url, headers: { Authorization: auth } }),
+        McpServerConfig.http({ name: "docs", url })
       ]
-      const keys = new Set([key, ...variants.map(McpServer.cacheKey)])
+      const keys = new Set([key, ...variants.map(McpServerConfig.cacheKey)])
       assert.strictEqual(keys.size, variants.length + 1)
 
       const base = { name: "files", command: "node", args: ["a", "b"], env: { K: "v" } }
       const stdioKeys = new Set([
-        McpServer.stdio(base),
-        McpServer.stdio({ ...base, args: ["b", "a"] }),
-        McpServer.stdio({ ...base, args: ["a b"] }),
-        McpServer.stdio({ ...base, env: { K: "w" } }),
-        McpServer.stdio({ ...base, env: {} }),
-        McpServer.stdio({ ...base, cwd: "/tmp" }),
-        McpServer.stdio({ ...base, command: "nodejs" })
-      ].map(McpServer.cacheKey))
+        McpServerConfig.stdio(base),
+        McpServerConfig.stdio({ ...base, args: ["b", "a"] }),
+        McpServerConfig.stdio({ ...base, args: ["a b"] }),
+        McpServerConfig.stdio({ ...base, env: { K: "w" } }),
+        McpServerConfig.stdio({ ...base, env: {} }),
+        McpServerConfig.stdio({ ...base, cwd: "/tmp" }),
+        McpServerConfig.stdio({ ...base, command: "nodejs" })
+      ].map(McpServerConfig.cacheKey))
       assert.strictEqual(stdioKeys.size, 7)
     })
 
     it("D3 the key ignores the order in which headers or env entries were written", () => {
-      const a = McpServer.stdio({ name: "s", command: "node", env: { A: "1", B: "2" } })
-      const b = McpServer.stdio({ name: "s", command: "node", env: { B: "2", A: "1" } })
-      assert.strictEqual(McpServer.cacheKey(a), McpServer.cacheKey(b))
+      const a = McpServerConfig.stdio({ name: "s", command: "node", env: { A: "1", B: "2" } })
+      const b = McpServerConfig.stdio({ name: "s", command: "node", env: { B: "2", A: "1" } })
+      assert.strictEqual(McpServerConfig.cacheKey(a), McpServerConfig.cacheKey(b))
     })
 
     it("D3 the key is the same in every process (pinned value)", () => {
       // Pinned: a change here would silently invalidate shared caches of tool lists.
-      assert.strictEqual(McpServer.cacheKey(httpServer()), "docs:e8bc4299f9f77b85311acf4fdd690326")
-      assert.strictEqual(McpServer.cacheKey(stdioServer()), "files:e4c2b6f2501b2429347bcb0e055a944b")
+      assert.strictEqual(McpServerConfig.cacheKey(httpServer()), "docs:e8bc4299f9f77b85311acf4fdd690326")
+      assert.strictEqual(McpServerConfig.cacheKey(stdioServer()), "files:e4c2b6f2501b2429347bcb0e055a944b")
     })
 
     it("D3 the key is the same in another process", () => {
       const script = `
-        import { McpServer } from "@zett/mcp"
-        const server = McpServer.http({ name: "docs", url: "https://docs.example.com/mcp",
+        import { McpServerConfig } from "@zett/mcp"
+        const server = McpServerConfig.http({ name: "docs", url: "https://docs.example.com/mcp",
           headers: { Authorization: "Bearer ${headerSecret}" } })
-        process.stdout.write(McpServer.cacheKey(server))
+        process.stdout.write(McpServerConfig.cacheKey(server))
       `
       const packageRoot = Path.resolve(import.meta.dirname, "..")
       const output = execFileSync(process.execPath, [...Source.nodeArgs, "--input-type=module", "-e", script], {
@@ -182,7 +182,7 @@ describe("McpServer", () => {
         encoding: "utf8",
         timeout: 20_000
       })
-      assert.strictEqual(output, McpServer.cacheKey(httpServer()))
+      assert.strictEqual(output, McpServerConfig.cacheKey(httpServer()))
     })
   })
 })
