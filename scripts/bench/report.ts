@@ -118,7 +118,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       "no loader); repeats are interleaved with the library order rotated. Ratios are to the raw " +
       "`@modelcontextprotocol/sdk` Client measured in the same run. Medians are the headline; on a shared 2-core " +
       "host p99 mostly shows GC and scheduler noise. The test server (scripts/bench/server.mjs) is an SDK 1.32 " +
-      "`McpServerConfig` with K filler tools and `echo`, over stdio or stateful Streamable HTTP on 127.0.0.1. Each lane records " +
+      "`McpServer` with K filler tools and `echo`, over stdio or stateful Streamable HTTP on 127.0.0.1. Each lane records " +
       "the 1-minute load average at its start and end; \"under load\" counts the runs where it exceeded the number of " +
       "cores (the machine was shared, so the figures are slower and noisier than on a quiet one)."
   )

@@ -6,6 +6,7 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -21,6 +22,7 @@ interface RequestHandle {
   t1: number
   tools: number
   context: Extension.RunContext | undefined
+  services: Context.Context<never> | undefined
   readonly opened: Promise<void>
   readonly onOpened: () => void
   readonly released: Promise<void>
@@ -57,12 +59,16 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
   }
   const t1: Extension.Extension = {
     name: "bench-after-mcp",
+    // the request's run context, and its services (the MCP extension's request state among them), for calls
+    // made from outside the request's fiber as the agent makes them inside it
     onTool: (context) =>
-      Effect.sync(() => {
-        if (current === undefined) return
-        current.t1 = performance.now()
-        current.context = context
-      })
+      Effect.flatMap(Effect.context<never>(), (services) =>
+        Effect.sync(() => {
+          if (current === undefined) return
+          current.t1 = performance.now()
+          current.context = context
+          current.services = services
+        }))
   }
   const model = ScriptedModel.layer([
     (request) =>
@@ -92,6 +98,7 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
       t1: 0,
       tools: 0,
       context: undefined,
+      services: undefined,
       opened: opened.promise,
       onOpened: opened.resolve,
       released: released.promise,
@@ -120,8 +127,10 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
   const toolOf = (name: string) => {
     const h = current
     const tool = h?.context?.tools.get(name)
-    if (h === undefined || h.context === undefined || tool === undefined) throw new Error(`no tool ${name} in this request`)
-    return { tool, context: h.context }
+    if (h === undefined || h.context === undefined || h.services === undefined || tool === undefined) {
+      throw new Error(`no tool ${name} in this request`)
+    }
+    return { tool, context: h.context, services: h.services }
   }
 
   let callId = 0
@@ -129,24 +138,29 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
     const { context, tool } = toolOf(name)
     return tool.handle({ text }, new Message.ToolCall({ id: `call_${++callId}`, name, arguments: { text } }), context)
   }
+  // as the agent runs a request: with the request's services, provided once around what runs in it
+  const inRequest = <A, E>(name: string, effect: Effect.Effect<A, E>) => Effect.provide(effect, toolOf(name).services)
 
   return {
     runtime,
     startRequest,
     endRequest,
     /** One call through the registered tool's handler, as the agent runs it. */
-    echo: (name: string, text: string) => runtime.runPromise(call(name, text)),
+    echo: (name: string, text: string) => runtime.runPromise(inRequest(name, call(name, text))),
     /** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's fiber. */
     timeCalls: (name: string, n: number) =>
-      runtime.runPromise(Effect.gen(function*() {
-        const samples: Array<number> = []
-        for (let i = 0; i < n; i++) {
-          const start = performance.now()
-          yield* call(name, `hello ${i}`)
-          samples.push(performance.now() - start)
-        }
-        return samples
-      })),
+      runtime.runPromise(inRequest(
+        name,
+        Effect.gen(function*() {
+          const samples: Array<number> = []
+          for (let i = 0; i < n; i++) {
+            const start = performance.now()
+            yield* call(name, `hello ${i}`)
+            samples.push(performance.now() - start)
+          }
+          return samples
+        })
+      )),
     /** A whole request that answers at once (for concurrency cases). */
     run: () => runtime.runPromise(Agent.run("go")),
     dispose: async () => {

@@ -55,12 +55,8 @@ export interface Got {
  * @since 0.1.0
  * @category requests
  */
-export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<Prompt>, McpRequestError> =>
-  Requests.listAll<ListPromptsResult, Prompt>(client, {
-    method: "prompts/list",
-    noun: "prompts",
-    items: (page) => page.prompts
-  }).pipe(Effect.withSpan("McpPrompts.list", { attributes: { "mcp.server": client.server } }))
+export const list: (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Prompt>, McpRequestError> = Requests
+  .listing<ListPromptsResult, Prompt>("McpPrompts.list", "prompts/list", "prompts", (page) => page.prompts)
 
 const bytes = (base64: string) => Math.floor((base64.replace(/=+$/, "").length * 3) / 4)
 

@@ -64,12 +64,8 @@ export type Contents = TextResourceContents | BlobResourceContents
  * @since 0.1.0
  * @category requests
  */
-export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<Resource>, McpRequestError> =>
-  Requests.listAll<ListResourcesResult, Resource>(client, {
-    method: "resources/list",
-    noun: "resources",
-    items: (page) => page.resources
-  }).pipe(Effect.withSpan("McpResources.list", { attributes: { "mcp.server": client.server } }))
+export const list: (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Resource>, McpRequestError> = Requests
+  .listing<ListResourcesResult, Resource>("McpResources.list", "resources/list", "resources", (page) => page.resources)
 
 /**
  * Every resource template of the server, all pages.
@@ -77,14 +73,12 @@ export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<R
  * @since 0.1.0
  * @category requests
  */
-export const listTemplates = (
+export const listTemplates: (
   client: McpClient.McpClient
-): Effect.Effect<ReadonlyArray<ResourceTemplate>, McpRequestError> =>
-  Requests.listAll<ListResourceTemplatesResult, ResourceTemplate>(client, {
-    method: "resources/templates/list",
-    noun: "resource templates",
-    items: (page) => page.resourceTemplates
-  }).pipe(Effect.withSpan("McpResources.listTemplates", { attributes: { "mcp.server": client.server } }))
+) => Effect.Effect<ReadonlyArray<ResourceTemplate>, McpRequestError> = Requests.listing<
+  ListResourceTemplatesResult,
+  ResourceTemplate
+>("McpResources.listTemplates", "resources/templates/list", "resource templates", (page) => page.resourceTemplates)
 
 /**
  * Reads a resource (a listed URI, or one made from a template): its contents, each text or blob.

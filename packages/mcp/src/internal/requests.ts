@@ -69,3 +69,13 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
           )
     )
   }).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+
+/** `listAll` of one listing request, as `McpResources` and `McpPrompts` export it: in a span named `span`. */
+export const listing = <Page extends { readonly nextCursor?: string | undefined }, A>(
+  span: string,
+  method: string,
+  noun: string,
+  items: (page: Page) => ReadonlyArray<A>
+) =>
+(client: McpClient): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
+  listAll<Page, A>(client, { method, noun, items }).pipe(Effect.withSpan(span, { attributes: { "mcp.server": client.server } }))
