@@ -138,7 +138,8 @@ const announcing = () => {
     lists: 0,
     failLists: false,
     tools: [tool("old"), tool("rotate")],
-    listeners: new Set<() => void>()
+    listeners: new Set<() => void>(),
+    calls: [] as Array<string>
   }
   const factory = McpClientFactory.of((server) =>
     Effect.succeed(McpClient.make({
@@ -152,6 +153,7 @@ const announcing = () => {
         }),
       callTool: (name) =>
         Effect.sync(() => {
+          state.calls.push(`${server.name}: ${name}`)
           if (name === "rotate") {
             state.tools = [tool("rotate"), tool("fresh")]
             for (const listener of state.listeners) listener()
@@ -190,6 +192,25 @@ describe("tool list changes", () => {
       assert.strictEqual(state.lists, 2)
       const changed = logs.lines.filter((line) => line.message.includes("changed its tools"))
       assert.deepStrictEqual(changed, [{ level: "DEBUG", message: "MCP server shop changed its tools: 2 now", server: "shop" }])
+    }))
+
+  it.effect("with several servers, a change is listed again under each changed server's own names", () =>
+    Effect.gen(function*() {
+      // one tool list behind both servers: the call on shop changes it, and both connections announce it
+      const { factory, state } = announcing()
+      const { layer, requests } = agentWith({ servers: [http("quiet"), http("shop")], clientFactory: factory }, [
+        { toolCalls: [{ name: "shop__rotate" }] },
+        { toolCalls: [{ name: "shop__fresh" }, { name: "quiet__fresh" }] },
+        { text: "done" }
+      ])
+      yield* Agent.run("go").pipe(Effect.provide(layer))
+      assert.deepStrictEqual(requests.map((request) => request.tools.map((t) => t.name).sort()), [
+        ["quiet__old", "quiet__rotate", "shop__old", "shop__rotate"],
+        ["quiet__fresh", "quiet__rotate", "shop__fresh", "shop__rotate"],
+        ["quiet__fresh", "quiet__rotate", "shop__fresh", "shop__rotate"]
+      ])
+      // the tools listed again call their own server
+      assert.deepStrictEqual(state.calls, ["shop: rotate", "shop: fresh", "quiet: fresh"])
     }))
 
   it.effect("a change whose listing fails keeps the tools listed before, with a warning naming the server", () =>

@@ -1,7 +1,7 @@
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
-import { McpClient, McpClientFactory, McpError, McpExtension, McpServerConfig, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -629,6 +629,33 @@ describe("McpExtension", () => {
       assert.deepStrictEqual([stats.connects, stats.closes, stats.calls.length], [{ s: 3 }, { s: 3 }, 3])
       const answered = requests.filter((request) => request.messages.at(-1)?._tag === "ToolMessage")
       assert.deepStrictEqual(answered.map((request) => toolMessages(request).at(-1)?.status), ["ok", "ok", "ok"])
+    }))
+
+  it.scoped("A4 two MCP extensions of one agent, under their own names, each call their own servers with their own request state", () =>
+    Effect.gen(function*() {
+      const one = fakeFactory({ a: { tools: [tool("t")] } })
+      const two = fakeFactory({ b: { tools: [tool("t")] } })
+      const extensionOf = (name: string, server: string, factory: McpClientFactory.McpClientFactory["Type"]) =>
+        McpExtension.make({ name }).pipe(
+          Effect.provide(Layer.mergeAll(
+            McpServers.layer([http(server)]),
+            Layer.succeed(McpClientFactory.McpClientFactory, factory),
+            McpToolCache.layerMemory({ ttl: "5 minutes" })
+          ))
+        )
+      const first = yield* extensionOf("first", "a", one.factory)
+      const second = yield* extensionOf("second", "b", two.factory)
+      const agent = yield* Agent.make({ extensions: [first, second] }).pipe(
+        Effect.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "a__t", arguments: { n: 1 } }, { name: "b__t", arguments: { n: 2 } }] },
+          (request) => ({ text: toolMessages(request).map((m) => `${m.status}:${JSON.stringify(m.content)}`).join(" ") })
+        ]))
+      )
+      const reply = yield* agent.run("both")
+      assert.deepStrictEqual(one.stats.calls, [{ server: "a", name: "t", args: { n: 1 } }])
+      assert.deepStrictEqual(two.stats.calls, [{ server: "b", name: "t", args: { n: 2 } }])
+      const called = JSON.stringify([{ type: "text", text: "t called" }])
+      assert.strictEqual(reply.content, `ok:${called} ok:${called}`)
     }))
 
   it.effect("an MCP tool's handler called outside a request of its extension fails as ServerUnavailable", () =>
