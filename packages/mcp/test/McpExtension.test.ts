@@ -747,7 +747,7 @@ describe("McpExtension", () => {
   it.effect("C8 McpExtension.layer fails with the McpConfigError of a malformed file; nothing is swallowed", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({})
-      const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")
+      const configPath = Path.join(import.meta.dirname, "..", "..", "mcp-config", "test", "fixtures", "config", "invalid-entries.json")
       for (const layer of [
         McpLayers.layerNode({ configPath, clientFactory: factory }),
         McpLayers.layer({ configPath }).pipe(

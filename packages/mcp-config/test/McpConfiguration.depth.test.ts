@@ -14,7 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import * as Faults from "./utils/faults.js"
+import { captureLogs } from "@zett/testing/CapturedLogs"
 
 const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 const objects = (levels: number) => `${"{\"k\":".repeat(levels)}1${"}".repeat(levels)}`
@@ -104,7 +104,7 @@ describe("a configuration file nested too deep", () => {
       const dir = yield* TempDir.make("zett-deep-")
       const configPath = Path.join(dir, "mcp.json")
       Fs.writeFileSync(configPath, `{"mcpServers":{"s":{"command":"node","args":["a.js"]}}}`)
-      const logs = Faults.captureLogs()
+      const logs = captureLogs()
       const configuration = yield* McpConfiguration.make({ configPath }).pipe(Effect.provide(NodeContext.layer))
       for (const levels of [5_000, 100_000]) {
         const text = `{"mcpServers":{"s":{"command":"node","args":${arrays(levels)}}}}`
