@@ -52,7 +52,7 @@ const tests = {
     // the lock path of the shared cache on a lock of the test's own, on TestClock
     "packages/mcp/test/McpToolCache.lock.test.ts",
     // a redis-server of its own per test (@zett/testing RedisServer): seconds in all
-    "packages/mcp/test/McpToolCache.redis.test.ts",
+    "packages/mcp-redis/test/RedisToolCache.test.ts",
     "packages/mcp/test/McpConnectionPool.test.ts",
     "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",

@@ -2,7 +2,7 @@
  * The shared cache with a discovery lock (what `McpToolCache.layerRedis` runs on Redis), over
  * a store and a lock of the test's own, in-process and on `TestClock`: who takes the lock and when, what the
  * holder does under it (re-reading the store, renewing, storing, releasing), how a waiter polls (backoff,
- * jitter, deadline), and the lines each case logs. McpToolCache.redis.test.ts runs the same on a real Redis.
+ * jitter, deadline), and the lines each case logs. packages/mcp-redis/test/RedisToolCache.test.ts runs the same on a real Redis.
  */
 import { RedisToolCache } from "@zett/mcp-redis"
 import * as Persistence from "@effect/experimental/Persistence"

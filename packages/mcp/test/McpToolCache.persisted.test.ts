@@ -3,7 +3,7 @@
  * `BackingPersistence` that records what it is asked and can fail or hang), in-process and on `TestClock`: what
  * is stored, under which store and expiry, what a reader takes from the store, and what a failing or silent
  * store costs (a warning, never a failed lookup). The Redis-backed cache with its lock is in
- * McpToolCache.redis.test.ts.
+ * packages/mcp-redis/test/RedisToolCache.test.ts.
  */
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
