@@ -64,7 +64,7 @@ const tests = {
     "packages/mcp/test/Progress.test.ts",
     "packages/mcp/test/ToolListChanged.test.ts",
     "packages/mcp/test/ResourceTools.test.ts",
-    "packages/mcp/test/ServerRequests.test.ts"
+    "packages/mcp-node/test/ServerRequests.test.ts"
   ]
 }
 
