@@ -68,7 +68,7 @@ export interface Options {
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
   /**
    * The tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
-   * `McpToolCache.layerRedis(...)` to share tool lists across the processes of a fleet.
+   * `RedisToolCache.layer(...)` of `@zett/mcp-redis` to share tool lists across the processes of a fleet.
    */
   readonly toolCache?: Layer.Layer<McpToolCache.McpToolCache> | undefined
   /** Which remote error text the model may see (default `McpToolResult.ErrorTextPolicy.toolText`). */
