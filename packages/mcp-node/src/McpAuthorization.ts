@@ -27,7 +27,12 @@ export {
    * @since 0.1.0
    * @category errors
    */
-  McpAuthorizationError
+  McpAuthorizationError,
+  /**
+   * @since 0.1.0
+   * @category constructors
+   */
+  none
 } from "./internal/authorization.js"
 
 export type {
@@ -40,7 +45,12 @@ export type {
    * @since 0.1.0
    * @category models
    */
-  Login
+  Login,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  Service
 } from "./internal/authorization.js"
 
 /**

@@ -32,7 +32,7 @@ import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
 import * as LocalFailure from "./internal/localFailure.js"
-import { McpAuthorization } from "./internal/authorization.js"
+import { offered as offeredAuthorization } from "./internal/authorization.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import type * as McpClient from "@zett/mcp/McpClient"
@@ -279,7 +279,7 @@ export const make = (
     const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
     const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
-    const hook = options?.interactive === true ? yield* Effect.serviceOption(McpAuthorization) : Option.none()
+    const hook = options?.interactive === true ? yield* offeredAuthorization : Option.none()
     const held = yield* Scrubber.HeldSecrets
     const authSettings: OAuthConnect.Settings = {
       store: Option.isSome(store) ? store.value : yield* McpTokenStore.makeMemory,

@@ -4,9 +4,10 @@
  *
  * @internal
  */
-import type { McpAuthorizationError } from "@zett/mcp/McpError"
-import type * as Effect from "effect/Effect"
+import { McpAuthorizationError } from "@zett/mcp/McpError"
+import * as Effect from "effect/Effect"
 import * as Context from "effect/Context"
+import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 
@@ -45,17 +46,48 @@ export {
 } from "@zett/mcp/McpError"
 
 /**
- * The host's login hook. `login` opens a login for a server (a listener, a window) in the given scope.
- *
  * @since 0.1.0
- * @category tags
+ * @category models
  */
-export class McpAuthorization extends Context.Tag("@zett/mcp/McpAuthorization")<McpAuthorization, {
+export interface Service {
   readonly login: (server: {
     readonly name: string
     readonly url: string
     /** The configured loopback port (`redirectPort`), if any. */
     readonly redirectPort?: number | undefined
   }) => Effect.Effect<Login, McpAuthorizationError, Scope.Scope>
-}>() {}
+}
+
+/**
+ * The host's login hook. `login` opens a login for a server (a listener, a window) in the given scope. By default
+ * it is `none`: nothing waits for a browser, and a server that needs a login is unavailable until one is run.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpAuthorization extends Context.Reference<McpAuthorization>()("@zett/mcp/McpAuthorization", {
+  defaultValue: (): Service => none
+}) {}
+
+/**
+ * The default: no login is offered.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const none: Service = {
+  login: (server) =>
+    Effect.fail(new McpAuthorizationError({ server: server.name, reason: "Unavailable", description: "no login is offered here" }))
+}
+
+/**
+ * The host's hook, when it is not the default `none`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const offered: Effect.Effect<Option.Option<Service>> = Effect.map(
+  McpAuthorization,
+  (hook) => hook === none ? Option.none() : Option.some(hook)
+)
 

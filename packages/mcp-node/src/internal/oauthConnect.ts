@@ -21,7 +21,8 @@ import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"
 import type { Login } from "./authorization.js"
-import { McpAuthorization } from "./authorization.js"
+import type { McpAuthorization } from "./authorization.js"
+import { offered as offeredAuthorization } from "./authorization.js"
 import * as OAuthProvider from "./oauthProvider.js"
 
 /** What one connection attempt gets. */
@@ -201,7 +202,7 @@ const connectWith = <A>(
       // never sent: a flow that would send it stops first; the SDK needs one to tell this from a machine flow
       redirectUrl: (stored as McpTokenStore.Entry).clientInformation?.redirect_uris?.[0] ?? "http://127.0.0.1/callback"
     })
-    const hook = Option.isSome(settings.hook) ? settings.hook : yield* Effect.serviceOption(McpAuthorization)
+    const hook = Option.isSome(settings.hook) ? settings.hook : yield* offeredAuthorization
     const first = yield* Effect.either(
       Effect.zipRight(
         renew(settings, quiet, server, false, refusals),
