@@ -172,6 +172,20 @@ const installed = Layer.scoped(
   })
 )
 
+/** Writes `app.ts` with the strictest tsconfig into an installed app, compiles it, and runs it with plain node. */
+const compileAndRun = (appDir: string, home: string) =>
+  Effect.gen(function*() {
+    Fs.writeFileSync(Path.join(appDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
+    Fs.writeFileSync(Path.join(appDir, "app.ts"), app)
+    const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
+    ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc")
+    const marker = Crypto.randomUUID()
+    const env = { PATH: process.env["PATH"] ?? "", HOME: home, npm_config_update_notifier: "false", ZETT_TEST_MARKER: marker }
+    const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: appDir, env })
+    ok(started, "node out/app.js")
+    return { started, env, marker }
+  })
+
 layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consumer outside the repository", (it) => {
   it.effect("an app with servers written in code installs no Redis client, config parser or dotenv, and runs", () =>
     Effect.gen(function*() {
@@ -180,14 +194,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
       for (const name of ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]) {
         assert.isFalse(Fs.existsSync(Path.join(modules, name)), `${name} is installed`)
       }
-      Fs.writeFileSync(Path.join(codeOnlyDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
-      Fs.writeFileSync(Path.join(codeOnlyDir, "app.ts"), app)
-      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
-      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: codeOnlyDir }), "tsc")
-      const marker = Crypto.randomUUID()
-      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", ZETT_TEST_MARKER: marker }
-      const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: codeOnlyDir, env })
-      ok(started, "node out/app.js")
+      const { marker, started } = yield* compileAndRun(codeOnlyDir, dir)
       assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
       assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
     }))
@@ -223,15 +230,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
       assert.match([...versions][0]!, /\/app\/node_modules\/effect@3\.21\.\d+$/)
 
       // the strictest settings users set, with every declaration file checked
-      Fs.writeFileSync(Path.join(appDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
-      Fs.writeFileSync(Path.join(appDir, "app.ts"), app)
-      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
-      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc")
-
-      const marker = Crypto.randomUUID()
-      const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", ZETT_TEST_MARKER: marker }
-      const started = yield* run(process.execPath, [Path.join("out", "app.js")], { cwd: appDir, env })
-      ok(started, "node out/app.js")
+      const { env, marker, started } = yield* compileAndRun(appDir, dir)
       assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
       assert.notInclude(started.stderr, "Executing an Effect versioned")
       assert.strictEqual(started.stderr, "")

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as Path from "@effect/platform/Path"
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import { McpClientFactory as ClientFactory } from "@zett/mcp/McpClientFactory"
 import * as McpElicitation from "@zett/mcp/McpElicitation"
@@ -62,9 +63,9 @@ export const layer = (
  */
 const serverRequestsLayer = (
   options: Pick<Options, "elicitation" | "sampling" | "roots">
-): Layer.Layer<never, McpRoots.InvalidRoot> =>
+): Layer.Layer<never, McpRoots.InvalidRoot, Path.Path> =>
   Layer.mergeAll(
     options.elicitation !== undefined ? McpElicitation.layer(options.elicitation) : Layer.empty,
     options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
     options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
-  ).pipe(Layer.provide(NodeContext.layer))
+  )
