@@ -32,103 +32,52 @@ export const version = "0.1.0"
 // the commands: their options here, their handlers loaded when they run (so `--help` loads none of them)
 // -----------------------------------------------------------------------------
 
+/** What `--help` says of each command. */
+const descriptions = {
+  tools: "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
+      "tokens their schemas cost. Exits 1 when a server is unavailable.",
+  call: "Call one tool of a configured MCP server and print its result as JSON.",
+  resources: "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
+      "server is unavailable.",
+  read: "Read one resource of a configured MCP server and print it: text as text, binary content as base64 (--json for " +
+      "all of it as JSON).",
+  prompts: "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
+      "Exits 1 when a server is unavailable.",
+  prompt: "Get one prompt of a configured MCP server with its arguments and print its messages.",
+  run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
+      "showing its text as it streams and each tool call with its outcome.",
+  demo: "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
+      `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
+      "connection closed.",
+  login: "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
+      "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
+  logout: "Forget a server's tokens and client registration.",
+  status: "Each configured server's authorization: authorized, expires in ..., needs login or no auth.",
+} as const
+
 /** A command whose handler is loaded (a dynamic import, a chunk of its own in the bundle) when it runs. */
-const lazyCommand = <Name extends string, Config extends Command.Command.Config, E, R>(
+const lazyCommand = <Name extends keyof typeof descriptions, Config extends Command.Command.Config, E, R>(
   name: Name,
   config: Config,
-  description: string,
   load: () => Promise<{
     readonly handler: (options: Types.Simplify<Command.Command.ParseConfig<Config>>) => Effect.Effect<void, E, R>
   }>
 ) =>
   Command.make(name, config, (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))).pipe(
-    Command.withDescription(description)
+    Command.withDescription(descriptions[name])
   )
 
-const toolsCommand = lazyCommand(
-  "tools",
-  Options.tools,
-  "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
-    "tokens their schemas cost. Exits 1 when a server is unavailable.",
-  () => import("./internal/tools.js")
-)
-
-const callCommand = lazyCommand(
-  "call",
-  Options.call,
-  "Call one tool of a configured MCP server and print its result as JSON.",
-  () => import("./internal/call.js")
-)
-
-const resourcesCommand = lazyCommand(
-  "resources",
-  Options.resources,
-  "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
-    "server is unavailable.",
-  () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))
-)
-
-const readCommand = lazyCommand(
-  "read",
-  Options.read,
-  "Read one resource of a configured MCP server and print it: text as text, binary content as base64 (--json for " +
-    "all of it as JSON).",
-  () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))
-)
-
-const promptsCommand = lazyCommand(
-  "prompts",
-  Options.prompts,
-  "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
-    "Exits 1 when a server is unavailable.",
-  () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))
-)
-
-const promptCommand = lazyCommand(
-  "prompt",
-  Options.prompt,
-  "Get one prompt of a configured MCP server with its arguments and print its messages.",
-  () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))
-)
-
-const runCommand = lazyCommand(
-  "run",
-  Options.run,
-  `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
-    "showing its text as it streams and each tool call with its outcome.",
-  () => import("./internal/run.js")
-)
-
-const demoCommand = lazyCommand(
-  "demo",
-  Options.demo,
-  "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
-    `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
-    "connection closed.",
-  () => import("./internal/demo.js")
-)
-
-const authLoginCommand = lazyCommand(
-  "login",
-  Options.authLogin,
-  "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
-    "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
-  () => import("./internal/auth.js").then((m) => ({ handler: m.login }))
-)
-
-const authLogoutCommand = lazyCommand(
-  "logout",
-  Options.authLogout,
-  "Forget a server's tokens and client registration.",
-  () => import("./internal/auth.js").then((m) => ({ handler: m.logout }))
-)
-
-const authStatusCommand = lazyCommand(
-  "status",
-  Options.authStatus,
-  "Each configured server's authorization: authorized, expires in ..., needs login or no auth.",
-  () => import("./internal/auth.js").then((m) => ({ handler: m.status }))
-)
+const toolsCommand = lazyCommand("tools", Options.tools, () => import("./internal/tools.js"))
+const callCommand = lazyCommand("call", Options.call, () => import("./internal/call.js"))
+const resourcesCommand = lazyCommand("resources", Options.resources, () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler })))
+const readCommand = lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler })))
+const promptsCommand = lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler })))
+const promptCommand = lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler })))
+const runCommand = lazyCommand("run", Options.run, () => import("./internal/run.js"))
+const demoCommand = lazyCommand("demo", Options.demo, () => import("./internal/demo.js"))
+const authLoginCommand = lazyCommand("login", Options.authLogin, () => import("./internal/auth.js").then((m) => ({ handler: m.login })))
+const authLogoutCommand = lazyCommand("logout", Options.authLogout, () => import("./internal/auth.js").then((m) => ({ handler: m.logout })))
+const authStatusCommand = lazyCommand("status", Options.authStatus, () => import("./internal/auth.js").then((m) => ({ handler: m.status })))
 
 const authCommand = Command.make("auth", {}, () =>
   Effect.fail(new CliError.UsageError({ message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(

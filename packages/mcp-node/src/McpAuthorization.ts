@@ -73,7 +73,7 @@ export const isLoopbackHost: (hostname: string) => boolean = OAuthChecks.isLoopb
  */
 export const login = (
   server: McpServerConfig.McpHttpServer
-): Effect.Effect<void, McpConnectError | McpTokenStore.McpTokenStoreError, McpClientFactory | McpTokenStore.McpTokenStore | McpAuthorization> =>
+): Effect.Effect<void, McpConnectError | McpTokenStore.McpTokenStoreError, McpClientFactory | McpAuthorization> =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.McpTokenStore
     const key = McpTokenStore.normalizeKey(server.url)
@@ -112,7 +112,7 @@ export const withDefaultAuth = (server: McpServerConfig.McpHttpServer): McpServe
  */
 export const logout = (
   server: McpServerConfig.McpHttpServer
-): Effect.Effect<void, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
+): Effect.Effect<void, McpTokenStore.McpTokenStoreError> =>
   Effect.flatMap(McpTokenStore.McpTokenStore, (store) => store.remove(McpTokenStore.normalizeKey(server.url)))
 
 /**
@@ -135,7 +135,7 @@ export type Status =
  */
 export const status = (
   server: McpServerConfig.McpServerConfig
-): Effect.Effect<Status, McpTokenStore.McpTokenStoreError, McpTokenStore.McpTokenStore> =>
+): Effect.Effect<Status, McpTokenStore.McpTokenStoreError> =>
   Effect.gen(function*() {
     if (server._tag !== "McpHttpServer" || server.auth?._tag === "CustomProvider") return { _tag: "NoAuth" } as const
     const machine = server.auth?._tag === "ClientCredentials"

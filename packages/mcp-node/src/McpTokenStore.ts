@@ -47,12 +47,12 @@ export {
 } from "@zett/mcp/McpError"
 
 /**
- * The store. The key is a server URL as `normalizeKey` gives it.
+ * A token store. The key is a server URL as `normalizeKey` gives it.
  *
  * @since 0.1.0
- * @category tags
+ * @category models
  */
-export class McpTokenStore extends Context.Tag("@zett/mcp/McpTokenStore")<McpTokenStore, {
+export interface Service {
   readonly get: (key: string) => Effect.Effect<Option.Option<Entry>, McpTokenStoreError>
   readonly set: (key: string, entry: Entry) => Effect.Effect<void, McpTokenStoreError>
   readonly remove: (key: string) => Effect.Effect<void, McpTokenStoreError>
@@ -62,7 +62,29 @@ export class McpTokenStore extends Context.Tag("@zett/mcp/McpTokenStore")<McpTok
     key: string,
     effect: Effect.Effect<A, E, R>
   ) => Effect.Effect<A, E | McpTokenStoreError, R>
-}>() {}
+}
+
+const memory = (): Service => {
+  const entries = new Map<string, string>()
+  return {
+    get: (key) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
+    set: (key, entry) => Effect.sync(() => void entries.set(key, JSON.stringify(entry))),
+    remove: (key) => Effect.sync(() => void entries.delete(key)),
+    keys: Effect.sync(() => [...entries.keys()]),
+    withLock: KeyedLock.unsafeMake()
+  }
+}
+
+/**
+ * The store the factory, `McpAuthorization` and `zett auth` use. Unless one is provided (`layerFile`, a Redis
+ * store), it is the process's own store in memory: tokens obtained in this process, lost when it ends.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpTokenStore extends Context.Reference<McpTokenStore>()("@zett/mcp/McpTokenStore", {
+  defaultValue: memory
+}) {}
 
 /**
  * The key of a server URL: scheme, host, port and path, without user info, query or fragment (a query may
@@ -97,17 +119,7 @@ export const modify = (
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory: Effect.Effect<McpTokenStore["Type"]> = Effect.gen(function*() {
-  const entries = new Map<string, string>()
-  const lock = yield* KeyedLock.make
-  return McpTokenStore.of({
-    get: (key) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
-    set: (key, entry) => Effect.sync(() => void entries.set(key, JSON.stringify(entry))),
-    remove: (key) => Effect.sync(() => void entries.delete(key)),
-    keys: Effect.sync(() => [...entries.keys()]),
-    withLock: lock
-  })
-})
+export const makeMemory: Effect.Effect<McpTokenStore["Type"]> = Effect.sync(memory)
 
 /**
  * @since 0.1.0

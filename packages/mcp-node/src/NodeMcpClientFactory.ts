@@ -277,12 +277,12 @@ export const make = (
   Effect.gen(function*() {
     const processGroups = yield* ProcessGroups.ProcessGroups
     const handlers = yield* ServerRequests.handlersInContext
-    // OAuth: the store in context (tokens in memory when there is none), the host's hook when interactive
-    const store = yield* Effect.serviceOption(McpTokenStore.McpTokenStore)
+    // OAuth: the store in context (the process's own in memory unless one is provided), the host's hook when interactive
+    const store = yield* McpTokenStore.McpTokenStore
     const hook = options?.interactive === true ? yield* offeredAuthorization : Option.none()
     const held = yield* Scrubber.HeldSecrets
     const authSettings: OAuthConnect.Settings = {
-      store: Option.isSome(store) ? store.value : yield* McpTokenStore.makeMemory,
+      store,
       held,
       hook,
       maxAuthorizations: options?.maxAuthorizations ?? 2,

@@ -134,15 +134,12 @@ export const noModel = new CliError.UsageError({
     "provider's API key; `zett demo` runs offline with a scripted model"
 })
 
-/** The token store in context (an app's or a test's), else the files under `~/.zett/auth/`. */
+/** zett's tokens: the files under `~/.zett/auth/`, which `zett auth login` writes. */
 export const tokenStore: Effect.Effect<
   McpTokenStore.McpTokenStore["Type"],
   never,
   FileSystem.FileSystem | Path.Path
-> = Effect.flatMap(
-  Effect.serviceOption(McpTokenStore.McpTokenStore),
-  Option.match({ onNone: () => McpTokenStore.makeFile(), onSome: Effect.succeed })
-)
+> = McpTokenStore.makeFile()
 
 /**
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth

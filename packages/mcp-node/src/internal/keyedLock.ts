@@ -12,7 +12,7 @@ export interface KeyedLock {
   readonly size: () => number
 }
 
-export const make: Effect.Effect<KeyedLock> = Effect.sync(() => {
+export const unsafeMake = (): KeyedLock => {
   // a count of holders and waiters per key rather than an RcMap: no scope to close, and nothing deferred
   const entries = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
   const lock = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -36,4 +36,6 @@ export const make: Effect.Effect<KeyedLock> = Effect.sync(() => {
       })
     )
   return Object.assign(lock, { size: () => entries.size })
-})
+}
+
+export const make: Effect.Effect<KeyedLock> = Effect.sync(unsafeMake)
