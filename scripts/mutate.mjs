@@ -49,6 +49,8 @@ const tests = {
     "packages/mcp-config/test/AuthConfig.entries.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
     "packages/mcp/test/McpToolCache.persisted.test.ts",
+    // entries another writer stored: checked before use (a redis-server of its own, and an in-memory backing)
+    "packages/mcp/test/McpToolCache.stored.test.ts",
     // the lock path of the shared cache on a lock of the test's own, on TestClock
     "packages/mcp/test/McpToolCache.lock.test.ts",
     // a redis-server of its own per test (@zett/testing RedisServer): seconds in all

@@ -15,20 +15,18 @@
  * @since 0.1.0
  */
 import type { Extension, Message } from "@zett/agent"
-import { Model, Tool, Tracing } from "@zett/agent"
+import { Model, Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import * as Metrics from "./internal/metrics.js"
 import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
-import type { McpConfigError, McpRequestError, McpTimeoutError } from "./McpError.js"
+import type { McpConfigError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServerConfig from "./McpServerConfig.js"
@@ -37,6 +35,7 @@ import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
 import * as ResourceTools from "./internal/resourceTools.js"
+import * as Session from "./internal/session.js"
 
 /**
  * The options of the original `McpExtension` (C1) that concern discovery and calls, plus the error text policy
@@ -104,7 +103,7 @@ export interface Options {
  * @since 0.1.0
  * @category constants
  */
-export const defaultDiscoveryConcurrency = 16
+export const defaultDiscoveryConcurrency: number = Session.defaultDiscoveryConcurrency
 
 /**
  * The extension value, as a service so that layers can build it.
@@ -128,9 +127,7 @@ export const defaultName = "mcp"
  * @since 0.1.0
  * @category metrics
  */
-export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect and list one server's tools")
-
-const toolCallsDescription = "calls of MCP tools"
+export const discoveryDuration = Session.discoveryDuration
 
 /**
  * Tool calls, tagged with the server name and `outcome` (`ok` or `failed`).
@@ -138,21 +135,14 @@ const toolCallsDescription = "calls of MCP tools"
  * @since 0.1.0
  * @category metrics
  */
-export const toolCalls = Metric.counter("mcp_tool_calls", { description: toolCallsDescription })
-
-const callCounter = (server: McpServerConfig.McpServerConfig, outcome: "ok" | "failed") =>
-  Metrics.taggedIncrement("mcp_tool_calls", toolCallsDescription, [["mcp.server", server.name], ["outcome", outcome]])
+export const toolCalls = Session.toolCalls
 
 /**
- * A server of a configuration snapshot with what the extension derives from it once per snapshot: its cache key,
- * its call counters (`Metric.tagged` would build and hash a new key on every call), and the agent tools of the
- * tool list the cache last handed out, shared by the requests while the list lasts.
+ * A server of a configuration snapshot with what the extension derives from it once per snapshot (its cache key
+ * and call counters), and the agent tools of the tool list the cache last handed out, shared by the requests
+ * while the list lasts.
  */
-interface Resolved {
-  readonly server: McpServerConfig.McpServerConfig
-  readonly key: McpToolCache.Key
-  readonly ok: Effect.Effect<void>
-  readonly failed: Effect.Effect<void>
+interface Resolved extends Session.Resolved {
   shared: { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly agentTools: ReadonlyArray<Tool.Tool> } | undefined
 }
 
@@ -162,12 +152,7 @@ interface Resolved {
  * @since 0.1.0
  * @category models
  */
-export interface Unavailable {
-  readonly server: string
-  readonly reason: string
-}
-
-const formatCount = (n: number) => n.toLocaleString("en-US")
+export interface Unavailable extends Session.Unavailable {}
 
 /**
  * One readable line for a list of unavailable servers, however long: servers that failed for the same reason
@@ -177,33 +162,10 @@ const formatCount = (n: number) => n.toLocaleString("en-US")
  * @since 0.1.0
  * @category utils
  */
-export const summarizeUnavailable = (
+export const summarizeUnavailable: (
   unavailable: ReadonlyArray<Unavailable>,
   options?: { readonly groups?: number | undefined; readonly namesPerGroup?: number | undefined }
-): string => {
-  const maxGroups = options?.groups ?? 10
-  const namesPerGroup = options?.namesPerGroup ?? 3
-  const groups = new Map<string, Array<string>>()
-  for (const { reason, server } of unavailable) {
-    const names = groups.get(reason)
-    if (names === undefined) groups.set(reason, [server])
-    else names.push(server)
-  }
-  const parts: Array<string> = []
-  let others = 0
-  let shown = 0
-  for (const [reason, names] of groups) {
-    if (shown++ >= maxGroups) {
-      others += names.length
-      continue
-    }
-    for (const name of names.slice(0, namesPerGroup)) parts.push(`${name} (${reason})`)
-    const rest = names.length - namesPerGroup
-    if (rest > 0) parts.push(`${formatCount(rest)} more ${rest === 1 ? "server" : "servers"} failed the same way`)
-  }
-  if (others > 0) parts.push(`${formatCount(others)} more ${others === 1 ? "server" : "servers"} failed for other reasons`)
-  return parts.join("; ")
-}
+) => string = Session.summarizeUnavailable
 
 interface RequestState {
   readonly snapshot: McpServers.Snapshot
@@ -269,9 +231,6 @@ const progressPublisher = (
   }
 }
 
-const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
-  input === null ? Option.none() : Option.some(Duration.decode(input ?? fallback))
-
 /**
  * Builds the extension from the configuration, tool cache and client factory in context. A connection pool,
  * when asked for, lives in the `Scope` of the caller (the layer's).
@@ -285,22 +244,9 @@ export const make = Effect.fnUntraced(function*(
   const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
-  const namespace = options.namespaceTools ?? true
-  const connectTimeout = optionalDuration(options.connectTimeout, Duration.seconds(30))
-  const callTimeout = optionalDuration(options.callTimeout, Duration.seconds(300))
-  const resetOnProgress = options.resetTimeoutOnProgress ?? true
-  const maxCallTimeout = optionalDuration(options.maxCallTimeout, Duration.hours(1))
-  const errorText = options.errorText ?? McpToolResult.ErrorTextPolicy.toolText
-  const discoveryConcurrency = options.discoveryConcurrency ?? defaultDiscoveryConcurrency
-  // A connection's `notifications/tools/list_changed` drops the server's cached tool list for as long as the
-  // connection lives (pooled, that is past the request that opened it).
-  const watched = McpClientFactory.of((server) =>
-    Effect.tap(factory.connect(server), (client) =>
-      Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-        const invalidate = cache.invalidate(McpToolCache.key(server, { namespace }))
-        return client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
-      }))
-  )
+  const settings = Session.settings(options)
+  const namespace = settings.namespace
+  const watched = Session.watched(factory, cache, settings)
   const source = options.connectionPool === undefined
     ? McpConnections.direct(watched)
     : yield* McpConnections.pooled(watched, options.connectionPool)
@@ -312,16 +258,9 @@ export const make = Effect.fnUntraced(function*(
     invalidate: source.invalidate,
     isOpen: source.isOpen
   })
-  /** Connect (lazily, shared with calls) and list, under one connectTimeout; converted once per cache entry. */
-  const discover = (state: RequestState, server: McpServerConfig.McpServerConfig) =>
-    McpClient.connectAndDiscover(state.connections.get(server), server, { namespace, limit: connectTimeout }).pipe(
-      Effect.map((discovered) => discovered.tools),
-      Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
-      Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
-    )
 
-  // The warm call path: no generator, no context provided around the call, one match for every
-  // outcome; the call counter is bumped in the branch that knows the outcome.
+  // progress events only when an extension reads them; published before the call's outcome is handed on
+  // (after it, not as a finalizer: an interrupted call does not wait for an observer)
   const call = (
     state: RequestState,
     resolved: Resolved,
@@ -329,75 +268,21 @@ export const make = Effect.fnUntraced(function*(
     args: unknown,
     toolCall: Message.ToolCall,
     context: Extension.RunContext
-  ): Effect.Effect<unknown, Tool.ToolError> => {
-    const server = resolved.server
-    return Effect.flatMap(
-      Effect.catchAll(state.connections.getWithin(server, connectTimeout), (error) =>
-        Effect.zipRight(
-          resolved.failed,
-          new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
-        )),
-      (client) => {
-        const limits: McpClient.CallLimits = {
-          server: server.name,
-          // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
-          timeout: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
-          resetOnProgress,
-          maxTimeout: maxCallTimeout,
-          context: state.serverRequests
-        }
-        const input = (args ?? {}) as Record<string, unknown>
-        // progress events only when an extension reads them; published before the call's outcome is handed on
-        // (after it, not as a finalizer: an interrupted call does not wait for an observer)
-        const called = !context.observed
-          ? client.callWithin(tool.remoteName, input, limits)
-          : Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-            const publisher = progressPublisher(context, toolCall, runtime)
-            return Effect.flatten(Effect.zipLeft(
-              Effect.exit(client.callWithin(tool.remoteName, input, { ...limits, onProgress: publisher.onProgress })),
-              publisher.flush
-            ))
-          })
-        return Effect.matchEffect(called, {
-          onFailure: (error) => Effect.zipRight(resolved.failed, failure(state, server, tool, error)),
-          onSuccess: (result) => {
-            const outcome = McpToolResult.toResult(result, errorText)
-            return outcome._tag === "Failure"
-              ? Effect.zipRight(resolved.failed, new Tool.ToolError({ type: "ToolError", message: outcome.message }))
-              : Effect.as(resolved.ok, outcome.value)
-          }
-        })
-      }
-    ).pipe(
-      Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
+  ): Effect.Effect<unknown, Tool.ToolError> =>
+    Session.callTool(
+      settings,
+      state.connections,
+      resolved,
+      tool,
+      args,
+      state.serverRequests,
+      context.observed ? observeProgress(context, toolCall) : undefined
     )
-  }
-  const failure = (
-    state: RequestState,
-    server: McpServerConfig.McpServerConfig,
-    tool: McpTool.McpTool,
-    error: McpRequestError | McpTimeoutError
-  ): Effect.Effect<never, Tool.ToolError> =>
-    error._tag === "McpTimeoutError"
-      ? new Tool.ToolError({
-        type: "TimeoutError",
-        message: error.sinceProgress === true
-          ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
-          : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
-      })
-      : Effect.zipRight(
-        // a closed connection is not reused, by this request or (pooled) by the next one
-        error.code === McpError.connectionClosedCode ? state.connections.invalidate(server) : Effect.void,
-        new Tool.ToolError({
-          type: "RemoteError",
-          message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
-          cause: error
-        })
-      )
-
-  const toolFilter = options.toolFilter
-  const allowed = (server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) =>
-    McpServerConfig.allowsTool(server, tool.remoteName) && (toolFilter === undefined || toolFilter(server, tool))
+  const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      const publisher = progressPublisher(context, toolCall, runtime)
+      return Effect.flatten(Effect.zipLeft(Effect.exit(run(publisher.onProgress)), publisher.flush))
+    })
 
   // A request's state is a service of the request (the agent provides it to every tool call of the request), under
   // a tag of this extension's own: two MCP extensions of one agent keep theirs apart.
@@ -418,7 +303,7 @@ export const make = Effect.fnUntraced(function*(
   const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
     if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
     const server = resolved.server
-    const agentTools = tools.filter((tool) => allowed(server, tool)).map((tool) =>
+    const agentTools = tools.filter((tool) => Session.allows(settings, server, tool)).map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
@@ -436,21 +321,9 @@ export const make = Effect.fnUntraced(function*(
     return resourcesAsTools(resolved.server) ? shared.concat(resourceTools(state, resolved.server)) : shared
   }
 
-  // What the extension derives from the servers, once per configuration snapshot (the configuration hands out the
-  // same snapshot until a file changes); concurrent requests that resolve one snapshot twice get equal values.
-  let resolution: { readonly snapshot: McpServers.Snapshot; readonly servers: ReadonlyArray<Resolved> } | undefined
-  const resolve = (snapshot: McpServers.Snapshot): ReadonlyArray<Resolved> => {
-    if (resolution?.snapshot === snapshot) return resolution.servers
-    const servers = snapshot.servers.map((server): Resolved => ({
-      server,
-      key: McpToolCache.key(server, { namespace }),
-      ok: callCounter(server, "ok"),
-      failed: callCounter(server, "failed"),
-      shared: undefined
-    }))
-    resolution = { snapshot, servers }
-    return servers
-  }
+  // What the extension derives from the servers, once per configuration snapshot; concurrent requests that
+  // resolve one snapshot twice get equal values.
+  const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
 
   const resourcesAsTools = (server: McpServerConfig.McpServerConfig) => server.resources === "tools" || options.resources === "tools"
 
@@ -460,20 +333,12 @@ export const make = Effect.fnUntraced(function*(
     ResourceTools.make({
       server,
       prefix: McpServerConfig.toolPrefix(server),
-      connect: state.connections.getWithin(server, connectTimeout).pipe(
-        Effect.mapError((error) =>
-          new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
-        )
+      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
+        Effect.mapError((error) => Session.unavailableError(server, error))
       ),
-      limit: server.timeout === undefined ? callTimeout : Option.some(server.timeout),
-      errorText
+      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+      errorText: settings.errorText
     })
-
-  const unavailable = (state: RequestState, server: McpServerConfig.McpServerConfig, reason: string) =>
-    Effect.sync(() => void state.unavailable.push({ server: server.name, reason })).pipe(
-      Effect.zipRight(Effect.logWarning(`MCP server ${server.name} is unavailable: ${reason}`)),
-      Effect.annotateLogs("mcp.server", server.name)
-    )
 
   const discoverAll = (context: Extension.RunContext, cell: RequestCell, counter: McpSampling.RequestCounter["Type"]) =>
     Effect.gen(function*() {
@@ -493,30 +358,13 @@ export const make = Effect.fnUntraced(function*(
         serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>
       }
       cell.state = state
-      const keys = resolved.map((entry) => entry.key)
-      const toolsOf = (i: number) => {
-        const entry = resolved[i]!
-        return cache.lookup(entry.key, discover(state, entry.server)).pipe(
-          Effect.map((tools) => {
-            const agentTools = requestTools(state, entry, tools)
-            state.registered.set(entry.server.name, agentTools)
-            return agentTools
-          }),
-          Effect.catchAll((error) => Effect.as(unavailable(state, entry.server, McpError.reasonOf(error)), []))
-        )
-      }
-      // The cached servers one after another, the others concurrently: a fiber per server would cost a warm
-      // request more than its lookups.
-      const fresh = yield* Effect.forEach(keys, cache.has)
-      const discovered: Array<ReadonlyArray<Tool.Tool>> = new Array(keys.length)
-      const missing = keys.flatMap((_, i) => fresh[i] ? [] : [i])
-      yield* Effect.forEach(missing, (i) => Effect.map(toolsOf(i), (tools) => void (discovered[i] = tools)), {
-        concurrency: missing.length > 1 ? discoveryConcurrency : 1,
-        discard: true
+      const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools) => {
+        const agentTools = requestTools(state, entry, tools)
+        state.registered.set(entry.server.name, agentTools)
+        return agentTools
       })
-      for (let i = 0; i < keys.length; i++) if (fresh[i]) discovered[i] = yield* toolsOf(i)
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      yield* context.tools.registerAll(discovered.flat())
+      yield* context.tools.registerAll(discovered)
       return state
     })
 
@@ -529,7 +377,7 @@ export const make = Effect.fnUntraced(function*(
     state.changed.delete(server)
     const key = McpToolCache.key(server, { namespace })
     return cache.invalidate(key).pipe(
-      Effect.zipRight(cache.lookup(key, discover(state, server))),
+      Effect.zipRight(cache.lookup(key, Session.discover(settings, state.connections, server))),
       Effect.flatMap((tools) =>
         Effect.suspend(() => {
           const before = state.registered.get(server.name) ?? []
@@ -556,35 +404,7 @@ export const make = Effect.fnUntraced(function*(
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
-  const describe = (state: RequestState) => {
-    const lines = [
-      state.snapshot.path === undefined
-        ? "MCP servers are configured in code."
-        : `MCP servers are configured in ${state.snapshot.path}.`
-    ]
-    if (namespace) {
-      lines.push("Tools named <server>__<tool> belong to the MCP server <server>.")
-      // names that are not usable as they are (`github.com`, `My Server`) prefix their tools differently
-      for (const server of state.snapshot.servers) {
-        const prefix = McpServerConfig.toolPrefix(server)
-        if (prefix !== server.name) lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
-      }
-    }
-    const withResources = state.snapshot.servers.filter((server) =>
-      resourcesAsTools(server) && !state.unavailable.some((down) => down.server === server.name)
-    )
-    if (withResources.length > 0) {
-      const prefixes = withResources.map((server) => McpServerConfig.toolPrefix(server))
-      lines.push(
-        `Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with ` +
-          `<server>__${ResourceTools.listSuffix} and read with <server>__${ResourceTools.readSuffix} (for ${prefixes.join(", ")}).`
-      )
-    }
-    if (state.unavailable.length > 0) {
-      lines.push(`Unavailable MCP servers (their tools are missing): ${summarizeUnavailable(state.unavailable)}.`)
-    }
-    return lines.join("\n")
-  }
+  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools)
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
   // request; a compaction pass neither discovers nor calls tools.

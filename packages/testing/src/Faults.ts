@@ -99,7 +99,7 @@ export const httpFault = (
 
 /** One line of a fault server's own record (`--record=<file>`). */
 export interface RecordEntry {
-  readonly event: "ready" | "SIGTERM"
+  readonly event: "ready" | "SIGTERM" | "wait-started" | "wait-cancelled"
   readonly pid: number
   /** SIGTERM: the servers of the same record that had not exited when this one received it */
   readonly alive?: ReadonlyArray<number>

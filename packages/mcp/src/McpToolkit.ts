@@ -1,0 +1,186 @@
+/**
+ * The tools of the configured MCP servers as an `@effect/ai` `Toolkit`, for an app that calls
+ * `LanguageModel.generateText` in a loop of its own rather than running `@zett/agent`.
+ *
+ * ```ts
+ * const answer = Effect.scoped(Effect.gen(function*() {
+ *   const mcp = yield* McpToolkit.make()
+ *   const response = yield* LanguageModel.generateText({
+ *     prompt: [{ role: "system", content: mcp.system }, { role: "user", content: "What is 2 + 3?" }],
+ *     toolkit: mcp.toolkit
+ *   })
+ *   // the next turn: the tools now (a list that changed or expired is listed again, on the same connections)
+ *   const next = yield* mcp.refresh
+ * }))
+ * ```
+ *
+ * The servers come from `McpServers`, their tool lists from `McpToolCache`, connections from the
+ * `McpClientFactory`: the services of `McpExtension`, with the same naming, timeouts, result mapping and reasons.
+ * Connections are opened in the `Scope` the toolkit is made in, lazily for servers whose tools were cached, and
+ * closed with it, on success, failure and interruption.
+ *
+ * @since 0.1.0
+ */
+import * as AiTool from "@effect/ai/Tool"
+import * as AiToolkit from "@effect/ai/Toolkit"
+import type { Tool } from "@zett/agent"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Session from "./internal/session.js"
+import * as McpClientFactory from "./McpClientFactory.js"
+import * as McpConnections from "./McpConnections.js"
+import type { McpConfigError } from "./McpError.js"
+import * as McpSampling from "./McpSampling.js"
+import * as McpServers from "./McpServers.js"
+import type * as McpTool from "./McpTool.js"
+import * as McpToolCache from "./McpToolCache.js"
+
+/**
+ * The options of `McpExtension` that concern discovery and calls, with the same defaults.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends Session.Options {}
+
+/**
+ * A failed MCP tool call as the model reads it (the tools' `failureMode` is `"return"`): `reason` is the kind of
+ * failure, `message` the text the agent's MCP tools give for it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mcp/McpToolkit/McpToolFailure")(
+  "McpToolFailure",
+  {
+    /**
+     * `Unavailable`: the server could not be reached; `TimeoutError`: the call ran out of time; `RemoteError`: the
+     * server failed the request; `ToolError`: the tool reported an error (`isError`).
+     */
+    reason: Schema.Literal("Unavailable", "TimeoutError", "RemoteError", "ToolError"),
+    message: Schema.String
+  }
+) {}
+
+/**
+ * An MCP tool as an `@effect/ai` tool: the server's JSON Schema (cleaned as for the agent) as its parameters,
+ * the result the agent's tools return as its success, `McpToolFailure` as its failure.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AnyTool = AiTool.Tool<string, {
+  readonly parameters: typeof Parameters
+  readonly success: typeof Schema.Unknown
+  readonly failure: typeof McpToolFailure
+  readonly failureMode: "return"
+}>
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpToolkit {
+  /** The servers' tools with their handlers, for `LanguageModel.generateText({ toolkit })`. */
+  readonly toolkit: AiToolkit.WithHandler<Record<string, AnyTool>>
+  /** The MCP tools, as the agent's extension would register them. */
+  readonly tools: ReadonlyArray<McpTool.McpTool>
+  /**
+   * What the agent's extension adds to the system message: where the servers are configured, how their tools
+   * are named, which servers are unavailable and why.
+   */
+  readonly system: string
+  /** The servers left out, and why. */
+  readonly unavailable: ReadonlyArray<Session.Unavailable>
+  /**
+   * The toolkit now, on the same connections: a server's tool list that is still cached is reused (no round
+   * trip), one that expired or announced a change (`notifications/tools/list_changed`) is listed again.
+   */
+  readonly refresh: Effect.Effect<McpToolkit, McpConfigError>
+}
+
+// The parameters schema carries the server's JSON Schema to the provider unchanged (`Tool.getJsonSchema`
+// returns the `jsonSchema` annotation), and decoding a call's arguments accepts any JSON object.
+const Parameters = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+const reasonOf = (error: Tool.ToolError): McpToolFailure["reason"] =>
+  error.type === "Unavailable" || error.type === "TimeoutError" || error.type === "RemoteError" ? error.type : "ToolError"
+
+/**
+ * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns
+ * their tools as a toolkit. Connections live in the current `Scope`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {}
+): Effect.Effect<
+  McpToolkit,
+  McpConfigError,
+  McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory | Scope.Scope
+> =>
+  Effect.gen(function*() {
+    const configuration = yield* McpServers.McpServers
+    const cache = yield* McpToolCache.McpToolCache
+    const factory = yield* McpClientFactory.McpClientFactory
+    const scope = yield* Effect.scope
+    const settings = Session.settings(options)
+    const connections = yield* McpConnections.make({
+      source: McpConnections.direct(Session.watched(factory, cache, settings)),
+      scope
+    })
+    const resolve = Session.resolver(settings, (resolved) => resolved)
+    // a server's sampling requests during a call are counted against this toolkit's conversation
+    const serverRequests = Context.make(McpSampling.RequestCounter, McpSampling.counter()) as Context.Context<never>
+
+    const current: Effect.Effect<McpToolkit, McpConfigError> = Effect.gen(function*() {
+      const snapshot = yield* configuration.current
+      const unavailable: Array<Session.Unavailable> = []
+      const listed = yield* Session.discoverAll(
+        settings,
+        cache,
+        connections,
+        resolve(snapshot),
+        unavailable,
+        (entry, tools) =>
+          tools.filter((tool) => Session.allows(settings, entry.server, tool)).map((tool) => ({ entry, tool }))
+      )
+      const tools: Record<string, AnyTool> = {}
+      const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>> = {}
+      const kept: Array<McpTool.McpTool> = []
+      for (const { entry, tool } of listed) {
+        // the first of two tools with one name wins, as in the agent's registry
+        if (Object.hasOwn(tools, tool.name)) {
+          yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+            Effect.annotateLogs("tool", tool.name)
+          )
+          continue
+        }
+        kept.push(tool)
+        tools[tool.name] = AiTool.make(tool.name, {
+          description: tool.description,
+          success: Schema.Unknown,
+          failure: McpToolFailure,
+          failureMode: "return"
+        }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
+        handlers[tool.name] = (params) =>
+          Effect.mapError(
+            Session.callTool(settings, connections, entry, tool, params, serverRequests),
+            (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
+          )
+      }
+      const toolkit = AiToolkit.make(...Object.values(tools)) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
+      const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(handlers as never))
+      return {
+        toolkit: withHandler,
+        tools: kept,
+        system: Session.describe(settings, snapshot, unavailable, () => false),
+        unavailable,
+        refresh: current
+      }
+    })
+    return yield* current
+  })
