@@ -9,7 +9,9 @@ import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServers, McpToolCache } from "@zett/mcp"
+import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Fake from "@zett/testing/FakeProvider"
 import * as Faults from "@zett/testing/Faults"
@@ -170,4 +172,41 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
       )
       assert.isTrue(Fs.existsSync(record))
     }), 60_000)
+
+  it.live("refresh lists again a server that announced a change, on the conversation's open connection", () =>
+    Effect.gen(function*() {
+      let created = 0
+      const shop = () => {
+        created++
+        const server = new SdkMcpServer({ name: "shop", version: "1.0.0" })
+        const old = server.registerTool("old", { description: "the old tool" }, async () => ({ content: [{ type: "text", text: "old" }] }))
+        server.registerTool("rotate", { description: "replaces old with fresh" }, async () => {
+          // the SDK server announces each change with notifications/tools/list_changed
+          old.remove()
+          server.registerTool("fresh", { description: "the fresh tool" }, async () => ({ content: [{ type: "text", text: "fresh" }] }))
+          return { content: [{ type: "text", text: "rotated" }] }
+        })
+        return server
+      }
+      yield* Effect.scoped(Effect.gen(function*() {
+        const before = yield* McpToolkit.make()
+        assert.deepStrictEqual(Object.keys(before.toolkit.tools), ["shop__old", "shop__rotate"])
+        const fresh = yield* before.refresh
+        assert.deepStrictEqual(Object.keys(fresh.toolkit.tools), ["shop__old", "shop__rotate"], "nothing changed yet")
+        const { result } = yield* before.toolkit.handle("shop__rotate", {})
+        assert.deepStrictEqual(result, [{ type: "text", text: "rotated" }])
+        // the announcement drops the cached list in a fiber of its own: the next refreshes see it
+        let after = yield* before.refresh
+        for (let i = 0; i < 20 && Object.keys(after.toolkit.tools).includes("shop__old"); i++) {
+          yield* Effect.sleep("5 millis")
+          after = yield* after.refresh
+        }
+        assert.deepStrictEqual(Object.keys(after.toolkit.tools), ["shop__rotate", "shop__fresh"])
+        assert.deepStrictEqual((yield* after.toolkit.handle("shop__fresh", {})).result, [{ type: "text", text: "fresh" }])
+        assert.strictEqual(created, 1, "one connection for the whole conversation")
+      })).pipe(
+        Effect.provide(McpServers.layer([McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })])),
+        Effect.provide(Layer.mergeAll(NodeMcpClientFactory.layerInMemory({ shop }), McpToolCache.layerMemory({ ttl: "1 hour" })))
+      )
+    }))
 })
