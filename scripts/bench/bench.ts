@@ -1,6 +1,7 @@
 // `npm run bench` (and `npm run bench:quick`): installs the peer libraries if needed, bundles the lane,
 // runs every measurement in a fresh `node --expose-gc` process (repeats interleaved, library order rotated),
-// then writes docs/benchmarks.md and docs/benchmarks.json (quick mode: bench-results/quick.{md,json}) and
+// then writes docs/benchmarks.md and docs/benchmarks.json (quick mode: bench-results/quick.{md,json}; a run of some
+// cases, `--only=...`: bench-results/only-<cases>.{md,json}) and
 // prints the tables. Quick mode runs small counts and fails if any lane fails.
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -134,6 +135,16 @@ const plan: Record<string, () => Array<Job>> = {
         args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
         timeoutMs: 180_000
       }))),
+  // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
+  // each also as the toolkit's handle alone, and the raw SDK call: 5 rounds, interleaved, 500 after 200 warm-up each
+  toolkit: () =>
+    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-local"], (lib) =>
+      ["stdio", "http"].flatMap((transport) =>
+        (lib === "raw" ? ["call"] : ["step", "handle"]).map((variant) => ({
+          args: { case: "toolkit", lib, transport, variant, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
+          timeoutMs: 180_000
+        }))
+      )),
   large: () =>
     rounds(quick ? 1 : light ? 2 : 3, libs, (lib) =>
       (quick ? [50] : [1000, 10]).map((k) => ({ args: { case: "large", lib, k }, timeoutMs: 120_000 }))),
@@ -232,9 +243,11 @@ const meta = {
   durationSeconds: Math.round((Date.now() - started) / 1000)
 }
 const markdown = report(results, meta, profiles)
-const outDir = quick || light ? join(rootDir, "bench-results") : join(rootDir, "docs")
+// a run of some cases (`--only`) does not replace the whole report in docs/
+const partial = only !== undefined
+const outDir = quick || light || partial ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
-const name = quick ? "quick" : light ? "light" : "benchmarks"
+const name = quick ? "quick" : light ? "light" : partial ? `only-${cases.join("-")}` : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(
   join(outDir, `${name}.json`),

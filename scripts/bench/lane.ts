@@ -227,6 +227,59 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     }
   },
 
+  /**
+   * Case 10: one warm `LanguageModel.generateText` step in which the model calls the echo tool. `zett-toolkit`:
+   * through McpToolkit; `ai-local`: a local @effect/ai tool that answers at once (@effect/ai's own part of a
+   * step); `raw`: the raw SDK's `callTool`, the baseline of the toolkit's part (`zett-toolkit` - `ai-local`).
+   */
+  toolkit: async () => {
+    const transport = flags.transport ?? "stdio"
+    const n = num("calls", 500)
+    const warmup = num("warmup", 200)
+    const probe = makeProbe()
+    const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
+    const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+    const measure = async (label: string, ok: boolean, time: (n: number) => Promise<Array<number>>, close: () => Promise<void>) => {
+      await time(warmup)
+      const start = performance.now()
+      const samples = await time(n)
+      const totalMs = performance.now() - start
+      await close()
+      http?.stop()
+      return {
+        label,
+        transport,
+        calls: n,
+        warmup,
+        variant: lib === "raw" ? undefined : flags.variant ?? "step",
+        timed: lib === "raw"
+          ? "the raw SDK's callTool, in a loop"
+          : flags.variant === "handle"
+          ? "the toolkit's handle for one tool call (what generateText runs per call), in a loop in one fiber"
+          : "one generateText step with one tool call, in a loop in one fiber",
+        meanMs: totalMs / n,
+        medianMs: median(samples),
+        p99Ms: quantile(samples, 0.99),
+        ok
+      }
+    }
+    if (lib === "raw") {
+      const { adapter, lib: loaded } = await loadAdapter()
+      const session = await adapter.open(loaded, servers)
+      const ok = textOk(await session.echo("toolkit-ok"), "toolkit-ok")
+      return measure(adapter.label, ok, (count) => timeCalls(session, count), () => session.close())
+    }
+    const { localLane, toolkitLane } = await import("./toolkit.js")
+    const stepLane = lib === "zett-toolkit" ? await toolkitLane(servers) : await localLane(servers)
+    const handle = flags.variant === "handle"
+    return measure(
+      handle ? `${stepLane.label}: toolkit.handle alone` : stepLane.label,
+      await stepLane.step(),
+      handle ? stepLane.timeHandles : stepLane.timeSteps,
+      stepLane.close
+    )
+  },
+
   /** Case 4: one stdio server with K tools: open time, client CPU and heap kept while the session lives. */
   large: async () => {
     const k = num("k", 1000)

@@ -16,11 +16,13 @@ import * as Duration from "effect/Duration"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as HashMap from "effect/HashMap"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
@@ -346,6 +348,44 @@ describe("McpClient, exactly", () => {
     assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: undefined }), { content: [{ type: "text", text: "null" }] })
     assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: [1] }), { content: [{ type: "text", text: "[1]" }] })
   })
+
+  it.scoped("a client made from only the tool requests fails every other request as Unsupported, and sends no notification", () =>
+    Effect.gen(function*() {
+      const client = McpClient.make({
+        server: "bare",
+        listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
+        callTool: () => Effect.succeed({ content: [] })
+      })
+      const error = yield* Effect.flip(client.request("resources/list"))
+      assert.deepStrictEqual([error._tag, error.server, error.method, error.reason, error.description], [
+        "McpRequestError",
+        "bare",
+        "resources/list",
+        "Unsupported",
+        "this MCP client does not implement requests other than tools"
+      ])
+      const queue = yield* client.notifications
+      assert.isTrue(yield* Queue.isShutdown(queue), "the notification queue has ended")
+    }))
+
+  it.effect("callWithin without a driver's own passes the call's progress listener and context on, with or without a timeout", () =>
+    Effect.gen(function*() {
+      const seen: Array<McpClient.CallOptions | undefined> = []
+      const client = McpClient.make({
+        server: "s",
+        listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
+        callTool: (_name, _args, options) => Effect.sync(() => (seen.push(options), { content: [] }))
+      })
+      const onProgress = () => {}
+      const context = Context.empty() as Context.Context<never>
+      const limits = { server: "s", resetOnProgress: false, maxTimeout: Option.none(), onProgress, context }
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.none() })
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.some(Duration.seconds(5)) })
+      assert.deepStrictEqual(seen.map((options) => [options?.onProgress === onProgress, options?.context === context]), [
+        [true, true],
+        [true, true]
+      ])
+    }))
 
   it("clipName shows at most 80 characters of a name, and (unnamed) for a name that is no string", () => {
     assert.strictEqual(McpClient.clipName("x".repeat(80)), "x".repeat(80))
