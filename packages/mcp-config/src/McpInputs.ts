@@ -11,7 +11,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 /**
@@ -40,11 +39,36 @@ export {
 
 /**
  * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly get: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+}
+
+/**
+ * The default: nobody can be asked, so every input fails, naming itself (reason `Unavailable`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const unavailable: Service = {
+  get: (input) =>
+    new InputError({
+      id: input.id,
+      reason: "Unavailable",
+      description: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
+    })
+}
+
+/**
+ * Who answers a file's `${input:ID}`: `unavailable` unless one is provided (`layer`, `layerValues`).
+ *
+ * @since 0.1.0
  * @category tags
  */
-export class McpInputs extends Context.Tag("@zett/mcp/McpInputs")<McpInputs, {
-  readonly get: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
-}>() {}
+export class McpInputs extends Context.Reference<McpInputs>()("@zett/mcp/McpInputs", {
+  defaultValue: (): Service => unavailable
+}) {}
 
 /**
  * The service over `ask`, which is called once per input id: the value is kept for the life of the service
@@ -96,27 +120,9 @@ export const layerValues = (values: Readonly<Record<string, string | Redacted.Re
   })
 
 /**
- * What is used when no `McpInputs` is in context: every input fails, naming itself.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const unavailable: McpInputs["Type"] = McpInputs.of({
-  get: (input) =>
-    new InputError({
-      id: input.id,
-      reason: "Unavailable",
-      description: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
-    })
-})
-
-/**
- * The `McpInputs` in context, or `unavailable`.
+ * The `McpInputs` in context (`unavailable` unless one is provided).
  *
  * @since 0.1.0
  * @category accessors
  */
-export const current: Effect.Effect<McpInputs["Type"]> = Effect.map(
-  Effect.serviceOption(McpInputs),
-  Option.getOrElse(() => unavailable)
-)
+export const current: Effect.Effect<McpInputs["Type"]> = McpInputs

@@ -10,7 +10,6 @@ import { McpInputs } from "@zett/mcp-config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 const ask = (environment: Context.Context<Prompt.Prompt.Environment>) => (input: McpInputs.Input) =>
@@ -37,9 +36,9 @@ export const layer: Layer.Layer<McpInputs.McpInputs, never, Prompt.Prompt.Enviro
   Effect.flatMap(Effect.context<Prompt.Prompt.Environment>(), (environment) => McpInputs.make(ask(environment)))
 )
 
-/** Provides the terminal prompt unless an `McpInputs` is in context already. */
+/** Provides the terminal prompt unless an `McpInputs` other than the default is in context already. */
 export const provide = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Prompt.Prompt.Environment> =>
   Effect.flatMap(
-    Effect.serviceOption(McpInputs.McpInputs),
-    (given): Effect.Effect<A, E, R | Prompt.Prompt.Environment> => Option.isSome(given) ? self : Effect.provide(self, layer)
+    McpInputs.McpInputs,
+    (given): Effect.Effect<A, E, R | Prompt.Prompt.Environment> => given !== McpInputs.unavailable ? self : Effect.provide(self, layer)
   )
