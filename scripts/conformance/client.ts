@@ -1,0 +1,75 @@
+/**
+ * The client the conformance suite tests: Zett's public API only. The harness appends the server URL and sets
+ * `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_CONTEXT` (JSON: for example `toolCalls`, the calls to make) and,
+ * with `--spec-version`, `MCP_CONFORMANCE_PROTOCOL_VERSION`.
+ *
+ * What it does, as an app would: connect through `NodeMcpClientFactory` (an elicitation handler that accepts a
+ * form with its defaults), list every tool as the agent's extension does (`McpClient.discover`: names, cleaned
+ * schemas), then make the context's calls, or call every tool with a value for each required argument, as a model
+ * would (and `json_schema_echo` with the other tool's schema as the model is given it).
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpClient, McpClientFactory, McpElicitation, McpServerConfig, type McpTool } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+const url = process.argv.at(-1)!
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments?: Record<string, unknown> }>
+}
+
+// a form is accepted with the defaults its schema gives (what a user who presses enter sends)
+const elicitation = McpElicitation.layer((request) =>
+  Effect.succeed(
+    request._tag === "Url"
+      ? { action: "decline" as const }
+      : {
+        action: "accept" as const,
+        content: McpElicitation.applyDefaults(request.requestedSchema, {}) as Record<string, McpElicitation.Value>
+      }
+  )
+)
+
+/** Arguments a model might give: a value of its type for every required property. */
+const argumentsFor = (schema: McpTool.JsonSchema): Record<string, unknown> => {
+  const properties = (schema.properties ?? {}) as Record<string, { readonly type?: unknown }>
+  const required = Array.isArray(schema.required) ? (schema.required as Array<string>) : []
+  const sample = (type: unknown): unknown =>
+    type === "number" || type === "integer" ? 2 : type === "boolean" ? true : type === "array" ? [] : type === "object" ? {} : "x"
+  return Object.fromEntries(required.map((name) => [name, sample(properties[name]?.type)]))
+}
+
+const program = Effect.scoped(Effect.gen(function*() {
+  const factory = yield* McpClientFactory.McpClientFactory
+  const server = McpServerConfig.http({ name: "conformance", url })
+  const client = yield* factory.connect(server)
+  const tools = yield* McpClient.discover(client, { namespace: false })
+  yield* Console.error(`listed ${tools.length} tools: ${tools.map((tool) => tool.name).join(", ")}`)
+  // the schema echo of json-schema-2020-12-preservation gets the other tool's schema as the model is given it
+  const echo = (name: string) => {
+    const focal = tools.find((tool) => tool.remoteName !== name)
+    return { schema: focal?.parameters ?? {} }
+  }
+  const calls = context.toolCalls ?? tools.map((tool) => ({
+    name: tool.remoteName,
+    arguments: tool.remoteName === "json_schema_echo" ? echo(tool.remoteName) : argumentsFor(tool.parameters)
+  }))
+  for (const call of calls) {
+    const result = yield* Effect.either(client.callTool(call.name, call.arguments ?? {}))
+    yield* Console.error(`${call.name}: ${result._tag === "Right" ? "ok" : result.left.message}`)
+  }
+}))
+
+program.pipe(
+  Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provide(elicitation))),
+  Effect.provide(NodeContext.layer),
+  Effect.runPromise
+).then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`${String(error)}\n`)
+    process.exit(1)
+  }
+)
