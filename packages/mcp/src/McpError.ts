@@ -68,7 +68,9 @@ export class McpConfigError extends Schema.TaggedError<McpConfigError>("@zett/mc
  * said `Unauthorized`, the `Network` failed (refused, reset, no such host), the server's answers broke the
  * `Protocol` (an error for `initialize`, invalid JSON or messages), or the connection `Closed` before
  * initialize finished. `NeedsAuthorization`: the server wants an OAuth login, and nothing waits for a browser
- * here. `Unknown`: any other failure.
+ * here. The server refused the protocol revision asked for (`ProtocolVersion`, JSON-RPC `-32022`: the description
+ * names the revisions it speaks), a client capability it needs was not declared (`ClientCapability`, `-32021`), or
+ * the request's headers and body disagreed (`HeaderMismatch`, `-32020`). `Unknown`: any other failure.
  *
  * @since 0.1.0
  * @category models
@@ -81,6 +83,9 @@ export const ConnectFailure = Schema.Literal(
   "NeedsAuthorization",
   "Network",
   "Protocol",
+  "ProtocolVersion",
+  "ClientCapability",
+  "HeaderMismatch",
   "Closed",
   "Unknown"
 )

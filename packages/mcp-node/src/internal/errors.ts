@@ -52,6 +52,63 @@ const defined = <A extends Record<string, unknown>>(fields: A): { [K in keyof A]
   return out as { [K in keyof A]?: Exclude<A[K], undefined> }
 }
 
+/**
+ * The errors of the 2026-07-28 revision's negotiation, read from the JSON-RPC error's `code` and `data`: what a
+ * person can act on, with no remote text but the revisions and capability names (checked for their shape).
+ */
+const revisionCodes: Readonly<Record<number, ConnectFailure>> = {
+  [-32020]: "HeaderMismatch",
+  [-32021]: "ClientCapability",
+  [-32022]: "ProtocolVersion"
+}
+const revisionPattern = /^\d{4}-\d{2}-\d{2}$/
+const namePattern = /^[A-Za-z0-9_.:/-]{1,64}$/
+
+const revisionError = (code: number, data: unknown): { readonly description: string; readonly connect: ConnectFailure } | undefined => {
+  const connect = revisionCodes[code]
+  if (connect === undefined) return undefined
+  const field = (key: string): unknown => (Predicate.isRecord(data) ? data[key] : undefined)
+  if (connect === "ProtocolVersion") {
+    const supported = Array.isArray(field("supported"))
+      ? (field("supported") as Array<unknown>).filter((v): v is string => typeof v === "string" && revisionPattern.test(v))
+      : []
+    const requested = field("requested")
+    const asked = typeof requested === "string" && revisionPattern.test(requested) ? requested : "a revision it does not speak"
+    return {
+      connect,
+      description: supported.length === 0
+        ? `the server does not support protocol ${asked}`
+        : `the server supports only protocol ${supported.join(", ")}, and this client asked for ${asked}`
+    }
+  }
+  if (connect === "ClientCapability") {
+    const required = field("requiredCapabilities")
+    const names = (Array.isArray(required) ? required : Predicate.isRecord(required) ? Object.keys(required) : [])
+      .filter((v): v is string => typeof v === "string" && namePattern.test(v))
+    return {
+      connect,
+      description: names.length === 0
+        ? "the server needs a client capability this client did not declare"
+        : `the server needs the client ${names.length === 1 ? "capability" : "capabilities"} ${names.join(", ")}`
+    }
+  }
+  return { connect, description: "the server refused the request: its MCP headers and its body disagree (header mismatch)" }
+}
+
+/** The JSON-RPC error in the body of an HTTP error the SDK reports as `Error POSTing to endpoint: <body>`. */
+const bodyError = (message: string): { readonly code: number; readonly data: unknown } | undefined => {
+  const at = message.indexOf("{")
+  // a body is read only when it is small: a JSON-RPC error of the revision's negotiation is
+  if (at === -1 || message.length - at > 4_096) return undefined
+  try {
+    const body: unknown = JSON.parse(message.slice(at))
+    const error = Predicate.isRecord(body) ? body.error : undefined
+    return Predicate.isRecord(error) && typeof error.code === "number" ? { code: error.code, data: error.data } : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
 
 /**
@@ -76,6 +133,10 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
         keep: false
       }
     }
+    const revision = revisionError(cause.code, cause.data)
+    if (revision !== undefined) {
+      return { description: revision.description, code: cause.code, connect: revision.connect, request: "Remote", keep: false }
+    }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
     const closed = cause.code === ErrorCode.ConnectionClosed
     return {
@@ -88,10 +149,24 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   }
   if (cause instanceof StreamableHTTPError) {
     const status = cause.code
+    const statusText = status === undefined || status < 100
+      ? "unexpected HTTP response"
+      : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`
+    // a modern server refuses a request of another revision with 400 and a JSON-RPC error in the body
+    const inBody = status === 400 ? bodyError(cause.message) : undefined
+    const revision = inBody === undefined ? undefined : revisionError(inBody.code, inBody.data)
+    if (revision !== undefined) {
+      return {
+        description: `${statusText}: ${revision.description}`,
+        code: inBody!.code,
+        httpStatus: status!,
+        connect: revision.connect,
+        request: "Remote",
+        keep: false
+      }
+    }
     return {
-      description: status === undefined || status < 100
-        ? "unexpected HTTP response"
-        : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`,
+      description: statusText,
       ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
       connect: status === 401 ? "Unauthorized" : "Http",
       request: status === 401 ? "Unauthorized" : "Transport",

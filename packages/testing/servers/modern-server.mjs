@@ -1,0 +1,139 @@
+// An MCP server on SDK v2 (`@modelcontextprotocol/server` 2.x) that serves the 2026-07-28 revision and, unless
+// `--legacy=reject`, the 2025 revisions too (a dual-era server): over stdio (`serveStdio`) or, with `--http`,
+// over Streamable HTTP (`createMcpHandler` behind node:http on 127.0.0.1, `--port=0` for any; it prints
+// `listening on <url>` once it listens).
+//
+// With `--record=<file>` it appends one JSON line per message it receives: `{"event":"message","method","id",
+// "meta":[keys of params._meta],"protocolVersion","headers":{mcp-*}}` (headers over HTTP), and `{"event":"ready"}`
+// with its pid at start. Tools: `echo` (text), `wait` (until cancelled; records `wait-cancelled`), `confirm`
+// (asks for a confirmation: an embedded elicitation on the modern era, a server request on the legacy one),
+// `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes).
+import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
+import { serveStdio } from "@modelcontextprotocol/server/stdio"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as z from "zod/v4"
+
+const option = (name, fallback) => {
+  const prefix = `--${name}=`
+  const found = process.argv.find((arg) => arg.startsWith(prefix))
+  return found === undefined ? fallback : found.slice(prefix.length)
+}
+const flag = (name) => process.argv.includes(`--${name}`)
+const name = option("name", "modern")
+const legacy = option("legacy", "serve")
+const recordFile = option("record", undefined)
+const record = (event, fields = {}) => {
+  if (recordFile !== undefined) Fs.appendFileSync(recordFile, `${JSON.stringify({ event, pid: process.pid, ...fields })}\n`)
+}
+
+const grown = new Set()
+const makeServer = () => {
+  const server = new McpServer({ name, version: "2.0.0" }, { capabilities: { tools: { listChanged: true } } })
+  server.registerTool("echo", { description: "echoes its text", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+    content: [{ type: "text", text: `${name} echo: ${text}` }]
+  }))
+  server.registerTool("wait", { description: "blocks until cancelled", inputSchema: z.object({}) }, async (_args, ctx) => {
+    record("wait-started")
+    await new Promise((resolve) => ctx.mcpReq.signal.addEventListener("abort", resolve, { once: true }))
+    record("wait-cancelled")
+    return { content: [{ type: "text", text: "cancelled" }] }
+  })
+  const Confirmation = z.object({ confirm: z.boolean() })
+  server.registerTool("confirm", { description: "asks the user to confirm", inputSchema: z.object({}) }, async (_args, ctx) => {
+    const responses = ctx.mcpReq.inputResponses
+    const answer = responses?.confirm
+    if (answer === undefined) {
+      return inputRequired({
+        inputRequests: { confirm: inputRequired.elicit({ message: "Go ahead?", requestedSchema: Confirmation }) },
+        requestState: "state-1"
+      })
+    }
+    return { content: [{ type: "text", text: `answer: ${JSON.stringify(answer)}` }] }
+  })
+  server.registerTool(
+    "region",
+    {
+      description: "a tool with an argument mirrored into a header",
+      inputSchema: z.object({ region: z.string().meta({ "x-mcp-header": "Region" }) })
+    },
+    async (args) => ({ content: [{ type: "text", text: `region ${args.region}` }] })
+  )
+  server.registerTool("grow", { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) }, async ({ tool }) => {
+    grown.add(tool)
+    server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
+    return { content: [{ type: "text", text: `grew ${tool}` }] }
+  })
+  for (const tool of grown) {
+    server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
+  }
+  return server
+}
+
+const recordMessage = (message, headers = {}) => {
+  if (recordFile === undefined || message === null || typeof message !== "object") return
+  const meta = message.params?._meta
+  record("message", {
+    method: message.method,
+    id: message.id,
+    meta: meta === undefined ? [] : Object.keys(meta),
+    protocolVersion: meta?.["io.modelcontextprotocol/protocolVersion"],
+    headers: Object.fromEntries(Object.entries(headers).filter(([key]) => key.startsWith("mcp-")))
+  })
+}
+
+if (!flag("http")) {
+  // every message from the client passes the recorder first
+  process.stdin.on("data", (chunk) => {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (line.trim() === "") continue
+      try {
+        recordMessage(JSON.parse(line))
+      } catch {
+        // a partial line: the transport reassembles it
+      }
+    }
+  })
+  serveStdio(makeServer, { legacy })
+  record("ready")
+} else {
+  const handler = createMcpHandler(makeServer, { legacy: legacy === "reject" ? "reject" : "stateless" })
+  const server = Http.createServer(async (req, res) => {
+    const chunks = []
+    for await (const chunk of req) chunks.push(chunk)
+    const body = Buffer.concat(chunks)
+    if (body.length > 0) {
+      try {
+        recordMessage(JSON.parse(body.toString("utf8")), req.headers)
+      } catch {
+        // not JSON: the handler answers it
+      }
+    }
+    const headers = new Headers()
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (typeof value === "string") headers.set(key, value)
+      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
+    }
+    const abort = new AbortController()
+    res.on("close", () => abort.abort())
+    const response = await handler.fetch(new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method,
+      headers,
+      body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
+      signal: abort.signal
+    }))
+    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
+    if (response.body === null) return res.end()
+    try {
+      for await (const chunk of response.body) res.write(chunk)
+    } catch {
+      // the client went away
+    }
+    res.end()
+  })
+  server.listen(Number(option("port", "0")), "127.0.0.1", () => {
+    const { port } = server.address()
+    record("ready")
+    process.stdout.write(`listening on http://127.0.0.1:${port}/mcp\n`)
+  })
+}

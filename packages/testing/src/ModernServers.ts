@@ -1,0 +1,50 @@
+/**
+ * MCP servers of the 2026-07-28 revision, written on SDK v2 (servers/modern-server.mjs): dual-era (they also
+ * serve 2025 clients) or modern-only (`legacy: "reject"`), over stdio or Streamable HTTP, with a record of every
+ * message they received (method, `_meta` keys, the protocol version, the `Mcp-*` headers over HTTP).
+ */
+import { McpServerConfig } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Processes from "./Processes.js"
+
+export const script = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "servers", "modern-server.mjs")
+
+export type Era = "dual" | "modern-only"
+
+export interface RecordEntry {
+  readonly event: "ready" | "message" | "wait-started" | "wait-cancelled"
+  readonly pid: number
+  readonly method?: string
+  readonly id?: string | number
+  readonly meta?: ReadonlyArray<string>
+  readonly protocolVersion?: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** What the servers wrote to a record file, in order. */
+export const readRecord = (file: string): Array<RecordEntry> =>
+  Fs.existsSync(file)
+    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as RecordEntry)
+    : []
+
+const args = (name: string, era: Era, record: string) => [
+  script,
+  `--name=${name}`,
+  `--legacy=${era === "dual" ? "serve" : "reject"}`,
+  `--record=${record}`
+]
+
+/** A stdio server definition; its process records into `record`. */
+export const stdio = (name: string, era: Era, record: string): McpServerConfig.McpStdioServer =>
+  McpServerConfig.stdio({ name, command: process.execPath, args: args(name, era, record) })
+
+/** A Streamable HTTP server for the length of the scope, recording into `record`; its definition. */
+export const http = (name: string, era: Era, record: string): Effect.Effect<McpServerConfig.McpHttpServer, Error, Scope.Scope> =>
+  Effect.map(
+    Processes.spawnScoped({ command: process.execPath, args: [...args(name, era, record), "--http"], ready: /listening on (\S+)/ }),
+    (p) => McpServerConfig.http({ name, url: /listening on (\S+)/.exec(p.output())![1]! })
+  )
