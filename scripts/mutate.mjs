@@ -32,6 +32,8 @@ const scope = {
     "packages/mcp/src/McpToolCache.ts",
     "packages/mcp/src/McpConnections.ts",
     "packages/mcp/src/McpExtension.ts",
+    "packages/mcp/src/internal/session.ts",
+    "packages/mcp/src/McpToolkit.ts",
     "packages/mcp/src/McpClient.ts"
   ]
 }
@@ -60,6 +62,7 @@ const tests = {
     "packages/mcp/test/McpExtension.test.ts",
     "packages/mcp/test/McpExtension.observed.test.ts",
     "packages/mcp/test/McpExtension.features.test.ts",
+    "packages/mcp/test/McpToolkit.test.ts",
     "packages/mcp/test/McpClient.test.ts",
     "packages/mcp/test/McpServerConfig.test.ts",
     // the MCP features (progress, list changes, resources as tools, server requests) through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
