@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Scrubber } from "@zett/agent"
+import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as fc from "fast-check"
 
@@ -253,5 +254,53 @@ describe("Scrubber", () => {
         }),
       { numRuns: 500 }
     )
+  })
+})
+
+describe("Scrubber.urlSecrets", () => {
+  it("the parts of a URL's user info, as written and decoded, and the values of credential-like query parameters", () => {
+    assert.deepStrictEqual(
+      Scrubber.urlSecrets("https://al%40ice:p%40ss@example.com/mcp?api_key=k1&page=2&token=t1&sig=&Session=s1"),
+      ["al%40ice", "al@ice", "p%40ss", "p@ss", "k1", "t1", "s1"]
+    )
+  })
+
+  it("a URL without credentials has none, and text that is no URL has none", () => {
+    assert.deepStrictEqual(Scrubber.urlSecrets("https://example.com/mcp?page=2&q=token"), [])
+    assert.deepStrictEqual(Scrubber.urlSecrets("https://user@example.com/"), ["user", "user"])
+    assert.deepStrictEqual(Scrubber.urlSecrets("not a url"), [])
+  })
+})
+
+describe("Scrubber.makeSecrets", () => {
+  it("a scrubber extended with the held secrets finds a secret added after it was made, and keeps its own", () => {
+    const held = Scrubber.makeSecrets()
+    const scrubber = held.extend(Scrubber.make(["own-secret-1"]))
+    assert.isFalse(scrubber.isEmpty)
+    assert.strictEqual(scrubber.scrub("own-secret-1 later-token-2"), "<redacted> later-token-2")
+    held.add(["later-token-2", Redacted.make("redacted-token-3")])
+    assert.strictEqual(scrubber.scrub("own-secret-1 later-token-2 redacted-token-3"), "<redacted> <redacted> <redacted>")
+    assert.strictEqual(scrubber.scrubTruncated("x later-tok"), "x <redacted>")
+    assert.deepStrictEqual(scrubber.scrubDeep({ a: ["later-token-2"] }), { a: ["<redacted>"] })
+  })
+
+  it("values shorter than the minimum are not held; a value added twice is held once", () => {
+    const held = Scrubber.makeSecrets()
+    assert.isTrue(held.scrubber.isEmpty)
+    held.add(["abc"])
+    assert.isTrue(held.scrubber.isEmpty, "three characters are too short to hold")
+    held.add(["abcd", "abcd"])
+    assert.isFalse(held.scrubber.isEmpty)
+    assert.strictEqual(held.scrubber.scrub("abcd abc"), "<redacted> abc")
+  })
+
+  it("two sets of held secrets are apart; HeldSecrets is one set for the process unless one is provided", () => {
+    const a = Scrubber.makeSecrets()
+    const b = Scrubber.makeSecrets()
+    a.add(["only-in-a-1"])
+    assert.strictEqual(b.scrubber.scrub("only-in-a-1"), "only-in-a-1")
+    assert.strictEqual(a.scrubber.scrub("only-in-a-1"), "<redacted>")
+    assert.strictEqual(Effect.runSync(Scrubber.HeldSecrets), Effect.runSync(Scrubber.HeldSecrets))
+    assert.strictEqual(Effect.runSync(Effect.provideService(Scrubber.HeldSecrets, Scrubber.HeldSecrets, a)), a)
   })
 })
