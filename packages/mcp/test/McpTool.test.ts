@@ -646,6 +646,28 @@ describe("McpToolResult.describeFailure", () => {
     assert.strictEqual(line(), "the server failed to run the tool")
   })
 
+  it("D8 a response that never arrived is described in Zett's own words by the default and the generic policy", () => {
+    const own = (reason: "StreamClosed" | "MessageTooLarge" | "Unsupported" | "Remote", description: string) =>
+      McpToolResult.RemoteFailure.RequestError({
+        error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason, description })
+      })
+    for (const policy of [McpToolResult.ErrorTextPolicy.toolText, McpToolResult.ErrorTextPolicy.generic]) {
+      assert.strictEqual(
+        McpToolResult.describeFailure(own("StreamClosed", "the server closed the response stream"), policy),
+        "the server failed to run the tool (the server closed the response stream)"
+      )
+      assert.strictEqual(
+        McpToolResult.describeFailure(own("MessageTooLarge", "the response is over 8 MiB"), policy),
+        "the server failed to run the tool (the response is over 8 MiB)"
+      )
+      assert.strictEqual(
+        McpToolResult.describeFailure(own("Unsupported", "not implemented here"), policy),
+        "the server failed to run the tool (not implemented here)"
+      )
+      assert.strictEqual(McpToolResult.describeFailure(own("Remote", "remote secret text"), policy), "the server failed to run the tool")
+    }
+  })
+
   it("D8 the generic policy shows one fixed line for request errors", () => {
     assert.strictEqual(
       pipe(failure, McpToolResult.describeFailure(McpToolResult.ErrorTextPolicy.generic)),

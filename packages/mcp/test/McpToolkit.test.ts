@@ -14,6 +14,7 @@ import { McpClientFactory } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
@@ -171,6 +172,48 @@ describe("McpToolkit", () => {
     }).pipe(Effect.scoped, Effect.provide(layer))
   })
 
+  it.effect("a server that cannot be reached when a cached tool is called is a failure result the model reads (Unavailable)", () => {
+    let reachable = true
+    const { factory } = fakeFactory({ s: { tools: [tool("x")] } })
+    const flaky = McpClientFactory.McpClientFactory.of({
+      connect: (server) =>
+        reachable
+          ? factory.connect(server)
+          : Effect.fail(new McpError.McpConnectError({ server: server.name, reason: "Network", description: "connection refused" }))
+    })
+    const model = scriptedModel([callStep("s__x", {})])
+    const layer = Layer.mergeAll(
+      McpServers.layer([http("s")]).pipe(Layer.orDie),
+      Layer.succeed(McpClientFactory.McpClientFactory, flaky),
+      McpToolCache.layerMemory({ ttl: "5 minutes" }),
+      model.layer
+    )
+    return Effect.gen(function*() {
+      yield* Effect.scoped(McpToolkit.make())
+      reachable = false
+      const response = yield* Effect.scoped(Effect.flatMap(McpToolkit.make(), turn))
+      const failure = response.toolResults[0]!.result as McpToolkit.McpToolFailure
+      assert.deepStrictEqual([response.toolResults[0]!.isFailure, failure.reason, failure.message], [
+        true,
+        "Unavailable",
+        "s: connection refused"
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("only the tools the server's includeTools and the toolFilter let through reach the provider; the system text names no resources", () => {
+    const { layer, seen } = layers({ a: { tools: [tool("keep"), tool("drop"), tool("hidden")] } }, [
+      McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a", excludeTools: ["hidden"] })
+    ], [textStep("ok")])
+    return Effect.gen(function*() {
+      const mcp = yield* McpToolkit.make({ toolFilter: (_server, t) => t.remoteName !== "drop" })
+      assert.deepStrictEqual(mcp.tools.map((t) => t.name), ["a__keep"])
+      yield* turn(mcp)
+      assert.deepStrictEqual(seen[0]!.tools.map((t) => t.name), ["a__keep"])
+      assert.notInclude(mcp.system, "Resources")
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  })
+
   it.effect("of two tools with one name the first server's wins, with a warning", () => {
     const logs: Array<string> = []
     const { layer, stats } = layers(
@@ -183,11 +226,15 @@ describe("McpToolkit", () => {
       assert.deepStrictEqual(Object.values(mcp.toolkit.tools).map((t) => t.description), ["from a"])
       yield* turn(mcp)
       assert.deepStrictEqual(stats.calls.map((c) => c.server), ["a"])
-      assert.isTrue(logs.some((line) => line.includes("same") && line.includes("already registered")))
+      assert.deepStrictEqual(logs, ["tool same is already registered; the later one is skipped (tool=same)"])
     }).pipe(
       Effect.scoped,
       Effect.provide(layer),
-      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logs.push(String(message)))))
+      Effect.provide(Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ annotations, message }) =>
+          void logs.push(`${String(message)} (${[...HashMap.toEntries(annotations)].map(([k, v]) => `${k}=${v}`).join(", ")})`))
+      ))
     )
   })
 
