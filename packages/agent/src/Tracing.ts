@@ -31,6 +31,36 @@ export const traced = (name: string | (() => string), options?: () => Tracer.Spa
  */
 export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, (tracer) => tracer !== builtinTracer)
 
+const hex32 = /^[0-9a-f]{32}$/
+const hex16 = /^[0-9a-f]{16}$/
+
+/**
+ * The W3C `traceparent` of a span (`00-<trace id>-<span id>-<flags>`), or `undefined` when its ids are not of
+ * the W3C shape (an external span of another kind of tracer).
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const traceparent = (span: Tracer.Span): string | undefined =>
+  hex32.test(span.traceId) && hex16.test(span.spanId) && !/^0+$/.test(span.traceId) && !/^0+$/.test(span.spanId)
+    ? `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+    : undefined
+
+/**
+ * Runs `f` with the current span's `traceparent` when a tracer is installed and a span is current, so that a
+ * request can carry it to the process it goes to; with Effect's built-in tracer, which exports nothing, `f` gets
+ * `undefined` at the cost of one check.
+ *
+ * @since 0.1.0
+ * @category tracing
+ */
+export const withTraceparent = <A, E, R>(f: (traceparent: string | undefined) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tracerWith((tracer) =>
+    tracer === builtinTracer
+      ? f(undefined)
+      : Effect.flatMap(Effect.option(Effect.currentSpan), (span) => f(span._tag === "Some" ? traceparent(span.value) : undefined))
+  )
+
 /**
  * `traced`, with attributes from the result added before the span ends (token usage, a tool's outcome).
  *

@@ -93,6 +93,12 @@ const toolCallAttributes = (client: Client, server: string, name: string) => ({
   "gen_ai.tool.name": name
 })
 
+// the W3C trace context of the request's span travels in `_meta` (a key the protocol reserves for it)
+const withTrace = <P extends Record<string, unknown>>(params: P, traceparent: string | undefined): P =>
+  traceparent === undefined
+    ? params
+    : { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), traceparent } }
+
 /**
  * Builds an `McpClient` from a connected SDK `Client`. Everything the server sends back (tool definitions,
  * results, error reasons) passes through `scrubber`, made from the server's header or environment values:
@@ -137,23 +143,26 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
   const callError = (cause: unknown) => Errors.requestError({ server, method: "tools/call", cause, scrubber })
 
   const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
-    Effect.tryPromise({
-      try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
-        const params = cursor === undefined ? undefined : { cursor }
-        const options = { signal, timeout: sdkTimeoutDisabled }
-        try {
-          const result = await client.listTools(params, options)
-          return { tools: scrubber.scrubDeep(result.tools), nextCursor: result.nextCursor, skipped: [] }
-        } catch (error) {
-          if (!isSchemaError(error)) throw error
-          // One malformed tool must not cost the server all of its tools: list again without the SDK's
-          // all-or-nothing validation, and keep the tools that pass it one by one.
-          const page = lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
-          return scrubber.scrubDeep(page)
-        }
-      },
-      catch: listError
-    }).pipe(
+    Tracing.withTraceparent((traceparent) =>
+      Effect.tryPromise({
+        try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
+          const given = cursor === undefined ? {} : { cursor }
+          const params = cursor === undefined && traceparent === undefined ? undefined : withTrace(given, traceparent)
+          const options = { signal, timeout: sdkTimeoutDisabled }
+          try {
+            const result = await client.listTools(params, options)
+            return { tools: scrubber.scrubDeep(result.tools), nextCursor: result.nextCursor, skipped: [] }
+          } catch (error) {
+            if (!isSchemaError(error)) throw error
+            // One malformed tool must not cost the server all of its tools: list again without the SDK's
+            // all-or-nothing validation, and keep the tools that pass it one by one.
+            const page = lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
+            return scrubber.scrubDeep(page)
+          }
+        },
+        catch: listError
+      })
+    ).pipe(
       Effect.tap(({ skipped }) =>
         Effect.forEach(skipped, (reason) =>
           Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
@@ -181,17 +190,19 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     args: Record<string, unknown>,
     options?: CallOptions | undefined
   ): Effect.Effect<CallToolResult, McpRequestError> =>
-    Effect.tryPromise({
-      try: async (signal) =>
-        scrubber.scrubDeep(normalizeResult(
-          await client.callTool({ name, arguments: args }, undefined, {
-            signal,
-            timeout: sdkTimeoutDisabled,
-            onprogress: progressOf(options?.onProgress)
-          })
-        )),
-      catch: callError
-    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+    Tracing.withTraceparent((traceparent) =>
+      Effect.tryPromise({
+        try: async (signal) =>
+          scrubber.scrubDeep(normalizeResult(
+            await client.callTool(withTrace({ name, arguments: args }, traceparent), undefined, {
+              signal,
+              timeout: sdkTimeoutDisabled,
+              onprogress: progressOf(options?.onProgress)
+            })
+          )),
+        catch: callError
+      })
+    ).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
       kind: "client",
       attributes: toolCallAttributes(client, server, name),
       captureStackTrace: false
@@ -208,7 +219,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     if (Option.isNone(limits.timeout)) return callTool(name, args, limits)
     const timeout = limits.timeout.value
     const clock = deadlines.clock
-    return Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
+    return Tracing.withTraceparent((traceparent) => Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
       const budget = callBudget(limits, timeout, clock.unsafeCurrentTimeMillis())
       let last = budget.start
       let done = false
@@ -231,7 +242,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       }
       const onProgress = limits.onProgress
       deadlines.add(entry)
-      client.callTool({ name, arguments: args }, undefined, {
+      client.callTool(withTrace({ name, arguments: args }, traceparent), undefined, {
         signal: controller.signal,
         timeout: sdkTimeoutDisabled,
         onprogress: limits.resetOnProgress
@@ -250,7 +261,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
         deadlines.remove(entry)
         controller.abort()
       })
-    }).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
+    })).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
       kind: "client",
       attributes: toolCallAttributes(client, server, name),
       captureStackTrace: false
@@ -279,17 +290,19 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     )
 
   const request = (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
-    Effect.tryPromise({
-      try: async (signal) =>
-        scrubber.scrubDeep(
-          await client.request(
-            params === undefined ? { method } : { method, params },
-            resultSchemas[method] ?? LooseResult,
-            { signal, timeout: sdkTimeoutDisabled }
-          )
-        ),
-      catch: (cause) => Errors.requestError({ server, method, cause, scrubber })
-    }).pipe(Tracing.traced("McpClient.request", () => ({
+    Tracing.withTraceparent((traceparent) =>
+      Effect.tryPromise({
+        try: async (signal) =>
+          scrubber.scrubDeep(
+            await client.request(
+              params === undefined && traceparent === undefined ? { method } : { method, params: withTrace(params ?? {}, traceparent) },
+              resultSchemas[method] ?? LooseResult,
+              { signal, timeout: sdkTimeoutDisabled }
+            )
+          ),
+        catch: (cause) => Errors.requestError({ server, method, cause, scrubber })
+      })
+    ).pipe(Tracing.traced("McpClient.request", () => ({
       attributes: { "mcp.server": server, "mcp.method": method },
       captureStackTrace: false
     })))

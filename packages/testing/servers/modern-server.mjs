@@ -4,7 +4,7 @@
 // `listening on <url>` once it listens).
 //
 // With `--record=<file>` it appends one JSON line per message it receives: `{"event":"message","method","id",
-// "meta":[keys of params._meta],"protocolVersion","headers":{mcp-*}}` (headers over HTTP), and `{"event":"ready"}`
+// "meta":[keys of params._meta],"protocolVersion","traceparent","headers":{mcp-*}}` (headers over HTTP), and `{"event":"ready"}`
 // with its pid at start. Tools: `echo` (text), `wait` (until cancelled; records `wait-cancelled`), `confirm`
 // (asks for a confirmation: an embedded elicitation on the modern era, a server request on the legacy one),
 // `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes).
@@ -78,6 +78,7 @@ const recordMessage = (message, headers = {}) => {
     id: message.id,
     meta: meta === undefined ? [] : Object.keys(meta),
     protocolVersion: meta?.["io.modelcontextprotocol/protocolVersion"],
+    traceparent: meta?.traceparent,
     headers: Object.fromEntries(Object.entries(headers).filter(([key]) => key.startsWith("mcp-")))
   })
 }

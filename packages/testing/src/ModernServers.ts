@@ -1,7 +1,8 @@
 /**
  * MCP servers of the 2026-07-28 revision, written on SDK v2 (servers/modern-server.mjs): dual-era (they also
  * serve 2025 clients) or modern-only (`legacy: "reject"`), over stdio or Streamable HTTP, with a record of every
- * message they received (method, `_meta` keys, the protocol version, the `Mcp-*` headers over HTTP).
+ * message they received (method, `_meta` keys, the protocol version, the W3C `traceparent`, the `Mcp-*` headers
+ * over HTTP).
  */
 import { McpServerConfig } from "@zett/mcp"
 import * as Effect from "effect/Effect"
@@ -22,6 +23,7 @@ export interface RecordEntry {
   readonly id?: string | number
   readonly meta?: ReadonlyArray<string>
   readonly protocolVersion?: string
+  readonly traceparent?: string
   readonly headers?: Readonly<Record<string, string>>
 }
 
