@@ -74,6 +74,15 @@ const switchesPerCall = (switched: { readonly voluntary: number; readonly involu
   preemptionsPerCall: switched.involuntary / n
 })
 
+/** The call cases' one server with 10 tools and echo, over `--transport` (stdio by default), and their counts. */
+const callSetup = async () => {
+  const transport = flags.transport ?? "stdio"
+  const probe = makeProbe()
+  const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
+  const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+  return { transport, n: num("calls", 500), warmup: num("warmup", 200), http, servers }
+}
+
 const textOk = (result: unknown, text: string) => JSON.stringify(result).includes(text)
 
 const timeCalls = async (session: Session, n: number) => {
@@ -172,12 +181,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
    * inside one fiber; the others: each library's tool-execution path in a loop.
    */
   calls: async () => {
-    const transport = flags.transport ?? "stdio"
-    const n = num("calls", 500)
-    const warmup = num("warmup", 200)
-    const probe = makeProbe()
-    const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
-    const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+    const { http, n, servers, transport, warmup } = await callSetup()
     if (lib === "zett") {
       const { agentCalls } = await import("./zett.js")
       const importMs = performance.now()
@@ -228,17 +232,13 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
   },
 
   /**
-   * Case 10: one warm `LanguageModel.generateText` step in which the model calls the echo tool. `zett-toolkit`:
-   * through McpToolkit; `ai-local`: a local @effect/ai tool that answers at once (@effect/ai's own part of a
-   * step); `raw`: the raw SDK's `callTool`, the baseline of the toolkit's part (`zett-toolkit` - `ai-local`).
+   * Case 10: one warm `LanguageModel.generateText` step in which the model calls the echo tool, or (`--variant=
+   * handle`) the toolkit's handle for that call alone. `zett-toolkit`: through McpToolkit; `ai-local`: the same
+   * tools answered at once by local handlers (@effect/ai's own part); `raw`: the raw SDK's `callTool`, the baseline
+   * of the toolkit's part (`zett-toolkit` - `ai-local`).
    */
   toolkit: async () => {
-    const transport = flags.transport ?? "stdio"
-    const n = num("calls", 500)
-    const warmup = num("warmup", 200)
-    const probe = makeProbe()
-    const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
-    const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
+    const { http, n, servers, transport, warmup } = await callSetup()
     const measure = async (label: string, ok: boolean, time: (n: number) => Promise<Array<number>>, close: () => Promise<void>) => {
       await time(warmup)
       const start = performance.now()

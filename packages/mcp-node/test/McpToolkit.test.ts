@@ -11,11 +11,11 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Fake from "@zett/testing/FakeProvider"
 import * as Faults from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
+import { shop } from "@zett/testing/ShopServer"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -175,19 +175,7 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
 
   it.live("refresh lists again a server that announced a change, on the conversation's open connection", () =>
     Effect.gen(function*() {
-      let created = 0
-      const shop = () => {
-        created++
-        const server = new SdkMcpServer({ name: "shop", version: "1.0.0" })
-        const old = server.registerTool("old", { description: "the old tool" }, async () => ({ content: [{ type: "text", text: "old" }] }))
-        server.registerTool("rotate", { description: "replaces old with fresh" }, async () => {
-          // the SDK server announces each change with notifications/tools/list_changed
-          old.remove()
-          server.registerTool("fresh", { description: "the fresh tool" }, async () => ({ content: [{ type: "text", text: "fresh" }] }))
-          return { content: [{ type: "text", text: "rotated" }] }
-        })
-        return server
-      }
+      const { make, stats } = shop()
       yield* Effect.scoped(Effect.gen(function*() {
         const before = yield* McpToolkit.make()
         assert.deepStrictEqual(Object.keys(before.toolkit.tools), ["shop__old", "shop__rotate"])
@@ -203,10 +191,10 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
         }
         assert.deepStrictEqual(Object.keys(after.toolkit.tools), ["shop__rotate", "shop__fresh"])
         assert.deepStrictEqual((yield* after.toolkit.handle("shop__fresh", {})).result, [{ type: "text", text: "fresh" }])
-        assert.strictEqual(created, 1, "one connection for the whole conversation")
+        assert.strictEqual(stats.created, 1, "one connection for the whole conversation")
       })).pipe(
         Effect.provide(McpServers.layer([McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })])),
-        Effect.provide(Layer.mergeAll(NodeMcpClientFactory.layerInMemory({ shop }), McpToolCache.layerMemory({ ttl: "1 hour" })))
+        Effect.provide(Layer.mergeAll(NodeMcpClientFactory.layerInMemory({ shop: make }), McpToolCache.layerMemory({ ttl: "1 hour" })))
       )
     }))
 })

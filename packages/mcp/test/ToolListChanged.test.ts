@@ -6,6 +6,7 @@ import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { shop } from "@zett/testing/ShopServer"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Processes from "@zett/testing/Processes"
@@ -27,27 +28,6 @@ import { withMarker } from "./utils/faults.js"
 type Request = Parameters<Extract<ScriptedModel.Step, Function>>[0]
 
 const definition = McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })
-
-/**
- * An SDK server whose `rotate` tool removes `old` and adds `fresh` while it runs (the SDK server announces each
- * change with `notifications/tools/list_changed`). Every connection gets a server of its own; the last is kept.
- */
-const shop = () => {
-  const stats = { created: 0, last: undefined as SdkMcpServer | undefined }
-  const make = () => {
-    stats.created++
-    const server = new SdkMcpServer({ name: "shop", version: "1.0.0" })
-    const old = server.registerTool("old", { description: "the old tool" }, async () => ({ content: [{ type: "text", text: "old" }] }))
-    server.registerTool("rotate", { description: "replaces old with fresh" }, async () => {
-      old.remove()
-      server.registerTool("fresh", { description: "the fresh tool" }, async () => ({ content: [{ type: "text", text: "fresh" }] }))
-      return { content: [{ type: "text", text: "rotated" }] }
-    })
-    stats.last = server
-    return server
-  }
-  return { make, stats }
-}
 
 const agentLayer = (
   make: () => SdkMcpServer,
