@@ -246,20 +246,38 @@ const connectClient = (
 ) =>
   Effect.tryPromise({
     try: (signal) => client.connect(transport, { signal, timeout: NodeMcpClient.sdkTimeoutDisabled }),
-    catch: (cause) => {
-      const error = Errors.connectError({ server: server.name, cause, scrubber })
-      // "Connection closed" alone does not say that the process died, nor how
+    catch: (cause) => Errors.connectError({ server: server.name, cause, scrubber })
+  }).pipe(
+    Effect.catchAll((error) => {
+      // "Connection closed" alone does not say that the process died, nor how, nor why: its last words do
       const exitStatus = stdio?.exitStatus
-      return exitStatus === undefined
-        ? error
-        : new McpConnectError({
+      if (stdio === undefined || exitStatus === undefined) return Effect.fail(error)
+      return Effect.flatMap(stdio.stderrTail, (tail) =>
+        new McpConnectError({
           server: error.server,
           reason: "Exited",
-          description: `${error.description}: the server process ${exitStatus}`,
+          description: `${error.description}: the server process ${exitStatus}${stderrNote(tail, scrubber)}`,
           ...(error.code !== undefined ? { code: error.code } : {})
-        })
-    }
+        }))
+    })
+  )
+
+const STDERR_NOTE_LINE = 200
+
+/** `; stderr: a | b`: the server's last stderr lines, scrubbed and cut to a readable length; nothing without them. */
+const stderrNote = (
+  tail: ReadonlyArray<{ readonly line: string; readonly truncated: boolean }>,
+  scrubber: Scrubber.Scrubber
+): string => {
+  if (tail.length === 0) return ""
+  const lines = tail.map(({ line, truncated }) => {
+    const cut = truncated || line.length > STDERR_NOTE_LINE
+    // a cut line may end inside a secret: its tail is scrubbed as a possible prefix of one
+    const text = cut ? scrubber.scrubTruncated(line.slice(0, STDERR_NOTE_LINE)) : scrubber.scrub(line)
+    return cut ? `${text.trim()}…` : text.trim()
   })
+  return `; stderr: ${lines.join(" | ")}`
+}
 
 /**
  * The SDK-backed factory: stdio servers run in a process group of their own (ended as a whole on close),

@@ -67,11 +67,11 @@ const failure = (report: RequestReport, name: string) => {
 const newMarker = () => Crypto.randomUUID()
 
 describe.sequential("faults of a server", () => {
-  it.live("D5 a server that exits during initialize is unavailable with its exit status; the others work", () =>
+  it.live("D5 a server that exits during initialize is unavailable with its exit status and its last stderr line; the others work", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("quitter", marker, ["exit-during-initialize"])], names: [] })
-      assert.include(unavailable(report), "quitter (Connection closed: the server process exited with code 3)")
+      assert.match(unavailable(report), /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/)
       assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
       assertHealthyAndClean(report)
     }))
@@ -449,7 +449,7 @@ describe.sequential("faults of a server", () => {
         callTimeout: "1 second"
       })
       const system = unavailable(report)
-      assert.include(system, "quitter (Connection closed: the server process exited with code 3)")
+      assert.match(system, /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/)
       assert.include(system, "mute (timed out after 4s)")
       assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
       assert.include(system, "down (HTTP 500 Internal Server Error)")

@@ -337,6 +337,38 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error.reason, "Exited")
     }))
 
+  it.live("a server that dies at start is an McpConnectError with its last stderr lines, scrubbed and cut", () =>
+    Effect.gen(function*() {
+      const script = [
+        "console.error('starting')",
+        "console.error('')",
+        "console.error('Error: Cannot find module ./missing.js')",
+        "console.error('  token ' + process.env.API_TOKEN)",
+        "console.error('x'.repeat(500))",
+        "process.exit(1)"
+      ].join(";")
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({
+              name: "broken",
+              command: node,
+              args: ["-e", script],
+              env: { API_TOKEN: "sk-live-secret-token-value" }
+            }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error.reason, "Exited")
+      assert.strictEqual(
+        error.description,
+        `Connection closed: the server process exited with code 1; stderr: Error: Cannot find module ./missing.js | token <redacted> | ${"x".repeat(200)}…`
+      )
+      assert.notInclude(error.message, "sk-live-secret-token-value")
+    }))
+
   it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
     Effect.gen(function*() {
       const error = yield* Effect.scoped(

@@ -69,6 +69,8 @@ export interface StdioTransport extends Transport {
   readonly pid: number
   /** how the server process ended (`exited with code 3`, `was killed by SIGKILL`), once it has */
   readonly exitStatus: string | undefined
+  /** The last lines the server wrote to stderr (at most `STDERR_TAIL`, each as `onStderrLine` got it), once read to its end. */
+  readonly stderrTail: Effect.Effect<ReadonlyArray<{ readonly line: string; readonly truncated: boolean }>>
   /** The close ladder; also what `close()` runs. Runs once, however often it is asked for. */
   readonly shutdown: Effect.Effect<void>
 }
@@ -78,6 +80,8 @@ const POLL = "20 millis"
 // and the wait for the last output of the pipes
 const REAP = "1 second"
 const MAX_STDERR_LINE = 8_192
+// what a failed start says of the server's own words: its last lines, which usually name the cause
+const STDERR_TAIL = 3
 
 /** A started child: its pipes, and its exit (`code`, or the `signal` that ended it) once it has happened. */
 interface Child {
@@ -140,7 +144,12 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     // stderr is read from the start (a server blocked on a full stderr pipe would never answer). Its lines go to
     // the logger in order, one after the other; a logger that fails does not stop the reading.
     let logged = Promise.resolve()
+    const tail: Array<{ readonly line: string; readonly truncated: boolean }> = []
     const log = (line: string, truncated: boolean) => {
+      if (line.trim() !== "") {
+        tail.push({ line, truncated })
+        if (tail.length > STDERR_TAIL) tail.shift()
+      }
       const effect = Effect.catchAllCause(options.onStderrLine(line, truncated), () => Effect.void)
       logged = logged.then(() => runPromise(effect)).catch(() => {})
     }
@@ -217,6 +226,8 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
 
     const transport: StdioTransport = {
       pid,
+      // the end of stderr comes with the process's exit; a member of its group that keeps the pipe is not waited for
+      stderrTail: Effect.as(Effect.timeout(Effect.promise(() => stderrDone), "100 millis").pipe(Effect.ignore), tail),
       get exitStatus() {
         const exit = child.exit
         if (exit === undefined) return undefined
