@@ -159,6 +159,8 @@ const installed = Layer.scoped(
           dependencies: {
             ...Object.fromEntries(chosen.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
             ...appEffect,
+            // what the bundled example server runs on, as the README's install line has it
+            "@modelcontextprotocol/server": "2.4.0",
             "@types/node": "^20.19.0"
           }
         }, null, 2))

@@ -230,7 +230,7 @@ describe.sequential("zett answers server-everything's requests", () => {
       assert.deepStrictEqual(declined.stderr.split("\n").filter((line) => line !== ""), [
         "zett: MCP server everything asks the model (up to 60 tokens): \"Resource trigger-sampling-request context: say hi\"; declined: zett is not running on a terminal",
         "zett: warning: sampling request of MCP server everything refused: the user declined it",
-        "zett: everything__trigger-sampling-request failed: MCP error -1: MCP error -1: sampling request of MCP server everything refused: the user declined it"
+        "zett: everything__trigger-sampling-request failed: MCP error -1: sampling request of MCP server everything refused: the user declined it"
       ])
       assert.strictEqual(unused.requests.length, 0)
       assert.deepStrictEqual(Processes.liveWithCommand(marker), [])

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/client"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Context from "effect/Context"

@@ -5,20 +5,16 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { CallToolResult, Progress as SdkProgress, Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/client"
+import type { CallToolResult, Progress as SdkProgress, Tool } from "@modelcontextprotocol/client"
 import {
   GetPromptResultSchema,
   ListPromptsResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
-  PromptListChangedNotificationSchema,
   ReadResourceResultSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
   ToolSchema
-} from "@modelcontextprotocol/sdk/types.js"
+} from "@modelcontextprotocol/core"
 import { Scrubber, Tracing } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -32,6 +28,8 @@ import { z } from "zod"
 import * as Deadlines from "./internal/deadlines.js"
 import * as CallSignal from "./internal/callSignal.js"
 import * as Errors from "./internal/errors.js"
+import * as JsonDepth from "./internal/jsonDepth.js"
+import * as OutputSchemas from "./internal/outputSchemas.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 
 /**
@@ -42,9 +40,6 @@ import * as ServerRequests from "./internal/serverRequests.js"
  * @category constants
  */
 export const sdkTimeoutDisabled = 2_147_483_647
-
-const isSchemaError = (u: unknown): boolean =>
-  u instanceof Error && Array.isArray((u as { readonly issues?: unknown }).issues)
 
 const LooseListToolsResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
@@ -62,6 +57,9 @@ const withObjectType = (candidate: unknown): unknown => {
   return { ...(candidate as object), inputSchema: { type: "object", ...schema } }
 }
 
+// well past any schema a provider takes (the core refuses those deeper than 128 levels), and far from the stack's end
+const MAX_CHECKED_DEPTH = 256
+
 /** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
 const lenientPage = (
   page: z.infer<typeof LooseListToolsResult>
@@ -69,9 +67,13 @@ const lenientPage = (
   const tools: Array<Tool> = []
   const skipped: Array<string> = []
   for (const candidate of page.tools.map(withObjectType)) {
-    const parsed = ToolSchema.safeParse(candidate)
+    // The protocol's schema reads a tool's input schema as JSON values all the way down, one stack frame a level:
+    // a very deep one is checked without it, and left for the core to refuse with its own reason.
+    const inputSchema = field(candidate, "inputSchema")
+    const deep = JsonDepth.valueDeeperThan(inputSchema, MAX_CHECKED_DEPTH)
+    const parsed = ToolSchema.safeParse(deep ? { ...(candidate as object), inputSchema: { type: "object" } } : candidate)
     if (parsed.success) {
-      tools.push(parsed.data)
+      tools.push(deep ? { ...parsed.data, inputSchema: inputSchema as Tool["inputSchema"] } : parsed.data)
       continue
     }
     // a failed parse has at least one issue; one about the whole tool has an empty path
@@ -137,28 +139,26 @@ export const make = (client: Client, options: SdkClientOptions): Effect.Effect<M
 const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient.McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
+  const outputs = new OutputSchemas.OutputSchemas()
   keepNotificationOrder(client)
   const listSpan = () => ({ attributes: spanAttributes(client, server, "tools/list"), captureStackTrace: false })
   const listError = (cause: unknown) => Errors.requestError({ server, method: "tools/list", cause, scrubber })
   const callError = (cause: unknown) => Errors.requestError({ server, method: "tools/call", cause, scrubber })
 
+  // Tools/list is sent as it is, one page per call (the SDK's own listing walks every page and keeps a cache of
+  // its own): the core decides how far to page and what a malformed page costs.
   const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
     Tracing.withTraceparent((traceparent) =>
       Effect.tryPromise({
         try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
           const given = cursor === undefined ? {} : { cursor }
           const params = cursor === undefined && traceparent === undefined ? undefined : withTrace(given, traceparent)
-          const options = { signal, timeout: sdkTimeoutDisabled }
-          try {
-            const result = await client.listTools(params, options)
-            return { tools: scrubber.scrubDeep(result.tools), nextCursor: result.nextCursor, skipped: [] }
-          } catch (error) {
-            if (!isSchemaError(error)) throw error
-            // One malformed tool must not cost the server all of its tools: list again without the SDK's
-            // all-or-nothing validation, and keep the tools that pass it one by one.
-            const page = lenientPage(await client.request({ method: "tools/list", params }, LooseListToolsResult, options))
-            return scrubber.scrubDeep(page)
-          }
+          // one malformed tool must not cost the server all of its tools: each is checked on its own
+          const page = lenientPage(
+            await client.request({ method: "tools/list", params }, LooseListToolsResult, { signal, timeout: sdkTimeoutDisabled })
+          )
+          outputs.remember(page.tools)
+          return scrubber.scrubDeep(page)
         },
         catch: listError
       })
@@ -193,13 +193,14 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     Tracing.withTraceparent((traceparent) =>
       Effect.tryPromise({
         try: async (signal) =>
-          scrubber.scrubDeep(normalizeResult(
-            await client.callTool(withTrace({ name, arguments: args }, traceparent), undefined, {
+          scrubber.scrubDeep(normalizeResult(outputs.check(
+            name,
+            await client.callTool(withTrace({ name, arguments: args }, traceparent), {
               signal,
               timeout: sdkTimeoutDisabled,
               onprogress: progressOf(options?.onProgress)
             })
-          )),
+          ))),
         catch: callError
       })
     ).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
@@ -242,7 +243,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       }
       const onProgress = limits.onProgress
       deadlines.add(entry)
-      client.callTool(withTrace({ name, arguments: args }, traceparent), undefined, {
+      client.callTool(withTrace({ name, arguments: args }, traceparent), {
         signal: controller.signal,
         timeout: sdkTimeoutDisabled,
         onprogress: limits.resetOnProgress
@@ -252,7 +253,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
           }
           : progressOf(onProgress)
       }).then(
-        (result) => settle(() => Effect.try({ try: () => scrubber.scrubDeep(normalizeResult(result)), catch: callError })),
+        (result) =>
+          settle(() => Effect.try({ try: () => scrubber.scrubDeep(normalizeResult(outputs.check(name, result))), catch: callError })),
         (error) => settle(() => Effect.fail(callError(error)))
       )
       return Effect.sync(() => {
@@ -278,7 +280,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       Effect.sync(() => {
         if (!handled) {
           handled = true
-          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          client.setNotificationHandler("notifications/tools/list_changed", () => {
             for (const entry of listeners) entry.listener()
           })
         }
@@ -349,11 +351,11 @@ const notificationsOf = (client: Client, server: string, scrubber: Scrubber.Scru
     installed = true
     const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
     const shutdown = () => void Effect.runSync(PubSub.shutdown(pubsub))
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+    client.setNotificationHandler("notifications/resources/updated", (notification) =>
       publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+    client.setNotificationHandler("notifications/resources/list_changed", () =>
       publish(Notification.ResourceListChanged({ server })))
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => publish(Notification.PromptListChanged({ server })))
+    client.setNotificationHandler("notifications/prompts/list_changed", () => publish(Notification.PromptListChanged({ server })))
     // closed already: nothing will come
     if (client.transport === undefined) return shutdown()
     const onclose = client.onclose

@@ -5,18 +5,15 @@
  *
  * @since 0.1.0
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
-import type { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation"
+import { Client } from "@modelcontextprotocol/client"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
+import { SSEClientTransport } from "@modelcontextprotocol/client"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
+import type { Transport } from "@modelcontextprotocol/client"
+import type { LoggingLevel } from "@modelcontextprotocol/client"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
 import type { PlatformError } from "@effect/platform/Error"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
@@ -141,7 +138,7 @@ const newClient = (
     jsonSchemaValidator: lazyValidator()
   })
   requests?.install(client)
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  client.setNotificationHandler("notifications/message", (notification) => {
     const { data, level, logger } = notification.params
     const text = typeof data === "string" ? data : JSON.stringify(data) ?? String(data)
     const clipped = text.length > MAX_LOG_MESSAGE
@@ -484,12 +481,17 @@ export const layer = (options?: Options): Layer.Layer<McpClientFactory> =>
   Layer.effect(McpClientFactory, make(options)).pipe(Layer.provide(ProcessGroups.layer))
 
 /**
- * An in-process server for `layerInMemory`: a low-level SDK `Server` or a high-level SDK `McpServer`.
+ * An in-process server for `layerInMemory`: a low-level `Server` or a high-level `McpServer` of either SDK line
+ * (`@modelcontextprotocol/server` 2.x or `@modelcontextprotocol/sdk` 1.x). Only its wire is shared with the
+ * client, so the two lines meet as they would over a pipe.
  *
  * @since 0.1.0
  * @category models
  */
-export type InMemoryServer = SdkServer | SdkMcpServer
+export interface InMemoryServer {
+  connect(transport: Transport): Promise<void>
+  close(): Promise<void>
+}
 
 /**
  * A factory that connects to SDK servers in this process over `InMemoryTransport.createLinkedPair()`, by server

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type { Field, RequestedSchema } from "@zett/mcp/McpElicitation"
 
 // made on first use: most connections are never asked anything

@@ -9,7 +9,7 @@ import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/client"
 import * as Crypto from "node:crypto"
 import * as Util from "node:util"
 

@@ -6,7 +6,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
+import { ProtocolError as SdkMcpError } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpError, type McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as ModernServers from "@zett/testing/ModernServers"

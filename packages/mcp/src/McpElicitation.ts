@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/client"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

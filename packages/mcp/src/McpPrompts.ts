@@ -19,7 +19,7 @@ import type {
   ListPromptsResult,
   Prompt as SdkPrompt,
   PromptMessage
-} from "@modelcontextprotocol/sdk/types.js"
+} from "@modelcontextprotocol/client"
 import { Message } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"

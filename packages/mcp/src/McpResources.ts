@@ -21,9 +21,9 @@ import type {
   ListResourceTemplatesResult,
   ReadResourceResult,
   Resource as SdkResource,
-  ResourceTemplate as SdkResourceTemplate,
+  ResourceTemplateType as SdkResourceTemplate,
   TextResourceContents
-} from "@modelcontextprotocol/sdk/types.js"
+} from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import type * as Scope from "effect/Scope"

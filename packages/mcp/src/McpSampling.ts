@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/client"
 import { Message, Model } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { OAuthClientProvider } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import type * as Duration from "effect/Duration"
 import * as Inspectable from "effect/Inspectable"

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type { CallToolResult, CompatibilityCallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, CompatibilityCallToolResult } from "@modelcontextprotocol/client"
 import * as Data from "effect/Data"
 import { dual } from "effect/Function"
 import * as ResourceText from "./internal/resourceText.js"

@@ -6,9 +6,9 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError as SdkMcpError,
-  type Tool
+  McpError as SdkMcpError
 } from "@modelcontextprotocol/sdk/types.js"
+import { ProtocolError, ProtocolErrorCode, type Tool } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
@@ -211,11 +211,11 @@ describe("McpClient", () => {
       // a stand-in for the SDK Client that records the request options it gets
       const seen: Array<{ readonly timeout?: number; readonly signal?: AbortSignal }> = []
       const fake = {
-        listTools: async (_params: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+        request: async (_request: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
           return { tools: [] }
         },
-        callTool: async (_params: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+        callTool: async (_params: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
           return { content: [] }
         }
@@ -237,9 +237,9 @@ describe("McpClient", () => {
       const secret = "tok-9f8e7d6c5b"
       const fake = {
         callTool: async () => {
-          throw new SdkMcpError(ErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
+          throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
         },
-        listTools: async () => {
+        request: async () => {
           throw new Error(`socket hang up while sending ${secret}`)
         }
       }
@@ -398,7 +398,7 @@ describe("McpClient, exactly", () => {
     Effect.gen(function*() {
       const seen: Array<unknown> = []
       const fake = {
-        listTools: async (params: unknown) => {
+        request: async ({ params }: { readonly params: unknown }) => {
           seen.push(params)
           if (seen.length === 3) throw new Error("down")
           return { tools: [] }
@@ -417,7 +417,7 @@ describe("McpClient, exactly", () => {
       const native = yield* Effect.tracer
       const tracer = Tracer.make({ span: (...args) => native.span(...args), context: (f, fiber) => native.context(f, fiber) })
       const fake = {
-        listTools: async () => {
+        request: async () => {
           throw new Error("down")
         },
         callTool: async () => {
@@ -445,7 +445,7 @@ describe("McpClient, exactly", () => {
       for (let i = 0; i < 200; i++) deep = { not: deep }
       const tools: Array<Tool> = [
         { name: "ok", inputSchema: { type: "object", title: "T" } },
-        { name: "deep", inputSchema: { type: "object", properties: { d: deep } } }
+        { name: "deep", inputSchema: { type: "object", properties: { d: deep as never } } }
       ]
       const fake = (list: ReadonlyArray<Tool>): McpClient.McpClient => (McpClient.make({
         server: "s",

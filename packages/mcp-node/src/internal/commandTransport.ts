@@ -22,9 +22,9 @@
  */
 import type { PlatformError } from "@effect/platform/Error"
 import { SystemError } from "@effect/platform/Error"
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client"
+import type { Transport } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/client"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"

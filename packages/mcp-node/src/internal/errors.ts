@@ -5,15 +5,13 @@
  * @internal
  */
 import * as Http from "node:http"
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
-import { ErrorCode, McpError as SdkMcpError } from "@modelcontextprotocol/sdk/types.js"
+import { IssuerMismatchError, OAuthError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
-import { McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
+import { connectionClosedCode, McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"
 import * as Predicate from "effect/Predicate"
 import * as LocalFailure from "./localFailure.js"
+import { issuerMismatch } from "./oauthChecks.js"
 import { isNeedsLogin } from "./oauthProvider.js"
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
@@ -109,6 +107,38 @@ const bodyError = (message: string): { readonly code: number; readonly data: unk
   }
 }
 
+const sdkRequestFailures: Partial<Record<SdkErrorCode, RequestFailure>> = {
+  [SdkErrorCode.ConnectionClosed]: "Transport",
+  [SdkErrorCode.NotConnected]: "Transport",
+  [SdkErrorCode.SendFailed]: "Transport",
+  [SdkErrorCode.RequestTimeout]: "Transport",
+  [SdkErrorCode.InvalidResult]: "InvalidResponse",
+  [SdkErrorCode.UnsupportedResultType]: "InvalidResponse",
+  [SdkErrorCode.ListPaginationExceeded]: "InvalidResponse",
+  [SdkErrorCode.InputRequiredRoundsExceeded]: "Remote",
+  [SdkErrorCode.CapabilityNotSupported]: "Unsupported",
+  [SdkErrorCode.MethodNotSupportedByProtocolVersion]: "Unsupported"
+}
+
+const sdkFailure = (cause: SdkError, scrubber: Scrubber.Scrubber) => {
+  const closed = cause.code === SdkErrorCode.ConnectionClosed
+  const description = closed
+    ? "Connection closed"
+    : cause.code === SdkErrorCode.InvalidResult
+    // the schema's first issue, as a malformed listing says it: where, and what was expected
+    ? clip(scrubber.scrub(`invalid response: ${cause.message.replace(/^Invalid result for [^:]*: /, "")}`))
+    : cause.code === SdkErrorCode.InputRequiredRoundsExceeded
+    ? "the server kept asking for input: the call gave up after the most rounds it allows"
+    : clip(scrubber.scrub(cause.message))
+  return {
+    description,
+    ...(closed ? { code: connectionClosedCode } : {}),
+    connect: closed ? "Closed" as const : cause.code === SdkErrorCode.EraNegotiationFailed ? "ProtocolVersion" as const : "Protocol" as const,
+    request: sdkRequestFailures[cause.code] ?? "Unknown",
+    keep: false
+  }
+}
+
 const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
 
 /**
@@ -123,7 +153,7 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   readonly request: RequestFailure
   readonly keep: boolean
 } => {
-  if (cause instanceof SdkMcpError) {
+  if (cause instanceof ProtocolError) {
     // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
     if (cause.data instanceof LocalFailure.LocalFailure) {
       return {
@@ -138,17 +168,10 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
       return { description: revision.description, code: cause.code, connect: revision.connect, request: "Remote", keep: false }
     }
     const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
-    const closed = cause.code === ErrorCode.ConnectionClosed
-    return {
-      description: clip(scrubber.scrub(text)),
-      code: cause.code,
-      connect: closed ? "Closed" : "Protocol",
-      request: closed ? "Transport" : "Remote",
-      keep: false
-    }
+    return { description: clip(scrubber.scrub(text)), code: cause.code, connect: "Protocol", request: "Remote", keep: false }
   }
-  if (cause instanceof StreamableHTTPError) {
-    const status = cause.code
+  if (cause instanceof SdkHttpError) {
+    const status = cause.status
     const statusText = status === undefined || status < 100
       ? "unexpected HTTP response"
       : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`
@@ -173,6 +196,8 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
       keep: false
     }
   }
+  // the SDK's own failures: its texts are its own, but an invalid result's may quote what the server sent
+  if (cause instanceof SdkError) return sdkFailure(cause, scrubber)
   // a parser's message quotes the input it choked on, which may be anything the server sent back
   if (cause instanceof SyntaxError) {
     return {
@@ -200,10 +225,18 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
   if (cause instanceof UnauthorizedError) {
     return { description: "unauthorized", connect: "Unauthorized", request: "Unauthorized", keep: false }
   }
+  if (cause instanceof IssuerMismatchError) {
+    return {
+      description: `authorization failed: ${issuerMismatch(cause.kind, cause.received, cause.expected)}`,
+      connect: "Unauthorized",
+      request: "Unauthorized",
+      keep: false
+    }
+  }
   // an authorization server's description (and the raw body the SDK quotes for a malformed one) is remote text
   if (cause instanceof OAuthError) {
     return {
-      description: `authorization failed (${cause.errorCode})`,
+      description: `authorization failed (${cause.code})`,
       connect: "Unauthorized",
       request: "Unauthorized",
       keep: false

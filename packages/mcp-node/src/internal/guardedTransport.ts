@@ -6,8 +6,8 @@
  *
  * @internal
  */
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/client"
 import * as LocalFailure from "./localFailure.js"
 
 type Id = string | number

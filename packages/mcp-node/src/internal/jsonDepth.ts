@@ -32,3 +32,21 @@ export const deeperThan = (text: string, max: number): boolean => {
   }
   return false
 }
+
+/**
+ * Whether a parsed JSON value nests arrays and objects deeper than `max` levels, by a walk that keeps its own
+ * stack (a recursive one would overflow on the values it is there to find).
+ *
+ * @internal
+ */
+export const valueDeeperThan = (value: unknown, max: number): boolean => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    if (typeof next.value !== "object" || next.value === null) continue
+    const depth = next.depth + 1
+    if (depth > max) return true
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) stack.push({ value: child, depth })
+  }
+  return false
+}

@@ -6,8 +6,8 @@
  *
  * @internal
  */
-import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js"
-import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
+import type { OAuthDiscoveryState } from "@modelcontextprotocol/client"
+import { OAuthMetadataSchema, OAuthProtectedResourceMetadataSchema } from "@modelcontextprotocol/core"
 import * as JsonDepth from "./jsonDepth.js"
 
 /**
@@ -53,6 +53,21 @@ export const endpointRefusal = (kind: string, value: unknown): string | undefine
 }
 
 const quote = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text)
+
+/**
+ * What an issuer check of the SDK found (RFC 8414's echo in the metadata, RFC 9207's `iss` in the authorization
+ * response), in Zett's words; both issuers are clipped, as either may be a hostile server's text.
+ *
+ * @internal
+ */
+export const issuerMismatch = (kind: "metadata" | "authorization_response", received: string | undefined, expected: string | undefined): string =>
+  kind === "metadata"
+    ? received === undefined
+      ? "the authorization server's metadata names no issuer"
+      : `the authorization server's metadata names the issuer ${quote(received)}, not ${quote(expected ?? "")} it was fetched for`
+    : received === undefined
+    ? `the authorization response names no issuer, and ${quote(expected ?? "")} says it always does`
+    : `the authorization response names the issuer ${quote(received)}, not ${quote(expected ?? "")}`
 
 /**
  * The issuer identifier the metadata was fetched for against the `issuer` it names. Compared as strings, as

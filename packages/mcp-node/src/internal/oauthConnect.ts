@@ -7,8 +7,8 @@
  * @internal
  */
 import * as Errors from "./errors.js"
-import { auth as sdkAuth } from "@modelcontextprotocol/sdk/client/auth.js"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth as sdkAuth } from "@modelcontextprotocol/client"
+import type { OAuthClientProvider } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"

@@ -11,21 +11,15 @@
  *   have ended;
  * - with none (`roots/list` right after `initialize`), it runs in the connection's scope.
  *
- * In every case it is also interrupted when the server cancels the request (the SDK's `extra.signal`) or the
+ * In every case it is also interrupted when the server cancels the request (the SDK's `ctx.mcpReq.signal`) or the
  * connection closes.
  *
  * @internal
  */
 import * as NodeMcpElicitation from "../NodeMcpElicitation.js"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js"
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError as SdkMcpError
-} from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/client"
+import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client"
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
@@ -70,6 +64,9 @@ export const none = (handlers: Handlers): boolean =>
   Option.isNone(handlers.elicitation) && Option.isNone(handlers.sampling) && Option.isNone(handlers.roots)
 
 const result = (r: ElicitResult): ElicitResult => r
+
+// JSON-RPC's code for a request that timed out (the SDK keeps its own timeouts local, with no wire code)
+const REQUEST_TIMEOUT = -32001
 
 /** What the server is answered with instead of a result. */
 class Refused extends Data.TaggedError("Refused")<{ readonly code: number; readonly reason: string }> {}
@@ -131,11 +128,11 @@ export class ServerRequests {
         for (const call of calls) call.onEnd.delete(end)
         if (Exit.isSuccess(exit)) return resolve(exit.value)
         const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure)) return reject(new SdkMcpError(failure.value.code, failure.value.reason))
+        if (Option.isSome(failure)) return reject(new ProtocolError(failure.value.code, failure.value.reason))
         reject(
           Cause.isInterruptedOnly(exit.cause)
-            ? new SdkMcpError(ErrorCode.RequestTimeout, "cancelled: the tool call it came with ended")
-            : new SdkMcpError(ErrorCode.InternalError, "the client failed to answer")
+            ? new ProtocolError(REQUEST_TIMEOUT, "cancelled: the tool call it came with ended")
+            : new ProtocolError(ProtocolErrorCode.InternalError, "the client failed to answer")
         )
       })
     )
@@ -148,12 +145,12 @@ export class ServerRequests {
     const { elicitation, roots, sampling } = this.handlers
     if (Option.isSome(elicitation)) {
       client.setRequestHandler(
-        ElicitRequestSchema,
-        (request, extra) => this.run(this.elicit(elicitation.value, request.params), extra.signal)
+        "elicitation/create",
+        (request, ctx) => this.run(this.elicit(elicitation.value, request.params), ctx.mcpReq.signal)
       )
     }
     if (Option.isSome(sampling)) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      client.setRequestHandler("sampling/createMessage", (request, ctx) =>
         this.run(
           sampling.value.handle({ server: this.server, params: this.scrubber.scrubDeep(request.params) }).pipe(
             // counted against the agent request in the call's context; outside one, against this connection
@@ -164,13 +161,13 @@ export class ServerRequests {
               Effect.annotateLogs(Effect.logWarning(error.message), { "mcp.server": this.server, "mcp.stream": "requests" })),
             Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
           ),
-          extra.signal
+          ctx.mcpReq.signal
         ))
     }
     if (Option.isSome(roots)) {
       client.setRequestHandler(
-        ListRootsRequestSchema,
-        (_request, extra) => this.run(Effect.map(roots.value.get, (roots) => ({ roots: [...roots] })), extra.signal)
+        "roots/list",
+        (_request, ctx) => this.run(Effect.map(roots.value.get, (roots) => ({ roots: [...roots] })), ctx.mcpReq.signal)
       )
     }
     return client
@@ -210,7 +207,7 @@ export class ServerRequests {
       if (problem !== undefined) {
         const reason = `the reply does not match the requested schema (${problem}); it was not sent`
         yield* Effect.logWarning(`MCP server ${server}: elicitation refused: ${reason}`)
-        return yield* new Refused({ code: ErrorCode.InvalidParams, reason: `elicitation refused by the client: ${reason}` })
+        return yield* new Refused({ code: ProtocolErrorCode.InvalidParams, reason: `elicitation refused by the client: ${reason}` })
       }
       return result({ action: "accept", content: content as NonNullable<ElicitResult["content"]> })
     }).pipe(
