@@ -159,6 +159,20 @@ describe("oauth / auth entries", () => {
 })
 
 describe("resources entries", () => {
+  it.effect("\"protocol\" pins a revision on a stdio or HTTP entry; a value that is no revision is refused, naming the choices", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(
+        yield* serverOf({ url: URL_, protocol: "2025-11-25" }),
+        McpServerConfig.http({ name: "s", url: URL_, protocol: "2025-11-25" })
+      )
+      assert.deepStrictEqual(
+        yield* serverOf({ command: "node", protocol: "2026-07-28" }),
+        McpServerConfig.stdio({ name: "s", command: "node", protocol: "2026-07-28" })
+      )
+      const error = yield* Effect.flip(serverOf({ command: "node", protocol: "2024" }))
+      assert.strictEqual(error.message, '/p/mcp.json: mcpServers.s.protocol: expected "auto", "2026-07-28" or "2025-11-25", got a string')
+    }))
+
   it.effect("\"resources\": \"tools\" reaches the definition of a stdio or HTTP entry; without it there is none", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(

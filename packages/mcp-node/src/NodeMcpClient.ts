@@ -124,6 +124,8 @@ export interface SdkClientOptions {
   readonly server: string
   readonly scrubber?: Scrubber.Scrubber | undefined
   readonly pid?: number | undefined
+  /** How the connection reaches the server (`stdio`, `streamable-http`, `sse`, `inproc`). */
+  readonly transport?: string | undefined
 }
 
 /**
@@ -314,6 +316,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
   return McpClient.make({
     server,
     pid: options.pid,
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    transport: options.transport,
     listTools,
     // every argument is passed on, whatever `callTool` takes
     callTool: requests === undefined

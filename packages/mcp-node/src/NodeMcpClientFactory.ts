@@ -11,7 +11,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/client"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { InMemoryTransport } from "@modelcontextprotocol/client"
 import type { Transport } from "@modelcontextprotocol/client"
-import type { LoggingLevel } from "@modelcontextprotocol/client"
+import type { LoggingLevel, PriorDiscovery, VersionNegotiationOptions } from "@modelcontextprotocol/client"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
 import type { PlatformError } from "@effect/platform/Error"
@@ -23,8 +23,10 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
@@ -77,6 +79,12 @@ export interface Options {
   readonly interactive?: boolean | undefined
   /** How many logins one connect may run before it gives up on a server that keeps refusing (default 2). */
   readonly maxAuthorizations?: number | undefined
+  /**
+   * How long a server gets to answer `server/discover`, the question that tells a server of the 2026-07-28
+   * revision from one of the 2025 revisions (default 5 seconds). A stdio server that says nothing in that time
+   * is taken for a 2025 one; an HTTP server's silence fails the connect.
+   */
+  readonly probeTimeout?: Duration.DurationInput | undefined
 }
 
 /**
@@ -126,16 +134,26 @@ const lazyValidator = (): jsonSchemaValidator => {
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
+/** The SDK's negotiation for a definition's `protocol`: ask and fall back (`auto`, the default), or a pinned revision. */
+const negotiation = (protocol: McpServerConfig.Protocol | undefined, probeMs: number): VersionNegotiationOptions =>
+  protocol === "2025-11-25"
+    ? { mode: "legacy" }
+    : protocol === "2026-07-28"
+    ? { mode: { pin: "2026-07-28" }, probe: { timeoutMs: probeMs } }
+    : { mode: "auto", probe: { timeoutMs: probeMs } }
+
 const newClient = (
   clientInfo: { readonly name: string; readonly version: string },
   server: McpServerConfig.McpServerConfig,
   runtime: Runtime.Runtime<never>,
   scrubber: Scrubber.Scrubber,
+  probeMs: number,
   requests?: ServerRequests.ServerRequests
 ): Client => {
   const client = new Client({ name: clientInfo.name, version: clientInfo.version }, {
     capabilities: requests === undefined ? {} : ServerRequests.capabilities(requests.handlers),
-    jsonSchemaValidator: lazyValidator()
+    jsonSchemaValidator: lazyValidator(),
+    versionNegotiation: negotiation(server.protocol, probeMs)
   })
   requests?.install(client)
   client.setNotificationHandler("notifications/message", (notification) => {
@@ -239,16 +257,19 @@ const connectClient = (
   transport: Transport,
   server: McpServerConfig.McpServerConfig,
   scrubber: Scrubber.Scrubber,
+  prior: PriorDiscovery | undefined,
   stdio?: CommandTransport.StdioTransport
 ) =>
   Effect.tryPromise({
-    try: (signal) => client.connect(transport, { signal, timeout: NodeMcpClient.sdkTimeoutDisabled }),
-    catch: (cause) => Errors.connectError({ server: server.name, cause, scrubber })
+    try: (signal) =>
+      client.connect(transport, { signal, timeout: NodeMcpClient.sdkTimeoutDisabled, ...(prior !== undefined ? { prior } : {}) }),
+    catch: (cause) => pinned(server, Errors.connectError({ server: server.name, cause, scrubber }))
   }).pipe(
     Effect.catchAll((error) => {
       // "Connection closed" alone does not say that the process died, nor how, nor why: its last words do
       const exitStatus = stdio?.exitStatus
-      if (stdio === undefined || exitStatus === undefined) return Effect.fail(error)
+      // a refusal over the revision says all there is to say (the SDK then closed the pipe itself)
+      if (stdio === undefined || exitStatus === undefined || revisionReasons.has(error.reason)) return Effect.fail(error)
       return Effect.flatMap(stdio.stderrTail, (tail) =>
         new McpConnectError({
           server: error.server,
@@ -258,6 +279,36 @@ const connectClient = (
         }))
     })
   )
+
+const revisionReasons: ReadonlySet<string> = new Set(["ProtocolVersion", "ClientCapability", "HeaderMismatch"])
+
+/** A refusal over the revision of a definition that pins one says so: that is what the user can change. */
+const pinned = (server: McpServerConfig.McpServerConfig, error: McpConnectError): McpConnectError =>
+  error.reason !== "ProtocolVersion" || server.protocol === undefined || server.protocol === "auto"
+    ? error
+    : new McpConnectError({
+      server: error.server,
+      reason: error.reason,
+      description: `${error.description}; the definition pins protocol ${server.protocol}`,
+      ...(error.code !== undefined ? { code: error.code } : {}),
+      ...(error.httpStatus !== undefined ? { httpStatus: error.httpStatus } : {})
+    })
+
+/** What a connection settled on, to be given to the next connect to the same definition. */
+const verdictOf = (client: Client): PriorDiscovery | undefined => {
+  const discover = client.getDiscoverResult()
+  if (client.getProtocolEra() === "modern" && discover !== undefined) return { kind: "modern", discover }
+  return client.getProtocolEra() === "legacy" ? { kind: "legacy" } : undefined
+}
+
+/**
+ * Runs one connect attempt in a scope of its own inside the connection's: a failed attempt's process or
+ * sockets end at once, before another attempt starts; a successful one lives as long as the connection.
+ */
+const attempt = <A, E>(self: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E, Scope.Scope> =>
+  Effect.flatMap(Scope.Scope, (outer) =>
+    Effect.flatMap(Scope.fork(outer, ExecutionStrategy.sequential), (inner) =>
+      Effect.onError(Scope.extend(self, inner), (cause) => Scope.close(inner, Exit.failCause(cause)))))
 
 const STDERR_NOTE_LINE = 200
 
@@ -274,6 +325,14 @@ const stderrNote = (
     return cut ? `${text.trim()}…` : text.trim()
   })
   return `; stderr: ${lines.join(" | ")}`
+}
+
+const stayInScope = <A, E>(self: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E, Scope.Scope> => self
+
+/** A connection made, and the revision it settled on. */
+interface Connected {
+  readonly client: McpClient.McpClient
+  readonly verdict: PriorDiscovery | undefined
 }
 
 /**
@@ -338,8 +397,53 @@ const sdkConnect = (
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
+  const probeMs = Duration.toMillis(Duration.decode(options?.probeTimeout ?? Duration.seconds(5)))
+  // What each definition's server turned out to speak, for as long as the factory lives: the next connection
+  // skips the question (a stdio server's process is new, but its program is the same)
+  const verdicts = new Map<string, PriorDiscovery>()
 
-  const connectStdio = Effect.fnUntraced(function*(client: Client, server: McpServerConfig.McpStdioServer, scrubber: Scrubber.Scrubber) {
+  /**
+   * Connects with the verdict known for the definition, else asking the server; a known verdict that fails
+   * is forgotten and the server asked again, once. What a connection settled on is kept.
+   */
+  const withVerdict = <E>(
+    server: McpServerConfig.McpServerConfig,
+    connect: (prior: PriorDiscovery | undefined) => Effect.Effect<Connected, E, Scope.Scope>,
+    isolate: (self: Effect.Effect<Connected, E, Scope.Scope>) => Effect.Effect<Connected, E, Scope.Scope>
+  ): Effect.Effect<McpClient.McpClient, E, Scope.Scope> => {
+    const key = McpServerConfig.cacheKey(server)
+    const known = verdicts.get(key)
+    const first = isolate(connect(known))
+    const connected = known === undefined
+      ? first
+      : Effect.catchAll(first, () => {
+        verdicts.delete(key)
+        return isolate(connect(undefined))
+      })
+    return Effect.map(connected, ({ client, verdict }) => {
+      if (verdict !== undefined) verdicts.set(key, verdict)
+      return client
+    })
+  }
+
+  const connectStdio = (fresh: () => Client, server: McpServerConfig.McpStdioServer, scrubber: Scrubber.Scrubber) =>
+    withVerdict(server, (prior) =>
+      Effect.catchIf(
+        connectStdioOnce(fresh(), server, scrubber, prior),
+        (failure) => failure.exitedOnProbe,
+        // Some servers of the 2025 revisions exit on any request before `initialize`: such a one is started
+        // again and spoken to the 2025 way, and the verdict kept, so that it is started once from then on
+        (failure) => Effect.tap(attempt(connectStdioOnce(fresh(), server, scrubber, { kind: "legacy" })), () =>
+          Effect.logDebug(`MCP server ${server.name}: it exited when asked server/discover; started again on the 2025 revisions`)
+        )
+      ).pipe(Effect.mapError((failure) => failure.error)), attempt)
+
+  const connectStdioOnce = Effect.fnUntraced(function*(
+    client: Client,
+    server: McpServerConfig.McpStdioServer,
+    scrubber: Scrubber.Scrubber,
+    prior: PriorDiscovery | undefined
+  ) {
     const annotations = { "mcp.server": server.name, "mcp.stream": "stderr" }
     // the process is started in the connection's scope, whose close runs the transport's close ladder
     const stdio = yield* CommandTransport.make({
@@ -361,12 +465,21 @@ const sdkConnect = (
           annotations
         )
     }).pipe(
-      Effect.mapError((error) => startFailure(server, error))
+      Effect.mapError((error) => ({ error: startFailure(server, error), exitedOnProbe: false }))
     )
-    const guard = new GuardedTransport.GuardedTransport(stdio)
-    yield* connectClient(client, guard, server, scrubber, stdio)
+    const guard = new GuardedTransport.GuardedTransport(stdio, { pid: stdio.pid })
+    yield* connectClient(client, guard, server, scrubber, prior, stdio).pipe(
+      Effect.mapError((error) => ({
+        error,
+        exitedOnProbe: prior === undefined && guard.probed && !guard.initialized && stdio.exitStatus !== undefined &&
+          server.protocol !== "2026-07-28"
+      }))
+    )
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid })
+    return {
+      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio" }),
+      verdict: verdictOf(client)
+    }
   })
 
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
@@ -388,16 +501,21 @@ const sdkConnect = (
     session.onTransport(sse)
     const guard = new GuardedTransport.GuardedTransport(sse)
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
-    yield* connectClient(client, guard, server, scrubber)
+    // the transport of the 2024-11-05 revision: nothing newer is asked over it
+    yield* connectClient(client, guard, server, scrubber, { kind: "legacy" })
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+    return {
+      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse" }),
+      verdict: { kind: "legacy" } as const
+    }
   })
 
   const connectHttp = Effect.fnUntraced(function*(
     fresh: () => Client,
     server: McpServerConfig.McpHttpServer,
     session: OAuthConnect.Session,
-    scrubber: Scrubber.Scrubber
+    scrubber: Scrubber.Scrubber,
+    prior: PriorDiscovery | undefined
   ) {
     if (server.transport === "sse") return yield* connectSse(fresh(), server, session, scrubber)
     const client = fresh()
@@ -436,14 +554,17 @@ const sdkConnect = (
     // session is terminated (DELETE) before the transport closes, as the DELETE needs its signal
     const close = closeQuietly(http, () => atMost(http.terminateSession(), closeMs))
     yield* Effect.addFinalizer(() => closeWithin(close, 2 * closeMs + 2_000))
-    const refused = yield* connectClient(client, guard, server, scrubber).pipe(
+    const refused = yield* connectClient(client, guard, server, scrubber, prior).pipe(
       Effect.mapError((error) => loginNeeded(error, challenged, session, server)),
       Effect.as(undefined),
       Effect.catchIf((error) => error.httpStatus !== undefined && legacyStatuses.has(error.httpStatus), Effect.succeed)
     )
     if (refused === undefined) {
       yield* askLogLevel(client, options?.serverLogLevel)
-      return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+      return {
+        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http" }),
+        verdict: verdictOf(client)
+      }
     }
     // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
     // backwards compatibility says to try its event stream at the same URL
@@ -461,10 +582,15 @@ const sdkConnect = (
     // the definition's secrets and every credential the process holds, now or later (a login's tokens)
     const scrubber = authSettings.held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
-    const fresh = () => newClient(clientInfo, server, runtime, scrubber, requests)
+    const fresh = () => newClient(clientInfo, server, runtime, scrubber, probeMs, requests)
     return yield* server._tag === "McpStdioServer"
-      ? connectStdio(fresh(), server, scrubber)
-      : OAuthConnect.connect(server, authSettings, (session) => connectHttp(fresh, server, session, scrubber))
+      ? connectStdio(fresh, server, scrubber)
+      : OAuthConnect.connect(
+        server,
+        authSettings,
+        // an HTTP attempt's sockets stay with the connection: a login that follows a refusal still uses them
+        (session) => withVerdict<McpConnectError>(server, (prior) => connectHttp(fresh, server, session, scrubber, prior), stayInScope)
+      )
   })
 }
 
@@ -542,10 +668,10 @@ const inMemoryConnect = (
     })
     const scrubber = held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
-    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, requests)
-    yield* connectClient(client, clientSide, server, scrubber)
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, 5_000, requests)
+    yield* connectClient(client, clientSide, server, scrubber, undefined)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* NodeMcpClient.make(client, { server: server.name, scrubber })
+    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "inproc" })
   })
 }
 

@@ -7,59 +7,160 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { ProtocolError as SdkMcpError } from "@modelcontextprotocol/client"
-import { McpClient, McpClientFactory, McpError, type McpServerConfig } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as FaultyServer from "@zett/testing/Faults"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Path from "node:path"
 import * as Errors from "../src/internal/errors.js"
 
-const connectAndCall = (server: McpServerConfig.McpServerConfig) =>
-  Effect.scoped(Effect.gen(function*() {
+/** Connects to each of `servers` in turn through one factory (its verdicts kept), listing and calling `echo`. */
+const connectAndCall = (...servers: ReadonlyArray<McpServerConfig.McpServerConfig>) => connectAndCallWith({}, ...servers)
+
+const connectAndCallWith = (options: NodeMcpClientFactory.Options, ...servers: ReadonlyArray<McpServerConfig.McpServerConfig>) =>
+  Effect.gen(function*() {
     const factory = yield* McpClientFactory.McpClientFactory
-    const client = yield* factory.connect(server)
-    const tools = yield* McpClient.listAll(client)
-    const result = yield* client.callTool("echo", { text: "hi" })
-    return { tools: tools.map((tool) => tool.name), result }
-  })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeContext.layer))
+    const outcomes = []
+    for (const server of servers) {
+      outcomes.push(yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* factory.connect(server)
+        const tools = yield* McpClient.listAll(client)
+        const result = yield* client.callTool("echo", { text: "hi" })
+        return { tools: tools.map((tool) => tool.name), result, protocolVersion: client.protocolVersion, transport: client.transport }
+      })))
+    }
+    return outcomes
+  }).pipe(Effect.provide(NodeMcpClientFactory.layer(options)), Effect.provide(NodeContext.layer))
 
 const refusal = (server: McpServerConfig.McpServerConfig) =>
   Effect.flip(connectAndCall(server))
 
 const record = Effect.map(TempDir.make("zett-eras-"), (dir) => Path.join(dir, "record.jsonl"))
 
+const messages = (file: string) => ModernServers.readRecord(file).filter((entry) => entry.event === "message")
+
+const modernMeta = ["io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/protocolVersion"]
+
 describe("servers of the 2026-07-28 revision (SDK v2)", () => {
   for (const transport of ["stdio", "http"] as const) {
-    const serve = (era: ModernServers.Era, file: string) =>
-      transport === "stdio" ? Effect.succeed(ModernServers.stdio("modern", era, file)) : ModernServers.http("modern", era, file)
+    const serve = (era: ModernServers.Era, file: string, protocol?: McpServerConfig.Protocol) =>
+      Effect.map(
+        transport === "stdio" ? Effect.succeed(ModernServers.stdio("modern", era, file)) : ModernServers.http("modern", era, file),
+        (server): McpServerConfig.McpServerConfig =>
+          protocol === undefined
+            ? server
+            : server._tag === "McpStdioServer"
+            ? new McpServerConfig.McpStdioServer({ ...server, protocol })
+            : new McpServerConfig.McpHttpServer({ ...server, protocol })
+      )
 
-    it.scopedLive(`a dual-era server (${transport}) serves this client on the 2025-11-25 era: initialize, then requests without the 2026 _meta`, () =>
+    for (const era of ["dual", "modern-only"] as const) {
+      it.scopedLive(`a ${era} server (${transport}) is spoken to on 2026-07-28: server/discover, no initialize, the 2026 _meta on every request`, () =>
+        Effect.gen(function*() {
+          const file = yield* record
+          const [outcome] = yield* connectAndCall(yield* serve(era, file))
+          assert.deepStrictEqual(outcome!.tools, ["echo", "wait", "confirm", "region", "grow"])
+          assert.deepStrictEqual(outcome!.result.content, [{ type: "text", text: "modern echo: hi" }])
+          assert.deepStrictEqual([outcome!.protocolVersion, outcome!.transport], ["2026-07-28", transport === "http" ? "streamable-http" : "stdio"])
+          const seen = messages(file)
+          assert.deepStrictEqual(seen.map((entry) => entry.method), ["server/discover", "tools/list", "tools/call"])
+          for (const entry of seen) {
+            assert.strictEqual(entry.protocolVersion, "2026-07-28", entry.method)
+            assert.includeMembers([...entry.meta ?? []], modernMeta, entry.method)
+          }
+          if (transport === "http") {
+            const call = seen.at(-1)!
+            assert.deepStrictEqual(
+              [call.headers?.["mcp-protocol-version"], call.headers?.["mcp-method"], call.headers?.["mcp-name"]],
+              ["2026-07-28", "tools/call", "echo"]
+            )
+          }
+          // one process for the stdio server: the question was asked on the connection's own
+          assert.strictEqual(ModernServers.readRecord(file).filter((entry) => entry.event === "ready").length, 1)
+        }), 30_000)
+    }
+
+    it.scopedLive(`pinned to 2025-11-25, a dual-era server (${transport}) is spoken to the 2025 way: initialize, no question, no 2026 _meta`, () =>
       Effect.gen(function*() {
         const file = yield* record
-        const { result, tools } = yield* connectAndCall(yield* serve("dual", file))
-        assert.deepStrictEqual(tools, ["echo", "wait", "confirm", "region", "grow"])
-        assert.deepStrictEqual(result.content, [{ type: "text", text: "modern echo: hi" }])
-        const messages = ModernServers.readRecord(file).filter((entry) => entry.event === "message")
-        assert.deepStrictEqual(messages.map((entry) => entry.method), ["initialize", "notifications/initialized", "tools/list", "tools/call"])
-        assert.isTrue(messages.every((entry) => entry.protocolVersion === undefined), "no request carried the 2026 _meta protocol version")
+        const [outcome] = yield* connectAndCall(yield* serve("dual", file, "2025-11-25"))
+        assert.strictEqual(outcome!.protocolVersion, "2025-11-25")
+        assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["initialize", "notifications/initialized", "tools/list", "tools/call"])
+        assert.isTrue(messages(file).every((entry) => entry.protocolVersion === undefined), "no request carried the 2026 _meta protocol version")
       }), 30_000)
 
-    it.scopedLive(`a modern-only server (${transport}) is refused with a reason that names the revision it speaks`, () =>
+    it.scopedLive(`pinned to 2025-11-25, a modern-only server (${transport}) is refused with a reason that names the revision it speaks and the pin`, () =>
       Effect.gen(function*() {
         const file = yield* record
-        const error = yield* refusal(yield* serve("modern-only", file))
+        const error = yield* refusal(yield* serve("modern-only", file, "2025-11-25"))
         assert.strictEqual(error._tag, "McpConnectError")
         const connect = error as McpError.McpConnectError
         assert.deepStrictEqual([connect.reason, connect.code], ["ProtocolVersion", -32022])
-        const reason = "the server supports only protocol 2026-07-28, and this client asked for 2025-11-25"
+        const reason = "the server supports only protocol 2026-07-28, and this client asked for 2025-11-25; the definition pins protocol 2025-11-25"
         assert.strictEqual(connect.description, transport === "http" ? `HTTP 400 Bad Request: ${reason}` : reason)
         assert.strictEqual(connect.httpStatus, transport === "http" ? 400 : undefined)
-        assert.strictEqual(McpError.reasonOf(connect), connect.description)
-        const methods = ModernServers.readRecord(file).filter((entry) => entry.event === "message").map((entry) => entry.method)
-        assert.deepStrictEqual(methods, ["initialize"])
+        assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["initialize"])
       }), 30_000)
   }
+})
+
+/** A server of the 2025 revisions on SDK v1 (the fault server), recording the methods it receives and its starts. */
+const legacy = (file: string, faults: ReadonlyArray<string> = [], protocol?: McpServerConfig.Protocol) =>
+  McpServerConfig.stdio({
+    name: "legacy",
+    command: process.execPath,
+    args: [FaultyServer.faultyServer, ...faults.map((fault) => `--fault=${fault}`), `--record=${file}`, "--record-messages"],
+    ...(protocol !== undefined ? { protocol } : {})
+  })
+
+const starts = (file: string) => ModernServers.readRecord(file).filter((entry) => entry.event === "ready").length
+
+describe("servers of the 2025 revisions, asked first", () => {
+  it.scopedLive("a 2025 stdio server is asked server/discover on its own process, then initialized there: one process; the next connect asks nothing", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const [first, second] = yield* connectAndCall(legacy(file), legacy(file))
+      assert.deepStrictEqual([first!.protocolVersion, second!.protocolVersion], ["2025-11-25", "2025-11-25"])
+      const methods = messages(file).map((entry) => entry.method)
+      assert.deepStrictEqual(methods, [
+        "server/discover", "initialize", "notifications/initialized", "tools/list", "tools/call",
+        "initialize", "notifications/initialized", "tools/list", "tools/call"
+      ])
+      assert.strictEqual(starts(file), 2)
+    }), 30_000)
+
+  it.scopedLive("a 2025 stdio server that exits when asked is started again the 2025 way, and from then on started once", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const [first, second] = yield* connectAndCall(legacy(file, ["exit-on-discover"]), legacy(file, ["exit-on-discover"]))
+      assert.deepStrictEqual(first!.result.content, second!.result.content)
+      assert.deepStrictEqual(messages(file).map((entry) => entry.method).filter((method) => method !== "notifications/initialized"), [
+        "server/discover", "initialize", "tools/list", "tools/call", "initialize", "tools/list", "tools/call"
+      ])
+      // the first connect started it twice (it exited on the question), the second once
+      assert.strictEqual(starts(file), 3)
+    }), 30_000)
+
+  it.scopedLive("a 2025 stdio server that does not answer the question is taken for a 2025 one when the probe time is up", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const [outcome] = yield* connectAndCallWith({ probeTimeout: "300 millis" }, legacy(file, ["silent-discover"]))
+      assert.strictEqual(outcome!.protocolVersion, "2025-11-25")
+      assert.deepStrictEqual(messages(file).map((entry) => entry.method).slice(0, 2), ["server/discover", "initialize"])
+      assert.strictEqual(starts(file), 1)
+    }), 30_000)
+
+  it.scopedLive("pinned to 2026-07-28, a 2025 server is refused, saying so", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const error = (yield* refusal(legacy(file, [], "2026-07-28"))) as McpError.McpConnectError
+      assert.strictEqual(error.reason, "ProtocolVersion")
+      assert.include(error.description, "2026-07-28")
+      assert.include(error.description, "the definition pins protocol 2026-07-28")
+      assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["server/discover"])
+    }), 30_000)
 })
 
 describe("the negotiation errors of the 2026-07-28 revision", () => {

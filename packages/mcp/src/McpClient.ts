@@ -70,6 +70,10 @@ export interface McpClient {
   readonly server: string
   /** The process id of a stdio server (it leads a process group of its own); absent for other transports. */
   readonly pid: number | undefined
+  /** The protocol revision the connection speaks (`2026-07-28`, `2025-11-25` ...), when the driver knows it. */
+  readonly protocolVersion: string | undefined
+  /** How the connection reached the server: `stdio`, `streamable-http`, `sse`, or what the driver says. */
+  readonly transport: string | undefined
   readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
   /**
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
@@ -116,6 +120,8 @@ export interface McpClient {
 export interface Driver {
   readonly server: string
   readonly pid?: number | undefined
+  readonly protocolVersion?: string | undefined
+  readonly transport?: string | undefined
   readonly listTools: McpClient["listTools"]
   readonly callTool: McpClient["callTool"]
   /** Without it, `callTool` is raced against a sleep (`TestClock` drives it). */
@@ -138,6 +144,8 @@ export const make = (driver: Driver): McpClient => {
   const client: McpClient = {
     server: driver.server,
     pid: driver.pid,
+    protocolVersion: driver.protocolVersion,
+    transport: driver.transport,
     listTools: driver.listTools,
     callTool: driver.callTool,
     callWithin: driver.callWithin ?? ((name, args, limits) => raceWithin(client, name, args, limits)),

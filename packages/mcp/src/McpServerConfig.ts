@@ -48,8 +48,21 @@ export const ServerFields = {
    * `"tools"`: the server's resources reach the model through two more tools, `<prefix>__list_resources` and
    * `<prefix>__read_resource` (also the extension's `resources` option for every server).
    */
-  resources: Schema.optional(Schema.Literal("tools"))
+  resources: Schema.optional(Schema.Literal("tools")),
+  /**
+   * The protocol revision to speak: `"auto"` (the default) asks the server with `server/discover` and falls back
+   * to `initialize` when it gives no sign of the 2026-07-28 revision; a revision pins it, with no fallback.
+   */
+  protocol: Schema.optional(Schema.Literal("auto", "2026-07-28", "2025-11-25"))
 }
+
+/**
+ * The protocol choices of a definition (`protocol`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Protocol = "auto" | "2026-07-28" | "2025-11-25"
 
 /**
  * A value that must stay secret (header values, environment values): `Redacted` in memory, plain
@@ -310,9 +323,12 @@ export interface Extra {
   readonly excludeTools?: ReadonlyArray<string> | undefined
   /** `"tools"`: expose the server's resources as `<prefix>__list_resources` and `<prefix>__read_resource`. */
   readonly resources?: "tools" | undefined
+  /** `"auto"` (the default), or a revision to pin. */
+  readonly protocol?: Protocol | undefined
 }
 
 const extra = (options: Extra) => ({
+  ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
   ...(options.resources !== undefined ? { resources: options.resources } : {}),
   ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   ...(options.includeTools !== undefined ? { includeTools: options.includeTools } : {}),
@@ -394,6 +410,8 @@ const computeCacheKey = (server: McpServerConfig): string => {
   if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") canonical.push(["transport", server.transport])
   if (server._tag === "McpHttpServer" && server.auth !== undefined) canonical.push(["auth", authKey(server.auth)])
   if (toolPrefix(server) !== server.name) canonical.push(["prefix", toolPrefix(server)])
+  // a pinned revision may be served other tools
+  if (server.protocol !== undefined && server.protocol !== "auto") canonical.push(["protocol", server.protocol])
   return `${server.name}:${sha256(JSON.stringify(canonical)).slice(0, 32)}`
 }
 

@@ -250,7 +250,7 @@ describe.sequential("configuration files of every client, against real servers",
         assert.isFalse(outcome.tools.some((name) => name.startsWith("off__")))
       })), 60_000)
 
-  it.live("a Streamable HTTP entry whose server answers the initializing POST with 405 falls back to SSE", () =>
+  it.live("a Streamable HTTP entry whose server answers server/discover and the initializing POST with 405 falls back to SSE", () =>
     Effect.scoped(Effect.gen(function*() {
       const recording = yield* RecordingServer.make({ legacyOnly: true })
       const { file, home } = yield* place("windsurf.json", ({ home }) => Path.join(home, ".codeium", "windsurf", "mcp_config.json"), recording.port)
@@ -258,8 +258,8 @@ describe.sequential("configuration files of every client, against real servers",
       const outcome = yield* request(file, home, ["old__echo"])
       assert.include(textOf(outcome.results["old__echo"]), "echo")
       assert.deepStrictEqual(
-        recording.received.slice(0, 2).map((r) => [r.method, r.path]),
-        [["POST", "/sse"], ["GET", "/sse"]]
+        recording.received.slice(0, 3).map((r) => [r.method, r.path]),
+        [["POST", "/sse"], ["POST", "/sse"], ["GET", "/sse"]]
       )
     })).pipe(Effect.provide(NodeContext.layer)), 60_000)
 

@@ -211,6 +211,7 @@ describe("McpClient", () => {
       // a stand-in for the SDK Client that records the request options it gets
       const seen: Array<{ readonly timeout?: number; readonly signal?: AbortSignal }> = []
       const fake = {
+        getNegotiatedProtocolVersion: () => undefined,
         request: async (_request: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
           return { tools: [] }
@@ -236,6 +237,7 @@ describe("McpClient", () => {
     Effect.gen(function*() {
       const secret = "tok-9f8e7d6c5b"
       const fake = {
+        getNegotiatedProtocolVersion: () => undefined,
         callTool: async () => {
           throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
         },
@@ -398,6 +400,7 @@ describe("McpClient, exactly", () => {
     Effect.gen(function*() {
       const seen: Array<unknown> = []
       const fake = {
+        getNegotiatedProtocolVersion: () => undefined,
         request: async ({ params }: { readonly params: unknown }) => {
           seen.push(params)
           if (seen.length === 3) throw new Error("down")
@@ -417,6 +420,7 @@ describe("McpClient, exactly", () => {
       const native = yield* Effect.tracer
       const tracer = Tracer.make({ span: (...args) => native.span(...args), context: (f, fiber) => native.context(f, fiber) })
       const fake = {
+        getNegotiatedProtocolVersion: () => undefined,
         request: async () => {
           throw new Error("down")
         },

@@ -145,7 +145,7 @@ const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AG
  * A failure described: its text, and its kind both for a connection and for a request (where an error answer
  * of the server is `Remote`, not a broken `Protocol`).
  */
-const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
+const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
   readonly description: string
   readonly code?: number
   readonly httpStatus?: number
@@ -197,6 +197,10 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber): {
     }
   }
   // the SDK's own failures: its texts are its own, but an invalid result's may quote what the server sent
+  // a probe that could not reach the server failed as a connect does: for what is underneath
+  if (cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && cause.cause !== undefined && depth < MAX_CAUSES) {
+    return describe(cause.cause, scrubber, depth + 1)
+  }
   if (cause instanceof SdkError) return sdkFailure(cause, scrubber)
   // a parser's message quotes the input it choked on, which may be anything the server sent back
   if (cause instanceof SyntaxError) {

@@ -37,8 +37,16 @@ export class GuardedTransport implements Transport {
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
 
   private readonly pending = new Set<Id>()
+  /** Until the connection is made: whether `server/discover` and `initialize` were sent. */
+  probed = false
+  initialized = false
 
-  constructor(readonly inner: Transport) {
+  constructor(readonly inner: Transport, stdio?: { readonly pid: number }) {
+    // The SDK tells a stdio transport by these two properties: its era probe then reads no answer, or a pipe that
+    // closed, as a server of the 2025 revisions (an HTTP server's silence is a failure)
+    if (stdio !== undefined) {
+      Object.defineProperties(this, { pid: { value: stdio.pid, enumerable: true }, stderr: { value: null, enumerable: true } })
+    }
     inner.onmessage = (message, extra) => {
       const id = responseId(message)
       if (id !== undefined) this.pending.delete(id)
@@ -63,6 +71,11 @@ export class GuardedTransport implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = requestId(message)
     if (id === undefined) return this.inner.send(message, options)
+    if (!this.initialized) {
+      const method = (message as { readonly method: string }).method
+      if (method === "server/discover") this.probed = true
+      else if (method === "initialize") this.initialized = true
+    }
     this.pending.add(id)
     return this.inner.send(message, options).catch((error) => {
       this.pending.delete(id)
