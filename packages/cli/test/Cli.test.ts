@@ -355,6 +355,61 @@ describe("zett and real configuration files", () => {
     }))
 })
 
+describe("zett: options before the command", () => {
+  it.scoped("--config, --json, --lenient and --connect-timeout work before the command as after it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const json = yield* zett(["--config", config, "--json", "tools"], { clientFactory: factory })
+      assert.strictEqual(json.code, 0, json.stderr)
+      assert.deepStrictEqual(JSON.parse(json.stdout).servers.map((s: { name: string }) => s.name), ["demo"])
+      const call = yield* zett(
+        ["--lenient", `--config=${config}`, "--connect-timeout", "5", "call", "demo__add", `{"a": 2, "b": 40}`],
+        { clientFactory: factory }
+      )
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.deepStrictEqual(JSON.parse(call.stdout), { sum: 42 })
+      // a nested command: the options go after its whole name
+      const status = yield* zett(["--config", config, "auth", "status"], { clientFactory: factory })
+      assert.strictEqual(status.code, 0, status.stderr)
+      assert.include(status.stdout, "demo")
+    }))
+
+  it.scoped("--name=VALUE works for every option that takes a value, --config repeated included", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const first = httpConfig(dir, ["demo"], "a.json")
+      const second = httpConfig(dir, ["docs"], "b.json")
+      const { factory } = fakeFactory({ demo: { tools: demoTools }, docs: { tools: [tool("search")] } })
+      const result = yield* zett(["tools", `--config=${first}`, `--config=${second}`, "--discovery-concurrency=1"], {
+        clientFactory: factory
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^demo\s+streamable-http\s.*ok$/m)
+      assert.match(result.stdout, /^docs\s+streamable-http\s.*ok$/m)
+    }))
+
+  it.scoped("a value that is a command's name stays the option's value", () =>
+    Effect.gen(function*() {
+      const result = yield* zett(["--config", "tools", "tools"])
+      // the command ran (tools) and read `tools` as the file it names
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stderr, `zett: ${Path.resolve("tools")}: no such configuration file\n`)
+    }))
+
+  it.effect("an unknown option before the command is refused by name, exit 2; --help there is the command's help", () =>
+    Effect.gen(function*() {
+      const result = yield* zett(["--bogus", "tools"])
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stdout, "")
+      assert.strictEqual(result.stderr, "zett: Received unknown argument: '--bogus'\n")
+      const help = yield* zett(["--help", "tools"])
+      assert.strictEqual(help.code, 0)
+      assert.include(help.stdout, "--discovery-concurrency")
+    }))
+})
+
 describe("zett --log-level", () => {
   it.scoped("--log-level works before or after the command's options; logs go to stderr, one line each", () =>
     Effect.gen(function*() {
