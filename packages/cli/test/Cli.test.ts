@@ -505,7 +505,11 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
         [["call", "x", "--call-timeout", "nan"], "zett: --call-timeout expects a number of seconds, 0 or more, got 'nan'"],
         [["call", "x", "--call-timeout", "-5"], "zett: --call-timeout expects a number of seconds, 0 or more, got '-5'"],
         [["tools", "--connect-timeout", "Infinity"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'Infinity'"],
-        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"]
+        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"],
+        // not a number at all: refused by the option's type, still worded with the option's name
+        [["tools", "--connect-timeout=abc"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'abc'"],
+        [["tools", "--discovery-concurrency", "1.5"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '1.5'"],
+        [["auth", "login", "s", "--port", "http"], "zett: --port expects a whole number, got 'http'"]
       ]
       for (const [args, line] of cases) {
         const result = yield* zett(args)
@@ -531,6 +535,19 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.include(tools.stdout, `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`)
       const run = yield* zett(["run", "--help"])
       assert.include(run.stdout, `the model named in ${EnvironmentModel.variable}`)
+    }))
+
+  it.effect("--help shows each numeric option's type: float for seconds, integer for counts and ports", () =>
+    Effect.gen(function*() {
+      const tools = (yield* zett(["tools", "--help"])).stdout
+      assert.include(tools, "[--connect-timeout float] [--discovery-concurrency integer]")
+      assert.match(tools, /^--connect-timeout float\n\n {2}A floating point number\.$/m)
+      assert.match(tools, /^--discovery-concurrency integer\n\n {2}An integer\.$/m)
+      const call = (yield* zett(["call", "--help"])).stdout
+      assert.match(call, /^--call-timeout float$/m)
+      const login = (yield* zett(["auth", "login", "--help"])).stdout
+      assert.match(login, /^--port integer$/m)
+      for (const help of [tools, call, login]) assert.notMatch(help, /(timeout|concurrency|port) text/)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>

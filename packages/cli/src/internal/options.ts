@@ -33,26 +33,55 @@ export const lenient = Options.boolean("lenient").pipe(
   Options.withDescription("Skip invalid entries of the configuration, with a warning each, and keep the valid ones.")
 )
 
-/** An option parsed by `parse`, whose failure is one readable usage line naming the option. */
-const parsedOption = <A>(name: string, description: string, parse: (text: string) => A | undefined, expected: string) =>
-  Options.text(name).pipe(
+/**
+ * What each numeric option expects, in the words of its usage error. The help shows the option's type
+ * (`float`, `integer`) from its primitive; a value that is not a number at all fails in that primitive, whose
+ * message names no option, so `valueError` words it with the option's name from this table.
+ */
+const expectations = new Map<string, string>()
+
+/** A numeric option checked by `check`, whose failure is one readable usage line naming the option. */
+const numericOption = (
+  name: string,
+  kind: "float" | "integer",
+  description: string,
+  check: (value: number) => boolean,
+  expected: string
+) => {
+  expectations.set(`--${name}`, expected)
+  return (kind === "float" ? Options.float(name) : Options.integer(name)).pipe(
     Options.withDescription(description),
-    Options.mapEffect((text) => {
-      const value = parse(text)
-      return value === undefined
-        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${text}'`)))
-        : Effect.succeed(value)
-    }),
+    Options.mapEffect((value) =>
+      check(value)
+        ? Effect.succeed(value)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${value}'`)))
+    ),
     Options.optional
   )
+}
 
-const parseSeconds = (text: string): number | undefined => {
-  const value = text.trim() === "" ? Number.NaN : Number(text)
-  return Number.isFinite(value) && value >= 0 ? value : undefined
+/**
+ * The usage line for a value `@effect/cli` could not read as a number (`'nan' is not a float`): the option it was
+ * given to, found on the command line, and what that option expects; `undefined` for any other message.
+ */
+export const valueError = (args: ReadonlyArray<string>, message: string): string | undefined => {
+  const match = /^'(.*)' is not an? (float|integer)$/s.exec(message)
+  if (match === null) return undefined
+  const [, value, kind] = match
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith("--")) continue
+    const equals = arg.indexOf("=")
+    const name = equals === -1 ? (args[i + 1] === value ? arg : undefined) : arg.slice(equals + 1) === value ? arg.slice(0, equals) : undefined
+    if (name === undefined) continue
+    const expected = expectations.get(name) ?? (kind === "integer" ? "a whole number" : "a number")
+    return `${name} expects ${expected}, got '${value}'`
+  }
+  return undefined
 }
 
 const seconds = (name: string, description: string) =>
-  parsedOption(name, description, parseSeconds, "a number of seconds, 0 or more")
+  numericOption(name, "float", description, (value) => Number.isFinite(value) && value >= 0, "a number of seconds, 0 or more")
 
 export const connectTimeout = seconds(
   "connect-timeout",
@@ -61,10 +90,11 @@ export const connectTimeout = seconds(
 
 export const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
 
-export const discoveryConcurrency = parsedOption(
+export const discoveryConcurrency = numericOption(
   "discovery-concurrency",
+  "integer",
   `How many servers are discovered at once (default ${defaultDiscoveryConcurrency}).`,
-  (text) => (/^\s*\d+\s*$/.test(text) && Number(text) >= 1 ? Number(text) : undefined),
+  (value) => value >= 1,
   "a whole number, 1 or more"
 )
 
