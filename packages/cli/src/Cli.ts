@@ -130,6 +130,9 @@ export const command = Command.make("zett", {}, () =>
 
 const cli = Command.run(command, { name: "zett", version })
 
+/** The commands that take a server's command after `--` (`zett tools -- npx server`). */
+const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts"])
+
 /**
  * `@effect/cli` prints a usage error through `Console.error` (styled, over several lines) before failing with
  * it; `zett` says it once, as its one `zett:` line (see `CliError.fromCause`). Logs do not use the `Console`.
@@ -149,7 +152,10 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
  * @category running
  */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
-  cli(["node", "zett", ...Argv.normalize(zett.tree, args)]).pipe(
+  Effect.suspend(() => {
+    const line = Argv.serverCommand(Argv.normalize(zett.tree, args), startsServers)
+    return cli(["node", "zett", ...line.args]).pipe(Effect.provideService(Argv.ServerCommand, line.command))
+  }).pipe(
     quietParserErrors,
     // what the servers' chatter left unprinted is summed up before the command's last line
     Effect.ensuring(Chatter.summarize((line) => Output.errorLine(`zett: ${line}`))),

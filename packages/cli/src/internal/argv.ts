@@ -9,6 +9,7 @@
  * @internal
  */
 import * as Options from "@effect/cli/Options"
+import * as Context from "effect/Context"
 
 /** The options of a command (`--name` → whether it takes a value) and its subcommands. */
 export interface Tree {
@@ -96,3 +97,27 @@ export const normalize = (root: Tree, args: ReadonlyArray<string>): ReadonlyArra
   const ordered = moved.length > 0 && node.children.size === 0 ? [...path, ...moved, ...rest.slice(i)] : rest
   return [...level, ...ordered, ...tail]
 }
+
+/**
+ * For a command that can start its server itself (`zett tools -- COMMAND ARGS...`): the normalized arguments
+ * before the first `--`, and the words after it. For any other command the `--` stays for `@effect/cli`.
+ */
+export const serverCommand = (
+  args: ReadonlyArray<string>,
+  commands: ReadonlySet<string>
+): { readonly args: ReadonlyArray<string>; readonly command: ReadonlyArray<string> | undefined } => {
+  const first = args[0] === logLevel ? 2 : 0
+  const forced = args.indexOf("--")
+  return forced === -1 || !commands.has(args[first] ?? "")
+    ? { args, command: undefined }
+    : { args: args.slice(0, forced), command: args.slice(forced + 1) }
+}
+
+/**
+ * The words after `--` on the command line (`undefined` without one): the server's command and its arguments.
+ * `@effect/cli` would read them as the command's own arguments (`zett call TOOL [JSON]`), so `Cli.run` takes
+ * them off before parsing.
+ */
+export class ServerCommand extends Context.Reference<ServerCommand>()("@zett/cli/internal/argv/ServerCommand", {
+  defaultValue: (): ReadonlyArray<string> | undefined => undefined
+}) {}

@@ -16,7 +16,7 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
-import { loadConfiguration, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
+import { loadConfiguration, loadServers, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
 import { inert } from "./inert.js"
 import type * as Options from "./options.js"
 import { connectLimit } from "./options.js"
@@ -138,7 +138,7 @@ export const listCommand = <A>(options: Options.ListingOptions, report: Report<A
   Effect.gen(function*() {
     const factory = yield* resolveClientFactory()
     const output = yield* Output.Output
-    const source = yield* loadConfiguration(options.config, options)
+    const source = yield* loadServers(options)
     const servers = yield* select(source.snapshot, source.file, options.server)
     const listings = yield* listAll(factory, servers, {
       what: report.what,

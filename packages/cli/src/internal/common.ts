@@ -10,7 +10,7 @@ import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
-import type { McpServerConfig } from "@zett/mcp"
+import type { McpServerConfig, McpServers } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
+import * as AdHoc from "./adhoc.js"
 import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
@@ -75,8 +76,27 @@ export const loadConfiguration = (paths: ReadonlyArray<string>, options: { reado
     const snapshot = snapshots.length === 1 ? snapshots[0]! : yield* McpConfiguration.combine(snapshots)
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.exists(files, (file) => Effect.orElseSucceed(fs.exists(file), () => false))
-    return { file: files.join(", "), exists, snapshot }
+    return { file: files.join(", "), exists, snapshot, adHoc: false }
   }).pipe(Inputs.provide)
+
+/**
+ * The servers a command uses: the one given on the command line (`--url`, or a command after `--`), else those
+ * of the configuration files.
+ */
+export const loadServers = (options: AdHoc.Options & { readonly lenient: boolean }) =>
+  Effect.flatMap(
+    AdHoc.server(options),
+    Option.match({
+      onNone: () => loadConfiguration(options.config, options),
+      onSome: (server) =>
+        Effect.succeed({
+          file: AdHoc.source,
+          exists: true,
+          snapshot: { path: undefined, servers: [server], skipped: [] } satisfies McpServers.Snapshot,
+          adHoc: true
+        })
+    })
+  )
 
 /** At most a few names, and how many more. */
 const someNames = (names: ReadonlyArray<string>, max = 3) =>

@@ -12,6 +12,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
@@ -130,8 +131,46 @@ export const yesDefaults = Options.boolean("yes-defaults").pipe(
   )
 )
 
+// `Options.redacted` cannot be repeated in @effect/cli 0.77 (the second pass fails on its own Redacted value)
+const secrets = Options.map((values: Array<string>) => values.map((value) => Redacted.make(value)))
+
+/** A server on the command line instead of a configuration file (see `internal/adhoc.ts`). */
+const adHoc = {
+  url: Options.text("url").pipe(
+    Options.withDescription("Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."),
+    Options.optional
+  ),
+  header: Options.text("header").pipe(
+    Options.withDescription("A header for --url, as NAME:VALUE (repeat it for more); values are never printed."),
+    Options.repeated,
+    secrets
+  ),
+  transport: Options.choice("transport", ["streamable-http", "sse"]).pipe(
+    Options.withDescription("The transport of --url (default streamable-http)."),
+    Options.optional
+  ),
+  env: Options.text("env").pipe(
+    Options.withDescription(
+      "An environment variable for the server started from the command after --, as NAME=VALUE (repeat it for " +
+        "more); values are never printed."
+    ),
+    Options.repeated,
+    secrets
+  ),
+  cwd: Options.text("cwd").pipe(
+    Options.withDescription("The working directory of the server started from the command after --."),
+    Options.optional
+  ),
+  serverName: Options.text("name").pipe(
+    Options.withDescription(
+      "The name of the server given with --url or after -- (default: the URL's host, or the command's file name)."
+    ),
+    Options.optional
+  )
+}
+
 /** What every command that discovers the configured servers takes first. */
-const discovering = { config, lenient, connectTimeout, discoveryConcurrency }
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency, ...adHoc }
 
 export const tools = {
   ...discovering,
@@ -172,6 +211,7 @@ const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurr
 
 export const call = {
   ...calling,
+  ...adHoc,
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: jsonArguments("the tool's", `{"a": 1}`, "The arguments as a JSON object (default {}).")
 }
