@@ -19,7 +19,10 @@ import { callLimit, connectLimit } from "./options.js"
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
     const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
-    const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: yield* samplingModel })
+    const clientFactory = yield* resolveClientFactory({
+      serverRequests: { yesDefaults: options.yesDefaults, sampling: yield* samplingModel },
+      serverLogLevel: options.serverLogLevel
+    })
     const { adHoc, file, snapshot } = yield* loadServers(options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`))

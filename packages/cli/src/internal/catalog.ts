@@ -136,7 +136,7 @@ interface Source {
  */
 export const listCommand = <A>(options: Options.ListingOptions, report: Report<A>) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory()
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
     const output = yield* Output.Output
     const source = yield* loadServers(options)
     const servers = yield* select(source.snapshot, source.file, options.server)
@@ -236,9 +236,10 @@ export const named = (options: {
   readonly config: ReadonlyArray<string>
   readonly lenient: boolean
   readonly server: string
+  readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
 }) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory()
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     const [server] = yield* select(snapshot, file, Option.some(options.server))
     return { factory, server: server! }

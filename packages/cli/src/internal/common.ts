@@ -29,6 +29,7 @@ import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
 import { inert } from "./inert.js"
 import * as Inputs from "./inputs.js"
+import type * as Options from "./options.js"
 import { loopbackHook } from "./loopback.js"
 import * as ServerRequests from "./serverRequests.js"
 
@@ -165,8 +166,13 @@ export const tokenStore: Effect.Effect<
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
  * login` (a server that needs a login is unavailable with `needs authorization: run zett auth login <server>`);
  * with `serverRequests`, it answers servers' elicitation (and sampling, when a model is there) on the terminal.
+ * A factory in context is used as it is: `serverLogLevel` is the default factory's option.
  */
-export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
+export const resolveClientFactory = (settings: {
+  readonly serverRequests?: ServerRequests.Settings | undefined
+  /** `--server-log-level`: asked of every server that supports logging, right after it is connected. */
+  readonly serverLogLevel?: Option.Option<Options.ServerLogLevel> | undefined
+} = {}): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
   FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output | ProcessGroups.ProcessGroups
@@ -176,8 +182,11 @@ export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): 
     Option.match({
       onNone: () =>
         Effect.flatMap(tokenStore, (store) => {
-          const make = NodeMcpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
-          return serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(serverRequests))
+          const serverLogLevel = Option.getOrUndefined(settings.serverLogLevel ?? Option.none())
+          const make = NodeMcpClientFactory.make(serverLogLevel === undefined ? {} : { serverLogLevel }).pipe(
+            Effect.provideService(McpTokenStore.McpTokenStore, store)
+          )
+          return settings.serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(settings.serverRequests))
         }),
       onSome: Effect.succeed
     })

@@ -169,8 +169,21 @@ const adHoc = {
   )
 }
 
+/** The levels of MCP's `logging/setLevel`, from the most to the least verbose. */
+export const serverLogLevels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+
+export type ServerLogLevel = (typeof serverLogLevels)[number]
+
+export const serverLogLevel = Options.choice("server-log-level", serverLogLevels).pipe(
+  Options.withDescription(
+    "Ask each server to send its log messages from this level up (logging/setLevel, when it supports logging); " +
+      "by default the server decides. What it sends is logged by zett (see --log-level)."
+  ),
+  Options.optional
+)
+
 /** What every command that discovers the configured servers takes first. */
-const discovering = { config, lenient, connectTimeout, discoveryConcurrency, ...adHoc }
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency, serverLogLevel, ...adHoc }
 
 export const tools = {
   ...discovering,
@@ -207,7 +220,7 @@ const jsonArguments = (whose: string, example: string, description: string) =>
   )
 
 /** What the commands that call the servers' tools take (`call`, and `run` through the agent). */
-const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults }
+const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, serverLogLevel }
 
 export const call = {
   ...calling,
@@ -246,7 +259,7 @@ const listing = {
 export const resources = listing
 
 /** `zett read` and `zett prompt`: one request to the server named. */
-const oneServer = { config, lenient, connectTimeout, callTimeout, json, server: serverArg }
+const oneServer = { config, lenient, connectTimeout, callTimeout, serverLogLevel, json, server: serverArg }
 
 export const read = {
   ...oneServer,

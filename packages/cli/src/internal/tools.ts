@@ -14,7 +14,10 @@ import { connectLimit } from "./options.js"
 export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
     // the capabilities `call` declares, so that the tools a server offers only with them are listed
-    const clientFactory = yield* resolveClientFactory({ yesDefaults: false, sampling: yield* samplingModel })
+    const clientFactory = yield* resolveClientFactory({
+      serverRequests: { yesDefaults: false, sampling: yield* samplingModel },
+      serverLogLevel: options.serverLogLevel
+    })
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadServers(options)
     const reports = yield* discoverWithProgress(
