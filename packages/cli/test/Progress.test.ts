@@ -5,7 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ScriptedModel } from "@zett/agent"
-import { Progress } from "@zett/cli"
+import { Output, Progress } from "@zett/cli"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
@@ -22,6 +23,55 @@ describe("Progress.bar", () => {
     assert.strictEqual(Progress.bar({ progress: 7 }), "7")
     assert.strictEqual(Progress.bar({ progress: 7, total: 0, message: "files" }), "7 files")
   })
+})
+
+describe("Progress.prompting", () => {
+  const hasFrame = (text: string) => Progress.frames.some((frame) => text.includes(frame))
+
+  it.effect("while a prompt holds the terminal no spinner frame is written; the spinner comes back after it", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: true })
+      const done = yield* Deferred.make<void>()
+      const answered = yield* Deferred.make<void>()
+      const asking = yield* Deferred.make<void>()
+      const spinner = yield* Effect.fork(
+        Progress.withSpinner("Calling t…", () => Deferred.await(done)).pipe(Effect.provideService(Output.Output, output))
+      )
+      yield* TestClock.adjust("200 millis")
+      assert.isTrue(hasFrame(captured.stderr()))
+
+      const prompt = yield* Effect.fork(
+        Progress.prompting(Effect.zipRight(Deferred.succeed(asking, undefined), Deferred.await(answered))).pipe(
+          Effect.provideService(Output.Output, output)
+        )
+      )
+      yield* Deferred.await(asking)
+      // the spinner's line is erased and the cursor shown as the prompt begins
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}\u001b[?25h`))
+      const before = captured.stderr().length
+      yield* TestClock.adjust("2 seconds")
+      assert.strictEqual(captured.stderr().slice(before), "")
+
+      yield* Deferred.succeed(answered, undefined)
+      yield* Fiber.join(prompt)
+      yield* TestClock.adjust("100 millis")
+      const after = captured.stderr().slice(before)
+      assert.isTrue(after.startsWith("\u001b[?25l"), JSON.stringify(after))
+      assert.include(after, "Calling t…")
+      assert.isTrue(hasFrame(after))
+
+      yield* Deferred.succeed(done, undefined)
+      yield* Fiber.join(spinner)
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}\u001b[?25h`))
+    }))
+
+  it.effect("piped, a prompt writes nothing of its own", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: false })
+      const value = yield* Progress.prompting(Effect.succeed(7)).pipe(Effect.provideService(Output.Output, output))
+      assert.strictEqual(value, 7)
+      assert.strictEqual(captured.stderr(), "")
+    }))
 })
 
 describe("zett call with progress", () => {
