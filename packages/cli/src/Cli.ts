@@ -45,6 +45,8 @@ const descriptions = {
   prompts: "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
       "Exits 1 when a server is unavailable.",
   prompt: "Get one prompt of a configured MCP server with its arguments and print its messages.",
+  complete: "Ask a server for the values an argument of a prompt (--prompt) or a variable of a resource template " +
+    "(--resource) may take (completion/complete), given what is typed so far; print them one a line.",
   run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
       "showing its text as it streams and each tool call with its outcome.",
   demo: "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
@@ -105,7 +107,8 @@ const zett = group([
   lazyCommand("resources", Options.resources, () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))),
   lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))),
   lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))),
-  lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler })))
+  lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))),
+  lazyCommand("complete", Options.complete, () => import("./internal/complete.js"))
 ])
 
 // -----------------------------------------------------------------------------
@@ -121,7 +124,7 @@ const zett = group([
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
     new CliError.UsageError({
-      message: "missing command: tools, call, run, auth, demo, resources, read, prompts or prompt (see zett --help)"
+      message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt or complete (see zett --help)"
     })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
@@ -131,7 +134,7 @@ export const command = Command.make("zett", {}, () =>
 const cli = Command.run(command, { name: "zett", version })
 
 /** The commands that take a server's command after `--` (`zett tools -- npx server`). */
-const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts"])
+const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts", "complete"])
 
 /**
  * `@effect/cli` prints a usage error through `Console.error` (styled, over several lines) before failing with

@@ -497,7 +497,7 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       ChildProcess.execFileSync("mkfifo", [fifo])
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["tools", "--bogus"], "zett: Received unknown argument: '--bogus'"],
-        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'auth', 'demo', 'resources', 'read', 'prompts', 'prompt'"],
+        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'auth', 'demo', 'resources', 'read', 'prompts', 'prompt', 'complete'"],
         [["call"], "zett: Missing argument <tool>"],
         [["tools", "--config", "/dev/zero"], "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"],
         [["tools", "--config", dir], `zett: ${dir}: not a regular file (a directory); --config names an mcp.json`],

@@ -279,6 +279,34 @@ export const prompt = {
   )
 }
 
+export const complete = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  serverLogLevel,
+  json: Options.boolean("json").pipe(Options.withDescription("Print the completion as JSON (values, total, hasMore).")),
+  ...adHoc,
+  prompt: Options.text("prompt").pipe(
+    Options.withDescription("Complete an argument of this prompt (as zett prompts lists it)."),
+    Options.optional
+  ),
+  resource: Options.text("resource").pipe(
+    Options.withDescription("Complete a variable of this resource template (its URI template, as zett resources lists it)."),
+    Options.optional
+  ),
+  argument: Options.text("argument").pipe(
+    Options.withDescription("The argument to complete and what is typed of it so far, as NAME=VALUE (VALUE may be empty).")
+  ),
+  context: Options.text("context").pipe(
+    Options.withDescription("An argument already chosen, as NAME=VALUE, that the completion may depend on (repeat it for more)."),
+    Options.repeated
+  ),
+  server: Args.optional(
+    serverArg.pipe(Args.withDescription("The server's name, as the configuration writes it (none with --url or after --)."))
+  )
+}
+
 export const authLogin = {
   config,
   server: serverArg,
@@ -308,3 +336,4 @@ export type PromptOptions = Command.Command.ParseConfig<typeof prompt>
 export type CallOptions = Command.Command.ParseConfig<typeof call>
 export type RunOptions = Command.Command.ParseConfig<typeof run>
 export type DemoOptions = Command.Command.ParseConfig<typeof demo>
+export type CompleteOptions = Command.Command.ParseConfig<typeof complete>
