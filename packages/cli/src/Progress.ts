@@ -46,6 +46,8 @@ export interface Status {
 interface Screen {
   spinners: number
   prompts: number
+  /** A tool's progress bar (`extension`) is on the line. */
+  bar: boolean
 }
 
 const screens = new WeakMap<Output["Type"], Screen>()
@@ -53,7 +55,7 @@ const screens = new WeakMap<Output["Type"], Screen>()
 const screenOf = (output: Output["Type"]): Screen => {
   const known = screens.get(output)
   if (known !== undefined) return known
-  const screen: Screen = { spinners: 0, prompts: 0 }
+  const screen: Screen = { spinners: 0, prompts: 0, bar: false }
   screens.set(output, screen)
   return screen
 }
@@ -110,8 +112,8 @@ export const withSpinner = <A, E, R>(
 
 /**
  * Runs `self`, a prompt, with the terminal to itself: a spinner on the same output pauses (its line erased, the
- * cursor shown) for as long as `self` runs and comes back after it, however it ends. Without a terminal it is
- * `self`.
+ * cursor shown) for as long as `self` runs and comes back after it, however it ends; a tool's progress bar
+ * (`extension`) is erased and drawn again by the next report after it. Without a terminal it is `self`.
  *
  * @since 0.1.0
  * @category combinators
@@ -123,7 +125,10 @@ export const prompting = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<
     return Effect.acquireUseRelease(
       Effect.suspend(() => {
         screen.prompts++
-        return screen.prompts === 1 && screen.spinners > 0 ? output.stderr(`${clearLine}${showCursor}`) : Effect.void
+        if (screen.prompts > 1 || (screen.spinners === 0 && !screen.bar)) return Effect.void
+        // the bar is drawn again by the tool's next report
+        screen.bar = false
+        return output.stderr(`${clearLine}${showCursor}`)
       }),
       () => self,
       () =>
@@ -174,19 +179,22 @@ export const extension = (
   Effect.map(Output, (output): Extension.Extension => {
     const name = options?.name ?? defaultName
     if (!output.interactive) return { name }
-    let drawn = false
+    const screen = screenOf(output)
     return {
       name,
-      onEvent: (_context, event) => {
-        if (event._tag !== "ToolProgress") return Effect.void
-        drawn = true
-        const width = Math.max(10, output.columns - 1)
-        return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
-      },
-      afterTool: () => {
-        if (!drawn) return Effect.void
-        drawn = false
-        return output.stderr(clearLine)
-      }
+      onEvent: (_context, event) =>
+        Effect.suspend(() => {
+          // a report that comes while a prompt holds the terminal is not drawn over it
+          if (event._tag !== "ToolProgress" || screen.prompts > 0) return Effect.void
+          screen.bar = true
+          const width = Math.max(10, output.columns - 1)
+          return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
+        }),
+      afterTool: () =>
+        Effect.suspend(() => {
+          if (!screen.bar) return Effect.void
+          screen.bar = false
+          return output.stderr(clearLine)
+        })
     }
   })

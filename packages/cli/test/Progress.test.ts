@@ -4,7 +4,7 @@
  * Progress.process.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ScriptedModel } from "@zett/agent"
+import { type Extension, ScriptedModel } from "@zett/agent"
 import { Output, Progress } from "@zett/cli"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -63,6 +63,28 @@ describe("Progress.prompting", () => {
       yield* Deferred.succeed(done, undefined)
       yield* Fiber.join(spinner)
       assert.isTrue(captured.stderr().endsWith(`${clearLine}\u001b[?25h`))
+    }))
+
+  it.effect("a tool's progress bar is erased when a prompt begins; a report during the prompt is not drawn, the next one is", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: true })
+      const extension = yield* Progress.extension().pipe(Effect.provideService(Output.Output, output))
+      // the progress extension reads nothing of the run's context
+      const context = undefined as unknown as Extension.RunContext
+      const report = (progress: number) =>
+        extension.onEvent!(context, { _tag: "ToolProgress", runId: 1, toolCallId: "c1", tool: "t", progress, total: 4 })
+      yield* report(1)
+      assert.strictEqual(captured.stderr(), `${clearLine}t [█████░░░░░░░░░░░░░░░] 1/4 25%`)
+      yield* Progress.prompting(
+        Effect.gen(function*() {
+          assert.strictEqual(captured.stderr().slice(-clearLine.length - 6), `${clearLine}\u001b[?25h`)
+          const before = captured.stderr().length
+          yield* report(2)
+          assert.strictEqual(captured.stderr().length, before)
+        })
+      ).pipe(Effect.provideService(Output.Output, output))
+      yield* report(3)
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}t [███████████████░░░░░] 3/4 75%`))
     }))
 
   it.effect("piped, a prompt writes nothing of its own", () =>
