@@ -125,6 +125,19 @@ describe("zett with a server command after --", () => {
       assert.match(elsewhere.stdout, /^node\s+stdio\s+.*unavailable: /m)
     }), 30_000)
 
+  it.scoped("--include-tools and --exclude-tools filter the server's tools as a configuration entry's filters do", () =>
+    Effect.gen(function*() {
+      const included = yield* zett(["tools", "--json", "--include-tools", "echo", "--include-tools", "get-env", ...everythingCommand(markerOf("include"))])
+      assert.strictEqual(included.code, 0, included.stderr)
+      const [server] = JSON.parse(included.stdout).servers
+      assert.deepStrictEqual(server.tools.map((t: { name: string }) => t.name), ["node__echo", "node__get-env"])
+      assert.include(server.filtered, "get-sum")
+      const excluded = yield* zett(["call", "get-env", "--exclude-tools", "get-env", ...everythingCommand(markerOf("exclude"))])
+      assert.strictEqual(excluded.code, 2)
+      assert.match(excluded.stderr, /^zett: no tool named get-env; available: node__echo, /)
+      assert.notInclude(excluded.stderr, "node__get-env")
+    }), 30_000)
+
   it.scoped("resources and prompts list the one server given after --, as JSON too", () =>
     Effect.gen(function*() {
       const prompts = yield* zett(["prompts", "--json", "--name", "everything", ...everythingCommand(markerOf("prompts"))])
@@ -152,6 +165,7 @@ describe("zett: a server on the command line, misused", () => {
         [["tools", "--url", url, "--", "node", "x.js"], "give one server: --url URL or a command after --, not both"],
         [["tools", "--header", `A: ${secret}`], "--header: only for a server given with --url URL or after --; neither is given"],
         [["tools", "--env", `A=${secret}`, "--cwd", dir], "--env, --cwd: only for a server given with --url URL or after --; neither is given"],
+        [["tools", "--exclude-tools", "x", "--name", "n"], "--exclude-tools, --name: only for a server given with --url URL or after --; neither is given"],
         [["tools", "--url", url, "--header", `Bearer ${secret}`], "--header expects NAME:VALUE; it has no ':' (its text is not shown)"],
         [["tools", "--url", url, "--header", "A: 1", "--header", `: ${secret}`], "--header number 2 expects NAME:VALUE; its name is empty or not a valid name (its text is not shown)"],
         [["tools", "--url", `ftp://host/?token=${secret}`], "--url expects an http: or https: URL (the text given is not shown)"],

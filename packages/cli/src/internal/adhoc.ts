@@ -22,6 +22,8 @@ export interface Options {
   readonly transport: Option.Option<"streamable-http" | "sse">
   readonly env: ReadonlyArray<Redacted.Redacted<string>>
   readonly cwd: Option.Option<string>
+  readonly includeTools: ReadonlyArray<string>
+  readonly excludeTools: ReadonlyArray<string>
   readonly serverName: Option.Option<string>
 }
 
@@ -83,6 +85,8 @@ export const server = (
         Option.isSome(options.transport) ? "--transport" : undefined,
         options.env.length > 0 ? "--env" : undefined,
         Option.isSome(options.cwd) ? "--cwd" : undefined,
+        options.includeTools.length > 0 ? "--include-tools" : undefined,
+        options.excludeTools.length > 0 ? "--exclude-tools" : undefined,
         Option.isSome(options.serverName) ? "--name" : undefined
       ].filter((name) => name !== undefined)
       if (stray.length > 0) {
@@ -98,6 +102,11 @@ export const server = (
     }
     const name = Option.getOrUndefined(options.serverName)
     if (name !== undefined && name.trim() === "") return yield* usage("--name must not be empty")
+    // the filters of a configuration entry (McpServerConfig's includeTools and excludeTools)
+    const filters = {
+      ...(options.includeTools.length > 0 ? { includeTools: options.includeTools } : {}),
+      ...(options.excludeTools.length > 0 ? { excludeTools: options.excludeTools } : {})
+    }
     if (url !== undefined) {
       if (options.env.length > 0 || Option.isSome(options.cwd)) {
         return yield* usage("--env and --cwd are for a server started as a command (after --), not for --url")
@@ -112,6 +121,7 @@ export const server = (
           ...(name === undefined ? { toolPrefix: host.replace(/[^A-Za-z0-9_-]/g, "_") } : {}),
           url,
           headers,
+          ...filters,
           transport: Option.getOrElse(options.transport, () => "streamable-http" as const)
         })
       )
@@ -130,6 +140,7 @@ export const server = (
         command: executable,
         args,
         env,
+        ...filters,
         ...(cwd !== undefined ? { cwd: path.resolve(cwd) } : {})
       })
     )

@@ -161,6 +161,14 @@ const adHoc = {
     Options.withDescription("The working directory of the server started from the command after --."),
     Options.optional
   ),
+  includeTools: Options.text("include-tools").pipe(
+    Options.withDescription("Only these tools of the server given with --url or after -- (repeat it for more), as includeTools in a configuration."),
+    Options.repeated
+  ),
+  excludeTools: Options.text("exclude-tools").pipe(
+    Options.withDescription("Leave out these tools of the server given with --url or after -- (repeat it for more), as excludeTools."),
+    Options.repeated
+  ),
   serverName: Options.text("name").pipe(
     Options.withDescription(
       "The name of the server given with --url or after -- (default: the URL's host, or the command's file name)."
