@@ -73,7 +73,7 @@ describe("zett complete", () => {
       assert.strictEqual(none.stderr, "zett: MCP server rec offers no completions (completion/complete: method not found)\n")
       const unknown = yield* zett(["complete", "--prompt", "nope", "--argument", "a=b", ...afterDashes])
       assert.strictEqual(unknown.code, 1)
-      assert.match(unknown.stderr, /^zett: completion of a failed on node: .*Prompt nope not found.*\n$/)
+      assert.match(unknown.stderr, /^zett: cannot complete argument a on node: .*Prompt nope not found.*\n$/)
     }), 30_000)
 
   it.scoped("bad usage is one line, exit 2", () =>

@@ -77,7 +77,7 @@ export const handler = (options: Options.CompleteOptions) =>
         new CliError.RunFailed({
           message: error._tag === "McpRequestError" && error.code === Catalog.methodNotFound
             ? `MCP server ${name} offers no completions (completion/complete: method not found)`
-            : `completion of ${argument.name} failed on ${name}: ${Catalog.failureReason(error)}`
+            : `cannot complete argument ${argument.name} on ${name}: ${Catalog.failureReason(error)}`
         })
       )
     )
