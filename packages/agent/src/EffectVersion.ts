@@ -2,9 +2,9 @@
  * Which Effect a Zett package finds, and its refusal of any other line than the one it is written for. Zett's
  * packages import modules of Effect 3 (`effect/Either`, ...) that Effect 4 no longer has; forced next to Effect 4
  * (`--legacy-peer-deps`), an import failed with `ERR_MODULE_NOT_FOUND .../effect/dist/Either.js`, which says
- * nothing of versions. Each package's installed entry (`entry.ts`) calls `refuseUnsupported` before it loads
- * anything of Effect, so that such an import fails with one error naming the version found and the range
- * supported.
+ * nothing of versions. Each package's installed entry (`entry.ts`) loads its index through `loadIndex`, which
+ * calls `refuseUnsupported` before anything of Effect is loaded, so that such an import fails with one error
+ * naming the version found and the range supported.
  *
  * This module imports nothing of Effect: it must load whichever Effect is installed.
  *
@@ -100,4 +100,17 @@ export const refuseUnsupported = (entry: string): void => {
   const found = find(entry)
   if (range === undefined || found === undefined || satisfies(range, found.version)) return
   throw new Error(message(manifest.name, range, found))
+}
+
+/**
+ * The installed entry's work: `refuseUnsupported`, then the package's `index.js` (next to `entry`), loaded only
+ * then, with `require()` of an ES module (Node 20.19 and later) rather than an awaited `import()`: an app's
+ * `require()` of the package could not load a module that awaits. `A` is the index's type, as the entry names it.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const loadIndex = <A>(entry: string): A => {
+  refuseUnsupported(entry)
+  return createRequire(entry)("./index.js") as A
 }

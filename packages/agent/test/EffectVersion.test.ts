@@ -86,7 +86,7 @@ describe("EffectVersion", () => {
       assert.strictEqual(manifest.peerDependencies.effect, "^3.21.0", name)
       const names = (file: string) =>
         Array.from(Fs.readFileSync(Path.join(packages, name, "src", file), "utf8").matchAll(/^export \* as (\w+) from/gm), (m) => m[1])
-      const entry = /export const \{([^}]*)\} = index/.exec(Fs.readFileSync(Path.join(packages, name, "src", "entry.ts"), "utf8"))
+      const entry = /export const \{([^}]*)\} = loadIndex</.exec(Fs.readFileSync(Path.join(packages, name, "src", "entry.ts"), "utf8"))
       assert.isNotNull(entry, name)
       assert.deepStrictEqual(entry![1]!.split(",").map((n) => n.trim()).filter((n) => n !== ""), names("index.ts"), name)
     }

@@ -131,49 +131,42 @@ export const yesDefaults = Options.boolean("yes-defaults").pipe(
   )
 )
 
+/** A text option that may be left out. */
+const optionalText = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.optional)
+
+/** A text option that may be given any number of times. */
+const repeatedText = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.repeated)
+
 // `Options.redacted` cannot be repeated in @effect/cli 0.77 (the second pass fails on its own Redacted value)
 const secrets = Options.map((values: Array<string>) => values.map((value) => Redacted.make(value)))
 
 /** A server on the command line instead of a configuration file (see `internal/adhoc.ts`). */
 const adHoc = {
-  url: Options.text("url").pipe(
-    Options.withDescription("Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."),
-    Options.optional
-  ),
-  header: Options.text("header").pipe(
-    Options.withDescription("A header for --url, as NAME:VALUE (repeat it for more); values are never printed."),
-    Options.repeated,
-    secrets
-  ),
+  url: optionalText("url", "Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."),
+  header: repeatedText("header", "A header for --url, as NAME:VALUE (repeat it for more); values are never printed.").pipe(secrets),
   transport: Options.choice("transport", ["streamable-http", "sse"]).pipe(
     Options.withDescription("The transport of --url (default streamable-http)."),
     Options.optional
   ),
-  env: Options.text("env").pipe(
-    Options.withDescription(
-      "An environment variable for the server started from the command after --, as NAME=VALUE (repeat it for " +
-        "more); values are never printed."
-    ),
-    Options.repeated,
-    secrets
+  env: repeatedText(
+    "env",
+    "An environment variable for the server started from the command after --, as NAME=VALUE (repeat it for more); " +
+      "values are never printed."
+  ).pipe(secrets),
+  cwd: optionalText("cwd", "The working directory of the server started from the command after --."),
+  includeTools: repeatedText(
+    "include-tools",
+    "Only these tools of the server given with --url or after -- (repeat it for more), as includeTools in a configuration."
   ),
-  cwd: Options.text("cwd").pipe(
-    Options.withDescription("The working directory of the server started from the command after --."),
-    Options.optional
+  excludeTools: repeatedText(
+    "exclude-tools",
+    "Leave out these tools of the server given with --url or after -- (repeat it for more), as excludeTools."
   ),
-  includeTools: Options.text("include-tools").pipe(
-    Options.withDescription("Only these tools of the server given with --url or after -- (repeat it for more), as includeTools in a configuration."),
-    Options.repeated
-  ),
-  excludeTools: Options.text("exclude-tools").pipe(
-    Options.withDescription("Leave out these tools of the server given with --url or after -- (repeat it for more), as excludeTools."),
-    Options.repeated
-  ),
-  serverName: Options.text("name").pipe(
-    Options.withDescription(
-      "The name of the server given with --url or after -- (default: the URL's host, or the command's file name)."
-    ),
-    Options.optional
+  serverName: optionalText(
+    "name",
+    "The name of the server given with --url or after -- (default: the URL's host, or the command's file name)."
   )
 }
 
@@ -295,20 +288,17 @@ export const complete = {
   serverLogLevel,
   json: Options.boolean("json").pipe(Options.withDescription("Print the completion as JSON (values, total, hasMore).")),
   ...adHoc,
-  prompt: Options.text("prompt").pipe(
-    Options.withDescription("Complete an argument of this prompt (as zett prompts lists it)."),
-    Options.optional
-  ),
-  resource: Options.text("resource").pipe(
-    Options.withDescription("Complete a variable of this resource template (its URI template, as zett resources lists it)."),
-    Options.optional
+  prompt: optionalText("prompt", "Complete an argument of this prompt (as zett prompts lists it)."),
+  resource: optionalText(
+    "resource",
+    "Complete a variable of this resource template (its URI template, as zett resources lists it)."
   ),
   argument: Options.text("argument").pipe(
     Options.withDescription("The argument to complete and what is typed of it so far, as NAME=VALUE (VALUE may be empty).")
   ),
-  context: Options.text("context").pipe(
-    Options.withDescription("An argument already chosen, as NAME=VALUE, that the completion may depend on (repeat it for more)."),
-    Options.repeated
+  context: repeatedText(
+    "context",
+    "An argument already chosen, as NAME=VALUE, that the completion may depend on (repeat it for more)."
   ),
   server: Args.optional(
     serverArg.pipe(Args.withDescription("The server's name, as the configuration writes it (none with --url or after --)."))
