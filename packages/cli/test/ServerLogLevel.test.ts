@@ -28,7 +28,8 @@ describe("zett --server-log-level", () => {
         ["warning", (record) => ["prompts", "--", node, server, `--record=${record}`]],
         ["error", (record) => ["read", "lg", "test://levels", "--config", configFor(dir, record)]],
         ["critical", (record) => ["prompt", "lg", "hello", "--config", configFor(dir, record)]],
-        ["alert", (record) => ["run", "Hi", "--config", configFor(dir, record)]]
+        ["alert", (record) => ["run", "Hi", "--config", configFor(dir, record)]],
+        ["emergency", (record) => ["complete", "--prompt", "hello", "--argument", "x=", "--", node, server, `--record=${record}`]]
       ]
       for (const [level, args] of cases) {
         const record = Path.join(dir, `${level}.log`)
