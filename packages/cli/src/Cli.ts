@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
 import * as Tracing from "@zett/agent/Tracing"
 import * as CliError from "./CliError.js"
+import * as Argv from "./internal/argv.js"
 import * as Chatter from "./internal/chatter.js"
 import { inert } from "./internal/inert.js"
 import * as Options from "./internal/options.js"
@@ -44,6 +45,8 @@ const descriptions = {
   prompts: "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
       "Exits 1 when a server is unavailable.",
   prompt: "Get one prompt of a configured MCP server with its arguments and print its messages.",
+  complete: "Ask a server for the values an argument of a prompt (--prompt) or a variable of a resource template " +
+    "(--resource) may take (completion/complete), given what is typed so far; print them one a line.",
   run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
       "showing its text as it streams and each tool call with its outcome.",
   demo: "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
@@ -62,28 +65,51 @@ const lazyCommand = <Name extends keyof typeof descriptions, Config extends Comm
   load: () => Promise<{
     readonly handler: (options: Types.Simplify<Command.Command.ParseConfig<Config>>) => Effect.Effect<void, E, R>
   }>
-) =>
-  Command.make(name, config, (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))).pipe(
+) => ({
+  name,
+  // what the command line's normalization needs to know of its options
+  tree: Argv.tree(config),
+  command: Command.make(name, config, (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))).pipe(
     Command.withDescription(descriptions[name])
   )
+})
 
-const toolsCommand = lazyCommand("tools", Options.tools, () => import("./internal/tools.js"))
-const callCommand = lazyCommand("call", Options.call, () => import("./internal/call.js"))
-const resourcesCommand = lazyCommand("resources", Options.resources, () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler })))
-const readCommand = lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler })))
-const promptsCommand = lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler })))
-const promptCommand = lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler })))
-const runCommand = lazyCommand("run", Options.run, () => import("./internal/run.js"))
-const demoCommand = lazyCommand("demo", Options.demo, () => import("./internal/demo.js"))
-const authLoginCommand = lazyCommand("login", Options.authLogin, () => import("./internal/auth.js").then((m) => ({ handler: m.login })))
-const authLogoutCommand = lazyCommand("logout", Options.authLogout, () => import("./internal/auth.js").then((m) => ({ handler: m.logout })))
-const authStatusCommand = lazyCommand("status", Options.authStatus, () => import("./internal/auth.js").then((m) => ({ handler: m.status })))
+interface Entry {
+  readonly name: string
+  readonly tree: Argv.Tree
+  readonly command: Command.Command<any, any, any, any>
+}
+
+/** The commands of a parent, and their tree of options. */
+const group = <const Entries extends readonly [Entry, ...Array<Entry>]>(entries: Entries) => ({
+  commands: entries.map((entry) => entry.command) as unknown as { readonly [K in keyof Entries]: Entries[K]["command"] },
+  tree: Argv.tree({}, Object.fromEntries(entries.map((entry) => [entry.name, entry.tree])))
+})
+
+const auth = group([
+  lazyCommand("login", Options.authLogin, () => import("./internal/auth.js").then((m) => ({ handler: m.login }))),
+  lazyCommand("logout", Options.authLogout, () => import("./internal/auth.js").then((m) => ({ handler: m.logout }))),
+  lazyCommand("status", Options.authStatus, () => import("./internal/auth.js").then((m) => ({ handler: m.status })))
+])
 
 const authCommand = Command.make("auth", {}, () =>
   Effect.fail(new CliError.UsageError({ message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(
     Command.withDescription("OAuth logins to remote MCP servers."),
-    Command.withSubcommands([authLoginCommand, authLogoutCommand, authStatusCommand])
+    Command.withSubcommands(auth.commands)
   )
+
+const zett = group([
+  lazyCommand("tools", Options.tools, () => import("./internal/tools.js")),
+  lazyCommand("call", Options.call, () => import("./internal/call.js")),
+  lazyCommand("run", Options.run, () => import("./internal/run.js")),
+  { name: "auth", tree: auth.tree, command: authCommand },
+  lazyCommand("demo", Options.demo, () => import("./internal/demo.js")),
+  lazyCommand("resources", Options.resources, () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))),
+  lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))),
+  lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))),
+  lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))),
+  lazyCommand("complete", Options.complete, () => import("./internal/complete.js"))
+])
 
 // -----------------------------------------------------------------------------
 // the command
@@ -98,44 +124,17 @@ const authCommand = Command.make("auth", {}, () =>
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
     new CliError.UsageError({
-      message: "missing command: tools, call, run, auth, demo, resources, read, prompts or prompt (see zett --help)"
+      message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt or complete (see zett --help)"
     })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
-    Command.withSubcommands([
-      toolsCommand,
-      callCommand,
-      runCommand,
-      authCommand,
-      demoCommand,
-      resourcesCommand,
-      readCommand,
-      promptsCommand,
-      promptCommand
-    ])
+    Command.withSubcommands(zett.commands)
   )
 
 const cli = Command.run(command, { name: "zett", version })
 
-/**
- * Moves `--log-level LEVEL` (or `--log-level=LEVEL`) to the front: `@effect/cli` does not find it after a
- * subcommand's last option.
- */
-const logLevelFirst = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const level: Array<string> = []
-  const rest: Array<string> = []
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
-    if (arg === "--") {
-      rest.push(...args.slice(i))
-      break
-    }
-    if (arg.startsWith("--log-level=")) level.push("--log-level", arg.slice("--log-level=".length))
-    else if (arg === "--log-level" && i + 1 < args.length) level.push(arg, args[++i]!)
-    else rest.push(arg)
-  }
-  return [...level, ...rest]
-}
+/** The commands that take a server's command after `--` (`zett tools -- npx server`). */
+const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts", "complete"])
 
 /**
  * `@effect/cli` prints a usage error through `Console.error` (styled, over several lines) before failing with
@@ -156,13 +155,17 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
  * @category running
  */
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
-  cli(["node", "zett", ...logLevelFirst(args)]).pipe(
+  Effect.suspend(() => {
+    const line = Argv.serverCommand(Argv.normalize(zett.tree, args), startsServers)
+    return cli(["node", "zett", ...line.args]).pipe(Effect.provideService(Argv.ServerCommand, line.command))
+  }).pipe(
     quietParserErrors,
     // what the servers' chatter left unprinted is summed up before the command's last line
     Effect.ensuring(Chatter.summarize((line) => Output.errorLine(`zett: ${line}`))),
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
-      const { code, message } = CliError.fromCause(cause)
+      const { code, message: text } = CliError.fromCause(cause)
+      const message = text === undefined ? text : Options.valueError(args, text) ?? text
       // a failure often quotes a server (a tool's error, an unavailable reason): inert on the terminal
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${inert(message)}`), code)
     }),

@@ -39,8 +39,31 @@ export interface Status {
 }
 
 /**
+ * Who draws on one output's terminal: the spinners running, and how many prompts hold it. A prompt and a spinner
+ * run in fibers that share nothing but the `Output` (a server's request arrives through the SDK, in a fiber of
+ * its own), so the state is kept per `Output`.
+ */
+interface Screen {
+  spinners: number
+  prompts: number
+  /** A tool's progress bar (`extension`) is on the line. */
+  bar: boolean
+}
+
+const screens = new WeakMap<Output["Type"], Screen>()
+
+const screenOf = (output: Output["Type"]): Screen => {
+  const known = screens.get(output)
+  if (known !== undefined) return known
+  const screen: Screen = { spinners: 0, prompts: 0, bar: false }
+  screens.set(output, screen)
+  return screen
+}
+
+/**
  * Runs `f` with a spinner showing `initial` (then whatever `f` sets) every 80 ms, and erases it when `f`
- * ends, however it ends. Without a terminal, `f` runs with a status that does nothing.
+ * ends, however it ends. Without a terminal, `f` runs with a status that does nothing. While a prompt holds
+ * the terminal (`prompting`), no frame is drawn.
  *
  * @since 0.1.0
  * @category combinators
@@ -51,26 +74,70 @@ export const withSpinner = <A, E, R>(
 ): Effect.Effect<A, E, R | Output> =>
   Effect.flatMap(Output, (output) => {
     if (!output.interactive) return f({ set: () => Effect.void })
+    const screen = screenOf(output)
     return Effect.scoped(Effect.gen(function*() {
       const text = yield* Ref.make(initial)
       const draw = (frame: number) =>
-        Effect.flatMap(Ref.get(text), (current) => {
-          const width = Math.max(10, output.columns - 3)
-          // a tool's progress message is the server's text; one line, inert
-          const shown = clip(oneLine(current), width)
-          return output.stderr(`${clearLine}${frames[frame % frames.length]} ${shown}`)
-        })
+        Effect.flatMap(Ref.get(text), (current) =>
+          Effect.suspend(() => {
+            // checked when the frame is written: a prompt that began since is not drawn over
+            if (screen.prompts > 0) return Effect.void
+            const width = Math.max(10, output.columns - 3)
+            // a tool's progress message is the server's text; one line, inert
+            const shown = clip(oneLine(current), width)
+            return output.stderr(`${clearLine}${frames[frame % frames.length]} ${shown}`)
+          }))
       const spin = Effect.gen(function*() {
         for (let frame = 0;; frame++) {
           yield* draw(frame)
           yield* Effect.sleep("80 millis")
         }
       })
-      yield* Effect.acquireRelease(output.stderr(hideCursor), () => output.stderr(`${clearLine}${showCursor}`))
+      yield* Effect.acquireRelease(
+        Effect.suspend(() => {
+          screen.spinners++
+          return screen.prompts > 0 ? Effect.void : output.stderr(hideCursor)
+        }),
+        () =>
+          Effect.suspend(() => {
+            screen.spinners--
+            return screen.prompts > 0 ? Effect.void : output.stderr(`${clearLine}${showCursor}`)
+          })
+      )
       // released first (finalizers run in reverse), so the line is erased after the last frame
       yield* Effect.forkScoped(spin)
       return yield* f({ set: (next) => Ref.set(text, next) })
     }))
+  })
+
+/**
+ * Runs `self`, a prompt, with the terminal to itself: a spinner on the same output pauses (its line erased, the
+ * cursor shown) for as long as `self` runs and comes back after it, however it ends; a tool's progress bar
+ * (`extension`) is erased and drawn again by the next report after it. Without a terminal it is `self`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const prompting = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Output> =>
+  Effect.flatMap(Output, (output) => {
+    if (!output.interactive) return self
+    const screen = screenOf(output)
+    return Effect.acquireUseRelease(
+      Effect.suspend(() => {
+        screen.prompts++
+        if (screen.prompts > 1 || (screen.spinners === 0 && !screen.bar)) return Effect.void
+        // the bar is drawn again by the tool's next report
+        screen.bar = false
+        return output.stderr(`${clearLine}${showCursor}`)
+      }),
+      () => self,
+      () =>
+        Effect.suspend(() => {
+          screen.prompts--
+          // the next frame draws the line again
+          return screen.prompts === 0 && screen.spinners > 0 ? output.stderr(hideCursor) : Effect.void
+        })
+    )
   })
 
 /**
@@ -112,19 +179,22 @@ export const extension = (
   Effect.map(Output, (output): Extension.Extension => {
     const name = options?.name ?? defaultName
     if (!output.interactive) return { name }
-    let drawn = false
+    const screen = screenOf(output)
     return {
       name,
-      onEvent: (_context, event) => {
-        if (event._tag !== "ToolProgress") return Effect.void
-        drawn = true
-        const width = Math.max(10, output.columns - 1)
-        return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
-      },
-      afterTool: () => {
-        if (!drawn) return Effect.void
-        drawn = false
-        return output.stderr(clearLine)
-      }
+      onEvent: (_context, event) =>
+        Effect.suspend(() => {
+          // a report that comes while a prompt holds the terminal is not drawn over it
+          if (event._tag !== "ToolProgress" || screen.prompts > 0) return Effect.void
+          screen.bar = true
+          const width = Math.max(10, output.columns - 1)
+          return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
+        }),
+      afterTool: () =>
+        Effect.suspend(() => {
+          if (!screen.bar) return Effect.void
+          screen.bar = false
+          return output.stderr(clearLine)
+        })
     }
   })

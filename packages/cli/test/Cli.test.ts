@@ -355,6 +355,61 @@ describe("zett and real configuration files", () => {
     }))
 })
 
+describe("zett: options before the command", () => {
+  it.scoped("--config, --json, --lenient and --connect-timeout work before the command as after it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const json = yield* zett(["--config", config, "--json", "tools"], { clientFactory: factory })
+      assert.strictEqual(json.code, 0, json.stderr)
+      assert.deepStrictEqual(JSON.parse(json.stdout).servers.map((s: { name: string }) => s.name), ["demo"])
+      const call = yield* zett(
+        ["--lenient", `--config=${config}`, "--connect-timeout", "5", "call", "demo__add", `{"a": 2, "b": 40}`],
+        { clientFactory: factory }
+      )
+      assert.strictEqual(call.code, 0, call.stderr)
+      assert.deepStrictEqual(JSON.parse(call.stdout), { sum: 42 })
+      // a nested command: the options go after its whole name
+      const status = yield* zett(["--config", config, "auth", "status"], { clientFactory: factory })
+      assert.strictEqual(status.code, 0, status.stderr)
+      assert.include(status.stdout, "demo")
+    }))
+
+  it.scoped("--name=VALUE works for every option that takes a value, --config repeated included", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const first = httpConfig(dir, ["demo"], "a.json")
+      const second = httpConfig(dir, ["docs"], "b.json")
+      const { factory } = fakeFactory({ demo: { tools: demoTools }, docs: { tools: [tool("search")] } })
+      const result = yield* zett(["tools", `--config=${first}`, `--config=${second}`, "--discovery-concurrency=1"], {
+        clientFactory: factory
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^demo\s+streamable-http\s.*ok$/m)
+      assert.match(result.stdout, /^docs\s+streamable-http\s.*ok$/m)
+    }))
+
+  it.scoped("a value that is a command's name stays the option's value", () =>
+    Effect.gen(function*() {
+      const result = yield* zett(["--config", "tools", "tools"])
+      // the command ran (tools) and read `tools` as the file it names
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stderr, `zett: ${Path.resolve("tools")}: no such configuration file\n`)
+    }))
+
+  it.effect("an unknown option before the command is refused by name, exit 2; --help there is the command's help", () =>
+    Effect.gen(function*() {
+      const result = yield* zett(["--bogus", "tools"])
+      assert.strictEqual(result.code, 2)
+      assert.strictEqual(result.stdout, "")
+      assert.strictEqual(result.stderr, "zett: Received unknown argument: '--bogus'\n")
+      const help = yield* zett(["--help", "tools"])
+      assert.strictEqual(help.code, 0)
+      assert.include(help.stdout, "--discovery-concurrency")
+    }))
+})
+
 describe("zett --log-level", () => {
   it.scoped("--log-level works before or after the command's options; logs go to stderr, one line each", () =>
     Effect.gen(function*() {
@@ -442,7 +497,7 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       ChildProcess.execFileSync("mkfifo", [fifo])
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["tools", "--bogus"], "zett: Received unknown argument: '--bogus'"],
-        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'auth', 'demo', 'resources', 'read', 'prompts', 'prompt'"],
+        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'auth', 'demo', 'resources', 'read', 'prompts', 'prompt', 'complete'"],
         [["call"], "zett: Missing argument <tool>"],
         [["tools", "--config", "/dev/zero"], "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"],
         [["tools", "--config", dir], `zett: ${dir}: not a regular file (a directory); --config names an mcp.json`],
@@ -450,7 +505,11 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
         [["call", "x", "--call-timeout", "nan"], "zett: --call-timeout expects a number of seconds, 0 or more, got 'nan'"],
         [["call", "x", "--call-timeout", "-5"], "zett: --call-timeout expects a number of seconds, 0 or more, got '-5'"],
         [["tools", "--connect-timeout", "Infinity"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'Infinity'"],
-        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"]
+        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"],
+        // not a number at all: refused by the option's type, still worded with the option's name
+        [["tools", "--connect-timeout=abc"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'abc'"],
+        [["tools", "--discovery-concurrency", "1.5"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '1.5'"],
+        [["auth", "login", "s", "--port", "http"], "zett: --port expects a whole number, got 'http'"]
       ]
       for (const [args, line] of cases) {
         const result = yield* zett(args)
@@ -476,6 +535,19 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.include(tools.stdout, `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`)
       const run = yield* zett(["run", "--help"])
       assert.include(run.stdout, `the model named in ${EnvironmentModel.variable}`)
+    }))
+
+  it.effect("--help shows each numeric option's type: float for seconds, integer for counts and ports", () =>
+    Effect.gen(function*() {
+      const tools = (yield* zett(["tools", "--help"])).stdout
+      assert.include(tools, "[--connect-timeout float] [--discovery-concurrency integer]")
+      assert.match(tools, /^--connect-timeout float\n\n {2}A floating point number\.$/m)
+      assert.match(tools, /^--discovery-concurrency integer\n\n {2}An integer\.$/m)
+      const call = (yield* zett(["call", "--help"])).stdout
+      assert.match(call, /^--call-timeout float$/m)
+      const login = (yield* zett(["auth", "login", "--help"])).stdout
+      assert.match(login, /^--port integer$/m)
+      for (const help of [tools, call, login]) assert.notMatch(help, /(timeout|concurrency|port) text/)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>

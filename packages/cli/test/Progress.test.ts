@@ -4,8 +4,9 @@
  * Progress.process.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ScriptedModel } from "@zett/agent"
-import { Progress } from "@zett/cli"
+import { type Extension, ScriptedModel } from "@zett/agent"
+import { Output, Progress } from "@zett/cli"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
@@ -22,6 +23,77 @@ describe("Progress.bar", () => {
     assert.strictEqual(Progress.bar({ progress: 7 }), "7")
     assert.strictEqual(Progress.bar({ progress: 7, total: 0, message: "files" }), "7 files")
   })
+})
+
+describe("Progress.prompting", () => {
+  const hasFrame = (text: string) => Progress.frames.some((frame) => text.includes(frame))
+
+  it.effect("while a prompt holds the terminal no spinner frame is written; the spinner comes back after it", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: true })
+      const done = yield* Deferred.make<void>()
+      const answered = yield* Deferred.make<void>()
+      const asking = yield* Deferred.make<void>()
+      const spinner = yield* Effect.fork(
+        Progress.withSpinner("Calling t…", () => Deferred.await(done)).pipe(Effect.provideService(Output.Output, output))
+      )
+      yield* TestClock.adjust("200 millis")
+      assert.isTrue(hasFrame(captured.stderr()))
+
+      const prompt = yield* Effect.fork(
+        Progress.prompting(Effect.zipRight(Deferred.succeed(asking, undefined), Deferred.await(answered))).pipe(
+          Effect.provideService(Output.Output, output)
+        )
+      )
+      yield* Deferred.await(asking)
+      // the spinner's line is erased and the cursor shown as the prompt begins
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}\u001b[?25h`))
+      const before = captured.stderr().length
+      yield* TestClock.adjust("2 seconds")
+      assert.strictEqual(captured.stderr().slice(before), "")
+
+      yield* Deferred.succeed(answered, undefined)
+      yield* Fiber.join(prompt)
+      yield* TestClock.adjust("100 millis")
+      const after = captured.stderr().slice(before)
+      assert.isTrue(after.startsWith("\u001b[?25l"), JSON.stringify(after))
+      assert.include(after, "Calling t…")
+      assert.isTrue(hasFrame(after))
+
+      yield* Deferred.succeed(done, undefined)
+      yield* Fiber.join(spinner)
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}\u001b[?25h`))
+    }))
+
+  it.effect("a tool's progress bar is erased when a prompt begins; a report during the prompt is not drawn, the next one is", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: true })
+      const extension = yield* Progress.extension().pipe(Effect.provideService(Output.Output, output))
+      // the progress extension reads nothing of the run's context
+      const context = undefined as unknown as Extension.RunContext
+      const report = (progress: number) =>
+        extension.onEvent!(context, { _tag: "ToolProgress", runId: 1, toolCallId: "c1", tool: "t", progress, total: 4 })
+      yield* report(1)
+      assert.strictEqual(captured.stderr(), `${clearLine}t [█████░░░░░░░░░░░░░░░] 1/4 25%`)
+      yield* Progress.prompting(
+        Effect.gen(function*() {
+          assert.strictEqual(captured.stderr().slice(-clearLine.length - 6), `${clearLine}\u001b[?25h`)
+          const before = captured.stderr().length
+          yield* report(2)
+          assert.strictEqual(captured.stderr().length, before)
+        })
+      ).pipe(Effect.provideService(Output.Output, output))
+      yield* report(3)
+      assert.isTrue(captured.stderr().endsWith(`${clearLine}t [███████████████░░░░░] 3/4 75%`))
+    }))
+
+  it.effect("piped, a prompt writes nothing of its own", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: false })
+      const value = yield* Progress.prompting(Effect.succeed(7)).pipe(Effect.provideService(Output.Output, output))
+      assert.strictEqual(value, 7)
+      assert.strictEqual(captured.stderr(), "")
+    }))
 })
 
 describe("zett call with progress", () => {

@@ -159,4 +159,33 @@ describe("zett answers a server's requests", () => {
       assert.include(piped.stdout, "the user declined it")
       assert.strictEqual(declinedProvider.requests.length, 2)
     }), 60_000)
+
+  it.scoped("a question owns the terminal: the call's spinner draws no frame while it waits, and comes back after", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir
+      const frames = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/
+      let latest = ""
+      let askedAt: number | undefined
+      let typedAt: number | undefined
+      const result = yield* onTerminal(["call", "--config", configIn(home), "asking__ask-then-work"], home, {}, (printed, type) => {
+        latest = printed
+        if (askedAt !== undefined || !printed.includes("Answer asking?")) return
+        askedAt = printed.length
+        // long enough for several of the spinner's 80 ms frames, had it gone on drawing
+        setTimeout(() => {
+          typedAt = latest.length
+          type("y")
+        }, 600)
+      })
+      const out = result.stdout
+      assert.strictEqual(result.code, 0, out)
+      assert.isDefined(askedAt, out)
+      assert.isDefined(typedAt, out)
+      assert.match(out.slice(0, askedAt), frames, "the spinner ran before the question")
+      const waiting = out.slice(askedAt, typedAt)
+      assert.notMatch(waiting, frames, JSON.stringify(waiting))
+      // the tool works on for a second after the answer: the spinner is back
+      assert.match(out.slice(typedAt), frames)
+      assert.deepStrictEqual(answered(plain(out)), { action: "accept", content: {} })
+    }), 60_000)
 })

@@ -298,6 +298,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   }
 
   let signature = yield* statFile(fs, path)
+  // A file the caller named that is not there is most often a wrong path: one line says so instead of an
+  // empty list in silence. The default file is not named by anyone, and having none is the usual case.
+  if (signature._tag === "Missing" && options.configPath !== undefined) {
+    yield* Effect.logInfo(`${path}: no such configuration file; no servers from it until it exists`).pipe(
+      Effect.annotateLogs("mcp.config.path", path)
+    )
+  }
   let snapshot = yield* load(fs, path, signature, settings, explicit)
 
   const refresh = Effect.gen(function*() {

@@ -11,6 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as Effect from "effect/Effect"
@@ -134,7 +135,8 @@ describe("McpConfiguration, while running", () => {
       assert.strictEqual(second, first)
       assert.deepStrictEqual(names(second.servers), ["y", "x"])
       assert.strictEqual(logs.messages("WARN").length, 1)
-      assert.deepStrictEqual(logs.messages("INFO"), [])
+      // the missing file is said once, at the start, not per request
+      assert.deepStrictEqual(logs.messages("INFO"), [`${path}: no such configuration file; no servers from it until it exists`])
       assert.strictEqual(state.reads, 0)
       assert.strictEqual(state.stats, 3)
     }))
@@ -162,6 +164,36 @@ describe("McpConfiguration, while running", () => {
       state.text = json({ c: { command: "node" } })
       assert.deepStrictEqual(names((yield* config.current.pipe(Effect.provide(logs.layer))).servers), ["c"])
       assert.strictEqual(logs.lines.length, 1)
+    }))
+
+  it.effect("a configPath that names no file is one info line naming the file; the file is used once it exists", () =>
+    Effect.gen(function*() {
+      const { layer, state } = disk(undefined)
+      const logs = recording()
+      const config = yield* McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer), Effect.provide(logs.layer))
+      assert.deepStrictEqual(config.servers, [])
+      assert.deepStrictEqual(logs.lines, [{
+        level: "INFO",
+        message: `${path}: no such configuration file; no servers from it until it exists`,
+        annotations: { "mcp.config.path": path }
+      }])
+      state.text = json({ a: { command: "node" } })
+      assert.deepStrictEqual(names((yield* config.current.pipe(Effect.provide(logs.layer))).servers), ["a"])
+      assert.strictEqual(logs.lines.length, 1)
+    }))
+
+  it.effect("the default file missing (no configPath) writes no line: having none is the usual case", () =>
+    Effect.gen(function*() {
+      const { layer } = disk(undefined)
+      const logs = recording()
+      const config = yield* McpConfiguration.make().pipe(
+        Effect.provide(layer),
+        Effect.provide(logs.layer),
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["HOME", "/p"]])))
+      )
+      assert.deepStrictEqual(config.servers, [])
+      assert.strictEqual(config.path, "/p/.zett/mcp.json")
+      assert.deepStrictEqual(logs.lines, [])
     }))
 
   it.effect("a file missing from the start and a removed directory write no removed-file line", () =>

@@ -11,7 +11,7 @@ import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
-import { loadConfiguration, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
+import { loadServers, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import { inertJson } from "./inert.js"
 import * as Options from "./options.js"
 import { callLimit, connectLimit } from "./options.js"
@@ -19,8 +19,11 @@ import { callLimit, connectLimit } from "./options.js"
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
     const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
-    const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: yield* samplingModel })
-    const { file, snapshot } = yield* loadConfiguration(options.config, options)
+    const clientFactory = yield* resolveClientFactory({
+      serverRequests: { yesDefaults: options.yesDefaults, sampling: yield* samplingModel },
+      serverLogLevel: options.serverLogLevel
+    })
+    const { adHoc, file, snapshot } = yield* loadServers(options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`))
     const candidates = likely.length > 0 ? likely : snapshot.servers
@@ -39,7 +42,9 @@ export const handler = (options: Options.CallOptions) =>
     )
     for (const { result, server } of found) {
       if (result._tag === "Left") continue
-      const tool = result.right.tools.find((tool) => tool.name === options.name)
+      // the one server given on the command line may be asked by its own tool names too
+      const tool = result.right.tools.find((tool) => tool.name === options.name) ??
+        (adHoc ? result.right.tools.find((tool) => tool.remoteName === options.name) : undefined)
       if (tool === undefined) continue
       const client = result.right.client
       // a spinner on a terminal, with the tool's progress as a bar once it reports

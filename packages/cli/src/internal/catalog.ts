@@ -16,7 +16,7 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
-import { loadConfiguration, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
+import { loadConfiguration, loadServers, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
 import { inert } from "./inert.js"
 import type * as Options from "./options.js"
 import { connectLimit } from "./options.js"
@@ -136,9 +136,9 @@ interface Source {
  */
 export const listCommand = <A>(options: Options.ListingOptions, report: Report<A>) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory()
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
     const output = yield* Output.Output
-    const source = yield* loadConfiguration(options.config, options)
+    const source = yield* loadServers(options)
     const servers = yield* select(source.snapshot, source.file, options.server)
     const listings = yield* listAll(factory, servers, {
       what: report.what,
@@ -236,9 +236,10 @@ export const named = (options: {
   readonly config: ReadonlyArray<string>
   readonly lenient: boolean
   readonly server: string
+  readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
 }) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory()
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     const [server] = yield* select(snapshot, file, Option.some(options.server))
     return { factory, server: server! }

@@ -10,7 +10,7 @@ import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
-import type { McpServerConfig } from "@zett/mcp"
+import type { McpServerConfig, McpServers } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
@@ -22,12 +22,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
+import * as AdHoc from "./adhoc.js"
 import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
 import { inert } from "./inert.js"
 import * as Inputs from "./inputs.js"
+import type * as Options from "./options.js"
 import { loopbackHook } from "./loopback.js"
 import * as ServerRequests from "./serverRequests.js"
 
@@ -75,8 +77,27 @@ export const loadConfiguration = (paths: ReadonlyArray<string>, options: { reado
     const snapshot = snapshots.length === 1 ? snapshots[0]! : yield* McpConfiguration.combine(snapshots)
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.exists(files, (file) => Effect.orElseSucceed(fs.exists(file), () => false))
-    return { file: files.join(", "), exists, snapshot }
+    return { file: files.join(", "), exists, snapshot, adHoc: false }
   }).pipe(Inputs.provide)
+
+/**
+ * The servers a command uses: the one given on the command line (`--url`, or a command after `--`), else those
+ * of the configuration files.
+ */
+export const loadServers = (options: AdHoc.Options & { readonly lenient: boolean }) =>
+  Effect.flatMap(
+    AdHoc.server(options),
+    Option.match({
+      onNone: () => loadConfiguration(options.config, options),
+      onSome: (server) =>
+        Effect.succeed({
+          file: AdHoc.source,
+          exists: true,
+          snapshot: { path: undefined, servers: [server], skipped: [] } satisfies McpServers.Snapshot,
+          adHoc: true
+        })
+    })
+  )
 
 /** At most a few names, and how many more. */
 const someNames = (names: ReadonlyArray<string>, max = 3) =>
@@ -145,8 +166,13 @@ export const tokenStore: Effect.Effect<
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
  * login` (a server that needs a login is unavailable with `needs authorization: run zett auth login <server>`);
  * with `serverRequests`, it answers servers' elicitation (and sampling, when a model is there) on the terminal.
+ * A factory in context is used as it is: `serverLogLevel` is the default factory's option.
  */
-export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): Effect.Effect<
+export const resolveClientFactory = (settings: {
+  readonly serverRequests?: ServerRequests.Settings | undefined
+  /** `--server-log-level`: asked of every server that supports logging, right after it is connected. */
+  readonly serverLogLevel?: Option.Option<Options.ServerLogLevel> | undefined
+} = {}): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
   FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output | ProcessGroups.ProcessGroups
@@ -156,8 +182,11 @@ export const resolveClientFactory = (serverRequests?: ServerRequests.Settings): 
     Option.match({
       onNone: () =>
         Effect.flatMap(tokenStore, (store) => {
-          const make = NodeMcpClientFactory.make().pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
-          return serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(serverRequests))
+          const serverLogLevel = Option.getOrUndefined(settings.serverLogLevel ?? Option.none())
+          const make = NodeMcpClientFactory.make(serverLogLevel === undefined ? {} : { serverLogLevel }).pipe(
+            Effect.provideService(McpTokenStore.McpTokenStore, store)
+          )
+          return settings.serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(settings.serverRequests))
         }),
       onSome: Effect.succeed
     })

@@ -12,6 +12,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
@@ -33,26 +34,55 @@ export const lenient = Options.boolean("lenient").pipe(
   Options.withDescription("Skip invalid entries of the configuration, with a warning each, and keep the valid ones.")
 )
 
-/** An option parsed by `parse`, whose failure is one readable usage line naming the option. */
-const parsedOption = <A>(name: string, description: string, parse: (text: string) => A | undefined, expected: string) =>
-  Options.text(name).pipe(
+/**
+ * What each numeric option expects, in the words of its usage error. The help shows the option's type
+ * (`float`, `integer`) from its primitive; a value that is not a number at all fails in that primitive, whose
+ * message names no option, so `valueError` words it with the option's name from this table.
+ */
+const expectations = new Map<string, string>()
+
+/** A numeric option checked by `check`, whose failure is one readable usage line naming the option. */
+const numericOption = (
+  name: string,
+  kind: "float" | "integer",
+  description: string,
+  check: (value: number) => boolean,
+  expected: string
+) => {
+  expectations.set(`--${name}`, expected)
+  return (kind === "float" ? Options.float(name) : Options.integer(name)).pipe(
     Options.withDescription(description),
-    Options.mapEffect((text) => {
-      const value = parse(text)
-      return value === undefined
-        ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${text}'`)))
-        : Effect.succeed(value)
-    }),
+    Options.mapEffect((value) =>
+      check(value)
+        ? Effect.succeed(value)
+        : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name} expects ${expected}, got '${value}'`)))
+    ),
     Options.optional
   )
+}
 
-const parseSeconds = (text: string): number | undefined => {
-  const value = text.trim() === "" ? Number.NaN : Number(text)
-  return Number.isFinite(value) && value >= 0 ? value : undefined
+/**
+ * The usage line for a value `@effect/cli` could not read as a number (`'nan' is not a float`): the option it was
+ * given to, found on the command line, and what that option expects; `undefined` for any other message.
+ */
+export const valueError = (args: ReadonlyArray<string>, message: string): string | undefined => {
+  const match = /^'(.*)' is not an? (float|integer)$/s.exec(message)
+  if (match === null) return undefined
+  const [, value, kind] = match
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith("--")) continue
+    const equals = arg.indexOf("=")
+    const name = equals === -1 ? (args[i + 1] === value ? arg : undefined) : arg.slice(equals + 1) === value ? arg.slice(0, equals) : undefined
+    if (name === undefined) continue
+    const expected = expectations.get(name) ?? (kind === "integer" ? "a whole number" : "a number")
+    return `${name} expects ${expected}, got '${value}'`
+  }
+  return undefined
 }
 
 const seconds = (name: string, description: string) =>
-  parsedOption(name, description, parseSeconds, "a number of seconds, 0 or more")
+  numericOption(name, "float", description, (value) => Number.isFinite(value) && value >= 0, "a number of seconds, 0 or more")
 
 export const connectTimeout = seconds(
   "connect-timeout",
@@ -61,10 +91,11 @@ export const connectTimeout = seconds(
 
 export const callTimeout = seconds("call-timeout", "Seconds for one tool call (default 300; 0 disables the limit).")
 
-export const discoveryConcurrency = parsedOption(
+export const discoveryConcurrency = numericOption(
   "discovery-concurrency",
+  "integer",
   `How many servers are discovered at once (default ${defaultDiscoveryConcurrency}).`,
-  (text) => (/^\s*\d+\s*$/.test(text) && Number(text) >= 1 ? Number(text) : undefined),
+  (value) => value >= 1,
   "a whole number, 1 or more"
 )
 
@@ -100,8 +131,60 @@ export const yesDefaults = Options.boolean("yes-defaults").pipe(
   )
 )
 
+/** A text option that may be left out. */
+const optionalText = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.optional)
+
+/** A text option that may be given any number of times. */
+const repeatedText = (name: string, description: string) =>
+  Options.text(name).pipe(Options.withDescription(description), Options.repeated)
+
+// `Options.redacted` cannot be repeated in @effect/cli 0.77 (the second pass fails on its own Redacted value)
+const secrets = Options.map((values: Array<string>) => values.map((value) => Redacted.make(value)))
+
+/** A server on the command line instead of a configuration file (see `internal/adhoc.ts`). */
+const adHoc = {
+  url: optionalText("url", "Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."),
+  header: repeatedText("header", "A header for --url, as NAME:VALUE (repeat it for more); values are never printed.").pipe(secrets),
+  transport: Options.choice("transport", ["streamable-http", "sse"]).pipe(
+    Options.withDescription("The transport of --url (default streamable-http)."),
+    Options.optional
+  ),
+  env: repeatedText(
+    "env",
+    "An environment variable for the server started from the command after --, as NAME=VALUE (repeat it for more); " +
+      "values are never printed."
+  ).pipe(secrets),
+  cwd: optionalText("cwd", "The working directory of the server started from the command after --."),
+  includeTools: repeatedText(
+    "include-tools",
+    "Only these tools of the server given with --url or after -- (repeat it for more), as includeTools in a configuration."
+  ),
+  excludeTools: repeatedText(
+    "exclude-tools",
+    "Leave out these tools of the server given with --url or after -- (repeat it for more), as excludeTools."
+  ),
+  serverName: optionalText(
+    "name",
+    "The name of the server given with --url or after -- (default: the URL's host, or the command's file name)."
+  )
+}
+
+/** The levels of MCP's `logging/setLevel`, from the most to the least verbose. */
+export const serverLogLevels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+
+export type ServerLogLevel = (typeof serverLogLevels)[number]
+
+export const serverLogLevel = Options.choice("server-log-level", serverLogLevels).pipe(
+  Options.withDescription(
+    "Ask each server to send its log messages from this level up (logging/setLevel, when it supports logging); " +
+      "by default the server decides. What it sends is logged by zett (see --log-level)."
+  ),
+  Options.optional
+)
+
 /** What every command that discovers the configured servers takes first. */
-const discovering = { config, lenient, connectTimeout, discoveryConcurrency }
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency, serverLogLevel, ...adHoc }
 
 export const tools = {
   ...discovering,
@@ -138,10 +221,11 @@ const jsonArguments = (whose: string, example: string, description: string) =>
   )
 
 /** What the commands that call the servers' tools take (`call`, and `run` through the agent). */
-const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults }
+const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, serverLogLevel }
 
 export const call = {
   ...calling,
+  ...adHoc,
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: jsonArguments("the tool's", `{"a": 1}`, "The arguments as a JSON object (default {}).")
 }
@@ -176,7 +260,7 @@ const listing = {
 export const resources = listing
 
 /** `zett read` and `zett prompt`: one request to the server named. */
-const oneServer = { config, lenient, connectTimeout, callTimeout, json, server: serverArg }
+const oneServer = { config, lenient, connectTimeout, callTimeout, serverLogLevel, json, server: serverArg }
 
 export const read = {
   ...oneServer,
@@ -193,6 +277,31 @@ export const prompt = {
     "the prompt's",
     `{"city": "Paris"}`,
     "The prompt's arguments as a JSON object of strings (default {})."
+  )
+}
+
+export const complete = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  serverLogLevel,
+  json: Options.boolean("json").pipe(Options.withDescription("Print the completion as JSON (values, total, hasMore).")),
+  ...adHoc,
+  prompt: optionalText("prompt", "Complete an argument of this prompt (as zett prompts lists it)."),
+  resource: optionalText(
+    "resource",
+    "Complete a variable of this resource template (its URI template, as zett resources lists it)."
+  ),
+  argument: Options.text("argument").pipe(
+    Options.withDescription("The argument to complete and what is typed of it so far, as NAME=VALUE (VALUE may be empty).")
+  ),
+  context: repeatedText(
+    "context",
+    "An argument already chosen, as NAME=VALUE, that the completion may depend on (repeat it for more)."
+  ),
+  server: Args.optional(
+    serverArg.pipe(Args.withDescription("The server's name, as the configuration writes it (none with --url or after --)."))
   )
 }
 
@@ -225,3 +334,4 @@ export type PromptOptions = Command.Command.ParseConfig<typeof prompt>
 export type CallOptions = Command.Command.ParseConfig<typeof call>
 export type RunOptions = Command.Command.ParseConfig<typeof run>
 export type DemoOptions = Command.Command.ParseConfig<typeof demo>
+export type CompleteOptions = Command.Command.ParseConfig<typeof complete>

@@ -17,7 +17,10 @@ export const handler = (options: Options.RunOptions) =>
     const model = yield* modelLayer
     if (Option.isNone(model)) return yield* noModel
     // sampling runs through the agent's own model
-    const clientFactory = yield* resolveClientFactory({ yesDefaults: options.yesDefaults, sampling: "agent" })
+    const clientFactory = yield* resolveClientFactory({
+      serverRequests: { yesDefaults: options.yesDefaults, sampling: "agent" },
+      serverLogLevel: options.serverLogLevel
+    })
     // the extension reads the default file itself (and re-reads it while it runs); a file named with --config
     // must exist; several files are merged here, once
     const [first, ...more] = options.config

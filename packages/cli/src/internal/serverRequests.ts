@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
+import * as Progress from "../Progress.js"
 import * as Chatter from "./chatter.js"
 import { inert } from "./inert.js"
 import * as OpenUrl from "./openUrl.js"
@@ -192,6 +193,8 @@ const elicit = (
     ? Effect.succeed({ action: "decline" } as const)
     : (request._tag === "Form" ? form(request, settings) : url(request, settings)).pipe(
       Effect.catchTag("QuitException", () => Effect.succeed({ action: "cancel" } as const)),
+      // the questions and their lines are not drawn over by the spinner of the command waiting for the server
+      Progress.prompting,
       Effect.provide(environment)
     )
 
@@ -208,7 +211,7 @@ const approve = (environment: Context.Context<Environment>, chatter: Option.Opti
     }
     yield* Output.line(asked)
     return yield* Prompt.run(Prompt.confirm({ message: inert(`Let ${request.server} use the model?`), initial: false }))
-  }).pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)), Effect.provide(environment))
+  }).pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)), Progress.prompting, Effect.provide(environment))
 
 /** The defaults of `zett`'s sampling: a few requests per run, of a reasonable size. */
 export const samplingLimits = { maxTokens: 4_096, maxCallsPerRequest: 5 } as const

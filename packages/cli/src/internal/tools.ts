@@ -7,16 +7,19 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
-import { discoverWithProgress, loadConfiguration, resolveClientFactory, samplingModel, unavailableFailure } from "./common.js"
+import { discoverWithProgress, loadServers, resolveClientFactory, samplingModel, unavailableFailure } from "./common.js"
 import * as Options from "./options.js"
 import { connectLimit } from "./options.js"
 
 export const handler = (options: Options.ToolsOptions) =>
   Effect.gen(function*() {
     // the capabilities `call` declares, so that the tools a server offers only with them are listed
-    const clientFactory = yield* resolveClientFactory({ yesDefaults: false, sampling: yield* samplingModel })
+    const clientFactory = yield* resolveClientFactory({
+      serverRequests: { yesDefaults: false, sampling: yield* samplingModel },
+      serverLogLevel: options.serverLogLevel
+    })
     const output = yield* Output.Output
-    const { exists, file, snapshot } = yield* loadConfiguration(options.config, options)
+    const { exists, file, snapshot } = yield* loadServers(options)
     const reports = yield* discoverWithProgress(
       clientFactory,
       snapshot.servers,
