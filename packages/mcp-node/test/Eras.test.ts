@@ -7,12 +7,13 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { ProtocolError as SdkMcpError } from "@modelcontextprotocol/client"
-import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpElicitation, McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as FaultyServer from "@zett/testing/Faults"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Errors from "../src/internal/errors.js"
 
@@ -45,9 +46,15 @@ const modernMeta = ["io.modelcontextprotocol/clientCapabilities", "io.modelconte
 
 describe("servers of the 2026-07-28 revision (SDK v2)", () => {
   for (const transport of ["stdio", "http"] as const) {
-    const serve = (era: ModernServers.Era, file: string, protocol?: McpServerConfig.Protocol) =>
+    const serve = (
+      era: ModernServers.Era,
+      file: string,
+      protocol?: McpServerConfig.Protocol
+    ): Effect.Effect<McpServerConfig.McpServerConfig, Error, Scope.Scope> =>
       Effect.map(
-        transport === "stdio" ? Effect.succeed(ModernServers.stdio("modern", era, file)) : ModernServers.http("modern", era, file),
+        transport === "stdio"
+          ? Effect.succeed<McpServerConfig.McpServerConfig>(ModernServers.stdio("modern", era, file))
+          : ModernServers.http("modern", era, file),
         (server): McpServerConfig.McpServerConfig =>
           protocol === undefined
             ? server
@@ -103,6 +110,47 @@ describe("servers of the 2026-07-28 revision (SDK v2)", () => {
         assert.strictEqual(connect.httpStatus, transport === "http" ? 400 : undefined)
         assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["initialize"])
       }), 30_000)
+  }
+})
+
+/** Calls `confirm` on `server`, each question answered by an McpElicitation that records it and accepts. */
+const confirm = (server: McpServerConfig.McpServerConfig) =>
+  Effect.gen(function*() {
+    const asked: Array<McpElicitation.Request> = []
+    const elicitation = McpElicitation.layer((request) =>
+      Effect.sync(() => {
+        asked.push(request)
+        return { action: "accept", content: { confirm: true } } as const
+      })
+    )
+    const result = yield* Effect.scoped(Effect.gen(function*() {
+      const client = yield* (yield* McpClientFactory.McpClientFactory).connect(server)
+      return { result: yield* client.callTool("confirm", {}), protocolVersion: client.protocolVersion }
+    })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(elicitation), Effect.provide(NodeContext.layer))
+    return { ...result, asked }
+  })
+
+describe("a server that needs input during a call", () => {
+  for (const transport of ["stdio", "http"] as const) {
+    // an SDK v2 server serves 2025 clients over HTTP statelessly: it has no way to send them a request
+    for (const protocol of transport === "stdio" ? ["auto", "2025-11-25"] as const : ["auto"] as const) {
+      it.scopedLive(`${transport}, ${protocol}: the server's question is answered by McpElicitation and the call gets its result`, () =>
+        Effect.gen(function*() {
+          const file = yield* record
+          const base = transport === "stdio" ? ModernServers.stdio("modern", "dual", file) : yield* ModernServers.http("modern", "dual", file)
+          const server = base._tag === "McpStdioServer"
+            ? new McpServerConfig.McpStdioServer({ ...base, protocol })
+            : new McpServerConfig.McpHttpServer({ ...base, protocol })
+          const { asked, protocolVersion, result } = yield* confirm(server)
+          assert.strictEqual(protocolVersion, protocol === "auto" ? "2026-07-28" : "2025-11-25")
+          assert.deepStrictEqual(result.content, [{ type: "text", text: "answer: {\"action\":\"accept\",\"content\":{\"confirm\":true}}" }])
+          assert.deepStrictEqual(asked.map((request) => [request._tag, request.server, request.message]), [["Form", "modern", "Go ahead?"]])
+          // on 2026-07-28 the question came inside the result: the call was sent again, with a new id
+          const calls = messages(file).filter((entry) => entry.method === "tools/call")
+          assert.strictEqual(calls.length, protocol === "auto" ? 2 : 1)
+          if (calls.length === 2) assert.notStrictEqual(calls[0]!.id, calls[1]!.id)
+        }), 30_000)
+    }
   }
 })
 
