@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import type { Client } from "@modelcontextprotocol/client"
-import type { CallToolResult, Progress as SdkProgress, Tool } from "@modelcontextprotocol/client"
+import type { CallToolResult, Progress as SdkProgress, RequestOptions, Tool } from "@modelcontextprotocol/client"
+import { ProtocolError } from "@modelcontextprotocol/client"
 import {
   GetPromptResultSchema,
   ListPromptsResultSchema,
@@ -29,7 +30,7 @@ import * as Deadlines from "./internal/deadlines.js"
 import * as CallSignal from "./internal/callSignal.js"
 import * as Errors from "./internal/errors.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
-import * as OutputSchemas from "./internal/outputSchemas.js"
+import * as ListedTools from "./internal/listedTools.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 
 /**
@@ -56,6 +57,12 @@ const withObjectType = (candidate: unknown): unknown => {
   if (Object.hasOwn(schema, "type")) return candidate
   return { ...(candidate as object), inputSchema: { type: "object", ...schema } }
 }
+
+// the JSON-RPC code of a header mismatch (the 2026-07-28 revision's HTTP headers)
+const HEADER_MISMATCH = -32020
+
+// a listing again after a header mismatch stops here, as the core's does
+const MAX_RELIST_PAGES = 100
 
 // well past any schema a provider takes (the core refuses those deeper than 128 levels), and far from the stack's end
 const MAX_CHECKED_DEPTH = 256
@@ -141,7 +148,7 @@ export const make = (client: Client, options: SdkClientOptions): Effect.Effect<M
 const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient.McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
-  const outputs = new OutputSchemas.OutputSchemas()
+  const outputs = new ListedTools.ListedTools(client.getProtocolEra() === "modern" && options.transport === "streamable-http")
   keepNotificationOrder(client)
   const listSpan = () => ({ attributes: spanAttributes(client, server, "tools/list"), captureStackTrace: false })
   const listError = (cause: unknown) => Errors.requestError({ server, method: "tools/list", cause, scrubber })
@@ -159,8 +166,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
           const page = lenientPage(
             await client.request({ method: "tools/list", params }, LooseListToolsResult, { signal, timeout: sdkTimeoutDisabled })
           )
-          outputs.remember(page.tools)
-          return scrubber.scrubDeep(page)
+          const { excluded, tools } = outputs.remember(page.tools)
+          return scrubber.scrubDeep({ tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...excluded] })
         },
         catch: listError
       })
@@ -174,6 +181,40 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
       Tracing.traced("tools/list", listSpan)
     )
+
+  // On the 2026-07-28 revision over HTTP, a tool's `x-mcp-header` arguments go into headers, from its definition as
+  // this connection listed it; a server that finds them missing or stale (a tool list cached elsewhere, or changed)
+  // refuses the call with a header mismatch: the tools are listed again and the call sent again, once.
+  const sdkCall = outputs.headers
+    ? async (params: { readonly name: string; readonly arguments: Record<string, unknown> }, options: RequestOptions) => {
+      const definition = outputs.definition(params.name)
+      try {
+        return await client.callTool(params, definition === undefined ? options : { ...options, toolDefinition: definition })
+      } catch (error) {
+        if (!(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH) throw error
+        await relist(options.signal)
+        const fresh = outputs.definition(params.name)
+        return client.callTool(params, fresh === undefined ? options : { ...options, toolDefinition: fresh })
+      }
+    }
+    : (params: { readonly name: string; readonly arguments: Record<string, unknown> }, options: RequestOptions) =>
+      client.callTool(params, options)
+
+  const relist = async (signal: AbortSignal | undefined) => {
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_RELIST_PAGES; page++) {
+      const result = lenientPage(
+        await client.request(
+          { method: "tools/list", params: cursor === undefined ? undefined : { cursor } },
+          LooseListToolsResult,
+          { ...(signal !== undefined ? { signal } : {}), timeout: sdkTimeoutDisabled }
+        )
+      )
+      outputs.remember(result.tools)
+      if (result.nextCursor === undefined || result.nextCursor === cursor) return
+      cursor = result.nextCursor
+    }
+  }
 
   // Every call asks for progress (the SDK sends a `progressToken` only with a callback); one without a
   // listener gets a shared callback that does nothing.
@@ -197,7 +238,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
         try: async (signal) =>
           scrubber.scrubDeep(normalizeResult(outputs.check(
             name,
-            await client.callTool(withTrace({ name, arguments: args }, traceparent), {
+            await sdkCall(withTrace({ name, arguments: args }, traceparent), {
               signal,
               timeout: sdkTimeoutDisabled,
               onprogress: progressOf(options?.onProgress)
@@ -245,7 +286,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       }
       const onProgress = limits.onProgress
       deadlines.add(entry)
-      client.callTool(withTrace({ name, arguments: args }, traceparent), {
+      sdkCall(withTrace({ name, arguments: args }, traceparent), {
         signal: controller.signal,
         timeout: sdkTimeoutDisabled,
         onprogress: limits.resetOnProgress

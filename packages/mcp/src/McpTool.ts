@@ -80,7 +80,8 @@ export type JsonSchema = { readonly [key: string]: unknown }
 /**
  * The input schema as it is sent to the model (E4).
  *
- * - `title` and `$schema` annotation keys are removed at every depth, but only where a schema stands:
+ * - `title` annotation keys are removed at every depth, and `$schema` below the root (the root's names the
+ *   dialect, which the 2026-07-28 revision asks clients to keep), but only where a schema stands:
  *   a property named `title` (a key of `properties`, `patternProperties`, `$defs`, `definitions`,
  *   `dependentSchemas`, `dependencies`) stays, and so do `required`, `enum`, `const`, `default` and
  *   `examples`, which are data, not schemas.

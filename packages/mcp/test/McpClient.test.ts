@@ -212,6 +212,7 @@ describe("McpClient", () => {
       const seen: Array<{ readonly timeout?: number; readonly signal?: AbortSignal }> = []
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
+        getProtocolEra: () => undefined,
         request: async (_request: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
           return { tools: [] }
@@ -238,6 +239,7 @@ describe("McpClient", () => {
       const secret = "tok-9f8e7d6c5b"
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
+        getProtocolEra: () => undefined,
         callTool: async () => {
           throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
         },
@@ -401,6 +403,7 @@ describe("McpClient, exactly", () => {
       const seen: Array<unknown> = []
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
+        getProtocolEra: () => undefined,
         request: async ({ params }: { readonly params: unknown }) => {
           seen.push(params)
           if (seen.length === 3) throw new Error("down")
@@ -421,6 +424,7 @@ describe("McpClient, exactly", () => {
       const tracer = Tracer.make({ span: (...args) => native.span(...args), context: (f, fiber) => native.context(f, fiber) })
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
+        getProtocolEra: () => undefined,
         request: async () => {
           throw new Error("down")
         },

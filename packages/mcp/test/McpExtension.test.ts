@@ -81,7 +81,7 @@ describe("McpExtension", () => {
     )
   })
 
-  it.effect("E4 input schemas reach the model without title and $schema, a property named title stays", () => {
+  it.effect("E4 input schemas reach the model without title, with the root's $schema, and a property named title stays", () => {
     const schema = {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -94,6 +94,7 @@ describe("McpExtension", () => {
     return Effect.gen(function*() {
       yield* Agent.run("hi")
       assert.deepStrictEqual(requests[0]!.tools[0]!.parameters, {
+        $schema: "http://json-schema.org/draft-07/schema#",
         type: "object",
         properties: { title: { type: "string", description: "the title", minLength: 1 } },
         required: ["title"]

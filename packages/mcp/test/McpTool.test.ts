@@ -104,14 +104,14 @@ describe("McpTool.exposedName", () => {
 })
 
 describe("McpTool.cleanSchema", () => {
-  it("E4 removes title and $schema at every schema position, keeps everything else", () => {
+  it("E4 removes title at every schema position and $schema below the root (the root's names the dialect), keeps everything else", () => {
     const input = {
       $schema: "http://json-schema.org/draft-07/schema#",
       title: "SearchArgs",
       type: "object",
       description: "Search the catalog",
       properties: {
-        query: { title: "Query", type: "string", minLength: 1, description: "What to look for" },
+        query: { title: "Query", $schema: "https://json-schema.org/draft/2020-12/schema", type: "string", minLength: 1, description: "What to look for" },
         limit: { title: "Limit", type: "integer", minimum: 1, maximum: 100, default: 10 },
         filters: {
           title: "Filters",
@@ -150,6 +150,7 @@ describe("McpTool.cleanSchema", () => {
       definitions: { Legacy: { title: "Legacy", type: "string" } }
     }
     assert.deepStrictEqual(McpTool.cleanSchema(input), {
+      $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
       description: "Search the catalog",
       properties: {
@@ -818,7 +819,7 @@ describe("McpTool.fromTool", () => {
     assert.deepStrictEqual(McpTool.fromTool("catalog", tool, { namespace: true }), {
       name: "catalog__search",
       description: "Search the catalog",
-      parameters: { type: "object", properties: { title: { type: "string" } } },
+      parameters: { type: "object", $schema: "x", properties: { title: { type: "string" } } },
       guidelines: false,
       server: "catalog",
       remoteName: "search"

@@ -1,27 +1,54 @@
 /**
- * The output schemas of the tools a connection listed, and the check of a call's structured content against its
- * tool's. The SDK checks only what its own listing cached, and the driver lists pages itself; the rules are the
- * SDK's (content that does not match, or none from a tool that has a schema, fails the call). A tool listed on
- * another connection (a cached tool list) is not checked, as the SDK would not.
+ * What a connection keeps of the tools it listed: their output schemas, against which a call's structured content
+ * is checked, and, on the 2026-07-28 revision over HTTP, the definitions whose arguments the SDK mirrors into
+ * `Mcp-Param-*` headers (a tool whose `x-mcp-header` breaks the rules is left out of the listing). The SDK keeps
+ * these only for its own listing, and the driver lists pages itself. The output rules are the SDK's (content that
+ * does not match, or none from a tool that has a schema, fails the call). A tool listed on another connection (a
+ * cached tool list) is not checked, as the SDK would not check it.
  *
  * @internal
  */
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from "@modelcontextprotocol/client"
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
+import * as ParamHeaders from "./paramHeaders.js"
 
 /** @internal */
-export class OutputSchemas {
+export class ListedTools {
   private readonly schemas = new Map<string, JsonSchemaType | JsonSchemaValidator<unknown>>()
+  private readonly mirrored = new Map<string, Tool>()
   // One Ajv per connection, made when the first schema is compiled: an Ajv keeps every schema it compiled, and
   // one shared by all servers would keep them all (and mix up `$id`s).
   private ajv: AjvJsonSchemaValidator | undefined
 
-  remember(tools: ReadonlyArray<Tool>): void {
+  /** `headers`: whether the connection mirrors arguments into headers (the 2026-07-28 revision over HTTP). */
+  constructor(readonly headers: boolean) {}
+
+  /** Keeps what calls need of `tools`; the tools to list, and why each of the others is left out. */
+  remember(tools: ReadonlyArray<Tool>): { readonly tools: ReadonlyArray<Tool>; readonly excluded: ReadonlyArray<string> } {
+    const kept: Array<Tool> = []
+    const excluded: Array<string> = []
     for (const tool of tools) {
+      if (this.headers) {
+        const { broken, declares } = ParamHeaders.scan(tool.inputSchema)
+        if (broken !== undefined) {
+          excluded.push(`tool ${JSON.stringify(tool.name.slice(0, 64))} is left out: ${broken}`)
+          continue
+        }
+        // the output schema is checked here, not by the SDK, which would compile it for every call
+        if (declares) this.mirrored.set(tool.name, { name: tool.name, inputSchema: tool.inputSchema })
+        else this.mirrored.delete(tool.name)
+      }
       if (tool.outputSchema !== undefined) this.schemas.set(tool.name, tool.outputSchema as JsonSchemaType)
       else this.schemas.delete(tool.name)
+      kept.push(tool)
     }
+    return { tools: kept, excluded }
+  }
+
+  /** The definition the SDK mirrors headers from, when the tool declares any and was listed here. */
+  definition(name: string): Tool | undefined {
+    return this.mirrored.size === 0 ? undefined : this.mirrored.get(name)
   }
 
   /** `result`, when it matches its tool's output schema; a `ProtocolError` when it does not. */
