@@ -36,7 +36,10 @@ export interface ToolReport {
  */
 export interface ServerReport {
   readonly server: string
+  /** The transport used: `sse` for a server reached through the fallback from Streamable HTTP. */
   readonly transport: "stdio" | "streamable-http" | "sse"
+  /** The protocol revision the server was spoken to in (`2026-07-28`, `2025-11-25` ...), once connected. */
+  readonly protocolVersion?: string | undefined
   readonly status: "ok" | "unavailable"
   /** Why the server is unavailable, in a few words (never a secret). */
   readonly reason?: string | undefined
@@ -183,9 +186,13 @@ export const discover = (
           tokens: 0
         })
       }
+      const client = result.right.client
       return Effect.map(Effect.forEach(result.right.tools, toolReport), (tools): ServerReport => ({
         server: server.name,
-        transport,
+        transport: client.transport === "sse" || client.transport === "streamable-http" || client.transport === "stdio"
+          ? client.transport
+          : transport,
+        ...(client.protocolVersion !== undefined ? { protocolVersion: client.protocolVersion } : {}),
         status: "ok",
         discoveryMillis,
         tools,

@@ -37,6 +37,7 @@ export const toJson = (report: ToolsReport) => ({
   servers: report.servers.map((server) => ({
     name: server.server,
     transport: server.transport,
+    ...(server.protocolVersion !== undefined ? { protocolVersion: server.protocolVersion } : {}),
     status: server.status,
     ...(server.reason !== undefined ? { reason: server.reason } : {}),
     ...(server.needsAuth === true ? { needsAuth: true } : {}),
@@ -109,10 +110,11 @@ export const render = (
   } else {
     out.push(options?.title ?? `MCP servers in ${report.config}`, "")
     const table = columns([
-      ["SERVER", "TRANSPORT", "TIME", "TOOLS", "TOKENS", "STATUS"],
+      ["SERVER", "TRANSPORT", "PROTOCOL", "TIME", "TOOLS", "TOKENS", "STATUS"],
       ...report.servers.map((server) => [
         server.server,
         server.transport,
+        server.protocolVersion ?? "-",
         formatMillis(server.discoveryMillis),
         server.status === "ok" ? String(server.tools.length) : "-",
         server.status === "ok" ? String(server.tokens) : "-",
@@ -122,7 +124,7 @@ export const render = (
           ? `needs auth: run zett auth login ${server.server}`
           : `unavailable: ${server.reason ?? "unknown reason"}`
       ])
-    ], new Set([2, 3, 4]))
+    ], new Set([3, 4, 5]))
     out.push(...table.map((line) => clip(line, width)))
   }
   for (const entry of report.skipped) out.push(clip(`skipped ${entry.entry}: ${entry.reason}`, width))

@@ -40,7 +40,7 @@ describe("zett with a server given by --url", () => {
       ])
       assert.strictEqual(result.code, 0, result.stderr)
       assert.strictEqual(lines(result.stdout)[0], "MCP servers in the command line")
-      assert.match(result.stdout, /^127\.0\.0\.1\s+streamable-http\s+\d+ ms\s+2\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^127\.0\.0\.1\s+streamable-http\s+2025-11-25\s+\d+ ms\s+2\s+\d+\s+ok$/m)
       assert.include(result.stdout, "127_0_0_1__echo")
       const posts = recording.received.filter((request) => request.method === "POST")
       assert.isAbove(posts.length, 0)
@@ -56,7 +56,7 @@ describe("zett with a server given by --url", () => {
       const recording = yield* RecordingServer.make()
       const result = yield* zett(["tools", "--url", recording.url("/sse"), "--transport", "sse", "--name", "legacy"])
       assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(result.stdout, /^legacy\s+sse\s+\d+ ms\s+2\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^legacy\s+sse\s+2025-11-25\s+\d+ ms\s+2\s+\d+\s+ok$/m)
       assert.isTrue(recording.received.some((request) => request.method === "GET" && request.path.startsWith("/sse")))
       assert.isFalse(recording.received.some((request) => request.path.startsWith("/mcp")))
     }))
@@ -84,12 +84,12 @@ describe("zett with a server given by --url", () => {
 })
 
 describe("zett with a server command after --", () => {
-  it.scoped("tools -- node server-everything stdio: named after the command, listed, and its process ends with zett", () =>
+  it.scoped("tools -- node server-everything stdio: named after the command, on 2025-11-25, listed, and its process ends with zett", () =>
     Effect.gen(function*() {
       const marker = markerOf("tools")
       const result = yield* zett(["tools", ...everythingCommand(marker)])
       assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(result.stdout, /^node\s+stdio\s+\d+ ms\s+\d+\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^node\s+stdio\s+2025-11-25\s+\d+ ms\s+\d+\s+\d+\s+ok$/m)
       assert.include(result.stdout, "node__echo")
       assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(marker).length === 0))
     }), 30_000)

@@ -132,7 +132,7 @@ describe("zett as a process", () => {
       const result = yield* zett(["demo", "--log-level", "debug"], home)
       assert.strictEqual(result.code, 0, result.stderr)
       const out = lines(result.stdout)
-      assert.match(result.stdout, /^demo\s+stdio\s+[\d.]+ m?s\s+3\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+stdio\s+2026-07-28\s+[\d.]+ m?s\s+3\s+\d+\s+ok$/m)
       for (const name of ["demo__add", "demo__weather", "demo__fail"]) assert.include(result.stdout, `  ${name} `)
       const transcript = out.slice(out.indexOf(`> What is 2 + 40? Use the demo server's add tool.`))
       assert.deepStrictEqual(transcript, [
@@ -243,7 +243,7 @@ describe("zett as a process", () => {
       assert.strictEqual(table.code, 1)
       // piped: no spinner, no escape codes, no carriage returns
       assert.notMatch(table.stdout + table.stderr, terminalControl)
-      assert.match(table.stdout, /^everything-http\s+streamable-http\s+[\d.]+ m?s\s+\d+\s+\d+\s+ok$/m)
+      assert.match(table.stdout, /^everything-http\s+streamable-http\s+2025-11-25\s+[\d.]+ m?s\s+\d+\s+\d+\s+ok$/m)
       assert.match(table.stdout, /^broken\s+stdio\s+.*unavailable: cannot start/m)
       assert.strictEqual(lines(table.stderr).length, 1)
       assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveWithCommand(files)], [])

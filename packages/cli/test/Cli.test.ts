@@ -50,12 +50,12 @@ describe("zett tools", () => {
       assert.strictEqual(result.stderr, "")
       const out = lines(result.stdout)
       assert.strictEqual(out[0], `MCP servers in ${config}`)
-      assert.match(out[1]!, /^SERVER\s+TRANSPORT\s+TIME\s+TOOLS\s+TOKENS\s+STATUS$/)
+      assert.match(out[1]!, /^SERVER\s+TRANSPORT\s+PROTOCOL\s+TIME\s+TOOLS\s+TOKENS\s+STATUS$/)
       const demoTokens = demoTools
         .map((t) => definitionTokens(McpTool.fromTool("demo", t, { namespace: true })))
         .reduce((a, b) => a + b, 0)
-      assert.match(out[2]!, new RegExp(`^demo\\s+streamable-http\\s+\\d+ ms\\s+2\\s+${demoTokens}\\s+ok$`))
-      assert.match(out[3]!, /^docs\s+streamable-http\s+\d+ ms\s+1\s+\d+\s+ok$/)
+      assert.match(out[2]!, new RegExp(`^demo\\s+streamable-http\\s+-\\s+\\d+ ms\\s+2\\s+${demoTokens}\\s+ok$`))
+      assert.match(out[3]!, /^docs\s+streamable-http\s+-\s+\d+ ms\s+1\s+\d+\s+ok$/)
       // the exposed names, each with its own count and description
       const add = definitionTokens(McpTool.fromTool("demo", demoTools[0]!, { namespace: true }))
       assert.match(result.stdout, new RegExp(`^demo: 2 tools, ${demoTokens} tokens \\(o200k_base\\)$`, "m"))
@@ -104,7 +104,7 @@ describe("zett tools", () => {
       const { factory } = fakeFactory({ demo: { tools: demoTools }, down: { connectError: "HTTP 401 Unauthorized" } })
       const result = yield* zett(["tools", "--config", config], { clientFactory: factory })
       assert.strictEqual(result.code, 1)
-      assert.match(result.stdout, /^down\s+streamable-http\s+\d+ ms\s+-\s+-\s+unavailable: HTTP 401 Unauthorized$/m)
+      assert.match(result.stdout, /^down\s+streamable-http\s+-\s+\d+ ms\s+-\s+-\s+unavailable: HTTP 401 Unauthorized$/m)
       assert.match(result.stdout, /^demo\s+.*\s+ok$/m)
       assert.deepStrictEqual(lines(result.stderr), [
         "zett: 1 of 2 MCP servers unavailable: down (HTTP 401 Unauthorized)"
@@ -127,10 +127,10 @@ describe("zett tools", () => {
       assert.strictEqual(demo.toolCount, 2)
       assert.isNumber(demo.discoveryMillis)
       assert.deepStrictEqual(demo.tools.map((t: { name: string }) => t.name), ["demo__add", "demo__fail"])
-      // the tokens of what the model sees, after the schema cleanup (no title, $schema), in the named encoding
+      // the tokens of what the model sees, after the schema cleanup (no title; the root $schema stays), in the named encoding
       assert.strictEqual(report.tokenEncoding, "o200k_base")
       const add = McpTool.fromTool("demo", demoTools[0]!, { namespace: true })
-      assert.notProperty(add.parameters, "$schema")
+      assert.strictEqual(add.parameters.$schema, (demoTools[0]!.inputSchema as Record<string, unknown>).$schema)
       assert.strictEqual(demo.tools[0].tokens, definitionTokens(add))
       assert.strictEqual(demo.tokens, demo.tools[0].tokens + demo.tools[1].tokens)
       assert.deepStrictEqual(
@@ -224,7 +224,7 @@ describe("zett tools", () => {
       // the last thing written erases the line and shows the cursor again
       assert.isTrue(result.stderr.endsWith("\r\u001b[2K\u001b[?25h"))
       assert.notMatch(result.stdout, terminalControl)
-      assert.match(result.stdout, /^demo\s+streamable-http\s+1\.0 s\s+2\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+streamable-http\s+-\s+1\.0 s\s+2\s+\d+\s+ok$/m)
     }))
 
   it.scoped("piped or redirected output gets no spinner: no escape codes, no carriage returns", () =>
@@ -241,7 +241,7 @@ describe("zett tools", () => {
       assert.strictEqual(result.code, 0)
       assert.strictEqual(result.stderr, "")
       assert.notMatch(result.stdout, terminalControl)
-      assert.match(result.stdout, /^demo\s+streamable-http\s+1\.0 s\s+2\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+streamable-http\s+-\s+1\.0 s\s+2\s+\d+\s+ok$/m)
     }))
 
   it.scoped("without --config the default ~/.zett/mcp.json is used; a missing default file is no servers", () =>
@@ -720,7 +720,7 @@ describe("zett demo (in-process, scripted model)", () => {
       const { factory, stats } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
       const result = yield* zett(["demo"], { clientFactory: factory })
       assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(result.stdout, /^demo\s+stdio\s+\d+ ms\s+2\s+\d+\s+ok$/m)
+      assert.match(result.stdout, /^demo\s+stdio\s+\S+\s+\d+ ms\s+2\s+\d+\s+ok$/m)
       assert.include(result.stdout, "→ demo__add {\"a\":2,\"b\":40}\n← demo__add: {\"sum\":42}\n2 + 40 = 42\n")
       assert.include(result.stdout, "Answer: 2 + 40 = 42")
       assert.include(result.stdout, "MCP connections: 2 opened, 2 closed; no server process left (0 started).")
