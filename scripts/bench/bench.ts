@@ -130,7 +130,7 @@ const plan: Record<string, () => Array<Job>> = {
   // the agent's path (`zett`), the handler in one fiber (`zett-handler`), the raw SDK and the peers: 5 rounds,
   // interleaved, 500 calls after 200 warm-up calls each
   calls: () =>
-    rounds(quick ? 1 : 5, ["raw", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
+    rounds(quick ? 1 : 5, ["raw", "raw1", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
       ["stdio", "http"].map((transport) => ({
         args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
         timeoutMs: 180_000
@@ -189,7 +189,7 @@ const plan: Record<string, () => Array<Job>> = {
     const zett = join(rootDir, "packages", "cli", "bin", "zett.mjs")
     const commands: Record<string, ReadonlyArray<string>> = {
       "node -e 0": ["-e", "0"],
-      "import the raw SDK client": ["--input-type=module", "-e", "await import('@modelcontextprotocol/sdk/client/index.js')"],
+      "import the raw SDK client": ["--input-type=module", "-e", "await import('@modelcontextprotocol/client')"],
       "zett --version": [zett, "--version"],
       "zett --help": [zett, "--help"],
       "zett tools --config <empty file>": [zett, "tools", "--config", empty]

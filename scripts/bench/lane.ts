@@ -51,6 +51,7 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   const start = performance.now()
   let adapter: Adapter
   if (lib === "raw") adapter = (await import("./raw.js")).raw
+  else if (lib === "raw1") adapter = (await import("./raw.js")).raw1
   else if (lib === "zett") adapter = (await import("./zett.js")).zett
   else if (lib === "zett-handler") adapter = (await import("./zett.js")).zettAdapter("Zett, the tool handler in one fiber")
   else if (lib === "zett-pool") {

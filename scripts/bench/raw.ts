@@ -1,17 +1,28 @@
-// The baseline: the raw `@modelcontextprotocol/sdk` Client, one per server, opened with a user-side
-// Promise.all; the echo tool is `client.callTool`. Resolved from the root workspace, like Zett's.
+// The baselines: the raw MCP SDK Client, one per server, opened with a user-side Promise.all; the echo tool is
+// `client.callTool`. `raw` is the v2 client (`@modelcontextprotocol/client`, what Zett's driver is on, in its
+// default negotiation: the 2025 handshake, as the benchmark's servers speak); `raw1` is SDK v1
+// (`@modelcontextprotocol/sdk`). Resolved from the root workspace, like Zett's.
 import { type Adapter, benchDir, packageVersion } from "./common.js"
 
-export const raw: Adapter = {
-  label: "raw SDK Client (baseline)",
-  packages: () => [packageVersion("@modelcontextprotocol/sdk", benchDir)],
-  load: async () => ({
-    ...(await import("@modelcontextprotocol/sdk/client/index.js")),
-    ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
-    ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js"))
-  }),
+interface SdkClient {
+  connect(transport: unknown): Promise<void>
+  listTools(): Promise<{ readonly tools: ReadonlyArray<unknown> }>
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>
+  close(): Promise<void>
+}
+
+interface Sdk {
+  readonly Client: new(info: { name: string; version: string }) => SdkClient
+  readonly StdioClientTransport: new(options: { command: string; args: Array<string> }) => unknown
+  readonly StreamableHTTPClientTransport: new(url: URL) => unknown
+}
+
+const adapter = (label: string, name: string, load: () => Promise<Sdk>): Adapter => ({
+  label,
+  packages: () => [packageVersion(name, benchDir)],
+  load,
   open: async (lib, servers) => {
-    const { Client, StdioClientTransport, StreamableHTTPClientTransport } = lib
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport } = lib as Sdk
     const clients = await Promise.all(servers.map(async (s) => {
       const client = new Client({ name: "bench", version: "1.0.0" })
       await client.connect(
@@ -26,7 +37,7 @@ export const raw: Adapter = {
     const echoName = `${servers[0]!.prefix}echo`
     return {
       tools: clients.reduce((n, c) => n + c.tools.length, 0),
-      echo: (text) => first.callTool({ name: echoName, arguments: { text } }),
+      echo: (text) => first.callTool({ name: echoName, arguments: { text } }) as never,
       // a long-lived app without a cache lists again on its open connections
       again: async () => ({
         tools: (await Promise.all(clients.map((c) => c.client.listTools()))).reduce((n, r) => n + r.tools.length, 0)
@@ -36,4 +47,15 @@ export const raw: Adapter = {
       }
     }
   }
-}
+})
+
+export const raw: Adapter = adapter("raw SDK v2 Client (baseline)", "@modelcontextprotocol/client", async () => ({
+  ...(await import("@modelcontextprotocol/client")),
+  ...(await import("@modelcontextprotocol/client/stdio"))
+}) as unknown as Sdk)
+
+export const raw1: Adapter = adapter("raw SDK v1 Client", "@modelcontextprotocol/sdk", async () => ({
+  ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+  ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
+  ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js"))
+}) as unknown as Sdk)

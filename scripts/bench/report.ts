@@ -8,7 +8,8 @@ import { median } from "./common.js"
 export type Result = Record<string, any> & { readonly case: string; readonly lib: string; readonly ok?: boolean }
 
 const labels: Record<string, string> = {
-  raw: "raw SDK Client (baseline)",
+  raw: "raw SDK v2 Client (baseline)",
+  raw1: "raw SDK v1 Client",
   zett: "**Zett** (McpExtension + Agent)",
   "zett-handler": "Zett, the tool handler in one fiber",
   "zett-pool": "Zett with connectionPool",
@@ -298,7 +299,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         "this process's user+system time per call (GC threads included). Ratios are of the medians."
     )
     out.push("")
-    const callLanes = ["raw", "zett", "zett-handler", ...order.filter((l) => !["raw", "zett", "zett-handler", "zett-pool"].includes(l))]
+    const callLanes = ["raw", "raw1", "zett", "zett-handler", ...order.filter((l) => !["raw", "raw1", "zett", "zett-handler", "zett-pool"].includes(l))]
     for (const transport of ["stdio", "http"]) {
       const cell = (lib: string) => of("calls", lib, (r) => r.transport === transport)
       const base = med(cell("raw"), "meanMs")
