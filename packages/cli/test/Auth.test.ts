@@ -61,7 +61,7 @@ describe("zett auth", () => {
 
       const before = yield* zett(["tools", "--config", config], home)
       assert.strictEqual(before.code, 1)
-      assert.match(before.stdout, /^docs\s+streamable-http\s+\S+ ms\s+-\s+-\s+needs auth: run zett auth login docs$/m)
+      assert.match(before.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+-\s+-\s+needs auth: run zett auth login docs$/m)
       assert.include(before.stderr, "docs (needs authorization: run zett auth login docs)")
 
       const status0 = yield* zett(["auth", "status", "--config", config], home)
@@ -86,13 +86,13 @@ describe("zett auth", () => {
       const status1 = yield* zett(["auth", "status", "--config", config], home)
       assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h)/m)
       const after = yield* zett(["tools", "--config", config], home)
-      assert.match(after.stdout, /^docs\s+streamable-http\s+\S+ ms\s+1\s+\d+\s+ok$/m)
+      assert.match(after.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
 
       // the access token expires: the next command refreshes it without a login
       as.expireAccessTokens()
       yield* TestClock.adjust("2 hours")
       const expired = yield* zett(["tools", "--config", config], home)
-      assert.match(expired.stdout, /^docs\s+streamable-http\s+\S+ ms\s+1\s+\d+\s+ok$/m)
+      assert.match(expired.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
       assert.strictEqual(as.requests.filter((r) => r.form.grant_type === "refresh_token").length, 1)
 
       // no token, code or verifier in anything zett printed
