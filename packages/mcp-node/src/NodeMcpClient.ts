@@ -154,6 +154,19 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
   const listError = (cause: unknown) => Errors.requestError({ server, method: "tools/list", cause, scrubber })
   const callError = (cause: unknown) => Errors.requestError({ server, method: "tools/call", cause, scrubber })
 
+  // One page of tools/list, each tool checked on its own (one malformed tool must not cost the server all of its
+  // tools), and kept for the calls that need its definition.
+  const requestPage = async (params: Record<string, unknown> | undefined, signal: AbortSignal | undefined) => {
+    const page = lenientPage(
+      await client.request(
+        { method: "tools/list", params },
+        LooseListToolsResult,
+        { ...(signal !== undefined ? { signal } : {}), timeout: sdkTimeoutDisabled }
+      )
+    )
+    return { ...page, ...outputs.remember(page.tools) }
+  }
+
   // Tools/list is sent as it is, one page per call (the SDK's own listing walks every page and keeps a cache of
   // its own): the core decides how far to page and what a malformed page costs.
   const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
@@ -162,12 +175,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
         try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
           const given = cursor === undefined ? {} : { cursor }
           const params = cursor === undefined && traceparent === undefined ? undefined : withTrace(given, traceparent)
-          // one malformed tool must not cost the server all of its tools: each is checked on its own
-          const page = lenientPage(
-            await client.request({ method: "tools/list", params }, LooseListToolsResult, { signal, timeout: sdkTimeoutDisabled })
-          )
-          const { excluded, tools } = outputs.remember(page.tools)
-          return scrubber.scrubDeep({ tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...excluded] })
+          const page = await requestPage(params, signal)
+          return scrubber.scrubDeep({ tools: page.tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...page.excluded] })
         },
         catch: listError
       })
@@ -203,14 +212,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
   const relist = async (signal: AbortSignal | undefined) => {
     let cursor: string | undefined
     for (let page = 0; page < MAX_RELIST_PAGES; page++) {
-      const result = lenientPage(
-        await client.request(
-          { method: "tools/list", params: cursor === undefined ? undefined : { cursor } },
-          LooseListToolsResult,
-          { ...(signal !== undefined ? { signal } : {}), timeout: sdkTimeoutDisabled }
-        )
-      )
-      outputs.remember(result.tools)
+      const result = await requestPage(cursor === undefined ? undefined : { cursor }, signal)
       if (result.nextCursor === undefined || result.nextCursor === cursor) return
       cursor = result.nextCursor
     }

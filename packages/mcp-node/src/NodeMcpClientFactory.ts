@@ -134,6 +134,8 @@ const lazyValidator = (): jsonSchemaValidator => {
   return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
+const defaultProbeTimeout = Duration.seconds(5)
+
 /** The SDK's negotiation for a definition's `protocol`: ask and fall back (`auto`, the default), or a pinned revision. */
 const negotiation = (protocol: McpServerConfig.Protocol | undefined, probeMs: number): VersionNegotiationOptions =>
   protocol === "2025-11-25"
@@ -397,7 +399,7 @@ const sdkConnect = (
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   const maxMessageBytes = options?.maxMessageBytes ?? defaultMaxMessageBytes
   const tooLarge = LocalFailure.tooLarge(maxMessageBytes)
-  const probeMs = Duration.toMillis(Duration.decode(options?.probeTimeout ?? Duration.seconds(5)))
+  const probeMs = Duration.toMillis(Duration.decode(options?.probeTimeout ?? defaultProbeTimeout))
   // What each definition's server turned out to speak, for as long as the factory lives: the next connection
   // skips the question (a stdio server's process is new, but its program is the same)
   const verdicts = new Map<string, PriorDiscovery>()
@@ -475,6 +477,7 @@ const sdkConnect = (
           server.protocol !== "2026-07-28"
       }))
     )
+    guard.connected()
     yield* askLogLevel(client, options?.serverLogLevel)
     return {
       client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio" }),
@@ -668,7 +671,7 @@ const inMemoryConnect = (
     })
     const scrubber = held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
-    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, 5_000, requests)
+    const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, Duration.toMillis(defaultProbeTimeout), requests)
     yield* connectClient(client, clientSide, server, scrubber, undefined)
     yield* askLogLevel(client, options?.serverLogLevel)
     return yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "inproc" })

@@ -37,11 +37,13 @@ export class GuardedTransport implements Transport {
   onmessage?: (<T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void) | undefined
 
   private readonly pending = new Set<Id>()
-  /** Until the connection is made: whether `server/discover` and `initialize` were sent. */
+  /** Until the connection is made (a stdio one): whether `server/discover` and `initialize` were sent. */
   probed = false
   initialized = false
+  private watching: boolean
 
   constructor(readonly inner: Transport, stdio?: { readonly pid: number }) {
+    this.watching = stdio !== undefined
     // The SDK tells a stdio transport by these two properties: its era probe then reads no answer, or a pipe that
     // closed, as a server of the 2025 revisions (an HTTP server's silence is a failure)
     if (stdio !== undefined) {
@@ -71,7 +73,7 @@ export class GuardedTransport implements Transport {
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = requestId(message)
     if (id === undefined) return this.inner.send(message, options)
-    if (!this.initialized) {
+    if (this.watching) {
       const method = (message as { readonly method: string }).method
       if (method === "server/discover") this.probed = true
       else if (method === "initialize") this.initialized = true
@@ -85,6 +87,11 @@ export class GuardedTransport implements Transport {
 
   close(): Promise<void> {
     return this.inner.close()
+  }
+
+  /** The connection is made: what was asked during it no longer changes, and calls are not looked at. */
+  connected(): void {
+    this.watching = false
   }
 
   /** Answers each of `ids` that still waits (every waiting request when `ids` is `"all"`) with `failure`. */
