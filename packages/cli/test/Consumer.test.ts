@@ -260,8 +260,8 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
       const tools = yield* npx(["tools", "--config", "mcp.json"])
       ok(tools, "zett tools")
       // under a second in milliseconds (553 ms), else in seconds (1.1 s)
-      assert.match(tools.stdout, /^demo\s+stdio\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
-      assert.match(tools.stdout, /^web\s+streamable-http\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
+      assert.match(tools.stdout, /^demo\s+stdio\s+2026-07-28\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
+      assert.match(tools.stdout, /^web\s+streamable-http\s+2025-11-25\s+(\d+ ms|\d+\.\d s)\s+3\s+\d+\s+ok$/m, tools.stdout)
       assert.include(tools.stdout, "demo__add")
       assert.isFalse(Fs.existsSync(Path.join(appDir, "node_modules", "tsx")), "tsx is not installed with zett")
 
