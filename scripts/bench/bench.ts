@@ -179,6 +179,14 @@ const plan: Record<string, () => Array<Job>> = {
         : { case: "fleet", lib: "zett", variant, processes: 8, requests: 3, n: 5, delay: 200 },
       timeoutMs: 300_000
     }]),
+  // Cold discovery of 20 stdio servers of the 2026-07-28 revision (packages/testing/servers/modern-server.mjs,
+  // dual-era), all at once: the raw SDK v2 client pinned (the baseline) and in auto mode, Zett without and with a
+  // verdict known; 5 rounds (quick: 1), the order rotated, each process one untimed discovery then 3 timed (quick: 1)
+  protocol: () =>
+    rounds(quick ? 1 : 5, ["raw-pin", "raw-auto", "zett-cold", "zett-verdict"], (lib) => [{
+      args: { case: "protocol", lib, n: 20, reps: quick ? 1 : 3, variant: "dual" },
+      timeoutMs: 300_000
+    }]),
   // Start-up of the installed `zett` (the bundle that `npm run build` makes), each a whole process, against
   // `node -e 0` and against a process that only imports the raw SDK client, interleaved.
   "cli-start": () => {

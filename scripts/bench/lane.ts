@@ -565,6 +565,18 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     }
   },
 
+  /**
+   * Case 12: cold discovery of N stdio servers of the 2026-07-28 revision (the project's modern-server fixture), all
+   * at once: the raw SDK v2 client pinned (`raw-pin`, the baseline) and in auto mode (`raw-auto`), Zett on a fresh
+   * factory (`zett-cold`) and on one that knows each server's verdict (`zett-verdict`); spawns counted (protocol.ts).
+   */
+  protocol: async () => {
+    const { protocolCase } = await import("./protocol.js")
+    const era = flags.variant ?? "dual"
+    if (era !== "dual" && era !== "modern-only") throw new Error(`--variant=${era}: dual or modern-only`)
+    return protocolCase(lib, { n: num("n", 20), reps: num("reps", 3), era })
+  },
+
   /** One process of the fleet case: waits for a line on stdin, then runs its requests. */
   "fleet-member": async () => {
     const requests = num("requests", 3)

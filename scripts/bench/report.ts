@@ -747,6 +747,108 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     }
   }
 
+  // 12. protocol lanes
+  const protocol = results.filter((r) => r.case === "protocol")
+  if (protocol.length > 0) {
+    const lanes = ["raw-pin", "raw-auto", "zett-cold", "zett-verdict"].filter((lib) => protocol.some((r) => r.lib === lib))
+    const okOf = (lib: string) => of("protocol", lib)
+    const allOf = (lib: string) => protocol.filter((r) => r.lib === lib)
+    // every timed run of every process of a lane
+    const runsOf = (lib: string) => okOf(lib).flatMap((r) => (Array.isArray(r.msRuns) ? r.msRuns as Array<number> : []))
+    const medianRuns = (lib: string) => (runsOf(lib).length === 0 ? undefined : median(runsOf(lib)))
+    const n = Number(protocol[0]!.servers ?? protocol[0]!.n)
+    const reps = Number(protocol[0]!.reps)
+    const sample = protocol.find((r) => r.ok === true) ?? protocol[0]!
+    out.push(`## 12. Cold discovery of ${n} modern stdio servers (protocol lanes)`)
+    out.push("")
+    out.push(
+      `${n} stdio servers of the 2026-07-28 revision (packages/testing/servers/modern-server.mjs, ` +
+        `${String(sample.server ?? "@modelcontextprotocol/server")}, ${sample.era === "modern-only" ? "modern-only (`--legacy=reject`)" : "dual-era"}, ` +
+        `5 tools each, started with \`node <path>\`), all at once; nothing cached, no server running. *Raw*: ` +
+        "`Promise.all` over the servers of a new `@modelcontextprotocol/client` `Client` + `StdioClientTransport`, " +
+        "`connect`, `listTools`, timed until all lists are in hand; pinned (`versionNegotiation: { mode: { pin: " +
+        "\"2026-07-28\" } }`, the baseline) or `mode: \"auto\"`. *Zett*: an `Agent.run` (McpExtension, scripted model) " +
+        "on a fresh app, timed until the model is called with every tool registered; *cold*: a fresh layer per run " +
+        "(a new `NodeMcpClientFactory`, no verdict known, `protocol: \"auto\"`); *verdict known*: a new McpExtension " +
+        "(an empty McpToolCache) over one `NodeMcpClientFactory` kept for the process, which remembers each definition's " +
+        `verdict from the process's first discovery. Each lane process runs one untimed discovery first, then ${reps} ` +
+        "timed; every discovery is closed, and its processes gone, between runs, outside the timing. The lanes' " +
+        "processes are interleaved, the order rotated. *Spawns* are counted by the servers: each process of the fixture " +
+        "appends a line to a record file (`--record`) as it starts; *probe-only* processes answered `server/discover` " +
+        "and nothing else. Every run checked: all tools in hand, no `initialize`, every `tools/list` on 2026-07-28."
+    )
+    out.push("")
+    const base = medianRuns("raw-pin")
+    out.push(table(
+      [
+        "lane",
+        "timed runs",
+        "median ms [min–max]",
+        "ratio to pin",
+        "first discovery of the process ms (untimed warm-up)",
+        "client CPU ms",
+        "spawns per server",
+        "probe-only processes per server",
+        "server/discover per server",
+        "runs ok",
+        "runs under load"
+      ],
+      lanes.map((lib) => {
+        const rs = okOf(lib)
+        const runs = runsOf(lib)
+        const spawns = `${f(med(rs, "spawnsPerServer"), 2)}${
+          max(rs, "spawnsPerServerMax") !== min(rs, "spawnsPerServerMin") ? ` (${f(min(rs, "spawnsPerServerMin"), 2)}–${f(max(rs, "spawnsPerServerMax"), 2)})` : ""
+        }`
+        return [
+          String(rs[0]?.label ?? allOf(lib)[0]?.label ?? lib),
+          f(runs.length),
+          runs.length === 0 ? "FAILED" : `${f(medianRuns(lib))} [${f(Math.min(...runs))}–${f(Math.max(...runs))}]`,
+          ratio(medianRuns(lib), base),
+          f(med(rs, "firstMs")),
+          f(med(rs, "cpuMs")),
+          spawns,
+          f(med(rs, "probeOnlyPerServer"), 2),
+          f(med(rs, "discoverPerServer"), 2),
+          `${rs.length}/${allOf(lib).length}`,
+          loadNote(allOf(lib))
+        ]
+      })
+    ))
+    out.push("")
+    const spawnsOf = (lib: string) => ({ lo: min(okOf(lib), "spawnsPerServerMin"), hi: max(okOf(lib), "spawnsPerServerMax") })
+    const auto = spawnsOf("raw-auto")
+    const cold = spawnsOf("zett-cold")
+    const verdict = spawnsOf("zett-verdict")
+    const allOk = (lib: string) => allOf(lib).length > 0 && okOf(lib).length === allOf(lib).length
+    const spawnText = (s: { lo: number | undefined; hi: number | undefined }) =>
+      s.lo === s.hi ? f(s.lo, 2) : `${f(s.lo, 2)}–${f(s.hi, 2)}`
+    goals.push({
+      goal: `Cold discovery of ${n} modern stdio servers, Zett without a verdict: at most 1.05× the raw SDK pinned to 2026-07-28`,
+      measured: `${f(medianRuns("zett-cold"))} ms vs ${f(base)} ms (${ratio(medianRuns("zett-cold"), base)})`,
+      met: allOk("zett-cold") && allOk("raw-pin") && medianRuns("zett-cold")! <= 1.05 * base!,
+      why: "Zett's own part of a cold discovery: the layers built in the run, the agent's request and the registration."
+    })
+    goals.push({
+      goal: `Cold discovery of ${n} modern stdio servers: Zett, with and without a verdict, fewer spawns per server than the raw SDK in auto mode`,
+      measured: `spawns per server: Zett cold ${spawnText(cold)}, verdict known ${spawnText(verdict)}, raw auto ${spawnText(auto)}`,
+      met: allOk("zett-cold") && allOk("zett-verdict") && allOk("raw-auto") && cold.hi! < auto.lo! && verdict.hi! < auto.lo!,
+      why: "A stdio server Zett asks in place on the session's own process is started once."
+    })
+    goals.push({
+      goal: `Cold discovery of ${n} modern stdio servers, Zett with a verdict known: exactly 1 spawn per server`,
+      measured: `${spawnText(verdict)} spawns per server; server/discover per server ${f(med(okOf("zett-verdict"), "discoverPerServer"), 2)}`,
+      met: allOk("zett-verdict") && verdict.lo === 1 && verdict.hi === 1,
+      why: "With a kept verdict the factory connects from it (no probe), on the one process of the connection."
+    })
+    goals.push({
+      goal: `Cold discovery of ${n} modern stdio servers, Zett without a verdict: exactly 1 spawn per server`,
+      measured: `${spawnText(cold)} spawns per server; probe-only processes per server ${f(med(okOf("zett-cold"), "probeOnlyPerServer"), 2)}`,
+      met: allOk("zett-cold") && cold.lo === 1 && cold.hi === 1,
+      why: "The probe runs on the connection's own process (Zett's transport is not the SDK's base StdioClientTransport, " +
+        "so the SDK probes in place); a second start happens only for a server that exits when asked server/discover."
+    })
+  }
+
   const goalTable = (gs: ReadonlyArray<Goal>) =>
     table(["goal", "measured (this run)", "status"], gs.map((g) => [g.goal, g.measured, g.met === true ? "**met**" : "not met"]))
   out.push("## Goals of the per-call rework")

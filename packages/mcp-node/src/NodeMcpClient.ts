@@ -88,7 +88,18 @@ const lenientPage = (
     const where = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `
     skipped.push(`tool ${clipName(field(candidate, "name"))} is skipped: ${where}${issue.message}`)
   }
-  return { tools, nextCursor: page.nextCursor, skipped }
+  const cache = cacheHint(page)
+  return { tools, nextCursor: page.nextCursor, skipped, ...(cache !== undefined ? { cache } : {}) }
+}
+
+/**
+ * The caching hint of a result (2026-07-28): a negative `ttlMs` is read as 0, a scope other than `public` as
+ * `private` (what the SDK's own cache does with a missing one). A result without `ttlMs` has none.
+ */
+const cacheHint = (result: { readonly [key: string]: unknown }): McpClient.CacheHint | undefined => {
+  const ttlMs = result.ttlMs
+  if (typeof ttlMs !== "number" || Number.isNaN(ttlMs)) return undefined
+  return { ttlMs: Math.max(0, ttlMs), scope: result.cacheScope === "public" ? "public" : "private" }
 }
 
 // OpenTelemetry's MCP conventions: the method, the session (Streamable HTTP), the tool
@@ -133,6 +144,8 @@ export interface SdkClientOptions {
   readonly pid?: number | undefined
   /** How the connection reaches the server (`stdio`, `streamable-http`, `sse`, `inproc`). */
   readonly transport?: string | undefined
+  /** What the connect found out about the server's revisions. */
+  readonly verdict?: McpClient.Verdict | undefined
 }
 
 /**
@@ -176,7 +189,10 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
           const given = cursor === undefined ? {} : { cursor }
           const params = cursor === undefined && traceparent === undefined ? undefined : withTrace(given, traceparent)
           const page = await requestPage(params, signal)
-          return scrubber.scrubDeep({ tools: page.tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...page.excluded] })
+          return {
+            ...scrubber.scrubDeep({ tools: page.tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...page.excluded] }),
+            cache: page.cache
+          }
         },
         catch: listError
       })
@@ -187,7 +203,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
           { discard: true }
         )
       ),
-      Effect.map(({ nextCursor, tools }) => ({ tools, nextCursor })),
+      Effect.map(({ cache, nextCursor, tools }) => (cache === undefined ? { tools, nextCursor } : { tools, nextCursor, cache })),
       Tracing.traced("tools/list", listSpan)
     )
 
@@ -361,6 +377,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     pid: options.pid,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     transport: options.transport,
+    verdict: options.verdict,
     listTools,
     // every argument is passed on, whatever `callTool` takes
     callTool: requests === undefined

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Client } from "@modelcontextprotocol/client"
+import { DiscoverResultSchema } from "@modelcontextprotocol/core"
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import { SSEClientTransport } from "@modelcontextprotocol/client"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
@@ -35,6 +36,7 @@ import { offered as offeredAuthorization } from "./internal/authorization.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import type * as McpClient from "@zett/mcp/McpClient"
+import type { ConnectOptions } from "@zett/mcp/McpClientFactory"
 import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
 import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as Errors from "./internal/errors.js"
@@ -304,6 +306,17 @@ const verdictOf = (client: Client): PriorDiscovery | undefined => {
 }
 
 /**
+ * A verdict from elsewhere (a tool cache, perhaps another process's) as the SDK takes it: a `server/discover`
+ * result that is not one is no verdict, and the server is asked.
+ */
+const priorOf = (verdict: McpClient.Verdict | undefined): PriorDiscovery | undefined => {
+  if (verdict === undefined) return undefined
+  if (verdict.kind === "legacy") return { kind: "legacy" }
+  const parsed = DiscoverResultSchema.safeParse(verdict.discover)
+  return parsed.success ? { kind: "modern", discover: parsed.data } : undefined
+}
+
+/**
  * Runs one connect attempt in a scope of its own inside the connection's: a failed attempt's process or
  * sockets end at once, before another attempt starts; a successful one lives as long as the connection.
  */
@@ -410,11 +423,13 @@ const sdkConnect = (
    */
   const withVerdict = <E>(
     server: McpServerConfig.McpServerConfig,
+    given: McpClient.Verdict | undefined,
     connect: (prior: PriorDiscovery | undefined) => Effect.Effect<Connected, E, Scope.Scope>,
     isolate: (self: Effect.Effect<Connected, E, Scope.Scope>) => Effect.Effect<Connected, E, Scope.Scope>
   ): Effect.Effect<McpClient.McpClient, E, Scope.Scope> => {
     const key = McpServerConfig.cacheKey(server)
-    const known = verdicts.get(key)
+    // what this factory found out itself is newer than what it is told
+    const known = verdicts.get(key) ?? priorOf(given)
     const first = isolate(connect(known))
     const connected = known === undefined
       ? first
@@ -428,8 +443,13 @@ const sdkConnect = (
     })
   }
 
-  const connectStdio = (fresh: () => Client, server: McpServerConfig.McpStdioServer, scrubber: Scrubber.Scrubber) =>
-    withVerdict(server, (prior) =>
+  const connectStdio = (
+    fresh: () => Client,
+    server: McpServerConfig.McpStdioServer,
+    scrubber: Scrubber.Scrubber,
+    given: McpClient.Verdict | undefined
+  ) =>
+    withVerdict(server, given, (prior) =>
       Effect.catchIf(
         connectStdioOnce(fresh(), server, scrubber, prior),
         (failure) => failure.exitedOnProbe,
@@ -479,9 +499,10 @@ const sdkConnect = (
     )
     guard.connected()
     yield* askLogLevel(client, options?.serverLogLevel)
+    const verdict = verdictOf(client)
     return {
-      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio" }),
-      verdict: verdictOf(client)
+      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio", verdict }),
+      verdict
     }
   })
 
@@ -507,10 +528,8 @@ const sdkConnect = (
     // the transport of the 2024-11-05 revision: nothing newer is asked over it
     yield* connectClient(client, guard, server, scrubber, { kind: "legacy" })
     yield* askLogLevel(client, options?.serverLogLevel)
-    return {
-      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse" }),
-      verdict: { kind: "legacy" } as const
-    }
+    const verdict = { kind: "legacy" } as const
+    return { client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse", verdict }), verdict }
   })
 
   const connectHttp = Effect.fnUntraced(function*(
@@ -564,9 +583,10 @@ const sdkConnect = (
     )
     if (refused === undefined) {
       yield* askLogLevel(client, options?.serverLogLevel)
+      const verdict = verdictOf(client)
       return {
-        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http" }),
-        verdict: verdictOf(client)
+        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http", verdict }),
+        verdict
       }
     }
     // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
@@ -577,7 +597,10 @@ const sdkConnect = (
     return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
   })
 
-  return Effect.fn("McpClientFactory.connect")(function*(server: McpServerConfig.McpServerConfig) {
+  return Effect.fn("McpClientFactory.connect")(function*(
+    server: McpServerConfig.McpServerConfig,
+    connectOptions?: ConnectOptions | undefined
+  ) {
     // connects that start together start one per turn of the event loop, so open connections are read between
     yield* Turns.take
     yield* Effect.annotateCurrentSpan(transportAttributes(server))
@@ -586,13 +609,15 @@ const sdkConnect = (
     const scrubber = authSettings.held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* serverRequests(handlers, server, scrubber)
     const fresh = () => newClient(clientInfo, server, runtime, scrubber, probeMs, requests)
+    const given = connectOptions?.verdict
     return yield* server._tag === "McpStdioServer"
-      ? connectStdio(fresh, server, scrubber)
+      ? connectStdio(fresh, server, scrubber, given)
       : OAuthConnect.connect(
         server,
         authSettings,
         // an HTTP attempt's sockets stay with the connection: a login that follows a refusal still uses them
-        (session) => withVerdict<McpConnectError>(server, (prior) => connectHttp(fresh, server, session, scrubber, prior), stayInScope)
+        (session) =>
+          withVerdict<McpConnectError>(server, given, (prior) => connectHttp(fresh, server, session, scrubber, prior), stayInScope)
       )
   })
 }
@@ -674,7 +699,7 @@ const inMemoryConnect = (
     const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, Duration.toMillis(defaultProbeTimeout), requests)
     yield* connectClient(client, clientSide, server, scrubber, undefined)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "inproc" })
+    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "inproc", verdict: verdictOf(client) })
   })
 }
 

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Deferred from "effect/Deferred"
@@ -58,7 +59,7 @@ const captureLogs = () => {
 const cacheOn = (url: string, options: Partial<RedisToolCache.Options> = {}, connection: Partial<McpRedis.Options> = {}) =>
   Effect.flatMap(
     Layer.build(McpRedis.layer({ url, ...connection })),
-    (context) => Effect.provide(RedisToolCache.make({ ttl: "5 minutes", ...options }), context)
+    (context) => Effect.map(Effect.provide(RedisToolCache.make({ ttl: "5 minutes", ...options }), context), ToolListCache.of)
   )
 
 const rawClient = (url: string) =>
@@ -280,7 +281,7 @@ describe("McpRedis.layerPersistence", () => {
         Layer.provide(McpRedis.layerPersistence),
         Layer.provide(McpRedis.layer({ url: Redacted.make(redis.url), prefix: "fleet-a:" }))
       )
-      const cache = yield* Effect.provide(McpToolCache.McpToolCache, yield* Layer.build(layer))
+      const cache = ToolListCache.of(yield* Effect.provide(McpToolCache.McpToolCache, yield* Layer.build(layer)))
       yield* cache.lookup(key, discover)
       const raw = yield* rawClient(redis.url)
       while ((yield* Effect.promise(() => raw.keys("fleet-a:tools:*"))).length === 0) yield* Effect.sleep("10 millis")
@@ -288,7 +289,7 @@ describe("McpRedis.layerPersistence", () => {
       const pttl = yield* Effect.promise(() => raw.pttl(stored!))
       assert.isAbove(pttl, 60_000)
       assert.isAtMost(pttl, 120_000)
-      const other = yield* Effect.provide(McpToolCache.McpToolCache, yield* Layer.build(layer))
+      const other = ToolListCache.of(yield* Effect.provide(McpToolCache.McpToolCache, yield* Layer.build(layer)))
       yield* other.lookup(key, discover)
       assert.strictEqual(stats.runs, 1)
       // invalidation reaches the store

@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Requests from "./internal/requests.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
@@ -28,7 +29,46 @@ import * as McpTool from "./McpTool.js"
 export interface ListToolsPage {
   readonly tools: ReadonlyArray<Tool>
   readonly nextCursor: string | undefined
+  /** The server's caching hint for this page (2026-07-28: `ttlMs`, `cacheScope`); absent from older servers. */
+  readonly cache?: CacheHint | undefined
 }
+
+/**
+ * A server's caching hint on a result (2026-07-28): how long it may be taken as fresh (`ttlMs`, an absent or
+ * negative one read as 0), and whether it may be shared across authorization contexts (`public`) or not
+ * (`private`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CacheHint {
+  readonly ttlMs: number
+  readonly scope: "public" | "private"
+}
+
+/**
+ * What a connection found out about the revisions its server speaks, so that the next connection to the same
+ * definition needs not ask again: a server of the 2025 revisions (`legacy`), or one of 2026-07-28 with its
+ * answer to `server/discover` (`modern`). It is plain data: a tool cache keeps it with the tool list, across
+ * processes too.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Verdict =
+  | { readonly kind: "legacy" }
+  | { readonly kind: "modern"; readonly discover: { readonly [key: string]: unknown } }
+
+/**
+ * The schema of a `Verdict`, for a verdict read back from a store (a driver checks the `discover` result itself).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const Verdict: Schema.Schema<Verdict> = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("legacy") }),
+  Schema.Struct({ kind: Schema.Literal("modern"), discover: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+)
 
 /**
  * One progress report of a call (`notifications/progress`): `progress` grows from one report to the next;
@@ -74,6 +114,8 @@ export interface McpClient {
   readonly protocolVersion: string | undefined
   /** How the connection reached the server: `stdio`, `streamable-http`, `sse`, or what the driver says. */
   readonly transport: string | undefined
+  /** What the connection found out about the server's revisions, when the driver negotiates them. */
+  readonly verdict: Verdict | undefined
   readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
   /**
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
@@ -122,6 +164,7 @@ export interface Driver {
   readonly pid?: number | undefined
   readonly protocolVersion?: string | undefined
   readonly transport?: string | undefined
+  readonly verdict?: Verdict | undefined
   readonly listTools: McpClient["listTools"]
   readonly callTool: McpClient["callTool"]
   /** Without it, `callTool` is raced against a sleep (`TestClock` drives it). */
@@ -146,6 +189,7 @@ export const make = (driver: Driver): McpClient => {
     pid: driver.pid,
     protocolVersion: driver.protocolVersion,
     transport: driver.transport,
+    verdict: driver.verdict,
     listTools: driver.listTools,
     callTool: driver.callTool,
     callWithin: driver.callWithin ?? ((name, args, limits) => raceWithin(client, name, args, limits)),
@@ -326,12 +370,56 @@ export const maxPages: number = Requests.maxPages
  * @category utils
  */
 export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, McpRequestError> =>
-  Requests.listAll<ListToolsPage, Tool>(client, {
-    method: "tools/list",
-    noun: "tools",
-    page: client.listTools,
-    items: (page) => page.tools
+  Effect.map(listAllWithHint(client), (listed) => listed.tools)
+
+/**
+ * The caching hint of a whole listing: the shortest lifetime of its pages, private if any page is; none when a
+ * page came without one (a server of the 2025 revisions).
+ */
+const combineHints = (a: CacheHint | undefined, b: CacheHint | undefined): CacheHint | undefined =>
+  a === undefined || b === undefined ? undefined : {
+    ttlMs: Math.min(a.ttlMs, b.ttlMs),
+    scope: a.scope === "private" || b.scope === "private" ? "private" : "public"
+  }
+
+/**
+ * `listAll`, with the caching hint of the whole listing (`CacheHint` of every page combined: the shortest
+ * lifetime, private if any page is; none when a page had none).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const listAllWithHint = (
+  client: McpClient
+): Effect.Effect<{ readonly tools: ReadonlyArray<Tool>; readonly hint: CacheHint | undefined }, McpRequestError> =>
+  Effect.suspend(() => {
+    let hint: CacheHint | undefined
+    let first = true
+    return Effect.map(
+      Requests.listAll<ListToolsPage, Tool>(client, {
+        method: "tools/list",
+        noun: "tools",
+        page: client.listTools,
+        items: (page) => {
+          hint = first ? page.cache : combineHints(hint, page.cache)
+          first = false
+          return page.tools
+        }
+      }),
+      (tools) => ({ tools, hint })
+    )
   })
+
+/**
+ * A server's tools as the model will see them, with the server's caching hint (`discover`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Discovered {
+  readonly tools: ReadonlyArray<McpTool.McpTool>
+  readonly hint: CacheHint | undefined
+}
 
 /**
  * Lists every tool of a connected server (with the guards of `listAll`) and converts each as the model will
@@ -345,7 +433,19 @@ export const discover = (
   client: McpClient,
   options: { readonly namespace: boolean; readonly prefix?: string | undefined }
 ): Effect.Effect<ReadonlyArray<McpTool.McpTool>, McpRequestError> =>
-  Effect.flatMap(listAll(client), (tools) => {
+  Effect.map(discoverWithHint(client, options), (discovered) => discovered.tools)
+
+/**
+ * `discover`, with the server's caching hint of the listing.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const discoverWithHint = (
+  client: McpClient,
+  options: { readonly namespace: boolean; readonly prefix?: string | undefined }
+): Effect.Effect<Discovered, McpRequestError> =>
+  Effect.flatMap(listAllWithHint(client), ({ hint, tools }) => {
     const out: Array<McpTool.McpTool> = []
     const skipped: Array<string> = []
     for (const tool of tools) {
@@ -353,9 +453,10 @@ export const discover = (
       if (refusal === undefined) out.push(McpTool.fromTool(client.server, tool, options))
       else skipped.push(`MCP server ${client.server}: tool ${clipName(tool.name)} is skipped: ${refusal}`)
     }
-    if (skipped.length === 0) return Effect.succeed(out)
+    const discovered: Discovered = { tools: out, hint }
+    if (skipped.length === 0) return Effect.succeed(discovered)
     const warnings = Effect.forEach(skipped, (line) => Effect.logWarning(line), { discard: true })
-    return Effect.as(Effect.annotateLogs(warnings, "mcp.server", client.server), out)
+    return Effect.as(Effect.annotateLogs(warnings, "mcp.server", client.server), discovered)
   })
 
 /**
@@ -371,15 +472,15 @@ export const connectAndDiscover = <E, R>(
   server: McpServerConfig.McpServerConfig,
   options: { readonly namespace: boolean; readonly limit: Option.Option<Duration.Duration> }
 ): Effect.Effect<
-  { readonly client: McpClient; readonly tools: ReadonlyArray<McpTool.McpTool> },
+  { readonly client: McpClient; readonly tools: ReadonlyArray<McpTool.McpTool>; readonly hint: CacheHint | undefined },
   E | McpRequestError | McpTimeoutError,
   R
 > =>
   connect.pipe(
     Effect.flatMap((client) =>
       Effect.map(
-        discover(client, { namespace: options.namespace, prefix: McpServerConfig.toolPrefix(server) }),
-        (tools) => ({ client, tools })
+        discoverWithHint(client, { namespace: options.namespace, prefix: McpServerConfig.toolPrefix(server) }),
+        ({ hint, tools }) => ({ client, tools, hint })
       )
     ),
     McpError.within({ server: server.name, operation: "connect", limit: options.limit })

@@ -12,13 +12,30 @@ import type { McpConnectError } from "./McpError.js"
 import type * as McpServerConfig from "./McpServerConfig.js"
 
 /**
+ * What a connect may be told beyond the definition.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ConnectOptions {
+  /**
+   * What an earlier connection to the same definition found out about the server's revisions (`McpClient.verdict`,
+   * as a tool cache keeps it): the connect skips the question. A driver asks again, once, if it no longer holds.
+   */
+  readonly verdict?: McpClient.Verdict | undefined
+}
+
+/**
  * Connects to a server definition; the connection is closed when the surrounding `Scope` closes.
  *
  * @since 0.1.0
  * @category tags
  */
 export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<McpClientFactory, {
-  readonly connect: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+  readonly connect: (
+    server: McpServerConfig.McpServerConfig,
+    options?: ConnectOptions | undefined
+  ) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 }>() {}
 
 /**
@@ -29,6 +46,9 @@ export class McpClientFactory extends Context.Tag("@zett/mcp/McpClientFactory")<
  * @category constructors
  */
 export const of = (
-  connect: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
+  connect: (
+    server: McpServerConfig.McpServerConfig,
+    options?: ConnectOptions | undefined
+  ) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 ): McpClientFactory["Type"] => McpClientFactory.of({ connect })
 

@@ -17,8 +17,8 @@ import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
-import type { McpClient } from "./McpClient.js"
-import type { McpClientFactory } from "./McpClientFactory.js"
+import type { McpClient, Verdict } from "./McpClient.js"
+import type { ConnectOptions, McpClientFactory } from "./McpClientFactory.js"
 import * as McpError from "./McpError.js"
 import type { McpConnectError, McpTimeoutError } from "./McpError.js"
 import * as McpServerConfig from "./McpServerConfig.js"
@@ -30,7 +30,10 @@ import * as McpServerConfig from "./McpServerConfig.js"
  * @category models
  */
 export interface Source {
-  readonly acquire: (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
+  readonly acquire: (
+    server: McpServerConfig.McpServerConfig,
+    options?: ConnectOptions | undefined
+  ) => Effect.Effect<McpClient, McpConnectError, Scope.Scope>
   /** Forget a connection that turned out dead, so the next acquire makes a new one. */
   readonly invalidate: (server: McpServerConfig.McpServerConfig) => Effect.Effect<void>
   /**
@@ -79,18 +82,19 @@ export const pooled = (
     const connected = new Set<string>()
     // Each connection lives in a child of `open`, a parallel scope; the RcMap entry closes that child when the
     // connection is idle or invalidated.
-    const connect = ({ id, server }: PoolKey) =>
+    const connect = ({ id, options, server }: PoolKey) =>
       Effect.flatMap(Scope.fork(open, ExecutionStrategy.sequential), (own) =>
         Effect.zipRight(
           Effect.addFinalizer((exit) => Effect.zipRight(Effect.sync(() => void connected.delete(id)), Scope.close(own, exit))),
-          Effect.tap(Scope.extend(factory.connect(server), own), () => Effect.sync(() => void connected.add(id)))
+          Effect.tap(Scope.extend(factory.connect(server, options), own), () => Effect.sync(() => void connected.add(id)))
         ))
     const pool = yield* RcMap.make({ lookup: connect, idleTimeToLive: options.idleTimeToLive })
     // RcMap closes its entries one after another when its scope closes. `open` is added to the scope after the
     // RcMap, so it closes first, and closes every connection at once; the RcMap then finds them closed.
     const open = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.parallel)
     return {
-      acquire: (server) => Effect.suspend(() => RcMap.get(pool, new PoolKey(idOf(server), server))),
+      acquire: (server, connectOptions) =>
+        Effect.suspend(() => RcMap.get(pool, new PoolKey(idOf(server), server, connectOptions))),
       invalidate: (server) =>
         Effect.suspend(() => {
           const id = idOf(server)
@@ -104,7 +108,11 @@ export const pooled = (
 
 /** A pool entry's key: equal by `id` alone; it carries the definition to connect with. */
 class PoolKey implements Equal.Equal {
-  constructor(readonly id: string, readonly server: McpServerConfig.McpServerConfig) {}
+  constructor(
+    readonly id: string,
+    readonly server: McpServerConfig.McpServerConfig,
+    readonly options?: ConnectOptions | undefined
+  ) {}
   [Equal.symbol](that: unknown): boolean {
     return that instanceof PoolKey && that.id === this.id
   }
@@ -133,6 +141,11 @@ export interface McpConnections {
   ) => Effect.Effect<McpClient, McpConnectError | McpTimeoutError>
   /** Forget the request's connection to `server` (and the source's), after it was found dead. */
   readonly invalidate: (server: McpServerConfig.McpServerConfig) => Effect.Effect<void>
+  /**
+   * What the request learned about `server`'s revisions from elsewhere (a cached tool list's verdict), given to
+   * its connect if it has not connected yet.
+   */
+  readonly learn: (server: McpServerConfig.McpServerConfig, verdict: Verdict | undefined) => void
 }
 
 /**
@@ -156,10 +169,12 @@ export const make = (options: {
     const connections = new Map<string, Effect.Effect<McpClient, McpConnectError>>()
     // the connections that are open, for a fast path that needs no memo and no timer
     const open = new Map<string, McpClient>()
+    // verdicts of the request's cached tool lists, by server name
+    const verdicts = new Map<string, Verdict>()
     // Each connection gets a child scope, so a connect that fails releases what it acquired at once.
     const connect = (server: McpServerConfig.McpServerConfig): Effect.Effect<McpClient, McpConnectError> =>
       Effect.flatMap(Effect.flatMap(parent, (parent) => Scope.fork(parent, ExecutionStrategy.sequential)), (scope) =>
-        options.source.acquire(server).pipe(
+        options.source.acquire(server, verdictOptions(verdicts.get(server.name))).pipe(
           Scope.extend(scope),
           Effect.tap((client) => Effect.sync(() => void open.set(server.name, client))),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
@@ -194,6 +209,12 @@ export const make = (options: {
           connections.delete(server.name)
           open.delete(server.name)
           return options.source.invalidate(server)
-        })
+        }),
+      learn: (server, verdict) => {
+        if (verdict !== undefined) verdicts.set(server.name, verdict)
+      }
     }
   })
+
+const verdictOptions = (verdict: Verdict | undefined): ConnectOptions | undefined =>
+  verdict === undefined ? undefined : { verdict }

@@ -378,7 +378,7 @@ export const make = Effect.fnUntraced(function*(
     const key = McpToolCache.key(server, { namespace })
     return cache.invalidate(key).pipe(
       Effect.zipRight(cache.lookup(key, Session.discover(settings, state.connections, server))),
-      Effect.flatMap((tools) =>
+      Effect.flatMap(({ tools }) =>
         Effect.suspend(() => {
           const before = state.registered.get(server.name) ?? []
           // a server that announced a change is one of the request's

@@ -415,6 +415,20 @@ const computeCacheKey = (server: McpServerConfig): string => {
   return `${server.name}:${sha256(JSON.stringify(canonical)).slice(0, 32)}`
 }
 
+/**
+ * Whether the definition alone says who the server is talking to: its credentials are all in it (headers,
+ * environment, a client-credentials grant), so `cacheKey` names its authorization context. An HTTP server
+ * without an `Authorization` header or a client-credentials grant may be given the tokens of a login when it
+ * connects, which no key of the definition names.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const authorizedByDefinition = (server: McpServerConfig): boolean =>
+  server._tag === "McpStdioServer" ||
+  server.auth?._tag === "ClientCredentials" ||
+  (server.auth === undefined && Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization"))
+
 // who the client is (another client may see other tools); a user's own provider counts as one kind
 const authKey = (auth: Auth): unknown => {
   switch (auth._tag) {

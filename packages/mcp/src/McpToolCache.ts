@@ -30,6 +30,7 @@ import * as Naming from "./internal/naming.js"
 import * as Io from "./internal/io.js"
 import * as JsonSchema from "./internal/schema.js"
 import * as Metrics from "./internal/metrics.js"
+import * as McpClient from "./McpClient.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import type { McpTool } from "./McpTool.js"
 
@@ -48,6 +49,11 @@ export class Key extends Data.Class<{
   readonly definition: string
   readonly namespace: boolean
   readonly prefix?: string | undefined
+  /**
+   * Whether `definition` names the server's authorization context (`McpServerConfig.authorizedByDefinition`):
+   * only then is a tool list the server marked private shared through a store.
+   */
+  readonly authorizedByDefinition?: boolean | undefined
 }> {
   /**
    * @since 0.1.0
@@ -81,12 +87,50 @@ export const key = (server: McpServerConfig.McpServerConfig, options: { readonly
     server: server.name,
     definition: McpServerConfig.cacheKey(server),
     namespace: options.namespace,
-    prefix: McpServerConfig.toolPrefix(server)
+    prefix: McpServerConfig.toolPrefix(server),
+    authorizedByDefinition: McpServerConfig.authorizedByDefinition(server)
   })
 
 /**
- * The cache. `lookup` returns the entry for `key` while it is fresh; otherwise it runs `discover` and stores
- * a successful result. Concurrent lookups of one missing key share a single `discover` (single flight), so
+ * What the cache keeps for a server: its tools as the model sees them, what the connection that listed them found
+ * out about the server's revisions (so that a later connection, in any process that reads the entry, needs not
+ * ask), and the server's caching hint of the listing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Listing {
+  readonly tools: ReadonlyArray<McpTool>
+  readonly verdict?: McpClient.Verdict | undefined
+  readonly hint?: McpClient.CacheHint | undefined
+}
+
+/**
+ * A listing of `tools` alone (no verdict, no hint).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const listing = (tools: ReadonlyArray<McpTool>): Listing => ({ tools })
+
+/**
+ * How long a listing stays fresh under a cache's `ttl` (milliseconds): the `ttl`, or the server's `ttlMs` when
+ * it gave a shorter one. The server's hint says how long the list may be taken as fresh; the `ttl` is the
+ * longest the application accepts (a server of the 2025 revisions gives no hint: the `ttl` alone).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const lifetime = (ttl: number, listing: Listing): number =>
+  listing.hint === undefined ? ttl : Math.min(ttl, Math.max(0, listing.hint.ttlMs))
+
+/** Whether a listing may be shared through a store under `key`: a private one only if the key names its authorization context. */
+const shareable = (key: Key, listing: Listing): boolean =>
+  listing.hint?.scope !== "private" || key.authorizedByDefinition === true
+
+/**
+ * The cache. `lookup` returns the listing for `key` while it is fresh (`lifetime`); otherwise it runs `discover`
+ * and stores a successful result. Concurrent lookups of one missing key share a single `discover` (single flight), so
  * concurrent cold requests start one discovery per server, not one each.
  *
  * The key is `McpServerConfig.cacheKey` of the whole definition, so a changed server is a different entry. The
@@ -98,8 +142,8 @@ export const key = (server: McpServerConfig.McpServerConfig, options: { readonly
 export class McpToolCache extends Context.Tag("@zett/mcp/McpToolCache")<McpToolCache, {
   readonly lookup: <E, R>(
     key: Key,
-    discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>
-  ) => Effect.Effect<ReadonlyArray<McpTool>, E, R>
+    discover: Effect.Effect<Listing, E, R>
+  ) => Effect.Effect<Listing, E, R>
   /** Whether `key` has a fresh entry, without discovering. */
   readonly has: (key: Key) => Effect.Effect<boolean>
   readonly invalidate: (key: Key) => Effect.Effect<void>
@@ -127,7 +171,7 @@ export const hits = Metric.counter(hitsName, { description: hitsDescription })
 export const misses = Metric.counter(missesName, { description: missesDescription })
 
 interface Entry {
-  readonly tools: ReadonlyArray<McpTool>
+  readonly listing: Listing
   readonly expiresAt: number
 }
 
@@ -143,7 +187,7 @@ export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): E
 
 const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] => {
   const entries = new Map<string, Entry>()
-  const inflight = new Map<string, Deferred.Deferred<ReadonlyArray<McpTool>, unknown>>()
+  const inflight = new Map<string, Deferred.Deferred<Listing, unknown>>()
 
   const fresh = (id: string, now: number) => {
     const entry = entries.get(id)
@@ -154,18 +198,19 @@ const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] =>
   }
 
   // the leader's work: discover, or (shared) read the store and discover once across the fleet
-  const load = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>): Effect.Effect<Entry, E, R> =>
+  const load = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> =>
     shared === undefined
-      ? Effect.flatMap(discover, (tools) => Effect.map(Clock.currentTimeMillis, (now) => ({ tools, expiresAt: now + ttl })))
+      ? Effect.flatMap(discover, (listing) =>
+        Effect.map(Clock.currentTimeMillis, (now) => ({ listing, expiresAt: now + lifetime(ttl, listing) })))
       : shared.load(key, discover)
 
-  const lookup = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => {
+  const lookup = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>) => {
     if (ttl <= 0) return discover
     const id = key.id
-    const run: Effect.Effect<ReadonlyArray<McpTool>, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const run: Effect.Effect<Listing, E, R> = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = fresh(id, now)
       if (entry !== undefined) {
-        return Effect.as(key.counters.hit, entry.tools)
+        return Effect.as(key.counters.hit, entry.listing)
       }
       const count = key.counters.miss
       const pending = inflight.get(id)
@@ -180,12 +225,12 @@ const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] =>
       }
       return Effect.uninterruptibleMask((restore) => {
         // made and registered synchronously, so no other lookup can slip in between the check and the set
-        const deferred = Deferred.unsafeMake<ReadonlyArray<McpTool>, unknown>(FiberId.none)
+        const deferred = Deferred.unsafeMake<Listing, unknown>(FiberId.none)
         inflight.set(id, deferred)
         return restore(Effect.zipRight(count, load(key, discover))).pipe(
           Effect.map((entry) => {
             entries.set(id, entry)
-            return entry.tools
+            return entry.listing
           }),
           Effect.onExit((exit) => {
             inflight.delete(id)
@@ -252,7 +297,14 @@ const StoredTool = Schema.Struct({
   server: Schema.String,
   remoteName: Schema.String
 })
-const StoredEntry = Schema.Struct({ key: Schema.String, expiresAt: Schema.Number, tools: Schema.Array(StoredTool) })
+const StoredHint = Schema.Struct({ ttlMs: Schema.Number, scope: Schema.Literal("public", "private") })
+const StoredEntry = Schema.Struct({
+  key: Schema.String,
+  expiresAt: Schema.Number,
+  tools: Schema.Array(StoredTool),
+  verdict: Schema.optional(McpClient.Verdict),
+  hint: Schema.optional(StoredHint)
+})
 // checked, not decoded: the entry is used as it is, without a copy (which would also lose a `__proto__` key)
 const isStoredEntry = Schema.is(StoredEntry)
 
@@ -264,7 +316,7 @@ const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice
  * measured before anything walks it; an object schema) and must be what this process would have stored for
  * `key` (the key itself, the server, each tool's exposed name made from its remote name).
  */
-const checkStored = (key: Key, stored: unknown): { readonly tools: ReadonlyArray<McpTool>; readonly expiresAt: number } | string => {
+const checkStored = (key: Key, stored: unknown): typeof StoredEntry.Type | string => {
   if (!isStoredEntry(stored)) return "not a tool list"
   const entry = stored
   if (entry.key !== key.id) return "stored for another server definition or naming mode"
@@ -283,7 +335,7 @@ const checkStored = (key: Key, stored: unknown): { readonly tools: ReadonlyArray
 
 /** The leader's work in a shared cache, and what `has`/`invalidate` add to the in-process cache. */
 interface Shared {
-  readonly load: <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>) => Effect.Effect<Entry, E, R>
+  readonly load: <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>) => Effect.Effect<Entry, E, R>
   readonly read: (key: Key) => Effect.Effect<Entry | undefined>
   readonly remove: (key: Key) => Effect.Effect<void>
 }
@@ -321,6 +373,14 @@ const describeCause = (cause: unknown): string =>
     : Predicate.hasProperty(cause, "message") && typeof cause.message === "string" && cause.message !== ""
     ? cause.message
     : String(cause)
+
+const storedEntry = (key: Key, entry: Entry): typeof StoredEntry.Type => ({
+  key: key.id,
+  tools: entry.listing.tools,
+  expiresAt: entry.expiresAt,
+  ...(entry.listing.verdict !== undefined ? { verdict: entry.listing.verdict } : {}),
+  ...(entry.listing.hint !== undefined ? { hint: entry.listing.hint } : {})
+})
 
 const makeShared = (
   store: Persistence.BackingPersistenceStore,
@@ -362,11 +422,16 @@ const makeShared = (
             )
             : Effect.succeed(undefined)
         }
-        return Effect.map(Clock.currentTimeMillis, (now) =>
-          now < entry.expiresAt
-            // never fresh for longer than the TTL from now, whatever expiry another writer set
-            ? { tools: entry.tools, expiresAt: Math.min(entry.expiresAt, now + ttl) }
-            : undefined)
+        return Effect.map(Clock.currentTimeMillis, (now) => {
+          if (now >= entry.expiresAt) return undefined
+          const listing: Listing = {
+            tools: entry.tools,
+            ...(entry.verdict !== undefined ? { verdict: entry.verdict } : {}),
+            ...(entry.hint !== undefined ? { hint: entry.hint } : {})
+          }
+          // never fresh for longer than this process would keep it from now, whatever expiry another writer set
+          return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(ttl, listing)) }
+        })
       })
     )
 
@@ -375,9 +440,13 @@ const makeShared = (
   const publish = (key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
     Effect.forkIn(
       Effect.uninterruptible(Effect.zipRight(
-        entry === undefined ? Effect.void : bounded(
+        entry === undefined || !shareable(key, entry.listing) ? Effect.void : bounded(
           "write",
-          store.set(key.id, { key: key.id, tools: entry.tools, expiresAt: entry.expiresAt }, Option.some(Duration.millis(ttl)))
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            // a listing the server said is stale at once is not worth a write
+            entry.expiresAt <= now
+              ? Effect.void
+              : store.set(key.id, storedEntry(key, entry), Option.some(Duration.millis(entry.expiresAt - now))))
         ).pipe(
           Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
         ),
@@ -398,7 +467,7 @@ const makeShared = (
       scope
     )
 
-  const discoverHere = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>, held?: HeldLock) =>
+  const discoverHere = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>, held?: HeldLock) =>
     (held === undefined
       ? discover
       // a renewal that fails lets the lock expire; the discovery goes on regardless
@@ -414,11 +483,13 @@ const makeShared = (
             Effect.never
           ))
       )).pipe(
-        Effect.flatMap((tools) => Effect.map(Clock.currentTimeMillis, (now): Entry => ({ tools, expiresAt: now + ttl }))),
+        Effect.flatMap((listing) =>
+          Effect.map(Clock.currentTimeMillis, (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing) }))
+        ),
         Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
       )
 
-  const load = <E, R>(key: Key, discover: Effect.Effect<ReadonlyArray<McpTool>, E, R>): Effect.Effect<Entry, E, R> => {
+  const load = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> => {
     const byItself = (error: SharedUnavailable) =>
       Effect.zipRight(warn(key, error, "discovering it in this process"), discoverHere(key, discover))
     if (lock === undefined) {

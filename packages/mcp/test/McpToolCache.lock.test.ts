@@ -8,6 +8,7 @@ import { RedisToolCache } from "@zett/mcp-redis"
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -125,7 +126,7 @@ const cacheOn = (
   store: ReturnType<typeof fleetStore>,
   lock: ReturnType<typeof fleetLock>,
   options: Partial<RedisToolCache.Options> = {}
-) => Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer)
+) => Effect.map(Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer), ToolListCache.of)
 
 /** The write and the release run after the lookup returned (forked): let them finish. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)

@@ -8,6 +8,7 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -74,7 +75,7 @@ const captureLogs = () => {
 
 /** A cache over `store`, as one process of a fleet would have it. */
 const cacheOn = (store: ReturnType<typeof recordingStore>, options: Partial<McpToolCache.PersistedOptions> = {}) =>
-  Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes", ...options }), store.layer)
+  Effect.map(Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes", ...options }), store.layer), ToolListCache.of)
 
 /** The writes run after the lookup returned (forked): let them finish. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
@@ -278,7 +279,7 @@ describe("McpToolCache.layerPersisted", () => {
       const store = recordingStore()
       const { discover } = counted()
       const context = yield* Layer.build(McpToolCache.layerPersisted({ ttl: "1 minute", storeId: "tools" }).pipe(Layer.provide(store.layer)))
-      const cache = yield* Effect.provide(McpToolCache.McpToolCache, context)
+      const cache = ToolListCache.of(yield* Effect.provide(McpToolCache.McpToolCache, context))
       yield* cache.lookup(key, discover)
       yield* settle
       assert.deepStrictEqual(store.stores, ["tools"])

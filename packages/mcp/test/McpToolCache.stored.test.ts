@@ -14,6 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import type { Tool } from "@zett/agent"
 import { McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import type { McpTool } from "@zett/mcp"
 import * as RedisServer from "@zett/testing/RedisServer"
@@ -241,7 +242,7 @@ const memoryStore = Effect.gen(function*() {
   return {
     plant: (value: unknown) => store.set(catalogKey.id, value, Option.none()),
     read: store.get(catalogKey.id),
-    cache: Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes" }), context)
+    cache: Effect.map(Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes" }), context), ToolListCache.of)
   }
 })
 

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import type { McpTool } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -31,7 +32,7 @@ const counted = (delay: Duration.DurationInput = "0 millis") => {
 describe("McpToolCache", () => {
   it.effect("D3 an entry is fresh for the TTL read from Clock, then discovered again", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted()
       yield* cache.lookup(key, discover)
       yield* TestClock.adjust("299 seconds")
@@ -45,7 +46,7 @@ describe("McpToolCache", () => {
 
   it.effect("D3 a TTL of zero disables the cache: every lookup discovers", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: 0 })
+      const cache = yield* ToolListCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted()
       yield* cache.lookup(key, discover)
       yield* cache.lookup(key, discover)
@@ -54,7 +55,7 @@ describe("McpToolCache", () => {
 
   it.effect("concurrent lookups of a missing key share one discovery (single flight)", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted("1 second")
       const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(cache.lookup(key, discover)))
       yield* TestClock.adjust("1 second")
@@ -65,7 +66,7 @@ describe("McpToolCache", () => {
 
   it.effect("a failed discovery is not cached, and its waiters see the failure", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       let runs = 0
       const failing = Effect.suspend(() => (++runs, Effect.zipRight(Effect.sleep("1 second"), Effect.fail("down" as const))))
       const a = yield* Effect.fork(Effect.flip(cache.lookup(key, failing)))
@@ -79,7 +80,7 @@ describe("McpToolCache", () => {
 
   it.effect("when the discovering request is interrupted, a waiting one discovers itself", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const started = yield* Deferred.make<void>()
       const leader = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
       yield* Deferred.await(started)
@@ -93,7 +94,7 @@ describe("McpToolCache", () => {
 
   it.effect("D3 a TTL of zero shares nothing either: concurrent lookups each discover", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: 0 })
+      const cache = yield* ToolListCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted("1 second")
       const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.fork(cache.lookup(key, discover)))
       yield* TestClock.adjust("1 second")
@@ -105,7 +106,7 @@ describe("McpToolCache", () => {
 
   it.effect("D3 invalidate drops an entry: the next lookup discovers again", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted()
       yield* cache.lookup(key, discover)
       yield* cache.invalidate(key)
@@ -116,7 +117,7 @@ describe("McpToolCache", () => {
 
   it.effect("an invalidate while a discovery is in flight leaves the discovery shared, and its list is kept", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const started = yield* Deferred.make<void>()
       const { discover, stats } = counted("1 second")
       const first = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), discover)))
@@ -132,7 +133,7 @@ describe("McpToolCache", () => {
   it.effect("a discovery runs with the services of the lookup that discovers", () =>
     Effect.gen(function*() {
       class Tenant extends Context.Tag("Tenant")<Tenant, string>() {}
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const discover = Effect.map(Tenant, (tenant) => tools(tenant))
       const seen = yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "first"))
       assert.strictEqual(seen[0]!.name, "first")
@@ -144,7 +145,7 @@ describe("McpToolCache", () => {
     Effect.gen(function*() {
       const server = `counted${Date.now()}`
       const counting = new McpToolCache.Key({ server, definition: `${server}:0123abcd`, namespace: true })
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover } = counted("1 second")
       const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.fork(cache.lookup(counting, discover)))
       yield* TestClock.adjust("1 second")
@@ -158,7 +159,7 @@ describe("McpToolCache", () => {
 
   it.effect("a cache that has loaded thousands of times keeps its fresh entries, its invalidations and its discoveries in flight", () =>
     Effect.gen(function*() {
-      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const other = new McpToolCache.Key({ server: "o", definition: "o:0123abcd", namespace: true })
       const slow = new McpToolCache.Key({ server: "w", definition: "w:0123abcd", namespace: true })
       // failed discoveries are loads too, and are never kept

@@ -118,25 +118,32 @@ export const watched = (
   cache: McpToolCache.McpToolCache["Type"],
   settings: Settings
 ): McpClientFactory.McpClientFactory["Type"] =>
-  McpClientFactory.of((server) =>
-    Effect.tap(factory.connect(server), (client) =>
+  McpClientFactory.of((server, options) =>
+    Effect.tap(factory.connect(server, options), (client) =>
       Effect.flatMap(Effect.runtime<never>(), (runtime) => {
         const invalidate = cache.invalidate(McpToolCache.key(server, { namespace: settings.namespace }))
         return client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
       }))
   )
 
-/** Connect (lazily, shared with calls) and list, under one connectTimeout. */
+/**
+ * Connect (lazily, shared with calls) and list, under one connectTimeout: the tools, the server's caching hint, and
+ * what the connection found out about the server's revisions.
+ */
 export const discover = (
   settings: Settings,
   connections: McpConnections.McpConnections,
   server: McpServerConfig.McpServerConfig
-) =>
+): Effect.Effect<McpToolCache.Listing, McpError.McpConnectError | McpError.McpRequestError | McpTimeoutError> =>
   McpClient.connectAndDiscover(connections.get(server), server, {
     namespace: settings.namespace,
     limit: settings.connectTimeout
   }).pipe(
-    Effect.map((discovered) => discovered.tools),
+    Effect.map(({ client, hint, tools }): McpToolCache.Listing => ({
+      tools,
+      ...(client.verdict !== undefined ? { verdict: client.verdict } : {}),
+      ...(hint !== undefined ? { hint } : {})
+    })),
     Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
     Effect.withSpan("McpExtension.discover", { attributes: { "mcp.server": server.name } })
   )
@@ -334,7 +341,11 @@ export const discoverAll = <A extends Resolved, B>(
     const toolsOf = (i: number) => {
       const entry = resolved[i]!
       return cache.lookup(entry.key, discover(settings, connections, entry.server)).pipe(
-        Effect.map((tools) => use(entry, tools)),
+        Effect.map((listing) => {
+          // a connection this request opens to the server need not ask what it speaks
+          connections.learn(entry.server, listing.verdict)
+          return use(entry, listing.tools)
+        }),
         Effect.catchAll((error) => Effect.as(markUnavailable(unavailable, entry.server, McpError.reasonOf(error)), []))
       )
     }
