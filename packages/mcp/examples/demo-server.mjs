@@ -6,7 +6,11 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import * as z from "zod/v4"
 
 const makeServer = () => {
-  const server = new McpServer({ name: "zett-demo", version: "0.1.0" })
+  // its tools are the same for every user and every run: clients of the 2026-07-28 revision may keep the list
+  // (without a hint, the SDK says `ttlMs: 0`, and a client that follows it lists the tools for every request)
+  const server = new McpServer({ name: "zett-demo", version: "0.1.0" }, {
+    cacheHints: { "tools/list": { ttlMs: 300_000, cacheScope: "public" } }
+  })
 
   server.registerTool("add", {
     title: "Add",

@@ -63,8 +63,16 @@ export interface Options {
    * only while progress starts the timeout afresh.
    */
   readonly maxCallTimeout?: Duration.DurationInput | null | undefined
-  /** How long a server's tool list is reused (default 300 seconds); zero disables the cache. */
+  /**
+   * How long a server's tool list is reused at most (default 300 seconds); zero disables the cache. A server of
+   * the 2026-07-28 revision that gives its list a shorter `ttlMs` has it listed again sooner (`cacheHints`).
+   */
   readonly toolsCacheTtl?: Duration.DurationInput | undefined
+  /**
+   * What a server's caching hint does to `toolsCacheTtl` (`McpToolCache.CacheHints`): `follow` (the default) lets
+   * its `ttlMs` shorten it, as the specification asks; `ignore` keeps `toolsCacheTtl` alone.
+   */
+  readonly cacheHints?: McpToolCache.CacheHints | undefined
   /**
    * The tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
    * `RedisToolCache.layer(...)` of `@zett/mcp-redis` to share tool lists across the processes of a fleet.
@@ -445,5 +453,8 @@ export const layer = (
   options: Options = {}
 ): Layer.Layer<McpExtension, never, McpClientFactory.McpClientFactory | McpServers.McpServers> =>
   Layer.scoped(McpExtension, make(options)).pipe(
-    Layer.provide(options.toolCache ?? McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300) }))
+    Layer.provide(
+      options.toolCache ??
+        McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300), cacheHints: options.cacheHints })
+    )
   )

@@ -121,8 +121,32 @@ export const listing = (tools: ReadonlyArray<McpTool>): Listing => ({ tools })
  * @since 0.1.0
  * @category utils
  */
-export const lifetime = (ttl: number, listing: Listing): number =>
-  listing.hint === undefined ? ttl : Math.min(ttl, Math.max(0, listing.hint.ttlMs))
+export const lifetime = (ttl: number, listing: Listing, hints: CacheHints = "follow"): number =>
+  listing.hint === undefined || hints === "ignore" ? ttl : Math.min(ttl, Math.max(0, listing.hint.ttlMs))
+
+/**
+ * What a server's caching hint does to a cache's `ttl`: `follow` (the default) lets its `ttlMs` shorten the
+ * `ttl`, as the specification asks (a server that says 0 is listed again by every request); `ignore` keeps the
+ * `ttl` alone. Either way a list the server marked private is never shared through a store for an authorization
+ * context its key does not name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type CacheHints = "follow" | "ignore"
+
+/**
+ * The options of an in-memory cache.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MemoryOptions {
+  /** How long a tool list is reused (the longest; see `cacheHints`). Zero disables caching. */
+  readonly ttl: Duration.DurationInput
+  /** What a server's caching hint does to `ttl` (default `follow`). */
+  readonly cacheHints?: CacheHints | undefined
+}
 
 /** Whether a listing may be shared through a store under `key`: a private one only if the key names its authorization context. */
 const shareable = (key: Key, listing: Listing): boolean =>
@@ -182,10 +206,10 @@ interface Entry {
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options: { readonly ttl: Duration.DurationInput }): Effect.Effect<McpToolCache["Type"]> =>
-  Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl)))
+export const makeMemory = (options: MemoryOptions): Effect.Effect<McpToolCache["Type"]> =>
+  Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl), options.cacheHints ?? "follow"))
 
-const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] => {
+const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpToolCache["Type"] => {
   const entries = new Map<string, Entry>()
   const inflight = new Map<string, Deferred.Deferred<Listing, unknown>>()
 
@@ -201,7 +225,7 @@ const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] =>
   const load = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> =>
     shared === undefined
       ? Effect.flatMap(discover, (listing) =>
-        Effect.map(Clock.currentTimeMillis, (now) => ({ listing, expiresAt: now + lifetime(ttl, listing) })))
+        Effect.map(Clock.currentTimeMillis, (now) => ({ listing, expiresAt: now + lifetime(ttl, listing, hints) })))
       : shared.load(key, discover)
 
   const lookup = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>) => {
@@ -262,7 +286,7 @@ const makeMemoryUnsafe = (ttl: number, shared?: Shared): McpToolCache["Type"] =>
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options: { readonly ttl: Duration.DurationInput }): Layer.Layer<McpToolCache> =>
+export const layerMemory = (options: MemoryOptions): Layer.Layer<McpToolCache> =>
   Layer.effect(McpToolCache, makeMemory(options))
 
 // -----------------------------------------------------------------------------
@@ -278,6 +302,8 @@ export const layerMemory = (options: { readonly ttl: Duration.DurationInput }): 
 export interface PersistedOptions {
   /** How long a tool list is reused, by every process (the store's expiry and each reader's `Clock`). */
   readonly ttl: Duration.DurationInput
+  /** What a server's caching hint does to `ttl` (default `follow`). */
+  readonly cacheHints?: CacheHints | undefined
   /** The store's name (default `"mcp-tools"`): entries live under `<prefix><storeId>:<key>`. */
   readonly storeId?: string | undefined
   /**
@@ -287,8 +313,8 @@ export interface PersistedOptions {
   readonly operationTimeout?: Duration.DurationInput | undefined
 }
 
-// What a store holds: the tool data of `McpTool`, when it expires, and the key it was stored under (`Key.id`:
-// hashes, no definition, no secret), which binds the list to its server.
+// What a store holds: the tool data of `McpTool`, when it expires, the key it was stored under (`Key.id`:
+// hashes, no definition, no secret), which binds the list to its server, and the verdict and hint of the listing.
 const StoredTool = Schema.Struct({
   name: Schema.String,
   description: Schema.String,
@@ -385,7 +411,12 @@ const storedEntry = (key: Key, entry: Entry): typeof StoredEntry.Type => ({
 const makeShared = (
   store: Persistence.BackingPersistenceStore,
   scope: Scope.Scope,
-  options: { readonly ttl: number; readonly operationTimeout: Duration.DurationInput; readonly waitTimeout: number },
+  options: {
+    readonly ttl: number
+    readonly hints: CacheHints
+    readonly operationTimeout: Duration.DurationInput
+    readonly waitTimeout: number
+  },
   lock: DiscoveryLock | undefined
 ): Shared => {
   const ttl = options.ttl
@@ -430,7 +461,7 @@ const makeShared = (
             ...(entry.hint !== undefined ? { hint: entry.hint } : {})
           }
           // never fresh for longer than this process would keep it from now, whatever expiry another writer set
-          return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(ttl, listing)) }
+          return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(ttl, listing, options.hints)) }
         })
       })
     )
@@ -484,7 +515,7 @@ const makeShared = (
           ))
       )).pipe(
         Effect.flatMap((listing) =>
-          Effect.map(Clock.currentTimeMillis, (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing) }))
+          Effect.map(Clock.currentTimeMillis, (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing, options.hints) }))
         ),
         Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
       )
@@ -572,10 +603,13 @@ const makeSharedCache = (
     const store = yield* backing.make(options.storeId ?? "mcp-tools")
     const scope = yield* Effect.scope
     const ttl = Duration.toMillis(options.ttl)
+    const hints = options.cacheHints ?? "follow"
     return makeMemoryUnsafe(
       ttl,
+      hints,
       makeShared(store, scope, {
         ttl,
+        hints,
         operationTimeout: options.operationTimeout ?? Duration.millis(500),
         waitTimeout: Duration.toMillis(options.waitTimeout ?? Duration.seconds(30))
       }, lock)

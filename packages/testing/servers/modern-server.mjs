@@ -8,6 +8,8 @@
 // with its pid at start. Tools: `echo` (text), `wait` (until cancelled; records `wait-cancelled`), `confirm`
 // (asks for a confirmation: an embedded elicitation on the modern era, a server request on the legacy one),
 // `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes).
+// `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
+// default the SDK's: `ttlMs: 0`, private).
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
 import * as Fs from "node:fs"
@@ -23,13 +25,20 @@ const flag = (name) => process.argv.includes(`--${name}`)
 const name = option("name", "modern")
 const legacy = option("legacy", "serve")
 const recordFile = option("record", undefined)
+const toolsTtl = option("tools-ttl", undefined)
+const toolsHint = toolsTtl === undefined
+  ? undefined
+  : { "tools/list": { ttlMs: Number(toolsTtl), cacheScope: option("tools-scope", "private") } }
 const record = (event, fields = {}) => {
   if (recordFile !== undefined) Fs.appendFileSync(recordFile, `${JSON.stringify({ event, pid: process.pid, ...fields })}\n`)
 }
 
 const grown = new Set()
 const makeServer = () => {
-  const server = new McpServer({ name, version: "2.0.0" }, { capabilities: { tools: { listChanged: true } } })
+  const server = new McpServer({ name, version: "2.0.0" }, {
+    capabilities: { tools: { listChanged: true } },
+    ...(toolsHint !== undefined ? { cacheHints: toolsHint } : {})
+  })
   server.registerTool("echo", { description: "echoes its text", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: "text", text: `${name} echo: ${text}` }]
   }))

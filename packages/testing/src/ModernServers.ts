@@ -33,20 +33,36 @@ export const readRecord = (file: string): Array<RecordEntry> =>
     ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as RecordEntry)
     : []
 
-const args = (name: string, era: Era, record: string) => [
+/** The caching hint of the server's `tools/list` results (without one, the SDK's: `ttlMs: 0`, private). */
+export interface ToolsHint {
+  readonly ttlMs: number
+  readonly scope: "public" | "private"
+}
+
+const args = (name: string, era: Era, record: string, hint: ToolsHint | undefined) => [
   script,
   `--name=${name}`,
   `--legacy=${era === "dual" ? "serve" : "reject"}`,
-  `--record=${record}`
+  `--record=${record}`,
+  ...(hint === undefined ? [] : [`--tools-ttl=${hint.ttlMs}`, `--tools-scope=${hint.scope}`])
 ]
 
 /** A stdio server definition; its process records into `record`. */
-export const stdio = (name: string, era: Era, record: string): McpServerConfig.McpStdioServer =>
-  McpServerConfig.stdio({ name, command: process.execPath, args: args(name, era, record) })
+export const stdio = (name: string, era: Era, record: string, hint?: ToolsHint): McpServerConfig.McpStdioServer =>
+  McpServerConfig.stdio({ name, command: process.execPath, args: args(name, era, record, hint) })
 
 /** A Streamable HTTP server for the length of the scope, recording into `record`; its definition. */
-export const http = (name: string, era: Era, record: string): Effect.Effect<McpServerConfig.McpHttpServer, Error, Scope.Scope> =>
+export const http = (
+  name: string,
+  era: Era,
+  record: string,
+  hint?: ToolsHint
+): Effect.Effect<McpServerConfig.McpHttpServer, Error, Scope.Scope> =>
   Effect.map(
-    Processes.spawnScoped({ command: process.execPath, args: [...args(name, era, record), "--http"], ready: /listening on (\S+)/ }),
+    Processes.spawnScoped({
+      command: process.execPath,
+      args: [...args(name, era, record, hint), "--http"],
+      ready: /listening on (\S+)/
+    }),
     (p) => McpServerConfig.http({ name, url: /listening on (\S+)/.exec(p.output())![1]! })
   )

@@ -269,7 +269,7 @@ export const runAgent = (
     // REDIS_URL: the tool cache is shared with every other process given the same Redis
     const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const toolCache = Option.map(redisUrl, (url) =>
-      RedisToolCache.layer({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300) }).pipe(
+      RedisToolCache.layer({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300), cacheHints: mcp.cacheHints }).pipe(
         Layer.provide(McpRedis.layer({ url }))
       ))
     const AgentLive = Agent.layer({
