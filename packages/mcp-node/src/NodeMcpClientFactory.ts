@@ -16,6 +16,7 @@ import type { LoggingLevel, PriorDiscovery, VersionNegotiationOptions } from "@m
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
 import type { PlatformError } from "@effect/platform/Error"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { Scrubber } from "@zett/agent"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -24,6 +25,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
@@ -31,11 +33,12 @@ import * as Scope from "effect/Scope"
 import * as CommandTransport from "./internal/commandTransport.js"
 import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
+import * as JsonDepth from "./internal/jsonDepth.js"
 import * as LocalFailure from "./internal/localFailure.js"
 import { offered as offeredAuthorization } from "./internal/authorization.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
-import type * as McpClient from "@zett/mcp/McpClient"
+import * as McpClient from "@zett/mcp/McpClient"
 import type { ConnectOptions } from "@zett/mcp/McpClientFactory"
 import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
 import * as NodeMcpClient from "./NodeMcpClient.js"
@@ -87,6 +90,13 @@ export interface Options {
    * is taken for a 2025 one; an HTTP server's silence fails the connect.
    */
   readonly probeTimeout?: Duration.DurationInput | undefined
+  /**
+   * Where what each definition's server speaks is kept beyond this factory's life (by `McpServerConfig.cacheKey`:
+   * a name and a hash, no secret), for a host that runs as a new process each time (`zett` keeps them in
+   * `~/.zett/protocols/` through `KeyValueStore.layerFileSystem`). Read once per definition when the factory knows
+   * nothing of it, written when a connection settles on something new; a store that fails is passed over.
+   */
+  readonly verdictStore?: KeyValueStore.KeyValueStore | undefined
 }
 
 /**
@@ -316,6 +326,19 @@ const priorOf = (verdict: McpClient.Verdict | undefined): PriorDiscovery | undef
   return parsed.success ? { kind: "modern", discover: parsed.data } : undefined
 }
 
+const decodeVerdictOption = Schema.decodeUnknownOption(Schema.parseJson(McpClient.Verdict))
+// a discover result is a few hundred bytes, a few levels deep
+const MAX_VERDICT_CHARS = 65_536
+const MAX_VERDICT_DEPTH = 32
+/** A stored verdict, or none when the text is not one (another writer's, half a file), measured before it is parsed. */
+const decodeVerdict = (text: string): McpClient.Verdict | undefined =>
+  text.length > MAX_VERDICT_CHARS || JsonDepth.deeperThan(text, MAX_VERDICT_DEPTH)
+    ? undefined
+    : Option.getOrUndefined(decodeVerdictOption(text))
+
+const sameVerdict = (a: PriorDiscovery, b: PriorDiscovery) =>
+  a.kind === "legacy" ? b.kind === "legacy" : b.kind === "modern" && JSON.stringify(a.discover) === JSON.stringify(b.discover)
+
 /**
  * Runs one connect attempt in a scope of its own inside the connection's: a failed attempt's process or
  * sockets end at once, before another attempt starts; a successful one lives as long as the connection.
@@ -417,9 +440,36 @@ const sdkConnect = (
   // skips the question (a stdio server's process is new, but its program is the same)
   const verdicts = new Map<string, PriorDiscovery>()
 
+  const store = options?.verdictStore
+
+  /** The verdict this factory knows for a definition, else its store's (read once per definition). */
+  const recall = (key: string): Effect.Effect<PriorDiscovery | undefined> => {
+    const known = verdicts.get(key)
+    if (known !== undefined || store === undefined || recalled.has(key)) return Effect.succeed(known)
+    recalled.add(key)
+    return store.get(key).pipe(
+      Effect.map((text) => Option.isNone(text) ? undefined : priorOf(decodeVerdict(text.value))),
+      Effect.orElseSucceed(() => undefined)
+    )
+  }
+  // the definitions whose stored verdict was read: after that, this factory's own knowledge is newer
+  const recalled = new Set<string>()
+  const remember = (key: string, verdict: PriorDiscovery) => {
+    const before = verdicts.get(key)
+    verdicts.set(key, verdict)
+    if (store === undefined || (before !== undefined && sameVerdict(before, verdict))) return Effect.void
+    // a store that cannot be written costs the next process a question, nothing more
+    return Effect.ignore(store.set(key, JSON.stringify(verdict)))
+  }
+  const forget = (key: string) => {
+    verdicts.delete(key)
+    return store === undefined ? Effect.void : Effect.ignore(store.remove(key))
+  }
+
   /**
-   * Connects with the verdict known for the definition, else asking the server; a known verdict that fails
-   * is forgotten and the server asked again, once. What a connection settled on is kept.
+   * Connects with the verdict known for the definition (this factory's, its store's, else the one given), else
+   * asking the server; a known verdict that fails is forgotten and the server asked again, once. What a
+   * connection settled on is kept.
    */
   const withVerdict = <E>(
     server: McpServerConfig.McpServerConfig,
@@ -428,18 +478,15 @@ const sdkConnect = (
     isolate: (self: Effect.Effect<Connected, E, Scope.Scope>) => Effect.Effect<Connected, E, Scope.Scope>
   ): Effect.Effect<McpClient.McpClient, E, Scope.Scope> => {
     const key = McpServerConfig.cacheKey(server)
-    // what this factory found out itself is newer than what it is told
-    const known = verdicts.get(key) ?? priorOf(given)
-    const first = isolate(connect(known))
-    const connected = known === undefined
-      ? first
-      : Effect.catchAll(first, () => {
-        verdicts.delete(key)
-        return isolate(connect(undefined))
-      })
-    return Effect.map(connected, ({ client, verdict }) => {
-      if (verdict !== undefined) verdicts.set(key, verdict)
-      return client
+    return Effect.flatMap(recall(key), (recalledVerdict) => {
+      // what this factory found out itself is newer than what it is told
+      const known = recalledVerdict ?? priorOf(given)
+      const first = isolate(connect(known))
+      const connected = known === undefined
+        ? first
+        : Effect.catchAll(first, () => Effect.zipRight(forget(key), isolate(connect(undefined))))
+      return Effect.flatMap(connected, ({ client, verdict }) =>
+        verdict === undefined ? Effect.succeed(client) : Effect.as(remember(key, verdict), client))
     })
   }
 

@@ -388,6 +388,20 @@ export const stdio = (options: {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
   })
 
+/**
+ * The definition with another `protocol`: a new definition, with a cache key of its own.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withProtocol = <A extends McpServerConfig>(server: A, protocol: Protocol): A => {
+  if (server.protocol === protocol) return server
+  const { _tag, ...fields } = server
+  return (_tag === "McpHttpServer"
+    ? new McpHttpServer({ ...(fields as Omit<McpHttpServer, "_tag">), protocol })
+    : new McpStdioServer({ ...(fields as Omit<McpStdioServer, "_tag">), protocol })) as A
+}
+
 const sha256 = (text: string) => bytesToHex(sha256Bytes(utf8ToBytes(text)))
 
 const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>>>) =>

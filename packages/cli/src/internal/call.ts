@@ -21,7 +21,8 @@ export const handler = (options: Options.CallOptions) =>
     const args = Option.getOrElse(options.arguments, (): Record<string, unknown> => ({}))
     const clientFactory = yield* resolveClientFactory({
       serverRequests: { yesDefaults: options.yesDefaults, sampling: yield* samplingModel },
-      serverLogLevel: options.serverLogLevel
+      serverLogLevel: options.serverLogLevel,
+      protocol: options.protocol
     })
     const { adHoc, file, snapshot } = yield* loadServers(options)
     // `<server>__<tool>`: only the servers the name can belong to are asked

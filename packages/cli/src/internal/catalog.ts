@@ -136,7 +136,7 @@ interface Source {
  */
 export const listCommand = <A>(options: Options.ListingOptions, report: Report<A>) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel, protocol: options.protocol })
     const output = yield* Output.Output
     const source = yield* loadServers(options)
     const servers = yield* select(source.snapshot, source.file, options.server)
@@ -237,9 +237,10 @@ export const named = (options: {
   readonly lenient: boolean
   readonly server: string
   readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
+  readonly protocol: Option.Option<McpServerConfig.Protocol>
 }) =>
   Effect.gen(function*() {
-    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel, protocol: options.protocol })
     const { file, snapshot } = yield* loadConfiguration(options.config, options)
     const [server] = yield* select(snapshot, file, Option.some(options.server))
     return { factory, server: server! }

@@ -6,13 +6,14 @@
  */
 import type * as Prompt from "@effect/cli/Prompt"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Path from "@effect/platform/Path"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
-import type { McpServerConfig, McpServers } from "@zett/mcp"
+import type { McpServers } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import * as Config from "effect/Config"
@@ -163,6 +164,17 @@ export const tokenStore: Effect.Effect<
 > = McpTokenStore.makeFile()
 
 /**
+ * What each server speaks, kept across runs (each run is a new process): the files under `~/.zett/protocols/`,
+ * one per server definition. A folder that cannot be made leaves zett asking every server, as without it.
+ */
+const verdictStore: Effect.Effect<KeyValueStore.KeyValueStore | undefined, never, FileSystem.FileSystem | Path.Path> = Effect
+  .gen(function*() {
+    const path = yield* Path.Path
+    const directory = path.join(yield* McpConfiguration.homeDirectory, ".zett", "protocols")
+    return yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerFileSystem(directory))
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
+/**
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
  * login` (a server that needs a login is unavailable with `needs authorization: run zett auth login <server>`);
  * with `serverRequests`, it answers servers' elicitation (and sampling, when a model is there) on the terminal.
@@ -172,25 +184,40 @@ export const resolveClientFactory = (settings: {
   readonly serverRequests?: ServerRequests.Settings | undefined
   /** `--server-log-level`: asked of every server that supports logging, right after it is connected. */
   readonly serverLogLevel?: Option.Option<Options.ServerLogLevel> | undefined
+  /** `--protocol`: the revision every server is spoken to in, whatever its definition says. */
+  readonly protocol?: Option.Option<McpServerConfig.Protocol> | undefined
 } = {}): Effect.Effect<
   McpClientFactory.McpClientFactory["Type"],
   never,
   FileSystem.FileSystem | Path.Path | Prompt.Prompt.Environment | Output.Output | ProcessGroups.ProcessGroups
 > =>
-  Effect.flatMap(
-    Effect.serviceOption(McpClientFactory.McpClientFactory),
-    Option.match({
+  Effect.serviceOption(McpClientFactory.McpClientFactory).pipe(
+    Effect.flatMap(Option.match({
       onNone: () =>
-        Effect.flatMap(tokenStore, (store) => {
+        Effect.flatMap(Effect.zip(tokenStore, verdictStore), ([store, verdicts]) => {
           const serverLogLevel = Option.getOrUndefined(settings.serverLogLevel ?? Option.none())
-          const make = NodeMcpClientFactory.make(serverLogLevel === undefined ? {} : { serverLogLevel }).pipe(
-            Effect.provideService(McpTokenStore.McpTokenStore, store)
-          )
+          const make = NodeMcpClientFactory.make({
+            ...(serverLogLevel === undefined ? {} : { serverLogLevel }),
+            ...(verdicts !== undefined ? { verdictStore: verdicts } : {})
+          }).pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
           return settings.serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(settings.serverRequests))
         }),
       onSome: Effect.succeed
-    })
+    })),
+    Effect.map((factory) => pinnedTo(factory, Option.getOrUndefined(settings.protocol ?? Option.none())))
   )
+
+/**
+ * The factory with every definition's `protocol` replaced by `protocol` (`--protocol`); a cached list's verdict,
+ * found under the definition as written, is not given to a connect that asks another way.
+ */
+const pinnedTo = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  protocol: McpServerConfig.Protocol | undefined
+): McpClientFactory.McpClientFactory["Type"] =>
+  protocol === undefined
+    ? factory
+    : McpClientFactory.of((server) => factory.connect(McpServerConfig.withProtocol(server, protocol)))
 
 /**
  * The model that answers servers' sampling requests outside an agent (`zett tools`, `zett call`): the one in

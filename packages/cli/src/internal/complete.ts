@@ -52,7 +52,7 @@ export const handler = (options: Options.CompleteOptions) =>
       ? { type: "ref/prompt", name: prompt } as const
       : { type: "ref/resource", uri: resource! } as const
 
-    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel })
+    const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel, protocol: options.protocol })
     const { adHoc, file, snapshot } = yield* loadServers(options)
     if (!adHoc && Option.isNone(options.server)) {
       return yield* usage("name the server: zett complete SERVER ... (or give one with --url URL or after --)")

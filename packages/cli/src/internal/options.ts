@@ -183,8 +183,19 @@ export const serverLogLevel = Options.choice("server-log-level", serverLogLevels
   Options.optional
 )
 
+/** The revisions of MCP a server may be spoken to in. */
+export const protocols = ["auto", "2026-07-28", "2025-11-25"] as const
+
+export const protocol = Options.choice("protocol", protocols).pipe(
+  Options.withDescription(
+    "The MCP revision to speak to every server, in place of what its definition says: auto (ask the server, then " +
+      "fall back; the default), 2026-07-28, or 2025-11-25."
+  ),
+  Options.optional
+)
+
 /** What every command that discovers the configured servers takes first. */
-const discovering = { config, lenient, connectTimeout, discoveryConcurrency, serverLogLevel, ...adHoc }
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency, serverLogLevel, protocol, ...adHoc }
 
 export const tools = {
   ...discovering,
@@ -221,7 +232,7 @@ const jsonArguments = (whose: string, example: string, description: string) =>
   )
 
 /** What the commands that call the servers' tools take (`call`, and `run` through the agent). */
-const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, serverLogLevel }
+const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, serverLogLevel, protocol }
 
 export const call = {
   ...calling,
@@ -260,7 +271,7 @@ const listing = {
 export const resources = listing
 
 /** `zett read` and `zett prompt`: one request to the server named. */
-const oneServer = { config, lenient, connectTimeout, callTimeout, serverLogLevel, json, server: serverArg }
+const oneServer = { config, lenient, connectTimeout, callTimeout, serverLogLevel, protocol, json, server: serverArg }
 
 export const read = {
   ...oneServer,
@@ -286,6 +297,7 @@ export const complete = {
   connectTimeout,
   callTimeout,
   serverLogLevel,
+  protocol,
   json: Options.boolean("json").pipe(Options.withDescription("Print the completion as JSON (values, total, hasMore).")),
   ...adHoc,
   prompt: optionalText("prompt", "Complete an argument of this prompt (as zett prompts lists it)."),

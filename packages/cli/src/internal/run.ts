@@ -19,7 +19,8 @@ export const handler = (options: Options.RunOptions) =>
     // sampling runs through the agent's own model
     const clientFactory = yield* resolveClientFactory({
       serverRequests: { yesDefaults: options.yesDefaults, sampling: "agent" },
-      serverLogLevel: options.serverLogLevel
+      serverLogLevel: options.serverLogLevel,
+      protocol: options.protocol
     })
     // the extension reads the default file itself (and re-reads it while it runs); a file named with --config
     // must exist; several files are merged here, once

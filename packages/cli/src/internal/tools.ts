@@ -16,7 +16,8 @@ export const handler = (options: Options.ToolsOptions) =>
     // the capabilities `call` declares, so that the tools a server offers only with them are listed
     const clientFactory = yield* resolveClientFactory({
       serverRequests: { yesDefaults: false, sampling: yield* samplingModel },
-      serverLogLevel: options.serverLogLevel
+      serverLogLevel: options.serverLogLevel,
+      protocol: options.protocol
     })
     const output = yield* Output.Output
     const { exists, file, snapshot } = yield* loadServers(options)
