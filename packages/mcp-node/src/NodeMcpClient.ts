@@ -32,6 +32,7 @@ import * as Errors from "./internal/errors.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
 import * as ListedTools from "./internal/listedTools.js"
 import * as ServerRequests from "./internal/serverRequests.js"
+import * as Subscriptions from "./internal/subscriptions.js"
 
 /**
  * The longest timeout `setTimeout` accepts (about 24.8 days). The SDK arms a 60 s timer on every request
@@ -388,7 +389,17 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       : (name, args, limits) => requests.track(timedCall(name, args, limits), limits.context),
     request,
     notifications: notificationsOf(client, server, scrubber),
-    onToolListChanged
+    onToolListChanged,
+    // on the 2025 revisions, the core's way: list changes come unasked, resources are subscribed one by one
+    ...(client.getProtocolEra() === "modern"
+      ? {
+        listen: Subscriptions.make(
+          client,
+          server,
+          (cause) => Errors.requestError({ server, method: "subscriptions/listen", cause, scrubber })
+        )
+      }
+      : {})
   })
 }
 

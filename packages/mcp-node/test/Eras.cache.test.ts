@@ -22,12 +22,15 @@ import * as Path from "node:path"
 
 const record = Effect.map(TempDir.make("zett-verdicts-"), (dir) => Path.join(dir, "record.jsonl"))
 
+// the toolkit's connections also listen for tool changes, beside the requests (Subscriptions.test.ts)
+const aside: ReadonlySet<string | undefined> = new Set(["notifications/initialized", "subscriptions/listen", "notifications/cancelled"])
+
 /** The methods each server process received, in order of their starts. */
 const methodsByProcess = (file: string) => {
   const byPid = new Map<number, Array<string>>()
   for (const entry of ModernServers.readRecord(file)) {
     if (!byPid.has(entry.pid)) byPid.set(entry.pid, [])
-    if (entry.event === "message" && entry.method !== "notifications/initialized") byPid.get(entry.pid)!.push(entry.method!)
+    if (entry.event === "message" && !aside.has(entry.method)) byPid.get(entry.pid)!.push(entry.method!)
   }
   return [...byPid.values()]
 }

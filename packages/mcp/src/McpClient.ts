@@ -151,6 +151,27 @@ export interface McpClient {
    * subscribed before it returns; the queue ends when the connection closes.
    */
   readonly notifications: Effect.Effect<Queue.Dequeue<Notification>, never, Scope.Scope>
+  /**
+   * Asks the server for the notifications of `filter` for the life of the current `Scope` (they reach
+   * `onToolListChanged` and `notifications`). On 2026-07-28 this is a `subscriptions/listen` stream, listened
+   * again when it breaks while the scope lives; on the 2025 revisions list changes come unasked, and each
+   * resource is subscribed with `resources/subscribe` (and unsubscribed when the scope closes).
+   */
+  readonly listen: (filter: Subscription) => Effect.Effect<void, McpRequestError, Scope.Scope>
+}
+
+/**
+ * The notifications asked for by `McpClient.listen`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Subscription {
+  readonly toolsListChanged?: boolean | undefined
+  readonly promptsListChanged?: boolean | undefined
+  readonly resourcesListChanged?: boolean | undefined
+  /** The URIs of resources whose updates (`notifications/resources/updated`) are asked for. */
+  readonly resourceSubscriptions?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -175,6 +196,8 @@ export interface Driver {
   readonly request?: McpClient["request"] | undefined
   /** Without it, the server sends none: the queue has ended. */
   readonly notifications?: McpClient["notifications"] | undefined
+  /** Without it, the 2025 revisions' way (`listenLegacy`). */
+  readonly listen?: McpClient["listen"] | undefined
 }
 
 /**
@@ -203,10 +226,38 @@ export const make = (driver: Driver): McpClient => {
           description: "this MCP client does not implement requests other than tools"
         })
       )),
-    notifications: driver.notifications ?? noNotifications
+    notifications: driver.notifications ?? noNotifications,
+    listen: driver.listen ?? ((filter) => listenLegacy(client, filter))
   }
   return client
 }
+
+/** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
+const unsubscribeTimeoutMs = 2_000
+
+/**
+ * `McpClient.listen` on the 2025 revisions: nothing to ask for list changes (a server sends them unasked), and
+ * `resources/subscribe` for each resource, with `resources/unsubscribe` when the scope closes (at most 2 seconds,
+ * its failure ignored: the connection may be gone).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const listenLegacy = (
+  client: McpClient,
+  filter: Subscription
+): Effect.Effect<void, McpRequestError, Scope.Scope> =>
+  Effect.forEach(filter.resourceSubscriptions ?? [], (uri) =>
+    Effect.zipRight(
+      Requests.send(client, "resources/subscribe", { uri }),
+      // a finalizer runs uninterruptibly, also for an interrupted fiber: only its own time limit cuts it short
+      Effect.addFinalizer(() =>
+        Effect.interruptible(Requests.send(client, "resources/unsubscribe", { uri })).pipe(
+          Effect.timeout(unsubscribeTimeoutMs),
+          Effect.ignore
+        )
+      )
+    ), { discard: true })
 
 const noListener = (): Effect.Effect<void> => Effect.void
 

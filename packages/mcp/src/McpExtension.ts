@@ -254,14 +254,15 @@ export const make = Effect.fnUntraced(function*(
   const factory = yield* McpClientFactory.McpClientFactory
   const settings = Session.settings(options)
   const namespace = settings.namespace
-  const watched = Session.watched(factory, cache, settings)
+  // a pooled connection outlives the requests: it asks to hear of its server's tool changes (2026-07-28)
+  const watched = Session.watched(factory, cache, settings, { listen: options.connectionPool !== undefined })
   const source = options.connectionPool === undefined
     ? McpConnections.direct(watched)
     : yield* McpConnections.pooled(watched, options.connectionPool)
   // The request's own watch, while it holds the connection: its next model turn lists the tools again.
   const requestSource = (changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
-    acquire: (server) =>
-      Effect.tap(source.acquire(server), (client) =>
+    acquire: (server, connectOptions) =>
+      Effect.tap(source.acquire(server, connectOptions), (client) =>
         client.onToolListChanged(() => void changed.add(server))),
     invalidate: source.invalidate,
     isOpen: source.isOpen

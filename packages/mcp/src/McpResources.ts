@@ -129,29 +129,29 @@ export const forModel = (contents: Contents): Record<string, unknown> => {
 
 /**
  * The server's resource notifications (`ResourceUpdated` for subscribed URIs, `ResourceListChanged`) from now on,
- * until the connection closes; nothing for a client whose driver has no `notifications`.
+ * until the connection closes; nothing for a client whose driver has no `notifications`. On 2026-07-28 the list
+ * changes are asked for (`subscriptions/listen`) while the stream runs; a server that refuses fails the stream.
  *
  * @since 0.1.0
  * @category notifications
  */
 export const changes = (
   client: McpClient.McpClient
-): Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" }> =>
-  Stream.unwrapScoped(Effect.map(client.notifications, (queue) => Stream.fromQueue(queue))).pipe(
+): Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" }, McpRequestError> =>
+  Stream.unwrapScoped(
+    Effect.map(Effect.zipLeft(client.notifications, client.listen({ resourcesListChanged: true })), (queue) => Stream.fromQueue(queue))
+  ).pipe(
     Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" } =>
       n._tag === "ResourceUpdated" || n._tag === "ResourceListChanged"
     )
   )
 
-/** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
-const unsubscribeTimeoutMs = 2_000
-
 /**
- * Subscribes to a resource (`resources/subscribe`) for the life of the current `Scope`, and gives the stream of
- * its updates (`notifications/resources/updated` for this URI); the stream ends when the connection closes.
- * Closing the scope sends `resources/unsubscribe` (at most 2 seconds, its failure ignored: the connection may be
- * gone). Subscribe in the connection's scope, or an inner one, so the unsubscribe goes out before the connection
- * closes.
+ * Subscribes to a resource for the life of the current `Scope` (`McpClient.listen`: a `subscriptions/listen`
+ * stream on 2026-07-28, `resources/subscribe` on the 2025 revisions), and gives the stream of its updates
+ * (`notifications/resources/updated` for this URI); the stream ends when the connection closes. Closing the scope
+ * ends the subscription (`resources/unsubscribe`, at most 2 seconds, its failure ignored: the connection may be
+ * gone). Subscribe in the connection's scope, or an inner one, so that goes out before the connection closes.
  *
  * @since 0.1.0
  * @category requests
@@ -169,14 +169,7 @@ export const subscribe: {
   Effect.gen(function*() {
     // listening first, so an update sent right after the subscribe is not missed
     const queue = yield* client.notifications
-    yield* Requests.send(client, "resources/subscribe", { uri })
-    // a finalizer runs uninterruptibly, also for an interrupted fiber: only its own time limit cuts it short
-    yield* Effect.addFinalizer(() =>
-      Effect.interruptible(Requests.send(client, "resources/unsubscribe", { uri })).pipe(
-        Effect.timeout(unsubscribeTimeoutMs),
-        Effect.ignore
-      )
-    )
+    yield* client.listen({ resourceSubscriptions: [uri] })
     return Stream.fromQueue(queue).pipe(
       Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" } =>
         n._tag === "ResourceUpdated" && n.uri === uri

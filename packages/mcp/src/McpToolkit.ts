@@ -129,7 +129,8 @@ export const make = (
     const scope = yield* Effect.scope
     const settings = Session.settings(options)
     const connections = yield* McpConnections.make({
-      source: McpConnections.direct(Session.watched(factory, cache, settings)),
+      // the connections last the conversation: each asks to hear of its server's tool changes (2026-07-28)
+      source: McpConnections.direct(Session.watched(factory, cache, settings, { listen: true })),
       scope
     })
     const resolve = Session.resolver(settings, (resolved) => resolved)

@@ -34,6 +34,9 @@ const record = (event, fields = {}) => {
 }
 
 const grown = new Set()
+// over HTTP every request has a server instance of its own: a change is published to the open subscription
+// streams through the handler (over stdio the instance that registers the tool tells its client itself)
+let toolsChanged = () => {}
 const makeServer = () => {
   const server = new McpServer({ name, version: "2.0.0" }, {
     capabilities: { tools: { listChanged: true } },
@@ -71,6 +74,7 @@ const makeServer = () => {
   server.registerTool("grow", { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) }, async ({ tool }) => {
     grown.add(tool)
     server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
+    toolsChanged()
     return { content: [{ type: "text", text: `grew ${tool}` }] }
   })
   for (const tool of grown) {
@@ -108,6 +112,7 @@ if (!flag("http")) {
   record("ready")
 } else {
   const handler = createMcpHandler(makeServer, { legacy: legacy === "reject" ? "reject" : "stateless" })
+  toolsChanged = () => handler.notify.toolsChanged()
   const server = Http.createServer(async (req, res) => {
     const chunks = []
     for await (const chunk of req) chunks.push(chunk)

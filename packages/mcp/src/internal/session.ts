@@ -111,18 +111,31 @@ export const resolver = <A extends Resolved>(
 
 /**
  * The factory with a watch on every connection: its `notifications/tools/list_changed` drops the server's cached
- * tool list for as long as the connection lives (pooled, that is past the request that opened it).
+ * tool list for as long as the connection lives (pooled, that is past the request that opened it). With `listen`,
+ * each connection also asks for those notifications (`McpClient.listen`: a server of 2026-07-28 sends them only
+ * when asked), beside the connect so that it costs the connect no round trip; a server that refuses is heard of
+ * when it is next listed.
  */
 export const watched = (
   factory: McpClientFactory.McpClientFactory["Type"],
   cache: McpToolCache.McpToolCache["Type"],
-  settings: Settings
+  settings: Settings,
+  options: { readonly listen: boolean } = { listen: false }
 ): McpClientFactory.McpClientFactory["Type"] =>
-  McpClientFactory.of((server, options) =>
-    Effect.tap(factory.connect(server, options), (client) =>
+  McpClientFactory.of((server, connectOptions) =>
+    Effect.tap(factory.connect(server, connectOptions), (client) =>
       Effect.flatMap(Effect.runtime<never>(), (runtime) => {
         const invalidate = cache.invalidate(McpToolCache.key(server, { namespace: settings.namespace }))
-        return client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
+        const watch = client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
+        return options.listen
+          ? Effect.zipRight(
+            watch,
+            Effect.forkScoped(
+              Effect.catchAll(client.listen({ toolsListChanged: true }), (error) =>
+                Effect.logDebug(`MCP server ${server.name}: it does not send tool changes (${error.description})`))
+            )
+          )
+          : watch
       }))
   )
 

@@ -1,0 +1,64 @@
+/**
+ * `subscriptions/listen` (2026-07-28): a server of that revision sends its list changes only on a stream the
+ * client asked for. A connection that outlives a request (the toolkit's, a pooled one) asks for its tool changes,
+ * so a server's change reaches the next refresh before its list's time is up. Against the SDK v2 servers of
+ * @zett/testing/ModernServers over stdio and Streamable HTTP; what they received is read from their records.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as ModernServers from "@zett/testing/ModernServers"
+import * as TempDir from "@zett/testing/TempDir"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Path from "node:path"
+
+const record = Effect.map(TempDir.make("zett-listen-"), (dir) => Path.join(dir, "record.jsonl"))
+
+const layers = (server: McpServerConfig.McpServerConfig) =>
+  Layer.mergeAll(
+    McpServers.layer([server]).pipe(Layer.orDie),
+    McpToolCache.layerMemory({ ttl: "5 minutes" }),
+    NodeMcpClientFactory.layer({ closeTimeout: "300 millis" }).pipe(Layer.provide(NodeContext.layer))
+  )
+
+/** Until `check` holds of the toolkit, refreshing it (the server's notification arrives when it arrives). */
+const refreshUntil = (
+  mcp: McpToolkit.McpToolkit,
+  check: (names: ReadonlyArray<string>) => boolean
+): Effect.Effect<McpToolkit.McpToolkit, unknown> =>
+  Effect.flatMap(mcp.refresh, (next) =>
+    check(next.tools.map((tool) => tool.name))
+      ? Effect.succeed(next)
+      : Effect.zipRight(Effect.sleep("20 millis"), refreshUntil(next, check)))
+
+describe("subscriptions/listen", () => {
+  for (const transport of ["stdio", "http"] as const) {
+    const serve = (file: string): Effect.Effect<McpServerConfig.McpServerConfig, Error, Scope.Scope> =>
+      transport === "stdio"
+        ? Effect.succeed(ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" }))
+        : ModernServers.http("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
+
+    it.scopedLive(`${transport}: the toolkit's connection listens for tool changes; a tool the server adds is in the next refresh, before its list's ttl`, () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const server = yield* serve(file)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const mcp = yield* McpToolkit.make()
+          assert.notInclude(mcp.tools.map((tool) => tool.name), "modern__extra")
+          yield* mcp.toolkit.handle("modern__grow" as never, { tool: "extra" } as never)
+          const next = yield* refreshUntil(mcp, (names) => names.includes("modern__extra")).pipe(
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the change never arrived") })
+          )
+          assert.include(next.tools.map((tool) => tool.name), "modern__extra")
+        })).pipe(Effect.provide(layers(server)))
+        const methods = ModernServers.readRecord(file).filter((entry) => entry.event === "message").map((entry) => entry.method)
+        assert.include(methods, "subscriptions/listen")
+        // listed twice: at first, and after the change
+        assert.strictEqual(methods.filter((method) => method === "tools/list").length, 2)
+      }), 30_000)
+  }
+})
