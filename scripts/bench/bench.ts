@@ -36,12 +36,6 @@ const peersDir = join(benchDir, "peers")
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-if (!existsSync(join(peersDir, "node_modules"))) {
-  log("installing the peer libraries (scripts/bench/peers, npm ci)...")
-  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: peersDir, stdio: "inherit" })
-  if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
-}
-
 const lane = await buildLane()
 
 interface Job {
@@ -89,10 +83,10 @@ const runJob = (job: Job): Promise<Result> =>
       if (line !== undefined) resolve(JSON.parse(line.slice(7)))
       else {
         resolve({
-          ...base,
+          ...(base as Result),
           ok: false,
           error: `exit ${code}: ${err.trim().split("\n").slice(-3).join(" | ").slice(0, 300)}`
-        } as Result)
+        })
       }
     })
   })
@@ -215,6 +209,12 @@ const started = Date.now()
 // in the order `--only` lists them
 const cases = only === undefined ? Object.keys(plan) : only.filter((name) => name in plan)
 const jobs = cases.flatMap((name) => plan[name]!())
+// the peer libraries only when a lane of theirs runs (`--only=protocol` needs none)
+if (jobs.some((job) => libs.slice(2).includes(String(job.args.lib))) && !existsSync(join(peersDir, "node_modules"))) {
+  log("installing the peer libraries (scripts/bench/peers, npm ci)...")
+  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: peersDir, stdio: "inherit" })
+  if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
+}
 const results: Array<Result> = []
 let done = 0
 for (const job of jobs) {
@@ -226,9 +226,10 @@ for (const job of jobs) {
 }
 
 // The full run ends with CPU profiles of the warm stdio call: Zett's agent path and the raw SDK, each
-// a process of 20,000 calls, and the stored profile of the same lane before the per-call rework.
+// a process of 20,000 calls, and the stored profile of the same lane before the per-call rework (a run of some
+// cases only when the call case is among them).
 let profiles: Profiles | undefined
-if (!quick && !light) {
+if (!quick && !light && (only === undefined || only.includes("calls"))) {
   const options = { calls: 20_000, warmup: 200, transport: "stdio", top: 25, markdown: true }
   log("profiling the warm stdio call: Zett's agent path, then the raw SDK (20,000 calls each)")
   const zett = profileCalls(lane, { ...options, lib: "zett" })

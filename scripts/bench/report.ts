@@ -2,7 +2,6 @@
 // run, the goals of the per-call rework (and the earlier performance goals still open) marked met or not, and a closing note
 // for every goal not met. Every lane records the load average at its start and end; runs taken with a load
 // above the number of cores are counted as "under load".
-import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { median } from "./common.js"
 
 export type Result = Record<string, any> & { readonly case: string; readonly lib: string; readonly ok?: boolean }
@@ -775,7 +774,9 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         "timed; every discovery is closed, and its processes gone, between runs, outside the timing. The lanes' " +
         "processes are interleaved, the order rotated. *Spawns* are counted by the servers: each process of the fixture " +
         "appends a line to a record file (`--record`) as it starts; *probe-only* processes answered `server/discover` " +
-        "and nothing else. Every run checked: all tools in hand, no `initialize`, every `tools/list` on 2026-07-28."
+        "and nothing else. Every run checked: all tools in hand, no `initialize`, every `tools/list` on 2026-07-28. " +
+        "The load average is mostly this case's own doing (20 to 40 server processes per discovery on the machine's " +
+        "cores), so *runs under load* says little about other work here: look at the spread of the runs."
     )
     out.push("")
     const base = medianRuns("raw-pin")

@@ -5,7 +5,7 @@
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
