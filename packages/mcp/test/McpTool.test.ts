@@ -414,6 +414,31 @@ describe("McpTool.checkSchema", () => {
     assert.strictEqual(McpTool.checkSchema(deep), "its input schema nests deeper than 128 levels")
   })
 
+  it("a reference to another document is refused (nothing is fetched); one into the schema, or to its own $id, is not", () => {
+    const external = { type: "object", properties: { user: { $ref: "https://schemas.example/user.json" } } }
+    assert.strictEqual(
+      McpTool.checkSchema(external),
+      `its input schema refers to another document ("https://schemas.example/user.json"), which is not fetched`
+    )
+    assert.include(McpTool.checkSchema({ type: "object", properties: { a: { $ref: "other.json#/$defs/a" } } })!, "other.json#/$defs/a")
+    assert.isUndefined(McpTool.checkSchema({
+      type: "object",
+      $defs: { a: { type: "string" } },
+      properties: { a: { $ref: "#/$defs/a" }, b: { $ref: "#" } }
+    }))
+    // a $ref to an embedded resource of the schema itself
+    assert.isUndefined(McpTool.checkSchema({
+      type: "object",
+      $defs: { user: { $id: "https://schemas.example/user.json", type: "object" } },
+      properties: { user: { $ref: "https://schemas.example/user.json" }, name: { $ref: "https://schemas.example/user.json#/properties/x" } }
+    }))
+    // in a value (a default, an enum member) a $ref is data
+    assert.isUndefined(McpTool.checkSchema({
+      type: "object",
+      properties: { link: { type: "object", default: { $ref: "https://x.example" }, enum: [{ $ref: "y.json" }] } }
+    }))
+  })
+
   it("E4 a schema may weigh 1,000,000 characters of keys and values, as its JSON text roughly does", () => {
     const refused = "its input schema is larger than 1,000,000 characters"
     assert.strictEqual(McpTool.schemaLimits.size, 1_000_000)

@@ -151,14 +151,18 @@ export const limits = { depth: 128, size: 1_000_000 } as const
  * Why a schema is refused before anything walks it recursively: JSON nesting deeper than `limits.depth`, or
  * more than `limits.size` characters' worth of keys and values. The walk stops one level past `limits.depth`,
  * so a schema nested a million levels deep is refused without overflowing the stack (a recursive
- * `JSON.stringify` of it would not be).
+ * `JSON.stringify` of it would not be). A schema that refers to another document (a `$ref` that is not a
+ * pointer into the schema itself, nor to a `$id` in it) is refused too: nothing is fetched from the network, and
+ * a model given the reference alone does not know what it means.
  *
  * @internal
  */
 export const refusal = (schema: unknown): string | undefined => {
   let size = 0
+  let external: Array<string> | undefined
+  const ids = new Set<string>()
   // no arrays of keys and values are made: a thousand tools are checked in every cold discovery
-  const walk = (node: unknown, depth: number): string | undefined => {
+  const walk = (node: unknown, depth: number, data: boolean): string | undefined => {
     if (typeof node === "string") {
       size += node.length + 2
     } else if (typeof node !== "object" || node === null) {
@@ -170,21 +174,38 @@ export const refusal = (schema: unknown): string | undefined => {
         size += node.length
         if (size > limits.size) return tooLarge
         for (const value of node) {
-          const refused = walk(value, depth + 1)
+          const refused = walk(value, depth + 1, data)
           if (refused !== undefined) return refused
         }
       } else {
         for (const key in node) {
           size += key.length + 4
           if (size > limits.size) return tooLarge
-          const refused = walk((node as Record<string, unknown>)[key], depth + 1)
+          const value = (node as Record<string, unknown>)[key]
+          if (!data && typeof value === "string") {
+            if (key === "$ref" && !value.startsWith("#")) (external ??= []).push(value)
+            else if (key === "$id") ids.add(value)
+          }
+          const refused = walk(value, depth + 1, data || dataKeywords.has(key))
           if (refused !== undefined) return refused
         }
       }
     }
     return size > limits.size ? tooLarge : undefined
   }
-  return walk(schema, 1)
+  const refused = walk(schema, 1, false)
+  if (refused !== undefined || external === undefined) return refused
+  for (const ref of external) {
+    const hash = ref.indexOf("#")
+    if (!ids.has(hash === -1 ? ref : ref.slice(0, hash))) {
+      const shown = ref.length > 80 ? `${ref.slice(0, 80)}…` : ref
+      return `its input schema refers to another document (${JSON.stringify(shown)}), which is not fetched`
+    }
+  }
+  return undefined
 }
+
+// values, not schemas: a `$ref` in them is data
+const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])
 
 const tooLarge = `its input schema is larger than ${limits.size.toLocaleString("en-US")} characters`
