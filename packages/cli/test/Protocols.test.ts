@@ -12,15 +12,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { tempDir, writeFile, zett } from "./utils/zett.js"
 
-/** The methods each server process received, in order of their starts. */
-const methodsByProcess = (file: string) => {
-  const byPid = new Map<number, Array<string>>()
-  for (const entry of ModernServers.readRecord(file)) {
-    if (!byPid.has(entry.pid)) byPid.set(entry.pid, [])
-    if (entry.event === "message" && entry.method !== "notifications/initialized") byPid.get(entry.pid)!.push(entry.method!)
-  }
-  return [...byPid.values()]
-}
+const methodsByProcess = ModernServers.methodsByProcess
 
 const setup = Effect.gen(function*() {
   const dir = yield* tempDir

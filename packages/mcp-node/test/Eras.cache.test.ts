@@ -25,15 +25,7 @@ const record = Effect.map(TempDir.make("zett-verdicts-"), (dir) => Path.join(dir
 // the toolkit's connections also listen for tool changes, beside the requests (Subscriptions.test.ts)
 const aside: ReadonlySet<string | undefined> = new Set(["notifications/initialized", "subscriptions/listen", "notifications/cancelled"])
 
-/** The methods each server process received, in order of their starts. */
-const methodsByProcess = (file: string) => {
-  const byPid = new Map<number, Array<string>>()
-  for (const entry of ModernServers.readRecord(file)) {
-    if (!byPid.has(entry.pid)) byPid.set(entry.pid, [])
-    if (entry.event === "message" && !aside.has(entry.method)) byPid.get(entry.pid)!.push(entry.method!)
-  }
-  return [...byPid.values()]
-}
+const methodsByProcess = (file: string) => ModernServers.methodsByProcess(file, aside)
 
 /** One request of a process of its own over `store`: discover the servers, call `tool`; what the model was given. */
 const requestIn = (

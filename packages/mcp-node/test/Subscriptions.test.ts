@@ -61,4 +61,32 @@ describe("subscriptions/listen", () => {
         assert.strictEqual(methods.filter((method) => method === "tools/list").length, 2)
       }), 30_000)
   }
+
+  it.scopedLive("a subscription stream that breaks (HTTP) is listened again, and the server's next change arrives on it", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const server = yield* ModernServers.http("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
+      const listens = () => ModernServers.readRecord(file).filter((entry) => entry.method === "subscriptions/listen").length
+      yield* Effect.scoped(Effect.gen(function*() {
+        const mcp = yield* McpToolkit.make()
+        while (listens() < 1) yield* Effect.sleep("10 millis")
+        yield* mcp.toolkit.handle("modern__cut" as never, {} as never)
+        // listened again after the stream broke (from 200 ms, jittered)
+        yield* Effect.repeat(Effect.sleep("10 millis"), { until: () => listens() >= 2 }).pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("never listened again") })
+        )
+        // a change published before the server has the new stream is not on it: tools are added until one is heard
+        // of (without the stream, the cached list would hide every one of them for its minute)
+        let heard = false
+        for (let i = 0; i < 20 && !heard; i++) {
+          yield* mcp.toolkit.handle("modern__grow" as never, { tool: `later${i}` } as never)
+          heard = yield* refreshUntil(mcp, (names) => names.includes(`modern__later${i}`)).pipe(
+            Effect.as(true),
+            Effect.timeoutTo({ duration: "500 millis", onTimeout: () => false, onSuccess: (found) => found })
+          )
+        }
+        assert.isTrue(heard)
+      })).pipe(Effect.provide(layers(server)))
+      assert.strictEqual(listens(), 2)
+    }), 30_000)
 })

@@ -7,7 +7,8 @@
 // "meta":[keys of params._meta],"protocolVersion","traceparent","headers":{mcp-*}}` (headers over HTTP), and `{"event":"ready"}`
 // with its pid at start. Tools: `echo` (text), `wait` (until cancelled; records `wait-cancelled`), `confirm`
 // (asks for a confirmation: an embedded elicitation on the modern era, a server request on the legacy one),
-// `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes).
+// `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes),
+// `cut` (over HTTP, drops the open `subscriptions/listen` streams as a broken connection would).
 // `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
 // default the SDK's: `ttlMs: 0`, private).
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
@@ -37,6 +38,8 @@ const grown = new Set()
 // over HTTP every request has a server instance of its own: a change is published to the open subscription
 // streams through the handler (over stdio the instance that registers the tool tells its client itself)
 let toolsChanged = () => {}
+// over HTTP: ends every open subscriptions/listen stream as a dropped connection would (the `cut` tool)
+let cutStreams = () => {}
 const makeServer = () => {
   const server = new McpServer({ name, version: "2.0.0" }, {
     capabilities: { tools: { listChanged: true } },
@@ -71,6 +74,10 @@ const makeServer = () => {
     },
     async (args) => ({ content: [{ type: "text", text: `region ${args.region}` }] })
   )
+  server.registerTool("cut", { description: "drops the open subscription streams", inputSchema: z.object({}) }, async () => {
+    cutStreams()
+    return { content: [{ type: "text", text: "cut" }] }
+  })
   server.registerTool("grow", { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) }, async ({ tool }) => {
     grown.add(tool)
     server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
@@ -113,13 +120,23 @@ if (!flag("http")) {
 } else {
   const handler = createMcpHandler(makeServer, { legacy: legacy === "reject" ? "reject" : "stateless" })
   toolsChanged = () => handler.notify.toolsChanged()
+  const streams = new Set()
+  cutStreams = () => {
+    for (const res of streams) res.destroy()
+    streams.clear()
+  }
   const server = Http.createServer(async (req, res) => {
     const chunks = []
     for await (const chunk of req) chunks.push(chunk)
     const body = Buffer.concat(chunks)
     if (body.length > 0) {
       try {
-        recordMessage(JSON.parse(body.toString("utf8")), req.headers)
+        const message = JSON.parse(body.toString("utf8"))
+        recordMessage(message, req.headers)
+        if (message?.method === "subscriptions/listen") {
+          streams.add(res)
+          res.on("close", () => streams.delete(res))
+        }
       } catch {
         // not JSON: the handler answers it
       }

@@ -39,6 +39,22 @@ export interface ToolsHint {
   readonly scope: "public" | "private"
 }
 
+/**
+ * The methods each server process of a record received, in the order the processes started, leaving out those in
+ * `aside` (by default `notifications/initialized`).
+ */
+export const methodsByProcess = (
+  file: string,
+  aside: ReadonlySet<string | undefined> = new Set(["notifications/initialized"])
+): Array<Array<string>> => {
+  const byPid = new Map<number, Array<string>>()
+  for (const entry of readRecord(file)) {
+    if (!byPid.has(entry.pid)) byPid.set(entry.pid, [])
+    if (entry.event === "message" && !aside.has(entry.method)) byPid.get(entry.pid)!.push(entry.method!)
+  }
+  return [...byPid.values()]
+}
+
 const args = (name: string, era: Era, record: string, hint: ToolsHint | undefined) => [
   script,
   `--name=${name}`,

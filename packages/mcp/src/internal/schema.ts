@@ -186,7 +186,7 @@ export const refusal = (schema: unknown): string | undefined => {
             if (key === "$ref" && !value.startsWith("#")) (external ??= []).push(value)
             else if (key === "$id") ids.add(value)
           }
-          const refused = walk(value, depth + 1, data || dataKeywords.has(key))
+          const refused = walk(value, depth + 1, data || isDataKeyword(key))
           if (refused !== undefined) return refused
         }
       }
@@ -206,6 +206,6 @@ export const refusal = (schema: unknown): string | undefined => {
 }
 
 // values, not schemas: a `$ref` in them is data
-const dataKeywords: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"])
+const isDataKeyword = (key: string) => key === "const" || key === "enum" || key === "default" || key === "examples"
 
 const tooLarge = `its input schema is larger than ${limits.size.toLocaleString("en-US")} characters`
