@@ -202,6 +202,9 @@ export const tools = {
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
 }
 
+// Node 24's parser adds where the error is as "(line 1 column 9)" after the position Node 20 and 22 give alone
+const sameOnEveryNode = (message: string | undefined) => (message ?? "unreadable").replace(/ \(line \d+ column \d+\)$/, "")
+
 const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : typeof value)
 
 /**
@@ -215,7 +218,7 @@ const jsonArguments = (whose: string, example: string, description: string) =>
         Schema.parseJson().annotations({
           message: (issue) =>
             `${whose} arguments are not valid JSON (${
-              issue._tag === "Transformation" && issue.issue._tag === "Type" ? issue.issue.message : "unreadable"
+              issue._tag === "Transformation" && issue.issue._tag === "Type" ? sameOnEveryNode(issue.issue.message) : "unreadable"
             })`
         }),
         Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
