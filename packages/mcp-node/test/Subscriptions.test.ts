@@ -6,9 +6,10 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import { Agent, ScriptedModel } from "@zett/agent"
+import { McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -61,6 +62,50 @@ describe("subscriptions/listen", () => {
         assert.strictEqual(methods.filter((method) => method === "tools/list").length, 2)
       }), 30_000)
   }
+
+  it.scopedLive("a pooled connection listens for tool changes: the next request is offered the tool the server added", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const server = ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
+      const offered: Array<ReadonlyArray<string>> = []
+      const model = ScriptedModel.layer([
+        (request) => {
+          offered.push(request.tools.map((tool) => tool.name))
+          return { toolCalls: [{ name: "modern__grow", arguments: { tool: "extra" } }] }
+        },
+        { text: "grown" },
+        (request) => {
+          offered.push(request.tools.map((tool) => tool.name))
+          return { text: "done" }
+        }
+      ])
+      const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
+      const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(NodeMcpExtension.layer({
+          connectionPool: { idleTimeToLive: "1 minute" },
+          closeTimeout: "300 millis",
+          toolCache: Layer.succeed(McpToolCache.McpToolCache, cache)
+        }).pipe(Layer.provide(McpServers.layer([server]).pipe(Layer.orDie)))),
+        Layer.provide(model)
+      )
+      const key = McpToolCache.key(server, { namespace: true })
+      yield* Effect.gen(function*() {
+        yield* Agent.run("grow a tool")
+        // the change arrives on the pooled connection's stream after the call: the list is dropped, and listed again
+        // (by the first request, if the change came before its last model turn)
+        const lists = () => ModernServers.readRecord(file).filter((entry) => entry.method === "tools/list").length
+        yield* Effect.repeat(Effect.sleep("20 millis"), {
+          until: () => lists() >= 2 || Effect.runSync(cache.has(key)) === false
+        }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the change never arrived") }))
+        yield* Agent.run("what tools are there?")
+      }).pipe(Effect.provide(AgentLive))
+      assert.notInclude(offered[0]!, "modern__extra")
+      assert.include(offered[1]!, "modern__extra")
+      const methods = ModernServers.readRecord(file).filter((entry) => entry.event === "message").map((entry) => entry.method)
+      assert.include(methods, "subscriptions/listen")
+      // one server process for both requests: the pool's
+      assert.strictEqual(ModernServers.readRecord(file).filter((entry) => entry.event === "ready").length, 1)
+    }), 30_000)
 
   it.scopedLive("a subscription stream that breaks (HTTP) is listened again, and the server's next change arrives on it", () =>
     Effect.gen(function*() {
