@@ -80,7 +80,7 @@ describe("the verdict cached with the tool list", () => {
       ])
     }), 30_000)
 
-  it.scopedLive("a stored verdict that no longer holds is asked again once, and the call goes through", () =>
+  it.scopedLive("a stored verdict that no longer holds is asked again once, the call goes through, and the list goes with it", () =>
     Effect.gen(function*() {
       const file = yield* record
       const context = yield* sharedStore
@@ -96,6 +96,10 @@ describe("the verdict cached with the tool list", () => {
       const [, refused, asked] = methodsByProcess(file)
       assert.deepStrictEqual(refused, ["initialize"])
       assert.deepStrictEqual(asked, ["server/discover", "tools/call"])
+      // the list went with its stale verdict: the next process lists the server again and stores what it speaks
+      yield* requestIn(context, server, "modern__echo")
+      yield* requestIn(context, server, "modern__echo")
+      assert.deepStrictEqual(methodsByProcess(file).slice(3), [["server/discover", "tools/list", "tools/call"], ["tools/call"]])
     }), 30_000)
 })
 

@@ -127,16 +127,19 @@ export const watched = (
       Effect.flatMap(Effect.runtime<never>(), (runtime) => {
         const invalidate = cache.invalidate(McpToolCache.key(server, { namespace: settings.namespace }))
         const watch = client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
-        return options.listen
-          ? Effect.zipRight(
-            watch,
-            Effect.forkScoped(
-              Effect.catchAll(client.listen({ toolsListChanged: true }), (error) =>
-                Effect.logDebug(`MCP server ${server.name}: it does not send tool changes (${error.description})`))
-            )
-          )
-          : watch
+        // the cached list's verdict no longer held (the server speaks another era now): the list goes with it, so
+        // that the next listing stores what the server speaks
+        const given = connectOptions?.verdict
+        const stale = given !== undefined && client.verdict !== undefined && given.kind !== client.verdict.kind
+        const watching = options.listen ? Effect.zipRight(watch, listen(client, server)) : watch
+        return stale ? Effect.zipRight(invalidate, watching) : watching
       }))
+  )
+
+const listen = (client: McpClient.McpClient, server: McpServerConfig.McpServerConfig) =>
+  Effect.forkScoped(
+    Effect.catchAll(client.listen({ toolsListChanged: true }), (error) =>
+      Effect.logDebug(`MCP server ${server.name}: it does not send tool changes (${error.description})`))
   )
 
 /**
