@@ -441,6 +441,8 @@ const sdkConnect = (
   const verdicts = new Map<string, PriorDiscovery>()
 
   const store = options?.verdictStore
+  // the definitions whose stored verdict was read: after that, this factory's own knowledge is newer
+  const recalled = new Set<string>()
 
   /** The verdict this factory knows for a definition, else its store's (read once per definition). */
   const recall = (key: string): Effect.Effect<PriorDiscovery | undefined> => {
@@ -452,8 +454,6 @@ const sdkConnect = (
       Effect.orElseSucceed(() => undefined)
     )
   }
-  // the definitions whose stored verdict was read: after that, this factory's own knowledge is newer
-  const recalled = new Set<string>()
   const remember = (key: string, verdict: PriorDiscovery) => {
     const before = verdicts.get(key)
     verdicts.set(key, verdict)

@@ -47,6 +47,17 @@ export interface CacheHint {
 }
 
 /**
+ * The schema of a `CacheHint`, for a hint read back from a store.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CacheHint: Schema.Schema<CacheHint> = Schema.Struct({
+  ttlMs: Schema.Number,
+  scope: Schema.Literal("public", "private")
+})
+
+/**
  * What a connection found out about the revisions its server speaks, so that the next connection to the same
  * definition needs not ask again: a server of the 2025 revisions (`legacy`), or one of 2026-07-28 with its
  * answer to `server/discover` (`modern`). It is plain data: a tool cache keeps it with the tool list, across

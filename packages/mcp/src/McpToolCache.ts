@@ -323,13 +323,12 @@ const StoredTool = Schema.Struct({
   server: Schema.String,
   remoteName: Schema.String
 })
-const StoredHint = Schema.Struct({ ttlMs: Schema.Number, scope: Schema.Literal("public", "private") })
 const StoredEntry = Schema.Struct({
   key: Schema.String,
   expiresAt: Schema.Number,
   tools: Schema.Array(StoredTool),
   verdict: Schema.optional(McpClient.Verdict),
-  hint: Schema.optional(StoredHint)
+  hint: Schema.optional(McpClient.CacheHint)
 })
 // checked, not decoded: the entry is used as it is, without a copy (which would also lose a `__proto__` key)
 const isStoredEntry = Schema.is(StoredEntry)

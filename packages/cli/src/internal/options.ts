@@ -194,8 +194,11 @@ export const protocol = Options.choice("protocol", protocols).pipe(
   Options.optional
 )
 
+/** How the servers are spoken to: what every command that connects to them takes. */
+const speaking = { serverLogLevel, protocol }
+
 /** What every command that discovers the configured servers takes first. */
-const discovering = { config, lenient, connectTimeout, discoveryConcurrency, serverLogLevel, protocol, ...adHoc }
+const discovering = { config, lenient, connectTimeout, discoveryConcurrency, ...speaking, ...adHoc }
 
 export const tools = {
   ...discovering,
@@ -235,7 +238,7 @@ const jsonArguments = (whose: string, example: string, description: string) =>
   )
 
 /** What the commands that call the servers' tools take (`call`, and `run` through the agent). */
-const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, serverLogLevel, protocol }
+const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurrency, yesDefaults, ...speaking }
 
 export const call = {
   ...calling,
@@ -274,7 +277,7 @@ const listing = {
 export const resources = listing
 
 /** `zett read` and `zett prompt`: one request to the server named. */
-const oneServer = { config, lenient, connectTimeout, callTimeout, serverLogLevel, protocol, json, server: serverArg }
+const oneServer = { config, lenient, connectTimeout, callTimeout, ...speaking, json, server: serverArg }
 
 export const read = {
   ...oneServer,
@@ -299,8 +302,7 @@ export const complete = {
   lenient,
   connectTimeout,
   callTimeout,
-  serverLogLevel,
-  protocol,
+  ...speaking,
   json: Options.boolean("json").pipe(Options.withDescription("Print the completion as JSON (values, total, hasMore).")),
   ...adHoc,
   prompt: optionalText("prompt", "Complete an argument of this prompt (as zett prompts lists it)."),
