@@ -10,15 +10,60 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpClient, McpClientFactory, McpElicitation, McpServerConfig, type McpTool } from "@zett/mcp"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { McpAuthorization, NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 
 const url = process.argv.at(-1)!
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ""
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments?: Record<string, unknown> }>
+  readonly client_id?: string
+  readonly client_secret?: string
+  readonly private_key_pem?: string
+  readonly signing_algorithm?: string
 }
+
+// the client ID metadata document the suite's authorization server knows (it fetches nothing)
+const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
+
+/** The server's `auth` option, as a user would write it for the scenario's authorization server. */
+const auth = (): McpServerConfig.Auth | undefined => {
+  if (!scenario.startsWith("auth/")) return undefined
+  if (scenario.startsWith("auth/client-credentials-")) {
+    return new McpServerConfig.ClientCredentials({
+      clientId: context.client_id ?? "",
+      ...(context.client_secret !== undefined ? { clientSecret: Redacted.make(context.client_secret) } : {}),
+      ...(context.private_key_pem !== undefined ? { privateKey: Redacted.make(context.private_key_pem) } : {}),
+      ...(context.signing_algorithm !== undefined ? { algorithm: context.signing_algorithm } : {})
+    })
+  }
+  return new McpServerConfig.AuthorizationCode({
+    clientMetadataUrl,
+    ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
+    ...(context.client_secret !== undefined ? { clientSecret: Redacted.make(context.client_secret) } : {})
+  })
+}
+
+// the user's browser: it follows the authorization URL, and the suite's server redirects at once with the code
+const browser = McpAuthorization.McpAuthorization.of({
+  login: () =>
+    Effect.succeed({
+      redirectUrl: "http://127.0.0.1:3999/callback",
+      authorize: (authorizationUrl: URL) =>
+        Effect.tryPromise({
+          try: async () => {
+            const response = await fetch(authorizationUrl, { redirect: "manual" })
+            const location = new URL(response.headers.get("location") ?? "", authorizationUrl)
+            return location.searchParams
+          },
+          catch: (cause) =>
+            new McpAuthorization.McpAuthorizationError({ server: "conformance", reason: "Unavailable", description: String(cause) })
+        }).pipe(Effect.flatMap((params) => McpAuthorization.callback("conformance", params)))
+    })
+})
 
 // a form is accepted with the defaults its schema gives (what a user who presses enter sends)
 const elicitation = McpElicitation.layer((request) =>
@@ -43,7 +88,8 @@ const argumentsFor = (schema: McpTool.JsonSchema): Record<string, unknown> => {
 
 const program = Effect.scoped(Effect.gen(function*() {
   const factory = yield* McpClientFactory.McpClientFactory
-  const server = McpServerConfig.http({ name: "conformance", url })
+  const option = auth()
+  const server = McpServerConfig.http({ name: "conformance", url, ...(option !== undefined ? { auth: option } : {}) })
   const client = yield* factory.connect(server)
   const tools = yield* McpClient.discover(client, { namespace: false })
   yield* Console.error(`listed ${tools.length} tools: ${tools.map((tool) => tool.name).join(", ")}`)
@@ -63,7 +109,8 @@ const program = Effect.scoped(Effect.gen(function*() {
 }))
 
 program.pipe(
-  Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provide(elicitation))),
+  Effect.provide(NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(elicitation))),
+  Effect.provideService(McpAuthorization.McpAuthorization, browser),
   Effect.provide(NodeContext.layer),
   Effect.runPromise
 ).then(

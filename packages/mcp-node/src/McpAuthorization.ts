@@ -32,6 +32,11 @@ export {
    * @since 0.1.0
    * @category constructors
    */
+  callback,
+  /**
+   * @since 0.1.0
+   * @category constructors
+   */
   none
 } from "./internal/authorization.js"
 

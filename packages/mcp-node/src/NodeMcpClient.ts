@@ -24,6 +24,7 @@ import type * as Scope from "effect/Scope"
 import type { CallLimits, CallOptions, ListToolsPage, Progress } from "@zett/mcp/McpClient"
 import * as McpClient from "@zett/mcp/McpClient"
 import { callBudget, clipName, normalizeResult, Notification } from "@zett/mcp/McpClient"
+import * as McpError from "@zett/mcp/McpError"
 import { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
 import { z } from "zod"
 import * as Deadlines from "./internal/deadlines.js"
@@ -31,6 +32,7 @@ import * as CallSignal from "./internal/callSignal.js"
 import * as Errors from "./internal/errors.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
 import * as ListedTools from "./internal/listedTools.js"
+import type * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 
@@ -147,6 +149,31 @@ export interface SdkClientOptions {
   readonly transport?: string | undefined
   /** What the connect found out about the server's revisions. */
   readonly verdict?: McpClient.Verdict | undefined
+  /** A login for a request that needs one (a host with a user): the request is then sent again. */
+  readonly reauthorize?: OAuthConnect.Reauthorize | undefined
+}
+
+/**
+ * `effect`, sent again after a login when it failed for want of one (the server refused its token, or a call
+ * needs a wider scope), at most `limit` times; a login that fails is the request's failure.
+ */
+const withLogins = (reauthorize: OAuthConnect.Reauthorize, server: string, method: string) =>
+<A, E>(effect: Effect.Effect<A, E | McpRequestError>): Effect.Effect<A, E | McpRequestError> => {
+  const attempt = (round: number): Effect.Effect<A, E | McpRequestError> =>
+    Effect.suspend(() => {
+      const seen = reauthorize.generation()
+      return Effect.catchIf(
+        effect,
+        (error): error is McpRequestError =>
+          round < reauthorize.limit && McpError.isMcpError(error) && error._tag === "McpRequestError" && error.reason === "NeedsAuthorization",
+        () =>
+          reauthorize.run(seen).pipe(
+            Effect.mapError((error) => new McpRequestError({ server, method, reason: "Unauthorized", description: error.description })),
+            Effect.zipRight(attempt(round + 1))
+          )
+      )
+    })
+  return attempt(0)
 }
 
 /**
@@ -373,21 +400,31 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
 
   // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
   const requests = ServerRequests.trackerOf(client)
+  const tracked = requests === undefined
+    ? callTool
+    : (name: string, args: Record<string, unknown>, options?: CallOptions | undefined) => requests.track(callTool(name, args, options), options?.context)
+  const trackedWithin = timedCall === undefined || requests === undefined
+    ? timedCall
+    : (name: string, args: Record<string, unknown>, limits: CallLimits) => requests.track(timedCall(name, args, limits), limits.context)
+  const reauthorize = options.reauthorize
+  // the deadline of a call is its own attempt's: a login between two attempts is the user's time
+  const logins = reauthorize === undefined ? undefined : {
+    list: withLogins(reauthorize, server, "tools/list"),
+    call: withLogins(reauthorize, server, "tools/call")
+  }
   return McpClient.make({
     server,
     pid: options.pid,
     protocolVersion: client.getNegotiatedProtocolVersion(),
     transport: options.transport,
     verdict: options.verdict,
-    listTools,
+    listTools: logins === undefined ? listTools : (cursor) => logins.list(listTools(cursor)),
     // every argument is passed on, whatever `callTool` takes
-    callTool: requests === undefined
-      ? callTool
-      : (name, args, options) => requests.track(callTool(name, args, options), options?.context),
-    callWithin: timedCall === undefined || requests === undefined
-      ? timedCall
-      : (name, args, limits) => requests.track(timedCall(name, args, limits), limits.context),
-    request,
+    callTool: logins === undefined ? tracked : (name, args, options) => logins.call(tracked(name, args, options)),
+    callWithin: logins === undefined || trackedWithin === undefined
+      ? trackedWithin
+      : (name, args, limits) => logins.call(trackedWithin(name, args, limits)),
+    request: reauthorize === undefined ? request : (method, params) => withLogins(reauthorize, server, method)(request(method, params)),
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged,
     // on the 2025 revisions, the core's way: list changes come unasked, resources are subscribed one by one

@@ -569,14 +569,13 @@ const sdkConnect = (
       onChallenge: () => {}
     })
     const sse = new SSEClientTransport(new URL(server.url), transportOptions(server, session, sockets))
-    session.onTransport(sse)
     const guard = new GuardedTransport.GuardedTransport(sse)
     yield* Effect.addFinalizer(() => closeWithin(closeQuietly(sse), closeMs + 2_000))
     // the transport of the 2024-11-05 revision: nothing newer is asked over it
     yield* connectClient(client, guard, server, scrubber, { kind: "legacy" })
     yield* askLogLevel(client, options?.serverLogLevel)
     const verdict = { kind: "legacy" } as const
-    return { client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse", verdict }), verdict }
+    return { client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse", verdict, reauthorize: session.reauthorize }), verdict }
   })
 
   const connectHttp = Effect.fnUntraced(function*(
@@ -610,7 +609,6 @@ const sdkConnect = (
       }
     })
     const http = new StreamableHTTPClientTransport(new URL(server.url), transportOptions(server, session, sockets))
-    session.onTransport(http)
     const guard = new GuardedTransport.GuardedTransport(http)
     // The SDK says that resuming failed only in this error (the client keeps a handler set before connect)
     guard.onerror = (error) => {
@@ -632,7 +630,7 @@ const sdkConnect = (
       yield* askLogLevel(client, options?.serverLogLevel)
       const verdict = verdictOf(client)
       return {
-        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http", verdict }),
+        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http", verdict, reauthorize: session.reauthorize }),
         verdict
       }
     }

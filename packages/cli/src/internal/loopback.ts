@@ -11,7 +11,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Redacted from "effect/Redacted"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import type * as Output from "../Output.js"
@@ -103,25 +102,7 @@ export const loopbackHook = (options: {
                     })
                 })
               )
-              const error = params.get("error")
-              if (error !== null) {
-                // the error code only: a description is the server's text
-                return yield* new McpAuthorization.McpAuthorizationError({
-                  server: server.name,
-                  reason: "Denied",
-                  description: `the authorization server answered ${/^[a-z_]{1,40}$/.test(error) ? error : "an error"}`
-                })
-              }
-              const code = params.get("code")
-              if (code === null) {
-                return yield* new McpAuthorization.McpAuthorizationError({
-                  server: server.name,
-                  reason: "InvalidCallback",
-                  description: "the redirect carried no code"
-                })
-              }
-              const state = params.get("state")
-              return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }
+              return yield* McpAuthorization.callback(server.name, params)
             })
         }
       })

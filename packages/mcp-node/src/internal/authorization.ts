@@ -8,11 +8,13 @@ import { McpAuthorizationError } from "@zett/mcp/McpError"
 import * as Effect from "effect/Effect"
 import * as Context from "effect/Context"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 
 /**
- * What came back to the redirect URL: the authorization code, and the `state` it carried.
+ * What came back to the redirect URL: the authorization code, the `state` it carried, and the `iss` that names
+ * the authorization server that sent it (RFC 9207), checked against the one the login went to before the code is
+ * redeemed.
  *
  * @since 0.1.0
  * @category models
@@ -20,6 +22,38 @@ import type * as Scope from "effect/Scope"
 export interface Callback {
   readonly code: Redacted.Redacted<string>
   readonly state?: string | undefined
+  readonly iss?: string | undefined
+}
+
+/**
+ * The `Callback` in the query of a redirect, or why there is none: the authorization server's `error` (its code
+ * only: a description is the server's text), or no `code`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const callback = (server: string, params: URLSearchParams): Effect.Effect<Callback, McpAuthorizationError> => {
+  const error = params.get("error")
+  if (error !== null) {
+    return Effect.fail(
+      new McpAuthorizationError({
+        server,
+        reason: "Denied",
+        description: `the authorization server answered ${/^[a-z_]{1,40}$/.test(error) ? error : "an error"}`
+      })
+    )
+  }
+  const code = params.get("code")
+  if (code === null) {
+    return Effect.fail(new McpAuthorizationError({ server, reason: "InvalidCallback", description: "the redirect carried no code" }))
+  }
+  const state = params.get("state")
+  const iss = params.get("iss")
+  return Effect.succeed({
+    code: Redacted.make(code),
+    ...(state !== null ? { state } : {}),
+    ...(iss !== null ? { iss } : {})
+  })
 }
 
 /**

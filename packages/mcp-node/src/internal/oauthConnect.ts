@@ -7,11 +7,9 @@
  * @internal
  */
 import * as Errors from "./errors.js"
-import { auth as sdkAuth } from "@modelcontextprotocol/client"
+import { auth as sdkAuth, computeScopeUnion } from "@modelcontextprotocol/client"
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -30,11 +28,27 @@ export interface Session {
   readonly authProvider: OAuthClientProvider | undefined
   /** The fetch of the transport, watched for the server's challenges (401, 403). */
   readonly fetch: <F extends (url: string | URL, init?: RequestInit) => Promise<Response>>(fetch: F) => F
-  /** The transport of the attempt, whose `finishAuth` takes the code of a login. */
-  readonly onTransport: (transport: { readonly finishAuth: (code: string) => Promise<void> }) => void
+  /**
+   * A login for a request of the connection that failed for want of one (the server answered a request after
+   * `initialize` with 401, or a call with 403 `insufficient_scope`), when the host has a user to run it.
+   */
+  readonly reauthorize: Reauthorize | undefined
 }
 
-const plain: Session = { authProvider: undefined, fetch: (fetch) => fetch, onTransport: () => {} }
+/**
+ * Runs a login for a request that failed with `NeedsAuthorization`, unless another request's login finished
+ * since `seen` (then the request is simply sent again). `generation` counts the logins of the connection.
+ *
+ * @internal
+ */
+export interface Reauthorize {
+  readonly generation: () => number
+  readonly run: (seen: number) => Effect.Effect<void, McpConnectError>
+  /** How many logins one request may run before its failure stands. */
+  readonly limit: number
+}
+
+const plain: Session = { authProvider: undefined, fetch: (fetch) => fetch, reauthorize: undefined }
 
 /** @internal */
 export interface Settings {
@@ -43,7 +57,7 @@ export interface Settings {
   readonly held: Scrubber.Secrets
   /** The hook of an interactive factory; otherwise the one in the connect's context, if any. */
   readonly hook: Option.Option<McpAuthorization["Type"]>
-  /** How many logins one connect may run before it gives up (a server that keeps answering 401). */
+  /** How many logins one connect (or one request) may run before it gives up (a server that keeps refusing). */
   readonly maxAuthorizations: number
   /** Tokens that expire within this are renewed before connecting. */
   readonly refreshSkewMs: number
@@ -68,14 +82,14 @@ const sameEndpoint = (url: string | URL, endpoint: URL) => {
 const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise<Response>>(
   fetch: F,
   server: McpServerConfig.McpHttpServer,
-  observe: ((response: Response) => void) | undefined,
+  observe: ((response: Response, withToken: boolean) => void) | undefined,
   refusals: Array<OAuthChecks.Refused>
 ): F => {
   const endpoint = new URL(server.url)
   return (async (url: string | URL, init?: RequestInit) => {
     if (sameEndpoint(url, endpoint)) {
       const response = await fetch(url, init)
-      observe?.(response)
+      observe?.(response, new Headers(init?.headers).has("authorization"))
       return response
     }
     try {
@@ -93,13 +107,13 @@ const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise
 const sessionOf = (
   provider: OAuthClientProvider,
   server: McpServerConfig.McpHttpServer,
-  observe: ((response: Response) => void) | undefined,
-  transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }>,
-  refusals: Array<OAuthChecks.Refused>
+  observe: ((response: Response, withToken: boolean) => void) | undefined,
+  refusals: Array<OAuthChecks.Refused>,
+  reauthorize?: Reauthorize | undefined
 ): Session => ({
   authProvider: provider,
   fetch: (fetch) => oauthFetch(fetch, server, observe, refusals),
-  onTransport: (transport) => void transports.push(transport)
+  reauthorize
 })
 
 const connectError = (server: McpServerConfig.McpHttpServer, settings: Settings, cause: unknown) =>
@@ -180,7 +194,7 @@ const connectWith = <A>(
       if (Option.isNone(stored)) return yield* attempt(plain)
       auth = new McpServerConfig.AuthorizationCode({})
     }
-    if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, [], refusals))
+    if (auth._tag === "CustomProvider") return yield* attempt(sessionOf(auth.provider, server, undefined, refusals))
     const runtime = yield* Effect.runtime<never>()
     const clock = yield* Effect.clock
     const context: OAuthProvider.Context = {
@@ -193,9 +207,11 @@ const connectWith = <A>(
     if (auth._tag === "ClientCredentials") {
       const provider = new OAuthProvider.ClientCredentialsProvider(context, auth)
       yield* renew(settings, provider, server, true, refusals)
-      return yield* attempt(sessionOf(provider, server, (response) => provider.observe(response), [], refusals))
+      return yield* attempt(sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals))
     }
 
+    // The transport's provider never waits for a user: a flow that would (a registration, a redirect) stops with
+    // `NeedsLogin`, and a login, when the host offers one, runs here, beside the transport (`authorizeOnce`).
     const stored = Option.getOrElse(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none), () => ({}))
     const quiet = new OAuthProvider.AuthorizationCodeProvider(context, auth, {
       interactive: false,
@@ -203,95 +219,111 @@ const connectWith = <A>(
       redirectUrl: (stored as McpTokenStore.Entry).clientInformation?.redirect_uris?.[0] ?? "http://127.0.0.1/callback"
     })
     const hook = Option.isSome(settings.hook) ? settings.hook : yield* offeredAuthorization
-    const first = yield* Effect.either(
-      Effect.zipRight(
-        renew(settings, quiet, server, false, refusals),
-        attempt(sessionOf(quiet, server, (response) => quiet.observe(response), [], refusals))
-      )
-    )
+    const login = Option.map(hook, (hook) => authorizeOnce(server, settings, context, auth, hook, quiet, refusals))
+    const reauthorize = Option.map(login, (login) => serialized(login, settings.maxAuthorizations))
+    const session = sessionOf(quiet, server, (response, withToken) => quiet.observe(response, withToken), refusals, Option.getOrUndefined(reauthorize))
+    const first = yield* Effect.either(Effect.zipRight(renew(settings, quiet, server, false, refusals), attempt(session)))
     if (first._tag === "Right") return first.right
-    if (refusals.length > 0 || !isLoginNeeded(first.left) || Option.isNone(hook)) return yield* first.left
-    return yield* interactive(server, settings, context, auth, hook.value, quiet, attempt, refusals)
+    if (refusals.length > 0 || !isLoginNeeded(first.left) || Option.isNone(login)) return yield* first.left
+    let last = first.left
+    for (let round = 0; round < settings.maxAuthorizations; round++) {
+      yield* login.value
+      const next = yield* Effect.either(attempt(session))
+      if (next._tag === "Right") return next.right
+      last = next.left
+      if (refusals.length > 0) return yield* last
+      // the server refused what the login obtained
+      if (last.reason === "Unauthorized") break
+      if (!isLoginNeeded(last)) return yield* last
+    }
+    return yield* stillUnauthorized(server, settings, last)
   })
 
-const interactive = <A>(
+const stillUnauthorized = (server: McpServerConfig.McpHttpServer, settings: Settings, last: McpConnectError) =>
+  new McpConnectError({
+    server: server.name,
+    reason: "Unauthorized",
+    description: `still unauthorized after ${settings.maxAuthorizations} authorization${settings.maxAuthorizations === 1 ? "" : "s"} (${last.description})`,
+    ...(last.httpStatus !== undefined ? { httpStatus: last.httpStatus } : {})
+  })
+
+/** One login at a time per connection: a request that failed while another's login ran is sent again after it. */
+const serialized = (login: Effect.Effect<void, McpConnectError>, limit: number): Reauthorize => {
+  const lock = Effect.unsafeMakeSemaphore(1)
+  let generation = 0
+  return {
+    generation: () => generation,
+    limit,
+    run: (seen) =>
+      lock.withPermits(1)(Effect.suspend(() =>
+        seen !== generation ? Effect.void : Effect.tap(login, () => {
+          generation++
+        })
+      ))
+  }
+}
+
+const authorizationFailed = (server: McpServerConfig.McpHttpServer) => (error: { readonly description: string }) =>
+  new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
+
+/**
+ * One login through the host's hook, with the SDK's `auth()`: the scope the server asked for (a step-up asks for
+ * what was granted and what the server wants now, and is never answered by a refresh), the discovery done again
+ * when the server refused a token (its authorization server may have changed: credentials of the old one are
+ * then not used, as they carry its issuer), the URL shown to the user, the callback's `state` compared, and its
+ * code redeemed with its `iss` (RFC 9207). The host's listener lives for the login only.
+ */
+const authorizeOnce = (
   server: McpServerConfig.McpHttpServer,
   settings: Settings,
   context: OAuthProvider.Context,
   auth: McpServerConfig.AuthorizationCode,
   hook: McpAuthorization["Type"],
   quiet: OAuthProvider.AuthorizationCodeProvider,
-  attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,
   refusals: Array<OAuthChecks.Refused>
-): Effect.Effect<A, McpConnectError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const outer = yield* Effect.scope
-    // the host's listener lives for the login only
-    const loginScope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+): Effect.Effect<void, McpConnectError> =>
+  Effect.scoped(Effect.gen(function*() {
     const login: Login = yield* hook.login({
       name: server.name,
       url: server.url,
       ...(auth.redirectPort !== undefined ? { redirectPort: auth.redirectPort } : {})
-    }).pipe(
-      Scope.extend(loginScope),
-      Effect.mapError((error) =>
-        new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
-      )
-    )
+    }).pipe(Effect.mapError(authorizationFailed(server)))
     const provider = new OAuthProvider.AuthorizationCodeProvider(context, auth, { interactive: true, redirectUrl: login.redirectUrl })
-    provider.challengedScope = quiet.challengedScope
-    provider.stepUpScope = quiet.stepUpScope
-    let last: McpConnectError | undefined
-    for (let round = 0; round <= settings.maxAuthorizations; round++) {
-      const transports: Array<{ readonly finishAuth: (code: string) => Promise<void> }> = []
-      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-      const result = yield* Effect.either(
-        Scope.extend(attempt(sessionOf(provider, server, (response) => provider.observe(response), transports, refusals)), scope)
-      )
-      if (result._tag === "Right") {
-        yield* Scope.close(loginScope, Exit.void)
-        return result.right
-      }
-      last = result.left
-      const url = provider.authorizationUrl
-      provider.authorizationUrl = undefined
-      const transport = transports[transports.length - 1]
-      if (url === undefined || transport === undefined || round === settings.maxAuthorizations || refusals.length > 0) {
-        yield* Scope.close(scope, Exit.void)
-        break
-      }
-      yield* Effect.logInfo(`MCP server ${server.name}: waiting for authorization`)
-      const sent = url.searchParams.get("state") ?? undefined
-      const finished = yield* Effect.either(Effect.gen(function*() {
-        const callback = yield* login.authorize(url).pipe(
-          Effect.mapError((error) =>
-            new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
-          )
-        )
-        if (callback.state !== sent) {
-          return yield* new McpConnectError({
-            server: server.name,
-            reason: "Unauthorized",
-            description: "authorization failed: the callback's state does not match"
-          })
-        }
-        yield* Effect.tryPromise({
-          try: () => transport.finishAuth(Redacted.value(callback.code)),
-          catch: (cause) => connectError(server, settings, cause)
-        })
-      }))
-      yield* Scope.close(scope, Exit.void)
-      if (finished._tag === "Left") {
-        yield* Scope.close(loginScope, Exit.void)
-        return yield* finished.left
-      }
-    }
-    yield* Scope.close(loginScope, Exit.void)
-    if (last !== undefined && !isLoginNeeded(last) && last.reason !== "Unauthorized") return yield* last
-    return yield* new McpConnectError({
-      server: server.name,
-      reason: "Unauthorized",
-      description: `still unauthorized after ${settings.maxAuthorizations} authorization${settings.maxAuthorizations === 1 ? "" : "s"}${last === undefined ? "" : ` (${last.description})`}`,
-      ...(last?.httpStatus !== undefined ? { httpStatus: last.httpStatus } : {})
+    const fetchFn = oauthFetch((url, init) => fetch(url, init), server, undefined, refusals)
+    const sdk = (options: Omit<Parameters<typeof sdkAuth>[1], "serverUrl" | "fetchFn">) =>
+      Effect.tryPromise({
+        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn, ...options }),
+        catch: (cause) => connectError(server, settings, refusals[0] ?? cause)
+      })
+    if (quiet.tokenRefused) yield* Effect.promise(() => provider.invalidateCredentials("discovery"))
+    const granted = Option.getOrUndefined(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none))?.tokens?.scope
+    const stepUp = quiet.stepUpScope
+    const scope = stepUp !== undefined ? computeScopeUnion(granted, quiet.challengedScope, stepUp) : quiet.challengedScope
+    provider.stepUpScope = stepUp
+    const started = yield* sdk({
+      ...(scope !== undefined && scope !== "" ? { scope } : {}),
+      ...(quiet.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: quiet.resourceMetadataUrl } : {}),
+      ...(stepUp !== undefined ? { forceReauthorization: true } : {})
     })
-  })
+    if (started === "REDIRECT") {
+      const url = provider.authorizationUrl
+      if (url === undefined) return yield* stillUnauthorized(server, settings, needsAuthorizationError(server))
+      yield* Effect.logInfo(`MCP server ${server.name}: waiting for authorization`)
+      const callback = yield* login.authorize(url).pipe(Effect.mapError(authorizationFailed(server)))
+      if (callback.state !== (url.searchParams.get("state") ?? undefined)) {
+        return yield* authorizationFailed(server)({ description: "the callback's state does not match" })
+      }
+      const finished = yield* sdk({
+        authorizationCode: Redacted.value(callback.code),
+        ...(callback.iss !== undefined ? { iss: callback.iss } : {}),
+        ...(quiet.resourceMetadataUrl !== undefined ? { resourceMetadataUrl: quiet.resourceMetadataUrl } : {})
+      })
+      if (finished !== "AUTHORIZED") return yield* stillUnauthorized(server, settings, needsAuthorizationError(server))
+    }
+    // what the server asked for is answered: its next challenge starts afresh
+    quiet.tokenRefused = false
+    quiet.stepUpScope = undefined
+  }))
+
+const needsAuthorizationError = (server: McpServerConfig.McpHttpServer) =>
+  new McpConnectError({ server: server.name, reason: "NeedsAuthorization", description: "needs authorization" })

@@ -161,12 +161,20 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   }
 
   /** Reads a 401 or 403 response of the MCP server: the scope it asks for, and a step-up. */
-  observe(response: Response): void {
+  observe(response: Response, withToken: boolean): void {
     if (response.status !== 401 && response.status !== 403) return
-    const { error, scope } = extractWWWAuthenticateParams(response)
+    const { error, resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
     if (scope !== undefined) this.challengedScope = scope
+    if (resourceMetadataUrl !== undefined) this.resourceMetadataUrl = resourceMetadataUrl
     if (response.status === 403 && error === "insufficient_scope") this.stepUpScope = scope ?? this.challengedScope
+    // a token refused outright may be one of an authorization server the server no longer trusts
+    if (response.status === 401 && withToken) this.tokenRefused = true
   }
+
+  /** The `resource_metadata` of the last challenge. */
+  resourceMetadataUrl: URL | undefined
+  /** Whether the server answered a request that carried a token with 401 since the last login. */
+  tokenRefused = false
 
   /** The configured client secret, when there is one: it stays out of the store. */
   protected abstract readonly configuredSecret: Redacted.Redacted<string> | undefined
