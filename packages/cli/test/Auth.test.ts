@@ -66,8 +66,8 @@ describe("zett auth", () => {
 
       const status0 = yield* zett(["auth", "status", "--config", config], home)
       assert.strictEqual(status0.code, 0, status0.stderr)
-      assert.match(status0.stdout, /^docs\s+needs login$/m)
-      assert.match(status0.stdout, /^local\s+no auth$/m)
+      assert.match(status0.stdout, /^docs\s+needs login\s+-$/m)
+      assert.match(status0.stdout, /^local\s+no auth\s+-$/m)
 
       const { captured, fiber } = yield* start(["auth", "login", "docs", "--config", config, "--no-browser"], home)
       const [url] = yield* waitFor(captured.stderr, /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/)
@@ -84,7 +84,7 @@ describe("zett auth", () => {
       assert.strictEqual(Fs.statSync(Path.join(home, ".zett", "auth", files[0]!)).mode & 0o777, 0o600)
 
       const status1 = yield* zett(["auth", "status", "--config", config], home)
-      assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h)/m)
+      assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h).*  http:\/\/127\.0\.0\.1:\d+$/m)
       const after = yield* zett(["tools", "--config", config], home)
       assert.match(after.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
 
@@ -108,7 +108,7 @@ describe("zett auth", () => {
       assert.strictEqual(logout.code, 0)
       assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "auth")).length, 0)
       const status2 = yield* zett(["auth", "status", "--config", config], home)
-      assert.match(status2.stdout, /^docs\s+needs login$/m)
+      assert.match(status2.stdout, /^docs\s+needs login\s+-$/m)
     }), 60_000)
 
   it.scoped("a login nobody finishes times out with a clear message, and its listener is closed", () =>

@@ -82,7 +82,7 @@ export const login = (
   Effect.gen(function*() {
     const store = yield* McpTokenStore.McpTokenStore
     const key = McpTokenStore.normalizeKey(server.url)
-    yield* McpTokenStore.modify(store, key, ({ codeVerifier: _, tokens: __, ...rest }) => rest)
+    yield* McpTokenStore.modify(store, key, McpTokenStore.withoutTokens)
     const factory = yield* McpClientFactory
     const hook = yield* McpAuthorization
     yield* Effect.scoped(Effect.provideService(factory.connect(withDefaultAuth(server)), McpAuthorization, hook))
@@ -122,7 +122,8 @@ export const logout = (
 
 /**
  * Where a server stands: `NoAuth` (no `auth` option), `NeedsLogin` (no tokens, or expired ones that cannot be
- * renewed), `Authorized` with the expiry of the access token when known (renewable ones included).
+ * renewed), `Authorized` with the expiry of the access token when known (renewable ones included) and the
+ * issuer of the authorization server that issued it.
  *
  * @since 0.1.0
  * @category models
@@ -130,7 +131,13 @@ export const logout = (
 export type Status =
   | { readonly _tag: "NoAuth" }
   | { readonly _tag: "NeedsLogin" }
-  | { readonly _tag: "Authorized"; readonly expiresAt: Option.Option<number>; readonly refreshable: boolean }
+  | {
+    readonly _tag: "Authorized"
+    readonly expiresAt: Option.Option<number>
+    readonly refreshable: boolean
+    /** The authorization server that issued the tokens in use. */
+    readonly issuer: Option.Option<string>
+  }
 
 /**
  * The status of a server's authorization, from the store alone (no request is made). Holds no token.
@@ -150,9 +157,19 @@ export const status = (
     if (server.auth === undefined && Option.isNone(stored)) return { _tag: "NoAuth" } as const
     const entry = Option.getOrElse(stored, (): McpTokenStore.Entry => ({}))
     const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-    const refreshable = machine || entry.tokens?.refresh_token !== undefined
+    const tokens = McpTokenStore.current(entry).tokens
+    const refreshable = machine || tokens?.refresh_token !== undefined
     const state = OAuthProvider.expiry(entry, now, 0)
-    if (state === "none") return machine ? { _tag: "Authorized", expiresAt: Option.none(), refreshable } as const : { _tag: "NeedsLogin" } as const
+    if (state === "none") {
+      return machine
+        ? { _tag: "Authorized", expiresAt: Option.none(), refreshable, issuer: Option.fromNullable(entry.issuer) } as const
+        : { _tag: "NeedsLogin" } as const
+    }
     if (state === "expired" && !refreshable) return { _tag: "NeedsLogin" } as const
-    return { _tag: "Authorized", expiresAt: Option.fromNullable(entry.tokens?.expires_at), refreshable } as const
+    return {
+      _tag: "Authorized",
+      expiresAt: Option.fromNullable(tokens?.expires_at),
+      refreshable,
+      issuer: Option.fromNullable(entry.issuer)
+    } as const
   })

@@ -1,5 +1,6 @@
 /**
- * Where OAuth tokens, client registrations and the state of a login in progress are kept, per MCP server URL.
+ * Where OAuth tokens, client registrations and the state of a login in progress are kept: an entry per MCP
+ * server URL (the protected resource), and in it the credentials of each authorization server by its issuer.
  * `layerMemory` for tests and short-lived hosts, `layerFile` for `~/.zett/auth/` (`RedisTokenStore` of
  * `@zett/mcp-redis` for a fleet of processes that share its tokens and refresh each once); a host may supply its own.
  *
@@ -21,18 +22,68 @@ import * as JsonDepth from "./internal/jsonDepth.js"
 import * as KeyedLock from "./internal/keyedLock.js"
 
 /**
- * What is kept for one server. JSON-serializable; `tokens.expires_at` is epoch milliseconds, computed from
- * `expires_in` when the tokens were saved.
+ * What one authorization server issued for a server: its client registration and tokens. JSON-serializable;
+ * `tokens.expires_at` is epoch milliseconds, computed from `expires_in` when the tokens were saved.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Credentials {
+  readonly tokens?: OAuthTokens & { readonly expires_at?: number }
+  readonly clientInformation?: OAuthClientInformationFull
+}
+
+/**
+ * What is kept for one server: the credentials of each authorization server, by issuer (credentials are
+ * bound to the server that issued them, and never shown to another), the issuer the server uses now, and a
+ * login in progress. JSON-serializable.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Entry {
-  readonly tokens?: OAuthTokens & { readonly expires_at?: number }
-  readonly clientInformation?: OAuthClientInformationFull
+  readonly credentials?: Readonly<Record<string, Credentials>>
+  /** The issuer of the authorization server the server named last: its credentials are the ones in use. */
+  readonly issuer?: string
   readonly codeVerifier?: string
   /** The SDK's `OAuthDiscoveryState`, so a refresh needs no discovery. */
   readonly discoveryState?: unknown
+}
+
+/**
+ * The credentials in use: those of the entry's current issuer.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const current = (entry: Entry): Credentials =>
+  entry.issuer === undefined ? {} : entry.credentials?.[entry.issuer] ?? {}
+
+/**
+ * `entry` with the credentials of `issuer` changed by `f`, and `issuer` the one in use.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const updateCredentials = (entry: Entry, issuer: string, f: (credentials: Credentials) => Credentials): Entry => ({
+  ...entry,
+  issuer,
+  credentials: { ...entry.credentials, [issuer]: f(entry.credentials?.[issuer] ?? {}) }
+})
+
+/**
+ * `entry` without any tokens (the registrations are kept): what a new login starts from.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const withoutTokens = (entry: Entry): Entry => {
+  const { codeVerifier: _, credentials, ...rest } = entry
+  if (credentials === undefined) return rest
+  return {
+    ...rest,
+    credentials: Object.fromEntries(Object.entries(credentials).map(([issuer, { tokens: __, ...kept }]) => [issuer, kept]))
+  }
 }
 
 export {
@@ -151,12 +202,44 @@ const ClientInformation = Schema.Struct({
   token_endpoint_auth_method: Schema.optional(Schema.String),
   issuer: Schema.optional(Schema.String)
 })
-const StoredEntry = Schema.Struct({
+const StoredCredentials = Schema.Struct({
   tokens: Schema.optional(Tokens),
-  clientInformation: Schema.optional(ClientInformation),
-  codeVerifier: Schema.optional(Schema.String),
-  discoveryState: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  clientInformation: Schema.optional(ClientInformation)
 })
+const DiscoveryState = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const StoredEntry = Schema.Struct({
+  credentials: Schema.optional(Schema.Record({ key: Schema.String, value: StoredCredentials })),
+  issuer: Schema.optional(Schema.String),
+  codeVerifier: Schema.optional(Schema.String),
+  discoveryState: Schema.optional(DiscoveryState),
+  // Zett 0.1 kept one set of credentials per server
+  tokens: Schema.optional(Tokens),
+  clientInformation: Schema.optional(ClientInformation)
+})
+
+/**
+ * An entry of Zett 0.1 (one set of credentials per server) as the credentials of their issuer: the one that
+ * stamped them (SDK v2 stamps both), else the authorization server of the discovery state kept with them.
+ * Credentials of no known authorization server are dropped (a login gets new ones): they must not be shown to
+ * whichever server asks first.
+ */
+const fromStored = (stored: typeof StoredEntry.Type): Entry => {
+  const { clientInformation, tokens, ...rest } = stored
+  // the schema checks what Zett and the SDK read; the rest of a stored client is the SDK's own
+  const entry = rest as Entry
+  if (tokens === undefined && clientInformation === undefined) return entry
+  const state = entry.discoveryState as
+    | { readonly authorizationServerMetadata?: { readonly issuer?: unknown }; readonly authorizationServerUrl?: unknown }
+    | undefined
+  const discovered = state?.authorizationServerMetadata?.issuer ?? state?.authorizationServerUrl
+  const issuer = tokens?.issuer ?? clientInformation?.issuer ?? (typeof discovered === "string" ? discovered : undefined)
+  if (issuer === undefined) return entry
+  return updateCredentials(entry, issuer, (credentials) => ({
+    ...credentials,
+    ...(tokens !== undefined ? { tokens: tokens as NonNullable<Credentials["tokens"]> } : {}),
+    ...(clientInformation !== undefined ? { clientInformation: clientInformation as OAuthClientInformationFull } : {})
+  }))
+}
 const StoredFile = Schema.Struct({ key: Schema.String, entry: StoredEntry })
 
 /** Deeper than anything Zett writes: an authorization server's answers are refused past half of it. */
@@ -166,16 +249,18 @@ const decodeBounded = <A, I>(schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknownOption(Schema.parseJson(schema), { onExcessProperty: "preserve" })
   return (text: string): Option.Option<A> => JsonDepth.deeperThan(text, maxStoredDepth) ? Option.none() : decode(text)
 }
-const decodeStored = decodeBounded(StoredFile)
+const decodeFile = decodeBounded(StoredFile)
+const decodeStored = (text: string) => Option.map(decodeFile(text), (file) => ({ key: file.key, entry: fromStored(file.entry) }))
 
 /**
  * An entry as a store keeps it (JSON), decoded and checked: `Option.none()` for text that is not an entry or
- * nests deeper than anything Zett writes. For stores of other kinds (`@zett/mcp-redis`).
+ * nests deeper than anything Zett writes. An entry of Zett 0.1 reads as the credentials of its issuer. For stores
+ * of other kinds (`@zett/mcp-redis`).
  *
  * @since 0.1.0
  * @category utils
  */
-export const decodeEntry: (text: string) => Option.Option<Entry> = decodeBounded(StoredEntry) as (text: string) => Option.Option<Entry>
+export const decodeEntry = (text: string): Option.Option<Entry> => Option.map(decodeBounded(StoredEntry)(text), fromStored)
 
 const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
   Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
@@ -261,7 +346,7 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
     )
 
   const read = (file: string) =>
-    Effect.flatMap(readFile(file), (text): Effect.Effect<Option.Option<typeof StoredFile.Type>> => {
+    Effect.flatMap(readFile(file), (text): Effect.Effect<Option.Option<{ readonly key: string; readonly entry: Entry }>> => {
       if (Option.isNone(text)) return Effect.succeedNone
       const decoded = decodeStored(text.value)
       return Option.isSome(decoded)
@@ -272,7 +357,7 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
   const get = (key: string) =>
     read(fileOf(key)).pipe(
       Effect.map(Option.filter((stored) => stored.key === key)),
-      Effect.map(Option.map((stored) => stored.entry as Entry)),
+      Effect.map(Option.map((stored) => stored.entry)),
       Effect.mapError(failure(key, "read in"))
     )
 

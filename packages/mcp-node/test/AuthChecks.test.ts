@@ -163,8 +163,7 @@ describe("the issuer of authorization server metadata", () => {
         const entry = Option.getOrThrow(yield* store.get(key))
         const state = entry.discoveryState as { authorizationServerMetadata: Record<string, unknown> }
         yield* store.set(key, {
-          ...entry,
-          tokens: { ...entry.tokens!, expires_at: 0 },
+          ...McpTokenStore.updateCredentials(entry, entry.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })),
           discoveryState: { ...state, authorizationServerMetadata: { ...state.authorizationServerMetadata, ...hostile } }
         })
         const before = as.count("/token")
@@ -202,7 +201,7 @@ describe("answers nested too deep", () => {
         assert.strictEqual(error._tag, "McpConnectError")
         assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ nests deeper than 32 levels$/)
         const entry = Option.getOrElse(yield* store.get(key), (): McpTokenStore.Entry => ({}))
-        assert.isUndefined(entry.tokens)
+        assert.isUndefined(McpTokenStore.current(entry).tokens)
         if (where !== "token") assert.deepStrictEqual(headless.urls, [])
       }))
   }

@@ -82,8 +82,8 @@ describe("authorization code", () => {
       assert.strictEqual(token.form.client_id, as.registered[0]!.client_id)
       assert.isUndefined(token.authorization)
       const stored = yield* entry
-      assert.strictEqual(stored.tokens?.access_token, as.issued[0]!.accessToken)
-      assert.isNumber(stored.tokens?.expires_at)
+      assert.strictEqual(McpTokenStore.current(stored).tokens?.access_token, as.issued[0]!.accessToken)
+      assert.isNumber(McpTokenStore.current(stored).tokens?.expires_at)
       assert.isUndefined(stored.codeVerifier)
       const before = as.requests.length
       assert.strictEqual(yield* whoami(), `client ${as.registered[0]!.client_id} scope mcp:read`)
@@ -92,7 +92,7 @@ describe("authorization code", () => {
       assert.isAbove(later.length, 0)
       for (const request of later) {
         assert.strictEqual(`${request.on} ${request.path}`, "rs /mcp")
-        assert.strictEqual(request.authorization, `Bearer ${stored.tokens?.access_token}`)
+        assert.strictEqual(request.authorization, `Bearer ${McpTokenStore.current(stored).tokens?.access_token}`)
       }
     }))
 
@@ -192,12 +192,12 @@ describe("authorization code", () => {
       as.expireAccessTokens()
       const key = McpTokenStore.normalizeKey(as.url)
       const old = yield* entry
-      yield* store.set(key, { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       assert.include(yield* whoami(), "client dcr-")
       const refresh = as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token")
       assert.strictEqual(refresh.length, 1)
       assert.strictEqual(refresh[0]!.form.resource, as.url)
-      assert.strictEqual((yield* entry).tokens?.access_token, as.issued[1]!.accessToken)
+      assert.strictEqual(McpTokenStore.current(yield* entry).tokens?.access_token, as.issued[1]!.accessToken)
     }))
 
   it.scoped("a revoked refresh token leads to needs authorization", () =>
@@ -207,7 +207,7 @@ describe("authorization code", () => {
       as.expireAccessTokens()
       as.revokeRefreshTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.strictEqual(error.reason, "NeedsAuthorization")
       assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
@@ -219,7 +219,7 @@ describe("authorization code", () => {
       yield* login()
       as.expireAccessTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const answers = yield* Effect.all([whoami(), whoami(), whoami()], { concurrency: "unbounded" })
       for (const answer of answers) assert.include(answer, "client dcr-")
       assert.strictEqual(as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length, 1)
@@ -320,7 +320,7 @@ describe("client credentials", () => {
       yield* whoami()
       as.expireAccessTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const answers = yield* Effect.all([whoami(), whoami()], { concurrency: "unbounded" })
       assert.deepStrictEqual(answers, ["client robot scope ", "client robot scope "])
       assert.strictEqual(as.requests.filter((r) => r.path === "/token").length, 2)
@@ -340,7 +340,7 @@ describe("the legacy HTTP+SSE transport", () => {
       const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
       assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
       const stored = Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(server.url)))
-      const streams = as.requests.filter((r) => r.path === "/sse" && r.authorization === `Bearer ${stored.tokens?.access_token}`)
+      const streams = as.requests.filter((r) => r.path === "/sse" && r.authorization === `Bearer ${McpTokenStore.current(stored).tokens?.access_token}`)
       assert.isAbove(streams.length, 0)
     }))
 })

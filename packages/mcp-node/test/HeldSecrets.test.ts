@@ -127,7 +127,7 @@ describe("credentials obtained by a login", () => {
       as.expireAccessTokens()
       const key = McpTokenStore.normalizeKey(as.url)
       const old = Option.getOrThrow(yield* store.get(key))
-      yield* store.set(key, { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const second = yield* turn(factory, [server])
       assert.isAtLeast(as.issued.length, 2)
       assert.include(second, "token <redacted> refresh <redacted>")

@@ -28,9 +28,15 @@ import * as RedisLock from "../src/internal/redisLock.js"
 const key = "https://docs.example/mcp"
 const accessSecret = "acc-5ecret-0f-the-token"
 const refreshSecret = "ref-5ecret-0f-the-token"
+const issuer = "https://auth.docs.example"
 const entry: McpTokenStore.Entry = {
-  tokens: { access_token: accessSecret, token_type: "Bearer", refresh_token: refreshSecret, expires_at: 1_000 },
-  clientInformation: { client_id: "dcr-1", redirect_uris: ["http://127.0.0.1:7777/callback"] }
+  issuer,
+  credentials: {
+    [issuer]: {
+      tokens: { access_token: accessSecret, token_type: "Bearer", refresh_token: refreshSecret, expires_at: 1_000 },
+      clientInformation: { client_id: "dcr-1", redirect_uris: ["http://127.0.0.1:7777/callback"] }
+    }
+  }
 }
 
 /** A store on a connection of its own, as another process would have. */
@@ -120,15 +126,15 @@ describe("RedisTokenStore.layer", () => {
       const second = yield* storeOn(redis.url)
       assert.isTrue(Option.isNone(yield* second.get(key)))
       yield* first.set(key, entry)
-      yield* first.set("https://other.example", { clientInformation: { client_id: "dcr-2", redirect_uris: [] } })
+      yield* first.set("https://other.example", { issuer, credentials: { [issuer]: { clientInformation: { client_id: "dcr-2", redirect_uris: [] } } } })
       assert.deepStrictEqual(yield* second.get(key), Option.some(entry))
       assert.deepStrictEqual(yield* second.keys, ["https://docs.example/mcp", "https://other.example"])
       const raw = yield* rawClient(redis.url)
       assert.deepStrictEqual(JSON.parse((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!), entry)
       // no expiry: a refresh token outlives any access token
       assert.strictEqual(yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`)), -1)
-      yield* McpTokenStore.modify(second, key, ({ tokens: _, ...rest }) => rest)
-      assert.deepStrictEqual(yield* first.get(key), Option.some({ clientInformation: entry.clientInformation! }))
+      yield* McpTokenStore.modify(second, key, McpTokenStore.withoutTokens)
+      assert.deepStrictEqual(yield* first.get(key), Option.some(McpTokenStore.withoutTokens(entry)))
       yield* second.remove(key)
       assert.isTrue(Option.isNone(yield* first.get(key)))
       assert.deepStrictEqual(yield* first.keys, ["https://other.example"])
@@ -221,14 +227,14 @@ describe("RedisTokenStore.layer", () => {
       // the other processes see the login's tokens
       const normalized = McpTokenStore.normalizeKey(as.url)
       const stored = Option.getOrThrow(yield* fleet[2].store.get(normalized))
-      assert.strictEqual(stored.tokens?.access_token, as.issued[0]!.accessToken)
+      assert.strictEqual(McpTokenStore.current(stored).tokens?.access_token, as.issued[0]!.accessToken)
       as.expireAccessTokens()
-      yield* fleet[1].store.set(normalized, { ...stored, tokens: { ...stored.tokens!, expires_at: 0 } })
+      yield* fleet[1].store.set(normalized, McpTokenStore.updateCredentials(stored, stored.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const answers = yield* Effect.all(fleet.map((instance) => instance.whoami), { concurrency: "unbounded" })
       for (const answer of answers) assert.include(answer, `client ${as.registered[0]!.client_id}`)
       assert.strictEqual(refreshes(as), 1)
       // the refreshed tokens are the fleet's: a later connect of any process makes no token request
-      assert.strictEqual(Option.getOrThrow(yield* fleet[0].store.get(normalized)).tokens?.access_token, as.issued[1]!.accessToken)
+      assert.strictEqual(McpTokenStore.current(Option.getOrThrow(yield* fleet[0].store.get(normalized))).tokens?.access_token, as.issued[1]!.accessToken)
       const tokenRequests = as.count("/token")
       yield* fleet[2].whoami
       assert.strictEqual(as.count("/token"), tokenRequests)
@@ -248,7 +254,7 @@ describe("RedisTokenStore.layer", () => {
       const normalized = McpTokenStore.normalizeKey(as.url)
       const stored = Option.getOrThrow(yield* operator.store.get(normalized))
       as.expireAccessTokens()
-      yield* operator.store.set(normalized, { ...stored, tokens: { ...stored.tokens!, expires_at: 0 } })
+      yield* operator.store.set(normalized, McpTokenStore.updateCredentials(stored, stored.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
       const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
       yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
       yield* Effect.forEach(apps, (app) => app.go, { discard: true })

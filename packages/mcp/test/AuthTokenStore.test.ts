@@ -20,11 +20,16 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { captureLogs } from "./utils/faults.js"
 
-const entry: McpTokenStore.Entry = {
+const issuer = "http://127.0.0.1:2"
+const credentials: McpTokenStore.Credentials = {
   tokens: { access_token: "at-1", token_type: "Bearer", refresh_token: "rt-1", expires_at: 1_000 },
-  clientInformation: { client_id: "client-1", redirect_uris: ["http://127.0.0.1:1/callback"] },
+  clientInformation: { client_id: "client-1", redirect_uris: ["http://127.0.0.1:1/callback"] }
+}
+const entry: McpTokenStore.Entry = {
+  issuer,
+  credentials: { [issuer]: credentials },
   codeVerifier: "verifier",
-  discoveryState: { authorizationServerUrl: "http://127.0.0.1:2/" }
+  discoveryState: { authorizationServerUrl: `${issuer}/`, authorizationServerMetadata: { issuer } }
 }
 
 const key = McpTokenStore.normalizeKey("http://127.0.0.1:9/mcp/")
@@ -226,4 +231,48 @@ describe("McpTokenStore", () => {
       yield* store.set(key, entry)
       assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
     }))
+})
+
+describe("token files of Zett 0.1 (one set of credentials per server)", () => {
+  const legacy = (entry: Record<string, unknown>) => JSON.stringify({ key, entry })
+  const tokens = { access_token: "at-old", token_type: "Bearer", refresh_token: "rt-old", expires_at: 5_000 }
+  const client = { client_id: "dcr-old", redirect_uris: ["http://127.0.0.1:1/callback"] }
+
+  it.scoped("are read as the credentials of the issuer of their discovery state, and written back in the new shape", () =>
+    Effect.gen(function*() {
+      const directory = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, {})
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      Fs.writeFileSync(file, legacy({ tokens, clientInformation: client, discoveryState: entry.discoveryState }))
+      const read = Option.getOrThrow(yield* store.get(key))
+      assert.strictEqual(read.issuer, issuer)
+      assert.deepStrictEqual(McpTokenStore.current(read), { tokens, clientInformation: client })
+      assert.deepStrictEqual(read.discoveryState, entry.discoveryState)
+      yield* McpTokenStore.modify(store, key, (same) => same)
+      const written = JSON.parse(Fs.readFileSync(file, "utf8")) as { entry: Record<string, unknown> }
+      assert.deepStrictEqual(Object.keys(written.entry).sort(), ["credentials", "discoveryState", "issuer"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an issuer the SDK stamped on the tokens wins over the discovery state", () =>
+    Effect.gen(function*() {
+      const directory = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, {})
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      Fs.writeFileSync(file, legacy({ tokens: { ...tokens, issuer: "https://stamped.example" }, discoveryState: entry.discoveryState }))
+      const read = Option.getOrThrow(yield* store.get(key))
+      assert.strictEqual(read.issuer, "https://stamped.example")
+      assert.strictEqual(McpTokenStore.current(read).tokens?.access_token, "at-old")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("credentials of no known authorization server are dropped, so no server is shown another's", () =>
+    Effect.gen(function*() {
+      const directory = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      yield* store.set(key, {})
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      Fs.writeFileSync(file, legacy({ tokens, clientInformation: client, codeVerifier: "v" }))
+      assert.deepStrictEqual(yield* store.get(key), Option.some({ codeVerifier: "v" }))
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -303,7 +303,7 @@ describe.sequential("secrets", () => {
       revokedServer.revokeRefreshTokens()
       const key = McpTokenStore.normalizeKey(revokedServer.url)
       const old = Option.getOrThrow(yield* store.get(key))
-      yield* store.set(key, { ...old, tokens: { ...old.tokens!, expires_at: 0 } })
+      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
 
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))

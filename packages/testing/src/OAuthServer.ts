@@ -15,7 +15,6 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { McpAuthorization } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -23,6 +22,8 @@ import type { AddressInfo } from "node:net"
 
 export interface Client {
   readonly client_id: string
+  /** The authorization server it is registered with (a migration has two). */
+  readonly issuer?: string | undefined
   readonly client_secret?: string | undefined
   readonly redirect_uris?: ReadonlyArray<string> | undefined
   /** For `private_key_jwt`: the PEM public key its assertions are verified with. */
@@ -52,6 +53,16 @@ export interface Options {
   readonly challengeScope?: string | undefined
   /** Scopes a token must hold, else 403 `insufficient_scope` with this scope. */
   readonly requiredScope?: string | undefined
+  /** Scopes a token must hold for `tools/call` (other requests need only a valid token), else 403 `insufficient_scope`. */
+  readonly callScope?: string | undefined
+  /**
+   * RFC 9207: whether the metadata says `authorization_response_iss_parameter_supported` (default true), and
+   * the `iss` of its redirects: its issuer (default), another one, none, or its issuer with a terminating `/`.
+   */
+  readonly iss?: {
+    readonly advertised?: boolean | undefined
+    readonly sent?: "issuer" | "wrong" | "none" | "slash" | undefined
+  } | undefined
   /** The only scopes it grants (default: whatever is asked). */
   readonly grantableScopes?: ReadonlyArray<string> | undefined
   /** Lifetime of access tokens, in seconds (default 3600). */
@@ -92,6 +103,8 @@ export interface MetadataOverrides {
 
 export interface Recorded {
   readonly on: "as" | "rs"
+  /** The origin the request reached (the authorization server a migration moves to has its own). */
+  readonly origin: string
   readonly method: string
   readonly path: string
   readonly query: Readonly<Record<string, string>>
@@ -100,6 +113,7 @@ export interface Recorded {
 }
 
 export interface Issued {
+  readonly issuer: string
   readonly accessToken: string
   readonly refreshToken: string | undefined
   readonly clientId: string
@@ -122,6 +136,11 @@ export interface OAuthServer {
   readonly expireAccessTokens: () => void
   /** How many requests reached `path`. */
   readonly count: (path: string) => number
+  /**
+   * The server moves to a second authorization server (another origin, its own clients): its protected-resource
+   * metadata names that one from now on, and tokens of the first are refused. Returns the new issuer.
+   */
+  readonly migrate: () => string
 }
 
 const base64url = (buffer: Buffer) => buffer.toString("base64url")
@@ -200,15 +219,24 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const requests: Array<Recorded> = []
     const issued: Array<Issued> = []
     const clients = new Map<string, Client>((options.clients ?? []).map((client) => [client.client_id, client]))
+    // the clients of the authorization server a migration moves to: none are shared
+    const clientsAfter = new Map<string, Client>()
     const registered: Array<Client> = []
-    const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }>()
-    const accessTokens = new Map<string, { clientId: string; scope: string | undefined; expiresAt: number }>()
+    const codes = new Map<
+      string,
+      { issuer: string; clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }
+    >()
+    const accessTokens = new Map<string, { issuer: string; clientId: string; scope: string | undefined; expiresAt: number }>()
     const refreshTokens = new Map<string, { clientId: string; scope: string | undefined }>()
     const sse = new Map<string, SSEServerTransport>()
     const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
     let asOrigin = ""
     let rsOrigin = ""
+    let afterOrigin = ""
+    let migrated = false
     const issuer = () => (options.legacy === true ? rsOrigin : asOrigin)
+    const currentIssuer = () => (migrated ? afterOrigin : issuer())
+    const clientsOf = (at: string) => (at === afterOrigin ? clientsAfter : clients)
 
     /** An answer, with `options.nested` when it is for this one. */
     const answer = (res: Http.ServerResponse, status: number, what: "metadata" | "resource" | "registration" | "token", body: Record<string, unknown>) => {
@@ -218,10 +246,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       res.end(nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth))
     }
 
-    const record = (on: "as" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {
+    const record = (on: "as" | "after" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {
       const url = new URL(req.url ?? "/", "http://x")
       requests.push({
-        on,
+        on: on === "after" ? "as" : on,
+        origin: on === "after" ? afterOrigin : on === "as" ? asOrigin : rsOrigin,
         method: req.method ?? "",
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
@@ -230,7 +259,14 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       })
     }
 
-    const issue = (res: Http.ServerResponse, clientId: string, asked: string | undefined, grant: string, resource: string | undefined) => {
+    const issue = (
+      res: Http.ServerResponse,
+      at: string,
+      clientId: string,
+      asked: string | undefined,
+      grant: string,
+      resource: string | undefined
+    ) => {
       const grantable = options.grantableScopes
       const scope = grantable === undefined || asked === undefined
         ? asked
@@ -240,9 +276,9 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         ? undefined
         : `rt-${base64url(Crypto.randomBytes(18))}`
       const ttl = options.accessTokenTtl ?? 3600
-      accessTokens.set(accessToken, { clientId, scope, expiresAt: Date.now() + ttl * 1000 })
+      accessTokens.set(accessToken, { issuer: at, clientId, scope, expiresAt: Date.now() + ttl * 1000 })
       if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope })
-      issued.push({ accessToken, refreshToken, clientId, scope, grant, resource })
+      issued.push({ issuer: at, accessToken, refreshToken, clientId, scope, grant, resource })
       answer(res, 200, "token", {
         access_token: accessToken,
         token_type: "Bearer",
@@ -253,7 +289,9 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     }
 
     /** Client authentication at the token endpoint; the client, or a reason. */
-    const authenticate = (req: Http.IncomingMessage, form: Record<string, string>, tokenUrl: string): Client | string => {
+    const authenticate = (req: Http.IncomingMessage, form: Record<string, string>, at: string): Client | string => {
+      const clients = clientsOf(at)
+      const tokenUrl = `${at}/token`
       const basic = req.headers.authorization?.startsWith("Basic ") === true ? req.headers.authorization.slice(6) : undefined
       if (basic !== undefined) {
         if (!methods.includes("client_secret_basic")) return "client_secret_basic not allowed"
@@ -268,7 +306,7 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         if (client?.publicKey === undefined) return "unknown client"
         const verified = verifyJwt(form.client_assertion, client.publicKey)
         if (verified === undefined) return "bad signature"
-        if (verified.aud !== issuer() && verified.aud !== tokenUrl && verified.aud !== `${issuer()}/`) return "bad audience"
+        if (verified.aud !== at && verified.aud !== tokenUrl && verified.aud !== `${at}/`) return "bad audience"
         return client
       }
       const client = clients.get(form.client_id ?? "")
@@ -281,23 +319,24 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       return methods.includes("none") ? client : "none not allowed"
     }
 
-    const metadata = () => ({
-      issuer: issuer(),
-      authorization_endpoint: `${issuer()}/authorize`,
-      token_endpoint: `${issuer()}/token`,
-      ...(options.registration !== false ? { registration_endpoint: `${issuer()}/register` } : {}),
+    const metadata = (at: string) => ({
+      issuer: at,
+      authorization_endpoint: `${at}/authorize`,
+      token_endpoint: `${at}/token`,
+      ...(options.registration !== false ? { registration_endpoint: `${at}/register` } : {}),
       response_types_supported: ["code"],
       grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
       code_challenge_methods_supported: ["S256"],
       token_endpoint_auth_methods_supported: methods,
       ...(options.scopesSupported !== undefined ? { scopes_supported: options.scopesSupported } : {}),
       ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
+      ...(options.iss?.advertised !== false ? { authorization_response_iss_parameter_supported: true } : {}),
       ...(options.metadata === "oidc"
-        ? { jwks_uri: `${issuer()}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
+        ? { jwks_uri: `${at}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
         : {}),
       ...Object.fromEntries(
         Object.entries(
-          typeof options.metadataOverrides === "function" ? options.metadataOverrides(issuer()) : options.metadataOverrides ?? {}
+          typeof options.metadataOverrides === "function" ? options.metadataOverrides(at) : options.metadataOverrides ?? {}
         ).filter(([, value]) => value !== undefined)
       )
     })
@@ -307,15 +346,18 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       res: Http.ServerResponse,
       path: string,
       form: Record<string, string>,
-      body: Record<string, unknown>
+      body: Record<string, unknown>,
+      at: string
     ) => {
       const url = new URL(req.url ?? "/", "http://x")
+      const clients = clientsOf(at)
       if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
-        return answer(res, 200, "metadata", metadata()), true
+        return answer(res, 200, "metadata", metadata(at)), true
       }
       if (req.method === "POST" && path === "/register" && options.registration !== false) {
         const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
         const client: Client = {
+          issuer: at,
           client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
           ...(asked.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
           redirect_uris: asked.redirect_uris ?? []
@@ -338,34 +380,48 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           return oauthError(res, 400, "invalid_request"), true
         }
         const code = `code-${base64url(Crypto.randomBytes(12))}`
-        codes.set(code, { clientId: client.client_id, redirectUri: q.redirect_uri!, challenge: q.code_challenge, scope: q.scope, resource: q.resource })
+        codes.set(code, {
+          issuer: at,
+          clientId: client.client_id,
+          redirectUri: q.redirect_uri!,
+          challenge: q.code_challenge,
+          scope: q.scope,
+          resource: q.resource
+        })
         const target = new URL(q.redirect_uri!)
         target.searchParams.set("code", code)
         if (q.state !== undefined) target.searchParams.set("state", q.state)
+        const sent = options.iss?.sent ?? "issuer"
+        if (sent !== "none") {
+          target.searchParams.set("iss", sent === "wrong" ? "https://attacker.example" : sent === "slash" ? `${at}/` : at)
+        }
         res.writeHead(302, { location: target.href }).end()
         return true
       }
       if (req.method === "POST" && path === "/token") {
-        const client = authenticate(req, form, `${issuer()}/token`)
+        const client = authenticate(req, form, at)
         if (typeof client === "string") return oauthError(res, 401, "invalid_client"), true
         if (form.grant_type === "authorization_code") {
           const code = codes.get(form.code ?? "")
           codes.delete(form.code ?? "")
           const challenge = base64url(Crypto.createHash("sha256").update(form.code_verifier ?? "").digest())
-          if (code === undefined || code.clientId !== client.client_id || code.redirectUri !== form.redirect_uri || code.challenge !== challenge) {
+          if (
+            code === undefined || code.issuer !== at || code.clientId !== client.client_id || code.redirectUri !== form.redirect_uri ||
+            code.challenge !== challenge
+          ) {
             return oauthError(res, 400, "invalid_grant"), true
           }
-          return issue(res, client.client_id, code.scope, "authorization_code", form.resource), true
+          return issue(res, at, client.client_id, code.scope, "authorization_code", form.resource), true
         }
         if (form.grant_type === "refresh_token") {
           const known = refreshTokens.get(form.refresh_token ?? "")
           if (known === undefined || known.clientId !== client.client_id) return oauthError(res, 400, "invalid_grant"), true
           refreshTokens.delete(form.refresh_token!)
-          return issue(res, client.client_id, known.scope, "refresh_token", form.resource), true
+          return issue(res, at, client.client_id, known.scope, "refresh_token", form.resource), true
         }
         if (form.grant_type === "client_credentials") {
           if (client.client_secret === undefined && client.publicKey === undefined) return oauthError(res, 400, "unauthorized_client"), true
-          return issue(res, client.client_id, form.scope, "client_credentials", form.resource), true
+          return issue(res, at, client.client_id, form.scope, "client_credentials", form.resource), true
         }
         return oauthError(res, 400, "unsupported_grant_type"), true
       }
@@ -401,23 +457,25 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
         return answer(res, 200, "resource", {
           resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
-          authorization_servers: options.authorizationServers ?? [issuer()],
+          authorization_servers: options.authorizationServers ?? [currentIssuer()],
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
         }), true
       }
       if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
       const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
       const token = bearer === undefined ? undefined : accessTokens.get(bearer)
-      if (options.always401 === true || token === undefined || token.expiresAt < Date.now()) {
+      if (options.always401 === true || token === undefined || token.expiresAt < Date.now() || token.issuer !== currentIssuer()) {
         const scope = options.challengeScope !== undefined ? `scope="${options.challengeScope}"` : ""
         res.writeHead(401, { "www-authenticate": challenge(token === undefined && bearer !== undefined ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope) })
         res.end(JSON.stringify({ error: "unauthorized" }))
         return true
       }
-      if (options.requiredScope !== undefined) {
+      const method = path === "/mcp" ? (JSON.parse(body || "{}") as { method?: unknown }).method : undefined
+      const required = method === "tools/call" && options.callScope !== undefined ? options.callScope : options.requiredScope
+      if (required !== undefined) {
         const have = new Set((token.scope ?? "").split(" "))
-        if (!options.requiredScope.split(" ").every((scope) => have.has(scope))) {
-          res.writeHead(403, { "www-authenticate": challenge(`error="insufficient_scope", scope="${options.requiredScope}"`) })
+        if (!required.split(" ").every((scope) => have.has(scope))) {
+          res.writeHead(403, { "www-authenticate": challenge(`error="insufficient_scope", scope="${required}"`) })
           res.end()
           return true
         }
@@ -447,15 +505,16 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       return true
     }
 
-    const handler = (on: "as" | "rs"): Http.RequestListener => (req, res) => {
+    const handler = (on: "as" | "after" | "rs"): Http.RequestListener => (req, res) => {
       void readBody(req).then(async (body) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         const type = req.headers["content-type"] ?? ""
         const form = type.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(body)) : {}
         const jsonBody = type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") as Record<string, unknown> : {}
         record(on, req, { ...form, ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)])) })
-        const servesAs = on === "as" || options.legacy === true
-        if (servesAs && (await authorizationServer(req, res, path, form, jsonBody))) return
+        const at = on === "after" ? afterOrigin : issuer()
+        const servesAs = on !== "rs" || options.legacy === true
+        if (servesAs && (await authorizationServer(req, res, path, form, jsonBody, at))) return
         if (on === "rs" && resourceServer(req, res, path, body)) return
         res.writeHead(404).end()
       })
@@ -463,8 +522,10 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
 
     const as = yield* listen(handler("as"))
     const rs = yield* listen(handler("rs"))
+    const after = yield* listen(handler("after"))
     asOrigin = as.origin
     rsOrigin = rs.origin
+    afterOrigin = after.origin
     return {
       url: `${rsOrigin}/mcp`,
       get issuer() {
@@ -478,13 +539,17 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       expireAccessTokens: () => {
         for (const token of accessTokens.values()) token.expiresAt = 0
       },
-      count: (path) => requests.filter((request) => request.path === path).length
+      count: (path) => requests.filter((request) => request.path === path).length,
+      migrate: () => {
+        migrated = true
+        return afterOrigin
+      }
     }
   })
 
 /**
- * A login hook without a browser: it follows the authorization URL with `redirect: "manual"` and reads the code
- * and state off the `Location` it is sent to. `urls` keeps every authorization URL it was given.
+ * A login hook without a browser: it follows the authorization URL with `redirect: "manual"` and reads the code,
+ * state and `iss` off the `Location` it is sent to. `urls` keeps every authorization URL it was given.
  */
 export const headless = (options?: { readonly port?: number | undefined }) => {
   const urls: Array<URL> = []
@@ -502,11 +567,7 @@ export const headless = (options?: { readonly port?: number | undefined }) => {
                 const response = await fetch(url, { redirect: "manual" })
                 const location = response.headers.get("location")
                 if (response.status !== 302 || location === null) throw new Error(`authorization answered ${response.status}`)
-                const target = new URL(location)
-                const code = target.searchParams.get("code")
-                if (code === null) throw new Error("no code in the redirect")
-                const state = target.searchParams.get("state")
-                return { code: Redacted.make(code), ...(state !== null ? { state } : {}) }
+                return new URL(location).searchParams
               },
               catch: (cause) =>
                 new McpAuthorization.McpAuthorizationError({
@@ -514,7 +575,7 @@ export const headless = (options?: { readonly port?: number | undefined }) => {
                   reason: "InvalidCallback",
                   description: cause instanceof Error ? cause.message : String(cause)
                 })
-            })
+            }).pipe(Effect.flatMap((params) => McpAuthorization.callback(server.name, params)))
         }
       })
   })

@@ -7,7 +7,7 @@
  * @internal
  */
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { McpClientFactory } from "@zett/mcp"
 import type { McpServerConfig as Server } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -94,11 +94,15 @@ export const status = (options: Options.AuthStatusOptions) =>
     const rows = yield* Effect.forEach(snapshot.servers, (server) =>
       McpAuthorization.status(server).pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
-        Effect.map((status) => [server.name, McpServerConfig.describe(server), describeStatus(status, now)] as const),
-        Effect.catchAll((error) => Effect.succeed([server.name, McpServerConfig.describe(server), `unknown (${error.message})`] as const))
+        Effect.map((status) =>
+          [server.name, describeStatus(status, now), status._tag === "Authorized" ? Option.getOrElse(status.issuer, () => "-") : "-"] as const
+        ),
+        Effect.catchAll((error) => Effect.succeed([server.name, `unknown (${error.message})`, "-"] as const))
       ))
     if (rows.length === 0) return yield* Output.line("No MCP servers are configured.")
     const width = Math.max(...rows.map(([name]) => name.length), "SERVER".length)
-    yield* Output.line(`${"SERVER".padEnd(width)}  AUTH`)
-    for (const [name, , state] of rows) yield* Output.line(inert(`${name.padEnd(width)}  ${state}`))
+    const stateWidth = Math.max(...rows.map(([, state]) => state.length), "AUTH".length)
+    // the issuer: the authorization server whose tokens the server gets
+    yield* Output.line(`${"SERVER".padEnd(width)}  ${"AUTH".padEnd(stateWidth)}  ISSUER`)
+    for (const [name, state, issuer] of rows) yield* Output.line(inert(`${name.padEnd(width)}  ${state.padEnd(stateWidth)}  ${issuer}`))
   })

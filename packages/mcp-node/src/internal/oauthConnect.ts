@@ -140,9 +140,9 @@ const renew = (
       const entry = Option.getOrElse(yield* settings.store.get(provider.context.key), (): McpTokenStore.Entry => ({}))
       const state = OAuthProvider.expiry(entry, provider.context.now(), settings.refreshSkewMs)
       if (state !== "expired") return
-      if (!machine && entry.tokens?.refresh_token === undefined) {
+      if (!machine && McpTokenStore.current(entry).tokens?.refresh_token === undefined) {
         // an expired token that cannot be renewed is worth nothing: the server's 401 then starts a login
-        yield* McpTokenStore.modify(settings.store, provider.context.key, ({ tokens: _, ...rest }) => rest)
+        yield* McpTokenStore.modify(settings.store, provider.context.key, McpTokenStore.withoutTokens)
         return
       }
       yield* Effect.logDebug(`MCP server ${server.name}: renewing its expired access token`)
@@ -216,7 +216,7 @@ const connectWith = <A>(
     const quiet = new OAuthProvider.AuthorizationCodeProvider(context, auth, {
       interactive: false,
       // never sent: a flow that would send it stops first; the SDK needs one to tell this from a machine flow
-      redirectUrl: (stored as McpTokenStore.Entry).clientInformation?.redirect_uris?.[0] ?? "http://127.0.0.1/callback"
+      redirectUrl: McpTokenStore.current(stored).clientInformation?.redirect_uris?.[0] ?? "http://127.0.0.1/callback"
     })
     const hook = Option.isSome(settings.hook) ? settings.hook : yield* offeredAuthorization
     const login = Option.map(hook, (hook) => authorizeOnce(server, settings, context, auth, hook, quiet, refusals))
@@ -295,8 +295,9 @@ const authorizeOnce = (
         try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn, ...options }),
         catch: (cause) => connectError(server, settings, refusals[0] ?? cause)
       })
-    if (quiet.tokenRefused) yield* Effect.promise(() => provider.invalidateCredentials("discovery"))
-    const granted = Option.getOrUndefined(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none))?.tokens?.scope
+    if (quiet.tokenRefused) provider.tokenRefused = true
+    const entry = Option.getOrElse(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none), (): McpTokenStore.Entry => ({}))
+    const granted = McpTokenStore.current(entry).tokens?.scope
     const stepUp = quiet.stepUpScope
     const scope = stepUp !== undefined ? computeScopeUnion(granted, quiet.challengedScope, stepUp) : quiet.challengedScope
     provider.stepUpScope = stepUp

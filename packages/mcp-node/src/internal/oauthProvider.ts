@@ -12,6 +12,7 @@ import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextpr
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client"
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/client"
 import type {
+  OAuthClientInformationContext,
   OAuthClientInformationFull,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -52,10 +53,12 @@ const secretsOfEntry = (entry: McpTokenStore.Entry): Array<string> => {
   const add = (value: unknown) => {
     if (typeof value === "string") out.push(value)
   }
-  add(entry.tokens?.access_token)
-  add(entry.tokens?.refresh_token)
-  add(entry.tokens?.id_token)
-  add(entry.clientInformation?.client_secret)
+  for (const { clientInformation, tokens } of Object.values(entry.credentials ?? {})) {
+    add(tokens?.access_token)
+    add(tokens?.refresh_token)
+    add(tokens?.id_token)
+    add(clientInformation?.client_secret)
+  }
   add(entry.codeVerifier)
   return out
 }
@@ -109,8 +112,26 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     }))
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
-    const tokens = (await this.entry()).tokens
+  /**
+   * The credentials of the authorization server the SDK names (`ctx.issuer`), else of the one in use (the
+   * transport's read of the bearer token has no `ctx`).
+   */
+  protected async credentials(ctx: OAuthClientInformationContext | undefined): Promise<McpTokenStore.Credentials> {
+    const entry = await this.entry()
+    const issuer = ctx?.issuer ?? entry.issuer
+    return issuer === undefined ? {} : entry.credentials?.[issuer] ?? {}
+  }
+
+  protected updateCredentials(
+    ctx: OAuthClientInformationContext | undefined,
+    stamped: string | undefined,
+    f: (credentials: McpTokenStore.Credentials) => McpTokenStore.Credentials
+  ): Promise<void> {
+    return this.update((entry) => McpTokenStore.updateCredentials(entry, ctx?.issuer ?? stamped ?? entry.issuer ?? "", f))
+  }
+
+  async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
+    const tokens = (await this.credentials(ctx)).tokens
     if (tokens === undefined) return undefined
     // a refresh keeps the scope it had: for a step-up, the SDK must authorize anew
     if (this.stepUpScope !== undefined && tokens.refresh_token !== undefined && !covers(tokens.scope, this.stepUpScope)) {
@@ -120,24 +141,33 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     return tokens
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: OAuthTokens & { readonly issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
     const expiresAt = tokens.expires_in !== undefined ? this.context.now() + tokens.expires_in * 1000 : undefined
     if (this.stepUpScope !== undefined && covers(tokens.scope, this.stepUpScope)) this.stepUpScope = undefined
     await this.update((entry) => {
       const { codeVerifier: _, ...rest } = entry
-      return { ...rest, tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) } }
+      return McpTokenStore.updateCredentials(rest, ctx?.issuer ?? tokens.issuer ?? entry.issuer ?? "", (credentials) => ({
+        ...credentials,
+        tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) }
+      }))
     })
   }
 
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "all") return this.run(this.context.store.remove(this.context.key))
     await this.update((entry) => {
-      const out: { -readonly [K in keyof McpTokenStore.Entry]: McpTokenStore.Entry[K] } = { ...entry }
-      if (scope === "client") delete out.clientInformation
-      if (scope === "tokens") delete out.tokens
-      if (scope === "verifier") delete out.codeVerifier
-      if (scope === "discovery") delete out.discoveryState
-      return out
+      const { codeVerifier, discoveryState, ...rest } = entry
+      const kept = {
+        ...rest,
+        ...(scope !== "verifier" && codeVerifier !== undefined ? { codeVerifier } : {}),
+        ...(scope !== "discovery" && discoveryState !== undefined ? { discoveryState } : {})
+      }
+      if ((scope !== "client" && scope !== "tokens") || entry.issuer === undefined) return kept
+      // those of the authorization server in use; another's are not this one's to judge
+      return McpTokenStore.updateCredentials(kept, entry.issuer, ({ clientInformation, tokens }) => ({
+        ...(scope !== "client" && clientInformation !== undefined ? { clientInformation } : {}),
+        ...(scope !== "tokens" && tokens !== undefined ? { tokens } : {})
+      }))
     })
   }
 
@@ -147,9 +177,12 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     if (refused !== undefined) throw new OAuthChecks.Refused(refused)
     // a round trip through JSON drops the `undefined` fields the SDK leaves in
     await this.update((entry) => ({ ...entry, discoveryState: JSON.parse(JSON.stringify(state)) }))
+    this.tokenRefused = false
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    // a refused token may be one of an authorization server the resource no longer names: ask it again
+    if (this.tokenRefused) return undefined
     const stored = (await this.entry()).discoveryState
     if (stored === undefined) return undefined
     const state = OAuthChecks.restoredDiscovery(stored)
@@ -179,20 +212,24 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   /** The configured client secret, when there is one: it stays out of the store. */
   protected abstract readonly configuredSecret: Redacted.Redacted<string> | undefined
 
-  protected async storedClient(clientId: string): Promise<OAuthClientInformationMixed> {
-    const stored = (await this.entry()).clientInformation
+  /**
+   * A configured client (its ID, its secret), as the authorization server `ctx` names knows it: the client is
+   * the user's for this server, whichever authorization server it names.
+   */
+  protected async storedClient(clientId: string, ctx: OAuthClientInformationContext | undefined): Promise<OAuthClientInformationMixed> {
+    const stored = (await this.credentials(ctx)).clientInformation
     const secret = this.configuredSecret === undefined ? {} : { client_secret: Redacted.value(this.configuredSecret) }
-    // the stored copy carries the `issuer` the SDK stamped it with, so it is never shown to another server
-    return stored !== undefined && stored.client_id === clientId ? { ...stored, ...secret } : { client_id: clientId, ...secret }
+    const issuer = ctx !== undefined ? { issuer: ctx.issuer } : {}
+    return stored !== undefined && stored.client_id === clientId ? { ...stored, ...secret, ...issuer } : { client_id: clientId, ...secret, ...issuer }
   }
 
-  protected async storeClient(info: OAuthClientInformationMixed): Promise<void> {
+  protected async storeClient(info: OAuthClientInformationMixed, ctx: OAuthClientInformationContext | undefined): Promise<void> {
     const { client_secret, ...rest } = info
     const keep = this.configuredSecret !== undefined && client_secret === Redacted.value(this.configuredSecret)
       ? rest
       : info
-    await this.update((entry) => ({
-      ...entry,
+    await this.updateCredentials(ctx, info.issuer, (credentials) => ({
+      ...credentials,
       clientInformation: { redirect_uris: [], ...keep } as OAuthClientInformationFull
     }))
   }
@@ -238,9 +275,10 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
     return Crypto.randomBytes(16).toString("base64url")
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    if (this.config.clientId !== undefined) return this.storedClient(this.config.clientId)
-    const stored = (await this.entry()).clientInformation
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed | undefined> {
+    if (this.config.clientId !== undefined) return this.storedClient(this.config.clientId, ctx)
+    // the registration with this authorization server: another's is never shown to it
+    const stored = (await this.credentials(ctx)).clientInformation
     // registering is the start of a login: not without a user
     if (stored === undefined && !this.mode.interactive) throw new NeedsLogin(this.challengedScope)
     if (stored === undefined) return undefined
@@ -252,12 +290,12 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
     return stored
   }
 
-  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
     const known = this.config.clientId !== undefined && info.client_id === this.config.clientId ||
-      (await this.entry()).clientInformation?.client_id === info.client_id
+      (await this.credentials(ctx)).clientInformation?.client_id === info.client_id
     // a new registration is the start of a login
     if (!known && !this.mode.interactive) throw new NeedsLogin(this.challengedScope)
-    await this.storeClient(info)
+    await this.storeClient(info, ctx)
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
@@ -329,12 +367,12 @@ export class ClientCredentialsProvider extends StoreProvider implements OAuthCli
     }
   }
 
-  clientInformation(): Promise<OAuthClientInformationMixed> {
-    return this.storedClient(this.config.clientId)
+  clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed> {
+    return this.storedClient(this.config.clientId, ctx)
   }
 
-  saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
-    return this.storeClient(info)
+  saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
+    return this.storeClient(info, ctx)
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams {
@@ -367,7 +405,7 @@ export const expiry = (
   now: number,
   skewMs: number
 ): "fresh" | "none" | "expired" => {
-  const tokens = entry.tokens
+  const tokens = McpTokenStore.current(entry).tokens
   if (tokens === undefined) return "none"
   return tokens.expires_at !== undefined && tokens.expires_at - skewMs <= now ? "expired" : "fresh"
 }

@@ -1,0 +1,218 @@
+/**
+ * The authorization of the 2026-07-28 revision against the local authorization server of `@zett/testing`: the
+ * `iss` of the authorization response (RFC 9207), a login inside a request (a refused token, a step-up during a
+ * call), credentials bound to the authorization server that issued them (a migration), and the registration's
+ * `application_type`. What the assertions read is what the servers received.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { type McpClientFactory, McpServerConfig } from "@zett/mcp"
+import * as OAuthServer from "@zett/testing/OAuthServer"
+import * as TempDir from "@zett/testing/TempDir"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
+  Effect.gen(function*() {
+    const as = yield* OAuthServer.make(options)
+    const store = yield* McpTokenStore.makeMemory
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth })
+    const headless = OAuthServer.headless()
+    const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
+      Effect.provide(ProcessGroups.layerNone),
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(NodeContext.layer),
+      Effect.provide(headless.layer)
+    )
+    const whoami = Effect.scoped(Effect.gen(function*() {
+      const client = yield* factory.connect(server)
+      const result = yield* client.callTool("whoami", {})
+      const block = result.content[0]
+      return block?.type === "text" ? block.text : ""
+    }))
+    return { as, store, server, headless, factory, whoami }
+  })
+
+const tokenRequests = (as: OAuthServer.OAuthServer) => as.requests.filter((r) => r.path === "/token")
+
+describe("the iss of the authorization response (RFC 9207)", () => {
+  it.scoped("the issuer's own iss: the code is redeemed and the call made", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({})
+      const text = yield* whoami
+      assert.match(text, /^client dcr-/)
+      assert.strictEqual(tokenRequests(as).length, 1)
+    }))
+
+  it.scoped("another issuer's iss: the login fails naming both, and the code never reaches the token endpoint", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ iss: { sent: "wrong" } })
+      const error = yield* Effect.flip(whoami)
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.include(error.message, "authorization failed")
+      assert.include(error.message, "\"https://attacker.example\"")
+      assert.include(error.message, JSON.stringify(as.issuer))
+      assert.strictEqual(tokenRequests(as).length, 0)
+    }))
+
+  it.scoped("no iss from a server whose metadata says it sends one: refused before the token request", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ iss: { sent: "none" } })
+      const error = yield* Effect.flip(whoami)
+      assert.include(error.message, "names no issuer")
+      assert.strictEqual(tokenRequests(as).length, 0)
+    }))
+
+  it.scoped("an iss from a server whose metadata does not advertise it is still compared: a wrong one is refused", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ iss: { advertised: false, sent: "wrong" } })
+      const error = yield* Effect.flip(whoami)
+      assert.include(error.message, "\"https://attacker.example\"")
+      assert.strictEqual(tokenRequests(as).length, 0)
+    }))
+
+  it.scoped("no iss from a server that does not advertise it: the code is redeemed", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ iss: { advertised: false, sent: "none" } })
+      assert.match(yield* whoami, /^client dcr-/)
+      assert.strictEqual(tokenRequests(as).length, 1)
+    }))
+
+  it.scoped("an iss that differs from the issuer by a terminating slash is refused: issuers are compared as they are", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({ iss: { sent: "slash" } })
+      const error = yield* Effect.flip(whoami)
+      assert.include(error.message, JSON.stringify(`${as.issuer}/`))
+      assert.strictEqual(tokenRequests(as).length, 0)
+    }))
+})
+
+describe("a login inside a request", () => {
+  it.scoped("a 403 insufficient_scope during a call: one login for the union of the granted and the challenged scopes, then the call goes through", () =>
+    Effect.gen(function*() {
+      const { as, headless, factory, server } = yield* setup({ challengeScope: "mcp:read", callScope: "mcp:read mcp:write" })
+      const text = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* factory.connect(server)
+        // listing needs only a token: the connection is made with the first login's
+        const page = yield* client.listTools()
+        assert.deepStrictEqual(page.tools.map((tool) => tool.name), ["whoami"])
+        assert.strictEqual(headless.urls.length, 1)
+        const result = yield* client.callTool("whoami", {})
+        const block = result.content[0]
+        return block?.type === "text" ? block.text : ""
+      }))
+      assert.deepStrictEqual(headless.urls.map((url) => url.searchParams.get("scope")), ["mcp:read", "mcp:read mcp:write"])
+      assert.match(text, /scope mcp:read mcp:write$/)
+      // the step-up was a new authorization, not a refresh (which keeps the scope it had)
+      assert.deepStrictEqual(tokenRequests(as).map((r) => r.form.grant_type), ["authorization_code", "authorization_code"])
+    }))
+
+  it.scoped("without a user (not interactive), the call fails with needs authorization and no authorization request is made", () =>
+    Effect.gen(function*() {
+      const { as, factory: interactive, server, store } = yield* setup({ challengeScope: "mcp:read", callScope: "mcp:read mcp:write" })
+      // a first login by a host with a user
+      yield* Effect.scoped(Effect.flatMap(interactive.connect(server), (client) => client.listTools()))
+      const quiet = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(NodeContext.layer)
+      )
+      const before = as.count("/authorize")
+      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(quiet.connect(server), (client) => client.callTool("whoami", {}))))
+      assert.strictEqual(error._tag, "McpRequestError")
+      assert.strictEqual((error as { readonly reason: string }).reason, "NeedsAuthorization")
+      assert.strictEqual(as.count("/authorize"), before)
+    }))
+
+  it.scoped("a step-up the server never grants stops after the limit, and the call fails", () =>
+    Effect.gen(function*() {
+      const { headless, factory, server } = yield* setup({
+        challengeScope: "mcp:read",
+        callScope: "mcp:read mcp:write",
+        grantableScopes: ["mcp:read"]
+      })
+      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))))
+      assert.strictEqual(error._tag, "McpRequestError")
+      // the connect's login, then two for the call (the factory's default limit)
+      assert.strictEqual(headless.urls.length, 3)
+    }))
+})
+
+describe("credentials bound to the authorization server that issued them", () => {
+  it.scoped("the server moves to another authorization server: Zett registers there, and never shows it the first one's client or tokens", () =>
+    Effect.gen(function*() {
+      const { as, factory, server } = yield* setup({})
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const client = yield* factory.connect(server)
+        const page = yield* client.listTools()
+        const after = as.migrate()
+        // the next request carries the first server's token, which is refused: discovered again, registered anew
+        const result = yield* client.callTool("whoami", {})
+        return { page, after, result }
+      }))
+      assert.deepStrictEqual(first.page.tools.map((tool) => tool.name), ["whoami"])
+      const [old, fresh] = as.registered
+      assert.strictEqual(old?.issuer, as.issuer)
+      assert.strictEqual(fresh?.issuer, first.after)
+      assert.deepStrictEqual(first.result.content[0], { type: "text", text: `client ${fresh!.client_id} scope ` })
+      const atNew = as.requests.filter((r) => r.origin === first.after)
+      assert.deepStrictEqual(atNew.map((r) => `${r.method} ${r.path}`), [
+        "GET /.well-known/oauth-authorization-server",
+        "POST /register",
+        "GET /authorize",
+        "POST /token"
+      ])
+      for (const request of atNew) {
+        assert.notInclude(JSON.stringify(request), old!.client_id)
+        for (const issued of as.issued.filter((i) => i.issuer === as.issuer)) {
+          assert.notInclude(JSON.stringify(request), issued.accessToken)
+          if (issued.refreshToken !== undefined) assert.notInclude(JSON.stringify(request), issued.refreshToken)
+        }
+      }
+    }))
+})
+
+describe("dynamic client registration", () => {
+  it.scoped("a registration for a loopback redirect says application_type native", () =>
+    Effect.gen(function*() {
+      const { as, whoami } = yield* setup({})
+      yield* whoami
+      const registration = as.requests.find((r) => r.path === "/register")
+      assert.strictEqual(registration?.form.application_type, JSON.stringify("native"))
+    }))
+})
+
+describe("token files of Zett 0.1", () => {
+  it.scoped("a login stored in the old shape (one set of credentials per server) is used after upgrading: no new login, no registration", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make({})
+      const directory = yield* TempDir.make()
+      const store = yield* McpTokenStore.makeFile({ directory })
+      const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
+      const headless = OAuthServer.headless()
+      const factoryWith = (interactive: boolean) =>
+        NodeMcpClientFactory.make({ interactive }).pipe(
+          Effect.provide(ProcessGroups.layerNone),
+          Effect.provideService(McpTokenStore.McpTokenStore, store),
+          Effect.provide(headless.layer)
+        )
+      const call = (factory: McpClientFactory.McpClientFactory["Type"]) =>
+        Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      yield* call(yield* factoryWith(true))
+      // the file as Zett 0.1 wrote it
+      const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
+      const { entry, key } = JSON.parse(Fs.readFileSync(file, "utf8")) as { key: string; entry: McpTokenStore.Entry }
+      const { clientInformation, tokens } = McpTokenStore.current(entry)
+      const { issuer: _, ...oldTokens } = tokens!
+      Fs.writeFileSync(file, JSON.stringify({ key, entry: { tokens: oldTokens, clientInformation, discoveryState: entry.discoveryState } }))
+      const before = as.requests.length
+      const result = yield* call(yield* factoryWith(false))
+      assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
+      assert.deepStrictEqual(as.requests.slice(before).filter((r) => r.on === "as"), [])
+      const read = Option.getOrThrow(yield* store.get(key))
+      assert.strictEqual(read.issuer, as.issuer)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
