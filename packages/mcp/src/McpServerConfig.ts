@@ -125,6 +125,31 @@ export class ClientCredentials extends Schema.TaggedClass<ClientCredentials>("@z
   }
 ) {}
 
+/**
+ * Enterprise-managed authorization (the `io.modelcontextprotocol/enterprise-managed-authorization` extension,
+ * SEP-990): the user's ID token from the enterprise identity provider (`idToken`) is exchanged there for an
+ * identity assertion grant (ID-JAG, RFC 8693, as the client `idpClientId`), which the MCP server's authorization
+ * server redeems for an access token (the JWT bearer grant, RFC 7523, as the client `clientId`, authenticated
+ * with `clientSecret`). The identity provider's token endpoint is found from `idpIssuer`, unless
+ * `idpTokenEndpoint` names it. No login, no browser: the identity provider's policy decides.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class EnterpriseManaged extends Schema.TaggedClass<EnterpriseManaged>("@zett/mcp/EnterpriseManaged")(
+  "EnterpriseManaged",
+  {
+    clientId: Schema.String,
+    clientSecret: Schema.Redacted(Schema.String),
+    idToken: Schema.Redacted(Schema.String),
+    idpIssuer: Schema.String,
+    idpTokenEndpoint: Schema.optional(Schema.String),
+    idpClientId: Schema.String,
+    idpClientSecret: Schema.optional(Schema.Redacted(Schema.String)),
+    scopes: Schema.optional(Schema.Array(Schema.String))
+  }
+) {}
+
 const isProvider = (u: unknown): u is OAuthClientProvider =>
   typeof u === "object" && u !== null && "tokens" in u && typeof u.tokens === "function" &&
   "saveTokens" in u && typeof u.saveTokens === "function"
@@ -165,13 +190,13 @@ export class CustomProvider extends Schema.TaggedClass<CustomProvider>("@zett/mc
  * @since 0.1.0
  * @category schemas
  */
-export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, CustomProvider)
+export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, EnterpriseManaged, CustomProvider)
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Auth = AuthorizationCode | ClientCredentials | CustomProvider
+export type Auth = AuthorizationCode | ClientCredentials | EnterpriseManaged | CustomProvider
 
 /**
  * The `auth` option of `http`, in plain values: an SDK provider, Zett's authorization-code options, or the
@@ -202,6 +227,19 @@ export type AuthInput =
     readonly algorithm: string
     readonly scopes?: ReadonlyArray<string> | undefined
   }
+  | {
+    readonly grant: "enterprise_managed"
+    readonly clientId: string
+    readonly clientSecret: string | Redacted.Redacted<string>
+    readonly idToken: string | Redacted.Redacted<string>
+    readonly idp: {
+      readonly issuer: string
+      readonly tokenEndpoint?: string | undefined
+      readonly clientId: string
+      readonly clientSecret?: string | Redacted.Redacted<string> | undefined
+    }
+    readonly scopes?: ReadonlyArray<string> | undefined
+  }
 
 const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedacted(value) ? value : Redacted.make(value)
 
@@ -213,6 +251,18 @@ const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedac
  */
 export const auth = (input: AuthInput): Auth => {
   if (isProvider(input)) return new CustomProvider({ provider: input })
+  if ("grant" in input && input.grant === "enterprise_managed") {
+    return new EnterpriseManaged({
+      clientId: input.clientId,
+      clientSecret: redacted(input.clientSecret),
+      idToken: redacted(input.idToken),
+      idpIssuer: input.idp.issuer,
+      ...(input.idp.tokenEndpoint !== undefined ? { idpTokenEndpoint: input.idp.tokenEndpoint } : {}),
+      idpClientId: input.idp.clientId,
+      ...(input.idp.clientSecret !== undefined ? { idpClientSecret: redacted(input.idp.clientSecret) } : {}),
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+    })
+  }
   if ("grant" in input) {
     return new ClientCredentials({
       clientId: input.clientId,
@@ -221,7 +271,7 @@ export const auth = (input: AuthInput): Auth => {
       ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
     })
   }
-  const options = input as Exclude<AuthInput, OAuthClientProvider | { readonly grant: "client_credentials" }>
+  const options = input as Exclude<AuthInput, OAuthClientProvider | { readonly grant: "client_credentials" | "enterprise_managed" }>
   return new AuthorizationCode({
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: redacted(options.clientSecret) } : {}),
@@ -440,7 +490,7 @@ const computeCacheKey = (server: McpServerConfig): string => {
  */
 export const authorizedByDefinition = (server: McpServerConfig): boolean =>
   server._tag === "McpStdioServer" ||
-  server.auth?._tag === "ClientCredentials" ||
+  server.auth?._tag === "ClientCredentials" || server.auth?._tag === "EnterpriseManaged" ||
   (server.auth === undefined && Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization"))
 
 // who the client is (another client may see other tools); a user's own provider counts as one kind
@@ -458,11 +508,14 @@ const authKey = (auth: Auth): unknown => {
         auth.privateKey === undefined ? null : sha256(Redacted.value(auth.privateKey)),
         auth.scopes ?? null
       ]
+    case "EnterpriseManaged":
+      // the ID token names the user
+      return ["enterprise_managed", auth.clientId, auth.idpIssuer, auth.idpClientId, sha256(Redacted.value(auth.idToken)), auth.scopes ?? null]
   }
 }
 
 /**
- * The secrets of an `auth` option: client secrets and private keys.
+ * The secrets of an `auth` option: client secrets, private keys, an ID token.
  *
  * @since 0.1.0
  * @category utils
@@ -471,6 +524,10 @@ export const authSecretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.R
   if (server._tag !== "McpHttpServer" || server.auth === undefined || server.auth._tag === "CustomProvider") return []
   const out: Array<Redacted.Redacted<string>> = []
   if (server.auth.clientSecret !== undefined) out.push(server.auth.clientSecret)
+  if (server.auth._tag === "EnterpriseManaged") {
+    out.push(server.auth.idToken)
+    if (server.auth.idpClientSecret !== undefined) out.push(server.auth.idpClientSecret)
+  }
   if (server.auth._tag === "ClientCredentials" && server.auth.privateKey !== undefined) {
     out.push(server.auth.privateKey)
     // a PEM key is also scrubbed line by line: an error may quote one line of it

@@ -43,6 +43,9 @@ export const login = (options: Options.AuthLoginOptions) =>
     if (server.auth?._tag === "ClientCredentials") {
       return yield* Output.line(`${server.name} uses the client credentials grant: no login is needed.`)
     }
+    if (server.auth?._tag === "EnterpriseManaged") {
+      return yield* Output.line(`${server.name} uses enterprise-managed authorization (its identity provider's ID token): no login is needed.`)
+    }
     const output = yield* Output.Output
     const store = yield* tokenStore
     const factory = yield* resolveClientFactory()

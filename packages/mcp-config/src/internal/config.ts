@@ -24,7 +24,7 @@ import * as Schema from "effect/Schema"
 import * as Os from "node:os"
 import * as McpInputs from "../McpInputs.js"
 import * as EditDistance from "@zett/agent/EditDistance"
-import { AuthorizationCode, ClientCredentials, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
+import { AuthorizationCode, ClientCredentials, EnterpriseManaged, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Json from "./configJson.js"
 import * as Dialect from "./dialect.js"
@@ -227,7 +227,9 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
 /**
  * OAuth of an HTTP entry, under `oauth` (Claude Code, Gemini CLI) or `auth`: Zett's keys
  * (`clientId`, `clientSecret`, `scopes`, `clientMetadataUrl`, `redirectPort`, and for machine to machine
- * `grant: "client_credentials"` with `clientSecret` or `privateKey` and `algorithm`), Claude Code's
+ * `grant: "client_credentials"` with `clientSecret` or `privateKey` and `algorithm`; for enterprise-managed
+ * authorization `grant: "enterprise_managed"` with `clientId`, `clientSecret`, `idToken`, `idpIssuer`,
+ * `idpClientId` and optionally `idpClientSecret`, `idpTokenEndpoint`), Claude Code's
  * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`. Gemini CLI's endpoint overrides are accepted and
  * not used: the endpoints are discovered.
  *
@@ -236,14 +238,19 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
 export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
   enabled: Schema.optional(Flag),
   grant: Schema.optional(
-    Schema.Literal("authorization_code", "client_credentials").annotations({
-      message: () => ({ message: `expected "authorization_code" or "client_credentials"`, override: true })
+    Schema.Literal("authorization_code", "client_credentials", "enterprise_managed").annotations({
+      message: () => ({ message: `expected "authorization_code", "client_credentials" or "enterprise_managed"`, override: true })
     })
   ),
   clientId: Schema.optional(NonEmptyText),
   clientSecret: Schema.optional(Secret),
   privateKey: Schema.optional(Secret),
   algorithm: Schema.optional(NonEmptyText),
+  idToken: Schema.optional(Secret),
+  idpIssuer: Schema.optional(Url),
+  idpTokenEndpoint: Schema.optional(Url),
+  idpClientId: Schema.optional(NonEmptyText),
+  idpClientSecret: Schema.optional(Secret),
   scopes: Schema.optional(Texts),
   clientMetadataUrl: Schema.optional(Url),
   redirectPort: Schema.optional(Port),
@@ -506,6 +513,26 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
       ? undefined
       : yield* Effect.forEach(oauth.scopes, (scope, i) => expandText(expansion, "auth", `${at("scopes")}[${i}]`, scope))
     const optional = <K extends string, A>(k: K, value: A | undefined) => (value !== undefined ? { [k]: value } as { [P in K]: A } : {})
+    const enterprise = ["idToken", "idpIssuer", "idpTokenEndpoint", "idpClientId", "idpClientSecret"] as const
+    if (oauth.grant === "enterprise_managed") {
+      const missing = (["clientId", "clientSecret", "idToken", "idpIssuer", "idpClientId"] as const).find((name) => oauth[name] === undefined)
+      if (missing !== undefined) return yield* new FieldIssue({ field: at(missing), reason: "missing (enterprise_managed needs it)" })
+      if (privateKey !== undefined) return yield* new FieldIssue({ field: at("privateKey"), reason: "only used with \"grant\": \"client_credentials\"" })
+      const idToken = yield* expandSecret(expansion, at("idToken"), oauth.idToken!)
+      const idpClientSecret = oauth.idpClientSecret === undefined ? undefined : yield* expandSecret(expansion, at("idpClientSecret"), oauth.idpClientSecret)
+      return new EnterpriseManaged({
+        clientId: clientId!,
+        clientSecret: clientSecret!,
+        idToken,
+        idpIssuer: (yield* text("idpIssuer", oauth.idpIssuer))!,
+        ...optional("idpTokenEndpoint", yield* text("idpTokenEndpoint", oauth.idpTokenEndpoint)),
+        idpClientId: (yield* text("idpClientId", oauth.idpClientId))!,
+        ...optional("idpClientSecret", idpClientSecret),
+        ...optional("scopes", scopes)
+      })
+    }
+    const stray = enterprise.find((name) => oauth[name] !== undefined)
+    if (stray !== undefined) return yield* new FieldIssue({ field: at(stray), reason: "only used with \"grant\": \"enterprise_managed\"" })
     if (oauth.grant === "client_credentials") {
       if (clientId === undefined) return yield* new FieldIssue({ field: at("clientId"), reason: "missing (client_credentials needs a client)" })
       if ((clientSecret === undefined) === (privateKey === undefined)) {

@@ -35,21 +35,22 @@ export const isLoopback = (hostname: string): boolean =>
   hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 
 /**
- * Why `value`, the authorization server's `kind` ("authorization endpoint", ...), is not used, if it is not.
+ * Why `value`, the authorization server's `kind` ("authorization endpoint", ...), is not used, if it is not;
+ * `owner` names whose endpoint it is in the reason.
  *
  * @internal
  */
-export const endpointRefusal = (kind: string, value: unknown): string | undefined => {
+export const endpointRefusal = (kind: string, value: unknown, owner = "the authorization server's"): string | undefined => {
   let url: URL
   try {
     url = new URL(String(value))
   } catch {
-    return `the authorization server's ${kind} is not a URL`
+    return `${owner} ${kind} is not a URL`
   }
   if (url.protocol === "https:" || url.protocol === "http:" && isLoopback(url.hostname)) return undefined
   return url.protocol === "http:"
-    ? `the authorization server's ${kind} is refused: plain http: to ${url.hostname}, which is not a loopback host (https: is required)`
-    : `the authorization server's ${kind} is refused: its scheme ${url.protocol} is not https:`
+    ? `${owner} ${kind} is refused: plain http: to ${url.hostname}, which is not a loopback host (https: is required)`
+    : `${owner} ${kind} is refused: its scheme ${url.protocol} is not https:`
 }
 
 const quote = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text)

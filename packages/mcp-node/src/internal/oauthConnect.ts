@@ -204,8 +204,10 @@ const connectWith = <A>(
       runtime,
       now: () => clock.unsafeCurrentTimeMillis()
     }
-    if (auth._tag === "ClientCredentials") {
-      const provider = new OAuthProvider.ClientCredentialsProvider(context, auth)
+    if (auth._tag === "ClientCredentials" || auth._tag === "EnterpriseManaged") {
+      const provider = auth._tag === "ClientCredentials"
+        ? new OAuthProvider.ClientCredentialsProvider(context, auth)
+        : new OAuthProvider.EnterpriseManagedProvider(context, auth, oauthFetch((url, init) => fetch(url, init), server, undefined, refusals))
       yield* renew(settings, provider, server, true, refusals)
       return yield* attempt(sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals))
     }

@@ -10,7 +10,7 @@
  */
 import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client"
-import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/client"
+import { createPrivateKeyJwtAuth, discoverAuthorizationServerMetadata, requestJwtAuthorizationGrant } from "@modelcontextprotocol/client"
 import type {
   OAuthClientInformationContext,
   OAuthClientInformationFull,
@@ -393,6 +393,104 @@ export class ClientCredentialsProvider extends StoreProvider implements OAuthCli
     throw new Error("client_credentials has no code verifier")
   }
 }
+
+/**
+ * Enterprise-managed authorization (SEP-990): the user's ID token is exchanged at the identity provider for an
+ * ID-JAG (RFC 8693, the SDK's `requestJwtAuthorizationGrant`), which the MCP server's authorization server
+ * redeems with the JWT bearer grant (RFC 7523), the client authenticated with `client_secret_basic`. The
+ * audience and resource of the exchange are the ones discovery found (the SDK hands them over before asking for
+ * the token request). The grant is a credential: it is held as one from the moment it exists.
+ *
+ * @internal
+ */
+export class EnterpriseManagedProvider extends StoreProvider implements OAuthClientProvider {
+  protected readonly configuredSecret: Redacted.Redacted<string>
+  private audience: string | undefined
+  private resource: string | undefined
+
+  constructor(
+    context: Context,
+    readonly config: McpServerConfig.EnterpriseManaged,
+    private readonly fetchFn: (url: string | URL, init?: RequestInit) => Promise<Response>
+  ) {
+    super(context)
+    this.configuredSecret = config.clientSecret
+  }
+
+  get redirectUrl(): undefined {
+    return undefined
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Zett",
+      redirect_uris: [],
+      grant_types: [JWT_BEARER],
+      token_endpoint_auth_method: "client_secret_basic",
+      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
+    }
+  }
+
+  clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed> {
+    return this.storedClient(this.config.clientId, ctx)
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
+    return this.storeClient(info, ctx)
+  }
+
+  saveAuthorizationServerUrl(url: string): void {
+    this.audience = url
+  }
+
+  saveResourceUrl(url: string): void {
+    this.resource = url
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
+    if (this.audience === undefined || this.resource === undefined) {
+      throw new OAuthChecks.Refused("the server names no protected resource metadata, which enterprise-managed authorization needs")
+    }
+    const idp = this.config
+    const tokenEndpoint = idp.idpTokenEndpoint ?? await this.idpTokenEndpoint()
+    const refused = OAuthChecks.endpointRefusal("token endpoint", tokenEndpoint, "the identity provider's")
+    if (refused !== undefined) throw new OAuthChecks.Refused(refused)
+    const wanted = [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope)])].join(" ")
+    const grant = await requestJwtAuthorizationGrant({
+      tokenEndpoint,
+      audience: this.audience,
+      resource: this.resource,
+      idToken: Redacted.value(idp.idToken),
+      clientId: idp.idpClientId,
+      ...(idp.idpClientSecret !== undefined ? { clientSecret: Redacted.value(idp.idpClientSecret) } : {}),
+      ...(wanted !== "" ? { scope: wanted } : {}),
+      fetchFn: this.fetchFn
+    })
+    this.context.held.add([grant.jwtAuthGrant])
+    const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion: grant.jwtAuthGrant })
+    if (wanted !== "") params.set("scope", wanted)
+    return params
+  }
+
+  /** The identity provider's token endpoint, from its metadata (RFC 8414, else OpenID Connect discovery). */
+  private async idpTokenEndpoint(): Promise<string> {
+    const metadata = await discoverAuthorizationServerMetadata(this.config.idpIssuer, { fetchFn: this.fetchFn })
+    if (metadata?.token_endpoint === undefined) throw new OAuthChecks.Refused("the identity provider's metadata names no token endpoint")
+    return metadata.token_endpoint
+  }
+
+  redirectToAuthorization(): void {
+    throw new NeedsLogin()
+  }
+
+  saveCodeVerifier(): void {}
+
+  codeVerifier(): string {
+    throw new Error("enterprise-managed authorization has no code verifier")
+  }
+}
+
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 /**
  * Whether stored tokens are past their expiry (or within `skewMs` of it), and can be renewed without a user: a
