@@ -144,13 +144,69 @@ describe("auth option", () => {
       assert.strictEqual(auth.algorithm, "RS256")
     }))
 
+  it.effect("enterprise-managed authorization: the ID token and both secrets from ${env:VAR}, all held as secrets of the definition", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* load(
+        "/p/.vscode/mcp.json",
+        {
+          corp: {
+            type: "http",
+            url: "https://corp.example/mcp",
+            auth: {
+              grant: "enterprise_managed",
+              clientId: "zett-at-corp",
+              clientSecret: "${env:CORP_SECRET}",
+              idToken: "${env:CORP_ID_TOKEN}",
+              idpIssuer: "https://idp.corp.example",
+              idpClientId: "zett-at-idp",
+              idpClientSecret: "${env:IDP_SECRET}",
+              scopes: ["mcp:read"]
+            }
+          }
+        },
+        { CORP_SECRET: SECRET, CORP_ID_TOKEN: "eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig", IDP_SECRET: "idp-5ecret-value" }
+      )
+      const server = httpOf(snapshot.servers[0]!)
+      const auth = server.auth
+      assert.strictEqual(auth?._tag, "EnterpriseManaged")
+      if (auth?._tag !== "EnterpriseManaged") return
+      assert.strictEqual(Redacted.value(auth.idToken), "eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig")
+      assert.strictEqual(auth.idpIssuer, "https://idp.corp.example")
+      assert.deepStrictEqual(auth.scopes, ["mcp:read"])
+      const scrubbed = McpServerConfig.scrubberOf(server).scrub(`${SECRET} eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig idp-5ecret-value`)
+      for (const secret of [SECRET, "id-token-of-the-user", "idp-5ecret-value"]) {
+        assert.notInclude(scrubbed, secret)
+        assert.notInclude(Util.inspect(snapshot, { depth: 20 }), secret)
+      }
+      // the ID token names the user: another one is another cache entry
+      const other = McpServerConfig.http({
+        name: "corp",
+        url: "https://corp.example/mcp",
+        auth: {
+          grant: "enterprise_managed",
+          clientId: "zett-at-corp",
+          clientSecret: SECRET,
+          idToken: "another-user",
+          idp: { issuer: "https://idp.corp.example", clientId: "zett-at-idp" },
+          scopes: ["mcp:read"]
+        }
+      })
+      assert.notStrictEqual(McpServerConfig.cacheKey(other), McpServerConfig.cacheKey(server))
+    }))
+
   it.effect("invalid auth entries name the file, the field and the reason, without the secret", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
         [{ grant: "client_credentials", clientSecret: SECRET }, "mcpServers.s.auth.clientId", "missing (client_credentials needs a client)"],
         [{ grant: "client_credentials", clientId: "r" }, "mcpServers.s.auth", "client_credentials needs either clientSecret or privateKey"],
         [{ grant: "client_credentials", clientId: "r", privateKey: SECRET }, "mcpServers.s.auth.algorithm", "missing (privateKey needs an algorithm such as RS256)"],
-        [{ grant: "password" }, "mcpServers.s.auth.grant", "expected \"authorization_code\" or \"client_credentials\""],
+        [{ grant: "password" }, "mcpServers.s.auth.grant", "expected \"authorization_code\", \"client_credentials\" or \"enterprise_managed\""],
+        [
+          { grant: "enterprise_managed", clientId: "app", clientSecret: SECRET, idpIssuer: "https://idp.example", idpClientId: "idp-app" },
+          "mcpServers.s.auth.idToken",
+          "missing (enterprise_managed needs it)"
+        ],
+        [{ clientId: "app", idToken: SECRET }, "mcpServers.s.auth.idToken", "only used with \"grant\": \"enterprise_managed\""],
         [{ clientSecret: 42 }, "mcpServers.s.auth.clientSecret", "expected a string, got a number"],
         [{ redirectPort: 70000 }, "mcpServers.s.auth.redirectPort", "expected a port number (0 to 65535), got 70000"],
         [{ clientSecrt: SECRET }, "mcpServers.s.auth.clientSecrt", "unknown key"]
