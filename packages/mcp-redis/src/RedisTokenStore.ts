@@ -1,12 +1,15 @@
 /**
  * OAuth tokens shared by the processes of a fleet through Redis: an `McpTokenStore` whose `withLock` is a lock
- * in Redis, so that one process refreshes an expired token and the others find the new one.
+ * in Redis, so that one process refreshes an expired token and the others find the new one. Entries are
+ * encrypted with a key the application gives (AES-256-GCM), and expire when their tokens are worth nothing.
  *
  * @since 0.1.0
  */
 import { McpTokenStore, McpTokenStoreError, decodeEntry } from "@zett/mcp-node/McpTokenStore"
 import type { Entry } from "@zett/mcp-node/McpTokenStore"
 import * as Duration from "effect/Duration"
+import * as Redacted from "effect/Redacted"
+import * as Crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -31,12 +34,67 @@ export interface Options {
   readonly lockWait?: Duration.DurationInput | undefined
   /** The longest wait for one Redis command (default: the `operationTimeout` of `McpRedis`). */
   readonly operationTimeout?: Duration.DurationInput | undefined
+  /**
+   * The key entries are encrypted with (AES-256-GCM, the key derived from this with HKDF-SHA-256): a random
+   * secret of at least 32 bytes, the same for every process of the fleet (`openssl rand -base64 32`). Without
+   * one, tokens are stored in plain text, and the store says so when it starts.
+   */
+  readonly encryptionKey?: Redacted.Redacted<string> | undefined
+  /**
+   * How long an entry whose refresh token says no lifetime of its own lives in Redis after its last write
+   * (default 30 days). An entry with no refresh token lives until its access token expires.
+   */
+  readonly refreshTokenLifetime?: Duration.DurationInput | undefined
+}
+
+const ENCRYPTED = "zett:aes-256-gcm:"
+
+/** AES-256-GCM with a fresh IV per write; the Redis key is the associated data, so an entry cannot be moved to another server's key. */
+const cipherOf = (secret: Redacted.Redacted<string>, storeId: string) => {
+  const key = Buffer.from(Crypto.hkdfSync("sha256", Redacted.value(secret), "zett/mcp-redis/tokens", storeId, 32))
+  return {
+    seal: (name: string, text: string): string => {
+      const iv = Crypto.randomBytes(12)
+      const cipher = Crypto.createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(name))
+      const sealed = Buffer.concat([cipher.update(text, "utf8"), cipher.final()])
+      return ENCRYPTED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString("base64")
+    },
+    open: (name: string, stored: string): string | undefined => {
+      try {
+        const bytes = Buffer.from(stored.slice(ENCRYPTED.length), "base64")
+        const decipher = Crypto.createDecipheriv("aes-256-gcm", key, bytes.subarray(0, 12)).setAAD(Buffer.from(name))
+        decipher.setAuthTag(bytes.subarray(12, 28))
+        return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8")
+      } catch {
+        return undefined
+      }
+    }
+  }
+}
+
+/**
+ * How long an entry is worth keeping, from `now`: as long as its longest-lived refresh token (its own
+ * `refresh_token_expires_in` when the authorization server said one, else `lifetime`), else until its last access
+ * token expires; an entry with no tokens (a registration) lives `lifetime`.
+ */
+const lifetimeOf = (entry: Entry, now: number, lifetime: number): number => {
+  const all = Object.values(entry.credentials ?? {}).flatMap((credentials) => credentials.tokens === undefined ? [] : [credentials.tokens])
+  if (all.length === 0) return lifetime
+  return Math.max(1, ...all.map((tokens) => {
+    if (tokens.refresh_token !== undefined) {
+      const own = (tokens as { readonly refresh_token_expires_in?: unknown }).refresh_token_expires_in
+      return typeof own === "number" && own > 0 ? own * 1000 : lifetime
+    }
+    return tokens.expires_at !== undefined ? tokens.expires_at - now : lifetime
+  }))
 }
 
 /**
  * A store shared by the processes of a fleet through the Redis of `McpRedis`: each entry as JSON under
- * `<prefix><storeId>:<key>` (the key is the normalized server URL, which holds no secret), without expiry;
- * `keys` scans that prefix. `withLock` is a lock in Redis (`SET NX PX` with a token of its own, renewed while
+ * `<prefix><storeId>:<key>` (the key is the normalized server URL, which holds no secret), encrypted with
+ * `encryptionKey` when one is given (an entry written in plain text before is read, and encrypted by its next
+ * write; one that does not decrypt is absent, with a warning), and expiring with its refresh token's lifetime
+ * (`refreshTokenLifetime`, or the access token's when there is no refresh token); `keys` scans that prefix. `withLock` is a lock in Redis (`SET NX PX` with a token of its own, renewed while
  * held, released only by its holder, freed by expiry when the holder dies), so that one process of the fleet
  * refreshes an expired token and the others, waiting for the lock, find the new one: a refresh token is used
  * once.
@@ -53,11 +111,19 @@ export interface Options {
 export const make = (
   options?: Options
 ): Effect.Effect<McpTokenStore["Type"], never, McpRedis.McpRedis> =>
-  Effect.map(McpRedis.McpRedis, (redis) => {
+  Effect.gen(function*() {
+    const redis = yield* McpRedis.McpRedis
     const client = redis.client
     const operationTimeout = options?.operationTimeout ?? redis.operationTimeout
     const storeId = options?.storeId ?? "mcp-tokens"
     const prefix = `${redis.prefix}${storeId}:`
+    const cipher = options?.encryptionKey === undefined ? undefined : cipherOf(options.encryptionKey, storeId)
+    const lifetime = Duration.toMillis(Duration.decode(options?.refreshTokenLifetime ?? Duration.days(30)))
+    if (cipher === undefined) {
+      yield* Effect.logWarning(
+        `token store: OAuth tokens are stored in Redis (${prefix}*) in plain text; give RedisTokenStore an encryptionKey to encrypt them`
+      )
+    }
     const lockOptions = {
       ttl: options?.lockTtl ?? Duration.seconds(10),
       wait: options?.lockWait ?? Duration.seconds(30),
@@ -84,12 +150,29 @@ export const make = (
       RedisLock.command(prefix, operationTimeout, f).pipe(Effect.mapError(failure(key, what)))
 
     const get = (key: string) =>
-      Effect.flatMap(run(key, "read", () => client.get(prefix + key)), (text): Effect.Effect<Option.Option<Entry>> => {
-        if (text === null) return Effect.succeedNone
+      Effect.flatMap(run(key, "read", () => client.get(prefix + key)), (stored): Effect.Effect<Option.Option<Entry>> => {
+        if (stored === null) return Effect.succeedNone
+        const sealed = stored.startsWith(ENCRYPTED)
+        if (sealed && cipher === undefined) {
+          return Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: it is encrypted, and this store has no encryptionKey`), Option.none())
+        }
+        // an entry written before the fleet had a key is read, and encrypted by its next write
+        const text = sealed ? cipher!.open(prefix + key, stored) : stored
+        if (text === undefined) {
+          return Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: it cannot be decrypted with this encryptionKey`), Option.none())
+        }
         const decoded = decodeEntry(text)
         return Option.isSome(decoded)
-          ? Effect.succeed(decoded as Option.Option<Entry>)
+          ? Effect.succeed(decoded)
           : Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: not a valid entry`), Option.none())
+      })
+
+    const set = (key: string, entry: Entry) =>
+      Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => {
+        const text = JSON.stringify(entry)
+        const value = cipher === undefined ? text : cipher.seal(prefix + key, text)
+        const ttl = Math.ceil(lifetimeOf(entry, now, lifetime))
+        return Effect.asVoid(run(key, "write", () => client.set(prefix + key, value, "PX", ttl)))
       })
 
     const keys = Effect.gen(function*() {
@@ -106,7 +189,7 @@ export const make = (
 
     return McpTokenStore.of({
       get,
-      set: (key, entry) => Effect.asVoid(run(key, "write", () => client.set(prefix + key, JSON.stringify(entry)))),
+      set,
       remove: (key) => Effect.asVoid(run(key, "remove", () => client.del(prefix + key))),
       keys,
       withLock: (key, effect) =>

@@ -18,6 +18,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import { Redis } from "ioredis"
 import * as ChildProcess from "node:child_process"
@@ -131,8 +132,10 @@ describe("RedisTokenStore.layer", () => {
       assert.deepStrictEqual(yield* second.keys, ["https://docs.example/mcp", "https://other.example"])
       const raw = yield* rawClient(redis.url)
       assert.deepStrictEqual(JSON.parse((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!), entry)
-      // no expiry: a refresh token outlives any access token
-      assert.strictEqual(yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`)), -1)
+      // an entry with a refresh token lives as long as a refresh token (30 days by default), not as its access token
+      const ttl = yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`))
+      assert.isAbove(ttl, 29 * 24 * 3_600_000)
+      assert.isAtMost(ttl, 30 * 24 * 3_600_000)
       yield* McpTokenStore.modify(second, key, McpTokenStore.withoutTokens)
       assert.deepStrictEqual(yield* first.get(key), Option.some(McpTokenStore.withoutTokens(entry)))
       yield* second.remove(key)
@@ -334,5 +337,100 @@ describe("RedisTokenStore.layer", () => {
       yield* TestClock.adjust("200 millis")
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error.reason, "Timeout")
+    }))
+})
+
+describe("RedisTokenStore: tokens at rest", () => {
+  const sealedKey = Redacted.make("a-random-key-of-the-fleet-0123456789abcdef")
+
+  it.scopedLive("with an encryptionKey, Redis holds no token, client or issuer in any form; a process with the same key reads the entry", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const first = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      const second = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      yield* first.set(key, entry)
+      const raw = yield* rawClient(redis.url)
+      const stored = (yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!
+      assert.match(stored, /^zett:aes-256-gcm:[A-Za-z0-9+/=]+$/)
+      const decoded = Buffer.from(stored.slice("zett:aes-256-gcm:".length), "base64").toString("latin1")
+      for (const secret of [accessSecret, refreshSecret, "dcr-1", issuer]) {
+        for (const form of [secret, Buffer.from(secret).toString("base64"), encodeURIComponent(secret)]) {
+          assert.notInclude(stored, form)
+          assert.notInclude(decoded, form)
+        }
+      }
+      assert.deepStrictEqual(yield* second.get(key), Option.some(entry))
+    }))
+
+  it.scopedLive("an entry sealed for one key is absent, with a warning, to a store with another key, to one without a key, and under another server's key", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const sealed = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      yield* sealed.set(key, entry)
+      const logs = captureLogs()
+      const other = yield* storeOn(redis.url, { encryptionKey: Redacted.make("another-key-of-another-fleet-0123456789") })
+      assert.isTrue(Option.isNone(yield* other.get(key).pipe(Effect.provide(logs.layer))))
+      const plain = yield* storeOn(redis.url)
+      assert.isTrue(Option.isNone(yield* plain.get(key).pipe(Effect.provide(logs.layer))))
+      // the ciphertext is bound to its key: copied under another server's, it does not open
+      const raw = yield* rawClient(redis.url)
+      const stored = (yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!
+      yield* Effect.promise(() => raw.set("zett:mcp-tokens:https://elsewhere.example/mcp", stored))
+      assert.isTrue(Option.isNone(yield* sealed.get("https://elsewhere.example/mcp").pipe(Effect.provide(logs.layer))))
+      assert.deepStrictEqual(logs.lines.map((line) => /message="([^"]*)"/.exec(line)?.[1]), [
+        `token store: ignoring ${key} in Redis: it cannot be decrypted with this encryptionKey`,
+        `token store: ignoring ${key} in Redis: it is encrypted, and this store has no encryptionKey`,
+        "token store: ignoring https://elsewhere.example/mcp in Redis: it cannot be decrypted with this encryptionKey"
+      ])
+    }))
+
+  it.scopedLive("an entry written in plain text before the fleet had a key is read, and sealed by its next write", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const before = yield* storeOn(redis.url)
+      yield* before.set(key, entry)
+      const after = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      assert.deepStrictEqual(yield* after.get(key), Option.some(entry))
+      yield* McpTokenStore.modify(after, key, (same) => same)
+      const raw = yield* rawClient(redis.url)
+      assert.match((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!, /^zett:aes-256-gcm:/)
+      assert.deepStrictEqual(yield* after.get(key), Option.some(entry))
+    }))
+
+  it.scopedLive("without a key, the store says at start that tokens are stored in plain text", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const logs = captureLogs()
+      yield* storeOn(redis.url).pipe(Effect.provide(logs.layer))
+      yield* storeOn(redis.url, { encryptionKey: sealedKey }).pipe(Effect.provide(logs.layer))
+      assert.strictEqual(logs.lines.length, 1)
+      assert.include(logs.lines[0]!, "level=WARN")
+      assert.include(logs.lines[0]!, "OAuth tokens are stored in Redis (zett:mcp-tokens:*) in plain text")
+    }))
+
+  it.scopedLive("an entry lives as long as its tokens are worth something: its refresh token's own lifetime, else its access token's", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const store = yield* storeOn(redis.url, { refreshTokenLifetime: "7 days" })
+      const raw = yield* rawClient(redis.url)
+      const pttl = (name: string) => Effect.promise(() => raw.pttl(`zett:mcp-tokens:${name}`))
+      const tokens = (extra: Record<string, unknown>): McpTokenStore.Entry => ({
+        issuer,
+        credentials: { [issuer]: { tokens: { access_token: accessSecret, token_type: "Bearer", ...extra } } }
+      })
+      yield* store.set("https://a.example", tokens({ refresh_token: refreshSecret }))
+      yield* store.set("https://b.example", tokens({ refresh_token: refreshSecret, refresh_token_expires_in: 3_600 }))
+      yield* store.set("https://c.example", tokens({ expires_at: Date.now() + 120_000 }))
+      yield* store.set("https://d.example", { issuer, credentials: { [issuer]: { clientInformation: { client_id: "dcr-1", redirect_uris: [] } } } })
+      const a = yield* pttl("https://a.example")
+      assert.isAbove(a, 6 * 24 * 3_600_000)
+      assert.isAtMost(a, 7 * 24 * 3_600_000)
+      const b = yield* pttl("https://b.example")
+      assert.isAbove(b, 3_500_000)
+      assert.isAtMost(b, 3_600_000)
+      const c = yield* pttl("https://c.example")
+      assert.isAbove(c, 0)
+      assert.isAtMost(c, 120_000)
+      assert.isAbove(yield* pttl("https://d.example"), 6 * 24 * 3_600_000)
     }))
 })
