@@ -6,11 +6,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { type McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { Agent, type Message, ScriptedModel } from "@zett/agent"
+import { McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
+import { type McpClientFactory, McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -215,4 +217,27 @@ describe("token files of Zett 0.1", () => {
       const read = Option.getOrThrow(yield* store.get(key))
       assert.strictEqual(read.issuer, as.issuer)
     }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("an agent that may log in", () => {
+  it.scoped("NodeMcpExtension.layer({ interactive: true }) with the host's McpAuthorization: the login runs inside the request, and the model gets the tool's result", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make({})
+      const headless = OAuthServer.headless()
+      const seen: Array<Message.Message> = []
+      const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(NodeMcpExtension.layer({ interactive: true })),
+        Layer.provide(McpServers.layer([McpServerConfig.http({ name: "docs", url: as.url, auth: {} })])),
+        Layer.provide(ScriptedModel.layer([
+          { toolCalls: [{ name: "docs__whoami", arguments: {} }] },
+          (request) => (seen.push(...request.messages), { text: "done" })
+        ])),
+        Layer.provide(headless.layer),
+        Layer.provide(McpTokenStore.layerMemory)
+      )
+      yield* Agent.run("who am I?").pipe(Effect.provide(layer))
+      assert.strictEqual(headless.urls.length, 1)
+      const result = seen.find((message) => message._tag === "ToolMessage")
+      assert.include(JSON.stringify(result), `client ${as.registered[0]!.client_id}`)
+    }))
 })
