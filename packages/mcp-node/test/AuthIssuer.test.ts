@@ -177,13 +177,34 @@ describe("credentials bound to the authorization server that issued them", () =>
     }))
 })
 
-describe("dynamic client registration", () => {
+describe("which client: pre-registered, then a client ID metadata document, then dynamic registration", () => {
+  const clientMetadataUrl = "https://zett.example/oauth/client.json"
+
   it.scoped("a registration for a loopback redirect says application_type native", () =>
     Effect.gen(function*() {
       const { as, whoami } = yield* setup({})
       yield* whoami
       const registration = as.requests.find((r) => r.path === "/register")
       assert.strictEqual(registration?.form.application_type, JSON.stringify("native"))
+    }))
+
+  it.scoped("a metadata document URL is not used with a server that does not advertise them: it registers instead", () =>
+    Effect.gen(function*() {
+      const { as, headless, whoami } = yield* setup({}, { clientMetadataUrl })
+      yield* whoami
+      assert.strictEqual(as.count("/register"), 1)
+      assert.strictEqual(headless.urls[0]!.searchParams.get("client_id"), as.registered[0]!.client_id)
+    }))
+
+  it.scoped("a pre-registered client wins over a metadata document the server supports: nothing is registered", () =>
+    Effect.gen(function*() {
+      const { as, headless, whoami } = yield* setup(
+        { clientIdMetadataDocuments: true, clients: [{ client_id: "zett-app", redirect_uris: ["http://127.0.0.1:47813/callback"] }] },
+        { clientId: "zett-app", clientMetadataUrl }
+      )
+      assert.strictEqual(yield* whoami, "client zett-app scope ")
+      assert.strictEqual(as.count("/register"), 0)
+      assert.strictEqual(headless.urls[0]!.searchParams.get("client_id"), "zett-app")
     }))
 })
 
