@@ -29,12 +29,7 @@ const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {
       Effect.provide(NodeContext.layer),
       Effect.provide(headless.layer)
     )
-    const whoami = Effect.scoped(Effect.gen(function*() {
-      const client = yield* factory.connect(server)
-      const result = yield* client.callTool("whoami", {})
-      const block = result.content[0]
-      return block?.type === "text" ? block.text : ""
-    }))
+    const whoami = OAuthServer.whoami(factory, server)
     return { as, store, server, headless, factory, whoami }
   })
 

@@ -24,13 +24,7 @@ const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provide(NodeContext.layer)
     )
-    const whoami = (target: McpServerConfig.McpHttpServer = server) =>
-      Effect.scoped(Effect.gen(function*() {
-        const client = yield* factory.connect(target)
-        const result = yield* client.callTool("whoami", {})
-        const block = result.content[0]
-        return block?.type === "text" ? block.text : ""
-      }))
+    const whoami = (target: McpServerConfig.McpHttpServer = server) => OAuthServer.whoami(factory, target)
     const login = (target: McpServerConfig.McpHttpServer = server) =>
       McpAuthorization.login(target).pipe(
         Effect.provideService(McpClientFactory.McpClientFactory, factory),

@@ -12,6 +12,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import { McpAuthorization } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -546,6 +549,21 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       }
     }
   })
+
+/**
+ * Connects to the protected server with `factory` and calls its `whoami` tool: the text it answers (which client,
+ * which scopes), in a scope of its own.
+ */
+export const whoami = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  server: McpServerConfig.McpServerConfig
+): Effect.Effect<string, McpConnectError | McpRequestError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const client = yield* factory.connect(server)
+    const result = yield* client.callTool("whoami", {})
+    const block = result.content[0]
+    return block?.type === "text" ? block.text : ""
+  }))
 
 /**
  * A login hook without a browser: it follows the authorization URL with `redirect: "manual"` and reads the code,

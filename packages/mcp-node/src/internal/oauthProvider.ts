@@ -327,60 +327,45 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
 }
 
 /**
- * The `client_credentials` provider: the client authenticates with its secret (the SDK picks
- * `client_secret_basic` or `client_secret_post` from the server's metadata) or with a JWT signed by its private
- * key (the SDK's `createPrivateKeyJwtAuth`). Tokens are kept in the store, so connections share them.
+ * What the machine flows share: no redirect and no user (a flow that would need one stops with `NeedsLogin`),
+ * the configured client as the authorization server in use knows it, tokens in the store so connections share
+ * them, and the scopes configured and those the server asked for in its challenge.
  *
  * @internal
  */
-export class ClientCredentialsProvider extends StoreProvider implements OAuthClientProvider {
-  addClientAuthentication?: AddClientAuthentication
-  protected readonly configuredSecret: Redacted.Redacted<string> | undefined
-
-  constructor(context: Context, readonly config: McpServerConfig.ClientCredentials) {
-    super(context)
-    this.configuredSecret = config.clientSecret
-    const privateKey = config.privateKey
-    // the key is unwrapped only when a request is signed
-    if (privateKey !== undefined) {
-      this.addClientAuthentication = (headers, params, url, metadata) =>
-        createPrivateKeyJwtAuth({
-          issuer: config.clientId,
-          subject: config.clientId,
-          privateKey: Redacted.value(privateKey),
-          alg: config.algorithm ?? "RS256"
-        })(headers, params, url, metadata)
-    }
+abstract class MachineProvider extends StoreProvider implements OAuthClientProvider {
+  protected abstract readonly client: {
+    readonly clientId: string
+    readonly scopes?: ReadonlyArray<string> | undefined
   }
+  protected abstract readonly grantType: string
+  protected abstract readonly authMethod: string
 
   get redirectUrl(): undefined {
     return undefined
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    const scopes = this.client.scopes
     return {
       client_name: "Zett",
       redirect_uris: [],
-      grant_types: ["client_credentials"],
-      token_endpoint_auth_method: this.config.privateKey !== undefined ? "private_key_jwt" : "client_secret_basic",
-      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
+      grant_types: [this.grantType],
+      token_endpoint_auth_method: this.authMethod,
+      ...(scopes !== undefined && scopes.length > 0 ? { scope: scopes.join(" ") } : {})
     }
   }
 
   clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed> {
-    return this.storedClient(this.config.clientId, ctx)
+    return this.storedClient(this.client.clientId, ctx)
   }
 
   saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
     return this.storeClient(info, ctx)
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams {
-    const params = new URLSearchParams({ grant_type: "client_credentials" })
-    // the scopes configured, and those the server asked for in its challenge
-    const wanted = [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope), ...scopesOf(this.stepUpScope)])]
-    if (wanted.length > 0) params.set("scope", wanted.join(" "))
-    return params
+  protected wantedScope(scope: string | undefined): string {
+    return [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope), ...scopesOf(this.stepUpScope)])].join(" ")
   }
 
   redirectToAuthorization(): void {
@@ -390,7 +375,45 @@ export class ClientCredentialsProvider extends StoreProvider implements OAuthCli
   saveCodeVerifier(): void {}
 
   codeVerifier(): string {
-    throw new Error("client_credentials has no code verifier")
+    throw new Error(`the ${this.grantType} grant has no code verifier`)
+  }
+}
+
+/**
+ * The `client_credentials` provider: the client authenticates with its secret (the SDK picks
+ * `client_secret_basic` or `client_secret_post` from the server's metadata) or with a JWT signed by its private
+ * key (the SDK's `createPrivateKeyJwtAuth`).
+ *
+ * @internal
+ */
+export class ClientCredentialsProvider extends MachineProvider {
+  addClientAuthentication?: AddClientAuthentication
+  protected readonly configuredSecret: Redacted.Redacted<string> | undefined
+  protected readonly grantType = "client_credentials"
+  protected readonly authMethod: string
+
+  constructor(context: Context, protected readonly client: McpServerConfig.ClientCredentials) {
+    super(context)
+    this.configuredSecret = client.clientSecret
+    this.authMethod = client.privateKey !== undefined ? "private_key_jwt" : "client_secret_basic"
+    const privateKey = client.privateKey
+    // the key is unwrapped only when a request is signed
+    if (privateKey !== undefined) {
+      this.addClientAuthentication = (headers, params, url, metadata) =>
+        createPrivateKeyJwtAuth({
+          issuer: client.clientId,
+          subject: client.clientId,
+          privateKey: Redacted.value(privateKey),
+          alg: client.algorithm ?? "RS256"
+        })(headers, params, url, metadata)
+    }
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams {
+    const params = new URLSearchParams({ grant_type: "client_credentials" })
+    const wanted = this.wantedScope(scope)
+    if (wanted !== "") params.set("scope", wanted)
+    return params
   }
 }
 
@@ -403,40 +426,20 @@ export class ClientCredentialsProvider extends StoreProvider implements OAuthCli
  *
  * @internal
  */
-export class EnterpriseManagedProvider extends StoreProvider implements OAuthClientProvider {
+export class EnterpriseManagedProvider extends MachineProvider {
   protected readonly configuredSecret: Redacted.Redacted<string>
+  protected readonly grantType = JWT_BEARER
+  protected readonly authMethod = "client_secret_basic"
   private audience: string | undefined
   private resource: string | undefined
 
   constructor(
     context: Context,
-    readonly config: McpServerConfig.EnterpriseManaged,
+    protected readonly client: McpServerConfig.EnterpriseManaged,
     private readonly fetchFn: (url: string | URL, init?: RequestInit) => Promise<Response>
   ) {
     super(context)
-    this.configuredSecret = config.clientSecret
-  }
-
-  get redirectUrl(): undefined {
-    return undefined
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "Zett",
-      redirect_uris: [],
-      grant_types: [JWT_BEARER],
-      token_endpoint_auth_method: "client_secret_basic",
-      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
-    }
-  }
-
-  clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed> {
-    return this.storedClient(this.config.clientId, ctx)
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
-    return this.storeClient(info, ctx)
+    this.configuredSecret = client.clientSecret
   }
 
   saveAuthorizationServerUrl(url: string): void {
@@ -451,11 +454,11 @@ export class EnterpriseManagedProvider extends StoreProvider implements OAuthCli
     if (this.audience === undefined || this.resource === undefined) {
       throw new OAuthChecks.Refused("the server names no protected resource metadata, which enterprise-managed authorization needs")
     }
-    const idp = this.config
+    const idp = this.client
     const tokenEndpoint = idp.idpTokenEndpoint ?? await this.idpTokenEndpoint()
     const refused = OAuthChecks.endpointRefusal("token endpoint", tokenEndpoint, "the identity provider's")
     if (refused !== undefined) throw new OAuthChecks.Refused(refused)
-    const wanted = [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope)])].join(" ")
+    const wanted = this.wantedScope(scope)
     const grant = await requestJwtAuthorizationGrant({
       tokenEndpoint,
       audience: this.audience,
@@ -474,19 +477,9 @@ export class EnterpriseManagedProvider extends StoreProvider implements OAuthCli
 
   /** The identity provider's token endpoint, from its metadata (RFC 8414, else OpenID Connect discovery). */
   private async idpTokenEndpoint(): Promise<string> {
-    const metadata = await discoverAuthorizationServerMetadata(this.config.idpIssuer, { fetchFn: this.fetchFn })
+    const metadata = await discoverAuthorizationServerMetadata(this.client.idpIssuer, { fetchFn: this.fetchFn })
     if (metadata?.token_endpoint === undefined) throw new OAuthChecks.Refused("the identity provider's metadata names no token endpoint")
     return metadata.token_endpoint
-  }
-
-  redirectToAuthorization(): void {
-    throw new NeedsLogin()
-  }
-
-  saveCodeVerifier(): void {}
-
-  codeVerifier(): string {
-    throw new Error("enterprise-managed authorization has no code verifier")
   }
 }
 
