@@ -13,7 +13,7 @@ import { McpAuthorization } from "./internal/authorization.js"
 import * as OAuthChecks from "./internal/oauthChecks.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
 import { McpClientFactory } from "@zett/mcp/McpClientFactory"
-import type { McpConnectError } from "@zett/mcp/McpError"
+import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "./McpTokenStore.js"
 
@@ -70,22 +70,32 @@ export const isLoopbackHost: (hostname: string) => boolean = OAuthChecks.isLoopb
 
 /**
  * Runs the authorization-code flow for `server` with the `McpAuthorization` in context, even when stored tokens
- * would still do (they are forgotten first; the client registration is kept), and closes the connection it
- * opened to check the result.
+ * would still do (they are forgotten first; the client registrations are kept): it connects and lists the
+ * server's tools, as a server may let the connection through and ask for authorization at its first request.
+ * `"Authorized"` when the store then holds tokens, `"NotAsked"` when the server asked for none. The connection
+ * is closed after.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const login = (
   server: McpServerConfig.McpHttpServer
-): Effect.Effect<void, McpConnectError | McpTokenStore.McpTokenStoreError, McpClientFactory | McpAuthorization> =>
+): Effect.Effect<
+  "Authorized" | "NotAsked",
+  McpConnectError | McpRequestError | McpTokenStore.McpTokenStoreError,
+  McpClientFactory | McpAuthorization
+> =>
   Effect.gen(function*() {
     const store = yield* McpTokenStore.McpTokenStore
     const key = McpTokenStore.normalizeKey(server.url)
     yield* McpTokenStore.modify(store, key, McpTokenStore.withoutTokens)
     const factory = yield* McpClientFactory
     const hook = yield* McpAuthorization
-    yield* Effect.scoped(Effect.provideService(factory.connect(withDefaultAuth(server)), McpAuthorization, hook))
+    yield* Effect.scoped(
+      Effect.flatMap(factory.connect(withDefaultAuth(server)), (client) => client.listTools())
+    ).pipe(Effect.provideService(McpAuthorization, hook))
+    const entry = yield* store.get(key)
+    return Option.isSome(entry) && McpTokenStore.current(entry.value).tokens !== undefined ? "Authorized" as const : "NotAsked" as const
   })
 
 /**

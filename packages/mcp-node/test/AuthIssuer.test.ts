@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
-import { McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
-import { type McpClientFactory, McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
+import { McpClientFactory, McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -88,6 +88,33 @@ describe("the iss of the authorization response (RFC 9207)", () => {
 })
 
 describe("a login inside a request", () => {
+  it.scoped("McpAuthorization.login to a server that lets initialize through and asks at tools/list: it logs in", () =>
+    Effect.gen(function*() {
+      const { as, factory, headless, server, store } = yield* setup({ openMethods: ["server/discover", "initialize", "notifications/initialized"] })
+      const outcome = yield* McpAuthorization.login(server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(headless.layer)
+      )
+      assert.strictEqual(outcome, "Authorized")
+      assert.strictEqual(headless.urls.length, 1)
+      assert.strictEqual(as.count("/token"), 1)
+    }))
+
+  it.scoped("McpAuthorization.login to a server that asks for nothing says so, and makes no authorization request", () =>
+    Effect.gen(function*() {
+      const { as, factory, headless, server, store } = yield* setup({
+        openMethods: ["initialize", "notifications/initialized", "server/discover", "tools/list"]
+      })
+      const outcome = yield* McpAuthorization.login(server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(headless.layer)
+      )
+      assert.strictEqual(outcome, "NotAsked")
+      assert.strictEqual(as.count("/authorize"), 0)
+    }))
+
   it.scoped("a 403 insufficient_scope during a call: one login for the union of the granted and the challenged scopes, then the call goes through", () =>
     Effect.gen(function*() {
       const { as, headless, factory, server } = yield* setup({ challengeScope: "mcp:read", callScope: "mcp:read mcp:write" })

@@ -76,6 +76,8 @@ export interface Options {
   readonly resource?: "endpoint" | "origin" | undefined
   /** Answers every MCP request 401, whatever the token. */
   readonly always401?: boolean | undefined
+  /** JSON-RPC methods let through without a token (a server that lets `initialize` through and asks later). */
+  readonly openMethods?: ReadonlyArray<string> | undefined
   /**
    * A hostile authorization server: these values in its metadata instead of its own (an `issuer` it was not
    * fetched for, an endpoint such as `file:///etc/passwd`), or a function of its own issuer that gives them. The
@@ -466,6 +468,17 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       }
       if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
       const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
+      const method = path === "/mcp" && req.method === "POST" ? (JSON.parse(body || "{}") as { method?: unknown }).method : undefined
+      if (typeof method === "string" && options.openMethods?.includes(method) === true && bearer === undefined) {
+        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+        const server = mcpServer({ clientId: "anonymous", scope: undefined })
+        res.on("close", () => {
+          void transport.close()
+          void server.close()
+        })
+        void server.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(body)))
+        return true
+      }
       const token = bearer === undefined ? undefined : accessTokens.get(bearer)
       if (options.always401 === true || token === undefined || token.expiresAt < Date.now() || token.issuer !== currentIssuer()) {
         const scope = options.challengeScope !== undefined ? `scope="${options.challengeScope}"` : ""
@@ -473,7 +486,6 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         res.end(JSON.stringify({ error: "unauthorized" }))
         return true
       }
-      const method = path === "/mcp" ? (JSON.parse(body || "{}") as { method?: unknown }).method : undefined
       const required = method === "tools/call" && options.callScope !== undefined ? options.callScope : options.requiredScope
       if (required !== undefined) {
         const have = new Set((token.scope ?? "").split(" "))

@@ -56,13 +56,13 @@ export const login = (options: Options.AuthLoginOptions) =>
       browser: !options.noBrowser,
       output
     })
-    yield* McpAuthorization.login(server).pipe(
+    const outcome = yield* McpAuthorization.login(server).pipe(
       Effect.provideService(McpClientFactory.McpClientFactory, factory),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provideService(McpAuthorization.McpAuthorization, hook),
       Effect.mapError((error) => new CliError.RunFailed({ message: `cannot log in to ${server.name}: ${error.message}` }))
     )
-    yield* Output.line(`${server.name}: authorized.`)
+    yield* Output.line(outcome === "Authorized" ? `${server.name}: authorized.` : `${server.name}: the server asked for no authorization.`)
   })
 
 export const logout = (options: Options.AuthLogoutOptions) =>
