@@ -14,8 +14,10 @@ import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Util from "node:util"
 
 const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
   Effect.gen(function*() {
@@ -282,5 +284,74 @@ describe("an agent that may log in", () => {
       assert.strictEqual(headless.urls.length, 1)
       const result = seen.find((message) => message._tag === "ToolMessage")
       assert.include(JSON.stringify(result), `client ${as.registered[0]!.client_id}`)
+    }))
+})
+
+describe("enterprise-managed authorization", () => {
+  const idToken = "eyJhbGciOiJSUzI1NiJ9.the-users-id-token.c2lnbmF0dXJl"
+  const enterprise = (as: OAuthServer.OAuthServer, overrides: Partial<McpServerConfig.EnterpriseManaged> = {}) =>
+    new McpServerConfig.EnterpriseManaged({
+      clientId: "zett-at-corp",
+      clientSecret: Redacted.make("corp-client-5ecret"),
+      idToken: Redacted.make(idToken),
+      idpIssuer: as.idpIssuer,
+      idpClientId: "zett-at-idp",
+      ...overrides
+    })
+  const options: OAuthServer.Options = {
+    enterprise: { idToken, idpClientId: "zett-at-idp" },
+    clients: [{ client_id: "zett-at-corp", client_secret: "corp-client-5ecret" }]
+  }
+
+  it.scoped("the ID token becomes an ID-JAG at the identity provider, redeemed for an access token: no login, no browser, and the grant is used once", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make(options)
+      const store = yield* McpTokenStore.makeMemory
+      const server = McpServerConfig.http({ name: "corp", url: as.url })
+      const corp = new McpServerConfig.McpHttpServer({ ...server, auth: enterprise(as) })
+      const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, store)
+      )
+      assert.strictEqual(yield* OAuthServer.whoami(factory, corp), "client zett-at-corp scope ")
+      // the exchange named the authorization server that discovery found, and the protected resource
+      assert.deepStrictEqual(as.grants.map(({ audience, resource }) => ({ audience, resource })), [{ audience: as.issuer, resource: as.url }])
+      const redeemed = as.requests.filter((r) => r.path === "/token" && r.origin === as.issuer)
+      assert.deepStrictEqual(redeemed.map((r) => r.form.assertion), [as.grants[0]!.grant])
+      assert.match(redeemed[0]!.authorization ?? "", /^Basic /)
+      assert.strictEqual(as.count("/authorize"), 0)
+      // a second connection uses the stored token
+      yield* OAuthServer.whoami(factory, corp)
+      assert.strictEqual(as.grants.length, 1)
+      assert.strictEqual(McpTokenStore.current(Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(as.url)))).tokens?.access_token, as.issued[0]!.accessToken)
+    }))
+
+  it.scoped("an ID token the identity provider refuses: the server is unauthorized, and neither the ID token nor a secret is in the error", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make(options)
+      const server = McpServerConfig.http({ name: "corp", url: as.url })
+      const corp = new McpServerConfig.McpHttpServer({ ...server, auth: enterprise(as, { idToken: Redacted.make("a-stale-id-token") }) })
+      const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, yield* McpTokenStore.makeMemory)
+      )
+      const error = yield* Effect.flip(OAuthServer.whoami(factory, corp))
+      assert.strictEqual(error._tag, "McpConnectError")
+      for (const secret of ["a-stale-id-token", "corp-client-5ecret", idToken]) assert.notInclude(`${error.message} ${Util.inspect(error)}`, secret)
+      assert.strictEqual(as.grants.length, 0)
+    }))
+
+  it.scoped("an identity provider's token endpoint on plain http to another host is refused naming it, and the ID token is never sent", () =>
+    Effect.gen(function*() {
+      const as = yield* OAuthServer.make(options)
+      const server = McpServerConfig.http({ name: "corp", url: as.url })
+      const corp = new McpServerConfig.McpHttpServer({ ...server, auth: enterprise(as, { idpTokenEndpoint: "http://idp.invalid/token" }) })
+      const factory = yield* NodeMcpClientFactory.make().pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, yield* McpTokenStore.makeMemory)
+      )
+      const error = yield* Effect.flip(OAuthServer.whoami(factory, corp))
+      assert.include(error.message, "the identity provider's token endpoint is refused: plain http: to idp.invalid")
+      assert.strictEqual(as.grants.length, 0)
     }))
 })

@@ -76,6 +76,12 @@ export interface Options {
   readonly resource?: "endpoint" | "origin" | undefined
   /** Answers every MCP request 401, whatever the token. */
   readonly always401?: boolean | undefined
+  /**
+   * Enterprise-managed authorization: an identity provider of its own (`idpIssuer`) that exchanges this ID token,
+   * from the client `idpClientId`, for an ID-JAG (RFC 8693), which the authorization server redeems with the JWT
+   * bearer grant (the client must be one of `clients`, authenticated with `client_secret_basic`).
+   */
+  readonly enterprise?: { readonly idToken: string; readonly idpClientId: string } | undefined
   /** JSON-RPC methods let through without a token (a server that lets `initialize` through and asks later). */
   readonly openMethods?: ReadonlyArray<string> | undefined
   /**
@@ -141,6 +147,10 @@ export interface OAuthServer {
   readonly expireAccessTokens: () => void
   /** How many requests reached `path`. */
   readonly count: (path: string) => number
+  /** The identity provider of `enterprise` (its requests are recorded with its origin). */
+  readonly idpIssuer: string
+  /** The ID-JAGs it issued. */
+  readonly grants: ReadonlyArray<{ readonly grant: string; readonly audience: string; readonly resource: string }>
   /**
    * The server moves to a second authorization server (another origin, its own clients): its protected-resource
    * metadata names that one from now on, and tokens of the first are refused. Returns the new issuer.
@@ -251,11 +261,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       res.end(nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth))
     }
 
-    const record = (on: "as" | "after" | "rs", req: Http.IncomingMessage, form: Record<string, string>) => {
+    const record = (on: "as" | "after" | "rs" | "idp", req: Http.IncomingMessage, form: Record<string, string>) => {
       const url = new URL(req.url ?? "/", "http://x")
       requests.push({
-        on: on === "after" ? "as" : on,
-        origin: on === "after" ? afterOrigin : on === "as" ? asOrigin : rsOrigin,
+        on: on === "rs" ? "rs" : "as",
+        origin: on === "after" ? afterOrigin : on === "as" ? asOrigin : on === "idp" ? idpOrigin : rsOrigin,
         method: req.method ?? "",
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
@@ -424,6 +434,13 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           refreshTokens.delete(form.refresh_token!)
           return issue(res, at, client.client_id, known.scope, "refresh_token", form.resource), true
         }
+        if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+          const grant = grants.find((entry) => entry.grant === form.assertion)
+          if (req.headers.authorization?.startsWith("Basic ") !== true) return oauthError(res, 401, "invalid_client"), true
+          if (grant === undefined || grant.audience !== at || grant.used) return oauthError(res, 400, "invalid_grant"), true
+          grant.used = true
+          return issue(res, at, client.client_id, form.scope, "jwt_bearer", grant.resource), true
+        }
         if (form.grant_type === "client_credentials") {
           if (client.client_secret === undefined && client.publicKey === undefined) return oauthError(res, 400, "unauthorized_client"), true
           return issue(res, at, client.client_id, form.scope, "client_credentials", form.resource), true
@@ -520,12 +537,44 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       return true
     }
 
-    const handler = (on: "as" | "after" | "rs"): Http.RequestListener => (req, res) => {
+    const grants: Array<{ grant: string; audience: string; resource: string; used: boolean }> = []
+    let idpOrigin = ""
+    // the identity provider: RFC 8414 metadata and the token exchange of an ID token for an ID-JAG
+    const identityProvider = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, form: Record<string, string>) => {
+      if (req.method === "GET" && path === "/.well-known/oauth-authorization-server") {
+        return json(res, 200, {
+          issuer: idpOrigin,
+          authorization_endpoint: `${idpOrigin}/authorize`,
+          token_endpoint: `${idpOrigin}/token`,
+          response_types_supported: ["code"],
+          grant_types_supported: ["urn:ietf:params:oauth:grant-type:token-exchange"]
+        })
+      }
+      if (req.method !== "POST" || path !== "/token") return res.writeHead(404).end()
+      const enterprise = options.enterprise
+      if (
+        enterprise === undefined || form.grant_type !== "urn:ietf:params:oauth:grant-type:token-exchange" ||
+        form.subject_token_type !== "urn:ietf:params:oauth:token-type:id_token" ||
+        form.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" || form.client_id !== enterprise.idpClientId
+      ) {
+        return oauthError(res, 400, "invalid_request")
+      }
+      if (form.subject_token !== enterprise.idToken) return oauthError(res, 400, "invalid_grant")
+      const grant = `jag-${base64url(Crypto.randomBytes(18))}`
+      grants.push({ grant, audience: form.audience ?? "", resource: form.resource ?? "", used: false })
+      json(res, 200, { access_token: grant, issued_token_type: "urn:ietf:params:oauth:token-type:id-jag", token_type: "N_A", expires_in: 300 })
+    }
+
+    const handler = (on: "as" | "after" | "rs" | "idp"): Http.RequestListener => (req, res) => {
       void readBody(req).then(async (body) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         const type = req.headers["content-type"] ?? ""
         const form = type.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(body)) : {}
         const jsonBody = type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") as Record<string, unknown> : {}
+        if (on === "idp") {
+          record(on, req, form)
+          return identityProvider(req, res, path, form)
+        }
         record(on, req, { ...form, ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)])) })
         const at = on === "after" ? afterOrigin : issuer()
         const servesAs = on !== "rs" || options.legacy === true
@@ -538,6 +587,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const as = yield* listen(handler("as"))
     const rs = yield* listen(handler("rs"))
     const after = yield* listen(handler("after"))
+    const idp = yield* listen(handler("idp"))
+    idpOrigin = idp.origin
     asOrigin = as.origin
     rsOrigin = rs.origin
     afterOrigin = after.origin
@@ -555,6 +606,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         for (const token of accessTokens.values()) token.expiresAt = 0
       },
       count: (path) => requests.filter((request) => request.path === path).length,
+      idpIssuer: idpOrigin,
+      grants,
       migrate: () => {
         migrated = true
         return afterOrigin
