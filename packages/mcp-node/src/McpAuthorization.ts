@@ -92,7 +92,13 @@ export const login = (
     const factory = yield* McpClientFactory
     const hook = yield* McpAuthorization
     yield* Effect.scoped(
-      Effect.flatMap(factory.connect(withDefaultAuth(server)), (client) => client.listTools())
+      Effect.flatMap(factory.connect(withDefaultAuth(server)), (client) =>
+        // the listing's own failure (the server's error) is not the login's
+        Effect.catchIf(
+          client.listTools(),
+          (error) => error.reason !== "NeedsAuthorization" && error.reason !== "Unauthorized",
+          () => Effect.void
+        ))
     ).pipe(Effect.provideService(McpAuthorization, hook))
     const entry = yield* store.get(key)
     return Option.isSome(entry) && McpTokenStore.current(entry.value).tokens !== undefined ? "Authorized" as const : "NotAsked" as const

@@ -220,6 +220,15 @@ describe("which client: pre-registered, then a client ID metadata document, then
       assert.strictEqual(headless.urls[0]!.searchParams.get("client_id"), as.registered[0]!.client_id)
     }))
 
+  it.scoped("an authorization server that registers no clients and takes no documents: the login says which client to configure, and sends nothing", () =>
+    Effect.gen(function*() {
+      const { as, headless, whoami } = yield* setup({ registration: false })
+      const error = yield* Effect.flip(whoami)
+      assert.include(error.message, "the authorization server registers no clients and takes no client ID metadata document here: give the server the client it gave you (auth.clientId")
+      assert.deepStrictEqual(headless.urls, [])
+      assert.strictEqual(as.count("/token"), 0)
+    }))
+
   it.scoped("a pre-registered client wins over a metadata document the server supports: nothing is registered", () =>
     Effect.gen(function*() {
       const { as, headless, whoami } = yield* setup(

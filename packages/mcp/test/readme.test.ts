@@ -1,47 +1,138 @@
+/**
+ * Every README of the repository, as a newcomer reads it: each `ts` block is extracted and run as written from
+ * a temporary folder outside the repository (its `node_modules` is the workspace's, as an installed app's would
+ * be), and all of them are compiled together with the workspace's strict settings. A block states what it prints
+ * with `console.log(x) // expected` (or `// stdout: expected` for a line something else prints); a block that
+ * talks to a model provider or Redis gets a local fake in the provider's wire format, or a real `redis-server`,
+ * through the environment variables it reads. Configuration blocks (`json`, `jsonc`) load as written, and shell
+ * transcripts print what they show.
+ */
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpConfiguration, McpInputs } from "@zett/mcp-config"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import * as Effect from "effect/Effect"
+import * as Fake from "@zett/testing/FakeProvider"
+import * as RedisServer from "@zett/testing/RedisServer"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as fs from "node:fs"
+import * as path from "node:path"
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
-const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
-const blocks = Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1]!)
+const root = Source.root
+const readmes = [
+  "README.md",
+  ...fs.readdirSync(path.join(root, "packages")).map((name) => path.join("packages", name, "README.md")).filter((file) =>
+    fs.existsSync(path.join(root, file))
+  )
+]
+const textOf = (readme: string) => fs.readFileSync(path.join(root, readme), "utf8")
+const codeBlocks = readmes.flatMap((readme) =>
+  Array.from(textOf(readme).matchAll(/```ts\n([\s\S]*?)```/g), (m, i) => ({ readme, index: i + 1, code: m[1]! }))
+)
+const readme = textOf("README.md")
 const jsonBlocks = Array.from(readme.matchAll(/```jsonc?\n([\s\S]*?)```/g), (m) => m[1]!)
 // shell blocks written as a transcript: `$ command` lines followed by what they print
 const transcripts = Array.from(readme.matchAll(/```sh\n(\$ [\s\S]*?)```/g), (m) => m[1]!)
 
-/** Each `console.log(x) // expected` line of a block states what the block must print. */
+/** What a block states it prints, in order. */
 const expectedOutput = (code: string) =>
-  Array.from(code.matchAll(/console\.log\(.*\) \/\/ (.*)$/gm), (m) => m[1]!.trim())
+  Array.from(code.matchAll(/(?:console\.log\(.*\) \/\/ (.*)$|^\/\/ stdout: (.*)$)/gm), (m) => (m[1] ?? m[2]!).trim())
+
+/** A folder outside the repository in which a block runs as an app's file: the workspace's packages resolve from it. */
+const appFolder = Effect.gen(function*() {
+  const dir = yield* TempDir.make("zett-readme-")
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir")
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "readme-app", private: true, type: "module" }))
+  return dir
+})
+
+interface Outside {
+  readonly env: Record<string, string>
+  /** What the fake received, checked after the block ran. */
+  readonly check: () => void
+}
+
+const provider = (replies: ReadonlyArray<Fake.Reply>, env: (url: string) => Record<string, string>) =>
+  Effect.map(Fake.fakeProvider(replies), (fake): Outside => ({
+    env: env(fake.url),
+    check: () => assert.strictEqual(fake.requests.length, 1, "the block asked the provider once")
+  }))
+
+const hello = { text: ["Hello!"] }
+
+/** What a README's blocks read from the environment. */
+const outside: Readonly<Record<string, Effect.Effect<Outside, never, Scope.Scope>>> = {
+  [path.join("packages", "ai", "README.md")]: provider(
+    [Fake.sse(Fake.openAiEvents(hello))],
+    (url) => ({ OPENAI_API_KEY: "sk-readme-test", OPENAI_BASE_URL: `${url}/v1` })
+  ),
+  [path.join("packages", "ai-google", "README.md")]: provider(
+    [Fake.sse(Fake.geminiChunks(hello).map((data) => ({ data })))],
+    (url) => ({ GOOGLE_API_KEY: "google-readme-test", GOOGLE_API_URL: url })
+  ),
+  [path.join("packages", "ai-chat-completions", "README.md")]: provider(
+    [Fake.chatSse(Fake.chatChunks(hello))],
+    (url) => ({ CHAT_COMPLETIONS_URL: `${url}/v1` })
+  ),
+  [path.join("packages", "ai-amazon-bedrock", "README.md")]: provider(
+    [Fake.bedrockStream(Fake.bedrockEvents(hello))],
+    (url) => ({ AWS_BEARER_TOKEN_BEDROCK: "bedrock-readme-test", BEDROCK_URL: url })
+  ),
+  [path.join("packages", "mcp-redis", "README.md")]: Effect.map(RedisServer.make, (redis): Outside => ({
+    env: { REDIS_URL: redis.url },
+    check: () => {}
+  }))
+}
+
+const run = (file: string, cwd: string, env: Record<string, string>) =>
+  Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
+    execFile(process.execPath, [...Source.nodeArgs, file], { cwd, timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr })))
+  })
 
 describe("README", () => {
-  it("has TypeScript blocks to run", () => {
-    assert.isAtLeast(blocks.length, 3)
+  it("every README with code has TypeScript blocks to run", () => {
+    assert.isAtLeast(codeBlocks.filter((block) => block.readme === "README.md").length, 3)
+    assert.isAtLeast(new Set(codeBlocks.map((block) => block.readme)).size, 10)
   })
 
-  blocks.forEach((code, i) => {
-    it.live(`README code block ${i + 1} runs as written and prints what it says`, () =>
+  codeBlocks.forEach(({ code, index, readme }) => {
+    it.scopedLive(`${readme} code block ${index} runs as written, outside the repository, and prints what it says`, () =>
       Effect.gen(function*() {
-        const dir = path.join(root, ".readme")
-        fs.mkdirSync(dir, { recursive: true })
-        const file = path.join(dir, `block-${i + 1}.ts`)
-        fs.writeFileSync(file, code)
-        const { code: exit, stdout, stderr } = yield* Effect.async<{ code: number; stdout: string; stderr: string }>(
-          (resume) => {
-            execFile(process.execPath, [...Source.nodeArgs, file], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
-              resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr })))
-          }
-        )
+        const dir = yield* appFolder
+        const needs = outside[readme] !== undefined ? yield* outside[readme] : { env: {}, check: () => {} }
+        fs.writeFileSync(path.join(dir, "app.ts"), code)
+        const { code: exit, stderr, stdout } = yield* run(path.join(dir, "app.ts"), dir, needs.env)
         assert.strictEqual(exit, 0, stderr)
-        assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code))
+        assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code), stderr)
+        needs.check()
       }), 60_000)
   })
+
+  it.scopedLive("every README block compiles with the workspace's strict settings, as an app's file", () =>
+    Effect.gen(function*() {
+      const dir = yield* appFolder
+      const names = codeBlocks.map(({ code, index, readme }) => {
+        const name = `${readme.replaceAll(path.sep, "-").replace(/\.md$/, "")}-${index}.ts`
+        fs.writeFileSync(path.join(dir, name), code)
+        return name
+      })
+      fs.writeFileSync(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({
+          extends: path.join(root, "tsconfig.base.json"),
+          compilerOptions: { noEmit: true, composite: false, incremental: false, declaration: false, declarationMap: false, types: ["node"] },
+          files: names
+        })
+      )
+      const { code, stdout } = yield* Effect.async<{ code: number; stdout: string }>((resume) => {
+        execFile(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { cwd: dir, timeout: 240_000 }, (error, stdout) =>
+          resume(Effect.succeed({ code: error ? 1 : 0, stdout })))
+      })
+      assert.strictEqual(code, 0, stdout)
+    }), 240_000)
 
   jsonBlocks.forEach((text, i) => {
     it.scoped(`README configuration block ${i + 1} loads as written`, () =>

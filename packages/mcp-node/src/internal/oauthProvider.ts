@@ -281,7 +281,17 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
     const stored = (await this.credentials(ctx)).clientInformation
     // registering is the start of a login: not without a user
     if (stored === undefined && !this.mode.interactive) throw new NeedsLogin(this.challengedScope)
-    if (stored === undefined) return undefined
+    if (stored === undefined) {
+      // no way to get a client without the user's help: say what to configure
+      const metadata = (await this.discoveryState())?.authorizationServerMetadata
+      const documents = metadata?.client_id_metadata_document_supported === true && this.clientMetadataUrl !== undefined
+      if (metadata !== undefined && metadata.registration_endpoint === undefined && !documents) {
+        throw new OAuthChecks.Refused(
+          "the authorization server registers no clients and takes no client ID metadata document here: give the server the client it gave you (auth.clientId, and auth.clientSecret for a confidential client)"
+        )
+      }
+      return undefined
+    }
     // a registration for another loopback port cannot be used for a login on this one: register again
     const registered = stored.redirect_uris ?? []
     if (this.mode.interactive && stored.client_id !== this.config.clientMetadataUrl && !registered.includes(this.mode.redirectUrl)) {
