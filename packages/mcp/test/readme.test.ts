@@ -2,7 +2,7 @@
  * Every README of the repository, as a newcomer reads it: each `ts` block is extracted and run as written from
  * a temporary folder outside the repository (its `node_modules` is the workspace's, as an installed app's would
  * be), and all of them are compiled together with the workspace's strict settings. A block states what it prints
- * with `console.log(x) // expected` (or `// stdout: expected` for a line something else prints); a block that
+ * with `console.log(x) // expected`; a block that
  * talks to a model provider or Redis gets a local fake in the provider's wire format, or a real `redis-server`,
  * through the environment variables it reads. Configuration blocks (`json`, `jsonc`) load as written, and shell
  * transcripts print what they show.
@@ -38,7 +38,7 @@ const transcripts = Array.from(readme.matchAll(/```sh\n(\$ [\s\S]*?)```/g), (m) 
 
 /** What a block states it prints, in order. */
 const expectedOutput = (code: string) =>
-  Array.from(code.matchAll(/(?:console\.log\(.*\) \/\/ (.*)$|^\/\/ stdout: (.*)$)/gm), (m) => (m[1] ?? m[2]!).trim())
+  Array.from(code.matchAll(/console\.log\(.*\) \/\/ (.*)$/gm), (m) => m[1]!.trim())
 
 /** A folder outside the repository in which a block runs as an app's file: the workspace's packages resolve from it. */
 const appFolder = Effect.gen(function*() {
