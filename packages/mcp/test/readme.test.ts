@@ -4,7 +4,7 @@
  * be), and all of them are compiled together with the workspace's strict settings. A block states what it prints
  * with `console.log(x) // expected`; a block that
  * talks to a model provider or Redis gets a local fake in the provider's wire format, or a real `redis-server`,
- * through the environment variables it reads. Configuration blocks (`json`, `jsonc`) load as written, and shell
+ * through the environment variables it reads (`REDIS_URL`: a real Redis). Configuration blocks (`json`, `jsonc`) load as written, and shell
  * transcripts print what they show.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -80,11 +80,25 @@ const outside: Readonly<Record<string, Effect.Effect<Outside, never, Scope.Scope
     [Fake.bedrockStream(Fake.bedrockEvents(hello))],
     (url) => ({ AWS_BEARER_TOKEN_BEDROCK: "bedrock-readme-test", BEDROCK_URL: url })
   ),
-  [path.join("packages", "mcp-redis", "README.md")]: Effect.map(RedisServer.make, (redis): Outside => ({
-    env: { REDIS_URL: redis.url },
-    check: () => {}
-  }))
 }
+
+/** A block that reads REDIS_URL gets a real Redis (and a key for the tokens it seals). */
+const redis = Effect.map(Effect.orDie(RedisServer.make), (server): Outside => ({
+  env: { REDIS_URL: server.url, ZETT_TOKEN_KEY: "a-random-key-of-the-readme-test-0123456789" },
+  check: () => {}
+}))
+
+const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const parts = [
+      ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
+      ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : [])
+    ]
+    return {
+      env: Object.assign({}, ...parts.map((part) => part.env)),
+      check: () => parts.forEach((part) => part.check())
+    }
+  })
 
 const run = (file: string, cwd: string, env: Record<string, string>) =>
   Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
@@ -102,7 +116,7 @@ describe("README", () => {
     it.scopedLive(`${readme} code block ${index} runs as written, outside the repository, and prints what it says`, () =>
       Effect.gen(function*() {
         const dir = yield* appFolder
-        const needs = outside[readme] !== undefined ? yield* outside[readme] : { env: {}, check: () => {} }
+        const needs = yield* needsOf(readme, code)
         fs.writeFileSync(path.join(dir, "app.ts"), code)
         const { code: exit, stderr, stdout } = yield* run(path.join(dir, "app.ts"), dir, needs.env)
         assert.strictEqual(exit, 0, stderr)
