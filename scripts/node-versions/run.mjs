@@ -27,7 +27,8 @@ for (const line of lines) {
   const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}` }
   const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout.trim()
   console.log(`node-versions: ${tests.join(", ")} on Node ${version}`)
-  const run = spawnSync("node", [Path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...tests], {
+  // one file at a time: the consumer test's installs beside the README's processes leave two cores no slack
+  const run = spawnSync("node", [Path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-file-parallelism", ...tests], {
     cwd: root,
     env,
     stdio: "inherit"

@@ -40,11 +40,12 @@ const descriptions = {
   call: "Call one tool of a configured MCP server and print its result as JSON.",
   resources: "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
       "server is unavailable.",
-  read: "Read one resource of a configured MCP server and print it: text as text, binary content as base64 (--json for " +
-      "all of it as JSON).",
+  read: "Read one resource of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+      "and print it: text as text, binary content as base64 (--json for all of it as JSON).",
   prompts: "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
       "Exits 1 when a server is unavailable.",
-  prompt: "Get one prompt of a configured MCP server with its arguments and print its messages.",
+  prompt: "Get one prompt of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+    "with its arguments and print its messages.",
   complete: "Ask a server for the values an argument of a prompt (--prompt) or a variable of a resource template " +
     "(--resource) may take (completion/complete), given what is typed so far; print them one a line.",
   run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
@@ -134,7 +135,20 @@ export const command = Command.make("zett", {}, () =>
 const cli = Command.run(command, { name: "zett", version })
 
 /** The commands that take a server's command after `--` (`zett tools -- npx server`). */
-const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts", "complete"])
+const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts", "complete", "read", "prompt"])
+
+// the commands whose first argument names the server: with one given on the command line it is filled in
+const namesServer: ReadonlySet<string> = new Set(["read", "prompt"])
+const givenServer = "(command line)"
+
+/** The arguments with the name of a server given on the command line filled in, for `read` and `prompt`. */
+const withGivenServer = (line: { readonly args: ReadonlyArray<string>; readonly command: ReadonlyArray<string> | undefined }) => {
+  const at = line.args[0] === "--log-level" ? 2 : 0
+  const adHoc = line.command !== undefined || line.args.includes("--url")
+  return adHoc && namesServer.has(line.args[at] ?? "")
+    ? [...line.args.slice(0, at + 1), givenServer, ...line.args.slice(at + 1)]
+    : line.args
+}
 
 /**
  * `@effect/cli` prints a usage error through `Console.error` (styled, over several lines) before failing with
@@ -157,7 +171,7 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
   Effect.suspend(() => {
     const line = Argv.serverCommand(Argv.normalize(zett.tree, args), startsServers)
-    return cli(["node", "zett", ...line.args]).pipe(Effect.provideService(Argv.ServerCommand, line.command))
+    return cli(["node", "zett", ...withGivenServer(line)]).pipe(Effect.provideService(Argv.ServerCommand, line.command))
   }).pipe(
     quietParserErrors,
     // what the servers' chatter left unprinted is summed up before the command's last line

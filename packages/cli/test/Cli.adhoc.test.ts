@@ -151,6 +151,21 @@ describe("zett with a server command after --", () => {
       assert.match(resources.stdout, /^node\s+stdio\s+.*ok$/m)
       assert.include(resources.stdout, "demo://resource/")
     }), 30_000)
+
+  it.scoped("read and prompt ask the one server given after --, with no server name before their own arguments", () =>
+    Effect.gen(function*() {
+      const read = yield* zett(["read", "demo://resource/dynamic/text/2", ...everythingCommand(markerOf("read"))])
+      assert.strictEqual(read.code, 0, read.stderr)
+      assert.match(read.stdout, /^Resource 2: This is a plaintext resource created at [^\n]+\n$/)
+      const prompt = yield* zett(["prompt", "args-prompt", '{"city": "Paris", "state": "TX"}', ...everythingCommand(markerOf("prompt"))])
+      assert.strictEqual(prompt.code, 0, prompt.stderr)
+      assert.strictEqual(prompt.stdout, "user: What's weather in Paris, TX?\n")
+      // a server name as well is one argument too many: a usage error, and no server is started
+      const marker = markerOf("named")
+      const named = yield* zett(["read", "everything", "demo://resource/dynamic/text/2", ...everythingCommand(marker)])
+      assert.strictEqual(named.code, 2)
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }), 30_000)
 })
 
 describe("zett: a server on the command line, misused", () => {

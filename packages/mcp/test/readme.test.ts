@@ -57,7 +57,7 @@ interface Outside {
 const provider = (replies: ReadonlyArray<Fake.Reply>, env: (url: string) => Record<string, string>) =>
   Effect.map(Fake.fakeProvider(replies), (fake): Outside => ({
     env: env(fake.url),
-    check: () => assert.strictEqual(fake.requests.length, 1, "the block asked the provider once")
+    check: () => assert.strictEqual(fake.requests.length, replies.length, "the block asked the provider for each reply")
   }))
 
 const hello = { text: ["Hello!"] }
@@ -88,10 +88,29 @@ const redis = Effect.map(Effect.orDie(RedisServer.make), (server): Outside => ({
   check: () => {}
 }))
 
+/** A root README block on OpenAI's API (a loop of the app's own): a tool call of server-everything, then the answer. */
+const response = (script: Fake.StreamScript) => Fake.json(200, (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response)
+// generateText asks for a whole response (not a stream)
+const openAiLoop = provider([
+  response({ calls: [{ id: "call_1", name: "everything__get-sum", pieces: ["{\"a\":2,\"b\":3}"] }] }),
+  response({ text: ["2 + 3 = 5"] })
+], (url) => ({ OPENAI_API_KEY: "sk-readme-test", OPENAI_BASE_URL: `${url}/v1` }))
+
+/** A block that exports OpenTelemetry: a receiver of OTLP over HTTP, which must get the agent's span. */
+const otlp = Effect.map(Fake.fakeProvider([Fake.json(200, {})]), (receiver): Outside => ({
+  env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+  check: () => {
+    const traces = receiver.requests.filter((r) => r.url === "/v1/traces").map((r) => JSON.stringify(r.body))
+    assert.isTrue(traces.some((body) => body.includes("invoke_agent")), "the receiver got the agent's span")
+  }
+}))
+
 const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Scope.Scope> =>
   Effect.gen(function*() {
     const parts = [
       ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
+      ...(readme === "README.md" && code.includes("OPENAI_BASE_URL") ? [yield* openAiLoop] : []),
+      ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : [])
     ]
     return {
@@ -190,6 +209,6 @@ describe("README", () => {
           }, (_error, stdout) => resume(Effect.succeed({ stdout })))
         })
         assert.deepStrictEqual(stdout.trimEnd().split("\n"), lines.slice(1))
-      }), 60_000)
+      }), 90_000)
   })
 })

@@ -16,8 +16,9 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
-import { loadConfiguration, loadServers, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
+import { loadServers, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
 import { inert } from "./inert.js"
+import type * as AdHoc from "./adhoc.js"
 import type * as Options from "./options.js"
 import { connectLimit } from "./options.js"
 import { clip } from "./width.js"
@@ -231,9 +232,8 @@ export const section = <I>(
 ): ReadonlyArray<string> =>
   items.length === 0 ? [] : [`${server}: ${plural(items.length, one)}`, ...rows(items.map(row), width)]
 
-/** The server named for `zett read` or `zett prompt`, with the client factory to reach it. */
-export const named = (options: {
-  readonly config: ReadonlyArray<string>
+/** The server named for `zett read` or `zett prompt` (or the one given on the command line), with the client factory to reach it. */
+export const named = (options: AdHoc.Options & {
   readonly lenient: boolean
   readonly server: string
   readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
@@ -241,8 +241,8 @@ export const named = (options: {
 }) =>
   Effect.gen(function*() {
     const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel, protocol: options.protocol })
-    const { file, snapshot } = yield* loadConfiguration(options.config, options)
-    const [server] = yield* select(snapshot, file, Option.some(options.server))
+    const { adHoc, file, snapshot } = yield* loadServers(options)
+    const [server] = adHoc ? snapshot.servers : yield* select(snapshot, file, Option.some(options.server))
     return { factory, server: server! }
   })
 

@@ -276,8 +276,20 @@ const listing = {
 
 export const resources = listing
 
-/** `zett read` and `zett prompt`: one request to the server named. */
-const oneServer = { config, lenient, connectTimeout, callTimeout, ...speaking, json, server: serverArg }
+/**
+ * `zett read` and `zett prompt`: one request to the server named, or to the one given with `--url` or after
+ * `--` (whose name `Cli.run` fills in, so that the positional arguments keep their places).
+ */
+const oneServer = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  ...speaking,
+  json,
+  ...adHoc,
+  server: serverArg.pipe(Args.withDescription("A server's name, as the configuration writes it (none with --url or after --)."))
+}
 
 export const read = {
   ...oneServer,
