@@ -61,6 +61,16 @@ describe("zett with a server given by --url", () => {
       assert.isFalse(recording.received.some((request) => request.path.startsWith("/mcp")))
     }))
 
+  it.scoped("a server that has only the legacy transport is reached through the fallback, and the table says sse, the transport used", () =>
+    Effect.gen(function*() {
+      const recording = yield* RecordingServer.make({ legacyOnly: true })
+      const result = yield* zett(["tools", "--url", recording.url("/sse"), "--name", "old"])
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^old\s+sse\s+2025-11-25\s+\d+ ms\s+2\s+\d+\s+ok$/m)
+      // Streamable HTTP was tried first
+      assert.deepStrictEqual(recording.received[0] && [recording.received[0].method, recording.received[0].path], ["POST", "/sse"])
+    }))
+
   it.scoped("call --url: the tool by the server's own name or by its exposed name", () =>
     Effect.gen(function*() {
       const recording = yield* RecordingServer.make()
