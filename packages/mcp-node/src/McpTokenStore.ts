@@ -51,13 +51,13 @@ export interface Entry {
 }
 
 /**
- * The credentials in use: those of the entry's current issuer.
+ * The credentials of `issuer`, by default those in use (of the entry's current issuer).
  *
  * @since 0.1.0
  * @category utils
  */
-export const current = (entry: Entry): Credentials =>
-  entry.issuer === undefined ? {} : entry.credentials?.[entry.issuer] ?? {}
+export const current = (entry: Entry, issuer: string | undefined = entry.issuer): Credentials =>
+  issuer === undefined ? {} : entry.credentials?.[issuer] ?? {}
 
 /**
  * `entry` with the credentials of `issuer` changed by `f`, and `issuer` the one in use.

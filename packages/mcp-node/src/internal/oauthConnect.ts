@@ -103,6 +103,10 @@ const oauthFetch = <F extends (url: string | URL, init?: RequestInit) => Promise
   }) as F
 }
 
+/** The fetch of OAuth's own requests (metadata, registration, tokens, an identity provider), checked and bounded. */
+const authorizationFetch = (server: McpServerConfig.McpHttpServer, refusals: Array<OAuthChecks.Refused>) =>
+  oauthFetch((url: string | URL, init?: RequestInit) => fetch(url, init), server, undefined, refusals)
+
 /** The session of a provider. */
 const sessionOf = (
   provider: OAuthClientProvider,
@@ -147,7 +151,7 @@ const renew = (
       }
       yield* Effect.logDebug(`MCP server ${server.name}: renewing its expired access token`)
       const result = yield* Effect.tryPromise({
-        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: oauthFetch((url, init) => fetch(url, init), server, undefined, refusals) }),
+        try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: authorizationFetch(server, refusals) }),
         catch: (cause) => connectError(server, settings, cause)
       })
       if (result !== "AUTHORIZED") return yield* needsAuthorization(server)
@@ -207,7 +211,7 @@ const connectWith = <A>(
     if (auth._tag === "ClientCredentials" || auth._tag === "EnterpriseManaged") {
       const provider = auth._tag === "ClientCredentials"
         ? new OAuthProvider.ClientCredentialsProvider(context, auth)
-        : new OAuthProvider.EnterpriseManagedProvider(context, auth, oauthFetch((url, init) => fetch(url, init), server, undefined, refusals))
+        : new OAuthProvider.EnterpriseManagedProvider(context, auth, authorizationFetch(server, refusals))
       yield* renew(settings, provider, server, true, refusals)
       return yield* attempt(sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals))
     }
@@ -291,7 +295,7 @@ const authorizeOnce = (
       ...(auth.redirectPort !== undefined ? { redirectPort: auth.redirectPort } : {})
     }).pipe(Effect.mapError(authorizationFailed(server)))
     const provider = new OAuthProvider.AuthorizationCodeProvider(context, auth, { interactive: true, redirectUrl: login.redirectUrl })
-    const fetchFn = oauthFetch((url, init) => fetch(url, init), server, undefined, refusals)
+    const fetchFn = authorizationFetch(server, refusals)
     const sdk = (options: Omit<Parameters<typeof sdkAuth>[1], "serverUrl" | "fetchFn">) =>
       Effect.tryPromise({
         try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn, ...options }),

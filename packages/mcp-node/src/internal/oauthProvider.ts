@@ -118,8 +118,17 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
    */
   protected async credentials(ctx: OAuthClientInformationContext | undefined): Promise<McpTokenStore.Credentials> {
     const entry = await this.entry()
-    const issuer = ctx?.issuer ?? entry.issuer
-    return issuer === undefined ? {} : entry.credentials?.[issuer] ?? {}
+    return McpTokenStore.current(entry, ctx?.issuer ?? entry.issuer)
+  }
+
+  /** `entry` with the credentials of the issuer the SDK names (else the one it stamped on them, else the one in use) changed. */
+  private static withCredentials(
+    entry: McpTokenStore.Entry,
+    ctx: OAuthClientInformationContext | undefined,
+    stamped: string | undefined,
+    f: (credentials: McpTokenStore.Credentials) => McpTokenStore.Credentials
+  ): McpTokenStore.Entry {
+    return McpTokenStore.updateCredentials(entry, ctx?.issuer ?? stamped ?? entry.issuer ?? "", f)
   }
 
   protected updateCredentials(
@@ -127,7 +136,7 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     stamped: string | undefined,
     f: (credentials: McpTokenStore.Credentials) => McpTokenStore.Credentials
   ): Promise<void> {
-    return this.update((entry) => McpTokenStore.updateCredentials(entry, ctx?.issuer ?? stamped ?? entry.issuer ?? "", f))
+    return this.update((entry) => StoreProvider.withCredentials(entry, ctx, stamped, f))
   }
 
   async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
@@ -146,7 +155,7 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     if (this.stepUpScope !== undefined && covers(tokens.scope, this.stepUpScope)) this.stepUpScope = undefined
     await this.update((entry) => {
       const { codeVerifier: _, ...rest } = entry
-      return McpTokenStore.updateCredentials(rest, ctx?.issuer ?? tokens.issuer ?? entry.issuer ?? "", (credentials) => ({
+      return StoreProvider.withCredentials(rest, ctx, tokens.issuer, (credentials) => ({
         ...credentials,
         tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) }
       }))
