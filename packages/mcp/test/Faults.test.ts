@@ -181,19 +181,26 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("E7 a 5 MB result reaches the model whole, over stdio and over Streamable HTTP", () =>
+  it.scopedLive("E7 a 5 MB result reaches the model whole, over stdio and over Streamable HTTP (an event stream, JSON, gzip)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["big-result"])
+      const json = yield* httpFault(`${marker}-http`, ["big-result", "json-response"])
+      const gzip = yield* httpFault(`${marker}-http`, ["big-result", "gzip"])
       const report = yield* probe({
         marker,
-        servers: [stdioFault("bigs", marker, ["big-result"]), McpServerConfig.http({ name: "bigh", url })],
-        names: ["bigs__big", "bigh__big"],
+        servers: [
+          stdioFault("bigs", marker, ["big-result"]),
+          McpServerConfig.http({ name: "bigh", url }),
+          McpServerConfig.http({ name: "bigj", url: json }),
+          McpServerConfig.http({ name: "bigz", url: gzip })
+        ],
+        names: ["bigs__big", "bigh__big", "bigj__big", "bigz__big"],
         connectTimeout: "5 seconds",
         callTimeout: "10 seconds"
       })
       const results = toolResults(report.requests[1])
-      for (const name of ["bigs__big", "bigh__big"]) {
+      for (const name of ["bigs__big", "bigh__big", "bigj__big", "bigz__big"]) {
         const content = results[name]?.content as ReadonlyArray<{ readonly text: string }>
         assert.strictEqual(results[name]?.status, "ok")
         assert.strictEqual(content[0]!.text.length, 5 * 1024 * 1024)
@@ -224,6 +231,36 @@ describe.sequential("faults of a server", () => {
       const results = toolResults(report.requests[1])
       assert.deepStrictEqual(results["bigs__echo"]?.content, [{ type: "text", text: "bigs echo: hi" }])
       assert.deepStrictEqual(results["bigh__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      assertHealthyAndClean(report)
+    }))
+
+  it.scopedLive("over Streamable HTTP a result over maxMessageBytes fails as too large in JSON and gzip-encoded bodies too (measured decoded); the connection goes on", () =>
+    Effect.gen(function*() {
+      const marker = newMarker()
+      const servers = [
+        ["json", ["json-response"]],
+        ["gzip", ["gzip"]],
+        ["gzjson", ["gzip", "json-response"]]
+      ] as const
+      const urls = yield* Effect.forEach(servers, ([, faults]) => httpFault(`${marker}-http`, ["big-result", ...faults]))
+      const report = yield* probe({
+        marker,
+        servers: servers.map(([name], i) => McpServerConfig.http({ name, url: urls[i]! })),
+        names: servers.flatMap(([name]) => [`${name}__big`, `${name}__echo`]),
+        connectTimeout: "5 seconds",
+        callTimeout: "120 seconds",
+        factory: { closeTimeout: "300 millis", maxMessageBytes: 1024 * 1024 }
+      })
+      const results = toolResults(report.requests[1])
+      for (const [name] of servers) {
+        // 5 MB of one letter: a few kilobytes gzip-encoded
+        assert.deepStrictEqual(failure(report, `${name}__big`), {
+          type: "RemoteError",
+          message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
+            "of 1 MB (maxMessageBytes))"
+        })
+        assert.deepStrictEqual(results[`${name}__echo`]?.content, [{ type: "text", text: "faulty echo: hi" }])
+      }
       assertHealthyAndClean(report)
     }))
 
