@@ -21,7 +21,10 @@ const { values: flags } = parseArgs({
     quick: { type: "boolean", default: false },
     only: { type: "string" },
     libs: { type: "string" },
-    light: { type: "boolean", default: false }
+    light: { type: "boolean", default: false },
+    // the call cases' counts per run: `--calls=5000 --warmup=3000` measures calls long past the JIT's warm-up
+    calls: { type: "string" },
+    warmup: { type: "string" }
   }
 })
 const quick = flags.quick
@@ -31,6 +34,9 @@ const only = flags.only?.split(",")
 // bench-results/light.{md,json}, not docs/: for a run on a busy machine.
 const onlyLibs = flags.libs?.split(",")
 const light = flags.light || onlyLibs !== undefined
+const callCount = quick ? 20 : flags.calls === undefined ? 500 : Number(flags.calls)
+const warmupCount = quick ? 5 : flags.warmup === undefined ? 200 : Number(flags.warmup)
+const counted = flags.calls !== undefined || flags.warmup !== undefined
 const libs = ["raw", "zett", "langchain", "aisdk", "openai", "mastra"]
 const peersDir = join(benchDir, "peers")
 
@@ -126,7 +132,7 @@ const plan: Record<string, () => Array<Job>> = {
   calls: () =>
     rounds(quick ? 1 : 5, ["raw", "raw1", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
       ["stdio", "http"].map((transport) => ({
-        args: { case: "calls", lib, transport, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
+        args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount },
         timeoutMs: 180_000
       }))),
   // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
@@ -135,7 +141,7 @@ const plan: Record<string, () => Array<Job>> = {
     rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-local"], (lib) =>
       ["stdio", "http"].flatMap((transport) =>
         (lib === "raw" ? ["call"] : ["step", "handle"]).map((variant) => ({
-          args: { case: "toolkit", lib, transport, variant, calls: quick ? 20 : 500, warmup: quick ? 5 : 200 },
+          args: { case: "toolkit", lib, transport, variant, calls: callCount, warmup: warmupCount },
           timeoutMs: 180_000
         }))
       )),
@@ -256,7 +262,13 @@ const markdown = report(results, meta, profiles)
 const partial = only !== undefined
 const outDir = quick || light || partial ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
-const name = quick ? "quick" : light ? "light" : partial ? `only-${cases.join("-")}` : "benchmarks"
+const name = quick
+  ? "quick"
+  : light
+  ? "light"
+  : partial
+  ? `only-${cases.join("-")}${counted ? `-${callCount}after${warmupCount}` : ""}`
+  : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(
   join(outDir, `${name}.json`),

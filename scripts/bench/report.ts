@@ -698,7 +698,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         "content (`@effect/ai`'s work per step grows with the tools it decodes a response against); *handle*: the " +
         "toolkit's `handle` for the call alone, what a step runs for each tool call (decode the parameters, run the " +
         "handler, validate and encode the result); *raw SDK*: the raw client's `callTool`. Each a loop in one fiber, " +
-        "500 after 200 warm-up, 5 interleaved runs; mean = a run's loop time / iterations, median of the runs [the " +
+        `${toolkit[0]!.calls} after ${toolkit[0]!.warmup} warm-up, 5 interleaved runs; mean = a run's loop time / iterations, median of the runs [the ` +
         "fastest run]. *The toolkit's part* = McpToolkit's handle − the local handle of the same tool (the MCP call " +
         "through Zett's call path), against the raw call; the whole steps are shown for what an app pays."
     )

@@ -250,10 +250,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
         return client.callTool(params, fresh === undefined ? options : { ...options, toolDefinition: fresh })
       }
     }
-    // the SDK's `callTool` adds only its own output check to this, from its own listing (which the driver does not
-    // use): the check is `outputs.check`, and the call skips two look-ups and two awaits of a listing never made
     : (params: { readonly name: string; readonly arguments: Record<string, unknown> }, options: RequestOptions) =>
-      client.request({ method: "tools/call", params }, options) as Promise<CallToolResult>
+      client.callTool(params, options)
 
   const relist = async (signal: AbortSignal | undefined) => {
     let cursor: string | undefined

@@ -4,13 +4,10 @@
  * idle connections to a server would outlive the request that opened them. (Node 20's global `fetch` is an
  * older undici, which does not take this undici's `Agent` as its dispatcher: the `fetch` is undici's too.)
  *
- * For POSTs, a response body that may be an event stream, or is of no declared length, or encoded, is watched on
- * its way to the SDK (`ResponseWatch`); one of a declared length within the limit goes as it is.
+ * For POSTs, the response body is watched on its way to the SDK (`ResponseWatch`).
  *
  * @internal
  */
-import type { Duplex } from "node:stream"
-import type { Dispatcher } from "undici"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as GuardedTransport from "./guardedTransport.js"
@@ -70,7 +67,7 @@ const loadUndici = Effect.promise(() => (undici ??= import("undici").then((modul
 export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { Agent, fetch } = yield* loadUndici
-    const agent = yield* Effect.acquireRelease(
+    const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(() => new Agent()),
       (agent) => Effect.promise(() => agent.destroy().catch(() => {}))
     )
@@ -92,37 +89,38 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
       const resumed = method === "GET" ? resumption(init?.headers) : undefined
       const resumedIds = resumed !== undefined ? resumable.get(resumed) : undefined
       const link = init?.signal != null ? linkSignal(init.signal) : undefined
-      const ids = method === "POST" ? parseIds(init?.body) : resumedIds ?? []
-      // read as an event stream whatever its content type, as the SDK reads a resumed stream
-      const body = resumed !== undefined && resumedIds !== undefined
-        ? new ResponseBody(ids, {
-          watch,
-          ended: (ids, lastEventId) => {
-            if (lastEventId === undefined) giveUp(resumed, ids)
-            else {
-              resumable.delete(resumed)
-              streams.ended(ids, lastEventId)
-            }
-          }
-        }, link?.unlink, true)
-        : new ResponseBody(ids, streams, link?.unlink, false)
-      const request = {
-        ...init,
-        ...(link ? { signal: link.signal } : {}),
-        // a dispatcher of the request's own: `fetch` uses only its `dispatch`
-        dispatcher: { dispatch: (options, handler) => agent.dispatch(options, new Metered(handler, body)) } satisfies Pick<Dispatcher, "dispatch">
-      } as Parameters<typeof fetch>[1]
+      const request = { ...init, ...(link ? { signal: link.signal } : {}), dispatcher } as Parameters<typeof fetch>[1]
       return (fetch(url, request) as unknown as Promise<Response>).then((response) => {
         if (response.status === 401 && isOAuthChallenge(response.headers.get("www-authenticate"))) watch.onChallenge()
-        if (resumed !== undefined && resumedIds !== undefined && (response.status === 405 || (response.ok && response.body === null))) {
-          giveUp(resumed, resumedIds)
+        if (resumed !== undefined && resumedIds !== undefined) {
+          if (response.status === 405 || (response.ok && response.body === null)) {
+            giveUp(resumed, resumedIds)
+          } else if (response.ok) {
+            // read as an event stream whatever its content type, as the SDK reads it
+            return watchBody(response, resumedIds, {
+              watch,
+              ended: (ids, lastEventId) => {
+                if (lastEventId === undefined) giveUp(resumed, ids)
+                else {
+                  resumable.delete(resumed)
+                  streams.ended(ids, lastEventId)
+                }
+              }
+            }, link?.unlink, true)
+          }
         }
-        return body.encoded && response.body !== null ? meteredCopy(response, body) : response
+        if (response.body === null) {
+          link?.unlink()
+          return response
+        }
+        const ids = method === "POST" ? parseIds(init?.body) : []
+        return ids.length === 0 && link === undefined ? response : watchBody(response, ids, streams, link?.unlink)
       }, (error: unknown) => {
         link?.unlink()
         return Promise.reject(error)
       })
     }
+
   })
 
 /** Where a watched body reports to. */
@@ -167,169 +165,82 @@ const parseIds = (body: RequestInit["body"]): ReadonlyArray<string | number> => 
 }
 
 /**
- * What is watched of the body of a response: `done` when it ends; for a POST that carried requests (`ids`), its
- * size, by event for an event stream, and the end of an event stream with whether it carried event ids. A body
- * that breaks (the socket closed mid-response) ends the same way as one that ends early.
+ * The response, with its body passed through as it arrives, and `done` called when it ends. For a POST that
+ * carried requests (`ids`), the body is measured: a message over the limit errors the body (and is reported), and
+ * the end of an event stream is reported with whether it carried event ids. A body that breaks (the socket closed
+ * mid-response) ends the same way as one that ends early.
  */
-class ResponseBody {
-  /** The body is encoded (gzip, …): its bytes are measured once decoded, on their way to the SDK. */
-  encoded = false
-  private eventIds: EventIds | undefined = undefined
-  private ended = false
-  private bytes = 0
-  // whether the bytes so far end with a newline: a newline after it ends an event
-  private atLineStart = true
-
-  constructor(
-    readonly ids: ReadonlyArray<string | number>,
-    private readonly streams: Streams,
-    private readonly done: (() => void) | undefined,
-    private readonly asEventStream: boolean
-  ) {}
-
-  /** The headers of a response (a redirect's too: each starts over). */
-  start(statusCode: number, headers: ReadonlyArray<Buffer | string>): void {
-    if (statusCode < 200) return
-    const encoding = rawHeader(headers, "content-encoding")
-    this.encoded = encoding !== undefined && encoding.trim().toLowerCase() !== "identity" && encoding.trim() !== ""
-    this.bytes = 0
-    this.atLineStart = true
-    this.eventIds = this.ids.length > 0 &&
-        (this.asEventStream ? statusCode >= 200 && statusCode < 300 : (rawHeader(headers, "content-type") ?? "").startsWith("text/event-stream"))
-      ? new EventIds()
-      : undefined
-  }
-
-  /** Takes a chunk of the body; false when it went over the limit (reported): the body is to be cut off there. */
-  take(chunk: Buffer): boolean {
-    if (this.ended || this.ids.length === 0) return true
-    const eventIds = this.eventIds
-    if (eventIds !== undefined) {
-      // bytes since the last blank line (the end of an event); an `id:` field makes the stream resumable
-      let eventEnd = -1
-      for (let i = chunk.lastIndexOf(10); i !== -1; i = i === 0 ? -1 : chunk.lastIndexOf(10, i - 1)) {
-        if (i > 0 ? chunk[i - 1] === 10 : this.atLineStart) {
-          eventEnd = i
-          break
-        }
-      }
-      this.bytes = eventEnd === -1 ? this.bytes + chunk.length : chunk.length - eventEnd - 1
-      eventIds.feed(chunk)
-      if (chunk.length > 0) this.atLineStart = chunk[chunk.length - 1] === 10
-    } else {
-      this.bytes += chunk.length
-    }
-    if (this.bytes <= this.streams.watch.maxMessageBytes) return true
-    this.ended = true
-    this.done?.()
-    this.streams.watch.onOversized(this.ids)
-    return false
-  }
-
-  end(): void {
-    if (this.ended) return
-    this.ended = true
-    this.done?.()
-    if (this.eventIds !== undefined) this.streams.ended(this.ids, this.eventIds.last)
-  }
-
-  /** The SDK stopped reading. */
-  cancel(): void {
-    this.ended = true
-    this.done?.()
-  }
-
-  oversized(): Error {
-    return new Error(`a message larger than ${this.streams.watch.maxMessageBytes} bytes`)
-  }
-}
-
-/** The value of header `name` (lower case) in undici's raw headers: names and values, one after the other. */
-const rawHeader = (raw: ReadonlyArray<Buffer | string>, name: string): string | undefined => {
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = raw[i]!
-    if (key.length === name.length && key.toString("latin1").toLowerCase() === name) return raw[i + 1]!.toString("latin1")
-  }
-  return undefined
-}
-
-/**
- * The response's bytes as undici's dispatcher hands them to its `fetch`, before `fetch` makes a web stream of
- * them: measured there, a body costs no second stream (the SDK reads every response as one). An encoded body
- * passes untouched, to be measured decoded (`meteredCopy`). The handler is of the form `fetch`'s own is (and
- * the agent's clients take without a conversion): the newer form would be converted on every event, twice.
- */
-class Metered implements Dispatcher.DispatchHandler {
-  private abort: ((error?: Error) => void) | undefined = undefined
-
-  constructor(private readonly handler: Dispatcher.DispatchHandler, private readonly body: ResponseBody) {}
-
-  onConnect(abort: (error?: Error) => void): void {
-    this.abort = abort
-    this.handler.onConnect?.(abort)
-  }
-
-  onResponseStarted(): void {
-    this.handler.onResponseStarted?.()
-  }
-
-  onHeaders(statusCode: number, headers: Array<Buffer>, resume: () => void, statusText: string): boolean {
-    this.body.start(statusCode, headers)
-    return this.handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true
-  }
-
-  onUpgrade(statusCode: number, headers: Array<Buffer> | Array<string> | null, socket: Duplex): void {
-    this.handler.onUpgrade?.(statusCode, headers, socket)
-  }
-
-  onData(chunk: Buffer): boolean {
-    if (this.body.encoded || this.body.take(chunk)) return this.handler.onData?.(chunk) ?? true
-    this.abort?.(this.body.oversized())
-    return false
-  }
-
-  onComplete(trailers: Array<string> | null): void {
-    if (!this.body.encoded) this.body.end()
-    this.handler.onComplete?.(trailers)
-  }
-
-  onError(error: Error): void {
-    if (!this.body.encoded) this.body.end()
-    this.handler.onError?.(error)
-  }
-
-  onBodySent(chunkSize: number, totalBytesSent: number): void {
-    this.handler.onBodySent?.(chunkSize, totalBytesSent)
-  }
-}
-
-/** The response, with its (decoded) body measured as the SDK reads it. */
-const meteredCopy = (response: Response, metered: ResponseBody): Response => {
+const watchBody = (
+  response: Response,
+  ids: ReadonlyArray<string | number>,
+  streams: Streams,
+  done: (() => void) | undefined,
+  asEventStream = false
+): Response => {
+  const watch = streams.watch
   const reader = response.body!.getReader()
+  const watched = ids.length > 0
+  const eventStream = watched &&
+    (asEventStream || (response.headers.get("content-type") ?? "").startsWith("text/event-stream"))
+  const eventIds = eventStream ? new EventIds() : undefined
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    done?.()
+    if (eventIds !== undefined) streams.ended(ids, eventIds.last)
+  }
+  let bytes = 0
+  // whether the bytes so far end with a newline: a newline after it ends an event
+  let atLineStart = true
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: ReadableStreamReadResult<Uint8Array>
       try {
         chunk = await reader.read()
       } catch (error) {
-        metered.end()
+        end()
         controller.error(error)
         return
       }
       if (chunk.done) {
-        metered.end()
+        end()
         controller.close()
         return
       }
-      if (metered.take(Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength))) {
+      if (!watched) {
         controller.enqueue(chunk.value)
         return
       }
-      controller.error(metered.oversized())
-      void reader.cancel().catch(() => {})
+      const view = Buffer.from(chunk.value.buffer, chunk.value.byteOffset, chunk.value.byteLength)
+      if (eventStream) {
+        // bytes since the last blank line (the end of an event); an `id:` field makes the stream resumable
+        let eventEnd = -1
+        for (let i = view.lastIndexOf(10); i !== -1; i = i === 0 ? -1 : view.lastIndexOf(10, i - 1)) {
+          if (i > 0 ? view[i - 1] === 10 : atLineStart) {
+            eventEnd = i
+            break
+          }
+        }
+        bytes = eventEnd === -1 ? bytes + view.length : view.length - eventEnd - 1
+        eventIds!.feed(view)
+        if (view.length > 0) atLineStart = view[view.length - 1] === 10
+      } else {
+        bytes += view.length
+      }
+      if (bytes > watch.maxMessageBytes) {
+        ended = true
+        done?.()
+        watch.onOversized(ids)
+        controller.error(new Error(`a message larger than ${watch.maxMessageBytes} bytes`))
+        void reader.cancel().catch(() => {})
+        return
+      }
+      controller.enqueue(chunk.value)
     },
     cancel: (reason) => {
-      metered.cancel()
+      ended = true
+      done?.()
       return reader.cancel(reason)
     }
   })
