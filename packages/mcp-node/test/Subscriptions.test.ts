@@ -7,13 +7,15 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpExtension, McpResources, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import * as Chunk from "effect/Chunk"
 import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 
@@ -60,6 +62,33 @@ describe("subscriptions/listen", () => {
         assert.include(methods, "subscriptions/listen")
         // listed twice: at first, and after the change
         assert.strictEqual(methods.filter((method) => method === "tools/list").length, 2)
+      }), 30_000)
+
+    it.scopedLive(`${transport}: McpResources.subscribe listens for the resource; the server's update of it arrives, with no resources/subscribe`, () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const server = yield* serve(file)
+        const update = yield* Effect.scoped(Effect.gen(function*() {
+          const factory = yield* McpClientFactory.McpClientFactory
+          const client = yield* factory.connect(server)
+          const updates = yield* McpResources.subscribe(client, "memo://note")
+          const first = yield* Effect.fork(Stream.runCollect(Stream.take(updates, 1)))
+          const written = yield* client.callTool("write", { text: "second" })
+          assert.deepStrictEqual(written.content, [{ type: "text", text: "wrote second" }])
+          const [update] = Chunk.toReadonlyArray(
+            yield* first.await.pipe(
+              Effect.flatten,
+              Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the update never arrived") })
+            )
+          )
+          const [contents] = yield* McpResources.read(client, "memo://note")
+          assert.strictEqual(McpResources.textOf(contents!), "second")
+          return update
+        })).pipe(Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "300 millis" })), Effect.provide(NodeContext.layer))
+        assert.deepStrictEqual(update, McpClient.Notification.ResourceUpdated({ server: "modern", uri: "memo://note" }))
+        const methods = ModernServers.readRecord(file).filter((entry) => entry.event === "message").map((entry) => entry.method)
+        assert.include(methods, "subscriptions/listen")
+        assert.notInclude(methods, "resources/subscribe")
       }), 30_000)
   }
 

@@ -8,7 +8,8 @@
 // with its pid at start. Tools: `echo` (text), `wait` (until cancelled; records `wait-cancelled`), `confirm`
 // (asks for a confirmation: an embedded elicitation on the modern era, a server request on the legacy one),
 // `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes),
-// `cut` (over HTTP, drops the open `subscriptions/listen` streams as a broken connection would).
+// `cut` (over HTTP, drops the open `subscriptions/listen` streams as a broken connection would), `write` (sets the
+// text of the resource `memo://note` and publishes its update to the subscriptions that asked for it).
 // `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
 // default the SDK's: `ttlMs: 0`, private).
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
@@ -40,9 +41,12 @@ const grown = new Set()
 let toolsChanged = () => {}
 // over HTTP: ends every open subscriptions/listen stream as a dropped connection would (the `cut` tool)
 let cutStreams = () => {}
+let note = "first"
+// an update of `memo://note`: over HTTP through the handler, over stdio by the instance whose tool wrote it
+let noteUpdated = (server) => server.server.sendResourceUpdated({ uri: "memo://note" })
 const makeServer = () => {
   const server = new McpServer({ name, version: "2.0.0" }, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
     ...(toolsHint !== undefined ? { cacheHints: toolsHint } : {})
   })
   server.registerTool("echo", { description: "echoes its text", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
@@ -77,6 +81,14 @@ const makeServer = () => {
   server.registerTool("cut", { description: "drops the open subscription streams", inputSchema: z.object({}) }, async () => {
     cutStreams()
     return { content: [{ type: "text", text: "cut" }] }
+  })
+  server.registerResource("note", "memo://note", { mimeType: "text/plain" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/plain", text: note }]
+  }))
+  server.registerTool("write", { description: "sets the note", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
+    note = text
+    await noteUpdated(server)
+    return { content: [{ type: "text", text: `wrote ${text}` }] }
   })
   server.registerTool("grow", { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) }, async ({ tool }) => {
     grown.add(tool)
@@ -120,6 +132,7 @@ if (!flag("http")) {
 } else {
   const handler = createMcpHandler(makeServer, { legacy: legacy === "reject" ? "reject" : "stateless" })
   toolsChanged = () => handler.notify.toolsChanged()
+  noteUpdated = () => handler.notify.resourceUpdated("memo://note")
   const streams = new Set()
   cutStreams = () => {
     for (const res of streams) res.destroy()
