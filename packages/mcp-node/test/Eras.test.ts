@@ -68,7 +68,7 @@ describe("servers of the 2026-07-28 revision (SDK v2)", () => {
         Effect.gen(function*() {
           const file = yield* record
           const [outcome] = yield* connectAndCall(yield* serve(era, file))
-          assert.deepStrictEqual(outcome!.tools, ["echo", "wait", "confirm", "region", "cut", "grow"])
+          assert.deepStrictEqual(outcome!.tools, ["echo", "wait", "confirm", "region", "cut", "write", "grow"])
           assert.deepStrictEqual(outcome!.result.content, [{ type: "text", text: "modern echo: hi" }])
           assert.deepStrictEqual([outcome!.protocolVersion, outcome!.transport], ["2026-07-28", transport === "http" ? "streamable-http" : "stdio"])
           const seen = messages(file)
