@@ -10,12 +10,14 @@ import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClient, McpClientFactory, McpExtension, McpResources, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
+import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Chunk from "effect/Chunk"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 
@@ -162,5 +164,36 @@ describe("subscriptions/listen", () => {
         assert.isTrue(heard)
       })).pipe(Effect.provide(layers(server)))
       assert.strictEqual(listens(), 2)
+    }), 30_000)
+
+  it.scoped("a subscription that cannot be listened again is tried 6 more times, then given up with a warning naming the server", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const server = yield* ModernServers.http("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" }, [
+        "--refuse-listen-after-cut"
+      ])
+      const listens = () => ModernServers.readRecord(file).filter((entry) => entry.method === "subscriptions/listen").length
+      const logs = captureLogs()
+      const given = (line: LogLine) =>
+        line.level === "WARN" && line.message.startsWith("MCP server modern: listening again for its notifications failed")
+      // the server's answers are real I/O, the waits between the tries the test clock's
+      const realPause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const mcp = yield* McpToolkit.make()
+        yield* mcp.toolkit.handle("modern__cut" as never, {} as never)
+        for (let i = 0; i < 500 && !logs.lines.some(given); i++) {
+          yield* TestClock.adjust("10 seconds")
+          yield* realPause
+        }
+        assert.isTrue(logs.lines.some(given))
+        // nothing more is tried, however long the connection lives on
+        for (let i = 0; i < 10; i++) {
+          yield* TestClock.adjust("1 minute")
+          yield* realPause
+        }
+      })).pipe(Effect.provide(layers(server)), Effect.provide(logs.layer))
+      // the first stream, the try after it broke, and 6 more
+      assert.strictEqual(listens(), 8)
+      assert.strictEqual(logs.lines.filter(given).length, 1)
     }), 30_000)
 })

@@ -10,6 +10,7 @@
 // `region` (an `x-mcp-header` argument), `grow` (registers a tool named by its argument: the tool list changes),
 // `cut` (over HTTP, drops the open `subscriptions/listen` streams as a broken connection would), `write` (sets the
 // text of the resource `memo://note` and publishes its update to the subscriptions that asked for it).
+// `--refuse-listen-after-cut` (HTTP): once `cut` ran, every `subscriptions/listen` is answered 503.
 // `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
 // default the SDK's: `ttlMs: 0`, private).
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
@@ -134,7 +135,9 @@ if (!flag("http")) {
   toolsChanged = () => handler.notify.toolsChanged()
   noteUpdated = () => handler.notify.resourceUpdated("memo://note")
   const streams = new Set()
+  let cut = false
   cutStreams = () => {
+    cut = true
     for (const res of streams) res.destroy()
     streams.clear()
   }
@@ -146,6 +149,11 @@ if (!flag("http")) {
       try {
         const message = JSON.parse(body.toString("utf8"))
         recordMessage(message, req.headers)
+        if (message?.method === "subscriptions/listen" && cut && flag("refuse-listen-after-cut")) {
+          res.writeHead(503, { "content-type": "text/plain" })
+          res.end("no more subscriptions")
+          return
+        }
         if (message?.method === "subscriptions/listen") {
           streams.add(res)
           res.on("close", () => streams.delete(res))

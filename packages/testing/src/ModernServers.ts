@@ -67,17 +67,18 @@ const args = (name: string, era: Era, record: string, hint: ToolsHint | undefine
 export const stdio = (name: string, era: Era, record: string, hint?: ToolsHint): McpServerConfig.McpStdioServer =>
   McpServerConfig.stdio({ name, command: process.execPath, args: args(name, era, record, hint) })
 
-/** A Streamable HTTP server for the length of the scope, recording into `record`; its definition. */
+/** A Streamable HTTP server for the length of the scope, recording into `record`; its definition. `extra`: more flags. */
 export const http = (
   name: string,
   era: Era,
   record: string,
-  hint?: ToolsHint
+  hint?: ToolsHint,
+  extra: ReadonlyArray<string> = []
 ): Effect.Effect<McpServerConfig.McpHttpServer, Error, Scope.Scope> =>
   Effect.map(
     Processes.spawnScoped({
       command: process.execPath,
-      args: [...args(name, era, record, hint), "--http"],
+      args: [...args(name, era, record, hint), "--http", ...extra],
       ready: /listening on (\S+)/
     }),
     (p) => McpServerConfig.http({ name, url: /listening on (\S+)/.exec(p.output())![1]! })
