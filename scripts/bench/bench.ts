@@ -262,13 +262,9 @@ const markdown = report(results, meta, profiles)
 const partial = only !== undefined
 const outDir = quick || light || partial ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
-const name = quick
-  ? "quick"
-  : light
-  ? "light"
-  : partial
-  ? `only-${cases.join("-")}${counted ? `-${callCount}after${warmupCount}` : ""}`
-  : "benchmarks"
+// a run with other call counts keeps its own files beside the default's
+const counts = counted ? `-${callCount}after${warmupCount}` : ""
+const name = quick ? "quick" : light ? `light${counts}` : partial ? `only-${cases.join("-")}${counts}` : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(
   join(outDir, `${name}.json`),
