@@ -8,7 +8,7 @@
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { parseArgs } from "node:util"
-import { serverScript } from "./common.js"
+import { cpuMs, median, serverScript } from "./common.js"
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -45,13 +45,7 @@ const run = async (n: number, workUs: number) => {
     }
   }
   const wall = performance.now() - start
-  const used = process.cpuUsage(cpu)
-  return { wallUs: ((wall - worked) * 1000) / n, cpuUs: (used.user + used.system - worked * 1000) / n }
-}
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+  return { wallUs: ((wall - worked) * 1000) / n, cpuUs: ((cpuMs(cpu) - worked) * 1000) / n }
 }
 
 await run(5000, 0)
