@@ -28,6 +28,7 @@ import * as McpError from "@zett/mcp/McpError"
 import { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
 import { z } from "zod"
 import * as Deadlines from "./internal/deadlines.js"
+import * as CallResult from "./internal/callResult.js"
 import * as CallSignal from "./internal/callSignal.js"
 import * as Errors from "./internal/errors.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
@@ -44,6 +45,9 @@ import * as Subscriptions from "./internal/subscriptions.js"
  * @category constants
  */
 export const sdkTimeoutDisabled = 2_147_483_647
+
+// a type, not an interface: the SDK's request params want an index signature
+type CallParams = { readonly name: string; readonly arguments: Record<string, unknown> }
 
 const LooseListToolsResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() })
 
@@ -235,23 +239,30 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       Tracing.traced("tools/list", listSpan)
     )
 
+  // Tools/call goes through `request` with a schema of the driver's own (internal/callResult): `callTool` adds
+  // only the SDK's own listing (output schemas, header mirroring), which the driver keeps itself.
+  const send = (params: CallParams, options: RequestOptions): Promise<CallToolResult> =>
+    client.request({ method: "tools/call", params }, CallResult.schema, options)
+
   // On the 2026-07-28 revision over HTTP, a tool's `x-mcp-header` arguments go into headers, from its definition as
-  // this connection listed it; a server that finds them missing or stale (a tool list cached elsewhere, or changed)
-  // refuses the call with a header mismatch: the tools are listed again and the call sent again, once.
+  // this connection listed it (the SDK's `callTool` mirrors them); a server that finds them missing or stale (a tool
+  // list cached elsewhere, or changed) refuses the call with a header mismatch: the tools are listed again and the
+  // call sent again, once.
+  const sendMirrored = (params: CallParams, options: RequestOptions): Promise<CallToolResult> => {
+    const definition = outputs.definition(params.name)
+    return definition === undefined ? send(params, options) : client.callTool(params, { ...options, toolDefinition: definition })
+  }
   const sdkCall = outputs.headers
-    ? async (params: { readonly name: string; readonly arguments: Record<string, unknown> }, options: RequestOptions) => {
-      const definition = outputs.definition(params.name)
+    ? async (params: CallParams, options: RequestOptions) => {
       try {
-        return await client.callTool(params, definition === undefined ? options : { ...options, toolDefinition: definition })
+        return await sendMirrored(params, options)
       } catch (error) {
         if (!(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH) throw error
         await relist(options.signal)
-        const fresh = outputs.definition(params.name)
-        return client.callTool(params, fresh === undefined ? options : { ...options, toolDefinition: fresh })
+        return sendMirrored(params, options)
       }
     }
-    : (params: { readonly name: string; readonly arguments: Record<string, unknown> }, options: RequestOptions) =>
-      client.callTool(params, options)
+    : send
 
   const relist = async (signal: AbortSignal | undefined) => {
     let cursor: string | undefined

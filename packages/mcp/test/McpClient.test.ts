@@ -213,13 +213,9 @@ describe("McpClient", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
-        request: async (_request: unknown, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+        request: async ({ method }: { readonly method: string }, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
-          return { tools: [] }
-        },
-        callTool: async (_params: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
-          seen.push(options)
-          return { content: [] }
+          return method === "tools/call" ? { content: [] } : { tools: [] }
         }
       }
       const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake" })
@@ -240,10 +236,8 @@ describe("McpClient", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
-        callTool: async () => {
-          throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
-        },
-        request: async () => {
+        request: async ({ method }: { readonly method: string }) => {
+          if (method === "tools/call") throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
           throw new Error(`socket hang up while sending ${secret}`)
         }
       }
@@ -426,9 +420,6 @@ describe("McpClient, exactly", () => {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
         request: async () => {
-          throw new Error("down")
-        },
-        callTool: async () => {
           throw new Error("down")
         }
       }

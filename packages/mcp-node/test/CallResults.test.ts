@@ -1,0 +1,100 @@
+import { NodeMcpClient } from "@zett/mcp-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage } from "@modelcontextprotocol/client"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+
+// A bare JSON-RPC peer on the 2025-11-25 revision that answers every tools/call with `result`, as it is: what a
+// real server may send, valid or not.
+const connect = (result: unknown) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      serverSide.onmessage = (message: JSONRPCMessage) => {
+        if (!("id" in message) || !("method" in message)) return
+        const reply = (body: unknown) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result: body } as JSONRPCMessage)
+        if (message.method === "initialize") {
+          reply({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } })
+        } else if (message.method === "tools/call") {
+          reply(result)
+        } else {
+          void serverSide.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } })
+        }
+      }
+      await serverSide.start()
+      const sdk = new Client({ name: "t", version: "1" }, { versionNegotiation: { mode: "pinned", version: "2025-11-25" } } as never)
+      await sdk.connect(clientSide)
+      return sdk
+    }),
+    (sdk) => Effect.promise(() => sdk.close())
+  )
+
+const results: ReadonlyArray<readonly [string, unknown]> = [
+  ["text", { content: [{ type: "text", text: "hi" }] }],
+  ["texts, structured content, isError", { content: [{ type: "text", text: "a" }, { type: "text", text: "" }], structuredContent: { n: 1 }, isError: false }],
+  ["a tool error", { content: [{ type: "text", text: "no" }], isError: true }],
+  ["no content", {}],
+  ["empty content", { content: [] }],
+  ["annotations and _meta on a block", { content: [{ type: "text", text: "a", annotations: { audience: ["user"], priority: 0.5 }, _meta: { k: 1 } }] }],
+  ["a key the schema does not know, on a block", { content: [{ type: "text", text: "a", extra: 1 }] }],
+  ["a key the schema does not know, on the result", { content: [{ type: "text", text: "a" }], extra: { deep: [1] } }],
+  ["result _meta", { content: [], _meta: { progressToken: 3, other: "x" } }],
+  ["an image", { content: [{ type: "image", data: "aGk=", mimeType: "image/png" }] }],
+  ["an image that is not base64", { content: [{ type: "image", data: "!!", mimeType: "image/png" }] }],
+  ["a resource link", { content: [{ type: "resource_link", uri: "file:///a", name: "a" }] }],
+  ["an embedded resource", { content: [{ type: "resource", resource: { uri: "file:///a", text: "t" } }] }],
+  ["a block of an unknown type", { content: [{ type: "video", url: "x" }] }],
+  ["a text that is not a string", { content: [{ type: "text", text: 5 }] }],
+  ["content that is not an array", { content: "hi" }],
+  ["isError that is not a boolean", { content: [], isError: "yes" }],
+  ["structured content that is not an object", { content: [], structuredContent: "x" }],
+  ["a legacy toolResult", { toolResult: { n: 1 } }],
+  ["a task without content", { task: { taskId: "t" } }]
+]
+
+describe("tools/call results", () => {
+  it.scoped("each result is read as the SDK's own callTool reads it: the same value, or a failure where it fails", () =>
+    Effect.gen(function*() {
+      for (const [label, result] of results) {
+        const sdk = yield* connect(result)
+        const expected = yield* Effect.either(Effect.tryPromise(() => sdk.callTool({ name: "x", arguments: {} })))
+        const client = NodeMcpClient.fromSdkClient(sdk, { server: "raw" })
+        const actual = yield* Effect.either(client.callTool("x", {}))
+        if (Either.isRight(expected)) {
+          assert.isTrue(Either.isRight(actual), `${label}: ${Either.isLeft(actual) ? actual.left.message : ""}`)
+          // the driver's own reading of a legacy toolResult (McpClient.normalizeResult) aside
+          if (label !== "a legacy toolResult") assert.deepStrictEqual(Either.getOrThrow(actual), expected.right, label)
+        } else if (label === "structured content that is not an object") {
+          // the published schema is the revisions' superset: a non-object value is kept, as 2026-07-28 allows it
+          assert.deepStrictEqual(Either.getOrThrow(actual).structuredContent, "x")
+        } else {
+          assert.isTrue(Either.isLeft(actual), label)
+          if (Either.isLeft(actual)) {
+            assert.strictEqual(actual.left._tag, "McpRequestError", label)
+            assert.strictEqual((actual.left as { reason?: string }).reason, "InvalidResponse", label)
+          }
+        }
+      }
+    }))
+
+  it.scoped("a malformed result fails with a description of what is wrong, where", () =>
+    Effect.gen(function*() {
+      const sdk = yield* connect({ content: [{ type: "image", data: "!!", mimeType: "image/png" }] })
+      const client = NodeMcpClient.fromSdkClient(sdk, { server: "raw" })
+      const error = yield* Effect.flip(client.callTool("x", {}))
+      assert.strictEqual(error._tag, "McpRequestError")
+      assert.match(error.message, /invalid response: .*Base64/)
+      const sdk2 = yield* connect({ task: { taskId: "t" } })
+      const error2 = yield* Effect.flip(NodeMcpClient.fromSdkClient(sdk2, { server: "raw" }).callTool("x", {}))
+      assert.match(error2.message, /content is required when the body carries 'task'/)
+    }))
+
+  it.scoped("a legacy toolResult reaches the caller as text content and structured content", () =>
+    Effect.gen(function*() {
+      const sdk = yield* connect({ toolResult: { n: 1 } })
+      const result = yield* NodeMcpClient.fromSdkClient(sdk, { server: "raw" }).callTool("x", {})
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "{\"n\":1}" }])
+      assert.deepStrictEqual(result.structuredContent, { n: 1 })
+    }))
+})
