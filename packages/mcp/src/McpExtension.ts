@@ -302,13 +302,15 @@ export const make = Effect.fnUntraced(function*(
   // state from the context it runs in.
   const handlerOf = (resolved: Resolved, tool: McpTool.McpTool) =>
   (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> =>
-    Effect.flatMap(Effect.serviceOption(CurrentRequest), (cell) =>
-      Option.isNone(cell) || cell.value.state === undefined
+    Effect.contextWithEffect((services: Context.Context<never>) => {
+      const state = Context.getOption(services, CurrentRequest).pipe(Option.flatMapNullable((cell) => cell.state))
+      return Option.isNone(state)
         ? new Tool.ToolError({
           type: "Unavailable",
           message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
         })
-        : call(cell.value.state, resolved, tool, args, toolCall, context))
+        : call(state.value, resolved, tool, args, toolCall, context)
+    })
   const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
     if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
     const server = resolved.server
