@@ -335,8 +335,8 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
           resume(Effect.fail(error))
         }
       }
+      // only while the call is pending: a timeout or an interruption may have ended it
       const settle = (outcome: Effect.Effect<CallToolResult, McpRequestError>) => {
-        if (done) return
         done = true
         deadlines.remove(entry)
         resume(outcome)

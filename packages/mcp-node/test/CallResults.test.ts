@@ -5,8 +5,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 
-// A bare JSON-RPC peer on the 2025-11-25 revision that answers every tools/call with `result`, as it is: what a
-// real server may send, valid or not.
+// A bare JSON-RPC peer on the 2025-11-25 revision (the client's default negotiation) that answers every tools/call
+// with `result`, as it is: what a real server may send, valid or not.
 const connect = (result: unknown) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -23,7 +23,7 @@ const connect = (result: unknown) =>
         }
       }
       await serverSide.start()
-      const sdk = new Client({ name: "t", version: "1" }, { versionNegotiation: { mode: "pinned", version: "2025-11-25" } } as never)
+      const sdk = new Client({ name: "t", version: "1" })
       await sdk.connect(clientSide)
       return sdk
     }),

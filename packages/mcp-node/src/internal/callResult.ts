@@ -11,9 +11,7 @@
  */
 import type { CallToolResult, StandardSchemaV1 } from "@modelcontextprotocol/client"
 import { specTypeSchemas } from "@modelcontextprotocol/client"
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+import { isRecord } from "effect/Predicate"
 
 // `{ type: "text", text }` and nothing else: what the SDK's parse would return unchanged
 const isBareText = (block: unknown): boolean => {
