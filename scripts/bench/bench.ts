@@ -127,10 +127,10 @@ const plan: Record<string, () => Array<Job>> = {
           : { case: "warm", lib, n: 20, tools: 50, reps: lib === "zett" ? 350 : 60 },
         timeoutMs: 300_000
       }]).filter((job, i, all) => job.args.lib === "zett" || all.findIndex((j) => j.args.lib === job.args.lib) === i),
-  // the agent's path (`zett`), the handler in one fiber (`zett-handler`), the raw SDK and the peers: 5 rounds,
-  // interleaved, 500 calls after 200 warm-up calls each
+  // the agent's path (`zett`), the handler in one fiber (`zett-handler`), the raw SDK (also each call in an Effect
+  // fiber: `raw-effect`) and the peers: 5 rounds, interleaved, 500 calls after 200 warm-up calls each
   calls: () =>
-    rounds(quick ? 1 : 5, ["raw", "raw1", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
+    rounds(quick ? 1 : 5, ["raw", "raw1", "raw-effect", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
       ["stdio", "http"].map((transport) => ({
         args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount },
         timeoutMs: 180_000

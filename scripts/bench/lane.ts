@@ -52,6 +52,7 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   let adapter: Adapter
   if (lib === "raw") adapter = (await import("./raw.js")).raw
   else if (lib === "raw1") adapter = (await import("./raw.js")).raw1
+  else if (lib === "raw-effect") adapter = (await import("./raw.js")).rawEffect
   else if (lib === "zett") adapter = (await import("./zett.js")).zett
   else if (lib === "zett-handler") adapter = (await import("./zett.js")).zettAdapter("Zett, the tool handler in one fiber")
   else if (lib === "zett-pool") {
@@ -70,7 +71,8 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   return { adapter, lib: loaded, importMs: performance.now() }
 }
 
-const switchesPerCall = (switched: { readonly voluntary: number; readonly involuntary: number }, n: number) => ({
+const switchesPerCall = (switched: ReturnType<typeof contextSwitches>, n: number) => ({
+  ...(switched.mainUs === undefined ? {} : { mainThreadCpuPerCallUs: switched.mainUs / n }),
   waitsPerCall: switched.voluntary / n,
   preemptionsPerCall: switched.involuntary / n
 })
@@ -221,7 +223,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       transport,
       calls: n,
       warmup,
-      timed: lib === "zett-handler" ? "the tool's handler, in a loop in one fiber" : "the library's tool call, in a loop",
+      timed: lib === "zett-handler"
+        ? "the tool's handler, in a loop in one fiber"
+        : lib === "raw-effect"
+        ? "the raw client's callTool in an Effect.async, in a loop in one fiber"
+        : "the library's tool call, in a loop",
       meanMs: totalMs / n,
       medianMs: median(samples),
       p99Ms: quantile(samples, 0.99),

@@ -1,7 +1,10 @@
 // The baselines: the raw MCP SDK Client, one per server, opened with a user-side Promise.all; the echo tool is
 // `client.callTool`. `raw` is the v2 client (`@modelcontextprotocol/client`, what Zett's driver is on, in its
 // default negotiation: the 2025 handshake, as the benchmark's servers speak); `raw1` is SDK v1
-// (`@modelcontextprotocol/sdk`). Resolved from the root workspace, like Zett's.
+// (`@modelcontextprotocol/sdk`). Resolved from the root workspace, like Zett's. `raw-effect` is the v2 client
+// again, each call one `Effect.async` in one Effect fiber: what any Effect caller of this client pays, and so the
+// floor under an Effect library's call (Zett's handler and agent run their calls in a fiber in the same way).
+import * as Effect from "effect/Effect"
 import { type Adapter, benchDir, packageVersion } from "./common.js"
 
 interface SdkClient {
@@ -17,7 +20,7 @@ interface Sdk {
   readonly StreamableHTTPClientTransport: new(url: URL) => unknown
 }
 
-const adapter = (label: string, name: string, load: () => Promise<Sdk>): Adapter => ({
+const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber = false): Adapter => ({
   label,
   packages: () => [packageVersion(name, benchDir)],
   load,
@@ -35,9 +38,30 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>): Adapter
     }))
     const first = clients[0]!.client
     const echoName = `${servers[0]!.prefix}echo`
+    const call = (text: string) =>
+      Effect.async<unknown>((resume) => {
+        first.callTool({ name: echoName, arguments: { text } }).then(
+          (result) => resume(Effect.succeed(result)),
+          (error) => resume(Effect.die(error))
+        )
+      })
     return {
       tools: clients.reduce((n, c) => n + c.tools.length, 0),
       echo: (text) => first.callTool({ name: echoName, arguments: { text } }) as never,
+      ...(inFiber
+        ? {
+          timeCalls: (n: number) =>
+            Effect.runPromise(Effect.gen(function*() {
+              const samples: Array<number> = []
+              for (let i = 0; i < n; i++) {
+                const start = performance.now()
+                yield* call(`hello ${i}`)
+                samples.push(performance.now() - start)
+              }
+              return samples
+            }))
+        }
+        : {}),
       // a long-lived app without a cache lists again on its open connections
       again: async () => ({
         tools: (await Promise.all(clients.map((c) => c.client.listTools()))).reduce((n, r) => n + r.tools.length, 0)
@@ -53,6 +77,13 @@ export const raw: Adapter = adapter("raw SDK v2 Client (baseline)", "@modelconte
   ...(await import("@modelcontextprotocol/client")),
   ...(await import("@modelcontextprotocol/client/stdio"))
 }) as unknown as Sdk)
+
+export const rawEffect: Adapter = adapter(
+  "raw SDK v2 Client, each call one Effect.async in one fiber",
+  "@modelcontextprotocol/client",
+  raw.load as () => Promise<Sdk>,
+  true
+)
 
 export const raw1: Adapter = adapter("raw SDK v1 Client", "@modelcontextprotocol/sdk", async () => ({
   ...(await import("@modelcontextprotocol/sdk/client/index.js")),

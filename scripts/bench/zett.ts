@@ -252,7 +252,7 @@ export const agentCalls = async (
   let cpu: NodeJS.CpuUsage | undefined
   let ms = 0
   let cpuUs = 0
-  let switches = { voluntary: 0, involuntary: 0 }
+  let switches = contextSwitches()
   let switched = switches
   let results: ReadonlyArray<Message.Message> = []
   const model = ScriptedModel.layer([
