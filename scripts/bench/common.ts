@@ -223,6 +223,6 @@ export const contextSwitches = (since?: Switches): Switches => {
   return {
     voluntary: usage.voluntaryContextSwitches - (since?.voluntary ?? 0),
     involuntary: usage.involuntaryContextSwitches - (since?.involuntary ?? 0),
-    mainUs: main === undefined || since?.mainUs === undefined && since !== undefined ? undefined : main - (since?.mainUs ?? 0)
+    mainUs: main === undefined || (since !== undefined && since.mainUs === undefined) ? undefined : main - (since?.mainUs ?? 0)
   }
 }

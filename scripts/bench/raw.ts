@@ -73,15 +73,17 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber 
   }
 })
 
-export const raw: Adapter = adapter("raw SDK v2 Client (baseline)", "@modelcontextprotocol/client", async () => ({
+const loadV2 = async () => ({
   ...(await import("@modelcontextprotocol/client")),
   ...(await import("@modelcontextprotocol/client/stdio"))
-}) as unknown as Sdk)
+}) as unknown as Sdk
+
+export const raw: Adapter = adapter("raw SDK v2 Client (baseline)", "@modelcontextprotocol/client", loadV2)
 
 export const rawEffect: Adapter = adapter(
   "raw SDK v2 Client, each call one Effect.async in one fiber",
   "@modelcontextprotocol/client",
-  raw.load as () => Promise<Sdk>,
+  loadV2,
   true
 )
 
