@@ -1,4 +1,5 @@
 // What every lane shares: server definitions, counting spawned processes and opened sockets, statistics.
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as diagnostics from "node:diagnostics_channel"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -192,6 +193,18 @@ export const quantile = (values: ReadonlyArray<number>, q: number) => {
 }
 export const median = (values: ReadonlyArray<number>) => quantile(values, 0.5)
 
+/** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's: each one's ms. */
+export const callsInFiber = <E, R>(n: number, call: (text: string) => Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const samples: Array<number> = []
+    for (let i = 0; i < n; i++) {
+      const start = performance.now()
+      yield* call(`hello ${i}`)
+      samples.push(performance.now() - start)
+    }
+    return samples
+  })
+
 /**
  * The CPU time of this process's main thread, in µs, from Linux's /proc (in clock ticks of 10 ms: good to a few
  * percent over a timed window of some hundred ms); undefined elsewhere. The rest of the process's CPU time is its
@@ -223,6 +236,7 @@ export const contextSwitches = (since?: Switches): Switches => {
   return {
     voluntary: usage.voluntaryContextSwitches - (since?.voluntary ?? 0),
     involuntary: usage.involuntaryContextSwitches - (since?.involuntary ?? 0),
-    mainUs: main === undefined || (since !== undefined && since.mainUs === undefined) ? undefined : main - (since?.mainUs ?? 0)
+    // /proc is there for both readings or for neither
+    mainUs: main === undefined ? undefined : main - (since?.mainUs ?? 0)
   }
 }

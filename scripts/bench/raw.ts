@@ -5,7 +5,7 @@
 // again, each call one `Effect.async` in one Effect fiber: what any Effect caller of this client pays, and so the
 // floor under an Effect library's call (Zett's handler and agent run their calls in a fiber in the same way).
 import * as Effect from "effect/Effect"
-import { type Adapter, benchDir, packageVersion } from "./common.js"
+import { type Adapter, benchDir, callsInFiber, packageVersion } from "./common.js"
 
 interface SdkClient {
   connect(transport: unknown): Promise<void>
@@ -48,20 +48,7 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber 
     return {
       tools: clients.reduce((n, c) => n + c.tools.length, 0),
       echo: (text) => first.callTool({ name: echoName, arguments: { text } }) as never,
-      ...(inFiber
-        ? {
-          timeCalls: (n: number) =>
-            Effect.runPromise(Effect.gen(function*() {
-              const samples: Array<number> = []
-              for (let i = 0; i < n; i++) {
-                const start = performance.now()
-                yield* call(`hello ${i}`)
-                samples.push(performance.now() - start)
-              }
-              return samples
-            }))
-        }
-        : {}),
+      ...(inFiber ? { timeCalls: (n: number) => Effect.runPromise(callsInFiber(n, call)) } : {}),
       // a long-lived app without a cache lists again on its open connections
       again: async () => ({
         tools: (await Promise.all(clients.map((c) => c.client.listTools()))).reduce((n, r) => n + r.tools.length, 0)

@@ -10,7 +10,7 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { type Adapter, benchDir, contextSwitches, packageVersion, type ServerSpec, type Session } from "./common.js"
+import { type Adapter, benchDir, callsInFiber, contextSwitches, packageVersion, type ServerSpec, type Session } from "./common.js"
 // : a plain ES module without types
 import { makeServer } from "./testServer.mjs"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -149,18 +149,7 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
     echo: (name: string, text: string) => runtime.runPromise(inRequest(name, call(name, text))),
     /** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's fiber. */
     timeCalls: (name: string, n: number) =>
-      runtime.runPromise(inRequest(
-        name,
-        Effect.gen(function*() {
-          const samples: Array<number> = []
-          for (let i = 0; i < n; i++) {
-            const start = performance.now()
-            yield* call(name, `hello ${i}`)
-            samples.push(performance.now() - start)
-          }
-          return samples
-        })
-      )),
+      runtime.runPromise(inRequest(name, callsInFiber(n, (text) => call(name, text)))),
     /** A whole request that answers at once (for concurrency cases). */
     run: () => runtime.runPromise(Agent.run("go")),
     dispose: async () => {
