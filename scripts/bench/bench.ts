@@ -135,6 +135,21 @@ const plan: Record<string, () => Array<Job>> = {
         args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount },
         timeoutMs: 180_000
       }))),
+  // a call's cost over a process's life: the call case's lanes from each process's first call, 8,000 calls, the
+  // mean of every 500 reported apart; 5 rounds, interleaved
+  curve: () =>
+    rounds(quick ? 1 : 5, ["raw", "raw-effect", "zett", "zett-handler"], (lib) =>
+      ["stdio", "http"].map((transport) => ({
+        args: { case: "curve", lib, transport, calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
+        timeoutMs: 300_000
+      }))),
+  // the same for the toolkit's part: its handle, the local handle, the raw call
+  "toolkit-curve": () =>
+    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-local"], (lib) =>
+      ["stdio", "http"].map((transport) => ({
+        args: { case: "toolkit-curve", lib, transport, variant: lib === "raw" ? "call" : "handle", calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
+        timeoutMs: 300_000
+      }))),
   // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
   // each also as the toolkit's handle alone, and the raw SDK call: 5 rounds, interleaved, 500 after 200 warm-up each
   toolkit: () =>

@@ -224,6 +224,10 @@ export interface Switches {
   readonly voluntary: number
   readonly involuntary: number
   readonly mainUs: number | undefined
+  /** when the reading was taken, in µs of the monotonic clock a V8 CPU profile's timestamps use */
+  readonly atUs: number
+  /** with `since`: when `since` was taken */
+  readonly sinceUs?: number
 }
 
 /**
@@ -237,6 +241,8 @@ export const contextSwitches = (since?: Switches): Switches => {
     voluntary: usage.voluntaryContextSwitches - (since?.voluntary ?? 0),
     involuntary: usage.involuntaryContextSwitches - (since?.involuntary ?? 0),
     // /proc is there for both readings or for neither
-    mainUs: main === undefined ? undefined : main - (since?.mainUs ?? 0)
+    mainUs: main === undefined ? undefined : main - (since?.mainUs ?? 0),
+    atUs: Number(process.hrtime.bigint() / 1000n),
+    ...(since === undefined ? {} : { sinceUs: since.atUs })
   }
 }

@@ -39,6 +39,7 @@ const flags = parseFlags(process.argv.slice(2), [
   "warmup",
   "runs",
   "chunks",
+  "chunk",
   "requests",
   "processes",
   "opTimeout"
@@ -74,7 +75,9 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
 const switchesPerCall = (switched: ReturnType<typeof contextSwitches>, n: number) => ({
   ...(switched.mainUs === undefined ? {} : { mainThreadCpuPerCallUs: switched.mainUs / n }),
   waitsPerCall: switched.voluntary / n,
-  preemptionsPerCall: switched.involuntary / n
+  preemptionsPerCall: switched.involuntary / n,
+  // the timed window, for `profile-top.mjs --window=` on a `--cpu-prof` of the lane
+  ...(switched.sinceUs === undefined ? {} : { windowUs: [switched.sinceUs, switched.atUs] })
 })
 
 /** The call cases' one server with 10 tools and echo, over `--transport` (stdio by default), and their counts. */
@@ -83,8 +86,17 @@ const callSetup = async () => {
   const probe = makeProbe()
   const http = transport === "http" ? await startHttp(probe, 1, { k: 10 }) : undefined
   const servers = http?.servers ?? stdioServers(probe, 1, { k: 10 })
-  return { transport, n: num("calls", 500), warmup: num("warmup", 200), http, servers }
+  const curve = kase === "curve" || kase === "toolkit-curve"
+  const chunk = flags.chunk === undefined && !curve ? undefined : num("chunk", 500)
+  return { transport, n: num("calls", 500), warmup: num("warmup", curve ? 0 : 200), chunk, http, servers }
 }
+
+/** The mean of each run of `chunk` consecutive samples: how a call's cost moves over a process's life. */
+const chunkMeans = (samples: ReadonlyArray<number>, chunk: number) =>
+  Array.from({ length: Math.ceil(samples.length / chunk) }, (_, i) => {
+    const part = samples.slice(i * chunk, (i + 1) * chunk)
+    return part.reduce((a, b) => a + b, 0) / part.length
+  })
 
 const textOk = (result: unknown, text: string) => JSON.stringify(result).includes(text)
 
@@ -184,11 +196,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
    * inside one fiber; the others: each library's tool-execution path in a loop.
    */
   calls: async () => {
-    const { http, n, servers, transport, warmup } = await callSetup()
+    const { chunk, http, n, servers, transport, warmup } = await callSetup()
     if (lib === "zett") {
       const { agentCalls } = await import("./zett.js")
       const importMs = performance.now()
-      const run = await agentCalls(servers, { warmup, calls: n })
+      const run = await agentCalls(servers, { warmup, calls: n, chunk })
       http?.stop()
       return {
         label: "Zett, the agent's path (Agent.run, scripted model)",
@@ -201,6 +213,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         cpuPerCallUs: run.cpuUs / n,
         ...switchesPerCall(run.switched, n),
         callsPerSecond: (n * 1000) / run.ms,
+        ...(chunk === undefined ? {} : { chunk, chunkMeansMs: run.chunkMeansMs }),
         ok: run.ok
       }
     }
@@ -234,9 +247,18 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       cpuPerCallUs,
       ...switchesPerCall(switched, n),
       callsPerSecond: (n * 1000) / totalMs,
+      ...(chunk === undefined ? {} : { chunk, chunkMeansMs: chunkMeans(samples, chunk) }),
       ok
     }
   },
+
+  /**
+   * A call's cost over a process's life: the `calls` case from the process's first call on (`--warmup=0` unless
+   * given), the mean of every `--chunk` calls (500 unless given) reported apart.
+   */
+  curve: () => cases.calls!(),
+  /** The same for the toolkit case (`--variant=handle` for the toolkit's part). */
+  "toolkit-curve": () => cases.toolkit!(),
 
   /**
    * Case 10: one warm `LanguageModel.generateText` step in which the model calls the echo tool, or (`--variant=
@@ -245,7 +267,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
    * of the toolkit's part (`zett-toolkit` - `ai-local`).
    */
   toolkit: async () => {
-    const { http, n, servers, transport, warmup } = await callSetup()
+    const { chunk, http, n, servers, transport, warmup } = await callSetup()
     const measure = async (label: string, ok: boolean, time: (n: number) => Promise<Array<number>>, close: () => Promise<void>) => {
       await time(warmup)
       const start = performance.now()
@@ -267,6 +289,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         meanMs: totalMs / n,
         medianMs: median(samples),
         p99Ms: quantile(samples, 0.99),
+        ...(chunk === undefined ? {} : { chunk, chunkMeansMs: chunkMeans(samples, chunk) }),
         ok
       }
     }

@@ -3,7 +3,7 @@
 // also in µs per call when `--calls=N` is given.
 //
 //   node scripts/bench/profile-top.mjs <file.cpuprofile> [--calls=20000] [--top=40] [--markdown]
-//     [--inclusive=<name>,<name>...]
+//     [--inclusive=<name>,<name>...] [--window=<fromUs>,<toUs>]
 //
 // `--inclusive`: the time of every sample with a frame whose `function@file` contains <name> on its stack
 // (each sample counted once per name): what a function costs with everything it calls.
@@ -17,7 +17,8 @@ const { positionals, values } = parseArgs({
     calls: { type: "string" },
     top: { type: "string", default: "40" },
     markdown: { type: "boolean", default: false },
-    inclusive: { type: "string" }
+    inclusive: { type: "string" },
+    window: { type: "string" }
   }
 })
 const file = positionals[0]
@@ -27,8 +28,14 @@ const top = Number(values.top)
 const profile = JSON.parse(readFileSync(file, "utf8"))
 
 // self time per node: the sampling interval that follows each sample belongs to the sampled node
+// `--window=<from>,<to>`: only the samples taken between two readings of the monotonic clock in µs (a lane's
+// `windowUs`, its timed calls), the clock of the profile's own timestamps
+const [from, to] = values.window === undefined ? [-Infinity, Infinity] : values.window.split(",").map(Number)
 const self = new Map()
+let at = profile.startTime
 for (let i = 0; i < profile.samples.length; i++) {
+  at += profile.timeDeltas[i]
+  if (at < from || at >= to) continue
   const id = profile.samples[i]
   const dt = profile.timeDeltas[i + 1] ?? 0
   self.set(id, (self.get(id) ?? 0) + dt)

@@ -229,14 +229,22 @@ export const inMemoryApp = (options: {
  */
 export const agentCalls = async (
   servers: ReadonlyArray<ServerSpec>,
-  options: { readonly warmup: number; readonly calls: number; readonly extra?: Partial<McpExtension.Options> }
+  options: {
+    readonly warmup: number
+    readonly calls: number
+    /** the timed calls as model steps of this many calls each, each step timed (the process's warm-up curve) */
+    readonly chunk?: number | undefined
+    readonly extra?: Partial<McpExtension.Options>
+  }
 ) => {
   const name = echoName(servers[0]!)
-  const batch = (n: number, label: string) => ({
-    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${label} ${i}` } }))
+  const batch = (n: number, label: string, from = 0) => ({
+    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${label} ${from + i}` } }))
   })
   const warm = batch(options.warmup, "warm")
-  const timed = batch(options.calls, "hello")
+  const chunk = options.chunk ?? options.calls
+  const steps = Array.from({ length: Math.ceil(options.calls / chunk) }, (_, i) =>
+    batch(Math.min(chunk, options.calls - i * chunk), "hello", i * chunk))
   let start = 0
   let cpu: NodeJS.CpuUsage | undefined
   let ms = 0
@@ -244,16 +252,28 @@ export const agentCalls = async (
   let switches = contextSwitches()
   let switched = switches
   let results: ReadonlyArray<Message.Message> = []
+  const chunkMs: Array<number> = []
+  let stepStart = 0
   const model = ScriptedModel.layer([
-    warm,
+    // a step without calls would end the run
+    ...(options.warmup > 0 ? [warm] : []),
     () => {
       switches = contextSwitches()
       cpu = process.cpuUsage()
       start = performance.now()
-      return timed
+      stepStart = start
+      return steps[0]!
     },
+    ...steps.slice(1).map((step) => () => {
+      const now = performance.now()
+      chunkMs.push(now - stepStart)
+      stepStart = now
+      return step
+    }),
     (request) => {
-      ms = performance.now() - start
+      const now = performance.now()
+      chunkMs.push(now - stepStart)
+      ms = now - start
       const used = process.cpuUsage(cpu)
       cpuUs = used.user + used.system
       switched = contextSwitches(switches)
@@ -275,6 +295,7 @@ export const agentCalls = async (
     ms,
     cpuUs,
     switched,
+    chunkMeansMs: chunkMs.map((total, i) => total / steps[i]!.toolCalls.length),
     ok: reply.content === "done" && tools.length === options.warmup + options.calls &&
       tools.every((m) => m.status === "ok") && JSON.stringify(last?.content).includes(`hello ${options.calls - 1}`)
   }
