@@ -143,9 +143,9 @@ const plan: Record<string, () => Array<Job>> = {
         args: { case: "curve", lib, transport, calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
         timeoutMs: 300_000
       }))),
-  // the same for the toolkit's part: its handle, the local handle, the raw call
+  // the same for the toolkit's part: its handle, @effect/ai's handle of the raw call and of a local tool, the raw call
   "toolkit-curve": () =>
-    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-local"], (lib) =>
+    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) =>
       ["stdio", "http"].map((transport) => ({
         args: { case: "toolkit-curve", lib, transport, variant: lib === "raw" ? "call" : "handle", calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
         timeoutMs: 300_000
@@ -153,7 +153,7 @@ const plan: Record<string, () => Array<Job>> = {
   // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
   // each also as the toolkit's handle alone, and the raw SDK call: 5 rounds, interleaved, 500 after 200 warm-up each
   toolkit: () =>
-    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-local"], (lib) =>
+    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) =>
       ["stdio", "http"].flatMap((transport) =>
         (lib === "raw" ? ["call"] : ["step", "handle"]).map((variant) => ({
           args: { case: "toolkit", lib, transport, variant, calls: callCount, warmup: warmupCount },

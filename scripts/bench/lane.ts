@@ -270,9 +270,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const { chunk, http, n, servers, transport, warmup } = await callSetup()
     const measure = async (label: string, ok: boolean, time: (n: number) => Promise<Array<number>>, close: () => Promise<void>) => {
       await time(warmup)
+      const switches = contextSwitches()
       const start = performance.now()
       const samples = await time(n)
       const totalMs = performance.now() - start
+      const switched = contextSwitches(switches)
       await close()
       http?.stop()
       return {
@@ -289,6 +291,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         meanMs: totalMs / n,
         medianMs: median(samples),
         p99Ms: quantile(samples, 0.99),
+        ...switchesPerCall(switched, n),
         ...(chunk === undefined ? {} : { chunk, chunkMeansMs: chunkMeans(samples, chunk) }),
         ok
       }
@@ -300,7 +303,14 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       return measure(adapter.label, ok, (count) => timeCalls(session, count), () => session.close())
     }
     const { localLane, toolkitLane } = await import("./toolkit.js")
-    const stepLane = lib === "zett-toolkit" ? await toolkitLane(servers) : await localLane(servers)
+    const bridge = async () => {
+      const { raw } = await import("./raw.js")
+      const session = await raw.open(await raw.load(), servers)
+      return { echo: session.echo, close: session.close }
+    }
+    const stepLane = lib === "zett-toolkit"
+      ? await toolkitLane(servers)
+      : await localLane(servers, lib === "ai-raw" ? await bridge() : undefined)
     const handle = flags.variant === "handle"
     return measure(
       handle ? `${stepLane.label}: toolkit.handle alone` : stepLane.label,

@@ -107,16 +107,28 @@ export const toolkitLane = async (servers: ReadonlyArray<ServerSpec>): Promise<S
 /**
  * The same steps with the same tools (the toolkit's, listed from the same server: @effect/ai's work per step grows
  * with the tools it decodes a response against), each answered at once by a local handler with the content the
- * echo server returns.
+ * echo server returns; or, with `echo`, the echo tool answered by that call (the raw SDK client's `callTool` in an
+ * `Effect.async`: the bridge an app writes by hand), so that @effect/ai's work around a tool that waits is in it.
  */
-export const localLane = async (servers: ReadonlyArray<ServerSpec>): Promise<StepLane> => {
+export const localLane = async (
+  servers: ReadonlyArray<ServerSpec>,
+  bridge?: { readonly echo: (text: string) => Promise<unknown>; readonly close: () => Promise<void> }
+): Promise<StepLane> => {
   const listed = await toolkitLane(servers)
   const tools = await listed.tools()
   await listed.close()
   const name = `${servers[0]!.name}__${servers[0]!.prefix}echo`
   const toolkit = AiToolkit.make(...Object.values(tools))
+  const local = (params: { readonly text?: unknown }) => Effect.succeed([{ type: "text", text: String(params.text) }])
+  const remote = (echo: (text: string) => Promise<unknown>) => (params: { readonly text?: unknown }) =>
+    Effect.async<unknown>((resume) => {
+      echo(String(params.text)).then(
+        (result) => resume(Effect.succeed((result as { readonly content: unknown }).content)),
+        (error) => resume(Effect.die(error))
+      )
+    })
   const handlers = Object.fromEntries(
-    Object.keys(tools).map((tool) => [tool, (params: { readonly text?: unknown }) => Effect.succeed([{ type: "text", text: String(params.text) }])])
+    Object.keys(tools).map((tool) => [tool, tool === name && bridge !== undefined ? remote(bridge.echo) : local])
   )
   const runtime = ManagedRuntime.make(Layer.merge(toolkit.toLayer(handlers as never), callingModel(name)))
   const prompt = Prompt.make("echo")
@@ -125,12 +137,17 @@ export const localLane = async (servers: ReadonlyArray<ServerSpec>): Promise<Ste
     (response) => response.toolResults.length === 1 && !response.toolResults[0]!.isFailure
   )
   return {
-    label: "@effect/ai alone: a generateText step calling a local tool",
+    label: bridge === undefined
+      ? "@effect/ai alone: a generateText step calling a local tool"
+      : "@effect/ai with the raw SDK call as the tool: a generateText step",
     step: () => runtime.runPromise(step),
     timeSteps: (n) => runtime.runPromise(timed(step)(n)),
     timeHandles: (n) =>
       runtime.runPromise(Effect.flatMap(toolkit, (withHandler) => timed(handleOnce(withHandler, name))(n))),
     tools: () => Promise.resolve(tools),
-    close: () => runtime.dispose()
+    close: async () => {
+      await runtime.dispose()
+      await bridge?.close()
+    }
   }
 }
