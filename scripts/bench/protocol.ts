@@ -30,8 +30,8 @@ import { benchDir, cpuMs, median, packageVersion, rootDir, sleep } from "./commo
 import { makeApp } from "./zett.js"
 
 export const modernScript = join(rootDir, "packages", "testing", "servers", "modern-server.mjs")
-/** The fixture's tools: echo, wait, confirm, region, grow. */
-const toolsPerServer = 5
+/** The fixture's tools: echo, wait, confirm, region, cut, write, grow. */
+const toolsPerServer = 7
 const revision = "2026-07-28"
 
 export type ProtocolLane = "raw-pin" | "raw-auto" | "zett-cold" | "zett-verdict"
