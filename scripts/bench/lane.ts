@@ -1,6 +1,6 @@
 // One measurement in a fresh process: `node --expose-gc --import tsx lane.ts --case=... --lib=... [params]`.
 // Prints one line `RESULT <json>`. run.ts starts these; running one by hand is fine too.
-import { RedisToolCache } from "@zett/mcp-redis"
+import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
@@ -619,7 +619,6 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
   /** One process of the fleet case: waits for a line on stdin, then runs its requests. */
   "fleet-member": async () => {
     const requests = num("requests", 3)
-    const { McpRedis, McpToolCache } = await import("@zett/mcp")
     const { makeApp, zettLayer } = await import("./zett.js")
     const Layer = await import("effect/Layer")
     const servers = JSON.parse(process.env.FLEET_SERVERS ?? "[]") as Array<Parameters<typeof zettLayer>[0][number]>
