@@ -526,7 +526,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
   /**
    * Case 9, the fleet: P processes of a Zett app, all cold, each running R requests one after another against
    * the same N slow stdio servers; `variant=shared` shares the tool cache through a real Redis
-   * (McpToolCache.layerRedis), `unshared` keeps it per process. Counts server spawns and tools/list calls
+   * (RedisToolCache.layer), `unshared` keeps it per process. Counts server spawns and tools/list calls
    * (discoveries) and times each process's first model call from the common start.
    */
   fleet: async () => {
@@ -661,7 +661,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
 }
 
 /**
- * The fallbacks of the shared tool cache named from its log lines (McpToolCache.makeShared), counted: each one
+ * The fallbacks of the shared tool cache named from its log lines (RedisToolCache), counted: each one
  * may make a second discovery of a server.
  */
 export const classifyFallbacks = (lines: ReadonlyArray<string>): Record<string, number> => {
