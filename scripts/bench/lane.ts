@@ -262,9 +262,10 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
 
   /**
    * Case 10: one warm `LanguageModel.generateText` step in which the model calls the echo tool, or (`--variant=
-   * handle`) the toolkit's handle for that call alone. `zett-toolkit`: through McpToolkit; `ai-local`: the same
-   * tools answered at once by local handlers (@effect/ai's own part); `raw`: the raw SDK's `callTool`, the baseline
-   * of the toolkit's part (`zett-toolkit` - `ai-local`).
+   * handle`) the toolkit's handle for that call alone. `zett-toolkit`: through McpToolkit; `ai-raw`: the same
+   * tools, the echo tool calling the raw SDK client (the bridge an app writes by hand); `ai-local`: the same tools
+   * answered at once by local handlers; `raw`: the raw SDK's `callTool`. The toolkit's part is `zett-toolkit` -
+   * (`ai-raw` - `raw`): what McpToolkit adds to the raw call, @effect/ai's own work around a waiting tool taken out.
    */
   toolkit: async () => {
     const { chunk, http, n, servers, transport, warmup } = await callSetup()

@@ -2,7 +2,9 @@
 // tool, as an app's own loop runs it. The language model answers at once from a script (no network), so a step
 // is @effect/ai's own work plus the tool call. `toolkit`: the tool is an MCP tool of McpToolkit (the benchmark's
 // echo server over stdio or HTTP); `local`: the same tools, answered by local handlers that return the same
-// content at once, which measures @effect/ai's part of the step. The toolkit's part of a step is `toolkit - local`.
+// content at once, or with the echo tool calling the raw SDK client (the bridge an app writes by hand), which
+// measures @effect/ai's part of the step around a tool that waits. The toolkit's part of a call is
+// `toolkit - (bridge - raw call)`.
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as AiToolkit from "@effect/ai/Toolkit"
