@@ -24,7 +24,9 @@ const { values: flags } = parseArgs({
     light: { type: "boolean", default: false },
     // the call cases' counts per run: `--calls=5000 --warmup=3000` measures calls long past the JIT's warm-up
     calls: { type: "string" },
-    warmup: { type: "string" }
+    warmup: { type: "string" },
+    // the calls case with a longer text per call (the echo tool returns it): `--textBytes=100000`
+    textBytes: { type: "string" }
   }
 })
 const quick = flags.quick
@@ -36,7 +38,8 @@ const onlyLibs = flags.libs?.split(",")
 const light = flags.light || onlyLibs !== undefined
 const callCount = quick ? 20 : flags.calls === undefined ? 500 : Number(flags.calls)
 const warmupCount = quick ? 5 : flags.warmup === undefined ? 200 : Number(flags.warmup)
-const counted = flags.calls !== undefined || flags.warmup !== undefined
+const textBytes = flags.textBytes === undefined ? {} : { textBytes: Number(flags.textBytes) }
+const counted = flags.calls !== undefined || flags.warmup !== undefined || flags.textBytes !== undefined
 const libs = ["raw", "zett", "langchain", "aisdk", "openai", "mastra"]
 const peersDir = join(benchDir, "peers")
 
@@ -132,7 +135,7 @@ const plan: Record<string, () => Array<Job>> = {
   calls: () =>
     rounds(quick ? 1 : 5, ["raw", "raw1", "raw-effect", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
       ["stdio", "http"].map((transport) => ({
-        args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount },
+        args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount, ...textBytes },
         timeoutMs: 180_000
       }))),
   // a call's cost over a process's life: the call case's lanes from each process's first call, 8,000 calls, the
@@ -278,7 +281,7 @@ const partial = only !== undefined
 const outDir = quick || light || partial ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
 // a run with other call counts keeps its own files beside the default's
-const counts = counted ? `-${callCount}after${warmupCount}` : ""
+const counts = counted ? `-${callCount}after${warmupCount}${flags.textBytes === undefined ? "" : `-${flags.textBytes}bytes`}` : ""
 const name = quick ? "quick" : light ? `light${counts}` : partial ? `only-${cases.join("-")}${counts}` : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(

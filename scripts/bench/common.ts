@@ -30,8 +30,8 @@ export interface Session {
   readonly tools: number
   /** Calls the first server's echo tool through the library's tool-execution path. */
   readonly echo: (text: string) => Promise<unknown>
-  /** Times `n` sequential echo calls (ms each); defaults to a loop over `echo`. */
-  readonly timeCalls?: (n: number) => Promise<Array<number>>
+  /** Times `n` sequential echo calls (ms each), each text after `prefix`; defaults to a loop over `echo`. */
+  readonly timeCalls?: (n: number, prefix?: string) => Promise<Array<number>>
   /** A second request's tools on the same app: returns the tool count and, if known, the registration ms. */
   readonly again: () => Promise<{ readonly tools: number; readonly registrationMs?: number; readonly requestMs?: number }>
   /** Ends the current request (Zett closes its request-scoped connections; others keep theirs). */
@@ -194,12 +194,12 @@ export const quantile = (values: ReadonlyArray<number>, q: number) => {
 export const median = (values: ReadonlyArray<number>) => quantile(values, 0.5)
 
 /** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's: each one's ms. */
-export const callsInFiber = <E, R>(n: number, call: (text: string) => Effect.Effect<unknown, E, R>) =>
+export const callsInFiber = <E, R>(n: number, call: (text: string) => Effect.Effect<unknown, E, R>, prefix = "") =>
   Effect.gen(function*() {
     const samples: Array<number> = []
     for (let i = 0; i < n; i++) {
       const start = performance.now()
-      yield* call(`hello ${i}`)
+      yield* call(`${prefix}hello ${i}`)
       samples.push(performance.now() - start)
     }
     return samples

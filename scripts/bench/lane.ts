@@ -40,6 +40,7 @@ const flags = parseFlags(process.argv.slice(2), [
   "runs",
   "chunks",
   "chunk",
+  "textBytes",
   "requests",
   "processes",
   "opTimeout"
@@ -100,12 +101,15 @@ const chunkMeans = (samples: ReadonlyArray<number>, chunk: number) =>
 
 const textOk = (result: unknown, text: string) => JSON.stringify(result).includes(text)
 
+// `--textBytes=N`: each call's text starts with N bytes more (the echo tool returns it), for calls of some size
+const prefix = "x".repeat(num("textBytes", 0))
+
 const timeCalls = async (session: Session, n: number) => {
-  if (session.timeCalls !== undefined) return session.timeCalls(n)
+  if (session.timeCalls !== undefined) return session.timeCalls(n, prefix)
   const samples: Array<number> = []
   for (let i = 0; i < n; i++) {
     const start = performance.now()
-    await session.echo(`hello ${i}`)
+    await session.echo(`${prefix}hello ${i}`)
     samples.push(performance.now() - start)
   }
   return samples
@@ -200,7 +204,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     if (lib === "zett") {
       const { agentCalls } = await import("./zett.js")
       const importMs = performance.now()
-      const run = await agentCalls(servers, { warmup, calls: n, chunk })
+      const run = await agentCalls(servers, { warmup, calls: n, chunk, prefix })
       http?.stop()
       return {
         label: "Zett, the agent's path (Agent.run, scripted model)",

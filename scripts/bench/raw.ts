@@ -48,7 +48,7 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber 
     return {
       tools: clients.reduce((n, c) => n + c.tools.length, 0),
       echo: (text) => first.callTool({ name: echoName, arguments: { text } }) as never,
-      ...(inFiber ? { timeCalls: (n: number) => Effect.runPromise(callsInFiber(n, call)) } : {}),
+      ...(inFiber ? { timeCalls: (n: number, prefix?: string) => Effect.runPromise(callsInFiber(n, call, prefix)) } : {}),
       // a long-lived app without a cache lists again on its open connections
       again: async () => ({
         tools: (await Promise.all(clients.map((c) => c.client.listTools()))).reduce((n, r) => n + r.tools.length, 0)

@@ -295,7 +295,9 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("## 3. Warm tool-call round trip (sequential `echo`)")
     out.push("")
     out.push(
-      `${calls[0]!.calls} calls per run after ${calls[0]!.warmup} warm-up calls, each run a fresh process, the lanes ` +
+      `${calls[0]!.calls} calls per run after ${calls[0]!.warmup} warm-up calls${
+        calls[0]!.textBytes === undefined ? "" : `, each call's text ${f(Number(calls[0]!.textBytes))} bytes longer (the echo tool returns it)`
+      }, each run a fresh process, the lanes ` +
         "interleaved. *Zett (agent's path)*: one `Agent.run` whose scripted model returns the warm-up calls, then the " +
         "timed calls, then text; the agent runs them one after another through its normal path (hooks, the MCP tool " +
         "handler under `callTimeout` 300 s, the tool messages). Timed from the model step that returns the calls to the " +

@@ -148,8 +148,8 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
     /** One call through the registered tool's handler, as the agent runs it. */
     echo: (name: string, text: string) => runtime.runPromise(inRequest(name, call(name, text))),
     /** `n` sequential calls inside one fiber, as a turn's tool calls run inside the agent's fiber. */
-    timeCalls: (name: string, n: number) =>
-      runtime.runPromise(inRequest(name, callsInFiber(n, (text) => call(name, text)))),
+    timeCalls: (name: string, n: number, prefix?: string) =>
+      runtime.runPromise(inRequest(name, callsInFiber(n, (text) => call(name, text), prefix))),
     /** A whole request that answers at once (for concurrency cases). */
     run: () => runtime.runPromise(Agent.run("go")),
     dispose: async () => {
@@ -179,7 +179,7 @@ export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>
     return {
       tools: first.tools,
       echo: (text) => app.echo(name, text),
-      timeCalls: (n) => app.timeCalls(name, n),
+      timeCalls: (n, prefix) => app.timeCalls(name, n, prefix),
       again: async () => {
         await app.endRequest()
         const second = await app.startRequest()
@@ -234,12 +234,14 @@ export const agentCalls = async (
     readonly calls: number
     /** the timed calls as model steps of this many calls each, each step timed (the process's warm-up curve) */
     readonly chunk?: number | undefined
+    /** put before each call's text (a larger request and result) */
+    readonly prefix?: string | undefined
     readonly extra?: Partial<McpExtension.Options>
   }
 ) => {
   const name = echoName(servers[0]!)
   const batch = (n: number, label: string, from = 0) => ({
-    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${label} ${from + i}` } }))
+    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${options.prefix ?? ""}${label} ${from + i}` } }))
   })
   const warm = batch(options.warmup, "warm")
   const chunk = options.chunk ?? options.calls
