@@ -111,6 +111,20 @@ const rounds = (reps: number, all: ReadonlyArray<string>, make: (lib: string) =>
   return jobs
 }
 
+const curveJobs = (kase: string, lanes: ReadonlyArray<string>, variant?: (lib: string) => string) =>
+  rounds(quick ? 1 : 5, lanes, (lib) =>
+    ["stdio", "http"].map((transport) => ({
+      args: {
+        case: kase,
+        lib,
+        transport,
+        ...(variant === undefined ? {} : { variant: variant(lib) }),
+        calls: quick ? 100 : 8_000,
+        chunk: quick ? 50 : 500
+      },
+      timeoutMs: 300_000
+    })))
+
 const plan: Record<string, () => Array<Job>> = {
   discovery: () =>
     (quick ? [[2, 1]] : [[1, 3], [5, 3], [20, 2]]).flatMap(([n, reps]) =>
@@ -140,19 +154,10 @@ const plan: Record<string, () => Array<Job>> = {
       }))),
   // a call's cost over a process's life: the call case's lanes from each process's first call, 8,000 calls, the
   // mean of every 500 reported apart; 5 rounds, interleaved
-  curve: () =>
-    rounds(quick ? 1 : 5, ["raw", "raw-effect", "zett", "zett-handler"], (lib) =>
-      ["stdio", "http"].map((transport) => ({
-        args: { case: "curve", lib, transport, calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
-        timeoutMs: 300_000
-      }))),
+  curve: () => curveJobs("curve", ["raw", "raw-effect", "zett", "zett-handler"]),
   // the same for the toolkit's part: its handle, @effect/ai's handle of the raw call and of a local tool, the raw call
   "toolkit-curve": () =>
-    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) =>
-      ["stdio", "http"].map((transport) => ({
-        args: { case: "toolkit-curve", lib, transport, variant: lib === "raw" ? "call" : "handle", calls: quick ? 100 : 8_000, chunk: quick ? 50 : 500 },
-        timeoutMs: 300_000
-      }))),
+    curveJobs("toolkit-curve", ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) => (lib === "raw" ? "call" : "handle")),
   // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
   // each also as the toolkit's handle alone, and the raw SDK call: 5 rounds, interleaved, 500 after 200 warm-up each
   toolkit: () =>

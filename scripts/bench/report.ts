@@ -377,6 +377,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
   const curveSection = (
     kase: string,
     lanes: ReadonlyArray<string>,
+    column: (lib: string) => string,
     part?: { readonly label: string; readonly value: (of: (lib: string) => number | undefined) => number | undefined }
   ) => {
     const curve = results.filter((r) => r.case === kase)
@@ -425,7 +426,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       out.push("")
       out.push(table([
         "calls of the process",
-        ...present.map((lib) => lib === "zett" ? "Zett (agent's path)" : kase === "toolkit-curve" && lib !== "raw" ? `${labels[lib]!.replace(/ \(a generateText step.*\)$/, "")}: handle` : labels[lib]!),
+        ...present.map(column),
         ...(part === undefined ? [] : [part.label])
       ], rows))
       out.push("")
@@ -466,7 +467,8 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
       `The lanes of section 3; the agent's path is one \`Agent.run\` whose scripted model returns the calls ${f(Number(sample.chunk))} per ` +
         "step, each step timed from the model's answer to the next model request."))
     out.push("")
-    const curve = curveSection("curve", ["raw", "raw-effect", "zett", "zett-handler"])
+    const curve = curveSection("curve", ["raw", "raw-effect", "zett", "zett-handler"], (lib) =>
+      lib === "zett" ? "Zett (agent's path)" : labels[lib]!)
     for (const transport of ["stdio", "http"]) {
       warmGoal(curve, transport, "zett",
         `A warm tool call through the agent over ${transport === "stdio" ? "stdio" : "Streamable HTTP"}, in a process past the JIT's warm-up: at most 1.15× the raw SDK v2 client's callTool`)
@@ -481,7 +483,12 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
         "`handle` of the same tool answering with the raw SDK's call (the bridge) and answered locally, and the raw " +
         "SDK's `callTool`; the toolkit's part is as in section 10, of the medians."))
     out.push("")
-    const curve = curveSection("toolkit-curve", ["raw", "zett-toolkit", "ai-raw", "ai-local"], {
+    const handles: Record<string, string> = {
+      "zett-toolkit": "McpToolkit: handle",
+      "ai-raw": "the bridge (@effect/ai with the raw SDK call as the tool): handle",
+      "ai-local": "@effect/ai alone: handle"
+    }
+    const curve = curveSection("toolkit-curve", ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) => handles[lib] ?? labels[lib]!, {
       label: "the toolkit's part (McpToolkit handle − (bridge handle − raw call))",
       value: (of) => toolkitPart(of("zett-toolkit"), of("ai-raw"), of("raw"))
     })
