@@ -41,6 +41,13 @@ export interface Options {
    */
   readonly encryptionKey?: Redacted.Redacted<string> | undefined
   /**
+   * With an `encryptionKey`, what becomes of an entry found in plain text: `"never"` (the default) ignores it,
+   * with a warning naming its key, since anyone who can write to Redis without the key could have planted it;
+   * `"read-once"` reads it once, seals it in place and logs its key (the migration of a fleet that had no key;
+   * `migrate` does the same for every entry at once).
+   */
+  readonly allowPlaintext?: "never" | "read-once" | undefined
+  /**
    * How long an entry whose refresh token says no lifetime of its own lives in Redis after its last write
    * (default 30 days). An entry with no refresh token lives until its access token expires.
    */
@@ -48,6 +55,9 @@ export interface Options {
 }
 
 const ENCRYPTED = "zett:aes-256-gcm:"
+
+// Replaced only while it still holds what was read: a concurrent write by another process is never undone.
+const sealScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("set", KEYS[1], ARGV[2], "KEEPTTL") else return 0 end`
 
 /** AES-256-GCM with a fresh IV per write; the Redis key is the associated data, so an entry cannot be moved to another server's key. */
 const cipherOf = (secret: Redacted.Redacted<string>, storeId: string) => {
@@ -89,28 +99,7 @@ const lifetimeOf = (entry: Entry, now: number, lifetime: number): number => {
   }))
 }
 
-/**
- * A store shared by the processes of a fleet through the Redis of `McpRedis`: each entry as JSON under
- * `<prefix><storeId>:<key>` (the key is the normalized server URL, which holds no secret), encrypted with
- * `encryptionKey` when one is given (an entry written in plain text before is read, and encrypted by its next
- * write; one that does not decrypt is absent, with a warning), and expiring with its refresh token's lifetime
- * (`refreshTokenLifetime`, or the access token's when there is no refresh token); `keys` scans that prefix. `withLock` is a lock in Redis (`SET NX PX` with a token of its own, renewed while
- * held, released only by its holder, freed by expiry when the holder dies), so that one process of the fleet
- * refreshes an expired token and the others, waiting for the lock, find the new one: a refresh token is used
- * once.
- *
- * Every command is bounded by `operationTimeout`, and fails at once while Redis is unreachable: `get`, `set`,
- * `remove`, `keys` and `withLock` then fail with `McpTokenStoreError`, whose reason names the operation and the
- * Redis failure, never a stored value. Connecting to a server that needs its tokens then fails (the server
- * is unavailable, `failure: "Unauthorized"`, with that reason), it does not wait for Redis. An entry that
- * cannot be decoded (or nests deeper than anything Zett writes) is treated as absent, with a warning.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = (
-  options?: Options
-): Effect.Effect<McpTokenStore["Type"], never, McpRedis.McpRedis> =>
+const makeStore = (options?: Options) =>
   Effect.gen(function*() {
     const redis = yield* McpRedis.McpRedis
     const client = redis.client
@@ -148,23 +137,38 @@ export const make = (
       })
     const run = <A>(key: string | undefined, what: string, f: () => Promise<A>) =>
       RedisLock.command(prefix, operationTimeout, f).pipe(Effect.mapError(failure(key, what)))
+    const ignoring = (key: string, why: string) => Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: ${why}`), Option.none())
+    const decoded = (key: string, text: string): Effect.Effect<Option.Option<Entry>> => {
+      const entry = decodeEntry(text)
+      return Option.isSome(entry) ? Effect.succeed(entry) : ignoring(key, "not a valid entry")
+    }
+    /** Seals a plain-text entry in place, unless another process wrote it since it was read. */
+    const seal = (key: string, stored: string) =>
+      Effect.map(
+        run(key, "seal", () => client.eval(sealScript, 1, prefix + key, stored, cipher!.seal(prefix + key, stored))),
+        (reply) => reply === "OK"
+      )
 
     const get = (key: string) =>
-      Effect.flatMap(run(key, "read", () => client.get(prefix + key)), (stored): Effect.Effect<Option.Option<Entry>> => {
+      Effect.flatMap(run(key, "read", () => client.get(prefix + key)), (stored): Effect.Effect<Option.Option<Entry>, McpTokenStoreError> => {
         if (stored === null) return Effect.succeedNone
         const sealed = stored.startsWith(ENCRYPTED)
-        if (sealed && cipher === undefined) {
-          return Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: it is encrypted, and this store has no encryptionKey`), Option.none())
+        if (sealed && cipher === undefined) return ignoring(key, "it is encrypted, and this store has no encryptionKey")
+        if (!sealed && cipher !== undefined) {
+          // anyone who can write to Redis without the key could have put it there
+          if (options?.allowPlaintext !== "read-once") {
+            return ignoring(key, `it is in plain text, and this store has an encryptionKey (allowPlaintext: "read-once" or RedisTokenStore.migrate seal such entries)`)
+          }
+          return Effect.gen(function*() {
+            const entry = yield* decoded(key, stored)
+            if (Option.isSome(entry) && (yield* seal(key, stored))) {
+              yield* Effect.logWarning(`token store: sealed ${key} in Redis, which was in plain text (allowPlaintext: "read-once")`)
+            }
+            return entry
+          })
         }
-        // an entry written before the fleet had a key is read, and encrypted by its next write
         const text = sealed ? cipher!.open(prefix + key, stored) : stored
-        if (text === undefined) {
-          return Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: it cannot be decrypted with this encryptionKey`), Option.none())
-        }
-        const decoded = decodeEntry(text)
-        return Option.isSome(decoded)
-          ? Effect.succeed(decoded)
-          : Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: not a valid entry`), Option.none())
+        return text === undefined ? ignoring(key, "it cannot be decrypted with this encryptionKey") : decoded(key, text)
       })
 
     const set = (key: string, entry: Entry) =>
@@ -174,6 +178,21 @@ export const make = (
         const ttl = Math.ceil(lifetimeOf(entry, now, lifetime))
         return Effect.asVoid(run(key, "write", () => client.set(prefix + key, value, "PX", ttl)))
       })
+
+    const migrate = Effect.gen(function*() {
+      const sealed: Array<string> = []
+      for (const key of yield* keys) {
+        const stored = yield* run(key, "read", () => client.get(prefix + key))
+        if (stored === null || stored.startsWith(ENCRYPTED)) continue
+        if (Option.isNone(decodeEntry(stored))) {
+          yield* Effect.logWarning(`token store: not sealing ${key} in Redis: not a valid entry`)
+        } else if (yield* seal(key, stored)) {
+          yield* Effect.logInfo(`token store: sealed ${key} in Redis, which was in plain text`)
+          sealed.push(key)
+        }
+      }
+      return sealed
+    })
 
     const keys = Effect.gen(function*() {
       const match = RedisKeys.underPrefix(prefix)
@@ -187,7 +206,7 @@ export const make = (
       return [...found].sort()
     })
 
-    return McpTokenStore.of({
+    return { store: McpTokenStore.of({
       get,
       set,
       remove: (key) => Effect.asVoid(run(key, "remove", () => client.del(prefix + key))),
@@ -198,8 +217,43 @@ export const make = (
           Effect.mapError(failure(key, "lock")),
           Effect.flatMap((result) => Either.isLeft(result) ? Effect.fail(result.left) : Effect.succeed(result.right))
         )
-    })
+    }), migrate }
   })
+
+/**
+ * A store shared by the processes of a fleet through the Redis of `McpRedis`: each entry as JSON under
+ * `<prefix><storeId>:<key>` (the key is the normalized server URL, which holds no secret), encrypted with
+ * `encryptionKey` when one is given (an entry in plain text is then absent, with a warning, unless
+ * `allowPlaintext: "read-once"` seals it; one that does not decrypt is absent, with a warning), and expiring with its refresh token's lifetime
+ * (`refreshTokenLifetime`, or the access token's when there is no refresh token); `keys` scans that prefix. `withLock` is a lock in Redis (`SET NX PX` with a token of its own, renewed while
+ * held, released only by its holder, freed by expiry when the holder dies), so that one process of the fleet
+ * refreshes an expired token and the others, waiting for the lock, find the new one: a refresh token is used
+ * once.
+ *
+ * Every command is bounded by `operationTimeout`, and fails at once while Redis is unreachable: `get`, `set`,
+ * `remove`, `keys` and `withLock` then fail with `McpTokenStoreError`, whose reason names the operation and the
+ * Redis failure, never a stored value. Connecting to a server that needs its tokens then fails (the server
+ * is unavailable, `failure: "Unauthorized"`, with that reason), it does not wait for Redis. An entry that
+ * cannot be decoded (or nests deeper than anything Zett writes) is treated as absent, with a warning.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<McpTokenStore["Type"], never, McpRedis.McpRedis> =>
+  Effect.map(makeStore(options), ({ store }) => store)
+
+/**
+ * Seals every entry of the store that is in plain text with `encryptionKey` (an entry another process writes
+ * meanwhile is left as that process wrote it), logging each key it seals; returns the keys it sealed. The one-time
+ * migration of a fleet that stored its tokens without a key: run it once, after every process has the key.
+ *
+ * @since 0.1.0
+ * @category migrations
+ */
+export const migrate = (
+  options: Options & { readonly encryptionKey: Redacted.Redacted<string> }
+): Effect.Effect<ReadonlyArray<string>, McpTokenStoreError, McpRedis.McpRedis> =>
+  Effect.flatMap(makeStore(options), ({ migrate }) => migrate)
 
 /**
  * @since 0.1.0

@@ -384,17 +384,89 @@ describe("RedisTokenStore: tokens at rest", () => {
       ])
     }))
 
-  it.scopedLive("an entry written in plain text before the fleet had a key is read, and sealed by its next write", () =>
+  it.scopedLive("with an encryptionKey, an entry in plain text is never used: it is absent, with a warning naming its key and not its value", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      // written as a process without the key would write it: plain JSON
+      const planter = yield* storeOn(redis.url)
+      yield* planter.set(key, entry)
+      const logs = captureLogs()
+      const sealed = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      assert.isTrue(Option.isNone(yield* sealed.get(key).pipe(Effect.provide(logs.layer))))
+      assert.strictEqual(logs.lines.length, 1)
+      assert.include(logs.lines[0]!, "level=WARN")
+      assert.include(logs.lines[0]!, `token store: ignoring ${key} in Redis: it is in plain text, and this store has an encryptionKey`)
+      for (const secret of [accessSecret, refreshSecret, "dcr-1"]) assert.notInclude(logs.lines[0]!, secret)
+      // left as it was: the store neither uses nor seals it
+      const raw = yield* rawClient(redis.url)
+      assert.deepStrictEqual(JSON.parse((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!), entry)
+    }))
+
+  it.scopedLive("a token planted in plain text beside sealed ones never reaches the MCP server: the process logs in anew", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make()
+      const raw = yield* rawClient(redis.url)
+      const planted = "planted-access-token-of-an-attacker"
+      const plantedEntry: McpTokenStore.Entry = {
+        issuer: as.issuer,
+        credentials: { [as.issuer]: { tokens: { access_token: planted, token_type: "Bearer", expires_at: Date.now() + 3_600_000 } } }
+      }
+      yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`, JSON.stringify(plantedEntry)))
+      const store = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      const headless = OAuthServer.headless()
+      const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(headless.layer),
+        Effect.provide(NodeContext.layer)
+      )
+      const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
+      const answer = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      assert.strictEqual(answer.isError, undefined)
+      assert.isFalse(as.requests.some((request) => request.authorization?.includes(planted) === true))
+      assert.strictEqual(as.count("/authorize"), 1)
+      // the new tokens are sealed in place of the planted ones
+      assert.match((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`)))!, /^zett:aes-256-gcm:/)
+    }))
+
+  it.scopedLive("allowPlaintext: \"read-once\" reads a plain entry once, seals it in place and logs its key", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
       const before = yield* storeOn(redis.url)
       yield* before.set(key, entry)
-      const after = yield* storeOn(redis.url, { encryptionKey: sealedKey })
-      assert.deepStrictEqual(yield* after.get(key), Option.some(entry))
-      yield* McpTokenStore.modify(after, key, (same) => same)
+      const logs = captureLogs()
+      const after = yield* storeOn(redis.url, { encryptionKey: sealedKey, allowPlaintext: "read-once" })
+      assert.deepStrictEqual(yield* after.get(key).pipe(Effect.provide(logs.layer)), Option.some(entry))
       const raw = yield* rawClient(redis.url)
       assert.match((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!, /^zett:aes-256-gcm:/)
-      assert.deepStrictEqual(yield* after.get(key), Option.some(entry))
+      // it keeps the lifetime it had
+      assert.isAbove(yield* Effect.promise(() => raw.pttl(`zett:mcp-tokens:${key}`)), 29 * 24 * 3_600_000)
+      assert.deepStrictEqual(yield* after.get(key).pipe(Effect.provide(logs.layer)), Option.some(entry))
+      assert.strictEqual(logs.lines.length, 1)
+      assert.include(logs.lines[0]!, `token store: sealed ${key} in Redis, which was in plain text`)
+      assert.notInclude(logs.lines.join("\n"), accessSecret)
+    }))
+
+  it.scopedLive("RedisTokenStore.migrate seals every plain entry once and returns their keys; sealed and invalid ones are left", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const plain = yield* storeOn(redis.url)
+      yield* plain.set(key, entry)
+      yield* plain.set("https://other.example/mcp", entry)
+      const sealedStore = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      yield* sealedStore.set("https://sealed.example/mcp", entry)
+      const raw = yield* rawClient(redis.url)
+      yield* Effect.promise(() => raw.set("zett:mcp-tokens:https://broken.example/mcp", "{not json"))
+      const migrate = (yield* Layer.build(McpRedis.layer({ url: redis.url }))).pipe((context) =>
+        Effect.provide(RedisTokenStore.migrate({ encryptionKey: sealedKey }), context)
+      )
+      assert.deepStrictEqual(yield* migrate, [key, "https://other.example/mcp"])
+      assert.deepStrictEqual(yield* migrate, [])
+      for (const name of [key, "https://other.example/mcp", "https://sealed.example/mcp"]) {
+        assert.deepStrictEqual(yield* sealedStore.get(name), Option.some(entry))
+      }
+      assert.strictEqual(yield* Effect.promise(() => raw.get("zett:mcp-tokens:https://broken.example/mcp")), "{not json")
     }))
 
   it.scopedLive("without a key, the store says at start that tokens are stored in plain text", () =>
