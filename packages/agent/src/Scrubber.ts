@@ -127,7 +127,8 @@ const encoder = new TextEncoder()
 
 const forms = (part: string): Set<string> => {
   const out = new Set<string>([part])
-  const uri = encodeURIComponent(part)
+  // a lone surrogate is encoded as URLs and forms encode it (U+FFFD), never thrown over
+  const uri = encodeURIComponent(part.toWellFormed())
   out.add(uri)
   out.add(percentLower(uri))
   out.add(uri.replace(/%20/g, "+"))

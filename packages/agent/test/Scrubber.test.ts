@@ -17,6 +17,13 @@ const leakedSlices = (text: string, secret: string, clear: string): Array<string
 }
 
 describe("Scrubber", () => {
+  it("a secret with a lone surrogate is scrubbed like any other, in its form as text and as a URL encodes it", () => {
+    const secret = "key-\ud800-of-the-fleet"
+    const scrubber = Scrubber.make([Redacted.make(secret)])
+    assert.strictEqual(scrubber.scrub(`token ${secret} here`), `token ${Scrubber.replacement} here`)
+    assert.notInclude(scrubber.scrub(`https://x.example/?k=${encodeURIComponent(secret.toWellFormed())}`), "of-the-fleet")
+  })
+
   it("B2 removes the whole value, the token after a scheme, user:pass halves, and their encoded forms", () => {
     const token = "tok-ABCDEFGH12/+="
     const user = "alice-admin"

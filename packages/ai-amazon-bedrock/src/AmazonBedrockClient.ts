@@ -120,7 +120,7 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
         Stream.suspend(() =>
           AiProvider.responseBytes(
             client,
-            HttpClientRequest.post(`/model/${encodeURIComponent(model)}/converse-stream`).pipe(
+            HttpClientRequest.post(`/model/${encodeURIComponent(model.toWellFormed())}/converse-stream`).pipe(
               HttpClientRequest.setHeader("accept", "application/vnd.amazon.eventstream"),
               HttpClientRequest.setBody(HttpBody.unsafeJson(body))
             ),

@@ -75,7 +75,7 @@ export const make = (options: AiProvider.ClientOptions): Effect.Effect<Service, 
       streamGenerateContent: (model, body) =>
         AiProvider.serverSentEvents(
           client,
-          HttpClientRequest.post(`/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent`).pipe(
+          HttpClientRequest.post(`/v1beta/models/${encodeURIComponent(model.toWellFormed())}:streamGenerateContent`).pipe(
             HttpClientRequest.setUrlParam("alt", "sse"),
             HttpClientRequest.setBody(HttpBody.unsafeJson(body))
           ),

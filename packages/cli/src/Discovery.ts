@@ -169,17 +169,21 @@ export const discover = (
   server: McpServerConfig.McpServerConfig,
   options?: Options
 ): Effect.Effect<ServerReport> =>
-  Effect.scoped(Effect.timed(Effect.either(connectAndList(factory, server, options)))).pipe(
+  Effect.scoped(Effect.timed(Effect.either(connectAndList(factory, server, options).pipe(
+    // a fault in one server's bookkeeping (a store, a name) loses that server, not the command
+    Effect.catchAllDefect((defect) => Effect.fail(`internal error: ${(defect instanceof Error ? defect.message : String(defect)).split("\n", 1)[0]}`))
+  )))).pipe(
     Effect.flatMap(([elapsed, result]) => {
       const discoveryMillis = Math.round(Duration.toMillis(elapsed))
       const transport = transportOf(server)
       if (result._tag === "Left") {
+        const error = result.left
         return Effect.succeed<ServerReport>({
           server: server.name,
           transport,
           status: "unavailable",
-          reason: McpError.reasonOf(result.left),
-          ...(result.left._tag === "McpConnectError" && result.left.reason === "NeedsAuthorization" ? { needsAuth: true } : {}),
+          reason: typeof error === "string" ? error : McpError.reasonOf(error),
+          ...(typeof error !== "string" && error._tag === "McpConnectError" && error.reason === "NeedsAuthorization" ? { needsAuth: true } : {}),
           discoveryMillis,
           tools: [],
           filtered: [],

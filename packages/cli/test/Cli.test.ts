@@ -67,6 +67,20 @@ describe("zett tools", () => {
       assert.strictEqual(stats.closed, 2)
     }))
 
+  it.scoped("a fault in one server's bookkeeping loses that server only: the others are listed and its reason named", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["broken", "docs"])
+      const { factory } = fakeFactory({ broken: { connectDefect: "URI malformed" }, docs: { tools: [tool("search")] } })
+      const result = yield* zett(["tools", "--config", config, "--json"], { clientFactory: factory })
+      const servers = (JSON.parse(result.stdout) as { servers: Array<{ name: string; status: string; reason?: string }> }).servers
+      assert.deepStrictEqual(servers.map((s) => [s.name, s.status, s.reason]), [
+        ["broken", "unavailable", "internal error: URI malformed"],
+        ["docs", "ok", undefined]
+      ])
+      assert.notInclude(result.stderr, "zett: internal error")
+    }))
+
   it.live("--discovery-concurrency bounds how many servers are discovered at once (default 16)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -51,6 +51,28 @@ describe("zett and the revisions of MCP", () => {
       assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "protocols")).length, 2)
     }), 60_000)
 
+  it.scopedLive("a server named with a lone surrogate is kept like any other: every server of the run is listed, and the next run asks none", () =>
+    Effect.gen(function*() {
+      const { home, record } = yield* setup
+      const dir = Path.dirname(record)
+      const modern = ModernServers.stdio("modern", "modern-only", record)
+      // valid JSON: "\ud800x" is a name no encodeURIComponent takes
+      const config = writeFile(dir, "odd.json", {
+        mcpServers: {
+          "\ud800x": { command: modern.command, args: modern.args },
+          legacy: { command: process.execPath, args: [FaultyServer.faultyServer, `--record=${record}`, "--record-messages"] }
+        }
+      })
+      for (let run = 0; run < 2; run++) {
+        const result = yield* zett(["tools", "--config", config, "--json"], { env: { HOME: home } })
+        assert.strictEqual(result.code, 0, result.stderr)
+        const servers = (JSON.parse(result.stdout) as { servers: Array<{ name: string; status: string }> }).servers
+        assert.deepStrictEqual(servers.map((server) => [server.name, server.status]), [["\ud800x", "ok"], ["legacy", "ok"]])
+      }
+      assert.strictEqual(methodsByProcess(record).filter((methods) => methods.includes("server/discover")).length, 2)
+      for (const file of Fs.readdirSync(Path.join(home, ".zett", "protocols"))) assert.match(file, /^[0-9a-f]{40}$/)
+    }), 60_000)
+
   it.scopedLive("--protocol pins every server to a revision: one the server does not speak is one clear line", () =>
     Effect.gen(function*() {
       const { config, home, record } = yield* setup

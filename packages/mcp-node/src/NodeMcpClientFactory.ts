@@ -49,6 +49,7 @@ import * as McpTokenStore from "./McpTokenStore.js"
 import * as ProcessGroups from "./ProcessGroups.js"
 import { transportAttributes } from "./internal/telemetry.js"
 import * as Turns from "./internal/turns.js"
+import * as Crypto from "node:crypto"
 
 /**
  * @since 0.1.0
@@ -91,8 +92,8 @@ export interface Options {
    */
   readonly probeTimeout?: Duration.DurationInput | undefined
   /**
-   * Where what each definition's server speaks is kept beyond this factory's life (by `McpServerConfig.cacheKey`:
-   * a name and a hash, no secret), for a host that runs as a new process each time (`zett` keeps them in
+   * Where what each definition's server speaks is kept beyond this factory's life (under a digest of
+   * `McpServerConfig.cacheKey`, 40 hex digits, whatever the server's name), for a host that runs as a new process each time (`zett` keeps them in
    * `~/.zett/protocols/` through `KeyValueStore.layerFileSystem`). Read once per definition when the factory knows
    * nothing of it, written when a connection settles on something new; a store that fails is passed over.
    */
@@ -424,6 +425,9 @@ const loginNeeded = (
     })
     : error
 
+/** A definition's key in the verdict store: its digest, a short name that any store can keep. */
+const storeKey = (key: string): string => Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)
+
 const sdkConnect = (
   authSettings: OAuthConnect.Settings,
   options: Options | undefined,
@@ -444,26 +448,33 @@ const sdkConnect = (
   // the definitions whose stored verdict was read: after that, this factory's own knowledge is newer
   const recalled = new Set<string>()
 
+  /**
+   * One operation of the store, under the definition's digest: a store may make a file name of its key (a
+   * definition holds any name), and whatever befalls it costs the next process a question, nothing more.
+   */
+  const stored = <A>(key: string, use: (store: KeyValueStore.KeyValueStore, name: string) => Effect.Effect<A, unknown>) =>
+    store === undefined ? Effect.succeed(undefined) : Effect.suspend(() => use(store, storeKey(key))).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logDebug("the verdict store failed; the server is asked what it speaks", cause), undefined))
+    )
+
   /** The verdict this factory knows for a definition, else its store's (read once per definition). */
   const recall = (key: string): Effect.Effect<PriorDiscovery | undefined> => {
     const known = verdicts.get(key)
     if (known !== undefined || store === undefined || recalled.has(key)) return Effect.succeed(known)
     recalled.add(key)
-    return store.get(key).pipe(
-      Effect.map((text) => Option.isNone(text) ? undefined : priorOf(decodeVerdict(text.value))),
-      Effect.orElseSucceed(() => undefined)
-    )
+    return stored(key, (store, name) =>
+      Effect.map(store.get(name), (text) => Option.isNone(text) ? undefined : priorOf(decodeVerdict(text.value))))
   }
   const remember = (key: string, verdict: PriorDiscovery) => {
     const before = verdicts.get(key)
     verdicts.set(key, verdict)
-    if (store === undefined || (before !== undefined && sameVerdict(before, verdict))) return Effect.void
-    // a store that cannot be written costs the next process a question, nothing more
-    return Effect.ignore(store.set(key, JSON.stringify(verdict)))
+    if (before !== undefined && sameVerdict(before, verdict)) return Effect.void
+    return Effect.asVoid(stored(key, (store, name) => store.set(name, JSON.stringify(verdict))))
   }
   const forget = (key: string) => {
     verdicts.delete(key)
-    return store === undefined ? Effect.void : Effect.ignore(store.remove(key))
+    return Effect.asVoid(stored(key, (store, name) => store.remove(name)))
   }
 
   /**

@@ -363,6 +363,24 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(connects, ["http://127.0.0.1:9/alpha", "http://127.0.0.1:9/beta-version-two"])
     }))
 
+  it.effect("a fault in one server's bookkeeping (a defect while it connects) loses that server only, with a reason", () =>
+    Effect.gen(function*() {
+      const factory = McpClientFactory.of((server) =>
+        server.name === "broken"
+          ? Effect.die(new URIError("URI malformed"))
+          : Effect.succeed(McpClient.make({
+            server: server.name,
+            listTools: () => Effect.succeed({ tools: [tool("t")], nextCursor: undefined }),
+            callTool: () => Effect.succeed(text("ok"))
+          }))
+      )
+      const { layer, requests } = agentWith({ servers: [http("broken"), http("fine")], clientFactory: factory }, [{ text: "done" }])
+      const reply = yield* Effect.flatMap(Agent.Agent, (agent) => agent.run("hi")).pipe(Effect.provide(layer))
+      assert.strictEqual(reply.content, "done")
+      assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["fine__t"])
+      assert.include(systemOf(requests[0]!), "broken (internal error: URI malformed)")
+    }))
+
   it.effect("D4 with a warm cache a request connects nothing until a tool is called, and then only that server", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("t")] }, c: { tools: [tool("t")] } })

@@ -22,6 +22,8 @@ export interface FakeServer {
   readonly tools?: ReadonlyArray<ListedTool>
   readonly listDelay?: Duration.DurationInput
   readonly connectError?: string
+  /** A defect (a bug's throw) while it connects. */
+  readonly connectDefect?: string
   readonly call?: (name: string, args: Record<string, unknown>) => CallResult
   /** Progress reports of every call, one a second (of the `TestClock`), before its result. */
   readonly progress?: ReadonlyArray<McpClient.Progress>
@@ -66,6 +68,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       if (fake === undefined) {
         return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
       }
+      if (fake.connectDefect !== undefined) return yield* Effect.die(new Error(fake.connectDefect))
       if (fake.connectError !== undefined) {
         return yield* new McpError.McpConnectError({ server: server.name, reason: "Network", description: fake.connectError })
       }

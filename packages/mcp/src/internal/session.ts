@@ -339,6 +339,9 @@ export const describe = (
   return lines.join("\n")
 }
 
+const defectMessage = (defect: unknown): string =>
+  (defect instanceof Error ? defect.message : String(defect)).split("\n", 1)[0]!.slice(0, 300)
+
 /**
  * Every server's tools, from the cache or discovered, in configuration order whatever order discovery finished
  * in (so duplicates resolve stably); a server that fails is noted as unavailable and the others go on. `use` turns
@@ -362,7 +365,10 @@ export const discoverAll = <A extends Resolved, B>(
           connections.learn(entry.server, listing.verdict)
           return use(entry, listing.tools)
         }),
-        Effect.catchAll((error) => Effect.as(markUnavailable(unavailable, entry.server, McpError.reasonOf(error)), []))
+        Effect.catchAll((error) => Effect.as(markUnavailable(unavailable, entry.server, McpError.reasonOf(error)), [])),
+        // a fault in one server's bookkeeping (a store, a name) loses that server, not the request
+        Effect.catchAllDefect((defect) =>
+          Effect.as(markUnavailable(unavailable, entry.server, `internal error: ${defectMessage(defect)}`), []))
       )
     }
     // The cached servers one after another, the others concurrently: a fiber per server would cost a warm
