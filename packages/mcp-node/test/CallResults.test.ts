@@ -4,6 +4,8 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { ProtocolError } from "@modelcontextprotocol/client"
+import * as Errors from "../src/internal/errors.js"
 
 // A bare JSON-RPC peer on the 2025-11-25 revision (the client's default negotiation) that answers every tools/call
 // with `result`, as it is: what a real server may send, valid or not.
@@ -24,6 +26,36 @@ const connect = (result: unknown) =>
       }
       await serverSide.start()
       const sdk = new Client({ name: "t", version: "1" })
+      await sdk.connect(clientSide)
+      return sdk
+    }),
+    (sdk) => Effect.promise(() => sdk.close())
+  )
+
+// The same peer on the 2026-07-28 revision (pinned): it answers `server/discover`, and every `tools/list` and
+// `tools/call` with the body given.
+const connectModern = (answers: { readonly list?: unknown; readonly call?: unknown }) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      serverSide.onmessage = (message: JSONRPCMessage) => {
+        if (!("id" in message) || !("method" in message)) return
+        const reply = (body: unknown) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result: body } as JSONRPCMessage)
+        if (message.method === "server/discover") {
+          reply({
+            supportedVersions: ["2026-07-28"],
+            capabilities: { tools: {} },
+            resultType: "complete",
+            _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw", version: "1" } }
+          })
+        } else if (message.method === "tools/list") {
+          reply({ tools: [], resultType: "complete", ...answers.list as object })
+        } else if (message.method === "tools/call") {
+          reply({ resultType: "complete", ...answers.call as object })
+        }
+      }
+      await serverSide.start()
+      const sdk = new Client({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
       await sdk.connect(clientSide)
       return sdk
     }),
@@ -89,6 +121,31 @@ describe("tools/call results", () => {
       const error2 = yield* Effect.flip(NodeMcpClient.fromSdkClient(sdk2, { server: "raw" }).callTool("x", {}))
       assert.match(error2.message, /content is required when the body carries 'task'/)
     }))
+
+  it.scoped("on 2026-07-28 too, a malformed result or listing fails with one line: the field and what was expected", () =>
+    Effect.gen(function*() {
+      const sdk = yield* connectModern({ call: { content: [{ type: "text", text: 5 }] }, list: { ttlMs: -5 } })
+      const client = NodeMcpClient.fromSdkClient(sdk, { server: "raw" })
+      const call = yield* Effect.flip(client.callTool("x", {}))
+      assert.strictEqual(call.message, "raw: tools/call failed: invalid response: content.0.text: Invalid input: expected string, received number")
+      assert.strictEqual((call as { reason?: string }).reason, "InvalidResponse")
+      const list = yield* Effect.flip(client.listTools())
+      assert.notInclude(list.message, "\n")
+      assert.match(list.message, /^raw: tools\/list failed: invalid response: ttlMs: .{1,80}$/)
+    }))
+
+  it("every failure is described in one line: a remote error over several lines, a server's schema dump, a local error", () => {
+    const dump = `Invalid tools/call result: ${JSON.stringify([{ code: "invalid_union", path: ["content", 0], message: "Invalid input", errors: [[{ code: "invalid_type", path: ["text"], message: "Invalid input: expected string, received number" }]] }], null, 2)}`
+    const causes: ReadonlyArray<readonly [unknown, string]> = [
+      [new ProtocolError(-32602, dump), "Invalid tools/call result: content.0.text: Invalid input: expected string, received number"],
+      [new ProtocolError(-32603, "boom\n    at handler (server.js:1:1)\n    at next"), "boom at handler (server.js:1:1) at next"],
+      [new Error("first line\nsecond line"), "first line second line"]
+    ]
+    for (const [cause, expected] of causes) {
+      assert.strictEqual(Errors.requestError({ server: "s", method: "tools/call", cause }).description, expected)
+      assert.strictEqual(Errors.connectError({ server: "s", cause }).description, expected)
+    }
+  })
 
   it.scoped("a legacy toolResult reaches the caller as text content and structured content", () =>
     Effect.gen(function*() {

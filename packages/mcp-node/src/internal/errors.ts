@@ -17,7 +17,50 @@ import { isNeedsLogin } from "./oauthProvider.js"
 // Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
 const MAX_DESCRIPTION = 300
 
-const clip = (text: string) => (text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION)}…` : text)
+// a schema's issues are read only from a message of this size or less
+const MAX_ISSUES_TEXT = 64 * 1024
+// an issue's union branches are followed this deep
+const MAX_ISSUE_DEPTH = 8
+
+/**
+ * A schema error's issues (zod prints them as a pretty JSON array) said as the first one: where, and what was
+ * expected (`content.0.text: Invalid input: expected string, received number`), its union branches followed to
+ * the first issue of the first branch.
+ */
+const firstIssue = (issues: unknown): string | undefined => {
+  let issue: unknown = Array.isArray(issues) ? issues[0] : undefined
+  const path: Array<unknown> = []
+  for (let depth = 0; depth < MAX_ISSUE_DEPTH && Predicate.isRecord(issue); depth++) {
+    if (Array.isArray(issue.path)) path.push(...issue.path)
+    const branches = issue.errors
+    const branch = Array.isArray(branches) ? branches.find((b) => Array.isArray(b) && b.length > 0) : undefined
+    if (branch === undefined) {
+      if (typeof issue.message !== "string") return undefined
+      return path.length > 0 ? `${path.map(String).join(".")}: ${issue.message}` : issue.message
+    }
+    issue = branch[0]
+  }
+  return undefined
+}
+
+/** `text` in one line: a schema error's issues as its first one, any other text with its line breaks folded. */
+const oneLine = (text: string): string => {
+  const at = text.search(/\[\s*\{/)
+  if (at !== -1 && text.length <= MAX_ISSUES_TEXT) {
+    try {
+      const issue = firstIssue(JSON.parse(text.slice(at)))
+      if (issue !== undefined) return `${text.slice(0, at).trimEnd()} ${issue}`.trimStart()
+    } catch {
+      // not the issues of a schema: folded as it is
+    }
+  }
+  return text.replace(/\s*\n\s*/g, " ").trim()
+}
+
+const clip = (text: string) => {
+  const line = oneLine(text)
+  return line.length > MAX_DESCRIPTION ? `${line.slice(0, MAX_DESCRIPTION)}…` : line
+}
 
 // a cause chain is followed this far (a chain may loop)
 const MAX_CAUSES = 8
@@ -213,11 +256,8 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
   }
   if (cause instanceof Error && Predicate.hasProperty(cause, "issues") && Array.isArray(cause.issues)) {
     // a schema error's message is its issues as pretty-printed JSON: say the first one in a line
-    const issue = cause.issues[0] as { readonly path?: ReadonlyArray<unknown>; readonly message?: unknown } | undefined
-    const where = issue?.path !== undefined && issue.path.length > 0 ? `${issue.path.join(".")}: ` : ""
-    const what = typeof issue?.message === "string" ? issue.message : "invalid"
     return {
-      description: clip(scrubber.scrub(`invalid response: ${where}${what}`)),
+      description: clip(scrubber.scrub(`invalid response: ${firstIssue(cause.issues) ?? "invalid"}`)),
       connect: "Protocol",
       request: "InvalidResponse",
       keep: false
