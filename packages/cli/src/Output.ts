@@ -224,8 +224,10 @@ export const logger = (output: Output["Type"], chatter?: Chatter.Service): Logge
       )
       // only what a server sends (its log messages, its stderr, the lines its requests cause) is limited: zett's
       // own lines about it (unavailable, refused) all show
-      const fromServer = server._tag === "Some" && HashMap.has(options.annotations, "mcp.stream")
-      if (fromServer && !everything && !chatter.admit(String(server.value), "log")) return
+      const stream = HashMap.get(options.annotations, "mcp.stream")
+      // a line about one of the server's requests (a sampling request refused) counts with its requests
+      const kind = stream._tag === "Some" && stream.value === "requests" ? "request" : "log"
+      if (server._tag === "Some" && stream._tag === "Some" && !everything && !chatter.admit(String(server.value), kind)) return
     }
     Effect.runSync(output.stderr(`${logFormat.log(options)}\n`))
   })

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
+import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -153,7 +153,7 @@ describe("a login inside a request", () => {
       assert.strictEqual(as.count("/authorize"), before)
     }))
 
-  it.scoped("a step-up the server never grants stops after the limit, and the call fails", () =>
+  it.scoped("a step-up the server never grants stops after the limit, and the call fails saying which scope was not granted, to the model too", () =>
     Effect.gen(function*() {
       const { headless, factory, server } = yield* setup({
         challengeScope: "mcp:read",
@@ -162,6 +162,14 @@ describe("a login inside a request", () => {
       })
       const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))))
       assert.strictEqual(error._tag, "McpRequestError")
+      const failure = error as McpError.McpRequestError
+      assert.strictEqual(failure.reason, "InsufficientScope")
+      const said = "the server asks for scope \"mcp:read mcp:write\", which the authorization server did not grant in 2 authorizations"
+      assert.strictEqual(failure.description, said)
+      assert.strictEqual(
+        McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error: failure }), McpToolResult.ErrorTextPolicy.toolText),
+        `the server failed to run the tool (${said})`
+      )
       // the connect's login, then two for the call (the factory's default limit)
       assert.strictEqual(headless.urls.length, 3)
     }))

@@ -7,12 +7,14 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { ProtocolError as SdkMcpError } from "@modelcontextprotocol/client"
-import { McpClient, McpClientFactory, McpElicitation, McpError, McpServerConfig } from "@zett/mcp"
+import { ScriptedModel } from "@zett/agent"
+import { McpClient, McpClientFactory, McpElicitation, McpError, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as FaultyServer from "@zett/testing/Faults"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Errors from "../src/internal/errors.js"
@@ -152,6 +154,46 @@ describe("a server that needs input during a call", () => {
         }), 30_000)
     }
   }
+})
+
+describe("a call whose input ends it", () => {
+  const inputTools = (file: string) => {
+    const base = ModernServers.stdio("modern", "modern-only", file)
+    return new McpServerConfig.McpStdioServer({ ...base, args: [...base.args, "--input-tools"] })
+  }
+  const modelText = (error: McpError.McpRequestError) =>
+    McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), McpToolResult.ErrorTextPolicy.toolText)
+  const callWith = (server: McpServerConfig.McpServerConfig, tool: string, handlers: Layer.Layer<never>) =>
+    Effect.scoped(Effect.gen(function*() {
+      const client = yield* (yield* McpClientFactory.McpClientFactory).connect(server)
+      return yield* Effect.flip(client.callTool(tool, {}))
+    })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(handlers), Effect.provide(NodeContext.layer))
+
+  it.scopedLive("a server that asks for input without end: the call stops after the client's rounds and says so, to the model too", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      let asked = 0
+      const elicitation = McpElicitation.layer(() => Effect.sync(() => (asked++, { action: "accept", content: { confirm: true } } as const)))
+      const error = yield* callWith(inputTools(file), "nag", elicitation)
+      assert.strictEqual(error._tag, "McpRequestError")
+      const failure = error as McpError.McpRequestError
+      assert.strictEqual(failure.reason, "TooManyRounds")
+      assert.strictEqual(failure.description, "the server asked for input 10 times without finishing")
+      assert.strictEqual(asked, 10)
+      assert.strictEqual(modelText(failure), "the server failed to run the tool (the server asked for input 10 times without finishing)")
+    }), 30_000)
+
+  it.scopedLive("a sampling request refused inside a call (over its limit): the call fails saying why, to the model too", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const sampling = McpSampling.layer({ model: ScriptedModel.layer([{ text: "never" }]), maxTokens: 100, maxCallsPerRequest: 0 })
+      const error = yield* callWith(inputTools(file), "summarize", sampling)
+      const failure = error as McpError.McpRequestError
+      assert.strictEqual(failure.reason, "Refused")
+      const why = "sampling request of MCP server modern refused: more than 0 sampling requests in one request (sampling.maxCallsPerRequest)"
+      assert.strictEqual(failure.description, `the client refused a request the server made during the call: ${why}`)
+      assert.strictEqual(modelText(failure), `the server failed to run the tool (the client refused a request the server made during the call: ${why})`)
+    }), 30_000)
 })
 
 /** A server of the 2025 revisions on SDK v1 (the fault server), recording the methods it receives and its starts. */

@@ -13,9 +13,10 @@ import type {
   ServerNotification,
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
-import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
-import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServerConfig } from "@zett/mcp"
+import { McpElicitation, McpError, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -424,6 +425,33 @@ describe("sampling", () => {
       assert.deepStrictEqual(seen.results, [])
       assert.strictEqual(seen.errors.length, 1)
       assert.include(seen.errors[0], "more than 1 sampling requests in one request (sampling.maxCallsPerRequest)")
+    }))
+
+  it.live("a call the server fails after its sampling request was refused says why: the refusal, not the server's error", () =>
+    Effect.gen(function*() {
+      // a server whose tool fails with a JSON-RPC error when its sampling request is refused
+      const failing = () => {
+        const server = new SdkServer({ name: "asking", version: "1.0.0" }, { capabilities: { tools: {} } })
+        server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ask", inputSchema: { type: "object" as const } }] }))
+        server.setRequestHandler(CallToolRequestSchema, async () => {
+          await server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50 })
+          return { content: [] }
+        })
+        return server
+      }
+      const error = yield* Effect.gen(function*() {
+        const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: failing })
+        const client = yield* factory.connect(definition)
+        return yield* Effect.flip(client.callTool("ask", {}))
+      }).pipe(Effect.scoped, Effect.provide(McpSampling.layer({ model: ScriptedModel.layer([{ text: "no" }]), maxTokens: 100, maxCallsPerRequest: 0 })))
+      assert.strictEqual(error._tag, "McpRequestError")
+      const failure = error as McpError.McpRequestError
+      assert.strictEqual(failure.reason, "Refused")
+      assert.strictEqual(
+        McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error: failure }), McpToolResult.ErrorTextPolicy.toolText),
+        "the server failed to run the tool (the client refused a request the server made during the call: sampling request of MCP server " +
+          "asking refused: more than 0 sampling requests in one request (sampling.maxCallsPerRequest))"
+      )
     }))
 
   it.live("a request asking for more than maxTokens is refused; one the user declines too", () =>

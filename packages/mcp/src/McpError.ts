@@ -151,8 +151,11 @@ export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/
  * one (`InvalidResponse`: not JSON, not the expected shape, a repeated pagination cursor). When the response
  * never arrived and Zett knows why, the server closed the response stream before answering (`StreamClosed`) or
  * the message was over `maxMessageBytes` (`MessageTooLarge`); `Unsupported`: the request was never sent because
- * the `McpClient` does not implement it (a user's client without `request`). For these three the description is
- * Zett's own text, safe to show. `Unknown`: any other failure.
+ * the `McpClient` does not implement it (a user's client without `request`). A call can also end because the
+ * server kept asking for input past the client's limit of rounds (`TooManyRounds`), asked for a scope the
+ * authorization server would not grant (`InsufficientScope`), or failed after the client refused a request it
+ * made during the call (`Refused`: a sampling request over its limit, an elicitation answer that does not fit).
+ * For these and `InvalidResponse` the description is Zett's own text, safe to show. `Unknown`: any other failure.
  *
  * @since 0.1.0
  * @category models
@@ -166,6 +169,9 @@ export const RequestFailure = Schema.Literal(
   "StreamClosed",
   "MessageTooLarge",
   "Unsupported",
+  "TooManyRounds",
+  "InsufficientScope",
+  "Refused",
   "Unknown"
 )
 

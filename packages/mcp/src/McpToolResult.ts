@@ -108,9 +108,19 @@ const requestFailedLineFor = (code: number | undefined): string => {
   }
 }
 
-// the response never arrived, or the request was never sent: the description is Zett's own text
-const isOwnDescription = (error: McpRequestError): boolean =>
-  error.reason === "StreamClosed" || error.reason === "MessageTooLarge" || error.reason === "Unsupported"
+// the response never arrived, was not valid, the request was never sent, or the client ended the call: the
+// description is Zett's own text, which says what the model can do about it
+const ownDescriptions: ReadonlySet<McpRequestError["reason"]> = new Set([
+  "StreamClosed",
+  "MessageTooLarge",
+  "Unsupported",
+  "InvalidResponse",
+  "TooManyRounds",
+  "InsufficientScope",
+  "Refused"
+])
+
+const isOwnDescription = (error: McpRequestError): boolean => ownDescriptions.has(error.reason)
 
 const toolText: ErrorTextPolicy = (failure) => {
   switch (failure._tag) {

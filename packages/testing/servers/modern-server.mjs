@@ -11,7 +11,8 @@
 // `cut` (over HTTP, drops the open `subscriptions/listen` streams as a broken connection would), `write` (sets the
 // text of the resource `memo://note` and publishes its update to the subscriptions that asked for it).
 // `--refuse-listen-after-cut` (HTTP): once `cut` ran, every `subscriptions/listen` is answered 503.
-// `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
+// `--input-tools`: two more tools, `nag` (asks for input again after every answer) and `summarize` (asks the
+// client's model inside the call). `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
 // default the SDK's: `ttlMs: 0`, private).
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
@@ -97,6 +98,23 @@ const makeServer = () => {
     toolsChanged()
     return { content: [{ type: "text", text: `grew ${tool}` }] }
   })
+  if (flag("input-tools")) {
+    // never satisfied: asks for the same confirmation again, whatever the answer (a multi-round-trip loop)
+    server.registerTool("nag", { description: "asks for input forever", inputSchema: z.object({}) }, async () =>
+      inputRequired({ inputRequests: { again: inputRequired.elicit({ message: "Again?", requestedSchema: Confirmation }) } }))
+    // asks the client's model, inside the call, then answers with what it said
+    server.registerTool("summarize", { description: "asks the client's model", inputSchema: z.object({}) }, async (_args, ctx) => {
+      const answer = ctx.mcpReq.inputResponses?.summary
+      if (answer === undefined) {
+        return inputRequired({
+          inputRequests: {
+            summary: inputRequired.createMessage({ messages: [{ role: "user", content: { type: "text", text: "Summarize" } }], maxTokens: 50 })
+          }
+        })
+      }
+      return { content: [{ type: "text", text: `summary: ${JSON.stringify(answer)}` }] }
+    })
+  }
   for (const tool of grown) {
     server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
   }

@@ -1,6 +1,7 @@
 /**
  * How much of a server's chatter reaches standard error in one command: the first few log lines of each server
- * (its log notifications, its stderr, what zett logs about it) and the first few of its requests to the user;
+ * (its log notifications, its stderr, what zett logs about it) and the first few of its requests to the user
+ * (with the lines about them: a sampling request refused);
  * the rest are counted and summed up in one line per server when the command ends ("… 19,990 more log messages
  * from MCP server s"). Only the terminal printer is limited: another logger (an exporter) gets every message,
  * and `--json` output has none of this.

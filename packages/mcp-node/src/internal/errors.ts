@@ -158,9 +158,14 @@ const sdkRequestFailures: Partial<Record<SdkErrorCode, RequestFailure>> = {
   [SdkErrorCode.InvalidResult]: "InvalidResponse",
   [SdkErrorCode.UnsupportedResultType]: "InvalidResponse",
   [SdkErrorCode.ListPaginationExceeded]: "InvalidResponse",
-  [SdkErrorCode.InputRequiredRoundsExceeded]: "Remote",
+  [SdkErrorCode.InputRequiredRoundsExceeded]: "TooManyRounds",
   [SdkErrorCode.CapabilityNotSupported]: "Unsupported",
   [SdkErrorCode.MethodNotSupportedByProtocolVersion]: "Unsupported"
+}
+
+const roundsOf = (cause: SdkError): string => {
+  const rounds = Predicate.isRecord(cause.data) ? cause.data.rounds : undefined
+  return typeof rounds === "number" ? String(rounds) : "too many"
 }
 
 const sdkFailure = (cause: SdkError, scrubber: Scrubber.Scrubber) => {
@@ -171,7 +176,7 @@ const sdkFailure = (cause: SdkError, scrubber: Scrubber.Scrubber) => {
     // the schema's first issue, as a malformed listing says it: where, and what was expected
     ? clip(scrubber.scrub(`invalid response: ${cause.message.replace(/^Invalid result for [^:]*: /, "")}`))
     : cause.code === SdkErrorCode.InputRequiredRoundsExceeded
-    ? "the server kept asking for input: the call gave up after the most rounds it allows"
+    ? `the server asked for input ${roundsOf(cause)} times without finishing`
     : clip(scrubber.scrub(cause.message))
   return {
     description,

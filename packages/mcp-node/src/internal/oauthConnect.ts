@@ -46,6 +46,8 @@ export interface Reauthorize {
   readonly run: (seen: number) => Effect.Effect<void, McpConnectError>
   /** How many logins one request may run before its failure stands. */
   readonly limit: number
+  /** The scope of the server's last 403 `insufficient_scope` that no login has obtained yet. */
+  readonly stepUpScope: () => string | undefined
 }
 
 const plain: Session = { authProvider: undefined, fetch: (fetch) => fetch, reauthorize: undefined }
@@ -226,7 +228,7 @@ const connectWith = <A>(
     })
     const hook = Option.isSome(settings.hook) ? settings.hook : yield* offeredAuthorization
     const login = Option.map(hook, (hook) => authorizeOnce(server, settings, context, auth, hook, quiet, refusals))
-    const reauthorize = Option.map(login, (login) => serialized(login, settings.maxAuthorizations))
+    const reauthorize = Option.map(login, (login) => serialized(login, settings.maxAuthorizations, () => quiet.stepUpScope))
     const session = sessionOf(quiet, server, (response, withToken) => quiet.observe(response, withToken), refusals, Option.getOrUndefined(reauthorize))
     const first = yield* Effect.either(Effect.zipRight(renew(settings, quiet, server, false, refusals), attempt(session)))
     if (first._tag === "Right") return first.right
@@ -254,12 +256,13 @@ const stillUnauthorized = (server: McpServerConfig.McpHttpServer, settings: Sett
   })
 
 /** One login at a time per connection: a request that failed while another's login ran is sent again after it. */
-const serialized = (login: Effect.Effect<void, McpConnectError>, limit: number): Reauthorize => {
+const serialized = (login: Effect.Effect<void, McpConnectError>, limit: number, stepUpScope: () => string | undefined): Reauthorize => {
   const lock = Effect.unsafeMakeSemaphore(1)
   let generation = 0
   return {
     generation: () => generation,
     limit,
+    stepUpScope,
     run: (seen) =>
       lock.withPermits(1)(Effect.suspend(() =>
         seen !== generation ? Effect.void : Effect.tap(login, () => {

@@ -35,6 +35,8 @@ import type * as Scope from "effect/Scope"
 import * as McpElicitation from "@zett/mcp/McpElicitation"
 import * as McpRoots from "@zett/mcp/McpRoots"
 import * as McpSampling from "@zett/mcp/McpSampling"
+import * as McpError from "@zett/mcp/McpError"
+import { McpRequestError } from "@zett/mcp/McpError"
 
 /** @internal */
 export interface Handlers {
@@ -75,7 +77,25 @@ interface Call {
   readonly runtime: Runtime.Runtime<never>
   readonly context: Context.Context<never> | undefined
   readonly onEnd: Set<Effect.Effect<void>>
+  /** Why the client refused the server's requests that came while the call was in flight. */
+  readonly refused: Array<string>
 }
+
+/**
+ * A call that failed after the client refused a request the server made while it ran: the refusal is why (the
+ * server's own error, or the SDK passing on the refusal, says less).
+ */
+const afterRefusal = (call: Call) => <E>(error: E): E | McpRequestError =>
+  call.refused.length > 0 && McpError.isMcpError(error) && error._tag === "McpRequestError" &&
+    (error.reason === "Remote" || error.reason === "Unknown")
+    ? new McpRequestError({
+      server: error.server,
+      method: error.method,
+      reason: "Refused",
+      description: `the client refused a request the server made during the call: ${call.refused[0]}`,
+      ...(error.code !== undefined ? { code: error.code } : {})
+    })
+    : error
 
 const trackers = new WeakMap<Client, ServerRequests>()
 
@@ -96,12 +116,15 @@ export class ServerRequests {
   ) {}
 
   /** Runs `self` as a call that server requests may belong to. */
-  readonly track = <A, E, R>(self: Effect.Effect<A, E, R>, context?: Context.Context<never> | undefined): Effect.Effect<A, E, R> =>
+  readonly track = <A, E, R>(
+    self: Effect.Effect<A, E, R>,
+    context?: Context.Context<never> | undefined
+  ): Effect.Effect<A, E | McpRequestError, R> =>
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const call: Call = { runtime, context, onEnd: new Set() }
+      const call: Call = { runtime, context, onEnd: new Set(), refused: [] }
       this.calls.add(call)
       return Effect.ensuring(
-        self,
+        Effect.mapError(self, afterRefusal(call)),
         Effect.suspend(() => {
           this.calls.delete(call)
           return Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
@@ -128,7 +151,10 @@ export class ServerRequests {
         for (const call of calls) call.onEnd.delete(end)
         if (Exit.isSuccess(exit)) return resolve(exit.value)
         const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure)) return reject(new ProtocolError(failure.value.code, failure.value.reason))
+        if (Option.isSome(failure)) {
+          for (const call of calls) call.refused.push(failure.value.reason)
+          return reject(new ProtocolError(failure.value.code, failure.value.reason))
+        }
         reject(
           Cause.isInterruptedOnly(exit.cause)
             ? new ProtocolError(REQUEST_TIMEOUT, "cancelled: the tool call it came with ended")
