@@ -110,17 +110,20 @@ const requestFailedLineFor = (code: number | undefined): string => {
 
 // the response never arrived, was not valid, the request was never sent, or the client ended the call: the
 // description is Zett's own text, which says what the model can do about it
-const ownDescriptions: ReadonlySet<McpRequestError["reason"]> = new Set([
-  "StreamClosed",
-  "MessageTooLarge",
-  "Unsupported",
-  "InvalidResponse",
-  "TooManyRounds",
-  "InsufficientScope",
-  "Refused"
-])
-
-const isOwnDescription = (error: McpRequestError): boolean => ownDescriptions.has(error.reason)
+const isOwnDescription = (error: McpRequestError): boolean => {
+  switch (error.reason) {
+    case "StreamClosed":
+    case "MessageTooLarge":
+    case "Unsupported":
+    case "InvalidResponse":
+    case "TooManyRounds":
+    case "InsufficientScope":
+    case "Refused":
+      return true
+    default:
+      return false
+  }
+}
 
 const toolText: ErrorTextPolicy = (failure) => {
   switch (failure._tag) {
