@@ -178,8 +178,12 @@ const safeStringify = (value: unknown): string => {
  *
  * - `toolText` (the default): a tool's own `isError` text content (its text blocks joined by newlines, at
  *   most `maxErrorTextLength` characters); a failed request only as a fixed line such as
- *   `the server failed to run the tool (connection closed)`: no description, no stack trace, no URL.
- * - `generic`: never any remote text: `the tool failed` / `the server failed to run the tool`.
+ *   `the server failed to run the tool (connection closed)`: no remote description, no stack trace, no URL.
+ *   Where Zett itself says why the call ended (`McpError.RequestFailure`: a response that never came or was not
+ *   valid, too many rounds of input, a scope never granted, a request of the server the client refused), the
+ *   line says that: `the server failed to run the tool (the server asked for input 10 times without finishing)`.
+ * - `generic`: never any remote text: `the tool failed` / `the server failed to run the tool`, with Zett's own
+ *   reasons as in `toolText`.
  * - `verbose`: for development: the tool's text (or its structured content when it sent no text), and a
  *   failed request's server, method, code and description.
  *
