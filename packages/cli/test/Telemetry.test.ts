@@ -67,7 +67,7 @@ const setup = (captureContent: boolean) => {
     headers: { Authorization: `Bearer ${SECRET}` }
   })
   const agent = Agent.layer({ extensions: [McpExtension.McpExtension], captureContent }).pipe(
-    Layer.provide(McpLayers.layer({ servers: [calc], callTimeout: "200 millis" }).pipe(
+    Layer.provide(McpLayers.layer({ servers: [calc], callTimeout: "3 seconds" }).pipe(
       Layer.provide(Layer.merge(NodeMcpClientFactory.layerInMemory({ calc: calcServer }), NodeContext.layer))
     )),
     Layer.provide(model)

@@ -162,7 +162,7 @@ describe.sequential("secrets", () => {
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpLayers.layer({ servers, connectTimeout: "5 seconds", callTimeout: "5 seconds" })),
+        Layer.provide(McpLayers.layer({ servers, connectTimeout: "120 seconds", callTimeout: "120 seconds" })),
         Layer.provide(factoryLayer()),
         Layer.provide(NodeContext.layer),
         Layer.provide(ScriptedModel.layer([
@@ -308,7 +308,7 @@ describe.sequential("secrets", () => {
       const seen: Array<string> = []
       const record = (request: { readonly messages: ReadonlyArray<unknown> }) => void seen.push(Util.inspect(request.messages, { depth: 10 }))
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(McpLayers.layer({ servers, connectTimeout: "10 seconds", callTimeout: "10 seconds" })),
+        Layer.provide(McpLayers.layer({ servers, connectTimeout: "120 seconds", callTimeout: "120 seconds" })),
         Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
         Layer.provide(NodeContext.layer),
         Layer.provide(ScriptedModel.layer([
