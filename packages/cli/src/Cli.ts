@@ -135,7 +135,7 @@ export const command = Command.make("zett", {}, () =>
 const cli = Command.run(command, { name: "zett", version })
 
 /** The commands that take a server's command after `--` (`zett tools -- npx server`). */
-const startsServers: ReadonlySet<string> = new Set(["tools", "call", "resources", "prompts", "complete", "read", "prompt"])
+const startsServers: ReadonlySet<string> = new Set(["tools", "call", "run", "resources", "prompts", "complete", "read", "prompt"])
 
 // the commands whose first argument names the server: with one given on the command line it is filled in
 const namesServer: ReadonlySet<string> = new Set(["read", "prompt"])

@@ -26,6 +26,8 @@ export interface ToolReport {
   readonly description: string
   /** The prompt tokens of its definition, in `tokenEncoding`. */
   readonly tokens: number
+  /** What it takes: its input schema as the model gets it. */
+  readonly inputSchema: McpTool.McpTool["parameters"]
 }
 
 /**
@@ -154,7 +156,8 @@ export const toolReport = (tool: McpTool.McpTool): Effect.Effect<ToolReport> =>
     name: tool.name,
     remoteName: tool.remoteName,
     description: tool.description,
-    tokens
+    tokens,
+    inputSchema: tool.parameters
   }))
 
 /**

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { McpServers } from "@zett/mcp"
+import { isRecord } from "effect/Predicate"
 import { type ServerReport, tokenEncoding } from "./Discovery.js"
 import { inert } from "./internal/inert.js"
 import { clip, pad, width as displayWidth } from "./internal/width.js"
@@ -89,6 +90,41 @@ export const columns = (
   )
 }
 
+const typeName = (schema: unknown): string => {
+  if (!isRecord(schema)) return "any"
+  const s = schema
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((value) => JSON.stringify(value)).join(", ")}`
+  if (s.const !== undefined) return JSON.stringify(s.const)
+  const type = Array.isArray(s.type) ? s.type.filter((t): t is string => typeof t === "string").join(" or ") : s.type
+  if (type === "array") return `array of ${typeName(s.items)}`
+  return typeof type === "string" && type !== "" ? type : "any"
+}
+
+/**
+ * What a tool takes: a line per property of its input schema (`--schema`), with its type, whether it is required
+ * or its default, and the first line of its description; `(no arguments)` for a schema without properties.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const parameterLines = (schema: unknown, indent = "      "): Array<string> => {
+  const s = isRecord(schema) ? schema : {}
+  const properties = isRecord(s.properties) ? s.properties : {}
+  const required = new Set(Array.isArray(s.required) ? s.required : [])
+  const names = Object.keys(properties)
+  if (names.length === 0) return [`${indent}(no arguments)`]
+  return columns(names.map((name) => {
+    const property = properties[name]
+    const fields = isRecord(property) ? property : {}
+    return [
+      `${indent}${name}`,
+      typeName(property),
+      required.has(name) ? "required" : fields.default !== undefined ? `default ${JSON.stringify(fields.default)}` : "optional",
+      typeof fields.description === "string" ? firstLine(fields.description) : ""
+    ]
+  }))
+}
+
 /**
  * The report as text, fitted to `width` characters where it can be (descriptions and reasons are cut).
  *
@@ -97,7 +133,12 @@ export const columns = (
  */
 export const render = (
   report: ToolsReport,
-  options?: { readonly width?: number | undefined; readonly title?: string | undefined }
+  options?: {
+    readonly width?: number | undefined
+    readonly title?: string | undefined
+    /** Under each tool, what it takes (`parameterLines`). */
+    readonly schema?: boolean | undefined
+  }
 ): string => {
   const width = Math.max(60, options?.width ?? 100)
   const out: Array<string> = []
@@ -138,6 +179,7 @@ export const render = (
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
       out.push(`${prefix}${clip(inert(firstLine(tool.description)), width - displayWidth(prefix))}`.trimEnd())
+      if (options?.schema === true) for (const line of parameterLines(tool.inputSchema)) out.push(clip(line, width))
     })
   }
   if (report.servers.length > 0) {

@@ -81,6 +81,30 @@ describe("zett tools", () => {
       assert.notInclude(result.stderr, "zett: internal error")
     }))
 
+  it.scoped("--schema shows under each tool what it takes; --json always has each tool's inputSchema", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["demo"])
+      const { factory } = fakeFactory({ demo: { tools: demoTools } })
+      const table = yield* zett(["tools", "--schema", "--config", config], { clientFactory: factory })
+      assert.strictEqual(table.code, 0, table.stderr)
+      const out = lines(table.stdout)
+      const add = out.findIndex((line) => line.startsWith("  demo__add"))
+      assert.deepStrictEqual(out.slice(add + 1, add + 3).map((line) => line.replace(/\s+/g, " ")), [" a number required", " b number required"])
+      assert.strictEqual(out[out.findIndex((line) => line.startsWith("  demo__fail")) + 1], "      (no arguments)")
+      const json = yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })
+      const tools = (JSON.parse(json.stdout) as { servers: Array<{ tools: Array<{ name: string; inputSchema: unknown }> }> }).servers[0]!.tools
+      assert.strictEqual(tools[0]!.name, "demo__add")
+      // the schema the model gets: the server's, without its titles
+      assert.deepInclude(tools[0]!.inputSchema as object, {
+        type: "object",
+        properties: { a: { type: "number" }, b: { type: "number" } },
+        required: ["a", "b"]
+      })
+      const plain = yield* zett(["tools", "--config", config], { clientFactory: factory })
+      assert.notInclude(plain.stdout, "required")
+    }))
+
   it.live("--discovery-concurrency bounds how many servers are discovered at once (default 16)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
@@ -605,6 +629,29 @@ describe("zett call", () => {
       assert.deepStrictEqual(stats.calls[0]!.args, {})
     }))
 
+  it.scoped("--arg key=value builds the arguments from the tool's schema; after JSON arguments it sets keys of its own", () =>
+    Effect.gen(function*() {
+      const { config, factory, stats } = yield* setup
+      const result = yield* zett(["call", "demo__add", "--arg", "a=2", "--arg", "b=40", "--config", config], { clientFactory: factory })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.deepStrictEqual(JSON.parse(result.stdout), { sum: 42 })
+      const mixed = yield* zett(["call", "demo__add", "{\"a\": 1, \"b\": 1}", "--arg", "b=2.5", "--config", config], { clientFactory: factory })
+      assert.strictEqual(mixed.code, 0, mixed.stderr)
+      assert.deepStrictEqual(stats.calls.map((call) => call.args), [{ a: 2, b: 40 }, { a: 1, b: 2.5 }])
+    }))
+
+  it.scoped("--arg with an unknown or ill-typed key: exit 2, one line naming it, nothing called", () =>
+    Effect.gen(function*() {
+      const { config, factory, stats } = yield* setup
+      const unknown = yield* zett(["call", "demo__add", "--arg", "aa=1", "--config", config], { clientFactory: factory })
+      assert.strictEqual(unknown.code, 2)
+      assert.strictEqual(unknown.stderr, "zett: demo__add has no argument 'aa'; it takes a, b\n")
+      const typed = yield* zett(["call", "demo__add", "--arg", "a=two", "--config", config], { clientFactory: factory })
+      assert.strictEqual(typed.code, 2)
+      assert.strictEqual(typed.stderr, "zett: --arg a expects a number, got 'two'\n")
+      assert.deepStrictEqual(stats.calls, [])
+    }))
+
   it.scoped("invalid JSON arguments: exit 2, one line, nothing called", () =>
     Effect.gen(function*() {
       const { config, factory, stats } = yield* setup
@@ -675,6 +722,29 @@ describe("zett run", () => {
         "The sum is \"TOOL_FAILED\" and done."
       ])
       assert.deepStrictEqual([stats.opened, stats.closed], [1, 1])
+    }))
+
+  it.scoped("a server given on the command line (--url, or a command after --) is the run's only server", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
+      const model = () =>
+        ScriptedModel.layer([
+          { toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] },
+          (request) => ({ text: `The sum is ${JSON.stringify(toolResult(request)?.content)}.` })
+        ])
+      const byUrl = yield* zett(["run", "What is 2 + 40?", "--url", "http://127.0.0.1:9/mcp", "--name", "demo"], {
+        clientFactory: factory,
+        model: model()
+      })
+      assert.strictEqual(byUrl.code, 0, byUrl.stderr)
+      assert.include(byUrl.stdout, "← demo__add: {\"sum\":42}")
+      const byCommand = yield* zett(["run", "What is 2 + 40?", "--name", "demo", "--", "node", "server.js"], {
+        clientFactory: factory,
+        model: model()
+      })
+      assert.strictEqual(byCommand.code, 0, byCommand.stderr)
+      assert.include(byCommand.stdout, "The sum is {\"sum\":42}.")
+      assert.deepStrictEqual(stats.calls.map((call) => call.server), ["demo", "demo"])
     }))
 
   it.scoped("text streamed in several deltas is shown as it arrives, on one line", () =>

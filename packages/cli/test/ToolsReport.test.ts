@@ -13,7 +13,8 @@ const tool = (name: string, tokens: number, description: string): Discovery.Tool
   name,
   remoteName: name.split("__")[1] ?? name,
   description,
-  tokens
+  tokens,
+  inputSchema: { type: "object", properties: {} }
 })
 
 const server = (name: string, tools: ReadonlyArray<Discovery.ToolReport>): Discovery.ServerReport => ({
@@ -85,6 +86,30 @@ describe("ToolsReport.render", () => {
     }
     assert.isFalse(emoji!.includes("\uFFFD"))
     assert.match(emoji!, /^ {2}文档__emoji {2}\s*3 {2}(🚀)+…$/u)
+  })
+})
+
+describe("ToolsReport.parameterLines", () => {
+  it("a line per argument: its type, required or its default, and its description's first line", () => {
+    const lines = ToolsReport.parameterLines({
+      type: "object",
+      properties: {
+        city: { type: "string", description: "The city\nand more" },
+        days: { type: "integer", default: 3 },
+        units: { enum: ["metric", "imperial"] },
+        tags: { type: "array", items: { type: "string" } },
+        extra: {}
+      },
+      required: ["city"]
+    })
+    assert.deepStrictEqual(lines, [
+      "      city   string                       required   The city",
+      "      days   integer                      default 3",
+      "      units  one of \"metric\", \"imperial\"  optional",
+      "      tags   array of string              optional",
+      "      extra  any                          optional"
+    ])
+    assert.deepStrictEqual(ToolsReport.parameterLines({ type: "object" }), ["      (no arguments)"])
   })
 })
 

@@ -6,6 +6,7 @@
 import { McpError, McpExtension, McpServerConfig, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
@@ -14,6 +15,7 @@ import * as Progress from "../Progress.js"
 import { loadServers, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import { inertJson } from "./inert.js"
 import * as Options from "./options.js"
+import * as ToolArgs from "./toolArgs.js"
 import { callLimit, connectLimit } from "./options.js"
 
 export const handler = (options: Options.CallOptions) =>
@@ -47,10 +49,12 @@ export const handler = (options: Options.CallOptions) =>
       const tool = result.right.tools.find((tool) => tool.name === options.name) ??
         (adHoc ? result.right.tools.find((tool) => tool.remoteName === options.name) : undefined)
       if (tool === undefined) continue
+      const built = ToolArgs.build(options.name, tool.parameters, options.arg, args)
+      if (Either.isLeft(built)) return yield* new CliError.UsageError({ message: built.left })
       const client = result.right.client
       // a spinner on a terminal, with the tool's progress as a bar once it reports
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
-        client.callWithin(tool.remoteName, args, {
+        client.callWithin(tool.remoteName, built.right, {
           server: tool.server,
           timeout: callLimit(options.callTimeout, server),
           // as the extension does by default: progress starts the time afresh, for an hour at most

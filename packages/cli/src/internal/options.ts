@@ -202,7 +202,10 @@ const discovering = { config, lenient, connectTimeout, discoveryConcurrency, ...
 
 export const tools = {
   ...discovering,
-  json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON."))
+  json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON (each tool with its inputSchema).")),
+  schema: Options.boolean("schema").pipe(
+    Options.withDescription("Under each tool, what it takes: a line per argument, with its type, required or default, and description.")
+  )
 }
 
 // Node 24's parser adds where the error is as "(line 1 column 9)" after the position Node 20 and 22 give alone
@@ -243,12 +246,20 @@ const calling = { config, lenient, connectTimeout, callTimeout, discoveryConcurr
 export const call = {
   ...calling,
   ...adHoc,
+  arg: Options.text("arg").pipe(
+    Options.withDescription(
+      "One argument as key=value, read as the tool's input schema types it (a number, true/false, a list as " +
+        "a,b or JSON, an object as JSON); repeat it for more. Set after the JSON arguments, if any."
+    ),
+    Options.repeated
+  ),
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: jsonArguments("the tool's", `{"a": 1}`, "The arguments as a JSON object (default {}).")
 }
 
 export const run = {
   ...calling,
+  ...adHoc,
   verbose: Options.boolean("verbose").pipe(
     Options.withDescription("After the answer, print the run's token usage (input, cached, output) on standard error.")
   ),

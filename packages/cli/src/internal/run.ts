@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { loadConfiguration, modelLayer, noModel, offerLogins, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
 import * as Output from "../Output.js"
+import * as AdHoc from "./adhoc.js"
 import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
 import { callLimit, connectLimit, extensionLimit } from "./options.js"
@@ -24,9 +25,17 @@ export const handler = (options: Options.RunOptions) =>
     })
     // the extension reads the default file itself (and re-reads it while it runs); a file named with --config
     // must exist; several files are merged here, once
+    // a server given on the command line (`--url`, or a command after `--`) is the run's only server
+    const given = yield* AdHoc.server(options)
     const [first, ...more] = options.config
-    const configPath = first !== undefined && more.length === 0 ? yield* resolveConfigPath(Option.some(first)) : undefined
-    const servers = more.length > 0 ? (yield* loadConfiguration(options.config, options)).snapshot.servers : undefined
+    const configPath = Option.isNone(given) && first !== undefined && more.length === 0
+      ? yield* resolveConfigPath(Option.some(first))
+      : undefined
+    const servers = Option.isSome(given)
+      ? [given.value]
+      : more.length > 0
+      ? (yield* loadConfiguration(options.config, options)).snapshot.servers
+      : undefined
     // on a terminal, the logins the servers need come first: nothing inside the request waits for a browser
     yield* offerLogins(
       clientFactory,

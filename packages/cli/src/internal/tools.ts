@@ -36,7 +36,7 @@ export const handler = (options: Options.ToolsOptions) =>
     yield* Output.line(
       options.json
         ? JSON.stringify(ToolsReport.toJson(report), null, 2)
-        : ToolsReport.render(report, { width: output.columns })
+        : ToolsReport.render(report, { width: output.columns, schema: options.schema })
     )
     yield* unavailableFailure(reports)
   })
