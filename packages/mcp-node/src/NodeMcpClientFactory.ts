@@ -285,7 +285,7 @@ const connectClient = (
       const exitStatus = stdio?.exitStatus
       // a refusal over the revision says all there is to say (the SDK then closed the pipe itself)
       if (stdio === undefined || exitStatus === undefined || revisionReasons.has(error.reason)) return Effect.fail(error)
-      return Effect.flatMap(stdio.stderrTail, (tail) =>
+      return Effect.flatMap(stdio.stderrReason, (tail) =>
         new McpConnectError({
           server: error.server,
           reason: "Exited",

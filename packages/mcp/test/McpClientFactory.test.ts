@@ -337,14 +337,14 @@ describe("McpClientFactory (stdio)", () => {
       assert.strictEqual(error.reason, "Exited")
     }))
 
-  it.live("a server that dies at start is an McpConnectError with its last stderr lines, scrubbed and cut", () =>
+  it.live("a server that dies at start is an McpConnectError with the stderr line that says why, scrubbed and cut", () =>
     Effect.gen(function*() {
       const script = [
         "console.error('starting')",
         "console.error('')",
-        "console.error('Error: Cannot find module ./missing.js')",
-        "console.error('  token ' + process.env.API_TOKEN)",
-        "console.error('x'.repeat(500))",
+        "console.error('Error: Cannot find module ./missing.js, token ' + process.env.API_TOKEN + ' ' + 'x'.repeat(500))",
+        "console.error('    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)')",
+        "console.error('Node.js v20.0.0')",
         "process.exit(1)"
       ].join(";")
       const error = yield* Effect.scoped(
@@ -362,11 +362,46 @@ describe("McpClientFactory (stdio)", () => {
         )
       )
       assert.strictEqual(error.reason, "Exited")
+      const line = "Error: Cannot find module ./missing.js, token sk-live-secret-token-value "
       assert.strictEqual(
         error.description,
-        `Connection closed: the server process exited with code 1; stderr: Error: Cannot find module ./missing.js | token <redacted> | ${"x".repeat(200)}…`
+        "Connection closed: the server process exited with code 1; stderr: " +
+          `Error: Cannot find module ./missing.js, token <redacted> ${"x".repeat(200 - line.length)}…`
       )
       assert.notInclude(error.message, "sk-live-secret-token-value")
+    }))
+
+  it.live("a Node server whose file is missing says so: the error line, not the stack's tail or Node's banner", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "missing", command: node, args: ["/nonexistent/zett/server.js"] }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(
+        error.description,
+        "Connection closed: the server process exited with code 1; stderr: Error: Cannot find module '/nonexistent/zett/server.js'"
+      )
+    }))
+
+  it.live("a server whose stderr has no error line is described by its last lines", () =>
+    Effect.gen(function*() {
+      const script = ["starting", "config loaded", "no port given", "bye"].map((line) => `console.error('${line}')`).join(";") + ";process.exit(2)"
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "quiet", command: node, args: ["-e", script] }))),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(
+        error.description,
+        "Connection closed: the server process exited with code 2; stderr: config loaded | no port given | bye"
+      )
     }))
 
   it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>

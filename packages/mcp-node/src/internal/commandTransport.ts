@@ -69,8 +69,12 @@ export interface StdioTransport extends Transport {
   readonly pid: number
   /** how the server process ended (`exited with code 3`, `was killed by SIGKILL`), once it has */
   readonly exitStatus: string | undefined
-  /** The last lines the server wrote to stderr (at most `STDERR_TAIL`, each as `onStderrLine` got it), once read to its end. */
-  readonly stderrTail: Effect.Effect<ReadonlyArray<{ readonly line: string; readonly truncated: boolean }>>
+  /**
+   * The lines of stderr that say why the server ended, once read to its end: the first that reads as an error
+   * (`Error: Cannot find module …`, `ModuleNotFoundError: …`), else the last few (at most `STDERR_TAIL`), each as
+   * `onStderrLine` got it. A stack's frames and a runtime's banner after the error say less than the error.
+   */
+  readonly stderrReason: Effect.Effect<ReadonlyArray<{ readonly line: string; readonly truncated: boolean }>>
   /** The close ladder; also what `close()` runs. Runs once, however often it is asked for. */
   readonly shutdown: Effect.Effect<void>
 }
@@ -80,8 +84,10 @@ const POLL = "20 millis"
 // and the wait for the last output of the pipes
 const REAP = "1 second"
 const MAX_STDERR_LINE = 8_192
-// what a failed start says of the server's own words: its last lines, which usually name the cause
+// what a failed start says of the server's own words when none reads as an error: its last lines
 const STDERR_TAIL = 3
+// `Error: …`, `TypeError [ERR_X]: …`, `ModuleNotFoundError: …`, `error: …`: a line that says what went wrong
+const ERROR_LINE = /^\s*(?:Uncaught\s+)?[\w.$]*(?:error|exception)(?:\s*\[[\w-]+\])?:\s*\S/i
 
 /** A started child: its pipes, and its exit (`code`, or the `signal` that ended it) once it has happened. */
 interface Child {
@@ -145,10 +151,12 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     // the logger in order, one after the other; a logger that fails does not stop the reading.
     let logged = Promise.resolve()
     const tail: Array<{ readonly line: string; readonly truncated: boolean }> = []
+    let error: { readonly line: string; readonly truncated: boolean } | undefined
     const log = (line: string, truncated: boolean) => {
       if (line.trim() !== "") {
         tail.push({ line, truncated })
         if (tail.length > STDERR_TAIL) tail.shift()
+        if (error === undefined && ERROR_LINE.test(line)) error = { line, truncated }
       }
       const effect = Effect.catchAllCause(options.onStderrLine(line, truncated), () => Effect.void)
       logged = logged.then(() => runPromise(effect)).catch(() => {})
@@ -227,7 +235,10 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     const transport: StdioTransport = {
       pid,
       // the end of stderr comes with the process's exit; a member of its group that keeps the pipe is not waited for
-      stderrTail: Effect.as(Effect.timeout(Effect.promise(() => stderrDone), "100 millis").pipe(Effect.ignore), tail),
+      stderrReason: Effect.map(
+        Effect.timeout(Effect.promise(() => stderrDone), "100 millis").pipe(Effect.ignore),
+        () => error === undefined ? tail : [error]
+      ),
       get exitStatus() {
         const exit = child.exit
         if (exit === undefined) return undefined
