@@ -47,3 +47,28 @@ export const levenshtein = (self: string, that: string, options?: Options): numb
   }
   return previous[b.length]!
 }
+
+/**
+ * The name of `candidates` nearest to `name`, when one is near enough to be what was meant: at most a third of
+ * its length away (2 for a short name), case aside, and not a whole different name (`x` is not a misspelt `a`).
+ *
+ * @example
+ * ```ts
+ * import { EditDistance } from "@zett/agent"
+ *
+ * EditDistance.nearest("comand", ["command", "args", "env"]) // "command"
+ * EditDistance.nearest("x", ["a", "b"]) // undefined
+ * ```
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const nearest = (name: string, candidates: Iterable<string>): string | undefined => {
+  let best: { readonly name: string; readonly distance: number } | undefined
+  for (const candidate of candidates) {
+    const distance = levenshtein(name, candidate, { ignoreCase: true })
+    const near = distance < candidate.length && distance <= Math.max(2, Math.floor(candidate.length / 3))
+    if (near && (best === undefined || distance < best.distance)) best = { name: candidate, distance }
+  }
+  return best?.name
+}

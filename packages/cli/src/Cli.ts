@@ -179,7 +179,7 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, O
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
       const { code, message: text } = CliError.fromCause(cause)
-      const message = text === undefined ? text : Options.valueError(args, text) ?? text
+      const message = text === undefined ? text : Options.valueError(args, text) ?? Argv.unknownName(zett.tree, args, text) ?? text
       // a failure often quotes a server (a tool's error, an unavailable reason): inert on the terminal
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${inert(message)}`), code)
     }),

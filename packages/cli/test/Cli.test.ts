@@ -441,7 +441,7 @@ describe("zett: options before the command", () => {
       const result = yield* zett(["--bogus", "tools"])
       assert.strictEqual(result.code, 2)
       assert.strictEqual(result.stdout, "")
-      assert.strictEqual(result.stderr, "zett: Received unknown argument: '--bogus'\n")
+      assert.strictEqual(result.stderr, "zett: unknown option --bogus for zett tools; see zett tools --help\n")
       const help = yield* zett(["--help", "tools"])
       assert.strictEqual(help.code, 0)
       assert.include(help.stdout, "--discovery-concurrency")
@@ -521,7 +521,7 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.include(none.stderr, "missing command")
       const unknown = yield* zett(["bogus"])
       assert.strictEqual(unknown.code, 2)
-      assert.include(unknown.stderr, "Invalid subcommand for zett")
+      assert.include(unknown.stderr, "zett has no command bogus")
       const option = yield* zett(["tools", "--bogus"])
       assert.strictEqual(option.code, 2)
       // @effect/cli colours its messages; without a terminal the escape codes are removed
@@ -534,8 +534,12 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       const fifo = `${dir}/fifo.json`
       ChildProcess.execFileSync("mkfifo", [fifo])
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["tools", "--bogus"], "zett: Received unknown argument: '--bogus'"],
-        [["bogus"], "zett: Invalid subcommand for zett - use one of 'tools', 'call', 'run', 'auth', 'demo', 'resources', 'read', 'prompts', 'prompt', 'complete'"],
+        [["tools", "--bogus"], "zett: unknown option --bogus for zett tools; see zett tools --help"],
+        [["tools", "--confg", "x"], "zett: unknown option --confg for zett tools (did you mean --config?)"],
+        [["tools", "--jsn"], "zett: unknown option --jsn for zett tools (did you mean --json?)"],
+        [["bogus"], "zett: zett has no command bogus; it has tools, call, run, auth, demo, resources, read, prompts, prompt, complete"],
+        [["tols"], "zett: zett has no command tols (did you mean tools?); it has tools, call, run, auth, demo, resources, read, prompts, prompt, complete"],
+        [["auth", "logn", "x"], "zett: zett auth has no command logn (did you mean login?); it has login, logout, status"],
         [["call"], "zett: Missing argument <tool>"],
         [["tools", "--config", "/dev/zero"], "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"],
         [["tools", "--config", dir], `zett: ${dir}: not a regular file (a directory); --config names an mcp.json`],

@@ -346,6 +346,8 @@ describe("McpConfiguration", () => {
           [{ type: "http", command: "node" }, "servers.s.command", "not allowed in an HTTP entry"],
           [{ type: "http" }, "servers.s.url", "missing"],
           [{}, "servers.s", "expected a command (stdio) or a url (HTTP)"],
+          [{ comand: "node" }, "servers.s", "expected a command (stdio) or a url (HTTP); it has \"comand\" (did you mean \"command\"?)"],
+          [{ URL: "https://x.example" }, "servers.s", "expected a command (stdio) or a url (HTTP); it has \"URL\" (did you mean \"url\"?)"],
           [[], "servers.s", "expected an object, got an array"],
           [{ command: "" }, "servers.s.command", "expected a non-empty string, got an empty string"],
           [{ command: "node", args: "--x" }, "servers.s.args", "expected an array of strings, got a string"],

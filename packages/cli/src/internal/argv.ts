@@ -9,6 +9,7 @@
  * @internal
  */
 import * as Options from "@effect/cli/Options"
+import { EditDistance } from "@zett/agent"
 import * as Context from "effect/Context"
 
 /** The options of a command (`--name` → whether it takes a value) and its subcommands. */
@@ -121,3 +122,34 @@ export const serverCommand = (
 export class ServerCommand extends Context.Reference<ServerCommand>()("@zett/cli/internal/argv/ServerCommand", {
   defaultValue: (): ReadonlyArray<string> | undefined => undefined
 }) {}
+
+/**
+ * The parser's word on an unknown option or command, said as a person needs it: which command it was given to,
+ * and the nearest name that command has (`unknown option --confg for zett tools (did you mean --config?)`);
+ * `undefined` for any other message.
+ */
+export const unknownName = (root: Tree, args: ReadonlyArray<string>, message: string): string | undefined => {
+  const head = args.indexOf("--") === -1 ? args : args.slice(0, args.indexOf("--"))
+  // the commands named, in order (`auth login`)
+  const path: Array<string> = []
+  let node = root
+  for (const arg of head) {
+    const child = node.children.get(arg)
+    if (child === undefined) continue
+    path.push(arg)
+    node = child
+  }
+  const command = ["zett", ...path].join(" ")
+  const option = /^Received unknown argument: '(-[^']*)'$/.exec(message)?.[1]
+  if (option !== undefined) {
+    const near = EditDistance.nearest(option, [...node.options.keys(), ...builtIns].filter((name) => name.startsWith("--")))
+    return `unknown option ${option} for ${command}${near === undefined ? `; see ${command} --help` : ` (did you mean ${near}?)`}`
+  }
+  if (/^Invalid subcommand for /.test(message)) {
+    const word = head.find((arg) => !arg.startsWith("-") && !node.children.has(arg) && !path.includes(arg))
+    if (word === undefined) return undefined
+    const near = EditDistance.nearest(word, node.children.keys())
+    return `${command} has no command ${word}${near === undefined ? "" : ` (did you mean ${near}?)`}; it has ${[...node.children.keys()].join(", ")}`
+  }
+  return undefined
+}

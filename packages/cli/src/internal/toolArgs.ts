@@ -78,18 +78,6 @@ const closedNames = (schema: unknown): ReadonlyArray<string> | undefined => {
   return extra === true || isRecord(extra) ? undefined : Object.keys(schema.properties)
 }
 
-const nearest = (name: string, names: ReadonlyArray<string>): string | undefined => {
-  let best: { readonly name: string; readonly distance: number } | undefined
-  for (const candidate of names) {
-    const distance = EditDistance.levenshtein(name, candidate, { ignoreCase: true })
-    const near = distance < candidate.length && distance <= Math.max(2, Math.floor(candidate.length / 3))
-    if (near && (best === undefined || distance < best.distance)) {
-      best = { name: candidate, distance }
-    }
-  }
-  return best?.name
-}
-
 /**
  * `base` (the JSON arguments, if any) with each `key=value` of `pairs` set as `schema` reads it, or the one line
  * that says what is wrong.
@@ -113,7 +101,7 @@ export const build = (
     if (given.has(key)) return Either.left(`--arg ${key} is given twice`)
     given.add(key)
     if (names !== undefined && !names.includes(key)) {
-      const near = nearest(key, names)
+      const near = EditDistance.nearest(key, names)
       return Either.left(
         `${tool} has no argument '${key}'${near === undefined ? "" : ` (did you mean ${near}?)`}; it takes ${
           names.length === 0 ? "none" : names.join(", ")

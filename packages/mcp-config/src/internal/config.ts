@@ -367,7 +367,14 @@ const decodeShape = (raw: unknown): Shape => {
   }
   if (urls.length > 1) return invalid(undefined, `has both ${urls[0]} and ${urls[1]}; give one`)
   kind ??= urls.length > 0 ? "remote" : hasCommand ? "stdio" : undefined
-  if (kind === undefined) return invalid(undefined, "expected a command (stdio) or a url (HTTP)")
+  if (kind === undefined) {
+    // `comand`, `URL`: a misspelt key is what a person reading the file needs to see
+    const misspelt = Object.keys(value).flatMap((key) => {
+      const near = EditDistance.nearest(key, ["command", ...urlKeys])
+      return near === undefined || near === key ? [] : [`"${key}" (did you mean "${near}"?)`]
+    })
+    return invalid(undefined, `expected a command (stdio) or a url (HTTP)${misspelt.length > 0 ? `; it has ${misspelt[0]}` : ""}`)
+  }
   if (kind === "stdio") {
     const decoded = decodeStdio(value)
     return Either.isRight(decoded) ? { _tag: "Stdio", entry: decoded.right } : firstIssue(decoded.left, "stdio")
