@@ -15,7 +15,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js"
 import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
-import { Agent, Message, ScriptedModel } from "@zett/agent"
+import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
 import { McpElicitation, McpError, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Deferred from "effect/Deferred"
@@ -395,7 +395,19 @@ describe("sampling", () => {
       }])
       yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
       assert.deepStrictEqual(prompts, [["2 + 2?"]])
-      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
+      // a model that does not say its name
+      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "unknown", stopReason: "endTurn" }])
+    }))
+
+  it.live("the result names the model that answered", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      const model = Layer.succeed(Model.Model, {
+        ...ScriptedModel.make([{ text: "four" }]),
+        info: { provider: "openai", model: "gpt-4.1-mini" }
+      })
+      yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
+      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "gpt-4.1-mini", stopReason: "endTurn" }])
     }))
 
   it.live("a given model layer stays open while it answers, and is released after (zett call's HTTP model)", () =>
@@ -410,7 +422,7 @@ describe("sampling", () => {
       }))
       yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
       assert.deepStrictEqual(events, ["answered while open", "released"])
-      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "zett", stopReason: "endTurn" }])
+      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "unknown", stopReason: "endTurn" }])
     }))
 
   it.live("a request over maxCallsPerRequest is refused with an error naming the limit", () =>

@@ -84,7 +84,10 @@ export interface Options {
   readonly maxCallsPerRequest: number
   /** Asked before each request runs (`zett` asks on a terminal); `false` declines it. By default every request runs. */
   readonly approve?: ((request: Request) => Effect.Effect<boolean>) | undefined
-  /** The `model` field of the result (default `"zett"`): the `Model` service does not say its name. */
+  /**
+   * The `model` field of the result: by default the name the model that answered gives (`Model.info`, as
+   * `gpt-4.1-mini`), else `"unknown"`.
+   */
   readonly modelName?: string | undefined
 }
 
@@ -211,8 +214,10 @@ export const make = (options: Options): McpSampling["Type"] => {
         const messages = yield* toMessages(request)
         let text = ""
         let stopReason = "endTurn"
+        let answered: string | undefined
         yield* withModel(request, (model) =>
           model.stream({ messages, tools: [], serverTools: [] }).pipe(
+            Stream.ensuring(Effect.sync(() => void (answered = model.info?.model))),
             Stream.runForEach((event) =>
               Effect.sync(() => {
                 if (event._tag === "TextDelta") text += event.text
@@ -224,7 +229,7 @@ export const make = (options: Options): McpSampling["Type"] => {
         const result: CreateMessageResult = {
           role: "assistant",
           content: { type: "text", text },
-          model: options.modelName ?? "zett",
+          model: options.modelName ?? answered ?? "unknown",
           stopReason
         }
         return result
