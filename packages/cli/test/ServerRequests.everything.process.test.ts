@@ -86,7 +86,8 @@ describe.sequential("zett answers server-everything's requests", () => {
         [/At most 3 choices are allowed/, ` ${down}${down}${down} \r`],
         // titled choices show their titles
         [/Titled Single Select Enum \(choose one, optional, default hero-1\)[\s\S]*Superman \(default\)[\s\S]*Wonder Woman/, "\r"],
-        [/Titled Multiple Select Enum \(choose any, 1 to 3 choices, optional, default fish-1\)[\s\S]*Tuna \(default\)[\s\S]*Trout/, "\r"],
+        // its default is ticked when asked (☒ on this terminal, [*] on Windows'): enter sends what is shown
+        [/Titled Multiple Select Enum \(choose any, 1 to 3 choices, optional, default fish-1\)[\s\S]*(☒|\[\*\]) Tuna \(default\)[\s\S]*(☐|\[ \]) Trout/, "\r"],
         [/Legacy Titled Single Select Enum \(choose one, optional, default pet-1\)[\s\S]*Cats \(default\)[\s\S]*Dogs/, `${down}\r`]
       ])
       const out = plain(result.stdout)

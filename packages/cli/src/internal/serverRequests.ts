@@ -74,15 +74,16 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
     const { maxItems, minItems } = itemCount(field)
     return Prompt.multiSelect({
       message: `${message} (space selects, enter ends)`,
-      // checked while asking, so a count the server refuses can be chosen again; with a default, choosing
-      // nothing answers the default
+      // checked while asking, so a count the server refuses can be chosen again
       ...(maxItems !== undefined ? { max: maxItems } : {}),
-      ...(minItems !== undefined && field.default === undefined ? { min: minItems } : {}),
+      ...(minItems !== undefined ? { min: minItems } : {}),
+      // the default is ticked: what is shown is what is sent
       choices: field.choices.map((choice) => ({
         title: inert(chosen.has(choice.value) ? `${choice.title} (default)` : choice.title),
-        value: choice.value
+        value: choice.value,
+        ...(chosen.has(choice.value) ? { selected: true } : {})
       }))
-    }).pipe(Prompt.map((values) => values.length === 0 && field.default !== undefined ? field.default : values))
+    })
   }
   if (field.choices !== undefined) {
     // the default first: the cursor starts on it
