@@ -17,6 +17,7 @@ import type * as Types from "effect/Types"
 import * as Tracing from "@zett/agent/Tracing"
 import * as CliError from "./CliError.js"
 import * as Argv from "./internal/argv.js"
+import * as Quit from "./internal/quit.js"
 import * as Chatter from "./internal/chatter.js"
 import { inert } from "./internal/inert.js"
 import * as Options from "./internal/options.js"
@@ -171,7 +172,7 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
   Effect.suspend(() => {
     const line = Argv.serverCommand(Argv.normalize(zett.tree, args), startsServers)
-    return cli(["node", "zett", ...withGivenServer(line)]).pipe(Effect.provideService(Argv.ServerCommand, line.command))
+    return cli(["node", "zett", ...withGivenServer(line)]).pipe(Effect.provideService(Argv.ServerCommand, line.command), Quit.interruptible)
   }).pipe(
     quietParserErrors,
     // what the servers' chatter left unprinted is summed up before the command's last line

@@ -5,9 +5,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as FakeProvider from "@zett/testing/FakeProvider"
+import * as Processes from "@zett/testing/Processes"
 import { onTerminal, piped as zett, plain } from "./utils/process.js"
 import { tempDir, writeFile } from "./utils/zett.js"
 
@@ -79,18 +81,31 @@ describe("zett answers a server's requests", () => {
       })
     }), 60_000)
 
-  it.scoped("on a terminal, no declines and Ctrl-C cancels", () =>
+  it.scoped("on a terminal, no declines; Ctrl-C answers cancel to the server and interrupts zett (exit 130)", () =>
     Effect.gen(function*() {
       const home = yield* tempDir
       const declined = yield* zettOnTerminal(["call", "--config", configIn(home), "asking__ask"], home, [
         [/Answer asking\?/, "n"]
       ])
       assert.deepStrictEqual(answered(plain(declined.stdout)), { action: "decline" })
-      const cancelled = yield* zettOnTerminal(["call", "--config", configIn(home), "asking__ask"], home, [
+      const recorded = Path.join(home, "record.jsonl")
+      const recording = writeFile(home, "recording.json", {
+        mcpServers: { asking: { command: node, args: [asking], env: { ASKING_RECORD: recorded } } }
+      })
+      const cancelled = yield* zettOnTerminal(["call", "--config", recording, "asking__ask"], home, [
         [/Answer asking\?/, "y"],
         [/Name \(string/, "\u0003"]
       ])
-      assert.deepStrictEqual(answered(plain(cancelled.stdout)), { action: "cancel" })
+      const out = plain(cancelled.stdout)
+      assert.strictEqual(cancelled.code, 130, out)
+      assert.include(out, "zett: interrupted")
+      // the server heard the answer
+      const events = () =>
+        Fs.existsSync(recorded)
+          ? Fs.readFileSync(recorded, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as unknown)
+          : []
+      assert.isTrue(yield* Processes.eventually(() => events().length > 0, 30_000), "the server recorded nothing")
+      assert.deepInclude(events(), { answered: { action: "cancel" } })
     }), 60_000)
 
   it.scoped("piped, a form is declined and zett says why; --yes-defaults answers a form whose required fields have defaults", () =>

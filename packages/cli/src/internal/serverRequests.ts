@@ -14,12 +14,14 @@ import * as Terminal from "@effect/platform/Terminal"
 import type { Model } from "@zett/agent"
 import { McpElicitation, McpSampling } from "@zett/mcp"
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Chatter from "./chatter.js"
+import * as Quit from "./quit.js"
 import { inert } from "./inert.js"
 import * as OpenUrl from "./openUrl.js"
 
@@ -187,19 +189,26 @@ const url = (request: McpElicitation.UrlRequest, settings: Settings) =>
 const elicit = (
   environment: Context.Context<Environment>,
   chatter: Option.Option<Chatter.Service>,
+  quit: Option.Option<Deferred.Deferred<void>>,
   settings: Settings
 ): McpElicitation.Handler =>
 (request) =>
   !admitted(chatter, request.server)
     ? Effect.succeed({ action: "decline" } as const)
     : (request._tag === "Form" ? form(request, settings) : url(request, settings)).pipe(
-      Effect.catchTag("QuitException", () => Effect.succeed({ action: "cancel" } as const)),
+      // Ctrl-C: the server hears that the user cancelled, and the command is interrupted
+      Effect.catchTag("QuitException", () => Effect.as(Quit.request(quit), { action: "cancel" } as const)),
       // the questions and their lines are not drawn over by the spinner of the command waiting for the server
       Progress.prompting,
       Effect.provide(environment)
     )
 
-const approve = (environment: Context.Context<Environment>, chatter: Option.Option<Chatter.Service>) => (request: McpSampling.Request) =>
+const approve = (
+  environment: Context.Context<Environment>,
+  chatter: Option.Option<Chatter.Service>,
+  quit: Option.Option<Deferred.Deferred<void>>
+) =>
+(request: McpSampling.Request) =>
   Effect.gen(function*() {
     if (!admitted(chatter, request.server)) return false
     const last = request.params.messages.at(-1)
@@ -212,20 +221,20 @@ const approve = (environment: Context.Context<Environment>, chatter: Option.Opti
     }
     yield* Output.line(asked)
     return yield* Prompt.run(Prompt.confirm({ message: inert(`Let ${request.server} use the model?`), initial: false }))
-  }).pipe(Effect.catchTag("QuitException", () => Effect.succeed(false)), Progress.prompting, Effect.provide(environment))
+  }).pipe(Effect.catchTag("QuitException", () => Effect.as(Quit.request(quit), false)), Progress.prompting, Effect.provide(environment))
 
 /** The defaults of `zett`'s sampling: a few requests per run, of a reasonable size. */
 export const samplingLimits = { maxTokens: 4_096, maxCallsPerRequest: 5 } as const
 
 /** `McpElicitation` (always) and `McpSampling` (when a model is there), answering on the terminal. */
 export const layer = (settings: Settings): Layer.Layer<never, never, Environment> =>
-  Layer.unwrapEffect(Effect.map(Effect.all([Effect.context<Environment>(), Effect.serviceOption(Chatter.Chatter)]), ([environment, chatter]) => {
+  Layer.unwrapEffect(Effect.map(Effect.all([Effect.context<Environment>(), Effect.serviceOption(Chatter.Chatter), Effect.serviceOption(Quit.Quit)]), ([environment, chatter, quit]) => {
     const elicitation = Layer.succeed(
       McpElicitation.McpElicitation,
-      McpElicitation.McpElicitation.of({ handle: elicit(environment, chatter, settings) })
+      McpElicitation.McpElicitation.of({ handle: elicit(environment, chatter, quit, settings) })
     )
     if (settings.sampling === undefined) return elicitation
     const model = settings.sampling === "agent" ? undefined : Layer.orDie(settings.sampling)
-    const sampling = McpSampling.layer({ ...samplingLimits, approve: approve(environment, chatter), ...(model !== undefined ? { model } : {}) })
+    const sampling = McpSampling.layer({ ...samplingLimits, approve: approve(environment, chatter, quit), ...(model !== undefined ? { model } : {}) })
     return Layer.merge(elicitation, sampling)
   })) as Layer.Layer<never, never, Environment>
