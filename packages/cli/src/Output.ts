@@ -16,6 +16,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Util from "node:util"
 import * as Chatter from "./internal/chatter.js"
+import * as HelpText from "./internal/helpText.js"
 import { inert } from "./internal/inert.js"
 
 /**
@@ -142,7 +143,9 @@ const format = (args: ReadonlyArray<unknown>, colors: boolean) => {
  * @category constructors
  */
 export const toConsole = (output: Output["Type"]): Console.Console => {
-  const toOut = (...args: ReadonlyArray<unknown>) => output.stdout(`${format(args, output.colors)}\n`)
+  // what `@effect/cli` prints (its help) is laid out for a terminal of at most 80 columns
+  const toOut = (...args: ReadonlyArray<unknown>) =>
+    output.stdout(`${HelpText.layout(format(args, output.colors), Math.min(80, Math.max(60, output.columns)))}\n`)
   const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args, output.interactive)}\n`)
   const sync = (effect: Effect.Effect<void>) => Effect.runSync(effect)
   const unsafe: Console.UnsafeConsole = {

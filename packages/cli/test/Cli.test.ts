@@ -582,7 +582,8 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
   it.effect("--help shows each numeric option's type: float for seconds, integer for counts and ports", () =>
     Effect.gen(function*() {
       const tools = (yield* zett(["tools", "--help"])).stdout
-      assert.include(tools, "[--connect-timeout float] [--discovery-concurrency integer]")
+      assert.include(tools, "[--connect-timeout float]")
+      assert.include(tools, "[--discovery-concurrency integer]")
       assert.match(tools, /^--connect-timeout float\n\n {2}A floating point number\.$/m)
       assert.match(tools, /^--discovery-concurrency integer\n\n {2}An integer\.$/m)
       const call = (yield* zett(["call", "--help"])).stdout
@@ -590,6 +591,21 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       const login = (yield* zett(["auth", "login", "--help"])).stdout
       assert.match(login, /^--port integer$/m)
       for (const help of [tools, call, login]) assert.notMatch(help, /(timeout|concurrency|port) text/)
+    }))
+
+  it.effect("--help is laid out for 80 columns, a repeated option shown as optional", () =>
+    Effect.gen(function*() {
+      for (const command of [[], ["tools"], ["call"], ["run"], ["auth", "login"]]) {
+        const help = (yield* zett([...command, "--help"])).stdout
+        // only a usage group that is longer on its own (the choices of --server-log-level) may pass the edge
+        const long = help.split("\n").filter((line) => line.length > 80 && !/^ {4}\[[^\]]*\]$/.test(line))
+        assert.deepStrictEqual(long, [], command.join(" "))
+      }
+      const tools = (yield* zett(["tools", "--help"])).stdout
+      assert.include(tools, "[--config text]...")
+      assert.notMatch(tools, /(^|\s)--config text\.\.\. /m)
+      // a paragraph wraps at a space and keeps its indent
+      assert.match(tools, /^ {2}The configuration file to use \(default: ~\/\.zett\/mcp\.json\): any client's\n {2}mcp\.json/m)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>
