@@ -255,14 +255,19 @@ describe("the README's samples", () => {
   const samples = Array.from(text.matchAll(/```ts\n([\s\S]*?)```/g), (m) => ({ code: m[1]!, offset: m.index }))
   const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
-  plain("every sample imports only packages that the README's install lines above it install", () => {
+  plain("every sample imports (or resolves) only packages that the README's install lines above it install", () => {
     assert.isAbove(samples.length, 15)
     const missing = samples.flatMap(({ code, offset }) => {
       const installed = new Set(
         InstallLines.blocks(text).filter((block) => block.offset < offset).flatMap((block) => block.lines.flatMap(InstallLines.names))
       )
       const line = text.slice(0, offset).split("\n").length
-      return Array.from(code.matchAll(/^(?:import|export)[^"]*?from\s+"([^"]+)"/gm), (m) => m[1]!)
+      // what it imports, and what it resolves to start (a server's file)
+      const specifiers = [
+        ...Array.from(code.matchAll(/^(?:import|export)[^"]*?from\s+"([^"]+)"/gm), (m) => m[1]!),
+        ...Array.from(code.matchAll(/\bresolve\("([^"]+)"\)/g), (m) => m[1]!)
+      ]
+      return specifiers
         .filter((specifier) => !specifier.startsWith("node:") && !specifier.startsWith("."))
         .map(packageOf)
         .filter((name) => !installed.has(name))

@@ -15,7 +15,13 @@ import * as McpElicitation from "@zett/mcp/McpElicitation"
 import * as McpExtension from "@zett/mcp/McpExtension"
 import * as McpRoots from "@zett/mcp/McpRoots"
 import * as McpSampling from "@zett/mcp/McpSampling"
-import type * as McpServers from "@zett/mcp/McpServers"
+import type { McpConfigError } from "@zett/mcp/McpError"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import * as McpServers from "@zett/mcp/McpServers"
+import * as McpToolCache from "@zett/mcp/McpToolCache"
+import { Agent } from "@zett/agent"
+import type { AgentError, Model } from "@zett/agent"
+import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as NodeMcpClientFactory from "./NodeMcpClientFactory.js"
 
@@ -69,3 +75,74 @@ const serverRequestsLayer = (
     options.sampling !== undefined ? McpSampling.layer(options.sampling) : Layer.empty,
     options.roots !== undefined ? McpRoots.layer(options.roots) : Layer.empty
   )
+
+/** The servers' layer: servers written in code, or any `McpServers` layer (a config file's). */
+const serversLayer = <E>(
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>
+): Layer.Layer<McpServers.McpServers, E | McpConfigError> => isServerList(servers) ? McpServers.layer(servers) : servers
+
+const isServerList = <E>(
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>
+): servers is ReadonlyArray<McpServerConfig.McpServerConfig> => Array.isArray(servers)
+
+/**
+ * An agent with the tools of `servers`, in one layer: the agent (`agent`: its options, its own extensions
+ * before MCP's), the MCP extension on Node (`mcp`: `Options`) and the servers. The app gives the `Model`.
+ *
+ * @example
+ * ```ts
+ * import { Agent, ScriptedModel } from "@zett/agent"
+ * import { McpServerConfig } from "@zett/mcp"
+ * import { NodeMcpExtension } from "@zett/mcp-node"
+ * import * as Effect from "effect/Effect"
+ * import * as Layer from "effect/Layer"
+ *
+ * const AgentLive = NodeMcpExtension.layerAgent([
+ *   McpServerConfig.stdio({ name: "demo", command: "node", args: ["demo-server.mjs"] })
+ * ]).pipe(Layer.provide(ScriptedModel.layer([{ text: "hi" }])))
+ *
+ * const program = Agent.run("Hello").pipe(Effect.provide(AgentLive))
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerAgent = <E = never>(
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>,
+  options?: {
+    readonly agent?: Omit<Agent.Options, "extensions"> & { readonly extensions?: ReadonlyArray<Agent.ExtensionInput> } | undefined
+    readonly mcp?: Options | undefined
+  }
+): Layer.Layer<Agent.Agent, E | McpConfigError | McpRoots.InvalidRoot | AgentError.DuplicateExtension, Model.Model> =>
+  Agent.layer({
+    ...options?.agent,
+    extensions: [...(options?.agent?.extensions ?? []), McpExtension.McpExtension]
+  }).pipe(
+    Layer.provide(layer(options?.mcp).pipe(Layer.provide(serversLayer(servers))))
+  ) as Layer.Layer<Agent.Agent, E | McpConfigError | McpRoots.InvalidRoot | AgentError.DuplicateExtension, Model.Model>
+
+/**
+ * What `McpToolkit.make` (`@zett/mcp/McpToolkit`) needs, in one layer: the servers, an in-memory tool cache
+ * (`toolsCacheTtl`, default 5 minutes) and the SDK's client factory on Node (`factory`), with the services that
+ * answer servers' requests (`elicitation`, `sampling`, `roots`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerToolkit = <E = never>(
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>,
+  options?: Pick<Options, "toolsCacheTtl" | "cacheHints" | "elicitation" | "sampling" | "roots"> & {
+    readonly factory?: NodeMcpClientFactory.Options | undefined
+  }
+): Layer.Layer<
+  McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory,
+  E | McpConfigError | McpRoots.InvalidRoot
+> =>
+  Layer.mergeAll(
+    serversLayer(servers),
+    McpToolCache.layerMemory({ ttl: options?.toolsCacheTtl ?? Duration.minutes(5), cacheHints: options?.cacheHints }),
+    NodeMcpClientFactory.layer(options?.factory).pipe(Layer.provide(serverRequestsLayer(options ?? {})))
+  ).pipe(Layer.provide(NodeContext.layer)) as Layer.Layer<
+    McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory,
+    E | McpConfigError | McpRoots.InvalidRoot
+  >
