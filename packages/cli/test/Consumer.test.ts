@@ -252,16 +252,23 @@ const compileAndRun = (appDir: string, home: string) =>
 
 describe("the README's samples", () => {
   const text = InstallLines.readme()
-  const samples = Array.from(text.matchAll(/```ts\n([\s\S]*?)```/g), (m) => ({ code: m[1]!, offset: m.index }))
+  // a guide's samples come after every line of the README
+  const samples = [
+    ...Array.from(text.matchAll(/```ts\n([\s\S]*?)```/g), (m) => ({ file: "README.md", code: m[1]!, offset: m.index })),
+    ...InstallLines.guides().flatMap(({ file, text: guide }) =>
+      Array.from(guide.matchAll(/```ts\n([\s\S]*?)```/g), (m) => ({ file, code: m[1]!, offset: text.length, line: guide.slice(0, m.index).split("\n").length }))
+    )
+  ]
   const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/")
 
-  plain("every sample imports (or resolves) only packages that the README's install lines above it install", () => {
+  plain("every sample of the README and its guides imports (or resolves) only packages that the README's install lines above it install", () => {
     assert.isAbove(samples.length, 15)
-    const missing = samples.flatMap(({ code, offset }) => {
+    const missing = samples.flatMap((sample) => {
+      const { code, file, offset } = sample
       const installed = new Set(
         InstallLines.blocks(text).filter((block) => block.offset < offset).flatMap((block) => block.lines.flatMap(InstallLines.names))
       )
-      const line = text.slice(0, offset).split("\n").length
+      const line = "line" in sample ? sample.line : text.slice(0, offset).split("\n").length
       // what it imports, and what it resolves to start (a server's file)
       const specifiers = [
         ...Array.from(code.matchAll(/^(?:import|export)[^"]*?from\s+"([^"]+)"/gm), (m) => m[1]!),
@@ -271,7 +278,7 @@ describe("the README's samples", () => {
         .filter((specifier) => !specifier.startsWith("node:") && !specifier.startsWith("."))
         .map(packageOf)
         .filter((name) => !installed.has(name))
-        .map((name) => `README.md:${line}: ${name}`)
+        .map((name) => `${file}:${line}: ${name}`)
     })
     assert.deepStrictEqual([...new Set(missing)], [])
   })
@@ -304,13 +311,14 @@ layer(installed, { timeout: "600 seconds", excludeTestServices: true })("a consu
       }), 300_000)
   }
 
-  it.effect("every ts sample of the README compiles in the app its lines installed, under the strictest tsconfig", () =>
+  it.effect("every ts sample of the README and its guides compiles in the app its lines installed, under the strictest tsconfig", () =>
     Effect.gen(function*() {
       const { apps } = yield* Installed
       const appDir = apps[oldMinor].appDir
       const samplesDir = Path.join(appDir, "samples")
       Fs.mkdirSync(samplesDir)
-      const files = Array.from(InstallLines.readme().matchAll(/```ts\n([\s\S]*?)```/g), (m, i) => {
+      const texts = [InstallLines.readme(), ...InstallLines.guides().map((guide) => guide.text)]
+      const files = Array.from(texts.join("\n").matchAll(/```ts\n([\s\S]*?)```/g), (m, i) => {
         const file = `sample-${i + 1}.ts`
         Fs.writeFileSync(Path.join(samplesDir, file), m[1]!)
         return file

@@ -1,5 +1,5 @@
 /**
- * Every README of the repository, as a newcomer reads it: each `ts` block is extracted and run as written from
+ * Every README of the repository and the guides of docs/guides, as a newcomer reads them: each `ts` block is extracted and run as written from
  * a temporary folder outside the repository (its `node_modules` is the workspace's, as an installed app's would
  * be), and all of them are compiled together with the workspace's strict settings. A block states what it prints
  * with `console.log(x) // expected`; a block that
@@ -21,8 +21,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 const root = Source.root
+// the README's guides, beside it
+const guides = fs.readdirSync(path.join(root, "docs", "guides")).filter((name) => name.endsWith(".md")).map((name) =>
+  path.join("docs", "guides", name)
+)
 const readmes = [
   "README.md",
+  ...guides,
   ...fs.readdirSync(path.join(root, "packages")).map((name) => path.join("packages", name, "README.md")).filter((file) =>
     fs.existsSync(path.join(root, file))
   )
@@ -31,7 +36,7 @@ const textOf = (readme: string) => fs.readFileSync(path.join(root, readme), "utf
 const codeBlocks = readmes.flatMap((readme) =>
   Array.from(textOf(readme).matchAll(/```ts\n([\s\S]*?)```/g), (m, i) => ({ readme, index: i + 1, code: m[1]! }))
 )
-const readme = textOf("README.md")
+const readme = ["README.md", ...guides].map(textOf).join("\n")
 const jsonBlocks = Array.from(readme.matchAll(/```jsonc?\n([\s\S]*?)```/g), (m) => m[1]!)
 // shell blocks written as a transcript: `$ command` lines followed by what they print
 const transcripts = Array.from(readme.matchAll(/```sh\n(\$ [\s\S]*?)```/g), (m) => m[1]!)
@@ -109,7 +114,7 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
   Effect.gen(function*() {
     const parts = [
       ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
-      ...(readme === "README.md" && code.includes("OPENAI_BASE_URL") ? [yield* openAiLoop] : []),
+      ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL") ? [yield* openAiLoop] : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : [])
     ]
@@ -127,8 +132,9 @@ const run = (file: string, cwd: string, env: Record<string, string>) =>
 
 describe("README", () => {
   it("every README with code has TypeScript blocks to run", () => {
-    assert.isAtLeast(codeBlocks.filter((block) => block.readme === "README.md").length, 3)
-    assert.isAtLeast(new Set(codeBlocks.map((block) => block.readme)).size, 10)
+    assert.isAtLeast(codeBlocks.filter((block) => block.readme === "README.md").length, 2)
+    assert.isAtLeast(codeBlocks.filter((block) => guides.includes(block.readme)).length, 15)
+    assert.isAtLeast(new Set(codeBlocks.map((block) => block.readme)).size, 19)
   })
 
   codeBlocks.forEach(({ code, index, readme }) => {

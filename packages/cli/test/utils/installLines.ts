@@ -50,3 +50,12 @@ export const withTarballs = (line: string, tarballs: Readonly<Record<string, str
     if (tarball === undefined) throw new Error(`no tarball for ${name}, which README.md installs`)
     return `${space}${tarball}`
   })
+
+/** The guides of docs/guides: their samples use what the README's install lines install. */
+export const guides = (): ReadonlyArray<{ readonly file: string; readonly text: string }> => {
+  const folder = Path.join(Source.root, "docs", "guides")
+  return Fs.readdirSync(folder).filter((name) => name.endsWith(".md")).map((name) => ({
+    file: Path.join("docs", "guides", name),
+    text: Fs.readFileSync(Path.join(folder, name), "utf8")
+  }))
+}
