@@ -7,60 +7,49 @@ import * as Either from "effect/Either"
 import { ProtocolError } from "@modelcontextprotocol/client"
 import * as Errors from "../src/internal/errors.js"
 
-// A bare JSON-RPC peer on the 2025-11-25 revision (the client's default negotiation) that answers every tools/call
-// with `result`, as it is: what a real server may send, valid or not.
-const connect = (result: unknown) =>
+/**
+ * A bare JSON-RPC peer in this process: `answers` gives the result of each method it knows (what a real server
+ * may send, valid or not); any other method is refused.
+ */
+const peer = (answers: Readonly<Record<string, unknown>>, options?: ConstructorParameters<typeof Client>[1]) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
       serverSide.onmessage = (message: JSONRPCMessage) => {
         if (!("id" in message) || !("method" in message)) return
-        const reply = (body: unknown) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result: body } as JSONRPCMessage)
-        if (message.method === "initialize") {
-          reply({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } })
-        } else if (message.method === "tools/call") {
-          reply(result)
-        } else {
-          void serverSide.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } })
-        }
+        void serverSide.send(
+          (Object.hasOwn(answers, message.method)
+            ? { jsonrpc: "2.0", id: message.id, result: answers[message.method] }
+            : { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } }) as JSONRPCMessage
+        )
       }
       await serverSide.start()
-      const sdk = new Client({ name: "t", version: "1" })
+      const sdk = new Client({ name: "t", version: "1" }, options)
       await sdk.connect(clientSide)
       return sdk
     }),
     (sdk) => Effect.promise(() => sdk.close())
   )
 
-// The same peer on the 2026-07-28 revision (pinned): it answers `server/discover`, and every `tools/list` and
-// `tools/call` with the body given.
+// on the 2025-11-25 revision (the client's default negotiation): every tools/call is answered with `result`
+const connect = (result: unknown) =>
+  peer({
+    initialize: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } },
+    "tools/call": result
+  })
+
+// on the 2026-07-28 revision (pinned): `server/discover`, and every `tools/list` and `tools/call` with the body given
 const connectModern = (answers: { readonly list?: unknown; readonly call?: unknown }) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-      serverSide.onmessage = (message: JSONRPCMessage) => {
-        if (!("id" in message) || !("method" in message)) return
-        const reply = (body: unknown) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result: body } as JSONRPCMessage)
-        if (message.method === "server/discover") {
-          reply({
-            supportedVersions: ["2026-07-28"],
-            capabilities: { tools: {} },
-            resultType: "complete",
-            _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw", version: "1" } }
-          })
-        } else if (message.method === "tools/list") {
-          reply({ tools: [], resultType: "complete", ...answers.list as object })
-        } else if (message.method === "tools/call") {
-          reply({ resultType: "complete", ...answers.call as object })
-        }
-      }
-      await serverSide.start()
-      const sdk = new Client({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
-      await sdk.connect(clientSide)
-      return sdk
-    }),
-    (sdk) => Effect.promise(() => sdk.close())
-  )
+  peer({
+    "server/discover": {
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw", version: "1" } }
+    },
+    "tools/list": { tools: [], resultType: "complete", ...answers.list as object },
+    "tools/call": { resultType: "complete", ...answers.call as object }
+  }, { versionNegotiation: { mode: { pin: "2026-07-28" } } })
 
 const results: ReadonlyArray<readonly [string, unknown]> = [
   ["text", { content: [{ type: "text", text: "hi" }] }],
