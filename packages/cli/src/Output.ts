@@ -143,9 +143,12 @@ const format = (args: ReadonlyArray<unknown>, colors: boolean) => {
  * @category constructors
  */
 export const toConsole = (output: Output["Type"]): Console.Console => {
-  // what `@effect/cli` prints (its help) is laid out for a terminal of at most 80 columns
-  const toOut = (...args: ReadonlyArray<unknown>) =>
-    output.stdout(`${HelpText.layout(format(args, output.colors), Math.min(80, Math.max(60, output.columns)))}\n`)
+  // `@effect/cli`'s help is laid out for a terminal of at most 80 columns (its other output, a completion script,
+  // is printed as it is)
+  const toOut = (...args: ReadonlyArray<unknown>) => {
+    const text = format(args, output.colors)
+    return output.stdout(`${HelpText.isHelp(text) ? HelpText.layout(text, Math.min(80, Math.max(60, output.columns))) : text}\n`)
+  }
   const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args, output.interactive)}\n`)
   const sync = (effect: Effect.Effect<void>) => Effect.runSync(effect)
   const unsafe: Console.UnsafeConsole = {

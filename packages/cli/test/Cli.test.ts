@@ -606,6 +606,10 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.notMatch(tools, /(^|\s)--config text\.\.\. /m)
       // a paragraph wraps at a space and keeps its indent
       assert.match(tools, /^ {2}The configuration file to use \(default: ~\/\.zett\/mcp\.json\): any client's\n {2}mcp\.json/m)
+      // what is not a help page is printed as it is: a completion script stays a script bash reads
+      const script = (yield* zett(["--completions", "bash"])).stdout
+      assert.isTrue(script.split("\n").some((line) => line.length > 80))
+      assert.strictEqual(ChildProcess.spawnSync("bash", ["-n"], { input: script }).status, 0)
     }))
 
   it.effect("--help prints the commands and exits 0", () =>

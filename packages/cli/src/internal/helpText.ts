@@ -55,3 +55,6 @@ export const layout = (text: string, width: number): string =>
     const indent = /^ */.exec(line)![0]
     return wrap(line.slice(indent.length).split(/ +/), indent, indent, width)
   }).join("\n")
+
+/** Whether `text` is a help page (it has a usage section), not a completion script or a version. */
+export const isHelp = (text: string): boolean => /(^|\n)(\u001b\[[0-9;]*m)*USAGE(\u001b\[[0-9;]*m)*\n/.test(text)
