@@ -196,6 +196,33 @@ describe("a call whose input ends it", () => {
     }), 30_000)
 })
 
+describe("a result of the 2026-07-28 revision without resultType", () => {
+  // a bare server of the revision over stdio: its `plain` tool answers without `resultType`, `odd` with one unknown
+  const script = `
+    const lines = require("node:readline").createInterface({ input: process.stdin })
+    lines.on("line", (line) => {
+      const m = JSON.parse(line)
+      if (m.id === undefined) return
+      const send = (body) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, ...body }) + "\\n")
+      if (m.method === "server/discover") send({ result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "raw", version: "1" } } } })
+      else if (m.method === "tools/list") send({ result: { tools: [{ name: "plain", inputSchema: { type: "object" } }, { name: "odd", inputSchema: { type: "object" } }], ttlMs: 0, cacheScope: "private" } })
+      else if (m.method === "tools/call" && m.params.name === "plain") send({ result: { content: [{ type: "text", text: "answered" }] } })
+      else if (m.method === "tools/call") send({ result: { content: [], resultType: "weird" } })
+      else send({ error: { code: -32601, message: "no" } })
+    })`
+  const raw = McpServerConfig.stdio({ name: "raw", command: process.execPath, args: ["-e", script], protocol: "2026-07-28" })
+
+  it.scopedLive("is complete: the listing and the call go through; an unknown resultType stays an error", () =>
+    Effect.gen(function*() {
+      const client = yield* (yield* McpClientFactory.McpClientFactory).connect(raw)
+      assert.deepStrictEqual((yield* McpClient.listAll(client)).map((tool) => tool.name), ["plain", "odd"])
+      assert.deepStrictEqual((yield* client.callTool("plain", {})).content, [{ type: "text", text: "answered" }])
+      const odd = yield* Effect.flip(client.callTool("odd", {}))
+      assert.strictEqual((odd as McpError.McpRequestError).reason, "InvalidResponse")
+      assert.include(odd.message, "weird")
+    }).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeContext.layer)), 30_000)
+})
+
 /** A server of the 2025 revisions on SDK v1 (the fault server), recording the methods it receives and its starts. */
 const legacy = (file: string, faults: ReadonlyArray<string> = [], protocol?: McpServerConfig.Protocol) =>
   McpServerConfig.stdio({
