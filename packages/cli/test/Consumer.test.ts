@@ -31,6 +31,9 @@ const minors: ReadonlyArray<Minor> = allMinors.filter((minor) =>
   (process.env["ZETT_CONSUMER_MINORS"] ?? allMinors.join(",")).split(",").includes(minor)
 )
 
+/** What an app with servers written in code does not install. */
+const notCodeOnly = ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]
+
 const publicPackages = ["agent", "mcp", "mcp-node", "mcp-config", "mcp-redis", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
 
 interface Run {
@@ -133,9 +136,12 @@ interface Pack {
 
 /** The apps of one Effect minor: one with the first line of its README block, one with every line. */
 interface Apps {
-  readonly codeOnlyDir: string
   readonly appDir: string
-  /** The README's minimal app in the code-only app, as it ran. */
+  /** After the block's first line (and the samples' line): the packages of `notCodeOnly` that were installed. */
+  readonly codeOnlyExtras: ReadonlyArray<string>
+  /** After the block's first line: the minor of the Effect installed. */
+  readonly codeOnlyEffect: string
+  /** The README's minimal app after the block's first line, as it ran. */
   readonly minimal: Run
 }
 
@@ -179,41 +185,47 @@ const installed = Layer.scoped(
     }
     const text = InstallLines.readme()
     const samples = InstallLines.block(text, "the servers of the samples").lines
-    const install = (name: string, lines: ReadonlyArray<string>) =>
-      Effect.gen(function*() {
-        const appDir = Path.join(dir, name)
-        Fs.mkdirSync(appDir)
-        // what the compile of the apps needs (a TypeScript app has it), and nothing of Effect; the `@zett/*`
-        // packages that others depend on come from their tarballs, as they would come from the registry
-        Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
-          name: `zett-consumer-${name}`,
-          private: true,
-          type: "module",
-          devDependencies: { "@types/node": "^20.19.0" },
-          overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
-        }, null, 2))
-        for (const line of lines) {
-          const command = InstallLines.withTarballs(line, tarballOf)
-          ok(yield* run("sh", ["-c", command], { cwd: appDir, env }), `${name}: ${line}`)
-        }
-        return appDir
-      })
+    const create = (name: string) => {
+      const appDir = Path.join(dir, name)
+      Fs.mkdirSync(appDir)
+      // what the compile of the apps needs (a TypeScript app has it), and nothing of Effect; the `@zett/*`
+      // packages that others depend on come from their tarballs, as they would come from the registry
+      Fs.writeFileSync(Path.join(appDir, "package.json"), JSON.stringify({
+        name: `zett-consumer-${name}`,
+        private: true,
+        type: "module",
+        devDependencies: { "@types/node": "^20.19.0" },
+        overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
+      }, null, 2))
+      return appDir
+    }
+    const install = (appDir: string, lines: ReadonlyArray<string>) =>
+      Effect.forEach(lines, (line) =>
+        Effect.map(
+          run("sh", ["-c", InstallLines.withTarballs(line, tarballOf)], { cwd: appDir, env }),
+          (result) => ok(result, `${Path.basename(appDir)}: ${line}`)
+        ), { discard: true })
     const apps = {} as Record<Minor, Apps>
     assert.include(minors, oldMinor)
     for (const minor of minors) {
       const lines = InstallLines.block(text, `Effect ${minor}`).lines
-      // servers written in code only: the block's first line
-      const codeOnlyDir = yield* install(`code-only-${minor}`, [lines[0]!, ...samples])
-      Fs.writeFileSync(Path.join(codeOnlyDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
-      Fs.writeFileSync(Path.join(codeOnlyDir, "app.ts"), minimalApp)
+      const appDir = create(`app-${minor}`)
+      // servers written in code only: the block's first line, and what the minimal app's server needs
+      yield* install(appDir, [lines[0]!, ...samples])
+      const modules = Path.join(appDir, "node_modules")
+      const codeOnlyExtras = notCodeOnly.filter((name) => Fs.existsSync(Path.join(modules, name)))
+      const codeOnlyEffect = String(JSON.parse(Fs.readFileSync(Path.join(modules, "effect", "package.json"), "utf8")).version)
+      Fs.writeFileSync(Path.join(appDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
+      Fs.writeFileSync(Path.join(appDir, "app.ts"), minimalApp)
       const tsc = Path.join(Source.root, "node_modules", "typescript", "bin", "tsc")
-      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: codeOnlyDir }), `tsc (code-only ${minor})`)
+      ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), `tsc (the minimal app, ${minor})`)
       const minimal = yield* run(process.execPath, [Path.join("out", "app.js")], {
-        cwd: codeOnlyDir,
+        cwd: appDir,
         env: { PATH: process.env["PATH"] ?? "", HOME: dir }
       })
-      const appDir = yield* install(`app-${minor}`, [...lines, ...samples])
-      apps[minor] = { codeOnlyDir, appDir, minimal }
+      // then every other line of the block
+      yield* install(appDir, lines.slice(1))
+      apps[minor] = { appDir, codeOnlyExtras, codeOnlyEffect, minimal }
     }
     return { dir, apps, packs }
   })
@@ -289,12 +301,9 @@ layer(installed, { timeout: "600 seconds", excludeTestServices: true })("a consu
     it.effect(`Effect ${minor}: the README's first line installs no Redis client, config parser or dotenv, and the README's minimal app runs`, () =>
       Effect.gen(function*() {
         const { apps } = yield* Installed
-        const { codeOnlyDir, minimal } = apps[minor]
-        const modules = Path.join(codeOnlyDir, "node_modules")
-        for (const name of ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]) {
-          assert.isFalse(Fs.existsSync(Path.join(modules, name)), `${name} is installed`)
-        }
-        assert.strictEqual(JSON.parse(Fs.readFileSync(Path.join(modules, "effect", "package.json"), "utf8")).version.slice(0, 4), minor)
+        const { codeOnlyEffect, codeOnlyExtras, minimal } = apps[minor]
+        assert.deepStrictEqual(codeOnlyExtras, [])
+        assert.strictEqual(codeOnlyEffect.split(".").slice(0, 2).join("."), minor)
         ok(minimal, "node out/app.js (the README's minimal app)")
         assert.strictEqual(minimal.stdout, "42\n")
       }))
