@@ -194,13 +194,65 @@ describe("auth option", () => {
       assert.notStrictEqual(McpServerConfig.cacheKey(other), McpServerConfig.cacheKey(server))
     }))
 
+  it.effect("workload identity: the token's file or variable (not the token) is in the definition, with the audience and scopes", () =>
+    Effect.gen(function*() {
+      const snapshot = yield* load(
+        "/p/.mcp.json",
+        {
+          k8s: {
+            type: "http",
+            url: "https://k8s.example/mcp",
+            auth: {
+              grant: "workload_identity",
+              clientId: "${WORKLOAD_CLIENT}",
+              assertionFile: "/var/run/secrets/tokens/mcp",
+              audience: "https://as.example",
+              scopes: ["mcp:read"]
+            }
+          },
+          ci: { type: "http", url: "https://ci.example/mcp", auth: { grant: "workload_identity", clientId: "ci", assertionEnv: "CI_OIDC_TOKEN" } }
+        },
+        { WORKLOAD_CLIENT: "pod-7" }
+      )
+      const [k8s, ci] = snapshot.servers.map((server) => httpOf(server).auth)
+      assert.deepStrictEqual(
+        k8s,
+        new McpServerConfig.WorkloadIdentity({
+          clientId: "pod-7",
+          assertion: { file: "/var/run/secrets/tokens/mcp" },
+          audience: "https://as.example",
+          scopes: ["mcp:read"]
+        })
+      )
+      assert.deepStrictEqual(ci, new McpServerConfig.WorkloadIdentity({ clientId: "ci", assertion: { env: "CI_OIDC_TOKEN" } }))
+      // the workload is named by its token's source: a definition is its own cache entry, with no login
+      assert.isTrue(McpServerConfig.authorizedByDefinition(snapshot.servers[0]!))
+    }))
+
   it.effect("invalid auth entries name the file, the field and the reason, without the secret", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
         [{ grant: "client_credentials", clientSecret: SECRET }, "mcpServers.s.auth.clientId", "missing (client_credentials needs a client)"],
         [{ grant: "client_credentials", clientId: "r" }, "mcpServers.s.auth", "client_credentials needs either clientSecret or privateKey"],
         [{ grant: "client_credentials", clientId: "r", privateKey: SECRET }, "mcpServers.s.auth.algorithm", "missing (privateKey needs an algorithm such as RS256)"],
-        [{ grant: "password" }, "mcpServers.s.auth.grant", "expected \"authorization_code\", \"client_credentials\" or \"enterprise_managed\""],
+        [
+          { grant: "password" },
+          "mcpServers.s.auth.grant",
+          "expected \"authorization_code\", \"client_credentials\", \"enterprise_managed\" or \"workload_identity\""
+        ],
+        [{ grant: "workload_identity", assertionFile: "/t" }, "mcpServers.s.auth.clientId", "missing (workload_identity needs a client)"],
+        [{ grant: "workload_identity", clientId: "w" }, "mcpServers.s.auth", "workload_identity needs either assertionFile or assertionEnv"],
+        [
+          { grant: "workload_identity", clientId: "w", assertionFile: "/t", assertionEnv: "T" },
+          "mcpServers.s.auth",
+          "workload_identity needs either assertionFile or assertionEnv"
+        ],
+        [
+          { grant: "workload_identity", clientId: "w", assertionEnv: "T", clientSecret: SECRET },
+          "mcpServers.s.auth.clientSecret",
+          "not used with \"grant\": \"workload_identity\" (the workload's token authenticates)"
+        ],
+        [{ clientId: "app", assertionFile: "/t" }, "mcpServers.s.auth.assertionFile", "only used with \"grant\": \"workload_identity\""],
         [
           { grant: "enterprise_managed", clientId: "app", clientSecret: SECRET, idpIssuer: "https://idp.example", idpClientId: "idp-app" },
           "mcpServers.s.auth.idToken",

@@ -166,7 +166,8 @@ export const status = (
 ): Effect.Effect<Status, McpTokenStore.McpTokenStoreError> =>
   Effect.gen(function*() {
     if (server._tag !== "McpHttpServer" || server.auth?._tag === "CustomProvider") return { _tag: "NoAuth" } as const
-    const machine = server.auth?._tag === "ClientCredentials" || server.auth?._tag === "EnterpriseManaged"
+    const machine = server.auth?._tag === "ClientCredentials" || server.auth?._tag === "EnterpriseManaged" ||
+      server.auth?._tag === "WorkloadIdentity"
     const store = yield* McpTokenStore.McpTokenStore
     const stored = yield* store.get(McpTokenStore.normalizeKey(server.url))
     // a server without `auth` uses OAuth only once it was logged in to

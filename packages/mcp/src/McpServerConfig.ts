@@ -150,6 +150,46 @@ export class EnterpriseManaged extends Schema.TaggedClass<EnterpriseManaged>("@z
   }
 ) {}
 
+/**
+ * Where a workload's identity token is read: a file (a Kubernetes projected service-account token, a CI job's
+ * OIDC token written to disk) or an environment variable. It is read anew for every token request, because
+ * such tokens rotate.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const AssertionSource = Schema.Union(
+  Schema.Struct({ file: Schema.NonEmptyString }),
+  Schema.Struct({ env: Schema.NonEmptyString })
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AssertionSource = typeof AssertionSource.Type
+
+/**
+ * Workload identity (the `io.modelcontextprotocol/auth/wif` extension, SEP-1933): the token a platform gives a
+ * workload (a Kubernetes pod, a CI job, a cloud VM) is the assertion of the JWT bearer grant (RFC 7523) at the
+ * MCP server's authorization server, as the client `clientId`. `assertion` says where the token is read, at
+ * each token request; `audience`, when given, is sent as the token request's `audience` parameter; `scopes`
+ * are asked for. No login, no secret in the definition; a refused grant is not retried with another.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class WorkloadIdentity extends Schema.TaggedClass<WorkloadIdentity>("@zett/mcp/WorkloadIdentity")(
+  "WorkloadIdentity",
+  {
+    clientId: Schema.String,
+    assertion: AssertionSource,
+    audience: Schema.optional(Schema.String),
+    scopes: Schema.optional(Schema.Array(Schema.String)),
+    dpop: Schema.optional(Schema.Boolean)
+  }
+) {}
+
 const isProvider = (u: unknown): u is OAuthClientProvider =>
   typeof u === "object" && u !== null && "tokens" in u && typeof u.tokens === "function" &&
   "saveTokens" in u && typeof u.saveTokens === "function"
@@ -190,13 +230,13 @@ export class CustomProvider extends Schema.TaggedClass<CustomProvider>("@zett/mc
  * @since 0.1.0
  * @category schemas
  */
-export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, EnterpriseManaged, CustomProvider)
+export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, EnterpriseManaged, WorkloadIdentity, CustomProvider)
 
 /**
  * @since 0.1.0
  * @category models
  */
-export type Auth = AuthorizationCode | ClientCredentials | EnterpriseManaged | CustomProvider
+export type Auth = AuthorizationCode | ClientCredentials | EnterpriseManaged | WorkloadIdentity | CustomProvider
 
 /**
  * The `auth` option of `http`, in plain values: an SDK provider, Zett's authorization-code options, or the
@@ -241,6 +281,14 @@ export type AuthInput =
     readonly scopes?: ReadonlyArray<string> | undefined
   }
 
+  | {
+    readonly grant: "workload_identity"
+    readonly clientId: string
+    readonly assertion: AssertionSource
+    readonly audience?: string | undefined
+    readonly scopes?: ReadonlyArray<string> | undefined
+  }
+
 const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedacted(value) ? value : Redacted.make(value)
 
 /**
@@ -263,6 +311,14 @@ export const auth = (input: AuthInput): Auth => {
       ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
     })
   }
+  if ("grant" in input && input.grant === "workload_identity") {
+    return new WorkloadIdentity({
+      clientId: input.clientId,
+      assertion: "file" in input.assertion ? { file: input.assertion.file } : { env: input.assertion.env },
+      ...(input.audience !== undefined ? { audience: input.audience } : {}),
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+    })
+  }
   if ("grant" in input) {
     return new ClientCredentials({
       clientId: input.clientId,
@@ -271,7 +327,10 @@ export const auth = (input: AuthInput): Auth => {
       ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
     })
   }
-  const options = input as Exclude<AuthInput, OAuthClientProvider | { readonly grant: "client_credentials" | "enterprise_managed" }>
+  const options = input as Exclude<
+    AuthInput,
+    OAuthClientProvider | { readonly grant: "client_credentials" | "enterprise_managed" | "workload_identity" }
+  >
   return new AuthorizationCode({
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: redacted(options.clientSecret) } : {}),
@@ -491,6 +550,7 @@ const computeCacheKey = (server: McpServerConfig): string => {
 export const authorizedByDefinition = (server: McpServerConfig): boolean =>
   server._tag === "McpStdioServer" ||
   server.auth?._tag === "ClientCredentials" || server.auth?._tag === "EnterpriseManaged" ||
+  server.auth?._tag === "WorkloadIdentity" ||
   (server.auth === undefined && Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization"))
 
 // who the client is (another client may see other tools); a user's own provider counts as one kind
@@ -508,6 +568,9 @@ const authKey = (auth: Auth): unknown => {
         auth.privateKey === undefined ? null : sha256(Redacted.value(auth.privateKey)),
         auth.scopes ?? null
       ]
+    case "WorkloadIdentity":
+      // the workload is named by where its token is read
+      return ["workload_identity", auth.clientId, auth.assertion, auth.audience ?? null, auth.scopes ?? null]
     case "EnterpriseManaged":
       // the ID token names the user
       return ["enterprise_managed", auth.clientId, auth.idpIssuer, auth.idpClientId, sha256(Redacted.value(auth.idToken)), auth.scopes ?? null]
@@ -523,6 +586,8 @@ const authKey = (auth: Auth): unknown => {
 export const authSecretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redacted<string>> => {
   if (server._tag !== "McpHttpServer" || server.auth === undefined || server.auth._tag === "CustomProvider") return []
   const out: Array<Redacted.Redacted<string>> = []
+  // a workload's token is read when a token is requested, and held from then on
+  if (server.auth._tag === "WorkloadIdentity") return []
   if (server.auth.clientSecret !== undefined) out.push(server.auth.clientSecret)
   if (server.auth._tag === "EnterpriseManaged") {
     out.push(server.auth.idToken)

@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
+import * as DpopProofs from "./DpopProofs.js"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -82,6 +83,11 @@ export interface Options {
    * bearer grant (the client must be one of `clients`, authenticated with `client_secret_basic`).
    */
   readonly enterprise?: { readonly idToken: string; readonly idpClientId: string } | undefined
+  /**
+   * Workload identity: the JWT bearer grant with a workload's token as the assertion, verified with this PEM
+   * public key (ES256 or RS256), its `aud` this authorization server's issuer, not expired.
+   */
+  readonly workload?: { readonly publicKey: string } | undefined
   /** JSON-RPC methods let through without a token (a server that lets `initialize` through and asks later). */
   readonly openMethods?: ReadonlyArray<string> | undefined
   /**
@@ -103,6 +109,37 @@ export interface Options {
    * JSON-RPC error of `tools/list` (`"list"`): the access token and the refresh token issued with it.
    */
   readonly quoteTokens?: "result" | "list" | undefined
+  /** DPoP (RFC 9449) at both servers; see `DpopOptions`. */
+  readonly dpop?: DpopOptions | undefined
+}
+
+/**
+ * A DPoP server. The authorization server lists `algs` (default `["ES256"]`) in its metadata, checks the proof of
+ * a token request that has one and binds the tokens it issues to the proof's key (`token_type: "DPoP"`, a refresh
+ * token only with a proof of that key). The MCP server checks every proof that comes with a `DPoP` token (`ath`,
+ * the key the token is bound to) and, when `required` (the default), refuses a request without one, saying so in
+ * its 401 with the `DPoP` scheme (`advertise: "challenge"`, the default) or only in its protected-resource
+ * metadata (`"metadata"`: `dpop_bound_access_tokens_required`, the challenge stays `Bearer`).
+ */
+export interface DpopOptions {
+  readonly algs?: ReadonlyArray<string> | undefined
+  readonly required?: boolean | undefined
+  readonly advertise?: "challenge" | "metadata" | undefined
+  /** The token endpoint asks for a nonce (400 `use_dpop_nonce` with `DPoP-Nonce`). */
+  readonly asNonce?: boolean | undefined
+  /**
+   * The MCP server asks for a nonce (401 `DPoP error="use_dpop_nonce"` with `DPoP-Nonce`); `"rotate"`: every answer
+   * carries a new one, and only the newest two are taken.
+   */
+  readonly rsNonce?: boolean | "rotate" | undefined
+}
+
+/** A proof a server received, and what it made of it. */
+export interface Proof extends DpopProofs.Checked {
+  readonly on: "as" | "rs"
+  readonly path: string
+  /** The scheme of the request's `Authorization` header (`DPoP`, `Bearer`), if any. */
+  readonly scheme: string | undefined
 }
 
 export interface MetadataOverrides {
@@ -121,6 +158,8 @@ export interface Recorded {
   readonly query: Readonly<Record<string, string>>
   readonly form: Readonly<Record<string, string>>
   readonly authorization: string | undefined
+  /** The `DPoP` proof header. */
+  readonly dpop: string | undefined
 }
 
 export interface Issued {
@@ -131,6 +170,8 @@ export interface Issued {
   readonly scope: string | undefined
   readonly grant: string
   readonly resource: string | undefined
+  /** The thumbprint of the key a DPoP-bound token is bound to (its `cnf.jkt`). */
+  readonly jkt: string | undefined
 }
 
 export interface OAuthServer {
@@ -156,6 +197,10 @@ export interface OAuthServer {
    * metadata names that one from now on, and tokens of the first are refused. Returns the new issuer.
    */
   readonly migrate: () => string
+  /** Every DPoP proof received (a token request's, an MCP request's), in order. */
+  readonly proofs: ReadonlyArray<Proof>
+  /** The DPoP nonces the servers asked for with a `use_dpop_nonce` error. */
+  readonly nonceChallenges: ReadonlyArray<"as" | "rs">
 }
 
 const base64url = (buffer: Buffer) => buffer.toString("base64url")
@@ -194,6 +239,14 @@ const verifyJwt = (token: string, publicKey: string): Record<string, unknown> | 
     Buffer.from(signature, "base64url")
   )
   return ok ? JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown> : undefined
+}
+
+const safeVerify = (token: string, publicKey: string) => {
+  try {
+    return verifyJwt(token, publicKey)
+  } catch {
+    return undefined
+  }
 }
 
 const listen = (handler: Http.RequestListener) =>
@@ -241,8 +294,17 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       string,
       { issuer: string; clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }
     >()
-    const accessTokens = new Map<string, { issuer: string; clientId: string; scope: string | undefined; expiresAt: number }>()
-    const refreshTokens = new Map<string, { clientId: string; scope: string | undefined }>()
+    const accessTokens = new Map<string, { issuer: string; clientId: string; scope: string | undefined; expiresAt: number; jkt?: string | undefined }>()
+    const refreshTokens = new Map<string, { clientId: string; scope: string | undefined; jkt?: string | undefined }>()
+    // DPoP: the proofs received, the jtis seen, the nonces asked for, the key the token being issued is bound to
+    const proofs: Array<Proof> = []
+    const nonceChallenges: Array<"as" | "rs"> = []
+    const seenJti = new Set<string>()
+    const asNonce = `asn-${base64url(Crypto.randomBytes(9))}`
+    let rsNonces = [`rsn-${base64url(Crypto.randomBytes(9))}`]
+    let bindTo: string | undefined
+    const dpopAlgs = options.dpop?.algs ?? ["ES256"]
+    const schemeOf = (req: Http.IncomingMessage) => req.headers.authorization?.split(" ")[0]
     const sse = new Map<string, SSEServerTransport>()
     const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
     let asOrigin = ""
@@ -270,7 +332,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
         form,
-        authorization: req.headers.authorization
+        authorization: req.headers.authorization,
+        dpop: typeof req.headers.dpop === "string" ? req.headers.dpop : undefined
       })
     }
 
@@ -291,12 +354,13 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         ? undefined
         : `rt-${base64url(Crypto.randomBytes(18))}`
       const ttl = options.accessTokenTtl ?? 3600
-      accessTokens.set(accessToken, { issuer: at, clientId, scope, expiresAt: Date.now() + ttl * 1000 })
-      if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope })
-      issued.push({ issuer: at, accessToken, refreshToken, clientId, scope, grant, resource })
+      const jkt = bindTo
+      accessTokens.set(accessToken, { issuer: at, clientId, scope, expiresAt: Date.now() + ttl * 1000, jkt })
+      if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope, jkt })
+      issued.push({ issuer: at, accessToken, refreshToken, clientId, scope, grant, resource, jkt })
       answer(res, 200, "token", {
         access_token: accessToken,
-        token_type: "Bearer",
+        token_type: jkt !== undefined ? "DPoP" : "Bearer",
         expires_in: ttl,
         ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
         ...(scope !== undefined ? { scope } : {})
@@ -340,8 +404,14 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       token_endpoint: `${at}/token`,
       ...(options.registration !== false ? { registration_endpoint: `${at}/register` } : {}),
       response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+      grant_types_supported: [
+        "authorization_code",
+        "refresh_token",
+        "client_credentials",
+        ...(options.workload !== undefined ? ["urn:ietf:params:oauth:grant-type:jwt-bearer"] : [])
+      ],
       code_challenge_methods_supported: ["S256"],
+      ...(options.dpop !== undefined && dpopAlgs.length > 0 ? { dpop_signing_alg_values_supported: dpopAlgs } : {}),
       token_endpoint_auth_methods_supported: methods,
       ...(options.scopesSupported !== undefined ? { scopes_supported: options.scopesSupported } : {}),
       ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
@@ -414,6 +484,23 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         return true
       }
       if (req.method === "POST" && path === "/token") {
+        bindTo = undefined
+        if (options.dpop !== undefined && req.headers.dpop !== undefined) {
+          const proof = DpopProofs.check(String(req.headers.dpop), {
+            htm: "POST",
+            htu: `${at}/token`,
+            nonce: options.dpop.asNonce === true ? asNonce : undefined,
+            algs: dpopAlgs,
+            seen: seenJti
+          })
+          proofs.push({ ...proof, on: "as", path, scheme: schemeOf(req) })
+          if (proof.refused === "nonce") {
+            nonceChallenges.push("as")
+            return oauthError(res, 400, "use_dpop_nonce", { "dpop-nonce": asNonce }), true
+          }
+          if (proof.refused !== undefined) return oauthError(res, 400, "invalid_dpop_proof"), true
+          bindTo = proof.jkt
+        }
         const client = authenticate(req, form, at)
         if (typeof client === "string") return oauthError(res, 401, "invalid_client"), true
         if (form.grant_type === "authorization_code") {
@@ -431,8 +518,16 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         if (form.grant_type === "refresh_token") {
           const known = refreshTokens.get(form.refresh_token ?? "")
           if (known === undefined || known.clientId !== client.client_id) return oauthError(res, 400, "invalid_grant"), true
+          // a refresh token bound to a key is used only with a proof of that key
+          if (known.jkt !== undefined && known.jkt !== bindTo) return oauthError(res, 400, "invalid_dpop_proof"), true
           refreshTokens.delete(form.refresh_token!)
           return issue(res, at, client.client_id, known.scope, "refresh_token", form.resource), true
+        }
+        if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer" && options.workload !== undefined) {
+          const claims = safeVerify(form.assertion ?? "", options.workload.publicKey)
+          const expired = typeof claims?.exp === "number" && claims.exp * 1000 <= Date.now()
+          if (claims === undefined || claims.aud !== at || expired) return oauthError(res, 400, "invalid_grant"), true
+          return issue(res, at, client.client_id, form.scope, "workload", form.resource), true
         }
         if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer") {
           const grant = grants.find((entry) => entry.grant === form.assertion)
@@ -461,7 +556,10 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           : []),
         extra
       ].filter((part) => part.length > 0)
-      return `Bearer ${parts.join(", ")}`.trim()
+      const dpopScheme = options.dpop !== undefined && options.dpop.required !== false && options.dpop.advertise !== "metadata"
+      return dpopScheme
+        ? `DPoP ${[...parts, `algs="${dpopAlgs.join(" ")}"`].join(", ")}`
+        : `Bearer ${parts.join(", ")}`.trim()
     }
 
     const who = (bearer: string, token: { readonly clientId: string; readonly scope: string | undefined }) => {
@@ -475,16 +573,64 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       }
     }
 
+    /**
+     * The MCP server's DPoP checks of a request with a token: answered (401) when it is refused, `false` when it
+     * passes. A nonce is asked for (again) with `use_dpop_nonce`; a rotating one is renewed on every answer.
+     */
+    const dpopRefusal = (req: Http.IncomingMessage, res: Http.ServerResponse, token: string, scheme: string | undefined): boolean => {
+      const dpop = options.dpop!
+      const known = accessTokens.get(token)
+      const refuse = (error: string, headers: Record<string, string> = {}) => {
+        res.writeHead(401, { "www-authenticate": `DPoP error="${error}", algs="${dpopAlgs.join(" ")}"`, ...headers })
+        res.end(JSON.stringify({ error }))
+        return true
+      }
+      if (scheme !== "DPoP") {
+        // a bound token as a bearer token is refused; a bearer token where DPoP is required, too
+        return known?.jkt !== undefined || dpop.required !== false ? refuse("invalid_token") : false
+      }
+      const url = new URL(req.url ?? "/", "http://x")
+      const proof = DpopProofs.check(typeof req.headers.dpop === "string" ? req.headers.dpop : undefined, {
+        htm: req.method ?? "",
+        htu: `${rsOrigin}${url.pathname}`,
+        accessToken: token,
+        algs: dpopAlgs,
+        seen: seenJti,
+        nonce: undefined
+      })
+      const nonceOk = dpop.rsNonce === undefined || dpop.rsNonce === false || (proof.nonce !== undefined && rsNonces.includes(proof.nonce))
+      const refused = proof.refused ?? (known !== undefined && known.jkt !== proof.jkt ? "not the key the token is bound to" : undefined) ??
+        (nonceOk ? undefined : "nonce")
+      proofs.push({ ...proof, refused, on: "rs", path: url.pathname, scheme })
+      if (refused === "nonce") {
+        nonceChallenges.push("rs")
+        return refuse("use_dpop_nonce", { "dpop-nonce": rsNonces[0]! })
+      }
+      if (refused !== undefined) return refuse("invalid_dpop_proof")
+      if (dpop.rsNonce === "rotate") {
+        rsNonces = [`rsn-${base64url(Crypto.randomBytes(9))}`, rsNonces[0]!]
+        res.setHeader("dpop-nonce", rsNonces[0]!)
+      }
+      return false
+    }
+
     const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
       if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
         return answer(res, 200, "resource", {
           resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
           authorization_servers: options.authorizationServers ?? [currentIssuer()],
+          ...(options.dpop?.advertise === "metadata" ? { dpop_bound_access_tokens_required: true } : {}),
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
         }), true
       }
       if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
-      const bearer = req.headers.authorization?.startsWith("Bearer ") === true ? req.headers.authorization.slice(7) : undefined
+      // the token of either scheme; a DPoP one only with a valid proof of the key it is bound to
+      const scheme = schemeOf(req)
+      const bearer = scheme === "Bearer" || scheme === "DPoP" ? req.headers.authorization!.slice(scheme.length + 1) : undefined
+      if (options.dpop !== undefined && bearer !== undefined && path === "/mcp") {
+        const refused = dpopRefusal(req, res, bearer, scheme)
+        if (refused) return true
+      }
       const method = path === "/mcp" && req.method === "POST" ? (JSON.parse(body || "{}") as { method?: unknown }).method : undefined
       if (typeof method === "string" && options.openMethods?.includes(method) === true && bearer === undefined) {
         const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
@@ -608,6 +754,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       count: (path) => requests.filter((request) => request.path === path).length,
       idpIssuer: idpOrigin,
       grants,
+      proofs,
+      nonceChallenges,
       migrate: () => {
         migrated = true
         return afterOrigin

@@ -46,6 +46,9 @@ export const login = (options: Options.AuthLoginOptions) =>
     if (server.auth?._tag === "EnterpriseManaged") {
       return yield* Output.line(`${server.name} uses enterprise-managed authorization (its identity provider's ID token): no login is needed.`)
     }
+    if (server.auth?._tag === "WorkloadIdentity") {
+      return yield* Output.line(`${server.name} uses workload identity (the platform's token for this workload): no login is needed.`)
+    }
     const output = yield* Output.Output
     const store = yield* tokenStore
     const factory = yield* resolveClientFactory()

@@ -24,7 +24,14 @@ import * as Schema from "effect/Schema"
 import * as Os from "node:os"
 import * as McpInputs from "../McpInputs.js"
 import * as EditDistance from "@zett/agent/EditDistance"
-import { AuthorizationCode, ClientCredentials, EnterpriseManaged, McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
+import {
+  AuthorizationCode,
+  ClientCredentials,
+  EnterpriseManaged,
+  McpHttpServer,
+  McpStdioServer,
+  WorkloadIdentity
+} from "@zett/mcp/McpServerConfig"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Json from "./configJson.js"
 import * as Dialect from "./dialect.js"
@@ -229,7 +236,8 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
  * (`clientId`, `clientSecret`, `scopes`, `clientMetadataUrl`, `redirectPort`, and for machine to machine
  * `grant: "client_credentials"` with `clientSecret` or `privateKey` and `algorithm`; for enterprise-managed
  * authorization `grant: "enterprise_managed"` with `clientId`, `clientSecret`, `idToken`, `idpIssuer`,
- * `idpClientId` and optionally `idpClientSecret`, `idpTokenEndpoint`), Claude Code's
+ * `idpClientId` and optionally `idpClientSecret`, `idpTokenEndpoint`; for workload identity
+ * `grant: "workload_identity"` with `clientId`, `assertionFile` or `assertionEnv`, and optionally `audience`), Claude Code's
  * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`. Gemini CLI's endpoint overrides are accepted and
  * not used: the endpoints are discovered.
  *
@@ -238,8 +246,11 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
 export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
   enabled: Schema.optional(Flag),
   grant: Schema.optional(
-    Schema.Literal("authorization_code", "client_credentials", "enterprise_managed").annotations({
-      message: () => ({ message: `expected "authorization_code", "client_credentials" or "enterprise_managed"`, override: true })
+    Schema.Literal("authorization_code", "client_credentials", "enterprise_managed", "workload_identity").annotations({
+      message: () => ({
+        message: `expected "authorization_code", "client_credentials", "enterprise_managed" or "workload_identity"`,
+        override: true
+      })
     })
   ),
   clientId: Schema.optional(NonEmptyText),
@@ -251,6 +262,9 @@ export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
   idpTokenEndpoint: Schema.optional(Url),
   idpClientId: Schema.optional(NonEmptyText),
   idpClientSecret: Schema.optional(Secret),
+  assertionFile: Schema.optional(NonEmptyText),
+  assertionEnv: Schema.optional(NonEmptyText),
+  audience: Schema.optional(NonEmptyText),
   scopes: Schema.optional(Texts),
   clientMetadataUrl: Schema.optional(Url),
   redirectPort: Schema.optional(Port),
@@ -540,6 +554,29 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
     }
     const stray = enterprise.find((name) => oauth[name] !== undefined)
     if (stray !== undefined) return yield* new FieldIssue({ field: at(stray), reason: "only used with \"grant\": \"enterprise_managed\"" })
+    const workload = ["assertionFile", "assertionEnv", "audience"] as const
+    if (oauth.grant === "workload_identity") {
+      if (clientId === undefined) return yield* new FieldIssue({ field: at("clientId"), reason: "missing (workload_identity needs a client)" })
+      const other = (["clientSecret", "privateKey"] as const).find((name) => oauth[name] !== undefined)
+      if (other !== undefined) {
+        return yield* new FieldIssue({ field: at(other), reason: "not used with \"grant\": \"workload_identity\" (the workload's token authenticates)" })
+      }
+      if ((oauth.assertionFile === undefined) === (oauth.assertionEnv === undefined)) {
+        return yield* new FieldIssue({ field: `.${key}`, reason: "workload_identity needs either assertionFile or assertionEnv" })
+      }
+      const file = yield* text("assertionFile", oauth.assertionFile)
+      const env = yield* text("assertionEnv", oauth.assertionEnv)
+      return new WorkloadIdentity({
+        clientId,
+        assertion: file !== undefined ? { file } : { env: env! },
+        ...optional("audience", yield* text("audience", oauth.audience)),
+        ...optional("scopes", scopes)
+      })
+    }
+    const strayWorkload = workload.find((name) => oauth[name] !== undefined)
+    if (strayWorkload !== undefined) {
+      return yield* new FieldIssue({ field: at(strayWorkload), reason: "only used with \"grant\": \"workload_identity\"" })
+    }
     if (oauth.grant === "client_credentials") {
       if (clientId === undefined) return yield* new FieldIssue({ field: at("clientId"), reason: "missing (client_credentials needs a client)" })
       if ((clientSecret === undefined) === (privateKey === undefined)) {

@@ -11,7 +11,7 @@ import { connectionClosedCode, McpConnectError, McpRequestError, needsAuthorizat
 import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"
 import * as Predicate from "effect/Predicate"
 import * as LocalFailure from "./localFailure.js"
-import { issuerMismatch } from "./oauthChecks.js"
+import { isRefused, issuerMismatch } from "./oauthChecks.js"
 import { isNeedsLogin } from "./oauthProvider.js"
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
@@ -270,6 +270,10 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
   }
   if (isNeedsLogin(cause)) {
     return { description: "needs authorization", connect: "NeedsAuthorization", request: "NeedsAuthorization", keep: false }
+  }
+  // Zett's own refusal of an authorization server or of what it asked for: its text names no secret
+  if (isRefused(cause)) {
+    return { description: clip(scrubber.scrub(cause.message)), connect: "Unauthorized", request: "Unauthorized", keep: false }
   }
   if (cause instanceof UnauthorizedError) {
     return { description: "unauthorized", connect: "Unauthorized", request: "Unauthorized", keep: false }

@@ -210,9 +210,11 @@ const connectWith = <A>(
       runtime,
       now: () => clock.unsafeCurrentTimeMillis()
     }
-    if (auth._tag === "ClientCredentials" || auth._tag === "EnterpriseManaged") {
+    if (auth._tag === "ClientCredentials" || auth._tag === "EnterpriseManaged" || auth._tag === "WorkloadIdentity") {
       const provider = auth._tag === "ClientCredentials"
         ? new OAuthProvider.ClientCredentialsProvider(context, auth)
+        : auth._tag === "WorkloadIdentity"
+        ? new OAuthProvider.WorkloadIdentityProvider(context, auth)
         : new OAuthProvider.EnterpriseManagedProvider(context, auth, authorizationFetch(server, refusals))
       yield* renew(settings, provider, server, true, refusals)
       return yield* attempt(sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals))

@@ -18,12 +18,14 @@ import type {
   OAuthClientMetadata,
   OAuthTokens
 } from "@modelcontextprotocol/client"
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type { Scrubber } from "@zett/agent"
 import * as Crypto from "node:crypto"
+import * as Fs from "node:fs/promises"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"
@@ -500,6 +502,70 @@ export class EnterpriseManagedProvider extends MachineProvider {
     if (metadata?.token_endpoint === undefined) throw new OAuthChecks.Refused("the identity provider's metadata names no token endpoint")
     return metadata.token_endpoint
   }
+}
+
+/**
+ * Workload identity (SEP-1933): the workload's token, read from its file or environment variable at every token
+ * request (platforms rotate it), is the assertion of the JWT bearer grant (RFC 7523). The client is public
+ * (`none`): the assertion is what authenticates it. The token is a credential: it is held as one once read.
+ *
+ * @internal
+ */
+export class WorkloadIdentityProvider extends MachineProvider {
+  protected readonly configuredSecret = undefined
+  protected readonly grantType = JWT_BEARER
+  protected readonly authMethod = "none"
+
+  /** Set when the SDK discards credentials after a refused token request, before it tries once more. */
+  private refused = false
+
+  constructor(context: Context, protected readonly client: McpServerConfig.WorkloadIdentity) {
+    super(context)
+  }
+
+  override async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
+    if (scope === "client" || scope === "tokens") this.refused = true
+    await super.invalidateCredentials(scope)
+  }
+
+  override async saveTokens(tokens: OAuthTokens & { readonly issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
+    this.refused = false
+    await super.saveTokens(tokens, ctx)
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
+    // the same token, or another grant, would only be refused again: the platform's token must change first
+    if (this.refused) {
+      this.refused = false
+      throw new OAuthChecks.Refused("the authorization server refused the workload identity token (it is not sent again)")
+    }
+    const assertion = await this.run(readAssertion(this.client.assertion))
+    this.context.held.add([assertion])
+    const params = new URLSearchParams({ grant_type: JWT_BEARER, assertion })
+    const wanted = this.wantedScope(scope)
+    if (wanted !== "") params.set("scope", wanted)
+    if (this.client.audience !== undefined) params.set("audience", this.client.audience)
+    return params
+  }
+}
+
+/**
+ * The workload's token, without surrounding white space (a projected token file may end with a line break). A
+ * source that cannot be read, or reads empty, refuses the token request with the file or variable named.
+ */
+const readAssertion = (source: McpServerConfig.AssertionSource): Effect.Effect<string, OAuthChecks.Refused> => {
+  const where = "file" in source ? `the file ${source.file}` : `the environment variable ${source.env}`
+  const read: Effect.Effect<string, string> = "file" in source
+    ? Effect.tryPromise({
+      try: () => Fs.readFile(source.file, "utf8"),
+      catch: (cause) => (cause as NodeJS.ErrnoException)?.code ?? "unreadable"
+    })
+    : Effect.mapError(Config.string(source.env), () => "not set")
+  return read.pipe(
+    Effect.map((text) => text.trim()),
+    Effect.filterOrFail((text) => text.length > 0, () => "empty"),
+    Effect.mapError((why) => new OAuthChecks.Refused(`cannot read the workload identity token from ${where} (${why})`))
+  )
 }
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
