@@ -23,14 +23,28 @@ import * as KeyedLock from "./internal/keyedLock.js"
 
 /**
  * What one authorization server issued for a server: its client registration and tokens. JSON-serializable;
- * `tokens.expires_at` is epoch milliseconds, computed from `expires_in` when the tokens were saved.
+ * `tokens.expires_at` is epoch milliseconds, computed from `expires_in` when the tokens were saved;
+ * `tokens.dpop_jkt` is the thumbprint (RFC 7638) of the DPoP key a `token_type: "DPoP"` token is bound to.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Credentials {
-  readonly tokens?: OAuthTokens & { readonly expires_at?: number }
+  readonly tokens?: OAuthTokens & { readonly expires_at?: number; readonly dpop_jkt?: string }
   readonly clientInformation?: OAuthClientInformationFull
+}
+
+/**
+ * The private DPoP key of an entry (RFC 9449), as a JWK with its JWS algorithm: made once, the first time a
+ * DPoP-bound token is asked for, and kept with the tokens bound to it so that every process sharing the store
+ * presents them with the same key. A secret, as the tokens are.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DpopKey {
+  readonly alg: string
+  readonly jwk: Readonly<Record<string, unknown>>
 }
 
 /**
@@ -48,6 +62,8 @@ export interface Entry {
   readonly codeVerifier?: string
   /** The SDK's `OAuthDiscoveryState`, so a refresh needs no discovery. */
   readonly discoveryState?: unknown
+  /** The DPoP key of the server's credentials; an entry of older code has none until one is needed. */
+  readonly dpopKey?: DpopKey
 }
 
 /**
@@ -193,7 +209,8 @@ const Tokens = Schema.Struct({
   scope: Schema.optional(Schema.String),
   expires_in: Schema.optional(Schema.Number),
   expires_at: Schema.optional(Schema.Number),
-  issuer: Schema.optional(Schema.String)
+  issuer: Schema.optional(Schema.String),
+  dpop_jkt: Schema.optional(Schema.String)
 })
 const ClientInformation = Schema.Struct({
   client_id: Schema.String,
@@ -207,11 +224,16 @@ const StoredCredentials = Schema.Struct({
   clientInformation: Schema.optional(ClientInformation)
 })
 const DiscoveryState = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const StoredDpopKey = Schema.Struct({
+  alg: Schema.String,
+  jwk: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
 const StoredEntry = Schema.Struct({
   credentials: Schema.optional(Schema.Record({ key: Schema.String, value: StoredCredentials })),
   issuer: Schema.optional(Schema.String),
   codeVerifier: Schema.optional(Schema.String),
   discoveryState: Schema.optional(DiscoveryState),
+  dpopKey: Schema.optional(StoredDpopKey),
   // Zett 0.1 kept one set of credentials per server
   tokens: Schema.optional(Tokens),
   clientInformation: Schema.optional(ClientInformation)

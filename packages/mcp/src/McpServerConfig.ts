@@ -92,6 +92,12 @@ const HttpUrl = Schema.String.pipe(
  * server supports them), else dynamic client registration. `scopes` are asked for when neither the server's
  * `WWW-Authenticate` nor its metadata names any; `redirectPort` fixes the loopback port of the redirect.
  *
+ * `dpop` (on every grant): access tokens bound to a key of the client's (DPoP, RFC 9449), so that a stolen token
+ * is of no use without the key. `true` always asks for them, `false` never; omitted, they are asked for when the
+ * MCP server asks (its 401 challenges with the `DPoP` scheme, or its protected-resource metadata says
+ * `dpop_bound_access_tokens_required`). The key is made once per credential and kept in the token store with
+ * the tokens it is bound to.
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -102,7 +108,8 @@ export class AuthorizationCode extends Schema.TaggedClass<AuthorizationCode>("@z
     clientSecret: Schema.optional(Schema.Redacted(Schema.String)),
     scopes: Schema.optional(Schema.Array(Schema.String)),
     clientMetadataUrl: Schema.optional(Schema.String),
-    redirectPort: Schema.optional(Schema.Int.pipe(Schema.between(0, 65535)))
+    redirectPort: Schema.optional(Schema.Int.pipe(Schema.between(0, 65535))),
+    dpop: Schema.optional(Schema.Boolean)
   }
 ) {}
 
@@ -121,7 +128,8 @@ export class ClientCredentials extends Schema.TaggedClass<ClientCredentials>("@z
     clientSecret: Schema.optional(Schema.Redacted(Schema.String)),
     privateKey: Schema.optional(Schema.Redacted(Schema.String)),
     algorithm: Schema.optional(Schema.String),
-    scopes: Schema.optional(Schema.Array(Schema.String))
+    scopes: Schema.optional(Schema.Array(Schema.String)),
+    dpop: Schema.optional(Schema.Boolean)
   }
 ) {}
 
@@ -146,7 +154,8 @@ export class EnterpriseManaged extends Schema.TaggedClass<EnterpriseManaged>("@z
     idpTokenEndpoint: Schema.optional(Schema.String),
     idpClientId: Schema.String,
     idpClientSecret: Schema.optional(Schema.Redacted(Schema.String)),
-    scopes: Schema.optional(Schema.Array(Schema.String))
+    scopes: Schema.optional(Schema.Array(Schema.String)),
+    dpop: Schema.optional(Schema.Boolean)
   }
 ) {}
 
@@ -253,12 +262,14 @@ export type AuthInput =
     readonly scopes?: ReadonlyArray<string> | undefined
     readonly clientMetadataUrl?: string | undefined
     readonly redirectPort?: number | undefined
+    readonly dpop?: boolean | undefined
   }
   | {
     readonly grant: "client_credentials"
     readonly clientId: string
     readonly clientSecret: string | Redacted.Redacted<string>
     readonly scopes?: ReadonlyArray<string> | undefined
+    readonly dpop?: boolean | undefined
   }
   | {
     readonly grant: "client_credentials"
@@ -266,6 +277,7 @@ export type AuthInput =
     readonly privateKey: string | Redacted.Redacted<string>
     readonly algorithm: string
     readonly scopes?: ReadonlyArray<string> | undefined
+    readonly dpop?: boolean | undefined
   }
   | {
     readonly grant: "enterprise_managed"
@@ -279,6 +291,7 @@ export type AuthInput =
       readonly clientSecret?: string | Redacted.Redacted<string> | undefined
     }
     readonly scopes?: ReadonlyArray<string> | undefined
+    readonly dpop?: boolean | undefined
   }
 
   | {
@@ -287,6 +300,7 @@ export type AuthInput =
     readonly assertion: AssertionSource
     readonly audience?: string | undefined
     readonly scopes?: ReadonlyArray<string> | undefined
+    readonly dpop?: boolean | undefined
   }
 
 const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedacted(value) ? value : Redacted.make(value)
@@ -308,7 +322,8 @@ export const auth = (input: AuthInput): Auth => {
       ...(input.idp.tokenEndpoint !== undefined ? { idpTokenEndpoint: input.idp.tokenEndpoint } : {}),
       idpClientId: input.idp.clientId,
       ...(input.idp.clientSecret !== undefined ? { idpClientSecret: redacted(input.idp.clientSecret) } : {}),
-      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {}),
+      ...(input.dpop !== undefined ? { dpop: input.dpop } : {})
     })
   }
   if ("grant" in input && input.grant === "workload_identity") {
@@ -316,7 +331,8 @@ export const auth = (input: AuthInput): Auth => {
       clientId: input.clientId,
       assertion: "file" in input.assertion ? { file: input.assertion.file } : { env: input.assertion.env },
       ...(input.audience !== undefined ? { audience: input.audience } : {}),
-      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {}),
+      ...(input.dpop !== undefined ? { dpop: input.dpop } : {})
     })
   }
   if ("grant" in input) {
@@ -324,7 +340,8 @@ export const auth = (input: AuthInput): Auth => {
       clientId: input.clientId,
       ...("clientSecret" in input ? { clientSecret: redacted(input.clientSecret) } : {}),
       ...("privateKey" in input ? { privateKey: redacted(input.privateKey), algorithm: input.algorithm } : {}),
-      ...(input.scopes !== undefined ? { scopes: input.scopes } : {})
+      ...(input.scopes !== undefined ? { scopes: input.scopes } : {}),
+      ...(input.dpop !== undefined ? { dpop: input.dpop } : {})
     })
   }
   const options = input as Exclude<
@@ -336,7 +353,8 @@ export const auth = (input: AuthInput): Auth => {
     ...(options.clientSecret !== undefined ? { clientSecret: redacted(options.clientSecret) } : {}),
     ...(options.scopes !== undefined ? { scopes: options.scopes } : {}),
     ...(options.clientMetadataUrl !== undefined ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
-    ...(options.redirectPort !== undefined ? { redirectPort: options.redirectPort } : {})
+    ...(options.redirectPort !== undefined ? { redirectPort: options.redirectPort } : {}),
+    ...(options.dpop !== undefined ? { dpop: options.dpop } : {})
   })
 }
 

@@ -17,6 +17,7 @@ import type { Scrubber } from "@zett/agent"
 import { McpConnectError } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
+import * as Dpop from "./dpop.js"
 import * as OAuthChecks from "./oauthChecks.js"
 import type { Login } from "./authorization.js"
 import type { McpAuthorization } from "./authorization.js"
@@ -208,7 +209,8 @@ const connectWith = <A>(
       store: settings.store,
       held: settings.held,
       runtime,
-      now: () => clock.unsafeCurrentTimeMillis()
+      now: () => clock.unsafeCurrentTimeMillis(),
+      dpop: new Dpop.State(auth.dpop)
     }
     if (auth._tag === "ClientCredentials" || auth._tag === "EnterpriseManaged" || auth._tag === "WorkloadIdentity") {
       const provider = auth._tag === "ClientCredentials"

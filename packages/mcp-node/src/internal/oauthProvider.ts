@@ -9,7 +9,7 @@
  * @internal
  */
 import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client"
+import type { AddClientAuthentication, DpopSession, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client"
 import { createPrivateKeyJwtAuth, discoverAuthorizationServerMetadata, requestJwtAuthorizationGrant } from "@modelcontextprotocol/client"
 import type {
   OAuthClientInformationContext,
@@ -28,6 +28,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
+import * as Dpop from "./dpop.js"
 import * as OAuthChecks from "./oauthChecks.js"
 
 /**
@@ -62,6 +63,7 @@ const secretsOfEntry = (entry: McpTokenStore.Entry): Array<string> => {
     add(clientInformation?.client_secret)
   }
   add(entry.codeVerifier)
+  for (const secret of Dpop.secretsOf(entry.dpopKey)) add(secret)
   return out
 }
 
@@ -80,6 +82,11 @@ export interface Context {
   readonly runtime: Runtime.Runtime<never>
   /** The clock of the runtime, so that `TestClock` drives expiry. */
   readonly now: () => number
+  /**
+   * DPoP for the connection, shared by its providers: the `dpop` option, the server's challenge, the session of
+   * the credentials' key (default: the option omitted, for this provider alone).
+   */
+  readonly dpop?: Dpop.State | undefined
 }
 
 /**
@@ -93,7 +100,11 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   /** The `scope` of the last `WWW-Authenticate` challenge. */
   challengedScope: string | undefined
 
-  constructor(readonly context: Context) {}
+  protected readonly dpopState: Dpop.State
+
+  constructor(readonly context: Context) {
+    this.dpopState = context.dpop ?? new Dpop.State(undefined)
+  }
 
   protected run<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
     return Runtime.runPromise(this.context.runtime)(effect)
@@ -141,9 +152,28 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     return this.update((entry) => StoreProvider.withCredentials(entry, ctx, stamped, f))
   }
 
+  /** What the SDK's `dpop()` support needs of the store. */
+  private get dpopStore(): Dpop.Store {
+    return {
+      state: this.dpopState,
+      read: () => this.entry(),
+      update: (f) => this.update(f),
+      log: (message) => this.run(Effect.logWarning(`token store: ${this.context.key}: ${message}`))
+    }
+  }
+
+  /** The DPoP session the SDK signs token requests and requests to the server with, when tokens are to be DPoP-bound. */
+  async dpop(): Promise<DpopSession | undefined> {
+    if (this.dpopState.mode === false) return undefined
+    return Dpop.session(this.dpopStore, await this.entry())
+  }
+
   async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
-    const tokens = (await this.credentials(ctx)).tokens
+    const entry = await this.entry()
+    const tokens = McpTokenStore.current(entry, ctx?.issuer ?? entry.issuer).tokens
     if (tokens === undefined) return undefined
+    // a DPoP-bound token goes out only with the key it is bound to: without it, it is as good as none
+    if (Dpop.isBound(tokens) && !(await Dpop.presentable(this.dpopStore, entry, tokens))) return undefined
     // a refresh keeps the scope it had: for a step-up, the SDK must authorize anew
     if (this.stepUpScope !== undefined && tokens.refresh_token !== undefined && !covers(tokens.scope, this.stepUpScope)) {
       const { refresh_token: _, ...rest } = tokens
@@ -155,11 +185,17 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   async saveTokens(tokens: OAuthTokens & { readonly issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
     const expiresAt = tokens.expires_in !== undefined ? this.context.now() + tokens.expires_in * 1000 : undefined
     if (this.stepUpScope !== undefined && covers(tokens.scope, this.stepUpScope)) this.stepUpScope = undefined
+    // the key the proof of the token request was signed with: the one the token is bound to
+    const session = Dpop.isBound(tokens) ? await this.dpopState.session : undefined
     await this.update((entry) => {
       const { codeVerifier: _, ...rest } = entry
       return StoreProvider.withCredentials(rest, ctx, tokens.issuer, (credentials) => ({
         ...credentials,
-        tokens: { ...tokens, ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) }
+        tokens: {
+          ...tokens,
+          ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+          ...(session !== undefined ? { dpop_jkt: session.thumbprint } : {})
+        }
       }))
     })
   }
@@ -207,6 +243,9 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   /** Reads a 401 or 403 response of the MCP server: the scope it asks for, and a step-up. */
   observe(response: Response, withToken: boolean): void {
     if (response.status !== 401 && response.status !== 403) return
+    if (response.status === 401 && Dpop.isChallenge(response.headers.get("www-authenticate"))) this.dpopState.challenged = true
+    // a proof without the server's nonce: the SDK sends the request again with it, the token was not refused
+    if (Dpop.isNonceChallenge(response)) return
     const { error, resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
     if (scope !== undefined) this.challengedScope = scope
     if (resourceMetadataUrl !== undefined) this.resourceMetadataUrl = resourceMetadataUrl
