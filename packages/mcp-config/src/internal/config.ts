@@ -238,8 +238,8 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
  * authorization `grant: "enterprise_managed"` with `clientId`, `clientSecret`, `idToken`, `idpIssuer`,
  * `idpClientId` and optionally `idpClientSecret`, `idpTokenEndpoint`; for workload identity
  * `grant: "workload_identity"` with `clientId`, `assertionFile` or `assertionEnv`, and optionally `audience`), Claude Code's
- * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`. Gemini CLI's endpoint overrides are accepted and
- * not used: the endpoints are discovered.
+ * `callbackPort`, Gemini CLI's `enabled` and `redirectUri`; `dpop` with every grant. Gemini CLI's endpoint
+ * overrides are accepted and not used: the endpoints are discovered.
  *
  * @internal
  */
@@ -270,6 +270,8 @@ export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
   redirectPort: Schema.optional(Port),
   callbackPort: Schema.optional(Port),
   redirectUri: Schema.optional(Url),
+  /** Zett's: DPoP-bound tokens, `true` always, `false` never (default: when the server asks). */
+  dpop: Schema.optional(Flag),
   authorizationUrl: Ignored,
   tokenUrl: Ignored,
   tokenParamName: Ignored,
@@ -549,7 +551,8 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
         ...optional("idpTokenEndpoint", yield* text("idpTokenEndpoint", oauth.idpTokenEndpoint)),
         idpClientId: (yield* text("idpClientId", oauth.idpClientId))!,
         ...optional("idpClientSecret", idpClientSecret),
-        ...optional("scopes", scopes)
+        ...optional("scopes", scopes),
+        ...optional("dpop", oauth.dpop)
       })
     }
     const stray = enterprise.find((name) => oauth[name] !== undefined)
@@ -570,7 +573,8 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
         clientId,
         assertion: file !== undefined ? { file } : { env: env! },
         ...optional("audience", yield* text("audience", oauth.audience)),
-        ...optional("scopes", scopes)
+        ...optional("scopes", scopes),
+        ...optional("dpop", oauth.dpop)
       })
     }
     const strayWorkload = workload.find((name) => oauth[name] !== undefined)
@@ -590,7 +594,8 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
         ...optional("clientSecret", clientSecret),
         ...optional("privateKey", privateKey),
         ...optional("algorithm", oauth.algorithm),
-        ...optional("scopes", scopes)
+        ...optional("scopes", scopes),
+        ...optional("dpop", oauth.dpop)
       })
     }
     if (privateKey !== undefined) {
@@ -604,7 +609,8 @@ const buildAuth = (entry: RemoteEntry, expansion: Expansion) =>
       ...optional("clientSecret", clientSecret),
       ...optional("scopes", scopes),
       ...optional("clientMetadataUrl", clientMetadataUrl),
-      ...optional("redirectPort", redirectPort)
+      ...optional("redirectPort", redirectPort),
+      ...optional("dpop", oauth.dpop)
     })
   })
 
