@@ -27,9 +27,9 @@ const robotAuth = (dpop?: boolean): McpServerConfig.AuthInput => ({
 })
 
 /** A "process": a client factory over `store`. */
-const processOn = (store: McpTokenStore.McpTokenStore["Type"], as: OAuthServer.OAuthServer, auth: McpServerConfig.AuthInput) =>
+const processOn = (store: McpTokenStore.McpTokenStore["Type"], as: OAuthServer.OAuthServer, auth: McpServerConfig.AuthInput | undefined) =>
   Effect.gen(function*() {
-    const server = McpServerConfig.http({ name: "docs", url: as.url, auth })
+    const server = McpServerConfig.http({ name: "docs", url: as.url, ...(auth !== undefined ? { auth } : {}) })
     const headless = OAuthServer.headless()
     const factory = yield* NodeMcpClientFactory.make().pipe(
       Effect.provide(ProcessGroups.layerNone),
@@ -45,7 +45,7 @@ const processOn = (store: McpTokenStore.McpTokenStore["Type"], as: OAuthServer.O
     return { factory, server, whoami, login }
   })
 
-const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput) =>
+const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput | undefined) =>
   Effect.gen(function*() {
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
@@ -105,6 +105,17 @@ describe("DPoP by default: when the server asks", () => {
       }
       // a fresh proof each: no jti twice
       assert.strictEqual(new Set(as.proofs.map((p) => p.jti)).size, as.proofs.length)
+    }))
+
+  it.scoped("a server without an auth option that challenges only with the DPoP scheme needs a login, which gets DPoP-bound tokens", () =>
+    Effect.gen(function*() {
+      const { as, factory, login, server, whoami } = yield* setup({ dpop: {}, resourceMetadataInHeader: false }, undefined)
+      const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
+      assert.strictEqual(error.reason, "NeedsAuthorization")
+      assert.strictEqual(yield* login, "Authorized")
+      assert.include(yield* whoami, "client dcr-")
+      assert.isDefined(as.issued[0]!.jkt)
+      assertBoundUse(as)
     }))
 
   it.scoped("protected-resource metadata that requires DPoP-bound tokens is enough, with a Bearer challenge", () =>

@@ -40,13 +40,15 @@ export interface ResponseWatch {
 }
 
 /**
- * Whether a `WWW-Authenticate` value challenges for OAuth: the `Bearer` scheme (RFC 6750), or the
- * `resource_metadata` parameter of the MCP authorization specification (RFC 9728), among any challenges.
+ * Whether a `WWW-Authenticate` value challenges for OAuth: the `Bearer` scheme (RFC 6750), the `DPoP` scheme
+ * (RFC 9449), or the `resource_metadata` parameter of the MCP authorization specification (RFC 9728), among any
+ * challenges.
  *
  * @internal
  */
 export const isOAuthChallenge = (header: string | null): boolean =>
-  header !== null && (/(?:^|,)\s*bearer(?:\s|,|$)/i.test(header) || /(?:^|[\s,])resource_metadata\s*=/i.test(header))
+  header !== null &&
+  (/(?:^|,)\s*(?:bearer|dpop)(?:\s|,|$)/i.test(header) || /(?:^|[\s,])resource_metadata\s*=/i.test(header))
 
 /** The `fetch` the SDK's transport is given. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>
