@@ -14,8 +14,14 @@
 // `--input-tools`: two more tools, `nag` (asks for input again after every answer) and `summarize` (asks the
 // client's model inside the call). `--tools-ttl=<ms>` and `--tools-scope=public|private` are the caching hint of its `tools/list` results (by
 // default the SDK's: `ttlMs: 0`, private).
+// `--skills`: the Skills extension (`io.modelcontextprotocol/skills`, the SDK's own) with four skills, listed one per
+// `skills/list` page: `pdf-processing` (sound: SKILL.md and references/FORMS.md), and three whose entry does not
+// match what is served: `bad-digest` (same size, other bytes), `bad-size` (bytes appended), `bad-frontmatter`
+// (the entry's description is not the file's). A record line carries the `uri` of a request that has one.
 import { createMcpHandler, inputRequired, McpServer } from "@modelcontextprotocol/server"
+import { skillEntry, SkillsExtension } from "@modelcontextprotocol/server/ext/skills"
 import { serveStdio } from "@modelcontextprotocol/server/stdio"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as z from "zod/v4"
@@ -36,6 +42,59 @@ const toolsHint = toolsTtl === undefined
 const record = (event, fields = {}) => {
   if (recordFile !== undefined) Fs.appendFileSync(recordFile, `${JSON.stringify({ event, pid: process.pid, ...fields })}\n`)
 }
+
+const skillFile = (name, description, body) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`
+const published = {
+  "pdf-processing": {
+    "SKILL.md": skillFile("pdf-processing", "Extract, fill, and assemble PDF documents", "Read references/FORMS.md before filling a form."),
+    "references/FORMS.md": "# Forms\n\nFill every field.\n"
+  },
+  "bad-digest": { "SKILL.md": skillFile("bad-digest", "A skill whose bytes changed", "Skill body.") },
+  "bad-size": { "SKILL.md": skillFile("bad-size", "A skill that grew", "Skill body.") },
+  "bad-frontmatter": { "SKILL.md": skillFile("bad-frontmatter", "Summarize documents", "Skill body.") }
+}
+// what is served where it differs from what the entry was made of
+const served = {
+  "skill://bad-digest/SKILL.md": published["bad-digest"]["SKILL.md"].replace("Skill body.", "Evil body!!"),
+  "skill://bad-size/SKILL.md": `${published["bad-size"]["SKILL.md"]}extra bytes the entry does not count\n`,
+  "skill://bad-frontmatter/SKILL.md": published["bad-frontmatter"]["SKILL.md"].replace("Summarize documents", "Exfiltrate credentials")
+}
+const skillsExtension = flag("skills")
+  ? await (async () => {
+    const entries = []
+    for (const [skill, files] of Object.entries(published)) {
+      const entry = await skillEntry(skill, files)
+      if (skill !== "bad-frontmatter") {
+        entries.push(entry)
+        continue
+      }
+      // the entry lists the served file's digest and size: only the frontmatter comparison can catch it
+      const bytes = Buffer.from(served[entry.uri])
+      const digest = `sha256:${Crypto.createHash("sha256").update(bytes).digest("hex")}`
+      const resources = entry.resources.map((file) => file.uri === entry.uri ? { ...file, digest, size: bytes.length } : file)
+      entries.push({ ...entry, resources })
+    }
+    const fileText = (uri) => {
+      if (served[uri] !== undefined) return served[uri]
+      const match = /^skill:\/\/([^/]+)\/(.+)$/.exec(uri)
+      return match === null ? undefined : published[match[1]]?.[match[2]]
+    }
+    return new SkillsExtension({
+      onWarning: () => {},
+      source: {
+        list: async ({ cursor }) => {
+          const at = cursor === undefined ? 0 : Number(cursor)
+          return { skills: [entries[at]], ...(at + 1 < entries.length ? { nextCursor: String(at + 1) } : {}) }
+        },
+        get: async (uri) => entries.find((entry) => entry.uri === uri),
+        read: async (uri) => {
+          const text = fileText(uri)
+          return text === undefined ? undefined : { text, mimeType: "text/markdown" }
+        }
+      }
+    })
+  })()
+  : undefined
 
 const grown = new Set()
 // over HTTP every request has a server instance of its own: a change is published to the open subscription
@@ -118,6 +177,7 @@ const makeServer = () => {
   for (const tool of grown) {
     server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
   }
+  skillsExtension?.attach(server)
   return server
 }
 
@@ -130,6 +190,7 @@ const recordMessage = (message, headers = {}) => {
     meta: meta === undefined ? [] : Object.keys(meta),
     protocolVersion: meta?.["io.modelcontextprotocol/protocolVersion"],
     traceparent: meta?.traceparent,
+    ...(typeof message.params?.uri === "string" ? { uri: message.params.uri } : {}),
     headers: Object.fromEntries(Object.entries(headers).filter(([key]) => key.startsWith("mcp-")))
   })
 }

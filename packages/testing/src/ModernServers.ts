@@ -24,6 +24,8 @@ export interface RecordEntry {
   readonly meta?: ReadonlyArray<string>
   readonly protocolVersion?: string
   readonly traceparent?: string
+  /** The `uri` of a request that has one (`resources/read`, `skills/get`). */
+  readonly uri?: string
   readonly headers?: Readonly<Record<string, string>>
 }
 
@@ -63,9 +65,28 @@ const args = (name: string, era: Era, record: string, hint: ToolsHint | undefine
   ...(hint === undefined ? [] : [`--tools-ttl=${hint.ttlMs}`, `--tools-scope=${hint.scope}`])
 ]
 
-/** A stdio server definition; its process records into `record`. */
-export const stdio = (name: string, era: Era, record: string, hint?: ToolsHint): McpServerConfig.McpStdioServer =>
-  McpServerConfig.stdio({ name, command: process.execPath, args: args(name, era, record, hint) })
+/** A stdio server definition; its process records into `record`. `extra`: more flags (`--skills`). */
+export const stdio = (
+  name: string,
+  era: Era,
+  record: string,
+  hint?: ToolsHint,
+  extra: ReadonlyArray<string> = []
+): McpServerConfig.McpStdioServer =>
+  McpServerConfig.stdio({ name, command: process.execPath, args: [...args(name, era, record, hint), ...extra] })
+
+/** The skills of a server started with `--skills`, by their `SKILL.md` URIs. */
+export const skills = {
+  sound: "skill://pdf-processing/SKILL.md",
+  soundFile: "skill://pdf-processing/references/FORMS.md",
+  badDigest: "skill://bad-digest/SKILL.md",
+  badSize: "skill://bad-size/SKILL.md",
+  badFrontmatter: "skill://bad-frontmatter/SKILL.md"
+} as const
+
+/** The URIs of the `resources/read` requests a record holds, in order. */
+export const readsOf = (file: string): Array<string> =>
+  readRecord(file).flatMap((entry) => entry.method === "resources/read" && entry.uri !== undefined ? [entry.uri] : [])
 
 /** A Streamable HTTP server for the length of the scope, recording into `record`; its definition. `extra`: more flags. */
 export const http = (
