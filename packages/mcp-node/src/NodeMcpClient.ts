@@ -16,6 +16,8 @@ import {
   ReadResourceResultSchema,
   ToolSchema
 } from "@modelcontextprotocol/core"
+import type { Skill as SdkSkill } from "@modelcontextprotocol/client/ext/skills"
+import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills"
 import { Scrubber, Tracing } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -25,7 +27,8 @@ import type { CallLimits, CallOptions, ListToolsPage, Progress } from "@zett/mcp
 import * as McpClient from "@zett/mcp/McpClient"
 import { callBudget, clipName, normalizeResult, Notification } from "@zett/mcp/McpClient"
 import * as McpError from "@zett/mcp/McpError"
-import { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
+import { McpRequestError, McpSkillVerificationError, McpTimeoutError } from "@zett/mcp/McpError"
+import type * as McpSkills from "@zett/mcp/McpSkills"
 import { z } from "zod"
 import * as Deadlines from "./internal/deadlines.js"
 import * as CallResult from "./internal/callResult.js"
@@ -455,6 +458,7 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     list: withLogins(reauthorize, server, "tools/list"),
     call: withLogins(reauthorize, server, "tools/call")
   }
+  const skills = skillsOf(client, server, scrubber)
   return McpClient.make({
     server,
     pid: options.pid,
@@ -470,6 +474,11 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     request: reauthorize === undefined ? request : (method, params) => withLogins(reauthorize, server, method)(request(method, params)),
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged,
+    skills: reauthorize === undefined ? skills : {
+      list: withLogins(reauthorize, server, "skills/list")(skills.list),
+      get: (uri) => withLogins(reauthorize, server, "skills/get")(skills.get(uri)),
+      read: (skill, path) => withLogins(reauthorize, server, "resources/read")(skills.read(skill, path))
+    },
     // on the 2025 revisions, the core's way: list changes come unasked, resources are subscribed one by one
     ...(client.getProtocolEra() === "modern"
       ? {
@@ -481,6 +490,97 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
       }
       : {})
   })
+}
+
+/**
+ * The Skills extension over the SDK's `SkillsClient`, which walks the pages of `skills/list` and checks each
+ * file it reads against the entry (listed, size, digest, `SKILL.md` frontmatter). The entries and files handed on
+ * are scrubbed; a file is verified against the entry as the server sent it, kept for each entry handed on. The
+ * client declares nothing for it: the extension asks only the server to declare it.
+ */
+const skillsOf = (client: Client, server: string, scrubber: Scrubber.Scrubber): McpClient.Skills => {
+  const sdk = new SkillsClient(client, { skipInvalid: true })
+  const sent = new WeakMap<McpSkills.Skill, SdkSkill>()
+  const shown = (skill: SdkSkill): McpSkills.Skill => {
+    const scrubbed = scrubber.scrubDeep(skill) as McpSkills.Skill
+    sent.set(scrubbed, skill)
+    return scrubbed
+  }
+  const requestOptions = (signal: AbortSignal) => ({ signal, timeout: sdkTimeoutDisabled })
+  const undeclared = (method: string) =>
+    new McpRequestError({
+      server,
+      method,
+      reason: "Unsupported",
+      description: "the server does not declare the Skills extension (io.modelcontextprotocol/skills)"
+    })
+  const traced = (method: string) =>
+    Tracing.traced(method, () => ({ attributes: spanAttributes(client, server, method), captureStackTrace: false }))
+
+  const list = Effect.tryPromise({
+    try: async (signal) => {
+      // a server without the extension has no skills (the SDK's own answer, without its debug line)
+      if (!sdk.supported) return { skills: [], invalid: [] }
+      return sdk.list({}, requestOptions(signal))
+    },
+    catch: (cause) => Errors.requestError({ server, method: "skills/list", cause, scrubber })
+  }).pipe(
+    Effect.tap(({ invalid }) =>
+      Effect.forEach(invalid, (entry) =>
+        Effect.logWarning(
+          `MCP server ${server}: skill ${scrubber.scrub(entry.uri ?? `#${entry.index}`)} is skipped: ${scrubber.scrub(entry.reason)}`
+        ).pipe(Effect.annotateLogs("mcp.server", server)), { discard: true })
+    ),
+    Effect.map(({ skills }) => skills.map(shown)),
+    traced("skills/list")
+  )
+
+  const get = (uri: string) =>
+    Effect.suspend(() =>
+      sdk.supported
+        ? Effect.tryPromise({
+          try: async (signal) => shown((await sdk.get(uri, requestOptions(signal))).skill),
+          catch: (cause) => Errors.requestError({ server, method: "skills/get", cause, scrubber })
+        })
+        : Effect.fail(undeclared("skills/get"))
+    ).pipe(traced("skills/get"))
+
+  const read = (skill: McpSkills.Skill, path?: string | undefined) =>
+    Effect.suspend(() =>
+      sdk.supported
+        ? Effect.tryPromise({
+          try: async (signal): Promise<McpSkills.SkillFile> => {
+            const entry = sent.get(skill) ?? (skill as SdkSkill)
+            const file = await sdk.read(entry, path, requestOptions(signal))
+            const text = file.text === undefined ? undefined : scrubber.scrub(file.text)
+            return {
+              uri: scrubber.scrub(file.uri),
+              mimeType: file.mimeType,
+              // the bytes of a text a secret was scrubbed from are the scrubbed text's
+              bytes: text === file.text ? file.bytes : new TextEncoder().encode(text),
+              text,
+              verified: file.verified,
+              frontmatter: file.frontmatter === undefined ? undefined : scrubber.scrubDeep(file.frontmatter),
+              body: file.body === undefined ? undefined : scrubber.scrub(file.body)
+            }
+          },
+          catch: (cause) =>
+            cause instanceof SkillVerificationError
+              ? new McpSkillVerificationError({
+                server,
+                uri: scrubber.scrub(cause.uri),
+                reason: cause.reason,
+                description: scrubber.scrub(cause.message)
+              })
+              // an entry that is not one (`TypeError`) is refused before any request
+              : cause instanceof TypeError
+              ? new McpRequestError({ server, method: "resources/read", reason: "InvalidResponse", description: scrubber.scrub(cause.message) })
+              : Errors.requestError({ server, method: "resources/read", cause, scrubber })
+        })
+        : Effect.fail(undeclared("resources/read"))
+    ).pipe(traced("resources/read"))
+
+  return { list, get, read }
 }
 
 // the results the core reads are checked against the protocol's schemas; any other passes as an object

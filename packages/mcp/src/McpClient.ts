@@ -15,9 +15,11 @@ import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Requests from "./internal/requests.js"
+import type { McpSkillVerificationError } from "./McpError.js"
 import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpServerConfig from "./McpServerConfig.js"
+import type * as McpSkills from "./McpSkills.js"
 import * as McpTool from "./McpTool.js"
 
 /**
@@ -169,6 +171,24 @@ export interface McpClient {
    * resource is subscribed with `resources/subscribe` (and unsubscribed when the scope closes).
    */
   readonly listen: (filter: Subscription) => Effect.Effect<void, McpRequestError, Scope.Scope>
+  /** The server's skills (the Skills extension), as `McpSkills` uses them. */
+  readonly skills: Skills
+}
+
+/**
+ * The Skills extension of a connection (`McpSkills`): every page of `skills/list` (none from a server that does
+ * not declare the extension), `skills/get`, and one file read and verified against the skill's entry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Skills {
+  readonly list: Effect.Effect<ReadonlyArray<McpSkills.Skill>, McpRequestError>
+  readonly get: (uri: string) => Effect.Effect<McpSkills.Skill, McpRequestError>
+  readonly read: (
+    skill: McpSkills.Skill,
+    path?: string | undefined
+  ) => Effect.Effect<McpSkills.SkillFile, McpRequestError | McpSkillVerificationError>
 }
 
 /**
@@ -209,6 +229,8 @@ export interface Driver {
   readonly notifications?: McpClient["notifications"] | undefined
   /** Without it, the 2025 revisions' way (`listenLegacy`). */
   readonly listen?: McpClient["listen"] | undefined
+  /** Without it, every skills request fails with an `McpRequestError` of kind `Unsupported`. */
+  readonly skills?: Skills | undefined
 }
 
 /**
@@ -238,9 +260,23 @@ export const make = (driver: Driver): McpClient => {
         })
       )),
     notifications: driver.notifications ?? noNotifications,
-    listen: driver.listen ?? ((filter) => listenLegacy(client, filter))
+    listen: driver.listen ?? ((filter) => listenLegacy(client, filter)),
+    skills: driver.skills ?? noSkills(driver.server)
   }
   return client
+}
+
+const noSkills = (server: string): Skills => {
+  const unsupported = (method: string) =>
+    Effect.fail(
+      new McpRequestError({
+        server,
+        method,
+        reason: "Unsupported",
+        description: "this MCP client does not implement the Skills extension"
+      })
+    )
+  return { list: unsupported("skills/list"), get: () => unsupported("skills/get"), read: () => unsupported("resources/read") }
 }
 
 /** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */

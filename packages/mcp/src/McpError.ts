@@ -321,6 +321,49 @@ export class McpAuthorizationError extends Schema.TaggedError<McpAuthorizationEr
 }
 
 /**
+ * Why a skill file was refused (the Skills extension's verification): the file is not in the skill's entry
+ * (`unlisted`), its length (`size`) or its SHA-256 digest (`digest`) is not the entry's, or the frontmatter of a
+ * `SKILL.md` differs from the entry's (`frontmatter`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const SkillVerificationFailure = Schema.Literal("unlisted", "size", "digest", "frontmatter")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type SkillVerificationFailure = typeof SkillVerificationFailure.Type
+
+/**
+ * A skill file that failed verification against its skill's entry (`McpSkills.read`): its bytes are not handed
+ * on. `uri` is the file asked for; the description says what differed (sizes, digests, frontmatter fields).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpSkillVerificationError extends Schema.TaggedError<McpSkillVerificationError>(
+  "@zett/mcp/McpSkillVerificationError"
+)("McpSkillVerificationError", {
+  server: Schema.String,
+  uri: Schema.String,
+  reason: SkillVerificationFailure,
+  description: Schema.String
+}) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `${this.server}: skill file ${this.uri} failed verification (${this.reason}): ${this.description}`
+  }
+}
+
+/**
  * Every error of the family: those above, `McpSampling.SamplingRefused` and `McpRoots.InvalidRoot`.
  *
  * @since 0.1.0
@@ -334,6 +377,7 @@ export type McpError =
   | InputError
   | McpTokenStoreError
   | McpAuthorizationError
+  | McpSkillVerificationError
   | SamplingRefused
   | InvalidRoot
 

@@ -24,5 +24,6 @@ export const {
   McpToolCache,
   McpToolResult,
   McpPrompts,
-  McpResources
+  McpResources,
+  McpSkills
 } = loadIndex<typeof import("./index.js")>(import.meta.url)

@@ -75,3 +75,8 @@ export * as McpPrompts from "./McpPrompts.js"
  * @since 0.1.0
  */
 export * as McpResources from "./McpResources.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpSkills from "./McpSkills.js"
