@@ -36,6 +36,8 @@ import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
 import * as ResourceTools from "./internal/resourceTools.js"
 import * as Session from "./internal/session.js"
+import * as SkillTools from "./internal/skillTools.js"
+import * as McpSkills from "./McpSkills.js"
 
 /**
  * The options of the original `McpExtension` (C1) that concern discovery and calls, plus the error text policy
@@ -189,6 +191,9 @@ interface RequestState {
    * sampling count (made once per request).
    */
   readonly serverRequests: Context.Context<never>
+  /** The skills of the servers with `skills: true`, listed once per request; and why a listing failed. */
+  readonly skills: Array<{ readonly server: McpServerConfig.McpServerConfig; readonly prefix: string; readonly skills: ReadonlyArray<McpSkills.Skill> }>
+  readonly skillFailures: Array<string>
 }
 
 /** A request's state, in the request's context; discovery fills it in. */
@@ -366,7 +371,9 @@ export const make = Effect.fnUntraced(function*(
         unavailable: [],
         registered: new Map(),
         changed,
-        serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>
+        serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>,
+        skills: [],
+        skillFailures: []
       }
       cell.state = state
       const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools) => {
@@ -376,7 +383,53 @@ export const make = Effect.fnUntraced(function*(
       })
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
       yield* context.tools.registerAll(discovered)
+      yield* context.tools.registerAll(yield* listSkills(state))
       return state
+    })
+
+  // The skills of the servers that ask for them, listed (no file read) in the request's connections; a server
+  // with skills gets its load tool. A listing that fails costs the server its skills, not its tools.
+  const listSkills = (state: RequestState) =>
+    Effect.forEach(
+      state.resolved.filter((entry) =>
+        entry.server.skills === true && !state.unavailable.some((down) => down.server === entry.server.name)
+      ),
+      ({ server }) =>
+        state.connections.getWithin(server, settings.connectTimeout).pipe(
+          Effect.flatMap(McpSkills.list),
+          McpError.within({ server: server.name, operation: "connect", limit: settings.connectTimeout }),
+          Effect.map((skills) => {
+            const prefix = McpServerConfig.toolPrefix(server)
+            state.skills.push({ server, prefix, skills })
+            return skills.length === 0 ? [] : [skillTool(state, server, prefix)]
+          }),
+          Effect.catchAll((error) => {
+            const reason = McpError.reasonOf(error)
+            state.skillFailures.push(`the skills of the MCP server ${JSON.stringify(server.name)} could not be listed: ${reason}`)
+            return Effect.as(
+              Effect.annotateLogs(Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`), "mcp.server", server.name),
+              []
+            )
+          })
+        ),
+      { concurrency: settings.discoveryConcurrency }
+    ).pipe(Effect.map((tools) => {
+      // listed concurrently, shown in configuration order
+      const order = (server: McpServerConfig.McpServerConfig) => state.resolved.findIndex((entry) => entry.server === server)
+      state.skills.sort((a, b) => order(a.server) - order(b.server))
+      return tools.flat()
+    }))
+
+  const skillTool = (state: RequestState, server: McpServerConfig.McpServerConfig, prefix: string): Tool.Tool =>
+    SkillTools.make({
+      server,
+      prefix,
+      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
+        Effect.mapError((error) => Session.unavailableError(server, error))
+      ),
+      listed: () => state.skills.find((entry) => entry.server === server)?.skills,
+      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+      errorText: settings.errorText
     })
 
   /**
@@ -415,7 +468,12 @@ export const make = Effect.fnUntraced(function*(
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
-  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools)
+  const describe = (state: RequestState) =>
+    [
+      Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
+      ...SkillTools.describe(state.skills),
+      ...state.skillFailures.map((line) => `${line[0]!.toUpperCase()}${line.slice(1)}.`)
+    ].join("\n")
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
   // request; a compaction pass neither discovers nor calls tools.

@@ -50,6 +50,12 @@ export const ServerFields = {
    */
   resources: Schema.optional(Schema.Literal("tools")),
   /**
+   * `true`: the server's skills (the Skills extension) reach the model: an index of them (name and description) in
+   * the system text, and `<prefix>__load_skill` to load one (its verified `SKILL.md`) or one of its files. Off by
+   * default.
+   */
+  skills: Schema.optional(Schema.Boolean),
+  /**
    * The protocol revision to speak: `"auto"` (the default) asks the server with `server/discover` and falls back
    * to `initialize` when it gives no sign of the 2026-07-28 revision; a revision pins it, with no fallback.
    */
@@ -450,6 +456,8 @@ export interface Extra {
   readonly excludeTools?: ReadonlyArray<string> | undefined
   /** `"tools"`: expose the server's resources as `<prefix>__list_resources` and `<prefix>__read_resource`. */
   readonly resources?: "tools" | undefined
+  /** `true`: the server's skills reach the model (an index in the system text, and `<prefix>__load_skill`). */
+  readonly skills?: boolean | undefined
   /** `"auto"` (the default), or a revision to pin. */
   readonly protocol?: Protocol | undefined
 }
@@ -457,6 +465,7 @@ export interface Extra {
 const extra = (options: Extra) => ({
   ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
   ...(options.resources !== undefined ? { resources: options.resources } : {}),
+  ...(options.skills !== undefined ? { skills: options.skills } : {}),
   ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   ...(options.includeTools !== undefined ? { includeTools: options.includeTools } : {}),
   ...(options.excludeTools !== undefined ? { excludeTools: options.excludeTools } : {})

@@ -198,6 +198,8 @@ const commonFields = {
   excludeTools: Schema.optional(Texts),
   /** Zett's: `"tools"` exposes the server's resources as two tools. */
   resources: Schema.optional(Schema.Literal("tools").annotations(expected('"tools"'))),
+  /** Zett's: `true` shows the model the server's skills (an index, and a tool to load one). */
+  skills: Schema.optional(Flag),
   /** Zett's: the protocol revision to speak (`"auto"`, the default, asks the server). */
   protocol: Schema.optional(
     Schema.Literal("auto", "2026-07-28", "2025-11-25").annotations(expectedAll('"auto", "2026-07-28" or "2025-11-25"'))
@@ -459,6 +461,7 @@ const serverFields = (entry: StdioEntry | RemoteEntry, expansion: Expansion) => 
   ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
   ...(entry.resources !== undefined ? { resources: entry.resources } : {}),
+  ...(entry.skills !== undefined ? { skills: entry.skills } : {}),
   ...(entry.protocol !== undefined ? { protocol: entry.protocol } : {}),
   secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
 })

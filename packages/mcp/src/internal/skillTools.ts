@@ -1,0 +1,137 @@
+/**
+ * A server's skills for the model (`skills: true`): their index in the system text, and `<prefix>__load_skill`,
+ * which loads a skill's verified `SKILL.md` or one of its files. A file that fails verification is a tool error
+ * that says why; its bytes never reach the model.
+ *
+ * @internal
+ */
+import { Tool } from "@zett/agent"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { McpClient } from "../McpClient.js"
+import * as McpError from "../McpError.js"
+import type * as McpServerConfig from "../McpServerConfig.js"
+import * as McpSkills from "../McpSkills.js"
+import * as McpToolResult from "../McpToolResult.js"
+import * as ResourceText from "./resourceText.js"
+
+export const loadSuffix = "load_skill"
+
+const parameters = {
+  type: "object",
+  properties: {
+    skill: { type: "string", description: "The skill's name, as the index shows it, or the URI of its SKILL.md" },
+    path: {
+      type: "string",
+      description: "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
+    }
+  },
+  required: ["skill"]
+} as const
+
+/** What the model is told about the servers' skills; `listed` in configuration order. */
+export const describe = (
+  listed: ReadonlyArray<{ readonly server: McpServerConfig.McpServerConfig; readonly prefix: string; readonly skills: ReadonlyArray<McpSkills.Skill> }>
+): ReadonlyArray<string> => {
+  const withSkills = listed.filter((entry) => entry.skills.length > 0)
+  if (withSkills.length === 0) return []
+  const lines = [
+    "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
+      `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
+  ]
+  for (const entry of withSkills) {
+    lines.push(`Skills of the MCP server ${JSON.stringify(entry.server.name)} (${entry.prefix}__${loadSuffix}):`)
+    for (const line of McpSkills.index(entry.skills)) lines.push(`- ${line}`)
+  }
+  return lines
+}
+
+const refusals: Record<McpError.SkillVerificationFailure, string> = {
+  unlisted: "the skill does not list such a file",
+  size: "its size is not the one the server lists for it (verification failed)",
+  digest: "its content is not the one the server lists for it (digest verification failed)",
+  frontmatter: "its frontmatter differs from the one the server lists for the skill (verification failed)"
+}
+
+/** A file as the model sees it: text, or base64 `blob` when it is not UTF-8 text. */
+const fileJson = (file: McpSkills.SkillFile) => {
+  const base = { uri: file.uri, ...(file.mimeType !== undefined ? { mimeType: file.mimeType } : {}) }
+  const text = file.text ?? ResourceText.blobText(Buffer.from(file.bytes).toString("base64"))
+  return text !== undefined ? { ...base, text } : { ...base, blob: Buffer.from(file.bytes).toString("base64") }
+}
+
+/**
+ * The tool of one server. `connect` gives the request's connection (its failure already a `ToolError`); `listed`
+ * the skills the request listed (else they are listed when the tool is called).
+ */
+export const make = (options: {
+  readonly server: McpServerConfig.McpServerConfig
+  readonly prefix: string
+  readonly connect: Effect.Effect<McpClient, Tool.ToolError>
+  readonly listed: () => ReadonlyArray<McpSkills.Skill> | undefined
+  readonly limit: Option.Option<Duration.Duration>
+  readonly errorText: McpToolResult.ErrorTextPolicy
+}): Tool.Tool => {
+  const { errorText, prefix, server } = options
+  const name = `${prefix}__${loadSuffix}`
+
+  const failed = (description: string) => new Tool.ToolError({ type: "InvalidArguments", message: `${name}: ${description}` })
+
+  const load = (client: McpClient, reference: string, path: string | undefined) =>
+    Effect.gen(function*() {
+      const skills = options.listed() ?? (yield* McpSkills.list(client))
+      const found = McpSkills.find(skills, reference)
+      if (found.length > 1) {
+        return yield* failed(
+          `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${found.map((skill) => skill.uri).join(", ")})`
+        )
+      }
+      // a skill the server does not list is asked for by its URI
+      const skill = found[0] ?? (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
+      if (skill === undefined) return yield* failed(`the MCP server ${JSON.stringify(server.name)} has no skill ${JSON.stringify(reference)}`)
+      const file = yield* McpSkills.read(client, skill, path)
+      if (path !== undefined && path !== McpSkills.manifest) return fileJson(file)
+      return {
+        skill: skill.frontmatter.name,
+        uri: skill.uri,
+        instructions: file.body ?? file.text ?? "",
+        files: McpSkills.files(skill)
+      }
+    })
+
+  return Tool.dynamic(name, {
+    description: `Loads a skill of the MCP server ${JSON.stringify(server.name)} (listed in the system text): its ` +
+      "instructions (SKILL.md), checked against the server's listing; with path, one of the files the skill names.",
+    parameters,
+    guidelines: false,
+    handler: (args) => {
+      const given = (args ?? {}) as { readonly skill?: unknown; readonly path?: unknown }
+      if (typeof given.skill !== "string" || given.skill === "") return failed("needs skill (a name or a SKILL.md URI)")
+      if (given.path !== undefined && typeof given.path !== "string") return failed("path must be a string")
+      const reference = given.skill
+      const path = given.path === "" ? undefined : given.path
+      return Effect.flatMap(options.connect, (client) => load(client, reference, path)).pipe(
+        McpError.within({ server: server.name, operation: "call", limit: options.limit }),
+        Effect.catchTags({
+          McpTimeoutError: (error) =>
+            new Tool.ToolError({ type: "TimeoutError", message: `${name} did not finish within ${Duration.format(error.timeout)}` }),
+          // neither the file nor what it says (a differing frontmatter field) is handed on: only what did not match
+          McpSkillVerificationError: (error) =>
+            new Tool.ToolError({
+              type: "ToolError",
+              message: `${name}: ${error.uri} was refused: ${refusals[error.reason]}. Its content was not loaded.`,
+              cause: error
+            }),
+          McpRequestError: (error) =>
+            new Tool.ToolError({
+              type: "RemoteError",
+              message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
+              cause: error
+            })
+        }),
+        Effect.withSpan("McpExtension.skills", { attributes: { "mcp.server": server.name, "mcp.tool": name } })
+      )
+    }
+  })
+}
