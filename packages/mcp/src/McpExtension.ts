@@ -37,7 +37,6 @@ import * as McpToolResult from "./McpToolResult.js"
 import * as ResourceTools from "./internal/resourceTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
-import * as McpSkills from "./McpSkills.js"
 
 /**
  * The options of the original `McpExtension` (C1) that concern discovery and calls, plus the error text policy
@@ -192,7 +191,7 @@ interface RequestState {
    */
   readonly serverRequests: Context.Context<never>
   /** The skills of the servers with `skills: true`, listed once per request; and why a listing failed. */
-  readonly skills: Array<{ readonly server: McpServerConfig.McpServerConfig; readonly prefix: string; readonly skills: ReadonlyArray<McpSkills.Skill> }>
+  readonly skills: Array<SkillTools.Listed>
   readonly skillFailures: Array<string>
 }
 
@@ -388,36 +387,18 @@ export const make = Effect.fnUntraced(function*(
     })
 
   // The skills of the servers that ask for them, listed (no file read) in the request's connections; a server
-  // with skills gets its load tool. A listing that fails costs the server its skills, not its tools.
+  // with skills gets its load tool.
   const listSkills = (state: RequestState) =>
-    Effect.forEach(
-      state.resolved.filter((entry) =>
-        entry.server.skills === true && !state.unavailable.some((down) => down.server === entry.server.name)
+    SkillTools.listAll(
+      state.connections,
+      state.resolved.flatMap((entry) =>
+        state.unavailable.some((down) => down.server === entry.server.name) ? [] : [entry.server]
       ),
-      ({ server }) =>
-        state.connections.getWithin(server, settings.connectTimeout).pipe(
-          Effect.flatMap(McpSkills.list),
-          McpError.within({ server: server.name, operation: "connect", limit: settings.connectTimeout }),
-          Effect.map((skills) => {
-            const prefix = McpServerConfig.toolPrefix(server)
-            state.skills.push({ server, prefix, skills })
-            return skills.length === 0 ? [] : [skillTool(state, server, prefix)]
-          }),
-          Effect.catchAll((error) => {
-            const reason = McpError.reasonOf(error)
-            state.skillFailures.push(`the skills of the MCP server ${JSON.stringify(server.name)} could not be listed: ${reason}`)
-            return Effect.as(
-              Effect.annotateLogs(Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`), "mcp.server", server.name),
-              []
-            )
-          })
-        ),
-      { concurrency: settings.discoveryConcurrency }
-    ).pipe(Effect.map((tools) => {
-      // listed concurrently, shown in configuration order
-      const order = (server: McpServerConfig.McpServerConfig) => state.resolved.findIndex((entry) => entry.server === server)
-      state.skills.sort((a, b) => order(a.server) - order(b.server))
-      return tools.flat()
+      { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
+    ).pipe(Effect.map(({ failures, listed }) => {
+      state.skills.push(...listed)
+      state.skillFailures.push(...failures)
+      return listed.flatMap((entry) => entry.skills.length === 0 ? [] : [skillTool(state, entry.server, entry.prefix)])
     }))
 
   const skillTool = (state: RequestState, server: McpServerConfig.McpServerConfig, prefix: string): Tool.Tool =>
@@ -471,8 +452,7 @@ export const make = Effect.fnUntraced(function*(
   const describe = (state: RequestState) =>
     [
       Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
-      ...SkillTools.describe(state.skills),
-      ...state.skillFailures.map((line) => `${line[0]!.toUpperCase()}${line.slice(1)}.`)
+      ...SkillTools.describe(state.skills, state.skillFailures)
     ].join("\n")
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the

@@ -26,9 +26,11 @@ import * as AiToolkit from "@effect/ai/Toolkit"
 import type { Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Session from "./internal/session.js"
+import * as SkillTools from "./internal/skillTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
 import type { McpConfigError } from "./McpError.js"
@@ -89,7 +91,8 @@ export interface McpToolkit {
   readonly tools: ReadonlyArray<McpTool.McpTool>
   /**
    * What the agent's extension adds to the system message: where the servers are configured, how their tools
-   * are named, which servers are unavailable and why.
+   * are named, which servers are unavailable and why, and the skills of the servers with `skills: true` (their
+   * `<prefix>__load_skill` tools are in `toolkit`, not in `tools`).
    */
   readonly system: string
   /** The servers left out, and why. */
@@ -173,12 +176,43 @@ export const make = (
             (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
           )
       }
+      // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
+      const skills = yield* SkillTools.listAll(
+        connections,
+        snapshot.servers.filter((server) => !unavailable.some((down) => down.server === server.name)),
+        { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
+      )
+      for (const { prefix, server, skills: listed } of skills.listed) {
+        if (listed.length === 0) continue
+        const loader = SkillTools.loader({
+          server,
+          prefix,
+          connect: connections.getWithin(server, settings.connectTimeout).pipe(
+            Effect.mapError((error) => Session.unavailableError(server, error))
+          ),
+          listed: () => listed,
+          limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+          errorText: settings.errorText
+        })
+        if (Object.hasOwn(tools, loader.name)) continue
+        tools[loader.name] = AiTool.make(loader.name, {
+          description: loader.description,
+          success: Schema.Unknown,
+          failure: McpToolFailure,
+          failureMode: "return"
+        }).setParameters(Parameters.annotations({ jsonSchema: loader.parameters })) as unknown as AnyTool
+        handlers[loader.name] = (params) =>
+          Effect.mapError(loader.run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
+      }
       const toolkit = AiToolkit.make(...Object.values(tools)) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
       const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(handlers as never))
       return {
         toolkit: withHandler,
         tools: kept,
-        system: Session.describe(settings, snapshot, unavailable, () => false),
+        system: [
+          Session.describe(settings, snapshot, unavailable, () => false),
+          ...SkillTools.describe(skills.listed, skills.failures)
+        ].join("\n"),
         unavailable,
         refresh: current
       }

@@ -7,7 +7,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message } from "@zett/agent"
-import { McpServerConfig, McpSkills } from "@zett/mcp"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpServerConfig, McpServers, McpSkills, McpToolCache } from "@zett/mcp"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Layer from "effect/Layer"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -167,6 +171,28 @@ describe("skills in the agent", () => {
         (error as { message: string }).message,
         `${Path.join(dir, "bad.json")}: mcpServers.shop.skills: expected true or false, got a string`
       )
+    }))
+})
+
+describe("skills in McpToolkit", () => {
+  it.scopedLive("skills: true adds the index to the system text and shop__load_skill to the toolkit; a refused file is a failure result", () =>
+    Effect.gen(function*() {
+      const { file } = yield* record
+      const layer = Layer.mergeAll(
+        McpServers.layer([skillsServer(file, { skills: true })]).pipe(Layer.orDie),
+        NodeMcpClientFactory.layer().pipe(Layer.provide(NodeContext.layer)),
+        McpToolCache.layerMemory({ ttl: "5 minutes" })
+      )
+      const mcp = yield* McpToolkit.make().pipe(Effect.provide(layer))
+      assert.include(mcp.system, `Skills of the MCP server "shop" (shop__load_skill):\n- pdf-processing: Extract, fill, and assemble PDF documents`)
+      assert.include(Object.keys(mcp.toolkit.tools), "shop__load_skill")
+      assert.deepStrictEqual(ModernServers.readsOf(file), [])
+      const loaded = yield* mcp.toolkit.handle("shop__load_skill", { skill: "pdf-processing" })
+      assert.strictEqual((loaded.result as { instructions: string }).instructions, "\nRead references/FORMS.md before filling a form.\n")
+      const refused = yield* mcp.toolkit.handle("shop__load_skill", { skill: "bad-digest" })
+      assert.strictEqual((refused.result as McpToolkit.McpToolFailure).reason, "ToolError")
+      assert.include((refused.result as McpToolkit.McpToolFailure).message, "digest verification failed")
+      assert.notInclude(JSON.stringify(refused.encodedResult), "Evil body")
     }))
 })
 

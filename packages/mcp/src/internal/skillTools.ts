@@ -10,8 +10,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { McpClient } from "../McpClient.js"
+import type * as McpConnections from "../McpConnections.js"
 import * as McpError from "../McpError.js"
-import type * as McpServerConfig from "../McpServerConfig.js"
+import * as McpServerConfig from "../McpServerConfig.js"
 import * as McpSkills from "../McpSkills.js"
 import * as McpToolResult from "../McpToolResult.js"
 import * as ResourceText from "./resourceText.js"
@@ -30,12 +31,48 @@ const parameters = {
   required: ["skill"]
 } as const
 
+/** The skills of one server, as a request listed them. */
+export interface Listed {
+  readonly server: McpServerConfig.McpServerConfig
+  readonly prefix: string
+  readonly skills: ReadonlyArray<McpSkills.Skill>
+}
+
+/**
+ * The skills of `servers` (those with `skills: true`), listed in `connections` (connect and list under `limit`),
+ * `concurrency` at a time, in the order given; a listing that fails is a line for the model and a warning, and
+ * costs the server its skills, not its tools. No file is read.
+ */
+export const listAll = (
+  connections: McpConnections.McpConnections,
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>,
+  options: { readonly limit: Option.Option<Duration.Duration>; readonly concurrency: number }
+): Effect.Effect<{ readonly listed: ReadonlyArray<Listed>; readonly failures: ReadonlyArray<string> }> =>
+  Effect.forEach(
+    servers.filter((server) => server.skills === true),
+    (server) =>
+      connections.getWithin(server, options.limit).pipe(
+        Effect.flatMap(McpSkills.list),
+        McpError.within({ server: server.name, operation: "connect", limit: options.limit }),
+        Effect.map((skills): Listed | string => ({ server, prefix: McpServerConfig.toolPrefix(server), skills })),
+        Effect.catchAll((error) => {
+          const reason = McpError.reasonOf(error)
+          return Effect.as(
+            Effect.annotateLogs(Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`), "mcp.server", server.name),
+            `The skills of the MCP server ${JSON.stringify(server.name)} could not be listed: ${reason}.`
+          )
+        })
+      ),
+    { concurrency: options.concurrency }
+  ).pipe(Effect.map((outcomes) => ({
+    listed: outcomes.filter((outcome): outcome is Listed => typeof outcome !== "string"),
+    failures: outcomes.filter((outcome): outcome is string => typeof outcome === "string")
+  })))
+
 /** What the model is told about the servers' skills; `listed` in configuration order. */
-export const describe = (
-  listed: ReadonlyArray<{ readonly server: McpServerConfig.McpServerConfig; readonly prefix: string; readonly skills: ReadonlyArray<McpSkills.Skill> }>
-): ReadonlyArray<string> => {
+export const describe = (listed: ReadonlyArray<Listed>, failures: ReadonlyArray<string> = []): ReadonlyArray<string> => {
   const withSkills = listed.filter((entry) => entry.skills.length > 0)
-  if (withSkills.length === 0) return []
+  if (withSkills.length === 0) return failures
   const lines = [
     "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
       `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
@@ -44,7 +81,7 @@ export const describe = (
     lines.push(`Skills of the MCP server ${JSON.stringify(entry.server.name)} (${entry.prefix}__${loadSuffix}):`)
     for (const line of McpSkills.index(entry.skills)) lines.push(`- ${line}`)
   }
-  return lines
+  return lines.concat(failures)
 }
 
 const refusals: Record<McpError.SkillVerificationFailure, string> = {
@@ -62,17 +99,23 @@ const fileJson = (file: McpSkills.SkillFile) => {
 }
 
 /**
- * The tool of one server. `connect` gives the request's connection (its failure already a `ToolError`); `listed`
- * the skills the request listed (else they are listed when the tool is called).
+ * The tool of one server, as the agent's tool (`make`) and the toolkit's (`loader`) share it. `connect` gives the
+ * request's connection (its failure already a `ToolError`); `listed` the skills the request listed (else they are
+ * listed when the tool is called).
  */
-export const make = (options: {
+export const loader = (options: {
   readonly server: McpServerConfig.McpServerConfig
   readonly prefix: string
   readonly connect: Effect.Effect<McpClient, Tool.ToolError>
   readonly listed: () => ReadonlyArray<McpSkills.Skill> | undefined
   readonly limit: Option.Option<Duration.Duration>
   readonly errorText: McpToolResult.ErrorTextPolicy
-}): Tool.Tool => {
+}): {
+  readonly name: string
+  readonly description: string
+  readonly parameters: typeof parameters
+  readonly run: (args: unknown) => Effect.Effect<unknown, Tool.ToolError>
+} => {
   const { errorText, prefix, server } = options
   const name = `${prefix}__${loadSuffix}`
 
@@ -100,12 +143,12 @@ export const make = (options: {
       }
     })
 
-  return Tool.dynamic(name, {
+  return {
+    name,
     description: `Loads a skill of the MCP server ${JSON.stringify(server.name)} (listed in the system text): its ` +
       "instructions (SKILL.md), checked against the server's listing; with path, one of the files the skill names.",
     parameters,
-    guidelines: false,
-    handler: (args) => {
+    run: (args) => {
       const given = (args ?? {}) as { readonly skill?: unknown; readonly path?: unknown }
       if (typeof given.skill !== "string" || given.skill === "") return failed("needs skill (a name or a SKILL.md URI)")
       if (given.path !== undefined && typeof given.path !== "string") return failed("path must be a string")
@@ -133,5 +176,16 @@ export const make = (options: {
         Effect.withSpan("McpExtension.skills", { attributes: { "mcp.server": server.name, "mcp.tool": name } })
       )
     }
+  }
+}
+
+/** The agent's tool of one server (`loader`). */
+export const make = (options: Parameters<typeof loader>[0]): Tool.Tool => {
+  const tool = loader(options)
+  return Tool.dynamic(tool.name, {
+    description: tool.description,
+    parameters: tool.parameters,
+    guidelines: false,
+    handler: tool.run
   })
 }
