@@ -47,6 +47,11 @@ const descriptions = {
       "Exits 1 when a server is unavailable.",
   prompt: "Get one prompt of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
     "with its arguments and print its messages.",
+  skills: "List the skills of every configured MCP server (or of SERVER): name, SKILL.md URI and description; no " +
+    "skill file is read. Exits 1 when a server is unavailable.",
+  skill: "Load one skill of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+    "and print its SKILL.md, or the file PATH of it, once it matches the server's listing (size, digest, " +
+    "frontmatter); a file that does not is refused, exit 1.",
   complete: "Ask a server for the values an argument of a prompt (--prompt) or a variable of a resource template " +
     "(--resource) may take (completion/complete), given what is typed so far; print them one a line.",
   run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
@@ -110,6 +115,8 @@ const zett = group([
   lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))),
   lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))),
   lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))),
+  lazyCommand("skills", Options.skills, () => import("./internal/skills.js").then((m) => ({ handler: m.listHandler }))),
+  lazyCommand("skill", Options.skill, () => import("./internal/skills.js").then((m) => ({ handler: m.readHandler }))),
   lazyCommand("complete", Options.complete, () => import("./internal/complete.js"))
 ])
 
@@ -126,7 +133,7 @@ const zett = group([
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
     new CliError.UsageError({
-      message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt or complete (see zett --help)"
+      message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
     })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
@@ -136,13 +143,24 @@ export const command = Command.make("zett", {}, () =>
 const cli = Command.run(command, { name: "zett", version })
 
 /** The commands that take a server's command after `--` (`zett tools -- npx server`). */
-const startsServers: ReadonlySet<string> = new Set(["tools", "call", "run", "resources", "prompts", "complete", "read", "prompt"])
+const startsServers: ReadonlySet<string> = new Set([
+  "tools",
+  "call",
+  "run",
+  "resources",
+  "prompts",
+  "skills",
+  "complete",
+  "read",
+  "prompt",
+  "skill"
+])
 
 // the commands whose first argument names the server: with one given on the command line it is filled in
-const namesServer: ReadonlySet<string> = new Set(["read", "prompt"])
+const namesServer: ReadonlySet<string> = new Set(["read", "prompt", "skill"])
 const givenServer = "(command line)"
 
-/** The arguments with the name of a server given on the command line filled in, for `read` and `prompt`. */
+/** The arguments with the name of a server given on the command line filled in, for `read`, `prompt` and `skill`. */
 const withGivenServer = (line: { readonly args: ReadonlyArray<string>; readonly command: ReadonlyArray<string> | undefined }) => {
   const at = line.args[0] === "--log-level" ? 2 : 0
   const adHoc = line.command !== undefined || line.args.includes("--url")

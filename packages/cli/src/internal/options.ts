@@ -309,6 +309,18 @@ export const read = {
 
 export const prompts = listing
 
+export const skills = listing
+
+export const skill = {
+  ...oneServer,
+  name: Args.text({ name: "skill" }).pipe(Args.withDescription("The skill's name, as zett skills lists it, or the URI of its SKILL.md.")),
+  path: Args.optional(
+    Args.text({ name: "path" }).pipe(
+      Args.withDescription("A file of the skill, relative to its folder (default: its SKILL.md).")
+    )
+  )
+}
+
 export const prompt = {
   ...oneServer,
   name: Args.text({ name: "prompt" }).pipe(Args.withDescription("The prompt's name, as zett prompts lists it.")),
@@ -371,6 +383,7 @@ export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
 export type ListingOptions = Command.Command.ParseConfig<typeof listing>
 export type ReadOptions = Command.Command.ParseConfig<typeof read>
 export type PromptOptions = Command.Command.ParseConfig<typeof prompt>
+export type SkillOptions = Command.Command.ParseConfig<typeof skill>
 export type CallOptions = Command.Command.ParseConfig<typeof call>
 export type RunOptions = Command.Command.ParseConfig<typeof run>
 export type DemoOptions = Command.Command.ParseConfig<typeof demo>
