@@ -26,9 +26,12 @@ const server = (broken: "isError" | "throws" | undefined) => () => {
   return mcp.server
 }
 
-const drive = (broken: "isError" | "throws" | undefined, mode: "client" | "agent", context: object = {}) =>
+const drive = (broken: "isError" | "throws" | "down" | undefined, mode: "client" | "agent", context: object = {}) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const url = yield* StatelessHttp.serve(server(broken))
+    // a server that is down: a port that was listened on and closed
+    const url = broken === "down"
+      ? yield* Effect.scoped(StatelessHttp.serve(server(undefined)))
+      : yield* StatelessHttp.serve(server(broken))
     // the server answers in this process: the driver runs beside it, not in place of it
     return yield* Effect.async<{ readonly status: number | null; readonly stderr: string }>((resume) => {
       const child = spawn(
@@ -61,6 +64,12 @@ describe.each(["client", "agent"] as const)("the conformance driver in %s mode",
   it("exits 1 when a call fails, naming the tool", { timeout: 180_000 }, async () => {
     const run = await drive("throws", mode)
     expect(run.stderr).toMatch(/FAILED (\w+__)?divide/)
+    expect(run.status).toBe(1)
+  })
+
+  it("exits 1 when the server cannot be reached", { timeout: 180_000 }, async () => {
+    const run = await drive("down", mode)
+    expect(run.stderr).toMatch(mode === "agent" ? /FAILED Unavailable MCP servers \(their tools are missing\): conformance/ : /McpConnectError/)
     expect(run.status).toBe(1)
   })
 
