@@ -19,7 +19,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, type Message, Model, ScriptedModel } from "@zett/agent"
-import { McpClient, McpClientFactory, McpElicitation, type McpTool } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpElicitation, McpSkills, type McpTool } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { McpAuthorization, NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as Console from "effect/Console"
@@ -77,6 +77,12 @@ const unused: Record<string, string> = {
   expired_jwt: "a token the platform would have rotated"
 }
 
+/** What the user asks of a scenario's server, where it is not "use every tool and every skill". */
+const tasks: Record<string, "list-skills-only"> = {
+  // the user's request needs no skill: the model is shown the index, and loads nothing
+  "sep-2640-client-no-prefetch": "list-skills-only"
+}
+
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-conformance-"))
 process.on("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
 
@@ -105,7 +111,9 @@ const auth = (): Record<string, string> => {
 }
 
 const configPath = Path.join(dir, "mcp.json")
-Fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { type: "http", url, auth: auth() } } }))
+// skills are on: the user's agent may use the server's skills
+Fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { type: "http", url, auth: auth(), skills: true } } }))
+const loadSkills = tasks[scenario] !== "list-skills-only"
 
 // the user's browser: it follows the authorization URL, and the suite's server redirects at once with the code
 const browser = McpAuthorization.McpAuthorization.of({
@@ -164,29 +172,65 @@ const clientMode = Effect.gen(function*() {
     else if (result.right.isError === true) yield* failed(`${call.name}: the tool answered isError`)
     else yield* Console.error(`${call.name}: ok`)
   }
+  const skills = yield* McpSkills.list(client)
+  yield* Console.error(`listed ${skills.length} skills: ${skills.map((skill) => skill.frontmatter.name).join(", ")}`)
+  if (!loadSkills) return
+  // a skill is loaded (its verified SKILL.md), then the files it lists are read, as a model following it would
+  for (const skill of skills) {
+    const manifest = yield* Effect.either(McpSkills.read(client, skill))
+    if (manifest._tag === "Left") {
+      yield* failed(`skill ${skill.frontmatter.name}: ${manifest.left.message}`)
+      continue
+    }
+    for (const path of McpSkills.files(skill)) {
+      const file = yield* Effect.either(McpSkills.read(client, skill, path))
+      if (file._tag === "Left") yield* failed(`skill ${skill.frontmatter.name} ${path}: ${file.left.message}`)
+    }
+  }
 })
 
 const agentMode = Effect.gen(function*() {
   const given: Array<string> = []
+  const isLoader = (name: string) => name.endsWith("__load_skill")
+  /** The results of the last step's calls, failures reported. */
+  const results = (request: Model.ModelRequest) => {
+    const after = request.messages.findLastIndex((message) => message._tag === "AssistantMessage")
+    const last = request.messages.slice(after + 1).filter((message): message is Message.ToolMessage => message._tag === "ToolMessage")
+    for (const result of last) {
+      if (result.status !== "ok") fail(`${result.name}: ${result.status} ${JSON.stringify(result.content)}`)
+    }
+    return last
+  }
   const model = ScriptedModel.make([
+    // the tools, and the skills of the index in the system text
     (request: Model.ModelRequest) => {
       given.push(...request.tools.map((tool) => tool.name))
       const system = request.messages.flatMap((message) => message._tag === "SystemMessage" ? message.content.split("\n") : [])
       const down = system.find((line) => line.startsWith("Unavailable MCP servers"))
       if (down !== undefined) fail(down)
-      if (request.tools.length === 0) return { text: "no tools were given" }
+      const tools = request.tools.filter((tool) => !isLoader(tool.name))
       // the model calls tools by the names it was given: the server's names behind the extension's prefix
-      const byRemote = (name: string) => request.tools.find((tool) => tool.name.endsWith(`__${name}`))?.name ?? name
+      const byRemote = (name: string) => tools.find((tool) => tool.name.endsWith(`__${name}`))?.name ?? name
       const calls = context.toolCalls !== undefined
         ? context.toolCalls.map((call) => ({ name: byRemote(call.name), arguments: call.arguments ?? {} }))
-        : callsFor(request.tools.map((tool) => ({ name: tool.name, parameters: tool.parameters as McpTool.JsonSchema })))
-      return { toolCalls: calls }
+        : callsFor(tools.map((tool) => ({ name: tool.name, parameters: tool.parameters as McpTool.JsonSchema })))
+      const loader = request.tools.find((tool) => isLoader(tool.name))?.name
+      const skills = loader === undefined || !loadSkills
+        ? []
+        : system.flatMap((line) => line.match(/^- ([^:]+): /)?.[1] ?? []).map((skill) => ({ name: loader, arguments: { skill } }))
+      return calls.length + skills.length === 0 ? { text: "nothing to do" } : { toolCalls: [...calls, ...skills] }
+    },
+    // the files each loaded skill lists
+    (request: Model.ModelRequest) => {
+      const loaded = results(request).filter((result) => isLoader(result.name) && result.status === "ok")
+      const calls = loaded.flatMap((result) => {
+        const { files = [], skill } = result.content as { readonly skill: string; readonly files?: ReadonlyArray<string> }
+        return files.map((path) => ({ name: result.name, arguments: { skill, path } }))
+      })
+      return calls.length === 0 ? { text: "done" } : { toolCalls: calls }
     },
     (request: Model.ModelRequest) => {
-      const results = request.messages.filter((message): message is Message.ToolMessage => message._tag === "ToolMessage")
-      for (const result of results) {
-        if (result.status !== "ok") fail(`${result.name}: ${result.status} ${JSON.stringify(result.content)}`)
-      }
+      results(request)
       return { text: "done" }
     }
   ])
