@@ -11,6 +11,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { awaitSleeps, tempDir, writeFile } from "./utils/zett.js"
@@ -110,6 +111,40 @@ describe("zett auth", () => {
       const status2 = yield* zett(["auth", "status", "--config", config], home)
       assert.match(status2.stdout, /^docs\s+needs login\s+-$/m)
     }), 60_000)
+
+  it.scoped("workload identity: tools uses the token in the workload's file, auth login has nothing to do, the token is never printed", () =>
+    Effect.gen(function*() {
+      const { privateKey, publicKey } = Crypto.generateKeyPairSync("ec", { namedCurve: "P-256" })
+      const as = yield* OAuthServer.make({
+        clients: [{ client_id: "agents-pod" }],
+        workload: { publicKey: publicKey.export({ type: "spki", format: "pem" }).toString() }
+      })
+      const now = Math.floor(Date.now() / 1000)
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
+      const unsigned = `${part({ alg: "ES256", typ: "JWT" })}.${part({ iss: "https://k8s.example", sub: "pod", aud: as.issuer, iat: now, exp: now + 600 })}`
+      const signature = Crypto.sign("sha256", Buffer.from(unsigned), { key: privateKey, dsaEncoding: "ieee-p1363" }).toString("base64url")
+      const home = yield* tempDir
+      const tokenFile = writeFile(home, "token", `${unsigned}.${signature}\n`)
+      const config = writeFile(home, "mcp.json", {
+        mcpServers: {
+          inventory: { type: "http", url: as.url, auth: { grant: "workload_identity", clientId: "agents-pod", assertionFile: tokenFile } }
+        }
+      })
+      const tools = yield* zett(["tools", "--config", config], home)
+      assert.strictEqual(tools.code, 0, tools.stderr)
+      assert.match(tools.stdout, /^inventory\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
+      const request = as.requests.find((r) => r.path === "/token")!
+      assert.strictEqual(request.form.grant_type, "urn:ietf:params:oauth:grant-type:jwt-bearer")
+      assert.strictEqual(request.form.assertion, `${unsigned}.${signature}`)
+      const login = yield* zett(["auth", "login", "inventory", "--config", config], home)
+      assert.strictEqual(login.code, 0)
+      assert.strictEqual(login.stdout, "inventory uses workload identity (the platform's token for this workload): no login is needed.\n")
+      const status = yield* zett(["auth", "status", "--config", config], home)
+      assert.match(status.stdout, /^inventory\s+authorized/m)
+      const printed = [tools, login, status].flatMap((r) => [r.stdout, r.stderr]).join("\n")
+      assert.notInclude(printed, signature)
+      for (const issued of as.issued) assert.notInclude(printed, issued.accessToken)
+    }))
 
   it.scoped("a login nobody finishes times out with a clear message, and its listener is closed", () =>
     Effect.gen(function*() {
