@@ -155,6 +155,19 @@ export const make = (
       const tools: Record<string, AnyTool> = {}
       const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>> = {}
       const kept: Array<McpTool.McpTool> = []
+      const register = (
+        tool: { readonly name: string; readonly description: string; readonly parameters: object },
+        run: (params: unknown) => Effect.Effect<unknown, Tool.ToolError>
+      ) => {
+        tools[tool.name] = AiTool.make(tool.name, {
+          description: tool.description,
+          success: Schema.Unknown,
+          failure: McpToolFailure,
+          failureMode: "return"
+        }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
+        handlers[tool.name] = (params) =>
+          Effect.mapError(run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
+      }
       for (const { entry, tool } of listed) {
         // the first of two tools with one name wins, as in the agent's registry
         if (Object.hasOwn(tools, tool.name)) {
@@ -164,17 +177,7 @@ export const make = (
           continue
         }
         kept.push(tool)
-        tools[tool.name] = AiTool.make(tool.name, {
-          description: tool.description,
-          success: Schema.Unknown,
-          failure: McpToolFailure,
-          failureMode: "return"
-        }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
-        handlers[tool.name] = (params) =>
-          Effect.mapError(
-            Session.callTool(settings, connections, entry, tool, params, serverRequests),
-            (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
-          )
+        register(tool, (params) => Session.callTool(settings, connections, entry, tool, params, serverRequests))
       }
       // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
       const skills = yield* SkillTools.listAll(
@@ -195,14 +198,7 @@ export const make = (
           errorText: settings.errorText
         })
         if (Object.hasOwn(tools, loader.name)) continue
-        tools[loader.name] = AiTool.make(loader.name, {
-          description: loader.description,
-          success: Schema.Unknown,
-          failure: McpToolFailure,
-          failureMode: "return"
-        }).setParameters(Parameters.annotations({ jsonSchema: loader.parameters })) as unknown as AnyTool
-        handlers[loader.name] = (params) =>
-          Effect.mapError(loader.run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
+        register(loader, loader.run)
       }
       const toolkit = AiToolkit.make(...Object.values(tools)) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
       const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(handlers as never))
