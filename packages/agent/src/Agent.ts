@@ -1,6 +1,7 @@
 /**
- * The agent host: runs a conversation through the model and the tools, calling extension hooks in the
- * order of A5. Each run owns a request `Scope` that is closed on success, failure and interruption.
+ * The agent host: runs a conversation through the model and the tools, calling extension hooks in a fixed order (see
+ * `Extension.Hooks`), so that an extension can rely on what ran before its hook. Each run owns a request `Scope` that
+ * is closed on success, failure and interruption.
  *
  * @since 0.1.0
  */
@@ -22,15 +23,15 @@ import type { Tool } from "./Tool.js"
  * @category tags
  */
 export class Agent extends Context.Tag("@zett/agent/Agent")<Agent, {
-  /** Appends the user message and loops model -> tools -> model until a final answer (A1). */
+  /** Appends the user message and loops model -> tools -> model until the model answers without a tool call. */
   readonly run: (input: string | UserMessage) => Effect.Effect<AssistantMessage, AgentError>
-  /** A maintenance pass with its own scope (A3). */
+  /** A maintenance pass with its own scope, closed when the pass ends; it never runs the success hooks. */
   readonly compact: Effect.Effect<void, ExtensionError>
-  /** Delivers a user message to the newest active run at its next safe point (A7); `false` if none is active. */
+  /** Delivers a user message to the newest active run at its next safe point; `false` if none is active. */
   readonly steer: (message: string | UserMessage) => Effect.Effect<boolean>
-  /** Broadcasts an external event; the names of the extensions that took it (A8). */
+  /** Broadcasts an external event to every extension; the names of the extensions that took it. */
   readonly accept: (config: unknown, event: unknown) => Effect.Effect<ReadonlyArray<string>>
-  /** Whether an active run (of any agent) uses this extension instance (A9). */
+  /** Whether an active run (of any agent) uses this extension instance. */
   readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
   readonly extensions: ReadonlyArray<Extension.Any>
 }>() {}
@@ -86,7 +87,7 @@ type ContextOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infe
   : never
 
 /**
- * Builds an agent; fails when two extensions share a name (A4).
+ * Builds an agent; fails when two extensions share a name, since a name identifies one extension.
  *
  * @since 0.1.0
  * @category constructors

@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import type { ModelError } from "./Model.js"
 
 /**
- * Two extensions registered under one name (A4).
+ * Two extensions registered under one name: a name must identify one extension within an agent.
  *
  * @since 0.1.0
  * @category errors

@@ -1,5 +1,5 @@
 /**
- * Extensions: plain values with a unique `name` and optional hooks, run by the agent in a fixed order (A5).
+ * Extensions: plain values with a unique `name` and optional hooks, run by the agent in a fixed order (`Hooks`).
  *
  * Hooks capture the services they need when the extension is built, so a hook needs nothing from context; its
  * failures are typed (`Extension<E>`). A failing hook fails the run (an `ExtensionError`), except
@@ -47,7 +47,7 @@ export interface ServerToolRegistry {
 
 /**
  * What a hook sees of the request it runs in. `scope` is the request scope: anything acquired in it is
- * released when the request ends, whatever the exit (A2).
+ * released when the request ends, whatever the exit.
  *
  * @since 0.1.0
  * @category models
@@ -119,9 +119,9 @@ export type AgentEvent = RunCancelledEvent | ToolProgressEvent
 export type Wrap<In, Out> = (context: RunContext, input: In, next: (input: In) => Out) => Out
 
 /**
- * The hooks of an extension, each optional, in the order of A5. `E` is what the hooks may fail with: a failing
- * hook fails the run with an `ExtensionError` that carries it, except `onToolCall`, whose failure is the
- * tool's own (a `TOOL_FAILED` message).
+ * The hooks of an extension, each optional, listed in the order the agent runs them. `E` is what the hooks may fail
+ * with: a failing hook fails the run with an `ExtensionError` that carries it, except `onToolCall`, whose failure is
+ * the tool's own (a `TOOL_FAILED` message).
  *
  * @since 0.1.0
  * @category models
@@ -172,7 +172,7 @@ export interface Hooks<E = never> {
 export type HookName = Exclude<keyof Hooks, "onModelRequest" | "onToolCall" | "services">
 
 /**
- * An extension: a unique `name` (A4), hooks, and optionally `request`.
+ * An extension: a `name` unique within the agent, hooks, and optionally `request`.
  *
  * Request state lives in the request: `request` runs when a request (a run or a compaction pass) starts, in
  * the request `Scope`, and returns the hooks for that request alone, so whatever they share (a connection
@@ -186,7 +186,7 @@ export type HookName = Exclude<keyof Hooks, "onModelRequest" | "onToolCall" | "s
 export interface Extension<E = never> extends Hooks<E> {
   readonly name: string
   readonly request?: (context: RunContext) => Effect.Effect<Hooks<E>, E, Scope.Scope>
-  /** An external event (A8); `true` means this extension took it. */
+  /** An external event offered to every extension (`Agent.accept`); `true` means this extension took it. */
   readonly accept?: (config: unknown, event: unknown) => boolean
 }
 
@@ -199,7 +199,7 @@ export interface Extension<E = never> extends Hooks<E> {
 export type Any = Extension<any>
 
 /**
- * Whether at least one active run uses this extension instance, across every agent that registered it (A9).
+ * Whether at least one active run uses this extension instance, across every agent that registered it.
  *
  * @since 0.1.0
  * @category utils

@@ -1,5 +1,6 @@
 /**
- * Conversation memory across the runs of one agent, kept in memory (A12).
+ * Conversation memory across the runs of one agent, kept in memory: each run starts from the messages of the
+ * runs before it.
  *
  * @since 0.1.0
  */

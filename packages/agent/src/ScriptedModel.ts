@@ -1,5 +1,6 @@
 /**
- * A deterministic model for tests and offline examples (A13): a list of steps, each answering one request.
+ * A deterministic model for tests and offline examples, so they run without a provider: a list of steps, each answering
+ * one request.
  *
  * @since 0.1.0
  */

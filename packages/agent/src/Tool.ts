@@ -89,9 +89,9 @@ const jsonSchemaOf = (schema: Schema.Schema.AnyNoContext): JsonSchema => {
 }
 
 /**
- * A local tool whose parameters are declared with a Schema: the model sees the JSON Schema generated from
- * it, and arguments are decoded before the handler runs (A11). Invalid arguments fail with a readable
- * `ToolError` of type `InvalidArguments`.
+ * A local tool whose parameters are declared with a Schema: the model sees the JSON Schema generated from it, and
+ * arguments are decoded before the handler runs, so the handler only sees valid input. Invalid arguments fail with a
+ * readable `ToolError` of type `InvalidArguments`.
  *
  * @since 0.1.0
  * @category constructors
@@ -122,7 +122,7 @@ export const make = <P extends Schema.Schema.AnyNoContext, A, E>(
 
 /**
  * A tool described by a JSON Schema known only at run time (remote tools). Arguments are passed through
- * unvalidated: the tool's owner validates them (E6).
+ * unvalidated: the tool's owner (the remote server) validates them.
  *
  * @since 0.1.0
  * @category constructors

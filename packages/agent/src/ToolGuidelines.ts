@@ -1,6 +1,6 @@
 /**
- * Adds per-tool usage guidelines to the system message (A12). Tools that opt out (`guidelines: false`, as MCP
- * tools do) are left out; a tool without guidelines falls back to its description.
+ * Adds per-tool usage guidelines to the system message, so the model reads how to use each tool. Tools that opt out
+ * (`guidelines: false`, as MCP tools do) are left out; a tool without guidelines falls back to its description.
  *
  * @since 0.1.0
  */

@@ -1,7 +1,7 @@
 /** @internal */
 import type { Any as Extension } from "../Extension.js"
 
-// Counted per extension instance across every agent, since one instance may serve several agents (A9).
+// Counted per extension instance across every agent, since one instance may serve several agents.
 const active = new WeakMap<Extension, number>()
 
 /** @internal */

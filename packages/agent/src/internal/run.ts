@@ -505,7 +505,7 @@ const settle = (run: RunState, exit: Exit.Exit<AssistantMessage, AgentError>) =>
   )
 }
 
-/** One request: its own scope, closed on success, failure and interruption (A2). */
+/** One request: its own scope, closed on success, failure and interruption, so whatever it acquired is released. */
 export const run = (engine: Engine, input: UserMessage): Effect.Effect<AssistantMessage, AgentError> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
@@ -539,7 +539,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
     })
   )
 
-/** A maintenance pass with a scope of its own; it never reaches the success hooks (A3). */
+/** A maintenance pass with a scope of its own; it never reaches the success hooks. */
 export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
   Effect.acquireUseRelease(
     Effect.map(Scope.make(), (scope) => {
