@@ -1,7 +1,8 @@
 /**
- * Where the MCP servers come from: an explicit list, a configuration file (`mcp.json`, by default
- * `~/.zett/mcp.json`), or both. The file is checked again at the start of every request and re-read only
- * when it changed (C10); a file that turns invalid while running keeps the last valid list (C11).
+ * Where the MCP servers come from: an explicit list, a configuration file (`mcp.json`, by default `~/.zett/mcp.json`),
+ * or both. The file is checked again at the start of every request and re-read only when it changed, so an unchanged
+ * file costs a stat per request; a file that turns invalid while running keeps the last valid list, so one bad edit
+ * does not take every server away.
  *
  * @since 0.1.0
  */
@@ -18,22 +19,22 @@ import * as McpServers from "@zett/mcp/McpServers"
 import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
 
 /**
- * The options of `@zett/mcp` that concern configuration (C1).
+ * The options of `@zett/mcp` that concern configuration, with their defaults.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
-  /** Servers given in code. With `servers` and no `configPath`, no file is looked up (C2). */
+  /** Servers given in code. With `servers` and no `configPath`, no file is looked up. */
   readonly servers?: ReadonlyArray<McpServerConfig> | undefined
   /** A configuration file; relative paths resolve against the working directory. */
   readonly configPath?: string | undefined
   /**
    * The accepted root keys of the file (default `defaultServerKeys`: `servers`, `mcpServers`, `context_servers`);
-   * a file uses exactly one (C4).
+   * a file uses exactly one, since two would leave it unclear which list is meant.
    */
   readonly serverKeys?: ReadonlyArray<string> | undefined
-  /** One invalid entry makes the whole file invalid (default `true`); when false it is logged and skipped (C5). */
+  /** One invalid entry makes the whole file invalid (default `true`); when false it is logged and skipped. */
   readonly strictConfig?: boolean | undefined
   /**
    * What `${workspaceFolder}` stands for. By default: the folder above `.vscode/` or `.cursor/` for a file in one
@@ -61,7 +62,7 @@ export const defaultServerKeys: ReadonlyArray<string> = ["servers", "mcpServers"
 export const homeDirectory: Effect.Effect<string> = Internal.homeDirectory
 
 /**
- * The file used when neither `servers` nor `configPath` is given: `~/.zett/mcp.json` (C2).
+ * The file used when neither `servers` nor `configPath` is given: `~/.zett/mcp.json`, loaded only if it exists.
  *
  * @since 0.1.0
  * @category constructors
@@ -71,7 +72,7 @@ export const defaultPath: Effect.Effect<string, never, Path.Path> = Effect.gen(f
   return path.join(yield* homeDirectory, ".zett", "mcp.json")
 })
 
-// What identifies one version of the file without reading it (C10).
+// What identifies one version of the file without reading it, so an unchanged file is not read again.
 type Signature =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Present"; readonly mtime: number | undefined; readonly size: bigint }
@@ -131,7 +132,7 @@ const readFile = (
     const text = yield* fs.readFileString(path).pipe(
       Effect.catchTags({
         SystemError: (error) =>
-          // Deleted between the stat and the read: the same as a missing file (C7).
+          // Deleted between the stat and the read: the same as a missing file.
           error.reason === "NotFound"
             ? Effect.succeed(undefined)
             : Effect.fail(unreadable(path, error)),
@@ -174,8 +175,8 @@ const readFile = (
   }).pipe(Effect.annotateLogs("mcp.config.path", path))
 
 /**
- * Merges the file's servers (first) with the explicit ones (C3) and rejects a name given in both (C6): in
- * strict mode the file is invalid, in lenient mode the file's entry is skipped.
+ * Merges the file's servers (first) with the explicit ones and rejects a name given in both, since a name must identify
+ * one server: in strict mode the file is invalid, in lenient mode the file's entry is skipped.
  */
 const merge = (
   path: string,
@@ -211,7 +212,7 @@ const load = (
     .pipe(Effect.flatMap((file) => merge(path, file, explicit, settings.strict)))
 
 /**
- * Loads one configuration file on its own, e.g. for tools and tests. A missing file gives no servers (C7).
+ * Loads one configuration file on its own, e.g. for tools and tests. A missing file gives no servers.
  *
  * @since 0.1.0
  * @category constructors
@@ -268,7 +269,8 @@ export const combine = (snapshots: ReadonlyArray<Snapshot>): Effect.Effect<Snaps
   })
 
 /**
- * Builds the service. Fails with `McpConfigError` when the file (or the explicit list) is malformed (C8).
+ * Builds the service. Fails with `McpConfigError` when the file (or the explicit list) is malformed, so a bad
+ * configuration shows when the layer is built, not in a request.
  *
  * @since 0.1.0
  * @category constructors

@@ -683,9 +683,9 @@ const decodeEntry = (
 }
 
 /**
- * Decodes the text of a configuration file. A result of `Error` is a problem with the file as a whole (not
- * JSON, no or two server mappings), which fails in strict and lenient mode alike (C5). Variables are read
- * from the `ConfigProvider`; `${input:ID}` from the `McpInputs` in context, if any.
+ * Decodes the text of a configuration file. A result of `Error` is a problem with the file as a whole (not JSON, no or
+ * two server mappings), which fails in strict and lenient mode alike, since there is no entry to skip. Variables are
+ * read from the `ConfigProvider`; `${input:ID}` from the `McpInputs` in context, if any.
  *
  * @internal
  */

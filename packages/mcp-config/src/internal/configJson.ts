@@ -1,9 +1,9 @@
 /**
- * The configuration reader, on `jsonc-parser`: files may hold comments and trailing commas, as VS Code and Zed
- * write them. `JSON.parse` would not do in any case: it silently keeps the last of two equal keys (a
- * duplicated server name must be rejected, C6) and its error messages quote the text around the error, which
- * may hold a secret. Duplicate keys are reported by path; syntax errors by line, column and the parser's error
- * name, never with the text.
+ * The configuration reader, on `jsonc-parser`: files may hold comments and trailing commas, as VS Code and Zed write
+ * them. `JSON.parse` would not do in any case: it silently keeps the last of two equal keys (a duplicated server name
+ * must be rejected, not resolved by order) and its error messages quote the text around the error, which may hold a
+ * secret. Duplicate keys are reported by path; syntax errors by line, column and the parser's error name, never with
+ * the text.
  *
  * @internal
  */
