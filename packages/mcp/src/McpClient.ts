@@ -453,7 +453,7 @@ export const callBudget = (limits: CallLimits, timeout: Duration.Duration, start
 }
 
 /**
- * The most pages one listing may take (D9).
+ * The most pages one listing may take, so a server cannot keep a listing going forever.
  *
  * @since 0.1.0
  * @category constants
@@ -461,8 +461,8 @@ export const callBudget = (limits: CallLimits, timeout: Duration.Duration, start
 export const maxPages: number = Requests.maxPages
 
 /**
- * Lists every page of a server's tools. A server that repeats a pagination cursor, or needs more than
- * `maxPages` pages, fails with an `McpRequestError` rather than looping (D9).
+ * Lists every page of a server's tools. A server that repeats a pagination cursor, or needs more than `maxPages` pages,
+ * fails with an `McpRequestError` rather than looping.
  *
  * @since 0.1.0
  * @category utils

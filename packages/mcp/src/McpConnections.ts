@@ -1,6 +1,6 @@
 /**
- * Connections to servers, for one request: at most one per server, acquired on first use into the request's
- * `Scope` and released when that scope closes, whatever the exit (D1, D4).
+ * Connections to servers, for one request: at most one per server, acquired on first use into the request's `Scope` and
+ * released when that scope closes, whatever the exit, so no process or socket outlives the request that needed it.
  *
  * Where a connection comes from is a `Source`: by default a fresh connection per request (`direct`), or,
  * opt-in, a borrowed one from a pool that keeps connections open across requests while they are used

@@ -39,16 +39,17 @@ import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 
 /**
- * The options of the original `McpExtension` (C1) that concern discovery and calls, plus the error text policy
- * (D8). The servers come from `McpServers`, the connections from the `McpClientFactory` in context.
+ * The options of the original `McpExtension` that concern discovery and calls, plus the error text policy, which
+ * decides what remote error text the model reads. The servers come from `McpServers`, the connections from the
+ * `McpClientFactory` in context.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
-  /** The registration name (A4); default `"mcp"`. */
+  /** The registration name, unique within the agent; default `"mcp"`. */
   readonly name?: string | undefined
-  /** Expose tools as `<server>__<tool>` (default true, E1). */
+  /** Expose tools as `<server>__<tool>` (default true), so that two servers' tools of one name do not meet. */
   readonly namespaceTools?: boolean | undefined
   /** Time to connect to and list one server (default 30 seconds); `null` disables it. */
   readonly connectTimeout?: Duration.DurationInput | null | undefined

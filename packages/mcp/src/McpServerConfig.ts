@@ -373,7 +373,8 @@ interface Derived {
 const DerivedId: unique symbol = Symbol.for("@zett/mcp/McpServerConfig/Derived")
 
 /**
- * A server reached over Streamable HTTP (B1). Header values are secrets (B2).
+ * A server reached over Streamable HTTP. Header values are secrets (`Redacted`): they carry credentials and never
+ * show in logs or errors.
  *
  * @since 0.1.0
  * @category models
@@ -404,8 +405,9 @@ export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/
 }
 
 /**
- * A server started as a child process speaking MCP over stdio (B1). The command and its arguments are
- * passed to the process separately, never through a shell (B3). Environment values are secrets (B2).
+ * A server started as a child process speaking MCP over stdio. The command and its arguments are passed to the
+ * process separately, never through a shell, so no argument is interpreted by one. Environment values are secrets
+ * (`Redacted`), since they often carry credentials.
  *
  * @since 0.1.0
  * @category models
@@ -642,9 +644,10 @@ export const describe = (server: McpServerConfig): string =>
     : `${server.name} (stdio ${scrubberOf(server).scrub(server.command)})`
 
 /**
- * The `<prefix>__` of a server's tools (E1, E2): the name itself when it is made only of `[A-Za-z0-9_-]` and
- * at most 64 characters long, otherwise the name with every other character replaced by `_`, cut to fit, and
- * a stable hash of the whole name; or the prefix the configuration chose to tell two names apart.
+ * The `<prefix>__` of a server's tools, within what providers accept as a function name: the name itself when it is
+ * made only of `[A-Za-z0-9_-]` and at most 64 characters long, otherwise the name with every other character replaced
+ * by `_`, cut to fit, and a stable hash of the whole name; or the prefix the configuration chose to tell two names
+ * apart.
  *
  * @since 0.1.0
  * @category utils

@@ -13,7 +13,7 @@ import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServerConfig.js"
 import type { McpServerConfig } from "./McpServerConfig.js"
 
 /**
- * An entry of the file that was left out in lenient mode (C5).
+ * An entry of the file that was left out in lenient mode, kept so that it can be reported.
  *
  * @since 0.1.0
  * @category models
@@ -36,7 +36,7 @@ export interface Skipped {
 export interface Snapshot {
   /** The absolute path of the configuration file, even if it does not exist; undefined when no file is used. */
   readonly path: string | undefined
-  /** The file's servers first, then the explicit ones (C3). */
+  /** The file's servers first, then the explicit ones, so the order does not depend on where a server is given. */
   readonly servers: ReadonlyArray<McpServerConfig>
   /** Entries of the file skipped in lenient mode. */
   readonly skipped: ReadonlyArray<Skipped>

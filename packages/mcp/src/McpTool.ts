@@ -1,7 +1,7 @@
 /**
- * An MCP tool as the agent sees it: the name the model calls it by (E1, E2) and the input schema the model
- * reads (E4). What the model gets back from a call is `McpToolResult`. Everything here is pure: no
- * connection, no service, no effect.
+ * An MCP tool as the agent sees it: the name the model calls it by (namespaced by server, within the characters and
+ * length providers accept) and the input schema the model reads (without annotations that only cost tokens). What the
+ * model gets back from a call is `McpToolResult`. Everything here is pure: no connection, no service, no effect.
  *
  * @since 0.1.0
  */
@@ -21,7 +21,8 @@ import * as JsonSchemaCleanup from "./internal/schema.js"
 export const maxNameLength: number = Naming.maxNameLength
 
 /**
- * The name the model sees for `tool` of `server` (E1, E2).
+ * The name the model sees for `tool` of `server`: unique across servers and within what providers accept as a
+ * function name.
  *
  * - `namespace: true` gives `<server>__<tool>`, `namespace: false` gives `<tool>`.
  * - A name made only of `[A-Za-z0-9_-]` and at most 64 characters long is returned unchanged.
@@ -30,8 +31,8 @@ export const maxNameLength: number = Naming.maxNameLength
  *   8 hex digits of the SHA-256 of the original (unsanitised, untruncated) name. The result is therefore
  *   the same in every process, and two names that sanitise or truncate alike still differ.
  *
- * Two different remote tools can still meet on one exposed name (`a` + `b__c` and `a__b` + `c`); the
- * registry detects and skips such duplicates (E3).
+ * Two different remote tools can still meet on one exposed name (`a` + `b__c` and `a__b` + `c`); the registry detects
+ * and skips such duplicates, so one tool never shadows another.
  *
  * @example
  * ```ts
@@ -78,7 +79,7 @@ export const sanitizeName = (name: string): string => Naming.sanitize(name)
 export type JsonSchema = { readonly [key: string]: unknown }
 
 /**
- * The input schema as it is sent to the model (E4).
+ * The input schema as it is sent to the model, without what only costs the model tokens.
  *
  * - `title` annotation keys are removed at every depth, and `$schema` below the root (the root's names the
  *   dialect, which the 2026-07-28 revision asks clients to keep), but only where a schema stands:
@@ -111,8 +112,8 @@ export const cleanSchema = (schema: unknown): JsonSchema => JsonSchemaCleanup.cl
 // -----------------------------------------------------------------------------
 
 /**
- * An MCP tool as the agent registers it. Structurally a `@zett/agent` `Tool.Definition` (with
- * `guidelines: false`: MCP tools carry no per-tool guidelines, E5), plus where the tool comes from.
+ * An MCP tool as the agent registers it. Structurally a `@zett/agent` `Tool.Definition` (with `guidelines: false`: MCP
+ * tools carry no per-tool guidelines, their description is all the model gets), plus where the tool comes from.
  *
  * @since 0.1.0
  * @category models

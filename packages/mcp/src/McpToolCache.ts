@@ -1,11 +1,13 @@
 /**
- * Tool lists per server configuration, reused for a time-to-live (D3).
+ * Tool lists per server configuration, reused for a time-to-live, so that a warm request starts no process and
+ * opens no socket; a server whose configuration changes is a new key, listed afresh.
  *
  * The memory cache is a map of entries with a `Deferred` single flight, what `effect/Cache` does inside, rather
  * than `effect/Cache` itself: Effect 3's `Cache` keeps a node in its recency list for every load and drops nodes
  * only past its capacity, which a cache of a few servers never reaches (an unbounded list, about 112 bytes per key
  * and expiry); its lookup is fixed when it is made, while a discovery runs in the context of the request that
- * needs it; and a warm request's 20 lookups measured 39 µs against 20 µs here.
+ * needs it; and its lookups cost a warm request about twice what these do (docs/benchmarks.md, "Measurements
+ * behind choices in the code").
  *
  * @since 0.1.0
  */

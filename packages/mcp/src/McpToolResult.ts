@@ -1,6 +1,7 @@
 /**
- * What a `tools/call` gives the model (E7, D8): the tool's JSON result, or the text of an ordinary tool
- * failure, chosen by an `ErrorTextPolicy`. Everything here is pure: no connection, no service, no effect.
+ * What a `tools/call` gives the model: the tool's JSON result (its structured content when it has some), or the text of
+ * an ordinary tool failure, chosen by an `ErrorTextPolicy`. Everything here is pure: no connection, no service, no
+ * effect.
  *
  * @since 0.1.0
  */
@@ -32,8 +33,8 @@ export type ToolOutcome = Data.TaggedEnum<{
 export const ToolOutcome = Data.taggedEnum<ToolOutcome>()
 
 /**
- * A remote failure whose text may or may not reach the model (D8): a tool result with `isError: true`
- * (`ToolError`), or a `tools/call` that failed at the protocol or transport level (`RequestError`).
+ * A remote failure whose text may or may not reach the model, as the application decides: a tool result with
+ * `isError: true` (`ToolError`), or a `tools/call` that failed at the protocol or transport level (`RequestError`).
  *
  * @since 0.1.0
  * @category models
@@ -52,8 +53,9 @@ export type RemoteFailure = Data.TaggedEnum<{
 export const RemoteFailure = Data.taggedEnum<RemoteFailure>()
 
 /**
- * Chooses the text the model sees for a remote failure (D8). Any function will do; the ready-made ones
- * are in `ErrorTextPolicy.toolText` (the default), `ErrorTextPolicy.generic` and `ErrorTextPolicy.verbose`.
+ * Chooses the text the model sees for a remote failure, since remote text may hold what the model should not read. Any
+ * function will do; the ready-made ones are in `ErrorTextPolicy.toolText` (the default), `ErrorTextPolicy.generic` and
+ * `ErrorTextPolicy.verbose`.
  *
  * @since 0.1.0
  * @category models
@@ -174,7 +176,7 @@ const safeStringify = (value: unknown): string => {
 }
 
 /**
- * Ready-made error text policies (D8).
+ * Ready-made error text policies: how much remote text the model may read.
  *
  * - `toolText` (the default): a tool's own `isError` text content (its text blocks joined by newlines, at
  *   most `maxErrorTextLength` characters); a failed request only as a fixed line such as
@@ -246,7 +248,8 @@ const set = (out: Record<string, unknown>, key: string, value: unknown): void =>
 }
 
 /**
- * Maps a `tools/call` result to what the model sees (E7, D8).
+ * Maps a `tools/call` result to what the model sees: the structured value when there is one, otherwise the
+ * content, and for a failure the text `policy` allows.
  *
  * - `isError: true`: a `Failure` whose message is what `policy` allows.
  * - `structuredContent` present: `Success` with that structured value.

@@ -1,11 +1,11 @@
 /**
- * The schema a `tools/call` result is read with. Without one, the SDK's `request` first parses `undefined` against
- * the era's result schema (to learn whether the method is in the era, building a zod error each time), then parses
- * the result with zod: about 20 µs of CPU per warm call, a sixth of a raw call over stdio. Most results are plain
- * text blocks; those are checked here, key by key, as the SDK's schema checks them, and returned as they came. Any
- * other result goes through the SDK's published `CallToolResult` schema, after the one rule the SDK's 2025-11-25
- * wire adds to it. On the 2026-07-28 revision the SDK has checked the result against that revision's wire schema
- * before a result schema sees it.
+ * The schema a `tools/call` result is read with. Without one, the SDK's `request` first parses `undefined` against the
+ * era's result schema (to learn whether the method is in the era, building a zod error each time), then parses the
+ * result with zod: a sizeable share of a warm raw call over stdio (docs/benchmarks.md, section 13). Most results are
+ * plain text blocks; those are checked here, key by key, as the SDK's schema checks them, and returned as they came.
+ * Any other result goes through the SDK's published `CallToolResult` schema, after the one rule the SDK's 2025-11-25
+ * wire adds to it. On the 2026-07-28 revision the SDK has checked the result against that revision's wire schema before
+ * a result schema sees it.
  *
  * @internal
  */

@@ -1,9 +1,10 @@
 /**
  * The abort signal of one tool call, as the SDK's `Protocol.request` reads it: `aborted`, `reason`,
  * `throwIfAborted` and an `abort` listener, which sends `notifications/cancelled` and rejects the request.
- * Node's `AbortController` is an `EventTarget`: making one and adding the SDK's listener took about 15 µs of
- * CPU per warm call in the profiles of the warm call (`createAbortSignal`, `Listener`, `addEventListener`), a sixth of
- * a raw SDK call over stdio. This is the few members a request reads, nothing more.
+ * Node's `AbortController` is an `EventTarget`: making one and adding the SDK's listener per call showed in the
+ * profiles of the warm call (`createAbortSignal`, `Listener`, `addEventListener`) as a sizeable share of a raw SDK
+ * call over stdio (figures: docs/benchmarks.md, "Measurements behind choices in the code"). This is the few
+ * members a request reads, nothing more.
  *
  * @internal
  */

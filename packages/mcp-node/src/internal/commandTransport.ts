@@ -14,8 +14,8 @@
  * (detached on POSIX, exactly the given environment, the working directory checked first), and its pipes are
  * Node's own streams: a message is one `stdin.write` and one `'data'` event, as in the SDK's transport. Through
  * the executor's `Stream`/`Sink` (a mailbox, a channel executor per chunk) an SDK client's warm call cost about
- * twice the CPU of the same call over the SDK's transport (187 to 267 µs against 86 to 148 µs, interleaved runs)
- * and allocated some 5 KB more; over these streams it costs what the SDK's does (94 to 153 µs). The lifetime is
+ * twice the CPU of the same call over the SDK's transport and allocated more; over these streams it costs what the
+ * SDK's does (figures: docs/benchmarks.md, "Measurements behind choices in the code"). The lifetime is
  * still the connection's `Scope` (`acquireRelease`, and the ladder as its finalizer).
  *
  * @internal

@@ -14,7 +14,7 @@ import * as LocalFailure from "./localFailure.js"
 import { isRefused, issuerMismatch } from "./oauthChecks.js"
 import { isNeedsLogin } from "./oauthProvider.js"
 
-// Some remote text is never kept: an HTTP error body may echo the request's headers (B2).
+// Some remote text is never kept: an HTTP error body may echo the request's headers, which carry secrets.
 const MAX_DESCRIPTION = 300
 
 // a schema's issues are read only from a message of this size or less

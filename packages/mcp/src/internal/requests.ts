@@ -32,8 +32,8 @@ export const sendAs = <A>(
 export const maxPages = 100
 
 /**
- * Every page of a listing request (`resources/list`, `prompts/list` ...). A server that repeats a pagination cursor, or needs more than `maxPages`
- * pages, fails with an `McpRequestError` rather than looping (D9).
+ * Every page of a listing request (`resources/list`, `prompts/list` ...). A server that repeats a pagination cursor, or
+ * needs more than `maxPages` pages, fails with an `McpRequestError` rather than looping.
  */
 export const listAll = <Page extends { readonly nextCursor?: string | undefined }, A>(
   client: McpClient,

@@ -125,13 +125,10 @@ const clean = (node: unknown, depth: number): unknown => {
 }
 
 /**
- * Cost (micro check, not a test): 1,000 realistic tool schemas (12 properties each, nested object and
- * array items, `anyOf`, `$defs`, titles everywhere) clean in 3-5 ms once the code is warm, on the shared
- * 2-core machine of this project (Node 20). The very first fill in a fresh process measured 18-33 ms there,
- * most of it young-generation GC and JIT warm-up of a new process under load, not the walk itself. Reproduce:
- * `JSON.parse` 1,000 such schemas, time `cleanInputSchema` over them a few times in a row. A schema without
- * `title` anywhere nor `$schema` below the root, with `type` and `properties` at the top, is returned as it is (no
- * copy).
+ * Cleaning walks every schema of a tool list, which costs enough on a large list that it is done once per listing:
+ * the tool cache keeps the cleaned tools, so a warm request cleans nothing (the measured cost and how to reproduce
+ * it: docs/benchmarks.md, "Measurements behind choices in the code"). A schema without `title` anywhere nor
+ * `$schema` below the root, with `type` and `properties` at the top, is returned as it is (no copy).
  *
  * @internal
  */
