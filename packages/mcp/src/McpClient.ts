@@ -446,7 +446,7 @@ export const callBudget = (limits: CallLimits, timeout: Duration.Duration, start
         server: limits.server,
         operation: "call",
         timeout: byCap ? Duration.millis(cap) : timeout,
-        ...(!byCap && last > start ? { sinceProgress: true } : {})
+        reason: !byCap && last > start ? "Stalled" : "Elapsed"
       })
     }
   }

@@ -13,6 +13,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { InvalidRoot } from "./McpRoots.js"
 import type { SamplingRefused } from "./McpSampling.js"
+import type { McpToolFailure } from "./McpToolkit.js"
 
 /**
  * @since 0.1.0
@@ -211,6 +212,21 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
 }
 
 /**
+ * Why a timeout ended an operation: its time ran out (`Elapsed`), or a call that reports progress went `timeout`
+ * without reporting any (`Stalled`: each report had started its time afresh).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const TimeoutReason = Schema.Literal("Elapsed", "Stalled")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type TimeoutReason = typeof TimeoutReason.Type
+
+/**
  * A connect, list or call that did not finish within its configured time.
  *
  * @since 0.1.0
@@ -219,9 +235,8 @@ export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/
 export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/mcp/McpTimeoutError")("McpTimeoutError", {
   server: Schema.String,
   operation: Schema.Literal("connect", "call"),
-  timeout: Schema.DurationFromSelf,
-  /** The time ran from the call's last progress report (progress had started it afresh). */
-  sinceProgress: Schema.optional(Schema.Boolean)
+  reason: Schema.optionalWith(TimeoutReason, { default: () => "Elapsed" }),
+  timeout: Schema.DurationFromSelf
 }) {
   /**
    * @since 0.1.0
@@ -232,7 +247,7 @@ export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/
    */
   override get message(): string {
     return `${this.server}: ${this.operation} timed out after ${Duration.format(this.timeout)}${
-      this.sinceProgress === true ? " without progress" : ""
+      this.reason === "Stalled" ? " without progress" : ""
     }`
   }
 }
@@ -364,7 +379,8 @@ export class McpSkillVerificationError extends Schema.TaggedError<McpSkillVerifi
 }
 
 /**
- * Every error of the family: those above, `McpSampling.SamplingRefused` and `McpRoots.InvalidRoot`.
+ * Every error of the family: those above, `McpSampling.SamplingRefused`, `McpRoots.InvalidRoot` and
+ * `McpToolkit.McpToolFailure`.
  *
  * @since 0.1.0
  * @category models
@@ -380,6 +396,7 @@ export type McpError =
   | McpSkillVerificationError
   | SamplingRefused
   | InvalidRoot
+  | McpToolFailure
 
 /**
  * `self` under a time limit: it fails with `McpTimeoutError` when it has not finished after `limit`
@@ -423,7 +440,7 @@ export const within: {
 export const reasonOf = (error: McpConnectError | McpRequestError | McpTimeoutError): string => {
   switch (error._tag) {
     case "McpTimeoutError":
-      return `timed out after ${Duration.format(error.timeout)}${error.sinceProgress === true ? " without progress" : ""}`
+      return `timed out after ${Duration.format(error.timeout)}${error.reason === "Stalled" ? " without progress" : ""}`
     case "McpRequestError":
       return `${error.method} failed: ${error.description}`
     case "McpConnectError":

@@ -33,7 +33,7 @@ import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
-import type { McpConfigError } from "./McpError.js"
+import { type McpConfigError, TypeId } from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServers from "./McpServers.js"
 import type * as McpTool from "./McpTool.js"
@@ -64,7 +64,12 @@ export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mc
     reason: Schema.Literal("Unavailable", "TimeoutError", "RemoteError", "ToolError"),
     message: Schema.String
   }
-) {}
+) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+}
 
 /**
  * An MCP tool as an `@effect/ai` tool: the server's JSON Schema (cleaned as for the agent) as its parameters,

@@ -235,7 +235,7 @@ const failure = (
   error._tag === "McpTimeoutError"
     ? new Tool.ToolError({
       type: "TimeoutError",
-      message: error.sinceProgress === true
+      message: error.reason === "Stalled"
         ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
         : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
     })
