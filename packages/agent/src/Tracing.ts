@@ -23,14 +23,6 @@ export const traced = (name: string | (() => string), options?: () => Tracer.Spa
     tracer === builtinTracer ? self : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
   )
 
-/**
- * Whether a tracer other than Effect's built-in one is installed.
- *
- * @since 0.1.0
- * @category tracing
- */
-export const isTracing: Effect.Effect<boolean> = Effect.map(Effect.tracer, (tracer) => tracer !== builtinTracer)
-
 const hex32 = /^[0-9a-f]{32}$/
 const hex16 = /^[0-9a-f]{16}$/
 
