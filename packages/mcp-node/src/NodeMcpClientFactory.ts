@@ -366,8 +366,6 @@ const stderrNote = (
   return `; stderr: ${lines.join(" | ")}`
 }
 
-const stayInScope = <A, E>(self: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E, Scope.Scope> => self
-
 /** A connection made, and the revision it settled on. */
 interface Connected {
   readonly client: McpClient.McpClient
@@ -485,17 +483,16 @@ const sdkConnect = (
   const withVerdict = <E>(
     server: McpServerConfig.McpServerConfig,
     given: McpClient.Verdict | undefined,
-    connect: (prior: PriorDiscovery | undefined) => Effect.Effect<Connected, E, Scope.Scope>,
-    isolate: (self: Effect.Effect<Connected, E, Scope.Scope>) => Effect.Effect<Connected, E, Scope.Scope>
+    connect: (prior: PriorDiscovery | undefined) => Effect.Effect<Connected, E, Scope.Scope>
   ): Effect.Effect<McpClient.McpClient, E, Scope.Scope> => {
     const key = McpServerConfig.cacheKey(server)
     return Effect.flatMap(recall(key), (recalledVerdict) => {
       // what this factory found out itself is newer than what it is told
       const known = recalledVerdict ?? priorOf(given)
-      const first = isolate(connect(known))
+      const first = connect(known)
       const connected = known === undefined
         ? first
-        : Effect.catchAll(first, () => Effect.zipRight(forget(key), isolate(connect(undefined))))
+        : Effect.catchAll(first, () => Effect.zipRight(forget(key), connect(undefined)))
       return Effect.flatMap(connected, ({ client, verdict }) =>
         verdict === undefined ? Effect.succeed(client) : Effect.as(remember(key, verdict), client))
     })
@@ -508,7 +505,7 @@ const sdkConnect = (
     given: McpClient.Verdict | undefined
   ) =>
     withVerdict(server, given, (prior) =>
-      Effect.catchIf(
+      attempt(Effect.catchIf(
         connectStdioOnce(fresh(), server, scrubber, prior),
         (failure) => failure.exitedOnProbe,
         // Some servers of the 2025 revisions exit on any request before `initialize`: such a one is started
@@ -516,7 +513,7 @@ const sdkConnect = (
         (failure) => Effect.tap(attempt(connectStdioOnce(fresh(), server, scrubber, { kind: "legacy" })), () =>
           Effect.logDebug(`MCP server ${server.name}: it exited when asked server/discover; started again on the 2025 revisions`)
         )
-      ).pipe(Effect.mapError((failure) => failure.error)), attempt)
+      ).pipe(Effect.mapError((failure) => failure.error))))
 
   const connectStdioOnce = Effect.fnUntraced(function*(
     client: Client,
@@ -673,7 +670,7 @@ const sdkConnect = (
         authSettings,
         // an HTTP attempt's sockets stay with the connection: a login that follows a refusal still uses them
         (session) =>
-          withVerdict<McpConnectError>(server, given, (prior) => connectHttp(fresh, server, session, scrubber, prior), stayInScope)
+          withVerdict<McpConnectError>(server, given, (prior) => connectHttp(fresh, server, session, scrubber, prior))
       )
   })
 }
