@@ -51,8 +51,9 @@ const tests = {
     "packages/mcp-config/test/AuthConfig.entries.test.ts",
     "packages/mcp/test/McpToolCache.test.ts",
     "packages/mcp/test/McpToolCache.persisted.test.ts",
-    // entries another writer stored: checked before use (a redis-server of its own, and an in-memory backing)
+    // entries another writer stored: checked before use (an in-memory backing; a redis-server of its own)
     "packages/mcp/test/McpToolCache.stored.test.ts",
+    "packages/mcp-redis/test/RedisToolCache.stored.test.ts",
     // the lock path of the shared cache on a lock of the test's own, on TestClock
     "packages/mcp/test/McpToolCache.lock.test.ts",
     // a redis-server of its own per test (@zett/testing RedisServer): seconds in all
@@ -60,15 +61,19 @@ const tests = {
     "packages/mcp/test/McpConnectionPool.test.ts",
     "packages/mcp/test/McpConnections.test.ts",
     "packages/mcp/test/McpExtension.test.ts",
+    "packages/mcp-config/test/McpExtension.config.test.ts",
     "packages/mcp/test/McpExtension.observed.test.ts",
     "packages/mcp/test/McpExtension.features.test.ts",
+    "packages/mcp-node/test/McpExtension.features.test.ts",
     "packages/mcp/test/McpToolkit.test.ts",
     "packages/mcp/test/McpClient.test.ts",
+    "packages/mcp-node/test/NodeMcpClient.test.ts",
     "packages/mcp/test/McpServerConfig.test.ts",
     // the MCP features (progress, list changes, resources as tools, server requests) through the extension (in-process servers; a few stdio/HTTP tests of seconds each)
     "packages/mcp/test/Progress.test.ts",
-    "packages/mcp/test/ToolListChanged.test.ts",
-    "packages/mcp/test/ResourceTools.test.ts",
+    "packages/mcp-node/test/Progress.test.ts",
+    "packages/mcp-node/test/ToolListChanged.test.ts",
+    "packages/mcp-node/test/ResourceTools.test.ts",
     "packages/mcp-node/test/ServerRequests.test.ts"
   ]
 }

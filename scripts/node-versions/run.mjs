@@ -22,7 +22,7 @@ if (!lines.every((line) => Fs.existsSync(Path.join(bin(line), "node")))) {
   }
 }
 
-const tests = ["packages/cli/test/Consumer.test.ts", "packages/mcp/test/readme.test.ts"]
+const tests = ["packages/cli/test/Consumer.test.ts", "packages/cli/test/readme.test.ts"]
 let failed = false
 for (const line of lines) {
   // the README's install lines of one Effect minor: the workspace's own Node runs both

@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, text, tool, toolMessages } from "./utils/fake.js"
+import { agentWith, fakeFactory, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })

@@ -8,7 +8,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { fakeFactory, tool } from "./utils/fake.js"
+import { fakeFactory, tool } from "@zett/testing/FakeMcp"
 
 const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s" })
 

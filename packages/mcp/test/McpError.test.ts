@@ -1,11 +1,10 @@
 /**
  * The error family: every public error of the MCP packages carries `McpError.TypeId`, says its kind in a literal
- * `reason` and its text in `description`, and words its message from the description.
+ * `reason` and its text in `description`, and words its message from the description. The errors of the drivers'
+ * packages are checked beside them: packages/mcp-config/test/McpError.test.ts, packages/mcp-node/test/McpError.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpRoots, McpSampling } from "@zett/mcp"
-import { McpInputs } from "@zett/mcp-config"
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
 import * as Duration from "effect/Duration"
 
 describe("McpError", () => {
@@ -25,21 +24,6 @@ describe("McpError", () => {
         new McpError.McpRequestError({ server: "s", method: "tools/list", reason: "Remote", description: "no", code: -1 }),
         "Remote",
         "s: tools/list failed: no (code -1)"
-      ],
-      [
-        new McpInputs.InputError({ id: "key", reason: "Cancelled", description: "the prompt was cancelled" }),
-        "Cancelled",
-        "the input \"key\" has no value: the prompt was cancelled"
-      ],
-      [
-        new McpTokenStore.McpTokenStoreError({ key: "k", reason: "Timeout", description: "cannot read in Redis: no answer in time" }),
-        "Timeout",
-        "token store: k: cannot read in Redis: no answer in time"
-      ],
-      [
-        new McpAuthorization.McpAuthorizationError({ server: "s", reason: "Denied", description: "the authorization server answered access_denied" }),
-        "Denied",
-        "s: authorization failed: the authorization server answered access_denied"
       ],
       [
         new McpSampling.SamplingRefused({ server: "s", reason: "Declined", description: "the user declined it" }),

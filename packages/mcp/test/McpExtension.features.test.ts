@@ -1,16 +1,13 @@
 /**
  * What the mutation run of `McpExtension.ts` found untested in the MCP features (progress events,
- * tool list changes, resources as tools, server requests), checked through the agent as the model and the
- * extensions see it.
+ * tool list changes, resources as tools), checked through the agent as the model and the extensions see it, on
+ * fake servers. Server requests (a sampling request from an SDK server over the Node driver):
+ * packages/mcp-node/test/McpExtension.features.test.ts.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import type { Extension, Message } from "@zett/agent"
-import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpSampling, McpServerConfig } from "@zett/mcp"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type { Extension } from "@zett/agent"
+import { Agent } from "@zett/agent"
+import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -20,7 +17,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
+import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -314,42 +311,5 @@ describe("resources as tools", () => {
         "Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with " +
           "<server>__list_resources and read with <server>__read_resource (for up)."
       )
-    }))
-})
-
-describe("server requests", () => {
-  it.live("a sampling request during a call is answered by the agent's model, also when an extension in front answers the agent's own model requests", () =>
-    Effect.gen(function*() {
-      const errors: Array<string> = []
-      const asking = () => {
-        const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
-        server.registerTool("ask", { description: "asks the client's model", inputSchema: {} }, async () => {
-          try {
-            const sampled = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
-            return { content: [{ type: "text", text: `sampled: ${sampled.content.type === "text" ? sampled.content.text : "?"}` }] }
-          } catch (error) {
-            errors.push(String(error))
-            return { content: [{ type: "text", text: "no sample" }], isError: true }
-          }
-        })
-        return server
-      }
-      const mcp = McpLayers.layer({ servers: [http("asking")] }).pipe(
-        Layer.provide(
-          NodeMcpClientFactory.layerInMemory({ asking }).pipe(Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 })))
-        ),
-        Layer.provide(NodeContext.layer)
-      )
-      // in front of the MCP extension, answering every model request itself: the agent's model is never reached
-      const replayed = ScriptedModel.make([
-        { toolCalls: [{ name: "asking__ask" }] },
-        (request) => ({ text: JSON.stringify((request.messages.at(-1) as Message.ToolMessage).content) })
-      ])
-      const replay: Extension.Extension = { name: "replay", onModelRequest: (_context, request) => replayed.stream(request) }
-      const model = ScriptedModel.layer([{ text: "the agent's model" }])
-      const layer = Agent.layer({ extensions: [replay, McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(model))
-      const reply = yield* Agent.run("go").pipe(Effect.provide(layer))
-      assert.deepStrictEqual(errors, [])
-      assert.strictEqual(reply.content, JSON.stringify([{ type: "text", text: "sampled: the agent's model" }]))
     }))
 })

@@ -6,8 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
-import { McpConfiguration } from "@zett/mcp-config"
+import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -15,11 +14,10 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "./utils/fake.js"
+import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -151,7 +149,7 @@ describe("McpExtension, observed", () => {
           const model = ScriptedModel.layer([(request) => (names.push(request.tools.map((t) => t.name)), { text: "ok" })])
           const extension = Layer.effect(McpExtension.McpExtension, McpExtension.make({ namespaceTools })).pipe(
             Layer.provide(Layer.mergeAll(
-              McpConfiguration.layer({ servers: [http("s")] }).pipe(Layer.provide(NodeContext.layer)),
+              McpServers.layer([http("s")]),
               cache,
               Layer.succeed(McpClientFactory.McpClientFactory, factory)
             ))

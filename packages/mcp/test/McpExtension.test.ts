@@ -1,4 +1,3 @@
-import * as McpLayers from "@zett/testing/McpLayers"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
 import { McpClient, McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
@@ -12,8 +11,7 @@ import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "./utils/fake.js"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string, headers?: Record<string, string>) =>
@@ -761,25 +759,6 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(results.map((m) => m.status), ["TOOL_FAILED", "ok"])
       assert.strictEqual(stats.connects.s, 3)
       assert.strictEqual(stats.open(), 0)
-    }))
-
-  it.effect("C8 McpExtension.layer fails with the McpConfigError of a malformed file; nothing is swallowed", () =>
-    Effect.gen(function*() {
-      const { factory } = fakeFactory({})
-      const configPath = Path.join(import.meta.dirname, "..", "..", "mcp-config", "test", "fixtures", "config", "invalid-entries.json")
-      for (const layer of [
-        McpLayers.layerNode({ configPath, clientFactory: factory }),
-        McpLayers.layer({ configPath }).pipe(
-          Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
-          Layer.provide(NodeContext.layer)
-        )
-      ]) {
-        const error = yield* Effect.flip(Layer.build(layer).pipe(Effect.scoped))
-        assert.strictEqual(error._tag, "McpConfigError")
-        assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
-      }
-      // lenient: the same file loads, the invalid entry skipped
-      yield* Layer.build(McpLayers.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
     }))
 
   it.effect("A9 D1 the extension is pending only while a request uses it", () =>

@@ -4,7 +4,6 @@
  * holder does under it (re-reading the store, renewing, storing, releasing), how a waiter polls (backoff,
  * jitter, deadline), and the lines each case logs. packages/mcp-redis/test/RedisToolCache.test.ts runs the same on a real Redis.
  */
-import { RedisToolCache } from "@zett/mcp-redis"
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
@@ -19,7 +18,7 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as TestClock from "effect/TestClock"
 import { key, tools } from "./utils/catalog.js"
-import * as Faults from "./utils/faults.js"
+import * as CapturedLogs from "@zett/testing/CapturedLogs"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>
@@ -106,9 +105,9 @@ const counted = (journal: Journal) => {
   return { stats, discover }
 }
 
-/** Every log line from debug up (utils/faults.ts's capture): level, text and the `mcp.server` annotation. */
+/** Every log line from debug up (@zett/testing/CapturedLogs): level, text and the `mcp.server` annotation. */
 const captureLogs = () => {
-  const logs = Faults.captureLogs(LogLevel.Debug)
+  const logs = CapturedLogs.captureLogs(LogLevel.Debug)
   return {
     layer: logs.layer,
     get lines() {
@@ -125,7 +124,7 @@ const captureLogs = () => {
 const cacheOn = (
   store: ReturnType<typeof fleetStore>,
   lock: ReturnType<typeof fleetLock>,
-  options: Partial<RedisToolCache.Options> = {}
+  options: Partial<Parameters<typeof McpToolCache.makeLocked>[0]> = {}
 ) => Effect.map(Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer), ToolListCache.of)
 
 /** The write and the release run after the lookup returned (forked): let them finish. */

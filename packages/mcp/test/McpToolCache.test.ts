@@ -11,7 +11,7 @@ import * as Equal from "effect/Equal"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, tool } from "./utils/fake.js"
+import { agentWith, fakeFactory, tool } from "@zett/testing/FakeMcp"
 
 const key = new McpToolCache.Key({ server: "s", definition: "s:0123abcd", namespace: true })
 

@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { fakeFactory, type FakeServer, text, tool } from "./utils/fake.js"
+import { fakeFactory, type FakeServer, text, tool } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 

@@ -16,7 +16,7 @@ import * as Crypto from "node:crypto"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { z } from "zod"
-import { systemOf, toolMessages } from "./utils/fake.js"
+import { systemOf, toolMessages } from "@zett/testing/FakeMcp"
 import { withMarker } from "./utils/faults.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 

@@ -1,38 +1,22 @@
 /**
  * The token store. The file layer keeps one 0600 file per server URL (hashed name), writes through a
  * temporary file and a rename, treats a corrupt file as absent with a warning; both layers serialize work per
- * key with `withLock`.
+ * key with `withLock`. The Redis layer's own checks: packages/mcp-redis/test/RedisTokenStore.entries.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
 import { McpTokenStore } from "@zett/mcp-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as RedisServer from "@zett/testing/RedisServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
-import { Redis } from "ioredis"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { captureLogs } from "./utils/faults.js"
-
-const issuer = "http://127.0.0.1:2"
-const credentials: McpTokenStore.Credentials = {
-  tokens: { access_token: "at-1", token_type: "Bearer", refresh_token: "rt-1", expires_at: 1_000 },
-  clientInformation: { client_id: "client-1", redirect_uris: ["http://127.0.0.1:1/callback"] }
-}
-const entry: McpTokenStore.Entry = {
-  issuer,
-  credentials: { [issuer]: credentials },
-  codeVerifier: "verifier",
-  discoveryState: { authorizationServerUrl: `${issuer}/`, authorizationServerMetadata: { issuer } }
-}
-
-const key = McpTokenStore.normalizeKey("http://127.0.0.1:9/mcp/")
+import { captureLogs } from "@zett/testing/CapturedLogs"
+import { entry, garbage, issuer, key } from "@zett/testing/TokenEntries"
 
 describe("McpTokenStore", () => {
   it("keys are the URL without query, fragment, user info or trailing slash", () => {
@@ -187,18 +171,6 @@ describe("McpTokenStore", () => {
       assert.deepStrictEqual(Fs.readdirSync(directory), [])
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
-  /** Entries a store may find that the SDK must not get: wrong types where it reads, and an unknown field 10,000 levels deep. */
-  const garbage = [
-    `{"tokens":{"access_token":"at-1","token_type":"Bearer","refresh_token":42}}`,
-    `{"tokens":{"access_token":"at-1","token_type":"Bearer","scope":{"a":1}}}`,
-    `{"tokens":{"access_token":"at-1","token_type":"Bearer","expires_at":"soon"}}`,
-    `{"clientInformation":{"client_id":"c","redirect_uris":"http://127.0.0.1/callback"}}`,
-    `{"clientInformation":{"client_id":"c","client_secret":["s"]}}`,
-    `{"discoveryState":"http://127.0.0.1/"}`,
-    `{"codeVerifier":"v","x_nested":${deep}}`
-  ]
-
   it.scoped("a token file whose entry has wrong types where the SDK reads, or nests 10,000 levels deep, is absent with a warning", () =>
     Effect.gen(function*() {
       const directory = yield* TempDir.make()
@@ -215,22 +187,6 @@ describe("McpTokenStore", () => {
       yield* store.set(key, entry)
       assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
     }).pipe(Effect.provide(NodeContext.layer)))
-
-  it.scopedLive("a Redis entry another writer left with wrong types where the SDK reads, or nested 10,000 levels deep, is absent with a warning", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const context = yield* Layer.build(McpRedis.layer({ url: redis.url }))
-      const store = yield* Effect.provide(RedisTokenStore.make(), context)
-      const raw = yield* Effect.acquireRelease(Effect.sync(() => new Redis(redis.url)), (client) => Effect.sync(() => client.disconnect()))
-      for (const text of garbage) {
-        yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${key}`, text))
-        const logs = captureLogs()
-        assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))), text.slice(0, 80))
-        assert.deepStrictEqual(logs.lines.map((line) => line.message), [`token store: ignoring ${key} in Redis: not a valid entry`])
-      }
-      yield* store.set(key, entry)
-      assert.deepStrictEqual(yield* store.get(key), Option.some(entry))
-    }))
 })
 
 describe("token files of Zett 0.1 (one set of credentials per server)", () => {

@@ -1,4 +1,9 @@
-import * as McpLayers from "@zett/testing/McpLayers"
+/**
+ * Fake MCP servers for the core's tests: a client factory over `McpClient.make` drivers (every delay an Effect
+ * sleep, so `TestClock` drives it) that counts connects, closes and calls, an agent with the MCP extension and a
+ * scripted model that records every model request, and readers of a recorded request's system and tool messages.
+ */
+import * as McpLayers from "./McpLayers.js"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"

@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { toolMessages } from "./utils/fake.js"
+import { toolMessages } from "@zett/testing/FakeMcp"
 import { withMarker } from "./utils/faults.js"
 import * as Processes from "@zett/testing/Processes"
 

@@ -18,7 +18,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { systemOf, toolMessages } from "./utils/fake.js"
+import { systemOf, toolMessages } from "@zett/testing/FakeMcp"
 import { withMarker } from "./utils/faults.js"
 
 const require = createRequire(import.meta.url)

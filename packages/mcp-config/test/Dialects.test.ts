@@ -23,7 +23,7 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { systemOf, toolMessages } from "./utils/fake.js"
+import { systemOf, toolMessages } from "@zett/testing/FakeMcp"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")

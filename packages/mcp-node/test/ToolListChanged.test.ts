@@ -22,7 +22,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { toolMessages } from "./utils/fake.js"
+import { toolMessages } from "@zett/testing/FakeMcp"
 import { withMarker } from "./utils/faults.js"
 
 type Request = Parameters<Extract<ScriptedModel.Step, Function>>[0]
