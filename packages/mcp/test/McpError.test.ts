@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpRoots, McpSampling } from "@zett/mcp"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Duration from "effect/Duration"
 
 describe("McpError", () => {
@@ -34,6 +35,21 @@ describe("McpError", () => {
         new McpRoots.InvalidRoot({ root: "", reason: "Empty", description: "an empty path" }),
         "Empty",
         "roots: \"\": an empty path"
+      ],
+      [
+        new McpError.McpTimeoutError({ server: "s", operation: "call", timeout: Duration.seconds(2) }),
+        "Elapsed",
+        "s: call timed out after 2s"
+      ],
+      [
+        new McpError.McpTimeoutError({ server: "s", operation: "call", reason: "Stalled", timeout: Duration.seconds(2) }),
+        "Stalled",
+        "s: call timed out after 2s without progress"
+      ],
+      [
+        new McpToolkit.McpToolFailure({ reason: "RemoteError", message: "s__t: the server failed the call" }),
+        "RemoteError",
+        "s__t: the server failed the call"
       ]
     ]
     for (const [error, reason, message] of errors) {
@@ -42,8 +58,6 @@ describe("McpError", () => {
       assert.strictEqual("reason" in error ? error.reason : undefined, reason, error._tag)
       assert.strictEqual(error.message, message, error._tag)
     }
-    const timeout = new McpError.McpTimeoutError({ server: "s", operation: "call", timeout: Duration.seconds(2) })
-    assert.isTrue(McpError.isMcpError(timeout))
     assert.isFalse(McpError.isMcpError(new Error("s: bad")))
   })
 
@@ -59,6 +73,10 @@ describe("McpError", () => {
     assert.strictEqual(
       McpError.reasonOf(new McpError.McpTimeoutError({ server: "s", operation: "connect", timeout: Duration.seconds(30) })),
       "timed out after 30s"
+    )
+    assert.strictEqual(
+      McpError.reasonOf(new McpError.McpTimeoutError({ server: "s", operation: "call", reason: "Stalled", timeout: Duration.seconds(30) })),
+      "timed out after 30s without progress"
     )
   })
 })
