@@ -66,7 +66,7 @@ export const unavailable: Service = {
  * @since 0.1.0
  * @category tags
  */
-export class McpInputs extends Context.Reference<McpInputs>()("@zett/mcp/McpInputs", {
+export class McpInputs extends Context.Reference<McpInputs>()("@zett/mcp-config/McpInputs", {
   defaultValue: (): Service => unavailable
 }) {}
 

@@ -30,7 +30,7 @@ import * as RedisLock from "./internal/redisLock.js"
  * @since 0.1.0
  * @category tags
  */
-export class McpRedis extends Context.Tag("@zett/mcp/McpRedis")<McpRedis, {
+export class McpRedis extends Context.Tag("@zett/mcp-redis/McpRedis")<McpRedis, {
   /** The ioredis client; commands fail at once while it is not connected. */
   readonly client: Redis
   /** Prepended to every key (default `"zett:"`), so that one Redis can serve several fleets. */

@@ -99,7 +99,7 @@ export interface Service {
  * @since 0.1.0
  * @category tags
  */
-export class McpAuthorization extends Context.Reference<McpAuthorization>()("@zett/mcp/McpAuthorization", {
+export class McpAuthorization extends Context.Reference<McpAuthorization>()("@zett/mcp-node/McpAuthorization", {
   defaultValue: (): Service => none
 }) {}
 
