@@ -5,7 +5,7 @@ import shared from "./vitest.shared.js"
 
 export default mergeConfig(shared, {
   test: {
-    // this one project, not the workspace file's
+    // this one project, not the root vitest.config.ts's projects
     projects: [{ extends: true, test: { name: "mutate" } }],
     include: (process.env.ZETT_MUTATE_TESTS ?? "packages/*/test/*.test.ts").split(","),
     sequence: { concurrent: false },
