@@ -22,7 +22,7 @@ class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string
 class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
 
 describe("Agent", () => {
-  it.effect("A1 run loops model -> tools -> model and returns the final assistant message", () =>
+  it.effect("run loops model -> tools -> model and returns the final assistant message (A1)", () =>
     Effect.gen(function*() {
       const seen: Array<ReadonlyArray<Message.Message>> = []
       const agent = yield* agentWith([
@@ -38,7 +38,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(toolMessage.content, { sum: 42 })
     }))
 
-  it.effect("A4 extensions need unique names; two instances of one kind may register under different names", () =>
+  it.effect("extensions need unique names; two instances of one kind may register under different names (A4)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const error = yield* Effect.flip(agentWith([], { extensions: [recorder("same", log), recorder("same", log)] }))
@@ -48,7 +48,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(agent.extensions.map((e) => e.name), ["first", "second"])
     }))
 
-  it.effect("A5 hooks run in the documented order for a two-turn run with two tool calls", () =>
+  it.effect("hooks run in the documented order for a two-turn run with two tool calls (A5)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const agent = yield* agentWith([
@@ -92,7 +92,7 @@ describe("Agent", () => {
       ])
     }))
 
-  it.effect("A5 onMessage replaces the pending user message before it is appended", () =>
+  it.effect("onMessage replaces the pending user message before it is appended (A5)", () =>
     Effect.gen(function*() {
       let seen: ReadonlyArray<Message.Message> = []
       const agent = yield* agentWith([(request) => (seen = request.messages, { text: "ok" })], {
@@ -106,7 +106,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(seen, [Message.user("[plan] hello")])
     }))
 
-  it.effect("A5 beforeModel edits go through the context; onModelRequest wraps the provider stream", () =>
+  it.effect("beforeModel edits go through the context; onModelRequest wraps the provider stream (A5)", () =>
     Effect.gen(function*() {
       let seen: ReadonlyArray<Message.Message> = []
       const agent = yield* agentWith([(request) => (seen = request.messages, { text: "raw" })], {
@@ -130,7 +130,7 @@ describe("Agent", () => {
       ])
     }))
 
-  it.effect("A5 onToolCall may change arguments, short-circuit, or fail into tool-failure handling; afterTool may replace the result", () =>
+  it.effect("onToolCall may change arguments, short-circuit, or fail into tool-failure handling; afterTool may replace the result (A5)", () =>
     Effect.gen(function*() {
       let last: ReadonlyArray<Message.Message> = []
       const agent = yield* agentWith([
@@ -176,7 +176,7 @@ describe("Agent", () => {
       ])
     }))
 
-  it.effect("A5 a failing afterTool prevents the append and fails the run", () =>
+  it.effect("a failing afterTool prevents the append and fails the run (A5)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const agent = yield* agentWith([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] }, { text: "never" }], {
@@ -190,7 +190,7 @@ describe("Agent", () => {
       assert.strictEqual(log.at(-1), "onError")
     }))
 
-  it.effect("A6 afterTurn runs once per completed turn after every call settled, failed ones included", () =>
+  it.effect("afterTurn runs once per completed turn after every call settled, failed ones included (A6)", () =>
     Effect.gen(function*() {
       const turns: Array<ReadonlyArray<string>> = []
       const agent = yield* agentWith([
@@ -211,7 +211,7 @@ describe("Agent", () => {
       ])
     }))
 
-  it.effect("A6 a turn that never completed has no afterTurn", () =>
+  it.effect("a turn that never completed has no afterTurn (A6)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const agent = yield* agentWith([], { extensions: [recorder("rec", log)] })
@@ -221,7 +221,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(log.slice(-2), ["onModelRequest", "onError"])
     }))
 
-  it.effect("A8 accept broadcasts to every extension and lists those that took the event", () =>
+  it.effect("accept broadcasts to every extension and lists those that took the event (A8)", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const agent = yield* agentWith([], {
@@ -238,7 +238,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(seen, ["a", "b", "c", "a", "b", "c", "a", "b", "c"])
     }))
 
-  it.effect("A9 pending is true while any run (of any agent) uses the extension instance", () =>
+  it.effect("pending is true while any run (of any agent) uses the extension instance (A9)", () =>
     Effect.gen(function*() {
       const shared = { name: "shared" }
       const gates = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
@@ -267,7 +267,7 @@ describe("Agent", () => {
       assert.isFalse(yield* second.pending(shared))
     }))
 
-  it.effect("A9 pending is false again after a run that fails, and after one that is interrupted", () =>
+  it.effect("pending is false again after a run that fails, and after one that is interrupted (A9)", () =>
     Effect.gen(function*() {
       const shared = { name: "shared" }
       const started = yield* Deferred.make<void>()
@@ -292,7 +292,7 @@ describe("Agent", () => {
       assert.isFalse(yield* blocking.pending(shared))
     }))
 
-  it.effect("A10 a failing handler, a defect and a timeout each become TOOL_FAILED and the run continues", () =>
+  it.effect("a failing handler, a defect and a timeout each become TOOL_FAILED and the run continues (A10)", () =>
     Effect.gen(function*() {
       let next: ReadonlyArray<Message.Message> = []
       const fails = Tool.dynamic("fails", {
@@ -335,7 +335,7 @@ describe("Agent", () => {
       })
     }))
 
-  it.effect("A10 an agent-wide toolTimeout applies to tools that set none", () =>
+  it.effect("an agent-wide toolTimeout applies to tools that set none (A10)", () =>
     Effect.gen(function*() {
       let next: ReadonlyArray<Message.Message> = []
       const slow = Tool.dynamic("slow", {
@@ -355,7 +355,7 @@ describe("Agent", () => {
       assert.deepStrictEqual((result.content as any).error.type, "TimeoutError")
     }))
 
-  it.effect("A11 Schema-declared parameters are validated before the handler; invalid arguments are readable TOOL_FAILED", () =>
+  it.effect("Schema-declared parameters are validated before the handler; invalid arguments are readable TOOL_FAILED (A11)", () =>
     Effect.gen(function*() {
       let calls = 0
       let next: ReadonlyArray<Message.Message> = []
@@ -387,7 +387,7 @@ describe("Agent", () => {
       assert.deepStrictEqual([good!.status, good!.content], ["ok", 3])
     }))
 
-  it.effect("A5 a tool whose name is already registered is skipped with a warning log", () =>
+  it.effect("a tool whose name is already registered is skipped with a warning log (A5)", () =>
     Effect.gen(function*() {
       const logs: Array<string> = []
       let offered: ReadonlyArray<string> = []
@@ -404,7 +404,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(logs, ["tool lookup is already registered; the later one is skipped"])
     }))
 
-  it.effect("A13 the scripted model answers step by step and fails past its last step", () =>
+  it.effect("the scripted model answers step by step and fails past its last step (A13)", () =>
     Effect.gen(function*() {
       const agent = yield* agentWith([{ text: "one" }, (request) => ({ text: `saw ${request.messages.length}` })])
       assert.strictEqual((yield* agent.run("a")).content, "one")
@@ -417,13 +417,13 @@ describe("Agent", () => {
       assert.strictEqual((yield* looping.run("x")).content, "again")
     }))
 
-  it.effect("A13 Model is a service: Agent.layer composes with any Model layer", () =>
+  it.effect("Model is a service: Agent.layer composes with any Model layer (A13)", () =>
     Effect.gen(function*() {
       const reply = yield* Agent.run("hi")
       assert.strictEqual(reply.content, "layered")
     }).pipe(Effect.provide(Agent.layer({}).pipe(Layer.provide(ScriptedModel.layer([{ text: "layered" }]))))))
 
-  it.effect("A1 maxTurns fails the run with a typed error", () =>
+  it.effect("maxTurns fails the run with a typed error (A1)", () =>
     Effect.gen(function*() {
       const agent = yield* Agent.make({ tools: [add], maxTurns: 3 }).pipe(Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] }], { loop: true })))
       const error = yield* Effect.flip(agent.run("loop forever"))

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 
 describe("ready-made extensions", () => {
-  it.effect("A12 the message accumulator keeps the conversation across runs of one agent", () =>
+  it.effect("the message accumulator keeps the conversation across runs of one agent (A12)", () =>
     Effect.gen(function*() {
       const seen: Array<ReadonlyArray<Message.Message>> = []
       const memory = MessageAccumulator.make()
@@ -22,7 +22,7 @@ describe("ready-made extensions", () => {
       assert.strictEqual((yield* memory.messages).length, 4)
     }))
 
-  it.effect("A12 a failed run leaves the memory as it was", () =>
+  it.effect("a failed run leaves the memory as it was (A12)", () =>
     Effect.gen(function*() {
       const memory = MessageAccumulator.make()
       const agent = yield* Agent.make({ extensions: [memory] }).pipe(Effect.provide(ScriptedModel.layer([{ text: "one" }])))
@@ -31,7 +31,7 @@ describe("ready-made extensions", () => {
       assert.deepStrictEqual((yield* memory.messages).map((m) => m.content), ["first", "one"])
     }))
 
-  it.effect("A12 tool guidelines are added to the system message, except for tools that opt out", () =>
+  it.effect("tool guidelines are added to the system message, except for tools that opt out (A12)", () =>
     Effect.gen(function*() {
       let system: Message.Message | undefined
       const local = Tool.make("lookup", {

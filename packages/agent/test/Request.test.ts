@@ -89,7 +89,7 @@ describe("Extension.request: request state lives in the request", () => {
       ])
     }))
 
-  it.effect("A5 request builds hooks per request, their state is the request's own, and the request scope releases what it acquired", () =>
+  it.effect("request builds hooks per request, their state is the request's own, and the request scope releases what it acquired (A5)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const call = { toolCalls: [{ name: "count", arguments: {} }] }
@@ -109,7 +109,7 @@ describe("Extension.request: request state lives in the request", () => {
       ])
     }))
 
-  it.effect("A2 what request acquired is released when the run fails or is interrupted", () =>
+  it.effect("what request acquired is released when the run fails or is interrupted (A2)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const failing = yield* Agent.make({ extensions: [counting(log)], maxTurns: 1 }).pipe(
@@ -129,7 +129,7 @@ describe("Extension.request: request state lives in the request", () => {
       assert.deepStrictEqual(log.slice(2), ["acquire 1 (run)", "release 1 failure"])
     }))
 
-  it.effect("A5 a failing request fails the run with an ExtensionError naming request, carrying the typed cause", () =>
+  it.effect("a failing request fails the run with an ExtensionError naming request, carrying the typed cause (A5)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const refusing: Extension.Extension<Refused> = {
@@ -147,7 +147,7 @@ describe("Extension.request: request state lives in the request", () => {
       assert.deepStrictEqual(log, ["onError request"])
     }))
 
-  it.effect("A3 a compaction pass builds its own request hooks (kind compact)", () =>
+  it.effect("a compaction pass builds its own request hooks (kind compact) (A3)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const agent = yield* Agent.make({ extensions: [counting(log)] }).pipe(Effect.provide(ScriptedModel.layer([])))
@@ -155,7 +155,7 @@ describe("Extension.request: request state lives in the request", () => {
       assert.deepStrictEqual(log, ["acquire 1 (compact)", "release 1 success"])
     }))
 
-  it.effect("A12 the message accumulator restores the conversation its request started from", () =>
+  it.effect("the message accumulator restores the conversation its request started from (A12)", () =>
     Effect.gen(function*() {
       const memory = MessageAccumulator.make()
       const agent = yield* Agent.make({ extensions: [memory] }).pipe(

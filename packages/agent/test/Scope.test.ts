@@ -31,7 +31,7 @@ const gate = Effect.gen(function*() {
 })
 
 describe("request scope", () => {
-  it.effect("A2 a resource acquired in onTool is released after success, after onSuccess", () =>
+  it.effect("a resource acquired in onTool is released after success, after onSuccess (A2)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -41,7 +41,7 @@ describe("request scope", () => {
       assert.deepStrictEqual(log.slice(-3), ["afterRun", "onSuccess", "released"])
     }).pipe(Effect.provide(ScriptedModel.layer([{ text: "hello" }]))))
 
-  it.effect("A2 a resource acquired in onTool is released after failure; onError fires, onSuccess does not", () =>
+  it.effect("a resource acquired in onTool is released after failure; onError fires, onSuccess does not (A2)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -52,7 +52,7 @@ describe("request scope", () => {
       assert.notInclude(log, "onSuccess")
     }).pipe(Effect.provide(ScriptedModel.layer([]))))
 
-  it.effect("A2 interruption during the model stream releases the resource and fires onEvent(RunCancelled) only", () =>
+  it.effect("interruption during the model stream releases the resource and fires onEvent(RunCancelled) only (A2)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -70,7 +70,7 @@ describe("request scope", () => {
       assert.isFalse(yield* agent.pending(extension))
     }))
 
-  it.effect("A2 interruption during a tool call releases the resource and fires onEvent(RunCancelled)", () =>
+  it.effect("interruption during a tool call releases the resource and fires onEvent(RunCancelled) (A2)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -86,7 +86,7 @@ describe("request scope", () => {
       assert.deepStrictEqual(log.slice(-3), ["onToolCall:stuck", "onEvent:RunCancelled", "released"])
     }))
 
-  it.effect("A3 compact() is a maintenance pass with its own scope; it never reaches the success hooks", () =>
+  it.effect("compact() is a maintenance pass with its own scope; it never reaches the success hooks (A3)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -104,7 +104,7 @@ describe("request scope", () => {
       assert.strictEqual(compactedFrom, 0)
     }).pipe(Effect.provide(ScriptedModel.layer([]))))
 
-  it.effect("A3 a compaction pass that fails still closes its scope", () =>
+  it.effect("a compaction pass that fails still closes its scope (A3)", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
       const { counts, extension } = resourceful(log)
@@ -117,7 +117,7 @@ describe("request scope", () => {
       assert.deepStrictEqual(counts, { acquired: 1, released: 1 })
     }).pipe(Effect.provide(ScriptedModel.layer([]))))
 
-  it.effect("A3 in-run compaction replaces the conversation at the start of a turn", () =>
+  it.effect("in-run compaction replaces the conversation at the start of a turn (A3)", () =>
     Effect.gen(function*() {
       let seen = 0
       const agent = yield* Agent.make({

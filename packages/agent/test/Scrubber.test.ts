@@ -24,7 +24,7 @@ describe("Scrubber", () => {
     assert.notInclude(scrubber.scrub(`https://x.example/?k=${encodeURIComponent(secret.toWellFormed())}`), "of-the-fleet")
   })
 
-  it("B2 removes the whole value, the token after a scheme, user:pass halves, and their encoded forms", () => {
+  it("removes the whole value, the token after a scheme, user:pass halves, and their encoded forms (B2)", () => {
     const token = "tok-ABCDEFGH12/+="
     const user = "alice-admin"
     const pass = "pa$$ word:99"
@@ -60,7 +60,7 @@ describe("Scrubber", () => {
     assert.strictEqual(scrubber.scrub(`token ${token} is revoked`), "token <redacted> is revoked")
   })
 
-  it("B2 leaves text without secrets, and values under four characters, alone", () => {
+  it("leaves text without secrets, and values under four characters, alone (B2)", () => {
     const scrubber = Scrubber.make(["abc", ""])
     assert.isTrue(scrubber.isEmpty)
     assert.strictEqual(scrubber.scrub("abc abc"), "abc abc")
@@ -70,7 +70,7 @@ describe("Scrubber", () => {
     assert.strictEqual(real.scrub("nothing here"), "nothing here")
   })
 
-  it("B2 scrubDeep replaces secrets in strings and keys at any depth, and copies only what changed", () => {
+  it("scrubDeep replaces secrets in strings and keys at any depth, and copies only what changed (B2)", () => {
     const scrubber = Scrubber.make(["sk-deep-secret-1"])
     const untouched = { keep: ["plain"] }
     const value = { untouched, list: ["a", { ["key sk-deep-secret-1"]: "v sk-deep-secret-1" }], n: 3 }
@@ -84,14 +84,14 @@ describe("Scrubber", () => {
     assert.notInclude(JSON.stringify(scrubber.scrubDeep({ nested }).nested, null, 0).slice(-200), "sk-deep-secret-1")
   })
 
-  it("B2 scrubTruncated removes a secret that a cut left half-written at the end", () => {
+  it("scrubTruncated removes a secret that a cut left half-written at the end (B2)", () => {
     const scrubber = Scrubber.make(["env-secret-0123456789abcdef0123456789"])
     const cut = `log line ... env-secret-0123456789abcdef`
     assert.strictEqual(scrubber.scrubTruncated(cut), "log line ... <redacted>")
     assert.strictEqual(scrubber.scrubTruncated("no secret at the end"), "no secret at the end")
   })
 
-  it("B2 the edges: four characters are a secret, three are not; the longest form wins; forms are exact", () => {
+  it("the edges: four characters are a secret, three are not; the longest form wins; forms are exact (B2)", () => {
     assert.strictEqual(Scrubber.make(["abcd"]).scrub("x abcd y"), "x <redacted> y")
     assert.isTrue(Scrubber.make(["abc"]).isEmpty)
     assert.isFalse(Scrubber.make(["abcd"]).isEmpty)
@@ -119,14 +119,14 @@ describe("Scrubber", () => {
     }
   })
 
-  it("B2 scrubTruncated removes a tail of three characters or more that begins a secret, and keeps shorter ones", () => {
+  it("scrubTruncated removes a tail of three characters or more that begins a secret, and keeps shorter ones (B2)", () => {
     const scrubber = Scrubber.make(["xyzsecret1"])
     assert.strictEqual(scrubber.scrubTruncated("line xyz"), "line <redacted>")
     assert.strictEqual(scrubber.scrubTruncated("line xy"), "line xy")
     assert.strictEqual(scrubber.scrubTruncated("line xyzsecre"), "line <redacted>")
   })
 
-  it("B2 scrubDeep keeps key order, writable properties, objects without a prototype, nulls, and cuts deep objects", () => {
+  it("scrubDeep keeps key order, writable properties, objects without a prototype, nulls, and cuts deep objects (B2)", () => {
     const scrubber = Scrubber.make(["sk-deep-secret-1"])
     const out = scrubber.scrubDeep({ a: 1, b: "sk-deep-secret-1", c: null, d: [null, "sk-deep-secret-1"] }) as Record<string, unknown>
     assert.deepStrictEqual(Object.keys(out), ["a", "b", "c", "d"])
@@ -147,7 +147,7 @@ describe("Scrubber", () => {
     assert.strictEqual(walked as unknown, "[nested too deeply]")
   })
 
-  it("B2 a Basic credential is split only when it decodes to text; other schemes, URLs and bare values", () => {
+  it("a Basic credential is split only when it decodes to text; other schemes, URLs and bare values (B2)", () => {
     // standard base64 with "+" and "/" decodes too (the url-safe alphabet is for "-" and "_")
     const pair = Buffer.from("someuser:pass>>>word??").toString("base64")
     assert.match(pair, /[+/]/)
@@ -176,7 +176,7 @@ describe("Scrubber", () => {
     assert.strictEqual(Scrubber.make(["abc:defghij"]).scrub(`abc ${base64("abc")}`), `abc ${base64("abc")}`)
   })
 
-  it("B2 each form replaces exactly what it covers: the raw value, the padded base64, only the secret's own bits", () => {
+  it("each form replaces exactly what it covers: the raw value, the padded base64, only the secret's own bits (B2)", () => {
     // the raw value, when its URI and JSON forms both differ from it
     assert.strictEqual(Scrubber.make(["pa\"ss\\word"]).scrub("pw pa\"ss\\word"), "pw <redacted>")
     // the whole value's base64, padding and the last partial character included
@@ -194,7 +194,7 @@ describe("Scrubber", () => {
     assert.strictEqual(Scrubber.make(["tok-123456789", "tok-123456"]).scrub("a tok-123456789 b"), "a <redacted> b")
   })
 
-  it("B2 scrubTruncated cuts the longest tail that begins a form, and leaves what the replacement spells", () => {
+  it("scrubTruncated cuts the longest tail that begins a form, and leaves what the replacement spells (B2)", () => {
     const scrubber = Scrubber.make(["qrstuvwxyz0123456789", "xyzabc1"])
     // "qrstuvwxyz" begins the first secret, "xyz" the second: the longer tail is cut
     assert.strictEqual(scrubber.scrubTruncated("line qrstuvwxyz"), "line <redacted>")
@@ -203,7 +203,7 @@ describe("Scrubber", () => {
     assert.strictEqual(Scrubber.make(["abcd", "d>>xyz"]).scrubTruncated("abcd>xyz"), "<redacted>>xyz")
   })
 
-  it("B2 scrubDeep copies a record whose key alone changed, and keeps class instances, undefined and functions", () => {
+  it("scrubDeep copies a record whose key alone changed, and keeps class instances, undefined and functions (B2)", () => {
     const scrubber = Scrubber.make(["sk-deep-secret-1"])
     assert.deepStrictEqual(scrubber.scrubDeep<unknown>({ "k sk-deep-secret-1": 1 }), { "k <redacted>": 1 })
     class Box {
@@ -224,7 +224,7 @@ describe("Scrubber", () => {
     assert.strictEqual(walked, 7)
   })
 
-  it("B2 property: a secret embedded anywhere, bare or in its forms, leaves no 8-character slice behind", () => {
+  it("property: a secret embedded anywhere, bare or in its forms, leaves no 8-character slice behind (B2)", () => {
     const secretChar = fc.constantFrom(
       ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$%&*# é€"
     )

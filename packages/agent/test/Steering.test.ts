@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 
 describe("steering", () => {
-  it.effect("A7 a message steered during a tool batch skips the calls not yet started and opens the next turn", () =>
+  it.effect("a message steered during a tool batch skips the calls not yet started and opens the next turn (A7)", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const proceed = yield* Deferred.make<void>()

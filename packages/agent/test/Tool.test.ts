@@ -16,7 +16,7 @@ const call = { id: "c1", name: "add", arguments: {} } as unknown as Parameters<T
 const context = {} as Parameters<Tool.Tool["handle"]>[2]
 
 describe("Tool.make", () => {
-  it.effect("A11 every invalid argument is reported, and an unknown one is invalid too", () =>
+  it.effect("every invalid argument is reported, and an unknown one is invalid too (A11)", () =>
     Effect.gen(function*() {
       const add = makeAdd()
       assert.strictEqual(yield* add.handle({ a: 40, b: 2 }, call, context), 42)

@@ -483,7 +483,7 @@ describe("zett --log-level", () => {
 })
 
 describe("zett: bad usage and bad configuration exit 2 with one line", () => {
-  it.scoped("C5 an invalid entry: the line names the file, the entry and the reason", () =>
+  it.scoped("an invalid entry: the line names the file, the entry and the reason (C5)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = writeFile(dir, "mcp.json", {
@@ -699,7 +699,7 @@ describe("zett call", () => {
       assert.strictEqual(stats.closed, stats.opened)
     }))
 
-  it.scoped("A10 a tool that fails (isError): exit 1 with the tool's text", () =>
+  it.scoped("a tool that fails (isError): exit 1 with the tool's text (A10)", () =>
     Effect.gen(function*() {
       const { config, factory } = yield* setup
       const result = yield* zett(["call", "demo__fail", "--config", config], { clientFactory: factory })
@@ -809,7 +809,7 @@ describe("zett run", () => {
       assert.include(result.stderr, "the script has no step for request 1")
     }))
 
-  it.scoped("D5 an unavailable server is logged on stderr and the run goes on without it", () =>
+  it.scoped("an unavailable server is logged on stderr and the run goes on without it (D5)", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["down"])

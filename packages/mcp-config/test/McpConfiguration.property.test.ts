@@ -159,7 +159,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 )
 
 describe("McpConfiguration (property)", () => {
-  it("C5 C8 B2 any mutated file either loads or fails with McpConfigError, never a defect, never a secret", () => {
+  it("any mutated file either loads or fails with McpConfigError, never a defect, never a secret (C5) (C8, B2)", () => {
     let loaded = 0
     let failed = 0
     fc.assert(
@@ -191,7 +191,7 @@ describe("McpConfiguration (property)", () => {
     assert.isAbove(failed, 20)
   })
 
-  it("C4 C5 unmutated generated files always load, in both modes, with every server", () => {
+  it("unmutated generated files always load, in both modes, with every server (C4) (C5)", () => {
     fc.assert(
       fc.property(validFile, fc.boolean(), ({ entries, rootKey }, strict) => {
         const { exit } = load(serialize(rootKey, entries), strict)

@@ -84,7 +84,7 @@ const withHome = (home: string) => Effect.withConfigProvider(ConfigProvider.from
 
 describe("McpConfiguration", () => {
   describe("files the ecosystem writes", () => {
-    it.effect("C4 Claude Desktop: mcpServers, stdio entries without type, other root keys ignored", () =>
+    it.effect("Claude Desktop: mcpServers, stdio entries without type, other root keys ignored (C4)", () =>
       Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("claude-desktop.json"))
         // "old-notes" has "disabled": true and is left out on purpose.
@@ -103,7 +103,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(snapshot.path, fixture("claude-desktop.json"))
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C4 Cursor: a remote entry with only a url (and headers) is HTTP", () =>
+    it.effect("Cursor: a remote entry with only a url (and headers) is HTTP (C4)", () =>
       Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("cursor.json"))
         assert.deepStrictEqual(names(snapshot.servers), ["remote-docs", "local-db"])
@@ -114,14 +114,14 @@ describe("McpConfiguration", () => {
         assert.strictEqual(snapshot.servers[1]?._tag, "McpStdioServer")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C4 VS Code: servers root key, type stdio and http, inputs and dev settings ignored", () =>
+    it.effect("VS Code: servers root key, type stdio and http, inputs and dev settings ignored (C4)", () =>
       Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("vscode.json"))
         assert.deepStrictEqual(names(snapshot.servers), ["memory", "github"])
         assert.deepStrictEqual(snapshot.servers.map((server) => server._tag), ["McpStdioServer", "McpHttpServer"])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(McpInputs.layerValues({ "api-key": "k" }))))
 
-    it.effect("C4 Claude Code and the spec's streamable-http form", () =>
+    it.effect("Claude Code and the spec's streamable-http form (C4)", () =>
       Effect.gen(function*() {
         const claude = yield* McpConfiguration.fromFile(fixture("claude-code.json"))
         assert.deepStrictEqual(claude.servers.map(McpServerConfig.describe), [
@@ -138,7 +138,7 @@ describe("McpConfiguration", () => {
         Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]])))
       ))
 
-    it.effect("C9 variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs", () =>
+    it.effect("variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs (C9)", () =>
       Effect.gen(function*() {
         const claude = yield* McpConfiguration.fromFile(fixture("claude-code.json"))
         const sentry = claude.servers[0]
@@ -166,7 +166,7 @@ describe("McpConfiguration", () => {
   })
 
   describe("invalid files", () => {
-    it.effect("C5 strict config rejects the whole file, naming the entry and the reason", () =>
+    it.effect("strict config rejects the whole file, naming the entry and the reason (C5)", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.fromFile(fixture("invalid-entries.json")))
         assert.strictEqual(error.path, fixture("invalid-entries.json"))
@@ -179,7 +179,7 @@ describe("McpConfiguration", () => {
         assertNoSecret(JSON.stringify(error))
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C5 lenient config logs and lists each invalid entry, and loads the valid ones", () => {
+    it.effect("lenient config logs and lists each invalid entry, and loads the valid ones (C5)", () => {
       const logs = captureLogs()
       return Effect.gen(function*() {
         const snapshot = yield* McpConfiguration.fromFile(fixture("invalid-entries.json"), { strict: false })
@@ -203,7 +203,7 @@ describe("McpConfiguration", () => {
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(logs.layer))
     })
 
-    it.effect("C5 a file that is not JSON fails in both modes, without quoting the text", () =>
+    it.effect("a file that is not JSON fails in both modes, without quoting the text (C5)", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("not-json.json")) {
           assert.match(error.description, /^not valid JSON \(line 5, column 1: /)
@@ -213,7 +213,7 @@ describe("McpConfiguration", () => {
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C5 a file without a server mapping fails in both modes", () =>
+    it.effect("a file without a server mapping fails in both modes (C5)", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("no-mapping.json")) {
           assert.strictEqual(
@@ -223,14 +223,14 @@ describe("McpConfiguration", () => {
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C4 a file with both root keys is an error in both modes", () =>
+    it.effect("a file with both root keys is an error in both modes (C4)", () =>
       Effect.gen(function*() {
         for (const error of yield* inBothModes("both-root-keys.json")) {
           assert.strictEqual(error.description, "\"servers\" and \"mcpServers\" are both present; use only one")
         }
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C4 serverKeys is configurable", () =>
+    it.scoped("serverKeys is configurable (C4)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "zed.json")
@@ -243,7 +243,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(error.description, "no server mapping: expected a \"context_servers\" key")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C6 duplicate server names within the file are rejected (JSON would keep the last silently)", () =>
+    it.effect("duplicate server names within the file are rejected (JSON would keep the last silently) (C6)", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.fromFile(fixture("duplicate-names.json")))
         assert.strictEqual(error.entry, "servers.docs")
@@ -254,7 +254,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(lenient.skipped.map((s) => s.reason), ["duplicate server name"])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 
-    it.scoped("C5 comments and trailing commas load, as VS Code and Zed write them; duplicates are still caught", () =>
+    it.scoped("comments and trailing commas load, as VS Code and Zed write them; duplicates are still caught (C5)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -278,7 +278,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(broken.description, "not valid JSON (line 1, column 42: unterminated comment)")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C6 a file server with the name of an explicit server is rejected", () =>
+    it.effect("a file server with the name of an explicit server is rejected (C6)", () =>
       Effect.gen(function*() {
         const explicit = McpServerConfig.stdio({ name: "catalog", command: "node" })
         const error = yield* configError(
@@ -298,7 +298,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(lenient.skipped.map((s) => s.entry), ["mcpServers.catalog"])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 
-    it.effect("C6 duplicate names in the explicit list are rejected", () =>
+    it.effect("duplicate names in the explicit list are rejected (C6)", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.make({
           servers: [McpServerConfig.stdio({ name: "a", command: "x" }), McpServerConfig.stdio({ name: "a", command: "y" })]
@@ -306,7 +306,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(error.message, "servers option: a: duplicate server name")
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("B4 any name a client allows loads; only the empty name is rejected", () =>
+    it.scoped("any name a client allows loads; only the empty name is rejected (B4)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "names.json")
@@ -330,7 +330,7 @@ describe("McpConfiguration", () => {
         ])
       }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.remove(Logger.defaultLogger))))
 
-    it.scoped("C5 entries are checked strictly: unknown keys, envFile, mixed kinds, wrong types", () =>
+    it.scoped("entries are checked strictly: unknown keys, envFile, mixed kinds, wrong types (C5)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const cases: ReadonlyArray<readonly [unknown, string, string]> = [
@@ -389,7 +389,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(file)).servers), ["s"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C8 a malformed file makes the layer fail with a readable McpConfigError", () =>
+    it.effect("a malformed file makes the layer fail with a readable McpConfigError (C8)", () =>
       Effect.gen(function*() {
         const exit = yield* Effect.exit(
           Layer.build(McpConfiguration.layer({ configPath: fixture("invalid-entries.json") })).pipe(Effect.scoped)
@@ -401,7 +401,7 @@ describe("McpConfiguration", () => {
         assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C8 a path that is a directory is an error, not a crash", () =>
+    it.scoped("a path that is a directory is an error, not a crash (C8)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const error = yield* configError(McpConfiguration.make({ configPath: dir }))
@@ -411,7 +411,7 @@ describe("McpConfiguration", () => {
   })
 
   describe("where the file is", () => {
-    it.scoped("C2 with neither servers nor configPath, ~/.zett/mcp.json is loaded", () =>
+    it.scoped("with neither servers nor configPath, ~/.zett/mcp.json is loaded (C2)", () =>
       Effect.gen(function*() {
         const home = yield* tempDir
         const fs = yield* FileSystem.FileSystem
@@ -424,7 +424,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(yield* McpConfiguration.defaultPath.pipe(withHome(home)), file)
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C2 with an explicit servers list and no path, no file is looked up", () =>
+    it.scoped("with an explicit servers list and no path, no file is looked up (C2)", () =>
       Effect.gen(function*() {
         const home = yield* tempDir
         const fs = yield* FileSystem.FileSystem
@@ -450,7 +450,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(counting.counts, { stat: 0, read: 0 })
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C3 the file's servers keep the order in which they are written, numeric names included", () =>
+    it.scoped("the file's servers keep the order in which they are written, numeric names included (C3)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "order.json")
@@ -462,7 +462,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(file)).servers), ["b", "10", "a", "2"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C3 servers lists the file's servers first, then the explicit ones", () =>
+    it.effect("servers lists the file's servers first, then the explicit ones (C3)", () =>
       Effect.gen(function*() {
         const explicit = [
           McpServerConfig.stdio({ name: "zeta", command: "z" }),
@@ -473,7 +473,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names((yield* config.current).servers), ["catalog", "local", "zeta", "alpha"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C7 a missing file is no servers, but path still names it", () =>
+    it.scoped("a missing file is no servers, but path still names it (C7)", () =>
       Effect.gen(function*() {
         const home = yield* tempDir
         const config = yield* McpConfiguration.make().pipe(withHome(home))
@@ -490,7 +490,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual((yield* McpConfiguration.fromFile(NodePath.join(home, "nowhere.json"))).servers, [])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C7 a relative configPath is resolved to an absolute path", () =>
+    it.scoped("a relative configPath is resolved to an absolute path (C7)", () =>
       Effect.gen(function*() {
         const relative = NodePath.relative(process.cwd(), fixture("spec.json"))
         const config = yield* McpConfiguration.make({ configPath: relative })
@@ -500,7 +500,7 @@ describe("McpConfiguration", () => {
   })
 
   describe("while running", () => {
-    it.scoped("C10 an unchanged file costs one stat per request and no read", () =>
+    it.scoped("an unchanged file costs one stat per request and no read (C10)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -514,7 +514,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(counting.counts, { stat: 4, read: 1 })
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C10 an edit (new mtime or new size) applies to the next request without restart", () =>
+    it.scoped("an edit (new mtime or new size) applies to the next request without restart (C10)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -539,7 +539,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(counting.counts.read, 3)
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C10 concurrent requests after an edit read the file once", () =>
+    it.scoped("concurrent requests after an edit read the file once (C10)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -552,7 +552,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(counting.counts, { stat: 11, read: 2 })
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C10 a file that appears later is loaded; one that disappears leaves only the explicit servers", () =>
+    it.scoped("a file that appears later is loaded; one that disappears leaves only the explicit servers (C10)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const fs = yield* FileSystem.FileSystem
@@ -576,7 +576,7 @@ describe("McpConfiguration", () => {
         assert.isTrue(logs.lines.some((line) => line.includes("configuration file removed")))
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C11 a file that turns invalid is logged with the reason and the last valid list stays", () =>
+    it.scoped("a file that turns invalid is logged with the reason and the last valid list stays (C11)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -618,7 +618,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names((yield* config.current).servers), ["b"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C11 a file that clashes with an explicit server while running keeps the last valid list", () =>
+    it.scoped("a file that clashes with an explicit server while running keeps the last valid list (C11)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -630,7 +630,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names(snapshot.servers), ["a", "mine"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.scoped("C11 lenient mode: a new invalid entry is skipped, the valid ones apply", () =>
+    it.scoped("lenient mode: a new invalid entry is skipped, the valid ones apply (C11)", () =>
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
@@ -645,7 +645,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(config.skipped, snapshot.skipped)
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("C10 current never fails, even when the file system does", () =>
+    it.effect("current never fails, even when the file system does (C10)", () =>
       Effect.gen(function*() {
         let broken = false
         const info: FileSystem.File.Info = {
@@ -738,7 +738,7 @@ describe("McpConfiguration", () => {
       assert.strictEqual(asked, 1)
     }))
 
-  it.effect("B2 no header or env value appears in errors, logs, snapshots' rendering or the layer's failure", () => {
+  it.effect("no header or env value appears in errors, logs, snapshots' rendering or the layer's failure (B2)", () => {
     const logs = captureLogs()
     return Effect.gen(function*() {
       const texts: Array<string> = []

@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Path from "node:path"
 
 describe("McpExtension", () => {
-  it.effect("C8 McpExtension.layer fails with the McpConfigError of a malformed file; nothing is swallowed", () =>
+  it.effect("McpExtension.layer fails with the McpConfigError of a malformed file; nothing is swallowed (C8)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({})
       const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")

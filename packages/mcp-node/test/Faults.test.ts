@@ -68,7 +68,7 @@ const failure = (report: RequestReport, name: string) => {
 const newMarker = () => Crypto.randomUUID()
 
 describe.sequential("faults of a server", () => {
-  it.live("D5 a server that exits during initialize is unavailable with its exit status and its last stderr line; the others work", () =>
+  it.live("a server that exits during initialize is unavailable with its exit status and its last stderr line; the others work (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("quitter", marker, ["exit-during-initialize"])], names: [] })
@@ -77,7 +77,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("D5 an HTTP server that exits during initialize is unavailable; the others work", () =>
+  it.scopedLive("an HTTP server that exits during initialize is unavailable; the others work (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-initialize"])
@@ -86,7 +86,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D7 a server that exits during a call: TOOL_FAILED (connection closed); the others work", () =>
+  it.live("a server that exits during a call: TOOL_FAILED (connection closed); the others work (D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("crash", marker, ["exit-during-call"])], names: ["crash__echo"] })
@@ -97,7 +97,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("D7 an HTTP server that exits during a call: TOOL_FAILED; the others work", () =>
+  it.scopedLive("an HTTP server that exits during a call: TOOL_FAILED; the others work (D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
@@ -106,7 +106,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D5 a server that never answers initialize is unavailable after connectTimeout, and is gone at once", () =>
+  it.live("a server that never answers initialize is unavailable after connectTimeout, and is gone at once (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({
@@ -120,7 +120,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D5 a server that never answers tools/list is unavailable after connectTimeout", () =>
+  it.live("a server that never answers tools/list is unavailable after connectTimeout (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({
@@ -134,7 +134,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D6 a call that is never answered is a TimeoutError the model sees", () =>
+  it.live("a call that is never answered is a TimeoutError the model sees (D6)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({
@@ -150,7 +150,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D6 D7 garbage on stdout is skipped: listing and calls work; a call answered only by garbage times out", () =>
+  it.live("garbage on stdout is skipped: listing and calls work; a call answered only by garbage times out (D6) (D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({
@@ -183,7 +183,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("E7 a 5 MB result reaches the model whole, over stdio and over Streamable HTTP (an event stream, JSON, gzip)", () =>
+  it.scopedLive("a 5 MB result reaches the model whole, over stdio and over Streamable HTTP (an event stream, JSON, gzip) (E7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["big-result"])
@@ -320,7 +320,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }), 120_000)
 
-  it.scopedLive("D5 HTTP 401, 404 and 500 make a server unavailable with the status as the reason", () =>
+  it.scopedLive("HTTP 401, 404 and 500 make a server unavailable with the status as the reason (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const servers = yield* Effect.forEach(
@@ -341,7 +341,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("D7 a server that forgets the session (404 for the old id): the listing worked, the call is TOOL_FAILED", () =>
+  it.scopedLive("a server that forgets the session (404 for the old id): the listing worked, the call is TOOL_FAILED (D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["forget-session"])
@@ -351,7 +351,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D9 a server that repeats a pagination cursor is unavailable", () =>
+  it.live("a server that repeats a pagination cursor is unavailable (D9)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("loop", marker, ["repeat-cursor"])], names: [] })
@@ -360,7 +360,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D9 101 pages make a server unavailable; 100 pages are listed in full", () =>
+  it.live("101 pages make a server unavailable; 100 pages are listed in full (D9)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({
@@ -379,7 +379,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("E3 two tools with the same name: the second is skipped with a warning, the first is called", () =>
+  it.live("two tools with the same name: the second is skipped with a warning, the first is called (E3)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("twice", marker, ["duplicate-names"])], names: ["twice__echo"] })
@@ -427,7 +427,7 @@ describe.sequential("faults of a server", () => {
       }
     }))
 
-  it.live("E2 names with spaces, unicode and 200 characters are exposed as valid names and reach the remote tool", () =>
+  it.live("names with spaces, unicode and 200 characters are exposed as valid names and reach the remote tool (E2)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const first = yield* probe({ marker, servers: [stdioFault("odd", marker, ["odd-names"])], names: [] })
@@ -453,7 +453,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.live("D1 a server that ignores the end of input and SIGTERM works, and is killed when the request ends", () =>
+  it.live("a server that ignores the end of input and SIGTERM works, and is killed when the request ends (D1)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("mule", marker, ["stubborn"])], names: ["mule__echo"] })
@@ -463,7 +463,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("D1 D5 D6 D7 many faults in one request: each server's outcome, healthy stdio and HTTP servers work", () =>
+  it.scopedLive("many faults in one request: each server's outcome, healthy stdio and HTTP servers work (D1) (D5, D6, D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const [web, down] = yield* Effect.all([
@@ -501,7 +501,7 @@ describe.sequential("faults of a server", () => {
       assertHealthyAndClean(report)
     }), 30_000)
 
-  it.live("D1 interrupting a request during a call returns only once the server process is gone", () =>
+  it.live("interrupting a request during a call returns only once the server process is gone (D1)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
       const fiber = yield* Effect.fork(

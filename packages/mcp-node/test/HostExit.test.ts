@@ -56,7 +56,7 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
 
 describe.sequential("a host ended by a signal under NodeRuntime.runMain", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it.live(`D1 ${signal}: the request scope closes, the call is cancelled, no server process survives`, () =>
+    it.live(`${signal}: the request scope closes, the call is cancelled, no server process survives (D1)`, () =>
       Effect.gen(function*() {
         const marker = Crypto.randomUUID()
         const run = yield* runHost(signal, marker)
@@ -77,7 +77,7 @@ describe.sequential("a host ended by a signal under NodeRuntime.runMain", () => 
 })
 
 describe("a plain script that awaits Effect.runPromise", () => {
-  it.live("D1 the reply is not lost while a server's sidecar outlives the end of stdin and SIGTERM", () =>
+  it.live("the reply is not lost while a server's sidecar outlives the end of stdin and SIGTERM (D1)", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const run = yield* Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>(

@@ -90,7 +90,7 @@ const liveOf = (pids: ReadonlyArray<number>, pgid: number) => [
 ]
 
 describe("McpClientFactory (stdio)", () => {
-  it.live("B3 command and arguments reach the server verbatim, never through a shell", () =>
+  it.live("command and arguments reach the server verbatim, never through a shell (B3)", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const tricky = ["a b", "\"quoted\"", "'single'", "$(echo pwned)", "`id`", "*", "; exit 1", "$HOME", ""]
@@ -100,7 +100,7 @@ describe("McpClientFactory (stdio)", () => {
       yield* Scope.close(scope, Exit.void)
     }))
 
-  it.live("B2 env values arrive next to the default environment only; cwd is honoured", () =>
+  it.live("env values arrive next to the default environment only; cwd is honoured (B2)", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const cwd = Fs.realpathSync(Os.tmpdir())
@@ -439,7 +439,7 @@ describe("McpClientFactory (http)", () => {
       assert.strictEqual(error.reason, "Network")
     }))
 
-  it.scopedLive("B2 a 401 that echoes the header never puts the secret in errors or logs", () =>
+  it.scopedLive("a 401 that echoes the header never puts the secret in errors or logs (B2)", () =>
     Effect.gen(function*() {
       const secret = "hdr-secret-9a8b7c6d"
       const seen: Array<string | undefined> = []

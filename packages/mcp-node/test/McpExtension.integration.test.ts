@@ -30,7 +30,7 @@ const agentLayer = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, steps:
   Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(ScriptedModel.layer(steps)))
 
 describe.sequential("McpExtension with real servers", () => {
-  it.live("D4 with a warm cache no process starts until a tool is called, and then only that server's", () =>
+  it.live("with a warm cache no process starts until a tool is called, and then only that server's (D4)", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const servers = [
@@ -58,7 +58,7 @@ describe.sequential("McpExtension with real servers", () => {
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 
-  it.live("D1 D5 E7 a real stdio server: structured content, image as JSON data, isError, an unavailable server named", () =>
+  it.live("a real stdio server: structured content, image as JSON data, isError, an unavailable server named (D1) (D5, E7)", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const servers = [
@@ -86,7 +86,7 @@ describe.sequential("McpExtension with real servers", () => {
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 
-  it.live("D6 trigger-long-running-operation against callTimeout gives the model a TimeoutError; nothing is left", () =>
+  it.live("trigger-long-running-operation against callTimeout gives the model a TimeoutError; nothing is left (D6)", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       let result: unknown
@@ -104,7 +104,7 @@ describe.sequential("McpExtension with real servers", () => {
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 
-  it.live("D10 the extension grants remote servers no extra authority: no sampling, roots or elicitation for them", () =>
+  it.live("the extension grants remote servers no extra authority: no sampling, roots or elicitation for them (D10)", () =>
     Effect.gen(function*() {
       let capabilities: unknown = "unset"
       const probe = () => {
@@ -132,7 +132,7 @@ describe.sequential("McpExtension with real servers", () => {
       assert.match(JSON.stringify(seen), /refused/)
     }))
 
-  it.live("D1 interrupting a run during a slow call cancels it on the server, closes the transport, ends promptly", () =>
+  it.live("interrupting a run during a slow call cancels it on the server, closes the transport, ends promptly (D1)", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const events: Array<string> = []

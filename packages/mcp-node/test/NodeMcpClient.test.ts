@@ -133,7 +133,7 @@ describe("McpClient", () => {
       assert.strictEqual(last.nextCursor, undefined)
     }))
 
-  it.scoped("E7 callTool returns structuredContent and isError results as values", () =>
+  it.scoped("callTool returns structuredContent and isError results as values (E7)", () =>
     Effect.gen(function*() {
       const client = yield* connectTo(low, yield* makeProbe)
       const structured = yield* client.callTool("structured", {})
@@ -234,7 +234,7 @@ describe("McpClient", () => {
       }
     }))
 
-  it.effect("B2 request errors never carry a secret of the server", () =>
+  it.effect("request errors never carry a secret of the server (B2)", () =>
     Effect.gen(function*() {
       const secret = "tok-9f8e7d6c5b"
       const fake = {

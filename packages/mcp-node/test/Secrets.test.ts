@@ -127,7 +127,7 @@ const zett = (args: ReadonlyArray<string>, home: string) =>
   })
 
 describe.sequential("secrets", () => {
-  it.scopedLive("B2 no header or env value of any server is in a log line, span, error message or CLI output", () =>
+  it.scopedLive("no header or env value of any server is in a log line, span, error message or CLI output (B2)", () =>
     Effect.gen(function*() {
       const marker = Crypto.randomUUID()
       const [web, locked, down, revoked, garbled] = yield* Effect.all([

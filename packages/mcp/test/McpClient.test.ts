@@ -25,7 +25,7 @@ const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   })
 
 describe("McpClient, exactly", () => {
-  it("E7 normalizeResult: a current result as it is; a legacy one keeps the content and structure it has", () => {
+  it("normalizeResult: a current result as it is; a legacy one keeps the content and structure it has (E7)", () => {
     const current = { content: [], isError: true }
     assert.strictEqual(McpClient.normalizeResult(current), current)
     assert.deepStrictEqual(McpClient.normalizeResult({ content: [] }), { content: [] })

@@ -12,7 +12,7 @@ const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0
 const callOnce = { toolCalls: [{ name: "s__t" }] }
 
 describe("connection pool", () => {
-  it.effect("D1 by default every request opens and closes its own connection", () =>
+  it.effect("by default every request opens and closes its own connection (D1)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [callOnce, { text: "1" }, callOnce, { text: "2" }])
@@ -82,7 +82,7 @@ describe("connection pool", () => {
       assert.deepStrictEqual(stats.connects, { s: 2 })
     }))
 
-  it.scoped("C10 pooled connections are keyed by the whole definition: an edited server gets a new connection", () =>
+  it.scoped("pooled connections are keyed by the whole definition: an edited server gets a new connection (C10)", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make("zett-pool-")
       const file = Path.join(dir, "mcp.json")

@@ -39,7 +39,7 @@ const countingClock = Effect.map(Effect.clock, (base) => {
 })
 
 describe("McpConnections", () => {
-  it.effect("D1 a request's connections: one per server, reused, and made again after invalidate", () =>
+  it.effect("a request's connections: one per server, reused, and made again after invalidate (D1)", () =>
     Effect.gen(function*() {
       const { connections, scope, stats } = yield* connectionsWith()
       const first = yield* connections.get(server)
@@ -52,7 +52,7 @@ describe("McpConnections", () => {
       assert.strictEqual(stats.open(), 0)
     }))
 
-  it.effect("D4 getWithin bounds the connect, and a warm call starts no timer", () =>
+  it.effect("getWithin bounds the connect, and a warm call starts no timer (D4)", () =>
     Effect.gen(function*() {
       const limit = Option.some(Duration.seconds(5))
       const slow = yield* connectionsWith("10 seconds")
@@ -72,7 +72,7 @@ describe("McpConnections", () => {
       assert.strictEqual(timers.started, 1)
     }))
 
-  it.effect("D4 an interrupted connect forgets only its own attempt, not a newer one", () =>
+  it.effect("an interrupted connect forgets only its own attempt, not a newer one (D4)", () =>
     Effect.gen(function*() {
       const { connections, stats } = yield* connectionsWith("1 second")
       const first = yield* Effect.fork(connections.get(server))

@@ -18,7 +18,7 @@ const http = (name: string, headers?: Record<string, string>) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
 
 describe("McpExtension", () => {
-  it.effect("E1 a tool search on server catalog is exposed as catalog__search and dispatched to its server", () => {
+  it.effect("a tool search on server catalog is exposed as catalog__search and dispatched to its server (E1)", () => {
     const { factory, stats } = fakeFactory({ catalog: { tools: [tool("search")] } })
     const { layer, requests } = agentWith({ servers: [http("catalog")], clientFactory: factory }, [
       { toolCalls: [{ name: "catalog__search", arguments: { q: "lamp" } }] },
@@ -32,7 +32,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E1 namespaceTools false keeps the remote name", () => {
+  it.effect("namespaceTools false keeps the remote name (E1)", () => {
     const { factory } = fakeFactory({ catalog: { tools: [tool("search")] } })
     const { layer, requests } = agentWith({ servers: [http("catalog")], clientFactory: factory, namespaceTools: false }, [
       { text: "ok" }
@@ -44,7 +44,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E2 exposed names are valid and stable; long names are hashed and still dispatch to the remote name", () => {
+  it.effect("exposed names are valid and stable; long names are hashed and still dispatch to the remote name (E2)", () => {
     const long = "x".repeat(100)
     const { factory, stats } = fakeFactory({ srv: { tools: [tool(long), tool("has space")] } })
     const exposed = McpTool.exposedName("srv", long, { namespace: true })
@@ -60,7 +60,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E3 a tool whose exposed name is already registered is skipped with a warning; the request goes on", () => {
+  it.effect("a tool whose exposed name is already registered is skipped with a warning; the request goes on (E3)", () => {
     const logs: Array<string> = []
     const { factory } = fakeFactory({ a: { tools: [tool("same", {}, "from a")] }, b: { tools: [tool("same", {}, "from b"), tool("other")] } })
     const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory, namespaceTools: false }, [
@@ -79,7 +79,7 @@ describe("McpExtension", () => {
     )
   })
 
-  it.effect("E4 input schemas reach the model without title, with the root's $schema, and a property named title stays", () => {
+  it.effect("input schemas reach the model without title, with the root's $schema, and a property named title stays (E4)", () => {
     const schema = {
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -100,7 +100,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E5 MCP tools carry no per-tool guidelines; the naming rule is stated once", () => {
+  it.effect("MCP tools carry no per-tool guidelines; the naming rule is stated once (E5)", () => {
     const { factory } = fakeFactory({ docs: { tools: [tool("a"), tool("b"), tool("c")] } })
     const { layer, requests } = agentWith({ servers: [http("docs")], clientFactory: factory }, [{ text: "ok" }], {
       extensions: [ToolGuidelines.make()]
@@ -114,7 +114,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E6 MCP tools skip local validation: invalid arguments reach the server, which validates", () => {
+  it.effect("MCP tools skip local validation: invalid arguments reach the server, which validates (E6)", () => {
     const strict = { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false }
     const { factory, stats } = fakeFactory({
       calc: {
@@ -138,7 +138,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E7 structuredContent is returned as the structured value; content blocks as JSON data; isError is a failure", () => {
+  it.effect("structuredContent is returned as the structured value; content blocks as JSON data; isError is a failure (E7)", () => {
     const image = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" } as const
     const { factory } = fakeFactory({
       s: {
@@ -167,7 +167,7 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("E8 the system message names the config path (even missing), the naming rule and unavailable servers", () =>
+  it.effect("the system message names the config path (even missing), the naming rule and unavailable servers (E8)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "connection refused" } })
       const path = `/nonexistent-${Date.now()}/mcp.json`
@@ -182,7 +182,7 @@ describe("McpExtension", () => {
       assert.notInclude(system, "up (")
     }))
 
-  it.effect("C7 a missing configuration file is no servers, and the request's system message still names the path", () =>
+  it.effect("a missing configuration file is no servers, and the request's system message still names the path (C7)", () =>
     Effect.gen(function*() {
       const path = `/nonexistent-${Date.now()}/mcp.json`
       const { layer, requests } = agentWith({ configPath: path }, [{ text: "ok" }])
@@ -191,7 +191,7 @@ describe("McpExtension", () => {
       assert.include(systemOf(requests[0]!), path)
     }))
 
-  it.effect("D1 every connection a request opens is closed when it succeeds, fails, is interrupted, or compacts", () =>
+  it.effect("every connection a request opens is closed when it succeeds, fails, is interrupted, or compacts (D1)", () =>
     Effect.gen(function*() {
       const servers = { a: { tools: [tool("t")] }, b: { tools: [tool("t")] } }
       const defs = [http("a"), http("b")]
@@ -232,7 +232,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual([compacting.stats.connects, compacting.stats.open()], [{ a: 1, b: 1 }, 0])
     }))
 
-  it.effect("D2 discovery is concurrent: servers listing in 1 s, 2 s and 3 s are all discovered after 3 s", () =>
+  it.effect("discovery is concurrent: servers listing in 1 s, 2 s and 3 s are all discovered after 3 s (D2)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         one: { tools: [tool("t")], listDelay: "1 second" },
@@ -251,7 +251,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["one__t", "two__t", "three__t"])
     }))
 
-  it.effect("D2 discovery is concurrent but bounded: 40 servers of 1 s each, 16 at a time by default, or discoveryConcurrency", () =>
+  it.effect("discovery is concurrent but bounded: 40 servers of 1 s each, 16 at a time by default, or discoveryConcurrency (D2)", () =>
     Effect.gen(function*() {
       const names = Array.from({ length: 40 }, (_, i) => `s${i}`)
       for (const [concurrency, seconds] of [[undefined, 3], [8, 5], [40, 1]] as const) {
@@ -274,7 +274,7 @@ describe("McpExtension", () => {
       }
     }))
 
-  it("D2 the unavailable servers of a huge configuration are one readable line", () => {
+  it("the unavailable servers of a huge configuration are one readable line (D2)", () => {
     const unavailable = [
       ...Array.from({ length: 9_999 }, (_, i) => ({ server: `s${i}`, reason: "connect ECONNREFUSED" })),
       { server: "odd", reason: "HTTP 500 Internal Server Error" }
@@ -289,7 +289,7 @@ describe("McpExtension", () => {
     assert.match(McpExtension.summarizeUnavailable(many), /; r9 \(reason 9\); 20 more servers failed for other reasons$/)
   })
 
-  it.effect("D3 tool lists are cached per server configuration for toolsCacheTtl; a changed server is a new entry", () =>
+  it.effect("tool lists are cached per server configuration for toolsCacheTtl; a changed server is a new entry (D3)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
       // one agent (one cache) over two runs, then past the TTL
@@ -309,7 +309,7 @@ describe("McpExtension", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.effect("D3 a changed server definition (a header value) is a different cache entry; ttl 0 disables the cache", () =>
+  it.effect("a changed server definition (a header value) is a different cache entry; ttl 0 disables the cache (D3)", () =>
     Effect.gen(function*() {
       assert.notStrictEqual(
         McpServerConfig.cacheKey(http("docs", { Authorization: "Bearer one" })),
@@ -325,7 +325,7 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.connects.docs, 2)
     }))
 
-  it.scoped("D3 a server whose definition changes under the same name is discovered again (the cache is keyed by the definition)", () =>
+  it.scoped("a server whose definition changes under the same name is discovered again (the cache is keyed by the definition) (D3)", () =>
     Effect.gen(function*() {
       const dir = yield* TempDir.make("zett-d3-")
       const file = Path.join(dir, "mcp.json")
@@ -379,7 +379,7 @@ describe("McpExtension", () => {
       assert.include(systemOf(requests[0]!), "broken (internal error: URI malformed)")
     }))
 
-  it.effect("D4 with a warm cache a request connects nothing until a tool is called, and then only that server", () =>
+  it.effect("with a warm cache a request connects nothing until a tool is called, and then only that server (D4)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("t")] }, c: { tools: [tool("t")] } })
       let connectsAtModelCall = -1
@@ -399,7 +399,7 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.open(), 0)
     }))
 
-  it.effect("D5 a server that fails or exceeds connectTimeout is skipped and named; the others work; the run succeeds", () =>
+  it.effect("a server that fails or exceeds connectTimeout is skipped and named; the others work; the run succeeds (D5)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({
         good: { tools: [tool("t")] },
@@ -422,7 +422,7 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.open(), 0)
     }))
 
-  it.effect("D6 a call longer than callTimeout fails with a TimeoutError the model sees", () =>
+  it.effect("a call longer than callTimeout fails with a TimeoutError the model sees (D6)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ s: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("10 minutes"), text("late")) } })
       const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, callTimeout: "1 minute" }, [
@@ -439,7 +439,7 @@ describe("McpExtension", () => {
       ])
     }))
 
-  it.effect("D6 a server's own timeout overrides callTimeout, for that server only", () =>
+  it.effect("a server's own timeout overrides callTimeout, for that server only (D6)", () =>
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
       const { factory } = fakeFactory({ quick: { tools: [tool("slow")], call: slow }, patient: { tools: [tool("slow")], call: slow } })
@@ -459,7 +459,7 @@ describe("McpExtension", () => {
       ])
     }))
 
-  it.effect("E1 includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused", () =>
+  it.effect("includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused (E1)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b"), tool("c"), tool("d")] } })
       const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
@@ -477,7 +477,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(stats.calls.map((c) => c.name), ["a"])
     }))
 
-  it.effect("E2 names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning", () =>
+  it.effect("names not usable as a prefix get one by the E2 rules; two on one prefix are told apart with a warning (E2)", () =>
     Effect.gen(function*() {
       const dotted = McpServerConfig.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
       const taken = McpServerConfig.toolPrefix(dotted)
@@ -497,7 +497,7 @@ describe("McpExtension", () => {
       assert.include(systemOf(requests[0]!), `Tools named ${taken}__<tool> belong to the MCP server "a.b".`)
     }))
 
-  it.effect("D6 either timeout can be disabled with null", () =>
+  it.effect("either timeout can be disabled with null (D6)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         s: { tools: [tool("slow")], connectDelay: "2 hours", call: () => Effect.as(Effect.sleep("10 hours"), text("late")) }
@@ -513,7 +513,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, [{ type: "text", text: "late" }])
     }))
 
-  it.effect("D7 D8 an ordinary call failure is TOOL_FAILED without transport internals; the model continues", () =>
+  it.effect("an ordinary call failure is TOOL_FAILED without transport internals; the model continues (D7) (D8)", () =>
     Effect.gen(function*() {
       const failure = new McpError.McpRequestError({
         server: "s",
@@ -536,7 +536,7 @@ describe("McpExtension", () => {
       for (const secret of ["ECONNRESET", "10.0.0.1", "pw@", "node:net"]) assert.notInclude(shown, secret)
     }))
 
-  it.effect("D8 the errorText policy decides which remote error text the model sees", () =>
+  it.effect("the errorText policy decides which remote error text the model sees (D8)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         s: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "internal: db password wrong" }], isError: true }) }
@@ -558,7 +558,7 @@ describe("McpExtension", () => {
       })
     }))
 
-  it.effect("D9 a server that repeats a pagination cursor, or returns more than 100 pages, is unavailable", () =>
+  it.effect("a server that repeats a pagination cursor, or returns more than 100 pages, is unavailable (D9)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         loop: { pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: cursor === "1" ? "1" : "1" }) },
@@ -581,7 +581,7 @@ describe("McpExtension", () => {
       assert.isTrue(requests[0]!.tools.every((t) => t.name.startsWith("hundred__")))
     }))
 
-  it.effect("C1 defaults: namespaced names, connectTimeout 30 s, callTimeout 300 s, toolsCacheTtl 300 s", () =>
+  it.effect("defaults: namespaced names, connectTimeout 30 s, callTimeout 300 s, toolsCacheTtl 300 s (C1)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({
         fast: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("301 seconds"), text("late")) },
@@ -648,7 +648,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(answered.map((request) => toolMessages(request).at(-1)?.status), ["ok", "ok", "ok"])
     }))
 
-  it.scoped("A4 two MCP extensions of one agent, under their own names, each call their own servers with their own request state", () =>
+  it.scoped("two MCP extensions of one agent, under their own names, each call their own servers with their own request state (A4)", () =>
     Effect.gen(function*() {
       const one = fakeFactory({ a: { tools: [tool("t")] } })
       const two = fakeFactory({ b: { tools: [tool("t")] } })
@@ -724,7 +724,7 @@ describe("McpExtension", () => {
       assert.notInclude(snapshot, "metric-secret")
     }))
 
-  it.effect("D1 a connect interrupted by a caller is not remembered: the next call of the request connects again", () =>
+  it.effect("a connect interrupted by a caller is not remembered: the next call of the request connects again (D1)", () =>
     Effect.gen(function*() {
       let connectDelay: Duration.DurationInput | undefined = "10 seconds"
       const { factory, stats } = fakeFactory({
@@ -761,7 +761,7 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.open(), 0)
     }))
 
-  it.effect("A9 D1 the extension is pending only while a request uses it", () =>
+  it.effect("the extension is pending only while a request uses it (A9) (D1)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ s: { tools: [tool("t")] } })
       const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [{ text: "ok" }])

@@ -28,7 +28,7 @@ const stdioServer = () =>
   })
 
 describe("McpServerConfig", () => {
-  it("B1 http and stdio definitions keep their fields", () => {
+  it("http and stdio definitions keep their fields (B1)", () => {
     const http = httpServer()
     assert.strictEqual(http._tag, "McpHttpServer")
     assert.strictEqual(http.name, "docs")
@@ -47,7 +47,7 @@ describe("McpServerConfig", () => {
     assert.deepStrictEqual(McpServerConfig.http({ name: "h", url: "http://127.0.0.1:1/mcp" }).headers, {})
   })
 
-  it("B1 rejects a URL that is not http(s) without echoing it", () => {
+  it("rejects a URL that is not http(s) without echoing it (B1)", () => {
     const attempt = (url: string) => {
       try {
         McpServerConfig.http({ name: "x", url })
@@ -63,7 +63,7 @@ describe("McpServerConfig", () => {
     assert.notInclude(attempt("not a url tok3n"), "tok3n")
   })
 
-  it("B2 header and env values never appear in String, inspect, JSON or describe", () => {
+  it("header and env values never appear in String, inspect, JSON or describe (B2)", () => {
     for (const server of [httpServer(), stdioServer()]) {
       const renderings = [
         String(server),
@@ -82,7 +82,7 @@ describe("McpServerConfig", () => {
     }
   })
 
-  it.effect("B2 encoding with the schema is the only way back to the clear value", () =>
+  it.effect("encoding with the schema is the only way back to the clear value (B2)", () =>
     Effect.gen(function*() {
       const encoded = yield* Schema.encode(McpServerConfig.McpServerConfig)(httpServer())
       assert.deepStrictEqual(encoded, {
@@ -97,14 +97,14 @@ describe("McpServerConfig", () => {
       assert.strictEqual(McpServerConfig.cacheKey(decoded), McpServerConfig.cacheKey(httpServer()))
     }))
 
-  it("B3 a command with spaces is kept verbatim and its arguments stay a separate array", () => {
+  it("a command with spaces is kept verbatim and its arguments stay a separate array (B3)", () => {
     const server = stdioServer()
     assert.strictEqual(server.command, "/opt/My Tools/server bin")
     assert.deepStrictEqual(server.args, ["--root", "/tmp/a b", "; rm -rf /"])
     assert.isTrue(Array.isArray(server.args))
   })
 
-  it("B4 any non-empty name is a server name; its tool prefix follows the E2 rules", () => {
+  it("any non-empty name is a server name; its tool prefix follows the E2 rules (B4)", () => {
     const reason = (name: string) => {
       try {
         McpServerConfig.stdio({ name, command: "node" })
@@ -128,7 +128,7 @@ describe("McpServerConfig", () => {
   })
 
   describe("cacheKey", () => {
-    it("D3 equal definitions give equal keys; every change gives another key", () => {
+    it("equal definitions give equal keys; every change gives another key (D3)", () => {
       const key = McpServerConfig.cacheKey(httpServer())
       assert.strictEqual(McpServerConfig.cacheKey(httpServer()), key)
       assert.match(key, /^docs:[0-9a-f]{32}$/)
@@ -157,19 +157,19 @@ describe("McpServerConfig", () => {
       assert.strictEqual(stdioKeys.size, 7)
     })
 
-    it("D3 the key ignores the order in which headers or env entries were written", () => {
+    it("the key ignores the order in which headers or env entries were written (D3)", () => {
       const a = McpServerConfig.stdio({ name: "s", command: "node", env: { A: "1", B: "2" } })
       const b = McpServerConfig.stdio({ name: "s", command: "node", env: { B: "2", A: "1" } })
       assert.strictEqual(McpServerConfig.cacheKey(a), McpServerConfig.cacheKey(b))
     })
 
-    it("D3 the key is the same in every process (pinned value)", () => {
+    it("the key is the same in every process (pinned value) (D3)", () => {
       // Pinned: a change here would silently invalidate shared caches of tool lists.
       assert.strictEqual(McpServerConfig.cacheKey(httpServer()), "docs:e8bc4299f9f77b85311acf4fdd690326")
       assert.strictEqual(McpServerConfig.cacheKey(stdioServer()), "files:e4c2b6f2501b2429347bcb0e055a944b")
     })
 
-    it("D3 the key is the same in another process", () => {
+    it("the key is the same in another process (D3)", () => {
       const script = `
         import { McpServerConfig } from "@zett/mcp"
         const server = McpServerConfig.http({ name: "docs", url: "https://docs.example.com/mcp",

@@ -7,15 +7,15 @@ import { pipe } from "effect/Function"
 const valid = /^[A-Za-z0-9_-]{1,64}$/
 
 describe("McpTool.exposedName", () => {
-  it("E1 a tool search on server catalog is exposed as catalog__search", () => {
+  it("a tool search on server catalog is exposed as catalog__search (E1)", () => {
     assert.strictEqual(McpTool.exposedName("catalog", "search", { namespace: true }), "catalog__search")
   })
 
-  it("E1 namespaceTools false keeps the bare tool name", () => {
+  it("namespaceTools false keeps the bare tool name (E1)", () => {
     assert.strictEqual(McpTool.exposedName("catalog", "search", { namespace: false }), "search")
   })
 
-  it("E2 names that are already valid are unchanged", () => {
+  it("names that are already valid are unchanged (E2)", () => {
     for (const tool of ["get-weather", "list_items_v2", "A-z_0-9", "x"]) {
       assert.strictEqual(McpTool.exposedName("srv", tool, { namespace: false }), tool)
       assert.strictEqual(McpTool.exposedName("srv", tool, { namespace: true }), `srv__${tool}`)
@@ -27,7 +27,7 @@ describe("McpTool.exposedName", () => {
 
   // The expected values were computed once (sha256 of the original name, first 8 hex digits) and are
   // hard-coded: any process, any machine, any later version must produce exactly these names.
-  it("E2 characters outside [A-Za-z0-9_-] are replaced and a stable hash of the original name is added", () => {
+  it("characters outside [A-Za-z0-9_-] are replaced and a stable hash of the original name is added (E2)", () => {
     assert.strictEqual(
       McpTool.exposedName("catalog", "find items", { namespace: true }),
       "catalog__find_items_0a8ce407"
@@ -38,14 +38,14 @@ describe("McpTool.exposedName", () => {
     )
   })
 
-  it("E2 a 200-character name is shortened to 64 characters with a stable hash", () => {
+  it("a 200-character name is shortened to 64 characters with a stable hash (E2)", () => {
     const name = McpTool.exposedName("catalog", "a".repeat(200), { namespace: true })
     assert.strictEqual(name.length, 64)
     assert.strictEqual(name, `catalog__${"a".repeat(46)}_38a0c36e`)
     assert.match(name, valid)
   })
 
-  it("E2 the same input gives the same name in a new process", async () => {
+  it("the same input gives the same name in a new process (E2)", async () => {
     const { execFileSync } = await import("node:child_process")
     // An independent computation in a fresh node process (no shared state with this one) agrees with the
     // library on the hash suffix.
@@ -58,7 +58,7 @@ describe("McpTool.exposedName", () => {
     assert.strictEqual(name, McpTool.exposedName("docs", "long name ".repeat(20), { namespace: true }))
   })
 
-  it("E2 two long names with the same 64-character prefix get different names", () => {
+  it("two long names with the same 64-character prefix get different names (E2)", () => {
     const common = "x".repeat(70)
     const a = McpTool.exposedName("docs", `${common}_alpha`, { namespace: true })
     const b = McpTool.exposedName("docs", `${common}_beta`, { namespace: true })
@@ -72,7 +72,7 @@ describe("McpTool.exposedName", () => {
     assert.strictEqual(d, `docs__${"x".repeat(49)}_f5e29060`)
   })
 
-  it("E2 names that sanitise alike stay distinct", () => {
+  it("names that sanitise alike stay distinct (E2)", () => {
     const names = ["a b", "a.b", "a/b", "a:b", "a_b"].map((tool) =>
       McpTool.exposedName("s", tool, { namespace: false })
     )
@@ -80,13 +80,13 @@ describe("McpTool.exposedName", () => {
     assert.strictEqual(names[4], "a_b")
   })
 
-  it("E2 an empty tool name gives a valid name", () => {
+  it("an empty tool name gives a valid name (E2)", () => {
     const bare = McpTool.exposedName("catalog", "", { namespace: false })
     assert.strictEqual(bare, "_e3b0c442")
     assert.match(McpTool.exposedName("catalog", "", { namespace: true }), valid)
   })
 
-  it("E2 any input gives a valid, deterministic name", () => {
+  it("any input gives a valid, deterministic name (E2)", () => {
     FastCheck.assert(
       FastCheck.property(
         FastCheck.string({ maxLength: 20 }),
@@ -104,7 +104,7 @@ describe("McpTool.exposedName", () => {
 })
 
 describe("McpTool.cleanSchema", () => {
-  it("E4 removes title at every schema position and $schema below the root (the root's names the dialect), keeps everything else", () => {
+  it("removes title at every schema position and $schema below the root (the root's names the dialect), keeps everything else (E4)", () => {
     const input = {
       $schema: "http://json-schema.org/draft-07/schema#",
       title: "SearchArgs",
@@ -177,7 +177,7 @@ describe("McpTool.cleanSchema", () => {
     })
   })
 
-  it("E4 a property called title stays, with its own annotations removed", () => {
+  it("a property called title stays, with its own annotations removed (E4)", () => {
     const cleaned = McpTool.cleanSchema({
       type: "object",
       title: "Book",
@@ -201,7 +201,7 @@ describe("McpTool.cleanSchema", () => {
     })
   })
 
-  it("E4 enum, const, default and examples are data and are not touched", () => {
+  it("enum, const, default and examples are data and are not touched (E4)", () => {
     const input = {
       type: "object",
       properties: {
@@ -229,7 +229,7 @@ describe("McpTool.cleanSchema", () => {
     })
   })
 
-  it("E4 boolean and unknown keywords pass through unchanged", () => {
+  it("boolean and unknown keywords pass through unchanged (E4)", () => {
     const input = {
       type: "object",
       properties: {
@@ -242,7 +242,7 @@ describe("McpTool.cleanSchema", () => {
     assert.deepStrictEqual(McpTool.cleanSchema(input), input)
   })
 
-  it("E4 the input schema is not mutated", () => {
+  it("the input schema is not mutated (E4)", () => {
     const input = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       title: "T",
@@ -320,7 +320,7 @@ describe("McpTool.cleanSchema", () => {
     assert.strictEqual(McpTool.cleanSchema(other), other)
   })
 
-  it("E4 the result is always an object schema", () => {
+  it("the result is always an object schema (E4)", () => {
     assert.deepStrictEqual(McpTool.cleanSchema({ properties: { a: { type: "string" } } }), {
       type: "object",
       properties: { a: { type: "string" } }
@@ -332,7 +332,7 @@ describe("McpTool.cleanSchema", () => {
     }
   })
 
-  it("E4 a property named __proto__ stays an ordinary property", () => {
+  it("a property named __proto__ stays an ordinary property (E4)", () => {
     const input = JSON.parse(`{"type":"object","properties":{"__proto__":{"title":"P","type":"string"}}}`)
     const cleaned = McpTool.cleanSchema(input)
     const properties = cleaned.properties as Record<string, unknown>
@@ -341,7 +341,7 @@ describe("McpTool.cleanSchema", () => {
     assert.strictEqual(JSON.stringify(cleaned), `{"type":"object","properties":{"__proto__":{"type":"string"}}}`)
   })
 
-  it("E4 a hostile, very deep or cyclic schema neither overflows nor hangs", () => {
+  it("a hostile, very deep or cyclic schema neither overflows nor hangs (E4)", () => {
     let deep: Record<string, unknown> = { type: "string", title: "leaf" }
     for (let i = 0; i < 100_000; i++) deep = { not: deep, title: `level ${i}` }
     const cleaned = McpTool.cleanSchema({ type: "object", properties: { d: deep } })
@@ -354,7 +354,7 @@ describe("McpTool.cleanSchema", () => {
 })
 
 describe("McpTool.cleanSchema, exactly", () => {
-  it("E4 an explicit non-object type is kept as sent, without properties; a present type keeps its place", () => {
+  it("an explicit non-object type is kept as sent, without properties; a present type keeps its place (E4)", () => {
     assert.deepStrictEqual(McpTool.cleanSchema({ type: "string", title: "S" }), { type: "string" })
     // what the model reads is the JSON text: the server's key order stays
     const cleaned = McpTool.cleanSchema({ properties: { a: { type: "string" } }, required: ["a"], type: "object" })
@@ -364,7 +364,7 @@ describe("McpTool.cleanSchema, exactly", () => {
     )
   })
 
-  it("E4 a property named __proto__ is an ordinary writable, configurable, enumerable property", () => {
+  it("a property named __proto__ is an ordinary writable, configurable, enumerable property (E4)", () => {
     const input = JSON.parse(`{"type":"object","properties":{"__proto__":{"title":"P","type":"string"}}}`)
     const properties = McpTool.cleanSchema(input).properties as Record<string, unknown>
     assert.deepStrictEqual(Object.getOwnPropertyDescriptor(properties, "__proto__"), {
@@ -375,7 +375,7 @@ describe("McpTool.cleanSchema, exactly", () => {
     })
   })
 
-  it("E4 schema levels are cleaned down to depth 256 and copied unchanged below", () => {
+  it("schema levels are cleaned down to depth 256 and copied unchanged below (E4)", () => {
     let deep: Record<string, unknown> = { type: "string", title: "leaf" }
     for (let i = 0; i < 300; i++) deep = { not: deep, title: `level ${i}` }
     // the root is at depth 0 and its property `d` at depth 1
@@ -398,7 +398,7 @@ describe("McpTool.checkSchema", () => {
     return schema
   }
 
-  it("E4 a schema may nest 128 JSON levels, not 129", () => {
+  it("a schema may nest 128 JSON levels, not 129 (E4)", () => {
     assert.strictEqual(McpTool.schemaLimits.depth, 128)
     assert.isUndefined(McpTool.checkSchema(nested(128)))
     assert.strictEqual(McpTool.checkSchema(nested(129)), "its input schema nests deeper than 128 levels")
@@ -439,7 +439,7 @@ describe("McpTool.checkSchema", () => {
     }))
   })
 
-  it("E4 a schema may weigh 1,000,000 characters of keys and values, as its JSON text roughly does", () => {
+  it("a schema may weigh 1,000,000 characters of keys and values, as its JSON text roughly does (E4)", () => {
     const refused = "its input schema is larger than 1,000,000 characters"
     assert.strictEqual(McpTool.schemaLimits.size, 1_000_000)
     // an object is 2 plus 1 per value, a key its length plus 3, a string its length plus 2: 9 + n
@@ -452,7 +452,7 @@ describe("McpTool.checkSchema", () => {
     assert.isUndefined(McpTool.checkSchema(undefined))
   })
 
-  it("E4 the walk names the first limit it meets: reaching the size limit exactly is allowed, passing it at a key or an array ends the walk there", () => {
+  it("the walk names the first limit it meets: reaching the size limit exactly is allowed, passing it at a key or an array ends the walk there (E4)", () => {
     const larger = "its input schema is larger than 1,000,000 characters"
     const deeper = "its input schema nests deeper than 128 levels"
     // { s: "x" * n, a: <127 levels of `wrap`> around a value at depth 129 }
@@ -506,7 +506,7 @@ describe("McpToolResult.toResult", () => {
     ])
   })
 
-  it("E7 a result with structuredContent returns that structured value", () => {
+  it("a result with structuredContent returns that structured value (E7)", () => {
     const result: CallToolResult = {
       content: [{ type: "text", text: "{\"answer\":42,\"unit\":\"items\"}" }],
       structuredContent: { answer: 42, unit: "items", nested: { title: "kept" } }
@@ -520,7 +520,7 @@ describe("McpToolResult.toResult", () => {
     })
   })
 
-  it("E7 text and image content are returned as JSON data, not vision messages", () => {
+  it("text and image content are returned as JSON data, not vision messages (E7)", () => {
     const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
     const result: CallToolResult = {
       content: [
@@ -543,7 +543,7 @@ describe("McpToolResult.toResult", () => {
     )
   })
 
-  it("E7 audio, embedded resources and resource links are serialised as JSON data", () => {
+  it("audio, embedded resources and resource links are serialised as JSON data (E7)", () => {
     const result: CallToolResult = {
       content: [
         { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
@@ -564,7 +564,7 @@ describe("McpToolResult.toResult", () => {
     }))
   })
 
-  it("E7 an empty result is an empty list, and the input result is not mutated", () => {
+  it("an empty result is an empty list, and the input result is not mutated (E7)", () => {
     const result: CallToolResult = { content: [{ type: "text", text: "ok", _meta: { a: 1 } }] }
     const before = structuredClone(result)
     McpToolResult.toResult(result, policy)
@@ -572,14 +572,14 @@ describe("McpToolResult.toResult", () => {
     assert.deepStrictEqual(McpToolResult.toResult({ content: [] }, policy), McpToolResult.ToolOutcome.Success({ value: [] }))
   })
 
-  it("E7 a 2024-10-07 compatibility result returns its toolResult", () => {
+  it("a 2024-10-07 compatibility result returns its toolResult (E7)", () => {
     assert.deepStrictEqual(
       McpToolResult.toResult({ toolResult: { rows: 3 } }, policy),
       McpToolResult.ToolOutcome.Success({ value: { rows: 3 } })
     )
   })
 
-  it("E7 D8 a remote isError result is a failure carrying the tool's own text by default", () => {
+  it("a remote isError result is a failure carrying the tool's own text by default (E7) (D8)", () => {
     const result: CallToolResult = {
       isError: true,
       content: [
@@ -595,7 +595,7 @@ describe("McpToolResult.toResult", () => {
     )
   })
 
-  it("D8 long isError text is truncated to a sane length", () => {
+  it("long isError text is truncated to a sane length (D8)", () => {
     const outcome = McpToolResult.toResult({ isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] }, policy)
     assert.strictEqual(outcome._tag, "Failure")
     const message = outcome._tag === "Failure" ? outcome.message : ""
@@ -604,14 +604,14 @@ describe("McpToolResult.toResult", () => {
     assert.isBelow(message.length, McpToolResult.maxErrorTextLength + 20)
   })
 
-  it("D8 an isError result without text gets a fixed line", () => {
+  it("an isError result without text gets a fixed line (D8)", () => {
     assert.deepStrictEqual(
       McpToolResult.toResult({ isError: true, content: [] }, policy),
       McpToolResult.ToolOutcome.Failure({ message: "the tool failed without an error message" })
     )
   })
 
-  it("D8 the generic policy never shows remote text", () => {
+  it("the generic policy never shows remote text (D8)", () => {
     const result: CallToolResult = {
       isError: true,
       content: [{ type: "text", text: "db password rejected for admin" }]
@@ -622,7 +622,7 @@ describe("McpToolResult.toResult", () => {
     )
   })
 
-  it("D8 the application's own policy decides the text, in both call styles", () => {
+  it("the application's own policy decides the text, in both call styles (D8)", () => {
     const mine: McpToolResult.ErrorTextPolicy = (failure) =>
       failure._tag === "ToolError" ? `tool said: ${failure.result.content.length} blocks` : "request failed"
     const result: CallToolResult = { isError: true, content: [{ type: "text", text: "x" }] }
@@ -643,7 +643,7 @@ describe("McpToolResult.describeFailure", () => {
   })
   const failure = McpToolResult.RemoteFailure.RequestError({ error: leaky })
 
-  it("D8 by default a request error shows no description, stack trace or URL", () => {
+  it("by default a request error shows no description, stack trace or URL (D8)", () => {
     const text = McpToolResult.describeFailure(failure, McpToolResult.ErrorTextPolicy.toolText)
     assert.strictEqual(text, "the server failed to run the tool (internal error)")
     for (const secret of ["internal.example.corp", "abc123", "ECONNREFUSED", "node:_tls_wrap", " at ", "catalog"]) {
@@ -651,7 +651,7 @@ describe("McpToolResult.describeFailure", () => {
     }
   })
 
-  it("D8 the default names well-known protocol codes and nothing else", () => {
+  it("the default names well-known protocol codes and nothing else (D8)", () => {
     const line = (code?: number) =>
       McpToolResult.describeFailure(
         McpToolResult.RemoteFailure.RequestError({
@@ -672,7 +672,7 @@ describe("McpToolResult.describeFailure", () => {
     assert.strictEqual(line(), "the server failed to run the tool")
   })
 
-  it("D8 a response that never arrived is described in Zett's own words by the default and the generic policy", () => {
+  it("a response that never arrived is described in Zett's own words by the default and the generic policy (D8)", () => {
     const own = (reason: "StreamClosed" | "MessageTooLarge" | "Unsupported" | "Remote", description: string) =>
       McpToolResult.RemoteFailure.RequestError({
         error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason, description })
@@ -694,14 +694,14 @@ describe("McpToolResult.describeFailure", () => {
     }
   })
 
-  it("D8 the generic policy shows one fixed line for request errors", () => {
+  it("the generic policy shows one fixed line for request errors (D8)", () => {
     assert.strictEqual(
       pipe(failure, McpToolResult.describeFailure(McpToolResult.ErrorTextPolicy.generic)),
       "the server failed to run the tool"
     )
   })
 
-  it("D8 the verbose policy shows transport details for development", () => {
+  it("the verbose policy shows transport details for development (D8)", () => {
     const text = McpToolResult.describeFailure(failure, McpToolResult.ErrorTextPolicy.verbose)
     assert.include(text, "catalog: tools/call failed (code -32603): fetch failed")
     assert.include(text, "https://internal.example.corp:8443/mcp")
@@ -724,7 +724,7 @@ describe("McpToolResult, exactly", () => {
       error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "Remote", description: "secret detail", ...fields })
     })
 
-  it("D8 text of exactly the maximum length is kept whole; a cut never splits a surrogate pair", () => {
+  it("text of exactly the maximum length is kept whole; a cut never splits a surrogate pair (D8)", () => {
     const max = McpToolResult.maxErrorTextLength
     const exact = "e".repeat(max)
     assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: [{ type: "text", text: exact }] })), exact)
@@ -739,7 +739,7 @@ describe("McpToolResult, exactly", () => {
     )
   })
 
-  it("D8 only text blocks with string text count as the tool's text, trimmed", () => {
+  it("only text blocks with string text count as the tool's text, trimmed (D8)", () => {
     const content = [
       { type: "text", text: "  first" },
       { type: "text", text: 42 },
@@ -756,7 +756,7 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(ErrorTextPolicy.toolText(toolError(notAList)), none)
   })
 
-  it("D8 request errors: the named codes, and Zett's own description when the response never arrived", () => {
+  it("request errors: the named codes, and Zett's own description when the response never arrived (D8)", () => {
     const notFound = ErrorTextPolicy.toolText(requestError({ code: -32601 }))
     assert.strictEqual(notFound, "the server failed to run the tool (method not found)")
     assert.strictEqual(ErrorTextPolicy.toolText(requestError({ code: 32601 })), "the server failed to run the tool")
@@ -767,7 +767,7 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(ErrorTextPolicy.generic(requestError({ code: -32601 })), "the server failed to run the tool")
   })
 
-  it("D8 verbose: the tool's text first, a fixed line without text or structure, no code when none", () => {
+  it("verbose: the tool's text first, a fixed line without text or structure, no code when none (D8)", () => {
     const withText = toolError({ content: [{ type: "text", text: "boom" }], structuredContent: { code: "E42" } })
     assert.strictEqual(ErrorTextPolicy.verbose(withText), "boom")
     assert.strictEqual(ErrorTextPolicy.verbose(toolError({})), "the tool failed without an error message")
@@ -778,7 +778,7 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(ErrorTextPolicy.verbose(requestError({})), "s: tools/call failed: secret detail")
   })
 
-  it("E7 blocks that are not objects stay as they are; only a resource object loses its _meta", () => {
+  it("blocks that are not objects stay as they are; only a resource object loses its _meta (E7)", () => {
     const content = [
       "plain",
       null,
@@ -803,7 +803,7 @@ describe("McpToolResult, exactly", () => {
     }))
   })
 
-  it("E7 a block key named __proto__ stays an ordinary property", () => {
+  it("a block key named __proto__ stays an ordinary property (E7)", () => {
     const block = JSON.parse(`{"type":"text","text":"a","__proto__":{"x":1}}`)
     const outcome = McpToolResult.toResult({ content: [block] }, ErrorTextPolicy.toolText)
     const out = (outcome._tag === "Success" ? outcome.value : []) as Array<Record<string, unknown>>
@@ -817,7 +817,7 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(JSON.stringify(out), `[{"type":"text","text":"a","__proto__":{"x":1}}]`)
   })
 
-  it("E7 the compatibility shape only without content; a result without content is an empty list", () => {
+  it("the compatibility shape only without content; a result without content is an empty list (E7)", () => {
     const both = { content: [{ type: "text", text: "new" }], toolResult: "old" } as unknown as CallToolResult
     assert.deepStrictEqual(
       McpToolResult.toResult(both, ErrorTextPolicy.toolText),
@@ -834,7 +834,7 @@ describe("McpToolResult, exactly", () => {
 })
 
 describe("McpTool.fromTool", () => {
-  it("E1 E4 E5 a listed tool becomes a definition with exposed name, clean schema and no guidelines", () => {
+  it("a listed tool becomes a definition with exposed name, clean schema and no guidelines (E1) (E4, E5)", () => {
     const tool = {
       name: "search",
       title: "Search",

@@ -30,7 +30,7 @@ const counted = (delay: Duration.DurationInput = "0 millis") => {
 }
 
 describe("McpToolCache", () => {
-  it.effect("D3 an entry is fresh for the TTL read from Clock, then discovered again", () =>
+  it.effect("an entry is fresh for the TTL read from Clock, then discovered again (D3)", () =>
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted()
@@ -44,7 +44,7 @@ describe("McpToolCache", () => {
       assert.strictEqual(stats.runs, 2)
     }))
 
-  it.effect("D3 a TTL of zero disables the cache: every lookup discovers", () =>
+  it.effect("a TTL of zero disables the cache: every lookup discovers (D3)", () =>
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted()
@@ -92,7 +92,7 @@ describe("McpToolCache", () => {
       assert.strictEqual(stats.runs, 1)
     }))
 
-  it.effect("D3 a TTL of zero shares nothing either: concurrent lookups each discover", () =>
+  it.effect("a TTL of zero shares nothing either: concurrent lookups each discover (D3)", () =>
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted("1 second")
@@ -104,7 +104,7 @@ describe("McpToolCache", () => {
       assert.isFalse(yield* cache.has(key))
     }))
 
-  it.effect("D3 invalidate drops an entry: the next lookup discovers again", () =>
+  it.effect("invalidate drops an entry: the next lookup discovers again (D3)", () =>
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted()
@@ -187,7 +187,7 @@ describe("McpToolCache", () => {
       assert.strictEqual(stats.runs, 2)
     }))
 
-  it("D3 a server's keys: one per naming mode, equal each time they are made, with their ids", () => {
+  it("a server's keys: one per naming mode, equal each time they are made, with their ids (D3)", () => {
     const server = McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" })
     const definition = McpServerConfig.cacheKey(server)
     const flat = McpToolCache.key(server, { namespace: false })

@@ -26,7 +26,7 @@ const runSoak = (count: number) =>
   })
 
 describe("soak", () => {
-  it.live("D1 D5 D6 D7 60 requests ended by success, failure, interruption or compaction: all accounted for, zero leaks", () =>
+  it.live("60 requests ended by success, failure, interruption or compaction: all accounted for, zero leaks (D1) (D5, D6, D7)", () =>
     Effect.gen(function*() {
       const { code, stderr, stdout } = yield* runSoak(60)
       const report = JSON.parse(stdout.trim().split("\n").pop()!)

@@ -8,7 +8,7 @@ import * as Source from "@zett/testing/Source"
 const here = path.dirname(fileURLToPath(import.meta.url))
 
 describe("offline example", () => {
-  it.live("F1 the offline example prints the tool result, then that the connection closed", () =>
+  it.live("the offline example prints the tool result, then that the connection closed (F1)", () =>
     Effect.gen(function*() {
       const { code, stdout } = yield* Effect.async<{ code: number | null; stdout: string }>((resume) => {
         execFile(process.execPath, [...Source.nodeArgs, path.join(here, "..", "examples", "offline.ts")], { timeout: 60_000 }, (error, stdout) =>
