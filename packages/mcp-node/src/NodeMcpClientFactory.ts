@@ -399,7 +399,9 @@ export const make = (
       maxAuthorizations: options?.maxAuthorizations ?? 2,
       refreshSkewMs: 30_000
     }
-    return of(sdkConnect(authSettings, options, handlers, processGroups))
+    // connects that start together start one per turn of the event loop: this factory's gate
+    const turns = yield* Turns.make
+    return of(sdkConnect(authSettings, options, handlers, processGroups, turns))
   })
 
 /**
@@ -430,7 +432,8 @@ const sdkConnect = (
   authSettings: OAuthConnect.Settings,
   options: Options | undefined,
   handlers: ServerRequests.Handlers,
-  processGroups: ProcessGroups.ProcessGroups["Type"]
+  processGroups: ProcessGroups.ProcessGroups["Type"],
+  turns: Turns.Turns
 ): (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const closeTimeout = Duration.decode(options?.closeTimeout ?? Duration.seconds(2))
   const closeMs = Duration.toMillis(closeTimeout)
@@ -655,7 +658,7 @@ const sdkConnect = (
     connectOptions?: ConnectOptions | undefined
   ) {
     // connects that start together start one per turn of the event loop, so open connections are read between
-    yield* Turns.take
+    yield* turns.take
     yield* Effect.annotateCurrentSpan(transportAttributes(server))
     const runtime = yield* Effect.runtime<never>()
     // the definition's secrets and every credential the process holds, now or later (a login's tokens)

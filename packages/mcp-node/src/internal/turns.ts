@@ -15,36 +15,45 @@ interface Waiter {
   cancelled: boolean
 }
 
-const waiting: Array<Waiter> = []
-let taken = false
-
-// Runs in the check phase of the event loop; the next one runs in the next iteration, after its poll for I/O.
-const next = () => {
-  let waiter = waiting.shift()
-  while (waiter !== undefined && waiter.cancelled) waiter = waiting.shift()
-  if (waiter === undefined) {
-    taken = false
-    return
-  }
-  waiter.resume()
-  setImmediate(next)
-}
-
 /**
- * Waits for a turn of its own: the first caller goes at once, those that come meanwhile one per later turn, in
- * order. What runs after it until its first wait for I/O is the work of that turn.
+ * A gate of turns, one per client factory (made in its `make`).
  *
  * @internal
  */
-export const take: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const waiter: Waiter = { resume: () => resume(Effect.void), cancelled: false }
-  if (taken) {
-    waiting.push(waiter)
-  } else {
-    taken = true
+export interface Turns {
+  /**
+   * Waits for a turn of its own: the first caller goes at once, those that come meanwhile one per later turn, in
+   * order. What runs after it until its first wait for I/O is the work of that turn.
+   */
+  readonly take: Effect.Effect<void>
+}
+
+/** @internal */
+export const make: Effect.Effect<Turns> = Effect.sync(() => {
+  const waiting: Array<Waiter> = []
+  let taken = false
+  // Runs in the check phase of the event loop; the next one runs in the next iteration, after its poll for I/O.
+  const next = () => {
+    let waiter = waiting.shift()
+    while (waiter !== undefined && waiter.cancelled) waiter = waiting.shift()
+    if (waiter === undefined) {
+      taken = false
+      return
+    }
     waiter.resume()
     setImmediate(next)
   }
-  // an interrupted waiter (a connect timed out in the queue) leaves its turn to the next one
-  return Effect.sync(() => void (waiter.cancelled = true))
+  const take = Effect.async<void>((resume) => {
+    const waiter: Waiter = { resume: () => resume(Effect.void), cancelled: false }
+    if (taken) {
+      waiting.push(waiter)
+    } else {
+      taken = true
+      waiter.resume()
+      setImmediate(next)
+    }
+    // an interrupted waiter (a connect timed out in the queue) leaves its turn to the next one
+    return Effect.sync(() => void (waiter.cancelled = true))
+  })
+  return { take }
 })
