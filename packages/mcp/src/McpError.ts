@@ -13,7 +13,6 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { InvalidRoot } from "./McpRoots.js"
 import type { SamplingRefused } from "./McpSampling.js"
-import type { McpToolFailure } from "./McpToolkit.js"
 
 /**
  * @since 0.1.0
@@ -379,8 +378,31 @@ export class McpSkillVerificationError extends Schema.TaggedError<McpSkillVerifi
 }
 
 /**
- * Every error of the family: those above, `McpSampling.SamplingRefused`, `McpRoots.InvalidRoot` and
- * `McpToolkit.McpToolFailure`.
+ * A failed MCP tool call as the model reads it (the tools of `McpToolkit`, whose `failureMode` is `"return"`): `reason` is the kind of
+ * failure, `message` the text the agent's MCP tools give for it.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mcp/McpToolkit/McpToolFailure")(
+  "McpToolFailure",
+  {
+    /**
+     * `Unavailable`: the server could not be reached; `TimeoutError`: the call ran out of time; `RemoteError`: the
+     * server failed the request; `ToolError`: the tool reported an error (`isError`).
+     */
+    reason: Schema.Literal("Unavailable", "TimeoutError", "RemoteError", "ToolError"),
+    message: Schema.String
+  }
+) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+}
+
+/**
+ * Every error of the family: those above, `McpSampling.SamplingRefused` and `McpRoots.InvalidRoot`.
  *
  * @since 0.1.0
  * @category models

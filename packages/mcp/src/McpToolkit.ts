@@ -33,7 +33,7 @@ import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
-import { type McpConfigError, TypeId } from "./McpError.js"
+import { type McpConfigError, McpToolFailure } from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServers from "./McpServers.js"
 import type * as McpTool from "./McpTool.js"
@@ -48,28 +48,12 @@ import * as McpToolCache from "./McpToolCache.js"
 export interface Options extends Session.Options {}
 
 /**
- * A failed MCP tool call as the model reads it (the tools' `failureMode` is `"return"`): `reason` is the kind of
- * failure, `message` the text the agent's MCP tools give for it.
+ * A failed MCP tool call as the model reads it (defined with the error family, in `McpError`).
  *
  * @since 0.1.0
  * @category errors
  */
-export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mcp/McpToolkit/McpToolFailure")(
-  "McpToolFailure",
-  {
-    /**
-     * `Unavailable`: the server could not be reached; `TimeoutError`: the call ran out of time; `RemoteError`: the
-     * server failed the request; `ToolError`: the tool reported an error (`isError`).
-     */
-    reason: Schema.Literal("Unavailable", "TimeoutError", "RemoteError", "ToolError"),
-    message: Schema.String
-  }
-) {
-  /**
-   * @since 0.1.0
-   */
-  readonly [TypeId]: TypeId = TypeId
-}
+export { McpToolFailure } from "./McpError.js"
 
 /**
  * An MCP tool as an `@effect/ai` tool: the server's JSON Schema (cleaned as for the agent) as its parameters,
