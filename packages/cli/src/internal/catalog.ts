@@ -61,6 +61,31 @@ export const connect = (
 ) => factory.connect(server).pipe(McpError.within({ server: server.name, operation: "connect", limit }))
 
 /**
+ * Connects to `server` and lists what a command looks the user's name up in, both under the connect timeout (a
+ * wrong name is told before anything is asked for); a server that fails is "unavailable" for `doing`.
+ */
+export const connectAndList = <A>(
+  factory: McpClientFactory.McpClientFactory["Type"],
+  server: McpServerConfig.McpServerConfig,
+  options: {
+    readonly doing: string
+    readonly connectTimeout: Option.Option<number>
+    readonly list: (client: McpClient.McpClient) => Effect.Effect<A, McpError.McpRequestError>
+  }
+) =>
+  Effect.gen(function*() {
+    const client = yield* connect(factory, server, Option.none())
+    return { client, listed: yield* options.list(client) }
+  }).pipe(
+    McpError.within({ server: server.name, operation: "connect", limit: connectLimit(options.connectTimeout) }),
+    Effect.mapError((error) =>
+      new CliError.RunFailed({
+        message: `cannot ${options.doing}: MCP server ${server.name} is unavailable: ${McpError.reasonOf(error)}`
+      })
+    )
+  )
+
+/**
  * Lists every server with `list` (connect and list under the connect timeout), concurrently, with a spinner on a
  * terminal. A server that answers -32601 (method not found) does not offer the feature: its items are undefined.
  */

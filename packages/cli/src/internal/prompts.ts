@@ -12,7 +12,7 @@ import * as Catalog from "./catalog.js"
 import { inert } from "./inert.js"
 import { nameList } from "./common.js"
 import type * as Options from "./options.js"
-import { callLimit, connectLimit } from "./options.js"
+import { callLimit } from "./options.js"
 
 /** `city, state?`: the arguments, an optional one marked with `?`. */
 const argumentsLine = (prompt: McpPrompts.Prompt) =>
@@ -58,16 +58,12 @@ export const getHandler = (options: Options.PromptOptions) =>
     const args = yield* stringArguments(Option.getOrElse(options.arguments, (): Record<string, unknown> => ({})))
     const { factory, server } = yield* Catalog.named(options)
     const name = server.name
-    const unavailable = (error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError) =>
-      new CliError.RunFailed({ message: `cannot get prompt ${options.name}: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
-    // connect and list under the connect timeout, so that a wrong name or argument is told before asking for it
-    const { client, prompts } = yield* Effect.gen(function*() {
-      const client = yield* Catalog.connect(factory, server, Option.none())
-      return { client, prompts: yield* McpPrompts.list(client) }
-    }).pipe(
-      McpError.within({ server: name, operation: "connect", limit: connectLimit(options.connectTimeout) }),
-      Effect.mapError(unavailable)
-    )
+    // connected and listed first, so that a wrong name or argument is told before asking for it
+    const { client, listed: prompts } = yield* Catalog.connectAndList(factory, server, {
+      doing: `get prompt ${options.name}`,
+      connectTimeout: options.connectTimeout,
+      list: McpPrompts.list
+    })
     const prompt = prompts.find((p) => p.name === options.name)
     if (prompt === undefined) {
       return yield* new CliError.UsageError({

@@ -13,7 +13,7 @@ import * as Catalog from "./catalog.js"
 import { nameList } from "./common.js"
 import { inert } from "./inert.js"
 import type * as Options from "./options.js"
-import { callLimit, connectLimit } from "./options.js"
+import { callLimit } from "./options.js"
 
 const total = (listings: ReadonlyArray<Catalog.Listing<ReadonlyArray<McpSkills.Skill>>>) =>
   listings.reduce((sum, listing) => sum + (listing.items?.length ?? 0), 0)
@@ -44,16 +44,11 @@ export const readHandler = (options: Options.SkillOptions) =>
     const { factory, server } = yield* Catalog.named(options)
     const name = server.name
     const path = Option.getOrUndefined(options.path)
-    const unavailable = (error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError) =>
-      new CliError.RunFailed({ message: `cannot load skill ${options.name}: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
-    // connect and list under the connect timeout: the skill is found in the listing, and verified against it
-    const { client, skills } = yield* Effect.gen(function*() {
-      const client = yield* Catalog.connect(factory, server, Option.none())
-      return { client, skills: yield* McpSkills.list(client) }
-    }).pipe(
-      McpError.within({ server: name, operation: "connect", limit: connectLimit(options.connectTimeout) }),
-      Effect.mapError(unavailable)
-    )
+    const { client, listed: skills } = yield* Catalog.connectAndList(factory, server, {
+      doing: `load skill ${options.name}`,
+      connectTimeout: options.connectTimeout,
+      list: McpSkills.list
+    })
     const found = McpSkills.find(skills, options.name)
     if (found.length !== 1) {
       return yield* new CliError.UsageError({
