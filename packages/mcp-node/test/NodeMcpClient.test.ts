@@ -6,6 +6,7 @@
  */
 import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
+import { logged } from "@zett/testing/CapturedLogs"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import {
@@ -24,8 +25,6 @@ import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as HashMap from "effect/HashMap"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
@@ -260,21 +259,6 @@ describe("McpClient", () => {
       }
     }))
 })
-
-/** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
-const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<{ readonly level: string; readonly text: string; readonly server: unknown }> = []
-    const logger = Logger.make(({ annotations, logLevel, message }) =>
-      void lines.push({
-        level: logLevel.label,
-        text: Array.isArray(message) ? message.join(" ") : String(message),
-        server: Option.getOrUndefined(HashMap.get(annotations, "mcp.server"))
-      })
-    )
-    const value = yield* Effect.provide(self, Logger.replace(Logger.defaultLogger, logger))
-    return [value, lines] as const
-  })
 
 /** A low-level SDK server whose one page of tools holds malformed ones. */
 const sloppyServer = () => {

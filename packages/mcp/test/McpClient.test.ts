@@ -1,28 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import { logged } from "@zett/testing/CapturedLogs"
 import type { Tool } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-
-/** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
-const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<{ readonly level: string; readonly text: string; readonly server: unknown }> = []
-    const logger = Logger.make(({ annotations, logLevel, message }) =>
-      void lines.push({
-        level: logLevel.label,
-        text: Array.isArray(message) ? message.join(" ") : String(message),
-        server: Option.getOrUndefined(HashMap.get(annotations, "mcp.server"))
-      })
-    )
-    const value = yield* Effect.provide(self, Logger.replace(Logger.defaultLogger, logger))
-    return [value, lines] as const
-  })
 
 describe("McpClient, exactly", () => {
   it("normalizeResult: a current result as it is; a legacy one keeps the content and structure it has (E7)", () => {
