@@ -2,12 +2,12 @@
  * Variables in configuration values, in the forms of the clients that write MCP files: `${env:VAR}` (VS
  * Code, Cursor, Windsurf), `${VAR}` and `${VAR:-default}` (Claude Code), `$VAR` (Gemini CLI), the predefined
  * `${workspaceFolder}`, `${userHome}`, ... (VS Code, Cursor) and `${input:ID}` (VS Code). A `$` that begins
- * none of the forms in use stays literal. Written by hand: no kept library knows these dialects together.
+ * none of the forms in use stays literal. Written by hand: no kept library knows these dialects together. Plain
+ * functions, no Effect: both Effect lines share them (resolving a variable or an input is the caller's, in
+ * `expansion.ts`).
  *
  * @internal
  */
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 
 /** @internal */
 export type Form = "env" | "braced" | "default" | "dollar" | "predefined" | "input"
@@ -100,14 +100,6 @@ export const parse = (text: string, forms: Forms): ReadonlyArray<Token> => {
 /** @internal */
 export const hasVariables = (tokens: ReadonlyArray<Token>): boolean => tokens.some((token) => token._tag !== "Text")
 
-/** What a value's variables are resolved against. */
-export interface Resolver<E> {
-  /** A variable's value (the `ConfigProvider`'s, the process environment by default), if set. */
-  readonly variable: (name: string) => Effect.Effect<Option.Option<string>>
-  readonly predefined: (name: Predefined) => string
-  readonly input: (id: string) => Effect.Effect<string, E>
-}
-
 /** A variable that is not set and has no default: named, never valued. */
 export interface Unset {
   readonly _tag: "Unset"
@@ -115,36 +107,18 @@ export interface Unset {
 }
 
 /**
- * Expands a parsed value. `secrets` receives every value that came from a variable or an input (not the
- * predefined paths), so that whoever shows the value can scrub them.
+ * What a variable stands for, given its value in the environment (undefined when unset): its value, or its
+ * default, or `Unset`. `secret` is true for a value that came from the environment (whoever shows the expanded
+ * text scrubs it); a default written in the file is no secret.
  *
  * @internal
  */
-export const expand = <E>(
-  tokens: ReadonlyArray<Token>,
-  resolver: Resolver<E>,
-  secrets: Array<string>
-): Effect.Effect<string, Unset | E> =>
-  Effect.reduce(tokens, "", (out, token): Effect.Effect<string, Unset | E> => {
-    switch (token._tag) {
-      case "Text":
-        return Effect.succeed(out + token.text)
-      case "Predefined":
-        return Effect.succeed(out + resolver.predefined(token.name))
-      case "Input":
-        return Effect.map(resolver.input(token.id), (value) => {
-          secrets.push(value)
-          return out + value
-        })
-      case "Variable":
-        return Effect.flatMap(resolver.variable(token.name), (value) => {
-          // `${VAR:-default}` as the shell reads it: the default also stands in for an empty value
-          if (Option.isSome(value) && (value.value !== "" || token.fallback === undefined)) {
-            secrets.push(value.value)
-            return Effect.succeed(out + value.value)
-          }
-          if (token.fallback !== undefined) return Effect.succeed(out + token.fallback)
-          return Effect.fail<Unset>({ _tag: "Unset", name: token.name })
-        })
-    }
-  })
+export const variableValue = (
+  token: Extract<Token, { readonly _tag: "Variable" }>,
+  value: string | undefined
+): { readonly value: string; readonly secret: boolean } | Unset => {
+  // `${VAR:-default}` as the shell reads it: the default also stands in for an empty value
+  if (value !== undefined && (value !== "" || token.fallback === undefined)) return { value, secret: true }
+  if (token.fallback !== undefined) return { value: token.fallback, secret: false }
+  return { _tag: "Unset", name: token.name }
+}

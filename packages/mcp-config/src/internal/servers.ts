@@ -1,0 +1,118 @@
+/**
+ * A server built from its decoded entry: its values expanded, an `envFile` read, the URL and headers checked.
+ *
+ * @internal
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
+import * as Dotenv from "dotenv"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Auth from "./auth.js"
+import type * as Entries from "./entries.js"
+import { type Expansion, expandSecrets, expandText, FieldIssue } from "./expansion.js"
+import * as Shape from "./shape.js"
+import { httpUrlIssue, quote, segment, setOwn } from "./wording.js"
+
+const serverFields = (entry: Entries.StdioEntry | Entries.RemoteEntry, expansion: Expansion) => ({
+  // Cline writes seconds (its default is 60); Gemini CLI, and a file that does not say, milliseconds
+  ...(entry.timeout !== undefined
+    ? { timeout: expansion.dialect === "cline" ? Duration.seconds(entry.timeout) : Duration.millis(entry.timeout) }
+    : {}),
+  ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
+  ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
+  ...(entry.resources !== undefined ? { resources: entry.resources } : {}),
+  ...(entry.skills !== undefined ? { skills: entry.skills } : {}),
+  ...(entry.protocol !== undefined ? { protocol: entry.protocol } : {}),
+  secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
+})
+
+const readEnvFile = (expansion: Expansion, workspace: string, file: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const absolute = path.resolve(workspace, file)
+    const text = yield* fs.readFileString(absolute).pipe(
+      Effect.mapError((error) =>
+        new FieldIssue({ field: ".envFile", reason: `cannot read the file${error._tag === "SystemError" ? ` (${error.reason})` : ""}` })
+      )
+    )
+    const parsed = Dotenv.parse(text)
+    for (const value of Object.values(parsed)) expansion.secrets.push(value)
+    return parsed
+  })
+
+/**
+ * A process: `envFile`'s values first, the entry's `env` over them.
+ *
+ * @internal
+ */
+export const stdio = (
+  name: string,
+  entry: Entries.StdioEntry,
+  expansion: Expansion,
+  workspace: string
+): Effect.Effect<McpStdioServer, FieldIssue, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const command = yield* expandText(expansion, "command", ".command", entry.command)
+    if (command === "") return yield* new FieldIssue({ field: ".command", reason: "is empty once its variables are expanded" })
+    const args = yield* Effect.forEach(entry.args ?? [], (arg, i) => expandText(expansion, "args", `.args[${i}]`, arg))
+    const fromFile = entry.envFile === undefined
+      ? {}
+      : yield* Effect.flatMap(
+        expandText(expansion, "envFile", ".envFile", entry.envFile),
+        (file) => readEnvFile(expansion, workspace, file)
+      )
+    const env = yield* expandSecrets(expansion, "env", ".env", entry.env)
+    const cwd = entry.cwd === undefined ? undefined : yield* expandText(expansion, "cwd", ".cwd", entry.cwd)
+    const merged: Record<string, Redacted.Redacted<string>> = {}
+    for (const [key, value] of Object.entries(fromFile)) setOwn(merged, key, Redacted.make(value))
+    for (const [key, value] of Object.entries(env)) setOwn(merged, key, value)
+    return new McpStdioServer({
+      name,
+      command,
+      args,
+      env: merged,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...serverFields(entry, expansion)
+    })
+  })
+
+/**
+ * A server over HTTP: an http(s) URL, headers without line breaks, and its authorization if it has one.
+ *
+ * @internal
+ */
+export const remote = (
+  name: string,
+  entry: Entries.RemoteEntry,
+  expansion: Expansion
+): Effect.Effect<McpHttpServer, FieldIssue> =>
+  Effect.gen(function*() {
+    const key = Shape.urlKeys.find((key) => entry[key] !== undefined)!
+    const url = yield* expandText(expansion, "url", `.${key}`, entry[key]!)
+    const protocol = httpUrlIssue(url)
+    if (protocol === null) return yield* new FieldIssue({ field: `.${key}`, reason: "expected an http(s) URL, got a string that is not a URL" })
+    if (protocol !== undefined) return yield* new FieldIssue({ field: `.${key}`, reason: `expected an http(s) URL, got a ${quote(protocol)} URL` })
+    const headers = yield* expandSecrets(expansion, "headers", ".headers", entry.headers)
+    for (const [header, value] of Object.entries(headers)) {
+      if (/[\r\n\u0000]/.test(Redacted.value(value))) {
+        return yield* new FieldIssue({ field: `.headers${segment(header)}`, reason: "contains a line break or NUL character" })
+      }
+    }
+    const auth = yield* Auth.build(entry, expansion)
+    // Gemini CLI's `url` is the legacy SSE transport; its `httpUrl` is Streamable HTTP
+    const transport = entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
+      ? "sse" as const
+      : "streamable-http" as const
+    return new McpHttpServer({
+      name,
+      url,
+      headers,
+      transport,
+      ...(auth !== undefined ? { auth } : {}),
+      ...serverFields(entry, expansion)
+    })
+  })
