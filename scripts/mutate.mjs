@@ -18,7 +18,7 @@ const { positionals, values } = parseArgs({
 
 // the logic modules in scope: what `npm run mutate` mutates without an argument
 const scope = {
-  agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/agent/src/Scrubber.ts"],
+  agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/common/src/Scrubber.ts", "packages/common/src/EditDistance.ts"],
   mcp: [
     "packages/mcp/src/McpTool.ts",
     "packages/mcp/src/McpToolResult.ts",
@@ -45,7 +45,7 @@ const scope = {
 }
 // fast unit suites per package: what a mutant is tested against
 const tests = {
-  agent: ["packages/agent/test/*.test.ts"],
+  agent: ["packages/agent/test/*.test.ts", "packages/common/test/*.test.ts"],
   mcp: [
     "packages/mcp/test/McpTool.test.ts",
     "packages/mcp-config/test/McpConfiguration.test.ts",
@@ -85,7 +85,7 @@ const tests = {
 }
 
 const target = positionals[0]
-const packageOf = (glob) => (glob.includes("packages/agent/") ? "agent" : "mcp")
+const packageOf = (glob) => (glob.includes("packages/agent/") || glob.includes("packages/common/") ? "agent" : "mcp")
 const runs = target === undefined
   ? Object.keys(scope).map((pkg) => ({ pkg, mutate: scope[pkg] }))
   : target in scope

@@ -1,46 +1,25 @@
 /**
  * Keeps secrets out of text. A `Scrubber` is made once from the secret values of a server or a provider
  * (header values, environment values, API keys) and then replaces, in any text that may reach a log, an
- * error, a span, the model or a command's output, every form in which a secret can be quoted:
+ * error, a span, the model or a command's output, every form in which a secret can be quoted: the whole
+ * value, the credential after an authorization scheme, each half of a `user:pass` pair (a `Basic`
+ * credential, a URL's user info, a bare pair), and each of these URL-encoded, JSON-escaped, and in base64
+ * and base64url at any alignment. Values shorter than `minLength` are not treated as secrets.
  *
- * - the whole value (`Bearer abc123...`);
- * - the credential after an authorization scheme (`abc123...` of `Bearer abc123...`, `Token ...`, `Basic ...`);
- * - each half of a `user:pass` pair: the decoded `Basic` credential, the user info of a URL, or a bare
- *   `user:pass` value;
- * - each of the above URL-encoded (`%2F`, lower-case `%2f`, `+` for a space), JSON-escaped, and in base64 and
- *   base64url at any alignment (the part of the encoding that depends on the secret's bytes alone, so a
- *   secret inside a larger base64 text is found too).
- *
- * Values shorter than `minLength` are not treated as secrets: replacing them would garble every text.
+ * The patterns are `@zett/common`'s `Scrubber`, which both Effect lines of Zett use; this module adds what
+ * is Effect's: secrets given as `Redacted` values, and `HeldSecrets`, the process's set as a service.
  *
  * @since 0.1.0
  */
+import * as Common from "@zett/common/Scrubber"
 import * as Context from "effect/Context"
-import * as Either from "effect/Either"
-import * as Encoding from "effect/Encoding"
 import * as Redacted from "effect/Redacted"
 
 /**
  * @since 0.1.0
  * @category models
  */
-export interface Scrubber {
-  /** The text with every form of every secret replaced by `<redacted>`. */
-  readonly scrub: (text: string) => string
-  /**
-   * As `scrub`, for a text cut short at its end (a long line truncated): a tail that could be the beginning
-   * of a secret is removed too, so that no part of a secret survives the cut.
-   */
-  readonly scrubTruncated: (text: string) => string
-  /** The same value, with `scrub` applied to every string in it (keys included); unchanged values are shared. */
-  readonly scrubDeep: <A>(value: A) => A
-  /** Whether there is any secret to look for. */
-  readonly isEmpty: boolean
-}
-
-// the values a scrubber was made from, so that `Secrets.extend` can make one pattern of them and the held ones
-const valuesKey: unique symbol = Symbol.for("@zett/agent/Scrubber/values")
-type WithValues = Scrubber & { readonly [valuesKey]?: ReadonlyArray<string> }
+export type Scrubber = Common.Scrubber
 
 /**
  * The shortest value treated as a secret.
@@ -48,7 +27,7 @@ type WithValues = Scrubber & { readonly [valuesKey]?: ReadonlyArray<string> }
  * @since 0.1.0
  * @category constants
  */
-export const minLength = 4
+export const minLength: number = Common.minLength
 
 /**
  * What a secret is replaced with.
@@ -56,98 +35,10 @@ export const minLength = 4
  * @since 0.1.0
  * @category constants
  */
-export const replacement = "<redacted>"
+export const replacement: string = Common.replacement
 
-const schemePattern = /^\s*([A-Za-z][A-Za-z0-9._~+-]*)\s+(\S(?:.*\S)?)\s*$/s
-
-const decodeBase64 = (text: string): string | undefined => {
-  const decoded = Either.getOrUndefined(
-    /[-_]/.test(text) ? Encoding.decodeBase64UrlString(text) : Encoding.decodeBase64String(text)
-  )
-  // not text: a token that merely looks like base64
-  return decoded === undefined || decoded.includes("\uFFFD") || /[\u0000-\u001F]/.test(decoded) ? undefined : decoded
-}
-
-const halves = (pair: string): ReadonlyArray<string> => {
-  const colon = pair.indexOf(":")
-  return colon <= 0 || colon === pair.length - 1 ? [] : [pair, pair.slice(0, colon), pair.slice(colon + 1)]
-}
-
-const decodeComponent = (part: string) => {
-  try {
-    return decodeURIComponent(part)
-  } catch {
-    return part
-  }
-}
-
-const userInfo = (value: string): ReadonlyArray<string> => {
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*@/.test(value)) return []
-  try {
-    const url = new URL(value)
-    return [decodeComponent(url.username), decodeComponent(url.password), url.username, url.password]
-  } catch {
-    return []
-  }
-}
-
-/** The secret-bearing parts of one value, before encodings. */
-const parts = (value: string): Set<string> => {
-  const out = new Set<string>([value, value.trim()])
-  const scheme = schemePattern.exec(value)
-  if (scheme !== null) {
-    const credential = scheme[2]!
-    out.add(credential)
-    const decoded = decodeBase64(credential)
-    if (decoded !== undefined && scheme[1]!.toLowerCase() === "basic") for (const part of halves(decoded)) out.add(part)
-  }
-  const urlParts = userInfo(value)
-  for (const part of urlParts) out.add(part)
-  if (urlParts.length === 0 && !/\s/.test(value)) for (const part of halves(value)) out.add(part)
-  return out
-}
-
-const percentLower = (text: string) => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
-
-/** The base64 characters that depend only on `bytes`, for each of the three alignments it can start at. */
-const base64Forms = (bytes: Uint8Array): Array<string> => {
-  // the whole value encoded on its own, with its padding
-  const out: Array<string> = [Encoding.encodeBase64(bytes), Encoding.encodeBase64Url(bytes)]
-  for (let offset = 0; offset < 3; offset++) {
-    const padded = new Uint8Array(offset + bytes.length)
-    padded.set(bytes, offset)
-    const first = Math.ceil((8 * offset) / 6)
-    const last = Math.floor((8 * (offset + bytes.length)) / 6)
-    out.push(Encoding.encodeBase64(padded).slice(first, last), Encoding.encodeBase64Url(padded).slice(first, last))
-  }
-  return out
-}
-
-const encoder = new TextEncoder()
-
-const forms = (part: string): Set<string> => {
-  const out = new Set<string>([part])
-  // a lone surrogate is encoded as URLs and forms encode it (U+FFFD), never thrown over
-  const uri = encodeURIComponent(part.toWellFormed())
-  out.add(uri)
-  out.add(percentLower(uri))
-  out.add(uri.replace(/%20/g, "+"))
-  out.add(JSON.stringify(part).slice(1, -1))
-  for (const encoded of base64Forms(encoder.encode(part))) out.add(encoded)
-  return out
-}
-
-// A shorter tail than this is too common to mean anything, and cutting it would garble every truncated line.
-const minTail = 3
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-const empty: Scrubber = {
-  scrub: (text) => text,
-  scrubTruncated: (text) => text,
-  scrubDeep: (value) => value,
-  isEmpty: true
-}
+const valuesOf = (secrets: Iterable<string | Redacted.Redacted<string>>): Array<string> =>
+  Array.from(secrets, (secret) => typeof secret === "string" ? secret : Redacted.value(secret))
 
 /**
  * Builds a scrubber for `secrets` (plain strings or `Redacted` values). The work of finding every form is
@@ -156,84 +47,7 @@ const empty: Scrubber = {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (input: Iterable<string | Redacted.Redacted<string>>): Scrubber => {
-  const secrets = valuesOf(input)
-  const variants = new Set<string>()
-  for (const value of secrets) {
-    if (value.length < minLength) continue
-    for (const part of parts(value)) {
-      if (part.length < minLength) continue
-      for (const form of forms(part)) if (form.length >= minLength) variants.add(form)
-    }
-  }
-  if (variants.size === 0) return empty
-  // longest first: at any position the longest form wins, so no tail of it is left behind
-  const sorted = [...variants].sort((a, b) => b.length - a.length)
-  const pattern = new RegExp(sorted.map(escapeRegExp).join("|"), "g")
-  const scrub = (text: string): string => {
-    pattern.lastIndex = 0
-    return pattern.test(text) ? text.replace(pattern, replacement) : text
-  }
-  const scrubTruncated = (text: string): string => {
-    const scrubbed = scrub(text)
-    // the longest tail of the text that begins some form of a secret
-    let cut = scrubbed.length
-    for (const variant of sorted) {
-      for (let length = Math.min(variant.length - 1, scrubbed.length); length >= minTail; length--) {
-        if (scrubbed.length - length < cut && scrubbed.endsWith(variant.slice(0, length))) {
-          cut = scrubbed.length - length
-          break
-        }
-      }
-    }
-    return cut === scrubbed.length ? scrubbed : `${scrubbed.slice(0, cut)}${replacement}`
-  }
-  const scrubDeep = <A>(value: A): A => deep(value, scrub) as A
-  const scrubber: WithValues = { scrub, scrubTruncated, scrubDeep, isEmpty: false }
-  Object.defineProperty(scrubber, valuesKey, { value: secrets })
-  return scrubber
-}
-
-const valuesOf = (secrets: Iterable<string | Redacted.Redacted<string>>): ReadonlyArray<string> =>
-  Array.from(secrets, (secret) => typeof secret === "string" ? secret : Redacted.value(secret))
-
-// Deeper than this, a value is replaced rather than walked: only a hostile server nests that deep, and a
-// recursive walk must not overflow the stack.
-const maxDepth = 256
-const tooDeep = "[nested too deeply]"
-
-const deep = (value: unknown, scrub: (text: string) => string, depth = 0): unknown => {
-  if (typeof value === "string") return scrub(value)
-  if (typeof value !== "object" || value === null) return value
-  if (depth >= maxDepth) return tooDeep
-  if (Array.isArray(value)) {
-    let out: Array<unknown> | undefined
-    for (let i = 0; i < value.length; i++) {
-      const item = deep(value[i], scrub, depth + 1)
-      if (item !== value[i]) {
-        out ??= value.slice()
-        out[i] = item
-      }
-    }
-    return out ?? value
-  }
-  const proto = Object.getPrototypeOf(value)
-  if (proto === Object.prototype || proto === null) {
-    let out: Record<string, unknown> | undefined
-    const record = value as Record<string, unknown>
-    for (const key of Object.keys(record)) {
-      const item = deep(record[key], scrub, depth + 1)
-      const cleanKey = scrub(key)
-      if (item !== record[key] || cleanKey !== key) {
-        out ??= { ...record }
-        if (cleanKey !== key) delete out[key]
-        Object.defineProperty(out, cleanKey, { value: item, enumerable: true, writable: true, configurable: true })
-      }
-    }
-    return out ?? value
-  }
-  return value
-}
+export const make = (input: Iterable<string | Redacted.Redacted<string>>): Scrubber => Common.make(valuesOf(input))
 
 /**
  * A scrubber with nothing to look for.
@@ -241,7 +55,7 @@ const deep = (value: unknown, scrub: (text: string) => string, depth = 0): unkno
  * @since 0.1.0
  * @category constructors
  */
-export const none: Scrubber = empty
+export const none: Scrubber = Common.none
 
 /**
  * The secrets of a URL: each part of its user info, and the values of query parameters whose names say they
@@ -250,23 +64,7 @@ export const none: Scrubber = empty
  * @since 0.1.0
  * @category utils
  */
-export const urlSecrets = (text: string): ReadonlyArray<string> => {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return []
-  }
-  const out: Array<string> = []
-  if (url.username !== "") out.push(url.username, decodeComponent(url.username))
-  if (url.password !== "") out.push(url.password, decodeComponent(url.password))
-  for (const [name, value] of url.searchParams) {
-    if (secretParameter.test(name) && value !== "") out.push(value)
-  }
-  return out
-}
-
-const secretParameter = /key|token|secret|pass(word|wd)?|pwd|auth|sig(nature)?|credential|session|jwt|bearer/i
+export const urlSecrets: (text: string) => ReadonlyArray<string> = Common.urlSecrets
 
 /**
  * Secrets that a process comes to hold while it runs: the tokens of a login and their refreshed successors,
@@ -292,36 +90,8 @@ export interface Secrets {
  * @category constructors
  */
 export const makeSecrets = (): Secrets => {
-  const held = new Set<string>()
-  let version = 0
-  const add = (secrets: Iterable<string | Redacted.Redacted<string>>) => {
-    for (const value of valuesOf(secrets)) {
-      if (value.length < minLength || held.has(value)) continue
-      held.add(value)
-      version++
-    }
-  }
-  const extend = (base: Scrubber): Scrubber => {
-    const values = (base as WithValues)[valuesKey] ?? []
-    let built = base
-    let builtVersion = 0
-    const current = (): Scrubber => {
-      if (builtVersion !== version) {
-        built = make([...values, ...held])
-        builtVersion = version
-      }
-      return built
-    }
-    return {
-      scrub: (text) => current().scrub(text),
-      scrubTruncated: (text) => current().scrubTruncated(text),
-      scrubDeep: (value) => current().scrubDeep(value),
-      get isEmpty() {
-        return current().isEmpty
-      }
-    }
-  }
-  return { add, extend, scrubber: extend(empty) }
+  const held = Common.makeSecrets()
+  return { add: (secrets) => held.add(valuesOf(secrets)), extend: held.extend, scrubber: held.scrubber }
 }
 
 /**

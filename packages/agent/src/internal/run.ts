@@ -17,7 +17,7 @@ import { addUsage, AssistantMessage, SystemMessage, ToolMessage, UserMessage } f
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
 import * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
-import { closest } from "./closest.js"
+import { closest } from "@zett/common/EditDistance"
 import * as pending from "./pending.js"
 import type { Compaction } from "../Agent.js"
 import { operationDuration, tokenUsage, tracedWith } from "../Tracing.js"

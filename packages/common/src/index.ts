@@ -1,0 +1,9 @@
+/**
+ * @since 0.1.0
+ */
+export * as EditDistance from "./EditDistance.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Scrubber from "./Scrubber.js"
