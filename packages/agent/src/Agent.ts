@@ -9,9 +9,11 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { AgentError, ExtensionError } from "./AgentError.js"
 import { DuplicateExtension } from "./AgentError.js"
 import * as Extension from "./Extension.js"
+import * as Pending from "./internal/pending.js"
 import * as internal from "./internal/run.js"
 import type { AssistantMessage, Message } from "./Message.js"
 import { UserMessage } from "./Message.js"
@@ -31,10 +33,47 @@ export class Agent extends Context.Tag("@zett/agent/Agent")<Agent, {
   readonly steer: (message: string | UserMessage) => Effect.Effect<boolean>
   /** Broadcasts an external event to every extension; the names of the extensions that took it. */
   readonly accept: (config: unknown, event: unknown) => Effect.Effect<ReadonlyArray<string>>
-  /** Whether an active run (of any agent) uses this extension instance. */
+  /** Whether an active run uses this extension instance: a run of any agent that shares this agent's `ActiveRuns`. */
   readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
   readonly extensions: ReadonlyArray<Extension.Any>
 }>() {}
+
+/**
+ * The runs in progress (runs and compaction passes), counted per extension instance: what `pending` reads. One
+ * extension instance may serve several agents; agents built in a context that holds one `ActiveRuns` (provide
+ * `layerActiveRuns` once, above them) count each other's runs. An agent built without one makes its own and counts
+ * only its own runs.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ActiveRuns extends Context.Tag("@zett/agent/Agent/ActiveRuns")<ActiveRuns, {
+  /** Counts a run that uses these extensions, until `exit` with the same extensions. */
+  readonly enter: (extensions: ReadonlyArray<Extension.Any>) => Effect.Effect<void>
+  readonly exit: (extensions: ReadonlyArray<Extension.Any>) => Effect.Effect<void>
+  readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
+}>() {}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeActiveRuns: Effect.Effect<ActiveRuns["Type"]> = Effect.sync(() => {
+  const counts = Pending.make()
+  return ActiveRuns.of({
+    enter: (extensions) => Effect.sync(() => counts.enter(extensions)),
+    exit: (extensions) => Effect.sync(() => counts.exit(extensions)),
+    pending: (extension) => Effect.sync(() => counts.isPending(extension))
+  })
+})
+
+/**
+ * One `ActiveRuns` for the agents built above it.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerActiveRuns: Layer.Layer<ActiveRuns> = Layer.effect(ActiveRuns, makeActiveRuns)
 
 /**
  * Reduces the conversation when it grows too long; runs at the start of a turn when `shouldCompact` says so,
@@ -87,7 +126,8 @@ type ContextOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infe
   : never
 
 /**
- * Builds an agent; fails when two extensions share a name, since a name identifies one extension.
+ * Builds an agent; fails when two extensions share a name, since a name identifies one extension. The agent counts
+ * its runs in the context's `ActiveRuns` if it holds one, in its own otherwise.
  *
  * @since 0.1.0
  * @category constructors
@@ -96,6 +136,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
   options: Options<Extensions> = {}
 ): Effect.fn.Return<Agent["Type"], DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> {
   const model = yield* Model
+  const shared = yield* Effect.serviceOption(ActiveRuns)
   const extensions: Array<Extension.Any> = []
   for (const input of options.extensions ?? []) {
     const extension: Extension.Any = Effect.isEffect(input) ? yield* input : input
@@ -104,6 +145,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
     }
     extensions.push(extension)
   }
+  const runs = Option.isSome(shared) ? shared.value : yield* makeActiveRuns
   const engine: internal.Engine = {
     model,
     extensions,
@@ -115,6 +157,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
     toolConcurrency: options.toolConcurrency ?? 1,
     compaction: options.compaction,
     active: new Set(),
+    runs,
     telemetry: internal.makeTelemetry(model.info, options.captureContent === true)
   }
   const toUser = (input: string | UserMessage) => typeof input === "string" ? new UserMessage({ content: input }) : input
@@ -132,7 +175,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
           }
         }).map((extension) => extension.name)
       ),
-    pending: (extension) => Effect.sync(() => Extension.isPending(extension)),
+    pending: runs.pending,
     extensions
   })
 })
