@@ -1,0 +1,395 @@
+/**
+ * Tool search: a lexical index over tool definitions and a ranking (BM25F) of them for a query. Plain TypeScript,
+ * no Effect, so that both Effect lines share it.
+ *
+ * A tool is indexed by fields of different weight: its name split into words (`get_pull_request`,
+ * `API-post-page` and `listDirectory` alike), its description, its parameters' names and descriptions, and its
+ * server's name and instructions, which every tool of the server shares as context. Words are lowercased, stop
+ * words dropped and suffixes stripped (`files`, `filed` and `filing` meet), and a query word also matches the
+ * words it begins (`repo` finds `repository`), for less.
+ *
+ * @internal
+ */
+
+/** What the index reads of a tool: structurally an `McpTool`. */
+export interface Tool {
+  /** The name the model calls. */
+  readonly name: string
+  readonly description: string
+  readonly parameters: { readonly [key: string]: unknown }
+  /** The tool's own name on its server; its words count as the name's. */
+  readonly remoteName?: string | undefined
+}
+
+/** One server's tools, with what the server says of itself. */
+export interface Group<T extends Tool = Tool> {
+  readonly server: string
+  readonly instructions?: string | undefined
+  readonly tools: ReadonlyArray<T>
+}
+
+/** A found tool: its definition, its server, and the score it ranked by. */
+export interface Hit<T extends Tool = Tool> {
+  readonly tool: T
+  readonly server: string
+  readonly score: number
+}
+
+/** The options of one search. */
+export interface SearchOptions {
+  /** Only this server's tools. */
+  readonly server?: string | undefined
+  /** At most this many hits (default 5). */
+  readonly limit?: number | undefined
+}
+
+/** An index over the tools of some servers, built once and searched any number of times. */
+export interface Index<T extends Tool = Tool> {
+  /** How many tools it holds. */
+  readonly size: number
+  readonly servers: ReadonlyArray<string>
+  /** The tools by exposed name. */
+  readonly get: (name: string) => { readonly tool: T; readonly server: string } | undefined
+  /** The best-ranked tools for `query`, best first; empty when no word of the query is in the index. */
+  readonly search: (query: string, options?: SearchOptions) => ReadonlyArray<Hit<T>>
+}
+
+// -----------------------------------------------------------------------------
+// words
+// -----------------------------------------------------------------------------
+
+// Function words of requests and tool descriptions: they match everything and so rank nothing. A plain object, not
+// a Set: the core package keeps no module-level collections.
+const stopWords: { readonly [word: string]: true } = Object.fromEntries(
+  (
+    "a an the and or but if then else of to in on at by for with without from into onto over under about as is are " +
+    "was were be been being am do does did done doing have has had having it its this that these those there here " +
+    "i me my we our us you your he she they them their his her what which who whom whose when where why how all any " +
+    "each every some no not only own same so than too very can could should would will shall may might must just " +
+    "also please up out via using use used e g eg etc"
+  ).split(" ").map((word) => [word, true] as const)
+)
+
+const isVowel = (c: string | undefined) => c === "a" || c === "e" || c === "i" || c === "o" || c === "u"
+
+/**
+ * A light English stemmer: plural and verb endings, so that the forms of a word meet (`entities`/`entity`,
+ * `creating`/`created`/`create`, `files`/`file`). Not Porter: it never maps two different common words together
+ * where a lighter rule will do, and tool vocabulary is mostly nouns and imperatives.
+ */
+export const stem = (word: string): string => {
+  let w = word
+  if (w.length <= 3) return w
+  if (w.endsWith("ies") && w.length > 4) w = w.slice(0, -3) + "y"
+  else if (w.endsWith("sses")) w = w.slice(0, -2)
+  else if (w.endsWith("xes") || w.endsWith("ches") || w.endsWith("shes")) w = w.slice(0, -2)
+  else if (w.endsWith("s") && !w.endsWith("ss") && !w.endsWith("us") && !w.endsWith("is")) w = w.slice(0, -1)
+  if (w.endsWith("ing") && w.length > 5) w = undouble(w.slice(0, -3))
+  else if (w.endsWith("ed") && w.length > 4 && !w.endsWith("eed")) w = undouble(w.slice(0, -2))
+  if (w.endsWith("e") && w.length > 4 && !isVowel(w[w.length - 2])) w = w.slice(0, -1)
+  return w
+}
+
+const undouble = (w: string) =>
+  w.length > 3 && w[w.length - 1] === w[w.length - 2] && !isVowel(w[w.length - 1]) && !"lsz".includes(w[w.length - 1]!)
+    ? w.slice(0, -1)
+    : w
+
+const isLower = (c: number) => c >= 97 && c <= 122
+const isUpper = (c: number) => c >= 65 && c <= 90
+const isDigit = (c: number) => c >= 48 && c <= 57
+const letterOrNumber = /[\p{L}\p{N}]/u
+
+/**
+ * The raw words of `text`, lowercased: runs of letters and digits, split where the case turns (`getPullRequest`,
+ * `HTTPServer`). A scanner rather than regular expressions: the index reads every word of every definition.
+ */
+const scan = (text: string, emit: (word: string) => void) => {
+  let start = -1
+  const flush = (end: number) => {
+    if (start >= 0 && end > start) emit(text.slice(start, end).toLowerCase())
+    start = -1
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    const word = isLower(c) || isUpper(c) || isDigit(c) || (c > 127 && letterOrNumber.test(text[i]!))
+    if (!word) {
+      flush(i)
+      continue
+    }
+    if (start < 0) {
+      start = i
+      continue
+    }
+    const before = text.charCodeAt(i - 1)
+    // aB starts a word at B; ABc starts one at B
+    if (isUpper(c) && (isLower(before) || isDigit(before) || (isUpper(before) && isLower(text.charCodeAt(i + 1))))) {
+      flush(i)
+      start = i
+    }
+  }
+  flush(text.length)
+}
+
+/** A raw word as the index keeps it, or `undefined` for a stop word or a single letter. */
+const normalize = (word: string): string | undefined =>
+  stopWords[word] === true || (word.length === 1 && !isDigit(word.charCodeAt(0))) ? undefined : stem(word)
+
+/**
+ * The words of `text` as the index keeps them: split on case and punctuation, lowercased, stop words out, stemmed.
+ * `memo` remembers what each raw word became, for a caller that reads much text.
+ */
+export const words = (text: string, memo?: Map<string, string | undefined>): Array<string> => {
+  const out: Array<string> = []
+  scan(text, (raw) => {
+    let word: string | undefined
+    if (memo === undefined) word = normalize(raw)
+    else if (memo.has(raw)) word = memo.get(raw)
+    else memo.set(raw, word = normalize(raw))
+    if (word !== undefined) out.push(word)
+  })
+  return out
+}
+
+/** The first sentence or line of a description, at most `max` characters: what a search result shows of a tool. */
+export const oneLine = (description: string, max = 160): string => {
+  const line = description.trim().split(/\n\s*\n|\n(?=\s*[-*#])/, 1)[0]!.replace(/\s+/g, " ")
+  const end = line.search(/(?<=[.!?])\s/)
+  const first = end > 0 ? line.slice(0, end) : line
+  return first.length <= max ? first : `${first.slice(0, max - 1).trimEnd()}…`
+}
+
+/**
+ * Words a request uses for what tool definitions say otherwise (`folder` for `directory`, `PR` for `pull request`):
+ * a query word also looks for these, at `relatedWeight`. General vocabulary of software tasks, not any server's.
+ */
+const related: { readonly [word: string]: string } = {
+  folder: "directory",
+  chat: "message channel",
+  teammate: "message channel",
+  internet: "web",
+  online: "web",
+  website: "web page",
+  site: "web page",
+  bug: "issue",
+  ticket: "issue",
+  tracker: "issue",
+  row: "sql query database",
+  table: "sql query database",
+  column: "sql query database",
+  database: "sql query",
+  remember: "memory knowledge observation",
+  recall: "memory knowledge search",
+  street: "address geocode",
+  latitude: "coordinates geocode",
+  longitude: "coordinates geocode",
+  modified: "diff status changes",
+  unsaved: "diff status changes",
+  rename: "move",
+  kill: "terminate",
+  stop: "terminate",
+  error: "console log",
+  warning: "console log",
+  logged: "console log",
+  docs: "documentation",
+  drive: "directions",
+  route: "directions",
+  far: "distance",
+  release: "tag",
+  undo: "reset revert",
+  erase: "delete remove clean",
+  capture: "screenshot snapshot",
+  shell: "process command exec",
+  terminal: "process command",
+  program: "process"
+}
+/** What a related word counts, against a word of the query itself. */
+const relatedWeight = 0.4
+
+// -----------------------------------------------------------------------------
+// fields
+// -----------------------------------------------------------------------------
+
+/** The fields a tool is indexed by: name, description, parameter names, parameter descriptions, server. */
+const fieldCount = 5
+
+/** How much a word counts in each field, and how strongly each field's length is normalized (BM25F's w and b). */
+const weights = [3, 1, 1.2, 0.5, 1] as const
+const normalization = [0.3, 0.75, 0.5, 0.75, 0.5] as const
+/** BM25's saturation: how fast repeats of a word stop adding. */
+const k1 = 1.2
+/** What a query word that only begins an indexed word (`repo` of `repository`) counts, against a whole word. */
+const prefixWeight = 0.5
+/** A word is looked up as a prefix only from this length, so that `go` finds nothing it should not. */
+const minPrefix = 4
+/** How many parameters and how deep in nested objects the index reads. */
+const maxParameters = 64
+const maxDepth = 3
+
+const parameterFields = (schema: unknown, names: Array<string>, descriptions: Array<string>, depth: number) => {
+  if (depth > maxDepth || typeof schema !== "object" || schema === null) return
+  const properties = (schema as { readonly properties?: unknown }).properties
+  if (typeof properties !== "object" || properties === null) return
+  let count = 0
+  for (const [name, value] of Object.entries(properties)) {
+    if (count++ >= maxParameters) break
+    names.push(name)
+    if (typeof value !== "object" || value === null) continue
+    const description = (value as { readonly description?: unknown }).description
+    if (typeof description === "string") descriptions.push(description)
+    parameterFields(value, names, descriptions, depth + 1)
+    const items = (value as { readonly items?: unknown }).items
+    if (items !== undefined) parameterFields(items, names, descriptions, depth + 1)
+  }
+}
+
+/** The words of each field of a tool. */
+const fieldsOf = (
+  tool: Tool,
+  serverWords: ReadonlyArray<string>,
+  memo: Map<string, string | undefined>
+): Array<ReadonlyArray<string>> => {
+  const names: Array<string> = []
+  const descriptions: Array<string> = []
+  parameterFields(tool.parameters, names, descriptions, 0)
+  // the exposed name holds the server prefix; the remote name says what the tool does
+  const name = tool.remoteName ?? tool.name
+  return [
+    words(name, memo),
+    words(tool.description, memo),
+    words(names.join(" "), memo),
+    words(descriptions.join(" "), memo),
+    serverWords
+  ]
+}
+
+// -----------------------------------------------------------------------------
+// index
+// -----------------------------------------------------------------------------
+
+/** One word's occurrences: per tool that has it, its count in each field. */
+interface Postings {
+  readonly docs: Array<number>
+  /** `fieldCount` counts per entry of `docs`. */
+  readonly counts: Array<number>
+}
+
+/**
+ * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
+ * costs in proportion to the tools that hold its words.
+ */
+export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> => {
+  const tools: Array<T> = []
+  const serverOf: Array<string> = []
+  const lengths: Array<number> = []
+  const totals = new Array<number>(fieldCount).fill(0)
+  const postings = new Map<string, Postings>()
+  const byName = new Map<string, { readonly tool: T; readonly server: string }>()
+  const memo = new Map<string, string | undefined>()
+  for (const group of groups) {
+    const serverWords = words(`${group.server} ${group.instructions ?? ""}`, memo)
+    for (const tool of group.tools) {
+      // the first of two tools of one name is the one a call reaches
+      if (byName.has(tool.name)) continue
+      const doc = tools.length
+      tools.push(tool)
+      serverOf.push(group.server)
+      byName.set(tool.name, { tool, server: group.server })
+      const fields = fieldsOf(tool, serverWords, memo)
+      const counts = new Map<string, Array<number>>()
+      for (let f = 0; f < fieldCount; f++) {
+        const list = fields[f]!
+        lengths.push(list.length)
+        totals[f] += list.length
+        for (const word of list) {
+          let row = counts.get(word)
+          if (row === undefined) counts.set(word, row = new Array<number>(fieldCount).fill(0))
+          row[f]++
+        }
+      }
+      for (const [word, row] of counts) {
+        let entry = postings.get(word)
+        if (entry === undefined) postings.set(word, entry = { docs: [], counts: [] })
+        entry.docs.push(doc)
+        entry.counts.push(...row)
+      }
+    }
+  }
+  const n = tools.length
+  const averages = totals.map((total) => n === 0 ? 1 : Math.max(total / n, 1))
+  // the words in order, for prefix lookups by binary search
+  const vocabulary = Array.from(postings.keys()).sort()
+  const servers = Array.from(new Set(serverOf))
+
+  // the related words, as the index keeps words
+  const expansions = new Map<string, ReadonlyArray<string>>()
+  for (const [word, others] of Object.entries(related)) {
+    for (const key of words(word, memo)) expansions.set(key, words(others, memo))
+  }
+
+  const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+  // A word's weighted count in one tool, each field normalized by its length (BM25F).
+  const weighted = (entry: Postings, i: number): number => {
+    const doc = entry.docs[i]!
+    let tf = 0
+    for (let f = 0; f < fieldCount; f++) {
+      const count = entry.counts[i * fieldCount + f]!
+      if (count === 0) continue
+      const length = lengths[doc * fieldCount + f]!
+      tf += weights[f]! * count / (1 - normalization[f]! + normalization[f]! * length / averages[f]!)
+    }
+    return tf
+  }
+
+  const prefixed = (word: string): Array<string> => {
+    let lo = 0
+    let hi = vocabulary.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (vocabulary[mid]! < word) lo = mid + 1
+      else hi = mid
+    }
+    const found: Array<string> = []
+    for (let i = lo; i < vocabulary.length && vocabulary[i]!.startsWith(word); i++) {
+      if (vocabulary[i] !== word) found.push(vocabulary[i]!)
+    }
+    return found
+  }
+
+  const search = (query: string, options?: SearchOptions): ReadonlyArray<Hit<T>> => {
+    const limit = Math.max(0, Math.floor(options?.limit ?? 5))
+    if (n === 0 || limit === 0) return []
+    const scores = new Float64Array(n)
+    const touched: Array<number> = []
+    const add = (entry: Postings, factor: number) => {
+      const weight = factor * idf(entry.docs.length)
+      for (let i = 0; i < entry.docs.length; i++) {
+        const doc = entry.docs[i]!
+        const tf = weighted(entry, i)
+        if (scores[doc] === 0) touched.push(doc)
+        scores[doc] += weight * tf / (k1 + tf)
+      }
+    }
+    // a word said twice in a query counts once, and the best of the ways a word is reached
+    const weightOf = new Map<string, number>()
+    const reach = (word: string, weight: number) => {
+      if (postings.has(word) && (weightOf.get(word) ?? 0) < weight) weightOf.set(word, weight)
+      if (word.length >= minPrefix) {
+        for (const longer of prefixed(word)) {
+          if ((weightOf.get(longer) ?? 0) < weight * prefixWeight) weightOf.set(longer, weight * prefixWeight)
+        }
+      }
+    }
+    const asked = words(query)
+    for (const word of asked) reach(word, 1)
+    for (const word of asked) for (const other of expansions.get(word) ?? []) reach(other, relatedWeight)
+    for (const [word, weight] of weightOf) add(postings.get(word)!, weight)
+    const server = options?.server
+    const ranked = touched.filter((doc) => server === undefined || serverOf[doc] === server)
+    ranked.sort((a, b) => scores[b]! - scores[a]! || a - b)
+    return ranked.slice(0, limit).map((doc) => ({ tool: tools[doc]!, server: serverOf[doc]!, score: scores[doc]! }))
+  }
+
+  return { size: n, servers, get: (name) => byName.get(name), search }
+}

@@ -1,0 +1,101 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as ToolSearch from "../src/internal/toolSearch.js"
+
+const tool = (name: string, description: string, properties: Record<string, unknown> = {}) => ({
+  name,
+  description,
+  parameters: { type: "object", properties }
+})
+
+const groups = [
+  {
+    server: "github",
+    tools: [
+      tool("github__create_issue", "Create a new issue in a GitHub repository", { title: { type: "string" } }),
+      tool("github__create_pull_request", "Create a new pull request in a GitHub repository"),
+      tool("github__search_code", "Search for code across GitHub repositories", { q: { type: "string" } })
+    ]
+  },
+  {
+    server: "files",
+    instructions: "Reads and writes files on the local disk.",
+    tools: [
+      tool("files__listDirectory", "Get a detailed listing of all files and directories in a specified path"),
+      tool("files__move_file", "Move or rename files and directories", {
+        source: { type: "string", description: "The path to move from" },
+        destination: { type: "string" }
+      })
+    ]
+  },
+  {
+    server: "maps",
+    tools: [tool("maps__maps_geocode", "Convert an address into geographic coordinates", { address: { type: "string" } })]
+  }
+]
+
+describe("ToolSearch", () => {
+  it("splits names on underscores, dashes and case, drops stop words and strips suffixes", () => {
+    assert.deepStrictEqual(ToolSearch.words("get_pull_request API-post-page listDirectory HTTPServer"), [
+      "get",
+      "pull",
+      "request",
+      "api",
+      "post",
+      "page",
+      "list",
+      "directory",
+      "http",
+      "server"
+    ])
+    assert.deepStrictEqual(ToolSearch.words("the entities of the files, creating"), ["entity", "file", "creat"])
+  })
+
+  it("ranks the tool whose name and description hold the query's words first", () => {
+    const index = ToolSearch.make(groups)
+    const hits = index.search("open a new issue on GitHub")
+    assert.strictEqual(hits[0]?.tool.name, "github__create_issue")
+    assert.strictEqual(hits[0]?.server, "github")
+  })
+
+  it("finds a tool by a word that begins one of its words, and by a related word", () => {
+    const index = ToolSearch.make(groups)
+    assert.strictEqual(index.search("repo code")[0]?.tool.name, "github__search_code")
+    // `folder` is a related word of `directory`; the tool's name splits on case
+    assert.strictEqual(index.search("show the folder")[0]?.tool.name, "files__listDirectory")
+  })
+
+  it("reads parameter names and descriptions, and the server's name and instructions", () => {
+    const index = ToolSearch.make(groups)
+    assert.strictEqual(index.search("destination")[0]?.tool.name, "files__move_file")
+    assert.strictEqual(index.search("local disk").length, 2)
+  })
+
+  it("keeps to one server and to the limit when asked", () => {
+    const index = ToolSearch.make(groups)
+    assert.deepStrictEqual(index.search("create", { server: "files" }), [])
+    assert.strictEqual(index.search("create github", { limit: 1 }).length, 1)
+    assert.strictEqual(index.search("create github", { limit: 0 }).length, 0)
+  })
+
+  it("finds nothing for a query none of whose words is in the index", () => {
+    const index = ToolSearch.make(groups)
+    assert.deepStrictEqual(index.search("order a large pizza"), [])
+    assert.deepStrictEqual(index.search(""), [])
+  })
+
+  it("holds the first of two tools of one name, as a call reaches it", () => {
+    const index = ToolSearch.make([
+      { server: "a", tools: [tool("same", "first one")] },
+      { server: "b", tools: [tool("same", "second one")] }
+    ])
+    assert.strictEqual(index.size, 1)
+    assert.strictEqual(index.get("same")?.server, "a")
+  })
+
+  it("shows the first sentence of a description on one line", () => {
+    assert.strictEqual(ToolSearch.oneLine("Read a file.\nIt returns text."), "Read a file.")
+    assert.strictEqual(ToolSearch.oneLine("Lists files\n\n- path: where"), "Lists files")
+    assert.strictEqual(ToolSearch.oneLine("Lists files\nin a folder"), "Lists files in a folder")
+    assert.strictEqual(ToolSearch.oneLine("x".repeat(200), 10), `${"x".repeat(9)}…`)
+  })
+})
