@@ -1,0 +1,146 @@
+/**
+ * Tools: a definition the model reads (name, description, JSON Schema of the input, guidelines) and a handler
+ * the agent runs when the model calls it.
+ *
+ * @since 1.0.0
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { RunContext } from "./Extension.js"
+import type { ToolCall } from "./Message.js"
+
+/**
+ * A JSON Schema object describing a tool's input.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type JsonSchema = { readonly [key: string]: unknown }
+
+/**
+ * What the model is told about a tool.
+ *
+ * `guidelines`: usage guidance added to the system message by the tool-guidelines extension; `undefined`
+ * lets that extension fall back to the description, `false` opts the tool out (MCP tools do).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Definition {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+  readonly guidelines?: string | false | undefined
+}
+
+/**
+ * A tool the agent can run. `handle` receives the raw arguments of the model's call and the request it runs
+ * in; any validation is the tool's own (see `make`). A failure of `handle` becomes a `TOOL_FAILED` tool
+ * message, not a failed run.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Tool extends Definition {
+  readonly handle: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
+  readonly timeout?: Duration.Duration | undefined
+}
+
+/**
+ * The failure a tool reports to the model: `type` names the kind (`InvalidArguments` of the call, an
+ * `UnknownTool`, a `TimeoutError`, the source of a remote tool `Unavailable` or failing the request
+ * (`RemoteError`), or the tool's own `ToolError`), `message` is the text the model sees.
+ *
+ * @since 1.0.0
+ * @category errors
+ */
+export class ToolError extends Schema.TaggedError<ToolError>("@zett/agent/ToolError")("ToolError", {
+  type: Schema.Literals([
+    "InvalidArguments",
+    "UnknownTool",
+    "TimeoutError",
+    "Unavailable",
+    "RemoteError",
+    "ToolError"
+  ]),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect())
+}) {}
+
+/**
+ * What `make` and `dynamic` share: the description, the guidelines and a time limit of the tool's own.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  readonly description: string
+  readonly guidelines?: string | false | undefined
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * A local tool whose parameters are declared with a Schema: the model sees the JSON Schema generated from it (closed to
+ * other properties, as the decoder is), and arguments are decoded before the handler runs, so the handler only sees
+ * valid input. Invalid arguments fail with a readable `ToolError` of type `InvalidArguments`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = <P extends Schema.Codec<any, any>, A, E>(
+  name: string,
+  options: Options & {
+    readonly parameters: P
+    readonly handler: (params: P["Type"], call: ToolCall, context: RunContext) => Effect.Effect<A, E>
+  }
+): Tool => {
+  const decode = Schema.decodeUnknownEffect(options.parameters, { errors: "all", onExcessProperty: "error" })
+  return dynamic(name, {
+    ...options,
+    // Schema 4 writes the document the decoder enforces: closed objects, and no `$schema` dialect to cost tokens
+    parameters: Schema.toJsonSchemaDocument(options.parameters, { onExcessProperty: "error" }).schema as JsonSchema,
+    handler: (args, call, context) =>
+      decode(args).pipe(
+        Effect.mapError((error) =>
+          new ToolError({ type: "InvalidArguments", message: `invalid arguments for ${name}: ${error.message}` })
+        ),
+        Effect.flatMap((params) => options.handler(params, call, context))
+      )
+  })
+}
+
+/**
+ * A tool described by a JSON Schema known only at run time (remote tools). Arguments are passed through
+ * unvalidated: the tool's owner (the remote server) validates them.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const dynamic = (
+  name: string,
+  options: Options & {
+    readonly parameters: JsonSchema
+    readonly handler: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
+  }
+): Tool => ({
+  name,
+  description: options.description,
+  parameters: options.parameters,
+  guidelines: options.guidelines,
+  timeout: options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+  handle: options.handler
+})
+
+/**
+ * The part of a tool the model sees.
+ *
+ * @since 1.0.0
+ * @category utils
+ */
+export const definition = (tool: Definition): Definition => ({
+  name: tool.name,
+  description: tool.description,
+  parameters: tool.parameters,
+  guidelines: tool.guidelines
+})

@@ -1,0 +1,22 @@
+import * as path from "node:path"
+import { defaultServerConditions } from "vite"
+import type { ViteUserConfig } from "vitest/config"
+
+// As the Effect 3 line's: the packages' `exports` point at their build, and this condition points them (and
+// @zett/common, which both lines share) at the TypeScript sources, so the tests run with no build step.
+const source = "@zett/source"
+
+const config: ViteUserConfig = {
+  resolve: { conditions: [source, ...defaultServerConditions] },
+  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
+  test: {
+    setupFiles: [path.join(import.meta.dirname, "vitest.setup.ts")],
+    include: ["test/**/*.test.ts"],
+    fakeTimers: { toFake: undefined },
+    sequence: { concurrent: true },
+    testTimeout: 30_000,
+    execArgv: [`--conditions=${source}`]
+  }
+}
+
+export default config
