@@ -9,7 +9,7 @@
 // tools repeated under 45 server names), after a warm-up.
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import * as ToolSearch from "../../packages/mcp/src/internal/toolSearch.js"
+import { ToolSearch } from "@zett/common"
 import { evaluate, groupsOf, loadFixture, loadRequests, type Ranker } from "./evaluate.js"
 
 const dir = process.argv[2] ?? "/tmp/ts-libs"

@@ -4,7 +4,7 @@
 // servers (fixtures/tools.json, from capture.mjs). The requests whose number is odd are the tuning half (the
 // ranker's weights were chosen looking at them only); the even ones are held out. Both halves and the whole set
 // are printed.
-import * as ToolSearch from "../../packages/mcp/src/internal/toolSearch.js"
+import { ToolSearch } from "@zett/common"
 import { checkLabels, evaluate, groupsOf, loadFixture, loadRequests, table } from "./evaluate.js"
 
 const fixture = loadFixture()

@@ -6,4 +6,14 @@ export * as EditDistance from "./EditDistance.js"
 /**
  * @since 0.1.0
  */
+export * as McpTool from "./McpTool.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Scrubber from "./Scrubber.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as ToolSearch from "./ToolSearch.js"

@@ -56,6 +56,11 @@ export const ServerFields = {
    */
   skills: Schema.optional(Schema.Boolean),
   /**
+   * Tools offered to the model even while tool search holds the others back (`McpToolSearch`): `true` for every
+   * tool of the server, or the remote names of some.
+   */
+  alwaysLoad: Schema.optional(Schema.Union(Schema.Boolean, Schema.Array(Schema.String))),
+  /**
    * The protocol revision to speak: `"auto"` (the default) asks the server with `server/discover` and falls back
    * to `initialize` when it gives no sign of the 2026-07-28 revision; a revision pins it, with no fallback.
    */
@@ -460,6 +465,8 @@ export interface Extra {
   readonly resources?: "tools" | undefined
   /** `true`: the server's skills reach the model (an index in the system text, and `<prefix>__load_skill`). */
   readonly skills?: boolean | undefined
+  /** Tools offered even while tool search holds the others back: `true` for all, or remote names. */
+  readonly alwaysLoad?: boolean | ReadonlyArray<string> | undefined
   /** `"auto"` (the default), or a revision to pin. */
   readonly protocol?: Protocol | undefined
 }
@@ -468,6 +475,7 @@ const extra = (options: Extra) => ({
   ...(options.protocol !== undefined ? { protocol: options.protocol } : {}),
   ...(options.resources !== undefined ? { resources: options.resources } : {}),
   ...(options.skills !== undefined ? { skills: options.skills } : {}),
+  ...(options.alwaysLoad !== undefined ? { alwaysLoad: options.alwaysLoad } : {}),
   ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   ...(options.includeTools !== undefined ? { includeTools: options.includeTools } : {}),
   ...(options.excludeTools !== undefined ? { excludeTools: options.excludeTools } : {})
@@ -664,6 +672,16 @@ export const toolPrefix = (server: McpServerConfig): string => server.toolPrefix
 export const allowsTool = (server: McpServerConfig, remoteName: string): boolean =>
   (server.includeTools === undefined || server.includeTools.includes(remoteName)) &&
   (server.excludeTools === undefined || !server.excludeTools.includes(remoteName))
+
+/**
+ * Whether a tool (by its name on the server) is offered to the model even while tool search holds the server's
+ * other tools back (`alwaysLoad`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const alwaysLoads = (server: McpServerConfig, remoteName: string): boolean =>
+  server.alwaysLoad === true || (Array.isArray(server.alwaysLoad) && server.alwaysLoad.includes(remoteName))
 
 /**
  * Every secret of a definition (header or environment values, values from variables, the credentials in its

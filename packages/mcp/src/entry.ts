@@ -23,6 +23,7 @@ export const {
   McpTool,
   McpToolCache,
   McpToolResult,
+  McpToolSearch,
   McpPrompts,
   McpResources,
   McpSkills

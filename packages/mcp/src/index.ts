@@ -69,6 +69,11 @@ export * as McpToolResult from "./McpToolResult.js"
 /**
  * @since 0.1.0
  */
+export * as McpToolSearch from "./McpToolSearch.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpPrompts from "./McpPrompts.js"
 
 /**

@@ -6,12 +6,15 @@
  * `API-post-page` and `listDirectory` alike), its description, its parameters' names and descriptions, and its
  * server's name and instructions, which every tool of the server shares as context. Words are lowercased, stop
  * words dropped and suffixes stripped (`files`, `filed` and `filing` meet), and a query word also matches the
- * words it begins (`repo` finds `repository`), for less.
+ * words it begins (`repo` finds `repository`), for less. `@zett/mcp` builds its tool search on it (`McpToolSearch`).
  *
- * @internal
+ * @since 0.1.0
  */
 
-/** What the index reads of a tool: structurally an `McpTool`. */
+/** What the index reads of a tool: structurally an `McpTool`.  *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Tool {
   /** The name the model calls. */
   readonly name: string
@@ -21,21 +24,30 @@ export interface Tool {
   readonly remoteName?: string | undefined
 }
 
-/** One server's tools, with what the server says of itself. */
+/** One server's tools, with what the server says of itself.  *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Group<T extends Tool = Tool> {
   readonly server: string
   readonly instructions?: string | undefined
   readonly tools: ReadonlyArray<T>
 }
 
-/** A found tool: its definition, its server, and the score it ranked by. */
+/** A found tool: its definition, its server, and the score it ranked by.  *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Hit<T extends Tool = Tool> {
   readonly tool: T
   readonly server: string
   readonly score: number
 }
 
-/** The options of one search. */
+/** The options of one search.  *
+ * @since 0.1.0
+ * @category models
+ */
 export interface SearchOptions {
   /** Only this server's tools. */
   readonly server?: string | undefined
@@ -43,7 +55,10 @@ export interface SearchOptions {
   readonly limit?: number | undefined
 }
 
-/** An index over the tools of some servers, built once and searched any number of times. */
+/** An index over the tools of some servers, built once and searched any number of times.  *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Index<T extends Tool = Tool> {
   /** How many tools it holds. */
   readonly size: number
@@ -76,6 +91,9 @@ const isVowel = (c: string | undefined) => c === "a" || c === "e" || c === "i" |
  * A light English stemmer: plural and verb endings, so that the forms of a word meet (`entities`/`entity`,
  * `creating`/`created`/`create`, `files`/`file`). Not Porter: it never maps two different common words together
  * where a lighter rule will do, and tool vocabulary is mostly nouns and imperatives.
+  *
+ * @since 0.1.0
+ * @category utils
  */
 export const stem = (word: string): string => {
   let w = word
@@ -138,6 +156,9 @@ const normalize = (word: string): string | undefined =>
 /**
  * The words of `text` as the index keeps them: split on case and punctuation, lowercased, stop words out, stemmed.
  * `memo` remembers what each raw word became, for a caller that reads much text.
+  *
+ * @since 0.1.0
+ * @category utils
  */
 export const words = (text: string, memo?: Map<string, string | undefined>): Array<string> => {
   const out: Array<string> = []
@@ -151,7 +172,10 @@ export const words = (text: string, memo?: Map<string, string | undefined>): Arr
   return out
 }
 
-/** The first sentence or line of a description, at most `max` characters: what a search result shows of a tool. */
+/** The first sentence or line of a description, at most `max` characters: what a search result shows of a tool.  *
+ * @since 0.1.0
+ * @category utils
+ */
 export const oneLine = (description: string, max = 160): string => {
   const line = description.trim().split(/\n\s*\n|\n(?=\s*[-*#])/, 1)[0]!.replace(/\s+/g, " ")
   const end = line.search(/(?<=[.!?])\s/)
@@ -277,6 +301,9 @@ interface Postings {
 /**
  * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
  * costs in proportion to the tools that hold its words.
+  *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> => {
   const tools: Array<T> = []

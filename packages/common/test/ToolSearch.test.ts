@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
-import * as ToolSearch from "../src/internal/toolSearch.js"
+import { assert, describe, it } from "vitest"
+import * as ToolSearch from "../src/ToolSearch.js"
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}) => ({
   name,
