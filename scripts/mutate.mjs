@@ -20,10 +20,10 @@ const { positionals, values } = parseArgs({
 const scope = {
   agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/common/src/Scrubber.ts", "packages/common/src/EditDistance.ts"],
   mcp: [
-    "packages/mcp/src/McpTool.ts",
+    "packages/common/src/McpTool.ts",
     "packages/mcp/src/McpToolResult.ts",
-    "packages/mcp/src/internal/naming.ts",
-    "packages/mcp/src/internal/schema.ts",
+    "packages/common/src/internal/toolName.ts",
+    "packages/common/src/internal/jsonSchema.ts",
     "packages/mcp-config/src/McpConfiguration.ts",
     "packages/mcp-config/src/internal/config.ts",
     "packages/mcp-config/src/internal/configJson.ts",
@@ -48,6 +48,7 @@ const tests = {
   agent: ["packages/agent/test/*.test.ts", "packages/common/test/*.test.ts"],
   mcp: [
     "packages/mcp/test/McpTool.test.ts",
+    "packages/common/test/McpTool.test.ts",
     "packages/mcp-config/test/McpConfiguration.test.ts",
     "packages/mcp-config/test/McpConfiguration.property.test.ts",
     "packages/mcp-config/test/McpConfiguration.variables.test.ts",
@@ -85,7 +86,8 @@ const tests = {
 }
 
 const target = positionals[0]
-const packageOf = (glob) => (glob.includes("packages/agent/") || glob.includes("packages/common/") ? "agent" : "mcp")
+const packageOf = (glob) =>
+  glob.includes("packages/agent/") || /packages\/common\/src\/(Scrubber|EditDistance)/.test(glob) ? "agent" : "mcp"
 const runs = target === undefined
   ? Object.keys(scope).map((pkg) => ({ pkg, mutate: scope[pkg] }))
   : target in scope

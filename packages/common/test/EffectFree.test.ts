@@ -1,6 +1,7 @@
 /**
- * `@zett/common` is shared by the Effect 3 and Effect 4 lines of Zett: it may import nothing but its own
- * modules, so that it loads next to either Effect and pulls in no other package.
+ * `@zett/common` is shared by the Effect 3 and Effect 4 lines of Zett: it imports no Effect (so it loads next to
+ * either), no Node module (the core packages that use it run anywhere), nothing it does not declare, and keeps no
+ * side table (as the core package's own rule says).
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -15,19 +16,35 @@ const sources = (folder: string): Array<string> =>
   })
 
 describe("@zett/common", () => {
-  it("imports only its own modules, and depends on no package", () => {
-    const files = sources(Path.join(root, "src"))
+  const files = sources(Path.join(root, "src"))
+  const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
+  const declared = Object.keys(manifest.dependencies ?? {})
+
+  it("declares no Effect package, as a dependency or a peer", () => {
     assert.isAtLeast(files.length, 3)
+    const all = [manifest.dependencies, manifest.peerDependencies, manifest.optionalDependencies].flatMap((deps) => Object.keys(deps ?? {}))
+    assert.deepStrictEqual(all.filter((name) => name === "effect" || name.startsWith("@effect/")), [])
+    assert.deepStrictEqual([manifest.peerDependencies, manifest.optionalDependencies], [undefined, undefined])
+  })
+
+  it("imports only its own modules and its declared dependencies: no Effect, no Node module", () => {
     const foreign = files.flatMap((file) =>
-      Array.from(Fs.readFileSync(file, "utf8").matchAll(/^(?:import|export)\b[^"\n]*\bfrom\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/gm), (m) => m[1] ?? m[2] ?? m[3]!)
+      Array.from(Fs.readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+)(?:\s*,\s*\{[^}]*\})?\s+from\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/gm), (m) => m[1] ?? m[2] ?? m[3]!)
         .filter((specifier) => !specifier.startsWith("./") && !specifier.startsWith("../"))
+        .filter((specifier) => !declared.some((name) => specifier === name || specifier.startsWith(`${name}/`)))
         .map((specifier) => `${Path.relative(root, file)}: ${specifier}`)
     )
     assert.deepStrictEqual(foreign, [])
-    const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
-    assert.deepStrictEqual(
-      [manifest.dependencies, manifest.peerDependencies, manifest.optionalDependencies],
-      [undefined, undefined, undefined]
+  })
+
+  it("keeps no side table: no WeakMap, and no Map or Set at module level", () => {
+    const found = files.flatMap((file) =>
+      Fs.readFileSync(file, "utf8").split("\n").flatMap((line, i) =>
+        /\bWeak(Map|Set)\b/.test(line) || /^(export )?(const|let|var) [^=]+= new (Map|Set)\b/.test(line)
+          ? [`${Path.relative(root, file)}:${i + 1}: ${line.trim()}`]
+          : []
+      )
     )
+    assert.deepStrictEqual(found, [])
   })
 })

@@ -1,28 +1,8 @@
 /**
+ * The tool-name rules, `@zett/common`'s (the `McpTool` module both Effect lines share), under the names this
+ * package's modules use.
+ *
  * @since 0.1.0
  * @internal
  */
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
-
-/** @internal */
-export const maxNameLength = 64
-
-const hashLength = 8
-
-const validName = /^[A-Za-z0-9_-]{1,64}$/
-
-// The `u` flag walks code points, so an astral character (an emoji) becomes one `_`, not two.
-const invalidChar = /[^A-Za-z0-9_-]/gu
-
-/** @internal */
-export const isValid = (name: string): boolean => validName.test(name)
-
-/** @internal */
-export const sanitize = (name: string): string => {
-  if (validName.test(name)) return name
-  // The hash is of the original name, so names that sanitise or truncate alike stay apart.
-  const hash = bytesToHex(sha256(utf8ToBytes(name))).slice(0, hashLength)
-  const prefix = name.replace(invalidChar, "_").slice(0, maxNameLength - hashLength - 1)
-  return `${prefix}_${hash}`
-}
+export { isValidName as isValid, maxNameLength, sanitizeName as sanitize } from "@zett/common/McpTool"
