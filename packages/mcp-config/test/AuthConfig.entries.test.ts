@@ -190,4 +190,27 @@ describe("resources entries", () => {
         "expected \"tools\", got a string"
       ])
     }))
+
+  it.effect("\"alwaysLoad\" (true, false or tool names) reaches the definition; anything else names the entry and what was expected", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(
+        yield* serverOf({ command: "node", alwaysLoad: ["read_file", "list_directory"] }),
+        McpServerConfig.stdio({ name: "s", command: "node", alwaysLoad: ["read_file", "list_directory"] })
+      )
+      assert.deepStrictEqual(
+        yield* serverOf({ url: URL_, alwaysLoad: true }),
+        McpServerConfig.http({ name: "s", url: URL_, alwaysLoad: true })
+      )
+      const listed = yield* serverOf({ command: "node", alwaysLoad: ["read_file"] })
+      assert.isTrue(McpServerConfig.alwaysLoads(listed, "read_file"))
+      assert.isFalse(McpServerConfig.alwaysLoads(listed, "write_file"))
+      for (const wrong of ["all", 1, [1]]) {
+        assert.deepStrictEqual(
+          (yield* refusalOf({ command: "node", alwaysLoad: wrong })).slice(0, 2),
+          [PATH, "mcpServers.s.alwaysLoad"],
+          JSON.stringify(wrong)
+        )
+      }
+      assert.match((yield* refusalOf({ command: "node", alwaysLoad: "all" }))[2]!, /^expected true, false or an array of tool names, got /)
+    }))
 })

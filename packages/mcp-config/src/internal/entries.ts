@@ -75,6 +75,12 @@ const commonFields = {
   resources: Schema.optional(Schema.Literal("tools").annotations(expected('"tools"'))),
   /** Zett's: `true` shows the model the server's skills (an index, and a tool to load one). */
   skills: Schema.optional(Flag),
+  /** Zett's: tools offered even while tool search holds the others back: `true` for all, or their names. */
+  alwaysLoad: Schema.optional(
+    Schema.Union(Schema.Boolean, Schema.Array(Schema.String)).annotations(
+      expectedAll("true, false or an array of tool names")
+    )
+  ),
   /** Zett's: the protocol revision to speak (`"auto"`, the default, asks the server). */
   protocol: Schema.optional(
     Schema.Literal("auto", "2026-07-28", "2025-11-25").annotations(expectedAll('"auto", "2026-07-28" or "2025-11-25"'))

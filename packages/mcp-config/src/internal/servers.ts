@@ -25,6 +25,7 @@ const serverFields = (entry: Entries.StdioEntry | Entries.RemoteEntry, expansion
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
   ...(entry.resources !== undefined ? { resources: entry.resources } : {}),
   ...(entry.skills !== undefined ? { skills: entry.skills } : {}),
+  ...(entry.alwaysLoad !== undefined ? { alwaysLoad: entry.alwaysLoad } : {}),
   ...(entry.protocol !== undefined ? { protocol: entry.protocol } : {}),
   secrets: expansion.secrets.filter((value) => value.length > 0).map((value) => Redacted.make(value))
 })
