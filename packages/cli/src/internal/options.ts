@@ -205,6 +205,16 @@ export const tools = {
   json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON (each tool with its inputSchema).")),
   schema: Options.boolean("schema").pipe(
     Options.withDescription("Under each tool, what it takes: a line per argument, with its type, required or default, and description.")
+  ),
+  search: Options.text("search").pipe(
+    Options.withDescription(
+      "Instead of every tool, what tool search returns for this query (the model's search_tools), best first, with scores."
+    ),
+    Options.optional
+  ),
+  limit: Options.integer("limit").pipe(
+    Options.withDescription("With --search: how many tools at most (default 10)."),
+    Options.withDefault(10)
   )
 }
 

@@ -1,0 +1,61 @@
+/**
+ * `zett tools --search`: what tool search returns for a query, with scores, over fake servers in-process.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { fakeFactory, httpConfig, tempDir, tool, zett } from "./utils/zett.js"
+
+const servers = () =>
+  fakeFactory({
+    github: {
+      tools: [
+        tool("create_issue", { type: "object", properties: { title: { type: "string" } } }, "Create a new issue in a GitHub repository. Needs a title."),
+        tool("search_code", { type: "object" }, "Search for code across GitHub repositories")
+      ]
+    },
+    files: { tools: [tool("read_file", { type: "object", properties: { path: { type: "string" } } }, "Read a file as text")] },
+    down: { connectError: "refused" }
+  })
+
+describe("zett tools --search", () => {
+  it.scoped("prints the tools the search returns, best first, with scores and one-line descriptions", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["github", "files"])
+      const result = yield* zett(["tools", "--config", config, "--search", "open an issue on github"], {
+        clientFactory: servers().factory
+      })
+      assert.strictEqual(result.code, 0, result.stderr)
+      const lines = result.stdout.trimEnd().split("\n")
+      assert.strictEqual(lines[0], `3 tools of 2 servers searched for "open an issue on github":`)
+      assert.match(lines[1]!, /^\s+\d+\.\d\d {2}github__create_issue {2}Create a new issue in a GitHub repository\.$/)
+      // the server's name counts as context: its other tool comes next; the other server's tool not at all
+      assert.match(lines[2]!, /^\s+\d+\.\d\d {2}github__search_code /)
+      assert.strictEqual(lines.length, 3)
+    }))
+
+  it.scoped("--json gives the query, the tools searched and each hit's server and score; --limit keeps to it", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["github", "files"])
+      const result = yield* zett(["tools", "--config", config, "--search", "github", "--limit", "1", "--json"], {
+        clientFactory: servers().factory
+      })
+      const json = JSON.parse(result.stdout) as { query: string; searched: number; tools: Array<{ name: string; server: string; score: number }> }
+      assert.strictEqual(json.query, "github")
+      assert.strictEqual(json.searched, 3)
+      assert.strictEqual(json.tools.length, 1)
+      assert.strictEqual(json.tools[0]!.server, "github")
+      assert.isAbove(json.tools[0]!.score, 0)
+    }))
+
+  it.scoped("a query nothing matches says so; an unavailable server still fails the command", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["github", "down"])
+      const result = yield* zett(["tools", "--config", config, "--search", "order pizza"], { clientFactory: servers().factory })
+      assert.include(result.stdout, `2 tools of 1 server searched for "order pizza": no tool matched.`)
+      assert.strictEqual(result.code, 1)
+      assert.include(result.stderr, "down")
+    }))
+})
