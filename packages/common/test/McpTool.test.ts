@@ -495,3 +495,16 @@ describe("McpTool.fromTool", () => {
     assert.strictEqual(bare.description, "")
   })
 })
+
+describe("McpTool's name hash", () => {
+  it("is SHA-256 of the name's UTF-8 bytes, as node:crypto computes it, at every length around a block's edge", async () => {
+    const { createHash } = await import("node:crypto")
+    const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex").slice(0, 8)
+    for (const length of [0, 1, 54, 55, 56, 63, 64, 65, 119, 120, 200, 1000]) {
+      for (const unit of ["a", "é", "🚀"]) {
+        const name = `${unit.repeat(length)} `
+        assert.strictEqual(McpTool.sanitizeName(name).slice(-8), sha(name), `${length} × ${unit}`)
+      }
+    }
+  })
+})

@@ -2,8 +2,7 @@
  * @since 0.1.0
  * @internal
  */
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
+import { sha256Hex } from "./sha256.js"
 
 /** @internal */
 export const maxNameLength = 64
@@ -22,7 +21,7 @@ export const isValid = (name: string): boolean => validName.test(name)
 export const sanitize = (name: string): string => {
   if (validName.test(name)) return name
   // The hash is of the original name, so names that sanitise or truncate alike stay apart.
-  const hash = bytesToHex(sha256(utf8ToBytes(name))).slice(0, hashLength)
+  const hash = sha256Hex(name).slice(0, hashLength)
   const prefix = name.replace(invalidChar, "_").slice(0, maxNameLength - hashLength - 1)
   return `${prefix}_${hash}`
 }
