@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { AgentError, ExtensionError } from "./AgentError.js"
 import { DuplicateExtension } from "./AgentError.js"
 import type * as Extension from "./Extension.js"
@@ -32,10 +33,47 @@ export class Agent extends Context.Service<Agent, {
   readonly steer: (message: string | UserMessage) => Effect.Effect<boolean>
   /** Broadcasts an external event to every extension; the names of the extensions that took it. */
   readonly accept: (config: unknown, event: unknown) => Effect.Effect<ReadonlyArray<string>>
-  /** Whether an active run (of any agent counting in the same `ActiveRuns`) uses this extension instance. */
+  /** Whether an active run uses this extension instance: a run of any agent that shares this agent's `ActiveRuns`. */
   readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
   readonly extensions: ReadonlyArray<Extension.Any>
 }>()("@zett/agent/Agent") {}
+
+/**
+ * The runs in progress (runs and compaction passes), counted per extension instance: what `pending` reads. One
+ * extension instance may serve several agents; agents built in a context that holds one `ActiveRuns` (provide
+ * `layerActiveRuns` once, above them) count each other's runs. An agent built without one makes its own and counts
+ * only its own runs.
+ *
+ * @since 1.0.0
+ * @category services
+ */
+export class ActiveRuns extends Context.Service<ActiveRuns, {
+  /** Counts a run that uses these extensions, until `exit` with the same extensions. */
+  readonly enter: (extensions: ReadonlyArray<Extension.Any>) => Effect.Effect<void>
+  readonly exit: (extensions: ReadonlyArray<Extension.Any>) => Effect.Effect<void>
+  readonly pending: (extension: Extension.Any) => Effect.Effect<boolean>
+}>()("@zett/agent/Agent/ActiveRuns") {}
+
+/**
+ * @since 1.0.0
+ * @category constructors
+ */
+export const makeActiveRuns: Effect.Effect<ActiveRuns["Service"]> = Effect.sync(() => {
+  const counts = Pending.make()
+  return ActiveRuns.of({
+    enter: (extensions) => Effect.sync(() => counts.enter(extensions)),
+    exit: (extensions) => Effect.sync(() => counts.exit(extensions)),
+    pending: (extension) => Effect.sync(() => counts.isPending(extension))
+  })
+})
+
+/**
+ * One `ActiveRuns` for the agents built above it.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerActiveRuns: Layer.Layer<ActiveRuns> = Layer.effect(ActiveRuns, makeActiveRuns)
 
 /**
  * Reduces the conversation when it grows too long; runs at the start of a turn when `shouldCompact` says so,
@@ -88,8 +126,8 @@ type ContextOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infe
   : never
 
 /**
- * Builds an agent; fails when two extensions share a name, since a name identifies one extension. Its runs are
- * counted (for `pending`) in the `ActiveRuns` of the context it is built in: one for the process unless provided.
+ * Builds an agent; fails when two extensions share a name, since a name identifies one extension. The agent counts
+ * its runs in the context's `ActiveRuns` if it holds one, in its own otherwise.
  *
  * @since 1.0.0
  * @category constructors
@@ -98,7 +136,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
   options: Options<Extensions> = {}
 ): Effect.fn.Return<Agent["Service"], DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> {
   const model = yield* Model
-  const runs = yield* Pending.ActiveRuns
+  const shared = yield* Effect.serviceOption(ActiveRuns)
   const extensions: Array<Extension.Any> = []
   for (const input of options.extensions ?? []) {
     const extension: Extension.Any = Effect.isEffect(input) ? yield* input : input
@@ -107,6 +145,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
     }
     extensions.push(extension)
   }
+  const runs = Option.isSome(shared) ? shared.value : yield* makeActiveRuns
   const engine: internal.Engine = {
     model,
     extensions,
@@ -136,7 +175,7 @@ export const make = Effect.fnUntraced(function*<const Extensions extends Readonl
           }
         }).map((extension) => extension.name)
       ),
-    pending: (extension) => Effect.sync(() => runs.isPending(extension)),
+    pending: runs.pending,
     extensions
   })
 })

@@ -10,7 +10,6 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Context from "effect/Context"
-import * as Pending from "./internal/pending.js"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -197,13 +196,3 @@ export interface Extension<E = never> extends Hooks<E> {
  * @category models
  */
 export type Any = Extension<any>
-
-/**
- * Whether at least one active run uses this extension instance, across every agent that registered it (that
- * counts its runs in the same `ActiveRuns`: one for the process unless a host provides its own).
- *
- * @since 1.0.0
- * @category utils
- */
-export const isPending = (extension: Any): Effect.Effect<boolean> =>
-  Pending.ActiveRuns.useSync((runs) => runs.isPending(extension))

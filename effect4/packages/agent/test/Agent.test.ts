@@ -238,7 +238,7 @@ describe("Agent", () => {
       assert.deepStrictEqual(seen, ["a", "b", "c", "a", "b", "c", "a", "b", "c"])
     }))
 
-  it.effect("pending is true while any run (of any agent) uses the extension instance (A9)", () =>
+  it.effect("pending is true while any run of the agents sharing an ActiveRuns uses the extension instance (A9)", () =>
     Effect.gen(function*() {
       const shared = { name: "shared" }
       const gates = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
@@ -250,8 +250,13 @@ describe("Agent", () => {
           handler: () => Effect.andThen(Deferred.succeed(started[i]!, undefined), Deferred.await(gates[i]!))
         })
       const script = [{ toolCalls: [{ name: "wait" }] }, { text: "done" }]
-      const first = yield* agentWith(script, { extensions: [shared], tools: [gated(0)] })
-      const second = yield* agentWith(script, { extensions: [shared], tools: [gated(1)] })
+      const runs = yield* Agent.makeActiveRuns
+      const first = yield* agentWith(script, { extensions: [shared], tools: [gated(0)] }).pipe(
+        Effect.provideService(Agent.ActiveRuns, runs)
+      )
+      const second = yield* agentWith(script, { extensions: [shared], tools: [gated(1)] }).pipe(
+        Effect.provideService(Agent.ActiveRuns, runs)
+      )
       assert.isFalse(yield* first.pending(shared))
       const a = yield* Effect.forkChild(first.run("one"))
       const b = yield* Effect.forkChild(second.run("two"))
@@ -265,6 +270,51 @@ describe("Agent", () => {
       yield* Deferred.succeed(gates[1]!, undefined)
       yield* Fiber.join(b)
       assert.isFalse(yield* second.pending(shared))
+    }))
+
+  it.effect("an agent built without an ActiveRuns in its context counts only its own runs (A9)", () =>
+    Effect.gen(function*() {
+      const shared = { name: "shared" }
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const wait = Tool.dynamic("wait", {
+        description: "waits",
+        parameters: { type: "object" },
+        handler: () => Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(gate))
+      })
+      const script = [{ toolCalls: [{ name: "wait" }] }, { text: "done" }]
+      const busy = yield* agentWith(script, { extensions: [shared], tools: [wait] })
+      const idle = yield* agentWith(script, { extensions: [shared], tools: [wait] })
+      const fiber = yield* Effect.forkChild(busy.run("one"))
+      yield* Deferred.await(started)
+      assert.isTrue(yield* busy.pending(shared))
+      assert.isFalse(yield* idle.pending(shared))
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(fiber)
+      assert.isFalse(yield* busy.pending(shared))
+    }))
+
+  it.effect("agents built on one layerActiveRuns share the count of an extension instance (A9)", () =>
+    Effect.gen(function*() {
+      const shared = { name: "shared" }
+      const gate = yield* Deferred.make<void>()
+      const started = yield* Deferred.make<void>()
+      const wait = Tool.dynamic("wait", {
+        description: "waits",
+        parameters: { type: "object" },
+        handler: () => Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(gate))
+      })
+      const script = [{ toolCalls: [{ name: "wait" }] }, { text: "done" }]
+      const [busy, idle] = yield* Effect.all([
+        agentWith(script, { extensions: [shared], tools: [wait] }),
+        agentWith(script, { extensions: [shared], tools: [wait] })
+      ]).pipe(Effect.provide(Agent.layerActiveRuns))
+      const fiber = yield* Effect.forkChild(busy.run("one"))
+      yield* Deferred.await(started)
+      assert.isTrue(yield* idle.pending(shared))
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(fiber)
+      assert.isFalse(yield* idle.pending(shared))
     }))
 
   it.effect("pending is false again after a run that fails, and after one that is interrupted (A9)", () =>

@@ -18,8 +18,7 @@ import { addUsage, AssistantMessage, SystemMessage, ToolMessage, UserMessage } f
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
 import * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
-import type * as Pending from "./pending.js"
-import type { Compaction } from "../Agent.js"
+import type { ActiveRuns, Compaction } from "../Agent.js"
 import { operationDuration, tokenUsage, tracedWith } from "../Tracing.js"
 
 /** @internal */
@@ -36,8 +35,8 @@ export interface Engine {
   readonly compaction: Compaction | undefined
   /** The runs of this agent, newest last: where steering goes. */
   readonly active: Set<RunState>
-  /** The runs of every agent counting in the same `ActiveRuns`, by extension: what `pending` reads. */
-  readonly runs: Pending.Counts
+  /** The runs of every agent that shares them, by extension: what `pending` reads. */
+  readonly runs: ActiveRuns["Service"]
   readonly telemetry: Telemetry
 }
 
@@ -507,7 +506,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const run = new RunState("run", scope, input)
-      engine.runs.enter(engine.extensions)
+      yield* engine.runs.enter(engine.extensions)
       engine.active.add(run)
       const exit = yield* Effect.exit(restore(Effect.gen(function*() {
         yield* bind(engine, run)
@@ -530,7 +529,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
       engine.active.delete(run)
       const settled = yield* Effect.exit(settle(run, exit))
       yield* Scope.close(scope, settled)
-      engine.runs.exit(engine.extensions)
+      yield* engine.runs.exit(engine.extensions)
       return yield* settled
     })
   )
@@ -538,10 +537,11 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
 /** A maintenance pass with a scope of its own; it never reaches the success hooks. */
 export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
   Effect.acquireUseRelease(
-    Effect.map(Scope.make(), (scope) => {
-      engine.runs.enter(engine.extensions)
-      return new RunState("compact", scope, new UserMessage({ content: "" }))
-    }),
+    Effect.zipWith(
+      Scope.make(),
+      engine.runs.enter(engine.extensions),
+      (scope) => new RunState("compact", scope, new UserMessage({ content: "" }))
+    ),
     (run) =>
       Effect.gen(function*() {
         yield* bind(engine, run)
@@ -561,12 +561,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
         )
       }),
     (run, exit) =>
-      Effect.ensuring(
-        Scope.close(run.scope, exit),
-        Effect.sync(() => {
-          engine.runs.exit(engine.extensions)
-        })
-      )
+      Effect.ensuring(Scope.close(run.scope, exit), engine.runs.exit(engine.extensions))
   )
 
 /** Steering goes to the newest active run; `false` when none is active. */
