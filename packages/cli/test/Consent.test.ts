@@ -6,7 +6,7 @@
  * util-linux) or piped, with a desktop (DISPLAY) whose `xdg-open` is a script that records what it was given.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpAuthorization } from "@zett/mcp-node"
+import { McpAuthorization } from "@zett/mcp-auth"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Processes from "@zett/testing/Processes"

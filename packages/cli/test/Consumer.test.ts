@@ -34,7 +34,7 @@ const minors: ReadonlyArray<Minor> = allMinors.filter((minor) =>
 /** What an app with servers written in code does not install. */
 const notCodeOnly = ["ioredis", "jsonc-parser", "dotenv", "@zett/mcp-config", "@zett/mcp-redis", "@zett/cli"]
 
-const publicPackages = ["common", "agent", "mcp", "mcp-node", "mcp-config", "mcp-redis", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
+const publicPackages = ["common", "agent", "mcp", "mcp-auth", "mcp-node", "mcp-config", "mcp-redis", "ai", "ai-chat-completions", "ai-google", "ai-amazon-bedrock", "cli"] as const
 
 interface Run {
   readonly code: number | null

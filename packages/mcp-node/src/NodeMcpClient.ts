@@ -36,7 +36,7 @@ import * as CallSignal from "./internal/callSignal.js"
 import * as Errors from "./internal/errors.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
 import * as ListedTools from "./internal/listedTools.js"
-import type * as OAuthConnect from "./internal/oauthConnect.js"
+import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as Subscriptions from "./internal/subscriptions.js"
 
@@ -157,14 +157,14 @@ export interface SdkClientOptions {
   /** What the connect found out about the server's revisions. */
   readonly verdict?: McpClient.Verdict | undefined
   /** A login for a request that needs one (a host with a user): the request is then sent again. */
-  readonly reauthorize?: OAuthConnect.Reauthorize | undefined
+  readonly reauthorize?: McpAuthSession.Reauthorize | undefined
 }
 
 /**
  * `effect`, sent again after a login when it failed for want of one (the server refused its token, or a call
  * needs a wider scope), at most `limit` times; a login that fails is the request's failure.
  */
-const withLogins = (reauthorize: OAuthConnect.Reauthorize, server: string, method: string) =>
+const withLogins = (reauthorize: McpAuthSession.Reauthorize, server: string, method: string) =>
 <A, E>(effect: Effect.Effect<A, E | McpRequestError>): Effect.Effect<A, E | McpRequestError> => {
   const attempt = (round: number): Effect.Effect<A, E | McpRequestError> =>
     Effect.suspend(() => {
@@ -191,7 +191,7 @@ const withLogins = (reauthorize: OAuthConnect.Reauthorize, server: string, metho
 const scopePattern = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/
 
 /** The failure of a request that still needed authorization after every login it was allowed. */
-const loginsSpent = (reauthorize: OAuthConnect.Reauthorize, server: string, method: string, logins: number) => {
+const loginsSpent = (reauthorize: McpAuthSession.Reauthorize, server: string, method: string, logins: number) => {
   const scope = reauthorize.stepUpScope()
   const times = `${logins} authorization${logins === 1 ? "" : "s"}`
   return scope !== undefined && scopePattern.test(scope) && scope.length <= 200

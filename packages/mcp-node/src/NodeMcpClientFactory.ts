@@ -35,8 +35,6 @@ import * as GuardedTransport from "./internal/guardedTransport.js"
 import * as HttpFetch from "./internal/httpFetch.js"
 import * as JsonDepth from "./internal/jsonDepth.js"
 import * as LocalFailure from "./internal/localFailure.js"
-import { offered as offeredAuthorization } from "./internal/authorization.js"
-import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as ServerRequests from "./internal/serverRequests.js"
 import * as McpClient from "@zett/mcp/McpClient"
 import type { ConnectOptions } from "@zett/mcp/McpClientFactory"
@@ -45,7 +43,7 @@ import * as NodeMcpClient from "./NodeMcpClient.js"
 import * as Errors from "./internal/errors.js"
 import { McpConnectError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
-import * as McpTokenStore from "./McpTokenStore.js"
+import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as ProcessGroups from "./ProcessGroups.js"
 import { transportAttributes } from "./internal/telemetry.js"
 import * as Turns from "./internal/turns.js"
@@ -213,7 +211,7 @@ const unwrapAll = (record: Readonly<Record<string, Redacted.Redacted<string>>>) 
 }
 
 /** What both HTTP transports are given: the server's headers, the connection's own sockets, the OAuth provider. */
-const transportOptions = (server: McpServerConfig.McpHttpServer, session: OAuthConnect.Session, sockets: HttpFetch.Fetch) => ({
+const transportOptions = (server: McpServerConfig.McpHttpServer, session: McpAuthSession.Session, sockets: HttpFetch.Fetch) => ({
   requestInit: { headers: unwrapAll(server.headers) },
   fetch: session.fetch(sockets),
   ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
@@ -389,16 +387,11 @@ export const make = (
     const processGroups = yield* ProcessGroups.ProcessGroups
     const handlers = yield* ServerRequests.handlersInContext
     // OAuth: the store in context (the process's own in memory unless one is provided), the host's hook when interactive
-    const store = yield* McpTokenStore.McpTokenStore
-    const hook = options?.interactive === true ? yield* offeredAuthorization : Option.none()
-    const held = yield* Scrubber.HeldSecrets
-    const authSettings: OAuthConnect.Settings = {
-      store,
-      held,
-      hook,
-      maxAuthorizations: options?.maxAuthorizations ?? 2,
-      refreshSkewMs: 30_000
-    }
+    const authSettings = yield* McpAuthSession.makeSettings({
+      interactive: options?.interactive,
+      maxAuthorizations: options?.maxAuthorizations,
+      connectError: Errors.connectError
+    })
     // connects that start together start one per turn of the event loop: this factory's gate
     const turns = yield* Turns.make
     return of(sdkConnect(authSettings, options, handlers, processGroups, turns))
@@ -412,7 +405,7 @@ export const make = (
 const loginNeeded = (
   error: McpConnectError,
   challenged: boolean,
-  session: OAuthConnect.Session,
+  session: McpAuthSession.Session,
   server: McpServerConfig.McpHttpServer
 ): McpConnectError =>
   challenged && error.httpStatus === 401 && session.authProvider === undefined &&
@@ -429,7 +422,7 @@ const loginNeeded = (
 const storeKey = (key: string): string => Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)
 
 const sdkConnect = (
-  authSettings: OAuthConnect.Settings,
+  authSettings: McpAuthSession.Settings,
   options: Options | undefined,
   handlers: ServerRequests.Handlers,
   processGroups: ProcessGroups.ProcessGroups["Type"],
@@ -568,7 +561,7 @@ const sdkConnect = (
   const connectSse = Effect.fnUntraced(function*(
     client: Client,
     server: McpServerConfig.McpHttpServer,
-    session: OAuthConnect.Session,
+    session: McpAuthSession.Session,
     scrubber: Scrubber.Scrubber
   ) {
     // POSTs are answered 202 (their results come on the event stream): only their size is watched
@@ -592,7 +585,7 @@ const sdkConnect = (
   const connectHttp = Effect.fnUntraced(function*(
     fresh: () => Client,
     server: McpServerConfig.McpHttpServer,
-    session: OAuthConnect.Session,
+    session: McpAuthSession.Session,
     scrubber: Scrubber.Scrubber,
     prior: PriorDiscovery | undefined
   ) {
@@ -668,7 +661,7 @@ const sdkConnect = (
     const given = connectOptions?.verdict
     return yield* server._tag === "McpStdioServer"
       ? connectStdio(fresh, server, scrubber, given)
-      : OAuthConnect.connect(
+      : McpAuthSession.connect(
         server,
         authSettings,
         // an HTTP attempt's sockets stay with the connection: a login that follows a refusal still uses them

@@ -10,8 +10,6 @@
 import { loadIndex } from "@zett/agent/EffectVersion"
 
 export const {
-  McpAuthorization,
-  McpTokenStore,
   NodeMcpClient,
   NodeMcpClientFactory,
   NodeMcpElicitation,

@@ -1,16 +1,6 @@
 /**
  * @since 0.1.0
  */
-export * as McpAuthorization from "./McpAuthorization.js"
-
-/**
- * @since 0.1.0
- */
-export * as McpTokenStore from "./McpTokenStore.js"
-
-/**
- * @since 0.1.0
- */
 export * as NodeMcpClient from "./NodeMcpClient.js"
 
 /**

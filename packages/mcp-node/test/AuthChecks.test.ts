@@ -7,15 +7,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { OAuthMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
-import { Scrubber } from "@zett/agent"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as OAuthChecks from "../src/internal/oauthChecks.js"
-import * as OAuthProvider from "../src/internal/oauthProvider.js"
 import { captureLogs } from "@zett/testing/CapturedLogs"
 
 const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
@@ -105,15 +102,6 @@ describe("authorization server endpoints", () => {
       assert.deepStrictEqual(headless.urls, [])
       assert.deepStrictEqual(as.requests.filter((r) => r.on === "as"), [])
     }))
-
-  it("https anywhere, plain http only to loopback hosts", () => {
-    for (const url of ["https://as.example/authorize", "http://127.0.0.1:8/a", "http://127.9.8.7/a", "http://127.1/a", "http://localhost:3000/a", "http://LOCALHOST/a", "http://[::1]:9/a", "http://[0:0::1]/a"]) {
-      assert.isUndefined(OAuthChecks.endpointRefusal("token endpoint", url), url)
-    }
-    for (const url of ["http://as.example/a", "http://128.0.0.1/a", "http://10.0.0.1/a", "http://localhost.example/a", "http://127.0.0.1.example/a", "http://[::2]/a", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,x", "not a url"]) {
-      assert.isString(OAuthChecks.endpointRefusal("token endpoint", url), url)
-    }
-  })
 })
 
 describe("the issuer of authorization server metadata", () => {
@@ -179,15 +167,6 @@ describe("the issuer of authorization server metadata", () => {
 })
 
 describe("answers nested too deep", () => {
-  it("the SDK's schemas keep a 10,000-level unknown field of metadata, which JSON.stringify then cannot write: the depth is measured first", () => {
-    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`
-    const metadata = OAuthMetadataSchema.parse(JSON.parse(
-      `{"issuer":"https://as.example","authorization_endpoint":"https://as.example/a","token_endpoint":"https://as.example/t","response_types_supported":["code"],"x_nested":${deep}}`
-    ))
-    assert.isArray(metadata.x_nested)
-    assert.throws(() => JSON.stringify(metadata), RangeError)
-  })
-
   for (const where of ["metadata", "registration", "token"] as const) {
     it.scoped(`an authorization server's ${where} answer nested 10,000 levels deep fails the login with a typed error, nothing stored`, () =>
       Effect.gen(function*() {
@@ -230,30 +209,5 @@ describe("answers nested too deep", () => {
         yield* login
         assert.include(yield* whoami, "client dcr-")
       }
-    }))
-})
-
-describe("the last gate before the host", () => {
-  it.effect("the provider never keeps an authorization URL that is not https (or loopback http) for the host to open", () =>
-    Effect.gen(function*() {
-      const store = yield* McpTokenStore.makeMemory
-      const context: OAuthProvider.Context = {
-        key: "https://docs.example/mcp",
-        store,
-        held: Scrubber.makeSecrets(),
-        runtime: yield* Effect.runtime<never>(),
-        now: () => 0
-      }
-      const provider = new OAuthProvider.AuthorizationCodeProvider(context, new McpServerConfig.AuthorizationCode({}), {
-        interactive: true,
-        redirectUrl: "http://127.0.0.1:47813/callback"
-      })
-      for (const url of ["file:///etc/passwd", "javascript:alert(document.domain)", "http://login.example/authorize?client_id=zett"]) {
-        const error = yield* Effect.flip(Effect.tryPromise({ try: () => provider.redirectToAuthorization(new URL(url)), catch: (e) => e }))
-        assert.isTrue(OAuthChecks.isRefused(error), url)
-        assert.isUndefined(provider.authorizationUrl)
-      }
-      yield* Effect.promise(() => provider.redirectToAuthorization(new URL("https://login.example/authorize?client_id=zett")))
-      assert.strictEqual(provider.authorizationUrl?.href, "https://login.example/authorize?client_id=zett")
     }))
 })

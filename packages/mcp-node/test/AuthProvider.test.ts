@@ -4,7 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpAuthorization, McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"

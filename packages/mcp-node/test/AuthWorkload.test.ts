@@ -4,7 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpTokenStore, NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { McpTokenStore } from "@zett/mcp-auth"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"

@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import { McpTokenStore, McpTokenStoreError, decodeEntry } from "@zett/mcp-node/McpTokenStore"
-import type { Entry } from "@zett/mcp-node/McpTokenStore"
+import { McpTokenStore, McpTokenStoreError, decodeEntry } from "@zett/mcp-auth/McpTokenStore"
+import type { Entry } from "@zett/mcp-auth/McpTokenStore"
 import * as Duration from "effect/Duration"
 import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"

@@ -1,6 +1,6 @@
 /**
  * The token store on Redis (`RedisTokenStore`) against a real `redis-server`: an entry another writer left that the
- * SDK must not get is absent, with a warning. The token store's other layers: packages/mcp-node/test/AuthTokenStore.test.ts.
+ * SDK must not get is absent, with a warning. The token store's other layers: packages/mcp-auth/test/McpTokenStore.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"

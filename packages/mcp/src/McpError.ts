@@ -280,7 +280,7 @@ export class InputError extends Schema.TaggedError<InputError>("@zett/mcp/InputE
  * An OAuth token store that could not be read or written: it is `Unavailable` (a system error, Redis down),
  * gave no answer in time (`Timeout`), its lock was held too long or lost (`Lock`), or its folder is open to
  * other users and cannot be made private (`Insecure`). The description names the operation and the system
- * error, never a value that was stored. `McpTokenStore.McpTokenStoreError` of `@zett/mcp-node`.
+ * error, never a value that was stored. `McpTokenStore.McpTokenStoreError` of `@zett/mcp-auth`.
  *
  * @since 0.1.0
  * @category errors
@@ -309,7 +309,7 @@ export class McpTokenStoreError extends Schema.TaggedError<McpTokenStoreError>("
  * A login that could not finish: the host could not offer it (`Unavailable`: no listener for the redirect),
  * refused the authorization URL (`InvalidUrl`), waited in vain (`Timeout`), the authorization server answered
  * with an error (`Denied`: the user refused, among others), or the redirect was not a usable answer
- * (`InvalidCallback`). `McpAuthorization.McpAuthorizationError` of `@zett/mcp-node`.
+ * (`InvalidCallback`). `McpAuthorization.McpAuthorizationError` of `@zett/mcp-auth`.
  *
  * @since 0.1.0
  * @category errors

@@ -1,7 +1,7 @@
 /**
  * The error family: every public error of the MCP packages carries `McpError.TypeId`, says its kind in a literal
  * `reason` and its text in `description`, and words its message from the description. The errors of the drivers'
- * packages are checked beside them: packages/mcp-config/test/McpError.test.ts, packages/mcp-node/test/McpError.test.ts.
+ * packages are checked beside them: packages/mcp-config/test/McpError.test.ts, packages/mcp-auth/test/McpError.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpRoots, McpSampling } from "@zett/mcp"

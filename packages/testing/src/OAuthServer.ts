@@ -15,7 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
-import { McpAuthorization } from "@zett/mcp-node"
+import { McpAuthorization } from "@zett/mcp-auth"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { McpClientFactory } from "@zett/mcp"
 import type { McpServerConfig as Server } from "@zett/mcp"
 import * as Duration from "effect/Duration"

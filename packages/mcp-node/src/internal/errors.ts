@@ -5,14 +5,13 @@
  * @internal
  */
 import * as Http from "node:http"
-import { IssuerMismatchError, OAuthError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client"
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import { connectionClosedCode, McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"
 import * as Predicate from "effect/Predicate"
 import * as LocalFailure from "./localFailure.js"
-import { isRefused, issuerMismatch } from "./oauthChecks.js"
-import { isNeedsLogin } from "./oauthProvider.js"
+import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers, which carry secrets.
 const MAX_DESCRIPTION = 300
@@ -268,32 +267,11 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
       keep: false
     }
   }
-  if (isNeedsLogin(cause)) {
-    return { description: "needs authorization", connect: "NeedsAuthorization", request: "NeedsAuthorization", keep: false }
-  }
-  // Zett's own refusal of an authorization server or of what it asked for: its text names no secret
-  if (isRefused(cause)) {
-    return { description: clip(scrubber.scrub(cause.message)), connect: "Unauthorized", request: "Unauthorized", keep: false }
-  }
-  if (cause instanceof UnauthorizedError) {
-    return { description: "unauthorized", connect: "Unauthorized", request: "Unauthorized", keep: false }
-  }
-  if (cause instanceof IssuerMismatchError) {
-    return {
-      description: `authorization failed: ${issuerMismatch(cause.kind, cause.received, cause.expected)}`,
-      connect: "Unauthorized",
-      request: "Unauthorized",
-      keep: false
-    }
-  }
-  // an authorization server's description (and the raw body the SDK quotes for a malformed one) is remote text
-  if (cause instanceof OAuthError) {
-    return {
-      description: `authorization failed (${cause.code})`,
-      connect: "Unauthorized",
-      request: "Unauthorized",
-      keep: false
-    }
+  // OAuth's: a login needed, Zett's refusal of an authorization server, the SDK's OAuth errors
+  const authorization = McpAuthSession.failureOf(cause, scrubber)
+  if (authorization !== undefined) {
+    const { description, reason } = authorization
+    return { description: clip(description), connect: reason, request: reason, keep: false }
   }
   const errno = errnoCode(cause)
   if (cause instanceof Error) {

@@ -1,8 +1,9 @@
 /**
  * The nesting depth of a JSON text, measured by one pass over its characters before anything parses or walks
  * it. `JSON.parse` itself is iterative in V8, but `JSON.stringify`, schema decoders and our own walks recurse
- * once per level: a document from outside (an authorization server's answer, a stored entry another writer
- * put there) nested ten thousand levels deep overflows the stack in them.
+ * once per level: a document from outside (a tool's input schema, a verdict another process stored) nested
+ * ten thousand levels deep overflows the stack in them. (`@zett/mcp-auth` keeps the text measure for what
+ * authorization servers and token stores hand it: the two packages share no internal module.)
  *
  * @internal
  */

@@ -149,7 +149,7 @@ const memory = (): Service => {
  * @since 0.1.0
  * @category tags
  */
-export class McpTokenStore extends Context.Reference<McpTokenStore>()("@zett/mcp-node/McpTokenStore", {
+export class McpTokenStore extends Context.Reference<McpTokenStore>()("@zett/mcp-auth/McpTokenStore", {
   defaultValue: memory
 }) {}
 

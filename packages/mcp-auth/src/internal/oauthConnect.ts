@@ -6,7 +6,6 @@
  *
  * @internal
  */
-import * as Errors from "./errors.js"
 import { auth as sdkAuth, computeScopeUnion } from "@modelcontextprotocol/client"
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
@@ -19,9 +18,8 @@ import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as Dpop from "./dpop.js"
 import * as OAuthChecks from "./oauthChecks.js"
-import type { Login } from "./authorization.js"
-import type { McpAuthorization } from "./authorization.js"
-import { offered as offeredAuthorization } from "./authorization.js"
+import type { Login, McpAuthorization } from "../McpAuthorization.js"
+import { offered as offeredAuthorization } from "../McpAuthorization.js"
 import * as OAuthProvider from "./oauthProvider.js"
 
 /** What one connection attempt gets. */
@@ -64,6 +62,15 @@ export interface Settings {
   readonly maxAuthorizations: number
   /** Tokens that expire within this are renewed before connecting. */
   readonly refreshSkewMs: number
+  /**
+   * The driver's reading of what a request of the login threw (a network failure, the SDK's OAuth errors, a
+   * refusal of `oauthChecks`): the driver knows its SDK's and its runtime's exceptions.
+   */
+  readonly connectError: (options: {
+    readonly server: string
+    readonly cause: unknown
+    readonly scrubber?: Scrubber.Scrubber | undefined
+  }) => McpConnectError
 }
 
 const sameEndpoint = (url: string | URL, endpoint: URL) => {
@@ -124,10 +131,10 @@ const sessionOf = (
 })
 
 const connectError = (server: McpServerConfig.McpHttpServer, settings: Settings, cause: unknown) =>
-  Errors.connectError({ server: server.name, cause, scrubber: settings.held.extend(McpServerConfig.scrubberOf(server)) })
+  settings.connectError({ server: server.name, cause, scrubber: settings.held.extend(McpServerConfig.scrubberOf(server)) })
 
-const needsAuthorization = (server: McpServerConfig.McpHttpServer) =>
-  Errors.connectError({ server: server.name, cause: new OAuthProvider.NeedsLogin() })
+const needsAuthorization = (server: McpServerConfig.McpHttpServer, settings: Settings) =>
+  settings.connectError({ server: server.name, cause: new OAuthProvider.NeedsLogin() })
 
 /**
  * Renews expired tokens before connecting, under the store's lock: a second connection that waited for the
@@ -157,7 +164,7 @@ const renew = (
         try: () => sdkAuth(provider, { serverUrl: server.url, fetchFn: authorizationFetch(server, refusals) }),
         catch: (cause) => connectError(server, settings, cause)
       })
-      if (result !== "AUTHORIZED") return yield* needsAuthorization(server)
+      if (result !== "AUTHORIZED") return yield* needsAuthorization(server, settings)
     })
   ).pipe(
     Effect.catchTag("McpTokenStoreError", (error) =>

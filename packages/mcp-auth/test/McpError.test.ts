@@ -1,10 +1,10 @@
 /**
- * The errors of `@zett/mcp-node` belong to the MCP error family (packages/mcp/test/McpError.test.ts): each carries
+ * The errors of `@zett/mcp-auth` belong to the MCP error family (packages/mcp/test/McpError.test.ts): each carries
  * `McpError.TypeId`, says its kind in a literal `reason` and words its message from its description.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpError } from "@zett/mcp"
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-node"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 
 describe("McpError", () => {
   it("every error of the family carries the TypeId, a literal reason and its description in the message", () => {

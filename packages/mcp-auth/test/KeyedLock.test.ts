@@ -3,7 +3,7 @@
  * key at a time, none across keys, and nothing kept for a key that no one holds or waits for.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpTokenStore } from "@zett/mcp-node"
+import { McpTokenStore } from "@zett/mcp-auth"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

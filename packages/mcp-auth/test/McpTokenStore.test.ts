@@ -4,7 +4,7 @@
  * key with `withLock`. The Redis layer's own checks: packages/mcp-redis/test/RedisTokenStore.entries.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpTokenStore } from "@zett/mcp-node"
+import { McpTokenStore } from "@zett/mcp-auth"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
