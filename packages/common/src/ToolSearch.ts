@@ -323,22 +323,22 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> 
       serverOf.push(group.server)
       byName.set(tool.name, { tool, server: group.server })
       const fields = fieldsOf(tool, serverWords, memo)
-      const counts = new Map<string, Array<number>>()
       for (let f = 0; f < fieldCount; f++) {
         const list = fields[f]!
         lengths.push(list.length)
         totals[f] += list.length
         for (const word of list) {
-          let row = counts.get(word)
-          if (row === undefined) counts.set(word, row = new Array<number>(fieldCount).fill(0))
-          row[f]++
+          let entry = postings.get(word)
+          if (entry === undefined) postings.set(word, entry = { docs: [], counts: [] })
+          // a tool's row is the last one of the word's postings, or a new one
+          let row = entry.docs.length - 1
+          if (row < 0 || entry.docs[row] !== doc) {
+            entry.docs.push(doc)
+            for (let g = 0; g < fieldCount; g++) entry.counts.push(0)
+            row++
+          }
+          entry.counts[row * fieldCount + f]++
         }
-      }
-      for (const [word, row] of counts) {
-        let entry = postings.get(word)
-        if (entry === undefined) postings.set(word, entry = { docs: [], counts: [] })
-        entry.docs.push(doc)
-        entry.counts.push(...row)
       }
     }
   }
