@@ -1,9 +1,10 @@
 /**
- * What Zett checks of an authorization server and of its own token store before using them: endpoints that
- * are `https:` (plain `http:` only on loopback), metadata that names the issuer it was fetched for, answers
- * shallow enough to be stored, a private token folder, and stored entries of the shape the SDK expects. The
+ * What Zett checks of an authorization server and of its own token store before using them, through the driver's
+ * connects and logins: endpoints that are `https:` (plain `http:` only on loopback), metadata that names the issuer
+ * it was fetched for, answers shallow enough to be stored, and stored entries of the shape the SDK expects. The
  * authorization servers are `@zett/testing/OAuthServer` with hostile options; what the assertions read is what
- * the servers received, what the hook was handed and what was logged.
+ * the servers received, what the hook was handed and what was logged. The checks read without a connection:
+ * packages/mcp-auth/test/OAuthChecks.test.ts; the private token folder: packages/mcp-auth/test/McpTokenStore.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
