@@ -204,7 +204,7 @@ const soakModel = Model.Model.of({
         }))
         return Effect.succeed(Stream.fromIterable([...events, finish(events.length)]))
       }
-      if (plan.ending === "failure") return new Model.ModelError({ reason: "the model gave up (planned)" })
+      if (plan.ending === "failure") return new Model.ModelError({ reason: "Unknown", description: "the model gave up (planned)" })
       return Effect.succeed(Stream.fromIterable([{ _tag: "TextDelta" as const, text: "done" }, finish(0)]))
     }))
 })

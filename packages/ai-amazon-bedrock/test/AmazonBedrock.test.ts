@@ -95,8 +95,9 @@ describe("bedrock (Converse API)", () => {
       ])
       const model = yield* buildModel(bedrockModel(provider, { retry: { times: 1, delay: "1 second" } }))
       const denied = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.provide(logs.layer))
+      assert.strictEqual(denied.reason, "Http")
       assert.strictEqual(
-        denied.reason,
+        denied.description,
         "bedrock answered HTTP 403 (forbidden: check the API key and its permissions): " +
           "The security token included in the request is invalid: <redacted>"
       )
@@ -111,8 +112,9 @@ describe("bedrock (Converse API)", () => {
       yield* eventually(() => provider.requests.length === 5, "the retry")
       const result = yield* Fiber.join(failing)
       assert.isTrue(Either.isLeft(result))
+      assert.strictEqual((result as Either.Left<Model.ModelError, void>).left.reason, "Http")
       assert.strictEqual(
-        (result as Either.Left<Model.ModelError, void>).left.reason,
+        (result as Either.Left<Model.ModelError, void>).left.description,
         "bedrock answered HTTP 500 (provider error): Internal server error"
       )
     }))

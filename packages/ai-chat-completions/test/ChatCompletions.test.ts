@@ -133,8 +133,9 @@ describe("openai-chat (Chat Completions)", () => {
       ])
       const model = yield* buildModel(chatModel(provider))
       const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.provide(logs.layer))
+      assert.strictEqual(error.reason, "Http")
       assert.strictEqual(
-        error.reason,
+        error.description,
         "openai-chat answered HTTP 401 (unauthorized: check the API key): Invalid key <redacted>"
       )
       assert.strictEqual(provider.requests.length, 1)
@@ -167,8 +168,9 @@ describe("openai-chat (Chat Completions)", () => {
       yield* eventually(() => provider.requests.length === 2, "the retry")
       const result = yield* Fiber.join(fiber)
       assert.isTrue(Either.isLeft(result))
+      assert.strictEqual((result as Either.Left<Model.ModelError, void>).left.reason, "Http")
       assert.strictEqual(
-        (result as Either.Left<Model.ModelError, void>).left.reason,
+        (result as Either.Left<Model.ModelError, void>).left.description,
         "openai-chat answered HTTP 500 (provider error): model crashed"
       )
     }))
@@ -184,7 +186,8 @@ describe("openai-chat (Chat Completions)", () => {
         yield* TestClock.adjust(delay)
       }
       const error = yield* Fiber.join(fiber)
-      assert.match(error.reason, /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/)
+      assert.strictEqual(error.reason, "Unreachable")
+      assert.match(error.description, /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/)
       const above = logs.lines.filter((line) => !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
       assert.deepStrictEqual(above.map((line) => `${line.split(" ")[0]} ${/'([^']*)'/.exec(line)?.[1]}`), [
         "INFO model unreachable, retrying in 1 s (1/3)",

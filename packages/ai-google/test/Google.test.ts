@@ -85,7 +85,8 @@ describe("google (Gemini API)", () => {
         Effect.provide(logs.layer),
         Effect.withTracer(tracer)
       )
-      assert.strictEqual(error.reason, "google answered HTTP 401 (unauthorized: check the API key): API key not valid: <redacted>")
+      assert.strictEqual(error.reason, "Http")
+      assert.strictEqual(error.description, "google answered HTTP 401 (unauthorized: check the API key): API key not valid: <redacted>")
       assert.strictEqual(provider.requests.length, 1)
       for (const text of [inspect(error, { depth: 20 }), ...logs.lines, ...spans.map((span) => span.text())]) {
         assert.notInclude(text, KEY)
@@ -110,8 +111,9 @@ describe("google (Gemini API)", () => {
       yield* eventually(() => provider.requests.length === 4, "the retry")
       const result = yield* Fiber.join(second)
       assert.isTrue(Either.isLeft(result))
+      assert.strictEqual((result as Either.Left<Model.ModelError, void>).left.reason, "Http")
       assert.strictEqual(
-        (result as Either.Left<Model.ModelError, void>).left.reason,
+        (result as Either.Left<Model.ModelError, void>).left.description,
         "google answered HTTP 500 (provider error): Internal error"
       )
     }))

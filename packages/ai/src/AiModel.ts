@@ -93,7 +93,7 @@ const retrySchedule = (options: RetryOptions, stop: () => boolean, logLevel: Log
     Schedule.modifyDelayEffect(([[, attempt], failure], delay) =>
       Effect.as(
         Effect.logWithLevel(logLevel, `${failure.brief}, retrying in ${seconds(delay)} (${attempt + 1}/${times})`).pipe(
-          Effect.annotateLogs("reason", failure.reason)
+          Effect.annotateLogs("reason", failure.description)
         ),
         delay
       )
@@ -211,7 +211,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Stream.tap(() => Effect.sync(() => void (emitted = true))),
         Stream.tapError((failure) =>
           failure.retryable && !emitted && retry !== undefined ? Effect.void : Effect.logDebug("model request failed").pipe(
-            Effect.annotateLogs({ provider, reason: failure.reason })
+            Effect.annotateLogs({ provider, reason: failure.description })
           )
         )
       )
@@ -226,6 +226,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       Stream.mapError((failure) =>
         new Model.ModelError({
           reason: failure.reason,
+          description: failure.description,
           ...(failure.cause !== undefined ? { cause: failure.cause } : {})
         })
       ),

@@ -96,7 +96,7 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
             toolCallId: "toolu_b",
             name: "two",
             status: "TOOL_FAILED",
-            content: { error: { type: "TimeoutError", message: "two timed out" } }
+            content: { error: { type: "Timeout", message: "two timed out" } }
           }),
           new Message.ToolMessage({
             toolCallId: "toolu_c",
@@ -125,7 +125,7 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
             {
               type: "tool_result",
               tool_use_id: "toolu_b",
-              content: "{\"error\":{\"type\":\"TimeoutError\",\"message\":\"two timed out\"}}",
+              content: "{\"error\":{\"type\":\"Timeout\",\"message\":\"two timed out\"}}",
               is_error: true
             },
             { type: "tool_result", tool_use_id: "toolu_c", content: "{\"skipped\":\"steered\"}", is_error: true }
@@ -161,8 +161,9 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
         Effect.provide(logs.layer),
         Effect.flip
       )
+      assert.strictEqual(error.reason, "Http")
       assert.strictEqual(
-        error.reason,
+        error.description,
         "anthropic answered HTTP 401 (unauthorized: check the API key): invalid x-api-key <redacted>"
       )
       assert.strictEqual(denied.requests.length, 1)

@@ -109,7 +109,7 @@ describe("AiModel on @effect/ai-openai: requests", () => {
           toolCallId: "call_2",
           name: "boom",
           status: "TOOL_FAILED",
-          content: { error: { type: "ToolError", message: "it broke" } }
+          content: { error: { type: "ToolFailed", message: "it broke" } }
         }),
         new Message.ToolMessage({
           toolCallId: "call_3",
@@ -132,7 +132,7 @@ describe("AiModel on @effect/ai-openai: requests", () => {
         {
           type: "function_call_output",
           call_id: "call_2",
-          output: "{\"error\":{\"type\":\"ToolError\",\"message\":\"it broke\"}}"
+          output: "{\"error\":{\"type\":\"ToolFailed\",\"message\":\"it broke\"}}"
         },
         {
           type: "function_call_output",
@@ -217,8 +217,9 @@ describe("AiModel on @effect/ai-openai: failures", () => {
         Effect.withTracer(tracer)
       )
       assert.instanceOf(error, Model.ModelError)
+      assert.strictEqual(error.reason, "Http")
       assert.strictEqual(
-        error.reason,
+        error.description,
         "openai answered HTTP 401 (unauthorized: check the API key): Incorrect API key provided: <redacted>. " +
           "You can find your API key at https://platform.openai.com."
       )
@@ -285,7 +286,8 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       assert.strictEqual(provider.requests.length, 3)
       assert.isTrue(Either.isLeft(result))
       const error = (result as Either.Left<Model.ModelError, void>).left
-      assert.strictEqual(error.reason, "openai answered HTTP 500 (provider error): The server had an error")
+      assert.strictEqual(error.reason, "Http")
+      assert.strictEqual(error.description, "openai answered HTTP 500 (provider error): The server had an error")
       assert.strictEqual(
         error.message,
         "model request failed: openai answered HTTP 500 (provider error): The server had an error"
@@ -308,7 +310,8 @@ describe("AiModel on @effect/ai-openai: failures", () => {
         Effect.flip
       )
       assert.deepStrictEqual(seen, [Model.textDelta("partial")])
-      assert.strictEqual(error.reason, "openai reported an error (server_error): stream broke")
+      assert.strictEqual(error.reason, "ProviderError")
+      assert.strictEqual(error.description, "openai reported an error (server_error): stream broke")
       assert.strictEqual(provider.requests.length, 1)
     }))
 
@@ -318,8 +321,9 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       const { spans, tracer } = captureSpans()
       const model = yield* buildModel(openAiModel({ ...provider, url: "http://127.0.0.1:1" }, { retry: false }))
       const error = yield* Stream.runDrain(model.stream(request())).pipe(Effect.flip, Effect.withTracer(tracer))
+      assert.strictEqual(error.reason, "Unreachable")
       assert.match(
-        error.reason,
+        error.description,
         /^could not reach openai at http:\/\/127\.0\.0\.1:1\/v1\/responses \(Transport: .*ECONNREFUSED/
       )
       // the transport error @effect/ai keeps in its span names the request, not the key

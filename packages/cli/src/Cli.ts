@@ -100,7 +100,7 @@ const auth = group([
 ])
 
 const authCommand = Command.make("auth", {}, () =>
-  Effect.fail(new CliError.UsageError({ message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(
+  Effect.fail(new CliError.UsageError({ reason: "MissingCommand", message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(
     Command.withDescription("OAuth logins to remote MCP servers."),
     Command.withSubcommands(auth.commands)
   )
@@ -133,6 +133,7 @@ const zett = group([
 export const command = Command.make("zett", {}, () =>
   Effect.fail(
     new CliError.UsageError({
+      reason: "MissingCommand",
       message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
     })
   )).pipe(

@@ -13,14 +13,71 @@ import * as Schema from "effect/Schema"
 import * as Util from "node:util"
 
 /**
+ * @since 0.1.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@zett/cli/CliError")
+
+/**
+ * @since 0.1.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isCliError = (u: unknown): u is UsageError | RunFailed => Predicate.hasProperty(u, TypeId)
+
+/**
+ * Why a command could not run as given: no subcommand (`MissingCommand`), an option or argument that cannot be
+ * used (`InvalidArgument`: invalid JSON arguments, options that exclude each other), no server, tool, prompt,
+ * skill or configuration file of the name (`NotFound`), no model configured (`NoModel`), or a server that does not
+ * take what was asked (`Unsupported`: a login to a stdio server).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const UsageFailure = Schema.Literal("MissingCommand", "InvalidArgument", "NotFound", "NoModel", "Unsupported")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type UsageFailure = typeof UsageFailure.Type
+
+/**
  * Bad usage: invalid JSON arguments, an unknown tool, a missing model. Exit code 2.
  *
  * @since 0.1.0
  * @category errors
  */
 export class UsageError extends Schema.TaggedError<UsageError>("@zett/cli/UsageError")("UsageError", {
+  reason: UsageFailure,
   message: Schema.String
-}) {}
+}) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+}
+
+/**
+ * Why a command that ran did not succeed: MCP servers it needed were `Unavailable`, a request to one `Failed` (a
+ * tool call, a prompt, a resource read, a completion, a skill), a login failed (`LoginFailed`), or the demo's check
+ * failed (`CheckFailed`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const RunFailure = Schema.Literal("Unavailable", "Failed", "LoginFailed", "CheckFailed")
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type RunFailure = typeof RunFailure.Type
 
 /**
  * A command that ran and did not succeed: a server was unavailable, a tool failed, the demo's check
@@ -30,8 +87,14 @@ export class UsageError extends Schema.TaggedError<UsageError>("@zett/cli/UsageE
  * @category errors
  */
 export class RunFailed extends Schema.TaggedError<RunFailed>("@zett/cli/RunFailed")("RunFailed", {
+  reason: RunFailure,
   message: Schema.String
-}) {}
+}) {
+  /**
+   * @since 0.1.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+}
 
 /**
  * @since 0.1.0

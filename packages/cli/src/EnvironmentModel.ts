@@ -70,7 +70,7 @@ export const fromEnvironment: Effect.Effect<Option.Option<EnvironmentModel>, Usa
   if (Option.isNone(named)) return Option.none()
   const ModelConfig = yield* Effect.promise(() => import("./internal/modelConfig.js"))
   const configured = yield* ModelConfig.configured.pipe(
-    Effect.mapError((error) => new UsageError({ message: describeConfigError(error) }))
+    Effect.mapError((error) => new UsageError({ reason: "NoModel", message: describeConfigError(error) }))
   )
   return Option.map(configured, (config): EnvironmentModel => ({
     name: `${config.provider}:${config.model}`,

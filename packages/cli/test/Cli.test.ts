@@ -742,7 +742,7 @@ describe("zett run", () => {
         "→ demo__add {\"a\":2,\"b\":40}",
         "← demo__add: {\"sum\":42}",
         "→ demo__fail {}",
-        "← demo__fail failed: ToolError: this tool always fails",
+        "← demo__fail failed: ToolFailed: this tool always fails",
         "The sum is \"TOOL_FAILED\" and done."
       ])
       assert.deepStrictEqual([stats.opened, stats.closed], [1, 1])

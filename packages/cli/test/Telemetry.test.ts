@@ -122,8 +122,8 @@ describe("OpenTelemetry", () => {
         "gen_ai.tool.call.id": "call_add"
       })
       assert.notProperty(attributesOf(add!), "error.type")
-      assert.strictEqual(attributesOf(byName("execute_tool calc__fail")[0]!)["error.type"], "ToolError")
-      assert.strictEqual(attributesOf(byName("execute_tool calc__slow")[0]!)["error.type"], "TimeoutError")
+      assert.strictEqual(attributesOf(byName("execute_tool calc__fail")[0]!)["error.type"], "ToolFailed")
+      assert.strictEqual(attributesOf(byName("execute_tool calc__slow")[0]!)["error.type"], "Timeout")
       // the MCP request under the agent's tool span, through the extension's call
       const [mcpCall] = byName("tools/call add")
       assert.strictEqual(parentOf(mcpCall!), "McpExtension.call")

@@ -91,7 +91,7 @@ describe.sequential("faults of a server", () => {
       const marker = newMarker()
       const report = yield* probe({ marker, servers: [stdioFault("crash", marker, ["exit-during-call"])], names: ["crash__echo"] })
       assert.deepStrictEqual(failure(report, "crash__echo"), {
-        type: "RemoteError",
+        type: "RequestFailed",
         message: "the server failed to run the tool (connection closed)"
       })
       assertHealthyAndClean(report)
@@ -102,7 +102,7 @@ describe.sequential("faults of a server", () => {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
       const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "crash", url })], names: ["crash__echo"] })
-      assert.strictEqual(failure(report, "crash__echo").type, "RemoteError")
+      assert.strictEqual(failure(report, "crash__echo").type, "RequestFailed")
       assertHealthyAndClean(report)
     }))
 
@@ -144,7 +144,7 @@ describe.sequential("faults of a server", () => {
         callTimeout: "3 seconds"
       })
       assert.deepStrictEqual(failure(report, "nocall__echo"), {
-        type: "TimeoutError",
+        type: "Timeout",
         message: "nocall__echo did not finish within 3s"
       })
       assertHealthyAndClean(report)
@@ -162,7 +162,7 @@ describe.sequential("faults of a server", () => {
       assert.includeMembers(toolNames(report), ["noisy__echo", "noisy__garble"])
       const results = toolResults(report.requests[1])
       assert.deepStrictEqual(results["noisy__echo"]?.content, [{ type: "text", text: "noisy echo: hi" }])
-      assert.strictEqual(failure(report, "noisy__garble").type, "TimeoutError")
+      assert.strictEqual(failure(report, "noisy__garble").type, "Timeout")
       assertHealthyAndClean(report)
     }))
 
@@ -225,7 +225,7 @@ describe.sequential("faults of a server", () => {
       })
       for (const name of ["bigs__big", "bigh__big"]) {
         assert.deepStrictEqual(failure(report, name), {
-          type: "RemoteError",
+          type: "RequestFailed",
           message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
             "of 1 MB (maxMessageBytes))"
         })
@@ -257,7 +257,7 @@ describe.sequential("faults of a server", () => {
       for (const [name] of servers) {
         // 5 MB of one letter: a few kilobytes gzip-encoded
         assert.deepStrictEqual(failure(report, `${name}__big`), {
-          type: "RemoteError",
+          type: "RequestFailed",
           message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
             "of 1 MB (maxMessageBytes))"
         })
@@ -279,7 +279,7 @@ describe.sequential("faults of a server", () => {
         callTimeout: "120 seconds"
       })
       assert.deepStrictEqual(failure(report, "closing__half"), {
-        type: "RemoteError",
+        type: "RequestFailed",
         message: "the server failed to run the tool (the server closed the response stream before answering)"
       })
       const results = toolResults(report.requests[1])
@@ -310,7 +310,7 @@ describe.sequential("faults of a server", () => {
       })
       for (const name of ["halfevent__half", "refused__half", "closed__half"]) {
         assert.deepStrictEqual(failure(report, name), {
-          type: "RemoteError",
+          type: "RequestFailed",
           message: "the server failed to run the tool (the server closed the response stream before answering)"
         }, name)
       }
@@ -347,7 +347,7 @@ describe.sequential("faults of a server", () => {
       const url = yield* httpFault(`${marker}-http`, ["forget-session"])
       const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
       assert.include(toolNames(report), "amnesiac__echo")
-      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "RemoteError", message: "the server failed to run the tool" })
+      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "RequestFailed", message: "the server failed to run the tool" })
       assertHealthyAndClean(report)
     }))
 
@@ -492,8 +492,8 @@ describe.sequential("faults of a server", () => {
       assert.include(system, "mute (timed out after 8s)")
       assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
       assert.include(system, "down (HTTP 500 Internal Server Error)")
-      assert.strictEqual(failure(report, "crash__echo").type, "RemoteError")
-      assert.strictEqual(failure(report, "nocall__echo").type, "TimeoutError")
+      assert.strictEqual(failure(report, "crash__echo").type, "RequestFailed")
+      assert.strictEqual(failure(report, "nocall__echo").type, "Timeout")
       const results = toolResults(report.requests[1])
       assert.deepStrictEqual(results["calm__echo"]?.content, [{ type: "text", text: "calm echo: hi" }])
       assert.deepStrictEqual(results["web__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])

@@ -99,7 +99,7 @@ describe.sequential("McpExtension with real servers", () => {
       )
       yield* Agent.run("slow").pipe(Effect.provide(layer))
       assert.deepStrictEqual(result, {
-        error: { type: "TimeoutError", message: "everything__trigger-long-running-operation did not finish within 500ms" }
+        error: { type: "Timeout", message: "everything__trigger-long-running-operation did not finish within 500ms" }
       })
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)

@@ -173,7 +173,7 @@ describe("progress", () => {
       yield* TestClock.adjust("20 seconds")
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(result, {
-        error: { type: "TimeoutError", message: "jobs__build did not finish within 1m 30s" }
+        error: { type: "Timeout", message: "jobs__build did not finish within 1m 30s" }
       })
       assert.strictEqual(log.length, 5)
       yield* until(() => seen.cancelled === 1)

@@ -119,7 +119,7 @@ describe("resources as tools", () => {
       // an unknown resource is an ordinary tool failure the model reads
       const failed = seen.failed as { status: string; content: { error: { type: string; message: string } } }
       assert.strictEqual(failed.status, "TOOL_FAILED")
-      assert.strictEqual(failed.content.error.type, "RemoteError")
+      assert.strictEqual(failed.content.error.type, "RequestFailed")
       assert.deepStrictEqual(withMarker(marker), [])
     }), 60_000)
 

@@ -376,7 +376,7 @@ describe("elicitation in an agent", () => {
       const reply = yield* Fiber.join(fiber)
       assert.strictEqual(reply.content, "gave up")
       assert.isTrue(interrupted)
-      assert.deepStrictEqual(toolResult, { error: { type: "TimeoutError", message: "asking__ask did not finish within 30s" } })
+      assert.deepStrictEqual(toolResult, { error: { type: "Timeout", message: "asking__ask did not finish within 30s" } })
       assert.isTrue(yield* Processes.eventually(() => seen.cancelled, 2_000))
     }))
 })

@@ -388,10 +388,11 @@ export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mc
   "McpToolFailure",
   {
     /**
-     * `Unavailable`: the server could not be reached; `TimeoutError`: the call ran out of time; `RemoteError`: the
-     * server failed the request; `ToolError`: the tool reported an error (`isError`).
+     * `Unavailable`: the server could not be reached; `Timeout`: the call ran out of time; `RequestFailed`: the
+     * server failed the request; `ToolFailed`: the tool reported an error (`isError`) or could not be called. The
+     * kinds of the agent's `Tool.ToolFailure`.
      */
-    reason: Schema.Literal("Unavailable", "TimeoutError", "RemoteError", "ToolError"),
+    reason: Schema.Literal("Unavailable", "Timeout", "RequestFailed", "ToolFailed"),
     message: Schema.String
   }
 ) {

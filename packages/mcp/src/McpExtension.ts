@@ -311,7 +311,7 @@ export const make = Effect.fnUntraced(function*(
       const state = Context.getOption(services, CurrentRequest).pipe(Option.flatMapNullable((cell) => cell.state))
       return Option.isNone(state)
         ? new Tool.ToolError({
-          type: "Unavailable",
+          reason: "Unavailable",
           message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
         })
         : call(state.value, resolved, tool, args, toolCall, context)

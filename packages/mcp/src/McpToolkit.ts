@@ -98,7 +98,9 @@ export interface McpToolkit {
 const Parameters = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 const reasonOf = (error: Tool.ToolError): McpToolFailure["reason"] =>
-  error.type === "Unavailable" || error.type === "TimeoutError" || error.type === "RemoteError" ? error.type : "ToolError"
+  error.reason === "Unavailable" || error.reason === "Timeout" || error.reason === "RequestFailed"
+    ? error.reason
+    : "ToolFailed"
 
 /**
  * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns

@@ -47,8 +47,8 @@ describe("McpError", () => {
         "s: call timed out after 2s without progress"
       ],
       [
-        new McpToolkit.McpToolFailure({ reason: "RemoteError", message: "s__t: the server failed the call" }),
-        "RemoteError",
+        new McpToolkit.McpToolFailure({ reason: "RequestFailed", message: "s__t: the server failed the call" }),
+        "RequestFailed",
         "s__t: the server failed the call"
       ]
     ]

@@ -267,8 +267,8 @@ describe("resources as tools", () => {
       yield* TestClock.adjust("1 minute")
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => m.content), [
-        { error: { type: "TimeoutError", message: "own__read_resource did not finish within 2s" } },
-        { error: { type: "TimeoutError", message: "plain__read_resource did not finish within 7s" } }
+        { error: { type: "Timeout", message: "own__read_resource did not finish within 2s" } },
+        { error: { type: "Timeout", message: "plain__read_resource did not finish within 7s" } }
       ])
     }))
 

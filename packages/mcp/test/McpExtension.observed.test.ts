@@ -227,7 +227,7 @@ describe("McpExtension, observed", () => {
         yield* agent.run("warm the cache")
         yield* agent.run("call both")
       }).pipe(Effect.provide(layer))
-      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["Unavailable", "ToolError"])
+      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["Unavailable", "ToolFailed"])
       const count = (server: string, outcome: string) =>
         Effect.map(
           Metric.value(McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", server), Metric.tagged("outcome", outcome))),

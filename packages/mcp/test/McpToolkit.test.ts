@@ -120,7 +120,7 @@ describe("McpToolkit", () => {
       assert.isTrue(result.isFailure)
       assert.instanceOf(result.result, McpToolkit.McpToolFailure)
       const failure = result.result as McpToolkit.McpToolFailure
-      assert.deepStrictEqual([failure.reason, failure.message], ["TimeoutError", "slow__wait did not finish within 1s"])
+      assert.deepStrictEqual([failure.reason, failure.message], ["Timeout", "slow__wait did not finish within 1s"])
       // the failure goes back to the model in the next prompt, encoded
       yield* LanguageModel.generateText({
         prompt: Prompt.merge(Prompt.make("go"), Prompt.fromResponseParts(response.content)),
@@ -129,13 +129,13 @@ describe("McpToolkit", () => {
       const sent = seen[1]!.prompt.content.flatMap((message) => message.role === "tool" ? message.content : [])
       assert.deepStrictEqual(sent.map((part) => part.result), [{
         _tag: "McpToolFailure",
-        reason: "TimeoutError",
+        reason: "Timeout",
         message: "slow__wait did not finish within 1s"
       }])
     }).pipe(Effect.scoped, Effect.provide(layer))
   })
 
-  it.effect("an isError result and a failed request are failures with the agent's reasons (ToolError, RemoteError)", () => {
+  it.effect("an isError result and a failed request are failures with the agent's reasons (ToolFailed, RequestFailed)", () => {
     const { layer } = layers({
       s: {
         tools: [tool("bad"), tool("broken")],
@@ -152,7 +152,7 @@ describe("McpToolkit", () => {
     return Effect.gen(function*() {
       const response = yield* turn(yield* McpToolkit.make())
       const failures = response.toolResults.map((r) => [r.isFailure, (r.result as McpToolkit.McpToolFailure).reason])
-      assert.deepStrictEqual(failures, [[true, "ToolError"], [true, "RemoteError"]])
+      assert.deepStrictEqual(failures, [[true, "ToolFailed"], [true, "RequestFailed"]])
       assert.strictEqual((response.toolResults[0]!.result as McpToolkit.McpToolFailure).message, "no such file")
     }).pipe(Effect.scoped, Effect.provide(layer))
   })

@@ -47,7 +47,7 @@ describe("progress", () => {
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(cut, [70_000])
       assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, {
-        error: { type: "TimeoutError", message: "s__job reported no progress for 30s" }
+        error: { type: "Timeout", message: "s__job reported no progress for 30s" }
       })
     }))
 
@@ -66,7 +66,7 @@ describe("progress", () => {
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(cut, [30_000])
       assert.deepStrictEqual(toolMessages(requests[1]!)[0]!.content, {
-        error: { type: "TimeoutError", message: "s__job did not finish within 30s" }
+        error: { type: "Timeout", message: "s__job did not finish within 30s" }
       })
     }))
 

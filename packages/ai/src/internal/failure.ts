@@ -1,6 +1,7 @@
 /** @internal */
 import type * as AiError from "@effect/ai/AiError"
 import { Scrubber } from "@zett/agent"
+import type { ModelFailure } from "@zett/agent/Model"
 import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -9,13 +10,14 @@ import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 
 /**
- * A provider failure before it becomes a `ModelError`: the readable reason, whether trying again may help, and
- * how long the provider asked us to wait.
+ * A provider failure before it becomes a `ModelError`: its kind and readable description, whether trying again
+ * may help, and how long the provider asked us to wait.
  *
  * @internal
  */
 export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
-  readonly reason: string
+  readonly reason: ModelFailure
+  readonly description: string
   /** A few words for a retry's log line: `model unreachable`, `model answered HTTP 429`. */
   readonly brief: string
   readonly retryable: boolean
@@ -150,7 +152,8 @@ export const fromAiError = (
         : `unreadable response (${error.reason}, HTTP ${status})`
       // the error keeps request and response headers: it never becomes the cause
       return new ProviderFailure({
-        reason: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+        reason: error.reason === "StatusCode" ? "Http" : "InvalidResponse",
+        description: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
         brief: `model answered HTTP ${status}`,
         retryable: error.reason === "StatusCode" && retryableStatus.has(status),
         retryAfter: retryAfterOf(error.response.headers)
@@ -159,7 +162,9 @@ export const fromAiError = (
     case "HttpRequestError": {
       const detail = error.description ?? underlyingMessage(error.cause)
       return new ProviderFailure({
-        reason: scrub(
+        // an unencodable body or an invalid URL never left: the request is what failed
+        reason: error.reason === "Transport" ? "Unreachable" : "InvalidRequest",
+        description: scrub(
           `could not reach ${provider} at ${error.request.url} (${error.reason}${
             detail !== undefined ? `: ${shorten(detail)}` : ""
           })`,
@@ -176,7 +181,8 @@ export const fromAiError = (
         ? ParseResult.TreeFormatter.formatIssueSync(error.cause.issue)
         : "no details")
       return new ProviderFailure({
-        reason: scrub(
+        reason: "InvalidResponse",
+        description: scrub(
           toolCall !== undefined
             ? `${provider}: ${toolCall}`
             : `${provider} sent a response that could not be read: ${shorten(detail)}`,
@@ -189,14 +195,16 @@ export const fromAiError = (
     }
     case "MalformedInput":
       return new ProviderFailure({
-        reason: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
+        reason: "InvalidRequest",
+        description: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
         brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
       })
     case "UnknownError":
       return new ProviderFailure({
-        reason: scrub(`${provider} failed: ${shorten(error.description ?? "unknown error")}`, secrets),
+        reason: "Unknown",
+        description: scrub(`${provider} failed: ${shorten(error.description ?? "unknown error")}`, secrets),
         brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
@@ -227,7 +235,8 @@ export const fromStreamError = (
   const kind = [inner.code, inner.type].find((value): value is string => typeof value === "string" && value !== "error")
   const message = typeof inner.message === "string" ? inner.message : "no details"
   return new ProviderFailure({
-    reason: scrub(
+    reason: "ProviderError",
+    description: scrub(
       `${provider} reported an error${kind !== undefined ? ` (${kind})` : ""}: ${shorten(message)}`,
       secrets
     ),

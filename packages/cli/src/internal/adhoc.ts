@@ -30,7 +30,7 @@ export interface Options {
 /** What a report says the servers came from. */
 export const source = "the command line"
 
-const usage = (message: string) => new CliError.UsageError({ message })
+const usage = (message: string) => new CliError.UsageError({ reason: "InvalidArgument", message })
 
 // a header name is an HTTP token (RFC 9110); the value is never shown, in no error either
 const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/

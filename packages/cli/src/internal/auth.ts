@@ -24,14 +24,15 @@ const findServer = (servers: ReadonlyArray<Server.McpServerConfig>, name: string
     const server = servers.find((server) => server.name === name)
     if (server === undefined) {
       return yield* new CliError.UsageError({
+        reason: "NotFound",
         message: `no server named ${name} in ${file}; configured: ${servers.map((s) => s.name).join(", ") || "none"}`
       })
     }
     if (server._tag !== "McpHttpServer") {
-      return yield* new CliError.UsageError({ message: `${name} is a stdio server: only remote servers use OAuth` })
+      return yield* new CliError.UsageError({ reason: "Unsupported", message: `${name} is a stdio server: only remote servers use OAuth` })
     }
     if (server.auth?._tag === "CustomProvider") {
-      return yield* new CliError.UsageError({ message: `${name} authorizes through its own provider` })
+      return yield* new CliError.UsageError({ reason: "Unsupported", message: `${name} authorizes through its own provider` })
     }
     return server
   })
@@ -63,7 +64,7 @@ export const login = (options: Options.AuthLoginOptions) =>
       Effect.provideService(McpClientFactory.McpClientFactory, factory),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provideService(McpAuthorization.McpAuthorization, hook),
-      Effect.mapError((error) => new CliError.RunFailed({ message: `cannot log in to ${server.name}: ${error.message}` }))
+      Effect.mapError((error) => new CliError.RunFailed({ reason: "LoginFailed", message: `cannot log in to ${server.name}: ${error.message}` }))
     )
     yield* Output.line(outcome === "Authorized" ? `${server.name}: authorized.` : `${server.name}: the server asked for no authorization.`)
   })

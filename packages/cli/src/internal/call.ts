@@ -31,7 +31,7 @@ export const handler = (options: Options.CallOptions) =>
     const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`))
     const candidates = likely.length > 0 ? likely : snapshot.servers
     if (candidates.length === 0) {
-      return yield* new CliError.UsageError({ message: `no MCP servers are configured in ${file}` })
+      return yield* new CliError.UsageError({ reason: "NotFound", message: `no MCP servers are configured in ${file}` })
     }
     yield* offerLogins(clientFactory, Effect.succeed(candidates))
     const connectTimeout = connectLimit(options.connectTimeout)
@@ -50,7 +50,7 @@ export const handler = (options: Options.CallOptions) =>
         (adHoc ? result.right.tools.find((tool) => tool.remoteName === options.name) : undefined)
       if (tool === undefined) continue
       const built = ToolArgs.build(options.name, tool.parameters, options.arg, args)
-      if (Either.isLeft(built)) return yield* new CliError.UsageError({ message: built.left })
+      if (Either.isLeft(built)) return yield* new CliError.UsageError({ reason: "InvalidArgument", message: built.left })
       const client = result.right.client
       // a spinner on a terminal, with the tool's progress as a bar once it reports
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
@@ -64,7 +64,7 @@ export const handler = (options: Options.CallOptions) =>
         }))
       const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
-        return yield* new CliError.RunFailed({ message: `${options.name} failed: ${outcome.message}` })
+        return yield* new CliError.RunFailed({ reason: "Failed", message: `${options.name} failed: ${outcome.message}` })
       }
       // the same JSON value, with DEL and C1 controls escaped too (JSON.stringify escapes the C0 ones)
       return yield* Output.line(inertJson(JSON.stringify(outcome.value, null, 2) ?? "null"))
@@ -74,6 +74,7 @@ export const handler = (options: Options.CallOptions) =>
     )
     if (down.length > 0) {
       return yield* new CliError.RunFailed({
+        reason: "Unavailable",
         message: `cannot call ${options.name}: unavailable MCP ${down.length === 1 ? "server" : "servers"}: ${
           McpExtension.summarizeUnavailable(down)
         }`
@@ -81,6 +82,7 @@ export const handler = (options: Options.CallOptions) =>
     }
     const names = found.flatMap(({ result }) => (result._tag === "Right" ? result.right.tools.map((t) => t.name) : []))
     return yield* new CliError.UsageError({
+      reason: "NotFound",
       message: `no tool named ${options.name}; available: ${nameList(names)}`
     })
   }).pipe(Effect.scoped)

@@ -48,6 +48,7 @@ export const select = (
   const names = snapshot.servers.map((server) => server.name)
   return Effect.fail(
     new CliError.UsageError({
+      reason: "NotFound",
       message: `no MCP server named ${name.value} in ${file}; configured: ${nameList(names)}`
     })
   )
@@ -80,6 +81,7 @@ export const connectAndList = <A>(
     McpError.within({ server: server.name, operation: "connect", limit: connectLimit(options.connectTimeout) }),
     Effect.mapError((error) =>
       new CliError.RunFailed({
+        reason: "Unavailable",
         message: `cannot ${options.doing}: MCP server ${server.name} is unavailable: ${McpError.reasonOf(error)}`
       })
     )

@@ -53,11 +53,12 @@ export const resolveConfigPath = (path: Option.Option<string>) =>
         const fs = yield* FileSystem.FileSystem
         const info = yield* Effect.option(fs.stat(absolute))
         if (Option.isNone(info)) {
-          return yield* new CliError.UsageError({ message: `${absolute}: no such configuration file` })
+          return yield* new CliError.UsageError({ reason: "NotFound", message: `${absolute}: no such configuration file` })
         }
         // a directory, a FIFO or a device (/dev/zero) would hang or fail the reader in odd ways
         if (info.value.type !== "File") {
           return yield* new CliError.UsageError({
+            reason: "InvalidArgument",
             message: `${absolute}: not a regular file (${fileKinds[info.value.type] ?? "not a file"}); --config names an mcp.json`
           })
         }
@@ -142,6 +143,7 @@ export const unavailableFailure = (
   if (down.length === 0) return Effect.void
   return Effect.fail(
     new CliError.RunFailed({
+      reason: "Unavailable",
       message: `${down.length} of ${reports.length} MCP ${reports.length === 1 ? "server" : "servers"} ` +
         `unavailable: ${
           McpExtension.summarizeUnavailable(
@@ -153,6 +155,7 @@ export const unavailableFailure = (
 }
 
 export const noModel = new CliError.UsageError({
+  reason: "NoModel",
   message: `no model configured: set ${EnvironmentModel.variable} (for example openai:gpt-4.1-mini) and the ` +
     "provider's API key; `zett demo` runs offline with a scripted model"
 })

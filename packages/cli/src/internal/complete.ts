@@ -28,7 +28,7 @@ const CompleteResult = Schema.Struct({
 
 const decodeResult = Schema.decodeUnknown(CompleteResult)
 
-const usage = (message: string) => new CliError.UsageError({ message })
+const usage = (message: string) => new CliError.UsageError({ reason: "InvalidArgument", message })
 
 /** `NAME=VALUE`, the value possibly empty (nothing typed yet). */
 const pair = (option: string, text: string) => {
@@ -58,12 +58,14 @@ export const handler = (options: Options.CompleteOptions) =>
       return yield* usage("name the server: zett complete SERVER ... (or give one with --url URL or after --)")
     }
     const [server] = adHoc ? snapshot.servers : yield* Catalog.select(snapshot, file, options.server)
-    if (server === undefined) return yield* usage(`no MCP servers are configured in ${file}`)
+    if (server === undefined) {
+      return yield* new CliError.UsageError({ reason: "NotFound", message: `no MCP servers are configured in ${file}` })
+    }
     const name = server.name
 
     const client = yield* Catalog.connect(factory, server, connectLimit(options.connectTimeout)).pipe(
       Effect.mapError((error) =>
-        new CliError.RunFailed({ message: `cannot complete: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
+        new CliError.RunFailed({ reason: "Unavailable", message: `cannot complete: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
       )
     )
     const params = {
@@ -75,6 +77,7 @@ export const handler = (options: Options.CompleteOptions) =>
       McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
         new CliError.RunFailed({
+          reason: "Failed",
           message: error._tag === "McpRequestError" && error.code === Catalog.methodNotFound
             ? `MCP server ${name} offers no completions (completion/complete: method not found)`
             : `cannot complete argument ${argument.name} on ${name}: ${Catalog.failureReason(error)}`
@@ -84,6 +87,7 @@ export const handler = (options: Options.CompleteOptions) =>
     const { completion } = yield* decodeResult(answer).pipe(
       Effect.mapError((error) =>
         new CliError.RunFailed({
+          reason: "Failed",
           message: `MCP server ${name} answered completion/complete with no completion: ${
             ParseResult.TreeFormatter.formatErrorSync(error).split("\n").join(" ")
           }`

@@ -67,11 +67,12 @@ export const handler = (options: Options.DemoOptions) =>
           : `server processes still running: ${left.join(", ")}.`)
     )
     if (opened !== closed || left.length > 0) {
-      return yield* new CliError.RunFailed({ message: "the demo left MCP connections or server processes open" })
+      return yield* new CliError.RunFailed({ reason: "CheckFailed", message: "the demo left MCP connections or server processes open" })
     }
     // the check is on what the tool returned to the model, not on the wording of the answer
     if (scripted && results.sum() !== 42) {
       return yield* new CliError.RunFailed({
+        reason: "CheckFailed",
         message: `the demo expected the sum 42 from demo__add, and received ${JSON.stringify(results.sum() ?? null)}`
       })
     }

@@ -49,7 +49,7 @@ const stringArguments = (args: Readonly<Record<string, unknown>>) =>
       ? Effect.succeed([key, value] as const)
       : typeof value === "number" || typeof value === "boolean"
       ? Effect.succeed([key, String(value)] as const)
-      : Effect.fail(new CliError.UsageError({ message: `the prompt's argument ${key} must be a string; got ${kindOf(value)}` }))).pipe(
+      : Effect.fail(new CliError.UsageError({ reason: "InvalidArgument", message: `the prompt's argument ${key} must be a string; got ${kindOf(value)}` }))).pipe(
       Effect.map((entries) => Object.fromEntries(entries) as Record<string, string>)
     )
 
@@ -67,6 +67,7 @@ export const getHandler = (options: Options.PromptOptions) =>
     const prompt = prompts.find((p) => p.name === options.name)
     if (prompt === undefined) {
       return yield* new CliError.UsageError({
+        reason: "NotFound",
         message: `no prompt named ${options.name} on ${name}; available: ${nameList(prompts.map((p) => p.name))}`
       })
     }
@@ -74,12 +75,14 @@ export const getHandler = (options: Options.PromptOptions) =>
     const unknown = Object.keys(args).filter((key) => !known.includes(key))
     if (unknown.length > 0) {
       return yield* new CliError.UsageError({
+        reason: "InvalidArgument",
         message: `prompt ${options.name} has no argument ${unknown.join(", ")}; its arguments: ${argumentsLine(prompt) || "none"}`
       })
     }
     const missing = (prompt.arguments ?? []).filter((arg) => arg.required === true && !(arg.name in args)).map((arg) => arg.name)
     if (missing.length > 0) {
       return yield* new CliError.UsageError({
+        reason: "InvalidArgument",
         message: `prompt ${options.name} needs ${missing.length === 1 ? "the argument" : "the arguments"} ${missing.join(", ")}` +
           ` (its arguments: ${argumentsLine(prompt)})`
       })
@@ -87,7 +90,7 @@ export const getHandler = (options: Options.PromptOptions) =>
     const got = yield* McpPrompts.get(client, options.name, args).pipe(
       McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
-        new CliError.RunFailed({ message: `prompt ${options.name} of ${name} failed: ${Catalog.failureReason(error)}` })
+        new CliError.RunFailed({ reason: "Failed", message: `prompt ${options.name} of ${name} failed: ${Catalog.failureReason(error)}` })
       )
     )
     const messages = got.messages.map((m) => ({ role: m._tag === "AssistantMessage" ? "assistant" : "user", content: m.content }))

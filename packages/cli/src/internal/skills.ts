@@ -52,6 +52,7 @@ export const readHandler = (options: Options.SkillOptions) =>
     const found = McpSkills.find(skills, options.name)
     if (found.length !== 1) {
       return yield* new CliError.UsageError({
+        reason: found.length === 0 ? "NotFound" : "InvalidArgument",
         message: found.length === 0
           ? `no skill named ${options.name} on ${name}; available: ${nameList(skills.map((skill) => skill.frontmatter.name))}`
           : `${found.length} skills of ${name} are named ${options.name}: give the URI of one (${found.map((skill) => skill.uri).join(", ")})`
@@ -62,6 +63,7 @@ export const readHandler = (options: Options.SkillOptions) =>
       McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
         new CliError.RunFailed({
+          reason: "Failed",
           message: error._tag === "McpSkillVerificationError"
             ? `skill ${options.name} of ${name}: ${error.uri} failed verification (${error.reason}); not printed`
             : `skill ${options.name} of ${name} failed: ${Catalog.failureReason(error)}`

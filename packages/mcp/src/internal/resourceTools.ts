@@ -66,10 +66,10 @@ export const make = (options: {
     Effect.flatMap(options.connect, request).pipe(
       McpError.within({ server: server.name, operation: "call", limit: options.limit }),
       Effect.catchTag("McpTimeoutError", (error) =>
-        new Tool.ToolError({ type: "TimeoutError", message: `${name} did not finish within ${Duration.format(error.timeout)}` })),
+        new Tool.ToolError({ reason: "Timeout", message: `${name} did not finish within ${Duration.format(error.timeout)}` })),
       Effect.catchTag("McpRequestError", (error) =>
         new Tool.ToolError({
-          type: "RemoteError",
+          reason: "RequestFailed",
           message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
           cause: error
         })),
@@ -108,7 +108,7 @@ export const make = (options: {
       handler: (args) => {
         const uri = (args as { readonly uri?: unknown } | null)?.uri
         if (typeof uri !== "string" || uri === "") {
-          return new Tool.ToolError({ type: "InvalidArguments", message: `${readName} needs a uri (a string)` })
+          return new Tool.ToolError({ reason: "InvalidArguments", message: `${readName} needs a uri (a string)` })
         }
         return run(readName, (client) =>
           Effect.map(McpResources.read(client, uri), (contents) => ({ contents: contents.map(McpResources.forModel) })))

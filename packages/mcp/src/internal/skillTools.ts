@@ -119,7 +119,7 @@ export const loader = (options: {
   const { errorText, prefix, server } = options
   const name = `${prefix}__${loadSuffix}`
 
-  const failed = (description: string) => new Tool.ToolError({ type: "InvalidArguments", message: `${name}: ${description}` })
+  const failed = (description: string) => new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` })
 
   const load = (client: McpClient, reference: string, path: string | undefined) =>
     Effect.gen(function*() {
@@ -158,17 +158,17 @@ export const loader = (options: {
         McpError.within({ server: server.name, operation: "call", limit: options.limit }),
         Effect.catchTags({
           McpTimeoutError: (error) =>
-            new Tool.ToolError({ type: "TimeoutError", message: `${name} did not finish within ${Duration.format(error.timeout)}` }),
+            new Tool.ToolError({ reason: "Timeout", message: `${name} did not finish within ${Duration.format(error.timeout)}` }),
           // neither the file nor what it says (a differing frontmatter field) is handed on: only what did not match
           McpSkillVerificationError: (error) =>
             new Tool.ToolError({
-              type: "ToolError",
+              reason: "ToolFailed",
               message: `${name}: ${error.uri} was refused: ${refusals[error.reason]}. Its content was not loaded.`,
               cause: error
             }),
           McpRequestError: (error) =>
             new Tool.ToolError({
-              type: "RemoteError",
+              reason: "RequestFailed",
               message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
               cause: error
             })
