@@ -1,10 +1,48 @@
 /**
- * Why a run (or building an agent) failed.
+ * Why a run (or building an agent) failed. The agent's errors are one family: each carries `TypeId`
+ * (`isAgentError`) and says its kind in `reason` (a literal), as `@zett/mcp`'s `McpError` family does.
  *
  * @since 1.0.0
  */
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { ModelError } from "./Model.js"
+import type { ToolError } from "./Tool.js"
+
+/**
+ * @since 1.0.0
+ * @category type ids
+ */
+export const TypeId: unique symbol = Symbol.for("@zett/agent/AgentError")
+
+/**
+ * @since 1.0.0
+ * @category type ids
+ */
+export type TypeId = typeof TypeId
+
+/**
+ * Every error of the family: a run's (`AgentError`), building an agent's (`DuplicateExtension`) and a tool's
+ * (`Tool.ToolError`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type Any = AgentError | DuplicateExtension | ToolError
+
+/**
+ * @since 1.0.0
+ * @category refinements
+ */
+export const isAgentError = (u: unknown): u is Any => Predicate.hasProperty(u, TypeId)
+
+// a reason with one value: filled in when constructed or decoded without it
+const only = <const L extends string>(literal: L) =>
+  Schema.Literal(literal).pipe(
+    Schema.withConstructorDefault(Effect.succeed(literal)),
+    Schema.withDecodingDefaultKey(Effect.succeed(literal))
+  )
 
 /**
  * Two extensions registered under one name: a name must identify one extension within an agent.
@@ -14,8 +52,12 @@ import type { ModelError } from "./Model.js"
  */
 export class DuplicateExtension extends Schema.TaggedError<DuplicateExtension>("@zett/agent/DuplicateExtension")(
   "DuplicateExtension",
-  { name: Schema.String }
+  { name: Schema.String, reason: only("DuplicateName") }
 ) {
+  /**
+   * @since 1.0.0
+   */
+  readonly [TypeId]: TypeId = TypeId
   /**
    * @since 1.0.0
    */
@@ -32,8 +74,12 @@ export class DuplicateExtension extends Schema.TaggedError<DuplicateExtension>("
  */
 export class MaxTurnsExceeded extends Schema.TaggedError<MaxTurnsExceeded>("@zett/agent/MaxTurnsExceeded")(
   "MaxTurnsExceeded",
-  { maxTurns: Schema.Number }
+  { maxTurns: Schema.Number, reason: only("MaxTurns") }
 ) {
+  /**
+   * @since 1.0.0
+   */
+  readonly [TypeId]: TypeId = TypeId
   /**
    * @since 1.0.0
    */
@@ -71,6 +117,21 @@ export const HookName = Schema.Literals([
 ])
 
 /**
+ * Which part of an extension failed: a `Hook`, building a request's hooks (`Request`), or the agent's
+ * `Compaction`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export const ExtensionFailure = Schema.Literals(["Hook", "Request", "Compaction"])
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ExtensionFailure = typeof ExtensionFailure.Type
+
+/**
  * A hook of an extension failed; the run fails with it.
  *
  * @since 1.0.0
@@ -78,8 +139,12 @@ export const HookName = Schema.Literals([
  */
 export class ExtensionError extends Schema.TaggedError<ExtensionError>("@zett/agent/ExtensionError")(
   "ExtensionError",
-  { extension: Schema.String, hook: HookName, cause: Schema.Defect() }
+  { extension: Schema.String, hook: HookName, reason: ExtensionFailure, cause: Schema.Defect() }
 ) {
+  /**
+   * @since 1.0.0
+   */
+  readonly [TypeId]: TypeId = TypeId
   /**
    * @since 1.0.0
    */

@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
+import { TypeId } from "./AgentError.js"
 import type { Message, ToolCall, Usage } from "./Message.js"
 import type { Definition } from "./Tool.js"
 
@@ -42,18 +43,51 @@ export type ModelEvent =
   | { readonly _tag: "Finish"; readonly reason: string; readonly usage?: Usage | undefined }
 
 /**
+ * Why a model request failed, as a kind: the provider answered with an HTTP error status (`Http`), could not be
+ * reached (`Unreachable`), sent an answer that could not be read (`InvalidResponse`: a tool call of a tool not
+ * offered, among others), or reported an error in its stream (`ProviderError`); the request could not be built for
+ * the provider (`InvalidRequest`); a `ScriptedModel` had no step left for the request (`ScriptEnded`). `Unknown`:
+ * any other failure.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export const ModelFailure = Schema.Literals([
+  "Http",
+  "Unreachable",
+  "InvalidResponse",
+  "ProviderError",
+  "InvalidRequest",
+  "ScriptEnded",
+  "Unknown"
+])
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ModelFailure = typeof ModelFailure.Type
+
+/**
+ * A model request that failed: `reason` its kind, `description` a readable line that holds no secret.
+ *
  * @since 1.0.0
  * @category errors
  */
 export class ModelError extends Schema.TaggedError<ModelError>("@zett/agent/ModelError")("ModelError", {
-  reason: Schema.String,
+  reason: ModelFailure,
+  description: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {
   /**
    * @since 1.0.0
    */
+  readonly [TypeId]: TypeId = TypeId
+  /**
+   * @since 1.0.0
+   */
   override get message(): string {
-    return `model request failed: ${this.reason}`
+    return `model request failed: ${this.description}`
   }
 }
 

@@ -82,7 +82,8 @@ export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boo
       Stream.fromArrayEffect(Effect.suspend(() => {
         const n = index++
         if (steps.length === 0 || (n >= steps.length && options?.loop !== true)) {
-          return Effect.fail(new ModelError({ reason: `the script has no step for request ${n + 1}` }))
+          const description = `the script has no step for request ${n + 1}`
+          return Effect.fail(new ModelError({ reason: "ScriptEnded", description }))
         }
         const step = steps[n % steps.length]!
         const reply = typeof step === "function" ? step(request) : step

@@ -7,6 +7,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { TypeId } from "./AgentError.js"
 import type { RunContext } from "./Extension.js"
 import type { ToolCall } from "./Message.js"
 
@@ -48,25 +49,46 @@ export interface Tool extends Definition {
 }
 
 /**
- * The failure a tool reports to the model: `type` names the kind (`InvalidArguments` of the call, an
- * `UnknownTool`, a `TimeoutError`, the source of a remote tool `Unavailable` or failing the request
- * (`RemoteError`), or the tool's own `ToolError`), `message` is the text the model sees.
+ * The kind of a tool's failure, as the model reads it (`{ "error": { "type": ..., "message": ... } }`): the call's
+ * arguments could not be used (`InvalidArguments`), no tool has the name (`UnknownTool`), the tool did not finish
+ * in time (`Timeout`), the tool's source could not be reached (`Unavailable`) or failed the request
+ * (`RequestFailed`), or the tool itself reported a failure (`ToolFailed`).
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export const ToolFailure = Schema.Literals([
+  "InvalidArguments",
+  "UnknownTool",
+  "Timeout",
+  "Unavailable",
+  "RequestFailed",
+  "ToolFailed"
+])
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type ToolFailure = typeof ToolFailure.Type
+
+/**
+ * The failure a tool reports to the model: `reason` is its kind (`ToolFailure`), `message` the text the model
+ * sees. A tool with a kind of its own fails with a tagged error of its own: the model sees its `_tag`.
  *
  * @since 1.0.0
  * @category errors
  */
 export class ToolError extends Schema.TaggedError<ToolError>("@zett/agent/ToolError")("ToolError", {
-  type: Schema.Literals([
-    "InvalidArguments",
-    "UnknownTool",
-    "TimeoutError",
-    "Unavailable",
-    "RemoteError",
-    "ToolError"
-  ]),
+  reason: ToolFailure,
   message: Schema.String,
   cause: Schema.optional(Schema.Defect())
-}) {}
+}) {
+  /**
+   * @since 1.0.0
+   */
+  readonly [TypeId]: TypeId = TypeId
+}
 
 /**
  * What `make` and `dynamic` share: the description, the guidelines and a time limit of the tool's own.
@@ -83,7 +105,7 @@ export interface Options {
 /**
  * A local tool whose parameters are declared with a Schema: the model sees the JSON Schema generated from it (closed to
  * other properties, as the decoder is), and arguments are decoded before the handler runs, so the handler only sees
- * valid input. Invalid arguments fail with a readable `ToolError` of type `InvalidArguments`.
+ * valid input. Invalid arguments fail with a readable `ToolError` of reason `InvalidArguments`.
  *
  * @since 1.0.0
  * @category constructors
@@ -103,7 +125,7 @@ export const make = <P extends Schema.Codec<any, any>, A, E>(
     handler: (args, call, context) =>
       decode(args).pipe(
         Effect.mapError((error) =>
-          new ToolError({ type: "InvalidArguments", message: `invalid arguments for ${name}: ${error.message}` })
+          new ToolError({ reason: "InvalidArguments", message: `invalid arguments for ${name}: ${error.message}` })
         ),
         Effect.flatMap((params) => options.handler(params, call, context))
       )

@@ -381,7 +381,7 @@ describe("Agent", () => {
       })
       assert.notInclude(JSON.stringify(results[1]!.content), "secret internal detail")
       assert.deepStrictEqual(results[2]!.content, {
-        error: { type: "TimeoutError", message: "the tool slow did not finish within 1s" }
+        error: { type: "Timeout", message: "the tool slow did not finish within 1s" }
       })
     }))
 
@@ -402,7 +402,7 @@ describe("Agent", () => {
       yield* Fiber.join(fiber)
       const result = next.at(-1) as Message.ToolMessage
       assert.strictEqual(result.status, "TOOL_FAILED")
-      assert.deepStrictEqual((result.content as any).error.type, "TimeoutError")
+      assert.deepStrictEqual((result.content as any).error.type, "Timeout")
     }))
 
   it.effect("Schema-declared parameters are validated before the handler; invalid arguments are readable TOOL_FAILED (A11)", () =>
@@ -463,6 +463,7 @@ describe("Agent", () => {
       const error = yield* Effect.flip(agent.run("c"))
       assert.strictEqual(error._tag, "ModelError")
       assert.include((error as Model.ModelError).message, "no step for request 3")
+      assert.strictEqual((error as Model.ModelError).reason, "ScriptEnded")
       const looping = yield* Agent.make().pipe(Effect.provide(ScriptedModel.layer([{ text: "again" }], { loop: true })))
       assert.strictEqual((yield* looping.run("x")).content, "again")
       assert.strictEqual((yield* looping.run("x")).content, "again")

@@ -68,7 +68,7 @@ describe("run (observed)", () => {
         failing("plain", new TypeError("bad type")),
         failing("text", "just text"),
         failing("nothing", null),
-        failing("toolError", new Tool.ToolError({ type: "ToolError", message: "mine" }))
+        failing("toolError", new Tool.ToolError({ reason: "ToolFailed", message: "mine" }))
       ]
       const contents: Array<unknown> = []
       const agent = yield* Agent.make({ tools }).pipe(Effect.provide(ScriptedModel.layer([
@@ -81,7 +81,7 @@ describe("run (observed)", () => {
         { error: { type: "TypeError", message: "bad type" } },
         { error: { type: "Error", message: "just text" } },
         { error: { type: "Error", message: "null" } },
-        { error: { type: "ToolError", message: "mine" } },
+        { error: { type: "ToolFailed", message: "mine" } },
         { error: { type: "UnknownTool", message: "there is no tool named \"missing\"; the closest names are nothing, plain, tagged" } }
       ])
     }))

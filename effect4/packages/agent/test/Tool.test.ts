@@ -22,7 +22,7 @@ describe("Tool.make", () => {
       assert.strictEqual(yield* add.handle({ a: 40, b: 2 }, call, context), 42)
       const both = (yield* Effect.flip(add.handle({ a: "x", b: "y" }, call, context))) as Tool.ToolError
       assert.instanceOf(both, Tool.ToolError)
-      assert.strictEqual(both.type, "InvalidArguments")
+      assert.strictEqual(both.reason, "InvalidArguments")
       // Schema 4's wording: each issue and where it is
       assert.strictEqual(
         both.message,

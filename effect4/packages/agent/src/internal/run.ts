@@ -177,7 +177,10 @@ export class RunState implements Extension.RunContext {
 }
 
 const hook = <A>(extension: string, name: Extension.HookName | "request", effect: Effect.Effect<A, unknown>) =>
-  Effect.mapError(effect, (cause) => new ExtensionError({ extension, hook: name, cause }))
+  Effect.mapError(
+    effect,
+    (cause) => new ExtensionError({ extension, hook: name, reason: name === "request" ? "Request" : "Hook", cause })
+  )
 
 /** The hooks of this request: each extension's own, replaced where its `request` builds them (in the request scope). */
 const bind = (engine: Engine, run: RunState): Effect.Effect<void, ExtensionError> => {
@@ -332,9 +335,10 @@ const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
       { error: { type: "ToolDefect", message: `the tool ${call.name} failed unexpectedly` } }
     )
   }
-  const error = failure.value as { readonly _tag?: unknown; readonly type?: unknown; readonly message?: unknown }
+  const error = failure.value as { readonly _tag?: unknown; readonly message?: unknown }
+  // the model reads a ToolError's kind where another failure shows its tag
   if (error instanceof Tool.ToolError) {
-    return Effect.succeed({ error: { type: error.type, message: error.message } })
+    return Effect.succeed({ error: { type: error.reason, message: error.message } })
   }
   const type = typeof error?._tag === "string" ? error._tag : error instanceof Error ? error.name : "Error"
   const message = typeof error?.message === "string" ? error.message : String(error)
@@ -345,7 +349,7 @@ const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
 const unknownTool = (run: RunState, call: ToolCall) => {
   const names = closest(call.name, run.registry.keys())
   return new Tool.ToolError({
-    type: "UnknownTool",
+    reason: "UnknownTool",
     message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
       (names.length === 0 ? "no tools are available" : `the closest names are ${names.join(", ")}`)
   })
@@ -359,7 +363,7 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
       if (tool === undefined) return unknownTool(run, call)
       if (call.invalidArguments !== undefined) {
         return new Tool.ToolError({
-          type: "InvalidArguments",
+          reason: "InvalidArguments",
           message: `the arguments of ${call.name} could not be read (${call.invalidArguments}); ` +
             "call it again with the arguments as one JSON object"
         })
@@ -371,7 +375,7 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
         orElse: () =>
           Effect.fail(
             new Tool.ToolError({
-              type: "TimeoutError",
+              reason: "Timeout",
               message: `the tool ${call.name} did not finish within ${Duration.format(timeout)}`
             })
           )
@@ -446,7 +450,7 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       if (engine.compaction !== undefined && engine.compaction.shouldCompact(run.conversation)) {
         const compacted = yield* Effect.mapError(
           engine.compaction.compact(run.conversation),
-          (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
+          (cause) => new ExtensionError({ extension: "compaction", hook: "compact", reason: "Compaction", cause })
         )
         run.conversation = [...compacted]
       }
@@ -551,7 +555,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
             if (engine.compaction !== undefined) {
               const compacted = yield* Effect.mapError(
                 engine.compaction.compact(run.conversation),
-                (cause) => new ExtensionError({ extension: "compaction", hook: "compact", cause })
+                (cause) => new ExtensionError({ extension: "compaction", hook: "compact", reason: "Compaction", cause })
               )
               run.conversation = [...compacted]
             }
