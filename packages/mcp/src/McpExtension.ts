@@ -19,6 +19,7 @@ import { Model, Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -34,7 +35,9 @@ import * as McpServers from "./McpServers.js"
 import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
+import * as McpToolSearch from "./McpToolSearch.js"
 import * as ResourceTools from "./internal/resourceTools.js"
+import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 
@@ -105,6 +108,13 @@ export interface Options {
    * Off by default. A tool of the server's own with one of these names wins.
    */
   readonly resources?: "tools" | undefined
+  /**
+   * Tool search (`McpToolSearch`): when a request's MCP tools pass the threshold (by default, more than 40 tools or
+   * about 20,000 tokens of definitions), the model gets `search_tools` and the tools of each server's `alwaysLoad`
+   * instead of every definition; a search loads what it found for the rest of the run, and a call to a tool not
+   * loaded loads it. `{ mode: "off" }` offers every tool; `{ mode: "always" }` searches whatever the count.
+   */
+  readonly toolSearch?: McpToolSearch.Options | undefined
 }
 
 /**
@@ -153,7 +163,12 @@ export const toolCalls = Session.toolCalls
  * while the list lasts.
  */
 interface Resolved extends Session.Resolved {
-  shared: { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly agentTools: ReadonlyArray<Tool.Tool> } | undefined
+  shared: {
+    readonly tools: ReadonlyArray<McpTool.McpTool>
+    /** The tools that reach the model (`Session.allows`), in the order of `agentTools`. */
+    readonly allowed: ReadonlyArray<McpTool.McpTool>
+    readonly agentTools: ReadonlyArray<Tool.Tool>
+  } | undefined
 }
 
 /**
@@ -194,6 +209,23 @@ interface RequestState {
   /** The skills of the servers with `skills: true`, listed once per request; and why a listing failed. */
   readonly skills: Array<SkillTools.Listed>
   readonly skillFailures: Array<string>
+  /** Under tool search: what is held back and what the index is made of; `undefined` when every tool is offered. */
+  search: SearchState | undefined
+}
+
+/** A server's tools in a request, as the cache handed them out. */
+interface Listed extends NonNullable<Resolved["shared"]> {
+  readonly server: McpServerConfig.McpServerConfig
+}
+
+/** A request's MCP tools under tool search. */
+interface SearchState {
+  /** Every MCP tool of the request by exposed name (the first of a name), loaded or not. */
+  readonly byName: Map<string, Tool.Tool>
+  /** The servers' lists as the cache handed them out (the index's version), in configuration order. */
+  groups: ReadonlyArray<SearchTools.Group>
+  /** How many tools were held back when the request started. */
+  readonly deferred: number
 }
 
 /** A request's state, in the request's context; discovery fills it in. */
@@ -311,7 +343,7 @@ export const make = Effect.fnUntraced(function*(
       const state = Context.getOption(services, CurrentRequest).pipe(Option.flatMapNullable((cell) => cell.state))
       return Option.isNone(state)
         ? new Tool.ToolError({
-          reason: "Unavailable",
+          type: "Unavailable",
           message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
         })
         : call(state.value, resolved, tool, args, toolCall, context)
@@ -319,7 +351,8 @@ export const make = Effect.fnUntraced(function*(
   const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
     if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
     const server = resolved.server
-    const agentTools = tools.filter((tool) => Session.allows(settings, server, tool)).map((tool) =>
+    const allowed = tools.filter((tool) => Session.allows(settings, server, tool))
+    const agentTools = allowed.map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
@@ -327,7 +360,7 @@ export const make = Effect.fnUntraced(function*(
         handler: handlerOf(resolved, tool)
       })
     )
-    resolved.shared = { tools, agentTools }
+    resolved.shared = { tools, allowed, agentTools }
     return agentTools
   }
 
@@ -373,19 +406,78 @@ export const make = Effect.fnUntraced(function*(
         changed,
         serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>,
         skills: [],
-        skillFailures: []
+        skillFailures: [],
+        search: undefined
       }
       cell.state = state
+      const lists = new Map<Resolved, Listed>()
       const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools) => {
         const agentTools = requestTools(state, entry, tools)
         state.registered.set(entry.server.name, agentTools)
+        lists.set(entry, { server: entry.server, ...entry.shared! })
         return agentTools
       })
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      yield* context.tools.registerAll(discovered)
+      yield* context.tools.registerAll(searchOrAll(state, discovered, resolved.flatMap((entry) => {
+        const list = lists.get(entry)
+        return list === undefined ? [] : [list]
+      })))
       yield* context.tools.registerAll(yield* listSkills(state))
       return state
     })
+
+  // The search tool of this extension's index: one index per version of the tool lists, whichever request searches.
+  const indexCell = SearchTools.indexCell()
+
+  /**
+   * What a request registers: every tool, or, when tool search applies to its MCP tools, the search tool, the
+   * always-loaded tools and the tools the extension makes itself (resources); the rest are held in `state.search`.
+   */
+  const searchOrAll = (
+    state: RequestState,
+    discovered: ReadonlyArray<Tool.Tool>,
+    lists: ReadonlyArray<Listed>
+  ): ReadonlyArray<Tool.Tool> => {
+    const mcpTools = lists.flatMap((list) => list.agentTools)
+    if (!McpToolSearch.isActive(settings.toolSearch, mcpTools)) return discovered
+    const byName = new Map<string, Tool.Tool>()
+    const offered: Array<Tool.Tool> = []
+    const groups = lists.map((list): SearchTools.Group => ({ server: list.server, tools: list.allowed }))
+    lists.forEach((list, i) =>
+      list.allowed.forEach((tool, j) => {
+        const agentTool = list.agentTools[j]!
+        if (!byName.has(agentTool.name)) byName.set(agentTool.name, agentTool)
+        if (SearchTools.alwaysLoaded(groups[i]!, tool)) offered.push(agentTool)
+      })
+    )
+    const own = new Set(mcpTools)
+    const search: SearchState = { byName, groups, deferred: mcpTools.length - offered.length }
+    state.search = search
+    return [searchTool(search), ...offered, ...discovered.filter((tool) => !own.has(tool))]
+  }
+
+  const searchTool = (search: SearchState): Tool.Tool => {
+    const servers = search.groups.map((group) => group.server.name)
+    const definition = SearchTools.definition(servers, search.deferred, settings.searchLimit)
+    return Tool.dynamic(definition.name, {
+      description: definition.description,
+      parameters: definition.parameters,
+      guidelines: false,
+      handler: (args, _call, context) =>
+        Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
+          onLeft: (message) => new Tool.ToolError({ type: "InvalidArguments", message }),
+          onRight: ({ limit, query, server }) =>
+            Effect.flatMap(SearchTools.indexOf(indexCell, search.groups), (index) => {
+              const hits = index.search(query, { server, limit })
+              const load = hits.flatMap((hit) => {
+                const tool = search.byName.get(hit.tool.name)
+                return tool === undefined || context.tools.get(tool.name) !== undefined ? [] : [tool]
+              })
+              return Effect.as(context.tools.registerAll(load), SearchTools.result(hits))
+            })
+        })
+    })
+  }
 
   // The skills of the servers that ask for them, listed (no file read) in the request's connections; a server
   // with skills gets its load tool.
@@ -428,11 +520,12 @@ export const make = Effect.fnUntraced(function*(
         Effect.suspend(() => {
           const before = state.registered.get(server.name) ?? []
           // a server that announced a change is one of the request's
-          const after = requestTools(state, state.resolved.find((entry) => entry.server === server)!, tools)
+          const entry = state.resolved.find((entry) => entry.server === server)!
+          const after = requestTools(state, entry, tools)
           state.registered.set(server.name, after)
           const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
           return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
-            Effect.zipRight(context.tools.registerAll(after)),
+            Effect.zipRight(context.tools.registerAll(state.search === undefined ? after : searchRefresh(state.search, server, entry.shared!.allowed, before, after, gone))),
             Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
           )
         })
@@ -446,6 +539,27 @@ export const make = Effect.fnUntraced(function*(
       Effect.annotateLogs("mcp.server", server.name)
     )
   }
+  /**
+   * Under tool search, a server's new list replaces its old one in what is held back and in the index's version;
+   * of its new tools, those of a name that was loaded, the always-loaded ones and the extension's own are registered.
+   */
+  const searchRefresh = (
+    search: SearchState,
+    server: McpServerConfig.McpServerConfig,
+    allowed: ReadonlyArray<McpTool.McpTool>,
+    before: ReadonlyArray<Tool.Tool>,
+    after: ReadonlyArray<Tool.Tool>,
+    gone: ReadonlyArray<Tool.Tool>
+  ): ReadonlyArray<Tool.Tool> => {
+    search.groups = search.groups.map((group) => group.server === server ? { server, tools: allowed } : group)
+    for (const tool of before) if (search.byName.get(tool.name) === tool) search.byName.delete(tool.name)
+    for (const tool of after) if (!search.byName.has(tool.name)) search.byName.set(tool.name, tool)
+    const loaded = new Set(gone.map((tool) => tool.name))
+    return after.filter((tool, i) =>
+      i >= allowed.length || loaded.has(tool.name) || McpServerConfig.alwaysLoads(server, allowed[i]!.remoteName)
+    )
+  }
+
   /** `refreshServer` for each server that announced a change. */
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
@@ -453,6 +567,7 @@ export const make = Effect.fnUntraced(function*(
   const describe = (state: RequestState) =>
     [
       Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
+      ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)]),
       ...SkillTools.describe(state.skills, state.skillFailures)
     ].join("\n")
 
@@ -468,6 +583,18 @@ export const make = Effect.fnUntraced(function*(
         return {
           services: Context.make(CurrentRequest, cell),
           onTool: (context) => Effect.asVoid(discoverAll(context, cell, counter)),
+          // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
+          onToolCall: (context, call, next) =>
+            Effect.suspend(() => {
+              const search = cell.state?.search
+              const tool = search === undefined || context.tools.get(call.name) !== undefined
+                ? undefined
+                : search.byName.get(call.name)
+              // `next` looks the tool up when it is called: after the registration
+              return tool === undefined
+                ? next(call)
+                : Effect.zipRight(context.tools.register(tool), Effect.suspend(() => next(call)))
+            }),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {
             const current = cell.state

@@ -23,21 +23,25 @@
  */
 import * as AiTool from "@effect/ai/Tool"
 import * as AiToolkit from "@effect/ai/Toolkit"
-import type { Tool } from "@zett/agent"
+import { Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
 import { type McpConfigError, McpToolFailure } from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
 import type * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
+import * as McpToolSearch from "./McpToolSearch.js"
 
 /**
  * The options of `McpExtension` that concern discovery and calls, with the same defaults.
@@ -76,8 +80,13 @@ export type AnyTool = AiTool.Tool<string, {
 export interface McpToolkit {
   /** The servers' tools with their handlers, for `LanguageModel.generateText({ toolkit })`. */
   readonly toolkit: AiToolkit.WithHandler<Record<string, AnyTool>>
-  /** The MCP tools, as the agent's extension would register them. */
+  /**
+   * The MCP tools in `toolkit`, as the agent's extension would register them. Under tool search, the always-loaded
+   * ones and those a search of this conversation found; `toolkit` also holds `search_tools`.
+   */
   readonly tools: ReadonlyArray<McpTool.McpTool>
+  /** Under tool search, the MCP tools held back until a search finds them (`refresh` offers those it found). */
+  readonly deferred: ReadonlyArray<McpTool.McpTool>
   /**
    * What the agent's extension adds to the system message: where the servers are configured, how their tools
    * are named, which servers are unavailable and why, and the skills of the servers with `skills: true` (their
@@ -88,7 +97,8 @@ export interface McpToolkit {
   readonly unavailable: ReadonlyArray<Session.Unavailable>
   /**
    * The toolkit now, on the same connections: a server's tool list that is still cached is reused (no round
-   * trip), one that expired or announced a change (`notifications/tools/list_changed`) is listed again.
+   * trip), one that expired or announced a change (`notifications/tools/list_changed`) is listed again. Under
+   * tool search, the tools the searches of this conversation found are in it.
    */
   readonly refresh: Effect.Effect<McpToolkit, McpConfigError>
 }
@@ -98,9 +108,7 @@ export interface McpToolkit {
 const Parameters = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 const reasonOf = (error: Tool.ToolError): McpToolFailure["reason"] =>
-  error.reason === "Unavailable" || error.reason === "Timeout" || error.reason === "RequestFailed"
-    ? error.reason
-    : "ToolFailed"
+  error.type === "Unavailable" || error.type === "TimeoutError" || error.type === "RemoteError" ? error.type : "ToolError"
 
 /**
  * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns
@@ -130,6 +138,18 @@ export const make = (
     const resolve = Session.resolver(settings, (resolved) => resolved)
     // a server's sampling requests during a call are counted against this toolkit's conversation
     const serverRequests = Context.make(McpSampling.RequestCounter, McpSampling.counter()) as Context.Context<never>
+    // tool search: the names the searches of this conversation found, and the index of the lists last searched
+    const found = new Set<string>()
+    const indexCell = SearchTools.indexCell()
+    // a server's allowed tools, one array per version of its list, so that the index of an unchanged list is reused
+    const allowedOf = new Map<string, { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly allowed: ReadonlyArray<McpTool.McpTool> }>()
+    const allowed = (entry: Session.Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
+      const known = allowedOf.get(entry.server.name)
+      if (known !== undefined && known.tools === tools) return known.allowed
+      const fresh = tools.filter((tool) => Session.allows(settings, entry.server, tool))
+      allowedOf.set(entry.server.name, { tools, allowed: fresh })
+      return fresh
+    }
 
     const current: Effect.Effect<McpToolkit, McpConfigError> = Effect.gen(function*() {
       const snapshot = yield* configuration.current
@@ -140,12 +160,12 @@ export const make = (
         connections,
         resolve(snapshot),
         unavailable,
-        (entry, tools) =>
-          tools.filter((tool) => Session.allows(settings, entry.server, tool)).map((tool) => ({ entry, tool }))
+        (entry, tools) => [{ entry, tools: allowed(entry, tools) }]
       )
       const tools: Record<string, AnyTool> = {}
       const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>> = {}
       const kept: Array<McpTool.McpTool> = []
+      const deferred: Array<McpTool.McpTool> = []
       const register = (
         tool: { readonly name: string; readonly description: string; readonly parameters: object },
         run: (params: unknown) => Effect.Effect<unknown, Tool.ToolError>
@@ -159,16 +179,41 @@ export const make = (
         handlers[tool.name] = (params) =>
           Effect.mapError(run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
       }
-      for (const { entry, tool } of listed) {
-        // the first of two tools with one name wins, as in the agent's registry
-        if (Object.hasOwn(tools, tool.name)) {
-          yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
-            Effect.annotateLogs("tool", tool.name)
-          )
-          continue
+      const groups: Array<SearchTools.Group> = listed.map(({ entry, tools }) => ({ server: entry.server, tools }))
+      const searching = McpToolSearch.isActive(settings.toolSearch, groups.flatMap((group) => group.tools))
+      const seen = new Set<string>()
+      for (const { entry, tools: allowedTools } of listed) {
+        for (const tool of allowedTools) {
+          // the first of two tools with one name wins, as in the agent's registry
+          if (seen.has(tool.name) || Object.hasOwn(tools, tool.name)) {
+            yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+              Effect.annotateLogs("tool", tool.name)
+            )
+            continue
+          }
+          seen.add(tool.name)
+          if (searching && !found.has(tool.name) && !McpServerConfig.alwaysLoads(entry.server, tool.remoteName)) {
+            deferred.push(tool)
+            continue
+          }
+          kept.push(tool)
+          register(tool, (params) => Session.callTool(settings, connections, entry, tool, params, serverRequests))
         }
-        kept.push(tool)
-        register(tool, (params) => Session.callTool(settings, connections, entry, tool, params, serverRequests))
+      }
+      // after the MCP tools, so that the count of those held back is known
+      if (searching && !Object.hasOwn(tools, McpToolSearch.toolName)) {
+        const servers = groups.map((group) => group.server.name)
+        const definition = SearchTools.definition(servers, deferred.length, settings.searchLimit)
+        register(definition, (args) =>
+          Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
+            onLeft: (message) => new Tool.ToolError({ type: "InvalidArguments", message }),
+            onRight: ({ limit, query, server }) =>
+              Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
+                const hits = index.search(query, { server, limit })
+                for (const hit of hits) found.add(hit.tool.name)
+                return SearchTools.result(hits)
+              })
+          }))
       }
       // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
       const skills = yield* SkillTools.listAll(
@@ -196,8 +241,10 @@ export const make = (
       return {
         toolkit: withHandler,
         tools: kept,
+        deferred,
         system: [
           Session.describe(settings, snapshot, unavailable, () => false),
+          ...(searching ? [SearchTools.describe(groups, deferred.length)] : []),
           ...SkillTools.describe(skills.listed, skills.failures)
         ].join("\n"),
         unavailable,

@@ -22,6 +22,7 @@ import type * as McpServers from "../McpServers.js"
 import * as McpToolCache from "../McpToolCache.js"
 import type * as McpTool from "../McpTool.js"
 import * as McpToolResult from "../McpToolResult.js"
+import * as McpToolSearch from "../McpToolSearch.js"
 import * as ResourceTools from "./resourceTools.js"
 
 /** The options both take, as the user gives them (documented on `McpExtension.Options`). */
@@ -35,6 +36,7 @@ export type Options = Pick<
   | "errorText"
   | "discoveryConcurrency"
   | "toolFilter"
+  | "toolSearch"
 >
 
 export const defaultDiscoveryConcurrency = 16
@@ -49,6 +51,9 @@ export interface Settings {
   readonly errorText: McpToolResult.ErrorTextPolicy
   readonly discoveryConcurrency: number
   readonly toolFilter: ((server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) => boolean) | undefined
+  readonly toolSearch: McpToolSearch.Options | undefined
+  /** How many tools a search returns when the model does not say. */
+  readonly searchLimit: number
 }
 
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
@@ -62,7 +67,9 @@ export const settings = (options: Options): Settings => ({
   maxCallTimeout: optionalDuration(options.maxCallTimeout, Duration.hours(1)),
   errorText: options.errorText ?? McpToolResult.ErrorTextPolicy.toolText,
   discoveryConcurrency: options.discoveryConcurrency ?? defaultDiscoveryConcurrency,
-  toolFilter: options.toolFilter
+  toolFilter: options.toolFilter,
+  toolSearch: options.toolSearch,
+  searchLimit: Math.max(1, Math.min(McpToolSearch.maxLimit, Math.floor(options.toolSearch?.limit ?? 5)))
 })
 
 export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect and list one server's tools")
@@ -175,7 +182,7 @@ export type Observe = <A, E>(
 
 /** The reason a connect failed, as a tool failure the model reads. */
 export const unavailableError = (server: McpServerConfig.McpServerConfig, error: McpError.McpConnectError | McpTimeoutError) =>
-  new Tool.ToolError({ reason: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+  new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
 
 /**
  * One tool call: the server's connection (lazily, under connectTimeout), the call under callTimeout (a server's
@@ -215,7 +222,7 @@ export const callTool = (
         onSuccess: (result) => {
           const outcome = McpToolResult.toResult(result, settings.errorText)
           return outcome._tag === "Failure"
-            ? Effect.zipRight(resolved.failed, new Tool.ToolError({ reason: "ToolFailed", message: outcome.message }))
+            ? Effect.zipRight(resolved.failed, new Tool.ToolError({ type: "ToolError", message: outcome.message }))
             : Effect.as(resolved.ok, outcome.value)
         }
       })
@@ -234,7 +241,7 @@ const failure = (
 ): Effect.Effect<never, Tool.ToolError> =>
   error._tag === "McpTimeoutError"
     ? new Tool.ToolError({
-      reason: "Timeout",
+      type: "TimeoutError",
       message: error.reason === "Stalled"
         ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
         : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
@@ -243,7 +250,7 @@ const failure = (
       // a closed connection is not reused, by this request or (pooled) by the next one
       error.code === McpError.connectionClosedCode ? connections.invalidate(server) : Effect.void,
       new Tool.ToolError({
-        reason: "RequestFailed",
+        type: "RemoteError",
         message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), settings.errorText),
         cause: error
       })
