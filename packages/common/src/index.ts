@@ -6,6 +6,11 @@ export * as EditDistance from "./EditDistance.js"
 /**
  * @since 0.1.0
  */
+export * as JsonDepth from "./JsonDepth.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**
