@@ -343,7 +343,7 @@ export const make = Effect.fnUntraced(function*(
       const state = Context.getOption(services, CurrentRequest).pipe(Option.flatMapNullable((cell) => cell.state))
       return Option.isNone(state)
         ? new Tool.ToolError({
-          type: "Unavailable",
+          reason: "Unavailable",
           message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
         })
         : call(state.value, resolved, tool, args, toolCall, context)
@@ -465,7 +465,7 @@ export const make = Effect.fnUntraced(function*(
       guidelines: false,
       handler: (args, _call, context) =>
         Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-          onLeft: (message) => new Tool.ToolError({ type: "InvalidArguments", message }),
+          onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
           onRight: ({ limit, query, server }) =>
             Effect.flatMap(SearchTools.indexOf(indexCell, search.groups), (index) => {
               const hits = index.search(query, { server, limit })

@@ -108,7 +108,9 @@ export interface McpToolkit {
 const Parameters = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 const reasonOf = (error: Tool.ToolError): McpToolFailure["reason"] =>
-  error.type === "Unavailable" || error.type === "TimeoutError" || error.type === "RemoteError" ? error.type : "ToolError"
+  error.reason === "Unavailable" || error.reason === "Timeout" || error.reason === "RequestFailed"
+    ? error.reason
+    : "ToolFailed"
 
 /**
  * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns
@@ -206,7 +208,7 @@ export const make = (
         const definition = SearchTools.definition(servers, deferred.length, settings.searchLimit)
         register(definition, (args) =>
           Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-            onLeft: (message) => new Tool.ToolError({ type: "InvalidArguments", message }),
+            onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
             onRight: ({ limit, query, server }) =>
               Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
                 const hits = index.search(query, { server, limit })

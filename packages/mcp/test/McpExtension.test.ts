@@ -134,7 +134,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(stats.calls[0]!.args, { n: "seven", extra: true })
       const result = toolMessages(requests[1]!)[0]!
       assert.strictEqual(result.status, "TOOL_FAILED")
-      assert.deepStrictEqual(result.content, { error: { type: "ToolError", message: "n must be a number" } })
+      assert.deepStrictEqual(result.content, { error: { type: "ToolFailed", message: "n must be a number" } })
     }).pipe(Effect.provide(layer))
   })
 
@@ -163,7 +163,7 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(structured!.content, { answer: 42 })
       assert.deepStrictEqual(blocks!.content, [{ type: "text", text: "a picture" }, image])
       assert.deepStrictEqual(requests[1]!.messages.map((m) => m._tag).filter((t) => t === "UserMessage").length, 1)
-      assert.deepStrictEqual([broken!.status, broken!.content], ["TOOL_FAILED", { error: { type: "ToolError", message: "disk full" } }])
+      assert.deepStrictEqual([broken!.status, broken!.content], ["TOOL_FAILED", { error: { type: "ToolFailed", message: "disk full" } }])
     }).pipe(Effect.provide(layer))
   })
 
@@ -435,7 +435,7 @@ describe("McpExtension", () => {
       const result = toolMessages(requests[1]!)[0]!
       assert.deepStrictEqual([result.status, result.content], [
         "TOOL_FAILED",
-        { error: { type: "TimeoutError", message: "s__slow did not finish within 1m" } }
+        { error: { type: "Timeout", message: "s__slow did not finish within 1m" } }
       ])
     }))
 
@@ -454,7 +454,7 @@ describe("McpExtension", () => {
       yield* TestClock.adjust("10 minutes")
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => m.content), [
-        { error: { type: "TimeoutError", message: "quick__slow did not finish within 2s" } },
+        { error: { type: "Timeout", message: "quick__slow did not finish within 2s" } },
         [{ type: "text", text: "late" }]
       ])
     }))
@@ -532,7 +532,7 @@ describe("McpExtension", () => {
       const result = toolMessages(requests[1]!)[0]!
       assert.strictEqual(result.status, "TOOL_FAILED")
       const shown = JSON.stringify(result.content)
-      assert.include(shown, "RemoteError")
+      assert.include(shown, "RequestFailed")
       for (const secret of ["ECONNRESET", "10.0.0.1", "pw@", "node:net"]) assert.notInclude(shown, secret)
     }))
 
@@ -554,7 +554,7 @@ describe("McpExtension", () => {
       assert.notInclude(JSON.stringify(toolMessages(generic[1]!)[0]!.content), "db password")
       const custom = yield* run(() => "the tool failed; ask the operator")
       assert.deepStrictEqual(toolMessages(custom[1]!)[0]!.content, {
-        error: { type: "ToolError", message: "the tool failed; ask the operator" }
+        error: { type: "ToolFailed", message: "the tool failed; ask the operator" }
       })
     }))
 
@@ -609,7 +609,7 @@ describe("McpExtension", () => {
         assert.include(systemOf(requests[0]!), "slow (timed out after 30s)")
         yield* TestClock.adjust("300 seconds")
         yield* Fiber.join(fiber)
-        assert.deepStrictEqual((toolMessages(requests[1]!)[0]!.content as any).error.type, "TimeoutError")
+        assert.deepStrictEqual((toolMessages(requests[1]!)[0]!.content as any).error.type, "Timeout")
         // the tool list of `fast` was cached at t=0 (30 s of discovery, 300 s of call since): 330 s > 300 s
         const before = stats.connects.fast
         const second = yield* Effect.fork(agent.run("b"))
@@ -701,7 +701,7 @@ describe("McpExtension", () => {
       const error = (yield* Effect.flip(
         found!.handle({}, new Message.ToolCall({ id: "x", name: "s__t", arguments: {} }), other!)
       )) as Tool.ToolError
-      assert.deepStrictEqual([error.type, error.message], ["Unavailable", "s: called outside the request that registered s__t"])
+      assert.deepStrictEqual([error.reason, error.message], ["Unavailable", "s: called outside the request that registered s__t"])
       assert.strictEqual(stats.calls.length, 0)
     }))
 

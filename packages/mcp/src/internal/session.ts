@@ -182,7 +182,7 @@ export type Observe = <A, E>(
 
 /** The reason a connect failed, as a tool failure the model reads. */
 export const unavailableError = (server: McpServerConfig.McpServerConfig, error: McpError.McpConnectError | McpTimeoutError) =>
-  new Tool.ToolError({ type: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+  new Tool.ToolError({ reason: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
 
 /**
  * One tool call: the server's connection (lazily, under connectTimeout), the call under callTimeout (a server's
@@ -222,7 +222,7 @@ export const callTool = (
         onSuccess: (result) => {
           const outcome = McpToolResult.toResult(result, settings.errorText)
           return outcome._tag === "Failure"
-            ? Effect.zipRight(resolved.failed, new Tool.ToolError({ type: "ToolError", message: outcome.message }))
+            ? Effect.zipRight(resolved.failed, new Tool.ToolError({ reason: "ToolFailed", message: outcome.message }))
             : Effect.as(resolved.ok, outcome.value)
         }
       })
@@ -241,7 +241,7 @@ const failure = (
 ): Effect.Effect<never, Tool.ToolError> =>
   error._tag === "McpTimeoutError"
     ? new Tool.ToolError({
-      type: "TimeoutError",
+      reason: "Timeout",
       message: error.reason === "Stalled"
         ? `${tool.name} reported no progress for ${Duration.format(error.timeout)}`
         : `${tool.name} did not finish within ${Duration.format(error.timeout)}`
@@ -250,7 +250,7 @@ const failure = (
       // a closed connection is not reused, by this request or (pooled) by the next one
       error.code === McpError.connectionClosedCode ? connections.invalidate(server) : Effect.void,
       new Tool.ToolError({
-        type: "RemoteError",
+        reason: "RequestFailed",
         message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), settings.errorText),
         cause: error
       })
