@@ -212,9 +212,27 @@ const loginsSpent = (reauthorize: McpAuthSession.Reauthorize, server: string, me
  * @category constructors
  */
 export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient.McpClient, never, Scope.Scope> =>
-  Effect.map(Deadlines.make, (deadlines) => build(client, options, deadlines))
+  makeWith(client, options, undefined)
 
-const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.Deadlines | undefined): McpClient.McpClient => {
+/**
+ * `make`, for a client on which the connection's server-request handlers are installed: each call records the
+ * fiber it runs in, where a server's request during it runs (internal/serverRequests).
+ *
+ * @internal
+ */
+export const makeWith = (
+  client: Client,
+  options: SdkClientOptions,
+  requests: ServerRequests.ServerRequests | undefined
+): Effect.Effect<McpClient.McpClient, never, Scope.Scope> =>
+  Effect.map(Deadlines.make, (deadlines) => build(client, options, deadlines, requests))
+
+const build = (
+  client: Client,
+  options: SdkClientOptions,
+  deadlines: Deadlines.Deadlines | undefined,
+  requests?: ServerRequests.ServerRequests | undefined
+): McpClient.McpClient => {
   const server = options.server
   const scrubber = options.scrubber ?? Scrubber.none
   const outputs = new ListedTools.ListedTools(client.getProtocolEra() === "modern" && options.transport === "streamable-http")
@@ -445,13 +463,12 @@ const build = (client: Client, options: SdkClientOptions, deadlines: Deadlines.D
     })))
 
   // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
-  const requests = ServerRequests.trackerOf(client)
   const tracked = requests === undefined
     ? callTool
-    : (name: string, args: Record<string, unknown>, options?: CallOptions | undefined) => requests.track(callTool(name, args, options), options?.context)
+    : (name: string, args: Record<string, unknown>, options?: CallOptions | undefined) => requests.track(callTool(name, args, options))
   const trackedWithin = timedCall === undefined || requests === undefined
     ? timedCall
-    : (name: string, args: Record<string, unknown>, limits: CallLimits) => requests.track(timedCall(name, args, limits), limits.context)
+    : (name: string, args: Record<string, unknown>, limits: CallLimits) => requests.track(timedCall(name, args, limits))
   const reauthorize = options.reauthorize
   // the deadline of a call is its own attempt's: a login between two attempts is the user's time
   const logins = reauthorize === undefined ? undefined : {

@@ -193,10 +193,15 @@ const newClient = (
  * The server-request handlers of a new connection, from the factory's context (none: `undefined`, and the
  * connection declares no capability and tracks nothing).
  */
-const serverRequests = (handlers: ServerRequests.Handlers, server: McpServerConfig.McpServerConfig, scrubber: Scrubber.Scrubber) =>
+const serverRequests = (
+  handlers: ServerRequests.Handlers,
+  own: Runtime.Runtime<never>,
+  server: McpServerConfig.McpServerConfig,
+  scrubber: Scrubber.Scrubber
+) =>
   ServerRequests.none(handlers)
     ? Effect.succeed(undefined)
-    : ServerRequests.make(server.name, handlers, scrubber)
+    : ServerRequests.make(server.name, handlers, scrubber, own)
 
 /** After `initialize`: the log level asked for, when the server supports logging; a refusal changes nothing. */
 const askLogLevel = (client: Client, level: LoggingLevel | undefined) =>
@@ -386,6 +391,8 @@ export const make = (
   Effect.gen(function*() {
     const processGroups = yield* ProcessGroups.ProcessGroups
     const handlers = yield* ServerRequests.handlersInContext
+    // what a server's request made outside any call runs with
+    const own = yield* Effect.runtime<never>()
     // OAuth: the store in context (the process's own in memory unless one is provided), the host's hook when interactive
     const authSettings = yield* McpAuthSession.makeSettings({
       interactive: options?.interactive,
@@ -394,7 +401,7 @@ export const make = (
     })
     // connects that start together start one per turn of the event loop: this factory's gate
     const turns = yield* Turns.make
-    return of(sdkConnect(authSettings, options, handlers, processGroups, turns))
+    return of(sdkConnect(authSettings, options, handlers, own, processGroups, turns))
   })
 
 /**
@@ -425,6 +432,7 @@ const sdkConnect = (
   authSettings: McpAuthSession.Settings,
   options: Options | undefined,
   handlers: ServerRequests.Handlers,
+  own: Runtime.Runtime<never>,
   processGroups: ProcessGroups.ProcessGroups["Type"],
   turns: Turns.Turns
 ): (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
@@ -496,23 +504,25 @@ const sdkConnect = (
 
   const connectStdio = (
     fresh: () => Client,
+    requests: ServerRequests.ServerRequests | undefined,
     server: McpServerConfig.McpStdioServer,
     scrubber: Scrubber.Scrubber,
     given: McpClient.Verdict | undefined
   ) =>
     withVerdict(server, given, (prior) =>
       attempt(Effect.catchIf(
-        connectStdioOnce(fresh(), server, scrubber, prior),
+        connectStdioOnce(fresh(), requests, server, scrubber, prior),
         (failure) => failure.exitedOnProbe,
         // Some servers of the 2025 revisions exit on any request before `initialize`: such a one is started
         // again and spoken to the 2025 way, and the verdict kept, so that it is started once from then on
-        (failure) => Effect.tap(attempt(connectStdioOnce(fresh(), server, scrubber, { kind: "legacy" })), () =>
+        (failure) => Effect.tap(attempt(connectStdioOnce(fresh(), requests, server, scrubber, { kind: "legacy" })), () =>
           Effect.logDebug(`MCP server ${server.name}: it exited when asked server/discover; started again on the 2025 revisions`)
         )
       ).pipe(Effect.mapError((failure) => failure.error))))
 
   const connectStdioOnce = Effect.fnUntraced(function*(
     client: Client,
+    requests: ServerRequests.ServerRequests | undefined,
     server: McpServerConfig.McpStdioServer,
     scrubber: Scrubber.Scrubber,
     prior: PriorDiscovery | undefined
@@ -552,7 +562,7 @@ const sdkConnect = (
     yield* askLogLevel(client, options?.serverLogLevel)
     const verdict = verdictOf(client)
     return {
-      client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio", verdict }),
+      client: yield* NodeMcpClient.makeWith(client, { server: server.name, scrubber, pid: stdio.pid, transport: "stdio", verdict }, requests),
       verdict
     }
   })
@@ -560,6 +570,7 @@ const sdkConnect = (
   /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
   const connectSse = Effect.fnUntraced(function*(
     client: Client,
+    requests: ServerRequests.ServerRequests | undefined,
     server: McpServerConfig.McpHttpServer,
     session: McpAuthSession.Session,
     scrubber: Scrubber.Scrubber
@@ -579,17 +590,19 @@ const sdkConnect = (
     yield* connectClient(client, guard, server, scrubber, { kind: "legacy" })
     yield* askLogLevel(client, options?.serverLogLevel)
     const verdict = { kind: "legacy" } as const
-    return { client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "sse", verdict, reauthorize: session.reauthorize }), verdict }
+    const sdkOptions = { server: server.name, scrubber, transport: "sse", verdict, reauthorize: session.reauthorize }
+    return { client: yield* NodeMcpClient.makeWith(client, sdkOptions, requests), verdict }
   })
 
   const connectHttp = Effect.fnUntraced(function*(
     fresh: () => Client,
+    requests: ServerRequests.ServerRequests | undefined,
     server: McpServerConfig.McpHttpServer,
     session: McpAuthSession.Session,
     scrubber: Scrubber.Scrubber,
     prior: PriorDiscovery | undefined
   ) {
-    if (server.transport === "sse") return yield* connectSse(fresh(), server, session, scrubber)
+    if (server.transport === "sse") return yield* connectSse(fresh(), requests, server, session, scrubber)
     const client = fresh()
     // requests whose response stream ended resumable: the SDK resumes them with Last-Event-ID
     const resuming = new Set<string | number>()
@@ -634,7 +647,11 @@ const sdkConnect = (
       yield* askLogLevel(client, options?.serverLogLevel)
       const verdict = verdictOf(client)
       return {
-        client: yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "streamable-http", verdict, reauthorize: session.reauthorize }),
+        client: yield* NodeMcpClient.makeWith(
+          client,
+          { server: server.name, scrubber, transport: "streamable-http", verdict, reauthorize: session.reauthorize },
+          requests
+        ),
         verdict
       }
     }
@@ -643,7 +660,7 @@ const sdkConnect = (
     yield* Effect.logDebug(`MCP server ${server.name}: ${refused.description} to Streamable HTTP; trying the HTTP+SSE transport`)
     yield* closeWithin(close, 2 * closeMs + 2_000)
     // a server that has neither transport is reported by its answer to the first one
-    return yield* Effect.catchAll(connectSse(fresh(), server, session, scrubber), () => Effect.fail(refused))
+    return yield* Effect.catchAll(connectSse(fresh(), requests, server, session, scrubber), () => Effect.fail(refused))
   })
 
   return Effect.fn("McpClientFactory.connect")(function*(
@@ -656,17 +673,17 @@ const sdkConnect = (
     const runtime = yield* Effect.runtime<never>()
     // the definition's secrets and every credential the process holds, now or later (a login's tokens)
     const scrubber = authSettings.held.extend(McpServerConfig.scrubberOf(server))
-    const requests = yield* serverRequests(handlers, server, scrubber)
+    const requests = yield* serverRequests(handlers, own, server, scrubber)
     const fresh = () => newClient(clientInfo, server, runtime, scrubber, probeMs, requests)
     const given = connectOptions?.verdict
     return yield* server._tag === "McpStdioServer"
-      ? connectStdio(fresh, server, scrubber, given)
+      ? connectStdio(fresh, requests, server, scrubber, given)
       : McpAuthSession.connect(
         server,
         authSettings,
         // an HTTP attempt's sockets stay with the connection: a login that follows a refusal still uses them
         (session) =>
-          withVerdict<McpConnectError>(server, given, (prior) => connectHttp(fresh, server, session, scrubber, prior))
+          withVerdict<McpConnectError>(server, given, (prior) => connectHttp(fresh, requests, server, session, scrubber, prior))
       )
   })
 }
@@ -707,17 +724,16 @@ export const makeInMemory = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options?: Pick<Options, "clientInfo" | "serverLogLevel">
 ): Effect.Effect<McpClientFactory["Type"]> =>
-  Effect.zipWith(
-    ServerRequests.handlersInContext,
-    Scrubber.HeldSecrets,
-    (handlers, held) => of(inMemoryConnect(servers, options, handlers, held))
+  Effect.all([ServerRequests.handlersInContext, Scrubber.HeldSecrets, Effect.runtime<never>()]).pipe(
+    Effect.map(([handlers, held, own]) => of(inMemoryConnect(servers, options, handlers, held, own)))
   )
 
 const inMemoryConnect = (
   servers: Readonly<Record<string, () => InMemoryServer | Promise<InMemoryServer>>>,
   options: Pick<Options, "clientInfo" | "serverLogLevel"> | undefined,
   handlers: ServerRequests.Handlers,
-  held: Scrubber.Secrets
+  held: Scrubber.Secrets,
+  own: Runtime.Runtime<never>
 ): (server: McpServerConfig.McpServerConfig) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> => {
   const clientInfo = options?.clientInfo ?? defaultClientInfo
   return Effect.fn("McpClientFactory.connect")(function*(server: McpServerConfig.McpServerConfig) {
@@ -744,11 +760,11 @@ const inMemoryConnect = (
       catch: (cause) => Errors.connectError({ server: server.name, cause, prefix: "in-memory server failed" })
     })
     const scrubber = held.extend(McpServerConfig.scrubberOf(server))
-    const requests = yield* serverRequests(handlers, server, scrubber)
+    const requests = yield* serverRequests(handlers, own, server, scrubber)
     const client = newClient(clientInfo, server, yield* Effect.runtime<never>(), scrubber, Duration.toMillis(defaultProbeTimeout), requests)
     yield* connectClient(client, clientSide, server, scrubber, undefined)
     yield* askLogLevel(client, options?.serverLogLevel)
-    return yield* NodeMcpClient.make(client, { server: server.name, scrubber, transport: "inproc", verdict: verdictOf(client) })
+    return yield* NodeMcpClient.makeWith(client, { server: server.name, scrubber, transport: "inproc", verdict: verdictOf(client) }, requests)
   })
 }
 

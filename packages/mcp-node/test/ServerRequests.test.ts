@@ -18,6 +18,7 @@ import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
 import { McpElicitation, McpError, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -39,6 +40,9 @@ interface Seen {
   cancelled: boolean
   rootsChanged: number
 }
+
+/** A service of the caller's, to see which context a handler runs in. */
+const Caller = Context.GenericTag<string>("test/Caller")
 
 const newSeen = (): Seen => ({ capabilities: undefined, results: [], errors: [], cancelled: false, rootsChanged: 0 })
 
@@ -318,6 +322,33 @@ describe("elicitation", () => {
       )
       assert.strictEqual(asked[0]?.message, "Is <redacted> yours?")
       assert.deepStrictEqual(seen.results, [{ action: "cancel" }])
+    }))
+
+  it.live("a request during a call runs with the calling fiber's services; one outside any call with the factory's", () =>
+    Effect.gen(function*() {
+      const seen = newSeen()
+      let sdk: SdkMcpServer | undefined
+      const callers: Array<string> = []
+      const handler = McpElicitation.layer(() =>
+        Effect.map(Effect.serviceOption(Caller), (caller) => {
+          callers.push(Option.getOrElse(caller, () => "none"))
+          return { action: "decline" as const }
+        })
+      )
+      yield* Effect.gen(function*() {
+        const factory = yield* NodeMcpClientFactory.makeInMemory({
+          asking: asking(seen, (server) => {
+            sdk = server
+            return elicitForm(server)
+          })
+        }).pipe(Effect.provideService(Caller, "the factory's"))
+        // connected by one fiber, called by two others: each request runs where it belongs
+        const client = yield* factory.connect(definition).pipe(Effect.provideService(Caller, "the connecting fiber's"))
+        yield* client.callTool("ask", {}).pipe(Effect.provideService(Caller, "the first call's"))
+        yield* client.callTool("ask", {}).pipe(Effect.provideService(Caller, "the second call's"))
+        yield* Effect.promise(() => sdk!.server.elicitInput({ message: "Still there?", requestedSchema: form }))
+      }).pipe(Effect.scoped, Effect.provide(handler))
+      assert.deepStrictEqual(callers, ["the first call's", "the second call's", "the factory's"])
     }))
 
   it.effect("the elicitation runs in the call's fiber: a timeout on the call (TestClock) interrupts it", () =>

@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
-import type * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -103,12 +102,6 @@ export interface Progress {
 export interface CallOptions {
   /** Called (synchronously, as each report arrives) for the call's progress reports. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
-  /**
-   * Services for a server request (elicitation, sampling) that arrives during the call, added to the call's
-   * own: the agent's model and the request's sampling count. Given here rather than provided around the call,
-   * whose every run would pay for it, although few calls ever see a server request.
-   */
-  readonly context?: Context.Context<never> | undefined
 }
 
 /**
@@ -381,8 +374,6 @@ export interface CallLimits {
   /** With `resetOnProgress`: the most the call may take however often it reports; `Option.none()` is no cap. */
   readonly maxTimeout: Option.Option<Duration.Duration>
   readonly onProgress?: ((progress: Progress) => void) | undefined
-  /** As in `CallOptions`. */
-  readonly context?: Context.Context<never> | undefined
 }
 
 /**
@@ -396,11 +387,10 @@ const raceWithin = (
   limits: CallLimits
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
   const onProgress = limits.onProgress
-  const context = limits.context
-  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress, context })
+  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress })
   const timeout = limits.timeout.value
   if (!limits.resetOnProgress) {
-    return Effect.timeoutFail(client.callTool(name, args, { onProgress, context }), {
+    return Effect.timeoutFail(client.callTool(name, args, { onProgress }), {
       duration: timeout,
       onTimeout: () => new McpTimeoutError({ server: limits.server, operation: "call", timeout })
     })
@@ -418,8 +408,7 @@ const raceWithin = (
       onProgress: (progress) => {
         last = clock.unsafeCurrentTimeMillis()
         onProgress?.(progress)
-      },
-      context
+      }
     })
     return Effect.raceFirst(call, timer)
   })

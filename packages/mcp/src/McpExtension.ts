@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import type { Extension, Message } from "@zett/agent"
-import { Model, Tool } from "@zett/agent"
+import { Tool } from "@zett/agent"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -201,11 +201,6 @@ interface RequestState {
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
   readonly changed: Set<McpServerConfig.McpServerConfig>
-  /**
-   * What a server's request during one of this request's calls runs with: the agent's model and the request's
-   * sampling count (made once per request).
-   */
-  readonly serverRequests: Context.Context<never>
   /** The skills of the servers with `skills: true`, listed once per request; and why a listing failed. */
   readonly skills: Array<SkillTools.Listed>
   readonly skillFailures: Array<string>
@@ -321,7 +316,6 @@ export const make = Effect.fnUntraced(function*(
       resolved,
       tool,
       args,
-      state.serverRequests,
       context.observed ? observeProgress(context, toolCall) : undefined
     )
   const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
@@ -389,14 +383,11 @@ export const make = Effect.fnUntraced(function*(
       errorText: settings.errorText
     })
 
-  const discoverAll = (context: Extension.RunContext, cell: RequestCell, counter: McpSampling.RequestCounter["Type"]) =>
+  const discoverAll = (context: Extension.RunContext, cell: RequestCell) =>
     Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const resolved = resolve(snapshot)
       const changed = new Set<McpServerConfig.McpServerConfig>()
-      // the agent provides its model to the request: servers' sampling requests during its calls use it
-      const model = yield* Effect.serviceOption(Model.Model)
-      const counted = Context.make(McpSampling.RequestCounter, counter)
       const state: RequestState = {
         snapshot,
         resolved,
@@ -404,7 +395,6 @@ export const make = Effect.fnUntraced(function*(
         unavailable: [],
         registered: new Map(),
         changed,
-        serverRequests: (Option.isSome(model) ? Context.add(counted, Model.Model, model.value) : counted) as Context.Context<never>,
         skills: [],
         skillFailures: [],
         search: undefined
@@ -579,10 +569,11 @@ export const make = Effect.fnUntraced(function*(
       Effect.sync((): Extension.Hooks<McpConfigError> => {
         if (context.kind === "compact") return {}
         const cell: RequestCell = { state: undefined }
-        const counter = McpSampling.counter()
         return {
-          services: Context.make(CurrentRequest, cell),
-          onTool: (context) => Effect.asVoid(discoverAll(context, cell, counter)),
+          // the request's services, which the agent provides to its tool calls: a server's sampling request during
+          // one of them runs there (with the agent's model), counted against this request
+          services: Context.make(CurrentRequest, cell).pipe(Context.add(McpSampling.RequestCounter, McpSampling.counter())),
+          onTool: (context) => Effect.asVoid(discoverAll(context, cell)),
           // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
           onToolCall: (context, call, next) =>
             Effect.suspend(() => {

@@ -24,7 +24,6 @@
 import * as AiTool from "@effect/ai/Tool"
 import * as AiToolkit from "@effect/ai/Toolkit"
 import { Tool } from "@zett/agent"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -138,8 +137,8 @@ export const make = (
       scope
     })
     const resolve = Session.resolver(settings, (resolved) => resolved)
-    // a server's sampling requests during a call are counted against this toolkit's conversation
-    const serverRequests = Context.make(McpSampling.RequestCounter, McpSampling.counter()) as Context.Context<never>
+    // a server's sampling requests during a call run in the call's fiber, counted against this toolkit's conversation
+    const counter = McpSampling.counter()
     // tool search: the names the searches of this conversation found, and the index of the lists last searched
     const found = new Set<string>()
     const indexCell = SearchTools.indexCell()
@@ -199,7 +198,12 @@ export const make = (
             continue
           }
           kept.push(tool)
-          register(tool, (params) => Session.callTool(settings, connections, entry, tool, params, serverRequests))
+          register(tool, (params) =>
+            Effect.provideService(
+              Session.callTool(settings, connections, entry, tool, params),
+              McpSampling.RequestCounter,
+              counter
+            ))
         }
       }
       // after the MCP tools, so that the count of those held back is known

@@ -47,23 +47,23 @@ describe("McpClient, exactly", () => {
       assert.isTrue(yield* Queue.isShutdown(queue), "the notification queue has ended")
     }))
 
-  it.effect("callWithin without a driver's own passes the call's progress listener and context on, with or without a timeout", () =>
+  it.effect("callWithin without a driver's own passes the call's progress listener on and runs the call with the caller's services, with or without a timeout", () =>
     Effect.gen(function*() {
-      const seen: Array<McpClient.CallOptions | undefined> = []
+      const Caller = Context.GenericTag<string>("test/Caller")
+      const seen: Array<readonly [boolean, string]> = []
       const client = McpClient.make({
         server: "s",
         listTools: () => Effect.succeed({ tools: [], nextCursor: undefined }),
-        callTool: (_name, _args, options) => Effect.sync(() => (seen.push(options), { content: [] }))
+        callTool: (_name, _args, options) =>
+          Effect.map(Effect.serviceOption(Caller), (caller) => (
+            seen.push([options?.onProgress === onProgress, Option.getOrElse(caller, () => "none")]), { content: [] }
+          ))
       })
       const onProgress = () => {}
-      const context = Context.empty() as Context.Context<never>
-      const limits = { server: "s", resetOnProgress: false, maxTimeout: Option.none(), onProgress, context }
-      yield* client.callWithin("t", {}, { ...limits, timeout: Option.none() })
-      yield* client.callWithin("t", {}, { ...limits, timeout: Option.some(Duration.seconds(5)) })
-      assert.deepStrictEqual(seen.map((options) => [options?.onProgress === onProgress, options?.context === context]), [
-        [true, true],
-        [true, true]
-      ])
+      const limits = { server: "s", resetOnProgress: false, maxTimeout: Option.none(), onProgress }
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.none() }).pipe(Effect.provideService(Caller, "caller"))
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.some(Duration.seconds(5)) }).pipe(Effect.provideService(Caller, "caller"))
+      assert.deepStrictEqual(seen, [[true, "caller"], [true, "caller"]])
     }))
 
   it("clipName shows at most 80 characters of a name, and (unnamed) for a name that is no string", () => {

@@ -2,14 +2,17 @@
  * The requests a server sends to the client (elicitation, sampling, roots) and where they run.
  *
  * MCP does not say which of the client's requests a server request belongs to (on stdio nothing could carry
- * it). A connection knows which tool calls it has in flight, so:
+ * it). A connection knows which tool calls it has in flight (each call, as it starts, records the fiber it runs
+ * in), so:
  *
- * - with one call in flight, the handler runs as part of that call: forked with the call's runtime (its context,
- *   log annotations, span, the agent's model and request counter), and interrupted when the call ends, however
- *   it ends (result, failure, interruption, `callTimeout`); the call waits for it to stop;
+ * - with one call in flight, the handler runs as part of that call: forked with the calling fiber's context
+ *   (its services: the agent's model and the request's sampling count; its log annotations and span), and
+ *   interrupted when the call ends, however it ends (result, failure, interruption, `callTimeout`); the call
+ *   waits for it to stop;
  * - with several in flight, it runs with the context of the first of them and is interrupted once all of them
  *   have ended;
- * - with none (`roots/list` right after `initialize`), it runs in the connection's scope.
+ * - with none (`roots/list` right after `initialize`), it runs in the connection's scope with the connection's
+ *   own services: those the factory was made with, and a sampling count of the connection's.
  *
  * In every case it is also interrupted when the server cancels the request (the SDK's `ctx.mcpReq.signal`) or the
  * connection closes.
@@ -22,7 +25,7 @@ import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcont
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
 import * as Cause from "effect/Cause"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -31,6 +34,7 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import type * as RuntimeFlags from "effect/RuntimeFlags"
 import type * as Scope from "effect/Scope"
 import * as McpElicitation from "@zett/mcp/McpElicitation"
 import * as McpRoots from "@zett/mcp/McpRoots"
@@ -74,8 +78,9 @@ const REQUEST_TIMEOUT = -32001
 class Refused extends Data.TaggedError("Refused")<{ readonly code: number; readonly reason: string }> {}
 
 interface Call {
-  readonly runtime: Runtime.Runtime<never>
-  readonly context: Context.Context<never> | undefined
+  /** The calling fiber, suspended in the call while it is in flight: its context is read when a request comes. */
+  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
+  readonly flags: RuntimeFlags.RuntimeFlags
   readonly onEnd: Set<Effect.Effect<void>>
   /** Why the client refused the server's requests that came while the call was in flight. */
   readonly refused: Array<string>
@@ -97,10 +102,9 @@ const afterRefusal = (call: Call) => <E>(error: E): E | McpRequestError =>
     })
     : error
 
-const trackers = new WeakMap<Client, ServerRequests>()
-
-/** The connection's tracker of in-flight calls, when it has handlers for server requests. @internal */
-export const trackerOf = (client: Client): ServerRequests | undefined => trackers.get(client)
+/** Where a request that came during `call` runs: the calling fiber's context, log annotations and span. */
+const runtimeOf = (call: Call): Runtime.Runtime<never> =>
+  Runtime.make({ context: call.fiber.currentContext, fiberRefs: call.fiber.getFiberRefs(), runtimeFlags: call.flags })
 
 /** @internal */
 export class ServerRequests {
@@ -115,19 +119,16 @@ export class ServerRequests {
     private readonly counter: McpSampling.RequestCounter["Type"]
   ) {}
 
-  /** Runs `self` as a call that server requests may belong to. */
-  readonly track = <A, E, R>(
-    self: Effect.Effect<A, E, R>,
-    context?: Context.Context<never> | undefined
-  ): Effect.Effect<A, E | McpRequestError, R> =>
-    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-      const call: Call = { runtime, context, onEnd: new Set(), refused: [] }
+  /** Runs `self` as a call that server requests may belong to, in the fiber that runs it. */
+  readonly track = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | McpRequestError, R> =>
+    Effect.withFiberRuntime((fiber, status) => {
+      const call: Call = { fiber, flags: status.runtimeFlags, onEnd: new Set(), refused: [] }
       this.calls.add(call)
       return Effect.ensuring(
         Effect.mapError(self, afterRefusal(call)),
         Effect.suspend(() => {
           this.calls.delete(call)
-          return Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
+          return call.onEnd.size === 0 ? Effect.void : Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
         })
       )
     })
@@ -136,9 +137,7 @@ export class ServerRequests {
   private run<A>(effect: Effect.Effect<A, Refused>, signal: AbortSignal): Promise<A> {
     const calls = [...this.calls]
     const first = calls[0]
-    const fiber = first === undefined
-      ? Runtime.runFork(this.runtime)(effect)
-      : Runtime.runFork(first.runtime)(first.context === undefined ? effect : Effect.provide(effect, first.context))
+    const fiber = Runtime.runFork(first === undefined ? this.runtime : runtimeOf(first))(effect)
     FiberSet.unsafeAdd(this.fibers, fiber)
     let left = calls.length
     const end = Effect.suspend(() => --left === 0 ? Fiber.interrupt(fiber) : Effect.void)
@@ -166,7 +165,6 @@ export class ServerRequests {
 
   /** Declares nothing itself: sets the handlers on a client built with `capabilities(handlers)`. */
   install(client: Client): Client {
-    trackers.set(client, this)
     this.clients.push(client)
     const { elicitation, roots, sampling } = this.handlers
     if (Option.isSome(elicitation)) {
@@ -180,6 +178,7 @@ export class ServerRequests {
         this.run(
           sampling.value.handle({ server: this.server, params: this.scrubber.scrubDeep(request.params) }).pipe(
             // counted against the agent request in the call's context; outside one, against this connection
+            // (whose own runtime has its counter)
             (handle) =>
               Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
                 Option.isSome(given) ? handle : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
@@ -244,15 +243,28 @@ export class ServerRequests {
   }
 }
 
-/** The server requests of one connection, whose scope interrupts what still runs when it closes. @internal */
+/**
+ * The server requests of one connection, whose scope interrupts what still runs when it closes. A request made
+ * outside any call runs with `own`: the services the factory was made with, and a sampling count of this
+ * connection's (not those of whichever request happened to connect it).
+ *
+ * @internal
+ */
 export const make = (
   server: string,
   handlers: Handlers,
-  scrubber: Scrubber.Scrubber
+  scrubber: Scrubber.Scrubber,
+  own: Runtime.Runtime<never>
 ): Effect.Effect<ServerRequests, never, Scope.Scope> =>
   Effect.gen(function*() {
     const fibers = yield* FiberSet.make<unknown, unknown>()
-    const requests = new ServerRequests(server, handlers, scrubber, yield* Effect.runtime<never>(), fibers, McpSampling.counter())
+    const counter = McpSampling.counter()
+    const runtime = Runtime.make({
+      context: Context.add(own.context, McpSampling.RequestCounter, counter),
+      fiberRefs: own.fiberRefs,
+      runtimeFlags: own.runtimeFlags
+    })
+    const requests = new ServerRequests(server, handlers, scrubber, runtime, fibers, counter)
     yield* requests.watchRoots()
     return requests
   })

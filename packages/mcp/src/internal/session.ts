@@ -4,7 +4,6 @@
  * system text about the servers.
  */
 import { Tool, Tracing } from "@zett/agent"
-import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
@@ -195,7 +194,6 @@ export const callTool = (
   resolved: Resolved,
   tool: McpTool.McpTool,
   args: unknown,
-  serverRequests: Context.Context<never>,
   observe?: Observe | undefined
 ): Effect.Effect<unknown, Tool.ToolError> => {
   const server = resolved.server
@@ -210,8 +208,7 @@ export const callTool = (
         // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
         timeout: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
         resetOnProgress: settings.resetOnProgress,
-        maxTimeout: settings.maxCallTimeout,
-        context: serverRequests
+        maxTimeout: settings.maxCallTimeout
       }
       const input = (args ?? {}) as Record<string, unknown>
       const called = observe === undefined
