@@ -11,6 +11,11 @@ export * as JsonDepth from "./JsonDepth.js"
 /**
  * @since 0.1.0
  */
+export * as McpParamHeaders from "./McpParamHeaders.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**
