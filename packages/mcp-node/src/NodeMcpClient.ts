@@ -19,6 +19,7 @@ import {
 import type { Skill as SdkSkill } from "@modelcontextprotocol/client/ext/skills"
 import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills"
 import { Scrubber, Tracing } from "@zett/agent"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
@@ -128,6 +129,43 @@ const withTrace = <P extends Record<string, unknown>>(params: P, traceparent: st
   traceparent === undefined
     ? params
     : { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), traceparent } }
+
+/**
+ * A call's time limit as the connection's timer watches it: `entry` adds the call's deadline entry, which asks
+ * `expire` when the deadline passes (and gets how to end the call with the error, unless it has ended), and wraps
+ * the call's progress listener so that a report moves the deadline when each report starts the time afresh.
+ */
+interface Timing<E> {
+  readonly entry: (expire: () => ((error: E) => void) | undefined) => TimedEntry
+  readonly remove: (entry: TimedEntry) => void
+}
+
+interface TimedEntry extends Deadlines.Entry {
+  readonly onProgress: (listener: (report: SdkProgress) => void) => (report: SdkProgress) => void
+}
+
+/** The timing of a call under `limits` with `timeout`, started when its entry is made (`McpClient.callBudget`). */
+const timingOf = (deadlines: Deadlines.Deadlines, limits: CallLimits, timeout: Duration.Duration): Timing<McpTimeoutError> => ({
+  entry: (expire) => {
+    const clock = deadlines.clock
+    const budget = callBudget(limits, timeout, clock.unsafeCurrentTimeMillis())
+    let last = budget.start
+    const entry: TimedEntry = {
+      deadline: () => budget.deadline(last),
+      expire: () => expire()?.(budget.error(last)),
+      onProgress: (listener) =>
+        limits.resetOnProgress
+          ? (report) => {
+            last = clock.unsafeCurrentTimeMillis()
+            listener(report)
+          }
+          : listener
+    }
+    deadlines.add(entry)
+    return entry
+  },
+  remove: deadlines.remove
+})
 
 /**
  * Builds an `McpClient` from a connected SDK `Client`. Everything the server sends back (tool definitions,
@@ -327,23 +365,67 @@ const build = (
       })
     }
 
-  const callTool = (
+  // One call, the one path of `callTool` and `callWithin`: one abort signal (internal/callSignal), which an
+  // interruption and a deadline both abort (the SDK then sends `notifications/cancelled`); under a time limit, a
+  // deadline entry for the connection's timer (`deadlines`), not a fiber raced against the call. Traced, scrubbed
+  // and normalized here only.
+  const call = <E>(
     name: string,
     args: Record<string, unknown>,
-    options?: CallOptions | undefined
-  ): Effect.Effect<CallToolResult, McpRequestError> =>
+    onProgress: ((progress: Progress) => void) | undefined,
+    timing: Timing<E> | undefined
+  ): Effect.Effect<CallToolResult, McpRequestError | E> =>
     Tracing.withTraceparent((traceparent) =>
-      Effect.tryPromise({
-        try: async (signal) =>
-          scrubber.scrubDeep(normalizeResult(outputs.check(
-            name,
-            await sdkCall(withTrace({ name, arguments: args }, traceparent), {
-              signal,
-              timeout: sdkTimeoutDisabled,
-              onprogress: progressOf(options?.onProgress)
-            })
-          ))),
-        catch: callError
+      Effect.async<CallToolResult, McpRequestError | E>((resume) => {
+        let done = false
+        const controller = new CallSignal.CallSignal()
+        const entry = timing?.entry(() => {
+          if (done) return undefined
+          done = true
+          return (error) => {
+            controller.abort(error)
+            resume(Effect.fail(error))
+          }
+        })
+        // only while the call is pending: a deadline or an interruption may have ended it
+        const settle = (outcome: Effect.Effect<CallToolResult, McpRequestError>) => {
+          done = true
+          if (entry !== undefined) timing!.remove(entry)
+          resume(outcome)
+        }
+        let pending: Promise<CallToolResult>
+        try {
+          pending = sdkCall(withTrace({ name, arguments: args }, traceparent), {
+            signal: controller.signal,
+            timeout: sdkTimeoutDisabled,
+            onprogress: entry === undefined ? progressOf(onProgress) : entry.onProgress(progressOf(onProgress))
+          })
+        } catch (error) {
+          // a request refused before it is sent (a transport already closed) fails as one refused after
+          pending = Promise.reject(error)
+        }
+        pending.then(
+          (result) => {
+            if (done) return
+            // read here rather than in an `Effect.try` after the resume: one step of the fiber less per call
+            let outcome: Effect.Effect<CallToolResult, McpRequestError>
+            try {
+              outcome = Effect.succeed(scrubber.scrubDeep(normalizeResult(outputs.check(name, result))))
+            } catch (error) {
+              outcome = Effect.fail(callError(error))
+            }
+            settle(outcome)
+          },
+          (error) => {
+            if (!done) settle(Effect.fail(callError(error)))
+          }
+        )
+        return Effect.sync(() => {
+          if (done) return
+          done = true
+          if (entry !== undefined) timing!.remove(entry)
+          controller.abort()
+        })
       })
     ).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
       kind: "client",
@@ -351,78 +433,19 @@ const build = (
       captureStackTrace: false
     })))
 
-  // One call under its limits (see `callWithin`): one abort signal (internal/callSignal), which a timeout and
-  // an interruption both abort (the SDK then sends `notifications/cancelled`), and a deadline entry for the connection's timer.
-  const callWithinDeadline = (deadlines: Deadlines.Deadlines) =>
-  (
+  const callTool = (
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions | undefined
+  ): Effect.Effect<CallToolResult, McpRequestError> => call<never>(name, args, options?.onProgress, undefined)
+
+  // without a timer of the connection's (`fromSdkClient`), the core races the call against a sleep
+  const callWithin = deadlines === undefined ? undefined : (
     name: string,
     args: Record<string, unknown>,
     limits: CallLimits
-  ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
-    if (Option.isNone(limits.timeout)) return callTool(name, args, limits)
-    const timeout = limits.timeout.value
-    const clock = deadlines.clock
-    return Tracing.withTraceparent((traceparent) => Effect.async<CallToolResult, McpRequestError | McpTimeoutError>((resume) => {
-      const budget = callBudget(limits, timeout, clock.unsafeCurrentTimeMillis())
-      let last = budget.start
-      let done = false
-      const controller = new CallSignal.CallSignal()
-      const entry: Deadlines.Entry = {
-        deadline: () => budget.deadline(last),
-        expire: () => {
-          if (done) return
-          done = true
-          const error = budget.error(last)
-          controller.abort(error)
-          resume(Effect.fail(error))
-        }
-      }
-      // only while the call is pending: a timeout or an interruption may have ended it
-      const settle = (outcome: Effect.Effect<CallToolResult, McpRequestError>) => {
-        done = true
-        deadlines.remove(entry)
-        resume(outcome)
-      }
-      const onProgress = limits.onProgress
-      deadlines.add(entry)
-      sdkCall(withTrace({ name, arguments: args }, traceparent), {
-        signal: controller.signal,
-        timeout: sdkTimeoutDisabled,
-        onprogress: limits.resetOnProgress
-          ? (report) => {
-            last = clock.unsafeCurrentTimeMillis()
-            if (onProgress !== undefined) progressOf(onProgress)(report)
-          }
-          : progressOf(onProgress)
-      }).then(
-        (result) => {
-          if (done) return
-          // read here rather than in an `Effect.try` after the resume: one step of the fiber less per call
-          let outcome: Effect.Effect<CallToolResult, McpRequestError>
-          try {
-            outcome = Effect.succeed(scrubber.scrubDeep(normalizeResult(outputs.check(name, result))))
-          } catch (error) {
-            outcome = Effect.fail(callError(error))
-          }
-          settle(outcome)
-        },
-        (error) => {
-          if (!done) settle(Effect.fail(callError(error)))
-        }
-      )
-      return Effect.sync(() => {
-        if (done) return
-        done = true
-        deadlines.remove(entry)
-        controller.abort()
-      })
-    })).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
-      kind: "client",
-      attributes: toolCallAttributes(client, server, name),
-      captureStackTrace: false
-    })))
-  }
-  const timedCall = deadlines === undefined ? undefined : callWithinDeadline(deadlines)
+  ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> =>
+    call(name, args, limits.onProgress, Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value))
 
   // The handler is installed with the first listener (the extension adds one as soon as it has connected): a
   // change announced before the first listing is reflected by that listing, so none is missed.
@@ -463,18 +486,19 @@ const build = (
     })))
 
   // a server request (elicitation, sampling) during a call runs as part of it (see internal/serverRequests)
-  const tracked = requests === undefined
-    ? callTool
-    : (name: string, args: Record<string, unknown>, options?: CallOptions | undefined) => requests.track(callTool(name, args, options))
-  const trackedWithin = timedCall === undefined || requests === undefined
-    ? timedCall
-    : (name: string, args: Record<string, unknown>, limits: CallLimits) => requests.track(timedCall(name, args, limits))
+  const track = requests === undefined ? undefined : requests.track
   const reauthorize = options.reauthorize
   // the deadline of a call is its own attempt's: a login between two attempts is the user's time
   const logins = reauthorize === undefined ? undefined : {
     list: withLogins(reauthorize, server, "tools/list"),
     call: withLogins(reauthorize, server, "tools/call")
   }
+  // what every call goes through besides the call itself: the tracker of server requests, and logins
+  const around = <E>(self: Effect.Effect<CallToolResult, McpRequestError | E>): Effect.Effect<CallToolResult, McpRequestError | E> => {
+    const tracked = track === undefined ? self : track(self)
+    return logins === undefined ? tracked : logins.call(tracked)
+  }
+  const plain = track === undefined && logins === undefined
   const skills = skillsOf(client, server, scrubber)
   return McpClient.make({
     server,
@@ -484,10 +508,8 @@ const build = (
     verdict: options.verdict,
     listTools: logins === undefined ? listTools : (cursor) => logins.list(listTools(cursor)),
     // every argument is passed on, whatever `callTool` takes
-    callTool: logins === undefined ? tracked : (name, args, options) => logins.call(tracked(name, args, options)),
-    callWithin: logins === undefined || trackedWithin === undefined
-      ? trackedWithin
-      : (name, args, limits) => logins.call(trackedWithin(name, args, limits)),
+    callTool: plain ? callTool : (name, args, options) => around(callTool(name, args, options)),
+    callWithin: plain || callWithin === undefined ? callWithin : (name, args, limits) => around(callWithin(name, args, limits)),
     request: reauthorize === undefined ? request : (method, params) => withLogins(reauthorize, server, method)(request(method, params)),
     notifications: notificationsOf(client, server, scrubber),
     onToolListChanged,

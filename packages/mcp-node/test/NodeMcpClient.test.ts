@@ -229,7 +229,15 @@ describe("McpClient", () => {
         // larger than the SDK's 60 s default, and still a valid setTimeout delay (larger ones fire at once)
         assert.isTrue(options.timeout! > 60_000 * 60 * 24)
         assert.isTrue(options.timeout! <= 2 ** 31 - 1)
-        assert.instanceOf(options.signal, AbortSignal)
+      }
+      // a listing gets an AbortSignal; a call its own abort signal (internal/callSignal), with every member the SDK
+      // reads, not aborted (an interruption aborts it: "the call's own abort signal" below)
+      assert.instanceOf(seen[0]!.signal, AbortSignal)
+      const signal = seen[1]!.signal!
+      assert.isFalse(signal.aborted)
+      assert.strictEqual(signal.reason, undefined)
+      for (const member of ["throwIfAborted", "addEventListener", "removeEventListener"] as const) {
+        assert.strictEqual(typeof signal[member], "function")
       }
     }))
 
@@ -487,7 +495,7 @@ describe("McpClient.callWithin, the connection's timer", () => {
       yield* until(() => seen.cancelled.includes("next"))
     }))
 
-  it.scoped("the call's own abort signal (internal/callSignal): an interruption and a timeout each cancel it once, with their reason", () =>
+  it.scoped("the call's own abort signal (internal/callSignal): an interruption and a timeout each cancel it once, with their reason; callTool's too", () =>
     Effect.gen(function*() {
       const seen = { started: [] as Array<string>, cancelled: [] as Array<string>, reasons: [] as Array<string> }
       const client = yield* McpClientFactory.McpClientFactory.pipe(
@@ -505,5 +513,11 @@ describe("McpClient.callWithin, the connection's timer", () => {
       yield* until(() => seen.cancelled.includes("timed"))
       assert.deepStrictEqual(seen.cancelled, ["interrupted", "timed"])
       assert.deepStrictEqual(seen.reasons, ["AbortError: This operation was aborted", String(error)])
+      // callTool is callWithin without a deadline: the same signal, aborted by an interruption
+      const plain = yield* Effect.fork(client.callTool("wait", { label: "plain" }))
+      yield* until(() => seen.started.includes("plain"))
+      yield* Fiber.interrupt(plain)
+      yield* until(() => seen.cancelled.includes("plain"))
+      assert.deepStrictEqual(seen.reasons.at(-1), "AbortError: This operation was aborted")
     }))
 })
