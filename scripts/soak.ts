@@ -344,7 +344,7 @@ export const soak = (
         }
       },
       // a cold cache: every request discovers, so a stdio server starts for each one
-      { weight: 1, options: { servers: [mem, calm], toolsCacheTtl: 0, connectTimeout: "3 seconds", callTimeout: "1 second" } },
+      { weight: 1, options: { servers: [mem, calm], cache: { ttl: 0 }, connectTimeout: "3 seconds", callTimeout: "1 second" } },
       // a server that never answers initialize: every request waits for connectTimeout
       {
         weight: 1,

@@ -636,7 +636,7 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       process.stderr.write(`${logLevel.label} ${text}\n`)
     })
     const app = makeApp(zettLayer(servers, url === undefined ? {} : {
-      toolCache: RedisToolCache.layer({
+      cache: RedisToolCache.layer({
         ttl: "5 minutes",
         ...(process.env.FLEET_OPERATION_TIMEOUT_MS === undefined
           ? {}

@@ -159,12 +159,12 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
   }
 }
 
-export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Partial<McpExtension.Options>) =>
+export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Omit<McpLayers.Options, "servers">) =>
   McpLayers.layerNode({ servers: servers.map(toMcpServer), ...extra })
 
 export const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
 
-export const zettAdapter = (label: string, extra?: Partial<McpExtension.Options>): Adapter => ({
+export const zettAdapter = (label: string, extra?: Omit<McpLayers.Options, "servers">): Adapter => ({
   label,
   packages: () => [
     "@zett/mcp (this repo)",

@@ -236,7 +236,8 @@ const agentMode = Effect.gen(function*() {
     }
   ])
   const AgentLive = NodeMcpExtension.layerAgent(McpConfiguration.layer({ configPath }).pipe(Layer.provide(NodeContext.layer)), {
-    mcp: { interactive: true, elicitation: pressEnter }
+    factory: { interactive: true },
+    elicitation: pressEnter
   }).pipe(Layer.provide(Layer.succeed(Model.Model, model)))
   const reply = yield* Agent.run("Use every tool you have.").pipe(Effect.provide(AgentLive))
   yield* Console.error(`agent: given ${given.join(", ") || "no tools"}; replied ${reply.content}`)

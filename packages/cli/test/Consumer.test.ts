@@ -83,7 +83,7 @@ const require = createRequire(import.meta.url)
 const demoServer = Path.join(Path.dirname(require.resolve("@zett/mcp/package.json")), "examples", "demo-server.mjs")
 const marker = process.env["ZETT_TEST_MARKER"] ?? ""
 
-const McpLive = NodeMcpExtension.layer({ callTimeout: "30 seconds" }).pipe(
+const McpLive = NodeMcpExtension.layer({ extension: { callTimeout: "30 seconds" } }).pipe(
   Layer.provide(McpServers.layer([
     McpServerConfig.stdio({ name: "demo", command: process.execPath, args: [demoServer], env: { ZETT_TEST_MARKER: marker } })
   ]))

@@ -1,7 +1,8 @@
 /**
  * The MCP extension on Node: `McpExtension.layer` with the SDK's client factory, the services that answer
- * servers' requests (elicitation, sampling, roots) installed on that factory, and `NodeContext.layer` for the
- * file system, the path and the processes of stdio servers. The servers come from an `McpServers` layer:
+ * servers' requests (elicitation, sampling, roots) installed on that factory, the tool cache, and
+ * `NodeContext.layer` for the file system, the path and the processes of stdio servers. Each service takes its
+ * own options (`Options`: `extension`, `factory`, `cache`, ...). The servers come from an `McpServers` layer:
  * `McpServers.layer([...])` for servers written in code, `McpConfiguration.layer` of `@zett/mcp-config` for
  * config files.
  *
@@ -21,16 +22,34 @@ import * as McpServers from "@zett/mcp/McpServers"
 import * as McpToolCache from "@zett/mcp/McpToolCache"
 import { Agent } from "@zett/agent"
 import type { AgentError, Model } from "@zett/agent"
-import * as Duration from "effect/Duration"
 import * as Layer from "effect/Layer"
 import * as NodeMcpClientFactory from "./NodeMcpClientFactory.js"
 
 /**
+ * The tool cache of a one-layer constructor: a layer of its own (`RedisToolCache.layer(...)` of `@zett/mcp-redis`
+ * to share tool lists across a fleet, or any `McpToolCache` layer), or the options of the in-memory cache
+ * (`McpToolCache.MemoryOptions`: `ttl`, default 5 minutes, and `cacheHints`).
+ *
  * @since 0.1.0
  * @category models
  */
-export interface Options extends McpExtension.Options, NodeMcpClientFactory.Options {
-  /** Replaces the SDK's client factory (the original's `client_factory`), mainly for tests. */
+export type CacheOption = Layer.Layer<McpToolCache.McpToolCache> | McpToolCache.MemoryOptions
+
+/**
+ * The options of the one-layer constructors, one group per service: each group is the options of that service's
+ * own layer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The extension's options (`McpExtension.Options`: names, timeouts, tool filter and search, pool, ...). */
+  readonly extension?: McpExtension.Options | undefined
+  /** The SDK's client factory (`NodeMcpClientFactory.Options`: close timeout, message size, logins, probes, ...). */
+  readonly factory?: NodeMcpClientFactory.Options | undefined
+  /** The tool cache: a layer, or the in-memory cache's options (default: in memory, 5 minutes). */
+  readonly cache?: CacheOption | undefined
+  /** Replaces the SDK's client factory (the original's `client_factory`), mainly for tests; `factory` is then unused. */
   readonly clientFactory?: McpClientFactory.McpClientFactory["Type"] | undefined
   /**
    * Answers servers' elicitation requests (and declares the capability). With a `clientFactory` of your own,
@@ -47,18 +66,38 @@ export interface Options extends McpExtension.Options, NodeMcpClientFactory.Opti
 }
 
 /**
+ * The tool cache of `cache`: its layer, or an in-memory one with its options.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerCache = (cache: CacheOption | undefined): Layer.Layer<McpToolCache.McpToolCache> =>
+  isCacheLayer(cache) ? cache : McpToolCache.layerMemory(cache)
+
+const isCacheLayer = (cache: CacheOption | undefined): cache is Layer.Layer<McpToolCache.McpToolCache> =>
+  cache !== undefined && Layer.isLayer(cache)
+
+/** The client factory: the one given, or the SDK's with the services that answer servers' requests. */
+const factoryLayer = (
+  options: Omit<Options, "extension" | "cache">
+): Layer.Layer<McpClientFactory.McpClientFactory, McpRoots.InvalidRoot, NodeContext.NodeContext> =>
+  options.clientFactory !== undefined
+    ? Layer.succeed(ClientFactory, options.clientFactory)
+    : NodeMcpClientFactory.layer(options.factory).pipe(Layer.provide(serverRequestsLayer(options)))
+
+/**
+ * The extension on Node in one layer: `McpExtension.layer(extension)` with the SDK's client factory (`factory`),
+ * the services that answer servers' requests (`elicitation`, `sampling`, `roots`), the tool cache (`cache`) and
+ * `NodeContext.layer`. The servers come from the `McpServers` in context.
+ *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: Options = {}
 ): Layer.Layer<McpExtension.McpExtension, McpRoots.InvalidRoot, McpServers.McpServers> =>
-  McpExtension.layer(options).pipe(
-    Layer.provide(
-      options.clientFactory !== undefined
-        ? Layer.succeed(ClientFactory, options.clientFactory)
-        : NodeMcpClientFactory.layer(options).pipe(Layer.provide(serverRequestsLayer(options)))
-    ),
+  McpExtension.layer(options.extension).pipe(
+    Layer.provide(Layer.merge(factoryLayer(options), layerCache(options.cache))),
     Layer.provide(NodeContext.layer)
   )
 
@@ -87,7 +126,8 @@ const isServerList = <E>(
 
 /**
  * An agent with the tools of `servers`, in one layer: the agent (`agent`: its options, its own extensions
- * before MCP's), the MCP extension on Node (`mcp`: `Options`) and the servers. The app gives the `Model`.
+ * before MCP's), the MCP extension on Node (the groups of `Options`: `extension`, `factory`, `cache`, ...) and the
+ * servers. The app gives the `Model`.
  *
  * @example
  * ```ts
@@ -99,7 +139,7 @@ const isServerList = <E>(
  *
  * const AgentLive = NodeMcpExtension.layerAgent([
  *   McpServerConfig.stdio({ name: "demo", command: "node", args: ["demo-server.mjs"] })
- * ]).pipe(Layer.provide(ScriptedModel.layer([{ text: "hi" }])))
+ * ], { extension: { callTimeout: "30 seconds" } }).pipe(Layer.provide(ScriptedModel.layer([{ text: "hi" }])))
  *
  * const program = Agent.run("Hello").pipe(Effect.provide(AgentLive))
  * ```
@@ -109,21 +149,20 @@ const isServerList = <E>(
  */
 export const layerAgent = <E = never>(
   servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>,
-  options?: {
+  options?: Options & {
     readonly agent?: Omit<Agent.Options, "extensions"> & { readonly extensions?: ReadonlyArray<Agent.ExtensionInput> } | undefined
-    readonly mcp?: Options | undefined
   }
 ): Layer.Layer<Agent.Agent, E | McpConfigError | McpRoots.InvalidRoot | AgentError.DuplicateExtension, Model.Model> =>
   Agent.layer({
     ...options?.agent,
     extensions: [...(options?.agent?.extensions ?? []), McpExtension.McpExtension]
   }).pipe(
-    Layer.provide(layer(options?.mcp).pipe(Layer.provide(serversLayer(servers))))
+    Layer.provide(layer(options).pipe(Layer.provide(serversLayer(servers))))
   ) as Layer.Layer<Agent.Agent, E | McpConfigError | McpRoots.InvalidRoot | AgentError.DuplicateExtension, Model.Model>
 
 /**
- * What `McpToolkit.make` (`@zett/mcp/McpToolkit`) needs, in one layer: the servers, an in-memory tool cache
- * (`toolsCacheTtl`, default 5 minutes) and the SDK's client factory on Node (`factory`), with the services that
+ * What `McpToolkit.make` (`@zett/mcp/McpToolkit`) needs, in one layer: the servers, the tool cache (`cache`,
+ * default in memory for 5 minutes) and the SDK's client factory on Node (`factory`), with the services that
  * answer servers' requests (`elicitation`, `sampling`, `roots`).
  *
  * @since 0.1.0
@@ -131,18 +170,14 @@ export const layerAgent = <E = never>(
  */
 export const layerToolkit = <E = never>(
   servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>,
-  options?: Pick<Options, "toolsCacheTtl" | "cacheHints" | "elicitation" | "sampling" | "roots"> & {
-    readonly factory?: NodeMcpClientFactory.Options | undefined
-  }
+  options: Omit<Options, "extension"> = {}
 ): Layer.Layer<
   McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory,
   E | McpConfigError | McpRoots.InvalidRoot
 > =>
-  Layer.mergeAll(
-    serversLayer(servers),
-    McpToolCache.layerMemory({ ttl: options?.toolsCacheTtl ?? Duration.minutes(5), cacheHints: options?.cacheHints }),
-    NodeMcpClientFactory.layer(options?.factory).pipe(Layer.provide(serverRequestsLayer(options ?? {})))
-  ).pipe(Layer.provide(NodeContext.layer)) as Layer.Layer<
+  Layer.mergeAll(serversLayer(servers), layerCache(options.cache), factoryLayer(options)).pipe(
+    Layer.provide(NodeContext.layer)
+  ) as Layer.Layer<
     McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory,
     E | McpConfigError | McpRoots.InvalidRoot
   >

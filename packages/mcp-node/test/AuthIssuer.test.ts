@@ -283,13 +283,13 @@ describe("token files of Zett 0.1", () => {
 })
 
 describe("an agent that may log in", () => {
-  it.scoped("NodeMcpExtension.layer({ interactive: true }) with the host's McpAuthorization: the login runs inside the request, and the model gets the tool's result", () =>
+  it.scoped("NodeMcpExtension.layer({ factory: { interactive: true } }) with the host's McpAuthorization: the login runs inside the request, and the model gets the tool's result", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({})
       const headless = OAuthServer.headless()
       const seen: Array<Message.Message> = []
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(NodeMcpExtension.layer({ interactive: true })),
+        Layer.provide(NodeMcpExtension.layer({ factory: { interactive: true } })),
         Layer.provide(McpServers.layer([McpServerConfig.http({ name: "docs", url: as.url, auth: {} })])),
         Layer.provide(ScriptedModel.layer([
           { toolCalls: [{ name: "docs__whoami", arguments: {} }] },

@@ -113,9 +113,9 @@ describe("subscriptions/listen", () => {
       const cache = yield* McpToolCache.makeMemory({ ttl: "5 minutes" })
       const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
         Layer.provide(NodeMcpExtension.layer({
-          connectionPool: { idleTimeToLive: "1 minute" },
-          closeTimeout: "300 millis",
-          toolCache: Layer.succeed(McpToolCache.McpToolCache, cache)
+          extension: { connectionPool: { idleTimeToLive: "1 minute" } },
+          factory: { closeTimeout: "300 millis" },
+          cache: Layer.succeed(McpToolCache.McpToolCache, cache)
         }).pipe(Layer.provide(McpServers.layer([server]).pipe(Layer.orDie)))),
         Layer.provide(model)
       )

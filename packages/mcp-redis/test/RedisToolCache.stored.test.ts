@@ -87,7 +87,7 @@ const request = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>, redisU
       Layer.provide(McpRedis.layer({ url: Redacted.make(redisUrl) }))
     )
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-      Layer.provide(McpLayers.layerNode({ servers, toolCache })),
+      Layer.provide(McpLayers.layerNode({ servers, cache: toolCache })),
       Layer.provide(ScriptedModel.layer([
         (r) => (seen.push(r), { toolCalls: [{ name: "docs__search", arguments: { q: "x" } }] }),
         (r) => (seen.push(r), { text: "done" })

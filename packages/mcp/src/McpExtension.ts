@@ -68,21 +68,6 @@ export interface Options {
    * only while progress starts the timeout afresh.
    */
   readonly maxCallTimeout?: Duration.DurationInput | null | undefined
-  /**
-   * How long a server's tool list is reused at most (default 300 seconds); zero disables the cache. A server of
-   * the 2026-07-28 revision that gives its list a shorter `ttlMs` has it listed again sooner (`cacheHints`).
-   */
-  readonly toolsCacheTtl?: Duration.DurationInput | undefined
-  /**
-   * What a server's caching hint does to `toolsCacheTtl` (`McpToolCache.CacheHints`): `follow` (the default) lets
-   * its `ttlMs` shorten it, as the specification asks; `ignore` keeps `toolsCacheTtl` alone.
-   */
-  readonly cacheHints?: McpToolCache.CacheHints | undefined
-  /**
-   * The tool cache, in place of the in-memory one of `toolsCacheTtl`; e.g.
-   * `RedisToolCache.layer(...)` of `@zett/mcp-redis` to share tool lists across the processes of a fleet.
-   */
-  readonly toolCache?: Layer.Layer<McpToolCache.McpToolCache> | undefined
   /** Which remote error text the model may see (default `McpToolResult.ErrorTextPolicy.toolText`). */
   readonly errorText?: McpToolResult.ErrorTextPolicy | undefined
   /**
@@ -279,7 +264,7 @@ const progressPublisher = (
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(
-  options: Omit<Options, "toolCache"> = {}
+  options: Options = {}
 ) {
   const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
@@ -601,20 +586,19 @@ export const make = Effect.fnUntraced(function*(
 })
 
 /**
- * The extension, with the servers of the `McpServers` and the client factory in context (`NodeMcpClientFactory`
- * of `@zett/mcp-node` for the SDK, or a factory of your own) and an in-memory tool cache with `toolsCacheTtl`
- * (or `toolCache`). Nothing in it is platform-specific; `NodeMcpExtension.layer` of `@zett/mcp-node` adds the
- * SDK's factory.
+ * The extension, with the servers of the `McpServers`, the client factory (`NodeMcpClientFactory` of
+ * `@zett/mcp-node` for the SDK, or a factory of your own) and the tool cache (`McpToolCache.layerMemory`, or
+ * `RedisToolCache.layer` of `@zett/mcp-redis` for a fleet) in context: each is configured by its own layer.
+ * Nothing in it is platform-specific; `NodeMcpExtension.layer` of `@zett/mcp-node` provides the SDK's factory and
+ * the cache in one layer.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (
   options: Options = {}
-): Layer.Layer<McpExtension, never, McpClientFactory.McpClientFactory | McpServers.McpServers> =>
-  Layer.scoped(McpExtension, make(options)).pipe(
-    Layer.provide(
-      options.toolCache ??
-        McpToolCache.layerMemory({ ttl: options.toolsCacheTtl ?? Duration.seconds(300), cacheHints: options.cacheHints })
-    )
-  )
+): Layer.Layer<
+  McpExtension,
+  never,
+  McpClientFactory.McpClientFactory | McpServers.McpServers | McpToolCache.McpToolCache
+> => Layer.scoped(McpExtension, make(options))

@@ -138,14 +138,25 @@ export const lifetime = (ttl: number, listing: Listing, hints: CacheHints = "fol
 export type CacheHints = "follow" | "ignore"
 
 /**
+ * How long the in-memory cache reuses a tool list when its options do not say: 5 minutes.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultTtl: Duration.Duration = Duration.minutes(5)
+
+/**
  * The options of an in-memory cache.
  *
  * @since 0.1.0
  * @category models
  */
 export interface MemoryOptions {
-  /** How long a tool list is reused (the longest; see `cacheHints`). Zero disables caching. */
-  readonly ttl: Duration.DurationInput
+  /**
+   * How long a tool list is reused (the longest; see `cacheHints`; default `defaultTtl`, 5 minutes). Zero disables
+   * caching.
+   */
+  readonly ttl?: Duration.DurationInput | undefined
   /** What a server's caching hint does to `ttl` (default `follow`). */
   readonly cacheHints?: CacheHints | undefined
 }
@@ -208,8 +219,8 @@ interface Entry {
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options: MemoryOptions): Effect.Effect<McpToolCache["Type"]> =>
-  Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl), options.cacheHints ?? "follow"))
+export const makeMemory = (options: MemoryOptions = {}): Effect.Effect<McpToolCache["Type"]> =>
+  Effect.sync(() => makeMemoryUnsafe(Duration.toMillis(options.ttl ?? defaultTtl), options.cacheHints ?? "follow"))
 
 const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpToolCache["Type"] => {
   const entries = new Map<string, Entry>()
@@ -288,7 +299,7 @@ const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpT
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options: MemoryOptions): Layer.Layer<McpToolCache> =>
+export const layerMemory = (options: MemoryOptions = {}): Layer.Layer<McpToolCache> =>
   Layer.effect(McpToolCache, makeMemory(options))
 
 // -----------------------------------------------------------------------------

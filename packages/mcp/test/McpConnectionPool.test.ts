@@ -90,7 +90,7 @@ describe("connection pool", () => {
       write("http://127.0.0.1:1/a")
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       const { layer } = agentWith(
-        { configPath: file, clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" }, toolsCacheTtl: 0 },
+        { configPath: file, clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" }, cache: { ttl: 0 } },
         [callOnce, { text: "1" }, callOnce, { text: "2" }, callOnce, { text: "3" }]
       )
       yield* Effect.gen(function*() {

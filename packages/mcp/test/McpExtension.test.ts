@@ -293,7 +293,7 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
       // one agent (one cache) over two runs, then past the TTL
-      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, toolsCacheTtl: "1 minute" }, [
+      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, cache: { ttl: "1 minute" } }, [
         { text: "1" },
         { text: "2" },
         { text: "3" }
@@ -316,7 +316,7 @@ describe("McpExtension", () => {
         McpServerConfig.cacheKey(http("docs", { Authorization: "Bearer two" }))
       )
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
-      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, toolsCacheTtl: 0 }, [{ text: "1" }, { text: "2" }])
+      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, cache: { ttl: 0 } }, [{ text: "1" }, { text: "2" }])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")

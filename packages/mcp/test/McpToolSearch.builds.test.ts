@@ -21,7 +21,7 @@ describe("the tool search index", () => {
         s: { tools: Array.from({ length: 50 }, (_, i) => tool(`op_${i}`, { type: "object" }, `operation number ${i}`)) }
       })
       const search = { toolCalls: [{ name: "search_tools", arguments: { query: "operation 7" } }] }
-      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, toolsCacheTtl: "1 minute" }, [
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, cache: { ttl: "1 minute" } }, [
         { text: "no search" },
         search,
         { text: "one" },

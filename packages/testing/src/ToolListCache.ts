@@ -23,5 +23,5 @@ export const of = (cache: McpToolCache.McpToolCache["Type"]): ToolListCache => (
 })
 
 /** `McpToolCache.makeMemory`, of tool arrays. */
-export const makeMemory = (options: { readonly ttl: Parameters<typeof McpToolCache.makeMemory>[0]["ttl"] }) =>
+export const makeMemory = (options: { readonly ttl: McpToolCache.MemoryOptions["ttl"] }) =>
   Effect.map(McpToolCache.makeMemory(options), of)

@@ -14,7 +14,7 @@ import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServers } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import * as Config from "effect/Config"
@@ -291,7 +291,8 @@ export const modelLayer = Effect.flatMap(givenModel, (given) =>
 
 export const runAgent = (
   prompt: string,
-  mcp: NodeMcpExtension.Options & McpConfiguration.Options,
+  config: McpConfiguration.Options,
+  mcp: NodeMcpExtension.Options,
   model: Layer.Layer<Model.Model, unknown>,
   more: ReadonlyArray<Extension.Any> = []
 ) =>
@@ -299,17 +300,17 @@ export const runAgent = (
     const output = yield* Output.Output
     // REDIS_URL: the tool cache is shared with every other process given the same Redis
     const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
-    const toolCache = Option.map(redisUrl, (url) =>
-      RedisToolCache.layer({ ttl: mcp.toolsCacheTtl ?? Duration.seconds(300), cacheHints: mcp.cacheHints }).pipe(
-        Layer.provide(McpRedis.layer({ url }))
-      ))
+    const cache = Option.match(redisUrl, {
+      onNone: () => mcp.cache,
+      onSome: (url) => RedisToolCache.layer({ ttl: McpToolCache.defaultTtl }).pipe(Layer.provide(McpRedis.layer({ url })))
+    })
     const AgentLive = Agent.layer({
       // the progress bar before the transcript: it is erased before a result is printed
       extensions: [Progress.extension(), Transcript.make(), ToolGuidelines.make(), McpExtension.McpExtension, ...more]
     }).pipe(
       Layer.provide(
-        NodeMcpExtension.layer(Option.isSome(toolCache) ? { ...mcp, toolCache: toolCache.value } : mcp).pipe(
-          Layer.provide(McpConfiguration.layer(mcp)),
+        NodeMcpExtension.layer({ ...mcp, cache }).pipe(
+          Layer.provide(McpConfiguration.layer(config)),
           Layer.provide(NodeContext.layer)
         )
       ),

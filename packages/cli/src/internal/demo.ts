@@ -48,11 +48,12 @@ export const handler = (options: Options.DemoOptions) =>
 
     yield* Output.line()
     yield* Output.line(`> ${Demo.prompt}`)
-    const reply = yield* runAgent(Demo.prompt, {
-      servers: [server],
+    const reply = yield* runAgent(Demo.prompt, { servers: [server] }, {
       clientFactory: tracker.factory,
-      connectTimeout: extensionLimit(connectTimeout),
-      callTimeout: extensionLimit(callLimit(options.callTimeout))
+      extension: {
+        connectTimeout: extensionLimit(connectTimeout),
+        callTimeout: extensionLimit(callLimit(options.callTimeout))
+      }
     }, model.layer, [results.extension])
     yield* Output.line()
     yield* Output.line(`Answer: ${reply.content}`)

@@ -43,14 +43,13 @@ export const handler = (options: Options.RunOptions) =>
         ? Effect.succeed(servers)
         : Effect.orElseSucceed(Effect.map(loadConfiguration(options.config, options), (loaded) => loaded.snapshot.servers), () => [])
     )
-    const result = yield* runAgent(options.prompt, {
-      configPath,
-      servers,
-      strictConfig: !options.lenient,
+    const result = yield* runAgent(options.prompt, { configPath, servers, strictConfig: !options.lenient }, {
       clientFactory,
-      connectTimeout: extensionLimit(connectLimit(options.connectTimeout)),
-      callTimeout: extensionLimit(callLimit(options.callTimeout)),
-      discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
+      extension: {
+        connectTimeout: extensionLimit(connectLimit(options.connectTimeout)),
+        callTimeout: extensionLimit(callLimit(options.callTimeout)),
+        discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
+      }
     }, model.value).pipe(Inputs.provide)
     if (options.verbose) {
       const output = yield* Output.Output
