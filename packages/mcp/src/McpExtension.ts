@@ -16,6 +16,7 @@
  */
 import type { Extension, Message } from "@zett/agent"
 import { Tool } from "@zett/agent"
+import { EditDistance } from "@zett/common"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -563,13 +564,18 @@ export const make = Effect.fnUntraced(function*(
           onToolCall: (context, call, next) =>
             Effect.suspend(() => {
               const search = cell.state?.search
-              const tool = search === undefined || context.tools.get(call.name) !== undefined
-                ? undefined
-                : search.byName.get(call.name)
+              if (search === undefined || context.tools.get(call.name) !== undefined) return next(call)
+              const tool = search.byName.get(call.name)
               // `next` looks the tool up when it is called: after the registration
-              return tool === undefined
-                ? next(call)
-                : Effect.zipRight(context.tools.register(tool), Effect.suspend(() => next(call)))
+              if (tool !== undefined) return Effect.zipRight(context.tools.register(tool), Effect.suspend(() => next(call)))
+              // a name no server has: the closest of every MCP tool, loaded or not, and how to find the right one
+              const names = EditDistance.closest(call.name, search.byName.keys())
+              return new Tool.ToolError({
+                reason: "UnknownTool",
+                message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
+                  (names.length === 0 ? "" : `the closest names are ${names.join(", ")}; `) +
+                  `${McpToolSearch.toolName} finds tools by what they do`
+              })
             }),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {

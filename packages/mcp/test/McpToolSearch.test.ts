@@ -80,7 +80,11 @@ describe("tool search in the agent", () => {
       assert.strictEqual(listed!.status, "ok")
       assert.deepStrictEqual(stats.calls.map((call) => call.name), ["list_directory"])
       assert.strictEqual(invented!.status, "TOOL_FAILED")
-      assert.strictEqual((invented!.content as { error: { type: string } }).error.type, "UnknownTool")
+      const error = (invented!.content as { error: { type: string; message: string } }).error
+      assert.strictEqual(error.type, "UnknownTool")
+      // the closest names of every MCP tool, loaded or not, and how to find the right one
+      assert.include(error.message, "the closest names are files__")
+      assert.include(error.message, "search_tools finds tools by what they do")
       assert.deepStrictEqual(names(requests[1]!), ["search_tools", "files__list_directory"])
     }))
 
