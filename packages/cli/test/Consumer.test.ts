@@ -1,8 +1,8 @@
 /**
  * Zett as a new user gets it: the public packages are built and packed, and installed into fresh apps outside the
  * repository with README.md's install lines as they are written (utils/installLines.ts: only the `@zett/*` names,
- * which are not on npm, become the paths of their tarballs), for each Effect minor the README has a block for, from
- * an empty npm cache with `--prefer-online`, so that a registry that moved is seen the day it moves. The apps are
+ * which are not on npm, become the paths of their tarballs), for each Effect minor the README has a block for, with
+ * `--prefer-online` and no cache from outside the run, so that a registry that moved is seen the day it moves. The apps are
  * compiled there under the strictest compiler settings users set and run with plain `node` (ESM and `require`).
  * The installed `zett` runs too.
  */
@@ -47,7 +47,7 @@ const run = (command: string, args: ReadonlyArray<string>, options: { readonly c
     const child = ChildProcess.execFile(
       command,
       args,
-      { cwd: options.cwd, env: options.env ?? process.env, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
+      { cwd: options.cwd, env: options.env ?? process.env, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) =>
         resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
     )
@@ -145,6 +145,37 @@ interface Apps {
   readonly minimal: Run
 }
 
+/**
+ * `ZETT_CONSUMER_SHARED` (.ci/run sets it for the three runs of this file: `npm test`, then Node 22 and 24): a folder
+ * where the first run leaves the packed packages and its npm cache, so the packages are built and packed once per CI
+ * run. Unset, every run builds, packs and starts from an empty cache.
+ */
+const shared = process.env["ZETT_CONSUMER_SHARED"]
+
+/** The public packages built and packed, their tarballs copied into `tarballs`. */
+const packed = (tarballs: string) =>
+  Effect.gen(function*() {
+    const packsFile = shared === undefined ? undefined : Path.join(shared, "tarballs", "packs.json")
+    if (packsFile !== undefined && Fs.existsSync(packsFile)) {
+      const packs = JSON.parse(Fs.readFileSync(packsFile, "utf8")) as ReadonlyArray<Pack>
+      for (const pack of packs) Fs.copyFileSync(Path.join(Path.dirname(packsFile), pack.filename), Path.join(tarballs, pack.filename))
+      return packs
+    }
+    ok(yield* npm(["run", "build"], Source.root), "npm run build")
+    const result = yield* npm(
+      ["pack", ...publicPackages.flatMap((name) => ["-w", `@zett/${name}`]), "--pack-destination", tarballs, "--json"],
+      Source.root
+    )
+    ok(result, "npm pack")
+    const packs = JSON.parse(result.stdout) as ReadonlyArray<Pack>
+    if (packsFile !== undefined) {
+      Fs.mkdirSync(Path.dirname(packsFile), { recursive: true })
+      for (const pack of packs) Fs.copyFileSync(Path.join(tarballs, pack.filename), Path.join(Path.dirname(packsFile), pack.filename))
+      Fs.writeFileSync(packsFile, JSON.stringify(packs))
+    }
+    return packs
+  })
+
 /** The packages built, packed and installed into apps outside the repository, once for all the tests here. */
 class Installed extends Context.Tag("Consumer/Installed")<Installed, {
   /** The temporary folder: the tarballs, the apps, and the apps' HOME. */
@@ -159,17 +190,11 @@ const installed = Layer.scoped(
     const dir = yield* TempDir.make("zett-consumer-")
     const tarballs = Path.join(dir, "tarballs")
     Fs.mkdirSync(tarballs)
-    ok(yield* npm(["run", "build"], Source.root), "npm run build")
-    const packed = yield* npm(
-      ["pack", ...publicPackages.flatMap((name) => ["-w", `@zett/${name}`]), "--pack-destination", tarballs, "--json"],
-      Source.root
-    )
-    ok(packed, "npm pack")
-    const packs = JSON.parse(packed.stdout) as ReadonlyArray<Pack>
+    const packs = yield* packed(tarballs)
     // as npm writes a tarball's path into the app's package.json: the overrides must say it the same way
     const tarballOf = Object.fromEntries(packs.map((p) => [p.name, `../tarballs/${p.filename}`]))
-    // a newcomer's npm: nothing cached, every version asked of the registry
-    const cache = Path.join(dir, "npm-cache")
+    // a newcomer's npm: every version asked of the registry (a shared cache holds only immutable tarballs)
+    const cache = shared === undefined ? Path.join(dir, "npm-cache") : Path.join(shared, "npm-cache")
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       npm_config_cache: cache,

@@ -259,7 +259,9 @@ describe.sequential("secrets", () => {
           for (let i = 0; i + 12 <= secret.length; i += 4) assert.notInclude(text, secret.slice(i, i + 12))
         }
       }
-    }), 60_000)
+      // a safety net, not a measure: two requests over ten servers and eight runs of zett take 25 s on an idle
+      // two-core machine and over a minute on a loaded one
+    }), 180_000)
 
   it.scopedLive("no access token, refresh token, client secret, private key or authorization code is in a log line, span, error, model message or inspect output", () =>
     Effect.gen(function*() {
