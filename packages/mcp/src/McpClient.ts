@@ -122,6 +122,8 @@ export interface McpClient {
   readonly transport: string | undefined
   /** What the connection found out about the server's revisions, when the driver negotiates them. */
   readonly verdict: Verdict | undefined
+  /** What the server said of itself when it was connected to (its `instructions`), when the driver knows it. */
+  readonly instructions: string | undefined
   readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
   /**
    * The result is normalized to `{ content, structuredContent?, isError? }` (a 2024-10-07 `toolResult`
@@ -210,6 +212,7 @@ export interface Driver {
   readonly protocolVersion?: string | undefined
   readonly transport?: string | undefined
   readonly verdict?: Verdict | undefined
+  readonly instructions?: string | undefined
   readonly listTools: McpClient["listTools"]
   readonly callTool: McpClient["callTool"]
   /** Without it, `callTool` is raced against a sleep (`TestClock` drives it). */
@@ -239,6 +242,7 @@ export const make = (driver: Driver): McpClient => {
     protocolVersion: driver.protocolVersion,
     transport: driver.transport,
     verdict: driver.verdict,
+    instructions: driver.instructions,
     listTools: driver.listTools,
     callTool: driver.callTool,
     callWithin: driver.callWithin ?? ((name, args, limits) => raceWithin(client, name, args, limits)),

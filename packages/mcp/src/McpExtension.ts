@@ -197,6 +197,7 @@ interface RequestState {
 /** A server's tools in a request, as the cache handed them out. */
 interface Listed extends NonNullable<Resolved["shared"]> {
   readonly server: McpServerConfig.McpServerConfig
+  readonly instructions: string | undefined
 }
 
 /** A request's MCP tools under tool search. */
@@ -387,10 +388,10 @@ export const make = Effect.fnUntraced(function*(
       }
       cell.state = state
       const lists = new Map<Resolved, Listed>()
-      const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools) => {
+      const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools, listing) => {
         const agentTools = requestTools(state, entry, tools)
         state.registered.set(entry.server.name, agentTools)
-        lists.set(entry, { server: entry.server, ...entry.shared! })
+        lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
         return agentTools
       })
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
@@ -418,7 +419,11 @@ export const make = Effect.fnUntraced(function*(
     if (!McpToolSearch.isActive(settings.toolSearch, mcpTools)) return discovered
     const byName = new Map<string, Tool.Tool>()
     const offered: Array<Tool.Tool> = []
-    const groups = lists.map((list): SearchTools.Group => ({ server: list.server, tools: list.allowed }))
+    const groups = lists.map((list): SearchTools.Group => ({
+      server: list.server,
+      tools: list.allowed,
+      instructions: list.instructions
+    }))
     lists.forEach((list, i) =>
       list.allowed.forEach((tool, j) => {
         const agentTool = list.agentTools[j]!
@@ -492,7 +497,7 @@ export const make = Effect.fnUntraced(function*(
     const key = McpToolCache.key(server, { namespace })
     return cache.invalidate(key).pipe(
       Effect.zipRight(cache.lookup(key, Session.discover(settings, state.connections, server))),
-      Effect.flatMap(({ tools }) =>
+      Effect.flatMap(({ instructions, tools }) =>
         Effect.suspend(() => {
           const before = state.registered.get(server.name) ?? []
           // a server that announced a change is one of the request's
@@ -501,7 +506,11 @@ export const make = Effect.fnUntraced(function*(
           state.registered.set(server.name, after)
           const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
           return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
-            Effect.zipRight(context.tools.registerAll(state.search === undefined ? after : searchRefresh(state.search, server, entry.shared!.allowed, before, after, gone))),
+            Effect.zipRight(context.tools.registerAll(
+              state.search === undefined
+                ? after
+                : searchRefresh(state.search, { server, tools: entry.shared!.allowed, instructions }, before, after, gone)
+            )),
             Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
           )
         })
@@ -521,13 +530,13 @@ export const make = Effect.fnUntraced(function*(
    */
   const searchRefresh = (
     search: SearchState,
-    server: McpServerConfig.McpServerConfig,
-    allowed: ReadonlyArray<McpTool.McpTool>,
+    listed: SearchTools.Group,
     before: ReadonlyArray<Tool.Tool>,
     after: ReadonlyArray<Tool.Tool>,
     gone: ReadonlyArray<Tool.Tool>
   ): ReadonlyArray<Tool.Tool> => {
-    search.groups = search.groups.map((group) => group.server === server ? { server, tools: allowed } : group)
+    const { server, tools: allowed } = listed
+    search.groups = search.groups.map((group) => group.server === server ? listed : group)
     for (const tool of before) if (search.byName.get(tool.name) === tool) search.byName.delete(tool.name)
     for (const tool of after) if (!search.byName.has(tool.name)) search.byName.set(tool.name, tool)
     const loaded = new Set(gone.map((tool) => tool.name))

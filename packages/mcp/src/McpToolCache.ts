@@ -105,6 +105,8 @@ export interface Listing {
   readonly tools: ReadonlyArray<McpTool>
   readonly verdict?: McpClient.Verdict | undefined
   readonly hint?: McpClient.CacheHint | undefined
+  /** What the server said of itself (`McpClient.instructions`): tool search reads it as its tools' context. */
+  readonly instructions?: string | undefined
 }
 
 /**
@@ -341,7 +343,8 @@ const StoredEntry = Schema.Struct({
   expiresAt: Schema.Number,
   tools: Schema.Array(StoredTool),
   verdict: Schema.optional(McpClient.Verdict),
-  hint: Schema.optional(McpClient.CacheHint)
+  hint: Schema.optional(McpClient.CacheHint),
+  instructions: Schema.optional(Schema.String)
 })
 // checked, not decoded: the entry is used as it is, without a copy (which would also lose a `__proto__` key)
 const isStoredEntry = Schema.is(StoredEntry)
@@ -417,7 +420,8 @@ const storedEntry = (key: Key, entry: Entry): typeof StoredEntry.Type => ({
   tools: entry.listing.tools,
   expiresAt: entry.expiresAt,
   ...(entry.listing.verdict !== undefined ? { verdict: entry.listing.verdict } : {}),
-  ...(entry.listing.hint !== undefined ? { hint: entry.listing.hint } : {})
+  ...(entry.listing.hint !== undefined ? { hint: entry.listing.hint } : {}),
+  ...(entry.listing.instructions !== undefined ? { instructions: entry.listing.instructions } : {})
 })
 
 const makeShared = (
@@ -470,7 +474,8 @@ const makeShared = (
           const listing: Listing = {
             tools: entry.tools,
             ...(entry.verdict !== undefined ? { verdict: entry.verdict } : {}),
-            ...(entry.hint !== undefined ? { hint: entry.hint } : {})
+            ...(entry.hint !== undefined ? { hint: entry.hint } : {}),
+            ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {})
           }
           // never fresh for longer than this process would keep it from now, whatever expiry another writer set
           return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(ttl, listing, options.hints)) }

@@ -161,7 +161,7 @@ export const make = (
         connections,
         resolve(snapshot),
         unavailable,
-        (entry, tools) => [{ entry, tools: allowed(entry, tools) }]
+        (entry, tools, listing) => [{ entry, tools: allowed(entry, tools), instructions: listing.instructions }]
       )
       const tools: Record<string, AnyTool> = {}
       const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>> = {}
@@ -180,7 +180,11 @@ export const make = (
         handlers[tool.name] = (params) =>
           Effect.mapError(run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
       }
-      const groups: Array<SearchTools.Group> = listed.map(({ entry, tools }) => ({ server: entry.server, tools }))
+      const groups: Array<SearchTools.Group> = listed.map(({ entry, instructions, tools }) => ({
+        server: entry.server,
+        tools,
+        instructions
+      }))
       const searching = McpToolSearch.isActive(settings.toolSearch, groups.flatMap((group) => group.tools))
       const seen = new Set<string>()
       for (const { entry, tools: allowedTools } of listed) {

@@ -149,6 +149,28 @@ describe("tool search in the agent", () => {
       assert.strictEqual(names(always.requests[0]!).length, 16)
     }))
 
+  it.effect("a server's instructions are context for its tools: a query in their words finds the server's tools", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({
+        github: { tools: githubTools },
+        ledger: {
+          instructions: "Keeps the company's invoices and refunds.",
+          tools: [tool("run_job", { type: "object" }, "Runs a job by its id"), tool("job_status", { type: "object" }, "Status of a job")]
+        }
+      })
+      const { layer, requests } = agentWith({
+        servers: [http("github"), http("ledger")],
+        clientFactory: factory,
+        toolSearch: { mode: "always" }
+      }, [
+        { toolCalls: [{ name: "search_tools", arguments: { query: "refund an invoice" } }] },
+        { text: "done" }
+      ])
+      yield* Agent.run("refund invoice 42").pipe(Effect.provide(layer))
+      const found = (toolMessages(requests[1]!)[0]!.content as { tools: Array<{ name: string }> }).tools
+      assert.deepStrictEqual(found.map((t) => t.name).sort(), ["ledger__job_status", "ledger__run_job"])
+    }))
+
   it.effect("a threshold on tokens counts the definitions' weight", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ files: { tools: fileTools } })

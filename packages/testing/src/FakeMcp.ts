@@ -21,6 +21,8 @@ export interface FakeServer {
   readonly connectDelay?: Duration.DurationInput | undefined
   readonly listDelay?: Duration.DurationInput
   readonly connectError?: string | undefined
+  /** What the server says of itself when connected to (`instructions`). */
+  readonly instructions?: string | undefined
   readonly call?: (
     name: string,
     args: Record<string, unknown>,
@@ -53,6 +55,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       }
       const client = McpClient.make({
         server: server.name,
+        instructions: fake.instructions,
         listTools: (cursor) =>
           Effect.gen(function*() {
             if (fake.listDelay !== undefined) yield* Effect.sleep(fake.listDelay)

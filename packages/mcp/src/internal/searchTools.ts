@@ -15,6 +15,8 @@ import { ToolSearch as Search } from "@zett/common"
 export interface Group {
   readonly server: McpServerConfig.McpServerConfig
   readonly tools: ReadonlyArray<McpTool.McpTool>
+  /** What the server said of itself when listed: context for every tool of it. */
+  readonly instructions?: string | undefined
 }
 
 /**
@@ -35,7 +37,9 @@ export const indexOf = (cell: IndexCell, groups: ReadonlyArray<Group>): Effect.E
   Effect.suspend(() => {
     const key = groups.map((group) => group.tools)
     if (cell.index !== undefined && cell.key !== undefined && sameLists(cell.key, key)) return Effect.succeed(cell.index)
-    const index = Search.make(groups.map((group) => ({ server: group.server.name, tools: group.tools })))
+    const index = Search.make(
+      groups.map((group) => ({ server: group.server.name, instructions: group.instructions, tools: group.tools }))
+    )
     cell.key = key
     cell.index = index
     return Effect.as(Metric.increment(McpToolSearch.indexBuilds), index)

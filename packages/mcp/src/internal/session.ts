@@ -164,6 +164,7 @@ export const discover = (
     Effect.map(({ client, hint, tools }): McpToolCache.Listing => ({
       tools,
       ...(client.verdict !== undefined ? { verdict: client.verdict } : {}),
+      ...(client.instructions !== undefined && client.instructions !== "" ? { instructions: client.instructions } : {}),
       ...(hint !== undefined ? { hint } : {})
     })),
     Metric.trackDuration(Metric.tagged(discoveryDuration, "mcp.server", server.name)),
@@ -357,7 +358,7 @@ export const discoverAll = <A extends Resolved, B>(
   connections: McpConnections.McpConnections,
   resolved: ReadonlyArray<A>,
   unavailable: Array<Unavailable>,
-  use: (entry: A, tools: ReadonlyArray<McpTool.McpTool>) => ReadonlyArray<B>
+  use: (entry: A, tools: ReadonlyArray<McpTool.McpTool>, listing: McpToolCache.Listing) => ReadonlyArray<B>
 ): Effect.Effect<ReadonlyArray<B>> =>
   Effect.gen(function*() {
     const keys = resolved.map((entry) => entry.key)
@@ -367,7 +368,7 @@ export const discoverAll = <A extends Resolved, B>(
         Effect.map((listing) => {
           // a connection this request opens to the server need not ask what it speaks
           connections.learn(entry.server, listing.verdict)
-          return use(entry, listing.tools)
+          return use(entry, listing.tools, listing)
         }),
         Effect.catchAll((error) => Effect.as(markUnavailable(unavailable, entry.server, McpError.reasonOf(error)), [])),
         // a fault in one server's bookkeeping (a store, a name) loses that server, not the request
