@@ -268,3 +268,17 @@ export const make = (
     yield* requests.watchRoots()
     return requests
   })
+
+/**
+ * The server requests of a new connection, when the factory has handlers (none: `undefined`, and the connection
+ * declares no capability and tracks nothing).
+ *
+ * @internal
+ */
+export const ofConnection = (
+  handlers: Handlers,
+  own: Runtime.Runtime<never>,
+  server: string,
+  scrubber: Scrubber.Scrubber
+): Effect.Effect<ServerRequests | undefined, never, Scope.Scope> =>
+  none(handlers) ? Effect.succeed(undefined) : make(server, handlers, scrubber, own)
