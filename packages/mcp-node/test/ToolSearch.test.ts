@@ -4,8 +4,10 @@
  * loaded and called on its server.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { McpServer } from "@modelcontextprotocol/server"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import { systemOf, toolMessages } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
@@ -73,4 +75,17 @@ describe.sequential("tool search with real servers", () => {
       assert.include(JSON.stringify(sum.content), "42")
       assert.include(names(requests[3]!), "everything__get-sum")
     }), 60_000)
+
+  it.scoped("the driver gives the server's instructions, which tool search reads as its tools' context", () =>
+    Effect.gen(function*() {
+      const instructions = "Keeps the company's invoices and refunds."
+      const factory = yield* NodeMcpClientFactory.makeInMemory({
+        ledger: () => new McpServer({ name: "ledger", version: "1.0.0" }, { instructions }),
+        plain: () => new McpServer({ name: "plain", version: "1.0.0" })
+      })
+      const ledger = yield* factory.connect(McpServerConfig.http({ name: "ledger", url: "http://127.0.0.1:9/unused" }))
+      const plain = yield* factory.connect(McpServerConfig.http({ name: "plain", url: "http://127.0.0.1:9/unused" }))
+      assert.strictEqual(ledger.instructions, instructions)
+      assert.strictEqual(plain.instructions, undefined)
+    }))
 })
