@@ -54,6 +54,8 @@ export interface ServerReport {
   readonly filtered: ReadonlyArray<string>
   /** The sum of the tools' tokens. */
   readonly tokens: number
+  /** What the server said of itself when connected to (`instructions`); tool search reads it as context. */
+  readonly instructions?: string | undefined
 }
 
 /**
@@ -204,7 +206,8 @@ export const discover = (
         discoveryMillis,
         tools,
         filtered: result.right.filtered.map((tool) => tool.remoteName),
-        tokens: tools.reduce((sum, tool) => sum + tool.tokens, 0)
+        tokens: tools.reduce((sum, tool) => sum + tool.tokens, 0),
+        ...(client.instructions !== undefined && client.instructions !== "" ? { instructions: client.instructions } : {})
       }))
     })
   )

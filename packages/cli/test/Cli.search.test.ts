@@ -49,6 +49,19 @@ describe("zett tools --search", () => {
       assert.isAbove(json.tools[0]!.score, 0)
     }))
 
+  it.scoped("a server's instructions count as its tools' context, as in the library", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["github", "ledger"])
+      const { factory } = fakeFactory({
+        github: { tools: [tool("create_issue", { type: "object" }, "Create a new issue in a GitHub repository")] },
+        ledger: { instructions: "Keeps the company's invoices and refunds.", tools: [tool("run_job", { type: "object" }, "Runs a job")] }
+      })
+      const result = yield* zett(["tools", "--config", config, "--search", "refund an invoice", "--json"], { clientFactory: factory })
+      const json = JSON.parse(result.stdout) as { tools: Array<{ name: string }> }
+      assert.deepStrictEqual(json.tools.map((t) => t.name), ["ledger__run_job"])
+    }))
+
   it.scoped("a query nothing matches says so; an unavailable server still fails the command", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -60,6 +60,7 @@ export const searchReport = (
   const available = reports.filter((report) => report.status === "ok")
   const index = McpToolSearch.makeIndex(available.map((report) => ({
     server: report.server,
+    instructions: report.instructions,
     tools: report.tools.map((tool) => ({
       name: tool.name,
       remoteName: tool.remoteName,

@@ -27,6 +27,8 @@ export interface FakeServer {
   readonly call?: (name: string, args: Record<string, unknown>) => CallResult
   /** Progress reports of every call, one a second (of the `TestClock`), before its result. */
   readonly progress?: ReadonlyArray<McpClient.Progress>
+  /** What the server says of itself when connected to. */
+  readonly instructions?: string
 }
 
 export const tool = (
@@ -74,6 +76,7 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       }
       const client = McpClient.make({
         server: server.name,
+        instructions: fake.instructions,
         listTools: () =>
           Effect.gen(function*() {
             if (fake.listDelay !== undefined) yield* Effect.sleep(fake.listDelay)
