@@ -398,7 +398,12 @@ export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/
   auth: Schema.optional(Auth),
   ...ServerFields
 }) {
-  // a private field: not an own property, so neither equality, hashing, encoding nor inspect see it
+  /**
+   * A private field: not an own property, so neither equality, hashing, encoding nor inspect see it.
+   *
+   * @since 0.1.0
+   * @internal
+   */
   readonly #derived: Derived = {}
   /**
    * @since 0.1.0
@@ -425,7 +430,12 @@ export class McpStdioServer extends Schema.TaggedClass<McpStdioServer>("@zett/mc
   cwd: Schema.optional(Schema.String),
   ...ServerFields
 }) {
-  // a private field: not an own property, so neither equality, hashing, encoding nor inspect see it
+  /**
+   * A private field: not an own property, so neither equality, hashing, encoding nor inspect see it.
+   *
+   * @since 0.1.0
+   * @internal
+   */
   readonly #derived: Derived = {}
   /**
    * @since 0.1.0

@@ -64,6 +64,9 @@ export * as McpTool from "./McpTool.js"
  */
 export * as McpToolCache from "./McpToolCache.js"
 
+/**
+ * @since 0.1.0
+ */
 export * as McpToolResult from "./McpToolResult.js"
 
 /**

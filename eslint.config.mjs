@@ -1,0 +1,92 @@
+// Effect's own ESLint settings (the effect repository's eslint.config.mjs on its v3 branch), dprint formatting
+// included through @effect/eslint-plugin.
+import * as effectEslint from "@effect/eslint-plugin"
+import { fixupPluginRules } from "@eslint/compat"
+import { FlatCompat } from "@eslint/eslintrc"
+import js from "@eslint/js"
+import tsParser from "@typescript-eslint/parser"
+import _import from "eslint-plugin-import"
+import sortDestructureKeys from "eslint-plugin-sort-destructure-keys"
+import globals from "globals"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const __dirname = path.dirname(fileURLToPath(import.meta.url))
+const compat = new FlatCompat({ baseDirectory: __dirname, recommendedConfig: js.configs.recommended, allConfig: js.configs.all })
+
+export default [
+  // effect4/ is the Effect 4 line's own workspace, linted with its own settings
+  { ignores: ["**/dist", "**/build", "**/docs", "**/node_modules", "**/*.md", "**/.tsbuildinfo", "effect4/**"] },
+  ...compat.extends(
+    "eslint:recommended",
+    "plugin:@typescript-eslint/eslint-recommended",
+    "plugin:@typescript-eslint/recommended"
+  ),
+  ...effectEslint.configs.dprint,
+  {
+    plugins: { import: fixupPluginRules(_import), "sort-destructure-keys": sortDestructureKeys },
+    languageOptions: { parser: tsParser, ecmaVersion: 2022, sourceType: "module" },
+    settings: {
+      "import/parsers": { "@typescript-eslint/parser": [".ts", ".tsx"] },
+      "import/resolver": { typescript: { alwaysTryTypes: true } }
+    },
+    rules: {
+      "no-fallthrough": "off",
+      "no-irregular-whitespace": "off",
+      "object-shorthand": "error",
+      "prefer-destructuring": "off",
+      "sort-imports": "off",
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression[callee.property.name='push'] > SpreadElement.arguments",
+        message: "Do not use spread arguments in Array.push"
+      }],
+      "no-unused-vars": "off",
+      "require-yield": "off",
+      "prefer-rest-params": "off",
+      "prefer-spread": "off",
+      "import/first": "error",
+      "import/newline-after-import": "error",
+      "import/no-duplicates": "error",
+      "import/no-unresolved": "off",
+      "import/order": "off",
+      "sort-destructure-keys/sort-destructure-keys": "error",
+      "@typescript-eslint/array-type": ["warn", { default: "generic", readonly: "generic" }],
+      "@typescript-eslint/member-delimiter-style": 0,
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/ban-types": "off",
+      "@typescript-eslint/no-explicit-any": "off",
+      "@typescript-eslint/no-empty-object-type": "off",
+      "@typescript-eslint/no-unsafe-function-type": "off",
+      "@typescript-eslint/no-wrapper-object-types": "off",
+      "@typescript-eslint/consistent-type-imports": "warn",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/ban-ts-comment": "off",
+      "@typescript-eslint/camelcase": "off",
+      "@typescript-eslint/explicit-function-return-type": "off",
+      "@typescript-eslint/explicit-module-boundary-types": "off",
+      "@typescript-eslint/interface-name-prefix": "off",
+      "@typescript-eslint/no-array-constructor": "off",
+      "@typescript-eslint/no-use-before-define": "off",
+      "@typescript-eslint/no-namespace": "off",
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }]
+    }
+  },
+  // TypeScript checks names itself; the plain JavaScript scripts and servers run on Node
+  { files: ["**/*.ts"], rules: { "no-undef": "off" } },
+  { files: ["**/*.mjs", "**/*.js", "**/*.cjs"], languageOptions: { globals: globals.node } },
+  { files: ["packages/*/src/**/*"], rules: { "no-console": "error" } },
+  {
+    files: ["packages/*/src/**/*"],
+    rules: { "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform"] }] }
+  }
+]
