@@ -101,6 +101,17 @@ export const defaultMaxMessageBytes = 10 * 1024 * 1024
  * stdio servers' groups are registered with the `ProcessGroups` in context (`ProcessGroups.layer`: killed if
  * the host exits without closing its scopes; `ProcessGroups.layerNone`: left to their connections' scopes).
  *
+ * Besides `ProcessGroups`, it reads from its context, once, services that are `Context.Reference`s, each with a
+ * default that is right without it, so none of them is a requirement of its type:
+ *
+ * - `McpElicitation`, `McpSampling`, `McpRoots`: the handlers of servers' requests; a server is told the
+ *   capabilities of those that say they are `offered` (the defaults, `none`, are not);
+ * - `McpTokenStore` (`@zett/mcp-auth`): where OAuth tokens are kept (default: this process's store in memory);
+ * - `Scrubber.HeldSecrets`: the secrets kept out of everything a server sends back (default: this process's);
+ * - with `interactive`, `McpAuthorization` (`@zett/mcp-auth`): the host's login (default: none is offered).
+ *
+ * A server's request made outside any call runs with this context (internal/serverRequests).
+ *
  * @since 0.1.0
  * @category constructors
  */

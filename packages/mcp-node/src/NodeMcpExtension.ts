@@ -104,7 +104,7 @@ export const layer = (
 /**
  * The services that answer servers' requests, from the options `elicitation`, `sampling` and `roots`: each only
  * when given, so that one provided around this layer instead still reaches the factory (they are references: the
- * factory reads each, and declares the capabilities of those that are not the default `none`).
+ * factory reads each, and declares the capabilities of those that say they are `offered`; the defaults are not).
  */
 const serverRequestsLayer = (
   options: Pick<Options, "elicitation" | "sampling" | "roots">

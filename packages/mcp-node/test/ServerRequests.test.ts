@@ -141,6 +141,22 @@ describe("client capabilities", () => {
     }))
 })
 
+describe("client capabilities, as the services say", () => {
+  it.live("a service says whether it is offered: one of your own that is not declares nothing; one that is declares its capability", () =>
+    Effect.gen(function*() {
+      const handle = () => Effect.succeed({ action: "decline" as const })
+      const notOffered = newSeen()
+      yield* callAsk(notOffered, async () => "-", Layer.succeed(McpElicitation.McpElicitation, { offered: false, handle }))
+      assert.deepStrictEqual(notOffered.capabilities, {})
+      const offered = newSeen()
+      yield* callAsk(offered, async () => "-", Layer.succeed(McpElicitation.McpElicitation, { offered: true, handle }))
+      assert.deepStrictEqual(offered.capabilities, { elicitation: { form: { applyDefaults: true }, url: {} } })
+      // the defaults are not offered, the services made by the library are
+      assert.isFalse(McpElicitation.none.offered || McpSampling.none.offered || McpRoots.none.offered)
+      assert.isTrue(McpSampling.make({ maxTokens: 1, maxCallsPerRequest: 1 }).offered)
+    }))
+})
+
 describe("elicitation", () => {
   it.live("the handler gets the server, message and schema; accepted content gets the schema's defaults", () =>
     Effect.gen(function*() {

@@ -83,12 +83,18 @@ export type Response =
  * @category models
  */
 export interface Service {
+  /**
+   * Whether servers are told that the client answers these requests (the capability is declared): false for the
+   * default `none`, true for a service made here; a service of your own says which it is.
+   */
+  readonly offered: boolean
   readonly handle: (request: Request) => Effect.Effect<Response>
 }
 
 /**
  * Answers elicitation requests. Provided (to the client factory's layer, or with the extension's `elicitation`
- * option), it makes the factory declare the capability; by default it is `none`, and nothing is declared.
+ * option), it makes the factory declare the capability when it is `offered`; by default it is `none`, which is
+ * not, and nothing is declared.
  *
  * @since 0.1.0
  * @category tags
@@ -103,7 +109,7 @@ export class McpElicitation extends Context.Reference<McpElicitation>()("@zett/m
  * @since 0.1.0
  * @category constructors
  */
-export const none: Service = { handle: () => Effect.succeed({ action: "decline" }) }
+export const none: Service = { offered: false, handle: () => Effect.succeed({ action: "decline" }) }
 
 /**
  * A handler: the effect runs as part of the tool call that caused the request (its interruption and
@@ -120,7 +126,7 @@ export type Handler<R = never> = (request: Request) => Effect.Effect<Response, n
  */
 export const make = <R>(handler: Handler<R>): Effect.Effect<McpElicitation["Type"], never, R> =>
   Effect.map(Effect.context<R>(), (context) =>
-    McpElicitation.of({ handle: (request) => Effect.provide(handler(request), context) }))
+    McpElicitation.of({ offered: true, handle: (request) => Effect.provide(handler(request), context) }))
 
 /**
  * @since 0.1.0

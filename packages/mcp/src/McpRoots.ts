@@ -69,6 +69,11 @@ export class InvalidRoot extends Schema.TaggedError<InvalidRoot>("@zett/mcp/Inva
  * @category models
  */
 export interface Service {
+  /**
+   * Whether servers are told that the client answers these requests (the capability is declared): false for the
+   * default `none`, true for a service made here; a service of your own says which it is.
+   */
+  readonly offered: boolean
   readonly get: Effect.Effect<ReadonlyArray<Root>>
   /** Replaces the roots; every open connection is sent `notifications/roots/list_changed`. */
   readonly set: (roots: ReadonlyArray<Input>) => Effect.Effect<void, InvalidRoot>
@@ -78,7 +83,8 @@ export interface Service {
 
 /**
  * The roots and their changes. Provided to the client factory's layer (or with the extension's `roots` option),
- * it makes the factory declare the capability; by default it is `none`, and nothing is declared.
+ * it makes the factory declare the capability when it is `offered`; by default it is `none`, which is not, and
+ * nothing is declared.
  *
  * @since 0.1.0
  * @category tags
@@ -94,6 +100,7 @@ export class McpRoots extends Context.Reference<McpRoots>()("@zett/mcp/McpRoots"
  * @category constructors
  */
 export const none: Service = {
+  offered: false,
   get: Effect.succeed([]),
   set: () => Effect.void,
   subscribe: Effect.flatMap(Queue.unbounded<ReadonlyArray<Root>>(), (queue) => Effect.as(Queue.shutdown(queue), queue))
@@ -143,6 +150,7 @@ export const make = (roots: ReadonlyArray<Input>): Effect.Effect<McpRoots["Type"
     const changes = yield* PubSub.unbounded<ReadonlyArray<Root>>()
     let current = yield* Effect.forEach(roots, toRoot)
     return McpRoots.of({
+      offered: true,
       get: Effect.sync(() => current),
       set: (roots) =>
         Effect.flatMap(Effect.provideService(Effect.forEach(roots, toRoot), Path.Path, path), (next) => {

@@ -96,12 +96,18 @@ export interface Options {
  * @category models
  */
 export interface Service {
+  /**
+   * Whether servers are told that the client answers these requests (the capability is declared): false for the
+   * default `none`, true for a service made here; a service of your own says which it is.
+   */
+  readonly offered: boolean
   readonly handle: (request: Request) => Effect.Effect<CreateMessageResult, SamplingRefused>
 }
 
 /**
  * Answers sampling requests. Provided to the client factory's layer (or with the extension's `sampling` option),
- * it makes the factory declare the capability; by default it is `none`, and nothing is declared.
+ * it makes the factory declare the capability when it is `offered`; by default it is `none`, which is not, and
+ * nothing is declared.
  *
  * @since 0.1.0
  * @category tags
@@ -117,6 +123,7 @@ export class McpSampling extends Context.Reference<McpSampling>()("@zett/mcp/Mcp
  * @category constructors
  */
 export const none: Service = {
+  offered: false,
   handle: (request) => Effect.fail(new SamplingRefused({ server: request.server, reason: "Unsupported", description: "sampling is not offered" }))
 }
 
@@ -190,6 +197,7 @@ export const make = (options: Options): McpSampling["Type"] => {
           onSome: use
         }))
   return McpSampling.of({
+    offered: true,
     handle: (request) =>
       Effect.gen(function*() {
         if (request.params.maxTokens > options.maxTokens) {

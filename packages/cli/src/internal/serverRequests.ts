@@ -231,7 +231,7 @@ export const layer = (settings: Settings): Layer.Layer<never, never, Environment
   Layer.unwrapEffect(Effect.map(Effect.all([Effect.context<Environment>(), Effect.serviceOption(Chatter.Chatter), Effect.serviceOption(Quit.Quit)]), ([environment, chatter, quit]) => {
     const elicitation = Layer.succeed(
       McpElicitation.McpElicitation,
-      McpElicitation.McpElicitation.of({ handle: elicit(environment, chatter, quit, settings) })
+      McpElicitation.McpElicitation.of({ offered: true, handle: elicit(environment, chatter, quit, settings) })
     )
     if (settings.sampling === undefined) return elicitation
     const model = settings.sampling === "agent" ? undefined : Layer.orDie(settings.sampling)

@@ -49,13 +49,17 @@ export interface Handlers {
   readonly roots: Option.Option<McpRoots.McpRoots["Type"]>
 }
 
-const offered = <A>(none: A) => (service: A): Option.Option<A> => service === none ? Option.none() : Option.some(service)
+const offered = <A extends { readonly offered: boolean }>(service: A): Option.Option<A> =>
+  service.offered ? Option.some(service) : Option.none()
 
-/** The handlers in context (`McpElicitation`, `McpSampling`, `McpRoots`): those that are not the default `none`. @internal */
+/**
+ * The handlers in context (`McpElicitation`, `McpSampling`, `McpRoots`, each a reference whose default, `none`,
+ * is not offered): those that say they are offered. @internal
+ */
 export const handlersInContext: Effect.Effect<Handlers> = Effect.all({
-  elicitation: Effect.map(McpElicitation.McpElicitation, offered(McpElicitation.none)),
-  sampling: Effect.map(McpSampling.McpSampling, offered(McpSampling.none)),
-  roots: Effect.map(McpRoots.McpRoots, offered(McpRoots.none))
+  elicitation: Effect.map(McpElicitation.McpElicitation, offered),
+  sampling: Effect.map(McpSampling.McpSampling, offered),
+  roots: Effect.map(McpRoots.McpRoots, offered)
 })
 
 /** A capability is declared only when its handler is installed. @internal */
