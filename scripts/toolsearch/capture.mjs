@@ -25,15 +25,50 @@ const dir = argDir > 0 ? process.argv[argDir + 1] : path.join(os.tmpdir(), "zett
 const servers = [
   { pkg: "@modelcontextprotocol/server-everything", version: "2026.8.31", name: "everything", args: ["stdio"] },
   { pkg: "@modelcontextprotocol/server-filesystem", version: "2026.8.31", name: "filesystem", args: [os.tmpdir()] },
-  { pkg: "@modelcontextprotocol/server-memory", version: "2026.8.31", name: "memory", env: { MEMORY_FILE_PATH: path.join(os.tmpdir(), "zett-capture-memory.json") } },
-  { pkg: "@modelcontextprotocol/server-github", version: "2025.4.8", name: "github", env: { GITHUB_PERSONAL_ACCESS_TOKEN: "dummy" } },
+  {
+    pkg: "@modelcontextprotocol/server-memory",
+    version: "2026.8.31",
+    name: "memory",
+    env: { MEMORY_FILE_PATH: path.join(os.tmpdir(), "zett-capture-memory.json") }
+  },
+  {
+    pkg: "@modelcontextprotocol/server-github",
+    version: "2025.4.8",
+    name: "github",
+    env: { GITHUB_PERSONAL_ACCESS_TOKEN: "dummy" }
+  },
   { pkg: "@modelcontextprotocol/server-sequential-thinking", version: "2026.8.31", name: "thinking" },
   { pkg: "@modelcontextprotocol/server-puppeteer", version: "2025.5.12", name: "puppeteer" },
-  { pkg: "@modelcontextprotocol/server-brave-search", version: "0.6.2", name: "brave", env: { BRAVE_API_KEY: "dummy" } },
-  { pkg: "@modelcontextprotocol/server-slack", version: "2025.4.25", name: "slack", env: { SLACK_BOT_TOKEN: "dummy", SLACK_TEAM_ID: "T0" } },
-  { pkg: "@modelcontextprotocol/server-gitlab", version: "2025.4.25", name: "gitlab", env: { GITLAB_PERSONAL_ACCESS_TOKEN: "dummy" } },
-  { pkg: "@modelcontextprotocol/server-google-maps", version: "0.6.2", name: "maps", env: { GOOGLE_MAPS_API_KEY: "dummy" } },
-  { pkg: "@modelcontextprotocol/server-postgres", version: "0.6.2", name: "postgres", args: ["postgresql://localhost:1/none"] },
+  {
+    pkg: "@modelcontextprotocol/server-brave-search",
+    version: "0.6.2",
+    name: "brave",
+    env: { BRAVE_API_KEY: "dummy" }
+  },
+  {
+    pkg: "@modelcontextprotocol/server-slack",
+    version: "2025.4.25",
+    name: "slack",
+    env: { SLACK_BOT_TOKEN: "dummy", SLACK_TEAM_ID: "T0" }
+  },
+  {
+    pkg: "@modelcontextprotocol/server-gitlab",
+    version: "2025.4.25",
+    name: "gitlab",
+    env: { GITLAB_PERSONAL_ACCESS_TOKEN: "dummy" }
+  },
+  {
+    pkg: "@modelcontextprotocol/server-google-maps",
+    version: "0.6.2",
+    name: "maps",
+    env: { GOOGLE_MAPS_API_KEY: "dummy" }
+  },
+  {
+    pkg: "@modelcontextprotocol/server-postgres",
+    version: "0.6.2",
+    name: "postgres",
+    args: ["postgresql://localhost:1/none"]
+  },
   { pkg: "@playwright/mcp", version: "0.0.86", name: "playwright", args: ["--headless"] },
   { pkg: "@notionhq/notion-mcp-server", version: "2.5.2", name: "notion", env: { NOTION_TOKEN: "dummy" } },
   { pkg: "@upstash/context7-mcp", version: "4.1.1", name: "context7" },
@@ -85,8 +120,12 @@ const capture = async (server) => {
     const tools = []
     let cursor
     do {
-      const page = await withTimeout(client.listTools(cursor === undefined ? {} : { cursor }), 60_000, `${server.pkg} tools/list`)
-      tools.push(...page.tools)
+      const page = await withTimeout(
+        client.listTools(cursor === undefined ? {} : { cursor }),
+        60_000,
+        `${server.pkg} tools/list`
+      )
+      for (const tool of page.tools) tools.push(tool)
       cursor = page.nextCursor
     } while (cursor !== undefined)
     return {
@@ -121,7 +160,15 @@ fs.mkdirSync(path.join(here, "fixtures"), { recursive: true })
 const out = path.join(here, "fixtures", "tools.json")
 fs.writeFileSync(
   out,
-  JSON.stringify({ capturedAt: new Date().toISOString().slice(0, 10), node: process.version, servers: captured }, null, 1) + "\n"
+  JSON.stringify(
+    { capturedAt: new Date().toISOString().slice(0, 10), node: process.version, servers: captured },
+    null,
+    1
+  ) + "\n"
 )
-console.log(`${captured.length} servers, ${captured.reduce((n, s) => n + s.tools.length, 0)} tools -> ${path.relative(process.cwd(), out)}`)
+console.log(
+  `${captured.length} servers, ${captured.reduce((n, s) => n + s.tools.length, 0)} tools -> ${
+    path.relative(process.cwd(), out)
+  }`
+)
 process.exit(0)

@@ -7,9 +7,9 @@
 // Every ranker gets the same words (ToolSearch.words) and the same fields and weights; quality is the evaluation's
 // (all served requests), speed the median of searching the evaluation's queries over 10,000 tools (the fixture's
 // tools repeated under 45 server names), after a warm-up.
+import { ToolSearch } from "@zett/common"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { ToolSearch } from "@zett/common"
 import { evaluate, groupsOf, loadFixture, loadRequests, type Ranker } from "./evaluate.js"
 
 const dir = process.argv[2] ?? "/tmp/ts-libs"
@@ -66,7 +66,11 @@ const builders: Record<string, (docs: Array<Doc>) => Ranker> = {
     })
     ms.addAll(docs)
     return (query, limit) =>
-      ms.search(ToolSearch.words(query).join(" "), { boost, prefix: (t: string) => t.length >= 4, weights: { prefix: 0.5, fuzzy: 0.3 } })
+      ms.search(ToolSearch.words(query).join(" "), {
+        boost,
+        prefix: (t: string) => t.length >= 4,
+        weights: { prefix: 0.5, fuzzy: 0.3 }
+      })
         .slice(0, limit).map((r: { key: string; score: number }) => ({ id: r.key, score: r.score }))
   },
   "wink-bm25-text-search": (docs) => {
@@ -76,7 +80,10 @@ const builders: Record<string, (docs: Array<Doc>) => Ranker> = {
     for (const doc of docs) engine.addDoc(doc, doc.id)
     engine.consolidate()
     return (query, limit) =>
-      engine.search(ToolSearch.words(query).join(" "), limit).map(([id, score]: [number, number]) => ({ id: docs[id]!.key, score }))
+      engine.search(ToolSearch.words(query).join(" "), limit).map(([id, score]: [number, number]) => ({
+        id: docs[id]!.key,
+        score
+      }))
   },
   flexsearch: (docs) => {
     const index = new FlexSearch.Document({
@@ -90,21 +97,29 @@ const builders: Record<string, (docs: Array<Doc>) => Ranker> = {
     return (query, limit) => {
       const scores = new Map<number, number>()
       const q = ToolSearch.words(query).join(" ")
-      for (const result of index.search(q, { limit: 100, suggest: true }) as Array<{ field: string; result: Array<number> }>) {
+      for (
+        const result of index.search(q, { limit: 100, suggest: true }) as Array<
+          { field: string; result: Array<number> }
+        >
+      ) {
         const w = boost[result.field as keyof typeof boost]
         result.result.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + w / (rank + 1)))
       }
-      return Array.from(scores).sort((a, b) => b[1] - a[1]).slice(0, limit).map(([id, score]) => ({ id: docs[id]!.key, score }))
+      return Array.from(scores).sort((a, b) => b[1] - a[1]).slice(0, limit).map(([id, score]) => ({
+        id: docs[id]!.key,
+        score
+      }))
     }
   }
 }
 
 // 10,000 tools: the fixture under 45 server names
-const big = Array.from({ length: 45 }, (_, i) => groups.map((g) => ({
-  ...g,
-  server: `${g.server}${i}`,
-  tools: g.tools.map((tool) => ({ ...tool, name: `${g.server}${i}__${tool.remoteName}` }))
-}))).flat()
+const big = Array.from({ length: 45 }, (_, i) =>
+  groups.map((g) => ({
+    ...g,
+    server: `${g.server}${i}`,
+    tools: g.tools.map((tool) => ({ ...tool, name: `${g.server}${i}__${tool.remoteName}` }))
+  }))).flat()
 const bigDocs = docsOf(big)
 console.log(`${bigDocs.length} tools in the large index`)
 const smallDocs = docsOf(groups)
@@ -130,7 +145,8 @@ for (const [name, build] of Object.entries(builders)) {
     const start = performance.now()
     const b = ToolSearch.make(big)
     buildMs = performance.now() - start
-    bigRank = (q, l) => b.search(q, { limit: l }).map((h) => ({ id: `${h.server}/${h.tool.remoteName}`, score: h.score }))
+    bigRank = (q, l) =>
+      b.search(q, { limit: l }).map((h) => ({ id: `${h.server}/${h.tool.remoteName}`, score: h.score }))
   } else {
     small = build(smallDocs)
     const start = performance.now()
@@ -141,7 +157,11 @@ for (const [name, build] of Object.entries(builders)) {
   const all = rows.find(([kind]) => kind === "all served")![1]
   const none = rows.find(([kind]) => kind === "none")![1]
   console.log(
-    `${name}: recall@1 ${all.recall1.toFixed(2)} @5 ${all.recall5.toFixed(2)} @10 ${all.recall10.toFixed(2)} MRR ${all.mrr.toFixed(2)}, ` +
-      `none empty ${none.empty}/${none.count}; 10,000 tools: build ${buildMs.toFixed(0)} ms, search median ${time(bigRank).toFixed(2)} ms`
+    `${name}: recall@1 ${all.recall1.toFixed(2)} @5 ${all.recall5.toFixed(2)} @10 ${all.recall10.toFixed(2)} MRR ${
+      all.mrr.toFixed(2)
+    }, ` +
+      `none empty ${none.empty}/${none.count}; 10,000 tools: build ${buildMs.toFixed(0)} ms, search median ${
+        time(bigRank).toFixed(2)
+      } ms`
   )
 }

@@ -25,7 +25,12 @@ const servers = fixture.servers.map((server) => `${server.package}@${server.vers
 console.log(
   `${index.size} tools of ${fixture.servers.length} servers (captured ${fixture.capturedAt}): ${servers.join(", ")}\n`
 )
-for (const [name, set] of [["all requests", requests], ["tuning half (odd ids)", tune], ["held-out half (even ids)", heldOut]] as const) {
+for (
+  const [name, set] of [["all requests", requests], ["tuning half (odd ids)", tune], [
+    "held-out half (even ids)",
+    heldOut
+  ]] as const
+) {
   const { misses, rows } = evaluate(set, rank)
   console.log(`${name}\n\n${table(rows)}\n`)
   if (process.argv.includes("--misses") && name === "all requests") {
@@ -57,6 +62,8 @@ for (let round = 0; round < 5; round++) {
 samples.sort((a, b) => a - b)
 const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!.toFixed(3)
 console.log(
-  `speed: ${large.size.toLocaleString("en-US")} tools, index built in ${buildMs.toFixed(0)} ms; one search (limit 5): ` +
+  `speed: ${large.size.toLocaleString("en-US")} tools, index built in ${
+    buildMs.toFixed(0)
+  } ms; one search (limit 5): ` +
     `median ${at(0.5)} ms, p95 ${at(0.95)} ms over ${samples.length} searches`
 )

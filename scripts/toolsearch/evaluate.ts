@@ -14,7 +14,9 @@ export interface Fixture {
     readonly package: string
     readonly version: string
     readonly instructions: string
-    readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string; readonly inputSchema: unknown }>
+    readonly tools: ReadonlyArray<
+      { readonly name: string; readonly description: string; readonly inputSchema: unknown }
+    >
   }>
 }
 
@@ -65,7 +67,9 @@ export const checkLabels = (
     if (ids.has(request.id)) problems.push(`${request.id}: the id is used twice`)
     ids.add(request.id)
     if (!kinds.includes(request.kind)) problems.push(`${request.id}: unknown kind ${request.kind}`)
-    if ((request.kind === "none") !== (request.tools.length === 0)) problems.push(`${request.id}: tools do not match the kind`)
+    if ((request.kind === "none") !== (request.tools.length === 0)) {
+      problems.push(`${request.id}: tools do not match the kind`)
+    }
     for (const group of needs(request)) {
       for (const id of group) if (!known.has(id)) problems.push(`${request.id}: ${id} is not in the fixture`)
     }
@@ -121,10 +125,13 @@ export const evaluate = (requests: ReadonlyArray<Request>, rank: Ranker) => {
     const score = scoreOne(request, ranked)
     const key = request.kind
     perKind.set(key, [...(perKind.get(key) ?? []), score])
-    if (request.kind !== "none" && score.recall5 < 1) misses.push({ id: request.id, query: request.query, top: ranked.slice(0, 5) })
+    if (request.kind !== "none" && score.recall5 < 1) {
+      misses.push({ id: request.id, query: request.query, top: ranked.slice(0, 5) })
+    }
   }
   const mean = (list: ReadonlyArray<ReturnType<typeof scoreOne>>): Scores => {
-    const avg = (f: (s: ReturnType<typeof scoreOne>) => number) => list.length === 0 ? 0 : list.reduce((sum, s) => sum + f(s), 0) / list.length
+    const avg = (f: (s: ReturnType<typeof scoreOne>) => number) =>
+      list.length === 0 ? 0 : list.reduce((sum, s) => sum + f(s), 0) / list.length
     return {
       count: list.length,
       recall1: avg((s) => s.recall1),
@@ -143,12 +150,17 @@ export const evaluate = (requests: ReadonlyArray<Request>, rank: Ranker) => {
 const pct = (x: number) => x.toFixed(2)
 
 export const table = (rows: ReadonlyArray<[string, Scores]>): string => {
-  const lines = ["| kind | requests | recall@1 | recall@5 | recall@10 | MRR | empty |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+  const lines = [
+    "| kind | requests | recall@1 | recall@5 | recall@10 | MRR | empty |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  ]
   for (const [kind, s] of rows) {
     lines.push(
       kind === "none"
         ? `| ${kind} | ${s.count} | – | – | – | – | ${s.empty} of ${s.count} |`
-        : `| ${kind} | ${s.count} | ${pct(s.recall1)} | ${pct(s.recall5)} | ${pct(s.recall10)} | ${pct(s.mrr)} | ${s.empty} |`
+        : `| ${kind} | ${s.count} | ${pct(s.recall1)} | ${pct(s.recall5)} | ${pct(s.recall10)} | ${
+          pct(s.mrr)
+        } | ${s.empty} |`
     )
   }
   return lines.join("\n")

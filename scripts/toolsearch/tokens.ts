@@ -7,7 +7,7 @@
 // - the first model request, with every tool offered and with tool search;
 // - a whole run as a real model would go: with tool search it searches once (limit 2, so two tools are loaded),
 //   calls one of them and answers; with every tool it calls the tool at once and answers.
-import { Agent, type Model, ScriptedModel } from "@zett/agent"
+import { Agent, type Model, type ScriptedModel } from "@zett/agent"
 import { McpServerConfig } from "@zett/mcp"
 import { agentWith, fakeFactory } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
@@ -26,14 +26,22 @@ const servers = Array.from({ length: 20 }, (_, i) => {
   }
   return { name: `${tools[0]!.server}${i}`, tools: tools.map((entry) => entry.tool) }
 })
-const definitions = servers.map((server) => McpServerConfig.http({ name: server.name, url: `http://127.0.0.1:1/${server.name}` }))
-const { factory } = fakeFactory(Object.fromEntries(servers.map((server) => [server.name, { tools: server.tools as never }])))
+const definitions = servers.map((server) =>
+  McpServerConfig.http({ name: server.name, url: `http://127.0.0.1:1/${server.name}` })
+)
+const { factory } = fakeFactory(
+  Object.fromEntries(servers.map((server) => [server.name, { tools: server.tools as never }]))
+)
 
 const tokensOf = (request: Model.ModelRequest) =>
   countTokens(
     JSON.stringify({
       messages: request.messages,
-      tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }))
+      tools: request.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters
+      }))
     }),
     { disallowedSpecial: new Set() }
   )
@@ -46,7 +54,8 @@ const targetName = `${target.server}__${target.tool.name}`
 const run = (search: boolean) =>
   Effect.gen(function*() {
     const counts: Array<number> = []
-    const record = (reply: ScriptedModel.Reply) => (request: Model.ModelRequest) => (counts.push(tokensOf(request)), reply)
+    const record =
+      (reply: ScriptedModel.Reply) => (request: Model.ModelRequest) => (counts.push(tokensOf(request)), reply)
     const steps: Array<ScriptedModel.Step> = search
       ? [
         record({ toolCalls: [{ name: "search_tools", arguments: { query: "create an issue", limit: 2 } }] }),
@@ -72,10 +81,20 @@ const run = (search: boolean) =>
 const [all, searched] = await Effect.runPromise(Effect.all([run(false), run(true)]))
 const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
 const n = (x: number) => x.toLocaleString("en-US")
-console.log(`${servers.length} servers, ${n(servers.reduce((k, s) => k + s.tools.length, 0))} tools; tokens in o200k_base\n`)
-console.log(`first model request: every tool ${n(all[0]!)}, tool search ${n(searched[0]!)} (${(100 * searched[0]! / all[0]!).toFixed(1)}%)`)
-console.log(`whole run, every tool: ${all.length} model requests, ${n(sum(all))} input tokens (${all.map(n).join(" + ")})`)
 console.log(
-  `whole run, tool search: ${searched.length} model requests, ${n(sum(searched))} input tokens (${searched.map(n).join(" + ")}); ` +
+  `${servers.length} servers, ${n(servers.reduce((k, s) => k + s.tools.length, 0))} tools; tokens in o200k_base\n`
+)
+console.log(
+  `first model request: every tool ${n(all[0]!)}, tool search ${n(searched[0]!)} (${
+    (100 * searched[0]! / all[0]!).toFixed(1)
+  }%)`
+)
+console.log(
+  `whole run, every tool: ${all.length} model requests, ${n(sum(all))} input tokens (${all.map(n).join(" + ")})`
+)
+console.log(
+  `whole run, tool search: ${searched.length} model requests, ${n(sum(searched))} input tokens (${
+    searched.map(n).join(" + ")
+  }); ` +
     `${searched.length - all.length} more step, ${(100 * sum(searched) / sum(all)).toFixed(1)}% of the tokens`
 )

@@ -9,11 +9,17 @@ const servers = () =>
   fakeFactory({
     github: {
       tools: [
-        tool("create_issue", { type: "object", properties: { title: { type: "string" } } }, "Create a new issue in a GitHub repository. Needs a title."),
+        tool(
+          "create_issue",
+          { type: "object", properties: { title: { type: "string" } } },
+          "Create a new issue in a GitHub repository. Needs a title."
+        ),
         tool("search_code", { type: "object" }, "Search for code across GitHub repositories")
       ]
     },
-    files: { tools: [tool("read_file", { type: "object", properties: { path: { type: "string" } } }, "Read a file as text")] },
+    files: {
+      tools: [tool("read_file", { type: "object", properties: { path: { type: "string" } } }, "Read a file as text")]
+    },
     down: { connectError: "refused" }
   })
 
@@ -41,7 +47,11 @@ describe("zett tools --search", () => {
       const result = yield* zett(["tools", "--config", config, "--search", "github", "--limit", "1", "--json"], {
         clientFactory: servers().factory
       })
-      const json = JSON.parse(result.stdout) as { query: string; searched: number; tools: Array<{ name: string; server: string; score: number }> }
+      const json = JSON.parse(result.stdout) as {
+        query: string
+        searched: number
+        tools: Array<{ name: string; server: string; score: number }>
+      }
       assert.strictEqual(json.query, "github")
       assert.strictEqual(json.searched, 3)
       assert.strictEqual(json.tools.length, 1)
@@ -55,9 +65,14 @@ describe("zett tools --search", () => {
       const config = httpConfig(dir, ["github", "ledger"])
       const { factory } = fakeFactory({
         github: { tools: [tool("create_issue", { type: "object" }, "Create a new issue in a GitHub repository")] },
-        ledger: { instructions: "Keeps the company's invoices and refunds.", tools: [tool("run_job", { type: "object" }, "Runs a job")] }
+        ledger: {
+          instructions: "Keeps the company's invoices and refunds.",
+          tools: [tool("run_job", { type: "object" }, "Runs a job")]
+        }
       })
-      const result = yield* zett(["tools", "--config", config, "--search", "refund an invoice", "--json"], { clientFactory: factory })
+      const result = yield* zett(["tools", "--config", config, "--search", "refund an invoice", "--json"], {
+        clientFactory: factory
+      })
       const json = JSON.parse(result.stdout) as { tools: Array<{ name: string }> }
       assert.deepStrictEqual(json.tools.map((t) => t.name), ["ledger__run_job"])
     }))
@@ -66,7 +81,9 @@ describe("zett tools --search", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["github", "down"])
-      const result = yield* zett(["tools", "--config", config, "--search", "order pizza"], { clientFactory: servers().factory })
+      const result = yield* zett(["tools", "--config", config, "--search", "order pizza"], {
+        clientFactory: servers().factory
+      })
       assert.include(result.stdout, `2 tools of 1 server searched for "order pizza": no tool matched.`)
       assert.strictEqual(result.code, 1)
       assert.include(result.stderr, "down")

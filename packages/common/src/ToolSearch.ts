@@ -91,7 +91,7 @@ const isVowel = (c: string | undefined) => c === "a" || c === "e" || c === "i" |
  * A light English stemmer: plural and verb endings, so that the forms of a word meet (`entities`/`entity`,
  * `creating`/`created`/`create`, `files`/`file`). Not Porter: it never maps two different common words together
  * where a lighter rule will do, and tool vocabulary is mostly nouns and imperatives.
-  *
+ *
  * @since 0.1.0
  * @category utils
  */
@@ -156,7 +156,7 @@ const normalize = (word: string): string | undefined =>
 /**
  * The words of `text` as the index keeps them: split on case and punctuation, lowercased, stop words out, stemmed.
  * `memo` remembers what each raw word became, for a caller that reads much text.
-  *
+ *
  * @since 0.1.0
  * @category utils
  */
@@ -301,7 +301,7 @@ interface Postings {
 /**
  * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
  * costs in proportion to the tools that hold its words.
-  *
+ *
  * @since 0.1.0
  * @category constructors
  */

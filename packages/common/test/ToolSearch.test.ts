@@ -29,7 +29,9 @@ const groups = [
   },
   {
     server: "maps",
-    tools: [tool("maps__maps_geocode", "Convert an address into geographic coordinates", { address: { type: "string" } })]
+    tools: [
+      tool("maps__maps_geocode", "Convert an address into geographic coordinates", { address: { type: "string" } })
+    ]
   }
 ]
 

@@ -11,8 +11,8 @@
  *
  * @since 0.1.0
  */
-import * as Metric from "effect/Metric"
 import { ToolSearch as Search } from "@zett/common"
+import * as Metric from "effect/Metric"
 
 /**
  * `auto` (the default): search when the MCP tools of a request pass the `threshold`; `always`: search whatever the

@@ -5,10 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
+import { agentWith, fakeFactory, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, tool, toolMessages } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -21,7 +21,11 @@ describe("the tool search index", () => {
         s: { tools: Array.from({ length: 50 }, (_, i) => tool(`op_${i}`, { type: "object" }, `operation number ${i}`)) }
       })
       const search = { toolCalls: [{ name: "search_tools", arguments: { query: "operation 7" } }] }
-      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, cache: { ttl: "1 minute" } }, [
+      const { layer, requests } = agentWith({
+        servers: [http("s")],
+        clientFactory: factory,
+        cache: { ttl: "1 minute" }
+      }, [
         { text: "no search" },
         search,
         { text: "one" },

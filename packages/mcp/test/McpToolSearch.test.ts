@@ -6,25 +6,40 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
-import * as Effect from "effect/Effect"
 import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
+import * as Effect from "effect/Effect"
 
 const http = (name: string, extra: McpServerConfig.Extra = {}) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...extra })
 
 // 30 + 15 tools: past the default threshold of 40
 const githubTools = [
-  tool("create_issue", { type: "object", properties: { title: { type: "string" } } }, "Create a new issue in a GitHub repository"),
+  tool(
+    "create_issue",
+    { type: "object", properties: { title: { type: "string" } } },
+    "Create a new issue in a GitHub repository"
+  ),
   tool("create_pull_request", { type: "object" }, "Create a new pull request in a GitHub repository"),
   tool("search_code", { type: "object" }, "Search for code across GitHub repositories"),
-  ...Array.from({ length: 27 }, (_, i) => tool(`other_${i}`, { type: "object" }, `Another GitHub operation number ${i}`))
+  ...Array.from(
+    { length: 27 },
+    (_, i) => tool(`other_${i}`, { type: "object" }, `Another GitHub operation number ${i}`)
+  )
 ]
 const fileTools = [
-  tool("read_file", { type: "object", properties: { path: { type: "string" } } }, "Read the complete contents of a file as text."),
+  tool(
+    "read_file",
+    { type: "object", properties: { path: { type: "string" } } },
+    "Read the complete contents of a file as text."
+  ),
   tool("list_directory", { type: "object" }, "Get a detailed listing of all files and directories in a path"),
-  ...Array.from({ length: 13 }, (_, i) => tool(`file_op_${i}`, { type: "object" }, `Another file operation number ${i}`))
+  ...Array.from(
+    { length: 13 },
+    (_, i) => tool(`file_op_${i}`, { type: "object" }, `Another file operation number ${i}`)
+  )
 ]
-const servers = () => fakeFactory({ github: { tools: githubTools }, files: { tools: fileTools }, down: { connectError: "refused" } })
+const servers = () =>
+  fakeFactory({ github: { tools: githubTools }, files: { tools: fileTools }, down: { connectError: "refused" } })
 
 const names = (request: { tools: ReadonlyArray<{ name: string }> }) => request.tools.map((t) => t.name)
 
@@ -39,7 +54,10 @@ describe("tool search in the agent", () => {
       yield* Agent.run("hi").pipe(Effect.provide(layer))
       assert.deepStrictEqual(names(requests[0]!), ["search_tools", "files__read_file"])
       const system = systemOf(requests[0]!)
-      assert.include(system, "Tool search is on: 44 tools of the MCP servers github, files are not offered until found.")
+      assert.include(
+        system,
+        "Tool search is on: 44 tools of the MCP servers github, files are not offered until found."
+      )
       // a server whose list failed is still named
       assert.include(system, "Unavailable MCP servers (their tools are missing): down (")
       const search = requests[0]!.tools[0]! as { parameters: { properties: { server: { enum: Array<string> } } } }
@@ -59,7 +77,10 @@ describe("tool search in the agent", () => {
       const found = toolMessages(requests[1]!)[0]!
       assert.strictEqual(found.status, "ok")
       const content = found.content as { tools: Array<{ name: string; description: string }>; note: string }
-      assert.deepStrictEqual(content.tools[0], { name: "github__create_issue", description: "Create a new issue in a GitHub repository" })
+      assert.deepStrictEqual(content.tools[0], {
+        name: "github__create_issue",
+        description: "Create a new issue in a GitHub repository"
+      })
       assert.strictEqual(content.tools.length, 2)
       assert.deepStrictEqual(names(requests[1]!), ["search_tools", ...content.tools.map((t) => t.name)])
       // loaded for the rest of the run
@@ -132,7 +153,11 @@ describe("tool search in the agent", () => {
       assert.strictEqual(names(under.requests[0]!).length, 15)
       assert.notInclude(systemOf(under.requests[0]!), "Tool search")
 
-      const off = agentWith({ servers: [http("github"), http("files")], clientFactory: servers().factory, toolSearch: { mode: "off" } }, [
+      const off = agentWith({
+        servers: [http("github"), http("files")],
+        clientFactory: servers().factory,
+        toolSearch: { mode: "off" }
+      }, [
         { text: "ok" }
       ])
       yield* Agent.run("hi").pipe(Effect.provide(off.layer))
@@ -155,7 +180,10 @@ describe("tool search in the agent", () => {
         github: { tools: githubTools },
         ledger: {
           instructions: "Keeps the company's invoices and refunds.",
-          tools: [tool("run_job", { type: "object" }, "Runs a job by its id"), tool("job_status", { type: "object" }, "Status of a job")]
+          tools: [
+            tool("run_job", { type: "object" }, "Runs a job by its id"),
+            tool("job_status", { type: "object" }, "Status of a job")
+          ]
         }
       })
       const { layer, requests } = agentWith({
@@ -180,7 +208,12 @@ describe("tool search in the agent", () => {
         toolSearch: { threshold: { tokens: 100 } }
       }, [{ text: "ok" }])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
-      assert.isAbove(McpToolSearch.estimateTokens(fileTools.map((t) => ({ name: t.name, description: t.description!, parameters: t.inputSchema }))), 100)
+      assert.isAbove(
+        McpToolSearch.estimateTokens(
+          fileTools.map((t) => ({ name: t.name, description: t.description!, parameters: t.inputSchema }))
+        ),
+        100
+      )
       assert.deepStrictEqual(names(requests[0]!), ["search_tools"])
     }))
 })

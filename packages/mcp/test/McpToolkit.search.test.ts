@@ -9,9 +9,9 @@ import type * as Response from "@effect/ai/Response"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { fakeFactory, tool } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { fakeFactory, tool } from "@zett/testing/FakeMcp"
 
 const http = (name: string, extra: McpServerConfig.Extra = {}) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...extra })

@@ -3,13 +3,13 @@
  * lists (built on the first search, once per version), the search tool's definition, the reading of its
  * arguments, its result and the system text.
  */
+import { ToolSearch as Search } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Metric from "effect/Metric"
 import * as McpServerConfig from "../McpServerConfig.js"
 import type * as McpTool from "../McpTool.js"
 import * as McpToolSearch from "../McpToolSearch.js"
-import { ToolSearch as Search } from "@zett/common"
 
 /** A server's tools that tool search holds back (or loaded), as the cache handed them out. */
 export interface Group {
@@ -30,13 +30,16 @@ export interface IndexCell {
 
 export const indexCell = (): IndexCell => ({ key: undefined, index: undefined })
 
-const sameLists = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) => a.length === b.length && a.every((x, i) => x === b[i])
+const sameLists = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) =>
+  a.length === b.length && a.every((x, i) => x === b[i])
 
 /** The index of `groups`, built (and counted in `McpToolSearch.indexBuilds`) when their lists are not the last ones. */
 export const indexOf = (cell: IndexCell, groups: ReadonlyArray<Group>): Effect.Effect<Search.Index<McpTool.McpTool>> =>
   Effect.suspend(() => {
     const key = groups.map((group) => group.tools)
-    if (cell.index !== undefined && cell.key !== undefined && sameLists(cell.key, key)) return Effect.succeed(cell.index)
+    if (cell.index !== undefined && cell.key !== undefined && sameLists(cell.key, key)) {
+      return Effect.succeed(cell.index)
+    }
     const index = Search.make(
       groups.map((group) => ({ server: group.server.name, instructions: group.instructions, tools: group.tools }))
     )
