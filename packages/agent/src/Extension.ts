@@ -10,6 +10,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -71,6 +72,11 @@ export interface RunContext {
   readonly publish: (event: AgentEvent) => Effect.Effect<void>
   /** Whether an extension of the request has an `onEvent` hook: a publisher may skip building events nobody reads. */
   readonly observed: boolean
+  /**
+   * The agent's time limit for a tool that sets none of its own (`Agent.Options.toolTimeout`): the agent applies
+   * it, except to a tool that keeps its own time (`Tool.timesItself`), which reads it here. Absent: no limit.
+   */
+  readonly toolTimeout?: Duration.Duration | undefined
 }
 
 /**

@@ -303,7 +303,8 @@ export const make = Effect.fnUntraced(function*(
       resolved,
       tool,
       args,
-      context.observed ? observeProgress(context, toolCall) : undefined
+      context.observed ? observeProgress(context, toolCall) : undefined,
+      context.toolTimeout
     )
   const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
@@ -338,6 +339,8 @@ export const make = Effect.fnUntraced(function*(
         description: tool.description,
         parameters: tool.parameters,
         guidelines: false,
+        // the call is timed by its connection, within the agent's limit (Session.callTool)
+        timesItself: true,
         handler: handlerOf(resolved, tool)
       })
     )

@@ -439,6 +439,28 @@ describe("McpExtension", () => {
       ])
     }))
 
+  it.effect("the agent's toolTimeout bounds a call within callTimeout, timed once: by the call's limits, not a race of the agent's (D6)", () =>
+    Effect.gen(function*() {
+      let interrupted = 0
+      const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late")).pipe(Effect.onInterrupt(() => Effect.sync(() => void interrupted++)))
+      const { factory } = fakeFactory({ s: { tools: [tool("slow")], call: slow } })
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory, callTimeout: "1 minute" },
+        [{ toolCalls: [{ name: "s__slow" }] }, { toolCalls: [{ name: "s__slow" }] }, { text: "ok" }],
+        { toolTimeout: "5 seconds" }
+      )
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("5 seconds")
+      yield* TestClock.adjust("5 seconds")
+      yield* Fiber.join(fiber)
+      // the extension's words, from the call's own limits: the agent did not race the call
+      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => m.content), [
+        { error: { type: "Timeout", message: "s__slow did not finish within 5s" } },
+        { error: { type: "Timeout", message: "s__slow did not finish within 5s" } }
+      ])
+      assert.strictEqual(interrupted, 2)
+    }))
+
   it.effect("a server's own timeout overrides callTimeout, for that server only (D6)", () =>
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))

@@ -188,6 +188,8 @@ export const unavailableError = (server: McpServerConfig.McpServerConfig, error:
  * One tool call: the server's connection (lazily, under connectTimeout), the call under callTimeout (a server's
  * own `timeout` wins), the result as the model sees it, and every failure as a `ToolError` with the reason the
  * model is given. The warm path: no generator, no context provided around the call, one match for every outcome.
+ * `agentLimit`, the agent's time limit for the tool (`RunContext.toolTimeout`), bounds the call's own limits: the
+ * call is timed once, by its connection (the extension's tools keep their own time, `Tool.timesItself`).
  */
 export const callTool = (
   settings: Settings,
@@ -195,7 +197,8 @@ export const callTool = (
   resolved: Resolved,
   tool: McpTool.McpTool,
   args: unknown,
-  observe?: Observe | undefined
+  observe?: Observe | undefined,
+  agentLimit?: Duration.Duration | undefined
 ): Effect.Effect<unknown, Tool.ToolError> => {
   const server = resolved.server
   return Effect.flatMap(
@@ -204,13 +207,7 @@ export const callTool = (
       (error) => Effect.zipRight(resolved.failed, unavailableError(server, error))
     ),
     (client) => {
-      const limits: McpClient.CallLimits = {
-        server: server.name,
-        // a server's own `timeout` (Cline, Gemini CLI) overrides the extension's
-        timeout: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
-        resetOnProgress: settings.resetOnProgress,
-        maxTimeout: settings.maxCallTimeout
-      }
+      const limits = callLimits(settings, server, agentLimit)
       const input = (args ?? {}) as Record<string, unknown>
       const called = observe === undefined
         ? client.callWithin(tool.remoteName, input, limits)
@@ -228,6 +225,27 @@ export const callTool = (
   ).pipe(
     Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
   )
+}
+
+/** A call's limits: a server's own `timeout` (Cline, Gemini CLI) overrides the extension's; the agent's caps both. */
+const callLimits = (
+  settings: Settings,
+  server: McpServerConfig.McpServerConfig,
+  agentLimit: Duration.Duration | undefined
+): McpClient.CallLimits => {
+  const timeout = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+  if (agentLimit === undefined) {
+    return { server: server.name, timeout, resetOnProgress: settings.resetOnProgress, maxTimeout: settings.maxCallTimeout }
+  }
+  // the agent's limit holds whatever the progress: with `resetOnProgress` it caps the call as `maxTimeout` does
+  const capped = (limit: Option.Option<Duration.Duration>) =>
+    Option.some(Option.match(limit, { onNone: () => agentLimit, onSome: (own) => Duration.min(own, agentLimit) }))
+  return {
+    server: server.name,
+    timeout: capped(timeout),
+    resetOnProgress: settings.resetOnProgress,
+    maxTimeout: settings.resetOnProgress ? capped(settings.maxCallTimeout) : settings.maxCallTimeout
+  }
 }
 
 const failure = (
