@@ -97,8 +97,11 @@ const zettLane = async (keepFactory: boolean, servers: ReadonlyArray<Server>): P
   const factory = factoryRuntime === undefined ? undefined : await factoryRuntime.runPromise(McpClientFactory.McpClientFactory)
   return {
     discover: async () => {
+      // every tool reaches the model, as the case counts (tool search is on past 40 tools by default)
       const app = makeApp(McpLayers.layerNode(
-        factory === undefined ? { servers: definitions } : { servers: definitions, clientFactory: factory }
+        factory === undefined
+          ? { servers: definitions, toolSearch: { mode: "off" } }
+          : { servers: definitions, clientFactory: factory, toolSearch: { mode: "off" } }
       ))
       const opened = await app.startRequest()
       return { tools: opened.tools, close: app.dispose }

@@ -159,8 +159,10 @@ export const makeApp = (mcp: Layer.Layer<McpExtension.McpExtension, unknown>, op
   }
 }
 
+// every tool reaches the model, as the cases count: tool search (on past 40 tools by default) is measured by
+// scripts/toolsearch
 export const zettLayer = (servers: ReadonlyArray<ServerSpec>, extra?: Omit<McpLayers.Options, "servers">) =>
-  McpLayers.layerNode({ servers: servers.map(toMcpServer), ...extra })
+  McpLayers.layerNode({ servers: servers.map(toMcpServer), toolSearch: { mode: "off" }, ...extra })
 
 export const echoName = (s: ServerSpec) => `${s.name}__${s.prefix}echo`
 
