@@ -36,6 +36,7 @@ import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import { finished } from "node:stream"
+import type { Readable } from "node:stream"
 import type * as ProcessGroups from "../ProcessGroups.js"
 
 /** @internal */
@@ -98,8 +99,46 @@ interface Child {
 }
 
 /**
+ * stderr, read from the start (a server blocked on a full stderr pipe would never answer). Its lines go to the
+ * logger in order, one after the other; a logger that fails does not stop the reading. `done` when the pipe has
+ * ended and its lines are logged; `reason`: its first line that reads as an error, else its last lines.
+ */
+const readStderr = (
+  stderr: Readable,
+  options: Options,
+  runPromise: (effect: Effect.Effect<void>) => Promise<void>
+) => {
+  let logged = Promise.resolve()
+  const tail: Array<{ readonly line: string; readonly truncated: boolean }> = []
+  let error: { readonly line: string; readonly truncated: boolean } | undefined
+  const log = (line: string, truncated: boolean) => {
+    if (line.trim() !== "") {
+      tail.push({ line, truncated })
+      if (tail.length > STDERR_TAIL) tail.shift()
+      if (error === undefined && ERROR_LINE.test(line)) error = { line, truncated }
+    }
+    const effect = Effect.catchAllCause(options.onStderrLine(line, truncated), () => Effect.void)
+    logged = logged.then(() => runPromise(effect)).catch(() => {})
+  }
+  const lines = new StderrLines(log)
+  stderr.setEncoding("utf8")
+  stderr.on("data", (text: string) => lines.push(text))
+  const done = new Promise<void>((resolve) =>
+    finished(stderr, () => {
+      lines.end()
+      resolve(logged)
+    })
+  )
+  return { done, reason: () => error === undefined ? tail : [error] }
+}
+
+/**
  * Starts the server in the current scope. Closing the scope runs the close ladder; `close()` from the SDK runs
  * the same one.
+ *
+ * Longer than 80 lines on purpose: it is one transport over one process, whose state (the pipes, the SDK's
+ * handlers, whether it started, is closing or has closed) its parts share, as the SDK's own `StdioClientTransport`
+ * is one class; stderr (`readStderr`) and the spawn are apart.
  *
  * @internal
  */
@@ -147,23 +186,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
       stdout.on("data", (chunk: Buffer) => lines.push(chunk))
     }
 
-    // stderr is read from the start (a server blocked on a full stderr pipe would never answer). Its lines go to
-    // the logger in order, one after the other; a logger that fails does not stop the reading.
-    let logged = Promise.resolve()
-    const tail: Array<{ readonly line: string; readonly truncated: boolean }> = []
-    let error: { readonly line: string; readonly truncated: boolean } | undefined
-    const log = (line: string, truncated: boolean) => {
-      if (line.trim() !== "") {
-        tail.push({ line, truncated })
-        if (tail.length > STDERR_TAIL) tail.shift()
-        if (error === undefined && ERROR_LINE.test(line)) error = { line, truncated }
-      }
-      const effect = Effect.catchAllCause(options.onStderrLine(line, truncated), () => Effect.void)
-      logged = logged.then(() => runPromise(effect)).catch(() => {})
-    }
-    const stderrLines = new StderrLines(log)
-    stderr.setEncoding("utf8")
-    stderr.on("data", (text: string) => stderrLines.push(text))
+    const stderrRead = readStderr(stderr, options, runPromise)
 
     // The connection is closed for the SDK once the server has exited and all of its output is read (Node's
     // `close` event, which the SDK's own transport uses).
@@ -177,12 +200,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
         resolve()
       })
     )
-    const stderrDone = new Promise<void>((resolve) =>
-      finished(stderr, () => {
-        stderrLines.end()
-        resolve(logged)
-      })
-    )
+    const stderrDone = stderrRead.done
     const stdinDone = new Promise<void>((resolve) => finished(stdin, () => resolve()))
     const onExit = () => {
       // a pgid stays reserved while any member runs; once none does, the exit hooks must forget it
@@ -237,7 +255,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
       // the end of stderr comes with the process's exit; a member of its group that keeps the pipe is not waited for
       stderrReason: Effect.map(
         Effect.timeout(Effect.promise(() => stderrDone), "100 millis").pipe(Effect.ignore),
-        () => error === undefined ? tail : [error]
+        stderrRead.reason
       ),
       get exitStatus() {
         const exit = child.exit

@@ -188,61 +188,23 @@ const sdkFailure = (cause: SdkError, scrubber: Scrubber.Scrubber) => {
 
 const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
 
-/**
- * A failure described: its text, and its kind both for a connection and for a request (where an error answer
- * of the server is `Remote`, not a broken `Protocol`).
- */
-const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
+/** A failure described: its text, and its kind both for a connection and for a request. */
+interface Described {
   readonly description: string
   readonly code?: number
   readonly httpStatus?: number
   readonly connect: ConnectFailure
   readonly request: RequestFailure
   readonly keep: boolean
-} => {
-  if (cause instanceof ProtocolError) {
-    // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
-    if (cause.data instanceof LocalFailure.LocalFailure) {
-      return {
-        description: cause.data.reason,
-        connect: cause.data.kind === "StreamClosed" ? "Closed" : "Protocol",
-        request: cause.data.kind,
-        keep: false
-      }
-    }
-    const revision = revisionError(cause.code, cause.data)
-    if (revision !== undefined) {
-      return { description: revision.description, code: cause.code, connect: revision.connect, request: "Remote", keep: false }
-    }
-    const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
-    return { description: clip(scrubber.scrub(text)), code: cause.code, connect: "Protocol", request: "Remote", keep: false }
-  }
-  if (cause instanceof SdkHttpError) {
-    const status = cause.status
-    const statusText = status === undefined || status < 100
-      ? "unexpected HTTP response"
-      : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`
-    // a modern server refuses a request of another revision with 400 and a JSON-RPC error in the body
-    const inBody = status === 400 ? bodyError(cause.message) : undefined
-    const revision = inBody === undefined ? undefined : revisionError(inBody.code, inBody.data)
-    if (revision !== undefined) {
-      return {
-        description: `${statusText}: ${revision.description}`,
-        code: inBody!.code,
-        httpStatus: status!,
-        connect: revision.connect,
-        request: "Remote",
-        keep: false
-      }
-    }
-    return {
-      description: statusText,
-      ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
-      connect: status === 401 ? "Unauthorized" : "Http",
-      request: status === 401 ? "Unauthorized" : "Transport",
-      keep: false
-    }
-  }
+}
+
+/**
+ * A failure described, for a connection and for a request (where an error answer of the server is `Remote`, not
+ * a broken `Protocol`): by what threw it, the protocol, HTTP, the SDK, a parser, a schema, OAuth or the system.
+ */
+const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): Described => {
+  if (cause instanceof ProtocolError) return protocolFailure(cause, scrubber)
+  if (cause instanceof SdkHttpError) return httpFailure(cause)
   // the SDK's own failures: its texts are its own, but an invalid result's may quote what the server sent
   // a probe that could not reach the server failed as a connect does: for what is underneath
   if (cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && cause.cause !== undefined && depth < MAX_CAUSES) {
@@ -273,26 +235,75 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): {
     const { description, reason } = authorization
     return { description: clip(description), connect: reason, request: reason, keep: false }
   }
-  const errno = errnoCode(cause)
-  if (cause instanceof Error) {
-    const message = scrubber.scrub(cause.message)
-    // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part, else the reason
-    // underneath (`bad port`: fetch refuses some ports before connecting)
-    const inner = errno === undefined && cause.message === "fetch failed" ? innermost(cause) : cause
-    const description = errno !== undefined && !message.includes(errno)
-      ? `${message} (${errno})`
-      : inner !== cause && inner.message !== ""
-      ? `${message} (${scrubber.scrub(inner.message)})`
-      : message
-    const network = errno !== undefined && networkCodes.has(errno)
+  if (cause instanceof Error) return systemFailure(cause, scrubber)
+  return { description: clip(scrubber.scrub(String(cause))), connect: "Unknown", request: "Unknown", keep: false }
+}
+
+/** A JSON-RPC error: a server's answer, a refusal over the revision, or one Zett put in place of a response. */
+const protocolFailure = (cause: ProtocolError, scrubber: Scrubber.Scrubber): Described => {
+  // a failure Zett itself put in place of a response (a closed stream, a message over the size limit)
+  if (cause.data instanceof LocalFailure.LocalFailure) {
     return {
-      description: clip(description),
-      connect: network ? "Network" : "Unknown",
-      request: network ? "Transport" : "Unknown",
-      keep: message === cause.message
+      description: cause.data.reason,
+      connect: cause.data.kind === "StreamClosed" ? "Closed" : "Protocol",
+      request: cause.data.kind,
+      keep: false
     }
   }
-  return { description: clip(scrubber.scrub(String(cause))), connect: "Unknown", request: "Unknown", keep: false }
+  const revision = revisionError(cause.code, cause.data)
+  if (revision !== undefined) {
+    return { description: revision.description, code: cause.code, connect: revision.connect, request: "Remote", keep: false }
+  }
+  const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
+  return { description: clip(scrubber.scrub(text)), code: cause.code, connect: "Protocol", request: "Remote", keep: false }
+}
+
+/** An HTTP status the transport refused, with a modern server's refusal of another revision in a 400's body. */
+const httpFailure = (cause: SdkHttpError): Described => {
+  const status = cause.status
+  const statusText = status === undefined || status < 100
+    ? "unexpected HTTP response"
+    : `HTTP ${status}${Http.STATUS_CODES[status] ? ` ${Http.STATUS_CODES[status]}` : ""}`
+  const inBody = status === 400 ? bodyError(cause.message) : undefined
+  const revision = inBody === undefined ? undefined : revisionError(inBody.code, inBody.data)
+  if (revision !== undefined) {
+    return {
+      description: `${statusText}: ${revision.description}`,
+      code: inBody!.code,
+      httpStatus: status!,
+      connect: revision.connect,
+      request: "Remote",
+      keep: false
+    }
+  }
+  return {
+    description: statusText,
+    ...(status !== undefined && status >= 100 ? { httpStatus: status } : {}),
+    connect: status === 401 ? "Unauthorized" : "Http",
+    request: status === 401 ? "Unauthorized" : "Transport",
+    keep: false
+  }
+}
+
+/** Any other error: a system error's errno (a network one is `Network`/`Transport`), fetch's reason underneath. */
+const systemFailure = (cause: Error, scrubber: Scrubber.Scrubber): Described => {
+  const errno = errnoCode(cause)
+  const message = scrubber.scrub(cause.message)
+  // fetch fails with a bare "fetch failed"; the errno code underneath is the useful part, else the reason
+  // underneath (`bad port`: fetch refuses some ports before connecting)
+  const inner = errno === undefined && cause.message === "fetch failed" ? innermost(cause) : cause
+  const description = errno !== undefined && !message.includes(errno)
+    ? `${message} (${errno})`
+    : inner !== cause && inner.message !== ""
+    ? `${message} (${scrubber.scrub(inner.message)})`
+    : message
+  const network = errno !== undefined && networkCodes.has(errno)
+  return {
+    description: clip(description),
+    connect: network ? "Network" : "Unknown",
+    request: network ? "Transport" : "Unknown",
+    keep: message === cause.message
+  }
 }
 
 /**
