@@ -91,7 +91,9 @@ export const runRequest = (options: {
         servers: options.servers,
         // generous unless a test is about a timeout: on a loaded machine a healthy server may take seconds to start
         connectTimeout: options.connectTimeout ?? "10 seconds",
-        callTimeout: options.callTimeout ?? "10 seconds"
+        callTimeout: options.callTimeout ?? "10 seconds",
+        // the model is offered every tool: the tests read the tools a faulty server's listing gave
+        toolSearch: { mode: "off" }
       })),
       Layer.provide(factoryLayer(options.factory)),
       Layer.provide(NodeContext.layer),
