@@ -12,6 +12,7 @@ import * as Path from "node:path"
 import { faultyServer, fixtures, node, withMarker, wrapper } from "./utils/faults.js"
 import * as Processes from "@zett/testing/Processes"
 import * as Source from "@zett/testing/Source"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 interface HostRun {
   readonly stdout: string
@@ -49,7 +50,7 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
     const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
     host.once("exit", (code, signal) => {
       clearTimeout(timer)
-      resume(sent ? Effect.succeed({ stdout, stderr, code, signal, pids }) : Effect.fail(new Error(stderr)))
+      resume(sent ? Effect.succeed({ stdout, stderr, code, signal, pids }) : Effect.fail(new FixtureError({ message: stderr })))
     })
     return Effect.sync(() => host.kill("SIGKILL"))
   })

@@ -23,6 +23,7 @@ import * as Processes from "@zett/testing/Processes"
 import { wrapper } from "@zett/testing/Faults"
 import * as Source from "@zett/testing/Source"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")
@@ -235,7 +236,7 @@ describe("McpClientFactory (stdio)", () => {
       const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
       host.once("exit", (_code, signal) => {
         clearTimeout(timer)
-        resume(stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new Error(stderr)))
+        resume(stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new FixtureError({ message: stderr })))
       })
     })
 

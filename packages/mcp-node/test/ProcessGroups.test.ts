@@ -16,6 +16,7 @@ import * as Path from "node:path"
 import { faultyServer, withMarker, wrapper } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
 import * as Source from "@zett/testing/Source"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 const events = ["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const
 
@@ -204,7 +205,7 @@ const runHost = (mode: "exit" | "none" | "signal" | "handled", marker: string) =
         resume(
           stdout.includes("ready")
             ? Effect.succeed({ code, signal, stdout, stderr })
-            : Effect.fail(new Error(`the host never got ready (${code ?? signal}):\n${stderr}`))
+            : Effect.fail(new FixtureError({ message: `the host never got ready (${code ?? signal}):\n${stderr}` }))
         )
       })
       return Effect.sync(() => child.kill("SIGKILL"))

@@ -321,7 +321,9 @@ describe.sequential("secrets", () => {
           (request) => (record(request), { text: "done" })
         ]))
       )
-      const exit = yield* Agent.Agent.pipe(Effect.flatMap((agent) => agent.run("go")), Effect.exit).pipe(
+      const exit = yield* Agent.Agent.pipe(
+        Effect.flatMap((agent) => agent.run("go")),
+        Effect.exit,
         Effect.provide(layer),
         Effect.provide(logs.layer),
         Effect.withTracer(traces.tracer)

@@ -20,6 +20,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 const record = Effect.map(TempDir.make("zett-listen-"), (dir) => Path.join(dir, "record.jsonl"))
 
@@ -56,7 +57,7 @@ describe("subscriptions/listen", () => {
           assert.notInclude(mcp.tools.map((tool) => tool.name), "modern__extra")
           yield* mcp.toolkit.handle("modern__grow" as never, { tool: "extra" } as never)
           const next = yield* refreshUntil(mcp, (names) => names.includes("modern__extra")).pipe(
-            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the change never arrived") })
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new FixtureError({ message: "the change never arrived" }) })
           )
           assert.include(next.tools.map((tool) => tool.name), "modern__extra")
         })).pipe(Effect.provide(layers(server)))
@@ -80,7 +81,7 @@ describe("subscriptions/listen", () => {
           const [update] = Chunk.toReadonlyArray(
             yield* first.await.pipe(
               Effect.flatten,
-              Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the update never arrived") })
+              Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new FixtureError({ message: "the update never arrived" }) })
             )
           )
           const [contents] = yield* McpResources.read(client, "memo://note")
@@ -127,7 +128,7 @@ describe("subscriptions/listen", () => {
         const lists = () => ModernServers.readRecord(file).filter((entry) => entry.method === "tools/list").length
         yield* Effect.repeat(Effect.sleep("20 millis"), {
           until: () => lists() >= 2 || Effect.runSync(cache.has(key)) === false
-        }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the change never arrived") }))
+        }).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new FixtureError({ message: "the change never arrived" }) }))
         yield* Agent.run("what tools are there?")
       }).pipe(Effect.provide(AgentLive))
       assert.notInclude(offered[0]!, "modern__extra")
@@ -149,7 +150,7 @@ describe("subscriptions/listen", () => {
         yield* mcp.toolkit.handle("modern__cut" as never, {} as never)
         // listened again after the stream broke (from 200 ms, jittered)
         yield* Effect.repeat(Effect.sleep("10 millis"), { until: () => listens() >= 2 }).pipe(
-          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("never listened again") })
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new FixtureError({ message: "never listened again" }) })
         )
         // a change published before the server has the new stream is not on it: tools are added until one is heard
         // of (without the stream, the cached list would hide every one of them for its minute)

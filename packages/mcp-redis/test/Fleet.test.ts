@@ -14,6 +14,7 @@ import { Redis } from "ioredis"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 const app = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fleet-app.ts")
 const instances = 8
@@ -55,7 +56,7 @@ const start = (env: Record<string, string>): Effect.Effect<Instance, never, Scop
     pid: child.pid!,
     ready: Effect.gen(function*() {
       while (!stdout().includes("READY")) {
-        if (child.exitCode !== null) return yield* Effect.fail(new Error(`exited before READY:\n${stdout()}\n${stderr()}`))
+        if (child.exitCode !== null) return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${stdout()}\n${stderr()}` }))
         yield* Effect.sleep("20 millis")
       }
     }),

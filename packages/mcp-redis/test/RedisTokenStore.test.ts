@@ -26,6 +26,7 @@ import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as RedisLock from "../src/internal/redisLock.js"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 const key = "https://docs.example/mcp"
 const accessSecret = "acc-5ecret-0f-the-token"
@@ -104,7 +105,7 @@ const startApp = (env: Record<string, string>) =>
     pid: child.pid!,
     ready: Effect.gen(function*() {
       while (!output.stdout.includes("READY")) {
-        if (child.exitCode !== null) return yield* Effect.fail(new Error(`exited before READY:\n${output.stderr}`))
+        if (child.exitCode !== null) return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${output.stderr}` }))
         yield* Effect.sleep("20 millis")
       }
     }),

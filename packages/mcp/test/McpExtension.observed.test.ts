@@ -147,7 +147,7 @@ describe("McpExtension, observed", () => {
         Effect.gen(function*() {
           const names: Array<ReadonlyArray<string>> = []
           const model = ScriptedModel.layer([(request) => (names.push(request.tools.map((t) => t.name)), { text: "ok" })])
-          const extension = Layer.effect(McpExtension.McpExtension, McpExtension.make({ namespaceTools })).pipe(
+          const extension = Layer.scoped(McpExtension.McpExtension, McpExtension.make({ namespaceTools })).pipe(
             Layer.provide(Layer.mergeAll(
               McpServers.layer([http("s")]),
               cache,

@@ -19,6 +19,7 @@ import * as Random from "effect/Random"
 import * as TestClock from "effect/TestClock"
 import { key, tools } from "./utils/catalog.js"
 import * as CapturedLogs from "@zett/testing/CapturedLogs"
+import { FixtureError } from "@zett/testing/FixtureError"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>
@@ -69,7 +70,7 @@ const fleetLock = (journal: Journal) => {
         Effect.suspend(() => {
           acquires.push(now)
           journal.push("acquire")
-          if (modes.acquire === "fail") return Effect.fail(new Error("lock refused"))
+          if (modes.acquire === "fail") return Effect.fail(new FixtureError({ message: "lock refused" }))
           if (held.has(id)) return Effect.succeed(Option.none())
           fleet.beforeTake()
           held.add(id)
@@ -77,14 +78,14 @@ const fleetLock = (journal: Journal) => {
             keepAlive: Effect.suspend(() => {
               journal.push("keepAlive")
               return modes.keepAlive === "fail"
-                ? Effect.fail(new Error("lock lost"))
+                ? Effect.fail(new FixtureError({ message: "lock lost" }))
                 : Effect.onInterrupt(Effect.never, () => Effect.sync(() => void journal.push("keepAlive stopped")))
             }),
             release: Effect.suspend(() => {
               journal.push("release")
               held.delete(id)
               return modes.release === "fail"
-                ? Effect.fail(new Error("release refused"))
+                ? Effect.fail(new FixtureError({ message: "release refused" }))
                 : Effect.succeed(modes.release === "released")
             })
           }))

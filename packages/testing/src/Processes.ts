@@ -10,6 +10,7 @@ import * as Net from "node:net"
 import * as Effect from "effect/Effect"
 import * as Clock from "effect/Clock"
 import type * as Scope from "effect/Scope"
+import { FixtureError } from "./FixtureError.js"
 
 export interface ProcessInfo {
   readonly pid: number
@@ -148,7 +149,7 @@ export const spawnScoped = (options: {
       child.once("exit", (code) => {
         if (!settled) {
           settled = true
-          resume(Effect.fail(new Error(`${options.command} exited with ${code} before it was ready:\n${output}`)))
+          resume(Effect.fail(new FixtureError({ message: `${options.command} exited with ${code} before it was ready:\n${output}` })))
         }
       })
       return Effect.sync(() => {
