@@ -461,6 +461,25 @@ describe("McpExtension", () => {
       assert.strictEqual(interrupted, 2)
     }))
 
+  it.effect("with resetTimeoutOnProgress, the agent's toolTimeout still caps a call that keeps reporting progress (D6)", () =>
+    Effect.gen(function*() {
+      // reports every second, never ends: each report starts callTimeout (2 s) afresh
+      const reporting = (_name: string, _args: unknown, options?: McpClient.CallOptions) =>
+        Effect.forever(Effect.zipRight(Effect.sleep("1 second"), Effect.sync(() => options?.onProgress?.({ progress: 1 }))))
+      const { factory } = fakeFactory({ s: { tools: [tool("busy")], call: reporting } })
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory, callTimeout: "2 seconds", resetTimeoutOnProgress: true, maxCallTimeout: null },
+        [{ toolCalls: [{ name: "s__busy" }] }, { text: "ok" }],
+        { toolTimeout: "5 seconds" }
+      )
+      const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
+      for (let i = 0; i < 5; i++) yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => m.content), [
+        { error: { type: "Timeout", message: "s__busy did not finish within 5s" } }
+      ])
+    }))
+
   it.effect("a server's own timeout overrides callTimeout, for that server only (D6)", () =>
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
