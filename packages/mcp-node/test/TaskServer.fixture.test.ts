@@ -10,6 +10,7 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
 import type { RawClientDispatch } from "@modelcontextprotocol/ext-tasks/client"
+import * as Faults from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
@@ -88,7 +89,7 @@ const connect = async (inner: Transport) => {
 type Connection = Awaited<ReturnType<typeof connect>>
 
 const stdioConnection = (file: string, options: TaskServer.Options = {}) => {
-  const server = TaskServer.stdio("tasks", file, "task-fixture-test", options)
+  const server = TaskServer.stdioCommand("tasks", file, "task-fixture-test", options)
   return Effect.acquireRelease(
     Effect.promise(() =>
       connect(
@@ -372,6 +373,63 @@ describe("the task server", () => {
         ], ["tasks/get", taskId]])
         assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), ["tasks/get", "tasks/get"])
         assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["completed"])
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "a task the server advances on its own clock notifies its listener of completion without a single tasks/get",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const c = yield* stdioConnection(file, { tickMs: 20 })
+        const taskId = (yield* Effect.promise(() =>
+          createdTask(c, TaskServer.tools.finishes, { steps: 25, text: "tick" })
+        ))
+          .taskId as string
+        void c.request("subscriptions/listen", { notifications: { taskIds: [taskId] } })
+        const heard = yield* Processes.eventually(
+          () => c.notifications.some((n) => n.method === "notifications/tasks"),
+          10_000
+        )
+        assert.isTrue(heard)
+        const note = c.notifications.find((n) => n.method === "notifications/tasks")!.params as Json
+        assert.strictEqual(note.status, "completed")
+        assert.deepStrictEqual(note.result, {
+          resultType: "complete",
+          content: [{ type: "text", text: "built tick" }],
+          isError: false
+        })
+        assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), [])
+        assert.deepStrictEqual(TaskServer.notified(file).map((e) => [e.taskId, e.status]), [[taskId, "completed"]])
+      }),
+    30_000
+  )
+
+  it.live(
+    "the server's processes end with the client that started them (found by their marker)",
+    () =>
+      Effect.gen(function*() {
+        const marker = `task-fixture-${process.pid}-${Date.now()}`
+        const server = TaskServer.stdioCommand("tasks", "/dev/null", marker)
+        const during = yield* Effect.scoped(Effect.gen(function*() {
+          const c = yield* Effect.acquireRelease(
+            Effect.promise(() =>
+              connect(
+                new StdioClientTransport({
+                  command: server.command,
+                  args: [...server.args],
+                  env: { ...process.env, ...server.env } as Record<string, string>
+                })
+              )
+            ),
+            (c) => Effect.promise(() => c.close())
+          )
+          yield* Effect.promise(() => createdTask(c, TaskServer.tools.runsForever))
+          return Faults.withMarker(marker).length
+        }))
+        assert.isAtLeast(during, 1)
+        assert.isTrue(yield* Processes.eventually(() => Faults.withMarker(marker).length === 0, 5_000))
       }),
     30_000
   )

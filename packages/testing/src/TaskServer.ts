@@ -64,19 +64,23 @@ export const args = (name: string, record: string, options: Options = {}): Array
   ...(options.tasksToAnyone === true ? ["--tasks-to-anyone"] : [])
 ]
 
+/**
+ * The task server's command over stdio, for a client that starts it itself (the SDK's `StdioClientTransport`); its
+ * processes record into `record` and carry `marker`.
+ */
+export const stdioCommand = (name: string, record: string, marker: string, options: Options = {}): {
+  readonly command: string
+  readonly args: Array<string>
+  readonly env: Record<string, string>
+} => ({ command: process.execPath, args: args(name, record, options), env: { ZETT_TEST_MARKER: marker } })
+
 /** A stdio server definition of the task server; its processes record into `record` and carry `marker`. */
 export const stdio = (
   name: string,
   record: string,
   marker: string,
   options: Options = {}
-): McpServerConfig.McpStdioServer =>
-  McpServerConfig.stdio({
-    name,
-    command: process.execPath,
-    args: args(name, record, options),
-    env: { ZETT_TEST_MARKER: marker }
-  })
+): McpServerConfig.McpStdioServer => McpServerConfig.stdio({ name, ...stdioCommand(name, record, marker, options) })
 
 /** The task server over Streamable HTTP for the length of the scope; its definition. */
 export const http = (
