@@ -216,6 +216,7 @@ describe("McpClient", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
+        getInstructions: () => undefined,
         request: async ({ method }: { readonly method: string }, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
           seen.push(options)
           return method === "tools/call" ? { content: [] } : { tools: [] }
@@ -247,6 +248,7 @@ describe("McpClient", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
+        getInstructions: () => undefined,
         request: async ({ method }: { readonly method: string }) => {
           if (method === "tools/call") throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
           throw new Error(`socket hang up while sending ${secret}`)
@@ -330,6 +332,7 @@ describe("McpClient, exactly", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
+        getInstructions: () => undefined,
         request: async ({ params }: { readonly params: unknown }) => {
           seen.push(params)
           if (seen.length === 3) throw new Error("down")
@@ -351,6 +354,7 @@ describe("McpClient, exactly", () => {
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
+        getInstructions: () => undefined,
         request: async () => {
           throw new Error("down")
         }
