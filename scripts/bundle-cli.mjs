@@ -31,7 +31,14 @@ const result = await esbuild.build({
   metafile: true,
   logLevel: "warning",
   // bundled CommonJS modules call `require` for Node's built-ins
-  banner: { js: "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);" }
+  banner: {
+    js:
+      "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);"
+  }
 })
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0)
-process.stdout.write(`bundled zett into ${Path.relative(root, outdir)}: ${Object.keys(result.metafile.outputs).length} files, ${Math.round(bytes / 1024)} KB\n`)
+process.stdout.write(
+  `bundled zett into ${Path.relative(root, outdir)}: ${Object.keys(result.metafile.outputs).length} files, ${
+    Math.round(bytes / 1024)
+  } KB\n`
+)

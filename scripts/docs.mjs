@@ -42,12 +42,19 @@ const make = (name) =>
 
 // two at a time: each is mostly one TypeScript program's type-check
 const results = []
-for (let i = 0; i < packages.length; i += 2) results.push(...await Promise.all(packages.slice(i, i + 2).map(make)))
+for (let i = 0; i < packages.length; i += 2) {
+  for (const ok of await Promise.all(packages.slice(i, i + 2).map(make))) results.push(ok)
+}
 if (!results.every(Boolean)) process.exit(1)
 if (check) {
-  const status = spawnSync("git", ["status", "--porcelain", "--", ...packages.map((name) => `packages/${name}/docs`)], { cwd: root, encoding: "utf8" })
+  const status = spawnSync("git", ["status", "--porcelain", "--", ...packages.map((name) => `packages/${name}/docs`)], {
+    cwd: root,
+    encoding: "utf8"
+  })
   if (status.stdout.trim() !== "") {
-    console.error(`docs: the committed API reference is not what the sources make (run npm run docs and commit):\n${status.stdout}`)
+    console.error(
+      `docs: the committed API reference is not what the sources make (run npm run docs and commit):\n${status.stdout}`
+    )
     process.exit(1)
   }
 }

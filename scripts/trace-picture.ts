@@ -7,14 +7,14 @@
  *
  *   npm run trace-picture
  */
+import { chatChunks } from "@zett/testing/FakeProvider"
+import * as Source from "@zett/testing/Source"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { chatChunks } from "@zett/testing/FakeProvider"
-import * as Source from "@zett/testing/Source"
 
 interface Span {
   readonly traceId: string
@@ -71,15 +71,21 @@ const main = async () => {
   Fs.writeFileSync(config, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [demoServer] } } }))
   // not spawnSync: the model and the receiver answer from this process
   const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-    const child = ChildProcess.execFile(process.execPath, [...Source.zettArgs, "run", "What is 2 + 40?", "--config", config], {
+    const child = ChildProcess.execFile(process.execPath, [
+      ...Source.zettArgs,
+      "run",
+      "What is 2 + 40?",
+      "--config",
+      config
+    ], {
       cwd: Source.root,
       env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      ZETT_MODEL: "openai-chat:local-model",
-      OPENAI_BASE_URL: `${model.url}/v1`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_SERVICE_NAME: "zett"
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        ZETT_MODEL: "openai-chat:local-model",
+        OPENAI_BASE_URL: `${model.url}/v1`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: "zett"
       }
     }, (error, _stdout, stderr) => resolve({ status: error === null ? 0 : (error.code as number | null) ?? 1, stderr }))
     child.on("error", () => undefined)
@@ -109,8 +115,16 @@ const attribute = (span: Span, key: string): unknown => {
 }
 
 // the attributes worth a glance next to a span's bar
-const shown = ["gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.tool.call.id",
-  "mcp.method.name", "network.transport", "process.executable.name", "error.type"]
+const shown = [
+  "gen_ai.request.model",
+  "gen_ai.usage.input_tokens",
+  "gen_ai.usage.output_tokens",
+  "gen_ai.tool.call.id",
+  "mcp.method.name",
+  "network.transport",
+  "process.executable.name",
+  "error.type"
+]
 
 const render = (spans: ReadonlyArray<Span>): string => {
   const ids = new Set(spans.map((span) => span.spanId))
@@ -133,8 +147,14 @@ const render = (spans: ReadonlyArray<Span>): string => {
   // the axis spans the request (the command's root also covers starting Node and loading modules): roots are clipped
   const inner = rows.filter(({ depth }) => depth > 0)
   const axis = inner.length > 0 ? inner : rows
-  const start = axis.reduce((min, { span }) => (BigInt(span.startTimeUnixNano) < min ? BigInt(span.startTimeUnixNano) : min), BigInt(axis[0]!.span.startTimeUnixNano))
-  const end = axis.reduce((max, { span }) => (BigInt(span.endTimeUnixNano) > max ? BigInt(span.endTimeUnixNano) : max), 0n)
+  const start = axis.reduce(
+    (min, { span }) => (BigInt(span.startTimeUnixNano) < min ? BigInt(span.startTimeUnixNano) : min),
+    BigInt(axis[0]!.span.startTimeUnixNano)
+  )
+  const end = axis.reduce(
+    (max, { span }) => (BigInt(span.endTimeUnixNano) > max ? BigInt(span.endTimeUnixNano) : max),
+    0n
+  )
   const total = Number(end - start) / 1e6
   const labelWidth = 330
   const barWidth = 520
@@ -161,17 +181,23 @@ const render = (spans: ReadonlyArray<Span>): string => {
     }).join("  ")
     return [
       `<text x="${8 + depth * 14}" y="${y + 15}" class="name">${escape(span.name)}</text>`,
-      `<rect x="${x.toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowHeight - 8}" rx="2" fill="${failed ? "#c0392b" : color}"/>`,
+      `<rect x="${x.toFixed(1)}" y="${y + 4}" width="${w.toFixed(1)}" height="${rowHeight - 8}" rx="2" fill="${
+        failed ? "#c0392b" : color
+      }"/>`,
       `<text x="${(x + w + 4).toFixed(1)}" y="${y + 15}" class="ms">${(to - from).toFixed(1)} ms</text>`,
       `<text x="${labelWidth + barWidth + 60}" y="${y + 15}" class="detail">${escape(details)}</text>`
     ].join("\n")
   })
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 60}" height="${height}" viewBox="0 0 ${width + 60} ${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 60}" height="${height}" viewBox="0 0 ${
+      width + 60
+    } ${height}">`,
     "<style>text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;fill:#222}.ms{fill:#555;font-size:11px}",
     ".detail{fill:#666;font-size:11px}.title{font-size:13px;font-weight:bold}</style>",
     `<rect width="100%" height="100%" fill="#fff"/>`,
-    `<text x="8" y="22" class="title">zett run "What is 2 + 40?" (openai-chat: on 127.0.0.1, demo MCP server over stdio): ${rows.length} spans; axis ${total.toFixed(0)} ms from the first span under the command's root</text>`,
+    `<text x="8" y="22" class="title">zett run "What is 2 + 40?" (openai-chat: on 127.0.0.1, demo MCP server over stdio): ${rows.length} spans; axis ${
+      total.toFixed(0)
+    } ms from the first span under the command's root</text>`,
     ...lines,
     "</svg>",
     ""

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util"
 import { buildLane } from "./build.js"
 import { benchDir, rootDir } from "./common.js"
 import { profileCalls } from "./profile.js"
-import { type Profiles, type Result, report } from "./report.js"
+import { type Profiles, report, type Result } from "./report.js"
 
 // strict: an unknown flag is an error, not ignored
 const { values: flags } = parseArgs({
@@ -66,9 +66,11 @@ const timeProcess = (job: Job & { readonly command: ReadonlyArray<string> }): Pr
     child.on("close", (code) => {
       clearTimeout(timer)
       const ms = Number(process.hrtime.bigint() - start) / 1e6
-      resolve(code === 0
-        ? { ...base, ok: true, ms, load1: loadavg()[0] }
-        : { ...base, ok: false, error: `exit ${code}: ${err.trim().slice(0, 300)}` })
+      resolve(
+        code === 0
+          ? { ...base, ok: true, ms, load1: loadavg()[0] }
+          : { ...base, ok: false, error: `exit ${code}: ${err.trim().slice(0, 300)}` }
+      )
     })
   })
 
@@ -106,7 +108,7 @@ const rounds = (reps: number, all: ReadonlyArray<string>, make: (lib: string) =>
   const jobs: Array<Job> = []
   for (let r = 0; r < reps; r++) {
     const order = lanes.map((_, i) => lanes[(i + r) % lanes.length]!)
-    for (const lib of order) jobs.push(...make(lib))
+    for (const lib of order) for (const job of make(lib)) jobs.push(job)
   }
   return jobs
 }
@@ -137,46 +139,62 @@ const plan: Record<string, () => Array<Job>> = {
   // Zett: 3 fresh processes of 350 requests each (the first 50 and the 300th on are reported apart); the
   // others get their tools again 60 times in one process.
   warm: () =>
-    rounds(quick || light ? 1 : 3, libs, (lib) =>
-      [{
-        args: quick
-          ? { case: "warm", lib, n: 4, tools: 10, reps: 3 }
-          : { case: "warm", lib, n: 20, tools: 50, reps: lib === "zett" ? 350 : 60 },
-        timeoutMs: 300_000
-      }]).filter((job, i, all) => job.args.lib === "zett" || all.findIndex((j) => j.args.lib === job.args.lib) === i),
+    rounds(quick || light ? 1 : 3, libs, (lib) => [{
+      args: quick
+        ? { case: "warm", lib, n: 4, tools: 10, reps: 3 }
+        : { case: "warm", lib, n: 20, tools: 50, reps: lib === "zett" ? 350 : 60 },
+      timeoutMs: 300_000
+    }]).filter((job, i, all) => job.args.lib === "zett" || all.findIndex((j) => j.args.lib === job.args.lib) === i),
   // the agent's path (`zett`), the handler in one fiber (`zett-handler`), the raw SDK (also each call in an Effect
   // fiber: `raw-effect`) and the peers: 5 rounds, interleaved, 500 calls after 200 warm-up calls each
   calls: () =>
-    rounds(quick ? 1 : 5, ["raw", "raw1", "raw-effect", "zett", "zett-handler", ...libs.slice(2)], (lib) =>
-      ["stdio", "http"].map((transport) => ({
-        args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount, ...textBytes },
-        timeoutMs: 180_000
-      }))),
+    rounds(
+      quick ? 1 : 5,
+      ["raw", "raw1", "raw-effect", "zett", "zett-handler", ...libs.slice(2)],
+      (lib) =>
+        ["stdio", "http"].map((transport) => ({
+          args: { case: "calls", lib, transport, calls: callCount, warmup: warmupCount, ...textBytes },
+          timeoutMs: 180_000
+        }))
+    ),
   // a call's cost over a process's life: the call case's lanes from each process's first call, 8,000 calls, the
   // mean of every 500 reported apart; 5 rounds, interleaved
   curve: () => curveJobs("curve", ["raw", "raw-effect", "zett", "zett-handler"]),
   // the same for the toolkit's part: its handle, @effect/ai's handle of the raw call and of a local tool, the raw call
   "toolkit-curve": () =>
-    curveJobs("toolkit-curve", ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) => (lib === "raw" ? "call" : "handle")),
+    curveJobs(
+      "toolkit-curve",
+      ["raw", "zett-toolkit", "ai-raw", "ai-local"],
+      (lib) => (lib === "raw" ? "call" : "handle")
+    ),
   // a generateText step calling an MCP tool through McpToolkit, the same step with the same tools answered locally,
   // each also as the toolkit's handle alone, and the raw SDK call: 5 rounds, interleaved, 500 after 200 warm-up each
   toolkit: () =>
-    rounds(quick ? 1 : 5, ["raw", "zett-toolkit", "ai-raw", "ai-local"], (lib) =>
-      ["stdio", "http"].flatMap((transport) =>
-        (lib === "raw" ? ["call"] : ["step", "handle"]).map((variant) => ({
-          args: { case: "toolkit", lib, transport, variant, calls: callCount, warmup: warmupCount },
-          timeoutMs: 180_000
-        }))
-      )),
+    rounds(
+      quick ? 1 : 5,
+      ["raw", "zett-toolkit", "ai-raw", "ai-local"],
+      (lib) =>
+        ["stdio", "http"].flatMap((transport) =>
+          (lib === "raw" ? ["call"] : ["step", "handle"]).map((variant) => ({
+            args: { case: "toolkit", lib, transport, variant, calls: callCount, warmup: warmupCount },
+            timeoutMs: 180_000
+          }))
+        )
+    ),
   large: () =>
-    rounds(quick ? 1 : light ? 2 : 3, libs, (lib) =>
-      (quick ? [50] : [1000, 10]).map((k) => ({ args: { case: "large", lib, k }, timeoutMs: 120_000 }))),
+    rounds(
+      quick ? 1 : light ? 2 : 3,
+      libs,
+      (lib) => (quick ? [50] : [1000, 10]).map((k) => ({ args: { case: "large", lib, k }, timeoutMs: 120_000 }))
+    ),
   agent: () =>
     (quick
       ? [["registration", 200], ["pooled-call", 100], ["scoped-call", 50]] as const
       : light
       ? [["registration", 5_000], ["pooled-call", 5_000]] as const
-      : [["registration", 10_000], ["pooled-call", 10_000], ["scoped-call", 2_000]] as const).map(([variant, runs]) => ({
+      : [["registration", 10_000], ["pooled-call", 10_000], ["scoped-call", 2_000]] as const).map((
+        [variant, runs]
+      ) => ({
         args: { case: "agent", lib: "zett", variant, runs, warmup: quick ? 20 : Math.min(2_000, runs / 2), chunks: 10 },
         timeoutMs: 300_000
       })),
@@ -227,7 +245,11 @@ const plan: Record<string, () => Array<Job>> = {
     }
     const names = Object.keys(commands)
     return rounds(quick ? 2 : 9, names, (name) => [{
-      args: { case: "cli-start", lib: name === "import the raw SDK client" ? "raw" : name.startsWith("zett") ? "zett" : "node", variant: name },
+      args: {
+        case: "cli-start",
+        lib: name === "import the raw SDK client" ? "raw" : name.startsWith("zett") ? "zett" : "node",
+        variant: name
+      },
       command: commands[name]!,
       timeoutMs: 60_000
     }])
@@ -241,7 +263,10 @@ const jobs = cases.flatMap((name) => plan[name]!())
 // the peer libraries only when a lane of theirs runs (`--only=protocol` needs none)
 if (jobs.some((job) => libs.slice(2).includes(String(job.args.lib))) && !existsSync(join(peersDir, "node_modules"))) {
   log("installing the peer libraries (scripts/bench/peers, npm ci)...")
-  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: peersDir, stdio: "inherit" })
+  const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: peersDir,
+    stdio: "inherit"
+  })
   if (npm.status !== 0) throw new Error("npm ci in scripts/bench/peers failed")
 }
 const results: Array<Result> = []
@@ -250,8 +275,14 @@ for (const job of jobs) {
   const result = await runJob(job)
   results.push(result)
   done++
-  const what = Object.entries(job.args).filter(([k]) => k !== "case" && k !== "lib").map(([k, v]) => `${k}=${v}`).join(" ")
-  log(`[${done}/${jobs.length}] ${job.args.case} ${job.args.lib} ${what}: ${result.ok === true ? "ok" : `FAILED ${result.error ?? ""}`}`)
+  const what = Object.entries(job.args).filter(([k]) => k !== "case" && k !== "lib").map(([k, v]) => `${k}=${v}`).join(
+    " "
+  )
+  log(
+    `[${done}/${jobs.length}] ${job.args.case} ${job.args.lib} ${what}: ${
+      result.ok === true ? "ok" : `FAILED ${result.error ?? ""}`
+    }`
+  )
 }
 
 // The full run ends with CPU profiles of the warm stdio call: Zett's agent path and the raw SDK, each
@@ -286,12 +317,20 @@ const partial = only !== undefined
 const outDir = quick || light || partial ? join(rootDir, "bench-results") : join(rootDir, "docs")
 mkdirSync(outDir, { recursive: true })
 // a run with other call counts keeps its own files beside the default's
-const counts = counted ? `-${callCount}after${warmupCount}${flags.textBytes === undefined ? "" : `-${flags.textBytes}bytes`}` : ""
+const counts = counted
+  ? `-${callCount}after${warmupCount}${flags.textBytes === undefined ? "" : `-${flags.textBytes}bytes`}`
+  : ""
 const name = quick ? "quick" : light ? `light${counts}` : partial ? `only-${cases.join("-")}${counts}` : "benchmarks"
 writeFileSync(join(outDir, `${name}.md`), markdown)
 writeFileSync(
   join(outDir, `${name}.json`),
-  `${JSON.stringify({ meta, results, profiles: profiles && { zett: profiles.zett.result, raw: profiles.raw.result } }, null, 1)}\n`
+  `${
+    JSON.stringify(
+      { meta, results, profiles: profiles && { zett: profiles.zett.result, raw: profiles.raw.result } },
+      null,
+      1
+    )
+  }\n`
 )
 process.stdout.write(markdown)
 log(`\nwrote ${join(outDir, `${name}.md`)} and ${name}.json in ${meta.durationSeconds} s`)

@@ -69,7 +69,9 @@ process.stdout.write(
 for (const w of works) {
   const { cpu, wall } = results.get(w)!
   process.stdout.write(
-    `  work ${String(w).padStart(4)} µs: wall ${median(wall).toFixed(1)} µs (${(median(wall) / baseWall).toFixed(2)}×), ` +
+    `  work ${String(w).padStart(4)} µs: wall ${median(wall).toFixed(1)} µs (${
+      (median(wall) / baseWall).toFixed(2)
+    }×), ` +
       `client CPU ${median(cpu).toFixed(1)} µs (${(median(cpu) / baseCpu).toFixed(2)}×)\n`
   )
 }

@@ -2,8 +2,8 @@
 // dependencies left in node_modules) in plain node, as an application's build would, so no lane pays for a
 // TypeScript loader. Split at the dynamic imports, so that a lane loads only its own library (start-up time
 // is measured). Used by bench.ts and profile.ts.
-import { join } from "node:path"
 import { build } from "esbuild"
+import { join } from "node:path"
 import { benchDir } from "./common.js"
 
 /** Bundles lane.ts into scripts/bench/.build; the path of lane.mjs. */

@@ -33,7 +33,9 @@ export interface Session {
   /** Times `n` sequential echo calls (ms each), each text after `prefix`; defaults to a loop over `echo`. */
   readonly timeCalls?: (n: number, prefix?: string) => Promise<Array<number>>
   /** A second request's tools on the same app: returns the tool count and, if known, the registration ms. */
-  readonly again: () => Promise<{ readonly tools: number; readonly registrationMs?: number; readonly requestMs?: number }>
+  readonly again: () => Promise<
+    { readonly tools: number; readonly registrationMs?: number; readonly requestMs?: number }
+  >
   /** Ends the current request (Zett closes its request-scoped connections; others keep theirs). */
   readonly endRequest?: () => Promise<void>
   readonly close: () => Promise<void>
@@ -48,7 +50,7 @@ export interface Adapter {
 
 /** `name@version` of the package that `from` (a directory) resolves `name` to, by node_modules lookup. */
 export const packageVersion = (name: string, from: string): string => {
-  for (let dir = from; ; dir = dirname(dir)) {
+  for (let dir = from;; dir = dirname(dir)) {
     const file = join(dir, "node_modules", name, "package.json")
     if (existsSync(file)) return `${name}@${JSON.parse(readFileSync(file, "utf8")).version}`
     if (dirname(dir) === dir) return `${name}@?`
@@ -83,7 +85,9 @@ export const makeProbe = () => {
         if (!/^\d+$/.test(pid)) continue
         try {
           const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8")
-          if (!cmdline.includes(tag) || !cmdline.includes("server.mjs") || cmdline.includes("--transport=http")) continue
+          if (!cmdline.includes(tag) || !cmdline.includes("server.mjs") || cmdline.includes("--transport=http")) {
+            continue
+          }
           const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
           if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") n++
         } catch {

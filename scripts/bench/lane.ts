@@ -3,7 +3,7 @@
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer, type AddressInfo } from "node:net"
+import { type AddressInfo, createServer } from "node:net"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -56,8 +56,9 @@ const loadAdapter = async (): Promise<{ adapter: Adapter; lib: unknown; importMs
   else if (lib === "raw1") adapter = (await import("./raw.js")).raw1
   else if (lib === "raw-effect") adapter = (await import("./raw.js")).rawEffect
   else if (lib === "zett") adapter = (await import("./zett.js")).zett
-  else if (lib === "zett-handler") adapter = (await import("./zett.js")).zettAdapter("Zett, the tool handler in one fiber")
-  else if (lib === "zett-pool") {
+  else if (lib === "zett-handler") {
+    adapter = (await import("./zett.js")).zettAdapter("Zett, the tool handler in one fiber")
+  } else if (lib === "zett-pool") {
     adapter = (await import("./zett.js")).zettAdapter("Zett with connectionPool", {
       connectionPool: { idleTimeToLive: "5 minutes" }
     })
@@ -131,7 +132,17 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const spawns = probe.spawns()
     const ok = textOk(await session.echo("discovery-ok"), "discovery-ok")
     await session.close()
-    return { label: adapter.label, packages: adapter.packages(), importMs, openMs, openCpuMs, tools: session.tools, expected: n * (k + 1), spawns, ok }
+    return {
+      label: adapter.label,
+      packages: adapter.packages(),
+      importMs,
+      openMs,
+      openCpuMs,
+      tools: session.tools,
+      expected: n * (k + 1),
+      spawns,
+      ok
+    }
   },
 
   /** Case 2: a warm request on 20 servers (10 stdio, 10 HTTP) with 1,000 tools in all. */
@@ -182,7 +193,9 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       requestMs: median(whole.slice(Math.floor(whole.length / 10))),
       first50RequestMs: early(whole),
       from300RequestMs: late(whole),
-      registrationMs: registration.length > 0 ? median(registration.slice(Math.floor(registration.length / 10))) : undefined,
+      registrationMs: registration.length > 0
+        ? median(registration.slice(Math.floor(registration.length / 10)))
+        : undefined,
       first50RegistrationMs: early(registration),
       from300RegistrationMs: late(registration),
       spawns: after.spawns - before.spawns,
@@ -273,7 +286,12 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
    */
   toolkit: async () => {
     const { chunk, http, n, servers, transport, warmup } = await callSetup()
-    const measure = async (label: string, ok: boolean, time: (n: number) => Promise<Array<number>>, close: () => Promise<void>) => {
+    const measure = async (
+      label: string,
+      ok: boolean,
+      time: (n: number) => Promise<Array<number>>,
+      close: () => Promise<void>
+    ) => {
       await time(warmup)
       const switches = contextSwitches()
       const start = performance.now()
@@ -416,7 +434,17 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       const ms = performance.now() - start
       const spawns = probe.spawns()
       await app.dispose()
-      return { label: adapter.label, importMs, requests, servers: n, ms, spawns, perRequest: spawns / requests, aliveAfter: probe.alive(), ok }
+      return {
+        label: adapter.label,
+        importMs,
+        requests,
+        servers: n,
+        ms,
+        spawns,
+        perRequest: spawns / requests,
+        aliveAfter: probe.alive(),
+        ok
+      }
     }
     // every request discovers with its own clients, as a request-scoped integration without a shared cache does
     const sessions = await Promise.all(Array.from({ length: requests }, () => adapter.open(loaded, servers)))
@@ -424,7 +452,17 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const spawns = probe.spawns()
     ok = sessions.every((s) => s.tools === n * 11)
     await Promise.all(sessions.map((s) => s.close()))
-    return { label: adapter.label, importMs, requests, servers: n, ms, spawns, perRequest: spawns / requests, aliveAfter: probe.alive(), ok }
+    return {
+      label: adapter.label,
+      importMs,
+      requests,
+      servers: n,
+      ms,
+      spawns,
+      perRequest: spawns / requests,
+      aliveAfter: probe.alive(),
+      ok
+    }
   },
 
   /** Case 7: closing a request's N stubborn servers (they ignore stdin EOF): parallel or one after another. */
@@ -449,7 +487,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       importMs,
       servers: n,
       stubborn: flags.stubborn ?? "eof",
-      timed: pooled ? "closing the layer (the pool)" : session.endRequest !== undefined ? "the end of the request" : "Promise.all of client.close()",
+      timed: pooled
+        ? "closing the layer (the pool)"
+        : session.endRequest !== undefined
+        ? "the end of the request"
+        : "Promise.all of client.close()",
       aliveOpen,
       closeMs,
       aliveAfter,
@@ -544,7 +586,12 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const redis = shared ? await startRedis() : undefined
     try {
       const members = Array.from({ length: processes }, () => {
-        const child = spawn(process.execPath, [process.argv[1]!, "--case=fleet-member", "--lib=zett", `--requests=${requests}`], {
+        const child = spawn(process.execPath, [
+          process.argv[1]!,
+          "--case=fleet-member",
+          "--lib=zett",
+          `--requests=${requests}`
+        ], {
           env: {
             ...process.env,
             FLEET_SERVERS: JSON.stringify(servers),
@@ -562,7 +609,9 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
         return { child, out: () => out, err: () => err, exited }
       })
       while (!members.every((m) => m.out().includes("READY"))) {
-        if (members.some((m) => m.child.exitCode !== null)) throw new Error(`a member exited early: ${members.map((m) => m.err()).join("")}`)
+        if (members.some((m) => m.child.exitCode !== null)) {
+          throw new Error(`a member exited early: ${members.map((m) => m.err()).join("")}`)
+        }
         await sleep(10)
       }
       const start = performance.now()
@@ -583,9 +632,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       )
       const fallbacks = classifyFallbacks(logLines)
       if (shared && lists !== n) {
-        process.stderr.write(`fleet: ${lists} tools/list calls for ${n} servers; fallbacks: ${
-          Object.entries(fallbacks).map(([k, v]) => `${k} ×${v}`).join(", ") || "none logged"
-        }\n${logLines.filter((l) => !l.includes("found in the store")).join("\n")}\n`)
+        process.stderr.write(
+          `fleet: ${lists} tools/list calls for ${n} servers; fallbacks: ${
+            Object.entries(fallbacks).map(([k, v]) => `${k} ×${v}`).join(", ") || "none logged"
+          }\n${logLines.filter((l) => !l.includes("found in the store")).join("\n")}\n`
+        )
       }
       return {
         label: shared ? "Zett, tool cache shared through Redis" : "Zett, tool cache per process",
@@ -635,16 +686,22 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
       process.stderr.write(`${logLevel.label} ${text}\n`)
     })
-    const app = makeApp(zettLayer(servers, url === undefined ? {} : {
-      cache: RedisToolCache.layer({
-        ttl: "5 minutes",
-        ...(process.env.FLEET_OPERATION_TIMEOUT_MS === undefined
-          ? {}
-          : { operationTimeout: Number(process.env.FLEET_OPERATION_TIMEOUT_MS) })
-      }).pipe(Layer.provide(McpRedis.layer({ url })))
-    }), {
-      logging: Layer.merge(Logger.replace(Logger.defaultLogger, stderrLogger), Logger.minimumLogLevel(LogLevel.Debug))
-    })
+    const app = makeApp(
+      zettLayer(
+        servers,
+        url === undefined ? {} : {
+          cache: RedisToolCache.layer({
+            ttl: "5 minutes",
+            ...(process.env.FLEET_OPERATION_TIMEOUT_MS === undefined
+              ? {}
+              : { operationTimeout: Number(process.env.FLEET_OPERATION_TIMEOUT_MS) })
+          }).pipe(Layer.provide(McpRedis.layer({ url })))
+        }
+      ),
+      {
+        logging: Layer.merge(Logger.replace(Logger.defaultLogger, stderrLogger), Logger.minimumLogLevel(LogLevel.Debug))
+      }
+    )
     // the layers (and the Redis connection) are built before the start, as in a running service
     await app.runtime.runtime()
     process.stdout.write("READY\n")
@@ -694,7 +751,18 @@ const startRedis = async () => {
     })
   })
   const dir = mkdtempSync(join(tmpdir(), "zbench-redis-"))
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"], {
+  const child = spawn("redis-server", [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    dir,
+    "--save",
+    "",
+    "--appendonly",
+    "no"
+  ], {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let out = ""

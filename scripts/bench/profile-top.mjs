@@ -59,7 +59,8 @@ const owner = (url, name) => {
   if (url.includes("/.build/")) return "Zett + bench (bundle)"
   return "other"
 }
-const shortUrl = (url) => url.replace(/^.*\/node_modules\//, "").replace(/^.*\/scripts\/bench\/\.build\//, ".build/").replace(/^file:\/\//, "")
+const shortUrl = (url) =>
+  url.replace(/^.*\/node_modules\//, "").replace(/^.*\/scripts\/bench\/\.build\//, ".build/").replace(/^file:\/\//, "")
 
 const byOwner = new Map()
 const byFrame = new Map()
@@ -84,26 +85,40 @@ const frames = [...byFrame].sort((a, b) => b[1] - a[1]).slice(0, top)
 
 if (values.markdown) {
   const perCallHead = calls === undefined ? [] : ["µs per call"]
-  console.log(`Profile: ${ms(totalUs)} ms sampled, ${ms(busyUs)} ms busy (not idle)${calls === undefined ? "" : `, ${calls} calls`}.`)
+  console.log(
+    `Profile: ${ms(totalUs)} ms sampled, ${ms(busyUs)} ms busy (not idle)${
+      calls === undefined ? "" : `, ${calls} calls`
+    }.`
+  )
   console.log("")
   console.log(`| owner | self ms | % of samples | ${perCallHead.join(" | ")}${perCallHead.length ? " |" : ""}`)
   console.log(`|---|---|---|${perCallHead.map(() => "---|").join("")}`)
-  for (const [who, us] of owners) console.log(`| ${who} | ${ms(us)} | ${pct(us)} |${calls === undefined ? "" : ` ${perCall(us)} |`}`)
+  for (const [who, us] of owners) {
+    console.log(`| ${who} | ${ms(us)} | ${pct(us)} |${calls === undefined ? "" : ` ${perCall(us)} |`}`)
+  }
   console.log("")
   console.log(`| # | function | where | owner | self ms | % |${calls === undefined ? "" : " µs per call |"}`)
   console.log(`|---|---|---|---|---|---|${calls === undefined ? "" : "---|"}`)
   frames.forEach(([key, us], i) => {
     const [name, where, who] = key.split("\t")
-    console.log(`| ${i + 1} | \`${name}\` | ${where} | ${who} | ${ms(us)} | ${pct(us)} |${calls === undefined ? "" : ` ${perCall(us)} |`}`)
+    console.log(
+      `| ${i + 1} | \`${name}\` | ${where} | ${who} | ${ms(us)} | ${pct(us)} |${
+        calls === undefined ? "" : ` ${perCall(us)} |`
+      }`
+    )
   })
 } else {
   console.log(`${ms(totalUs)} ms sampled, ${ms(busyUs)} ms busy${calls === undefined ? "" : `, ${calls} calls`}`)
   console.log("\nby owner (self ms, %, µs/call):")
-  for (const [who, us] of owners) console.log(`  ${who.padEnd(24)} ${ms(us).padStart(9)} ${pct(us).padStart(6)}%  ${perCall(us)}`)
+  for (const [who, us] of owners) {
+    console.log(`  ${who.padEnd(24)} ${ms(us).padStart(9)} ${pct(us).padStart(6)}%  ${perCall(us)}`)
+  }
   console.log(`\ntop ${top} frames by self time:`)
   for (const [key, us] of frames) {
     const [name, where, who] = key.split("\t")
-    console.log(`  ${ms(us).padStart(8)} ms ${pct(us).padStart(5)}% ${perCall(us).padStart(7)}  ${name}  ${where}  [${who}]`)
+    console.log(
+      `  ${ms(us).padStart(8)} ms ${pct(us).padStart(5)}% ${perCall(us).padStart(7)}  ${name}  ${where}  [${who}]`
+    )
   }
 }
 
@@ -111,7 +126,8 @@ if (values.inclusive !== undefined) {
   const names = values.inclusive.split(",")
   const parent = new Map()
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node)
-  const label = (node) => `${node.callFrame.functionName || "(anonymous)"}@${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`
+  const label = (node) =>
+    `${node.callFrame.functionName || "(anonymous)"}@${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`
   const inclusive = new Map(names.map((name) => [name, 0]))
   for (const node of profile.nodes) {
     const us = self.get(node.id) ?? 0
@@ -127,9 +143,13 @@ if (values.inclusive !== undefined) {
     console.log("")
     console.log(`| with everything it calls | ms | % |${calls === undefined ? "" : " µs per call |"}`)
     console.log(`|---|---|---|${calls === undefined ? "" : "---|"}`)
-    for (const [name, us] of inclusive) console.log(`| \`${name}\` | ${ms(us)} | ${pct(us)} |${calls === undefined ? "" : ` ${perCall(us)} |`}`)
+    for (const [name, us] of inclusive) {
+      console.log(`| \`${name}\` | ${ms(us)} | ${pct(us)} |${calls === undefined ? "" : ` ${perCall(us)} |`}`)
+    }
   } else {
     console.log("\ninclusive (ms, %, µs/call):")
-    for (const [name, us] of inclusive) console.log(`  ${name.padEnd(40)} ${ms(us).padStart(9)} ${pct(us).padStart(6)}%  ${perCall(us)}`)
+    for (const [name, us] of inclusive) {
+      console.log(`  ${name.padEnd(40)} ${ms(us).padStart(9)} ${pct(us).padStart(6)}%  ${perCall(us)}`)
+    }
   }
 }

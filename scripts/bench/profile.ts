@@ -22,7 +22,10 @@ export interface ProfileOptions {
 }
 
 /** The lane's RESULT (parsed) and profile-top.mjs's summary of its whole process. */
-export const profileCalls = (lane: string, options: ProfileOptions): { readonly result: Record<string, unknown>; readonly summary: string } => {
+export const profileCalls = (
+  lane: string,
+  options: ProfileOptions
+): { readonly result: Record<string, unknown>; readonly summary: string } => {
   const dir = join(benchDir, ".build", "profile")
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })

@@ -18,8 +18,7 @@
 // Spawns are counted by the servers: started with `--record=<file>`, each process appends `{"event":"ready"}` as
 // it starts and one line per message it receives (method, protocol version of its `_meta`). That also tells
 // which processes only answered the probe (`server/discover` and nothing else: the SDK's disposable sibling).
-import { McpServerConfig } from "@zett/mcp"
-import { McpClientFactory } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -47,7 +46,8 @@ const labels: Record<ProtocolLane, string> = {
 const timed: Record<ProtocolLane, string> = {
   "raw-pin": "Promise.all over the servers of new Client + connect + listTools",
   "raw-auto": "Promise.all over the servers of new Client + connect + listTools",
-  "zett-cold": "Agent.run on a fresh app (its layers built in the run) until the model is called with every tool registered",
+  "zett-cold":
+    "Agent.run on a fresh app (its layers built in the run) until the model is called with every tool registered",
   "zett-verdict": "Agent.run on a fresh app over the kept factory until the model is called with every tool registered"
 }
 
@@ -94,7 +94,9 @@ const zettLane = async (keepFactory: boolean, servers: ReadonlyArray<Server>): P
   const definitions = servers.map((s) => McpServerConfig.stdio({ name: s.name, command: s.command, args: [...s.args] }))
   // the factory of `zett-verdict`, built once: its verdicts live as long as it does
   const factoryRuntime = keepFactory ? ManagedRuntime.make(NodeMcpClientFactory.layer()) : undefined
-  const factory = factoryRuntime === undefined ? undefined : await factoryRuntime.runPromise(McpClientFactory.McpClientFactory)
+  const factory = factoryRuntime === undefined
+    ? undefined
+    : await factoryRuntime.runPromise(McpClientFactory.McpClientFactory)
   return {
     discover: async () => {
       // every tool reaches the model, as the case counts (tool search is on past 40 tools by default)
@@ -158,7 +160,9 @@ export const protocolCase = async (
   lib: string,
   options: { readonly n: number; readonly reps: number; readonly era: "dual" | "modern-only" }
 ): Promise<Record<string, unknown>> => {
-  if (!(protocolLanes as ReadonlyArray<string>).includes(lib)) throw new Error(`unknown lib ${lib} for the protocol case`)
+  if (!(protocolLanes as ReadonlyArray<string>).includes(lib)) {
+    throw new Error(`unknown lib ${lib} for the protocol case`)
+  }
   const lane = lib as ProtocolLane
   const { n, reps, era } = options
   const record = join(tmpdir(), `zbench-protocol-${process.pid}-${Date.now()}.jsonl`)
@@ -240,7 +244,8 @@ export const protocolCase = async (
     expected,
     ok: runs.every((r) =>
       r.tools === expected && r.aliveAfterClose === 0 && (r.tally.byMethod["tools/list"] ?? 0) === n &&
-      (r.tally.byMethod["initialize"] ?? 0) === 0 && r.tally.listVersions.length === 1 && r.tally.listVersions[0] === revision
+      (r.tally.byMethod["initialize"] ?? 0) === 0 && r.tally.listVersions.length === 1 &&
+      r.tally.listVersions[0] === revision
     )
   }
 }

@@ -48,7 +48,9 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber 
     return {
       tools: clients.reduce((n, c) => n + c.tools.length, 0),
       echo: (text) => first.callTool({ name: echoName, arguments: { text } }) as never,
-      ...(inFiber ? { timeCalls: (n: number, prefix?: string) => Effect.runPromise(callsInFiber(n, call, prefix)) } : {}),
+      ...(inFiber
+        ? { timeCalls: (n: number, prefix?: string) => Effect.runPromise(callsInFiber(n, call, prefix)) }
+        : {}),
       // a long-lived app without a cache lists again on its open connections
       again: async () => ({
         tools: (await Promise.all(clients.map((c) => c.client.listTools()))).reduce((n, r) => n + r.tools.length, 0)
@@ -60,10 +62,11 @@ const adapter = (label: string, name: string, load: () => Promise<Sdk>, inFiber 
   }
 })
 
-const loadV2 = async () => ({
-  ...(await import("@modelcontextprotocol/client")),
-  ...(await import("@modelcontextprotocol/client/stdio"))
-}) as unknown as Sdk
+const loadV2 = async () =>
+  ({
+    ...(await import("@modelcontextprotocol/client")),
+    ...(await import("@modelcontextprotocol/client/stdio"))
+  }) as unknown as Sdk
 
 export const raw: Adapter = adapter("raw SDK v2 Client (baseline)", "@modelcontextprotocol/client", loadV2)
 
@@ -74,8 +77,9 @@ export const rawEffect: Adapter = adapter(
   true
 )
 
-export const raw1: Adapter = adapter("raw SDK v1 Client", "@modelcontextprotocol/sdk", async () => ({
-  ...(await import("@modelcontextprotocol/sdk/client/index.js")),
-  ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
-  ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js"))
-}) as unknown as Sdk)
+export const raw1: Adapter = adapter("raw SDK v1 Client", "@modelcontextprotocol/sdk", async () =>
+  ({
+    ...(await import("@modelcontextprotocol/sdk/client/index.js")),
+    ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
+    ...(await import("@modelcontextprotocol/sdk/client/streamableHttp.js"))
+  }) as unknown as Sdk)

@@ -10,12 +10,12 @@
 // --servers   http only: serve that many independent servers on /s<i>/mcp (tool names prefixed s<i>_)
 // --tag       ignored; marks the process in /proc so a benchmark can count what is still alive
 // http mode prints "PORT <n>" on stdout once listening.
-import { appendFileSync } from "node:fs"
-import { createServer } from "node:http"
-import { randomUUID } from "node:crypto"
-import { parseArgs } from "node:util"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { randomUUID } from "node:crypto"
+import { appendFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { parseArgs } from "node:util"
 import { makeServer } from "./testServer.mjs"
 
 // strict: an unknown flag is an error, not ignored
@@ -39,7 +39,12 @@ const stubborn = flags.stubborn
 if (transport === "stdio") {
   if (spawnlog) appendFileSync(spawnlog, `spawn ${process.pid}\n`)
   if (stubborn === "term") process.on("SIGTERM", () => {})
-  const server = makeServer({ k: K, delay, prefix, onList: spawnlog ? () => appendFileSync(spawnlog, "list\n") : undefined })
+  const server = makeServer({
+    k: K,
+    delay,
+    prefix,
+    onList: spawnlog ? () => appendFileSync(spawnlog, "list\n") : undefined
+  })
   // a misbehaving server stays alive after its stdin ends
   if (stubborn === "eof" || stubborn === "term") setInterval(() => {}, 1 << 30)
   await server.connect(new StdioServerTransport())

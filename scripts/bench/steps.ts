@@ -3,11 +3,11 @@
 // on a warm cache (registration only: the in-memory server, a scripted model answering at once) and per warm tool
 // call over stdio (the registered tool's handler in one fiber). Counts, not timings: they do not depend on the
 // machine's load, and say where an Effect path spends its steps (by op kind, and by fiber).
-import * as McpLayers from "@zett/testing/McpLayers"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
@@ -45,10 +45,20 @@ const counted = Layer.merge(Supervisor.addSupervisor(new Counter() as never), Ru
 const report = (what: string, n: number) => {
   let total = 0
   for (const count of ops.values()) total += count
-  console.log(`${what}: ${(total / n).toFixed(1)} Effect steps and ${(fibers / n).toFixed(2)} fibers started, per ${what.split(" ")[0]}`)
+  console.log(
+    `${what}: ${(total / n).toFixed(1)} Effect steps and ${(fibers / n).toFixed(2)} fibers started, per ${
+      what.split(" ")[0]
+    }`
+  )
   // long-lived fibers (the caller, a connection's own); a run's root fiber is new each time
-  if (perFiber.size <= 8) console.log(`  by fiber: ${[...perFiber.values()].map((count) => (count / n).toFixed(1)).join(", ")}`)
-  console.log(`  by kind: ${[...ops].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `${kind} ${(count / n).toFixed(1)}`).join(", ")}`)
+  if (perFiber.size <= 8) {
+    console.log(`  by fiber: ${[...perFiber.values()].map((count) => (count / n).toFixed(1)).join(", ")}`)
+  }
+  console.log(
+    `  by kind: ${
+      [...ops].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `${kind} ${(count / n).toFixed(1)}`).join(", ")
+    }`
+  )
   ops.clear()
   perFiber.clear()
   fibers = 0
@@ -56,10 +66,11 @@ const report = (what: string, n: number) => {
 
 // an agent run, registration only
 const runs = Number(values.runs)
-const mcp = McpLayers.layer({ servers: [McpServerConfig.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] }).pipe(
-  Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: 10, prefix: "" }) })),
-  Layer.provide(NodeContext.layer)
-)
+const mcp = McpLayers.layer({ servers: [McpServerConfig.http({ name: "demo", url: "http://127.0.0.1:9/in-memory" })] })
+  .pipe(
+    Layer.provide(NodeMcpClientFactory.layerInMemory({ demo: () => makeServer({ k: 10, prefix: "" }) })),
+    Layer.provide(NodeContext.layer)
+  )
 const runtime = ManagedRuntime.make(Layer.merge(
   Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
     Layer.provide(mcp),

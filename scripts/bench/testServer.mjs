@@ -38,4 +38,3 @@ export const makeServer = ({ k: K, delay = 0, prefix: toolPrefix = "", onList })
   })
   return server
 }
-

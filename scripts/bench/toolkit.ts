@@ -10,8 +10,8 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as AiToolkit from "@effect/ai/Toolkit"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -41,7 +41,10 @@ const callingModel = (tool: string) => {
 const handleOnce = (toolkit: AiToolkit.WithHandler<Record<string, McpToolkit.AnyTool>>, tool: string) =>
   Effect.suspend(() => {
     const text = `hello ${++handled}`
-    return Effect.map(toolkit.handle(tool, { text }), (result) => !result.isFailure && JSON.stringify(result.result).includes(text))
+    return Effect.map(
+      toolkit.handle(tool, { text }),
+      (result) => !result.isFailure && JSON.stringify(result.result).includes(text)
+    )
   })
 let handled = 0
 

@@ -2,18 +2,26 @@
 // a ScriptedModel. "Open" is one request up to the moment the model is called with the tools registered;
 // the model's first step then waits until the benchmark releases it, so the request (and its connections)
 // stays open while calls are timed through the registered tools' handlers (the path the agent takes).
-import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as McpLayers from "@zett/testing/McpLayers"
 import { Agent, type Extension, Message, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { type Adapter, benchDir, callsInFiber, contextSwitches, packageVersion, type ServerSpec, type Session } from "./common.js"
+import {
+  type Adapter,
+  benchDir,
+  callsInFiber,
+  contextSwitches,
+  packageVersion,
+  type ServerSpec,
+  type Session
+} from "./common.js"
 // : a plain ES module without types
-import { makeServer } from "./testServer.mjs"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { makeServer } from "./testServer.mjs"
 
 interface RequestHandle {
   readonly startedAt: number
@@ -243,12 +251,17 @@ export const agentCalls = async (
 ) => {
   const name = echoName(servers[0]!)
   const batch = (n: number, label: string, from = 0) => ({
-    toolCalls: Array.from({ length: n }, (_, i) => ({ name, arguments: { text: `${options.prefix ?? ""}${label} ${from + i}` } }))
+    toolCalls: Array.from(
+      { length: n },
+      (_, i) => ({ name, arguments: { text: `${options.prefix ?? ""}${label} ${from + i}` } })
+    )
   })
   const warm = batch(options.warmup, "warm")
   const chunk = options.chunk ?? options.calls
-  const steps = Array.from({ length: Math.ceil(options.calls / chunk) }, (_, i) =>
-    batch(Math.min(chunk, options.calls - i * chunk), "hello", i * chunk))
+  const steps = Array.from(
+    { length: Math.ceil(options.calls / chunk) },
+    (_, i) => batch(Math.min(chunk, options.calls - i * chunk), "hello", i * chunk)
+  )
   let start = 0
   let cpu: NodeJS.CpuUsage | undefined
   let ms = 0

@@ -16,8 +16,18 @@ const driver = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "client.t
 /** A server whose `add` works, and, with `broken`, a `divide` that fails. */
 const server = (broken: "isError" | "throws" | undefined) => () => {
   const mcp = new McpServer({ name: "ours", version: "1.0.0" })
-  mcp.registerTool("add", { inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }))
-  if (broken === "isError") mcp.registerTool("divide", { inputSchema: {} }, () => ({ isError: true, content: [{ type: "text", text: "by zero" }] }))
+  mcp.registerTool(
+    "add",
+    { inputSchema: { a: z.number(), b: z.number() } },
+    ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] })
+  )
+  if (broken === "isError") {
+    mcp.registerTool(
+      "divide",
+      { inputSchema: {} },
+      () => ({ isError: true, content: [{ type: "text", text: "by zero" }] })
+    )
+  }
   if (broken === "throws") {
     mcp.registerTool("divide", { inputSchema: {} }, () => {
       throw new Error("by zero")
@@ -39,7 +49,11 @@ const drive = (broken: "isError" | "throws" | "down" | undefined, mode: "client"
         ["--conditions=@zett/source", "--import", "tsx", driver, ...(mode === "agent" ? ["--agent"] : []), url],
         {
           stdio: ["ignore", "ignore", "pipe"],
-          env: { ...process.env, MCP_CONFORMANCE_SCENARIO: "tools_call", MCP_CONFORMANCE_CONTEXT: JSON.stringify({ name: "tools_call", ...context }) }
+          env: {
+            ...process.env,
+            MCP_CONFORMANCE_SCENARIO: "tools_call",
+            MCP_CONFORMANCE_CONTEXT: JSON.stringify({ name: "tools_call", ...context })
+          }
         }
       )
       let stderr = ""
@@ -69,13 +83,17 @@ describe.each(["client", "agent"] as const)("the conformance driver in %s mode",
 
   it("exits 1 when the server cannot be reached", { timeout: 180_000 }, async () => {
     const run = await drive("down", mode)
-    expect(run.stderr).toMatch(mode === "agent" ? /FAILED Unavailable MCP servers \(their tools are missing\): conformance/ : /McpConnectError/)
+    expect(run.stderr).toMatch(
+      mode === "agent" ? /FAILED Unavailable MCP servers \(their tools are missing\): conformance/ : /McpConnectError/
+    )
     expect(run.status).toBe(1)
   })
 
   it("exits 3 when the context holds a key no configuration uses", { timeout: 180_000 }, async () => {
     const run = await drive(undefined, mode, { api_key: "k" })
-    expect(run.stderr).toContain(`zett-conformance: cannot drive tools_call: the context's "api_key" is used by no configuration`)
+    expect(run.stderr).toContain(
+      `zett-conformance: cannot drive tools_call: the context's "api_key" is used by no configuration`
+    )
     expect(run.status).toBe(3)
   })
 })

@@ -20,8 +20,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Agent, type Message, Model, ScriptedModel } from "@zett/agent"
 import { McpClient, McpClientFactory, McpElicitation, McpSkills, type McpTool } from "@zett/mcp"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpAuthorization } from "@zett/mcp-auth"
+import { McpConfiguration } from "@zett/mcp-config"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -47,7 +47,11 @@ const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
  */
 const configured: Record<string, Record<string, string>> = {
   "auth/pre-registration": { clientId: "{{client_id}}", clientSecret: "{{client_secret}}" },
-  "auth/client-credentials-basic": { grant: "client_credentials", clientId: "{{client_id}}", clientSecret: "{{client_secret}}" },
+  "auth/client-credentials-basic": {
+    grant: "client_credentials",
+    clientId: "{{client_id}}",
+    clientSecret: "{{client_secret}}"
+  },
   "auth/client-credentials-jwt": {
     grant: "client_credentials",
     clientId: "{{client_id}}",
@@ -103,17 +107,24 @@ const cannotDrive = (why: string) => {
 
 const auth = (): Record<string, string> => {
   const form = configured[scenario] ?? { clientMetadataUrl }
-  const used = new Set(Object.values(form).flatMap((value) => [...value.matchAll(/\{\{(?:file:)?(\w+)\}\}/g)].map((m) => m[1]!)))
+  const used = new Set(
+    Object.values(form).flatMap((value) => [...value.matchAll(/\{\{(?:file:)?(\w+)\}\}/g)].map((m) => m[1]!))
+  )
   const stray = Object.keys(context).find((key) => !used.has(key) && unused[key] === undefined)
   if (stray !== undefined) cannotDrive(`the context's ${JSON.stringify(stray)} is used by no configuration`)
   const missing = [...used].find((key) => context[key] === undefined)
-  if (missing !== undefined) cannotDrive(`the configuration needs the context's ${JSON.stringify(missing)}, which it lacks`)
+  if (missing !== undefined) {
+    cannotDrive(`the configuration needs the context's ${JSON.stringify(missing)}, which it lacks`)
+  }
   return Object.fromEntries(Object.entries(form).map(([key, value]) => [key, fill(value)!]))
 }
 
 const configPath = Path.join(dir, "mcp.json")
 // skills are on: the user's agent may use the server's skills
-Fs.writeFileSync(configPath, JSON.stringify({ mcpServers: { conformance: { type: "http", url, auth: auth(), skills: true } } }))
+Fs.writeFileSync(
+  configPath,
+  JSON.stringify({ mcpServers: { conformance: { type: "http", url, auth: auth(), skills: true } } })
+)
 const loadSkills = tasks[scenario] !== "list-skills-only"
 
 // the user's browser: it follows the authorization URL, and the suite's server redirects at once with the code
@@ -128,7 +139,11 @@ const browser = McpAuthorization.McpAuthorization.of({
             return new URL(response.headers.get("location") ?? "", authorizationUrl).searchParams
           },
           catch: (cause) =>
-            new McpAuthorization.McpAuthorizationError({ server: "conformance", reason: "Unavailable", description: String(cause) })
+            new McpAuthorization.McpAuthorizationError({
+              server: "conformance",
+              reason: "Unavailable",
+              description: String(cause)
+            })
         }).pipe(Effect.flatMap((params) => McpAuthorization.callback("conformance", params)))
     })
 })
@@ -141,7 +156,15 @@ const argumentsFor = (schema: McpTool.JsonSchema): Record<string, unknown> => {
   const properties = (schema.properties ?? {}) as Record<string, { readonly type?: unknown }>
   const required = Array.isArray(schema.required) ? (schema.required as Array<string>) : []
   const sample = (type: unknown): unknown =>
-    type === "number" || type === "integer" ? 2 : type === "boolean" ? true : type === "array" ? [] : type === "object" ? {} : "x"
+    type === "number" || type === "integer"
+      ? 2
+      : type === "boolean"
+      ? true
+      : type === "array"
+      ? []
+      : type === "object"
+      ? {}
+      : "x"
   return Object.fromEntries(required.map((name) => [name, sample(properties[name]?.type)]))
 }
 
@@ -196,7 +219,9 @@ const agentMode = Effect.gen(function*() {
   /** The results of the last step's calls, failures reported. */
   const results = (request: Model.ModelRequest) => {
     const after = request.messages.findLastIndex((message) => message._tag === "AssistantMessage")
-    const last = request.messages.slice(after + 1).filter((message): message is Message.ToolMessage => message._tag === "ToolMessage")
+    const last = request.messages.slice(after + 1).filter((message): message is Message.ToolMessage =>
+      message._tag === "ToolMessage"
+    )
     for (const result of last) {
       if (result.status !== "ok") fail(`${result.name}: ${result.status} ${JSON.stringify(result.content)}`)
     }
@@ -205,8 +230,10 @@ const agentMode = Effect.gen(function*() {
   const model = ScriptedModel.make([
     // the tools, and the skills of the index in the system text
     (request: Model.ModelRequest) => {
-      given.push(...request.tools.map((tool) => tool.name))
-      const system = request.messages.flatMap((message) => message._tag === "SystemMessage" ? message.content.split("\n") : [])
+      for (const tool of request.tools) given.push(tool.name)
+      const system = request.messages.flatMap((message) =>
+        message._tag === "SystemMessage" ? message.content.split("\n") : []
+      )
       const down = system.find((line) => line.startsWith("Unavailable MCP servers"))
       if (down !== undefined) fail(down)
       const tools = request.tools.filter((tool) => !isLoader(tool.name))
@@ -218,14 +245,20 @@ const agentMode = Effect.gen(function*() {
       const loader = request.tools.find((tool) => isLoader(tool.name))?.name
       const skills = loader === undefined || !loadSkills
         ? []
-        : system.flatMap((line) => line.match(/^- ([^:]+): /)?.[1] ?? []).map((skill) => ({ name: loader, arguments: { skill } }))
+        : system.flatMap((line) => line.match(/^- ([^:]+): /)?.[1] ?? []).map((skill) => ({
+          name: loader,
+          arguments: { skill }
+        }))
       return calls.length + skills.length === 0 ? { text: "nothing to do" } : { toolCalls: [...calls, ...skills] }
     },
     // the files each loaded skill lists
     (request: Model.ModelRequest) => {
       const loaded = results(request).filter((result) => isLoader(result.name) && result.status === "ok")
       const calls = loaded.flatMap((result) => {
-        const { files = [], skill } = result.content as { readonly skill: string; readonly files?: ReadonlyArray<string> }
+        const { files = [], skill } = result.content as {
+          readonly skill: string
+          readonly files?: ReadonlyArray<string>
+        }
         return files.map((path) => ({ name: result.name, arguments: { skill, path } }))
       })
       return calls.length === 0 ? { text: "done" } : { toolCalls: calls }
@@ -235,19 +268,25 @@ const agentMode = Effect.gen(function*() {
       return { text: "done" }
     }
   ])
-  const AgentLive = NodeMcpExtension.layerAgent(McpConfiguration.layer({ configPath }).pipe(Layer.provide(NodeContext.layer)), {
-    factory: { interactive: true },
-    elicitation: pressEnter
-  }).pipe(Layer.provide(Layer.succeed(Model.Model, model)))
+  const AgentLive = NodeMcpExtension.layerAgent(
+    McpConfiguration.layer({ configPath }).pipe(Layer.provide(NodeContext.layer)),
+    {
+      factory: { interactive: true },
+      elicitation: pressEnter
+    }
+  ).pipe(Layer.provide(Layer.succeed(Model.Model, model)))
   const reply = yield* Agent.run("Use every tool you have.").pipe(Effect.provide(AgentLive))
   yield* Console.error(`agent: given ${given.join(", ") || "no tools"}; replied ${reply.content}`)
 })
 
-const program: Effect.Effect<void, unknown, NodeContext.NodeContext | McpAuthorization.McpAuthorization> = mode === "agent"
-  ? agentMode
-  : Effect.scoped(clientMode).pipe(
-  Effect.provide(NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(McpElicitation.layer(pressEnter))))
-)
+const program: Effect.Effect<void, unknown, NodeContext.NodeContext | McpAuthorization.McpAuthorization> =
+  mode === "agent"
+    ? agentMode
+    : Effect.scoped(clientMode).pipe(
+      Effect.provide(
+        NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(McpElicitation.layer(pressEnter)))
+      )
+    )
 
 program.pipe(
   Effect.provideService(McpAuthorization.McpAuthorization, browser),

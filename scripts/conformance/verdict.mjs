@@ -15,7 +15,10 @@ export const verdict = ({ status, output, checks, stderr }) => {
     ...(checks.length > 0 && scored.length === 0 ? ["every check was SKIPPED: nothing was tested"] : []),
     ...bad.map((check) => `${check.status} ${check.id}: ${check.errorMessage ?? check.description}`),
     ...(status !== 0 && bad.length === 0 && checks.length > 0
-      ? [`the suite failed the run (exit ${status}): ${output.match(/[^\n]*(client|timed out|exit)[^\n]*/i)?.[0] ?? ""}`.trim()]
+      ? [
+        `the suite failed the run (exit ${status}): ${output.match(/[^\n]*(client|timed out|exit)[^\n]*/i)?.[0] ?? ""}`
+          .trim()
+      ]
       : []),
     ...[...stderr.matchAll(/^FAILED ([^\n]*)/gm)].map((m) => `call failed: ${m[1]}`).slice(0, 3)
   ]

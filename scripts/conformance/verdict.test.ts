@@ -5,7 +5,10 @@ const success = { id: "tool-call", status: "SUCCESS" }
 
 describe("a run's verdict", () => {
   it("passes when the suite passed, a check succeeded, and the driver drove it", () => {
-    expect(verdict({ status: 0, output: "", checks: [success, { id: "note", status: "INFO" }], stderr: "" })).toEqual({ passed: true, reasons: [] })
+    expect(verdict({ status: 0, output: "", checks: [success, { id: "note", status: "INFO" }], stderr: "" })).toEqual({
+      passed: true,
+      reasons: []
+    })
   })
 
   it("fails when the suite failed the run though every check succeeded: the client exited 1 after a failed call", () => {
@@ -23,7 +26,12 @@ describe("a run's verdict", () => {
   })
 
   it("fails when every check was skipped", () => {
-    const run = verdict({ status: 0, output: "", checks: [{ id: "sep-2640-host-no-prefetch", status: "SKIPPED" }], stderr: "" })
+    const run = verdict({
+      status: 0,
+      output: "",
+      checks: [{ id: "sep-2640-host-no-prefetch", status: "SKIPPED" }],
+      stderr: ""
+    })
     expect(run).toEqual({ passed: false, reasons: ["every check was SKIPPED: nothing was tested"] })
   })
 
@@ -34,9 +42,24 @@ describe("a run's verdict", () => {
   })
 
   it("fails on a warning or a failed check, and when the driver could not drive the scenario", () => {
-    expect(verdict({ status: 0, output: "", checks: [success, { id: "wif-no-retry", status: "WARNING", description: "retried" }], stderr: "" }))
+    expect(
+      verdict({
+        status: 0,
+        output: "",
+        checks: [success, { id: "wif-no-retry", status: "WARNING", description: "retried" }],
+        stderr: ""
+      })
+    )
       .toEqual({ passed: false, reasons: ["WARNING wif-no-retry: retried"] })
-    const undriven = verdict({ status: 0, output: "", checks: [success], stderr: "zett-conformance: cannot drive x: the context's \"k\" is used by no configuration\n" })
-    expect(undriven).toEqual({ passed: false, reasons: ["zett-conformance: cannot drive x: the context's \"k\" is used by no configuration"] })
+    const undriven = verdict({
+      status: 0,
+      output: "",
+      checks: [success],
+      stderr: "zett-conformance: cannot drive x: the context's \"k\" is used by no configuration\n"
+    })
+    expect(undriven).toEqual({
+      passed: false,
+      reasons: ["zett-conformance: cannot drive x: the context's \"k\" is used by no configuration"]
+    })
   })
 })

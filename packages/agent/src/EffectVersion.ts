@@ -39,7 +39,9 @@ export const find = (from: string): Found | undefined => {
   for (const folder of paths) {
     const path = Path.join(folder, "effect")
     try {
-      const manifest = JSON.parse(Fs.readFileSync(Path.join(path, "package.json"), "utf8")) as { readonly version?: unknown }
+      const manifest = JSON.parse(Fs.readFileSync(Path.join(path, "package.json"), "utf8")) as {
+        readonly version?: unknown
+      }
       if (typeof manifest.version === "string") return { version: manifest.version, path }
     } catch {
       // no effect here (or no readable manifest): Node would look further up too

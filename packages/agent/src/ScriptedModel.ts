@@ -104,5 +104,7 @@ export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boo
  * @since 0.1.0
  * @category layers
  */
-export const layer = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Layer.Layer<Model> =>
-  Layer.sync(Model, () => make(steps, options))
+export const layer = (
+  steps: ReadonlyArray<Step>,
+  options?: { readonly loop?: boolean | undefined }
+): Layer.Layer<Model> => Layer.sync(Model, () => make(steps, options))

@@ -18,10 +18,12 @@ const builtinTracer = Effect.runSync(Effect.tracer)
  * @since 0.1.0
  * @category tracing
  */
-export const traced = (name: string | (() => string), options?: () => Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tracerWith((tracer) =>
-    tracer === builtinTracer ? self : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
-  )
+export const traced =
+  (name: string | (() => string), options?: () => Tracer.SpanOptions) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.tracerWith((tracer) =>
+      tracer === builtinTracer ? self : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
+    )
 
 const hex32 = /^[0-9a-f]{32}$/
 const hex16 = /^[0-9a-f]{16}$/
@@ -46,11 +48,16 @@ export const traceparent = (span: Tracer.Span): string | undefined =>
  * @since 0.1.0
  * @category tracing
  */
-export const withTraceparent = <A, E, R>(f: (traceparent: string | undefined) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const withTraceparent = <A, E, R>(
+  f: (traceparent: string | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
   Effect.tracerWith((tracer) =>
     tracer === builtinTracer
       ? f(undefined)
-      : Effect.flatMap(Effect.option(Effect.currentSpan), (span) => f(span._tag === "Some" ? traceparent(span.value) : undefined))
+      : Effect.flatMap(
+        Effect.option(Effect.currentSpan),
+        (span) => f(span._tag === "Some" ? traceparent(span.value) : undefined)
+      )
   )
 
 /**
@@ -82,7 +89,22 @@ export const tracedWith = <A>(
  */
 export const tokenUsage = Metric.histogram(
   "gen_ai.client.token.usage",
-  MetricBoundaries.fromIterable([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]),
+  MetricBoundaries.fromIterable([
+    1,
+    4,
+    16,
+    64,
+    256,
+    1024,
+    4096,
+    16384,
+    65536,
+    262144,
+    1048576,
+    4194304,
+    16777216,
+    67108864
+  ]),
   "Number of input and output tokens used ({token})"
 )
 
@@ -95,6 +117,21 @@ export const tokenUsage = Metric.histogram(
  */
 export const operationDuration = Metric.histogram(
   "gen_ai.client.operation.duration",
-  MetricBoundaries.fromIterable([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]),
+  MetricBoundaries.fromIterable([
+    0.01,
+    0.02,
+    0.04,
+    0.08,
+    0.16,
+    0.32,
+    0.64,
+    1.28,
+    2.56,
+    5.12,
+    10.24,
+    20.48,
+    40.96,
+    81.92
+  ]),
   "GenAI operation duration (s)"
 )

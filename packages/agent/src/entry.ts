@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { loadIndex } from "./EffectVersion.js"
+import type * as Index from "./index.js"
 
 export const {
   Agent,
@@ -23,4 +24,4 @@ export const {
   Tool,
   ToolGuidelines,
   Tracing
-} = loadIndex<typeof import("./index.js")>(import.meta.url)
+} = loadIndex<typeof Index>(import.meta.url)

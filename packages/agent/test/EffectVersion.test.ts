@@ -25,13 +25,21 @@ const tempDir = Effect.acquireRelease(
 const effectFree = ["common"]
 const published = Fs.readdirSync(packages).filter((name) => {
   const manifest = Path.join(packages, name, "package.json")
-  return Fs.existsSync(manifest) && JSON.parse(Fs.readFileSync(manifest, "utf8")).private !== true && !effectFree.includes(name)
+  return Fs.existsSync(manifest) && JSON.parse(Fs.readFileSync(manifest, "utf8")).private !== true &&
+    !effectFree.includes(name)
 })
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
   Effect.async<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = ChildProcess.execFile(command, args, { cwd, timeout: 120_000 }, (error, stdout, stderr) =>
-      resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })))
+    const child = ChildProcess.execFile(
+      command,
+      args,
+      { cwd, timeout: 120_000 },
+      (error, stdout, stderr) =>
+        resume(
+          Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+        )
+    )
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
@@ -87,40 +95,58 @@ describe("EffectVersion", () => {
       assert.strictEqual(manifest.exports["."].module, "./build/src/index.js", name)
       assert.strictEqual(manifest.peerDependencies.effect, "^3.21.0", name)
       const names = (file: string) =>
-        Array.from(Fs.readFileSync(Path.join(packages, name, "src", file), "utf8").matchAll(/^export \* as (\w+) from/gm), (m) => m[1])
-      const entry = /export const \{([^}]*)\} = loadIndex</.exec(Fs.readFileSync(Path.join(packages, name, "src", "entry.ts"), "utf8"))
+        Array.from(
+          Fs.readFileSync(Path.join(packages, name, "src", file), "utf8").matchAll(/^export \* as (\w+) from/gm),
+          (m) => m[1]
+        )
+      const entry = /export const \{([^}]*)\} = loadIndex</.exec(
+        Fs.readFileSync(Path.join(packages, name, "src", "entry.ts"), "utf8")
+      )
       assert.isNotNull(entry, name)
-      assert.deepStrictEqual(entry![1]!.split(",").map((n) => n.trim()).filter((n) => n !== ""), names("index.ts"), name)
+      assert.deepStrictEqual(
+        entry![1]!.split(",").map((n) => n.trim()).filter((n) => n !== ""),
+        names("index.ts"),
+        name
+      )
     }
   })
 })
 
 describe("a Zett package next to an Effect it does not support", () => {
-  it.scoped("Effect 4: the import fails with one error naming the version found and the range, not a missing module", () =>
-    Effect.gen(function*() {
-      const tsc = Path.join(root, "node_modules", "typescript", "bin", "tsc")
-      const built = yield* run(process.execPath, [tsc, "-b", "packages/agent/tsconfig.src.json", "packages/mcp-config/tsconfig.src.json"], root)
-      assert.strictEqual(built.code, 0, built.stdout + built.stderr)
-      const { app, effect } = yield* appWith("4.0.0")
-      const expected = `needs effect ^3.21.0; found effect 4.0.0 at ${Fs.realpathSync(effect)}. ` +
-        `Install effect@"^3.21.0" and the @effect/* packages of that line.`
-      for (const pkg of ["@zett/mcp-config", "@zett/agent"]) {
-        const result = yield* importIn(app, pkg)
-        assert.strictEqual(result.code, 1, pkg)
-        assert.include(result.stderr, `Error: ${pkg} ${expected}`, pkg)
-        assert.strictEqual(result.stderr.split(expected).length - 1, 1, result.stderr)
-        assert.notInclude(result.stderr, "ERR_MODULE_NOT_FOUND", pkg)
-      }
-      // required from CommonJS (require of an ES module): the same refusal
-      const required = yield* run(process.execPath, ["-e", `require("@zett/mcp-config")`], app)
-      assert.strictEqual(required.code, 1)
-      assert.include(required.stderr, `Error: @zett/mcp-config ${expected}`)
-      assert.notInclude(required.stderr, "ERR_MODULE_NOT_FOUND")
-      // Effect 3 before 3.21 is outside the range too
-      const old = yield* appWith("3.20.0")
-      const refused = yield* importIn(old.app, "@zett/mcp-config")
-      assert.include(refused.stderr, "@zett/mcp-config needs effect ^3.21.0; found effect 3.20.0")
-    }), 120_000)
+  it.scoped(
+    "Effect 4: the import fails with one error naming the version found and the range, not a missing module",
+    () =>
+      Effect.gen(function*() {
+        const tsc = Path.join(root, "node_modules", "typescript", "bin", "tsc")
+        const built = yield* run(process.execPath, [
+          tsc,
+          "-b",
+          "packages/agent/tsconfig.src.json",
+          "packages/mcp-config/tsconfig.src.json"
+        ], root)
+        assert.strictEqual(built.code, 0, built.stdout + built.stderr)
+        const { app, effect } = yield* appWith("4.0.0")
+        const expected = `needs effect ^3.21.0; found effect 4.0.0 at ${Fs.realpathSync(effect)}. ` +
+          `Install effect@"^3.21.0" and the @effect/* packages of that line.`
+        for (const pkg of ["@zett/mcp-config", "@zett/agent"]) {
+          const result = yield* importIn(app, pkg)
+          assert.strictEqual(result.code, 1, pkg)
+          assert.include(result.stderr, `Error: ${pkg} ${expected}`, pkg)
+          assert.strictEqual(result.stderr.split(expected).length - 1, 1, result.stderr)
+          assert.notInclude(result.stderr, "ERR_MODULE_NOT_FOUND", pkg)
+        }
+        // required from CommonJS (require of an ES module): the same refusal
+        const required = yield* run(process.execPath, ["-e", `require("@zett/mcp-config")`], app)
+        assert.strictEqual(required.code, 1)
+        assert.include(required.stderr, `Error: @zett/mcp-config ${expected}`)
+        assert.notInclude(required.stderr, "ERR_MODULE_NOT_FOUND")
+        // Effect 3 before 3.21 is outside the range too
+        const old = yield* appWith("3.20.0")
+        const refused = yield* importIn(old.app, "@zett/mcp-config")
+        assert.include(refused.stderr, "@zett/mcp-config needs effect ^3.21.0; found effect 3.20.0")
+      }),
+    120_000
+  )
 
   it.scoped("an Effect in the range is not refused: the import goes on to load it", () =>
     Effect.gen(function*() {

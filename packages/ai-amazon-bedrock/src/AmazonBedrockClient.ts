@@ -33,7 +33,10 @@ export interface Service {
   /** The client every request runs on: base URL, key, `transformClient`, the key kept out of errors. */
   readonly client: HttpClient.HttpClient
   /** The messages of one streamed Converse answer of `model` (a model or inference profile id). */
-  readonly converseStream: (model: string, body: Record<string, unknown>) => Stream.Stream<EventMessage, AiError.AiError>
+  readonly converseStream: (
+    model: string,
+    body: Record<string, unknown>
+  ) => Stream.Stream<EventMessage, AiError.AiError>
 }
 
 /**

@@ -135,7 +135,7 @@ const makeDecoder = (): AiProvider.Decoder<EventMessage> => {
             // a call that does not parse fails the stream, as @effect/ai-anthropic does; AiModel marks the call
             const done = AiProvider.toolCallParts(module, call)
             if (Either.isLeft(done)) return Effect.fail(done.left)
-            parts.push(...done.right)
+            for (const part of done.right) parts.push(part)
           }
           break
         }

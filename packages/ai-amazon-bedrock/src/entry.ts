@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import { loadIndex } from "@zett/agent/EffectVersion"
+import type * as Index from "./index.js"
 
 export const {
   AmazonBedrockClient,
   AmazonBedrockLanguageModel
-} = loadIndex<typeof import("./index.js")>(import.meta.url)
+} = loadIndex<typeof Index>(import.meta.url)

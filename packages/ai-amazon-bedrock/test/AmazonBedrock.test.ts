@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
+import { request, tools } from "@zett/testing/ModelProbes"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -23,7 +24,6 @@ import {
   KEY,
   pendingSleep
 } from "./utils.js"
-import { request, tools } from "@zett/testing/ModelProbes"
 
 const modelPath = "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream"
 
@@ -34,7 +34,9 @@ describe("bedrock (Converse API)", () => {
         bedrockStream(bedrockEvents({ text: ["Hel", "lo"], usage: { input: 11, output: 2, cached: 6 } }), { split: 7 })
       ])
       const model = yield* buildModel(bedrockModel(provider))
-      const events = Chunk.toArray(yield* Stream.runCollect(model.stream(request([Message.system("Be brief."), Message.user("Hi")]))))
+      const events = Chunk.toArray(
+        yield* Stream.runCollect(model.stream(request([Message.system("Be brief."), Message.user("Hi")])))
+      )
       assert.deepStrictEqual(events, [
         Model.textDelta("Hel"),
         Model.textDelta("lo"),
@@ -52,12 +54,15 @@ describe("bedrock (Converse API)", () => {
   it.scoped("two toolUse blocks with input split mid-JSON become calls; results go back as toolResult", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
-        bedrockStream(bedrockEvents({
-          calls: [
-            { id: "tooluse_a", name: "fs__read_file", pieces: ["{\"pa", "th\": \"/tmp/a\"}"] },
-            { id: "tooluse_b", name: "math__add", pieces: ["{\"a\"", ": 40}"] }
-          ]
-        }), { split: 50 }),
+        bedrockStream(
+          bedrockEvents({
+            calls: [
+              { id: "tooluse_a", name: "fs__read_file", pieces: ["{\"pa", "th\": \"/tmp/a\"}"] },
+              { id: "tooluse_b", name: "math__add", pieces: ["{\"a\"", ": 40}"] }
+            ]
+          }),
+          { split: 50 }
+        ),
         bedrockStream(bedrockEvents({ text: ["done"] }))
       ])
       const model = yield* buildModel(bedrockModel(provider))
@@ -67,9 +72,12 @@ describe("bedrock (Converse API)", () => {
         Model.toolCall(new Message.ToolCall({ id: "tooluse_b", name: "math__add", arguments: { a: 40 } }))
       ])
       assert.strictEqual((events[2] as { reason: string }).reason, "tool_calls")
-      assert.deepStrictEqual(provider.requests[0]!.body.toolConfig.tools, tools.map((tool) => ({
-        toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters } }
-      })))
+      assert.deepStrictEqual(
+        provider.requests[0]!.body.toolConfig.tools,
+        tools.map((tool) => ({
+          toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters } }
+        }))
+      )
       yield* Stream.runDrain(model.stream(request([
         Message.user("go"),
         Message.assistant("", [new Message.ToolCall({ id: "tooluse_b", name: "math__add", arguments: { a: 40 } })]),

@@ -47,11 +47,13 @@ export interface ChatChunk {
     readonly delta?: {
       readonly content?: string | null
       readonly reasoning_content?: string | null
-      readonly tool_calls?: ReadonlyArray<{
-        readonly index?: number
-        readonly id?: string | null
-        readonly function?: { readonly name?: string | null; readonly arguments?: string | null }
-      }> | null
+      readonly tool_calls?:
+        | ReadonlyArray<{
+          readonly index?: number
+          readonly id?: string | null
+          readonly function?: { readonly name?: string | null; readonly arguments?: string | null }
+        }>
+        | null
     }
     readonly finish_reason?: string | null
   }>
@@ -102,7 +104,9 @@ export const make = (options: AiProvider.ClientOptions): Effect.Effect<Service, 
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: AiProvider.ClientOptions): Layer.Layer<ChatCompletionsClient, never, HttpClient.HttpClient> =>
+export const layer = (
+  options: AiProvider.ClientOptions
+): Layer.Layer<ChatCompletionsClient, never, HttpClient.HttpClient> =>
   Layer.effect(ChatCompletionsClient, make(options))
 
 /**
@@ -113,4 +117,7 @@ export const layer = (options: AiProvider.ClientOptions): Layer.Layer<ChatComple
  */
 export const layerConfig: (
   options: AiProvider.ClientConfig
-) => Layer.Layer<ChatCompletionsClient, ConfigError, HttpClient.HttpClient> = AiProvider.layerConfig(ChatCompletionsClient, make)
+) => Layer.Layer<ChatCompletionsClient, ConfigError, HttpClient.HttpClient> = AiProvider.layerConfig(
+  ChatCompletionsClient,
+  make
+)

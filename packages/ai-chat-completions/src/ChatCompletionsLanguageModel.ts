@@ -171,7 +171,7 @@ const makeDecoder = (): AiProvider.Decoder<ChatChunk> => {
         // a call that does not parse stays open: the id of the call repaired from the failure comes from it
         Either.match(AiProvider.toolCallParts(module, call), {
           onLeft: (error) => void (unparsed ??= error),
-          onRight: (done) => void parts.push(...done)
+          onRight: (done) => done.forEach((part) => parts.push(part))
         })
       }
       if (unparsed !== undefined) return Stream.concat(Stream.fromIterable(parts), Stream.fail(unparsed))

@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
+import { request, tools } from "@zett/testing/ModelProbes"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -22,7 +23,6 @@ import {
   KEY,
   pendingSleep
 } from "./utils.js"
-import { request, tools } from "@zett/testing/ModelProbes"
 
 const collect = (stream: Stream.Stream<Model.ModelEvent, Model.ModelError>) =>
   Stream.runCollect(stream).pipe(Effect.map(Chunk.toArray))
@@ -74,10 +74,13 @@ describe("openai-chat (Chat Completions)", () => {
         Model.finish("tool_calls", new Message.Usage({ inputTokens: 40, outputTokens: 22 }))
       ])
       const body = provider.requests[0]!.body
-      assert.deepStrictEqual(body.tools, tools.map((tool) => ({
-        type: "function",
-        function: { name: tool.name, description: tool.description, parameters: tool.parameters }
-      })))
+      assert.deepStrictEqual(
+        body.tools,
+        tools.map((tool) => ({
+          type: "function",
+          function: { name: tool.name, description: tool.description, parameters: tool.parameters }
+        }))
+      )
       assert.strictEqual(body.tool_choice, "auto")
     }))
 
@@ -87,7 +90,9 @@ describe("openai-chat (Chat Completions)", () => {
       const model = yield* buildModel(chatModel(provider))
       yield* collect(model.stream(request([
         Message.user("read it"),
-        Message.assistant("On it.", [new Message.ToolCall({ id: "c1", name: "fs__read_file", arguments: { path: "/a" } })]),
+        Message.assistant("On it.", [
+          new Message.ToolCall({ id: "c1", name: "fs__read_file", arguments: { path: "/a" } })
+        ]),
         new Message.ToolMessage({ toolCallId: "c1", name: "fs__read_file", status: "ok", content: { text: "hi" } })
       ], tools)))
       assert.deepStrictEqual(provider.requests[0]!.body.messages, [
@@ -95,7 +100,11 @@ describe("openai-chat (Chat Completions)", () => {
         {
           role: "assistant",
           content: "On it.",
-          tool_calls: [{ id: "c1", type: "function", function: { name: "fs__read_file", arguments: "{\"path\":\"/a\"}" } }]
+          tool_calls: [{
+            id: "c1",
+            type: "function",
+            function: { name: "fs__read_file", arguments: "{\"path\":\"/a\"}" }
+          }]
         },
         { role: "tool", tool_call_id: "c1", content: "{\"text\":\"hi\"}" }
       ])
@@ -115,12 +124,14 @@ describe("openai-chat (Chat Completions)", () => {
       const events = yield* collect(model.stream(request([Message.user("go")], tools)))
       assert.deepStrictEqual(events, [
         Model.toolCall(new Message.ToolCall({ id: "call_ok", name: "math__add", arguments: { a: 1 } })),
-        Model.toolCall(new Message.ToolCall({
-          id: "call_bad",
-          name: "fs__read_file",
-          arguments: "{\"path\": /tmp/x}",
-          invalidArguments: "invalid JSON at position 9: Unexpected token '/'"
-        }))
+        Model.toolCall(
+          new Message.ToolCall({
+            id: "call_bad",
+            name: "fs__read_file",
+            arguments: "{\"path\": /tmp/x}",
+            invalidArguments: "invalid JSON at position 9: Unexpected token '/'"
+          })
+        )
       ])
       assert.strictEqual(provider.requests.length, 1)
     }))
@@ -180,14 +191,22 @@ describe("openai-chat (Chat Completions)", () => {
       const logs = captureLogs()
       const provider = yield* fakeProvider([json(200, {})])
       const model = yield* buildModel(chatModel({ ...provider, url: "http://127.0.0.1:1" }))
-      const fiber = yield* model.stream(request()).pipe(Stream.runDrain, Effect.flip, Effect.provide(logs.layer), Effect.fork)
+      const fiber = yield* model.stream(request()).pipe(
+        Stream.runDrain,
+        Effect.flip,
+        Effect.provide(logs.layer),
+        Effect.fork
+      )
       for (const delay of ["1 second", "2 seconds", "4 seconds"] as const) {
         yield* pendingSleep
         yield* TestClock.adjust(delay)
       }
       const error = yield* Fiber.join(fiber)
       assert.strictEqual(error.reason, "Unreachable")
-      assert.match(error.description, /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/)
+      assert.match(
+        error.description,
+        /^could not reach openai-chat at http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(Transport/
+      )
       const above = logs.lines.filter((line) => !line.startsWith("DEBUG") && !line.startsWith("TRACE"))
       assert.deepStrictEqual(above.map((line) => `${line.split(" ")[0]} ${/'([^']*)'/.exec(line)?.[1]}`), [
         "INFO model unreachable, retrying in 1 s (1/3)",

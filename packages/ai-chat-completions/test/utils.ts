@@ -1,7 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@zett/ai-chat-completions"
-import { Model } from "@zett/agent"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
 import * as Layer from "effect/Layer"

@@ -75,10 +75,11 @@ export const make = (options: AiProvider.ClientOptions): Effect.Effect<Service, 
       streamGenerateContent: (model, body) =>
         AiProvider.serverSentEvents(
           client,
-          HttpClientRequest.post(`/v1beta/models/${encodeURIComponent(model.toWellFormed())}:streamGenerateContent`).pipe(
-            HttpClientRequest.setUrlParam("alt", "sse"),
-            HttpClientRequest.setBody(HttpBody.unsafeJson(body))
-          ),
+          HttpClientRequest.post(`/v1beta/models/${encodeURIComponent(model.toWellFormed())}:streamGenerateContent`)
+            .pipe(
+              HttpClientRequest.setUrlParam("alt", "sse"),
+              HttpClientRequest.setBody(HttpBody.unsafeJson(body))
+            ),
           module
         ).pipe(Stream.mapEffect(AiProvider.parseJson<GenerateContentChunk>(module)))
     })

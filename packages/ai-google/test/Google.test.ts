@@ -3,6 +3,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
+import { request, tools } from "@zett/testing/ModelProbes"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -10,17 +11,32 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { inspect } from "node:util"
-import { buildModel, captureLogs, captureSpans, eventually, fakeProvider, geminiChunks, geminiModel, json, KEY, pendingSleep, sse } from "./utils.js"
-import { request, tools } from "@zett/testing/ModelProbes"
+import {
+  buildModel,
+  captureLogs,
+  captureSpans,
+  eventually,
+  fakeProvider,
+  geminiChunks,
+  geminiModel,
+  json,
+  KEY,
+  pendingSleep,
+  sse
+} from "./utils.js"
 
 const gemini = (chunks: ReadonlyArray<unknown>) => sse(chunks.map((data) => ({ data })))
 
 describe("google (Gemini API)", () => {
   it.scoped("streamed text and usage; the request names the model, the key goes in x-goog-api-key", () =>
     Effect.gen(function*() {
-      const provider = yield* fakeProvider([gemini(geminiChunks({ text: ["Hel", "lo"], usage: { input: 9, output: 2, cached: 4 } }))])
+      const provider = yield* fakeProvider([
+        gemini(geminiChunks({ text: ["Hel", "lo"], usage: { input: 9, output: 2, cached: 4 } }))
+      ])
       const model = yield* buildModel(geminiModel(provider))
-      const events = Chunk.toArray(yield* Stream.runCollect(model.stream(request([Message.system("Be brief."), Message.user("Hi")]))))
+      const events = Chunk.toArray(
+        yield* Stream.runCollect(model.stream(request([Message.system("Be brief."), Message.user("Hi")])))
+      )
       assert.deepStrictEqual(events, [
         Model.textDelta("Hel"),
         Model.textDelta("lo"),
@@ -86,7 +102,10 @@ describe("google (Gemini API)", () => {
         Effect.withTracer(tracer)
       )
       assert.strictEqual(error.reason, "Http")
-      assert.strictEqual(error.description, "google answered HTTP 401 (unauthorized: check the API key): API key not valid: <redacted>")
+      assert.strictEqual(
+        error.description,
+        "google answered HTTP 401 (unauthorized: check the API key): API key not valid: <redacted>"
+      )
       assert.strictEqual(provider.requests.length, 1)
       for (const text of [inspect(error, { depth: 20 }), ...logs.lines, ...spans.map((span) => span.text())]) {
         assert.notInclude(text, KEY)

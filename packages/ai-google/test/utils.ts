@@ -1,7 +1,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
 import { GoogleClient, GoogleLanguageModel } from "@zett/ai-google"
-import { Model } from "@zett/agent"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
 import * as Layer from "effect/Layer"

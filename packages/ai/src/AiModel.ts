@@ -210,9 +210,11 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         }),
         Stream.tap(() => Effect.sync(() => void (emitted = true))),
         Stream.tapError((failure) =>
-          failure.retryable && !emitted && retry !== undefined ? Effect.void : Effect.logDebug("model request failed").pipe(
-            Effect.annotateLogs({ provider, reason: failure.description })
-          )
+          failure.retryable && !emitted && retry !== undefined ?
+            Effect.void :
+            Effect.logDebug("model request failed").pipe(
+              Effect.annotateLogs({ provider, reason: failure.description })
+            )
         )
       )
       const retried = retry === undefined

@@ -103,11 +103,17 @@ export const protectSecrets: (
  * @since 0.1.0
  * @category http
  */
-export const makeHttpClient = (options: ClientOptions & {
-  readonly apiUrl: string
-  /** How the key goes on a request; default `Authorization: Bearer <key>`. */
-  readonly authorize?: ((apiKey: Redacted.Redacted) => (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest) | undefined
-}): Effect.Effect<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
+export const makeHttpClient = (
+  options: ClientOptions & {
+    readonly apiUrl: string
+    /** How the key goes on a request; default `Authorization: Bearer <key>`. */
+    readonly authorize?:
+      | ((
+        apiKey: Redacted.Redacted
+      ) => (request: HttpClientRequest.HttpClientRequest) => HttpClientRequest.HttpClientRequest)
+      | undefined
+  }
+): Effect.Effect<HttpClient.HttpClient, never, HttpClient.HttpClient> =>
   Effect.map(HttpClient.HttpClient, (client) => {
     const apiKey = options.apiKey
     const authorize = options.authorize ?? ((key) => HttpClientRequest.bearerToken(key))
@@ -136,11 +142,11 @@ export const makeHttpClient = (options: ClientOptions & {
  * @since 0.1.0
  * @category errors
  */
-export const httpError = (module: string, method: string) =>
-(error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> =>
-  error._tag === "RequestError"
-    ? Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method, error }))
-    : AiError.HttpResponseError.fromResponseError({ module, method, error })
+export const httpError =
+  (module: string, method: string) => (error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> =>
+    error._tag === "RequestError"
+      ? Effect.fail(AiError.HttpRequestError.fromRequestError({ module, method, error }))
+      : AiError.HttpResponseError.fromResponseError({ module, method, error })
 
 /**
  * An answer that cannot be read.
@@ -274,7 +280,9 @@ export interface Decoder<A> {
   /** The parts of one chunk of the answer (an event, a message). */
   readonly onChunk: (
     chunk: A
-  ) => ReadonlyArray<Response.StreamPartEncoded> | Effect.Effect<ReadonlyArray<Response.StreamPartEncoded>, AiError.AiError>
+  ) =>
+    | ReadonlyArray<Response.StreamPartEncoded>
+    | Effect.Effect<ReadonlyArray<Response.StreamPartEncoded>, AiError.AiError>
   /** What follows the last chunk: the end of open parts, the `finish` (or a failure). */
   readonly onEnd: () => Stream.Stream<Response.StreamPartEncoded, AiError.AiError>
 }
@@ -303,7 +311,11 @@ export const streamingModel = <const Provider extends string, I, S, A>(
   provider: Provider,
   client: Context.Tag<I, S>,
   options: {
-    readonly request: (client: S, model: string, options: LanguageModel.ProviderOptions) => Stream.Stream<A, AiError.AiError>
+    readonly request: (
+      client: S,
+      model: string,
+      options: LanguageModel.ProviderOptions
+    ) => Stream.Stream<A, AiError.AiError>
     readonly decoder: () => Decoder<A>
   }
 ): {
@@ -411,7 +423,7 @@ export const toTurns = <Part>(prompt: Prompt.Prompt, part: {
   const push = (role: Turn<Part>["role"], parts: Array<Part>) => {
     if (parts.length === 0) return
     const last = turns.at(-1)
-    if (last !== undefined && last.role === role) last.parts.push(...parts)
+    if (last !== undefined && last.role === role) for (const part of parts) last.parts.push(part)
     else turns.push({ role, parts })
   }
   for (const message of prompt.content) {

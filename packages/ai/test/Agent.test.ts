@@ -67,7 +67,11 @@ describe("AiModel under the agent (A13)", () => {
     Effect.gen(function*() {
       const provider = yield* fakeProvider([
         sse(anthropicEvents({ calls: [{ id: "toolu_1", name: "fs__raed_file", pieces: ["{\"path\":\"/tmp/x\"}"] }] })),
-        sse(anthropicEvents({ calls: [{ id: "toolu_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tmp/x\",}"] }] })),
+        sse(
+          anthropicEvents({
+            calls: [{ id: "toolu_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tmp/x\",}"] }]
+          })
+        ),
         sse(anthropicEvents({ calls: [{ id: "toolu_3", name: "fs__read_file", pieces: ["{\"path\": \"/tmp/x\"}"] }] })),
         sse(anthropicEvents({ text: ["It says hello."] }))
       ])
@@ -101,7 +105,8 @@ describe("AiModel under the agent (A13)", () => {
         content: {
           error: {
             type: "InvalidArguments",
-            message: "the arguments of fs__read_file could not be read (invalid JSON at position 18: Expected double-quoted " +
+            message:
+              "the arguments of fs__read_file could not be read (invalid JSON at position 18: Expected double-quoted " +
               "property name); call it again with the arguments as one JSON object"
           }
         }

@@ -226,7 +226,13 @@ describe("AiModel on @effect/ai-anthropic (Messages API)", () => {
       assert.include(failure, "HttpResponseError")
       assert.include(failure, "'x-api-key': '<redacted>'")
       assert.include(failure, "'anthropic-version': '<redacted>'")
-      const rendered = [failure, error.message, inspect(error, { depth: 20 }), ...logs.lines, ...spans.map((s) => s.text())]
+      const rendered = [
+        failure,
+        error.message,
+        inspect(error, { depth: 20 }),
+        ...logs.lines,
+        ...spans.map((s) => s.text())
+      ]
       for (const text of rendered) assert.notInclude(text, KEY)
     }))
 })

@@ -1,6 +1,6 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
 import * as Chunk from "effect/Chunk"
@@ -366,7 +366,12 @@ describe("AiModel on @effect/ai-openai: failures", () => {
       const tools = [{ name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }]
       const provider = yield* fakeProvider([
         sse(openAiEvents({ calls: [{ id: "call_1", name: "fs__read_file", pieces: ["[\"/tmp/a\"]"] }] })),
-        sse(openAiEvents({ text: ["Let me read it."], calls: [{ id: "call_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tm\""] }] })),
+        sse(
+          openAiEvents({
+            text: ["Let me read it."],
+            calls: [{ id: "call_2", name: "fs__read_file", pieces: ["{\"path\": ", "\"/tm\""] }]
+          })
+        ),
         sse(openAiEvents({ calls: [{ id: "call_3", name: "fs__raed_file", pieces: ["{\"path\": \"/tmp/a\"}"] }] }))
       ])
       const model = yield* buildModel(openAiModel(provider))
@@ -375,21 +380,25 @@ describe("AiModel on @effect/ai-openai: failures", () => {
         Effect.map((events) => Chunk.toArray(events).filter((event) => event._tag !== "Finish"))
       )
       assert.deepStrictEqual(yield* collect, [
-        Model.toolCall(new Message.ToolCall({
-          id: "call_1",
-          name: "fs__read_file",
-          arguments: ["/tmp/a"],
-          invalidArguments: "the arguments are not a JSON object"
-        }))
+        Model.toolCall(
+          new Message.ToolCall({
+            id: "call_1",
+            name: "fs__read_file",
+            arguments: ["/tmp/a"],
+            invalidArguments: "the arguments are not a JSON object"
+          })
+        )
       ])
       assert.deepStrictEqual(yield* collect, [
         Model.textDelta("Let me read it."),
-        Model.toolCall(new Message.ToolCall({
-          id: "call_2",
-          name: "fs__read_file",
-          arguments: "{\"path\": \"/tm\"",
-          invalidArguments: "invalid JSON at position 14: Expected ',' or '}' after property value"
-        }))
+        Model.toolCall(
+          new Message.ToolCall({
+            id: "call_2",
+            name: "fs__read_file",
+            arguments: "{\"path\": \"/tm\"",
+            invalidArguments: "invalid JSON at position 14: Expected ',' or '}' after property value"
+          })
+        )
       ])
       assert.deepStrictEqual(yield* collect, [
         Model.toolCall(new Message.ToolCall({ id: "call_3", name: "fs__raed_file", arguments: { path: "/tmp/a" } }))

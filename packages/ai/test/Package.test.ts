@@ -8,11 +8,21 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const providers = ["@effect/ai-openai", "@effect/ai-anthropic", "@effect/ai-google", "@effect/ai-amazon-bedrock", "@effect/platform-node"]
+const providers = [
+  "@effect/ai-openai",
+  "@effect/ai-anthropic",
+  "@effect/ai-google",
+  "@effect/ai-amazon-bedrock",
+  "@effect/platform-node"
+]
 
 const sources = (dir: string): Array<string> =>
   Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(Path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [Path.join(dir, entry.name)] : []
+    entry.isDirectory()
+      ? sources(Path.join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+      ? [Path.join(dir, entry.name)]
+      : []
   )
 
 describe("the @zett/ai package", () => {
@@ -26,6 +36,11 @@ describe("the @zett/ai package", () => {
     assert.deepStrictEqual(imported, [])
     const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
     assert.deepStrictEqual(Object.keys(manifest.peerDependencies).filter((name) => providers.includes(name)), [])
-    assert.deepStrictEqual(Object.keys(manifest.peerDependencies).sort(), ["@effect/ai", "@effect/experimental", "@effect/platform", "effect"])
+    assert.deepStrictEqual(Object.keys(manifest.peerDependencies).sort(), [
+      "@effect/ai",
+      "@effect/experimental",
+      "@effect/platform",
+      "effect"
+    ])
   })
 })

@@ -1,11 +1,11 @@
-import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
-import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
 import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { AiModel, AiProvider } from "@zett/ai"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { Model } from "@zett/agent"
+import { AiModel, AiProvider } from "@zett/ai"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
 import * as Layer from "effect/Layer"
@@ -53,6 +53,8 @@ export const anthropicModel = (
     info: { provider: "anthropic", model: "claude-sonnet-4-5" }
   }).pipe(
     Layer.provide(AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" })),
-    Layer.provide(AnthropicClient.layer({ apiKey: key, apiUrl: provider.url, transformClient: AiProvider.protectSecrets([key]) })),
+    Layer.provide(
+      AnthropicClient.layer({ apiKey: key, apiUrl: provider.url, transformClient: AiProvider.protectSecrets([key]) })
+    ),
     Layer.provide(client)
   )

@@ -9,18 +9,18 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Tracing from "@zett/agent/Tracing"
 import { ProcessGroups } from "@zett/mcp-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Types from "effect/Types"
-import * as Tracing from "@zett/agent/Tracing"
 import * as CliError from "./CliError.js"
 import * as Argv from "./internal/argv.js"
-import * as Quit from "./internal/quit.js"
 import * as Chatter from "./internal/chatter.js"
 import { inert } from "./internal/inert.js"
 import * as Options from "./internal/options.js"
+import * as Quit from "./internal/quit.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Output from "./Output.js"
 
@@ -37,32 +37,38 @@ export const version = "0.1.0"
 /** What `--help` says of each command. */
 const descriptions = {
   tools: "Discover every configured MCP server at once: transport, status, discovery time, tools and the prompt " +
-      "tokens their schemas cost. Exits 1 when a server is unavailable.",
+    "tokens their schemas cost. Exits 1 when a server is unavailable.",
   call: "Call one tool of a configured MCP server and print its result as JSON.",
-  resources: "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
-      "server is unavailable.",
-  read: "Read one resource of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
-      "and print it: text as text, binary content as base64 (--json for all of it as JSON).",
-  prompts: "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
-      "Exits 1 when a server is unavailable.",
-  prompt: "Get one prompt of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+  resources:
+    "List the resources and resource templates of every configured MCP server (or of SERVER). Exits 1 when a " +
+    "server is unavailable.",
+  read:
+    "Read one resource of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+    "and print it: text as text, binary content as base64 (--json for all of it as JSON).",
+  prompts:
+    "List the prompts of every configured MCP server (or of SERVER), with their arguments (? marks an optional one). " +
+    "Exits 1 when a server is unavailable.",
+  prompt:
+    "Get one prompt of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
     "with its arguments and print its messages.",
   skills: "List the skills of every configured MCP server (or of SERVER): name, SKILL.md URI and description; no " +
     "skill file is read. Exits 1 when a server is unavailable.",
-  skill: "Load one skill of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
+  skill:
+    "Load one skill of a configured MCP server (or of the one given with --url or after --, then with no SERVER) " +
     "and print its SKILL.md, or the file PATH of it, once it matches the server's listing (size, digest, " +
     "frontmatter); a file that does not is refused, exit 1.",
   complete: "Ask a server for the values an argument of a prompt (--prompt) or a variable of a resource template " +
     "(--resource) may take (completion/complete), given what is typed so far; print them one a line.",
   run: `Run the agent with the configured MCP tools and the model named in ${Options.modelVariable}, ` +
-      "showing its text as it streams and each tool call with its outcome.",
+    "showing its text as it streams and each tool call with its outcome.",
   demo: "The offline demo: start the bundled example MCP server, list its tools, run one agent turn that calls " +
-      `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
-      "connection closed.",
-  login: "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
-      "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
+    `demo__add (with a scripted model, or the one named in ${Options.modelVariable}) and check that every ` +
+    "connection closed.",
+  login:
+    "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
+    "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
   logout: "Forget a server's tokens and client registration.",
-  status: "Each configured server's authorization: authorized, expires in ..., needs login or no auth.",
+  status: "Each configured server's authorization: authorized, expires in ..., needs login or no auth."
 } as const
 
 /** A command whose handler is loaded (a dynamic import, a chunk of its own in the bundle) when it runs. */
@@ -76,7 +82,11 @@ const lazyCommand = <Name extends keyof typeof descriptions, Config extends Comm
   name,
   // what the command line's normalization needs to know of its options
   tree: Argv.tree(config),
-  command: Command.make(name, config, (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))).pipe(
+  command: Command.make(
+    name,
+    config,
+    (options) => Effect.flatMap(Effect.promise(load), (command) => command.handler(options))
+  ).pipe(
     Command.withDescription(descriptions[name])
   )
 })
@@ -89,7 +99,9 @@ interface Entry {
 
 /** The commands of a parent, and their tree of options. */
 const group = <const Entries extends readonly [Entry, ...Array<Entry>]>(entries: Entries) => ({
-  commands: entries.map((entry) => entry.command) as unknown as { readonly [K in keyof Entries]: Entries[K]["command"] },
+  commands: entries.map((entry) => entry.command) as unknown as {
+    readonly [K in keyof Entries]: Entries[K]["command"]
+  },
   tree: Argv.tree({}, Object.fromEntries(entries.map((entry) => [entry.name, entry.tree])))
 })
 
@@ -99,11 +111,20 @@ const auth = group([
   lazyCommand("status", Options.authStatus, () => import("./internal/auth.js").then((m) => ({ handler: m.status })))
 ])
 
-const authCommand = Command.make("auth", {}, () =>
-  Effect.fail(new CliError.UsageError({ reason: "MissingCommand", message: "missing command: auth login, logout or status (see zett auth --help)" }))).pipe(
-    Command.withDescription("OAuth logins to remote MCP servers."),
-    Command.withSubcommands(auth.commands)
-  )
+const authCommand = Command.make(
+  "auth",
+  {},
+  () =>
+    Effect.fail(
+      new CliError.UsageError({
+        reason: "MissingCommand",
+        message: "missing command: auth login, logout or status (see zett auth --help)"
+      })
+    )
+).pipe(
+  Command.withDescription("OAuth logins to remote MCP servers."),
+  Command.withSubcommands(auth.commands)
+)
 
 const zett = group([
   lazyCommand("tools", Options.tools, () => import("./internal/tools.js")),
@@ -111,9 +132,17 @@ const zett = group([
   lazyCommand("run", Options.run, () => import("./internal/run.js")),
   { name: "auth", tree: auth.tree, command: authCommand },
   lazyCommand("demo", Options.demo, () => import("./internal/demo.js")),
-  lazyCommand("resources", Options.resources, () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))),
+  lazyCommand(
+    "resources",
+    Options.resources,
+    () => import("./internal/resources.js").then((m) => ({ handler: m.listHandler }))
+  ),
   lazyCommand("read", Options.read, () => import("./internal/resources.js").then((m) => ({ handler: m.readHandler }))),
-  lazyCommand("prompts", Options.prompts, () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))),
+  lazyCommand(
+    "prompts",
+    Options.prompts,
+    () => import("./internal/prompts.js").then((m) => ({ handler: m.listHandler }))
+  ),
   lazyCommand("prompt", Options.prompt, () => import("./internal/prompts.js").then((m) => ({ handler: m.getHandler }))),
   lazyCommand("skills", Options.skills, () => import("./internal/skills.js").then((m) => ({ handler: m.listHandler }))),
   lazyCommand("skill", Options.skill, () => import("./internal/skills.js").then((m) => ({ handler: m.readHandler }))),
@@ -134,7 +163,8 @@ export const command = Command.make("zett", {}, () =>
   Effect.fail(
     new CliError.UsageError({
       reason: "MissingCommand",
-      message: "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
+      message:
+        "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
     })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),
@@ -162,7 +192,9 @@ const namesServer: ReadonlySet<string> = new Set(["read", "prompt", "skill"])
 const givenServer = "(command line)"
 
 /** The arguments with the name of a server given on the command line filled in, for `read`, `prompt` and `skill`. */
-const withGivenServer = (line: { readonly args: ReadonlyArray<string>; readonly command: ReadonlyArray<string> | undefined }) => {
+const withGivenServer = (
+  line: { readonly args: ReadonlyArray<string>; readonly command: ReadonlyArray<string> | undefined }
+) => {
   const at = line.args[0] === "--log-level" ? 2 : 0
   const adHoc = line.command !== undefined || line.args.includes("--url")
   return adHoc && namesServer.has(line.args[at] ?? "")
@@ -191,7 +223,10 @@ const quietParserErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, Output.Output> =>
   Effect.suspend(() => {
     const line = Argv.serverCommand(Argv.normalize(zett.tree, args), startsServers)
-    return cli(["node", "zett", ...withGivenServer(line)]).pipe(Effect.provideService(Argv.ServerCommand, line.command), Quit.interruptible)
+    return cli(["node", "zett", ...withGivenServer(line)]).pipe(
+      Effect.provideService(Argv.ServerCommand, line.command),
+      Quit.interruptible
+    )
   }).pipe(
     quietParserErrors,
     // what the servers' chatter left unprinted is summed up before the command's last line
@@ -199,7 +234,9 @@ export const run = (args: ReadonlyArray<string>): Effect.Effect<number, never, O
     Effect.as(CliError.ExitCode.ok),
     Effect.catchAllCause((cause) => {
       const { code, message: text } = CliError.fromCause(cause)
-      const message = text === undefined ? text : Options.valueError(args, text) ?? Argv.unknownName(zett.tree, args, text) ?? text
+      const message = text === undefined
+        ? text
+        : Options.valueError(args, text) ?? Argv.unknownName(zett.tree, args, text) ?? text
       // a failure often quotes a server (a tool's error, an unavailable reason): inert on the terminal
       return Effect.as(message === undefined ? Effect.void : Output.errorLine(`zett: ${inert(message)}`), code)
     }),

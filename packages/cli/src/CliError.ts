@@ -159,7 +159,9 @@ export const usageMessageOf = (error: ValidationError.ValidationError): string =
  * @since 0.1.0
  * @category utils
  */
-export const fromCause = (cause: Cause.Cause<unknown>): { readonly code: number; readonly message: string | undefined } => {
+export const fromCause = (
+  cause: Cause.Cause<unknown>
+): { readonly code: number; readonly message: string | undefined } => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value

@@ -174,10 +174,14 @@ export const discover = (
   server: McpServerConfig.McpServerConfig,
   options?: Options
 ): Effect.Effect<ServerReport> =>
-  Effect.scoped(Effect.timed(Effect.either(connectAndList(factory, server, options).pipe(
-    // a fault in one server's bookkeeping (a store, a name) loses that server, not the command
-    Effect.catchAllDefect((defect) => Effect.fail(`internal error: ${(defect instanceof Error ? defect.message : String(defect)).split("\n", 1)[0]}`))
-  )))).pipe(
+  Effect.scoped(Effect.timed(Effect.either(
+    connectAndList(factory, server, options).pipe(
+      // a fault in one server's bookkeeping (a store, a name) loses that server, not the command
+      Effect.catchAllDefect((defect) =>
+        Effect.fail(`internal error: ${(defect instanceof Error ? defect.message : String(defect)).split("\n", 1)[0]}`)
+      )
+    )
+  ))).pipe(
     Effect.flatMap(([elapsed, result]) => {
       const discoveryMillis = Math.round(Duration.toMillis(elapsed))
       const transport = transportOf(server)
@@ -188,7 +192,9 @@ export const discover = (
           transport,
           status: "unavailable",
           reason: typeof error === "string" ? error : McpError.reasonOf(error),
-          ...(typeof error !== "string" && error._tag === "McpConnectError" && error.reason === "NeedsAuthorization" ? { needsAuth: true } : {}),
+          ...(typeof error !== "string" && error._tag === "McpConnectError" && error.reason === "NeedsAuthorization"
+            ? { needsAuth: true }
+            : {}),
           discoveryMillis,
           tools: [],
           filtered: [],
@@ -207,7 +213,9 @@ export const discover = (
         tools,
         filtered: result.right.filtered.map((tool) => tool.remoteName),
         tokens: tools.reduce((sum, tool) => sum + tool.tokens, 0),
-        ...(client.instructions !== undefined && client.instructions !== "" ? { instructions: client.instructions } : {})
+        ...(client.instructions !== undefined && client.instructions !== ""
+          ? { instructions: client.instructions }
+          : {})
       }))
     })
   )

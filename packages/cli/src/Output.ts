@@ -147,7 +147,9 @@ export const toConsole = (output: Output["Type"]): Console.Console => {
   // is printed as it is)
   const toOut = (...args: ReadonlyArray<unknown>) => {
     const text = format(args, output.colors)
-    return output.stdout(`${HelpText.isHelp(text) ? HelpText.layout(text, Math.min(80, Math.max(60, output.columns))) : text}\n`)
+    return output.stdout(
+      `${HelpText.isHelp(text) ? HelpText.layout(text, Math.min(80, Math.max(60, output.columns))) : text}\n`
+    )
   }
   const toErr = (...args: ReadonlyArray<unknown>) => output.stderr(`${format(args, output.interactive)}\n`)
   const sync = (effect: Effect.Effect<void>) => Effect.runSync(effect)
@@ -233,7 +235,9 @@ export const logger = (output: Output["Type"], chatter?: Chatter.Service): Logge
       const stream = HashMap.get(options.annotations, "mcp.stream")
       // a line about one of the server's requests (a sampling request refused) counts with its requests
       const kind = stream._tag === "Some" && stream.value === "requests" ? "request" : "log"
-      if (server._tag === "Some" && stream._tag === "Some" && !everything && !chatter.admit(String(server.value), kind)) return
+      if (
+        server._tag === "Some" && stream._tag === "Some" && !everything && !chatter.admit(String(server.value), kind)
+      ) return
     }
     Effect.runSync(output.stderr(`${logFormat.log(options)}\n`))
   })

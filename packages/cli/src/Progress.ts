@@ -156,7 +156,9 @@ export const bar = (
   if (total === undefined || !(total > 0)) return `${report.progress}${message}`
   const ratio = Math.min(1, Math.max(0, report.progress / total))
   const filled = Math.round(ratio * width)
-  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${report.progress}/${total} ${Math.floor(ratio * 100)}%${message}`
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${report.progress}/${total} ${
+    Math.floor(ratio * 100)
+  }%${message}`
 }
 
 /**

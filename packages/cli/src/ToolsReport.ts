@@ -119,7 +119,11 @@ export const parameterLines = (schema: unknown, indent = "      "): Array<string
     return [
       `${indent}${name}`,
       typeName(property),
-      required.has(name) ? "required" : fields.default !== undefined ? `default ${JSON.stringify(fields.default)}` : "optional",
+      required.has(name)
+        ? "required"
+        : fields.default !== undefined
+        ? `default ${JSON.stringify(fields.default)}`
+        : "optional",
       typeof fields.description === "string" ? firstLine(fields.description) : ""
     ]
   }))
@@ -166,12 +170,15 @@ export const render = (
           : `unavailable: ${server.reason ?? "unknown reason"}`
       ])
     ], new Set([3, 4, 5]))
-    out.push(...table.map((line) => clip(line, width)))
+    for (const line of table) out.push(clip(line, width))
   }
   for (const entry of report.skipped) out.push(clip(`skipped ${entry.entry}: ${entry.reason}`, width))
   for (const server of report.servers) {
     if (server.status === "ok" && server.filtered.length > 0) {
-      out.push("", clip(`${server.server}: filtered out by its includeTools/excludeTools: ${server.filtered.join(", ")}`, width))
+      out.push(
+        "",
+        clip(`${server.server}: filtered out by its includeTools/excludeTools: ${server.filtered.join(", ")}`, width)
+      )
     }
     if (server.status !== "ok" || server.tools.length === 0) continue
     out.push("", `${server.server}: ${server.tools.length} tools, ${server.tokens} tokens (${tokenEncoding})`)
@@ -179,7 +186,7 @@ export const render = (
     server.tools.forEach((tool, i) => {
       const prefix = rows[i]!.slice(0, -1)
       out.push(`${prefix}${clip(inert(firstLine(tool.description)), width - displayWidth(prefix))}`.trimEnd())
-      if (options?.schema === true) for (const line of parameterLines(tool.inputSchema)) out.push(clip(line, width))
+      if (options?.schema === true) { for (const line of parameterLines(tool.inputSchema)) out.push(clip(line, width)) }
     })
   }
   if (report.servers.length > 0) {

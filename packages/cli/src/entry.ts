@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { loadIndex } from "@zett/agent/EffectVersion"
+import type * as Index from "./index.js"
 
 export const {
   Cli,
@@ -19,4 +20,4 @@ export const {
   Progress,
   ToolsReport,
   Transcript
-} = loadIndex<typeof import("./index.js")>(import.meta.url)
+} = loadIndex<typeof Index>(import.meta.url)

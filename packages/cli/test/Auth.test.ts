@@ -54,63 +54,73 @@ const browse = (url: string) =>
   })
 
 describe("zett auth", () => {
-  it.scoped("tools says needs auth; login, status, tools again (also after expiry), logout", () =>
-    Effect.gen(function*() {
-      const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
-      const home = yield* tempDir
-      const config = writeFile(home, "mcp.json", { mcpServers: { docs: { type: "http", url: as.url, oauth: {} }, local: { command: "true" } } })
+  it.scoped(
+    "tools says needs auth; login, status, tools again (also after expiry), logout",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* OAuthServer.make({ challengeScope: "mcp:read" })
+        const home = yield* tempDir
+        const config = writeFile(home, "mcp.json", {
+          mcpServers: { docs: { type: "http", url: as.url, oauth: {} }, local: { command: "true" } }
+        })
 
-      const before = yield* zett(["tools", "--config", config], home)
-      assert.strictEqual(before.code, 1)
-      assert.match(before.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+-\s+-\s+needs auth: run zett auth login docs$/m)
-      assert.include(before.stderr, "docs (needs authorization: run zett auth login docs)")
+        const before = yield* zett(["tools", "--config", config], home)
+        assert.strictEqual(before.code, 1)
+        assert.match(
+          before.stdout,
+          /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+-\s+-\s+needs auth: run zett auth login docs$/m
+        )
+        assert.include(before.stderr, "docs (needs authorization: run zett auth login docs)")
 
-      const status0 = yield* zett(["auth", "status", "--config", config], home)
-      assert.strictEqual(status0.code, 0, status0.stderr)
-      assert.match(status0.stdout, /^docs\s+needs login\s+-$/m)
-      assert.match(status0.stdout, /^local\s+no auth\s+-$/m)
+        const status0 = yield* zett(["auth", "status", "--config", config], home)
+        assert.strictEqual(status0.code, 0, status0.stderr)
+        assert.match(status0.stdout, /^docs\s+needs login\s+-$/m)
+        assert.match(status0.stdout, /^local\s+no auth\s+-$/m)
 
-      const { captured, fiber } = yield* start(["auth", "login", "docs", "--config", config, "--no-browser"], home)
-      const [url] = yield* waitFor(captured.stderr, /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/)
-      const redirect = new URL(url).searchParams.get("redirect_uri")!
-      assert.match(redirect, /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
-      assert.include(captured.stderr(), `Waiting for the redirect to ${redirect}`)
-      const { location, page } = yield* browse(url)
-      assert.include(page, "zett is authorized.")
-      assert.strictEqual(yield* Fiber.join(fiber), 0)
-      assert.strictEqual(captured.stdout(), "docs: authorized.\n")
+        const { captured, fiber } = yield* start(["auth", "login", "docs", "--config", config, "--no-browser"], home)
+        const [url] = yield* waitFor(captured.stderr, /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/)
+        const redirect = new URL(url).searchParams.get("redirect_uri")!
+        assert.match(redirect, /^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+        assert.include(captured.stderr(), `Waiting for the redirect to ${redirect}`)
+        const { location, page } = yield* browse(url)
+        assert.include(page, "zett is authorized.")
+        assert.strictEqual(yield* Fiber.join(fiber), 0)
+        assert.strictEqual(captured.stdout(), "docs: authorized.\n")
 
-      const files = Fs.readdirSync(Path.join(home, ".zett", "auth"))
-      assert.strictEqual(files.length, 1)
-      assert.strictEqual(Fs.statSync(Path.join(home, ".zett", "auth", files[0]!)).mode & 0o777, 0o600)
+        const files = Fs.readdirSync(Path.join(home, ".zett", "auth"))
+        assert.strictEqual(files.length, 1)
+        assert.strictEqual(Fs.statSync(Path.join(home, ".zett", "auth", files[0]!)).mode & 0o777, 0o600)
 
-      const status1 = yield* zett(["auth", "status", "--config", config], home)
-      assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h).*  http:\/\/127\.0\.0\.1:\d+$/m)
-      const after = yield* zett(["tools", "--config", config], home)
-      assert.match(after.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
+        const status1 = yield* zett(["auth", "status", "--config", config], home)
+        assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h).*  http:\/\/127\.0\.0\.1:\d+$/m)
+        const after = yield* zett(["tools", "--config", config], home)
+        assert.match(after.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
 
-      // the access token expires: the next command refreshes it without a login
-      as.expireAccessTokens()
-      yield* TestClock.adjust("2 hours")
-      const expired = yield* zett(["tools", "--config", config], home)
-      assert.match(expired.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
-      assert.strictEqual(as.requests.filter((r) => r.form.grant_type === "refresh_token").length, 1)
+        // the access token expires: the next command refreshes it without a login
+        as.expireAccessTokens()
+        yield* TestClock.adjust("2 hours")
+        const expired = yield* zett(["tools", "--config", config], home)
+        assert.match(expired.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
+        assert.strictEqual(as.requests.filter((r) => r.form.grant_type === "refresh_token").length, 1)
 
-      // no token, code or verifier in anything zett printed
-      const code = new URL(location).searchParams.get("code")!
-      const printed = [before, status0, status1, after, expired].flatMap((r) => [r.stdout, r.stderr]).join("\n") + captured.stdout() + captured.stderr()
-      for (const issued of as.issued) {
-        assert.notInclude(printed, issued.accessToken)
-        if (issued.refreshToken !== undefined) assert.notInclude(printed, issued.refreshToken)
-      }
-      assert.notInclude(printed, code)
+        // no token, code or verifier in anything zett printed
+        const code = new URL(location).searchParams.get("code")!
+        const printed = [before, status0, status1, after, expired].flatMap((r) => [r.stdout, r.stderr]).join("\n") +
+          captured.stdout() + captured.stderr()
+        for (const issued of as.issued) {
+          assert.notInclude(printed, issued.accessToken)
+          if (issued.refreshToken !== undefined) assert.notInclude(printed, issued.refreshToken)
+        }
+        assert.notInclude(printed, code)
 
-      const logout = yield* zett(["auth", "logout", "docs", "--config", config], home)
-      assert.strictEqual(logout.code, 0)
-      assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "auth")).length, 0)
-      const status2 = yield* zett(["auth", "status", "--config", config], home)
-      assert.match(status2.stdout, /^docs\s+needs login\s+-$/m)
-    }), 60_000)
+        const logout = yield* zett(["auth", "logout", "docs", "--config", config], home)
+        assert.strictEqual(logout.code, 0)
+        assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "auth")).length, 0)
+        const status2 = yield* zett(["auth", "status", "--config", config], home)
+        assert.match(status2.stdout, /^docs\s+needs login\s+-$/m)
+      }),
+    60_000
+  )
 
   it.scoped("workload identity: tools uses the token in the workload's file, auth login has nothing to do, the token is never printed", () =>
     Effect.gen(function*() {
@@ -121,13 +131,20 @@ describe("zett auth", () => {
       })
       const now = Math.floor(Date.now() / 1000)
       const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
-      const unsigned = `${part({ alg: "ES256", typ: "JWT" })}.${part({ iss: "https://k8s.example", sub: "pod", aud: as.issuer, iat: now, exp: now + 600 })}`
-      const signature = Crypto.sign("sha256", Buffer.from(unsigned), { key: privateKey, dsaEncoding: "ieee-p1363" }).toString("base64url")
+      const unsigned = `${part({ alg: "ES256", typ: "JWT" })}.${
+        part({ iss: "https://k8s.example", sub: "pod", aud: as.issuer, iat: now, exp: now + 600 })
+      }`
+      const signature = Crypto.sign("sha256", Buffer.from(unsigned), { key: privateKey, dsaEncoding: "ieee-p1363" })
+        .toString("base64url")
       const home = yield* tempDir
       const tokenFile = writeFile(home, "token", `${unsigned}.${signature}\n`)
       const config = writeFile(home, "mcp.json", {
         mcpServers: {
-          inventory: { type: "http", url: as.url, auth: { grant: "workload_identity", clientId: "agents-pod", assertionFile: tokenFile } }
+          inventory: {
+            type: "http",
+            url: as.url,
+            auth: { grant: "workload_identity", clientId: "agents-pod", assertionFile: tokenFile }
+          }
         }
       })
       const tools = yield* zett(["tools", "--config", config], home)
@@ -138,7 +155,10 @@ describe("zett auth", () => {
       assert.strictEqual(request.form.assertion, `${unsigned}.${signature}`)
       const login = yield* zett(["auth", "login", "inventory", "--config", config], home)
       assert.strictEqual(login.code, 0)
-      assert.strictEqual(login.stdout, "inventory uses workload identity (the platform's token for this workload): no login is needed.\n")
+      assert.strictEqual(
+        login.stdout,
+        "inventory uses workload identity (the platform's token for this workload): no login is needed.\n"
+      )
       const status = yield* zett(["auth", "status", "--config", config], home)
       assert.match(status.stdout, /^inventory\s+authorized/m)
       const printed = [tools, login, status].flatMap((r) => [r.stdout, r.stderr]).join("\n")
@@ -146,22 +166,38 @@ describe("zett auth", () => {
       for (const issued of as.issued) assert.notInclude(printed, issued.accessToken)
     }))
 
-  it.scoped("a login nobody finishes times out with a clear message, and its listener is closed", () =>
-    Effect.gen(function*() {
-      const as = yield* OAuthServer.make({})
-      const home = yield* tempDir
-      const config = writeFile(home, "mcp.json", { mcpServers: { docs: { type: "http", url: as.url } } })
-      const { captured, fiber } = yield* start(["auth", "login", "docs", "--config", config, "--no-browser", "--timeout", "5"], home)
-      const [url] = yield* waitFor(captured.stderr, /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/)
-      // the wait for the redirect is on the clock once it is scheduled
-      yield* awaitSleeps(1)
-      yield* TestClock.adjust("6 seconds")
-      assert.strictEqual(yield* Fiber.join(fiber), 1)
-      assert.include(captured.stderr(), "zett: cannot log in to docs: docs: authorization failed: no redirect came back within 5s; run zett auth login docs again")
-      const redirect = new URL(new URL(url).searchParams.get("redirect_uri")!)
-      const refused = yield* Effect.promise(() => fetch(redirect).then(() => "answered", () => "refused"))
-      assert.strictEqual(refused, "refused")
-    }), 60_000)
+  it.scoped(
+    "a login nobody finishes times out with a clear message, and its listener is closed",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* OAuthServer.make({})
+        const home = yield* tempDir
+        const config = writeFile(home, "mcp.json", { mcpServers: { docs: { type: "http", url: as.url } } })
+        const { captured, fiber } = yield* start([
+          "auth",
+          "login",
+          "docs",
+          "--config",
+          config,
+          "--no-browser",
+          "--timeout",
+          "5"
+        ], home)
+        const [url] = yield* waitFor(captured.stderr, /http:\/\/127\.0\.0\.1:\d+\/authorize\S+/)
+        // the wait for the redirect is on the clock once it is scheduled
+        yield* awaitSleeps(1)
+        yield* TestClock.adjust("6 seconds")
+        assert.strictEqual(yield* Fiber.join(fiber), 1)
+        assert.include(
+          captured.stderr(),
+          "zett: cannot log in to docs: docs: authorization failed: no redirect came back within 5s; run zett auth login docs again"
+        )
+        const redirect = new URL(new URL(url).searchParams.get("redirect_uri")!)
+        const refused = yield* Effect.promise(() => fetch(redirect).then(() => "answered", () => "refused"))
+        assert.strictEqual(refused, "refused")
+      }),
+    60_000
+  )
 
   it.scoped("auth login of an unknown or stdio server is a usage error", () =>
     Effect.gen(function*() {

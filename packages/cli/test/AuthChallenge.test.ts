@@ -27,7 +27,10 @@ describe("zett and a server that asks for OAuth", () => {
       const config = writeFile(home, "mcp.json", { mcpServers: { docs: { type: "http", url: as.url } } })
       const result = yield* zett(["tools", "--config", config], home)
       assert.strictEqual(result.code, 1)
-      assert.match(result.stdout, /^docs\s+streamable-http\s+\S+\s+(\d+ ms|\d+\.\d s)\s+-\s+-\s+needs auth: run zett auth login docs$/m)
+      assert.match(
+        result.stdout,
+        /^docs\s+streamable-http\s+\S+\s+(\d+ ms|\d+\.\d s)\s+-\s+-\s+needs auth: run zett auth login docs$/m
+      )
       assert.strictEqual(
         result.stderr,
         "zett: 1 of 1 MCP server unavailable: docs (needs authorization: run zett auth login docs)\n"

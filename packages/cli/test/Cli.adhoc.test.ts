@@ -4,11 +4,11 @@
  * server-everything over stdio. `zett` runs in-process with its real client factory.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Processes from "@zett/testing/Processes"
+import * as RecordingServer from "@zett/testing/RecordingServer"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import * as Processes from "@zett/testing/Processes"
-import * as RecordingServer from "@zett/testing/RecordingServer"
 import { tempDir, writeFile, zett } from "./utils/zett.js"
 
 const require = createRequire(import.meta.url)
@@ -68,7 +68,10 @@ describe("zett with a server given by --url", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.match(result.stdout, /^old\s+sse\s+2025-11-25\s+\d+ ms\s+2\s+\d+\s+ok$/m)
       // Streamable HTTP was tried first
-      assert.deepStrictEqual(recording.received[0] && [recording.received[0].method, recording.received[0].path], ["POST", "/sse"])
+      assert.deepStrictEqual(recording.received[0] && [recording.received[0].method, recording.received[0].path], [
+        "POST",
+        "/sse"
+      ])
     }))
 
   it.scoped("call --url: the tool by the server's own name or by its exposed name", () =>
@@ -85,7 +88,13 @@ describe("zett with a server given by --url", () => {
     Effect.gen(function*() {
       const port = yield* Processes.freePort
       const secret = "hdr-secret-a77e21"
-      const result = yield* zett(["tools", "--url", `http://127.0.0.1:${port}/mcp`, "--header", `Authorization: Bearer ${secret}`])
+      const result = yield* zett([
+        "tools",
+        "--url",
+        `http://127.0.0.1:${port}/mcp`,
+        "--header",
+        `Authorization: Bearer ${secret}`
+      ])
       assert.strictEqual(result.code, 1)
       assert.match(result.stdout, /^127\.0\.0\.1\s+streamable-http\s+.*unavailable: /m)
       assert.match(result.stderr, /^zett: 1 of 1 MCP server unavailable: 127\.0\.0\.1 \(/)
@@ -94,63 +103,107 @@ describe("zett with a server given by --url", () => {
 })
 
 describe("zett with a server command after --", () => {
-  it.scoped("tools -- node server-everything stdio: named after the command, on 2025-11-25, listed, and its process ends with zett", () =>
-    Effect.gen(function*() {
-      const marker = markerOf("tools")
-      const result = yield* zett(["tools", ...everythingCommand(marker)])
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(result.stdout, /^node\s+stdio\s+2025-11-25\s+\d+ ms\s+\d+\s+\d+\s+ok$/m)
-      assert.include(result.stdout, "node__echo")
-      assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(marker).length === 0))
-    }), 30_000)
+  it.scoped(
+    "tools -- node server-everything stdio: named after the command, on 2025-11-25, listed, and its process ends with zett",
+    () =>
+      Effect.gen(function*() {
+        const marker = markerOf("tools")
+        const result = yield* zett(["tools", ...everythingCommand(marker)])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.match(result.stdout, /^node\s+stdio\s+2025-11-25\s+\d+ ms\s+\d+\s+\d+\s+ok$/m)
+        assert.include(result.stdout, "node__echo")
+        assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(marker).length === 0))
+      }),
+    30_000
+  )
 
-  it.scoped("call with --env: the server gets the variable, and its value is scrubbed from what zett prints", () =>
-    Effect.gen(function*() {
-      const secret = "env-secret-93b2c4"
-      const result = yield* zett([
-        "call",
-        "get-env",
-        "--env",
-        `ZETT_PROBE=${secret}`,
-        "--name",
-        "everything",
-        ...everythingCommand(markerOf("env"))
-      ])
-      assert.strictEqual(result.code, 0, result.stderr)
-      const [block] = JSON.parse(result.stdout) as ReadonlyArray<{ readonly text: string }>
-      const env = JSON.parse(block!.text) as Record<string, string>
-      // the variable arrived (the server lists it); the value zett shows is the scrubbed one
-      assert.strictEqual(env.ZETT_PROBE, "<redacted>")
-      assert.notInclude(result.stdout + result.stderr, secret)
-    }), 30_000)
+  it.scoped(
+    "call with --env: the server gets the variable, and its value is scrubbed from what zett prints",
+    () =>
+      Effect.gen(function*() {
+        const secret = "env-secret-93b2c4"
+        const result = yield* zett([
+          "call",
+          "get-env",
+          "--env",
+          `ZETT_PROBE=${secret}`,
+          "--name",
+          "everything",
+          ...everythingCommand(markerOf("env"))
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        const [block] = JSON.parse(result.stdout) as ReadonlyArray<{ readonly text: string }>
+        const env = JSON.parse(block!.text) as Record<string, string>
+        // the variable arrived (the server lists it); the value zett shows is the scrubbed one
+        assert.strictEqual(env.ZETT_PROBE, "<redacted>")
+        assert.notInclude(result.stdout + result.stderr, secret)
+      }),
+    30_000
+  )
 
-  it.scoped("--cwd is the server's working directory: a relative script path resolves there", () =>
-    Effect.gen(function*() {
-      const result = yield* zett(["tools", "--cwd", everythingDir, "--", node, Path.join("dist", "index.js"), "stdio"])
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.match(result.stdout, /^node\s+stdio\s+.*ok$/m)
-      // without it the same relative path names no file, and the server dies at start
-      const elsewhere = yield* zett(["tools", "--", node, Path.join("dist", "index.js"), "stdio"])
-      assert.strictEqual(elsewhere.code, 1)
-      assert.match(elsewhere.stdout, /^node\s+stdio\s+.*unavailable: /m)
-    }), 30_000)
+  it.scoped(
+    "--cwd is the server's working directory: a relative script path resolves there",
+    () =>
+      Effect.gen(function*() {
+        const result = yield* zett([
+          "tools",
+          "--cwd",
+          everythingDir,
+          "--",
+          node,
+          Path.join("dist", "index.js"),
+          "stdio"
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.match(result.stdout, /^node\s+stdio\s+.*ok$/m)
+        // without it the same relative path names no file, and the server dies at start
+        const elsewhere = yield* zett(["tools", "--", node, Path.join("dist", "index.js"), "stdio"])
+        assert.strictEqual(elsewhere.code, 1)
+        assert.match(elsewhere.stdout, /^node\s+stdio\s+.*unavailable: /m)
+      }),
+    30_000
+  )
 
-  it.scoped("--include-tools and --exclude-tools filter the server's tools as a configuration entry's filters do", () =>
-    Effect.gen(function*() {
-      const included = yield* zett(["tools", "--json", "--include-tools", "echo", "--include-tools", "get-env", ...everythingCommand(markerOf("include"))])
-      assert.strictEqual(included.code, 0, included.stderr)
-      const [server] = JSON.parse(included.stdout).servers
-      assert.deepStrictEqual(server.tools.map((t: { name: string }) => t.name), ["node__echo", "node__get-env"])
-      assert.include(server.filtered, "get-sum")
-      const excluded = yield* zett(["call", "get-env", "--exclude-tools", "get-env", ...everythingCommand(markerOf("exclude"))])
-      assert.strictEqual(excluded.code, 2)
-      assert.match(excluded.stderr, /^zett: no tool named get-env; available: node__echo, /)
-      assert.notInclude(excluded.stderr, "node__get-env")
-    }), 30_000)
+  it.scoped(
+    "--include-tools and --exclude-tools filter the server's tools as a configuration entry's filters do",
+    () =>
+      Effect.gen(function*() {
+        const included = yield* zett([
+          "tools",
+          "--json",
+          "--include-tools",
+          "echo",
+          "--include-tools",
+          "get-env",
+          ...everythingCommand(markerOf("include"))
+        ])
+        assert.strictEqual(included.code, 0, included.stderr)
+        const [server] = JSON.parse(included.stdout).servers
+        assert.deepStrictEqual(server.tools.map((t: { name: string }) => t.name), ["node__echo", "node__get-env"])
+        assert.include(server.filtered, "get-sum")
+        const excluded = yield* zett([
+          "call",
+          "get-env",
+          "--exclude-tools",
+          "get-env",
+          ...everythingCommand(markerOf("exclude"))
+        ])
+        assert.strictEqual(excluded.code, 2)
+        assert.match(excluded.stderr, /^zett: no tool named get-env; available: node__echo, /)
+        assert.notInclude(excluded.stderr, "node__get-env")
+      }),
+    30_000
+  )
 
   it.scoped("resources and prompts list the one server given after --, as JSON too", () =>
     Effect.gen(function*() {
-      const prompts = yield* zett(["prompts", "--json", "--name", "everything", ...everythingCommand(markerOf("prompts"))])
+      const prompts = yield* zett([
+        "prompts",
+        "--json",
+        "--name",
+        "everything",
+        ...everythingCommand(markerOf("prompts"))
+      ])
       assert.strictEqual(prompts.code, 0, prompts.stderr)
       const report = JSON.parse(prompts.stdout)
       assert.strictEqual(report.config, "the command line")
@@ -162,20 +215,34 @@ describe("zett with a server command after --", () => {
       assert.include(resources.stdout, "demo://resource/")
     }), 30_000)
 
-  it.scoped("read and prompt ask the one server given after --, with no server name before their own arguments", () =>
-    Effect.gen(function*() {
-      const read = yield* zett(["read", "demo://resource/dynamic/text/2", ...everythingCommand(markerOf("read"))])
-      assert.strictEqual(read.code, 0, read.stderr)
-      assert.match(read.stdout, /^Resource 2: This is a plaintext resource created at [^\n]+\n$/)
-      const prompt = yield* zett(["prompt", "args-prompt", '{"city": "Paris", "state": "TX"}', ...everythingCommand(markerOf("prompt"))])
-      assert.strictEqual(prompt.code, 0, prompt.stderr)
-      assert.strictEqual(prompt.stdout, "user: What's weather in Paris, TX?\n")
-      // a server name as well is one argument too many: a usage error, and no server is started
-      const marker = markerOf("named")
-      const named = yield* zett(["read", "everything", "demo://resource/dynamic/text/2", ...everythingCommand(marker)])
-      assert.strictEqual(named.code, 2)
-      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-    }), 30_000)
+  it.scoped(
+    "read and prompt ask the one server given after --, with no server name before their own arguments",
+    () =>
+      Effect.gen(function*() {
+        const read = yield* zett(["read", "demo://resource/dynamic/text/2", ...everythingCommand(markerOf("read"))])
+        assert.strictEqual(read.code, 0, read.stderr)
+        assert.match(read.stdout, /^Resource 2: This is a plaintext resource created at [^\n]+\n$/)
+        const prompt = yield* zett([
+          "prompt",
+          "args-prompt",
+          "{\"city\": \"Paris\", \"state\": \"TX\"}",
+          ...everythingCommand(markerOf("prompt"))
+        ])
+        assert.strictEqual(prompt.code, 0, prompt.stderr)
+        assert.strictEqual(prompt.stdout, "user: What's weather in Paris, TX?\n")
+        // a server name as well is one argument too many: a usage error, and no server is started
+        const marker = markerOf("named")
+        const named = yield* zett([
+          "read",
+          "everything",
+          "demo://resource/dynamic/text/2",
+          ...everythingCommand(marker)
+        ])
+        assert.strictEqual(named.code, 2)
+        assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+      }),
+    30_000
+  )
 })
 
 describe("zett: a server on the command line, misused", () => {
@@ -186,17 +253,47 @@ describe("zett: a server on the command line, misused", () => {
       const secret = "arg-secret-55c0de"
       const url = "http://127.0.0.1:9/mcp"
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["tools", "--url", url, "--config", config], "--config and a server given on the command line (--url, or a command after --) exclude each other"],
+        [
+          ["tools", "--url", url, "--config", config],
+          "--config and a server given on the command line (--url, or a command after --) exclude each other"
+        ],
         [["tools", "--url", url, "--", "node", "x.js"], "give one server: --url URL or a command after --, not both"],
-        [["tools", "--header", `A: ${secret}`], "--header: only for a server given with --url URL or after --; neither is given"],
-        [["tools", "--env", `A=${secret}`, "--cwd", dir], "--env, --cwd: only for a server given with --url URL or after --; neither is given"],
-        [["tools", "--exclude-tools", "x", "--name", "n"], "--exclude-tools, --name: only for a server given with --url URL or after --; neither is given"],
-        [["tools", "--url", url, "--header", `Bearer ${secret}`], "--header expects NAME:VALUE; it has no ':' (its text is not shown)"],
-        [["tools", "--url", url, "--header", "A: 1", "--header", `: ${secret}`], "--header number 2 expects NAME:VALUE; its name is empty or not a valid name (its text is not shown)"],
-        [["tools", "--url", `ftp://host/?token=${secret}`], "--url expects an http: or https: URL (the text given is not shown)"],
-        [["tools", "--url", url, "--env", `A=${secret}`], "--env and --cwd are for a server started as a command (after --), not for --url"],
-        [["tools", "--transport", "sse", "--", "node", "x.js"], "--header and --transport are for a server given with --url, not for a command"],
-        [["tools", "--env", secret, "--", "node", "x.js"], "--env expects NAME=VALUE; it has no '=' (its text is not shown)"],
+        [
+          ["tools", "--header", `A: ${secret}`],
+          "--header: only for a server given with --url URL or after --; neither is given"
+        ],
+        [
+          ["tools", "--env", `A=${secret}`, "--cwd", dir],
+          "--env, --cwd: only for a server given with --url URL or after --; neither is given"
+        ],
+        [
+          ["tools", "--exclude-tools", "x", "--name", "n"],
+          "--exclude-tools, --name: only for a server given with --url URL or after --; neither is given"
+        ],
+        [
+          ["tools", "--url", url, "--header", `Bearer ${secret}`],
+          "--header expects NAME:VALUE; it has no ':' (its text is not shown)"
+        ],
+        [
+          ["tools", "--url", url, "--header", "A: 1", "--header", `: ${secret}`],
+          "--header number 2 expects NAME:VALUE; its name is empty or not a valid name (its text is not shown)"
+        ],
+        [
+          ["tools", "--url", `ftp://host/?token=${secret}`],
+          "--url expects an http: or https: URL (the text given is not shown)"
+        ],
+        [
+          ["tools", "--url", url, "--env", `A=${secret}`],
+          "--env and --cwd are for a server started as a command (after --), not for --url"
+        ],
+        [
+          ["tools", "--transport", "sse", "--", "node", "x.js"],
+          "--header and --transport are for a server given with --url, not for a command"
+        ],
+        [
+          ["tools", "--env", secret, "--", "node", "x.js"],
+          "--env expects NAME=VALUE; it has no '=' (its text is not shown)"
+        ],
         [["tools", "--"], "the command after -- is empty"]
       ]
       for (const [args, line] of cases) {

@@ -12,7 +12,9 @@ import { tempDir, writeFile, zett } from "./utils/zett.js"
 const setup = Effect.map(tempDir, (dir) => {
   const record = Path.join(dir, "record.jsonl")
   const config = writeFile(dir, "mcp.json", {
-    mcpServers: { shop: { command: process.execPath, args: [ModernServers.script, "--name=shop", "--skills", `--record=${record}`] } }
+    mcpServers: {
+      shop: { command: process.execPath, args: [ModernServers.script, "--name=shop", "--skills", `--record=${record}`] }
+    }
   })
   return { config, record }
 })
@@ -25,10 +27,15 @@ describe("zett skills, skill", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.match(result.stdout, /^SERVER\s+TRANSPORT\s+TIME\s+SKILLS\s+STATUS$/m)
       assert.include(result.stdout, "shop: 4 skills\n")
-      assert.match(result.stdout, /^ {2}pdf-processing\s+skill:\/\/pdf-processing\/SKILL\.md\s+Extract, fill, and assemble PDF documents$/m)
+      assert.match(
+        result.stdout,
+        /^ {2}pdf-processing\s+skill:\/\/pdf-processing\/SKILL\.md\s+Extract, fill, and assemble PDF documents$/m
+      )
       assert.include(result.stdout, "1 server: 1 ok; 4 skills")
       const json = yield* zett(["skills", "shop", "--json", "--config", config])
-      const parsed = JSON.parse(json.stdout) as { servers: Array<{ skills: Array<{ uri: string; files: Array<string> }> }> }
+      const parsed = JSON.parse(json.stdout) as {
+        servers: Array<{ skills: Array<{ uri: string; files: Array<string> }> }>
+      }
       assert.deepStrictEqual(parsed.servers[0]!.skills[0]!.files, ["references/FORMS.md"])
       assert.deepStrictEqual(ModernServers.readsOf(record), [])
     }))

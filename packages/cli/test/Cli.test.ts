@@ -11,8 +11,8 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as ChildProcess from "node:child_process"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import {
@@ -73,7 +73,8 @@ describe("zett tools", () => {
       const config = httpConfig(dir, ["broken", "docs"])
       const { factory } = fakeFactory({ broken: { connectDefect: "URI malformed" }, docs: { tools: [tool("search")] } })
       const result = yield* zett(["tools", "--config", config, "--json"], { clientFactory: factory })
-      const servers = (JSON.parse(result.stdout) as { servers: Array<{ name: string; status: string; reason?: string }> }).servers
+      const servers =
+        (JSON.parse(result.stdout) as { servers: Array<{ name: string; status: string; reason?: string }> }).servers
       assert.deepStrictEqual(servers.map((s) => [s.name, s.status, s.reason]), [
         ["broken", "unavailable", "internal error: URI malformed"],
         ["docs", "ok", undefined]
@@ -90,10 +91,15 @@ describe("zett tools", () => {
       assert.strictEqual(table.code, 0, table.stderr)
       const out = lines(table.stdout)
       const add = out.findIndex((line) => line.startsWith("  demo__add"))
-      assert.deepStrictEqual(out.slice(add + 1, add + 3).map((line) => line.replace(/\s+/g, " ")), [" a number required", " b number required"])
+      assert.deepStrictEqual(out.slice(add + 1, add + 3).map((line) => line.replace(/\s+/g, " ")), [
+        " a number required",
+        " b number required"
+      ])
       assert.strictEqual(out[out.findIndex((line) => line.startsWith("  demo__fail")) + 1], "      (no arguments)")
       const json = yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })
-      const tools = (JSON.parse(json.stdout) as { servers: Array<{ tools: Array<{ name: string; inputSchema: unknown }> }> }).servers[0]!.tools
+      const tools =
+        (JSON.parse(json.stdout) as { servers: Array<{ tools: Array<{ name: string; inputSchema: unknown }> }> })
+          .servers[0]!.tools
       assert.strictEqual(tools[0]!.name, "demo__add")
       // the schema the model gets: the server's, without its titles
       assert.deepInclude(tools[0]!.inputSchema as object, {
@@ -125,7 +131,9 @@ describe("zett tools", () => {
       const dir = yield* tempDir
       const names = Array.from({ length: 2_000 }, (_, i) => `s${i}`)
       const config = httpConfig(dir, names)
-      const { factory } = fakeFactory(Object.fromEntries(names.map((n) => [n, { connectError: "connect ECONNREFUSED" }])))
+      const { factory } = fakeFactory(
+        Object.fromEntries(names.map((n) => [n, { connectError: "connect ECONNREFUSED" }]))
+      )
       const result = yield* zett(["tools", "--config", config], { clientFactory: factory })
       assert.strictEqual(result.code, 1)
       assert.strictEqual(
@@ -307,9 +315,16 @@ describe("zett and real configuration files", () => {
       const dir = yield* tempDir
       const first = httpConfig(dir, ["a", "b"], "first.json")
       const second = writeFile(dir, "second.json", {
-        mcpServers: { b: { type: "http", url: "http://127.0.0.1:9/b2" }, c: { type: "http", url: "http://127.0.0.1:9/c" } }
+        mcpServers: {
+          b: { type: "http", url: "http://127.0.0.1:9/b2" },
+          c: { type: "http", url: "http://127.0.0.1:9/c" }
+        }
       })
-      const { factory } = fakeFactory({ a: { tools: [tool("x")] }, b: { tools: [tool("y")] }, c: { tools: [tool("z")] } })
+      const { factory } = fakeFactory({
+        a: { tools: [tool("x")] },
+        b: { tools: [tool("y")] },
+        c: { tools: [tool("z")] }
+      })
       const result = yield* zett(["tools", "--json", "--config", first, "--config", second], { clientFactory: factory })
       assert.strictEqual(result.code, 0, result.stderr)
       const report = JSON.parse(result.stdout)
@@ -360,8 +375,13 @@ describe("zett and real configuration files", () => {
           "other": { type: "http", url: "http://127.0.0.1:9/other" }
         }
       })
-      const { factory, stats } = fakeFactory({ "My Server": { tools: [tool("echo")] }, other: { tools: [tool("echo")] } })
-      const tools = JSON.parse((yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })).stdout)
+      const { factory, stats } = fakeFactory({
+        "My Server": { tools: [tool("echo")] },
+        other: { tools: [tool("echo")] }
+      })
+      const tools = JSON.parse(
+        (yield* zett(["tools", "--json", "--config", config], { clientFactory: factory })).stdout
+      )
       const name: string = tools.servers[0].tools[0].name
       assert.match(name, /^My_Server_[0-9a-f]{8}__echo$/)
       assert.strictEqual(tools.servers[0].name, "My Server")
@@ -382,7 +402,10 @@ describe("zett and real configuration files", () => {
         }
       })
       const { factory } = fakeFactory({ s: { tools: [tool("x")] } })
-      const result = yield* zett(["tools", "--config", config], { clientFactory: factory, env: { TOKEN: "cli-var-secret" } })
+      const result = yield* zett(["tools", "--config", config], {
+        clientFactory: factory,
+        env: { TOKEN: "cli-var-secret" }
+      })
       assert.strictEqual(result.code, 2)
       assert.strictEqual(
         result.stderr,
@@ -537,20 +560,50 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
         [["tools", "--bogus"], "zett: unknown option --bogus for zett tools; see zett tools --help"],
         [["tools", "--confg", "x"], "zett: unknown option --confg for zett tools (did you mean --config?)"],
         [["tools", "--jsn"], "zett: unknown option --jsn for zett tools (did you mean --json?)"],
-        [["bogus"], "zett: zett has no command bogus; it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"],
-        [["tols"], "zett: zett has no command tols (did you mean tools?); it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"],
-        [["auth", "logn", "x"], "zett: zett auth has no command logn (did you mean login?); it has login, logout, status"],
+        [
+          ["bogus"],
+          "zett: zett has no command bogus; it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"
+        ],
+        [
+          ["tols"],
+          "zett: zett has no command tols (did you mean tools?); it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"
+        ],
+        [
+          ["auth", "logn", "x"],
+          "zett: zett auth has no command logn (did you mean login?); it has login, logout, status"
+        ],
         [["call"], "zett: Missing argument <tool>"],
-        [["tools", "--config", "/dev/zero"], "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"],
+        [
+          ["tools", "--config", "/dev/zero"],
+          "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"
+        ],
         [["tools", "--config", dir], `zett: ${dir}: not a regular file (a directory); --config names an mcp.json`],
         [["tools", "--config", fifo], `zett: ${fifo}: not a regular file (a FIFO); --config names an mcp.json`],
-        [["call", "x", "--call-timeout", "nan"], "zett: --call-timeout expects a number of seconds, 0 or more, got 'nan'"],
-        [["call", "x", "--call-timeout", "-5"], "zett: --call-timeout expects a number of seconds, 0 or more, got '-5'"],
-        [["tools", "--connect-timeout", "Infinity"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'Infinity'"],
-        [["tools", "--discovery-concurrency", "0"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"],
+        [
+          ["call", "x", "--call-timeout", "nan"],
+          "zett: --call-timeout expects a number of seconds, 0 or more, got 'nan'"
+        ],
+        [
+          ["call", "x", "--call-timeout", "-5"],
+          "zett: --call-timeout expects a number of seconds, 0 or more, got '-5'"
+        ],
+        [
+          ["tools", "--connect-timeout", "Infinity"],
+          "zett: --connect-timeout expects a number of seconds, 0 or more, got 'Infinity'"
+        ],
+        [
+          ["tools", "--discovery-concurrency", "0"],
+          "zett: --discovery-concurrency expects a whole number, 1 or more, got '0'"
+        ],
         // not a number at all: refused by the option's type, still worded with the option's name
-        [["tools", "--connect-timeout=abc"], "zett: --connect-timeout expects a number of seconds, 0 or more, got 'abc'"],
-        [["tools", "--discovery-concurrency", "1.5"], "zett: --discovery-concurrency expects a whole number, 1 or more, got '1.5'"],
+        [
+          ["tools", "--connect-timeout=abc"],
+          "zett: --connect-timeout expects a number of seconds, 0 or more, got 'abc'"
+        ],
+        [
+          ["tools", "--discovery-concurrency", "1.5"],
+          "zett: --discovery-concurrency expects a whole number, 1 or more, got '1.5'"
+        ],
         [["auth", "login", "s", "--port", "http"], "zett: --port expects a whole number, got 'http'"]
       ]
       for (const [args, line] of cases) {
@@ -574,7 +627,10 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
     Effect.gen(function*() {
       const tools = yield* zett(["tools", "--help"])
       assert.strictEqual(tools.code, 0)
-      assert.include(tools.stdout, `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`)
+      assert.include(
+        tools.stdout,
+        `How many servers are discovered at once (default ${McpExtension.defaultDiscoveryConcurrency}).`
+      )
       const run = yield* zett(["run", "--help"])
       assert.include(run.stdout, `the model named in ${EnvironmentModel.variable}`)
     }))
@@ -605,7 +661,10 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
       assert.include(tools, "[--config text]...")
       assert.notMatch(tools, /(^|\s)--config text\.\.\. /m)
       // a paragraph wraps at a space and keeps its indent
-      assert.match(tools, /^ {2}The configuration file to use \(default: ~\/\.zett\/mcp\.json\): any client's\n {2}mcp\.json/m)
+      assert.match(
+        tools,
+        /^ {2}The configuration file to use \(default: ~\/\.zett\/mcp\.json\): any client's\n {2}mcp\.json/m
+      )
       // what is not a help page is printed as it is: a completion script stays a script bash reads
       const script = (yield* zett(["--completions", "bash"])).stdout
       assert.isTrue(script.split("\n").some((line) => line.length > 80))
@@ -656,10 +715,14 @@ describe("zett call", () => {
   it.scoped("--arg key=value builds the arguments from the tool's schema; after JSON arguments it sets keys of its own", () =>
     Effect.gen(function*() {
       const { config, factory, stats } = yield* setup
-      const result = yield* zett(["call", "demo__add", "--arg", "a=2", "--arg", "b=40", "--config", config], { clientFactory: factory })
+      const result = yield* zett(["call", "demo__add", "--arg", "a=2", "--arg", "b=40", "--config", config], {
+        clientFactory: factory
+      })
       assert.strictEqual(result.code, 0, result.stderr)
       assert.deepStrictEqual(JSON.parse(result.stdout), { sum: 42 })
-      const mixed = yield* zett(["call", "demo__add", "{\"a\": 1, \"b\": 1}", "--arg", "b=2.5", "--config", config], { clientFactory: factory })
+      const mixed = yield* zett(["call", "demo__add", "{\"a\": 1, \"b\": 1}", "--arg", "b=2.5", "--config", config], {
+        clientFactory: factory
+      })
       assert.strictEqual(mixed.code, 0, mixed.stderr)
       assert.deepStrictEqual(stats.calls.map((call) => call.args), [{ a: 2, b: 40 }, { a: 1, b: 2.5 }])
     }))
@@ -667,7 +730,9 @@ describe("zett call", () => {
   it.scoped("--arg with an unknown or ill-typed key: exit 2, one line naming it, nothing called", () =>
     Effect.gen(function*() {
       const { config, factory, stats } = yield* setup
-      const unknown = yield* zett(["call", "demo__add", "--arg", "aa=1", "--config", config], { clientFactory: factory })
+      const unknown = yield* zett(["call", "demo__add", "--arg", "aa=1", "--config", config], {
+        clientFactory: factory
+      })
       assert.strictEqual(unknown.code, 2)
       assert.strictEqual(unknown.stderr, "zett: demo__add has no argument 'aa'; it takes a, b\n")
       const typed = yield* zett(["call", "demo__add", "--arg", "a=two", "--config", config], { clientFactory: factory })
@@ -847,7 +912,10 @@ describe("zett demo (in-process, scripted model)", () => {
     Effect.gen(function*() {
       // the server says 41; the scripted model's answer quotes the sum, and the check reads the tool result
       const { factory } = fakeFactory({
-        demo: { tools: demoTools, call: () => ({ content: [{ type: "text", text: "41" }], structuredContent: { sum: 41 } }) }
+        demo: {
+          tools: demoTools,
+          call: () => ({ content: [{ type: "text", text: "41" }], structuredContent: { sum: 41 } })
+        }
       })
       const result = yield* zett(["demo"], { clientFactory: factory })
       assert.strictEqual(result.code, 1)

@@ -5,15 +5,15 @@ import { fakeProvider, json, openAiEvents, sse } from "@zett/testing/FakeProvide
 import { KEY } from "@zett/testing/ModelProbes"
 import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
-import * as Context from "effect/Context"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -29,12 +29,16 @@ describe("the model named by ZETT_MODEL", () => {
   it.effect("configured is None without ZETT_MODEL (or with an empty one), so the demo can fall back", () =>
     Effect.gen(function*() {
       assert.isTrue(Option.isNone(yield* ModelConfig.configured.pipe(withEnv({}))))
-      assert.isTrue(Option.isNone(yield* ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY }))))
+      assert.isTrue(
+        Option.isNone(yield* ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "  ", OPENAI_API_KEY: KEY })))
+      )
     }))
 
   it.effect("configured reads provider, model, key (redacted) and base URL", () =>
     Effect.gen(function*() {
-      const openai = yield* ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY }))
+      const openai = yield* ModelConfig.configured.pipe(
+        withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY })
+      )
       assert.isTrue(Option.isSome(openai))
       const config = Option.getOrThrow(openai)
       assert.strictEqual(config.provider, "openai")
@@ -68,9 +72,14 @@ describe("the model named by ZETT_MODEL", () => {
   it.effect("configured rejects a malformed ZETT_MODEL and a missing key when no base URL is set", () =>
     Effect.gen(function*() {
       for (const spec of ["gpt-4.1-mini", "mistral:large", "openai:", ":gpt"]) {
-        const error = yield* Effect.flip(ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY })))
+        const error = yield* Effect.flip(
+          ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: spec, OPENAI_API_KEY: KEY }))
+        )
         assert.isTrue(ConfigError.isInvalidData(error), spec)
-        assert.include(String(error), "expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>")
+        assert.include(
+          String(error),
+          "expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>"
+        )
       }
       const missing = yield* Effect.flip(
         ModelConfig.configured.pipe(withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5" }))
@@ -85,7 +94,8 @@ describe("the model named by ZETT_MODEL", () => {
 
   it.effect("layerFromConfig fails with a ConfigError when no model is configured", () =>
     Effect.gen(function*() {
-      const error = yield* Layer.build(ModelConfig.layerFromConfig().pipe(Layer.provide(NodeHttpClient.layerUndici))).pipe(Effect.scoped, withEnv({}), Effect.flip)
+      const error = yield* Layer.build(ModelConfig.layerFromConfig().pipe(Layer.provide(NodeHttpClient.layerUndici)))
+        .pipe(Effect.scoped, withEnv({}), Effect.flip)
       assert.isTrue(ConfigError.isMissingData(error))
       assert.include(String(error), "ZETT_MODEL")
     }))
@@ -123,7 +133,8 @@ describe("the model named by ZETT_MODEL", () => {
           baseUrl: Option.some(`${provider.url}/v1`)
         }).pipe(Layer.provide(NodeHttpClient.layerUndici))
       )
-      const error = yield* Stream.runDrain(model.stream({ messages: [Message.user("Hi")], tools: [], serverTools: [] })).pipe(Effect.flip)
+      const error = yield* Stream.runDrain(model.stream({ messages: [Message.user("Hi")], tools: [], serverTools: [] }))
+        .pipe(Effect.flip)
       assert.strictEqual(
         error.reason,
         "openai answered HTTP 404 (not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
@@ -137,17 +148,22 @@ describe("the model named by ZETT_MODEL", () => {
       const dir = yield* TempDir.make("zett-model-imports-")
       const imports = Path.join(dir, "imports.txt")
       const hook = Path.join(dir, "record-imports.mjs")
-      Fs.writeFileSync(hook, [
-        `import { register } from "node:module"`,
-        `register("data:text/javascript," + encodeURIComponent(${JSON.stringify(
-          `import { appendFileSync } from "node:fs"\n` +
-            `export async function resolve(specifier, context, next) {\n` +
-            `  const result = await next(specifier, context)\n` +
-            `  appendFileSync(${JSON.stringify(imports)}, result.url + "\\n")\n` +
-            `  return result\n` +
-            `}\n`
-        )}))`
-      ].join("\n"))
+      Fs.writeFileSync(
+        hook,
+        [
+          `import { register } from "node:module"`,
+          `register("data:text/javascript," + encodeURIComponent(${
+            JSON.stringify(
+              `import { appendFileSync } from "node:fs"\n` +
+                `export async function resolve(specifier, context, next) {\n` +
+                `  const result = await next(specifier, context)\n` +
+                `  appendFileSync(${JSON.stringify(imports)}, result.url + "\\n")\n` +
+                `  return result\n` +
+                `}\n`
+            )
+          }))`
+        ].join("\n")
+      )
       const config = Path.join(dir, "mcp.json")
       Fs.writeFileSync(config, JSON.stringify({ mcpServers: {} }))
       const provider = yield* fakeProvider([sse(openAiEvents({ text: ["Hello from the model."] }))])
@@ -167,7 +183,13 @@ describe("the model named by ZETT_MODEL", () => {
             }
           },
           (error, stdout, stderr) =>
-            resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
+            resume(
+              Effect.succeed({
+                code: error === null ? 0 : typeof error.code === "number" ? error.code : null,
+                stdout,
+                stderr
+              })
+            )
         )
         return Effect.sync(() => child.kill("SIGKILL"))
       })

@@ -3,10 +3,10 @@
  * server on 127.0.0.1 speaking its wire format.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as FakeProvider from "@zett/testing/FakeProvider"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import * as FakeProvider from "@zett/testing/FakeProvider"
 import { awaitSleeps, demoCall, demoTools, fakeFactory, httpConfig, tempDir, zett } from "./utils/zett.js"
 
 const KEY = "sk-zett-models-test-0123456789SECRET"
@@ -24,7 +24,9 @@ describe("zett run on the providers written here", () => {
           calls: [{ id: "call_1", name: "demo__add", pieces: ["{\"a\":", "2,\"b\"", ":40}"] }],
           usage: { input: 100, output: 20 }
         })),
-        FakeProvider.chatSse(FakeProvider.chatChunks({ text: ["2 + 40 ", "= 42"], usage: { input: 150, output: 8, cached: 100 } }))
+        FakeProvider.chatSse(
+          FakeProvider.chatChunks({ text: ["2 + 40 ", "= 42"], usage: { input: 150, output: 8, cached: 100 } })
+        )
       ])
       const result = yield* zett(["run", "What is 2 + 40?", "--config", config, "--verbose"], {
         clientFactory: factory,
@@ -46,7 +48,11 @@ describe("zett run on the providers written here", () => {
         {
           role: "assistant",
           content: "Adding.",
-          tool_calls: [{ id: "call_1", type: "function", function: { name: "demo__add", arguments: "{\"a\":2,\"b\":40}" } }]
+          tool_calls: [{
+            id: "call_1",
+            type: "function",
+            function: { name: "demo__add", arguments: "{\"a\":2,\"b\":40}" }
+          }]
         },
         { role: "tool", tool_call_id: "call_1", content: "{\"sum\":42}" }
       ])
@@ -59,7 +65,9 @@ describe("zett run on the providers written here", () => {
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
       const server = yield* FakeProvider.fakeProvider([
-        FakeProvider.chatSse(FakeProvider.chatChunks({ calls: [{ id: "c1", name: "add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+        FakeProvider.chatSse(
+          FakeProvider.chatChunks({ calls: [{ id: "c1", name: "add", pieces: ["{\"a\":2,\"b\":40}"] }] })
+        ),
         FakeProvider.chatSse(FakeProvider.chatChunks({ text: ["sorry"] }))
       ])
       const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
@@ -71,7 +79,10 @@ describe("zett run on the providers written here", () => {
         role: "tool",
         tool_call_id: "c1",
         content: JSON.stringify({
-          error: { type: "UnknownTool", message: "there is no tool named \"add\"; the closest names are demo__add, demo__fail" }
+          error: {
+            type: "UnknownTool",
+            message: "there is no tool named \"add\"; the closest names are demo__add, demo__fail"
+          }
         })
       })
     }))
@@ -143,9 +154,12 @@ describe("zett run on the providers written here", () => {
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
       const server = yield* FakeProvider.fakeProvider([
-        FakeProvider.bedrockStream(FakeProvider.bedrockEvents({
-          calls: [{ id: "tooluse_1", name: "demo__add", pieces: ["{\"a\":2,", "\"b\":40}"] }]
-        }), { split: 40 }),
+        FakeProvider.bedrockStream(
+          FakeProvider.bedrockEvents({
+            calls: [{ id: "tooluse_1", name: "demo__add", pieces: ["{\"a\":2,", "\"b\":40}"] }]
+          }),
+          { split: 40 }
+        ),
         FakeProvider.bedrockStream(FakeProvider.bedrockEvents({ text: ["2 + 40 = 42"] }))
       ])
       const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {

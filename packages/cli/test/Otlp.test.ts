@@ -2,15 +2,15 @@
  * `zett` exports traces and metrics over OTLP/HTTP when the standard variables say where.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
+import { ScriptedModel } from "@zett/agent"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import * as Source from "@zett/testing/Source"
+import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { demoCall, demoTools, fakeFactory, httpConfig, tempDir, zett } from "./utils/zett.js"
-import { ScriptedModel } from "@zett/agent"
 
 interface OtlpSpan {
   readonly name: string
@@ -83,7 +83,9 @@ describe("zett OTLP export", () => {
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, call: demoCall } })
       const receiver = yield* FakeProvider.fakeProvider([FakeProvider.json(200, {})])
-      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] }, { text: "42" }])
+      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 2, b: 40 } }] }, {
+        text: "42"
+      }])
       const result = yield* zett(["run", "What is 2 + 40?", "--config", config], {
         clientFactory: factory,
         model,
@@ -92,12 +94,17 @@ describe("zett OTLP export", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       const attributes = spansOf(receiver.requests).flatMap((span) => span.attributes)
       const genAi = attributes.filter((attribute) => attribute.key.startsWith("gen_ai."))
-      assert.includeMembers(genAi.map((attribute) => attribute.key), ["gen_ai.response.finish_reasons", "gen_ai.usage.input_tokens"])
+      assert.includeMembers(genAi.map((attribute) => attribute.key), [
+        "gen_ai.response.finish_reasons",
+        "gen_ai.usage.input_tokens"
+      ])
       for (const attribute of genAi) {
         assert.isDefined(genAiTypes[attribute.key], `${attribute.key} is not a GenAI attribute of the conventions`)
         assert.deepStrictEqual(Object.keys(attribute.value), [genAiTypes[attribute.key]], attribute.key)
       }
-      const reasons = genAi.filter((attribute) => attribute.key === "gen_ai.response.finish_reasons").map((attribute) => attribute.value)
+      const reasons = genAi.filter((attribute) => attribute.key === "gen_ai.response.finish_reasons").map((attribute) =>
+        attribute.value
+      )
       assert.deepStrictEqual(reasons, [
         { arrayValue: { values: [{ stringValue: "tool_calls" }] } },
         { arrayValue: { values: [{ stringValue: "stop" }] } }
@@ -118,35 +125,41 @@ describe("zett OTLP export", () => {
       assert.deepStrictEqual(receiver.requests, [])
     }).pipe(Effect.scoped))
 
-  it.live("a zett process loads no OpenTelemetry module without an endpoint, and loads them with one", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      // a module hook that reports every OpenTelemetry module the process resolves
-      Fs.writeFileSync(
-        Path.join(dir, "hooks.mjs"),
-        "export async function resolve(specifier, context, next) {\n" +
-          "  if (specifier.includes(\"opentelemetry\")) console.error(`RESOLVED ${specifier}`)\n" +
-          "  return next(specifier, context)\n}\n"
-      )
-      Fs.writeFileSync(
-        Path.join(dir, "register.mjs"),
-        `import { register } from "node:module"\nregister(${JSON.stringify(pathToFileURL(Path.join(dir, "hooks.mjs")).href)})\n`
-      )
-      const config = httpConfig(dir, [])
-      const run = (env: Record<string, string>) =>
-        Effect.async<string>((resume) => {
-          const child = ChildProcess.execFile(
-            process.execPath,
-            ["--import", Path.join(dir, "register.mjs"), ...Source.zettArgs, "tools", "--config", config],
-            { cwd: Source.root, timeout: 120_000, env: { PATH: process.env.PATH ?? "", HOME: dir, ...env } },
-            (_error, _stdout, stderr) => resume(Effect.succeed(stderr))
-          )
-          return Effect.sync(() => child.kill("SIGKILL"))
-        })
-      const without = yield* run({})
-      assert.notInclude(without, "RESOLVED")
-      const receiver = yield* FakeProvider.fakeProvider([FakeProvider.json(200, {})])
-      const withEndpoint = yield* run({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
-      assert.include(withEndpoint, "RESOLVED @effect/opentelemetry/NodeSdk")
-    }).pipe(Effect.scoped), 240_000)
+  it.live(
+    "a zett process loads no OpenTelemetry module without an endpoint, and loads them with one",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        // a module hook that reports every OpenTelemetry module the process resolves
+        Fs.writeFileSync(
+          Path.join(dir, "hooks.mjs"),
+          "export async function resolve(specifier, context, next) {\n" +
+            "  if (specifier.includes(\"opentelemetry\")) console.error(`RESOLVED ${specifier}`)\n" +
+            "  return next(specifier, context)\n}\n"
+        )
+        Fs.writeFileSync(
+          Path.join(dir, "register.mjs"),
+          `import { register } from "node:module"\nregister(${
+            JSON.stringify(pathToFileURL(Path.join(dir, "hooks.mjs")).href)
+          })\n`
+        )
+        const config = httpConfig(dir, [])
+        const run = (env: Record<string, string>) =>
+          Effect.async<string>((resume) => {
+            const child = ChildProcess.execFile(
+              process.execPath,
+              ["--import", Path.join(dir, "register.mjs"), ...Source.zettArgs, "tools", "--config", config],
+              { cwd: Source.root, timeout: 120_000, env: { PATH: process.env.PATH ?? "", HOME: dir, ...env } },
+              (_error, _stdout, stderr) => resume(Effect.succeed(stderr))
+            )
+            return Effect.sync(() => child.kill("SIGKILL"))
+          })
+        const without = yield* run({})
+        assert.notInclude(without, "RESOLVED")
+        const receiver = yield* FakeProvider.fakeProvider([FakeProvider.json(200, {})])
+        const withEndpoint = yield* run({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })
+        assert.include(withEndpoint, "RESOLVED @effect/opentelemetry/NodeSdk")
+      }).pipe(Effect.scoped),
+    240_000
+  )
 })

@@ -44,7 +44,9 @@ describe("npm test's prerequisites", () => {
     }))
 
   it("npm test runs it before vitest", () => {
-    const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>
+    }
     assert.strictEqual(manifest.scripts["test"], "node scripts/prerequisites.mjs && vitest run")
   })
 })

@@ -17,7 +17,10 @@ const clearLine = "\r\u001b[2K"
 
 describe("Progress.bar", () => {
   it("a report with a total is a bar, its count and percentage; without one, the count", () => {
-    assert.strictEqual(Progress.bar({ progress: 3, total: 10, message: "copying" }), "[██████░░░░░░░░░░░░░░] 3/10 30% copying")
+    assert.strictEqual(
+      Progress.bar({ progress: 3, total: 10, message: "copying" }),
+      "[██████░░░░░░░░░░░░░░] 3/10 30% copying"
+    )
     assert.strictEqual(Progress.bar({ progress: 0, total: 4 }, 4), "[░░░░] 0/4 0%")
     assert.strictEqual(Progress.bar({ progress: 9, total: 4 }, 4), "[████] 9/4 100%")
     assert.strictEqual(Progress.bar({ progress: 7 }), "7")
@@ -35,7 +38,9 @@ describe("Progress.prompting", () => {
       const answered = yield* Deferred.make<void>()
       const asking = yield* Deferred.make<void>()
       const spinner = yield* Effect.fork(
-        Progress.withSpinner("Calling t…", () => Deferred.await(done)).pipe(Effect.provideService(Output.Output, output))
+        Progress.withSpinner("Calling t…", () => Deferred.await(done)).pipe(
+          Effect.provideService(Output.Output, output)
+        )
       )
       yield* TestClock.adjust("200 millis")
       assert.isTrue(hasFrame(captured.stderr()))
@@ -102,7 +107,9 @@ describe("zett call with progress", () => {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, progress: reports } })
-      const fiber = yield* Effect.fork(zett(["call", "--config", config, "demo__add", "{}"], { clientFactory: factory, interactive }))
+      const fiber = yield* Effect.fork(
+        zett(["call", "--config", config, "demo__add", "{}"], { clientFactory: factory, interactive })
+      )
       // the call's first report comes after a second; with a terminal, the spinner sleeps too
       yield* awaitSleeps(interactive ? 2 : 1)
       yield* TestClock.adjust("1 second")
@@ -135,8 +142,12 @@ describe("zett run with progress", () => {
       const dir = yield* tempDir
       const config = httpConfig(dir, ["demo"])
       const { factory } = fakeFactory({ demo: { tools: demoTools, progress: reports } })
-      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 1, b: 2 } }] }, { text: "Done." }])
-      const fiber = yield* Effect.fork(zett(["run", "Add.", "--config", config], { clientFactory: factory, model, interactive }))
+      const model = ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 1, b: 2 } }] }, {
+        text: "Done."
+      }])
+      const fiber = yield* Effect.fork(
+        zett(["run", "Add.", "--config", config], { clientFactory: factory, model, interactive })
+      )
       yield* awaitSleeps(1)
       yield* TestClock.adjust("1 second")
       yield* awaitSleeps(1)
@@ -152,7 +163,10 @@ describe("zett run with progress", () => {
         result.stderr,
         `${clearLine}demo__add [██████████░░░░░░░░░░] 1/2 50% half${clearLine}demo__add [████████████████████] 2/2 100%${clearLine}`
       )
-      assert.strictEqual(result.stdout, "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n")
+      assert.strictEqual(
+        result.stdout,
+        "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n"
+      )
     }))
 
   it.scoped("piped, the transcript is the same and nothing else is written", () =>
@@ -160,6 +174,9 @@ describe("zett run with progress", () => {
       const result = yield* run(false)
       assert.strictEqual(result.code, 0, result.stderr)
       assert.strictEqual(result.stderr, "")
-      assert.strictEqual(result.stdout, "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n")
+      assert.strictEqual(
+        result.stdout,
+        "→ demo__add {\"a\":1,\"b\":2}\n← demo__add: [{\"type\":\"text\",\"text\":\"add called\"}]\nDone.\n"
+      )
     }))
 })

@@ -18,38 +18,58 @@ const received = (record: string): ReadonlyArray<string> =>
   Fs.existsSync(record) ? Fs.readFileSync(record, "utf8").split("\n").filter((line) => line !== "") : []
 
 describe("zett --server-log-level", () => {
-  it.scoped("every command that connects sends logging/setLevel with the level given, once per connection", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const cases: ReadonlyArray<readonly [string, (record: string) => ReadonlyArray<string>]> = [
-        ["debug", (record) => ["tools", "--", node, server, `--record=${record}`]],
-        ["info", (record) => ["call", "levels", "--", node, server, `--record=${record}`]],
-        ["notice", (record) => ["resources", "--", node, server, `--record=${record}`]],
-        ["warning", (record) => ["prompts", "--", node, server, `--record=${record}`]],
-        ["error", (record) => ["read", "lg", "test://levels", "--config", configFor(dir, record)]],
-        ["critical", (record) => ["prompt", "lg", "hello", "--config", configFor(dir, record)]],
-        ["alert", (record) => ["run", "Hi", "--config", configFor(dir, record)]],
-        ["emergency", (record) => ["complete", "--prompt", "hello", "--argument", "x=", "--", node, server, `--record=${record}`]]
-      ]
-      for (const [level, args] of cases) {
-        const record = Path.join(dir, `${level}.log`)
-        // before the command's name, so that it stays out of the server's command after --
-        const result = yield* zett(["--server-log-level", level, ...args(record)], {
-          model: ScriptedModel.layer([{ text: "ok" }])
-        })
-        assert.strictEqual(result.code, 0, `${level}: ${result.stderr}`)
-        assert.deepStrictEqual(received(record), [level], args(record)[0])
-      }
-    }), 60_000)
+  it.scoped(
+    "every command that connects sends logging/setLevel with the level given, once per connection",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const cases: ReadonlyArray<readonly [string, (record: string) => ReadonlyArray<string>]> = [
+          ["debug", (record) => ["tools", "--", node, server, `--record=${record}`]],
+          ["info", (record) => ["call", "levels", "--", node, server, `--record=${record}`]],
+          ["notice", (record) => ["resources", "--", node, server, `--record=${record}`]],
+          ["warning", (record) => ["prompts", "--", node, server, `--record=${record}`]],
+          ["error", (record) => ["read", "lg", "test://levels", "--config", configFor(dir, record)]],
+          ["critical", (record) => ["prompt", "lg", "hello", "--config", configFor(dir, record)]],
+          ["alert", (record) => ["run", "Hi", "--config", configFor(dir, record)]],
+          [
+            "emergency",
+            (record) => ["complete", "--prompt", "hello", "--argument", "x=", "--", node, server, `--record=${record}`]
+          ]
+        ]
+        for (const [level, args] of cases) {
+          const record = Path.join(dir, `${level}.log`)
+          // before the command's name, so that it stays out of the server's command after --
+          const result = yield* zett(["--server-log-level", level, ...args(record)], {
+            model: ScriptedModel.layer([{ text: "ok" }])
+          })
+          assert.strictEqual(result.code, 0, `${level}: ${result.stderr}`)
+          assert.deepStrictEqual(received(record), [level], args(record)[0])
+        }
+      }),
+    60_000
+  )
 
-  it.scoped("the server answers knowing the level: its tool reports the level set before the call", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const record = Path.join(dir, "call.log")
-      const result = yield* zett(["--server-log-level", "emergency", "call", "levels", "--", node, server, `--record=${record}`])
-      assert.strictEqual(result.code, 0, result.stderr)
-      assert.deepStrictEqual(JSON.parse(result.stdout), [{ type: "text", text: `["emergency"]` }])
-    }), 30_000)
+  it.scoped(
+    "the server answers knowing the level: its tool reports the level set before the call",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const record = Path.join(dir, "call.log")
+        const result = yield* zett([
+          "--server-log-level",
+          "emergency",
+          "call",
+          "levels",
+          "--",
+          node,
+          server,
+          `--record=${record}`
+        ])
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.deepStrictEqual(JSON.parse(result.stdout), [{ type: "text", text: `["emergency"]` }])
+      }),
+    30_000
+  )
 
   it.scoped("without the option no level is sent: the server decides", () =>
     Effect.gen(function*() {

@@ -2,17 +2,21 @@
  * The spans and metrics of one request, through @effect/opentelemetry into the OpenTelemetry SDK's in-memory
  * exporter and a metric reader: discovery, a call, a failed call and a timed-out call.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { AggregationTemporality, InMemoryMetricExporter, PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  PeriodicExportingMetricReader
+} from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Agent, Model, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -67,9 +71,11 @@ const setup = (captureContent: boolean) => {
     headers: { Authorization: `Bearer ${SECRET}` }
   })
   const agent = Agent.layer({ extensions: [McpExtension.McpExtension], captureContent }).pipe(
-    Layer.provide(McpLayers.layer({ servers: [calc], callTimeout: "3 seconds" }).pipe(
-      Layer.provide(Layer.merge(NodeMcpClientFactory.layerInMemory({ calc: calcServer }), NodeContext.layer))
-    )),
+    Layer.provide(
+      McpLayers.layer({ servers: [calc], callTimeout: "3 seconds" }).pipe(
+        Layer.provide(Layer.merge(NodeMcpClientFactory.layerInMemory({ calc: calcServer }), NodeContext.layer))
+      )
+    ),
     Layer.provide(model)
   )
   return { exporter, metrics, reader, otel, agent }

@@ -43,68 +43,84 @@ describe("text from a server is inert on the terminal", () => {
     assert.strictEqual(inert(unicode), unicode)
   })
 
-  it.scoped("tools, resources and prompts tables show the server's descriptions inert; --json keeps them exactly", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const config = configIn(dir)
-      const tools = yield* zett(["tools", "--config", config], { env: { HOME: dir } })
-      assert.strictEqual(tools.code, 0, tools.stderr)
-      assertInert(tools.stdout + tools.stderr, "zett tools")
-      assert.match(tools.stdout, /^ {2}hostile__echo\s+\d+ {2}Echoes \\x1b\]0;owned\\x07\\x1b\[2J/m)
+  it.scoped(
+    "tools, resources and prompts tables show the server's descriptions inert; --json keeps them exactly",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const config = configIn(dir)
+        const tools = yield* zett(["tools", "--config", config], { env: { HOME: dir } })
+        assert.strictEqual(tools.code, 0, tools.stderr)
+        assertInert(tools.stdout + tools.stderr, "zett tools")
+        assert.match(tools.stdout, /^ {2}hostile__echo\s+\d+ {2}Echoes \\x1b\]0;owned\\x07\\x1b\[2J/m)
 
-      const json = yield* zett(["tools", "--config", config, "--json"], { env: { HOME: dir } })
-      const echo = JSON.parse(json.stdout).servers[0].tools.find((tool: { name: string }) => tool.name === "hostile__echo")
-      assert.strictEqual(echo.description, `Echoes ${hostile} text`)
-      // the document as JSON.stringify wrote it: the C1 and DEL characters as they came
-      assert.include(json.stdout, "\u009b31mred\u007f")
+        const json = yield* zett(["tools", "--config", config, "--json"], { env: { HOME: dir } })
+        const echo = JSON.parse(json.stdout).servers[0].tools.find((tool: { name: string }) =>
+          tool.name === "hostile__echo"
+        )
+        assert.strictEqual(echo.description, `Echoes ${hostile} text`)
+        // the document as JSON.stringify wrote it: the C1 and DEL characters as they came
+        assert.include(json.stdout, "\u009b31mred\u007f")
 
-      const resources = yield* zett(["resources", "--config", config], { env: { HOME: dir } })
-      assert.strictEqual(resources.code, 0, resources.stderr)
-      assertInert(resources.stdout, "zett resources")
-      assert.include(resources.stdout, "A resource \\x1b]0;owned")
+        const resources = yield* zett(["resources", "--config", config], { env: { HOME: dir } })
+        assert.strictEqual(resources.code, 0, resources.stderr)
+        assertInert(resources.stdout, "zett resources")
+        assert.include(resources.stdout, "A resource \\x1b]0;owned")
 
-      const prompts = yield* zett(["prompts", "--config", config], { env: { HOME: dir } })
-      assert.strictEqual(prompts.code, 0, prompts.stderr)
-      assertInert(prompts.stdout, "zett prompts")
-      assert.include(prompts.stdout, "Greets \\x1b]0;owned")
-    }), 60_000)
+        const prompts = yield* zett(["prompts", "--config", config], { env: { HOME: dir } })
+        assert.strictEqual(prompts.code, 0, prompts.stderr)
+        assertInert(prompts.stdout, "zett prompts")
+        assert.include(prompts.stdout, "Greets \\x1b]0;owned")
+      }),
+    60_000
+  )
 
-  it.scoped("read, prompt and call print the server's text inert; read --json and call's JSON keep its value", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const config = configIn(dir)
-      const read = yield* zett(["read", "--config", config, "hostile", "hostile://text"], { env: { HOME: dir } })
-      assert.strictEqual(read.code, 0, read.stderr)
-      assert.strictEqual(read.stdout, `line one ${shown}\r\nline two\ttabbed\n`)
-      const readJson = yield* zett(["read", "--config", config, "--json", "hostile", "hostile://text"], { env: { HOME: dir } })
-      assert.strictEqual(JSON.parse(readJson.stdout).contents[0].text, `line one ${hostile}\r\nline two\ttabbed\n`)
+  it.scoped(
+    "read, prompt and call print the server's text inert; read --json and call's JSON keep its value",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const config = configIn(dir)
+        const read = yield* zett(["read", "--config", config, "hostile", "hostile://text"], { env: { HOME: dir } })
+        assert.strictEqual(read.code, 0, read.stderr)
+        assert.strictEqual(read.stdout, `line one ${shown}\r\nline two\ttabbed\n`)
+        const readJson = yield* zett(["read", "--config", config, "--json", "hostile", "hostile://text"], {
+          env: { HOME: dir }
+        })
+        assert.strictEqual(JSON.parse(readJson.stdout).contents[0].text, `line one ${hostile}\r\nline two\ttabbed\n`)
 
-      const prompt = yield* zett(["prompt", "--config", config, "hostile", "greet"], { env: { HOME: dir } })
-      assert.strictEqual(prompt.code, 0, prompt.stderr)
-      assert.strictEqual(prompt.stdout, `user: Hello ${shown}\n`)
+        const prompt = yield* zett(["prompt", "--config", config, "hostile", "greet"], { env: { HOME: dir } })
+        assert.strictEqual(prompt.code, 0, prompt.stderr)
+        assert.strictEqual(prompt.stdout, `user: Hello ${shown}\n`)
 
-      const call = yield* zett(["call", "--config", config, "hostile__echo"], { env: { HOME: dir } })
-      assert.strictEqual(call.code, 0, call.stderr)
-      assertInert(call.stdout, "zett call")
-      assert.deepStrictEqual(JSON.parse(call.stdout), [{ type: "text", text: `said: ${hostile}` }])
-    }), 60_000)
+        const call = yield* zett(["call", "--config", config, "hostile__echo"], { env: { HOME: dir } })
+        assert.strictEqual(call.code, 0, call.stderr)
+        assertInert(call.stdout, "zett call")
+        assert.deepStrictEqual(JSON.parse(call.stdout), [{ type: "text", text: `said: ${hostile}` }])
+      }),
+    60_000
+  )
 
-  it.scoped("zett run's transcript shows a tool's result and failure, and the model's text, inert", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const model = ScriptedModel.layer([
-        { text: `Calling ${hostile}.`, toolCalls: [{ name: "hostile__echo" }, { name: "hostile__fail" }] },
-        { text: "done" }
-      ])
-      const run = yield* zett(["run", "Go", "--config", configIn(dir)], { env: { HOME: dir }, model })
-      assert.strictEqual(run.code, 0, run.stderr)
-      assertInert(run.stdout, "the transcript")
-      assert.include(run.stdout, `Calling ${shown}.`)
-      assert.include(run.stdout, "← hostile__echo: ")
-      assert.include(run.stdout, "\\u001b]0;owned\\u0007")
-      assert.include(run.stdout, `← hostile__fail failed: `)
-      assert.include(run.stdout, `broken ${shown}`)
-    }), 60_000)
+  it.scoped(
+    "zett run's transcript shows a tool's result and failure, and the model's text, inert",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const model = ScriptedModel.layer([
+          { text: `Calling ${hostile}.`, toolCalls: [{ name: "hostile__echo" }, { name: "hostile__fail" }] },
+          { text: "done" }
+        ])
+        const run = yield* zett(["run", "Go", "--config", configIn(dir)], { env: { HOME: dir }, model })
+        assert.strictEqual(run.code, 0, run.stderr)
+        assertInert(run.stdout, "the transcript")
+        assert.include(run.stdout, `Calling ${shown}.`)
+        assert.include(run.stdout, "← hostile__echo: ")
+        assert.include(run.stdout, "\\u001b]0;owned\\u0007")
+        assert.include(run.stdout, `← hostile__fail failed: `)
+        assert.include(run.stdout, `broken ${shown}`)
+      }),
+    60_000
+  )
 
   it.scoped("a failure and the server's log lines on standard error are inert", () =>
     Effect.gen(function*() {

@@ -43,12 +43,15 @@ const columnOf = (line: string, part: string): number => {
 
 describe("ToolsReport.render", () => {
   it("CJK and emoji server and tool names line up with ASCII ones", () => {
-    const text = ToolsReport.render(report([
-      server("文档", [tool("文档__搜索", 12, "搜索文档"), tool("文档__list", 7, "Lists documents")]),
-      server("🚀rocket", [tool("🚀rocket__launch", 345, "Launches")]),
-      server("👩‍👩‍👧", [tool("👩‍👩‍👧__🇯🇵", 6, "A family and a flag")]),
-      server("plain-ascii", [tool("plain-ascii__x", 1234, "Does x")])
-    ]), { width: 100 })
+    const text = ToolsReport.render(
+      report([
+        server("文档", [tool("文档__搜索", 12, "搜索文档"), tool("文档__list", 7, "Lists documents")]),
+        server("🚀rocket", [tool("🚀rocket__launch", 345, "Launches")]),
+        server("👩‍👩‍👧", [tool("👩‍👩‍👧__🇯🇵", 6, "A family and a flag")]),
+        server("plain-ascii", [tool("plain-ascii__x", 1234, "Does x")])
+      ]),
+      { width: 100 }
+    )
     const lines = text.split("\n")
     const header = lines.findIndex((line) => line.startsWith("SERVER"))
     const table = lines.slice(header, header + 5)
@@ -74,9 +77,12 @@ describe("ToolsReport.render", () => {
 
   it("cuts long descriptions at the display width, never inside a character", () => {
     const long = "这是一个很长的描述".repeat(12)
-    const text = ToolsReport.render(report([
-      server("文档", [tool("文档__搜索", 12, long), tool("文档__emoji", 3, "🚀".repeat(60))])
-    ]), { width: 60 })
+    const text = ToolsReport.render(
+      report([
+        server("文档", [tool("文档__搜索", 12, long), tool("文档__emoji", 3, "🚀".repeat(60))])
+      ]),
+      { width: 60 }
+    )
     for (const line of text.split("\n")) assert.isAtMost(stringWidth(line), 60, line)
     const [cjk, emoji] = text.split("\n").filter((line) => line.startsWith("  文档__"))
     for (const line of [cjk!, emoji!]) {

@@ -7,9 +7,8 @@
  * through the environment variables it reads (`REDIS_URL`: a real Redis). Configuration blocks (`json`, `jsonc`) load as written, and shell
  * transcripts print what they show.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import * as Fake from "@zett/testing/FakeProvider"
 import * as RedisServer from "@zett/testing/RedisServer"
@@ -17,6 +16,7 @@ import * as Source from "@zett/testing/Source"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -28,9 +28,9 @@ const guides = fs.readdirSync(path.join(root, "docs", "guides")).filter((name) =
 const readmes = [
   "README.md",
   ...guides,
-  ...fs.readdirSync(path.join(root, "packages")).map((name) => path.join("packages", name, "README.md")).filter((file) =>
-    fs.existsSync(path.join(root, file))
-  )
+  ...fs.readdirSync(path.join(root, "packages")).map((name) => path.join("packages", name, "README.md")).filter((
+    file
+  ) => fs.existsSync(path.join(root, file)))
 ]
 const textOf = (readme: string) => fs.readFileSync(path.join(root, readme), "utf8")
 const codeBlocks = readmes.flatMap((readme) =>
@@ -49,7 +49,10 @@ const expectedOutput = (code: string) =>
 const appFolder = Effect.gen(function*() {
   const dir = yield* TempDir.make("zett-readme-")
   fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir")
-  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "readme-app", private: true, type: "module" }))
+  fs.writeFileSync(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name: "readme-app", private: true, type: "module" })
+  )
   return dir
 })
 
@@ -84,7 +87,7 @@ const outside: Readonly<Record<string, Effect.Effect<Outside, never, Scope.Scope
   [path.join("packages", "ai-amazon-bedrock", "README.md")]: provider(
     [Fake.bedrockStream(Fake.bedrockEvents(hello))],
     (url) => ({ AWS_BEARER_TOKEN_BEDROCK: "bedrock-readme-test", BEDROCK_URL: url })
-  ),
+  )
 }
 
 /** A block that reads REDIS_URL gets a real Redis (and a key for the tokens it seals). */
@@ -94,7 +97,8 @@ const redis = Effect.map(Effect.orDie(RedisServer.make), (server): Outside => ({
 }))
 
 /** A root README block on OpenAI's API (a loop of the app's own): a tool call of server-everything, then the answer. */
-const response = (script: Fake.StreamScript) => Fake.json(200, (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response)
+const response = (script: Fake.StreamScript) =>
+  Fake.json(200, (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response)
 // generateText asks for a whole response (not a stream)
 const openAiLoop = provider([
   response({ calls: [{ id: "call_1", name: "everything__get-sum", pieces: ["{\"a\":2,\"b\":3}"] }] }),
@@ -114,7 +118,9 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
   Effect.gen(function*() {
     const parts = [
       ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
-      ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL") ? [yield* openAiLoop] : []),
+      ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL")
+        ? [yield* openAiLoop]
+        : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : [])
     ]
@@ -126,8 +132,12 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
 
 const run = (file: string, cwd: string, env: Record<string, string>) =>
   Effect.async<{ code: number; stdout: string; stderr: string }>((resume) => {
-    execFile(process.execPath, [...Source.nodeArgs, file], { cwd, timeout: 60_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr })))
+    execFile(
+      process.execPath,
+      [...Source.nodeArgs, file],
+      { cwd, timeout: 60_000, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr }))
+    )
   })
 
 describe("README", () => {
@@ -138,40 +148,57 @@ describe("README", () => {
   })
 
   codeBlocks.forEach(({ code, index, readme }) => {
-    it.scopedLive(`${readme} code block ${index} runs as written, outside the repository, and prints what it says`, () =>
-      Effect.gen(function*() {
-        const dir = yield* appFolder
-        const needs = yield* needsOf(readme, code)
-        fs.writeFileSync(path.join(dir, "app.ts"), code)
-        const { code: exit, stderr, stdout } = yield* run(path.join(dir, "app.ts"), dir, needs.env)
-        assert.strictEqual(exit, 0, stderr)
-        assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code), stderr)
-        needs.check()
-      }), 60_000)
+    it.scopedLive(
+      `${readme} code block ${index} runs as written, outside the repository, and prints what it says`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* appFolder
+          const needs = yield* needsOf(readme, code)
+          fs.writeFileSync(path.join(dir, "app.ts"), code)
+          const { code: exit, stderr, stdout } = yield* run(path.join(dir, "app.ts"), dir, needs.env)
+          assert.strictEqual(exit, 0, stderr)
+          assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code), stderr)
+          needs.check()
+        }),
+      60_000
+    )
   })
 
-  it.scopedLive("every README block compiles with the workspace's strict settings, as an app's file", () =>
-    Effect.gen(function*() {
-      const dir = yield* appFolder
-      const names = codeBlocks.map(({ code, index, readme }) => {
-        const name = `${readme.replaceAll(path.sep, "-").replace(/\.md$/, "")}-${index}.ts`
-        fs.writeFileSync(path.join(dir, name), code)
-        return name
-      })
-      fs.writeFileSync(
-        path.join(dir, "tsconfig.json"),
-        JSON.stringify({
-          extends: path.join(root, "tsconfig.base.json"),
-          compilerOptions: { noEmit: true, composite: false, incremental: false, declaration: false, declarationMap: false, types: ["node"] },
-          files: names
+  it.scopedLive(
+    "every README block compiles with the workspace's strict settings, as an app's file",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* appFolder
+        const names = codeBlocks.map(({ code, index, readme }) => {
+          const name = `${readme.replaceAll(path.sep, "-").replace(/\.md$/, "")}-${index}.ts`
+          fs.writeFileSync(path.join(dir, name), code)
+          return name
         })
-      )
-      const { code, stdout } = yield* Effect.async<{ code: number; stdout: string }>((resume) => {
-        execFile(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { cwd: dir, timeout: 240_000 }, (error, stdout) =>
-          resume(Effect.succeed({ code: error ? 1 : 0, stdout })))
-      })
-      assert.strictEqual(code, 0, stdout)
-    }), 240_000)
+        fs.writeFileSync(
+          path.join(dir, "tsconfig.json"),
+          JSON.stringify({
+            extends: path.join(root, "tsconfig.base.json"),
+            compilerOptions: {
+              noEmit: true,
+              composite: false,
+              incremental: false,
+              declaration: false,
+              declarationMap: false,
+              types: ["node"]
+            },
+            files: names
+          })
+        )
+        const { code, stdout } = yield* Effect.async<{ code: number; stdout: string }>((resume) => {
+          execFile(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], {
+            cwd: dir,
+            timeout: 240_000
+          }, (error, stdout) => resume(Effect.succeed({ code: error ? 1 : 0, stdout })))
+        })
+        assert.strictEqual(code, 0, stdout)
+      }),
+    240_000
+  )
 
   jsonBlocks.forEach((text, i) => {
     it.scoped(`README configuration block ${i + 1} loads as written`, () =>

@@ -57,7 +57,9 @@ export const valueDeeperThan = (value: unknown, max: number): boolean => {
     if (typeof next.value !== "object" || next.value === null) continue
     const depth = next.depth + 1
     if (depth > max) return true
-    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) stack.push({ value: child, depth })
+    for (const child of Array.isArray(next.value) ? next.value : Object.values(next.value)) {
+      stack.push({ value: child, depth })
+    }
   }
   return false
 }

@@ -14,9 +14,24 @@ const PRIMITIVE: ReadonlyArray<unknown> = ["string", "integer", "boolean"]
 
 // subschemas whose properties are not reached through `properties` alone
 const UNREACHABLE = [
-  "items", "prefixItems", "contains", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
-  "propertyNames", "patternProperties", "dependentSchemas", "oneOf", "anyOf", "allOf", "not", "if", "then", "else",
-  "$defs", "definitions"
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "patternProperties",
+  "dependentSchemas",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions"
 ] as const
 const NAMED: ReadonlyArray<string> = ["patternProperties", "dependentSchemas", "$defs", "definitions"]
 
@@ -58,12 +73,20 @@ export const scan = (inputSchema: unknown): { readonly declares: boolean; readon
     if (Object.hasOwn(schema, "x-mcp-header")) {
       const name = schema["x-mcp-header"]
       if (!reachable || path === undefined) {
-        return { declares: true, broken: `${where(path)}: x-mcp-header is allowed only on a property reached through properties alone` }
+        return {
+          declares: true,
+          broken: `${where(path)}: x-mcp-header is allowed only on a property reached through properties alone`
+        }
       }
-      if (typeof name !== "string" || name.length === 0) return { declares: true, broken: `${where(path)}: x-mcp-header must be a non-empty string` }
+      if (typeof name !== "string" || name.length === 0) {
+        return { declares: true, broken: `${where(path)}: x-mcp-header must be a non-empty string` }
+      }
       if (!TOKEN.test(name)) return { declares: true, broken: `${where(path)}: x-mcp-header is not an HTTP token` }
       if (!PRIMITIVE.includes(schema.type)) {
-        return { declares: true, broken: `${where(path)}: x-mcp-header is allowed only on a string, integer or boolean` }
+        return {
+          declares: true,
+          broken: `${where(path)}: x-mcp-header is allowed only on a string, integer or boolean`
+        }
       }
       const earlier = seen.get(name.toLowerCase())
       if (earlier !== undefined) return { declares: true, broken: `${where(path)}: x-mcp-header repeats ${earlier}'s` }
@@ -71,13 +94,21 @@ export const scan = (inputSchema: unknown): { readonly declares: boolean; readon
     }
     const properties = schema.properties
     if (typeof properties === "object" && properties !== null) {
-      for (const [key, child] of Object.entries(properties)) stack.push({ node: child, path: { key, up: path }, reachable })
+      for (const [key, child] of Object.entries(properties)) {
+        stack.push({ node: child, path: { key, up: path }, reachable })
+      }
     }
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword]
       if (sub === undefined) continue
-      const branches = Array.isArray(sub) ? sub : NAMED.includes(keyword) && typeof sub === "object" && sub !== null ? Object.values(sub) : [sub]
-      for (const branch of branches) stack.push({ node: branch, path: { key: `<${keyword}>`, up: path }, reachable: false })
+      const branches = Array.isArray(sub)
+        ? sub
+        : NAMED.includes(keyword) && typeof sub === "object" && sub !== null
+        ? Object.values(sub)
+        : [sub]
+      for (const branch of branches) {
+        stack.push({ node: branch, path: { key: `<${keyword}>`, up: path }, reachable: false })
+      }
     }
   }
   return { declares: seen.size > 0 }

@@ -100,11 +100,13 @@ const parts = (value: string): Set<string> => {
     const credential = scheme[2]!
     out.add(credential)
     const decoded = decodeBase64(credential)
-    if (decoded !== undefined && scheme[1]!.toLowerCase() === "basic") for (const part of halves(decoded)) out.add(part)
+    if (decoded !== undefined && scheme[1]!.toLowerCase() === "basic") {
+      for (const part of halves(decoded)) out.add(part)
+    }
   }
   const urlParts = userInfo(value)
   for (const part of urlParts) out.add(part)
-  if (urlParts.length === 0 && !/\s/.test(value)) for (const part of halves(value)) out.add(part)
+  if (urlParts.length === 0 && !/\s/.test(value)) { for (const part of halves(value)) out.add(part) }
   return out
 }
 

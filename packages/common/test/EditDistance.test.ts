@@ -34,7 +34,10 @@ describe("EditDistance.nearest", () => {
 
 describe("EditDistance.closest", () => {
   it("puts names that contain the name first, then the nearest, ties in the order given, at most limit", () => {
-    assert.deepStrictEqual(EditDistance.closest("add", ["math__subtract", "math__add"]), ["math__add", "math__subtract"])
+    assert.deepStrictEqual(EditDistance.closest("add", ["math__subtract", "math__add"]), [
+      "math__add",
+      "math__subtract"
+    ])
     assert.deepStrictEqual(EditDistance.closest("ADD", ["sub", "mul", "math__add", "div"], 2), ["math__add", "sub"])
     assert.deepStrictEqual(EditDistance.closest("search", []), [])
     assert.deepStrictEqual(EditDistance.closest("", ["b", "a"]), ["b", "a"])

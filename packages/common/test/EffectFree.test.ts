@@ -30,7 +30,12 @@ describe("@zett/common", () => {
 
   it("imports only its own modules: no Effect, no Node module, no other package", () => {
     const foreign = files.flatMap((file) =>
-      Array.from(Fs.readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+)(?:\s*,\s*\{[^}]*\})?\s+from\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/gm), (m) => m[1] ?? m[2] ?? m[3]!)
+      Array.from(
+        Fs.readFileSync(file, "utf8").matchAll(
+          /^(?:import|export)\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+)(?:\s*,\s*\{[^}]*\})?\s+from\s*"([^"]+)"|^import\s*"([^"]+)"|\bimport\(\s*"([^"]+)"/gm
+        ),
+        (m) => m[1] ?? m[2] ?? m[3]!
+      )
         .filter((specifier) => !specifier.startsWith("./") && !specifier.startsWith("../"))
         .filter((specifier) => !declared.some((name) => specifier === name || specifier.startsWith(`${name}/`)))
         .map((specifier) => `${Path.relative(root, file)}: ${specifier}`)

@@ -4,7 +4,11 @@
 import { McpParamHeaders } from "@zett/common"
 import { assert, describe, it } from "vitest"
 
-const tool = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra })
+const tool = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: "object",
+  properties,
+  ...extra
+})
 
 describe("McpParamHeaders.scan", () => {
   it("a schema without x-mcp-header declares none; one with valid headers declares them and breaks nothing", () => {
@@ -47,7 +51,9 @@ describe("McpParamHeaders.scan", () => {
 
   it("unique whatever its case", () => {
     assert.deepStrictEqual(
-      McpParamHeaders.scan(tool({ a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "region" } })),
+      McpParamHeaders.scan(
+        tool({ a: { type: "string", "x-mcp-header": "Region" }, b: { type: "string", "x-mcp-header": "region" } })
+      ),
       { declares: true, broken: "property a: x-mcp-header repeats b's" }
     )
   })
@@ -66,7 +72,11 @@ describe("McpParamHeaders.scan", () => {
     for (const [keyword, properties] of Object.entries(under)) {
       const result = McpParamHeaders.scan(tool(properties))
       assert.isTrue(result.declares, keyword)
-      assert.include(result.broken, `<${keyword}>: x-mcp-header is allowed only on a property reached through properties alone`, keyword)
+      assert.include(
+        result.broken,
+        `<${keyword}>: x-mcp-header is allowed only on a property reached through properties alone`,
+        keyword
+      )
     }
   })
 

@@ -113,7 +113,13 @@ describe("McpTool.cleanSchema", () => {
       type: "object",
       description: "Search the catalog",
       properties: {
-        query: { title: "Query", $schema: "https://json-schema.org/draft/2020-12/schema", type: "string", minLength: 1, description: "What to look for" },
+        query: {
+          title: "Query",
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "string",
+          minLength: 1,
+          description: "What to look for"
+        },
         limit: { title: "Limit", type: "integer", minimum: 1, maximum: 100, default: 10 },
         filters: {
           title: "Filters",
@@ -422,7 +428,10 @@ describe("McpTool.checkSchema", () => {
       McpTool.checkSchema(external),
       `its input schema refers to another document ("https://schemas.example/user.json"), which is not fetched`
     )
-    assert.include(McpTool.checkSchema({ type: "object", properties: { a: { $ref: "other.json#/$defs/a" } } })!, "other.json#/$defs/a")
+    assert.include(
+      McpTool.checkSchema({ type: "object", properties: { a: { $ref: "other.json#/$defs/a" } } })!,
+      "other.json#/$defs/a"
+    )
     assert.isUndefined(McpTool.checkSchema({
       type: "object",
       $defs: { a: { type: "string" } },
@@ -432,7 +441,10 @@ describe("McpTool.checkSchema", () => {
     assert.isUndefined(McpTool.checkSchema({
       type: "object",
       $defs: { user: { $id: "https://schemas.example/user.json", type: "object" } },
-      properties: { user: { $ref: "https://schemas.example/user.json" }, name: { $ref: "https://schemas.example/user.json#/properties/x" } }
+      properties: {
+        user: { $ref: "https://schemas.example/user.json" },
+        name: { $ref: "https://schemas.example/user.json#/properties/x" }
+      }
     }))
     // in a value (a default, an enum member) a $ref is data
     assert.isUndefined(McpTool.checkSchema({

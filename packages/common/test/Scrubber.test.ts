@@ -19,7 +19,10 @@ describe("Scrubber", () => {
     const secret = "key-\ud800-of-the-fleet"
     const scrubber = Scrubber.make([secret])
     assert.strictEqual(scrubber.scrub(`token ${secret} here`), `token ${Scrubber.replacement} here`)
-    assert.notInclude(scrubber.scrub(`https://x.example/?k=${encodeURIComponent(secret.toWellFormed())}`), "of-the-fleet")
+    assert.notInclude(
+      scrubber.scrub(`https://x.example/?k=${encodeURIComponent(secret.toWellFormed())}`),
+      "of-the-fleet"
+    )
   })
 
   it("removes the whole value, the token after a scheme, user:pass halves, and their encoded forms (B2)", () => {
@@ -97,7 +100,10 @@ describe("Scrubber", () => {
     assert.strictEqual(Scrubber.make(["Bearer tok-123456"]).scrub("sent Bearer tok-123456"), "sent <redacted>")
     // a value with spaces around it, the credential of another scheme, a bare user:pass value
     assert.strictEqual(Scrubber.make(["  tok-ABCDEF12  "]).scrub("tok-ABCDEF12"), "<redacted>")
-    assert.strictEqual(Scrubber.make(["alice99:s3cretpw"]).scrub("pw s3cretpw user alice99"), "pw <redacted> user <redacted>")
+    assert.strictEqual(
+      Scrubber.make(["alice99:s3cretpw"]).scrub("pw s3cretpw user alice99"),
+      "pw <redacted> user <redacted>"
+    )
     // not a pair: a colon at either end, or words with spaces
     assert.strictEqual(Scrubber.make([":passpass"]).scrub("passpass"), "passpass")
     assert.strictEqual(Scrubber.make(["useruser:"]).scrub("useruser"), "useruser")
@@ -110,7 +116,10 @@ describe("Scrubber", () => {
     assert.strictEqual(Scrubber.make(["see https://ann:pw-12345@host"]).scrub("pw-12345"), "pw-12345")
     // lower-case percent escapes, JSON escapes, base64url at every alignment
     assert.strictEqual(Scrubber.make(["Ab/Cd+Ef"]).scrub("Ab%2fCd%2bEf"), "<redacted>")
-    assert.strictEqual(Scrubber.make(["pa\"ss\\word"]).scrub(JSON.stringify({ p: "pa\"ss\\word" })), "{\"p\":\"<redacted>\"}")
+    assert.strictEqual(
+      Scrubber.make(["pa\"ss\\word"]).scrub(JSON.stringify({ p: "pa\"ss\\word" })),
+      "{\"p\":\"<redacted>\"}"
+    )
     for (const prefix of ["", "x", "xy"]) {
       const encoded = Buffer.from(`${prefix}tok-ABCDEFGH12`).toString("base64url")
       assert.include(Scrubber.make(["tok-ABCDEFGH12"]).scrub(`[${encoded}]`), "<redacted>", prefix)
@@ -126,7 +135,10 @@ describe("Scrubber", () => {
 
   it("scrubDeep keeps key order, writable properties, objects without a prototype, nulls, and cuts deep objects (B2)", () => {
     const scrubber = Scrubber.make(["sk-deep-secret-1"])
-    const out = scrubber.scrubDeep({ a: 1, b: "sk-deep-secret-1", c: null, d: [null, "sk-deep-secret-1"] }) as Record<string, unknown>
+    const out = scrubber.scrubDeep({ a: 1, b: "sk-deep-secret-1", c: null, d: [null, "sk-deep-secret-1"] }) as Record<
+      string,
+      unknown
+    >
     assert.deepStrictEqual(Object.keys(out), ["a", "b", "c", "d"])
     assert.deepStrictEqual(out, { a: 1, b: "<redacted>", c: null, d: [null, "<redacted>"] })
     const descriptor = Object.getOwnPropertyDescriptor(out, "b")!
@@ -232,7 +244,10 @@ describe("Scrubber", () => {
     const textArb = fc.array(textChar, { maxLength: 60 }).map((chars) => chars.join(""))
     const formArb = fc.constantFrom("bare", "bearer", "uri", "json", "base64", "base64-inside", "basic-half")
     fc.assert(
-      fc.property(secretArb, fc.array(fc.tuple(textArb, formArb), { minLength: 1, maxLength: 4 }), textArb,
+      fc.property(
+        secretArb,
+        fc.array(fc.tuple(textArb, formArb), { minLength: 1, maxLength: 4 }),
+        textArb,
         (secret, pieces, tail) => {
           const clear = pieces.map(([text]) => text).join("") + tail
           const basic = `Basic ${base64(`someone:${secret}`)}`
@@ -248,7 +263,11 @@ describe("Scrubber", () => {
           }
           const text = pieces.map(([piece, form]) => piece + forms[form]).join("") + tail
           const out = scrubber.scrub(text)
-          assert.deepStrictEqual(leakedSlices(out, secret, clear), [], `${JSON.stringify(text)} -> ${JSON.stringify(out)}`)
+          assert.deepStrictEqual(
+            leakedSlices(out, secret, clear),
+            [],
+            `${JSON.stringify(text)} -> ${JSON.stringify(out)}`
+          )
           for (const [, form] of pieces) {
             if (!clear.includes(forms[form]!)) assert.notInclude(out, forms[form]!)
           }
@@ -256,7 +275,8 @@ describe("Scrubber", () => {
           const at = Math.floor(text.length / 2)
           const head = scrubber.scrubTruncated(text.slice(0, at))
           assert.deepStrictEqual(leakedSlices(head, secret, clear), [], `cut ${JSON.stringify(text.slice(0, at))}`)
-        }),
+        }
+      ),
       { numRuns: 500 }
     )
   })
@@ -284,7 +304,10 @@ describe("Scrubber.makeSecrets", () => {
     assert.isFalse(scrubber.isEmpty)
     assert.strictEqual(scrubber.scrub("own-secret-1 later-token-2"), "<redacted> later-token-2")
     held.add(["later-token-2", "redacted-token-3"])
-    assert.strictEqual(scrubber.scrub("own-secret-1 later-token-2 redacted-token-3"), "<redacted> <redacted> <redacted>")
+    assert.strictEqual(
+      scrubber.scrub("own-secret-1 later-token-2 redacted-token-3"),
+      "<redacted> <redacted> <redacted>"
+    )
     assert.strictEqual(scrubber.scrubTruncated("x later-tok"), "x <redacted>")
     assert.deepStrictEqual(scrubber.scrubDeep({ a: ["later-token-2"] }), { a: ["<redacted>"] })
   })

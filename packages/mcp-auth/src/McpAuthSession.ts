@@ -11,15 +11,15 @@
 import { IssuerMismatchError, OAuthError, UnauthorizedError } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import type { McpConnectError } from "@zett/mcp/McpError"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
-import { offered } from "./McpAuthorization.js"
-import * as McpTokenStore from "./McpTokenStore.js"
 import * as OAuthChecks from "./internal/oauthChecks.js"
 import * as OAuthConnect from "./internal/oauthConnect.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
+import { offered } from "./McpAuthorization.js"
+import * as McpTokenStore from "./McpTokenStore.js"
 
 export type {
   /**
@@ -128,6 +128,8 @@ export const failureOf = (
     }
   }
   // an authorization server's description (and the raw body the SDK quotes for a malformed one) is remote text
-  if (cause instanceof OAuthError) return { reason: "Unauthorized", description: `authorization failed (${cause.code})` }
+  if (cause instanceof OAuthError) {
+    return { reason: "Unauthorized", description: `authorization failed (${cause.code})` }
+  }
   return undefined
 }

@@ -7,6 +7,10 @@
  *
  * @since 0.1.0
  */
+import { McpClientFactory } from "@zett/mcp/McpClientFactory"
+import { McpAuthorizationError } from "@zett/mcp/McpError"
+import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -14,10 +18,6 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as OAuthChecks from "./internal/oauthChecks.js"
 import * as OAuthProvider from "./internal/oauthProvider.js"
-import { McpClientFactory } from "@zett/mcp/McpClientFactory"
-import { McpAuthorizationError } from "@zett/mcp/McpError"
-import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
-import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "./McpTokenStore.js"
 
 /**
@@ -54,7 +54,9 @@ export const callback = (server: string, params: URLSearchParams): Effect.Effect
   }
   const code = params.get("code")
   if (code === null) {
-    return Effect.fail(new McpAuthorizationError({ server, reason: "InvalidCallback", description: "the redirect carried no code" }))
+    return Effect.fail(
+      new McpAuthorizationError({ server, reason: "InvalidCallback", description: "the redirect carried no code" })
+    )
   }
   const state = params.get("state")
   const iss = params.get("iss")
@@ -120,7 +122,9 @@ export class McpAuthorization extends Context.Reference<McpAuthorization>()("@ze
  */
 export const none: Service = {
   login: (server) =>
-    Effect.fail(new McpAuthorizationError({ server: server.name, reason: "Unavailable", description: "no login is offered here" }))
+    Effect.fail(
+      new McpAuthorizationError({ server: server.name, reason: "Unavailable", description: "no login is offered here" })
+    )
 }
 
 /**
@@ -177,7 +181,9 @@ export const login = (
         ))
     ).pipe(Effect.provideService(McpAuthorization, hook))
     const entry = yield* store.get(key)
-    return Option.isSome(entry) && McpTokenStore.current(entry.value).tokens !== undefined ? "Authorized" as const : "NotAsked" as const
+    return Option.isSome(entry) && McpTokenStore.current(entry.value).tokens !== undefined
+      ? "Authorized" as const
+      : "NotAsked" as const
   })
 
 /**
@@ -255,7 +261,12 @@ export const status = (
     const state = OAuthProvider.expiry(entry, now, 0)
     if (state === "none") {
       return machine
-        ? { _tag: "Authorized", expiresAt: Option.none(), refreshable, issuer: Option.fromNullable(entry.issuer) } as const
+        ? {
+          _tag: "Authorized",
+          expiresAt: Option.none(),
+          refreshable,
+          issuer: Option.fromNullable(entry.issuer)
+        } as const
         : { _tag: "NeedsLogin" } as const
     }
     if (state === "expired" && !refreshable) return { _tag: "NeedsLogin" } as const

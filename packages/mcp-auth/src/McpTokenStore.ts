@@ -6,18 +6,18 @@
  *
  * @since 0.1.0
  */
-import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/client"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/client"
+import { McpTokenStoreError } from "@zett/mcp/McpError"
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { McpTokenStoreError } from "@zett/mcp/McpError"
 import * as Schema from "effect/Schema"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
-import * as Config from "effect/Config"
 import * as JsonDepth from "./internal/jsonDepth.js"
 import * as KeyedLock from "./internal/keyedLock.js"
 
@@ -81,7 +81,11 @@ export const current = (entry: Entry, issuer: string | undefined = entry.issuer)
  * @since 0.1.0
  * @category utils
  */
-export const updateCredentials = (entry: Entry, issuer: string, f: (credentials: Credentials) => Credentials): Entry => ({
+export const updateCredentials = (
+  entry: Entry,
+  issuer: string,
+  f: (credentials: Credentials) => Credentials
+): Entry => ({
   ...entry,
   issuer,
   credentials: { ...entry.credentials, [issuer]: f(entry.credentials?.[issuer] ?? {}) }
@@ -98,7 +102,9 @@ export const withoutTokens = (entry: Entry): Entry => {
   if (credentials === undefined) return rest
   return {
     ...rest,
-    credentials: Object.fromEntries(Object.entries(credentials).map(([issuer, { tokens: __, ...kept }]) => [issuer, kept]))
+    credentials: Object.fromEntries(
+      Object.entries(credentials).map(([issuer, { tokens: __, ...kept }]) => [issuer, kept])
+    )
   }
 }
 
@@ -134,7 +140,8 @@ export interface Service {
 const memory = (): Service => {
   const entries = new Map<string, string>()
   return {
-    get: (key) => Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
+    get: (key) =>
+      Effect.sync(() => Option.map(Option.fromNullable(entries.get(key)), (text) => JSON.parse(text) as Entry)),
     set: (key, entry) => Effect.sync(() => void entries.set(key, JSON.stringify(entry))),
     remove: (key) => Effect.sync(() => void entries.delete(key)),
     keys: Effect.sync(() => [...entries.keys()]),
@@ -162,7 +169,9 @@ export class McpTokenStore extends Context.Reference<McpTokenStore>()("@zett/mcp
  */
 export const normalizeKey = (url: string | URL): string => {
   const parsed = new URL(url)
-  const path = parsed.pathname.length > 1 && parsed.pathname.endsWith("/") ? parsed.pathname.slice(0, -1) : parsed.pathname
+  const path = parsed.pathname.length > 1 && parsed.pathname.endsWith("/")
+    ? parsed.pathname.slice(0, -1)
+    : parsed.pathname
   return `${parsed.protocol}//${parsed.host}${path === "/" ? "" : path}`
 }
 
@@ -251,10 +260,14 @@ const fromStored = (stored: typeof StoredEntry.Type): Entry => {
   const entry = rest as Entry
   if (tokens === undefined && clientInformation === undefined) return entry
   const state = entry.discoveryState as
-    | { readonly authorizationServerMetadata?: { readonly issuer?: unknown }; readonly authorizationServerUrl?: unknown }
+    | {
+      readonly authorizationServerMetadata?: { readonly issuer?: unknown }
+      readonly authorizationServerUrl?: unknown
+    }
     | undefined
   const discovered = state?.authorizationServerMetadata?.issuer ?? state?.authorizationServerUrl
-  const issuer = tokens?.issuer ?? clientInformation?.issuer ?? (typeof discovered === "string" ? discovered : undefined)
+  const issuer = tokens?.issuer ?? clientInformation?.issuer ??
+    (typeof discovered === "string" ? discovered : undefined)
   if (issuer === undefined) return entry
   return updateCredentials(entry, issuer, (credentials) => ({
     ...credentials,
@@ -272,7 +285,8 @@ const decodeBounded = <A, I>(schema: Schema.Schema<A, I>) => {
   return (text: string): Option.Option<A> => JsonDepth.deeperThan(text, maxStoredDepth) ? Option.none() : decode(text)
 }
 const decodeFile = decodeBounded(StoredFile)
-const decodeStored = (text: string) => Option.map(decodeFile(text), (file) => ({ key: file.key, entry: fromStored(file.entry) }))
+const decodeStored = (text: string) =>
+  Option.map(decodeFile(text), (file) => ({ key: file.key, entry: fromStored(file.entry) }))
 
 /**
  * An entry as a store keeps it (JSON), decoded and checked: `Option.none()` for text that is not an entry or
@@ -282,7 +296,8 @@ const decodeStored = (text: string) => Option.map(decodeFile(text), (file) => ({
  * @since 0.1.0
  * @category utils
  */
-export const decodeEntry = (text: string): Option.Option<Entry> => Option.map(decodeBounded(StoredEntry)(text), fromStored)
+export const decodeEntry = (text: string): Option.Option<Entry> =>
+  Option.map(decodeBounded(StoredEntry)(text), fromStored)
 
 const homeDirectory: Effect.Effect<string> = Config.nonEmptyString("HOME").pipe(
   Config.orElse(() => Config.nonEmptyString("USERPROFILE")),
@@ -317,12 +332,13 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
   const lock = yield* KeyedLock.make
   const fileOf = (key: string) =>
     path.join(directory, `${Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`)
-  const failure = (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
-    new McpTokenStoreError({
-      ...(key !== undefined ? { key } : {}),
-      reason: "Unavailable",
-      description: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
-    })
+  const failure =
+    (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
+      new McpTokenStoreError({
+        ...(key !== undefined ? { key } : {}),
+        reason: "Unavailable",
+        description: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
+      })
 
   // a folder or file that others may read or write is made private before the first use, with a warning; one
   // that cannot be (another user's) is not used
@@ -339,7 +355,11 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
           })`
         })
       ),
-      Effect.zipRight(Effect.logWarning(`token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`))
+      Effect.zipRight(
+        Effect.logWarning(
+          `token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`
+        )
+      )
     )
   const guard = yield* Effect.makeSemaphore(1)
   let isPrivate = false
@@ -353,7 +373,10 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
       for (const name of yield* fs.readDirectory(directory)) {
         if (!name.endsWith(".json")) continue
         const file = path.join(directory, name)
-        const mode = yield* fs.stat(file).pipe(Effect.map((info) => info.mode), Effect.catchIf(notFound, () => Effect.succeed(0)))
+        const mode = yield* fs.stat(file).pipe(
+          Effect.map((info) => info.mode),
+          Effect.catchIf(notFound, () => Effect.succeed(0))
+        )
         yield* tighten(file, mode, 0o600)
       }
       isPrivate = true
@@ -368,13 +391,16 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
     )
 
   const read = (file: string) =>
-    Effect.flatMap(readFile(file), (text): Effect.Effect<Option.Option<{ readonly key: string; readonly entry: Entry }>> => {
-      if (Option.isNone(text)) return Effect.succeedNone
-      const decoded = decodeStored(text.value)
-      return Option.isSome(decoded)
-        ? Effect.succeed(decoded)
-        : Effect.as(Effect.logWarning(`token store: ignoring ${file}: not a valid token file`), Option.none())
-    })
+    Effect.flatMap(
+      readFile(file),
+      (text): Effect.Effect<Option.Option<{ readonly key: string; readonly entry: Entry }>> => {
+        if (Option.isNone(text)) return Effect.succeedNone
+        const decoded = decodeStored(text.value)
+        return Option.isSome(decoded)
+          ? Effect.succeed(decoded)
+          : Effect.as(Effect.logWarning(`token store: ignoring ${file}: not a valid token file`), Option.none())
+      }
+    )
 
   const get = (key: string) =>
     read(fileOf(key)).pipe(
@@ -427,5 +453,5 @@ export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
  */
 export const layerFile = (
   options?: FileOptions
-): Layer.Layer<McpTokenStore, never, FileSystem.FileSystem | Path.Path> => Layer.effect(McpTokenStore, makeFile(options))
-
+): Layer.Layer<McpTokenStore, never, FileSystem.FileSystem | Path.Path> =>
+  Layer.effect(McpTokenStore, makeFile(options))

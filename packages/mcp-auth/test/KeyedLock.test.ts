@@ -43,15 +43,20 @@ describe("internal/keyedLock", () => {
   it.effect("keeps nothing for a key once no one holds or waits for it: after many keys, locked, failed and interrupted", () =>
     Effect.gen(function*() {
       const lock = yield* KeyedLock.make
-      yield* Effect.forEach(Array.from({ length: 1_000 }, (_, i) => `https://server-${i}.example`), (key) =>
-        lock(key, Effect.void), { concurrency: 16, discard: true })
+      yield* Effect.forEach(
+        Array.from({ length: 1_000 }, (_, i) => `https://server-${i}.example`),
+        (key) => lock(key, Effect.void),
+        { concurrency: 16, discard: true }
+      )
       assert.strictEqual(lock.size(), 0)
       yield* Effect.exit(lock("failing", Effect.fail("boom")))
       yield* Effect.exit(lock("dying", Effect.die("defect")))
       assert.strictEqual(lock.size(), 0)
       // a holder interrupted while it holds, and a waiter interrupted while it waits
       const inside = yield* Deferred.make<void>()
-      const holder = yield* lock("busy", Effect.zipRight(Deferred.succeed(inside, undefined), Effect.never)).pipe(Effect.fork)
+      const holder = yield* lock("busy", Effect.zipRight(Deferred.succeed(inside, undefined), Effect.never)).pipe(
+        Effect.fork
+      )
       yield* Deferred.await(inside)
       const waiter = yield* lock("busy", Effect.void).pipe(Effect.fork)
       yield* Effect.yieldNow()

@@ -20,12 +20,17 @@ describe("McpAuthSession.failureOf", () => {
   })
 
   it("Zett's refusal of an authorization server is Unauthorized with its own text, passed through the scrubber", () => {
-    const refused = new OAuthChecks.Refused("the authorization server's token endpoint is refused: plain http: to as.example")
+    const refused = new OAuthChecks.Refused(
+      "the authorization server's token endpoint is refused: plain http: to as.example"
+    )
     assert.deepStrictEqual(McpAuthSession.failureOf(refused), {
       reason: "Unauthorized",
-      description: "authorization failed: the authorization server's token endpoint is refused: plain http: to as.example"
+      description:
+        "authorization failed: the authorization server's token endpoint is refused: plain http: to as.example"
     })
-    const quoting = new OAuthChecks.Refused("the identity provider's token endpoint is refused: plain http: to s3cret-host")
+    const quoting = new OAuthChecks.Refused(
+      "the identity provider's token endpoint is refused: plain http: to s3cret-host"
+    )
     assert.strictEqual(
       McpAuthSession.failureOf(quoting, Scrubber.make(["s3cret-host"]))?.description,
       `authorization failed: the identity provider's token endpoint is refused: plain http: to ${Scrubber.replacement}`
@@ -45,19 +50,25 @@ describe("McpAuthSession.failureOf", () => {
     assert.strictEqual(failure?.reason, "Unauthorized")
     assert.strictEqual(
       failure?.description,
-      `authorization failed: the authorization server's metadata names the issuer "${long.slice(0, 100)}…", not "https://as.example" it was fetched for`
+      `authorization failed: the authorization server's metadata names the issuer "${
+        long.slice(0, 100)
+      }…", not "https://as.example" it was fetched for`
     )
     assert.strictEqual(
-      McpAuthSession.failureOf(new IssuerMismatchError("authorization_response", "https://as.example", undefined))?.description,
+      McpAuthSession.failureOf(new IssuerMismatchError("authorization_response", "https://as.example", undefined))
+        ?.description,
       "authorization failed: the authorization response names no issuer, and \"https://as.example\" says it always does"
     )
   })
 
   it("an OAuth error answer keeps its code only: the authorization server's description is remote text", () => {
-    assert.deepStrictEqual(McpAuthSession.failureOf(new OAuthError("invalid_client", "client s3cret-client is unknown")), {
-      reason: "Unauthorized",
-      description: "authorization failed (invalid_client)"
-    })
+    assert.deepStrictEqual(
+      McpAuthSession.failureOf(new OAuthError("invalid_client", "client s3cret-client is unknown")),
+      {
+        reason: "Unauthorized",
+        description: "authorization failed (invalid_client)"
+      }
+    )
   })
 
   it("any other exception is the driver's to read", () => {

@@ -10,12 +10,20 @@ describe("McpError", () => {
   it("every error of the family carries the TypeId, a literal reason and its description in the message", () => {
     const errors: ReadonlyArray<readonly [McpError.McpError, string, string]> = [
       [
-        new McpTokenStore.McpTokenStoreError({ key: "k", reason: "Timeout", description: "cannot read in Redis: no answer in time" }),
+        new McpTokenStore.McpTokenStoreError({
+          key: "k",
+          reason: "Timeout",
+          description: "cannot read in Redis: no answer in time"
+        }),
         "Timeout",
         "token store: k: cannot read in Redis: no answer in time"
       ],
       [
-        new McpAuthorization.McpAuthorizationError({ server: "s", reason: "Denied", description: "the authorization server answered access_denied" }),
+        new McpAuthorization.McpAuthorizationError({
+          server: "s",
+          reason: "Denied",
+          description: "the authorization server answered access_denied"
+        }),
         "Denied",
         "s: authorization failed: the authorization server answered access_denied"
       ]

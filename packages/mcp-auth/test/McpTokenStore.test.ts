@@ -3,24 +3,27 @@
  * temporary file and a rename, treats a corrupt file as absent with a warning; both layers serialize work per
  * key with `withLock`. The Redis layer's own checks: packages/mcp-redis/test/RedisTokenStore.entries.test.ts.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { McpTokenStore } from "@zett/mcp-auth"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { SystemError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
+import { assert, describe, it } from "@effect/vitest"
+import { McpTokenStore } from "@zett/mcp-auth"
+import { captureLogs } from "@zett/testing/CapturedLogs"
 import * as TempDir from "@zett/testing/TempDir"
+import { entry, garbage, issuer, key } from "@zett/testing/TokenEntries"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { captureLogs } from "@zett/testing/CapturedLogs"
-import { entry, garbage, issuer, key } from "@zett/testing/TokenEntries"
 
 describe("McpTokenStore", () => {
   it("keys are the URL without query, fragment, user info or trailing slash", () => {
-    assert.strictEqual(McpTokenStore.normalizeKey("HTTP://User:pw@Example.COM:443/mcp/?token=x#y"), "http://example.com:443/mcp")
+    assert.strictEqual(
+      McpTokenStore.normalizeKey("HTTP://User:pw@Example.COM:443/mcp/?token=x#y"),
+      "http://example.com:443/mcp"
+    )
     assert.strictEqual(McpTokenStore.normalizeKey("https://example.com:443/"), "https://example.com")
   })
 
@@ -52,7 +55,10 @@ describe("McpTokenStore", () => {
       }
       assert.strictEqual(Fs.statSync(directory).mode & 0o777, 0o700)
       assert.deepStrictEqual(yield* store.get(key), Option.some({ ...entry, codeVerifier: "second" }))
-      assert.deepStrictEqual([...(yield* store.keys)].sort(), ["http://127.0.0.1:9/mcp", "http://127.0.0.1:9/other"].sort())
+      assert.deepStrictEqual(
+        [...(yield* store.keys)].sort(),
+        ["http://127.0.0.1:9/mcp", "http://127.0.0.1:9/other"].sort()
+      )
       // a second store on the same folder (another process) sees the same entries
       const again = yield* McpTokenStore.makeFile({ directory })
       assert.deepStrictEqual(yield* again.get(key), Option.some({ ...entry, codeVerifier: "second" }))
@@ -99,12 +105,15 @@ describe("McpTokenStore", () => {
       const store = yield* McpTokenStore.makeMemory
       const order: Array<string> = []
       const step = (name: string, k: string) =>
-        store.withLock(k, Effect.gen(function*() {
-          order.push(`${name}:start`)
-          yield* Effect.yieldNow()
-          yield* Effect.yieldNow()
-          order.push(`${name}:end`)
-        }))
+        store.withLock(
+          k,
+          Effect.gen(function*() {
+            order.push(`${name}:start`)
+            yield* Effect.yieldNow()
+            yield* Effect.yieldNow()
+            order.push(`${name}:end`)
+          })
+        )
       yield* Effect.all([step("a", "k1"), step("b", "k1"), step("c", "k2")], { concurrency: "unbounded" })
       const a = order.indexOf("a:end")
       const b = order.indexOf("b:start")
@@ -157,11 +166,20 @@ describe("McpTokenStore", () => {
         Effect.map(FileSystem.FileSystem, (fs) => ({
           ...fs,
           chmod: (path: string) =>
-            Effect.fail(new SystemError({ reason: "PermissionDenied", module: "FileSystem", method: "chmod", pathOrDescriptor: path, description: "operation not permitted" }))
+            Effect.fail(
+              new SystemError({
+                reason: "PermissionDenied",
+                module: "FileSystem",
+                method: "chmod",
+                pathOrDescriptor: path,
+                description: "operation not permitted"
+              })
+            )
         }))
       ).pipe(Layer.provide(NodeContext.layer))
       const store = yield* McpTokenStore.makeFile({ directory }).pipe(Effect.provide(notOwner))
-      const expected = `token store: cannot make ${directory} private: its mode is 0775, and changing it failed (PermissionDenied)`
+      const expected =
+        `token store: cannot make ${directory} private: its mode is 0775, and changing it failed (PermissionDenied)`
       for (const operation of [store.get(key), store.set(key, entry), store.remove(key), store.keys]) {
         const error = yield* Effect.flip(operation)
         assert.strictEqual(error._tag, "McpTokenStoreError")
@@ -181,7 +199,9 @@ describe("McpTokenStore", () => {
         Fs.writeFileSync(file, `{"key":${JSON.stringify(key)},"entry":${text}}`)
         const logs = captureLogs()
         assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))), text.slice(0, 80))
-        assert.deepStrictEqual(logs.lines.map((line) => line.message), [`token store: ignoring ${file}: not a valid token file`])
+        assert.deepStrictEqual(logs.lines.map((line) => line.message), [
+          `token store: ignoring ${file}: not a valid token file`
+        ])
       }
       // writing again replaces it
       yield* store.set(key, entry)
@@ -216,7 +236,10 @@ describe("token files of Zett 0.1 (one set of credentials per server)", () => {
       const store = yield* McpTokenStore.makeFile({ directory })
       yield* store.set(key, {})
       const file = Path.join(directory, Fs.readdirSync(directory)[0]!)
-      Fs.writeFileSync(file, legacy({ tokens: { ...tokens, issuer: "https://stamped.example" }, discoveryState: entry.discoveryState }))
+      Fs.writeFileSync(
+        file,
+        legacy({ tokens: { ...tokens, issuer: "https://stamped.example" }, discoveryState: entry.discoveryState })
+      )
       const read = Option.getOrThrow(yield* store.get(key))
       assert.strictEqual(read.issuer, "https://stamped.example")
       assert.strictEqual(McpTokenStore.current(read).tokens?.access_token, "at-old")

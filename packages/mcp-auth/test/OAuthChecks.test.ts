@@ -15,10 +15,34 @@ import * as OAuthProvider from "../src/internal/oauthProvider.js"
 
 describe("authorization server endpoints", () => {
   it("https anywhere, plain http only to loopback hosts", () => {
-    for (const url of ["https://as.example/authorize", "http://127.0.0.1:8/a", "http://127.9.8.7/a", "http://127.1/a", "http://localhost:3000/a", "http://LOCALHOST/a", "http://[::1]:9/a", "http://[0:0::1]/a"]) {
+    for (
+      const url of [
+        "https://as.example/authorize",
+        "http://127.0.0.1:8/a",
+        "http://127.9.8.7/a",
+        "http://127.1/a",
+        "http://localhost:3000/a",
+        "http://LOCALHOST/a",
+        "http://[::1]:9/a",
+        "http://[0:0::1]/a"
+      ]
+    ) {
       assert.isUndefined(OAuthChecks.endpointRefusal("token endpoint", url), url)
     }
-    for (const url of ["http://as.example/a", "http://128.0.0.1/a", "http://10.0.0.1/a", "http://localhost.example/a", "http://127.0.0.1.example/a", "http://[::2]/a", "file:///etc/passwd", "javascript:alert(1)", "data:text/html,x", "not a url"]) {
+    for (
+      const url of [
+        "http://as.example/a",
+        "http://128.0.0.1/a",
+        "http://10.0.0.1/a",
+        "http://localhost.example/a",
+        "http://127.0.0.1.example/a",
+        "http://[::2]/a",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "not a url"
+      ]
+    ) {
       assert.isString(OAuthChecks.endpointRefusal("token endpoint", url), url)
     }
   })
@@ -50,12 +74,22 @@ describe("the last gate before the host", () => {
         interactive: true,
         redirectUrl: "http://127.0.0.1:47813/callback"
       })
-      for (const url of ["file:///etc/passwd", "javascript:alert(document.domain)", "http://login.example/authorize?client_id=zett"]) {
-        const error = yield* Effect.flip(Effect.tryPromise({ try: () => provider.redirectToAuthorization(new URL(url)), catch: (e) => e }))
+      for (
+        const url of [
+          "file:///etc/passwd",
+          "javascript:alert(document.domain)",
+          "http://login.example/authorize?client_id=zett"
+        ]
+      ) {
+        const error = yield* Effect.flip(
+          Effect.tryPromise({ try: () => provider.redirectToAuthorization(new URL(url)), catch: (e) => e })
+        )
         assert.isTrue(OAuthChecks.isRefused(error), url)
         assert.isUndefined(provider.authorizationUrl)
       }
-      yield* Effect.promise(() => provider.redirectToAuthorization(new URL("https://login.example/authorize?client_id=zett")))
+      yield* Effect.promise(() =>
+        provider.redirectToAuthorization(new URL("https://login.example/authorize?client_id=zett"))
+      )
       assert.strictEqual(provider.authorizationUrl?.href, "https://login.example/authorize?client_id=zett")
     }))
 })

@@ -8,15 +8,15 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import { McpConfigError } from "@zett/mcp/McpError"
+import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
+import * as McpServers from "@zett/mcp/McpServers"
+import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Internal from "./internal/config.js"
-import { McpConfigError } from "@zett/mcp/McpError"
-import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
-import * as McpServers from "@zett/mcp/McpServers"
-import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
 
 /**
  * The options of `@zett/mcp` that concern configuration, with their defaults.
@@ -101,7 +101,9 @@ const statFile = (fs: FileSystem.FileSystem, path: string): Effect.Effect<Signat
   fs.stat(path).pipe(
     Effect.flatMap((info): Effect.Effect<Signature, McpConfigError> =>
       info.type === "Directory"
-        ? Effect.fail(new McpConfigError({ path, reason: "Unreadable", description: "is a directory, expected a JSON file" }))
+        ? Effect.fail(
+          new McpConfigError({ path, reason: "Unreadable", description: "is a directory, expected a JSON file" })
+        )
         : Effect.succeed({
           _tag: "Present",
           mtime: Option.getOrUndefined(Option.map(info.mtime, (date) => date.getTime())),
@@ -263,7 +265,10 @@ export const combine = (snapshots: ReadonlyArray<Snapshot>): Effect.Effect<Snaps
     const path = paths.length === 0 ? undefined : paths.join(", ")
     return {
       path,
-      servers: yield* McpServers.distinctPrefixes(path ?? "servers option", Array.from(byName.values(), (entry) => entry.server)),
+      servers: yield* McpServers.distinctPrefixes(
+        path ?? "servers option",
+        Array.from(byName.values(), (entry) => entry.server)
+      ),
       skipped: snapshots.flatMap((snapshot) => snapshot.skipped)
     }
   })

@@ -89,8 +89,7 @@ export const make = (
           if (known !== undefined) return Deferred.await(known)
           const deferred = Deferred.unsafeMake<Redacted.Redacted<string>, InputError>(FiberId.none)
           asked.set(input.id, deferred)
-          return Effect.flatMap(Effect.exit(ask(input)), (exit) =>
-            Effect.zipRight(Deferred.done(deferred, exit), exit))
+          return Effect.flatMap(Effect.exit(ask(input)), (exit) => Effect.zipRight(Deferred.done(deferred, exit), exit))
         })
     })
   })
@@ -111,7 +110,9 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerValues = (values: Readonly<Record<string, string | Redacted.Redacted<string>>>): Layer.Layer<McpInputs> =>
+export const layerValues = (
+  values: Readonly<Record<string, string | Redacted.Redacted<string>>>
+): Layer.Layer<McpInputs> =>
   layer((input) => {
     const value = Object.prototype.hasOwnProperty.call(values, input.id) ? values[input.id] : undefined
     return value === undefined

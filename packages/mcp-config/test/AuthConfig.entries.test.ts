@@ -3,8 +3,8 @@
  * the file, entry and description of each refusal (found by mutation testing of internal/config.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -72,12 +72,24 @@ describe("oauth / auth entries", () => {
         [{ scopes: ["read", "${U}"] }, ".scopes[1]", unset],
         [{ clientMetadataUrl: "https://app.example/${U}.json" }, ".clientMetadataUrl", unset],
         [{ redirectUri: "http://localhost:${U}/callback" }, ".redirectUri", unset],
-        [{ grant: "client_credentials", clientSecret: SECRET }, ".clientId", "missing (client_credentials needs a client)"],
+        [
+          { grant: "client_credentials", clientSecret: SECRET },
+          ".clientId",
+          "missing (client_credentials needs a client)"
+        ],
         [cc, "", "client_credentials needs either clientSecret or privateKey"],
-        [{ ...cc, clientSecret: SECRET, privateKey: KEY, algorithm: "RS256" }, "", "client_credentials needs either clientSecret or privateKey"],
+        [
+          { ...cc, clientSecret: SECRET, privateKey: KEY, algorithm: "RS256" },
+          "",
+          "client_credentials needs either clientSecret or privateKey"
+        ],
         [{ ...cc, privateKey: KEY }, ".algorithm", "missing (privateKey needs an algorithm such as RS256)"],
         [{ privateKey: KEY }, ".privateKey", "only used with \"grant\": \"client_credentials\""],
-        [{ grant: "authorization_code", privateKey: KEY, algorithm: "RS256" }, ".privateKey", "only used with \"grant\": \"client_credentials\""]
+        [
+          { grant: "authorization_code", privateKey: KEY, algorithm: "RS256" },
+          ".privateKey",
+          "only used with \"grant\": \"client_credentials\""
+        ]
       ]
       for (const key of ["oauth", "auth"]) {
         for (const [oauth, field, reason] of cases) {
@@ -98,14 +110,38 @@ describe("oauth / auth entries", () => {
   it.effect("client_credentials loads with a secret or with a key and its algorithm, and only what was given", () =>
     Effect.gen(function*() {
       for (const key of ["oauth", "auth"] as const) {
-        const basic = yield* authOf({ grant: "client_credentials", clientId: "robot", clientSecret: SECRET, scopes: ["read", "write"] }, key)
+        const basic = yield* authOf({
+          grant: "client_credentials",
+          clientId: "robot",
+          clientSecret: SECRET,
+          scopes: ["read", "write"]
+        }, key)
         assert.deepStrictEqual(
           basic,
-          new McpServerConfig.ClientCredentials({ clientId: "robot", clientSecret: Redacted.make(SECRET), scopes: ["read", "write"] })
+          new McpServerConfig.ClientCredentials({
+            clientId: "robot",
+            clientSecret: Redacted.make(SECRET),
+            scopes: ["read", "write"]
+          })
         )
-        assert.strictEqual(basic?._tag === "ClientCredentials" ? Redacted.value(basic.clientSecret!) : undefined, SECRET)
-        const jwt = yield* authOf({ grant: "client_credentials", clientId: "robot", privateKey: KEY, algorithm: "ES256" }, key)
-        assert.deepStrictEqual(jwt, new McpServerConfig.ClientCredentials({ clientId: "robot", privateKey: Redacted.make(KEY), algorithm: "ES256" }))
+        assert.strictEqual(
+          basic?._tag === "ClientCredentials" ? Redacted.value(basic.clientSecret!) : undefined,
+          SECRET
+        )
+        const jwt = yield* authOf({
+          grant: "client_credentials",
+          clientId: "robot",
+          privateKey: KEY,
+          algorithm: "ES256"
+        }, key)
+        assert.deepStrictEqual(
+          jwt,
+          new McpServerConfig.ClientCredentials({
+            clientId: "robot",
+            privateKey: Redacted.make(KEY),
+            algorithm: "ES256"
+          })
+        )
         assert.strictEqual(jwt?._tag === "ClientCredentials" ? Redacted.value(jwt.privateKey!) : undefined, KEY)
       }
     }))
@@ -121,7 +157,11 @@ describe("oauth / auth entries", () => {
       }
       for (const [key, oauth] of [["oauth", full], ["auth", { grant: "authorization_code", ...full }]] as const) {
         const auth = yield* authOf(oauth, key)
-        assert.deepStrictEqual(auth, new McpServerConfig.AuthorizationCode({ ...full, clientSecret: Redacted.make(SECRET) }), key)
+        assert.deepStrictEqual(
+          auth,
+          new McpServerConfig.AuthorizationCode({ ...full, clientSecret: Redacted.make(SECRET) }),
+          key
+        )
         assert.strictEqual(auth?._tag === "AuthorizationCode" ? Redacted.value(auth.clientSecret!) : undefined, SECRET)
       }
       assert.deepStrictEqual(yield* authOf({}), new McpServerConfig.AuthorizationCode({}))
@@ -170,7 +210,10 @@ describe("resources entries", () => {
         McpServerConfig.stdio({ name: "s", command: "node", protocol: "2026-07-28" })
       )
       const error = yield* Effect.flip(serverOf({ command: "node", protocol: "2024" }))
-      assert.strictEqual(error.message, '/p/mcp.json: mcpServers.s.protocol: expected "auto", "2026-07-28" or "2025-11-25", got a string')
+      assert.strictEqual(
+        error.message,
+        "/p/mcp.json: mcpServers.s.protocol: expected \"auto\", \"2026-07-28\" or \"2025-11-25\", got a string"
+      )
     }))
 
   it.effect("\"resources\": \"tools\" reaches the definition of a stdio or HTTP entry; without it there is none", () =>
@@ -183,7 +226,10 @@ describe("resources entries", () => {
         yield* serverOf({ command: "node", resources: "tools" }),
         McpServerConfig.stdio({ name: "s", command: "node", resources: "tools" })
       )
-      assert.deepStrictEqual(yield* serverOf({ command: "node" }), McpServerConfig.stdio({ name: "s", command: "node" }))
+      assert.deepStrictEqual(
+        yield* serverOf({ command: "node" }),
+        McpServerConfig.stdio({ name: "s", command: "node" })
+      )
       assert.deepStrictEqual(yield* refusalOf({ command: "node", resources: "all" }), [
         PATH,
         "mcpServers.s.resources",
@@ -211,6 +257,9 @@ describe("resources entries", () => {
           JSON.stringify(wrong)
         )
       }
-      assert.match((yield* refusalOf({ command: "node", alwaysLoad: "all" }))[2]!, /^expected true, false or an array of tool names, got /)
+      assert.match(
+        (yield* refusalOf({ command: "node", alwaysLoad: "all" }))[2]!,
+        /^expected true, false or an array of tool names, got /
+      )
     }))
 })

@@ -4,8 +4,8 @@
  * every shown form of the definition.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,8 @@ import * as Redacted from "effect/Redacted"
 import * as Util from "node:util"
 
 const SECRET = "cfg-client-secret-Z81q"
-const KEY = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
+const KEY =
+  "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
 
 const load = (path: string, servers: Record<string, unknown>, vars: Record<string, string> = {}) => {
   const root = path.includes(".vscode") ? "servers" : "mcpServers"
@@ -32,9 +33,17 @@ const httpOf = (server: McpServerConfig.McpServerConfig) => {
 
 describe("auth option", () => {
   it("McpServerConfig.http takes the three forms; secrets are Redacted and absent from every shown form", () => {
-    const code = McpServerConfig.http({ name: "a", url: "https://a.example/mcp", auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 } })
+    const code = McpServerConfig.http({
+      name: "a",
+      url: "https://a.example/mcp",
+      auth: { clientId: "id", clientSecret: SECRET, scopes: ["x"], redirectPort: 8765 }
+    })
     assert.strictEqual(code.auth?._tag, "AuthorizationCode")
-    const basic = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    const basic = McpServerConfig.http({
+      name: "b",
+      url: "https://b.example/mcp",
+      auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET }
+    })
     assert.strictEqual(basic.auth?._tag, "ClientCredentials")
     const jwt = McpServerConfig.http({
       name: "c",
@@ -58,8 +67,19 @@ describe("auth option", () => {
     const custom = McpServerConfig.http({ name: "d", url: "https://d.example/mcp", auth: provider })
     assert.strictEqual(custom.auth?._tag, "CustomProvider")
     // a provider's own fields (tokens, secrets) never show in the definition
-    const holding = McpServerConfig.http({ name: "e", url: "https://e.example/mcp", auth: { ...provider, secretField: SECRET } as typeof provider })
-    for (const shown of [String(holding), Util.inspect(holding, { depth: 10 }), JSON.stringify(holding), Inspectable.toStringUnknown(holding)]) {
+    const holding = McpServerConfig.http({
+      name: "e",
+      url: "https://e.example/mcp",
+      auth: { ...provider, secretField: SECRET } as typeof provider
+    })
+    for (
+      const shown of [
+        String(holding),
+        Util.inspect(holding, { depth: 10 }),
+        JSON.stringify(holding),
+        Inspectable.toStringUnknown(holding)
+      ]
+    ) {
       assert.notInclude(shown, SECRET)
       assert.include(shown, "OAuthClientProvider")
     }
@@ -76,13 +96,23 @@ describe("auth option", () => {
       ].join("\n")
       assert.notInclude(shown, SECRET)
       assert.notInclude(shown, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
-      const scrubbed = McpServerConfig.scrubberOf(server).scrub(`token request failed: ${withSecret(server)} / MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7`)
+      const scrubbed = McpServerConfig.scrubberOf(server).scrub(
+        `token request failed: ${withSecret(server)} / MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7`
+      )
       assert.notInclude(scrubbed, withSecret(server))
       if (server === jwt) assert.notInclude(scrubbed, "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7")
     }
     // another secret or client is another cache entry; the same is the same
-    const other = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: "x" } })
-    const same = McpServerConfig.http({ name: "b", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET } })
+    const other = McpServerConfig.http({
+      name: "b",
+      url: "https://b.example/mcp",
+      auth: { grant: "client_credentials", clientId: "robot", clientSecret: "x" }
+    })
+    const same = McpServerConfig.http({
+      name: "b",
+      url: "https://b.example/mcp",
+      auth: { grant: "client_credentials", clientId: "robot", clientSecret: SECRET }
+    })
     assert.notStrictEqual(McpServerConfig.cacheKey(other), McpServerConfig.cacheKey(basic))
     assert.strictEqual(McpServerConfig.cacheKey(same), McpServerConfig.cacheKey(basic))
     // a definition without auth keeps the key it had
@@ -94,7 +124,13 @@ describe("auth option", () => {
     Effect.gen(function*() {
       const snapshot = yield* load(
         "/p/.mcp.json",
-        { docs: { type: "http", url: "https://docs.example/mcp", oauth: { clientId: "zett-app", clientSecret: "${DOCS_SECRET}", callbackPort: 8765 } } },
+        {
+          docs: {
+            type: "http",
+            url: "https://docs.example/mcp",
+            oauth: { clientId: "zett-app", clientSecret: "${DOCS_SECRET}", callbackPort: 8765 }
+          }
+        },
         { DOCS_SECRET: SECRET }
       )
       const auth = httpOf(snapshot.servers[0]!).auth
@@ -111,7 +147,13 @@ describe("auth option", () => {
       const snapshot = yield* load("/home/u/.gemini/settings.json", {
         on: {
           httpUrl: "https://on.example/mcp",
-          oauth: { enabled: true, clientId: "$GEM_ID", scopes: ["read"], redirectUri: "http://localhost:7777/oauth/callback", tokenUrl: "https://x/token" }
+          oauth: {
+            enabled: true,
+            clientId: "$GEM_ID",
+            scopes: ["read"],
+            redirectUri: "http://localhost:7777/oauth/callback",
+            tokenUrl: "https://x/token"
+          }
         },
         off: { httpUrl: "https://off.example/mcp", oauth: { enabled: false, clientId: "x" } }
       }, { GEM_ID: "gemini-client" })
@@ -164,7 +206,11 @@ describe("auth option", () => {
             }
           }
         },
-        { CORP_SECRET: SECRET, CORP_ID_TOKEN: "eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig", IDP_SECRET: "idp-5ecret-value" }
+        {
+          CORP_SECRET: SECRET,
+          CORP_ID_TOKEN: "eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig",
+          IDP_SECRET: "idp-5ecret-value"
+        }
       )
       const server = httpOf(snapshot.servers[0]!)
       const auth = server.auth
@@ -173,7 +219,9 @@ describe("auth option", () => {
       assert.strictEqual(Redacted.value(auth.idToken), "eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig")
       assert.strictEqual(auth.idpIssuer, "https://idp.corp.example")
       assert.deepStrictEqual(auth.scopes, ["mcp:read"])
-      const scrubbed = McpServerConfig.scrubberOf(server).scrub(`${SECRET} eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig idp-5ecret-value`)
+      const scrubbed = McpServerConfig.scrubberOf(server).scrub(
+        `${SECRET} eyJhbGciOiJSUzI1NiJ9.id-token-of-the-user.sig idp-5ecret-value`
+      )
       for (const secret of [SECRET, "id-token-of-the-user", "idp-5ecret-value"]) {
         assert.notInclude(scrubbed, secret)
         assert.notInclude(Util.inspect(snapshot, { depth: 20 }), secret)
@@ -210,7 +258,11 @@ describe("auth option", () => {
               scopes: ["mcp:read"]
             }
           },
-          ci: { type: "http", url: "https://ci.example/mcp", auth: { grant: "workload_identity", clientId: "ci", assertionEnv: "CI_OIDC_TOKEN" } }
+          ci: {
+            type: "http",
+            url: "https://ci.example/mcp",
+            auth: { grant: "workload_identity", clientId: "ci", assertionEnv: "CI_OIDC_TOKEN" }
+          }
         },
         { WORKLOAD_CLIENT: "pod-7" }
       )
@@ -224,7 +276,10 @@ describe("auth option", () => {
           scopes: ["mcp:read"]
         })
       )
-      assert.deepStrictEqual(ci, new McpServerConfig.WorkloadIdentity({ clientId: "ci", assertion: { env: "CI_OIDC_TOKEN" } }))
+      assert.deepStrictEqual(
+        ci,
+        new McpServerConfig.WorkloadIdentity({ clientId: "ci", assertion: { env: "CI_OIDC_TOKEN" } })
+      )
       // the workload is named by its token's source: a definition is its own cache entry, with no login
       assert.isTrue(McpServerConfig.authorizedByDefinition(snapshot.servers[0]!))
     }))
@@ -232,16 +287,36 @@ describe("auth option", () => {
   it.effect("invalid auth entries name the file, the field and the reason, without the secret", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string, string]> = [
-        [{ grant: "client_credentials", clientSecret: SECRET }, "mcpServers.s.auth.clientId", "missing (client_credentials needs a client)"],
-        [{ grant: "client_credentials", clientId: "r" }, "mcpServers.s.auth", "client_credentials needs either clientSecret or privateKey"],
-        [{ grant: "client_credentials", clientId: "r", privateKey: SECRET }, "mcpServers.s.auth.algorithm", "missing (privateKey needs an algorithm such as RS256)"],
+        [
+          { grant: "client_credentials", clientSecret: SECRET },
+          "mcpServers.s.auth.clientId",
+          "missing (client_credentials needs a client)"
+        ],
+        [
+          { grant: "client_credentials", clientId: "r" },
+          "mcpServers.s.auth",
+          "client_credentials needs either clientSecret or privateKey"
+        ],
+        [
+          { grant: "client_credentials", clientId: "r", privateKey: SECRET },
+          "mcpServers.s.auth.algorithm",
+          "missing (privateKey needs an algorithm such as RS256)"
+        ],
         [
           { grant: "password" },
           "mcpServers.s.auth.grant",
           "expected \"authorization_code\", \"client_credentials\", \"enterprise_managed\" or \"workload_identity\""
         ],
-        [{ grant: "workload_identity", assertionFile: "/t" }, "mcpServers.s.auth.clientId", "missing (workload_identity needs a client)"],
-        [{ grant: "workload_identity", clientId: "w" }, "mcpServers.s.auth", "workload_identity needs either assertionFile or assertionEnv"],
+        [
+          { grant: "workload_identity", assertionFile: "/t" },
+          "mcpServers.s.auth.clientId",
+          "missing (workload_identity needs a client)"
+        ],
+        [
+          { grant: "workload_identity", clientId: "w" },
+          "mcpServers.s.auth",
+          "workload_identity needs either assertionFile or assertionEnv"
+        ],
         [
           { grant: "workload_identity", clientId: "w", assertionFile: "/t", assertionEnv: "T" },
           "mcpServers.s.auth",
@@ -252,13 +327,27 @@ describe("auth option", () => {
           "mcpServers.s.auth.clientSecret",
           "not used with \"grant\": \"workload_identity\" (the workload's token authenticates)"
         ],
-        [{ clientId: "app", assertionFile: "/t" }, "mcpServers.s.auth.assertionFile", "only used with \"grant\": \"workload_identity\""],
         [
-          { grant: "enterprise_managed", clientId: "app", clientSecret: SECRET, idpIssuer: "https://idp.example", idpClientId: "idp-app" },
+          { clientId: "app", assertionFile: "/t" },
+          "mcpServers.s.auth.assertionFile",
+          "only used with \"grant\": \"workload_identity\""
+        ],
+        [
+          {
+            grant: "enterprise_managed",
+            clientId: "app",
+            clientSecret: SECRET,
+            idpIssuer: "https://idp.example",
+            idpClientId: "idp-app"
+          },
           "mcpServers.s.auth.idToken",
           "missing (enterprise_managed needs it)"
         ],
-        [{ clientId: "app", idToken: SECRET }, "mcpServers.s.auth.idToken", "only used with \"grant\": \"enterprise_managed\""],
+        [
+          { clientId: "app", idToken: SECRET },
+          "mcpServers.s.auth.idToken",
+          "only used with \"grant\": \"enterprise_managed\""
+        ],
         [{ clientSecret: 42 }, "mcpServers.s.auth.clientSecret", "expected a string, got a number"],
         [{ redirectPort: 70000 }, "mcpServers.s.auth.redirectPort", "expected a port number (0 to 65535), got 70000"],
         [{ clientSecrt: SECRET }, "mcpServers.s.auth.clientSecrt", "unknown key"]

@@ -3,8 +3,8 @@
  * a value that is not a boolean refused with the file, the entry and the reason.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
@@ -27,7 +27,11 @@ describe("the dpop key of auth", () => {
     Effect.gen(function*() {
       const snapshot = yield* load("/p/.mcp.json", {
         code: { type: "http", url: "https://a.example/mcp", auth: { clientId: "app", dpop: true } },
-        robot: { type: "http", url: "https://b.example/mcp", auth: { grant: "client_credentials", clientId: "r", clientSecret: "${CS}", dpop: false } },
+        robot: {
+          type: "http",
+          url: "https://b.example/mcp",
+          auth: { grant: "client_credentials", clientId: "r", clientSecret: "${CS}", dpop: false }
+        },
         enterprise: {
           type: "http",
           url: "https://c.example/mcp",
@@ -41,18 +45,36 @@ describe("the dpop key of auth", () => {
             dpop: true
           }
         },
-        pod: { type: "http", url: "https://d.example/mcp", oauth: { grant: "workload_identity", clientId: "pod", assertionEnv: "T", dpop: true } },
+        pod: {
+          type: "http",
+          url: "https://d.example/mcp",
+          oauth: { grant: "workload_identity", clientId: "pod", assertionEnv: "T", dpop: true }
+        },
         plain: { type: "http", url: "https://e.example/mcp", auth: { clientId: "app" } }
       })
       const auths = snapshot.servers.map(authOf)
-      assert.deepStrictEqual(auths.map((auth) => auth?._tag), ["AuthorizationCode", "ClientCredentials", "EnterpriseManaged", "WorkloadIdentity", "AuthorizationCode"])
-      assert.deepStrictEqual(auths.map((auth) => auth !== undefined && "dpop" in auth ? auth.dpop : "absent"), [true, false, true, true, "absent"])
+      assert.deepStrictEqual(auths.map((auth) => auth?._tag), [
+        "AuthorizationCode",
+        "ClientCredentials",
+        "EnterpriseManaged",
+        "WorkloadIdentity",
+        "AuthorizationCode"
+      ])
+      assert.deepStrictEqual(auths.map((auth) => auth !== undefined && "dpop" in auth ? auth.dpop : "absent"), [
+        true,
+        false,
+        true,
+        true,
+        "absent"
+      ])
       assert.deepStrictEqual(auths[0], new McpServerConfig.AuthorizationCode({ clientId: "app", dpop: true }))
     }))
 
   it.effect("a dpop that is not true or false names the file, the entry and the reason", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth: { clientId: "app", dpop: "yes" } } }))
+      const error = yield* Effect.flip(
+        load("/p/mcp.json", { s: { url: "https://s.example/mcp", auth: { clientId: "app", dpop: "yes" } } })
+      )
       assert.strictEqual(error._tag, "McpConfigError")
       assert.strictEqual(error.reason, "InvalidEntry")
       assert.strictEqual(error.path, "/p/mcp.json")

@@ -3,10 +3,11 @@
  * recursive reads the file, and refuses it with a typed error that names the file, the entry and the position,
  * at start (the extension's layer) and while running (the last valid list is kept).
  */
-import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
+import { captureLogs } from "@zett/testing/CapturedLogs"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Processes from "@zett/testing/Processes"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -14,7 +15,6 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import { captureLogs } from "@zett/testing/CapturedLogs"
 
 const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 const objects = (levels: number) => `${"{\"k\":".repeat(levels)}1${"}".repeat(levels)}`
@@ -75,28 +75,38 @@ const columnOf = (text: string) => {
 
 describe("a configuration file nested too deep", () => {
   for (const levels of [5_000, 100_000]) {
-    it.scoped(`${levels.toLocaleString("en-US")} levels: McpExtension.layerNode fails with an McpConfigError naming the file, the entry and the line`, () =>
-      Effect.gen(function*() {
-        const dir = yield* TempDir.make("zett-deep-")
-        for (const { entry, name, reason, text } of cases(levels)) {
-          const configPath = Path.join(dir, "mcp.json")
-          Fs.writeFileSync(configPath, text)
-          // lenient or not: a file that cannot be read is refused whole, as one with a syntax error is
-          const exit = yield* Layer.build(McpLayers.layerNode({ configPath, strictConfig: levels > 5_000 })).pipe(
-            Effect.scoped,
-            Effect.exit
-          )
-          assert(exit._tag === "Failure", name)
-          const error = yield* Effect.flip(exit)
-          assert(error._tag === "McpConfigError", name)
-          assert.strictEqual(error.path, configPath, name)
-          assert.strictEqual(error.entry, entry, name)
-          assert.strictEqual(error.reason, "Malformed", name)
-          assert.strictEqual(error.description, reason ?? `nested deeper than 128 levels (line 1, column ${columnOf(text)})`, name)
-          // nothing was started for the file's other server
-          assert.deepStrictEqual(Processes.liveChildren().filter((p) => p.command.includes(everything)), [], name)
-        }
-      }), 60_000)
+    it.scoped(
+      `${
+        levels.toLocaleString("en-US")
+      } levels: McpExtension.layerNode fails with an McpConfigError naming the file, the entry and the line`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* TempDir.make("zett-deep-")
+          for (const { entry, name, reason, text } of cases(levels)) {
+            const configPath = Path.join(dir, "mcp.json")
+            Fs.writeFileSync(configPath, text)
+            // lenient or not: a file that cannot be read is refused whole, as one with a syntax error is
+            const exit = yield* Layer.build(McpLayers.layerNode({ configPath, strictConfig: levels > 5_000 })).pipe(
+              Effect.scoped,
+              Effect.exit
+            )
+            assert(exit._tag === "Failure", name)
+            const error = yield* Effect.flip(exit)
+            assert(error._tag === "McpConfigError", name)
+            assert.strictEqual(error.path, configPath, name)
+            assert.strictEqual(error.entry, entry, name)
+            assert.strictEqual(error.reason, "Malformed", name)
+            assert.strictEqual(
+              error.description,
+              reason ?? `nested deeper than 128 levels (line 1, column ${columnOf(text)})`,
+              name
+            )
+            // nothing was started for the file's other server
+            assert.deepStrictEqual(Processes.liveChildren().filter((p) => p.command.includes(everything)), [], name)
+          }
+        }),
+      60_000
+    )
   }
 
   it.scoped("while running: a file that turns too deep is refused with a warning, and the last valid list stays", () =>

@@ -4,8 +4,9 @@
  */
 import { BadArgument, SystemError } from "@effect/platform/Error"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp-config"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -16,7 +17,6 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as VirtualFile from "@zett/testing/VirtualFile"
 
 interface Setup {
   readonly vars?: Record<string, string>
@@ -86,18 +86,32 @@ describe("McpConfiguration entries", () => {
     const cases: ReadonlyArray<readonly [unknown, string, string]> = [
       [{ command: "node", args: null }, "mcpServers.s.args", "expected an array of strings, got null"],
       [{ command: "node", args: {} }, "mcpServers.s.args", "expected an array of strings, got an object"],
-      [{ type: long, command: "node" }, "mcpServers.s.type", `unsupported type "${"t".repeat(40)}..."; expected "stdio", "http", "streamable-http" or "sse"`],
-      [{ type: "t".repeat(40), command: "node" }, "mcpServers.s.type", `unsupported type "${"t".repeat(40)}"; expected "stdio", "http", "streamable-http" or "sse"`],
+      [
+        { type: long, command: "node" },
+        "mcpServers.s.type",
+        `unsupported type "${"t".repeat(40)}..."; expected "stdio", "http", "streamable-http" or "sse"`
+      ],
+      [
+        { type: "t".repeat(40), command: "node" },
+        "mcpServers.s.type",
+        `unsupported type "${"t".repeat(40)}"; expected "stdio", "http", "streamable-http" or "sse"`
+      ],
       [{ type: "stdio" }, "mcpServers.s.command", "missing"],
       [{ command: "node", env: { "": "v" } }, "mcpServers.s.env[\"\"]", "not a valid environment variable name"],
       [{ command: "node", env: { "A=B": "v" } }, "mcpServers.s.env[\"A=B\"]", "not a valid environment variable name"],
-      [{ command: "node", env: { "A\u0000": "v" } }, "mcpServers.s.env[\"A\\u0000\"]", "not a valid environment variable name"],
+      [
+        { command: "node", env: { "A\u0000": "v" } },
+        "mcpServers.s.env[\"A\\u0000\"]",
+        "not a valid environment variable name"
+      ],
       [{ command: "node", envFil: "x" }, "mcpServers.s.envFil", "unknown key (did you mean \"envFile\"?)"],
       [{ command: "node", argz: [] }, "mcpServers.s.argz", "unknown key (did you mean \"args\"?)"],
       [{ command: "node", ab: 1 }, "mcpServers.s.ab", "unknown key"],
       [{ command: "node", ar: [] }, "mcpServers.s.ar", "unknown key (did you mean \"args\"?)"]
     ]
-    for (const [entry, where, reason] of cases) assert.deepStrictEqual(refusalOf(entry), [where, reason], JSON.stringify(entry))
+    for (const [entry, where, reason] of cases) {
+      assert.deepStrictEqual(refusalOf(entry), [where, reason], JSON.stringify(entry))
+    }
     // a long server name is quoted and cut in the entry's path
     const name = `${"n".repeat(41)} x`
     assert.deepStrictEqual(refusal({ mcpServers: { [name]: { command: "" } } }), [
@@ -119,17 +133,24 @@ describe("McpConfiguration entries", () => {
       "Malformed",
       "expected an object mapping server names to entries, got an array"
     ])
-    assert.deepStrictEqual(file("{\"mcpServers\": {}, \"mcpServers\": {}}"), ["mcpServers", "Malformed", "duplicate key"])
+    assert.deepStrictEqual(file("{\"mcpServers\": {}, \"mcpServers\": {}}"), [
+      "mcpServers",
+      "Malformed",
+      "duplicate key"
+    ])
     assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"command\": \"y\"}}}"), [
       "mcpServers.s.command",
       "InvalidEntry",
       "duplicate key"
     ])
-    assert.deepStrictEqual(file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"env\": {\"K\": \"1\", \"K\": \"2\"}}}}"), [
-      "mcpServers.s.env.K",
-      "InvalidEntry",
-      "duplicate key"
-    ])
+    assert.deepStrictEqual(
+      file("{\"mcpServers\": {\"s\": {\"command\": \"x\", \"env\": {\"K\": \"1\", \"K\": \"2\"}}}}"),
+      [
+        "mcpServers.s.env.K",
+        "InvalidEntry",
+        "duplicate key"
+      ]
+    )
     assert.deepStrictEqual(refusal({ mcpServers: {}, inputs: [{ id: "" }] }), [
       "inputs[0].id",
       "expected a non-empty string, got an empty string"
@@ -173,7 +194,9 @@ describe("McpConfiguration entries", () => {
 
   it("timeout, includeTools and excludeTools reach the definition; without them it has none", () => {
     const server = serverOf({ command: "node", timeout: 1500, includeTools: ["a"], excludeTools: ["b"] })
-    assert.deepStrictEqual([server.timeout, server.includeTools, server.excludeTools], [Duration.millis(1500), ["a"], ["b"]])
+    assert.deepStrictEqual([server.timeout, server.includeTools, server.excludeTools], [Duration.millis(1500), ["a"], [
+      "b"
+    ]])
     const plain = stdio(serverOf({ command: "node" }))
     assert.deepStrictEqual([plain.timeout, plain.args, plain.secrets], [undefined, [], []])
   })
@@ -187,7 +210,11 @@ describe("McpConfiguration entries", () => {
       [{ httpUrl: "https://x/${U}" }, "mcpServers.s.httpUrl"]
     ]
     for (const [entry, where] of cases) {
-      assert.deepStrictEqual(refusalOf(entry), [where, "the variable U is not set and has no default"], JSON.stringify(entry))
+      assert.deepStrictEqual(
+        refusalOf(entry),
+        [where, "the variable U is not set and has no default"],
+        JSON.stringify(entry)
+      )
     }
     assert.deepStrictEqual(refusalOf({ command: "${E}" }, { vars: { E: "" } }), [
       "mcpServers.s.command",
@@ -209,7 +236,9 @@ describe("McpConfiguration entries", () => {
   })
 
   it("secrets: every non-empty value that came from a variable, and nothing else", () => {
-    const server = stdio(serverOf({ command: "node", args: ["${A}${E}"], env: { K: "${E}" } }, { vars: { A: "a", E: "" } }))
+    const server = stdio(
+      serverOf({ command: "node", args: ["${A}${E}"], env: { K: "${E}" } }, { vars: { A: "a", E: "" } })
+    )
     assert.deepStrictEqual(server.secrets.map(Redacted.value), ["a"])
   })
 
@@ -239,7 +268,10 @@ describe("McpConfiguration entries", () => {
       "the input \"k\" has no value: no such input in the file's inputs"
     ])
     const { exit } = load(
-      { servers: { s: { command: "node", args: ["${input:k}", "${input:p}"] } }, inputs: [{ id: "k" }, { id: "p", password: true }] },
+      {
+        servers: { s: { command: "node", args: ["${input:k}", "${input:p}"] } },
+        inputs: [{ id: "k" }, { id: "p", password: true }]
+      },
       { inputs },
       "/p/.vscode/mcp.json"
     )
@@ -295,7 +327,9 @@ describe("McpConfiguration entries", () => {
       ["\uFEFF \n\t", "line 1, column 1: the file is empty"],
       ["// mcp.json\n/* nothing yet */\n", "line 1, column 1: the file is empty"]
     ]
-    for (const [text, issue] of cases) assert.strictEqual(reason(text), `not valid JSON (${issue})`, JSON.stringify(text))
+    for (const [text, issue] of cases) {
+      assert.strictEqual(reason(text), `not valid JSON (${issue})`, JSON.stringify(text))
+    }
   })
 
   it("a key written twice in an object inside an array is named with the array's index", () => {
@@ -332,12 +366,17 @@ describe("McpConfiguration entries", () => {
     ])
     assert.deepStrictEqual(combined.skipped, [skipped])
     assert.strictEqual(lines[0], "/b.json: the server \"x\" is also configured in /a.json; the later entry is used")
-    const code = Effect.runSync(McpConfiguration.combine([
-      { path: undefined, servers: [server("x")], skipped: [] },
-      { path: undefined, servers: [server("x")], skipped: [] }
-    ]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+    const code = Effect.runSync(
+      McpConfiguration.combine([
+        { path: undefined, servers: [server("x")], skipped: [] },
+        { path: undefined, servers: [server("x")], skipped: [] }
+      ]).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    )
     assert.strictEqual(code.path, undefined)
-    assert.strictEqual(lines[1], "servers option: the server \"x\" is also configured in the servers option; the later entry is used")
+    assert.strictEqual(
+      lines[1],
+      "servers option: the server \"x\" is also configured in the servers option; the later entry is used"
+    )
   })
 
   it("a root key of one letter (serverKeys) and a server name of one letter load, with no duplicate", () => {
@@ -350,7 +389,9 @@ describe("McpConfiguration entries", () => {
   })
 
   it("${userHome} is HOME, else USERPROFILE", () => {
-    const server = stdio(serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } }))
+    const server = stdio(
+      serverOf({ command: "node", args: ["${userHome}"] }, { vars: { USERPROFILE: "C:\\Users\\u" } })
+    )
     assert.deepStrictEqual(server.args, ["C:\\Users\\u"])
   })
 })

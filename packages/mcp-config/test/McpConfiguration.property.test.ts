@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
+import { McpConfiguration } from "@zett/mcp-config"
+import * as VirtualFile from "@zett/testing/VirtualFile"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -9,7 +10,6 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import * as VirtualFile from "@zett/testing/VirtualFile"
 
 // Header and env values of every generated file contain this marker; no message or log line may.
 const SECRET = "pbt-secret-Q7x1"
@@ -83,8 +83,8 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     fc.boolean()
   )
     .chain(([index, field, secretField]) =>
-      wrongValue(secretField && (field === "headers" || field === "env")).map((value): Mutation =>
-        ({ entries, rootKey }) => {
+      wrongValue(secretField && (field === "headers" || field === "env")).map(
+        (value): Mutation => ({ entries, rootKey }) => {
           if (entries.length === 0) return serialize(rootKey, entries)
           const [entryName] = entries[index % entries.length]!
           const replaced: Json = secretField && (field === "headers" || field === "env")
@@ -133,7 +133,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     serialize(rootKey, [...entries, ["huge", { url: "https://h.example/mcp", headers: { A: SECRET.repeat(20_000) } }]])
   ),
   // A duplicated name, written as JSON text (JSON.stringify cannot produce it).
-  fc.constant<Mutation>(({ entries, rootKey }) => {
+  fc.constant<Mutation>(({ rootKey }) => {
     const text = serialize(rootKey, [["dup", { command: "a", env: { K: SECRET } }]])
     return text.replace(/}}$/, `},"dup":{"command":"b","env":{"K":"${SECRET}"}}}}`)
   }),

@@ -8,12 +8,12 @@ import type { PlatformError } from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration } from "@zett/mcp-config"
 import { McpServerConfig } from "@zett/mcp"
-import * as Cause from "effect/Cause"
-import * as ConfigProvider from "effect/ConfigProvider"
+import { McpConfiguration } from "@zett/mcp-config"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
 import * as VirtualFile from "@zett/testing/VirtualFile"
+import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
@@ -72,8 +72,9 @@ const badArgument = (method: string) => new BadArgument({ module: "FileSystem", 
 
 /** Every log line's level, message and annotations, debug included. */
 const recording = () => {
-  const lines: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }> =
-    []
+  const lines: Array<
+    { readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }
+  > = []
   const logger = Logger.make(({ annotations, logLevel, message }) =>
     void lines.push({
       level: logLevel.label,
@@ -136,7 +137,9 @@ describe("McpConfiguration, while running", () => {
       assert.deepStrictEqual(names(second.servers), ["y", "x"])
       assert.strictEqual(logs.messages("WARN").length, 1)
       // the missing file is said once, at the start, not per request
-      assert.deepStrictEqual(logs.messages("INFO"), [`${path}: no such configuration file; no servers from it until it exists`])
+      assert.deepStrictEqual(logs.messages("INFO"), [
+        `${path}: no such configuration file; no servers from it until it exists`
+      ])
       assert.strictEqual(state.reads, 0)
       assert.strictEqual(state.stats, 3)
     }))
@@ -170,7 +173,10 @@ describe("McpConfiguration, while running", () => {
     Effect.gen(function*() {
       const { layer, state } = disk(undefined)
       const logs = recording()
-      const config = yield* McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer), Effect.provide(logs.layer))
+      const config = yield* McpConfiguration.make({ configPath: path }).pipe(
+        Effect.provide(layer),
+        Effect.provide(logs.layer)
+      )
       assert.deepStrictEqual(config.servers, [])
       assert.deepStrictEqual(logs.lines, [{
         level: "INFO",
@@ -214,9 +220,17 @@ describe("McpConfiguration, while running", () => {
   it.effect("a stat or read that fails names the file and the system's reason", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<[string, (state: ReturnType<typeof disk>["state"]) => void, string]> = [
-        ["stat denied", (state) => (state.statError = permissionDenied("stat")), "cannot read the file (PermissionDenied)"],
+        [
+          "stat denied",
+          (state) => (state.statError = permissionDenied("stat")),
+          "cannot read the file (PermissionDenied)"
+        ],
         ["stat bad argument", (state) => (state.statError = badArgument("stat")), "cannot read the file"],
-        ["read denied", (state) => (state.readError = permissionDenied("readFileString")), "cannot read the file (PermissionDenied)"],
+        [
+          "read denied",
+          (state) => (state.readError = permissionDenied("readFileString")),
+          "cannot read the file (PermissionDenied)"
+        ],
         ["read bad argument", (state) => (state.readError = badArgument("readFileString")), "cannot read the file"],
         ["directory", (state) => (state.directory = true), "is a directory, expected a JSON file"]
       ]
@@ -232,7 +246,9 @@ describe("McpConfiguration, while running", () => {
           "Unreadable",
           reason
         ])
-        const built = failureOf(yield* Effect.exit(McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer))))
+        const built = failureOf(
+          yield* Effect.exit(McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer)))
+        )
         assert.strictEqual(built.message, `${path}: ${reason}`, name)
       }
     }))
@@ -313,14 +329,22 @@ describe("McpConfiguration, while running", () => {
       assert.deepStrictEqual(logs.lines.map((line) => [line.level, line.message, line.annotations]), [
         ["DEBUG", `${path}: disabled entries left out: off, gone`, { "mcp.config.path": path }],
         ["WARN", `${path}: servers.b.url: expected a URL, got 1 (entry skipped)`, { "mcp.config.path": path }],
-        ["WARN", `${path}: servers.c.command: expected a non-empty string, got 2 (entry skipped)`, { "mcp.config.path": path }]
+        ["WARN", `${path}: servers.c.command: expected a non-empty string, got 2 (entry skipped)`, {
+          "mcp.config.path": path
+        }]
       ])
     }))
 
   it.effect("strict mode names the first invalid entry and counts the rest, in the singular for one", () =>
     Effect.gen(function*() {
       const reasons: Array<[string | undefined, string]> = []
-      for (const servers of [{ b: { url: 1 } }, { b: { url: 1 }, c: { command: 2 } }, { b: { url: 1 }, c: { command: 2 }, d: {} }]) {
+      for (
+        const servers of [{ b: { url: 1 } }, { b: { url: 1 }, c: { command: 2 } }, {
+          b: { url: 1 },
+          c: { command: 2 },
+          d: {}
+        }]
+      ) {
         const { layer } = disk(json(servers))
         const error = failureOf(yield* Effect.exit(McpConfiguration.fromFile(path).pipe(Effect.provide(layer))))
         reasons.push([error.entry, error.description])
@@ -337,7 +361,9 @@ describe("McpConfiguration, while running", () => {
       const explicit = McpServerConfig.stdio({ name: "mine", command: "node" })
       const text = json({ a: { command: "node" }, mine: { command: "other" } })
       const strict = failureOf(
-        yield* Effect.exit(McpConfiguration.make({ configPath: path, servers: [explicit] }).pipe(Effect.provide(disk(text).layer)))
+        yield* Effect.exit(
+          McpConfiguration.make({ configPath: path, servers: [explicit] }).pipe(Effect.provide(disk(text).layer))
+        )
       )
       assert.deepStrictEqual([strict.path, strict.entry, strict.reason, strict.description], [
         path,
@@ -363,7 +389,11 @@ describe("McpConfiguration, while running", () => {
   it.effect("the explicit list alone: a repeated name fails; a prefix clash is told apart with a warning", () =>
     Effect.gen(function*() {
       const a = McpServerConfig.stdio({ name: "a", command: "node" })
-      const twice = failureOf(yield* Effect.exit(McpConfiguration.make({ servers: [a, McpServerConfig.stdio({ name: "b", command: "x" }), a] })))
+      const twice = failureOf(
+        yield* Effect.exit(
+          McpConfiguration.make({ servers: [a, McpServerConfig.stdio({ name: "b", command: "x" }), a] })
+        )
+      )
       assert.deepStrictEqual([twice.path, twice.entry, twice.reason, twice.description], [
         "servers option",
         "a",
@@ -416,14 +446,22 @@ describe("McpConfiguration, while running", () => {
       const logs = recording()
       const combined = yield* McpConfiguration.combine([
         { path: "/a.json", servers: [McpServerConfig.stdio({ name: "y", command: "node" })], skipped: [] },
-        { path: "/b.json", servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
+        {
+          path: "/b.json",
+          servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")],
+          skipped: []
+        }
       ]).pipe(Effect.provide(logs.layer))
       const other = McpServerConfig.toolPrefix(combined.servers[1]!)
       assert.notStrictEqual(other, "y")
       // snapshots of code alone: the warning names the servers option
       const code = yield* McpConfiguration.combine([
         { path: undefined, servers: [McpServerConfig.stdio({ name: "y", command: "node" })], skipped: [] },
-        { path: undefined, servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")], skipped: [] }
+        {
+          path: undefined,
+          servers: [prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")],
+          skipped: []
+        }
       ]).pipe(Effect.provide(logs.layer))
       assert.strictEqual(code.path, undefined)
       assert.deepStrictEqual(logs.messages(), [
@@ -440,7 +478,9 @@ describe("McpConfiguration, while running", () => {
       const config = yield* McpConfiguration.make({ configPath: path }).pipe(Effect.provide(layer))
       yield* config.current.pipe(Effect.withTracer(tracer))
       assert.deepStrictEqual(
-        spans.map((span) => [span.name, Object.fromEntries([...span.attributes].filter(([key]) => key !== "code.stacktrace"))]),
+        spans.map((
+          span
+        ) => [span.name, Object.fromEntries([...span.attributes].filter(([key]) => key !== "code.stacktrace"))]),
         [["McpConfiguration.fromFile", {}], ["McpConfiguration.current", { "mcp.config.path": path }]]
       )
     }))

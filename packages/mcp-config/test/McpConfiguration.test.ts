@@ -1,15 +1,15 @@
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
-import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import { McpError, McpServerConfig, McpServers } from "@zett/mcp"
+import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
@@ -135,7 +135,9 @@ describe("McpConfiguration", () => {
         ])
       }).pipe(
         Effect.provide(NodeContext.layer),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]])))
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(new Map([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]]))
+        )
       ))
 
     it.effect("variables are expanded: ${VAR} from the ConfigProvider, ${input:ID} from McpInputs (C9)", () =>
@@ -150,12 +152,16 @@ describe("McpConfiguration", () => {
         assert.strictEqual(Redacted.value(memory.env.API_KEY!), "k")
         // unset, and no McpInputs: errors that name the variable and the input, never a value
         const unset = yield* configError(
-          McpConfiguration.fromFile(fixture("claude-code.json")).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+          McpConfiguration.fromFile(fixture("claude-code.json")).pipe(
+            Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
+          )
         )
         assert.strictEqual(unset.entry, "mcpServers.sentry.headers.Authorization")
         assert.strictEqual(unset.description, "the variable SENTRY_TOKEN is not set and has no default")
         assert.strictEqual(unset.reason, "InvalidEntry")
-        const noInputs = yield* configError(McpConfiguration.fromFile(fixture("vscode.json")).pipe(Effect.provide(McpInputs.layerValues({}))))
+        const noInputs = yield* configError(
+          McpConfiguration.fromFile(fixture("vscode.json")).pipe(Effect.provide(McpInputs.layerValues({})))
+        )
         assert.strictEqual(noInputs.entry, "servers.memory.env.API_KEY")
         assert.strictEqual(noInputs.description, "the input \"api-key\" has no value: no value was given for it")
       }).pipe(
@@ -258,19 +264,27 @@ describe("McpConfiguration", () => {
       Effect.gen(function*() {
         const dir = yield* tempDir
         const file = NodePath.join(dir, "mcp.json")
-        yield* write(file, [
-          "// .vscode/mcp.json",
-          "{",
-          "  /* the servers */",
-          "  \"servers\": {",
-          "    \"docs\": { \"type\": \"http\", \"url\": \"http://127.0.0.1:9/mcp\", }, // trailing comma",
-          "    \"local\": { \"command\": \"node\", \"args\": [\"server.js\",], },",
-          "  },",
-          "}"
-        ].join("\n"), 1_700_000_000)
+        yield* write(
+          file,
+          [
+            "// .vscode/mcp.json",
+            "{",
+            "  /* the servers */",
+            "  \"servers\": {",
+            "    \"docs\": { \"type\": \"http\", \"url\": \"http://127.0.0.1:9/mcp\", }, // trailing comma",
+            "    \"local\": { \"command\": \"node\", \"args\": [\"server.js\",], },",
+            "  },",
+            "}"
+          ].join("\n"),
+          1_700_000_000
+        )
         const config = yield* McpConfiguration.fromFile(file)
         assert.deepStrictEqual(names(config.servers), ["docs", "local"])
-        yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" }, /* again */ \"a\": { \"command\": \"y\" }, } }", 1_700_000_100)
+        yield* write(
+          file,
+          "{ \"servers\": { \"a\": { \"command\": \"x\" }, /* again */ \"a\": { \"command\": \"y\" }, } }",
+          1_700_000_100
+        )
         const error = yield* configError(McpConfiguration.fromFile(file))
         assert.strictEqual(error.description, "duplicate server name")
         yield* write(file, "{ \"servers\": { \"a\": { \"command\": \"x\" } } /* unterminated", 1_700_000_200)
@@ -301,7 +315,10 @@ describe("McpConfiguration", () => {
     it.effect("duplicate names in the explicit list are rejected (C6)", () =>
       Effect.gen(function*() {
         const error = yield* configError(McpConfiguration.make({
-          servers: [McpServerConfig.stdio({ name: "a", command: "x" }), McpServerConfig.stdio({ name: "a", command: "y" })]
+          servers: [
+            McpServerConfig.stdio({ name: "a", command: "x" }),
+            McpServerConfig.stdio({ name: "a", command: "y" })
+          ]
         }))
         assert.strictEqual(error.message, "servers option: a: duplicate server name")
       }).pipe(Effect.provide(NodeContext.layer)))
@@ -338,16 +355,36 @@ describe("McpConfiguration", () => {
           [{ command: "node", zzzzz: 1 }, "servers.s.zzzzz", "unknown key"],
           [{ command: "node", envFile: "missing.env" }, "servers.s.envFile", "cannot read the file (NotFound)"],
           [{ command: "node", timeout: 0 }, "servers.s.timeout", "expected a number above 0, got 0"],
-          [{ command: "node", includeTools: "a" }, "servers.s.includeTools", "expected an array of strings, got a string"],
-          [{ url: "https://x.example", httpUrl: "https://y.example" }, "servers.s", "has both url and httpUrl; give one"],
-          [{ type: "websocket", url: "wss://x" }, "servers.s.type", "unsupported type \"websocket\"; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""],
+          [
+            { command: "node", includeTools: "a" },
+            "servers.s.includeTools",
+            "expected an array of strings, got a string"
+          ],
+          [
+            { url: "https://x.example", httpUrl: "https://y.example" },
+            "servers.s",
+            "has both url and httpUrl; give one"
+          ],
+          [
+            { type: "websocket", url: "wss://x" },
+            "servers.s.type",
+            "unsupported type \"websocket\"; expected \"stdio\", \"http\", \"streamable-http\" or \"sse\""
+          ],
           [{ command: "node", headers: {} }, "servers.s.headers", "not allowed in a stdio entry"],
           [{ type: "stdio", url: "https://x.example" }, "servers.s.url", "not allowed in a stdio entry"],
           [{ type: "http", command: "node" }, "servers.s.command", "not allowed in an HTTP entry"],
           [{ type: "http" }, "servers.s.url", "missing"],
           [{}, "servers.s", "expected a command (stdio) or a url (HTTP)"],
-          [{ comand: "node" }, "servers.s", "expected a command (stdio) or a url (HTTP); it has \"comand\" (did you mean \"command\"?)"],
-          [{ URL: "https://x.example" }, "servers.s", "expected a command (stdio) or a url (HTTP); it has \"URL\" (did you mean \"url\"?)"],
+          [
+            { comand: "node" },
+            "servers.s",
+            "expected a command (stdio) or a url (HTTP); it has \"comand\" (did you mean \"command\"?)"
+          ],
+          [
+            { URL: "https://x.example" },
+            "servers.s",
+            "expected a command (stdio) or a url (HTTP); it has \"URL\" (did you mean \"url\"?)"
+          ],
           [[], "servers.s", "expected an object, got an array"],
           [{ command: "" }, "servers.s.command", "expected a non-empty string, got an empty string"],
           [{ command: "node", args: "--x" }, "servers.s.args", "expected an array of strings, got a string"],
@@ -373,7 +410,11 @@ describe("McpConfiguration", () => {
           const file = NodePath.join(dir, `case-${index}.json`)
           yield* write(file, JSON.stringify({ servers: { s: entry } }), 1_700_000_000)
           const error = yield* configError(McpConfiguration.fromFile(file))
-          assert.deepStrictEqual([error.entry, error.reason, error.description], [where, "InvalidEntry", reason], JSON.stringify(entry))
+          assert.deepStrictEqual(
+            [error.entry, error.reason, error.description],
+            [where, "InvalidEntry", reason],
+            JSON.stringify(entry)
+          )
         }
         // Harmless keys that clients write for themselves are accepted.
         const file = NodePath.join(dir, "extras.json")
@@ -696,8 +737,14 @@ describe("McpConfiguration", () => {
       assert(remote?._tag === "McpHttpServer" && local?._tag === "McpStdioServer")
       assert.strictEqual(remote.url, "https://x.example/mcp?token=url-secret-4f2a")
       assert.deepStrictEqual(local.args, ["--key=url-secret-4f2a", "/srv/project/server.js"])
-      assert.strictEqual(McpServerConfig.describe(remote), "remote (streamable-http https://x.example/mcp?token=<redacted>)")
-      assert.strictEqual(McpServerConfig.scrubberOf(local).scrub("started with --key=url-secret-4f2a"), "started with --key=<redacted>")
+      assert.strictEqual(
+        McpServerConfig.describe(remote),
+        "remote (streamable-http https://x.example/mcp?token=<redacted>)"
+      )
+      assert.strictEqual(
+        McpServerConfig.scrubberOf(local).scrub("started with --key=url-secret-4f2a"),
+        "started with --key=<redacted>"
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("timeout is seconds in Cline's file and milliseconds in Gemini CLI's; a Zed extension's server is left out", () =>
@@ -713,9 +760,13 @@ describe("McpConfiguration", () => {
       const gemini = at(".gemini", "settings.json")
       yield* write(gemini, JSON.stringify({ mcpServers: { s: { command: "node", timeout: 30000 } } }), 1_700_000_000)
       const zed = at("zed", "settings.json")
-      yield* write(zed, JSON.stringify({
-        context_servers: { ext: { source: "extension", settings: { token: "x" } }, mine: { command: "node" } }
-      }), 1_700_000_000)
+      yield* write(
+        zed,
+        JSON.stringify({
+          context_servers: { ext: { source: "extension", settings: { token: "x" } }, mine: { command: "node" } }
+        }),
+        1_700_000_000
+      )
       const timeoutOf = (snapshot: McpServers.Snapshot) => Duration.toMillis(snapshot.servers[0]!.timeout!)
       assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(cline)), 60_000)
       assert.strictEqual(timeoutOf(yield* McpConfiguration.fromFile(gemini)), 30_000)
@@ -727,10 +778,15 @@ describe("McpConfiguration", () => {
       let asked = 0
       const answer = yield* Deferred.make<void>()
       const inputs = yield* McpInputs.make((input) =>
-        Effect.zipRight(Effect.sync(() => asked++), Effect.as(Deferred.await(answer), Redacted.make(`value of ${input.id}`)))
+        Effect.zipRight(
+          Effect.sync(() => asked++),
+          Effect.as(Deferred.await(answer), Redacted.make(`value of ${input.id}`))
+        )
       )
       const input = { id: "key", password: true }
-      const waiting = yield* Effect.fork(Effect.all([inputs.get(input), inputs.get(input), inputs.get(input)], { concurrency: "unbounded" }))
+      const waiting = yield* Effect.fork(
+        Effect.all([inputs.get(input), inputs.get(input), inputs.get(input)], { concurrency: "unbounded" })
+      )
       yield* Deferred.succeed(answer, void 0)
       const values = yield* Fiber.join(waiting)
       yield* inputs.get(input)
@@ -744,7 +800,11 @@ describe("McpConfiguration", () => {
       const texts: Array<string> = []
       for (const name of ["claude-desktop.json", "cursor.json", "vscode.json", "claude-code.json"]) {
         const snapshot = yield* McpConfiguration.fromFile(fixture(name))
-        texts.push(JSON.stringify(snapshot), String(snapshot.servers), snapshot.servers.map(McpServerConfig.describe).join())
+        texts.push(
+          JSON.stringify(snapshot),
+          String(snapshot.servers),
+          snapshot.servers.map(McpServerConfig.describe).join()
+        )
         yield* Effect.logInfo("loaded", snapshot)
       }
       for (const name of ["invalid-entries.json", "not-json.json"]) {

@@ -5,14 +5,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
+import * as VirtualFile from "@zett/testing/VirtualFile"
+import * as Cause from "effect/Cause"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Cause from "effect/Cause"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as fc from "fast-check"
-import * as VirtualFile from "@zett/testing/VirtualFile"
 
 const SECRET = "var-secret-K9"
 
@@ -124,7 +124,11 @@ describe("McpConfiguration variables (property)", () => {
           assert.isTrue(Option.isSome(failure), `a defect: ${Cause.pretty(exit.cause)}`)
           const error = Option.getOrThrow(failure)
           assert.strictEqual(error._tag, "McpConfigError")
-          const unset = "unset" in expectedArg ? expectedArg.unset : "unset" in expectedEnv ? expectedEnv.unset : undefined
+          const unset = "unset" in expectedArg
+            ? expectedArg.unset
+            : "unset" in expectedEnv
+            ? expectedEnv.unset
+            : undefined
           assert.isDefined(unset, `failed although the reference expands it: ${error.message}`)
           assert.strictEqual(error.description, `the variable ${unset} is not set and has no default`)
           assert.strictEqual(error.entry, "unset" in expectedArg ? `${root}.s.args[0]` : `${root}.s.env.V`)
@@ -160,7 +164,10 @@ describe("McpConfiguration variables: the edges of each form", () => {
   const vars = new Map([["A", "a"], ["AB", "ab"]])
 
   it("${input:} without an id is text, not an input", () => {
-    assert.deepStrictEqual(argsOf("/work/project/.vscode/mcp.json", ["${input:}", "x${input:}y"]), ["${input:}", "x${input:}y"])
+    assert.deepStrictEqual(argsOf("/work/project/.vscode/mcp.json", ["${input:}", "x${input:}y"]), [
+      "${input:}",
+      "x${input:}y"
+    ])
   })
 
   it("${VAR:-default} needs a name before :- and the :- itself", () => {
@@ -179,7 +186,17 @@ describe("McpConfiguration variables: the edges of each form", () => {
 })
 
 // every form once: which of them a file expands tells its dialect
-const probeArgs = ["${env:A}", "${A}", "${A:-d}", "$A", "${workspaceFolder}", "${workspaceFolderBasename}", "${userHome}", "${pathSeparator}", "${/}"]
+const probeArgs = [
+  "${env:A}",
+  "${A}",
+  "${A:-d}",
+  "$A",
+  "${workspaceFolder}",
+  "${workspaceFolderBasename}",
+  "${userHome}",
+  "${pathSeparator}",
+  "${/}"
+]
 // the predefined names are set as variables too: a dialect that reads them as variables tells itself apart
 const probeVars = new Map([
   ["A", "a"],
@@ -242,7 +259,10 @@ describe("McpConfiguration variables: the dialect of a file, by its path and roo
       ["/p/mcp_config.json", "mcpServers", expanded],
       ["/p/.vscode/settings.json", "mcpServers", expanded],
       ["/p/.cursor/other.json", "mcpServers", expanded],
-      ["/p/windsurf/config.json", "mcpServers", { ...expanded, args: ["a", "a", "a", "a", "/p/windsurf", "windsurf", "/home/u", "/", "/"] }],
+      ["/p/windsurf/config.json", "mcpServers", {
+        ...expanded,
+        args: ["a", "a", "a", "a", "/p/windsurf", "windsurf", "/home/u", "/", "/"]
+      }],
       ["/home/u/.gemini/other.json", "mcpServers", {
         ...expanded,
         args: ["a", "a", "a", "a", "/home/u/.gemini", ".gemini", "/home/u", "/", "/"]

@@ -17,18 +17,22 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const { factory } = fakeFactory({})
       const configPath = Path.join(import.meta.dirname, "fixtures", "config", "invalid-entries.json")
-      for (const layer of [
-        McpLayers.layerNode({ configPath, clientFactory: factory }),
-        McpLayers.layer({ configPath }).pipe(
-          Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
-          Layer.provide(NodeContext.layer)
-        )
-      ]) {
+      for (
+        const layer of [
+          McpLayers.layerNode({ configPath, clientFactory: factory }),
+          McpLayers.layer({ configPath }).pipe(
+            Layer.provide(Layer.succeed(McpClientFactory.McpClientFactory, factory)),
+            Layer.provide(NodeContext.layer)
+          )
+        ]
+      ) {
         const error = yield* Effect.flip(Layer.build(layer).pipe(Effect.scoped))
         assert.strictEqual(error._tag, "McpConfigError")
         assert.match(error.message, /invalid-entries\.json: servers\.docs\.url: expected a URL, got 42/)
       }
       // lenient: the same file loads, the invalid entry skipped
-      yield* Layer.build(McpLayers.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(Effect.scoped)
+      yield* Layer.build(McpLayers.layerNode({ configPath, clientFactory: factory, strictConfig: false })).pipe(
+        Effect.scoped
+      )
     }))
 })

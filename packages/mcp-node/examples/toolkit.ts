@@ -8,16 +8,16 @@
  * `OPENAI_BASE_URL` points it at another Responses API endpoint (the tests use a local fake one); `OPENAI_MODEL`
  * names the model (default gpt-4.1-mini).
  */
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as Prompt from "@effect/ai/Prompt"
 import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -28,7 +28,11 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 
 const require = createRequire(import.meta.url)
-const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
+const everything = Path.join(
+  Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js"
+)
 
 const freePort = Effect.async<number>((resume) => {
   const probe = Net.createServer()

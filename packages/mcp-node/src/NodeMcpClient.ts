@@ -12,11 +12,11 @@
 import type { Client } from "@modelcontextprotocol/client"
 import type { CallToolResult } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
-import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as McpClient from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"
-import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as Connection from "./internal/connection.js"
 import * as Deadlines from "./internal/deadlines.js"
 import * as ListedTools from "./internal/listedTools.js"
@@ -51,7 +51,8 @@ export const sdkTimeoutDisabled: number = Connection.sdkTimeoutDisabled
  * @since 0.1.0
  * @category constructors
  */
-export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient.McpClient => build(client, options, undefined)
+export const fromSdkClient = (client: Client, options: SdkClientOptions): McpClient.McpClient =>
+  build(client, options, undefined)
 
 /**
  * @since 0.1.0
@@ -76,8 +77,10 @@ export interface SdkClientOptions {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (client: Client, options: SdkClientOptions): Effect.Effect<McpClient.McpClient, never, Scope.Scope> =>
-  makeWith(client, options, undefined)
+export const make = (
+  client: Client,
+  options: SdkClientOptions
+): Effect.Effect<McpClient.McpClient, never, Scope.Scope> => makeWith(client, options, undefined)
 
 /**
  * `make`, for a client on which the connection's server-request handlers are installed: each call records the
@@ -98,9 +101,15 @@ const build = (
   deadlines: Deadlines.Deadlines | undefined,
   requests?: ServerRequests.ServerRequests | undefined
 ): McpClient.McpClient => {
-  const connection: Connection.Connection = { client, server: options.server, scrubber: options.scrubber ?? Scrubber.none }
+  const connection: Connection.Connection = {
+    client,
+    server: options.server,
+    scrubber: options.scrubber ?? Scrubber.none
+  }
   const server = connection.server
-  const outputs = new ListedTools.ListedTools(client.getProtocolEra() === "modern" && options.transport === "streamable-http")
+  const outputs = new ListedTools.ListedTools(
+    client.getProtocolEra() === "modern" && options.transport === "streamable-http"
+  )
   Notifications.keepNotificationOrder(client)
   const listing = ToolList.make(connection, outputs)
   const { callTool, callWithin } = ToolCall.make(connection, outputs, listing, deadlines)
@@ -108,7 +117,9 @@ const build = (
   const skills = Skills.make(connection)
   const reauthorize = options.reauthorize
   // the deadline of a call is its own attempt's: a login between two attempts is the user's time
-  const logins = reauthorize === undefined ? undefined : (method: string) => Logins.withLogins(reauthorize, server, method)
+  const logins = reauthorize === undefined
+    ? undefined
+    : (method: string) => Logins.withLogins(reauthorize, server, method)
   const around = aroundCalls(requests, logins?.("tools/call"))
   return McpClient.make({
     server,
@@ -138,7 +149,9 @@ const build = (
   })
 }
 
-type Around = <E>(self: Effect.Effect<CallToolResult, McpRequestError | E>) => Effect.Effect<CallToolResult, McpRequestError | E>
+type Around = <E>(
+  self: Effect.Effect<CallToolResult, McpRequestError | E>
+) => Effect.Effect<CallToolResult, McpRequestError | E>
 
 /**
  * What every call goes through besides the call itself, the same for `callTool` and `callWithin`: the tracker of

@@ -10,22 +10,21 @@
  *
  * @since 0.1.0
  */
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type { Transport } from "@modelcontextprotocol/client"
+import type { LoggingLevel } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import type * as McpClient from "@zett/mcp/McpClient"
 import type { ConnectOptions } from "@zett/mcp/McpClientFactory"
 import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
 import type { McpConnectError } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
-import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
-import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import type { LoggingLevel } from "@modelcontextprotocol/client"
-import * as ProcessGroups from "./ProcessGroups.js"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import * as EraVerdicts from "./internal/eraVerdicts.js"
 import * as Errors from "./internal/errors.js"
 import * as HttpConnect from "./internal/httpConnect.js"
@@ -36,6 +35,7 @@ import * as ServerRequests from "./internal/serverRequests.js"
 import * as StdioConnect from "./internal/stdioConnect.js"
 import { transportAttributes } from "./internal/telemetry.js"
 import * as Turns from "./internal/turns.js"
+import * as ProcessGroups from "./ProcessGroups.js"
 
 /**
  * @since 0.1.0
@@ -132,7 +132,9 @@ export const make = (
     // connects that start together start one per turn of the event loop: this factory's gate
     const turns = yield* Turns.make
     const verdicts = EraVerdicts.make(options?.verdictStore)
-    return of(connectWith({ settings: settingsOf(options), authSettings, handlers, own, processGroups, turns, verdicts }))
+    return of(
+      connectWith({ settings: settingsOf(options), authSettings, handlers, own, processGroups, turns, verdicts })
+    )
   })
 
 const settingsOf = (options: Options | undefined): SdkClient.Settings => {
@@ -182,8 +184,18 @@ const connectWith = (
     const fresh = () => SdkClient.newClient(clientInfo, server, runtime, scrubber, probeMs, requests)
     const given = connectOptions?.verdict
     return yield* server._tag === "McpStdioServer"
-      ? StdioConnect.connect(factory.settings, factory.processGroups, factory.verdicts, { server, scrubber, requests, fresh }, given)
-      : HttpConnect.connect(factory.settings, factory.authSettings, factory.verdicts, { server, scrubber, requests, fresh }, given)
+      ? StdioConnect.connect(factory.settings, factory.processGroups, factory.verdicts, {
+        server,
+        scrubber,
+        requests,
+        fresh
+      }, given)
+      : HttpConnect.connect(factory.settings, factory.authSettings, factory.verdicts, {
+        server,
+        scrubber,
+        requests,
+        fresh
+      }, given)
   })
 
 /**

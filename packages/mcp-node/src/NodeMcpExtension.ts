@@ -10,18 +10,18 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as Path from "@effect/platform/Path"
+import { Agent } from "@zett/agent"
+import type { AgentError, Model } from "@zett/agent"
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import { McpClientFactory as ClientFactory } from "@zett/mcp/McpClientFactory"
 import * as McpElicitation from "@zett/mcp/McpElicitation"
+import type { McpConfigError } from "@zett/mcp/McpError"
 import * as McpExtension from "@zett/mcp/McpExtension"
 import * as McpRoots from "@zett/mcp/McpRoots"
 import * as McpSampling from "@zett/mcp/McpSampling"
-import type { McpConfigError } from "@zett/mcp/McpError"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpServers from "@zett/mcp/McpServers"
 import * as McpToolCache from "@zett/mcp/McpToolCache"
-import { Agent } from "@zett/agent"
-import type { AgentError, Model } from "@zett/agent"
 import * as Layer from "effect/Layer"
 import * as NodeMcpClientFactory from "./NodeMcpClientFactory.js"
 
@@ -150,7 +150,9 @@ const isServerList = <E>(
 export const layerAgent = <E = never>(
   servers: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers, E>,
   options?: Options & {
-    readonly agent?: Omit<Agent.Options, "extensions"> & { readonly extensions?: ReadonlyArray<Agent.ExtensionInput> } | undefined
+    readonly agent?:
+      | Omit<Agent.Options, "extensions"> & { readonly extensions?: ReadonlyArray<Agent.ExtensionInput> }
+      | undefined
   }
 ): Layer.Layer<Agent.Agent, E | McpConfigError | McpRoots.InvalidRoot | AgentError.DuplicateExtension, Model.Model> =>
   Agent.layer({

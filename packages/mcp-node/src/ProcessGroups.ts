@@ -73,13 +73,13 @@ export const make: Effect.Effect<ProcessGroups["Type"], never, Scope.Scope> = Ef
 
   const signals = process.platform !== "win32"
   const removeSignalHooks = () => {
-    if (signals) for (const sig of fatalSignals) process.removeListener(sig, onSignal)
+    if (signals) { for (const sig of fatalSignals) process.removeListener(sig, onSignal) }
   }
 
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       process.on("exit", killAll)
-      if (signals) for (const sig of fatalSignals) process.prependListener(sig, onSignal)
+      if (signals) { for (const sig of fatalSignals) process.prependListener(sig, onSignal) }
     }),
     () =>
       Effect.sync(() => {

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { loadIndex } from "@zett/agent/EffectVersion"
+import type * as Index from "./index.js"
 
 export const {
   NodeMcpClient,
@@ -15,4 +16,4 @@ export const {
   NodeMcpElicitation,
   NodeMcpExtension,
   ProcessGroups
-} = loadIndex<typeof import("./index.js")>(import.meta.url)
+} = loadIndex<typeof Index>(import.meta.url)

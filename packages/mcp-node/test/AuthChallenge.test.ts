@@ -5,8 +5,8 @@
  * or one to a server that sends its own Authorization header (a login's tokens would not be used), stays an
  * HTTP error.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
 import { McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"

@@ -6,15 +6,15 @@
  * the servers received, what the hook was handed and what was logged. The checks read without a connection:
  * packages/mcp-auth/test/OAuthChecks.test.ts; the private token folder: packages/mcp-auth/test/McpTokenStore.test.ts.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { captureLogs } from "@zett/testing/CapturedLogs"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { captureLogs } from "@zett/testing/CapturedLogs"
 
 const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
   Effect.gen(function*() {
@@ -39,15 +39,23 @@ const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {
 
 /** What reached the authorization server after discovery: a registration, a token request, the authorization page. */
 const afterDiscovery = (as: OAuthServer.OAuthServer) =>
-  as.requests.filter((r) => !r.path.startsWith("/.well-known/") && r.path !== "/mcp").map((r) => `${r.on} ${r.method} ${r.path}`)
+  as.requests.filter((r) => !r.path.startsWith("/.well-known/") && r.path !== "/mcp").map((r) =>
+    `${r.on} ${r.method} ${r.path}`
+  )
 
 const robot = { clients: [{ client_id: "robot", client_secret: "robot-secret" }] }
-const robotAuth: McpServerConfig.AuthInput = { grant: "client_credentials", clientId: "robot", clientSecret: "robot-secret" }
+const robotAuth: McpServerConfig.AuthInput = {
+  grant: "client_credentials",
+  clientId: "robot",
+  clientSecret: "robot-secret"
+}
 
 describe("authorization server endpoints", () => {
   it.scoped("an authorization endpoint that is not https is never handed to the host: the login fails naming it, nothing is registered", () =>
     Effect.gen(function*() {
-      const { as, headless, login, key, store } = yield* setup({ metadataOverrides: { authorization_endpoint: "file:///etc/passwd" } })
+      const { as, headless, login, key, store } = yield* setup({
+        metadataOverrides: { authorization_endpoint: "file:///etc/passwd" }
+      })
       const error = yield* Effect.flip(login)
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(
@@ -64,18 +72,27 @@ describe("authorization server endpoints", () => {
     Effect.gen(function*() {
       const redirect = "http://127.0.0.1:47813/callback"
       const { as, headless, login } = yield* setup(
-        { clients: [{ client_id: "zett", redirect_uris: [redirect] }], metadataOverrides: { authorization_endpoint: "http://login.example/authorize" } },
+        {
+          clients: [{ client_id: "zett", redirect_uris: [redirect] }],
+          metadataOverrides: { authorization_endpoint: "http://login.example/authorize" }
+        },
         { clientId: "zett" }
       )
       const error = yield* Effect.flip(login)
-      assert.include(error.message, "the authorization server's authorization endpoint is refused: plain http: to login.example")
+      assert.include(
+        error.message,
+        "the authorization server's authorization endpoint is refused: plain http: to login.example"
+      )
       assert.deepStrictEqual(headless.urls, [])
       assert.deepStrictEqual(afterDiscovery(as), [])
     }))
 
   it.scoped("a token endpoint on plain http to a host that is not loopback: client credentials fail naming it, no token request", () =>
     Effect.gen(function*() {
-      const { as, whoami } = yield* setup({ ...robot, metadataOverrides: { token_endpoint: "http://as.invalid/token" } }, robotAuth)
+      const { as, whoami } = yield* setup({
+        ...robot,
+        metadataOverrides: { token_endpoint: "http://as.invalid/token" }
+      }, robotAuth)
       const error = yield* Effect.flip(whoami)
       assert.strictEqual(error._tag, "McpConnectError")
       assert.include(
@@ -88,9 +105,14 @@ describe("authorization server endpoints", () => {
 
   it.scoped("a registration endpoint that is not https: the login fails naming it, before registering", () =>
     Effect.gen(function*() {
-      const { as, headless, login } = yield* setup({ metadataOverrides: { registration_endpoint: "ftp://as.invalid/register" } })
+      const { as, headless, login } = yield* setup({
+        metadataOverrides: { registration_endpoint: "ftp://as.invalid/register" }
+      })
       const error = yield* Effect.flip(login)
-      assert.include(error.message, "the authorization server's registration endpoint is refused: its scheme ftp: is not https:")
+      assert.include(
+        error.message,
+        "the authorization server's registration endpoint is refused: its scheme ftp: is not https:"
+      )
       assert.deepStrictEqual(headless.urls, [])
       assert.deepStrictEqual(afterDiscovery(as), [])
     }))
@@ -121,7 +143,10 @@ describe("the issuer of authorization server metadata", () => {
 
   it.scoped("client credentials refuse a mismatched issuer too, before the secret is sent", () =>
     Effect.gen(function*() {
-      const { as, whoami } = yield* setup({ ...robot, metadataOverrides: { issuer: "https://evil.example" } }, robotAuth)
+      const { as, whoami } = yield* setup(
+        { ...robot, metadataOverrides: { issuer: "https://evil.example" } },
+        robotAuth
+      )
       const error = yield* Effect.flip(whoami)
       assert.include(error.message, `names the issuer "https://evil.example", not "${as.issuer}"`)
       assert.strictEqual(as.count("/token"), 0)
@@ -129,8 +154,18 @@ describe("the issuer of authorization server metadata", () => {
 
   it.scoped("the issuer must be identical to the one it was fetched for: another case, a terminating slash or an empty issuer is refused", () =>
     Effect.gen(function*() {
-      for (const spelling of [(own: string) => own.toUpperCase(), (own: string) => `${own}/`, (own: string) => `${own}//`, () => ""]) {
-        const { as, whoami } = yield* setup({ ...robot, metadataOverrides: (own) => ({ issuer: spelling(own) }) }, robotAuth)
+      for (
+        const spelling of [
+          (own: string) => own.toUpperCase(),
+          (own: string) => `${own}/`,
+          (own: string) => `${own}//`,
+          () => ""
+        ]
+      ) {
+        const { as, whoami } = yield* setup(
+          { ...robot, metadataOverrides: (own) => ({ issuer: spelling(own) }) },
+          robotAuth
+        )
         const error = yield* Effect.flip(whoami)
         assert.include(error.message, `names the issuer ${JSON.stringify(spelling(as.issuer))}, not "${as.issuer}"`)
         assert.strictEqual(as.count("/token"), 0)
@@ -147,14 +182,23 @@ describe("the issuer of authorization server metadata", () => {
         const entry = Option.getOrThrow(yield* store.get(key))
         const state = entry.discoveryState as { authorizationServerMetadata: Record<string, unknown> }
         yield* store.set(key, {
-          ...McpTokenStore.updateCredentials(entry, entry.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })),
-          discoveryState: { ...state, authorizationServerMetadata: { ...state.authorizationServerMetadata, ...hostile } }
+          ...McpTokenStore.updateCredentials(
+            entry,
+            entry.issuer!,
+            (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })
+          ),
+          discoveryState: {
+            ...state,
+            authorizationServerMetadata: { ...state.authorizationServerMetadata, ...hostile }
+          }
         })
         const before = as.count("/token")
         assert.include(yield* whoami.pipe(Effect.provide(logs.layer)), "client dcr-")
         // the refresh went to the real token endpoint, after its metadata was fetched again
         assert.strictEqual(as.count("/token"), before + 1)
-        const state2 = Option.getOrThrow(yield* store.get(key)).discoveryState as { authorizationServerMetadata: Record<string, unknown> }
+        const state2 = Option.getOrThrow(yield* store.get(key)).discoveryState as {
+          authorizationServerMetadata: Record<string, unknown>
+        }
         assert.strictEqual(state2.authorizationServerMetadata.token_endpoint, `${as.issuer}/token`)
         assert.strictEqual(state2.authorizationServerMetadata.issuer, as.issuer)
         as.expireAccessTokens()
@@ -174,7 +218,10 @@ describe("answers nested too deep", () => {
         const { headless, login, store, key } = yield* setup({ nested: { in: where, depth: 10_000 } })
         const error = yield* Effect.flip(login)
         assert.strictEqual(error._tag, "McpConnectError")
-        assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ nests deeper than 32 levels$/)
+        assert.match(
+          error.message,
+          /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ nests deeper than 32 levels$/
+        )
         const entry = Option.getOrElse(yield* store.get(key), (): McpTokenStore.Entry => ({}))
         assert.isUndefined(McpTokenStore.current(entry).tokens)
         if (where !== "token") assert.deepStrictEqual(headless.urls, [])
@@ -184,7 +231,8 @@ describe("answers nested too deep", () => {
   it.scoped("protected-resource metadata nested 10,000 levels deep fails connect and login naming it (the SDK would fall back): the authorization server is never asked", () =>
     Effect.gen(function*() {
       const { as, factory, headless, login, server } = yield* setup({ nested: { in: "resource", depth: 10_000 } })
-      const expected = /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp nests deeper than 32 levels$/
+      const expected =
+        /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp nests deeper than 32 levels$/
       const quiet = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.match(quiet.message, expected)
       const error = yield* Effect.flip(login)
@@ -199,7 +247,10 @@ describe("answers nested too deep", () => {
     Effect.gen(function*() {
       const { headless, login } = yield* setup({ nested: { in: "metadata", depth: 1, padding: 1_000_001 } })
       const error = yield* Effect.flip(login)
-      assert.match(error.message, /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ is larger than 1,000,000 bytes$/)
+      assert.match(
+        error.message,
+        /^docs: authorization failed: the answer of http:\/\/127\.0\.0\.1:\d+\/\S+ is larger than 1,000,000 bytes$/
+      )
       assert.deepStrictEqual(headless.urls, [])
     }))
 

@@ -3,11 +3,11 @@
  * proof (`@zett/testing/OAuthServer` with `dpop`). What the assertions read is what the servers received: the
  * `Authorization` scheme, the proofs, the keys they were signed with, the tokens issued and their bindings.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { captureLogs } from "@zett/testing/CapturedLogs"
 import * as DpopProofs from "@zett/testing/DpopProofs"
 import * as OAuthServer from "@zett/testing/OAuthServer"
@@ -28,7 +28,11 @@ const robotAuth = (dpop?: boolean): McpServerConfig.AuthInput => ({
 })
 
 /** A "process": a client factory over `store`. */
-const processOn = (store: McpTokenStore.McpTokenStore["Type"], as: OAuthServer.OAuthServer, auth: McpServerConfig.AuthInput | undefined) =>
+const processOn = (
+  store: McpTokenStore.McpTokenStore["Type"],
+  as: OAuthServer.OAuthServer,
+  auth: McpServerConfig.AuthInput | undefined
+) =>
   Effect.gen(function*() {
     const server = McpServerConfig.http({ name: "docs", url: as.url, ...(auth !== undefined ? { auth } : {}) })
     const headless = OAuthServer.headless()
@@ -57,7 +61,9 @@ const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput | u
 
 /** The thumbprint of the key a proof was signed with (the `jwk` of its header). */
 const jktOf = (proof: string) =>
-  DpopProofs.thumbprint(JSON.parse(Buffer.from(proof.split(".")[0]!, "base64url").toString()).jwk as Record<string, unknown>)
+  DpopProofs.thumbprint(
+    JSON.parse(Buffer.from(proof.split(".")[0]!, "base64url").toString()).jwk as Record<string, unknown>
+  )
 
 const mcpRequests = (as: OAuthServer.OAuthServer) => as.requests.filter((r) => r.on === "rs" && r.path === "/mcp")
 
@@ -110,7 +116,10 @@ describe("DPoP by default: when the server asks", () => {
 
   it.scoped("a server without an auth option that challenges only with the DPoP scheme needs a login, which gets DPoP-bound tokens", () =>
     Effect.gen(function*() {
-      const { as, factory, login, server, whoami } = yield* setup({ dpop: {}, resourceMetadataInHeader: false }, undefined)
+      const { as, factory, login, server, whoami } = yield* setup(
+        { dpop: {}, resourceMetadataInHeader: false },
+        undefined
+      )
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.strictEqual(error.reason, "NeedsAuthorization")
       assert.strictEqual(yield* login, "Authorized")
@@ -146,7 +155,10 @@ describe("DPoP by default: when the server asks", () => {
       yield* login
       as.expireAccessTokens()
       const old = yield* entry
-      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        key,
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       assert.include(yield* whoami, "client dcr-")
       const refresh = as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token")
       assert.strictEqual(refresh.length, 1)
@@ -303,7 +315,9 @@ describe("the DPoP key in the token store", () => {
       as.expireAccessTokens()
       yield* McpTokenStore.modify(store, key, McpTokenStore.withoutTokens)
       const refused = yield* processOn(store, as, { ...robotAuth(), clientSecret: "wrong-secret" })
-      const error = yield* Effect.flip(Effect.scoped(refused.factory.connect(refused.server)).pipe(Effect.provide(logs.layer)))
+      const error = yield* Effect.flip(
+        Effect.scoped(refused.factory.connect(refused.server)).pipe(Effect.provide(logs.layer))
+      )
       const shown = [
         ...logs.lines.map((l) => `${l.message} ${JSON.stringify(l.annotations)}`),
         Util.inspect(error, { depth: 20 }),

@@ -4,12 +4,12 @@
  * call), credentials bound to the authorization server that issued them (a migration), and the registration's
  * `application_type`. What the assertions read is what the servers received.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
@@ -93,7 +93,9 @@ describe("the iss of the authorization response (RFC 9207)", () => {
 describe("a login inside a request", () => {
   it.scoped("McpAuthorization.login to a server that lets initialize through and asks at tools/list: it logs in", () =>
     Effect.gen(function*() {
-      const { as, factory, headless, server, store } = yield* setup({ openMethods: ["server/discover", "initialize", "notifications/initialized"] })
+      const { as, factory, headless, server, store } = yield* setup({
+        openMethods: ["server/discover", "initialize", "notifications/initialized"]
+      })
       const outcome = yield* McpAuthorization.login(server).pipe(
         Effect.provideService(McpClientFactory.McpClientFactory, factory),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
@@ -120,7 +122,10 @@ describe("a login inside a request", () => {
 
   it.scoped("a 403 insufficient_scope during a call: one login for the union of the granted and the challenged scopes, then the call goes through", () =>
     Effect.gen(function*() {
-      const { as, headless, factory, server } = yield* setup({ challengeScope: "mcp:read", callScope: "mcp:read mcp:write" })
+      const { as, headless, factory, server } = yield* setup({
+        challengeScope: "mcp:read",
+        callScope: "mcp:read mcp:write"
+      })
       const text = yield* Effect.scoped(Effect.gen(function*() {
         const client = yield* factory.connect(server)
         // listing needs only a token: the connection is made with the first login's
@@ -131,15 +136,24 @@ describe("a login inside a request", () => {
         const block = result.content[0]
         return block?.type === "text" ? block.text : ""
       }))
-      assert.deepStrictEqual(headless.urls.map((url) => url.searchParams.get("scope")), ["mcp:read", "mcp:read mcp:write"])
+      assert.deepStrictEqual(headless.urls.map((url) => url.searchParams.get("scope")), [
+        "mcp:read",
+        "mcp:read mcp:write"
+      ])
       assert.match(text, /scope mcp:read mcp:write$/)
       // the step-up was a new authorization, not a refresh (which keeps the scope it had)
-      assert.deepStrictEqual(tokenRequests(as).map((r) => r.form.grant_type), ["authorization_code", "authorization_code"])
+      assert.deepStrictEqual(tokenRequests(as).map((r) => r.form.grant_type), [
+        "authorization_code",
+        "authorization_code"
+      ])
     }))
 
   it.scoped("without a user (not interactive), the call fails with needs authorization and no authorization request is made", () =>
     Effect.gen(function*() {
-      const { as, factory: interactive, server, store } = yield* setup({ challengeScope: "mcp:read", callScope: "mcp:read mcp:write" })
+      const { as, factory: interactive, server, store } = yield* setup({
+        challengeScope: "mcp:read",
+        callScope: "mcp:read mcp:write"
+      })
       // a first login by a host with a user
       yield* Effect.scoped(Effect.flatMap(interactive.connect(server), (client) => client.listTools()))
       const quiet = yield* NodeMcpClientFactory.make().pipe(
@@ -148,7 +162,9 @@ describe("a login inside a request", () => {
         Effect.provide(NodeContext.layer)
       )
       const before = as.count("/authorize")
-      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(quiet.connect(server), (client) => client.callTool("whoami", {}))))
+      const error = yield* Effect.flip(
+        Effect.scoped(Effect.flatMap(quiet.connect(server), (client) => client.callTool("whoami", {})))
+      )
       assert.strictEqual(error._tag, "McpRequestError")
       assert.strictEqual((error as { readonly reason: string }).reason, "NeedsAuthorization")
       assert.strictEqual(as.count("/authorize"), before)
@@ -161,14 +177,20 @@ describe("a login inside a request", () => {
         callScope: "mcp:read mcp:write",
         grantableScopes: ["mcp:read"]
       })
-      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))))
+      const error = yield* Effect.flip(
+        Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      )
       assert.strictEqual(error._tag, "McpRequestError")
       const failure = error as McpError.McpRequestError
       assert.strictEqual(failure.reason, "InsufficientScope")
-      const said = "the server asks for scope \"mcp:read mcp:write\", which the authorization server did not grant in 2 authorizations"
+      const said =
+        "the server asks for scope \"mcp:read mcp:write\", which the authorization server did not grant in 2 authorizations"
       assert.strictEqual(failure.description, said)
       assert.strictEqual(
-        McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error: failure }), McpToolResult.ErrorTextPolicy.toolText),
+        McpToolResult.describeFailure(
+          McpToolResult.RemoteFailure.RequestError({ error: failure }),
+          McpToolResult.ErrorTextPolicy.toolText
+        ),
         `the server failed to run the tool (${said})`
       )
       // the connect's login, then two for the call (the factory's default limit)
@@ -233,7 +255,10 @@ describe("which client: pre-registered, then a client ID metadata document, then
     Effect.gen(function*() {
       const { as, headless, whoami } = yield* setup({ registration: false })
       const error = yield* Effect.flip(whoami)
-      assert.include(error.message, "the authorization server registers no clients and takes no client ID metadata document here: give the server the client it gave you (auth.clientId")
+      assert.include(
+        error.message,
+        "the authorization server registers no clients and takes no client ID metadata document here: give the server the client it gave you (auth.clientId"
+      )
       assert.deepStrictEqual(headless.urls, [])
       assert.strictEqual(as.count("/token"), 0)
     }))
@@ -241,7 +266,10 @@ describe("which client: pre-registered, then a client ID metadata document, then
   it.scoped("a pre-registered client wins over a metadata document the server supports: nothing is registered", () =>
     Effect.gen(function*() {
       const { as, headless, whoami } = yield* setup(
-        { clientIdMetadataDocuments: true, clients: [{ client_id: "zett-app", redirect_uris: ["http://127.0.0.1:47813/callback"] }] },
+        {
+          clientIdMetadataDocuments: true,
+          clients: [{ client_id: "zett-app", redirect_uris: ["http://127.0.0.1:47813/callback"] }]
+        },
         { clientId: "zett-app", clientMetadataUrl }
       )
       assert.strictEqual(yield* whoami, "client zett-app scope ")
@@ -272,7 +300,10 @@ describe("token files of Zett 0.1", () => {
       const { entry, key } = JSON.parse(Fs.readFileSync(file, "utf8")) as { key: string; entry: McpTokenStore.Entry }
       const { clientInformation, tokens } = McpTokenStore.current(entry)
       const { issuer: _, ...oldTokens } = tokens!
-      Fs.writeFileSync(file, JSON.stringify({ key, entry: { tokens: oldTokens, clientInformation, discoveryState: entry.discoveryState } }))
+      Fs.writeFileSync(
+        file,
+        JSON.stringify({ key, entry: { tokens: oldTokens, clientInformation, discoveryState: entry.discoveryState } })
+      )
       const before = as.requests.length
       const result = yield* call(yield* factoryWith(false))
       assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
@@ -293,7 +324,7 @@ describe("an agent that may log in", () => {
         Layer.provide(McpServers.layer([McpServerConfig.http({ name: "docs", url: as.url, auth: {} })])),
         Layer.provide(ScriptedModel.layer([
           { toolCalls: [{ name: "docs__whoami", arguments: {} }] },
-          (request) => (seen.push(...request.messages), { text: "done" })
+          (request) => (request.messages.forEach((message) => seen.push(message)), { text: "done" })
         ])),
         Layer.provide(headless.layer),
         Layer.provide(McpTokenStore.layerMemory)
@@ -333,7 +364,10 @@ describe("enterprise-managed authorization", () => {
       )
       assert.strictEqual(yield* OAuthServer.whoami(factory, corp), "client zett-at-corp scope ")
       // the exchange named the authorization server that discovery found, and the protected resource
-      assert.deepStrictEqual(as.grants.map(({ audience, resource }) => ({ audience, resource })), [{ audience: as.issuer, resource: as.url }])
+      assert.deepStrictEqual(as.grants.map(({ audience, resource }) => ({ audience, resource })), [{
+        audience: as.issuer,
+        resource: as.url
+      }])
       const redeemed = as.requests.filter((r) => r.path === "/token" && r.origin === as.issuer)
       assert.deepStrictEqual(redeemed.map((r) => r.form.assertion), [as.grants[0]!.grant])
       assert.match(redeemed[0]!.authorization ?? "", /^Basic /)
@@ -341,21 +375,30 @@ describe("enterprise-managed authorization", () => {
       // a second connection uses the stored token
       yield* OAuthServer.whoami(factory, corp)
       assert.strictEqual(as.grants.length, 1)
-      assert.strictEqual(McpTokenStore.current(Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(as.url)))).tokens?.access_token, as.issued[0]!.accessToken)
+      assert.strictEqual(
+        McpTokenStore.current(Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(as.url)))).tokens
+          ?.access_token,
+        as.issued[0]!.accessToken
+      )
     }))
 
   it.scoped("an ID token the identity provider refuses: the server is unauthorized, and neither the ID token nor a secret is in the error", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make(options)
       const server = McpServerConfig.http({ name: "corp", url: as.url })
-      const corp = new McpServerConfig.McpHttpServer({ ...server, auth: enterprise(as, { idToken: Redacted.make("a-stale-id-token") }) })
+      const corp = new McpServerConfig.McpHttpServer({
+        ...server,
+        auth: enterprise(as, { idToken: Redacted.make("a-stale-id-token") })
+      })
       const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, yield* McpTokenStore.makeMemory)
       )
       const error = yield* Effect.flip(OAuthServer.whoami(factory, corp))
       assert.strictEqual(error._tag, "McpConnectError")
-      for (const secret of ["a-stale-id-token", "corp-client-5ecret", idToken]) assert.notInclude(`${error.message} ${Util.inspect(error)}`, secret)
+      for (const secret of ["a-stale-id-token", "corp-client-5ecret", idToken]) {
+        assert.notInclude(`${error.message} ${Util.inspect(error)}`, secret)
+      }
       assert.strictEqual(as.grants.length, 0)
     }))
 
@@ -363,7 +406,10 @@ describe("enterprise-managed authorization", () => {
     Effect.gen(function*() {
       const as = yield* OAuthServer.make(options)
       const server = McpServerConfig.http({ name: "corp", url: as.url })
-      const corp = new McpServerConfig.McpHttpServer({ ...server, auth: enterprise(as, { idpTokenEndpoint: "http://idp.invalid/token" }) })
+      const corp = new McpServerConfig.McpHttpServer({
+        ...server,
+        auth: enterprise(as, { idpTokenEndpoint: "http://idp.invalid/token" })
+      })
       const factory = yield* NodeMcpClientFactory.make().pipe(
         Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, yield* McpTokenStore.makeMemory)

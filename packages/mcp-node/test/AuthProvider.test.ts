@@ -2,19 +2,23 @@
  * Zett's provider against a local authorization server and a protected SDK MCP server
  * (`@zett/testing/OAuthServer`), both on 127.0.0.1. What the assertions read is what the servers received.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/client"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ClientCredentialsProvider } from "@modelcontextprotocol/client"
 import * as Crypto from "node:crypto"
 import * as Util from "node:util"
 
-const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}, factoryOptions?: NodeMcpClientFactory.Options) =>
+const setup = (
+  options: OAuthServer.Options,
+  auth: McpServerConfig.AuthInput = {},
+  factoryOptions?: NodeMcpClientFactory.Options
+) =>
   Effect.gen(function*() {
     const as = yield* OAuthServer.make(options)
     const store = yield* McpTokenStore.makeMemory
@@ -96,7 +100,10 @@ describe("authorization code", () => {
       const { as, login, whoami } = yield* setup({ protectedResource: "root", resourceMetadataInHeader: false })
       yield* login()
       const rs = as.requests.filter((r) => r.on === "rs" && r.path.startsWith("/.well-known")).map((r) => r.path)
-      assert.deepStrictEqual(rs.slice(0, 2), ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"])
+      assert.deepStrictEqual(rs.slice(0, 2), [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource"
+      ])
       assert.include(yield* whoami(), "client dcr-")
     }))
 
@@ -105,7 +112,10 @@ describe("authorization code", () => {
       const { as, login, whoami } = yield* setup({ metadata: "oidc" })
       yield* login()
       const asPaths = as.requests.filter((r) => r.on === "as" && r.method === "GET").map((r) => r.path)
-      assert.deepStrictEqual(asPaths.slice(0, 2), ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"])
+      assert.deepStrictEqual(asPaths.slice(0, 2), [
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration"
+      ])
       assert.include(yield* whoami(), "client dcr-")
     }))
 
@@ -135,7 +145,10 @@ describe("authorization code", () => {
     Effect.gen(function*() {
       const redirect = "http://127.0.0.1:47813/callback"
       const { as, login, whoami } = yield* setup(
-        { clients: [{ client_id: "zett", client_secret: "s3cret-basic", redirect_uris: [redirect] }], registration: false },
+        {
+          clients: [{ client_id: "zett", client_secret: "s3cret-basic", redirect_uris: [redirect] }],
+          registration: false
+        },
         { clientId: "zett", clientSecret: "s3cret-basic" }
       )
       yield* login()
@@ -187,7 +200,10 @@ describe("authorization code", () => {
       as.expireAccessTokens()
       const key = McpTokenStore.normalizeKey(as.url)
       const old = yield* entry
-      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        key,
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       assert.include(yield* whoami(), "client dcr-")
       const refresh = as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token")
       assert.strictEqual(refresh.length, 1)
@@ -202,7 +218,10 @@ describe("authorization code", () => {
       as.expireAccessTokens()
       as.revokeRefreshTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        McpTokenStore.normalizeKey(as.url),
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.strictEqual(error.reason, "NeedsAuthorization")
       assert.strictEqual(error.description, "needs authorization: run zett auth login docs")
@@ -214,10 +233,16 @@ describe("authorization code", () => {
       yield* login()
       as.expireAccessTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        McpTokenStore.normalizeKey(as.url),
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       const answers = yield* Effect.all([whoami(), whoami(), whoami()], { concurrency: "unbounded" })
       for (const answer of answers) assert.include(answer, "client dcr-")
-      assert.strictEqual(as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length, 1)
+      assert.strictEqual(
+        as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length,
+        1
+      )
     }))
 
   it.scoped("a server that keeps answering 401 stops after the retry limit", () =>
@@ -244,7 +269,10 @@ describe("authorization code", () => {
         return yield* client.callTool("whoami", {})
       }))
       assert.deepStrictEqual(headless.urls.map((u) => u.searchParams.get("scope")), ["mcp:read", "mcp:read mcp:admin"])
-      assert.deepStrictEqual(answer.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope mcp:read mcp:admin` })
+      assert.deepStrictEqual(answer.content[0], {
+        type: "text",
+        text: `client ${as.registered[0]!.client_id} scope mcp:read mcp:admin`
+      })
     }))
 
   it.scoped("step-up that the server never satisfies stops after the retry limit", () =>
@@ -315,7 +343,10 @@ describe("client credentials", () => {
       yield* whoami()
       as.expireAccessTokens()
       const old = yield* entry
-      yield* store.set(McpTokenStore.normalizeKey(as.url), McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        McpTokenStore.normalizeKey(as.url),
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       const answers = yield* Effect.all([whoami(), whoami()], { concurrency: "unbounded" })
       assert.deepStrictEqual(answers, ["client robot scope ", "client robot scope "])
       assert.strictEqual(as.requests.filter((r) => r.path === "/token").length, 2)
@@ -328,14 +359,23 @@ describe("the legacy HTTP+SSE transport", () => {
   it.scoped("an SSE server gets the same provider: login, then connects with the bearer token", () =>
     Effect.gen(function*() {
       const { as, factory, login, store } = yield* setup({ resource: "origin" })
-      const server = McpServerConfig.http({ name: "legacy", url: `${as.resourceOrigin}/sse`, transport: "sse", auth: {} })
+      const server = McpServerConfig.http({
+        name: "legacy",
+        url: `${as.resourceOrigin}/sse`,
+        transport: "sse",
+        auth: {}
+      })
       const first = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.strictEqual(first.reason, "NeedsAuthorization")
       yield* login(server)
-      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      const result = yield* Effect.scoped(
+        Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))
+      )
       assert.deepStrictEqual(result.content[0], { type: "text", text: `client ${as.registered[0]!.client_id} scope ` })
       const stored = Option.getOrThrow(yield* store.get(McpTokenStore.normalizeKey(server.url)))
-      const streams = as.requests.filter((r) => r.path === "/sse" && r.authorization === `Bearer ${McpTokenStore.current(stored).tokens?.access_token}`)
+      const streams = as.requests.filter((r) =>
+        r.path === "/sse" && r.authorization === `Bearer ${McpTokenStore.current(stored).tokens?.access_token}`
+      )
       assert.isAbove(streams.length, 0)
     }))
 })
@@ -344,7 +384,11 @@ describe("a user's own provider", () => {
   it.scoped("an SDK OAuthClientProvider is passed to the transport as it is", () =>
     Effect.gen(function*() {
       const as = yield* OAuthServer.make({ clients: [{ client_id: "robot", client_secret: "robot-secret" }] })
-      const provider = new ClientCredentialsProvider({ clientId: "robot", clientSecret: "robot-secret", expectedIssuer: as.issuer })
+      const provider = new ClientCredentialsProvider({
+        clientId: "robot",
+        clientSecret: "robot-secret",
+        expectedIssuer: as.issuer
+      })
       const server = McpServerConfig.http({ name: "own", url: as.url, auth: provider })
       const store = yield* McpTokenStore.makeMemory
       const factory = yield* NodeMcpClientFactory.make().pipe(
@@ -352,7 +396,9 @@ describe("a user's own provider", () => {
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.provide(NodeContext.layer)
       )
-      const result = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      const result = yield* Effect.scoped(
+        Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))
+      )
       assert.deepStrictEqual(result.content[0], { type: "text", text: "client robot scope " })
       // the provider kept its tokens itself; Zett's store was not used
       assert.strictEqual(provider.tokens()?.access_token, as.issued[0]!.accessToken)

@@ -2,11 +2,11 @@
  * Workload identity against a local authorization server (`@zett/testing/OAuthServer`) that verifies the
  * workload's token: what the assertions read is what the authorization server received.
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpServerConfig } from "@zett/mcp"
 import { McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpServerConfig } from "@zett/mcp"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -31,7 +31,10 @@ const workloadToken = (audience: string, options: { readonly expiresIn?: number;
     iat: now,
     exp: now + (options.expiresIn ?? 600)
   })
-  const signature = Crypto.sign("sha256", Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: "ieee-p1363" })
+  const signature = Crypto.sign("sha256", Buffer.from(`${header}.${payload}`), {
+    key: privateKey,
+    dsaEncoding: "ieee-p1363"
+  })
   return `${header}.${payload}.${signature.toString("base64url")}`
 }
 
@@ -54,7 +57,10 @@ const setup = (auth: (as: OAuthServer.OAuthServer) => McpServerConfig.AuthInput,
       as.expireAccessTokens()
       const key = McpTokenStore.normalizeKey(as.url)
       const old = Option.getOrThrow(yield* store.get(key))
-      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        key,
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
     })
     return { as, server, factory, tokenRequests, expire, whoami: () => OAuthServer.whoami(factory, server) }
   })
@@ -66,7 +72,13 @@ describe("workload identity", () => {
       const file = Path.join(dir, "token")
       const { as, tokenRequests, whoami } = yield* setup((as) => {
         Fs.writeFileSync(file, `${workloadToken(as.issuer)}\n`)
-        return { grant: "workload_identity", clientId: "pod-7", assertion: { file }, audience: "https://audience.example", scopes: ["mcp:read"] }
+        return {
+          grant: "workload_identity",
+          clientId: "pod-7",
+          assertion: { file },
+          audience: "https://audience.example",
+          scopes: ["mcp:read"]
+        }
       })
       assert.strictEqual(yield* whoami(), "client pod-7 scope mcp:read")
       assert.strictEqual(yield* whoami(), "client pod-7 scope mcp:read")
@@ -95,7 +107,9 @@ describe("workload identity", () => {
       Fs.writeFileSync(file, workloadToken(as.issuer, { subject: "rotated" }))
       yield* expire
       yield* whoami()
-      const subjects = tokenRequests().map((r) => JSON.parse(Buffer.from(r.form.assertion!.split(".")[1]!, "base64url").toString()).sub)
+      const subjects = tokenRequests().map((r) =>
+        JSON.parse(Buffer.from(r.form.assertion!.split(".")[1]!, "base64url").toString()).sub
+      )
       assert.deepStrictEqual(subjects, ["first", "rotated"])
     }))
 
@@ -106,7 +120,9 @@ describe("workload identity", () => {
         token = workloadToken(as.issuer)
         return { grant: "workload_identity", clientId: "pod-7", assertion: { env: "CI_OIDC_TOKEN" } }
       })
-      const answer = yield* whoami().pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CI_OIDC_TOKEN", token]]))))
+      const answer = yield* whoami().pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CI_OIDC_TOKEN", token]])))
+      )
       assert.strictEqual(answer, "client pod-7 scope ")
       assert.strictEqual(tokenRequests()[0]!.form.assertion, token)
     }))
@@ -115,16 +131,33 @@ describe("workload identity", () => {
     Effect.gen(function*() {
       const dir = yield* TempDir.make()
       const file = Path.join(dir, "missing")
-      const { factory, server, tokenRequests } = yield* setup(() => ({ grant: "workload_identity", clientId: "pod-7", assertion: { file } }))
+      const { factory, server, tokenRequests } = yield* setup(() => ({
+        grant: "workload_identity",
+        clientId: "pod-7",
+        assertion: { file }
+      }))
       const error = yield* Effect.flip(Effect.scoped(factory.connect(server)))
       assert.include(error.description, `cannot read the workload identity token from the file ${file} (ENOENT)`)
       assert.strictEqual(tokenRequests().length, 0)
       const empty = Path.join(dir, "empty")
       Fs.writeFileSync(empty, "\n")
-      const unset = McpServerConfig.http({ name: "k8s", url: server.url, auth: { grant: "workload_identity", clientId: "pod-7", assertion: { env: "NO_SUCH_TOKEN" } } })
-      const unsetError = yield* Effect.flip(Effect.scoped(factory.connect(unset)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
-      assert.include(unsetError.description, "cannot read the workload identity token from the environment variable NO_SUCH_TOKEN (not set)")
-      const blank = McpServerConfig.http({ name: "k8s", url: server.url, auth: { grant: "workload_identity", clientId: "pod-7", assertion: { file: empty } } })
+      const unset = McpServerConfig.http({
+        name: "k8s",
+        url: server.url,
+        auth: { grant: "workload_identity", clientId: "pod-7", assertion: { env: "NO_SUCH_TOKEN" } }
+      })
+      const unsetError = yield* Effect.flip(
+        Effect.scoped(factory.connect(unset)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map())))
+      )
+      assert.include(
+        unsetError.description,
+        "cannot read the workload identity token from the environment variable NO_SUCH_TOKEN (not set)"
+      )
+      const blank = McpServerConfig.http({
+        name: "k8s",
+        url: server.url,
+        auth: { grant: "workload_identity", clientId: "pod-7", assertion: { file: empty } }
+      })
       assert.include((yield* Effect.flip(Effect.scoped(factory.connect(blank)))).description, "(empty)")
       assert.strictEqual(tokenRequests().length, 0)
     }))
@@ -137,11 +170,18 @@ describe("workload identity", () => {
         return { grant: "workload_identity", clientId: "pod-7", assertion: { env: "WORKLOAD_TOKEN" } }
       })
       const error = yield* Effect.flip(
-        Effect.scoped(factory.connect(server)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["WORKLOAD_TOKEN", token]]))))
+        Effect.scoped(factory.connect(server)).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["WORKLOAD_TOKEN", token]])))
+        )
       )
       assert.strictEqual(error.reason, "Unauthorized")
-      assert.include(error.description, "the authorization server refused the workload identity token (it is not sent again)")
-      assert.deepStrictEqual(tokenRequests().map((r) => r.form.grant_type), ["urn:ietf:params:oauth:grant-type:jwt-bearer"])
+      assert.include(
+        error.description,
+        "the authorization server refused the workload identity token (it is not sent again)"
+      )
+      assert.deepStrictEqual(tokenRequests().map((r) => r.form.grant_type), [
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+      ])
       assert.strictEqual(as.count("/authorize"), 0)
       const signature = token.split(".")[2]!
       assert.notInclude(`${error.message} ${Util.inspect(error, { depth: 10 })}`, signature)
@@ -149,10 +189,16 @@ describe("workload identity", () => {
 
   it.scoped("a token for another audience is refused by the authorization server", () =>
     Effect.gen(function*() {
-      const { factory, server } = yield* setup(() => ({ grant: "workload_identity", clientId: "pod-7", assertion: { env: "WORKLOAD_TOKEN" } }))
+      const { factory, server } = yield* setup(() => ({
+        grant: "workload_identity",
+        clientId: "pod-7",
+        assertion: { env: "WORKLOAD_TOKEN" }
+      }))
       const wrong = workloadToken("https://wrong.example")
       const error = yield* Effect.flip(
-        Effect.scoped(factory.connect(server)).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["WORKLOAD_TOKEN", wrong]]))))
+        Effect.scoped(factory.connect(server)).pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["WORKLOAD_TOKEN", wrong]])))
+        )
       )
       assert.include(error.description, "refused the workload identity token")
     }))

@@ -1,10 +1,10 @@
-import { NodeMcpClient } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
+import { ProtocolError } from "@modelcontextprotocol/client"
+import { NodeMcpClient } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { ProtocolError } from "@modelcontextprotocol/client"
 import * as Errors from "../src/internal/errors.js"
 
 /**
@@ -34,7 +34,11 @@ const peer = (answers: Readonly<Record<string, unknown>>, options?: ConstructorP
 // on the 2025-11-25 revision (the client's default negotiation): every tools/call is answered with `result`
 const connect = (result: unknown) =>
   peer({
-    initialize: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } },
+    initialize: {
+      protocolVersion: "2025-11-25",
+      capabilities: { tools: {} },
+      serverInfo: { name: "raw", version: "1" }
+    },
     "tools/call": result
   })
 
@@ -53,11 +57,17 @@ const connectModern = (answers: { readonly list?: unknown; readonly call?: unkno
 
 const results: ReadonlyArray<readonly [string, unknown]> = [
   ["text", { content: [{ type: "text", text: "hi" }] }],
-  ["texts, structured content, isError", { content: [{ type: "text", text: "a" }, { type: "text", text: "" }], structuredContent: { n: 1 }, isError: false }],
+  ["texts, structured content, isError", {
+    content: [{ type: "text", text: "a" }, { type: "text", text: "" }],
+    structuredContent: { n: 1 },
+    isError: false
+  }],
   ["a tool error", { content: [{ type: "text", text: "no" }], isError: true }],
   ["no content", {}],
   ["empty content", { content: [] }],
-  ["annotations and _meta on a block", { content: [{ type: "text", text: "a", annotations: { audience: ["user"], priority: 0.5 }, _meta: { k: 1 } }] }],
+  ["annotations and _meta on a block", {
+    content: [{ type: "text", text: "a", annotations: { audience: ["user"], priority: 0.5 }, _meta: { k: 1 } }]
+  }],
   ["a key the schema does not know, on a block", { content: [{ type: "text", text: "a", extra: 1 }] }],
   ["a key the schema does not know, on the result", { content: [{ type: "text", text: "a" }], extra: { deep: [1] } }],
   ["result _meta", { content: [], _meta: { progressToken: 3, other: "x" } }],
@@ -116,7 +126,10 @@ describe("tools/call results", () => {
       const sdk = yield* connectModern({ call: { content: [{ type: "text", text: 5 }] }, list: { ttlMs: -5 } })
       const client = NodeMcpClient.fromSdkClient(sdk, { server: "raw" })
       const call = yield* Effect.flip(client.callTool("x", {}))
-      assert.strictEqual(call.message, "raw: tools/call failed: invalid response: content.0.text: Invalid input: expected string, received number")
+      assert.strictEqual(
+        call.message,
+        "raw: tools/call failed: invalid response: content.0.text: Invalid input: expected string, received number"
+      )
       assert.strictEqual((call as { reason?: string }).reason, "InvalidResponse")
       const list = yield* Effect.flip(client.listTools())
       assert.notInclude(list.message, "\n")
@@ -124,10 +137,31 @@ describe("tools/call results", () => {
     }))
 
   it("every failure is described in one line: a remote error over several lines, a server's schema dump, a local error", () => {
-    const dump = `Invalid tools/call result: ${JSON.stringify([{ code: "invalid_union", path: ["content", 0], message: "Invalid input", errors: [[{ code: "invalid_type", path: ["text"], message: "Invalid input: expected string, received number" }]] }], null, 2)}`
+    const dump = `Invalid tools/call result: ${
+      JSON.stringify(
+        [{
+          code: "invalid_union",
+          path: ["content", 0],
+          message: "Invalid input",
+          errors: [[{
+            code: "invalid_type",
+            path: ["text"],
+            message: "Invalid input: expected string, received number"
+          }]]
+        }],
+        null,
+        2
+      )
+    }`
     const causes: ReadonlyArray<readonly [unknown, string]> = [
-      [new ProtocolError(-32602, dump), "Invalid tools/call result: content.0.text: Invalid input: expected string, received number"],
-      [new ProtocolError(-32603, "boom\n    at handler (server.js:1:1)\n    at next"), "boom at handler (server.js:1:1) at next"],
+      [
+        new ProtocolError(-32602, dump),
+        "Invalid tools/call result: content.0.text: Invalid input: expected string, received number"
+      ],
+      [
+        new ProtocolError(-32603, "boom\n    at handler (server.js:1:1)\n    at next"),
+        "boom at handler (server.js:1:1) at next"
+      ],
       [new Error("first line\nsecond line"), "first line second line"]
     ]
     for (const [cause, expected] of causes) {

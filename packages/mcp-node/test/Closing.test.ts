@@ -4,17 +4,17 @@
  * arrives, which of the others are still running; closed one after another, a later server would get its
  * SIGTERM only after an earlier one was SIGKILLed. Kept out of the unit suites that mutation testing runs.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Faults from "@zett/testing/Faults"
+import * as McpLayers from "@zett/testing/McpLayers"
+import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
-import * as Faults from "@zett/testing/Faults"
-import * as TempDir from "@zett/testing/TempDir"
 
 /**
  * Five servers that ignore the end of their input (and SIGTERM) discovered in one request, with or without
@@ -67,10 +67,14 @@ describe.sequential("closing stubborn servers", () => {
       assertClosedAtOnce(report)
     }), 60_000)
 
-  it.scopedLive("the end of a request closes its 5 stubborn servers at once (default mode)", () =>
-    Effect.gen(function*() {
-      const report = yield* closeFiveStubborn(false)
-      assert.strictEqual(report.aliveBetween, 0, "the request closed its connections")
-      assertClosedAtOnce(report)
-    }), 60_000)
+  it.scopedLive(
+    "the end of a request closes its 5 stubborn servers at once (default mode)",
+    () =>
+      Effect.gen(function*() {
+        const report = yield* closeFiveStubborn(false)
+        assert.strictEqual(report.aliveBetween, 0, "the request closed its connections")
+        assertClosedAtOnce(report)
+      }),
+    60_000
+  )
 })

@@ -3,14 +3,14 @@
  * cause chain (also inside an `AggregateError`, one attempt per address), else the innermost cause's own
  * message (`bad port`: fetch refuses some ports before connecting). A cause chain that loops ends.
  */
-import * as Errors from "../src/internal/errors.js"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Processes from "@zett/testing/Processes"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Errors from "../src/internal/errors.js"
 
 const connectError = (url: string) =>
   McpClientFactory.McpClientFactory.pipe(
@@ -19,7 +19,8 @@ const connectError = (url: string) =>
     Effect.flip
   )
 
-const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: "ECONNREFUSED" })
+const refused = (address: string) =>
+  Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: "ECONNREFUSED" })
 
 describe("the reason of a server that cannot be reached", () => {
   it.live("a refused port, on 127.0.0.1 and on localhost: fetch failed (ECONNREFUSED)", () =>

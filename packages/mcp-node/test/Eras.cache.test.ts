@@ -9,8 +9,8 @@ import * as Persistence from "@effect/experimental/Persistence"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as FaultyServer from "@zett/testing/Faults"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
@@ -23,7 +23,11 @@ import * as Path from "node:path"
 const record = Effect.map(TempDir.make("zett-verdicts-"), (dir) => Path.join(dir, "record.jsonl"))
 
 // the toolkit's connections also listen for tool changes, beside the requests (Subscriptions.test.ts)
-const aside: ReadonlySet<string | undefined> = new Set(["notifications/initialized", "subscriptions/listen", "notifications/cancelled"])
+const aside: ReadonlySet<string | undefined> = new Set([
+  "notifications/initialized",
+  "subscriptions/listen",
+  "notifications/cancelled"
+])
 
 const methodsByProcess = (file: string) => ModernServers.methodsByProcess(file, aside)
 
@@ -56,66 +60,86 @@ const legacyServer = (file: string) =>
   })
 
 describe("the verdict cached with the tool list", () => {
-  it.scopedLive("a second process that reads a modern server's list from the store calls it without server/discover: one process each", () =>
-    Effect.gen(function*() {
-      const file = yield* record
-      const store = yield* sharedStore
-      const server = ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
-      const first = yield* requestIn(store, server, "modern__echo")
-      const second = yield* requestIn(store, server, "modern__echo")
-      assert.deepStrictEqual(first.result, second.result)
-      assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], ["tools/call"]])
-    }), 30_000)
+  it.scopedLive(
+    "a second process that reads a modern server's list from the store calls it without server/discover: one process each",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const store = yield* sharedStore
+        const server = ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
+        const first = yield* requestIn(store, server, "modern__echo")
+        const second = yield* requestIn(store, server, "modern__echo")
+        assert.deepStrictEqual(first.result, second.result)
+        assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], [
+          "tools/call"
+        ]])
+      }),
+    30_000
+  )
 
-  it.scopedLive("a second process that reads a 2025 server's list initializes it at once: no question, one process each", () =>
-    Effect.gen(function*() {
-      const file = yield* record
-      const store = yield* sharedStore
-      const server = legacyServer(file)
-      yield* requestIn(store, server, "legacy__echo")
-      yield* requestIn(store, server, "legacy__echo")
-      assert.deepStrictEqual(methodsByProcess(file), [
-        ["server/discover", "initialize", "tools/list", "tools/call"],
-        ["initialize", "tools/call"]
-      ])
-    }), 30_000)
+  it.scopedLive(
+    "a second process that reads a 2025 server's list initializes it at once: no question, one process each",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const store = yield* sharedStore
+        const server = legacyServer(file)
+        yield* requestIn(store, server, "legacy__echo")
+        yield* requestIn(store, server, "legacy__echo")
+        assert.deepStrictEqual(methodsByProcess(file), [
+          ["server/discover", "initialize", "tools/list", "tools/call"],
+          ["initialize", "tools/call"]
+        ])
+      }),
+    30_000
+  )
 
-  it.scopedLive("a stored verdict that no longer holds is asked again once, the call goes through, and the list goes with it", () =>
-    Effect.gen(function*() {
-      const file = yield* record
-      const context = yield* sharedStore
-      const server = ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
-      yield* requestIn(context, server, "modern__echo")
-      // another writer's list says the server speaks the 2025 revisions
-      const store = yield* Context.get(context, Persistence.BackingPersistence).make("mcp-tools")
-      const key = McpToolCache.key(server, { namespace: true })
-      const stored = Option.getOrThrow(yield* store.get(key.id)) as Record<string, unknown>
-      yield* store.set(key.id, { ...stored, verdict: { kind: "legacy" } }, Option.none())
-      const second = yield* requestIn(context, server, "modern__echo")
-      assert.deepStrictEqual(second.result, [{ type: "text", text: "modern echo: hi" }])
-      const [, refused, asked] = methodsByProcess(file)
-      assert.deepStrictEqual(refused, ["initialize"])
-      assert.deepStrictEqual(asked, ["server/discover", "tools/call"])
-      // the list went with its stale verdict: the next process lists the server again and stores what it speaks
-      yield* requestIn(context, server, "modern__echo")
-      yield* requestIn(context, server, "modern__echo")
-      assert.deepStrictEqual(methodsByProcess(file).slice(3), [["server/discover", "tools/list", "tools/call"], ["tools/call"]])
-    }), 30_000)
+  it.scopedLive(
+    "a stored verdict that no longer holds is asked again once, the call goes through, and the list goes with it",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const context = yield* sharedStore
+        const server = ModernServers.stdio("modern", "modern-only", file, { ttlMs: 60_000, scope: "public" })
+        yield* requestIn(context, server, "modern__echo")
+        // another writer's list says the server speaks the 2025 revisions
+        const store = yield* Context.get(context, Persistence.BackingPersistence).make("mcp-tools")
+        const key = McpToolCache.key(server, { namespace: true })
+        const stored = Option.getOrThrow(yield* store.get(key.id)) as Record<string, unknown>
+        yield* store.set(key.id, { ...stored, verdict: { kind: "legacy" } }, Option.none())
+        const second = yield* requestIn(context, server, "modern__echo")
+        assert.deepStrictEqual(second.result, [{ type: "text", text: "modern echo: hi" }])
+        const [, refused, asked] = methodsByProcess(file)
+        assert.deepStrictEqual(refused, ["initialize"])
+        assert.deepStrictEqual(asked, ["server/discover", "tools/call"])
+        // the list went with its stale verdict: the next process lists the server again and stores what it speaks
+        yield* requestIn(context, server, "modern__echo")
+        yield* requestIn(context, server, "modern__echo")
+        assert.deepStrictEqual(methodsByProcess(file).slice(3), [["server/discover", "tools/list", "tools/call"], [
+          "tools/call"
+        ]])
+      }),
+    30_000
+  )
 })
 
 describe("the server's caching hint", () => {
-  it.scopedLive("a modern server's list with the SDK's default hint (ttlMs 0) is listed again by the next request", () =>
-    Effect.gen(function*() {
-      const file = yield* record
-      const store = yield* sharedStore
-      const server = ModernServers.stdio("modern", "dual", file)
-      yield* requestIn(store, server, "modern__echo")
-      yield* requestIn(store, server, "modern__echo")
-      assert.deepStrictEqual(methodsByProcess(file), [
-        ["server/discover", "tools/list", "tools/call"],
-        ["server/discover", "tools/list", "tools/call"]
-      ])
-    }), 30_000)
+  it.scopedLive(
+    "a modern server's list with the SDK's default hint (ttlMs 0) is listed again by the next request",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const store = yield* sharedStore
+        const server = ModernServers.stdio("modern", "dual", file)
+        yield* requestIn(store, server, "modern__echo")
+        yield* requestIn(store, server, "modern__echo")
+        assert.deepStrictEqual(methodsByProcess(file), [
+          ["server/discover", "tools/list", "tools/call"],
+          ["server/discover", "tools/list", "tools/call"]
+        ])
+      }),
+    30_000
+  )
 
   it.scopedLive("with cacheHints: ignore, the same list is kept for the cache's ttl", () =>
     Effect.gen(function*() {

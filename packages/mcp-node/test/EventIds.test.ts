@@ -4,8 +4,8 @@
  * tests hold the reader to that parser, on hand-picked streams and on random ones cut into random chunks.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { createParser } from "eventsource-parser"
 import * as FastCheck from "effect/FastCheck"
+import { createParser } from "eventsource-parser"
 import { EventIds } from "../src/internal/httpFetch.js"
 
 /** The id the SDK resumes from after reading `text`: that of the last dispatched event with a non-empty id. */
@@ -60,13 +60,32 @@ describe("EventIds", () => {
   it("reads CR, LF and CRLF line ends across chunks, as the SDK's parser does", () => {
     assert.strictEqual(readIds([Buffer.from("id: e1\r\ndata: x\r"), Buffer.from("\n\r\n")]), "e1")
     assert.strictEqual(readIds([Buffer.from("id: e1\rdata: x\r\r")]), sdkLastId("id: e1\rdata: x\r\r"))
-    assert.strictEqual(readIds([Buffer.from("i"), Buffer.from("d: e"), Buffer.from("1\nda"), Buffer.from("ta: x\n\n")]), "e1")
+    assert.strictEqual(
+      readIds([Buffer.from("i"), Buffer.from("d: e"), Buffer.from("1\nda"), Buffer.from("ta: x\n\n")]),
+      "e1"
+    )
   })
 
   it("agrees with the SDK's parser on random streams cut into random chunks", () => {
     const line = FastCheck.constantFrom(
-      "id: e1", "id: e2", "id:e3", "id", "id:", "id: \u00e9t\u00e9", "id: a\u0000b", "ids: e4",
-      "data: {}", "data:x", "data", "dat", "data : x", ": comment", "event: message", "retry: 10", "", ""
+      "id: e1",
+      "id: e2",
+      "id:e3",
+      "id",
+      "id:",
+      "id: \u00e9t\u00e9",
+      "id: a\u0000b",
+      "ids: e4",
+      "data: {}",
+      "data:x",
+      "data",
+      "dat",
+      "data : x",
+      ": comment",
+      "event: message",
+      "retry: 10",
+      "",
+      ""
     )
     const end = FastCheck.constantFrom("\n", "\r", "\r\n")
     FastCheck.assert(

@@ -5,9 +5,9 @@
  * Timeouts are real (real processes are involved, which TestClock cannot drive), and where a test waits for one,
  * ten times or more what the servers that must answer within it need, so that a busy machine passes too.
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -71,8 +71,15 @@ describe.sequential("faults of a server", () => {
   it.live("a server that exits during initialize is unavailable with its exit status and its last stderr line; the others work (D5)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
-      const report = yield* probe({ marker, servers: [stdioFault("quitter", marker, ["exit-during-initialize"])], names: [] })
-      assert.match(unavailable(report), /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/)
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("quitter", marker, ["exit-during-initialize"])],
+        names: []
+      })
+      assert.match(
+        unavailable(report),
+        /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/
+      )
       assert.deepStrictEqual(toolNames(report), ["healthy__echo"])
       assertHealthyAndClean(report)
     }))
@@ -89,7 +96,11 @@ describe.sequential("faults of a server", () => {
   it.live("a server that exits during a call: TOOL_FAILED (connection closed); the others work (D7)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
-      const report = yield* probe({ marker, servers: [stdioFault("crash", marker, ["exit-during-call"])], names: ["crash__echo"] })
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("crash", marker, ["exit-during-call"])],
+        names: ["crash__echo"]
+      })
       assert.deepStrictEqual(failure(report, "crash__echo"), {
         type: "RequestFailed",
         message: "the server failed to run the tool (connection closed)"
@@ -101,7 +112,11 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["exit-during-call"])
-      const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "crash", url })], names: ["crash__echo"] })
+      const report = yield* probe({
+        marker,
+        servers: [McpServerConfig.http({ name: "crash", url })],
+        names: ["crash__echo"]
+      })
       assert.strictEqual(failure(report, "crash__echo").type, "RequestFailed")
       assertHealthyAndClean(report)
     }))
@@ -226,7 +241,8 @@ describe.sequential("faults of a server", () => {
       for (const name of ["bigs__big", "bigh__big"]) {
         assert.deepStrictEqual(failure(report, name), {
           type: "RequestFailed",
-          message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
+          message:
+            "the server failed to run the tool (the result was too large: the server's message is over the limit " +
             "of 1 MB (maxMessageBytes))"
         })
       }
@@ -244,7 +260,10 @@ describe.sequential("faults of a server", () => {
         ["gzip", ["gzip"]],
         ["gzjson", ["gzip", "json-response"]]
       ] as const
-      const urls = yield* Effect.forEach(servers, ([, faults]) => httpFault(`${marker}-http`, ["big-result", ...faults]))
+      const urls = yield* Effect.forEach(
+        servers,
+        ([, faults]) => httpFault(`${marker}-http`, ["big-result", ...faults])
+      )
       const report = yield* probe({
         marker,
         servers: servers.map(([name], i) => McpServerConfig.http({ name, url: urls[i]! })),
@@ -258,7 +277,8 @@ describe.sequential("faults of a server", () => {
         // 5 MB of one letter: a few kilobytes gzip-encoded
         assert.deepStrictEqual(failure(report, `${name}__big`), {
           type: "RequestFailed",
-          message: "the server failed to run the tool (the result was too large: the server's message is over the limit " +
+          message:
+            "the server failed to run the tool (the result was too large: the server's message is over the limit " +
             "of 1 MB (maxMessageBytes))"
         })
         assert.deepStrictEqual(results[`${name}__echo`]?.content, [{ type: "text", text: "faulty echo: hi" }])
@@ -273,7 +293,10 @@ describe.sequential("faults of a server", () => {
       const resuming = yield* httpFault(`${marker}-http`, ["resumable"])
       const report = yield* probe({
         marker,
-        servers: [McpServerConfig.http({ name: "closing", url: closing }), McpServerConfig.http({ name: "resuming", url: resuming })],
+        servers: [
+          McpServerConfig.http({ name: "closing", url: closing }),
+          McpServerConfig.http({ name: "resuming", url: resuming })
+        ],
         names: ["closing__half", "closing__echo", "resuming__half"],
         connectTimeout: "60 seconds",
         callTimeout: "120 seconds"
@@ -291,34 +314,38 @@ describe.sequential("faults of a server", () => {
   // With event ids the SDK resumes the stream (a GET with Last-Event-ID) instead of giving the request up: a
   // half event's id does not count, and a resumption refused (405) or closed empty loses the request too.
   // The generous callTimeout would be the failure (a timeout) if the call waited for it.
-  it.scopedLive("a response stream closed mid-event with event ids fails the call, also when its resumption gets 405 or closes", () =>
-    Effect.gen(function*() {
-      const marker = newMarker()
-      const halfEvent = yield* httpFault(`${marker}-http`, ["half-event-with-id"])
-      const refused = yield* httpFault(`${marker}-http`, ["event-then-half"])
-      const closed = yield* httpFault(`${marker}-http`, ["event-then-half"], ["--resume=close"])
-      const report = yield* probe({
-        marker,
-        servers: [
-          McpServerConfig.http({ name: "halfevent", url: halfEvent }),
-          McpServerConfig.http({ name: "refused", url: refused }),
-          McpServerConfig.http({ name: "closed", url: closed })
-        ],
-        names: ["halfevent__half", "refused__half", "closed__half", "refused__echo"],
-        connectTimeout: "60 seconds",
-        callTimeout: "60 seconds"
-      })
-      for (const name of ["halfevent__half", "refused__half", "closed__half"]) {
-        assert.deepStrictEqual(failure(report, name), {
-          type: "RequestFailed",
-          message: "the server failed to run the tool (the server closed the response stream before answering)"
-        }, name)
-      }
-      // the connection goes on
-      const results = toolResults(report.requests[1])
-      assert.deepStrictEqual(results["refused__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
-      assertHealthyAndClean(report)
-    }), 120_000)
+  it.scopedLive(
+    "a response stream closed mid-event with event ids fails the call, also when its resumption gets 405 or closes",
+    () =>
+      Effect.gen(function*() {
+        const marker = newMarker()
+        const halfEvent = yield* httpFault(`${marker}-http`, ["half-event-with-id"])
+        const refused = yield* httpFault(`${marker}-http`, ["event-then-half"])
+        const closed = yield* httpFault(`${marker}-http`, ["event-then-half"], ["--resume=close"])
+        const report = yield* probe({
+          marker,
+          servers: [
+            McpServerConfig.http({ name: "halfevent", url: halfEvent }),
+            McpServerConfig.http({ name: "refused", url: refused }),
+            McpServerConfig.http({ name: "closed", url: closed })
+          ],
+          names: ["halfevent__half", "refused__half", "closed__half", "refused__echo"],
+          connectTimeout: "60 seconds",
+          callTimeout: "60 seconds"
+        })
+        for (const name of ["halfevent__half", "refused__half", "closed__half"]) {
+          assert.deepStrictEqual(failure(report, name), {
+            type: "RequestFailed",
+            message: "the server failed to run the tool (the server closed the response stream before answering)"
+          }, name)
+        }
+        // the connection goes on
+        const results = toolResults(report.requests[1])
+        assert.deepStrictEqual(results["refused__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+        assertHealthyAndClean(report)
+      }),
+    120_000
+  )
 
   it.scopedLive("HTTP 401, 404 and 500 make a server unavailable with the status as the reason (D5)", () =>
     Effect.gen(function*() {
@@ -328,7 +355,8 @@ describe.sequential("faults of a server", () => {
         (status) =>
           Effect.map(
             httpFault(`${marker}-http`, [`http-${status}`]),
-            (url) => McpServerConfig.http({ name: `s${status}`, url, headers: { Authorization: "Bearer hdr-secret-1234" } })
+            (url) =>
+              McpServerConfig.http({ name: `s${status}`, url, headers: { Authorization: "Bearer hdr-secret-1234" } })
           ),
         { concurrency: "unbounded" }
       )
@@ -345,9 +373,16 @@ describe.sequential("faults of a server", () => {
     Effect.gen(function*() {
       const marker = newMarker()
       const url = yield* httpFault(`${marker}-http`, ["forget-session"])
-      const report = yield* probe({ marker, servers: [McpServerConfig.http({ name: "amnesiac", url })], names: ["amnesiac__echo"] })
+      const report = yield* probe({
+        marker,
+        servers: [McpServerConfig.http({ name: "amnesiac", url })],
+        names: ["amnesiac__echo"]
+      })
       assert.include(toolNames(report), "amnesiac__echo")
-      assert.deepStrictEqual(failure(report, "amnesiac__echo"), { type: "RequestFailed", message: "the server failed to run the tool" })
+      assert.deepStrictEqual(failure(report, "amnesiac__echo"), {
+        type: "RequestFailed",
+        message: "the server failed to run the tool"
+      })
       assertHealthyAndClean(report)
     }))
 
@@ -382,27 +417,46 @@ describe.sequential("faults of a server", () => {
   it.live("two tools with the same name: the second is skipped with a warning, the first is called (E3)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
-      const report = yield* probe({ marker, servers: [stdioFault("twice", marker, ["duplicate-names"])], names: ["twice__echo"] })
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("twice", marker, ["duplicate-names"])],
+        names: ["twice__echo"]
+      })
       assert.strictEqual(toolNames(report).filter((n) => n === "twice__echo").length, 1)
       assert.strictEqual(
         report.requests[0]!.tools.find((t) => t.name === "twice__echo")!.description,
         "echoes its text"
       )
-      assert.isTrue(report.logs.some((l) => l.level === "WARN" && l.message.includes("twice__echo is already registered")))
-      assert.deepStrictEqual(toolResults(report.requests[1])["twice__echo"]?.content, [{ type: "text", text: "twice echo: hi" }])
+      assert.isTrue(
+        report.logs.some((l) => l.level === "WARN" && l.message.includes("twice__echo is already registered"))
+      )
+      assert.deepStrictEqual(toolResults(report.requests[1])["twice__echo"]?.content, [{
+        type: "text",
+        text: "twice echo: hi"
+      }])
       assertHealthyAndClean(report)
     }))
 
   it.live("a tool with an invalid input schema is skipped with a warning; the server's other tools work", () =>
     Effect.gen(function*() {
       const marker = newMarker()
-      const report = yield* probe({ marker, servers: [stdioFault("bad", marker, ["invalid-schema"])], names: ["bad__echo"] })
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("bad", marker, ["invalid-schema"])],
+        names: ["bad__echo"]
+      })
       assert.notInclude(unavailable(report), "bad (")
       assert.includeMembers(toolNames(report), ["bad__echo", "bad__report", "bad__wait"])
       assert.notInclude(toolNames(report), "bad__broken")
       const warning = report.logs.find((l) => l.level === "WARN" && l.message.includes("broken"))
-      assert.strictEqual(warning?.message, "MCP server bad: tool broken is skipped: inputSchema.type: Invalid input: expected \"object\"")
-      assert.deepStrictEqual(toolResults(report.requests[1])["bad__echo"]?.content, [{ type: "text", text: "bad echo: hi" }])
+      assert.strictEqual(
+        warning?.message,
+        "MCP server bad: tool broken is skipped: inputSchema.type: Invalid input: expected \"object\""
+      )
+      assert.deepStrictEqual(toolResults(report.requests[1])["bad__echo"]?.content, [{
+        type: "text",
+        text: "bad echo: hi"
+      }])
       assertHealthyAndClean(report)
     }))
 
@@ -419,10 +473,16 @@ describe.sequential("faults of a server", () => {
         assert.includeMembers(toolNames(report), ["deep__echo", "deep__report", "deep__wait"])
         assert.notInclude(toolNames(report), "deep__deep")
         const warning = report.logs.find((l) => l.level === "WARN" && l.message.includes("deep is skipped"))
-        assert.strictEqual(warning?.message, "MCP server deep: tool deep is skipped: its input schema nests deeper than 128 levels")
+        assert.strictEqual(
+          warning?.message,
+          "MCP server deep: tool deep is skipped: its input schema nests deeper than 128 levels"
+        )
         // what a provider does with the tools next: it must not overflow
         assert.isAbove(JSON.stringify(report.requests[0]!.tools).length, 100)
-        assert.deepStrictEqual(toolResults(report.requests[1])["deep__echo"]?.content, [{ type: "text", text: "deep echo: hi" }])
+        assert.deepStrictEqual(toolResults(report.requests[1])["deep__echo"]?.content, [{
+          type: "text",
+          text: "deep echo: hi"
+        }])
         assertHealthyAndClean(report)
       }
     }))
@@ -456,50 +516,64 @@ describe.sequential("faults of a server", () => {
   it.live("a server that ignores the end of input and SIGTERM works, and is killed when the request ends (D1)", () =>
     Effect.gen(function*() {
       const marker = newMarker()
-      const report = yield* probe({ marker, servers: [stdioFault("mule", marker, ["stubborn"])], names: ["mule__echo"] })
-      assert.deepStrictEqual(toolResults(report.requests[1])["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
+      const report = yield* probe({
+        marker,
+        servers: [stdioFault("mule", marker, ["stubborn"])],
+        names: ["mule__echo"]
+      })
+      assert.deepStrictEqual(toolResults(report.requests[1])["mule__echo"]?.content, [{
+        type: "text",
+        text: "mule echo: hi"
+      }])
       // 300 ms after the end of input, 300 ms after SIGTERM, then SIGKILL
       assert.isAtLeast(report.ms, 600)
       assertHealthyAndClean(report)
     }))
 
-  it.scopedLive("many faults in one request: each server's outcome, healthy stdio and HTTP servers work (D1) (D5, D6, D7)", () =>
-    Effect.gen(function*() {
-      const marker = newMarker()
-      const [web, down] = yield* Effect.all([
-        httpFault(`${marker}-http`, ["none"]),
-        httpFault(`${marker}-http`, ["http-500"])
-      ], { concurrency: "unbounded" })
-      const report = yield* probe({
-        marker,
-        servers: [
-          stdioFault("calm", marker, ["none"]),
-          McpServerConfig.http({ name: "web", url: web }),
-          stdioFault("quitter", marker, ["exit-during-initialize"]),
-          stdioFault("mute", marker, ["silent-initialize"]),
-          stdioFault("loop", marker, ["repeat-cursor"]),
-          McpServerConfig.http({ name: "down", url: down }),
-          stdioFault("crash", marker, ["exit-during-call"]),
-          stdioFault("nocall", marker, ["silent-call"]),
-          stdioFault("mule", marker, ["stubborn"])
-        ],
-        names: ["crash__echo", "nocall__echo", "calm__echo", "web__echo", "mule__echo"],
-        connectTimeout: "8 seconds",
-        callTimeout: "3 seconds"
-      })
-      const system = unavailable(report)
-      assert.match(system, /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/)
-      assert.include(system, "mute (timed out after 8s)")
-      assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
-      assert.include(system, "down (HTTP 500 Internal Server Error)")
-      assert.strictEqual(failure(report, "crash__echo").type, "RequestFailed")
-      assert.strictEqual(failure(report, "nocall__echo").type, "Timeout")
-      const results = toolResults(report.requests[1])
-      assert.deepStrictEqual(results["calm__echo"]?.content, [{ type: "text", text: "calm echo: hi" }])
-      assert.deepStrictEqual(results["web__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
-      assert.deepStrictEqual(results["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
-      assertHealthyAndClean(report)
-    }), 30_000)
+  it.scopedLive(
+    "many faults in one request: each server's outcome, healthy stdio and HTTP servers work (D1) (D5, D6, D7)",
+    () =>
+      Effect.gen(function*() {
+        const marker = newMarker()
+        const [web, down] = yield* Effect.all([
+          httpFault(`${marker}-http`, ["none"]),
+          httpFault(`${marker}-http`, ["http-500"])
+        ], { concurrency: "unbounded" })
+        const report = yield* probe({
+          marker,
+          servers: [
+            stdioFault("calm", marker, ["none"]),
+            McpServerConfig.http({ name: "web", url: web }),
+            stdioFault("quitter", marker, ["exit-during-initialize"]),
+            stdioFault("mute", marker, ["silent-initialize"]),
+            stdioFault("loop", marker, ["repeat-cursor"]),
+            McpServerConfig.http({ name: "down", url: down }),
+            stdioFault("crash", marker, ["exit-during-call"]),
+            stdioFault("nocall", marker, ["silent-call"]),
+            stdioFault("mule", marker, ["stubborn"])
+          ],
+          names: ["crash__echo", "nocall__echo", "calm__echo", "web__echo", "mule__echo"],
+          connectTimeout: "8 seconds",
+          callTimeout: "3 seconds"
+        })
+        const system = unavailable(report)
+        assert.match(
+          system,
+          /quitter \(Connection closed: the server process exited with code 3; stderr: ready pid=\d+ \| exiting during initialize\)/
+        )
+        assert.include(system, "mute (timed out after 8s)")
+        assert.include(system, "loop (tools/list failed: the server repeated a pagination cursor)")
+        assert.include(system, "down (HTTP 500 Internal Server Error)")
+        assert.strictEqual(failure(report, "crash__echo").type, "RequestFailed")
+        assert.strictEqual(failure(report, "nocall__echo").type, "Timeout")
+        const results = toolResults(report.requests[1])
+        assert.deepStrictEqual(results["calm__echo"]?.content, [{ type: "text", text: "calm echo: hi" }])
+        assert.deepStrictEqual(results["web__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
+        assert.deepStrictEqual(results["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
+        assertHealthyAndClean(report)
+      }),
+    30_000
+  )
 
   it.live("interrupting a request during a call returns only once the server process is gone (D1)", () =>
     Effect.gen(function*() {

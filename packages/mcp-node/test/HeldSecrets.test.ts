@@ -3,14 +3,14 @@
  * registered client's secret, the user info and key parameters of a server URL, a Redis password) are scrubbed
  * from everything a server sends, in every form the scrubber knows, from the moment they are obtained.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel, Scrubber } from "@zett/agent"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import { McpRedis } from "@zett/mcp-redis"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -49,7 +49,9 @@ describe("Scrubber.makeSecrets", () => {
   })
 
   it("urlSecrets gives the user info and the values of credential-like query parameters, not the URL", () => {
-    const secrets = Scrubber.urlSecrets("https://user:pa%2Fss@host.example/mcp?api_key=KEY123&page=2&access_token=TOK456")
+    const secrets = Scrubber.urlSecrets(
+      "https://user:pa%2Fss@host.example/mcp?api_key=KEY123&page=2&access_token=TOK456"
+    )
     assert.includeMembers([...secrets], ["user", "pa%2Fss", "pa/ss", "KEY123", "TOK456"])
     assert.notInclude([...secrets], "2")
     assert.notInclude([...secrets], "https://user:pa%2Fss@host.example/mcp?api_key=KEY123&page=2&access_token=TOK456")
@@ -78,7 +80,10 @@ const setup = (options: OAuthServer.Options) =>
   })
 
 /** One agent turn that calls `docs__whoami`; what the model was given, as text. */
-const turn = (factory: McpClientFactory.McpClientFactory["Type"], servers: ReadonlyArray<McpServerConfig.McpServerConfig>) =>
+const turn = (
+  factory: McpClientFactory.McpClientFactory["Type"],
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>
+) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     const record = (request: { readonly messages: ReadonlyArray<unknown> }) =>
@@ -128,13 +133,18 @@ describe("credentials obtained by a login", () => {
       as.expireAccessTokens()
       const key = McpTokenStore.normalizeKey(as.url)
       const old = Option.getOrThrow(yield* store.get(key))
-      yield* store.set(key, McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* store.set(
+        key,
+        McpTokenStore.updateCredentials(old, old.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } }))
+      )
       const second = yield* turn(factory, [server])
       assert.isAtLeast(as.issued.length, 2)
       assert.include(second, "token <redacted> refresh <redacted>")
       for (const token of as.issued) {
         for (const form of forms(token.accessToken)) assert.notInclude(second, form)
-        if (token.refreshToken !== undefined) for (const form of forms(token.refreshToken)) assert.notInclude(second, form)
+        if (token.refreshToken !== undefined) {
+          for (const form of forms(token.refreshToken)) assert.notInclude(second, form)
+        }
       }
     }))
 

@@ -5,14 +5,14 @@
  * normally, and no server process (the wrapper nor its child) survives.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { FixtureError } from "@zett/testing/FixtureError"
+import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
 import { faultyServer, fixtures, node, withMarker, wrapper } from "./utils/faults.js"
-import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 interface HostRun {
   readonly stdout: string
@@ -50,51 +50,71 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
     const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
     host.once("exit", (code, signal) => {
       clearTimeout(timer)
-      resume(sent ? Effect.succeed({ stdout, stderr, code, signal, pids }) : Effect.fail(new FixtureError({ message: stderr })))
+      resume(
+        sent
+          ? Effect.succeed({ stdout, stderr, code, signal, pids })
+          : Effect.fail(new FixtureError({ message: stderr }))
+      )
     })
     return Effect.sync(() => host.kill("SIGKILL"))
   })
 
 describe.sequential("a host ended by a signal under NodeRuntime.runMain", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it.live(`${signal}: the request scope closes, the call is cancelled, no server process survives (D1)`, () =>
-      Effect.gen(function*() {
-        const marker = Crypto.randomUUID()
-        const run = yield* runHost(signal, marker)
-        const [pid, ppid] = run.pids as [number, number]
-        // runMain handled the signal: the host was not killed by it, and exits as an interrupted program does
-        assert.strictEqual(run.signal, null, run.stderr)
-        assert.strictEqual(run.code, 0, run.stderr)
-        // the run was interrupted and its request scope closed, after the MCP connections
-        assert.include(run.stdout, "event RunCancelled")
-        assert.include(run.stdout, "request scope closed")
-        // the server saw its call cancelled and then the end of its input: it was closed, not killed
-        assert.include(run.stderr, "wait: cancelled")
-        assert.include(run.stderr, "stdin ended")
-        assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
-        assert.deepStrictEqual(withMarker(marker), [])
-      }), 30_000)
+    it.live(
+      `${signal}: the request scope closes, the call is cancelled, no server process survives (D1)`,
+      () =>
+        Effect.gen(function*() {
+          const marker = Crypto.randomUUID()
+          const run = yield* runHost(signal, marker)
+          const [pid, ppid] = run.pids as [number, number]
+          // runMain handled the signal: the host was not killed by it, and exits as an interrupted program does
+          assert.strictEqual(run.signal, null, run.stderr)
+          assert.strictEqual(run.code, 0, run.stderr)
+          // the run was interrupted and its request scope closed, after the MCP connections
+          assert.include(run.stdout, "event RunCancelled")
+          assert.include(run.stdout, "request scope closed")
+          // the server saw its call cancelled and then the end of its input: it was closed, not killed
+          assert.include(run.stderr, "wait: cancelled")
+          assert.include(run.stderr, "stdin ended")
+          assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
+          assert.deepStrictEqual(withMarker(marker), [])
+        }),
+      30_000
+    )
   }
 })
 
 describe("a plain script that awaits Effect.runPromise", () => {
-  it.live("the reply is not lost while a server's sidecar outlives the end of stdin and SIGTERM (D1)", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      const run = yield* Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>(
-        (resume) => {
-          const host = ChildProcess.execFile(
-            node,
-            [...Source.nodeArgs, Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
-            { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
-            (error, stdout, stderr) =>
-              resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr }))
-          )
-          return Effect.sync(() => host.kill("SIGKILL"))
-        }
-      )
-      assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, "reply: the reply arrived\n", run.stderr)
-      assert.deepStrictEqual(withMarker(marker), [])
-    }), 30_000)
+  it.live(
+    "the reply is not lost while a server's sidecar outlives the end of stdin and SIGTERM (D1)",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        const run = yield* Effect.async<
+          { readonly code: number | null; readonly stdout: string; readonly stderr: string }
+        >(
+          (resume) => {
+            const host = ChildProcess.execFile(
+              node,
+              [...Source.nodeArgs, Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
+              { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
+              (error, stdout, stderr) =>
+                resume(
+                  Effect.succeed({
+                    code: error === null ? 0 : typeof error.code === "number" ? error.code : null,
+                    stdout,
+                    stderr
+                  })
+                )
+            )
+            return Effect.sync(() => host.kill("SIGKILL"))
+          }
+        )
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.strictEqual(run.stdout, "reply: the reply arrived\n", run.stderr)
+        assert.deepStrictEqual(withMarker(marker), [])
+      }),
+    30_000
+  )
 })

@@ -1,18 +1,18 @@
 /**
  * The SDK-backed factory against real servers from npm (devDependencies, started with `node`, never npx).
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Processes from "@zett/testing/Processes"
+import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import * as Processes from "@zett/testing/Processes"
-import * as TempDir from "@zett/testing/TempDir"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")
@@ -27,7 +27,7 @@ const listAll = (client: McpClient.McpClient) =>
     let cursor: string | undefined = undefined
     do {
       const page: McpClient.ListToolsPage = yield* client.listTools(cursor)
-      names.push(...page.tools.map((tool) => tool.name))
+      for (const tool of page.tools) names.push(tool.name)
       cursor = page.nextCursor
       if (cursor !== undefined) {
         assert.isFalse(cursors.has(cursor), "a repeated cursor")
@@ -83,87 +83,103 @@ const exerciseEverything = (client: McpClient.McpClient) =>
   })
 
 describe("McpClientFactory (real servers)", () => {
-  it.live("server-everything over stdio: tools, structured content, image, isError, interruption", () =>
-    Effect.gen(function*() {
-      const marker = `--zett-marker-${process.pid}-${Date.now()}`
-      const scope = yield* Scope.make()
-      const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) =>
-          factory.connect(McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
-        ),
-        Scope.extend(scope),
-        Effect.provide(NodeMcpClientFactory.layer()),
-        Effect.provide(NodeContext.layer)
-      )
-      const [server] = Processes.liveWithCommand(marker)
-      assert.isDefined(server)
-      yield* exerciseEverything(client)
-      yield* Scope.close(scope, Exit.void)
-      assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
-    }), 30_000)
+  it.live(
+    "server-everything over stdio: tools, structured content, image, isError, interruption",
+    () =>
+      Effect.gen(function*() {
+        const marker = `--zett-marker-${process.pid}-${Date.now()}`
+        const scope = yield* Scope.make()
+        const client = yield* McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] })
+            )
+          ),
+          Scope.extend(scope),
+          Effect.provide(NodeMcpClientFactory.layer()),
+          Effect.provide(NodeContext.layer)
+        )
+        const [server] = Processes.liveWithCommand(marker)
+        assert.isDefined(server)
+        yield* exerciseEverything(client)
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
+      }),
+    30_000
+  )
 
-  it.live("server-everything over Streamable HTTP: the same tour, and the session is terminated on close", () =>
-    Effect.gen(function*() {
-      const port = yield* Processes.freePort
-      const serverScope = yield* Scope.make()
-      // it listens on PORT (all interfaces, no host option); the client only talks to 127.0.0.1
-      const http = yield* Processes.spawnScoped({
-        command: node,
-        args: [everything, "streamableHttp"],
-        env: { PORT: String(port) },
-        ready: /listening on port/
-      }).pipe(Scope.extend(serverScope))
-      const scope = yield* Scope.make()
-      const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) =>
-          factory.connect(
-            McpServerConfig.http({
-              name: "everything-http",
-              url: `http://127.0.0.1:${port}/mcp`,
-              headers: { "X-Test-Token": "integration-secret-value" }
-            })
-          )
-        ),
-        Scope.extend(scope),
-        Effect.provide(NodeMcpClientFactory.layer()),
-        Effect.provide(NodeContext.layer)
-      )
-      yield* exerciseEverything(client)
-      assert.notInclude(http.output(), "Received session termination request")
-      yield* Scope.close(scope, Exit.void)
-      // terminateSession() ran before close(): the server saw the DELETE (its log line may arrive a little later)
-      assert.isTrue(
-        yield* Processes.eventually(() => http.output().includes("Received session termination request")),
-        http.output()
-      )
-      yield* Scope.close(serverScope, Exit.void)
-      assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
-    }), 30_000)
+  it.live(
+    "server-everything over Streamable HTTP: the same tour, and the session is terminated on close",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* Processes.freePort
+        const serverScope = yield* Scope.make()
+        // it listens on PORT (all interfaces, no host option); the client only talks to 127.0.0.1
+        const http = yield* Processes.spawnScoped({
+          command: node,
+          args: [everything, "streamableHttp"],
+          env: { PORT: String(port) },
+          ready: /listening on port/
+        }).pipe(Scope.extend(serverScope))
+        const scope = yield* Scope.make()
+        const client = yield* McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.http({
+                name: "everything-http",
+                url: `http://127.0.0.1:${port}/mcp`,
+                headers: { "X-Test-Token": "integration-secret-value" }
+              })
+            )
+          ),
+          Scope.extend(scope),
+          Effect.provide(NodeMcpClientFactory.layer()),
+          Effect.provide(NodeContext.layer)
+        )
+        yield* exerciseEverything(client)
+        assert.notInclude(http.output(), "Received session termination request")
+        yield* Scope.close(scope, Exit.void)
+        // terminateSession() ran before close(): the server saw the DELETE (its log line may arrive a little later)
+        assert.isTrue(
+          yield* Processes.eventually(() => http.output().includes("Received session termination request")),
+          http.output()
+        )
+        yield* Scope.close(serverScope, Exit.void)
+        assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
+      }),
+    30_000
+  )
 
-  it.live("server-filesystem over stdio on a temporary folder: list, read and list a directory", () =>
-    Effect.gen(function*() {
-      const root = yield* TempDir.make("zett-fs-")
-      Fs.writeFileSync(Path.join(root, "note.txt"), "forty-two\n")
-      const scope = yield* Scope.make()
-      const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "fs", command: node, args: [filesystem, root] }))),
-        Scope.extend(scope),
-        Effect.provide(NodeMcpClientFactory.layer()),
-        Effect.provide(NodeContext.layer)
-      )
-      const [server] = Processes.liveWithCommand(root)
-      assert.isDefined(server)
-      const names = yield* listAll(client)
-      assert.includeMembers(names, ["read_text_file", "list_directory"])
-      const read = yield* client.callTool("read_text_file", { path: Path.join(root, "note.txt") })
-      assert.strictEqual(read.isError, undefined)
-      assert.include(textOf(read).join(""), "forty-two")
-      const listing = yield* client.callTool("list_directory", { path: root })
-      assert.include(textOf(listing).join("\n"), "[FILE] note.txt")
-      // outside the allowed folder: the server answers with an isError result
-      const outside = yield* client.callTool("read_text_file", { path: "/etc/hostname" })
-      assert.strictEqual(outside.isError, true)
-      yield* Scope.close(scope, Exit.void)
-      assert.deepStrictEqual([...Processes.liveWithCommand(root), ...Processes.liveInGroup(server!.pgid)], [])
-    }).pipe(Effect.scoped), 30_000)
+  it.live(
+    "server-filesystem over stdio on a temporary folder: list, read and list a directory",
+    () =>
+      Effect.gen(function*() {
+        const root = yield* TempDir.make("zett-fs-")
+        Fs.writeFileSync(Path.join(root, "note.txt"), "forty-two\n")
+        const scope = yield* Scope.make()
+        const client = yield* McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "fs", command: node, args: [filesystem, root] }))
+          ),
+          Scope.extend(scope),
+          Effect.provide(NodeMcpClientFactory.layer()),
+          Effect.provide(NodeContext.layer)
+        )
+        const [server] = Processes.liveWithCommand(root)
+        assert.isDefined(server)
+        const names = yield* listAll(client)
+        assert.includeMembers(names, ["read_text_file", "list_directory"])
+        const read = yield* client.callTool("read_text_file", { path: Path.join(root, "note.txt") })
+        assert.strictEqual(read.isError, undefined)
+        assert.include(textOf(read).join(""), "forty-two")
+        const listing = yield* client.callTool("list_directory", { path: root })
+        assert.include(textOf(listing).join("\n"), "[FILE] note.txt")
+        // outside the allowed folder: the server answers with an isError result
+        const outside = yield* client.callTool("read_text_file", { path: "/etc/hostname" })
+        assert.strictEqual(outside.isError, true)
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual([...Processes.liveWithCommand(root), ...Processes.liveInGroup(server!.pgid)], [])
+      }).pipe(Effect.scoped),
+    30_000
+  )
 })

@@ -1,6 +1,11 @@
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, type McpError, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { wrapper } from "@zett/testing/Faults"
+import { FixtureError } from "@zett/testing/FixtureError"
+import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -19,11 +24,6 @@ import type * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Util from "node:util"
-import * as Processes from "@zett/testing/Processes"
-import { wrapper } from "@zett/testing/Faults"
-import * as Source from "@zett/testing/Source"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures", "servers")
 const probe = Path.join(fixtures, "probe-server.mjs")
@@ -41,7 +41,11 @@ const makeLogCapture = () => {
   const waiters: Array<{ readonly text: string; readonly resume: () => void }> = []
   const logger = Logger.make(({ annotations, logLevel, message }) => {
     const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-    lines.push({ level: logLevel.label, message: text, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+    lines.push({
+      level: logLevel.label,
+      message: text,
+      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    })
     for (let i = waiters.length - 1; i >= 0; i--) {
       if (text.includes(waiters[i]!.text)) waiters.splice(i, 1)[0]!.resume()
     }
@@ -59,7 +63,11 @@ const makeLogCapture = () => {
 const sdkFactory = (options?: NodeMcpClientFactory.Options) =>
   NodeMcpClientFactory.layer(options).pipe(Layer.provide(NodeContext.layer))
 
-const connectIn = (scope: Scope.Scope, server: McpServerConfig.McpServerConfig, options?: NodeMcpClientFactory.Options) =>
+const connectIn = (
+  scope: Scope.Scope,
+  server: McpServerConfig.McpServerConfig,
+  options?: NodeMcpClientFactory.Options
+) =>
   McpClientFactory.McpClientFactory.pipe(
     Effect.flatMap((factory) => factory.connect(server)),
     Scope.extend(scope),
@@ -95,7 +103,10 @@ describe("McpClientFactory (stdio)", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const tricky = ["a b", "\"quoted\"", "'single'", "$(echo pwned)", "`id`", "*", "; exit 1", "$HOME", ""]
-      const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "argv", command: node, args: [probe, ...tricky] }))
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({ name: "argv", command: node, args: [probe, ...tricky] })
+      )
       const { argv } = yield* report(client)
       assert.deepStrictEqual(argv, tricky)
       yield* Scope.close(scope, Exit.void)
@@ -107,7 +118,13 @@ describe("McpClientFactory (stdio)", () => {
       const cwd = Fs.realpathSync(Os.tmpdir())
       const client = yield* connectIn(
         scope,
-        McpServerConfig.stdio({ name: "env", command: node, args: [probe], env: { API_TOKEN: "env-secret-5e6f7a" }, cwd })
+        McpServerConfig.stdio({
+          name: "env",
+          command: node,
+          args: [probe],
+          env: { API_TOKEN: "env-secret-5e6f7a" },
+          cwd
+        })
       )
       const { cwd: seenCwd, env, envSha256 } = yield* report(client)
       assert.strictEqual(envSha256.API_TOKEN, Crypto.createHash("sha256").update("env-secret-5e6f7a").digest("hex"))
@@ -164,7 +181,10 @@ describe("McpClientFactory (stdio)", () => {
   it.live("closing the scope ends the whole process group of a wrapper (npx-style)", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "wrapped", command: node, args: [wrapper, probe] }))
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({ name: "wrapped", command: node, args: [wrapper, probe] })
+      )
       const { pid, ppid } = yield* report(client)
       const wrapperInfo = Processes.find(ppid)!
       assert.include(wrapperInfo.command, "wrapper.mjs")
@@ -191,18 +211,22 @@ describe("McpClientFactory (stdio)", () => {
       assert.isAtLeast(ms, 550)
     }))
 
-  it.live("a server that ignores EOF and SIGTERM is gone within 4-5 s with the default timeouts", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const client = yield* connectIn(
-        scope,
-        McpServerConfig.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
-      )
-      const { pid } = yield* report(client)
-      const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
-      assert.deepStrictEqual(liveOf([pid], pid), [])
-      assert.isAtLeast(ms, 3_900)
-    }), 15_000)
+  it.live(
+    "a server that ignores EOF and SIGTERM is gone within 4-5 s with the default timeouts",
+    () =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(
+          scope,
+          McpServerConfig.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
+        )
+        const { pid } = yield* report(client)
+        const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+        assert.deepStrictEqual(liveOf([pid], pid), [])
+        assert.isAtLeast(ms, 3_900)
+      }),
+    15_000
+  )
 
   it.live("closing several stubborn servers in separate scopes in parallel takes the time of one", () =>
     Effect.gen(function*() {
@@ -225,7 +249,13 @@ describe("McpClientFactory (stdio)", () => {
 
   const runHost = (...extra: ReadonlyArray<string>) =>
     Effect.async<{ readonly stdout: string; readonly signal: string | null }, Error>((resume) => {
-      const host = ChildProcess.spawn(node, [...Source.nodeArgs, Path.join(fixtures, "exit-host.ts"), wrapper, probe, ...extra], {
+      const host = ChildProcess.spawn(node, [
+        ...Source.nodeArgs,
+        Path.join(fixtures, "exit-host.ts"),
+        wrapper,
+        probe,
+        ...extra
+      ], {
         cwd: Path.join(import.meta.dirname, ".."),
         stdio: ["ignore", "pipe", "pipe"]
       })
@@ -236,7 +266,9 @@ describe("McpClientFactory (stdio)", () => {
       const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
       host.once("exit", (_code, signal) => {
         clearTimeout(timer)
-        resume(stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new FixtureError({ message: stderr })))
+        resume(
+          stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new FixtureError({ message: stderr }))
+        )
       })
     })
 
@@ -282,7 +314,13 @@ describe("McpClientFactory (stdio)", () => {
       const result = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
-            factory.connect(McpServerConfig.stdio({ name: "slow", command: node, args: ["-e", "setInterval(() => {}, 1000)", marker] }))
+            factory.connect(
+              McpServerConfig.stdio({
+                name: "slow",
+                command: node,
+                args: ["-e", "setInterval(() => {}, 1000)", marker]
+              })
+            )
           ),
           Effect.timeoutFail({ duration: "300 millis", onTimeout: () => "connect timed out" as const }),
           Effect.provide(sdkFactory({ closeTimeout: "200 millis" })),
@@ -297,7 +335,9 @@ describe("McpClientFactory (stdio)", () => {
     Effect.gen(function*() {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
-          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "missing", command: "zett-no-such-command" }))),
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "missing", command: "zett-no-such-command" }))
+          ),
           Effect.provide(sdkFactory()),
           Effect.flip
         )
@@ -334,7 +374,10 @@ describe("McpClientFactory (stdio)", () => {
       )
       assert.strictEqual(error._tag, "McpConnectError")
       assert.strictEqual(error.code, -32000)
-      assert.strictEqual(error.message, "quitter: Connection closed: the server process exited with code 3 (code -32000)")
+      assert.strictEqual(
+        error.message,
+        "quitter: Connection closed: the server process exited with code 3 (code -32000)"
+      )
       assert.strictEqual(error.reason, "Exited")
     }))
 
@@ -377,7 +420,9 @@ describe("McpClientFactory (stdio)", () => {
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
-            factory.connect(McpServerConfig.stdio({ name: "missing", command: node, args: ["/nonexistent/zett/server.js"] }))
+            factory.connect(
+              McpServerConfig.stdio({ name: "missing", command: node, args: ["/nonexistent/zett/server.js"] })
+            )
           ),
           Effect.provide(sdkFactory()),
           Effect.flip
@@ -391,10 +436,14 @@ describe("McpClientFactory (stdio)", () => {
 
   it.live("a server whose stderr has no error line is described by its last lines", () =>
     Effect.gen(function*() {
-      const script = ["starting", "config loaded", "no port given", "bye"].map((line) => `console.error('${line}')`).join(";") + ";process.exit(2)"
+      const script = ["starting", "config loaded", "no port given", "bye"].map((line) =>
+        `console.error('${line}')`
+      ).join(";") + ";process.exit(2)"
       const error = yield* Effect.scoped(
         McpClientFactory.McpClientFactory.pipe(
-          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "quiet", command: node, args: ["-e", script] }))),
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "quiet", command: node, args: ["-e", script] }))
+          ),
           Effect.provide(sdkFactory()),
           Effect.flip
         )
@@ -411,14 +460,21 @@ describe("McpClientFactory (stdio)", () => {
         McpClientFactory.McpClientFactory.pipe(
           Effect.flatMap((factory) =>
             factory.connect(
-              McpServerConfig.stdio({ name: "victim", command: node, args: ["-e", "process.kill(process.pid, 'SIGKILL')"] })
+              McpServerConfig.stdio({
+                name: "victim",
+                command: node,
+                args: ["-e", "process.kill(process.pid, 'SIGKILL')"]
+              })
             )
           ),
           Effect.provide(sdkFactory()),
           Effect.flip
         )
       )
-      assert.strictEqual(error.message, "victim: Connection closed: the server process was killed by SIGKILL (code -32000)")
+      assert.strictEqual(
+        error.message,
+        "victim: Connection closed: the server process was killed by SIGKILL (code -32000)"
+      )
     }))
 })
 

@@ -24,8 +24,16 @@ describe("server requests", () => {
         const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
         server.registerTool("ask", { description: "asks the client's model", inputSchema: {} }, async () => {
           try {
-            const sampled = await server.server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 10 })
-            return { content: [{ type: "text", text: `sampled: ${sampled.content.type === "text" ? sampled.content.text : "?"}` }] }
+            const sampled = await server.server.createMessage({
+              messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+              maxTokens: 10
+            })
+            return {
+              content: [{
+                type: "text",
+                text: `sampled: ${sampled.content.type === "text" ? sampled.content.text : "?"}`
+              }]
+            }
           } catch (error) {
             errors.push(String(error))
             return { content: [{ type: "text", text: "no sample" }], isError: true }
@@ -35,7 +43,9 @@ describe("server requests", () => {
       }
       const mcp = McpLayers.layer({ servers: [http("asking")] }).pipe(
         Layer.provide(
-          NodeMcpClientFactory.layerInMemory({ asking }).pipe(Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 })))
+          NodeMcpClientFactory.layerInMemory({ asking }).pipe(
+            Layer.provide(McpSampling.layer({ maxTokens: 100, maxCallsPerRequest: 5 }))
+          )
         ),
         Layer.provide(NodeContext.layer)
       )
@@ -44,9 +54,15 @@ describe("server requests", () => {
         { toolCalls: [{ name: "asking__ask" }] },
         (request) => ({ text: JSON.stringify((request.messages.at(-1) as Message.ToolMessage).content) })
       ])
-      const replay: Extension.Extension = { name: "replay", onModelRequest: (_context, request) => replayed.stream(request) }
+      const replay: Extension.Extension = {
+        name: "replay",
+        onModelRequest: (_context, request) => replayed.stream(request)
+      }
       const model = ScriptedModel.layer([{ text: "the agent's model" }])
-      const layer = Agent.layer({ extensions: [replay, McpExtension.McpExtension] }).pipe(Layer.provide(mcp), Layer.provide(model))
+      const layer = Agent.layer({ extensions: [replay, McpExtension.McpExtension] }).pipe(
+        Layer.provide(mcp),
+        Layer.provide(model)
+      )
       const reply = yield* Agent.run("go").pipe(Effect.provide(layer))
       assert.deepStrictEqual(errors, [])
       assert.strictEqual(reply.content, JSON.stringify([{ type: "text", text: "sampled: the agent's model" }]))

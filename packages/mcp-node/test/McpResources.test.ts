@@ -4,7 +4,7 @@
  * pagination guard, scrubbing). A client without `request`, and prompt content as a model reads it, on the core
  * alone: packages/mcp/test/McpResources.test.ts.
  */
-import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
@@ -15,9 +15,9 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Message, Scrubber } from "@zett/agent"
 import { McpClient, McpClientFactory, McpPrompts, McpResources, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Processes from "@zett/testing/Processes"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -30,7 +30,11 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 
 const require = createRequire(import.meta.url)
-const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
+const everything = Path.join(
+  Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js"
+)
 const node = process.execPath
 
 /** What server-everything offers as resources and prompts, the same over every transport. */
@@ -67,7 +71,10 @@ const tour = (client: McpClient.McpClient) =>
     const prompts = yield* McpPrompts.list(client)
     assert.includeMembers(prompts.map((p) => p.name), ["simple-prompt", "args-prompt", "resource-prompt"])
     const args = prompts.find((p) => p.name === "args-prompt")!
-    assert.deepStrictEqual(args.arguments?.map((a) => [a.name, a.required ?? false]), [["city", true], ["state", false]])
+    assert.deepStrictEqual(args.arguments?.map((a) => [a.name, a.required ?? false]), [["city", true], [
+      "state",
+      false
+    ]])
 
     const weather = yield* McpPrompts.get(client, "args-prompt", { city: "Paris", state: "TX" })
     assert.deepStrictEqual(weather.messages, [Message.user("What's weather in Paris, TX?")])
@@ -95,24 +102,30 @@ const tour = (client: McpClient.McpClient) =>
   })
 
 describe("McpResources and McpPrompts", () => {
-  it.live("server-everything over stdio: resources, templates, text and blob, prompts, a subscription", () =>
-    Effect.gen(function*() {
-      const marker = `--zett-resources-${process.pid}-${Date.now()}`
-      const scope = yield* Scope.make()
-      const client = yield* McpClientFactory.McpClientFactory.pipe(
-        Effect.flatMap((factory) =>
-          factory.connect(McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] }))
-        ),
-        Scope.extend(scope),
-        Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "500 millis" })),
-        Effect.provide(NodeContext.layer)
-      )
-      const [server] = Processes.liveWithCommand(marker)
-      assert.isDefined(server)
-      yield* tour(client).pipe(Scope.extend(scope))
-      yield* Scope.close(scope, Exit.void)
-      assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
-    }), 60_000)
+  it.live(
+    "server-everything over stdio: resources, templates, text and blob, prompts, a subscription",
+    () =>
+      Effect.gen(function*() {
+        const marker = `--zett-resources-${process.pid}-${Date.now()}`
+        const scope = yield* Scope.make()
+        const client = yield* McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.stdio({ name: "everything", command: node, args: [everything, "stdio", marker] })
+            )
+          ),
+          Scope.extend(scope),
+          Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "500 millis" })),
+          Effect.provide(NodeContext.layer)
+        )
+        const [server] = Processes.liveWithCommand(marker)
+        assert.isDefined(server)
+        yield* tour(client).pipe(Scope.extend(scope))
+        yield* Scope.close(scope, Exit.void)
+        assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
+      }),
+    60_000
+  )
 
   it.live("server-everything over Streamable HTTP: the same tour", () =>
     Effect.gen(function*() {
@@ -143,7 +156,9 @@ describe("McpResources and McpPrompts", () => {
     Effect.gen(function*() {
       const seen: Array<string> = []
       const make = () => {
-        const server = new Server({ name: "watched", version: "1.0.0" }, { capabilities: { resources: { subscribe: true, listChanged: true } } })
+        const server = new Server({ name: "watched", version: "1.0.0" }, {
+          capabilities: { resources: { subscribe: true, listChanged: true } }
+        })
         server.setRequestHandler(SubscribeRequestSchema, async (request) => {
           seen.push(`subscribe ${request.params.uri}`)
           // the update comes right behind the subscribe's answer
@@ -173,7 +188,9 @@ describe("McpResources and McpPrompts", () => {
     Effect.gen(function*() {
       const seen: Array<string> = []
       const make = () => {
-        const server = new Server({ name: "watched", version: "1.0.0" }, { capabilities: { resources: { subscribe: true } } })
+        const server = new Server({ name: "watched", version: "1.0.0" }, {
+          capabilities: { resources: { subscribe: true } }
+        })
         server.setRequestHandler(SubscribeRequestSchema, async () => (seen.push("subscribe"), {}))
         server.setRequestHandler(UnsubscribeRequestSchema, async () => (seen.push("unsubscribe"), {}))
         server.onclose = () => void seen.push("closed")
@@ -202,7 +219,9 @@ describe("McpResources and McpPrompts", () => {
         return sdk
       }
       const factory = yield* NodeMcpClientFactory.makeInMemory({ changing: make })
-      const client = yield* factory.connect(McpServerConfig.http({ name: "changing", url: "http://127.0.0.1:1/unused" }))
+      const client = yield* factory.connect(
+        McpServerConfig.http({ name: "changing", url: "http://127.0.0.1:1/unused" })
+      )
       assert.deepStrictEqual((yield* McpResources.list(client)).map((r) => r.uri), ["file:///a"])
       const changes = yield* Effect.fork(Stream.runHead(McpResources.changes(client)))
       const all = yield* client.notifications!

@@ -3,10 +3,10 @@
  * against a local Responses API endpoint, server-everything over stdio and Streamable HTTP), interruption of a
  * call on a real stdio server, and a cached tool list that starts no process.
  */
-import * as LanguageModel from "@effect/ai/LanguageModel"
-import * as Prompt from "@effect/ai/Prompt"
 import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
@@ -32,14 +32,17 @@ const here = Path.dirname(fileURLToPath(import.meta.url))
 const example = Path.join(here, "..", "examples", "toolkit.ts")
 
 /** A non-streaming Responses API answer: the text, or the function calls, of one turn. */
-const responseOf = (script: Fake.StreamScript) => (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response
+const responseOf = (script: Fake.StreamScript) =>
+  (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response
 const calls = (...list: ReadonlyArray<[string, string, unknown]>) =>
   Fake.json(200, responseOf({ calls: list.map(([id, name, args]) => ({ id, name, pieces: [JSON.stringify(args)] })) }))
 const answer = (text: string) => Fake.json(200, responseOf({ text: [text] }))
 
 /** The `function_call_output` items a Responses API request carries back to the model. */
 const outputsOf = (body: any): Array<unknown> =>
-  (body.input as Array<any>).filter((item) => item.type === "function_call_output").map((item) => JSON.parse(item.output))
+  (body.input as Array<any>).filter((item) => item.type === "function_call_output").map((item) =>
+    JSON.parse(item.output)
+  )
 
 /** The live processes whose PATH carries `marker` (the SDK's default environment for stdio servers keeps PATH). */
 const withPathMarker = (marker: string) =>
@@ -54,11 +57,16 @@ const withPathMarker = (marker: string) =>
 
 const runExample = (question: string, env: Record<string, string>) =>
   Effect.async<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    ChildProcess.execFile(process.execPath, [...Source.nodeArgs, example, question], {
-      env: { ...process.env, ...env },
-      timeout: 90_000
-    }, (error, stdout, stderr) =>
-      resume(Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr })))
+    ChildProcess.execFile(
+      process.execPath,
+      [...Source.nodeArgs, example, question],
+      {
+        env: { ...process.env, ...env },
+        timeout: 90_000
+      },
+      (error, stdout, stderr) =>
+        resume(Effect.succeed({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }))
+    )
   })
 
 describe("McpToolkit with @effect/ai-openai and real servers", () => {
@@ -77,9 +85,15 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
           env: { ...process.env, PATH: `${process.env.PATH}:${marker}` },
           stdio: "ignore"
         })
-        assert.isTrue(yield* Processes.eventually(() => withPathMarker(marker).length === 1), "the control process is found")
+        assert.isTrue(
+          yield* Processes.eventually(() => withPathMarker(marker).length === 1),
+          "the control process is found"
+        )
         control.kill("SIGKILL")
-        assert.isTrue(yield* Processes.eventually(() => withPathMarker(marker).length === 0), "the control process is gone")
+        assert.isTrue(
+          yield* Processes.eventually(() => withPathMarker(marker).length === 0),
+          "the control process is gone"
+        )
         const run = yield* runExample("What is 2 + 3? Then echo the answer.", {
           OPENAI_API_KEY: "sk-test-toolkit-key",
           OPENAI_BASE_URL: `${provider.url}/v1`,
@@ -96,7 +110,12 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
         // what the model was given: both servers' tools with their schemas, then each result in the next request
         const [first, second, third] = provider.requests.map((request) => request.body)
         const tools = (first.tools as Array<any>).map((tool) => tool.name)
-        assert.includeMembers(tools, ["everything__get-sum", "everything__echo", "everything_http__get-sum", "everything_http__echo"])
+        assert.includeMembers(tools, [
+          "everything__get-sum",
+          "everything__echo",
+          "everything_http__get-sum",
+          "everything_http__echo"
+        ])
         const sum = (first.tools as Array<any>).find((tool) => tool.name === "everything__get-sum")
         assert.deepStrictEqual(Object.keys(sum.parameters.properties), ["a", "b"])
         assert.include(JSON.stringify(first.input), "Tools named <server>__<tool> belong to the MCP server <server>.")
@@ -112,66 +131,74 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
 
   const factory = Layer.mergeAll(Faults.factoryLayer({}), McpToolCache.layerMemory({ ttl: "5 minutes" }))
 
-  it.scopedLive("interrupting a conversation mid-call cancels the call on the stdio server and ends its process", () =>
-    Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-toolkit-")
-      const record = Path.join(dir, "record.jsonl")
-      const marker = Crypto.randomUUID()
-      const provider = yield* Fake.fakeProvider([calls(["call_wait", "slow__wait", {}])])
-      const model = OpenAiLanguageModel.layer({ model: "gpt-4.1-mini" }).pipe(
-        Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-test"), apiUrl: `${provider.url}/v1` })),
-        Layer.provide(NodeHttpClient.layerUndici)
-      )
-      const conversation = Effect.scoped(Effect.gen(function*() {
-        const mcp = yield* McpToolkit.make()
-        return yield* LanguageModel.generateText({ prompt: Prompt.make("wait"), toolkit: mcp.toolkit })
-      })).pipe(
-        Effect.provide(McpServers.layer([Faults.stdioFault("slow", marker, [], [`--record=${record}`])])),
-        Effect.provide(Layer.merge(factory, model))
-      )
-      const fiber = yield* Effect.fork(conversation)
-      const started = yield* Processes.eventually(
-        () => Faults.readRecord(record).some((entry) => entry.event === "wait-started"),
-        30_000
-      )
-      assert.isTrue(started, "the call reached the server")
-      assert.strictEqual(Faults.withMarker(marker).length, 1)
-      yield* Fiber.interrupt(fiber)
-      const events = Faults.readRecord(record).map((entry) => entry.event)
-      assert.deepStrictEqual(events, ["ready", "wait-started", "wait-cancelled"], "the server saw its call cancelled")
-      assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
-    }), 60_000)
-
-  it.scopedLive("a conversation whose tool lists are cached starts no process until a tool is called", () =>
-    Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-toolkit-")
-      const record = Path.join(dir, "record.jsonl")
-      const marker = Crypto.randomUUID()
-      const provider = yield* Fake.fakeProvider([calls(["call_echo", "f__echo", { text: "hi" }])])
-      const model = OpenAiLanguageModel.layer({ model: "gpt-4.1-mini" }).pipe(
-        Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-test"), apiUrl: `${provider.url}/v1` })),
-        Layer.provide(NodeHttpClient.layerUndici)
-      )
-      const starts = () => Faults.readRecord(record).filter((entry) => entry.event === "ready").length
-      yield* Effect.gen(function*() {
-        const cold = yield* Effect.scoped(Effect.map(McpToolkit.make(), (mcp) => Object.keys(mcp.toolkit.tools)))
-        assert.deepStrictEqual(cold, ["f__echo", "f__report", "f__wait"])
-        assert.strictEqual(starts(), 1)
-        yield* Effect.scoped(Effect.gen(function*() {
-          const warm = yield* McpToolkit.make()
-          assert.deepStrictEqual(Object.keys(warm.toolkit.tools), cold)
-          assert.strictEqual(starts(), 1, "a cached list starts no process")
-          const response = yield* LanguageModel.generateText({ prompt: Prompt.make("echo"), toolkit: warm.toolkit })
-          assert.deepStrictEqual(response.toolResults[0]!.result, [{ type: "text", text: "f echo: hi" }])
-          assert.strictEqual(starts(), 2, "the call starts one")
-        }))
+  it.scopedLive(
+    "interrupting a conversation mid-call cancels the call on the stdio server and ends its process",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* TempDir.make("zett-toolkit-")
+        const record = Path.join(dir, "record.jsonl")
+        const marker = Crypto.randomUUID()
+        const provider = yield* Fake.fakeProvider([calls(["call_wait", "slow__wait", {}])])
+        const model = OpenAiLanguageModel.layer({ model: "gpt-4.1-mini" }).pipe(
+          Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-test"), apiUrl: `${provider.url}/v1` })),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+        const conversation = Effect.scoped(Effect.gen(function*() {
+          const mcp = yield* McpToolkit.make()
+          return yield* LanguageModel.generateText({ prompt: Prompt.make("wait"), toolkit: mcp.toolkit })
+        })).pipe(
+          Effect.provide(McpServers.layer([Faults.stdioFault("slow", marker, [], [`--record=${record}`])])),
+          Effect.provide(Layer.merge(factory, model))
+        )
+        const fiber = yield* Effect.fork(conversation)
+        const started = yield* Processes.eventually(
+          () => Faults.readRecord(record).some((entry) => entry.event === "wait-started"),
+          30_000
+        )
+        assert.isTrue(started, "the call reached the server")
+        assert.strictEqual(Faults.withMarker(marker).length, 1)
+        yield* Fiber.interrupt(fiber)
+        const events = Faults.readRecord(record).map((entry) => entry.event)
+        assert.deepStrictEqual(events, ["ready", "wait-started", "wait-cancelled"], "the server saw its call cancelled")
         assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
-      }).pipe(
-        Effect.provide(McpServers.layer([Faults.stdioFault("f", marker, [], [`--record=${record}`])])),
-        Effect.provide(Layer.merge(factory, model))
-      )
-      assert.isTrue(Fs.existsSync(record))
-    }), 60_000)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "a conversation whose tool lists are cached starts no process until a tool is called",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* TempDir.make("zett-toolkit-")
+        const record = Path.join(dir, "record.jsonl")
+        const marker = Crypto.randomUUID()
+        const provider = yield* Fake.fakeProvider([calls(["call_echo", "f__echo", { text: "hi" }])])
+        const model = OpenAiLanguageModel.layer({ model: "gpt-4.1-mini" }).pipe(
+          Layer.provide(OpenAiClient.layer({ apiKey: Redacted.make("sk-test"), apiUrl: `${provider.url}/v1` })),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+        const starts = () => Faults.readRecord(record).filter((entry) => entry.event === "ready").length
+        yield* Effect.gen(function*() {
+          const cold = yield* Effect.scoped(Effect.map(McpToolkit.make(), (mcp) => Object.keys(mcp.toolkit.tools)))
+          assert.deepStrictEqual(cold, ["f__echo", "f__report", "f__wait"])
+          assert.strictEqual(starts(), 1)
+          yield* Effect.scoped(Effect.gen(function*() {
+            const warm = yield* McpToolkit.make()
+            assert.deepStrictEqual(Object.keys(warm.toolkit.tools), cold)
+            assert.strictEqual(starts(), 1, "a cached list starts no process")
+            const response = yield* LanguageModel.generateText({ prompt: Prompt.make("echo"), toolkit: warm.toolkit })
+            assert.deepStrictEqual(response.toolResults[0]!.result, [{ type: "text", text: "f echo: hi" }])
+            assert.strictEqual(starts(), 2, "the call starts one")
+          }))
+          assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
+        }).pipe(
+          Effect.provide(McpServers.layer([Faults.stdioFault("f", marker, [], [`--record=${record}`])])),
+          Effect.provide(Layer.merge(factory, model))
+        )
+        assert.isTrue(Fs.existsSync(record))
+      }),
+    60_000
+  )
 
   it.live("refresh lists again a server that announced a change, on the conversation's open connection", () =>
     Effect.gen(function*() {
@@ -190,11 +217,19 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
           after = yield* after.refresh
         }
         assert.deepStrictEqual(Object.keys(after.toolkit.tools), ["shop__rotate", "shop__fresh"])
-        assert.deepStrictEqual((yield* after.toolkit.handle("shop__fresh", {})).result, [{ type: "text", text: "fresh" }])
+        assert.deepStrictEqual((yield* after.toolkit.handle("shop__fresh", {})).result, [{
+          type: "text",
+          text: "fresh"
+        }])
         assert.strictEqual(stats.created, 1, "one connection for the whole conversation")
       })).pipe(
         Effect.provide(McpServers.layer([McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })])),
-        Effect.provide(Layer.mergeAll(NodeMcpClientFactory.layerInMemory({ shop: make }), McpToolCache.layerMemory({ ttl: "1 hour" })))
+        Effect.provide(
+          Layer.mergeAll(
+            NodeMcpClientFactory.layerInMemory({ shop: make }),
+            McpToolCache.layerMemory({ ttl: "1 hour" })
+          )
+        )
       )
     }))
 })

@@ -4,9 +4,8 @@
  * spans, and the connection's timer of `callWithin`. The core's own parts of `McpClient` are tested in
  * packages/mcp/test/McpClient.test.ts.
  */
-import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
-import { logged } from "@zett/testing/CapturedLogs"
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import {
@@ -15,14 +14,15 @@ import {
   ListToolsRequestSchema,
   McpError as SdkMcpError
 } from "@modelcontextprotocol/sdk/types.js"
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
-import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
-import * as Deferred from "effect/Deferred"
 import { Scrubber } from "@zett/agent"
-import * as Duration from "effect/Duration"
+import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
+import { logged } from "@zett/testing/CapturedLogs"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"
-import * as Effect from "effect/Effect"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
@@ -113,7 +113,7 @@ const listAll = (client: McpClient.McpClient) =>
     let cursor: string | undefined = undefined
     do {
       const page: McpClient.ListToolsPage = yield* client.listTools(cursor)
-      names.push(...page.tools.map((tool) => tool.name))
+      for (const tool of page.tools) names.push(tool.name)
       cursor = page.nextCursor
     } while (cursor !== undefined)
     return names
@@ -217,7 +217,11 @@ describe("McpClient", () => {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
         getInstructions: () => undefined,
-        request: async ({ method }: { readonly method: string }, _schema: unknown, options: { timeout?: number; signal?: AbortSignal }) => {
+        request: async (
+          { method }: { readonly method: string },
+          _schema: unknown,
+          options: { timeout?: number; signal?: AbortSignal }
+        ) => {
           seen.push(options)
           return method === "tools/call" ? { content: [] } : { tools: [] }
         }
@@ -250,11 +254,16 @@ describe("McpClient", () => {
         getProtocolEra: () => undefined,
         getInstructions: () => undefined,
         request: async ({ method }: { readonly method: string }) => {
-          if (method === "tools/call") throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
+          if (method === "tools/call") {
+            throw new ProtocolError(ProtocolErrorCode.InternalError, `upstream rejected Bearer ${secret}`)
+          }
           throw new Error(`socket hang up while sending ${secret}`)
         }
       }
-      const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake", scrubber: Scrubber.make([Redacted.make(secret)]) })
+      const client = NodeMcpClient.fromSdkClient(fake as never, {
+        server: "fake",
+        scrubber: Scrubber.make([Redacted.make(secret)])
+      })
       const call = yield* Effect.flip(client.callTool("x", {}))
       const list = yield* Effect.flip(client.listTools())
       assert.strictEqual(call.description, "upstream rejected Bearer <redacted>")
@@ -273,22 +282,23 @@ describe("McpClient", () => {
 /** A low-level SDK server whose one page of tools holds malformed ones. */
 const sloppyServer = () => {
   const server = new Server({ name: "sloppy", version: "1.0.0" }, { capabilities: { tools: {} } })
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [
-      { name: "good", inputSchema: { type: "object" } },
-      { name: "untyped", inputSchema: { properties: { q: { type: "string" } } } },
-      { name: "bad-schema", inputSchema: "nope" },
-      42,
-      null,
-      { name: 7, inputSchema: { type: "object" } },
-      { name: "x".repeat(100), inputSchema: [] },
-      { name: "nested", inputSchema: { type: "object", properties: 5 } },
-      { name: "typed-array", inputSchema: { type: "array" } },
-      { name: "null-schema", inputSchema: null },
-      { name: "ordered", inputSchema: { properties: {}, type: "object" } }
-    ],
-    nextCursor: "2"
-  }) as never)
+  server.setRequestHandler(ListToolsRequestSchema, async () =>
+    ({
+      tools: [
+        { name: "good", inputSchema: { type: "object" } },
+        { name: "untyped", inputSchema: { properties: { q: { type: "string" } } } },
+        { name: "bad-schema", inputSchema: "nope" },
+        42,
+        null,
+        { name: 7, inputSchema: { type: "object" } },
+        { name: "x".repeat(100), inputSchema: [] },
+        { name: "nested", inputSchema: { type: "object", properties: 5 } },
+        { name: "typed-array", inputSchema: { type: "array" } },
+        { name: "null-schema", inputSchema: null },
+        { name: "ordered", inputSchema: { properties: {}, type: "object" } }
+      ],
+      nextCursor: "2"
+    }) as never)
   return server
 }
 
@@ -344,13 +354,21 @@ describe("McpClient, exactly", () => {
       yield* client.listTools("c")
       const error = yield* Effect.flip(client.listTools())
       assert.deepStrictEqual(seen, [undefined, { cursor: "c" }, undefined])
-      assert.deepStrictEqual([error.server, error.method, error.reason, error.description], ["fake", "tools/list", "Unknown", "down"])
+      assert.deepStrictEqual([error.server, error.method, error.reason, error.description], [
+        "fake",
+        "tools/list",
+        "Unknown",
+        "down"
+      ])
     }))
 
   it.effect("spans capture no stack trace (a warm call stays thin): a failure's trace names the span alone", () =>
     Effect.gen(function*() {
       const native = yield* Effect.tracer
-      const tracer = Tracer.make({ span: (...args) => native.span(...args), context: (f, fiber) => native.context(f, fiber) })
+      const tracer = Tracer.make({
+        span: (...args) => native.span(...args),
+        context: (f, fiber) => native.context(f, fiber)
+      })
       const fake = {
         getNegotiatedProtocolVersion: () => undefined,
         getProtocolEra: () => undefined,
@@ -393,7 +411,9 @@ describe("NodeMcpClientFactory.layerInMemory", () => {
 
   it.scoped("an unknown name or a failing server factory is an McpConnectError", () =>
     Effect.gen(function*() {
-      const unknown = yield* Effect.flip(connectTo(McpServerConfig.stdio({ name: "nope", command: "x" }), yield* makeProbe))
+      const unknown = yield* Effect.flip(
+        connectTo(McpServerConfig.stdio({ name: "nope", command: "x" }), yield* makeProbe)
+      )
       assert.strictEqual(unknown._tag, "McpConnectError")
       assert.strictEqual(unknown.message, "nope: no in-memory server of this name")
       const broken = yield* McpClientFactory.McpClientFactory.pipe(

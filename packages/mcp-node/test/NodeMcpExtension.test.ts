@@ -5,14 +5,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpServerConfig, McpServers } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpExtension } from "@zett/mcp-node"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 
-const demo = Path.join(Path.dirname(createRequire(import.meta.url).resolve("@zett/mcp/package.json")), "examples", "demo-server.mjs")
+const demo = Path.join(
+  Path.dirname(createRequire(import.meta.url).resolve("@zett/mcp/package.json")),
+  "examples",
+  "demo-server.mjs"
+)
 const servers = [McpServerConfig.stdio({ name: "demo", command: process.execPath, args: [demo] })]
 
 describe("NodeMcpExtension, one layer for the common case", () => {
@@ -36,7 +40,9 @@ describe("NodeMcpExtension, one layer for the common case", () => {
   it.live("layerAgent takes the servers as a layer too (a config file's)", () =>
     Effect.gen(function*() {
       const AgentLive = NodeMcpExtension.layerAgent(McpServers.layer(servers)).pipe(
-        Layer.provide(ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 1, b: 1 } }] }, { text: "2" }]))
+        Layer.provide(
+          ScriptedModel.layer([{ toolCalls: [{ name: "demo__add", arguments: { a: 1, b: 1 } }] }, { text: "2" }])
+        )
       )
       assert.strictEqual((yield* Agent.run("1 + 1?").pipe(Effect.provide(AgentLive))).content, "2")
     }), 60_000)

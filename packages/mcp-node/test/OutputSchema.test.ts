@@ -3,11 +3,11 @@
  * has an output schema: structured content that does not match fails the call, and every server's schemas are
  * its own (two servers may use one `$id` for different shapes).
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 
 /** A server with a tool `result` whose output schema (`$id` https://example.com/result.json) requires `field` to be a `type`. */
@@ -17,7 +17,12 @@ const server = (name: string, field: string, type: string, answer: unknown) => (
     tools: [{
       name: "result",
       inputSchema: { type: "object" },
-      outputSchema: { $id: "https://example.com/result.json", type: "object", properties: { [field]: { type } }, required: [field] }
+      outputSchema: {
+        $id: "https://example.com/result.json",
+        type: "object",
+        properties: { [field]: { type } },
+        required: [field]
+      }
     }]
   }))
   sdk.setRequestHandler(CallToolRequestSchema, () => ({

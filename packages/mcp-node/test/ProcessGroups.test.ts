@@ -4,8 +4,12 @@
  * servers along; an application's own signal listener is left to close the scopes itself, and `layerNone`
  * leaves the servers to the host.
  */
-import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { assert, describe, it } from "@effect/vitest"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { faultyServer, withMarker, wrapper } from "@zett/testing/Faults"
+import { FixtureError } from "@zett/testing/FixtureError"
+import * as Processes from "@zett/testing/Processes"
+import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -13,10 +17,6 @@ import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
-import { faultyServer, withMarker, wrapper } from "@zett/testing/Faults"
-import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 const events = ["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const
 
@@ -216,39 +216,55 @@ const runHost = (mode: "exit" | "none" | "signal" | "handled", marker: string) =
 const servers = withMarker
 
 describe.sequential("a host that ends without closing its scopes", () => {
-  it.scopedLive("process.exit() with NodeMcpClientFactory.layer open leaves no server process", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      const run = yield* runHost("exit", marker)
-      assert.strictEqual(run.code, 0, run.stderr)
-      assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
-    }), 30_000)
+  it.scopedLive(
+    "process.exit() with NodeMcpClientFactory.layer open leaves no server process",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        const run = yield* runHost("exit", marker)
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
+      }),
+    30_000
+  )
 
-  it.scopedLive("a SIGTERM nobody else handles, with two ProcessGroups open, ends the host by SIGTERM and both servers", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      const run = yield* runHost("signal", marker)
-      // the host still dies of the signal, as it would without the hooks
-      assert.strictEqual(run.signal, "SIGTERM", run.stderr)
-      assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
-    }), 30_000)
+  it.scopedLive(
+    "a SIGTERM nobody else handles, with two ProcessGroups open, ends the host by SIGTERM and both servers",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        const run = yield* runHost("signal", marker)
+        // the host still dies of the signal, as it would without the hooks
+        assert.strictEqual(run.signal, "SIGTERM", run.stderr)
+        assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
+      }),
+    30_000
+  )
 
-  it.scopedLive("an application's own SIGTERM listener is left to handle it: the server runs until the host exits", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      const run = yield* runHost("handled", marker)
-      assert.strictEqual(run.code, 0, run.stderr)
-      assert.include(run.stdout, "handled: the server runs")
-      assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
-    }), 30_000)
+  it.scopedLive(
+    "an application's own SIGTERM listener is left to handle it: the server runs until the host exits",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        const run = yield* runHost("handled", marker)
+        assert.strictEqual(run.code, 0, run.stderr)
+        assert.include(run.stdout, "handled: the server runs")
+        assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
+      }),
+    30_000
+  )
 
-  it.scopedLive("with ProcessGroups.layerNone the server outlives the host: its lifetime is the host's to manage", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      const run = yield* runHost("none", marker)
-      assert.strictEqual(run.code, 0, run.stderr)
-      // the sidecar, at least, which no pipe ties to the host, still runs a moment later; the test's scope ends it
-      yield* Effect.sleep("300 millis")
-      assert.isTrue(servers(marker).some((p) => p.command.includes("setInterval")), JSON.stringify(servers(marker)))
-    }), 30_000)
+  it.scopedLive(
+    "with ProcessGroups.layerNone the server outlives the host: its lifetime is the host's to manage",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        const run = yield* runHost("none", marker)
+        assert.strictEqual(run.code, 0, run.stderr)
+        // the sidecar, at least, which no pipe ties to the host, still runs a moment later; the test's scope ends it
+        yield* Effect.sleep("300 millis")
+        assert.isTrue(servers(marker).some((p) => p.command.includes("setInterval")), JSON.stringify(servers(marker)))
+      }),
+    30_000
+  )
 })

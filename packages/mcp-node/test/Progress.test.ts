@@ -5,17 +5,18 @@
  * Here over the Node driver and real servers; the extension's timing on fake servers is in
  * packages/mcp/test/Progress.test.ts.
  */
-import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
-import * as McpLayers from "@zett/testing/McpLayers"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
-import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
+import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Extension } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
+import { toolMessages } from "@zett/testing/FakeMcp"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Processes from "@zett/testing/Processes"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -24,7 +25,6 @@ import * as Crypto from "node:crypto"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { z } from "zod"
-import { toolMessages } from "@zett/testing/FakeMcp"
 import { withMarker } from "./utils/faults.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
@@ -62,22 +62,26 @@ const jobs = () => {
   const seen = { tokens: [] as Array<unknown>, cancelled: 0, gates: [] as Array<() => void> }
   const make = () => {
     const server = new SdkMcpServer({ name: "jobs", version: "1.0.0" })
-    server.registerTool("build", { description: "builds in steps", inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
-      const token = extra._meta?.progressToken
-      seen.tokens.push(token)
-      extra.signal.addEventListener("abort", () => void seen.cancelled++)
-      for (let step = 1; step <= steps; step++) {
-        await new Promise<void>((resolve) => seen.gates.push(resolve))
-        if (extra.signal.aborted) break
-        if (token !== undefined) {
-          await extra.sendNotification({
-            method: "notifications/progress",
-            params: { progressToken: token, progress: step, total: steps, message: `step ${step}` }
-          })
+    server.registerTool(
+      "build",
+      { description: "builds in steps", inputSchema: { steps: z.number() } },
+      async ({ steps }, extra) => {
+        const token = extra._meta?.progressToken
+        seen.tokens.push(token)
+        extra.signal.addEventListener("abort", () => void seen.cancelled++)
+        for (let step = 1; step <= steps; step++) {
+          await new Promise<void>((resolve) => seen.gates.push(resolve))
+          if (extra.signal.aborted) break
+          if (token !== undefined) {
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: step, total: steps, message: `step ${step}` }
+            })
+          }
         }
+        return { content: [{ type: "text", text: "built" }] }
       }
-      return { content: [{ type: "text", text: "built" }] }
-    })
+    )
     return server
   }
   return { seen, make }
@@ -114,10 +118,15 @@ describe("progress", () => {
       const { make, seen } = jobs()
       const { extension, log } = recorder()
       let result: unknown
-      const layer = jobsAgent(make, [
-        { toolCalls: [{ id: "c1", name: "jobs__build", arguments: { steps: 3 } }] },
-        (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })
-      ], { callTimeout: "30 seconds" }, [extension])
+      const layer = jobsAgent(
+        make,
+        [
+          { toolCalls: [{ id: "c1", name: "jobs__build", arguments: { steps: 3 } }] },
+          (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })
+        ],
+        { callTimeout: "30 seconds" },
+        [extension]
+      )
       const fiber = yield* Effect.fork(Agent.run("build").pipe(Effect.provide(layer)))
       for (let n = 1; n <= 3; n++) yield* step(seen, 20, () => log.length >= n)
       yield* Fiber.join(fiber)
@@ -137,9 +146,14 @@ describe("progress", () => {
     Effect.gen(function*() {
       const { make, seen } = jobs()
       const { events, extension } = recorder()
-      const layer = jobsAgent(make, [{ toolCalls: [{ id: "c7", name: "jobs__build", arguments: { steps: 1 } }] }, {
-        text: "ok"
-      }], {}, [extension])
+      const layer = jobsAgent(
+        make,
+        [{ toolCalls: [{ id: "c7", name: "jobs__build", arguments: { steps: 1 } }] }, {
+          text: "ok"
+        }],
+        {},
+        [extension]
+      )
       const fiber = yield* Effect.fork(Agent.run("build").pipe(Effect.provide(layer)))
       yield* step(seen, 1, () => events.length === 1)
       yield* Fiber.join(fiber)
@@ -162,10 +176,15 @@ describe("progress", () => {
       const { make, seen } = jobs()
       const { extension, log } = recorder()
       let result: unknown
-      const layer = jobsAgent(make, [
-        { toolCalls: [{ name: "jobs__build", arguments: { steps: 100 } }] },
-        (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })
-      ], { callTimeout: "30 seconds", maxCallTimeout: "90 seconds" }, [extension])
+      const layer = jobsAgent(
+        make,
+        [
+          { toolCalls: [{ name: "jobs__build", arguments: { steps: 100 } }] },
+          (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })
+        ],
+        { callTimeout: "30 seconds", maxCallTimeout: "90 seconds" },
+        [extension]
+      )
       const fiber = yield* Effect.fork(Agent.run("build").pipe(Effect.provide(layer)))
       // reports at 20, 40, 60 and 80 s; the cap comes at 90 s, before the report due at 100 s
       for (let n = 1; n <= 4; n++) yield* step(seen, 20, () => log.length >= n)
@@ -183,7 +202,11 @@ describe("progress", () => {
   it.effect("without the listener's onEvent hook, calls still send a progressToken", () =>
     Effect.gen(function*() {
       const { make, seen } = jobs()
-      const layer = jobsAgent(make, [{ toolCalls: [{ name: "jobs__build", arguments: { steps: 1 } }] }, { text: "ok" }], {})
+      const layer = jobsAgent(
+        make,
+        [{ toolCalls: [{ name: "jobs__build", arguments: { steps: 1 } }] }, { text: "ok" }],
+        {}
+      )
       const fiber = yield* Effect.fork(Agent.run("build").pipe(Effect.provide(layer)))
       yield* until(() => seen.gates.length === 1)
       seen.gates.shift()!()
@@ -200,13 +223,22 @@ describe("progress ordering", () => {
       // a bare JSON-RPC peer: it sends a call's two reports and its result back to back, in one tick
       serverSide.onmessage = (message: JSONRPCMessage) => {
         if (!("id" in message) || !("method" in message)) return
-        const reply = (result: Record<string, unknown>) => void serverSide.send({ jsonrpc: "2.0", id: message.id, result })
+        const reply = (result: Record<string, unknown>) =>
+          void serverSide.send({ jsonrpc: "2.0", id: message.id, result })
         if (message.method === "initialize") {
-          reply({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "burst", version: "1" } })
+          reply({
+            protocolVersion: "2025-06-18",
+            capabilities: { tools: {} },
+            serverInfo: { name: "burst", version: "1" }
+          })
         } else if (message.method === "tools/call") {
           const progressToken = (message.params as { _meta: { progressToken: number } })._meta.progressToken
           for (const progress of [1, 2]) {
-            void serverSide.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, progress, total: 2 } })
+            void serverSide.send({
+              jsonrpc: "2.0",
+              method: "notifications/progress",
+              params: { progressToken, progress, total: 2 }
+            })
           }
           reply({ content: [{ type: "text", text: "done" }] })
         }
@@ -224,7 +256,11 @@ describe("progress ordering", () => {
 })
 
 const require = createRequire(import.meta.url)
-const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
+const everything = Path.join(
+  Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js"
+)
 
 /** The agent calls trigger-long-running-operation (1 s, 4 steps) and records its events and result. */
 const longRun = (server: McpServerConfig.McpServerConfig) =>
@@ -234,40 +270,66 @@ const longRun = (server: McpServerConfig.McpServerConfig) =>
     const layer = Agent.layer({ extensions: [McpExtension.McpExtension, extension] }).pipe(
       Layer.provide(McpLayers.layerNode({ servers: [server] })),
       Layer.provide(ScriptedModel.layer([
-        { toolCalls: [{ id: "long", name: `${server.name}__trigger-long-running-operation`, arguments: { duration: 1, steps: 4 } }] },
+        {
+          toolCalls: [{
+            id: "long",
+            name: `${server.name}__trigger-long-running-operation`,
+            arguments: { duration: 1, steps: 4 }
+          }]
+        },
         (request) => (result = toolMessages(request)[0]!.content, { text: "ok" })
       ]))
     )
     yield* Agent.run("run it").pipe(Effect.provide(layer))
-    assert.deepStrictEqual(result, [{ type: "text", text: "Long running operation completed. Duration: 1 seconds, Steps: 4." }])
+    assert.deepStrictEqual(result, [{
+      type: "text",
+      text: "Long running operation completed. Duration: 1 seconds, Steps: 4."
+    }])
     assert.deepStrictEqual(
-      events.map((event) => event._tag === "ToolProgress" ? [event.tool, event.toolCallId, event.progress, event.total] : event._tag),
+      events.map((event) =>
+        event._tag === "ToolProgress" ? [event.tool, event.toolCallId, event.progress, event.total] : event._tag
+      ),
       [1, 2, 3, 4].map((n) => [`${server.name}__trigger-long-running-operation`, "long", n, 4])
     )
     assert.strictEqual(log.at(-1), `result of ${server.name}__trigger-long-running-operation: ok`)
   })
 
 describe.sequential("progress from server-everything", () => {
-  it.live("trigger-long-running-operation over stdio drives ToolProgress events; nothing is left running", () =>
-    Effect.gen(function*() {
-      const marker = Crypto.randomUUID()
-      yield* longRun(McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"], env: { ZETT_TEST_MARKER: marker } }))
-      assert.deepStrictEqual(withMarker(marker), [])
-    }), 60_000)
+  it.live(
+    "trigger-long-running-operation over stdio drives ToolProgress events; nothing is left running",
+    () =>
+      Effect.gen(function*() {
+        const marker = Crypto.randomUUID()
+        yield* longRun(
+          McpServerConfig.stdio({
+            name: "everything",
+            command: process.execPath,
+            args: [everything, "stdio"],
+            env: { ZETT_TEST_MARKER: marker }
+          })
+        )
+        assert.deepStrictEqual(withMarker(marker), [])
+      }),
+    60_000
+  )
 
-  it.live("trigger-long-running-operation over Streamable HTTP drives ToolProgress events", () =>
-    Effect.gen(function*() {
-      const port = yield* Processes.freePort
-      const pid = yield* Effect.gen(function*() {
-        const server = yield* Processes.spawnScoped({
-          command: process.execPath,
-          args: [everything, "streamableHttp"],
-          env: { PORT: String(port) },
-          ready: /listening on port/
-        })
-        yield* longRun(McpServerConfig.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` }))
-        return server.pid
-      }).pipe(Effect.scoped)
-      assert.deepStrictEqual([...Processes.livePids([pid]), ...Processes.liveInGroup(pid)], [])
-    }), 60_000)
+  it.live(
+    "trigger-long-running-operation over Streamable HTTP drives ToolProgress events",
+    () =>
+      Effect.gen(function*() {
+        const port = yield* Processes.freePort
+        const pid = yield* Effect.gen(function*() {
+          const server = yield* Processes.spawnScoped({
+            command: process.execPath,
+            args: [everything, "streamableHttp"],
+            env: { PORT: String(port) },
+            ready: /listening on port/
+          })
+          yield* longRun(McpServerConfig.http({ name: "everything", url: `http://127.0.0.1:${port}/mcp` }))
+          return server.pid
+        }).pipe(Effect.scoped)
+        assert.deepStrictEqual([...Processes.livePids([pid]), ...Processes.liveInGroup(pid)], [])
+      }),
+    60_000
+  )
 })

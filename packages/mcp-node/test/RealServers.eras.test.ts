@@ -31,32 +31,45 @@ const session = (server: McpServerConfig.McpServerConfig, tool: string, args: Re
   })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeContext.layer))
 
 describe("real servers of both eras", () => {
-  it.scopedLive("server-filesystem 2.0.1 is spoken to on 2026-07-28; pinned to 2025-11-25 it is served the 2025 way; no process is left", () =>
-    Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-fs2-")
-      Fs.writeFileSync(Path.join(dir, "hello.txt"), "hi")
-      const fs = (protocol?: McpServerConfig.Protocol) =>
-        McpServerConfig.stdio({ name: "files", command: process.execPath, args: [filesystem2, dir], ...(protocol ? { protocol } : {}) })
-      const modern = yield* session(fs(), "list_directory", { path: dir })
-      assert.strictEqual(modern.protocolVersion, "2026-07-28")
-      assert.includeMembers(modern.tools, ["read_text_file", "list_directory", "write_file"])
-      assert.include(modern.text, "hello.txt")
-      const legacy = yield* session(fs("2025-11-25"), "list_directory", { path: dir })
-      assert.strictEqual(legacy.protocolVersion, "2025-11-25")
-      assert.deepStrictEqual(legacy.tools, modern.tools)
-      assert.strictEqual(legacy.text, modern.text)
-      assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(filesystem2).length === 0))
-    }), 60_000)
+  it.scopedLive(
+    "server-filesystem 2.0.1 is spoken to on 2026-07-28; pinned to 2025-11-25 it is served the 2025 way; no process is left",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* TempDir.make("zett-fs2-")
+        Fs.writeFileSync(Path.join(dir, "hello.txt"), "hi")
+        const fs = (protocol?: McpServerConfig.Protocol) =>
+          McpServerConfig.stdio({
+            name: "files",
+            command: process.execPath,
+            args: [filesystem2, dir],
+            ...(protocol ? { protocol } : {})
+          })
+        const modern = yield* session(fs(), "list_directory", { path: dir })
+        assert.strictEqual(modern.protocolVersion, "2026-07-28")
+        assert.includeMembers(modern.tools, ["read_text_file", "list_directory", "write_file"])
+        assert.include(modern.text, "hello.txt")
+        const legacy = yield* session(fs("2025-11-25"), "list_directory", { path: dir })
+        assert.strictEqual(legacy.protocolVersion, "2025-11-25")
+        assert.deepStrictEqual(legacy.tools, modern.tools)
+        assert.strictEqual(legacy.text, modern.text)
+        assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(filesystem2).length === 0))
+      }),
+    60_000
+  )
 
-  it.scopedLive("server-everything (the 2025 revisions only) is asked server/discover, falls back to initialize and works; no process is left", () =>
-    Effect.gen(function*() {
-      const outcome = yield* session(
-        McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }),
-        "echo",
-        { message: "hi" }
-      )
-      assert.strictEqual(outcome.protocolVersion, "2025-11-25")
-      assert.include(outcome.text, "hi")
-      assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(everything).length === 0))
-    }), 60_000)
+  it.scopedLive(
+    "server-everything (the 2025 revisions only) is asked server/discover, falls back to initialize and works; no process is left",
+    () =>
+      Effect.gen(function*() {
+        const outcome = yield* session(
+          McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }),
+          "echo",
+          { message: "hi" }
+        )
+        assert.strictEqual(outcome.protocolVersion, "2025-11-25")
+        assert.include(outcome.text, "hi")
+        assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(everything).length === 0))
+      }),
+    60_000
+  )
 })

@@ -2,10 +2,11 @@
  * A server's own log messages (`notifications/message`) reach the Effect logger at the mapped
  * level, annotated with the server, scrubbed of its secrets; `serverLogLevel` is asked with `logging/setLevel`.
  */
-import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as Processes from "@zett/testing/Processes"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -13,14 +14,16 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 
 const secret = "server-log-secret-7d1e"
 
 const chatty = () => {
   const server = new SdkMcpServer({ name: "chatty", version: "1.0.0" }, { capabilities: { logging: {} } })
   server.registerTool("work", { description: "logs while it works", inputSchema: {} }, async (_args, extra) => {
-    await server.sendLoggingMessage({ level: "warning", logger: "db", data: `token ${secret} is stale` }, extra.sessionId)
+    await server.sendLoggingMessage(
+      { level: "warning", logger: "db", data: `token ${secret} is stale` },
+      extra.sessionId
+    )
     await server.sendLoggingMessage({ level: "debug", data: { step: 1 } }, extra.sessionId)
     return { content: [{ type: "text", text: "done" }] }
   })
@@ -48,7 +51,11 @@ const capture = () => {
   return { lines, layer }
 }
 
-const definition = McpServerConfig.http({ name: "chatty", url: "http://127.0.0.1:1/mcp", headers: { Authorization: `Bearer ${secret}` } })
+const definition = McpServerConfig.http({
+  name: "chatty",
+  url: "http://127.0.0.1:1/mcp",
+  headers: { Authorization: `Bearer ${secret}` }
+})
 
 const work = (options?: { readonly serverLogLevel?: "debug" | "error" }) => {
   const logs = capture()
@@ -89,14 +96,25 @@ describe("a server's own log messages", () => {
   it.live("server-everything's simulated logging reaches the logger over stdio", () =>
     Effect.gen(function*() {
       const require = createRequire(import.meta.url)
-      const everything = Path.join(Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js")
+      const everything = Path.join(
+        Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+        "dist",
+        "index.js"
+      )
       const logs = capture()
       yield* Effect.gen(function*() {
-        const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" }).pipe(Effect.provide(ProcessGroups.layerNone))
-        const client = yield* factory.connect(McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] }))
+        const factory = yield* NodeMcpClientFactory.make({ closeTimeout: "300 millis", serverLogLevel: "debug" }).pipe(
+          Effect.provide(ProcessGroups.layerNone)
+        )
+        const client = yield* factory.connect(
+          McpServerConfig.stdio({ name: "everything", command: process.execPath, args: [everything, "stdio"] })
+        )
         yield* client.callTool("toggle-simulated-logging", {})
         const seen = yield* Processes.eventually(
-          () => logs.lines.some((l) => l.annotations["mcp.server"] === "everything" && l.message.startsWith("MCP server everything:")),
+          () =>
+            logs.lines.some((l) =>
+              l.annotations["mcp.server"] === "everything" && l.message.startsWith("MCP server everything:")
+            ),
           15_000
         )
         assert.isTrue(seen, JSON.stringify(logs.lines.slice(-5)))

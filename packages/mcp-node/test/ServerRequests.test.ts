@@ -2,9 +2,9 @@
  * Client capabilities and the requests a server sends to the client: elicitation (form and
  * URL), sampling and roots, against SDK servers in-process.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
+import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type {
@@ -13,11 +13,24 @@ import type {
   ServerNotification,
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
-import { CallToolRequestSchema, ListToolsRequestSchema, RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Server as SdkServer } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  RootsListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
-import { McpElicitation, McpError, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import {
+  McpElicitation,
+  McpError,
+  McpExtension,
+  McpRoots,
+  McpSampling,
+  McpServerConfig,
+  McpToolResult
+} from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpLayers from "@zett/testing/McpLayers"
+import * as Processes from "@zett/testing/Processes"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -28,7 +41,6 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import * as Processes from "@zett/testing/Processes"
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -51,17 +63,21 @@ const asking = (seen: Seen, body: (server: SdkMcpServer, extra: Extra) => Promis
   const server = new SdkMcpServer({ name: "asking", version: "1.0.0" })
   server.server.oninitialized = () => void (seen.capabilities = server.server.getClientCapabilities())
   server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => void seen.rootsChanged++)
-  server.registerTool("ask", { description: "asks the client", inputSchema: {} }, async (_args, extra): Promise<CallToolResult> => {
-    extra.signal.addEventListener("abort", () => void (seen.cancelled = true))
-    try {
-      const result = await body(server, extra)
-      seen.results.push(result)
-      return { content: [{ type: "text", text: JSON.stringify(result) }] }
-    } catch (error) {
-      seen.errors.push(String(error))
-      return { content: [{ type: "text", text: String(error) }], isError: true }
+  server.registerTool(
+    "ask",
+    { description: "asks the client", inputSchema: {} },
+    async (_args, extra): Promise<CallToolResult> => {
+      extra.signal.addEventListener("abort", () => void (seen.cancelled = true))
+      try {
+        const result = await body(server, extra)
+        seen.results.push(result)
+        return { content: [{ type: "text", text: JSON.stringify(result) }] }
+      } catch (error) {
+        seen.errors.push(String(error))
+        return { content: [{ type: "text", text: String(error) }], isError: true }
+      }
     }
-  })
+  )
   return server
 }
 
@@ -77,7 +93,8 @@ const form = {
   required: ["name"]
 }
 
-const elicitForm = (server: SdkMcpServer) => server.server.elicitInput({ message: "Who are you?", requestedSchema: form })
+const elicitForm = (server: SdkMcpServer) =>
+  server.server.elicitInput({ message: "Who are you?", requestedSchema: form })
 
 /** Connects to `asking` with `handlers` (layers of McpElicitation, McpSampling, McpRoots) and calls `ask`. */
 const callAsk = <E>(
@@ -92,7 +109,9 @@ const callAsk = <E>(
   }).pipe(Effect.scoped, Effect.provide(handlers))
 
 const capture = () => {
-  const lines: Array<{ readonly level: string; readonly message: string; readonly annotations: Record<string, unknown> }> = []
+  const lines: Array<
+    { readonly level: string; readonly message: string; readonly annotations: Record<string, unknown> }
+  > = []
   const layer = Layer.merge(
     Logger.replace(
       Logger.defaultLogger,
@@ -146,7 +165,11 @@ describe("client capabilities, as the services say", () => {
     Effect.gen(function*() {
       const handle = () => Effect.succeed({ action: "decline" as const })
       const notOffered = newSeen()
-      yield* callAsk(notOffered, async () => "-", Layer.succeed(McpElicitation.McpElicitation, { offered: false, handle }))
+      yield* callAsk(
+        notOffered,
+        async () => "-",
+        Layer.succeed(McpElicitation.McpElicitation, { offered: false, handle })
+      )
       assert.deepStrictEqual(notOffered.capabilities, {})
       const offered = newSeen()
       yield* callAsk(offered, async () => "-", Layer.succeed(McpElicitation.McpElicitation, { offered: true, handle }))
@@ -171,7 +194,12 @@ describe("elicitation", () => {
         })
       )
       assert.strictEqual(result.isError, undefined)
-      assert.deepStrictEqual(asked, [{ _tag: "Form", server: "asking", message: "Who are you?", requestedSchema: form }])
+      assert.deepStrictEqual(asked, [{
+        _tag: "Form",
+        server: "asking",
+        message: "Who are you?",
+        requestedSchema: form
+      }])
       assert.deepStrictEqual(seen.results, [{ action: "accept", content: { name: "Ada", count: 3, color: "green" } }])
     }))
 
@@ -182,7 +210,9 @@ describe("elicitation", () => {
       const result = yield* callAsk(
         seen,
         elicitForm,
-        McpElicitation.layer(() => Effect.succeed({ action: "accept", content: { name: "Ada", count: 0, color: "blue" } }))
+        McpElicitation.layer(() =>
+          Effect.succeed({ action: "accept", content: { name: "Ada", count: 0, color: "blue" } })
+        )
       ).pipe(Effect.provide(logs.layer))
       // the server got an error, never the content
       assert.deepStrictEqual(seen.results, [])
@@ -213,7 +243,10 @@ describe("elicitation", () => {
       yield* callAsk(seen, elicitForm, McpElicitation.layerDecline).pipe(Effect.provide(logs.layer))
       assert.deepStrictEqual(seen.results, [{ action: "decline" }])
       const line = logs.lines.find((line) => line.message.includes("declined"))
-      assert.strictEqual(line?.message, "MCP server asking asked the user (form): \"Who are you?\"; declined (no elicitation handler answers it)")
+      assert.strictEqual(
+        line?.message,
+        "MCP server asking asked the user (form): \"Who are you?\"; declined (no elicitation handler answers it)"
+      )
       assert.strictEqual(line?.level, "WARN")
     }))
 
@@ -224,13 +257,24 @@ describe("elicitation", () => {
       yield* callAsk(
         seen,
         (server) =>
-          server.server.elicitInput({ mode: "url", message: "Sign in", url: "https://example.test/login", elicitationId: "e-1" }),
+          server.server.elicitInput({
+            mode: "url",
+            message: "Sign in",
+            url: "https://example.test/login",
+            elicitationId: "e-1"
+          }),
         McpElicitation.layer((request) => {
           asked.push(request)
           return Effect.succeed({ action: "accept", content: { ignored: "yes" } })
         })
       )
-      assert.deepStrictEqual(asked, [{ _tag: "Url", server: "asking", message: "Sign in", url: "https://example.test/login", elicitationId: "e-1" }])
+      assert.deepStrictEqual(asked, [{
+        _tag: "Url",
+        server: "asking",
+        message: "Sign in",
+        url: "https://example.test/login",
+        elicitationId: "e-1"
+      }])
       assert.deepStrictEqual(seen.results, [{ action: "accept" }])
     }))
 
@@ -328,9 +372,12 @@ describe("elicitation", () => {
       const seen = newSeen()
       yield* Effect.gen(function*() {
         const factory = yield* NodeMcpClientFactory.makeInMemory({
-          asking: asking(seen, (server) => server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
+          asking: asking(seen, (server) =>
+            server.server.elicitInput({ message: `Is ${secret} yours?`, requestedSchema: form }))
         })
-        const client = yield* factory.connect(McpServerConfig.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } }))
+        const client = yield* factory.connect(
+          McpServerConfig.http({ name: "asking", url: "http://127.0.0.1:1/mcp", headers: { "X-Key": secret } })
+        )
         yield* client.callTool("ask", {})
       }).pipe(
         Effect.scoped,
@@ -407,7 +454,9 @@ describe("elicitation in an agent", () => {
         )
       )
       const mcp = McpLayers.layer({ servers: [definition], callTimeout: "30 seconds" }).pipe(
-        Layer.provide(NodeMcpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))),
+        Layer.provide(
+          NodeMcpClientFactory.layerInMemory({ asking: asking(seen, elicitForm) }).pipe(Layer.provide(handler))
+        ),
         Layer.provide(NodeContext.layer)
       )
       const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
@@ -423,7 +472,9 @@ describe("elicitation in an agent", () => {
       const reply = yield* Fiber.join(fiber)
       assert.strictEqual(reply.content, "gave up")
       assert.isTrue(interrupted)
-      assert.deepStrictEqual(toolResult, { error: { type: "Timeout", message: "asking__ask did not finish within 30s" } })
+      assert.deepStrictEqual(toolResult, {
+        error: { type: "Timeout", message: "asking__ask did not finish within 30s" }
+      })
       assert.isTrue(yield* Processes.eventually(() => seen.cancelled, 2_000))
     }))
 })
@@ -443,7 +494,12 @@ describe("sampling", () => {
       yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
       assert.deepStrictEqual(prompts, [["2 + 2?"]])
       // a model that does not say its name
-      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "unknown", stopReason: "endTurn" }])
+      assert.deepStrictEqual(seen.results, [{
+        role: "assistant",
+        content: { type: "text", text: "four" },
+        model: "unknown",
+        stopReason: "endTurn"
+      }])
     }))
 
   it.live("the result names the model that answered", () =>
@@ -454,7 +510,12 @@ describe("sampling", () => {
         info: { provider: "openai", model: "gpt-4.1-mini" }
       })
       yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
-      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "gpt-4.1-mini", stopReason: "endTurn" }])
+      assert.deepStrictEqual(seen.results, [{
+        role: "assistant",
+        content: { type: "text", text: "four" },
+        model: "gpt-4.1-mini",
+        stopReason: "endTurn"
+      }])
     }))
 
   it.live("a given model layer stays open while it answers, and is released after (zett call's HTTP model)", () =>
@@ -465,11 +526,18 @@ describe("sampling", () => {
       const model = Layer.unwrapScoped(Effect.gen(function*() {
         let open = true
         yield* Effect.addFinalizer(() => Effect.sync(() => (open = false, events.push("released"))))
-        return ScriptedModel.layer([() => (events.push(open ? "answered while open" : "answered after release"), { text: "four" })])
+        return ScriptedModel.layer([
+          () => (events.push(open ? "answered while open" : "answered after release"), { text: "four" })
+        ])
       }))
       yield* callAsk(seen, ask("2 + 2?"), McpSampling.layer({ model, maxTokens: 100, maxCallsPerRequest: 1 }))
       assert.deepStrictEqual(events, ["answered while open", "released"])
-      assert.deepStrictEqual(seen.results, [{ role: "assistant", content: { type: "text", text: "four" }, model: "unknown", stopReason: "endTurn" }])
+      assert.deepStrictEqual(seen.results, [{
+        role: "assistant",
+        content: { type: "text", text: "four" },
+        model: "unknown",
+        stopReason: "endTurn"
+      }])
     }))
 
   it.live("a request over maxCallsPerRequest is refused with an error naming the limit", () =>
@@ -491,9 +559,15 @@ describe("sampling", () => {
       // a server whose tool fails with a JSON-RPC error when its sampling request is refused
       const failing = () => {
         const server = new SdkServer({ name: "asking", version: "1.0.0" }, { capabilities: { tools: {} } })
-        server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ask", inputSchema: { type: "object" as const } }] }))
+        server.setRequestHandler(
+          ListToolsRequestSchema,
+          async () => ({ tools: [{ name: "ask", inputSchema: { type: "object" as const } }] })
+        )
         server.setRequestHandler(CallToolRequestSchema, async () => {
-          await server.createMessage({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50 })
+          await server.createMessage({
+            messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+            maxTokens: 50
+          })
           return { content: [] }
         })
         return server
@@ -502,12 +576,20 @@ describe("sampling", () => {
         const factory = yield* NodeMcpClientFactory.makeInMemory({ asking: failing })
         const client = yield* factory.connect(definition)
         return yield* Effect.flip(client.callTool("ask", {}))
-      }).pipe(Effect.scoped, Effect.provide(McpSampling.layer({ model: ScriptedModel.layer([{ text: "no" }]), maxTokens: 100, maxCallsPerRequest: 0 })))
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(
+          McpSampling.layer({ model: ScriptedModel.layer([{ text: "no" }]), maxTokens: 100, maxCallsPerRequest: 0 })
+        )
+      )
       assert.strictEqual(error._tag, "McpRequestError")
       const failure = error as McpError.McpRequestError
       assert.strictEqual(failure.reason, "Refused")
       assert.strictEqual(
-        McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error: failure }), McpToolResult.ErrorTextPolicy.toolText),
+        McpToolResult.describeFailure(
+          McpToolResult.RemoteFailure.RequestError({ error: failure }),
+          McpToolResult.ErrorTextPolicy.toolText
+        ),
         "the server failed to run the tool (the client refused a request the server made during the call: sampling request of MCP server " +
           "asking refused: more than 0 sampling requests in one request (sampling.maxCallsPerRequest))"
       )
@@ -562,7 +644,10 @@ describe("sampling", () => {
         yield* agent.run("second")
       }).pipe(Effect.provide(layer))
       assert.deepStrictEqual(seen.errors, [])
-      assert.deepStrictEqual(seen.results.map((r) => (r as { content: { text: string } }).content.text), ["first sample", "second sample"])
+      assert.deepStrictEqual(seen.results.map((r) => (r as { content: { text: string } }).content.text), [
+        "first sample",
+        "second sample"
+      ])
       assert.strictEqual(results.length, 2)
       assert.strictEqual(connections, 1)
     }))
@@ -580,10 +665,14 @@ describe("roots", () => {
     Effect.gen(function*() {
       const seen = newSeen()
       let sdk: SdkMcpServer | undefined
-      const refused = yield* Effect.flip(McpRoots.make(["/srv", "https://example.test/x"]).pipe(Effect.provide(NodeContext.layer)))
+      const refused = yield* Effect.flip(
+        McpRoots.make(["/srv", "https://example.test/x"]).pipe(Effect.provide(NodeContext.layer))
+      )
       assert.strictEqual(refused.reason, "UnsupportedScheme")
       assert.strictEqual(refused.message, "roots: \"https://example.test/x\": a root must be a path or a file:// URI")
-      const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, { uri: "file:///srv/x" }]).pipe(
+      const roots = yield* McpRoots.make(["/srv/project", { path: "/srv/docs", name: "docs" }, {
+        uri: "file:///srv/x"
+      }]).pipe(
         Effect.provide(NodeContext.layer)
       )
       yield* Effect.gen(function*() {

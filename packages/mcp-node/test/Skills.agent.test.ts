@@ -6,19 +6,19 @@
  * from its record. The core's own helpers (finding a skill, its files, the index) are checked on plain entries in
  * packages/mcp/test/Skills.test.ts.
  */
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message } from "@zett/agent"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as Layer from "effect/Layer"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { agentWith, systemOf, toolMessages } from "@zett/testing/FakeMcp"
 import * as ModernServers from "@zett/testing/ModernServers"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { agentWith, systemOf, toolMessages } from "@zett/testing/FakeMcp"
 
 const { skills } = ModernServers
 
@@ -26,7 +26,9 @@ const record = Effect.map(TempDir.make("zett-skills-"), (dir) => ({ dir, file: P
 
 const skillsServer = (file: string, options: { readonly skills?: boolean } = {}) => {
   const server = ModernServers.stdio("shop", "dual", file, undefined, ["--skills"])
-  return options.skills === undefined ? server : new McpServerConfig.McpStdioServer({ ...server, skills: options.skills })
+  return options.skills === undefined
+    ? server
+    : new McpServerConfig.McpStdioServer({ ...server, skills: options.skills })
 }
 
 const listed = (file: string) => ModernServers.readRecord(file).filter((entry) => entry.method === "skills/list").length
@@ -65,7 +67,12 @@ describe("skills in the agent", () => {
         },
         (request) => {
           seen.manifest = lastTool(request)
-          return { toolCalls: [{ name: "shop__load_skill", arguments: { skill: "pdf-processing", path: "references/FORMS.md" } }] }
+          return {
+            toolCalls: [{
+              name: "shop__load_skill",
+              arguments: { skill: "pdf-processing", path: "references/FORMS.md" }
+            }]
+          }
         },
         (request) => {
           seen.forms = lastTool(request)
@@ -108,7 +115,7 @@ describe("skills in the agent", () => {
           }))
         },
         (request) => {
-          seen.push(...toolMessages(request))
+          for (const message of toolMessages(request)) seen.push(message)
           return { text: "done" }
         }
       ])
@@ -137,7 +144,7 @@ describe("skills in the agent", () => {
           ]
         },
         (request) => {
-          seen.push(...toolMessages(request))
+          for (const message of toolMessages(request)) seen.push(message)
           return { text: "done" }
         }
       ])
@@ -151,9 +158,18 @@ describe("skills in the agent", () => {
   it.scopedLive("mcp.json's skills: true turns them on for that server; another value is refused naming the file and entry", () =>
     Effect.gen(function*() {
       const { dir, file } = yield* record
-      const command = (name: string) => ({ command: process.execPath, args: [ModernServers.script, `--name=${name}`, "--skills", `--record=${file}`] })
-      Fs.writeFileSync(Path.join(dir, "mcp.json"), JSON.stringify({ mcpServers: { shop: { ...command("shop"), skills: true }, plain: command("plain") } }))
-      Fs.writeFileSync(Path.join(dir, "bad.json"), JSON.stringify({ mcpServers: { shop: { ...command("shop"), skills: "yes" } } }))
+      const command = (name: string) => ({
+        command: process.execPath,
+        args: [ModernServers.script, `--name=${name}`, "--skills", `--record=${file}`]
+      })
+      Fs.writeFileSync(
+        Path.join(dir, "mcp.json"),
+        JSON.stringify({ mcpServers: { shop: { ...command("shop"), skills: true }, plain: command("plain") } })
+      )
+      Fs.writeFileSync(
+        Path.join(dir, "bad.json"),
+        JSON.stringify({ mcpServers: { shop: { ...command("shop"), skills: "yes" } } })
+      )
       const seen: Record<string, unknown> = {}
       const { layer } = agentWith({ configPath: Path.join(dir, "mcp.json") }, [
         (request) => {
@@ -185,11 +201,17 @@ describe("skills in McpToolkit", () => {
         McpToolCache.layerMemory({ ttl: "5 minutes" })
       )
       const mcp = yield* McpToolkit.make().pipe(Effect.provide(layer))
-      assert.include(mcp.system, `Skills of the MCP server "shop" (shop__load_skill):\n- pdf-processing: Extract, fill, and assemble PDF documents`)
+      assert.include(
+        mcp.system,
+        `Skills of the MCP server "shop" (shop__load_skill):\n- pdf-processing: Extract, fill, and assemble PDF documents`
+      )
       assert.include(Object.keys(mcp.toolkit.tools), "shop__load_skill")
       assert.deepStrictEqual(ModernServers.readsOf(file), [])
       const loaded = yield* mcp.toolkit.handle("shop__load_skill", { skill: "pdf-processing" })
-      assert.strictEqual((loaded.result as { instructions: string }).instructions, "\nRead references/FORMS.md before filling a form.\n")
+      assert.strictEqual(
+        (loaded.result as { instructions: string }).instructions,
+        "\nRead references/FORMS.md before filling a form.\n"
+      )
       const refused = yield* mcp.toolkit.handle("shop__load_skill", { skill: "bad-digest" })
       assert.strictEqual((refused.result as McpToolkit.McpToolFailure).reason, "ToolFailed")
       assert.include((refused.result as McpToolkit.McpToolFailure).message, "digest verification failed")

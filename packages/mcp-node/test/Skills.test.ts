@@ -18,7 +18,9 @@ const { skills } = ModernServers
 const record = Effect.map(TempDir.make("zett-skills-"), (dir) => Path.join(dir, "record.jsonl"))
 
 const methods = (file: string) =>
-  ModernServers.readRecord(file).flatMap((entry) => entry.event === "message" && entry.method !== undefined ? [entry.method] : [])
+  ModernServers.readRecord(file).flatMap((entry) =>
+    entry.event === "message" && entry.method !== undefined ? [entry.method] : []
+  )
 
 const connect = (server: McpServerConfig.McpServerConfig) =>
   Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(server)).pipe(
@@ -32,7 +34,9 @@ describe("MCP skills (SDK v2 server)", () => {
       const serve = (file: string, extra: ReadonlyArray<string> = ["--skills"]) =>
         Effect.map(
           transport === "stdio"
-            ? Effect.succeed<McpServerConfig.McpServerConfig>(ModernServers.stdio("skills", "dual", file, undefined, extra))
+            ? Effect.succeed<McpServerConfig.McpServerConfig>(
+              ModernServers.stdio("skills", "dual", file, undefined, extra)
+            )
             : ModernServers.http("skills", "dual", file, undefined, extra),
           (server) => McpServerConfig.withProtocol(server, protocol)
         )
@@ -77,7 +81,8 @@ describe("MCP skills (SDK v2 server)", () => {
           const file = yield* record
           const client = yield* connect(yield* serve(file))
           const listed = yield* McpSkills.list(client)
-          const refusal = (uri: string) => Effect.flip(McpSkills.read(client, listed.find((skill) => skill.uri === uri)!))
+          const refusal = (uri: string) =>
+            Effect.flip(McpSkills.read(client, listed.find((skill) => skill.uri === uri)!))
           const digest = yield* refusal(skills.badDigest)
           const size = yield* refusal(skills.badSize)
           const frontmatter = yield* refusal(skills.badFrontmatter)

@@ -33,32 +33,51 @@ const session = (server: McpServerConfig.McpServerConfig) =>
 
 describe("trace context to the server", () => {
   for (const transport of ["stdio", "http"] as const) {
-    it.scopedLive(`each request carries its span's traceparent in _meta (${transport}); untraced, none`, () =>
-      Effect.gen(function*() {
-        const dir = yield* TempDir.make("zett-trace-")
-        const traced = Path.join(dir, "traced.jsonl")
-        const plain = Path.join(dir, "plain.jsonl")
-        const serve = (file: string) =>
-          transport === "stdio" ? Effect.succeed(ModernServers.stdio("traced", "dual", file)) : ModernServers.http("traced", "dual", file)
-        const recording = yield* RecordingTracer.make
-        yield* session(yield* serve(traced)).pipe(Effect.withTracer(recording.tracer))
-        const received = ModernServers.readRecord(traced).filter((entry) => entry.method === "tools/list" || entry.method === "tools/call")
-        assert.deepStrictEqual(received.map((entry) => entry.method), ["tools/list", "tools/call", "tools/call"])
-        const expected = (name: string) =>
-          recording.spans.filter((span) => span.name === name).map((span) => Tracing.traceparent(span))
-        assert.deepStrictEqual(received.map((entry) => entry.traceparent), [...expected("tools/list"), ...expected("tools/call echo")])
-        for (const entry of received) assert.match(entry.traceparent!, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+    it.scopedLive(
+      `each request carries its span's traceparent in _meta (${transport}); untraced, none`,
+      () =>
+        Effect.gen(function*() {
+          const dir = yield* TempDir.make("zett-trace-")
+          const traced = Path.join(dir, "traced.jsonl")
+          const plain = Path.join(dir, "plain.jsonl")
+          const serve = (file: string) =>
+            transport === "stdio"
+              ? Effect.succeed(ModernServers.stdio("traced", "dual", file))
+              : ModernServers.http("traced", "dual", file)
+          const recording = yield* RecordingTracer.make
+          yield* session(yield* serve(traced)).pipe(Effect.withTracer(recording.tracer))
+          const received = ModernServers.readRecord(traced).filter((entry) =>
+            entry.method === "tools/list" || entry.method === "tools/call"
+          )
+          assert.deepStrictEqual(received.map((entry) => entry.method), ["tools/list", "tools/call", "tools/call"])
+          const expected = (name: string) =>
+            recording.spans.filter((span) => span.name === name).map((span) => Tracing.traceparent(span))
+          assert.deepStrictEqual(received.map((entry) => entry.traceparent), [
+            ...expected("tools/list"),
+            ...expected("tools/call echo")
+          ])
+          for (const entry of received) assert.match(entry.traceparent!, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
 
-        yield* session(yield* serve(plain))
-        const untraced = ModernServers.readRecord(plain).filter((entry) => entry.event === "message")
-        assert.isTrue(untraced.every((entry) => entry.traceparent === undefined && !entry.meta?.includes("traceparent")))
-      }), 30_000)
+          yield* session(yield* serve(plain))
+          const untraced = ModernServers.readRecord(plain).filter((entry) => entry.event === "message")
+          assert.isTrue(
+            untraced.every((entry) => entry.traceparent === undefined && !entry.meta?.includes("traceparent"))
+          )
+        }),
+      30_000
+    )
   }
 
   it("a span of another tracer whose ids are not of the W3C shape gives no traceparent", () => {
     const span = (traceId: string, spanId: string, sampled = true) => ({ traceId, spanId, sampled }) as never
-    assert.strictEqual(Tracing.traceparent(span("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
-    assert.strictEqual(Tracing.traceparent(span("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", false)), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")
+    assert.strictEqual(
+      Tracing.traceparent(span("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")),
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    )
+    assert.strictEqual(
+      Tracing.traceparent(span("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", false)),
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"
+    )
     assert.strictEqual(Tracing.traceparent(span("trace-1", "b7ad6b7169203331")), undefined)
     assert.strictEqual(Tracing.traceparent(span("0".repeat(32), "b7ad6b7169203331")), undefined)
     assert.strictEqual(Tracing.traceparent(span("0af7651916cd43dd8448eb211c80319c", "0".repeat(16))), undefined)

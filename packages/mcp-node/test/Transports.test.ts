@@ -2,12 +2,13 @@
  * What the SDK-backed factory adds to its transports: the close ladder of a stdio server (end of input, then
  * SIGTERM to its process group, then SIGKILL) and the sockets of an HTTP connection, which close with it.
  */
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,7 +16,6 @@ import * as LogLevel from "effect/LogLevel"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { captureLogs, stdioFault, withMarker } from "./utils/faults.js"
 
 const sigterm = "the server process did not exit after the end of its input: SIGTERM"

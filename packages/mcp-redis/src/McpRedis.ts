@@ -59,54 +59,58 @@ export interface Options {
  * @since 0.1.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options): Effect.fn.Return<McpRedis["Type"], never, Scope.Scope> {
-  // loaded on first use: applications without a fleet do not pay for the client at start. ioredis is CommonJS:
-  // take the class from the default export (its `module.exports`), which Node and a bundle both provide; a
-  // bundled dynamic import has no named exports
-  const Redis = yield* Effect.promise(() => import("ioredis").then((module) => module.default.Redis))
-  const operationTimeout = Duration.decode(options.operationTimeout ?? Duration.millis(500))
-  const runtime = yield* Effect.runtime<never>()
-  const log = Runtime.runFork(runtime)
-  const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
-  // a password in the URL is a credential of the process: no text that quotes it leaves unscrubbed
-  const held = yield* Scrubber.HeldSecrets
-  held.add(Scrubber.urlSecrets(url))
-  const client = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      new Redis(url, {
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        // the Effect timeout of each command decides; this only bounds what a frozen Redis leaves pending
-        commandTimeout: Duration.toMillis(operationTimeout) * 20,
-        connectTimeout: Duration.toMillis(operationTimeout) * 4,
-        retryStrategy: (times) => Math.min(50 * times, 1_000)
-      })
-    ),
-    (client) =>
-      Effect.promise(() => client.quit().catch(() => undefined)).pipe(
-        Effect.timeoutOption(operationTimeout),
-        Effect.ensuring(Effect.sync(() => client.disconnect()))
+export const make = Effect.fnUntraced(
+  function*(options: Options): Effect.fn.Return<McpRedis["Type"], never, Scope.Scope> {
+    // loaded on first use: applications without a fleet do not pay for the client at start. ioredis is CommonJS:
+    // take the class from the default export (its `module.exports`), which Node and a bundle both provide; a
+    // bundled dynamic import has no named exports
+    const Redis = yield* Effect.promise(() => import("ioredis").then((module) => module.default.Redis))
+    const operationTimeout = Duration.decode(options.operationTimeout ?? Duration.millis(500))
+    const runtime = yield* Effect.runtime<never>()
+    const log = Runtime.runFork(runtime)
+    const url = typeof options.url === "string" ? options.url : Redacted.value(options.url)
+    // a password in the URL is a credential of the process: no text that quotes it leaves unscrubbed
+    const held = yield* Scrubber.HeldSecrets
+    held.add(Scrubber.urlSecrets(url))
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        new Redis(url, {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          // the Effect timeout of each command decides; this only bounds what a frozen Redis leaves pending
+          commandTimeout: Duration.toMillis(operationTimeout) * 20,
+          connectTimeout: Duration.toMillis(operationTimeout) * 4,
+          retryStrategy: (times) => Math.min(50 * times, 1_000)
+        })
+      ),
+      (client) =>
+        Effect.promise(() => client.quit().catch(() => undefined)).pipe(
+          Effect.timeoutOption(operationTimeout),
+          Effect.ensuring(Effect.sync(() => client.disconnect()))
+        )
+    )
+    // logged on the transitions only, not on every reconnection attempt
+    let connected: boolean | undefined
+    client.on("ready", () => {
+      if (connected === false) log(Effect.logInfo("Redis is reachable again: the tool cache is shared again"))
+      connected = true
+    })
+    client.on("error", (error: Error) => {
+      if (connected === false) return
+      connected = false
+      log(
+        Effect.logWarning(`Redis is unreachable (${error.message}): each process discovers by itself until it is back`)
       )
-  )
-  // logged on the transitions only, not on every reconnection attempt
-  let connected: boolean | undefined
-  client.on("ready", () => {
-    if (connected === false) log(Effect.logInfo("Redis is reachable again: the tool cache is shared again"))
-    connected = true
-  })
-  client.on("error", (error: Error) => {
-    if (connected === false) return
-    connected = false
-    log(Effect.logWarning(`Redis is unreachable (${error.message}): each process discovers by itself until it is back`))
-  })
-  yield* Effect.async<void>((resume) => {
-    if (client.status === "ready") return resume(Effect.void)
-    const ready = () => resume(Effect.void)
-    client.once("ready", ready)
-    return Effect.sync(() => client.off("ready", ready))
-  }).pipe(Effect.timeoutOption(options.connectTimeout ?? Duration.seconds(2)))
-  return McpRedis.of({ client, prefix: options.prefix ?? "zett:", operationTimeout })
-})
+    })
+    yield* Effect.async<void>((resume) => {
+      if (client.status === "ready") return resume(Effect.void)
+      const ready = () => resume(Effect.void)
+      client.once("ready", ready)
+      return Effect.sync(() => client.off("ready", ready))
+    }).pipe(Effect.timeoutOption(options.connectTimeout ?? Duration.seconds(2)))
+    return McpRedis.of({ client, prefix: options.prefix ?? "zett:", operationTimeout })
+  }
+)
 
 /**
  * @since 0.1.0
@@ -122,7 +126,8 @@ export const layer = (options: Options): Layer.Layer<McpRedis> => Layer.scoped(M
  */
 export const layerConfig = (
   options: Config.Config.Wrap<Options> = { url: Config.redacted("REDIS_URL") }
-): Layer.Layer<McpRedis, ConfigError.ConfigError> => Layer.scoped(McpRedis, Effect.flatMap(Config.unwrap(options), make))
+): Layer.Layer<McpRedis, ConfigError.ConfigError> =>
+  Layer.scoped(McpRedis, Effect.flatMap(Config.unwrap(options), make))
 
 /**
  * An `@effect/experimental` `BackingPersistence` on the shared connection: values as JSON under

@@ -5,15 +5,15 @@
  *
  * @since 0.1.0
  */
-import { McpTokenStore, McpTokenStoreError, decodeEntry } from "@zett/mcp-auth/McpTokenStore"
+import { decodeEntry, McpTokenStore, McpTokenStoreError } from "@zett/mcp-auth/McpTokenStore"
 import type { Entry } from "@zett/mcp-auth/McpTokenStore"
 import * as Duration from "effect/Duration"
-import * as Redacted from "effect/Redacted"
-import * as Crypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Crypto from "node:crypto"
 import * as RedisKeys from "./internal/redisKeys.js"
 import * as RedisLock from "./internal/redisLock.js"
 import * as McpRedis from "./McpRedis.js"
@@ -57,7 +57,8 @@ export interface Options {
 const ENCRYPTED = "zett:aes-256-gcm:"
 
 // Replaced only while it still holds what was read: a concurrent write by another process is never undone.
-const sealScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("set", KEYS[1], ARGV[2], "KEEPTTL") else return 0 end`
+const sealScript =
+  `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("set", KEYS[1], ARGV[2], "KEEPTTL") else return 0 end`
 
 /** AES-256-GCM with a fresh IV per write; the Redis key is the associated data, so an entry cannot be moved to another server's key. */
 const cipherOf = (secret: Redacted.Redacted<string>, storeId: string) => {
@@ -88,15 +89,20 @@ const cipherOf = (secret: Redacted.Redacted<string>, storeId: string) => {
  * token expires; an entry with no tokens (a registration) lives `lifetime`.
  */
 const lifetimeOf = (entry: Entry, now: number, lifetime: number): number => {
-  const all = Object.values(entry.credentials ?? {}).flatMap((credentials) => credentials.tokens === undefined ? [] : [credentials.tokens])
+  const all = Object.values(entry.credentials ?? {}).flatMap((credentials) =>
+    credentials.tokens === undefined ? [] : [credentials.tokens]
+  )
   if (all.length === 0) return lifetime
-  return Math.max(1, ...all.map((tokens) => {
-    if (tokens.refresh_token !== undefined) {
-      const own = (tokens as { readonly refresh_token_expires_in?: unknown }).refresh_token_expires_in
-      return typeof own === "number" && own > 0 ? own * 1000 : lifetime
-    }
-    return tokens.expires_at !== undefined ? tokens.expires_at - now : lifetime
-  }))
+  return Math.max(
+    1,
+    ...all.map((tokens) => {
+      if (tokens.refresh_token !== undefined) {
+        const own = (tokens as { readonly refresh_token_expires_in?: unknown }).refresh_token_expires_in
+        return typeof own === "number" && own > 0 ? own * 1000 : lifetime
+      }
+      return tokens.expires_at !== undefined ? tokens.expires_at - now : lifetime
+    })
+  )
 }
 
 const makeStore = (options?: Options) =>
@@ -137,7 +143,8 @@ const makeStore = (options?: Options) =>
       })
     const run = <A>(key: string | undefined, what: string, f: () => Promise<A>) =>
       RedisLock.command(prefix, operationTimeout, f).pipe(Effect.mapError(failure(key, what)))
-    const ignoring = (key: string, why: string) => Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: ${why}`), Option.none())
+    const ignoring = (key: string, why: string) =>
+      Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: ${why}`), Option.none())
     const decoded = (key: string, text: string): Effect.Effect<Option.Option<Entry>> => {
       const entry = decodeEntry(text)
       return Option.isSome(entry) ? Effect.succeed(entry) : ignoring(key, "not a valid entry")
@@ -150,34 +157,49 @@ const makeStore = (options?: Options) =>
       )
 
     const get = (key: string) =>
-      Effect.flatMap(run(key, "read", () => client.get(prefix + key)), (stored): Effect.Effect<Option.Option<Entry>, McpTokenStoreError> => {
-        if (stored === null) return Effect.succeedNone
-        const sealed = stored.startsWith(ENCRYPTED)
-        if (sealed && cipher === undefined) return ignoring(key, "it is encrypted, and this store has no encryptionKey")
-        if (!sealed && cipher !== undefined) {
-          // anyone who can write to Redis without the key could have put it there
-          if (options?.allowPlaintext !== "read-once") {
-            return ignoring(key, `it is in plain text, and this store has an encryptionKey (allowPlaintext: "read-once" or RedisTokenStore.migrate seal such entries)`)
+      Effect.flatMap(
+        run(key, "read", () => client.get(prefix + key)),
+        (stored): Effect.Effect<Option.Option<Entry>, McpTokenStoreError> => {
+          if (stored === null) return Effect.succeedNone
+          const sealed = stored.startsWith(ENCRYPTED)
+          if (sealed && cipher === undefined) {
+            return ignoring(key, "it is encrypted, and this store has no encryptionKey")
           }
-          return Effect.gen(function*() {
-            const entry = yield* decoded(key, stored)
-            if (Option.isSome(entry) && (yield* seal(key, stored))) {
-              yield* Effect.logWarning(`token store: sealed ${key} in Redis, which was in plain text (allowPlaintext: "read-once")`)
+          if (!sealed && cipher !== undefined) {
+            // anyone who can write to Redis without the key could have put it there
+            if (options?.allowPlaintext !== "read-once") {
+              return ignoring(
+                key,
+                `it is in plain text, and this store has an encryptionKey (allowPlaintext: "read-once" or RedisTokenStore.migrate seal such entries)`
+              )
             }
-            return entry
-          })
+            return Effect.gen(function*() {
+              const entry = yield* decoded(key, stored)
+              if (Option.isSome(entry) && (yield* seal(key, stored))) {
+                yield* Effect.logWarning(
+                  `token store: sealed ${key} in Redis, which was in plain text (allowPlaintext: "read-once")`
+                )
+              }
+              return entry
+            })
+          }
+          const text = sealed ? cipher!.open(prefix + key, stored) : stored
+          return text === undefined
+            ? ignoring(key, "it cannot be decrypted with this encryptionKey")
+            : decoded(key, text)
         }
-        const text = sealed ? cipher!.open(prefix + key, stored) : stored
-        return text === undefined ? ignoring(key, "it cannot be decrypted with this encryptionKey") : decoded(key, text)
-      })
+      )
 
     const set = (key: string, entry: Entry) =>
-      Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => {
-        const text = JSON.stringify(entry)
-        const value = cipher === undefined ? text : cipher.seal(prefix + key, text)
-        const ttl = Math.ceil(lifetimeOf(entry, now, lifetime))
-        return Effect.asVoid(run(key, "write", () => client.set(prefix + key, value, "PX", ttl)))
-      })
+      Effect.flatMap(
+        Effect.clockWith((clock) => clock.currentTimeMillis),
+        (now) => {
+          const text = JSON.stringify(entry)
+          const value = cipher === undefined ? text : cipher.seal(prefix + key, text)
+          const ttl = Math.ceil(lifetimeOf(entry, now, lifetime))
+          return Effect.asVoid(run(key, "write", () => client.set(prefix + key, value, "PX", ttl)))
+        }
+      )
 
     const migrate = Effect.gen(function*() {
       const sealed: Array<string> = []
@@ -206,18 +228,21 @@ const makeStore = (options?: Options) =>
       return [...found].sort()
     })
 
-    return { store: McpTokenStore.of({
-      get,
-      set,
-      remove: (key) => Effect.asVoid(run(key, "remove", () => client.del(prefix + key))),
-      keys,
-      withLock: (key, effect) =>
-        // the effect's own failures go around the lock's, which alone become a store error
-        RedisLock.withLock(client, `${redis.prefix}lock:${storeId}:${key}`, lockOptions, Effect.either(effect)).pipe(
-          Effect.mapError(failure(key, "lock")),
-          Effect.flatMap((result) => Either.isLeft(result) ? Effect.fail(result.left) : Effect.succeed(result.right))
-        )
-    }), migrate }
+    return {
+      store: McpTokenStore.of({
+        get,
+        set,
+        remove: (key) => Effect.asVoid(run(key, "remove", () => client.del(prefix + key))),
+        keys,
+        withLock: (key, effect) =>
+          // the effect's own failures go around the lock's, which alone become a store error
+          RedisLock.withLock(client, `${redis.prefix}lock:${storeId}:${key}`, lockOptions, Effect.either(effect)).pipe(
+            Effect.mapError(failure(key, "lock")),
+            Effect.flatMap((result) => Either.isLeft(result) ? Effect.fail(result.left) : Effect.succeed(result.right))
+          )
+      }),
+      migrate
+    }
   })
 
 /**

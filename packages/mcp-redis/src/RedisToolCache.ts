@@ -57,7 +57,9 @@ export const make = (
           }))
         )
     }
-    return yield* McpToolCache.makeLocked({ ...options, operationTimeout }, lock).pipe(Effect.provide(McpRedis.layerPersistence))
+    return yield* McpToolCache.makeLocked({ ...options, operationTimeout }, lock).pipe(
+      Effect.provide(McpRedis.layerPersistence)
+    )
   })
 
 /**

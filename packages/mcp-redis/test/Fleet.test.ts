@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as CountingServer from "@zett/testing/CountingServer"
+import { FixtureError } from "@zett/testing/FixtureError"
 import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Source from "@zett/testing/Source"
@@ -14,7 +15,6 @@ import { Redis } from "ioredis"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 const app = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fleet-app.ts")
 const instances = 8
@@ -25,7 +25,9 @@ interface Instance {
   readonly ready: Effect.Effect<void, Error>
   readonly go: Effect.Effect<void>
   /** The exit: the code (or the signal) and all stdout and stderr. */
-  readonly exit: Effect.Effect<{ readonly code: number | null; readonly signal: string | null; readonly stdout: string; readonly stderr: string }>
+  readonly exit: Effect.Effect<
+    { readonly code: number | null; readonly signal: string | null; readonly stdout: string; readonly stderr: string }
+  >
 }
 
 /** Starts one instance; the scope kills it if it is still running. */
@@ -56,7 +58,9 @@ const start = (env: Record<string, string>): Effect.Effect<Instance, never, Scop
     pid: child.pid!,
     ready: Effect.gen(function*() {
       while (!stdout().includes("READY")) {
-        if (child.exitCode !== null) return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${stdout()}\n${stderr()}` }))
+        if (child.exitCode !== null) {
+          return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${stdout()}\n${stderr()}` }))
+        }
         yield* Effect.sleep("20 millis")
       }
     }),
@@ -86,7 +90,8 @@ const fleet = (redisUrl: string | undefined, env: Record<string, string> = {}) =
       FLEET_LOCK_TTL: "30000",
       ...env
     }
-    const apps = yield* Effect.forEach(Array.from({ length: instances }), () => start(fleetEnv))
+    const apps = yield* Effect.forEach(Array.from({ length: instances }), () =>
+      start(fleetEnv))
     yield* Effect.forEach(apps, (instance) => instance.ready, { concurrency: "unbounded", discard: true })
     return { servers, apps }
   })
@@ -102,82 +107,94 @@ const discoveries = (servers: ReadonlyArray<{ readonly server: CountingServer.Co
 
 // one scenario at a time: 8 processes starting at once already fill 2 cores
 describe.sequential("fleet", () => {
-  it.scopedLive("8 cold processes against 5 slow servers run 5 discoveries and see the same tools; none is left", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const { apps, servers } = yield* fleet(redis.url)
-      const exits = yield* run(apps)
-      for (const exit of exits) assert.strictEqual(exit.code, 0, exit.stderr)
-      const results = exits.map((exit) => resultOf(exit.stdout))
-      assert.strictEqual(discoveries(servers), 5, exits.map((exit) => exit.stderr).join("\n"))
-      for (const { server } of servers) assert.strictEqual(server.listings(), 1)
-      // every tool of every server, from the one discovery of each
-      assert.strictEqual(Object.keys(results[0]!.seen[0]!).length, 10)
-      for (const description of Object.values(results[0]!.seen[0]!)) assert.strictEqual(description, "discovery 1")
-      for (const result of results) assert.deepStrictEqual(result.seen, results[0]!.seen)
-      assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
-      yield* redis.stop
-      assert.deepStrictEqual(Processes.livePids(exits.map((exit) => resultOf(exit.stdout).pid)), [])
-    }), 240_000)
+  it.scopedLive(
+    "8 cold processes against 5 slow servers run 5 discoveries and see the same tools; none is left",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const { apps, servers } = yield* fleet(redis.url)
+        const exits = yield* run(apps)
+        for (const exit of exits) assert.strictEqual(exit.code, 0, exit.stderr)
+        const results = exits.map((exit) => resultOf(exit.stdout))
+        assert.strictEqual(discoveries(servers), 5, exits.map((exit) => exit.stderr).join("\n"))
+        for (const { server } of servers) assert.strictEqual(server.listings(), 1)
+        // every tool of every server, from the one discovery of each
+        assert.strictEqual(Object.keys(results[0]!.seen[0]!).length, 10)
+        for (const description of Object.values(results[0]!.seen[0]!)) assert.strictEqual(description, "discovery 1")
+        for (const result of results) assert.deepStrictEqual(result.seen, results[0]!.seen)
+        assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
+        yield* redis.stop
+        assert.deepStrictEqual(Processes.livePids(exits.map((exit) => resultOf(exit.stdout).pid)), [])
+      }),
+    240_000
+  )
 
-  it.scopedLive("the lock holder killed during discovery: the 7 others finish with the same tools, after 5 to 5 + its locks discoveries", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const { apps, servers } = yield* fleet(redis.url, { FLEET_LOCK_TTL: "10000" })
-      const raw = yield* Effect.acquireRelease(
-        Effect.sync(() => new Redis(redis.url)),
-        (client) => Effect.sync(() => client.disconnect())
-      )
-      yield* Effect.forEach(apps, (instance) => instance.go, { discard: true })
-      // the lock keys name the server (zett:lock:mcp-tools:<server>:<hash>:ns) and their token the holder's pid
-      const locks = async () => {
-        const keys = await raw.keys("zett:lock:*")
-        const tokens = await Promise.all(keys.map((key) => raw.get(key)))
-        return keys.flatMap((key, i) =>
-          tokens[i] == null ? [] : [{ server: key.split(":")[3]!, pid: Number(tokens[i]!.split("/")[1]) }]
+  it.scopedLive(
+    "the lock holder killed during discovery: the 7 others finish with the same tools, after 5 to 5 + its locks discoveries",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const { apps, servers } = yield* fleet(redis.url, { FLEET_LOCK_TTL: "10000" })
+        const raw = yield* Effect.acquireRelease(
+          Effect.sync(() => new Redis(redis.url)),
+          (client) => Effect.sync(() => client.disconnect())
         )
-      }
-      let victim: number | undefined
-      while (victim === undefined) {
-        victim = (yield* Effect.promise(locks))[0]?.pid
-        if (victim === undefined) yield* Effect.sleep("5 millis")
-      }
-      process.kill(victim, "SIGKILL")
-      // its locks stay until they expire (10 s): nobody else discovers those servers meanwhile
-      const held = (yield* Effect.promise(locks)).filter((lock) => lock.pid === victim).map((lock) => lock.server)
-      assert.isAtLeast(held.length, 1)
-      const exits = yield* Effect.forEach(apps, (instance) => instance.exit, { concurrency: "unbounded" })
-      const survivors = exits.filter((_, i) => apps[i]!.pid !== victim)
-      assert.strictEqual(survivors.length, 7)
-      for (const exit of survivors) assert.strictEqual(exit.code, 0, exit.stderr)
-      assert.strictEqual(exits.find((_, i) => apps[i]!.pid === victim)!.signal, "SIGKILL")
-      // the servers the victim was discovering are discovered once more (if its listing had reached them), by
-      // one survivor after its lock expired; every other server once
-      const total = discoveries(servers)
-      assert.isAtLeast(total, 5)
-      assert.isAtMost(total, 5 + held.length)
-      for (const { server } of servers) assert.isAtLeast(server.listings(), 1)
-      const results = survivors.map((exit) => resultOf(exit.stdout))
-      assert.strictEqual(Object.keys(results[0]!.seen[0]!).length, 10)
-      for (const result of results) assert.deepStrictEqual(result.seen, results[0]!.seen)
-      assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
-    }), 240_000)
+        yield* Effect.forEach(apps, (instance) => instance.go, { discard: true })
+        // the lock keys name the server (zett:lock:mcp-tools:<server>:<hash>:ns) and their token the holder's pid
+        const locks = async () => {
+          const keys = await raw.keys("zett:lock:*")
+          const tokens = await Promise.all(keys.map((key) => raw.get(key)))
+          return keys.flatMap((key, i) =>
+            tokens[i] == null ? [] : [{ server: key.split(":")[3]!, pid: Number(tokens[i]!.split("/")[1]) }]
+          )
+        }
+        let victim: number | undefined
+        while (victim === undefined) {
+          victim = (yield* Effect.promise(locks))[0]?.pid
+          if (victim === undefined) yield* Effect.sleep("5 millis")
+        }
+        process.kill(victim, "SIGKILL")
+        // its locks stay until they expire (10 s): nobody else discovers those servers meanwhile
+        const held = (yield* Effect.promise(locks)).filter((lock) => lock.pid === victim).map((lock) => lock.server)
+        assert.isAtLeast(held.length, 1)
+        const exits = yield* Effect.forEach(apps, (instance) => instance.exit, { concurrency: "unbounded" })
+        const survivors = exits.filter((_, i) => apps[i]!.pid !== victim)
+        assert.strictEqual(survivors.length, 7)
+        for (const exit of survivors) assert.strictEqual(exit.code, 0, exit.stderr)
+        assert.strictEqual(exits.find((_, i) => apps[i]!.pid === victim)!.signal, "SIGKILL")
+        // the servers the victim was discovering are discovered once more (if its listing had reached them), by
+        // one survivor after its lock expired; every other server once
+        const total = discoveries(servers)
+        assert.isAtLeast(total, 5)
+        assert.isAtMost(total, 5 + held.length)
+        for (const { server } of servers) assert.isAtLeast(server.listings(), 1)
+        const results = survivors.map((exit) => resultOf(exit.stdout))
+        assert.strictEqual(Object.keys(results[0]!.seen[0]!).length, 10)
+        for (const result of results) assert.deepStrictEqual(result.seen, results[0]!.seen)
+        assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
+      }),
+    240_000
+  )
 
-  it.scopedLive("Redis stopped before the requests: every process discovers by itself, warns, and succeeds", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const { apps, servers } = yield* fleet(redis.url)
-      yield* redis.stop
-      const exits = yield* run(apps)
-      for (const exit of exits) {
-        assert.strictEqual(exit.code, 0, exit.stderr)
-        assert.include(exit.stderr, "shared tool cache")
-        assert.include(exit.stderr, "discovering it in this process")
-        assert.strictEqual(Object.keys(resultOf(exit.stdout).seen[0]!).length, 10)
-      }
-      // each process once per server (its own single flight still holds)
-      assert.strictEqual(discoveries(servers), 5 * instances)
-      for (const { server } of servers) assert.strictEqual(server.listings(), instances)
-      assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
-    }), 240_000)
+  it.scopedLive(
+    "Redis stopped before the requests: every process discovers by itself, warns, and succeeds",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const { apps, servers } = yield* fleet(redis.url)
+        yield* redis.stop
+        const exits = yield* run(apps)
+        for (const exit of exits) {
+          assert.strictEqual(exit.code, 0, exit.stderr)
+          assert.include(exit.stderr, "shared tool cache")
+          assert.include(exit.stderr, "discovering it in this process")
+          assert.strictEqual(Object.keys(resultOf(exit.stdout).seen[0]!).length, 10)
+        }
+        // each process once per server (its own single flight still holds)
+        assert.strictEqual(discoveries(servers), 5 * instances)
+        for (const { server } of servers) assert.strictEqual(server.listings(), instances)
+        assert.deepStrictEqual(Processes.livePids(apps.map((instance) => instance.pid)), [])
+      }),
+    240_000
+  )
 })

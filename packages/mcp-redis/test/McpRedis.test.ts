@@ -14,7 +14,8 @@ import { Redis } from "ioredis"
 const storeOn = (url: string, storeId: string, connection: Partial<McpRedis.Options> = {}) =>
   Effect.flatMap(
     Layer.build(McpRedis.layerPersistence.pipe(Layer.provide(McpRedis.layer({ url, ...connection })))),
-    (context) => Effect.flatMap(Persistence.BackingPersistence, (backing) => backing.make(storeId)).pipe(Effect.provide(context))
+    (context) =>
+      Effect.flatMap(Persistence.BackingPersistence, (backing) => backing.make(storeId)).pipe(Effect.provide(context))
   )
 
 const rawClient = (url: string) =>
@@ -37,7 +38,10 @@ describe("McpRedis.layerPersistence", () => {
       const raw = yield* rawClient(redis.url)
       yield* Effect.promise(() => raw.set("fleet1:tools:a", "{}"))
       yield* tools.clear
-      assert.deepStrictEqual(yield* allKeys(raw), ["fleet1:tools:a", "fleet1x:tools:a", "fleet[1]*:tools-other:a"].sort())
+      assert.deepStrictEqual(
+        yield* allKeys(raw),
+        ["fleet1:tools:a", "fleet1x:tools:a", "fleet[1]*:tools-other:a"].sort()
+      )
       assert.isTrue(Option.isNone(yield* tools.get("a")))
       assert.deepStrictEqual(yield* otherFleet.get("a"), Option.some({ n: 3 }))
       assert.deepStrictEqual(yield* otherStore.get("a"), Option.some({ n: 4 }))

@@ -3,11 +3,11 @@
  * `RedisTokenStore` against a real `redis-server`, and a local authorization server and MCP server that check
  * every DPoP proof (`@zett/testing/OAuthServer` with `dpop`).
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpServerConfig } from "@zett/mcp"
 import { McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpServerConfig } from "@zett/mcp"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as RedisServer from "@zett/testing/RedisServer"

@@ -36,47 +36,57 @@ describe("internal/redisLock", () => {
       assert.strictEqual(yield* Effect.promise(() => a.exists("lock:k")), 0)
     }), 30_000)
 
-  it.scopedLive("withLock runs one holder at a time across connections, renewing past the ttl", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const clients = yield* Effect.all([1, 2, 3].map(() => client(redis.url)))
-      let active = 0
-      let most = 0
-      let runs = 0
-      const work = Effect.gen(function*() {
-        active++
-        most = Math.max(most, active)
-        runs++
-        // longer than the lock's ttl: only renewal keeps the others out
-        yield* Effect.sleep("1 second")
-        active--
-      })
-      yield* Effect.forEach(
-        clients,
-        (redisClient) => RedisLock.withLock(redisClient, "lock:w", { ...options, wait: "30 seconds" }, work),
-        { concurrency: "unbounded" }
-      )
-      assert.strictEqual(runs, 3)
-      assert.strictEqual(most, 1)
-      assert.strictEqual(yield* Effect.promise(() => clients[0]!.exists("lock:w")), 0)
-    }), 30_000)
-
-  it.scopedLive("withLock fails with Busy after waiting `wait`, and with Lost when the lock is taken away", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const a = yield* client(redis.url)
-      yield* Effect.promise(() => a.set("lock:b", "someone-else", "PX", 60_000))
-      const busy = yield* Effect.flip(RedisLock.withLock(a, "lock:b", { ...options, wait: "200 millis" }, Effect.void))
-      assert.strictEqual(busy._tag === "RedisLockError" && busy.reason, "Busy")
-      const lost = yield* Effect.flip(
-        RedisLock.withLock(
-          a,
-          "lock:l",
-          { ...options, wait: "1 second" },
-          // the lock is deleted under the holder: the next renewal finds it gone and interrupts the work
-          Effect.zipRight(Effect.promise(() => a.del("lock:l")), Effect.never)
+  it.scopedLive(
+    "withLock runs one holder at a time across connections, renewing past the ttl",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const clients = yield* Effect.all([1, 2, 3].map(() => client(redis.url)))
+        let active = 0
+        let most = 0
+        let runs = 0
+        const work = Effect.gen(function*() {
+          active++
+          most = Math.max(most, active)
+          runs++
+          // longer than the lock's ttl: only renewal keeps the others out
+          yield* Effect.sleep("1 second")
+          active--
+        })
+        yield* Effect.forEach(
+          clients,
+          (redisClient) => RedisLock.withLock(redisClient, "lock:w", { ...options, wait: "30 seconds" }, work),
+          { concurrency: "unbounded" }
         )
-      )
-      assert.strictEqual(lost.reason, "Lost")
-    }), 30_000)
+        assert.strictEqual(runs, 3)
+        assert.strictEqual(most, 1)
+        assert.strictEqual(yield* Effect.promise(() => clients[0]!.exists("lock:w")), 0)
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "withLock fails with Busy after waiting `wait`, and with Lost when the lock is taken away",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const a = yield* client(redis.url)
+        yield* Effect.promise(() => a.set("lock:b", "someone-else", "PX", 60_000))
+        const busy = yield* Effect.flip(
+          RedisLock.withLock(a, "lock:b", { ...options, wait: "200 millis" }, Effect.void)
+        )
+        assert.strictEqual(busy._tag === "RedisLockError" && busy.reason, "Busy")
+        const lost = yield* Effect.flip(
+          RedisLock.withLock(
+            a,
+            "lock:l",
+            { ...options, wait: "1 second" },
+            // the lock is deleted under the holder: the next renewal finds it gone and interrupts the work
+            Effect.zipRight(Effect.promise(() => a.del("lock:l")), Effect.never)
+          )
+        )
+        assert.strictEqual(lost.reason, "Lost")
+      }),
+    30_000
+  )
 })

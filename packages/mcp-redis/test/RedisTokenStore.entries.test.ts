@@ -18,12 +18,17 @@ describe("McpTokenStore", () => {
       const redis = yield* RedisServer.make
       const context = yield* Layer.build(McpRedis.layer({ url: redis.url }))
       const store = yield* Effect.provide(RedisTokenStore.make(), context)
-      const raw = yield* Effect.acquireRelease(Effect.sync(() => new Redis(redis.url)), (client) => Effect.sync(() => client.disconnect()))
+      const raw = yield* Effect.acquireRelease(
+        Effect.sync(() => new Redis(redis.url)),
+        (client) => Effect.sync(() => client.disconnect())
+      )
       for (const text of garbage) {
         yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${key}`, text))
         const logs = captureLogs()
         assert.isTrue(Option.isNone(yield* store.get(key).pipe(Effect.provide(logs.layer))), text.slice(0, 80))
-        assert.deepStrictEqual(logs.lines.map((line) => line.message), [`token store: ignoring ${key} in Redis: not a valid entry`])
+        assert.deepStrictEqual(logs.lines.map((line) => line.message), [
+          `token store: ignoring ${key} in Redis: not a valid entry`
+        ])
       }
       yield* store.set(key, entry)
       assert.deepStrictEqual(yield* store.get(key), Option.some(entry))

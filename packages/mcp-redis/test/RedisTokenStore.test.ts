@@ -3,12 +3,13 @@
  * (`@zett/testing/RedisServer`), each store on its own connection as another process of a fleet would have,
  * and a local authorization server with a protected MCP server (`@zett/testing/OAuthServer`).
  */
-import { assert, describe, it } from "@effect/vitest"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
+import { FixtureError } from "@zett/testing/FixtureError"
 import * as OAuthServer from "@zett/testing/OAuthServer"
 import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
@@ -26,7 +27,6 @@ import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as RedisLock from "../src/internal/redisLock.js"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 const key = "https://docs.example/mcp"
 const accessSecret = "acc-5ecret-0f-the-token"
@@ -105,7 +105,9 @@ const startApp = (env: Record<string, string>) =>
     pid: child.pid!,
     ready: Effect.gen(function*() {
       while (!output.stdout.includes("READY")) {
-        if (child.exitCode !== null) return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${output.stderr}` }))
+        if (child.exitCode !== null) {
+          return yield* Effect.fail(new FixtureError({ message: `exited before READY:\n${output.stderr}` }))
+        }
         yield* Effect.sleep("20 millis")
       }
     }),
@@ -129,7 +131,10 @@ describe("RedisTokenStore.layer", () => {
       const second = yield* storeOn(redis.url)
       assert.isTrue(Option.isNone(yield* second.get(key)))
       yield* first.set(key, entry)
-      yield* first.set("https://other.example", { issuer, credentials: { [issuer]: { clientInformation: { client_id: "dcr-2", redirect_uris: [] } } } })
+      yield* first.set("https://other.example", {
+        issuer,
+        credentials: { [issuer]: { clientInformation: { client_id: "dcr-2", redirect_uris: [] } } }
+      })
       assert.deepStrictEqual(yield* second.get(key), Option.some(entry))
       assert.deepStrictEqual(yield* second.keys, ["https://docs.example/mcp", "https://other.example"])
       const raw = yield* rawClient(redis.url)
@@ -207,7 +212,10 @@ describe("RedisTokenStore.layer", () => {
       assert.strictEqual(own, "own failure")
       const inside = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      const holder = yield* first.withLock(key, Effect.zipRight(Deferred.succeed(inside, undefined), Deferred.await(release)))
+      const holder = yield* first.withLock(
+        key,
+        Effect.zipRight(Deferred.succeed(inside, undefined), Deferred.await(release))
+      )
         .pipe(Effect.fork)
       yield* Deferred.await(inside)
       const error = yield* Effect.flip(second.withLock(key, Effect.void))
@@ -234,48 +242,74 @@ describe("RedisTokenStore.layer", () => {
       const stored = Option.getOrThrow(yield* fleet[2].store.get(normalized))
       assert.strictEqual(McpTokenStore.current(stored).tokens?.access_token, as.issued[0]!.accessToken)
       as.expireAccessTokens()
-      yield* fleet[1].store.set(normalized, McpTokenStore.updateCredentials(stored, stored.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
+      yield* fleet[1].store.set(
+        normalized,
+        McpTokenStore.updateCredentials(
+          stored,
+          stored.issuer!,
+          (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })
+        )
+      )
       const answers = yield* Effect.all(fleet.map((instance) => instance.whoami), { concurrency: "unbounded" })
       for (const answer of answers) assert.include(answer, `client ${as.registered[0]!.client_id}`)
       assert.strictEqual(refreshes(as), 1)
       // the refreshed tokens are the fleet's: a later connect of any process makes no token request
-      assert.strictEqual(McpTokenStore.current(Option.getOrThrow(yield* fleet[0].store.get(normalized))).tokens?.access_token, as.issued[1]!.accessToken)
+      assert.strictEqual(
+        McpTokenStore.current(Option.getOrThrow(yield* fleet[0].store.get(normalized))).tokens?.access_token,
+        as.issued[1]!.accessToken
+      )
       const tokenRequests = as.count("/token")
       yield* fleet[2].whoami
       assert.strictEqual(as.count("/token"), tokenRequests)
     }))
 
-  it.scopedLive("three separate processes with an expired access token connect at once: one refresh request, all connect, none left", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.make
-      const as = yield* OAuthServer.make({})
-      // the login of an operator, through the same Redis
-      const operator = yield* processOn(redis.url, as)
-      yield* McpAuthorization.login(operator.server).pipe(
-        Effect.provideService(McpClientFactory.McpClientFactory, operator.factory),
-        Effect.provideService(McpTokenStore.McpTokenStore, operator.store),
-        Effect.provide(OAuthServer.headless().layer)
-      )
-      const normalized = McpTokenStore.normalizeKey(as.url)
-      const stored = Option.getOrThrow(yield* operator.store.get(normalized))
-      as.expireAccessTokens()
-      yield* operator.store.set(normalized, McpTokenStore.updateCredentials(stored, stored.issuer!, (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })))
-      const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
-      yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
-      yield* Effect.forEach(apps, (app) => app.go, { discard: true })
-      const results = yield* Effect.forEach(apps, (app) => app.result, { concurrency: "unbounded" })
-      for (const result of results) assert.include(result.answer, `client ${as.registered[0]!.client_id} scope`, result.stderr)
-      assert.strictEqual(refreshes(as), 1)
-      assert.strictEqual(new Set(results.map((result) => result.pid)).size, 3)
-      // no token in any process's output
-      for (const result of results) {
-        for (const issued of as.issued) {
-          assert.notInclude(result.stderr, issued.accessToken)
-          if (issued.refreshToken !== undefined) assert.notInclude(result.stderr, issued.refreshToken)
+  it.scopedLive(
+    "three separate processes with an expired access token connect at once: one refresh request, all connect, none left",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const as = yield* OAuthServer.make({})
+        // the login of an operator, through the same Redis
+        const operator = yield* processOn(redis.url, as)
+        yield* McpAuthorization.login(operator.server).pipe(
+          Effect.provideService(McpClientFactory.McpClientFactory, operator.factory),
+          Effect.provideService(McpTokenStore.McpTokenStore, operator.store),
+          Effect.provide(OAuthServer.headless().layer)
+        )
+        const normalized = McpTokenStore.normalizeKey(as.url)
+        const stored = Option.getOrThrow(yield* operator.store.get(normalized))
+        as.expireAccessTokens()
+        yield* operator.store.set(
+          normalized,
+          McpTokenStore.updateCredentials(
+            stored,
+            stored.issuer!,
+            (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })
+          )
+        )
+        const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
+        yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
+        yield* Effect.forEach(apps, (app) => app.go, { discard: true })
+        const results = yield* Effect.forEach(apps, (app) => app.result, { concurrency: "unbounded" })
+        for (const result of results) {
+          assert.include(result.answer, `client ${as.registered[0]!.client_id} scope`, result.stderr)
         }
-      }
-      assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
-    }), 120_000)
+        assert.strictEqual(refreshes(as), 1)
+        assert.strictEqual(
+          new Set(results.map((result) => result.pid)).size,
+          3
+        )
+        // no token in any process's output
+        for (const result of results) {
+          for (const issued of as.issued) {
+            assert.notInclude(result.stderr, issued.accessToken)
+            if (issued.refreshToken !== undefined) assert.notInclude(result.stderr, issued.refreshToken)
+          }
+        }
+        assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
+      }),
+    120_000
+  )
 
   it.scopedLive("Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
     Effect.gen(function*() {
@@ -370,7 +404,9 @@ describe("RedisTokenStore: tokens at rest", () => {
       const sealed = yield* storeOn(redis.url, { encryptionKey: sealedKey })
       yield* sealed.set(key, entry)
       const logs = captureLogs()
-      const other = yield* storeOn(redis.url, { encryptionKey: Redacted.make("another-key-of-another-fleet-0123456789") })
+      const other = yield* storeOn(redis.url, {
+        encryptionKey: Redacted.make("another-key-of-another-fleet-0123456789")
+      })
       assert.isTrue(Option.isNone(yield* other.get(key).pipe(Effect.provide(logs.layer))))
       const plain = yield* storeOn(redis.url)
       assert.isTrue(Option.isNone(yield* plain.get(key).pipe(Effect.provide(logs.layer))))
@@ -397,7 +433,10 @@ describe("RedisTokenStore: tokens at rest", () => {
       assert.isTrue(Option.isNone(yield* sealed.get(key).pipe(Effect.provide(logs.layer))))
       assert.strictEqual(logs.lines.length, 1)
       assert.include(logs.lines[0]!, "level=WARN")
-      assert.include(logs.lines[0]!, `token store: ignoring ${key} in Redis: it is in plain text, and this store has an encryptionKey`)
+      assert.include(
+        logs.lines[0]!,
+        `token store: ignoring ${key} in Redis: it is in plain text, and this store has an encryptionKey`
+      )
       for (const secret of [accessSecret, refreshSecret, "dcr-1"]) assert.notInclude(logs.lines[0]!, secret)
       // left as it was: the store neither uses nor seals it
       const raw = yield* rawClient(redis.url)
@@ -412,9 +451,13 @@ describe("RedisTokenStore: tokens at rest", () => {
       const planted = "planted-access-token-of-an-attacker"
       const plantedEntry: McpTokenStore.Entry = {
         issuer: as.issuer,
-        credentials: { [as.issuer]: { tokens: { access_token: planted, token_type: "Bearer", expires_at: Date.now() + 3_600_000 } } }
+        credentials: {
+          [as.issuer]: { tokens: { access_token: planted, token_type: "Bearer", expires_at: Date.now() + 3_600_000 } }
+        }
       }
-      yield* Effect.promise(() => raw.set(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`, JSON.stringify(plantedEntry)))
+      yield* Effect.promise(() =>
+        raw.set(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`, JSON.stringify(plantedEntry))
+      )
       const store = yield* storeOn(redis.url, { encryptionKey: sealedKey })
       const headless = OAuthServer.headless()
       const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
@@ -424,12 +467,17 @@ describe("RedisTokenStore: tokens at rest", () => {
         Effect.provide(NodeContext.layer)
       )
       const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
-      const answer = yield* Effect.scoped(Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {})))
+      const answer = yield* Effect.scoped(
+        Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))
+      )
       assert.strictEqual(answer.isError, undefined)
       assert.isFalse(as.requests.some((request) => request.authorization?.includes(planted) === true))
       assert.strictEqual(as.count("/authorize"), 1)
       // the new tokens are sealed in place of the planted ones
-      assert.match((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`)))!, /^zett:aes-256-gcm:/)
+      assert.match(
+        (yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`)))!,
+        /^zett:aes-256-gcm:/
+      )
     }))
 
   it.scopedLive("allowPlaintext: \"read-once\" reads a plain entry once, seals it in place and logs its key", () =>
@@ -468,7 +516,10 @@ describe("RedisTokenStore: tokens at rest", () => {
       for (const name of [key, "https://other.example/mcp", "https://sealed.example/mcp"]) {
         assert.deepStrictEqual(yield* sealedStore.get(name), Option.some(entry))
       }
-      assert.strictEqual(yield* Effect.promise(() => raw.get("zett:mcp-tokens:https://broken.example/mcp")), "{not json")
+      assert.strictEqual(
+        yield* Effect.promise(() => raw.get("zett:mcp-tokens:https://broken.example/mcp")),
+        "{not json"
+      )
     }))
 
   it.scopedLive("without a key, the store says at start that tokens are stored in plain text", () =>
@@ -495,7 +546,10 @@ describe("RedisTokenStore: tokens at rest", () => {
       yield* store.set("https://a.example", tokens({ refresh_token: refreshSecret }))
       yield* store.set("https://b.example", tokens({ refresh_token: refreshSecret, refresh_token_expires_in: 3_600 }))
       yield* store.set("https://c.example", tokens({ expires_at: Date.now() + 120_000 }))
-      yield* store.set("https://d.example", { issuer, credentials: { [issuer]: { clientInformation: { client_id: "dcr-1", redirect_uris: [] } } } })
+      yield* store.set("https://d.example", {
+        issuer,
+        credentials: { [issuer]: { clientInformation: { client_id: "dcr-1", redirect_uris: [] } } }
+      })
       const a = yield* pttl("https://a.example")
       assert.isAbove(a, 6 * 24 * 3_600_000)
       assert.isAtMost(a, 7 * 24 * 3_600_000)

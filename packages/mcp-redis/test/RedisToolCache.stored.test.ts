@@ -6,24 +6,24 @@
  * MCP servers through the extension (what the model is offered, which server a call reaches); on a
  * `BackingPersistence` in memory through the cache alone: packages/mcp/test/McpToolCache.stored.test.ts.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
+import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import type { Tool } from "@zett/agent"
 import { McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
+import * as CapturedLogs from "@zett/testing/CapturedLogs"
+import { toolMessages } from "@zett/testing/FakeMcp"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as RedisServer from "@zett/testing/RedisServer"
+import * as StatelessHttp from "@zett/testing/StatelessHttp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
-import * as StatelessHttp from "@zett/testing/StatelessHttp"
-import { toolMessages } from "@zett/testing/FakeMcp"
-import * as CapturedLogs from "@zett/testing/CapturedLogs"
 
 interface Recording {
   readonly url: string
@@ -81,7 +81,9 @@ const storedTool = (server: string, name: string, remoteName: string) => ({
 /** One process: a request whose model calls `docs__search` once; what it was offered and what it got. */
 const request = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>, redisUrl: string) =>
   Effect.gen(function*() {
-    const seen: Array<{ readonly tools: ReadonlyArray<Tool.Definition>; readonly messages: ReadonlyArray<Message.Message> }> = []
+    const seen: Array<
+      { readonly tools: ReadonlyArray<Tool.Definition>; readonly messages: ReadonlyArray<Message.Message> }
+    > = []
     const logs = CapturedLogs.captureLogs(LogLevel.Warning)
     const toolCache = RedisToolCache.layer({ ttl: "5 minutes" }).pipe(
       Layer.provide(McpRedis.layer({ url: Redacted.make(redisUrl) }))
@@ -121,14 +123,22 @@ describe("a tool list planted in Redis", () => {
     {
       name: "another server's tool name under this server's key",
       plant: (_, id) =>
-        JSON.stringify({ key: id, expiresAt: Date.now() + 600_000, tools: [storedTool("catalog", "docs__search", "search")] }),
+        JSON.stringify({
+          key: id,
+          expiresAt: Date.now() + 600_000,
+          tools: [storedTool("catalog", "docs__search", "search")]
+        }),
       warning:
         "the stored tool list of catalog is refused (its tool \"docs__search\" is not named after its remote name \"search\")"
     },
     {
       name: "a tool of another server under this server's key",
       plant: (_, id) =>
-        JSON.stringify({ key: id, expiresAt: Date.now() + 600_000, tools: [storedTool("docs", "docs__search", "search")] }),
+        JSON.stringify({
+          key: id,
+          expiresAt: Date.now() + 600_000,
+          tools: [storedTool("docs", "docs__search", "search")]
+        }),
       warning: "the stored tool list of catalog is refused (its tool \"docs__search\" is of the server \"docs\")"
     },
     {
@@ -146,7 +156,9 @@ describe("a tool list planted in Redis", () => {
       name: "a schema nested 5,000 levels deep",
       plant: (_, id) =>
         `{"key":${JSON.stringify(id)},"expiresAt":${Date.now() + 600_000},"tools":[{"name":"catalog__search",` +
-        `"description":"planted","parameters":${deepSchemaText(5_000)},"guidelines":false,"server":"catalog","remoteName":"search"}]}`,
+        `"description":"planted","parameters":${
+          deepSchemaText(5_000)
+        },"guidelines":false,"server":"catalog","remoteName":"search"}]}`,
       warning:
         "the stored tool list of catalog is refused (its tool \"catalog__search\": its input schema nests deeper than 128 levels)"
     },
@@ -158,49 +170,53 @@ describe("a tool list planted in Redis", () => {
   ]
 
   for (const { name, plant, warning } of cases) {
-    it.scopedLive(`${name}: a miss with a warning; the server is asked again and the model is offered its real tools`, () =>
-      Effect.gen(function*() {
-        const redis = yield* RedisServer.make
-        const catalog = yield* recordingServer("catalog")
-        const docs = yield* recordingServer("docs")
-        const servers = [
-          McpServerConfig.http({ name: "catalog", url: catalog.url }),
-          McpServerConfig.http({ name: "docs", url: docs.url })
-        ]
-        const [catalogKey, docsKey] = servers.map((server) => McpToolCache.key(server, { namespace: true }))
-        const raw = yield* rawClient(redis.url)
-        const stored = (key: McpToolCache.Key) => Effect.promise(() => raw.get(`zett:mcp-tools:${key.id}`))
-        // docs's list as a process stores it
-        const first = yield* request(servers.slice(1), redis.url)
-        assert.deepStrictEqual(first.warnings, [])
-        while ((yield* stored(docsKey!)) === null) yield* Effect.sleep("10 millis")
-        const planted = plant((yield* stored(docsKey!))!, catalogKey!.id)
-        yield* Effect.promise(() => raw.set(`zett:mcp-tools:${catalogKey!.id}`, planted, "PX", 600_000))
+    it.scopedLive(
+      `${name}: a miss with a warning; the server is asked again and the model is offered its real tools`,
+      () =>
+        Effect.gen(function*() {
+          const redis = yield* RedisServer.make
+          const catalog = yield* recordingServer("catalog")
+          const docs = yield* recordingServer("docs")
+          const servers = [
+            McpServerConfig.http({ name: "catalog", url: catalog.url }),
+            McpServerConfig.http({ name: "docs", url: docs.url })
+          ]
+          const [catalogKey, docsKey] = servers.map((server) => McpToolCache.key(server, { namespace: true }))
+          const raw = yield* rawClient(redis.url)
+          const stored = (key: McpToolCache.Key) => Effect.promise(() => raw.get(`zett:mcp-tools:${key.id}`))
+          // docs's list as a process stores it
+          const first = yield* request(servers.slice(1), redis.url)
+          assert.deepStrictEqual(first.warnings, [])
+          while ((yield* stored(docsKey!)) === null) yield* Effect.sleep("10 millis")
+          const planted = plant((yield* stored(docsKey!))!, catalogKey!.id)
+          yield* Effect.promise(() => raw.set(`zett:mcp-tools:${catalogKey!.id}`, planted, "PX", 600_000))
 
-        // the first request called docs__search too
-        const callsBefore = docs.calls.length
-        const { definitions, result, warnings } = yield* request(servers, redis.url)
-        assert.deepStrictEqual(
-          definitions.map(({ description, name }) => ({ name, description })),
-          [...realTools("catalog"), ...realTools("docs")]
-        )
-        assert.deepStrictEqual(definitions[0]!.parameters, { type: "object", properties: { q: { type: "string" } } })
-        // the call reached the server whose tool it is
-        assert.deepStrictEqual(result.content, [{ type: "text", text: "docs ran search" }])
-        assert.deepStrictEqual(catalog.calls, [])
-        assert.deepStrictEqual(docs.calls.slice(callsBefore), ["search"])
-        // catalog was asked, docs was not asked again
-        assert.strictEqual(catalog.listings(), 1)
-        assert.strictEqual(docs.listings(), 1)
-        assert.strictEqual(warnings.length, 1, warnings.join("\n"))
-        assert.include(warnings[0], warning)
-        // and the planted entry is replaced by catalog's own list
-        let replaced = yield* stored(catalogKey!)
-        while (!replaced!.includes("search in catalog")) {
-          yield* Effect.sleep("10 millis")
-          replaced = yield* stored(catalogKey!)
-        }
-        assert.strictEqual((JSON.parse(replaced!) as { key: string }).key, catalogKey!.id)
-      }), 30_000)
+          // the first request called docs__search too
+          const callsBefore = docs.calls.length
+          const { definitions, result, warnings } = yield* request(servers, redis.url)
+          assert.deepStrictEqual(
+            definitions.map(({ description, name }) => ({ name, description })),
+            [...realTools("catalog"), ...realTools("docs")]
+          )
+          assert.deepStrictEqual(definitions[0]!.parameters, { type: "object", properties: { q: { type: "string" } } })
+          // the call reached the server whose tool it is
+          assert.deepStrictEqual(result.content, [{ type: "text", text: "docs ran search" }])
+          assert.deepStrictEqual(catalog.calls, [])
+          assert.deepStrictEqual(docs.calls.slice(callsBefore), ["search"])
+          // catalog was asked, docs was not asked again
+          assert.strictEqual(catalog.listings(), 1)
+          assert.strictEqual(docs.listings(), 1)
+          assert.strictEqual(warnings.length, 1, warnings.join("\n"))
+          assert.include(warnings[0], warning)
+          // and the planted entry is replaced by catalog's own list
+          let replaced = yield* stored(catalogKey!)
+          while (!replaced!.includes("search in catalog")) {
+            yield* Effect.sleep("10 millis")
+            replaced = yield* stored(catalogKey!)
+          }
+          assert.strictEqual((JSON.parse(replaced!) as { key: string }).key, catalogKey!.id)
+        }),
+      30_000
+    )
   }
 })

@@ -5,11 +5,11 @@
  *
  *   npm run example:offline
  */
-import * as McpLayers from "@zett/testing/McpLayers"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Agent, Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
+import * as McpLayers from "@zett/testing/McpLayers"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -79,7 +79,10 @@ export type Verdict =
  */
 export const Verdict: Schema.Schema<Verdict> = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("legacy") }),
-  Schema.Struct({ kind: Schema.Literal("modern"), discover: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+  Schema.Struct({
+    kind: Schema.Literal("modern"),
+    discover: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  })
 )
 
 /**
@@ -153,7 +156,10 @@ export interface McpClient {
    * Any other request (`resources/read`, `prompts/get` ...), its result as the driver decoded it (scrubbed).
    * `McpResources` and `McpPrompts` use it.
    */
-  readonly request: (method: string, params?: Record<string, unknown> | undefined) => Effect.Effect<unknown, McpRequestError>
+  readonly request: (
+    method: string,
+    params?: Record<string, unknown> | undefined
+  ) => Effect.Effect<unknown, McpRequestError>
   /**
    * The server's notifications (`notifications/resources/updated`, `.../list_changed`) for the life of the `Scope`,
    * subscribed before it returns; the queue ends when the connection closes.
@@ -273,7 +279,11 @@ const noSkills = (server: string): Skills => {
         description: "this MCP client does not implement the Skills extension"
       })
     )
-  return { list: unsupported("skills/list"), get: () => unsupported("skills/get"), read: () => unsupported("resources/read") }
+  return {
+    list: unsupported("skills/list"),
+    get: () => unsupported("skills/get"),
+    read: () => unsupported("resources/read")
+  }
 }
 
 /** How long an unsubscribe may take when its scope closes: the connection usually closes right after. */
@@ -305,7 +315,10 @@ export const listenLegacy = (
 
 const noListener = (): Effect.Effect<void> => Effect.void
 
-const noNotifications: Effect.Effect<Queue.Dequeue<Notification>> = Effect.tap(Queue.unbounded<Notification>(), Queue.shutdown)
+const noNotifications: Effect.Effect<Queue.Dequeue<Notification>> = Effect.tap(
+  Queue.unbounded<Notification>(),
+  Queue.shutdown
+)
 
 /**
  * A notification from a connected server that concerns the client's state: a subscribed resource changed
@@ -428,7 +441,9 @@ const raceWithin = (
  */
 export const callBudget = (limits: CallLimits, timeout: Duration.Duration, start: number) => {
   const idle = Duration.toMillis(timeout)
-  const cap = limits.resetOnProgress && Option.isSome(limits.maxTimeout) ? Duration.toMillis(limits.maxTimeout.value) : Infinity
+  const cap = limits.resetOnProgress && Option.isSome(limits.maxTimeout)
+    ? Duration.toMillis(limits.maxTimeout.value)
+    : Infinity
   const capped = (last: number) => start + cap <= last + idle
   return {
     start,

@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import type * as Effect from "effect/Effect"
 import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as McpClient from "./McpClient.js"
 import type { McpConnectError } from "./McpError.js"
@@ -51,4 +51,3 @@ export const of = (
     options?: ConnectOptions | undefined
   ) => Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope>
 ): McpClientFactory["Type"] => McpClientFactory.of({ connect })
-

@@ -12,8 +12,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
-import * as Hash from "effect/Hash"
 import * as Exit from "effect/Exit"
+import * as Hash from "effect/Hash"
 import type * as Option from "effect/Option"
 import * as RcMap from "effect/RcMap"
 import * as Scope from "effect/Scope"
@@ -85,8 +85,13 @@ export const pooled = (
     const connect = ({ id, options, server }: PoolKey) =>
       Effect.flatMap(Scope.fork(open, ExecutionStrategy.sequential), (own) =>
         Effect.zipRight(
-          Effect.addFinalizer((exit) => Effect.zipRight(Effect.sync(() => void connected.delete(id)), Scope.close(own, exit))),
-          Effect.tap(Scope.extend(factory.connect(server, options), own), () => Effect.sync(() => void connected.add(id)))
+          Effect.addFinalizer((exit) =>
+            Effect.zipRight(Effect.sync(() => void connected.delete(id)), Scope.close(own, exit))
+          ),
+          Effect.tap(
+            Scope.extend(factory.connect(server, options), own),
+            () => Effect.sync(() => void connected.add(id))
+          )
         ))
     const pool = yield* RcMap.make({ lookup: connect, idleTimeToLive: options.idleTimeToLive })
     // RcMap closes its entries one after another when its scope closes. `open` is added to the scope after the
@@ -176,7 +181,9 @@ export const make = (options: {
       Effect.flatMap(Effect.flatMap(parent, (parent) => Scope.fork(parent, ExecutionStrategy.sequential)), (scope) =>
         options.source.acquire(server, verdictOptions(verdicts.get(server.name))).pipe(
           Scope.extend(scope),
-          Effect.tap((client) => Effect.sync(() => void open.set(server.name, client))),
+          Effect.tap((client) =>
+            Effect.sync(() => void open.set(server.name, client))
+          ),
           Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
         ))
     const get = (server: McpServerConfig.McpServerConfig): Effect.Effect<McpClient, McpConnectError> =>

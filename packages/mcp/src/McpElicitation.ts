@@ -125,8 +125,10 @@ export type Handler<R = never> = (request: Request) => Effect.Effect<Response, n
  * @category constructors
  */
 export const make = <R>(handler: Handler<R>): Effect.Effect<McpElicitation["Type"], never, R> =>
-  Effect.map(Effect.context<R>(), (context) =>
-    McpElicitation.of({ offered: true, handle: (request) => Effect.provide(handler(request), context) }))
+  Effect.map(
+    Effect.context<R>(),
+    (context) => McpElicitation.of({ offered: true, handle: (request) => Effect.provide(handler(request), context) })
+  )
 
 /**
  * @since 0.1.0
@@ -187,7 +189,10 @@ const choicesOf = (property: Property): Field["choices"] => {
   const items = property.type === "array" ? (property.items as Property | undefined) ?? {} : property
   if (Array.isArray(items.enum)) {
     const names = Array.isArray(items.enumNames) ? items.enumNames : []
-    return items.enum.map((value, i) => ({ value: String(value), title: typeof names[i] === "string" ? names[i] : String(value) }))
+    return items.enum.map((value, i) => ({
+      value: String(value),
+      title: typeof names[i] === "string" ? names[i] : String(value)
+    }))
   }
   const options = Array.isArray(items.oneOf) ? items.oneOf : Array.isArray(items.anyOf) ? items.anyOf : undefined
   return options?.map((option: Property) => ({

@@ -121,15 +121,17 @@ export const connectionClosedCode = -32000
  * @since 0.1.0
  * @category errors
  */
-export class McpConnectError extends Schema.TaggedError<McpConnectError>("@zett/mcp/McpConnectError")("McpConnectError", {
-  server: Schema.String,
-  reason: ConnectFailure,
-  description: Schema.String,
-  code: Schema.optional(Schema.Number),
-  /** The HTTP status an HTTP server refused the connection with, if that is what happened. */
-  httpStatus: Schema.optional(Schema.Number),
-  cause: Schema.optional(Schema.Defect)
-}) {
+export class McpConnectError
+  extends Schema.TaggedError<McpConnectError>("@zett/mcp/McpConnectError")("McpConnectError", {
+    server: Schema.String,
+    reason: ConnectFailure,
+    description: Schema.String,
+    code: Schema.optional(Schema.Number),
+    /** The HTTP status an HTTP server refused the connection with, if that is what happened. */
+    httpStatus: Schema.optional(Schema.Number),
+    cause: Schema.optional(Schema.Defect)
+  })
+{
   /**
    * @since 0.1.0
    */
@@ -188,14 +190,16 @@ export type RequestFailure = typeof RequestFailure.Type
  * @since 0.1.0
  * @category errors
  */
-export class McpRequestError extends Schema.TaggedError<McpRequestError>("@zett/mcp/McpRequestError")("McpRequestError", {
-  server: Schema.String,
-  method: Schema.String,
-  code: Schema.optional(Schema.Number),
-  reason: RequestFailure,
-  description: Schema.String,
-  cause: Schema.optional(Schema.Defect)
-}) {
+export class McpRequestError
+  extends Schema.TaggedError<McpRequestError>("@zett/mcp/McpRequestError")("McpRequestError", {
+    server: Schema.String,
+    method: Schema.String,
+    code: Schema.optional(Schema.Number),
+    reason: RequestFailure,
+    description: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  })
+{
   /**
    * @since 0.1.0
    */
@@ -231,12 +235,14 @@ export type TimeoutReason = typeof TimeoutReason.Type
  * @since 0.1.0
  * @category errors
  */
-export class McpTimeoutError extends Schema.TaggedError<McpTimeoutError>("@zett/mcp/McpTimeoutError")("McpTimeoutError", {
-  server: Schema.String,
-  operation: Schema.Literal("connect", "call"),
-  reason: Schema.optionalWith(TimeoutReason, { default: () => "Elapsed" }),
-  timeout: Schema.DurationFromSelf
-}) {
+export class McpTimeoutError
+  extends Schema.TaggedError<McpTimeoutError>("@zett/mcp/McpTimeoutError")("McpTimeoutError", {
+    server: Schema.String,
+    operation: Schema.Literal("connect", "call"),
+    reason: Schema.optionalWith(TimeoutReason, { default: () => "Elapsed" }),
+    timeout: Schema.DurationFromSelf
+  })
+{
   /**
    * @since 0.1.0
    */
@@ -443,8 +449,7 @@ export const within: {
   readonly server: string
   readonly operation: McpTimeoutError["operation"]
   readonly limit: Option.Option<Duration.Duration>
-}): Effect.Effect<A, E | McpTimeoutError, R> =>
-{
+}): Effect.Effect<A, E | McpTimeoutError, R> => {
   if (Option.isNone(options.limit)) return self
   const timeout = options.limit.value
   return Effect.timeoutFail(self, {

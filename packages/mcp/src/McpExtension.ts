@@ -25,6 +25,10 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import * as ResourceTools from "./internal/resourceTools.js"
+import * as SearchTools from "./internal/searchTools.js"
+import * as Session from "./internal/session.js"
+import * as SkillTools from "./internal/skillTools.js"
 import * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
@@ -37,10 +41,6 @@ import * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolResult from "./McpToolResult.js"
 import * as McpToolSearch from "./McpToolSearch.js"
-import * as ResourceTools from "./internal/resourceTools.js"
-import * as SearchTools from "./internal/searchTools.js"
-import * as Session from "./internal/session.js"
-import * as SkillTools from "./internal/skillTools.js"
 
 /**
  * The options of the original `McpExtension` that concern discovery and calls, plus the error text policy, which
@@ -117,7 +117,9 @@ export const defaultDiscoveryConcurrency: number = Session.defaultDiscoveryConcu
  * @since 0.1.0
  * @category tags
  */
-export class McpExtension extends Context.Tag("@zett/mcp/McpExtension")<McpExtension, Extension.Extension<McpConfigError>>() {}
+export class McpExtension
+  extends Context.Tag("@zett/mcp/McpExtension")<McpExtension, Extension.Extension<McpConfigError>>()
+{}
 
 /**
  * The default registration name.
@@ -281,8 +283,10 @@ export const make = Effect.fnUntraced(function*(
   // The request's own watch, while it holds the connection: its next model turn lists the tools again.
   const requestSource = (changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
     acquire: (server, connectOptions) =>
-      Effect.tap(source.acquire(server, connectOptions), (client) =>
-        client.onToolListChanged(() => void changed.add(server))),
+      Effect.tap(
+        source.acquire(server, connectOptions),
+        (client) => client.onToolListChanged(() => void changed.add(server))
+      ),
     invalidate: source.invalidate,
     isOpen: source.isOpen
   })
@@ -314,13 +318,19 @@ export const make = Effect.fnUntraced(function*(
 
   // A request's state is a service of the request (the agent provides it to every tool call of the request), under
   // a tag of this extension's own: two MCP extensions of one agent keep theirs apart.
-  const CurrentRequest = Context.GenericTag<RequestCell>(`@zett/mcp/McpExtension/${options.name ?? defaultName}/request`)
+  const CurrentRequest = Context.GenericTag<RequestCell>(
+    `@zett/mcp/McpExtension/${options.name ?? defaultName}/request`
+  )
 
   // The agent tools of a server's cached tool list are built once and shared by every request while the list
   // and the snapshot last (the cache hands out the same array while it is fresh). A handler reads its request's
   // state from the context it runs in.
   const handlerOf = (resolved: Resolved, tool: McpTool.McpTool) =>
-  (args: unknown, toolCall: Message.ToolCall, context: Extension.RunContext): Effect.Effect<unknown, Tool.ToolError> =>
+  (
+    args: unknown,
+    toolCall: Message.ToolCall,
+    context: Extension.RunContext
+  ): Effect.Effect<unknown, Tool.ToolError> =>
     Effect.contextWithEffect((services: Context.Context<never>) => {
       const state = Context.getOption(services, CurrentRequest).pipe(Option.flatMapNullable((cell) => cell.state))
       return Option.isNone(state)
@@ -358,7 +368,8 @@ export const make = Effect.fnUntraced(function*(
   // resolve one snapshot twice get equal values.
   const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
 
-  const resourcesAsTools = (server: McpServerConfig.McpServerConfig) => server.resources === "tools" || options.resources === "tools"
+  const resourcesAsTools = (server: McpServerConfig.McpServerConfig) =>
+    server.resources === "tools" || options.resources === "tools"
 
   // after the server's own tools, so that one of the same name wins (registration keeps the first); only for
   // the servers of `resourcesAsTools` (`requestTools` asks)
@@ -391,17 +402,28 @@ export const make = Effect.fnUntraced(function*(
       }
       cell.state = state
       const lists = new Map<Resolved, Listed>()
-      const discovered = yield* Session.discoverAll(settings, cache, state.connections, resolved, state.unavailable, (entry, tools, listing) => {
-        const agentTools = requestTools(state, entry, tools)
-        state.registered.set(entry.server.name, agentTools)
-        lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
-        return agentTools
-      })
+      const discovered = yield* Session.discoverAll(
+        settings,
+        cache,
+        state.connections,
+        resolved,
+        state.unavailable,
+        (entry, tools, listing) => {
+          const agentTools = requestTools(state, entry, tools)
+          state.registered.set(entry.server.name, agentTools)
+          lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
+          return agentTools
+        }
+      )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      yield* context.tools.registerAll(searchOrAll(state, discovered, resolved.flatMap((entry) => {
-        const list = lists.get(entry)
-        return list === undefined ? [] : [list]
-      })))
+      yield* context.tools.registerAll(searchOrAll(
+        state,
+        discovered,
+        resolved.flatMap((entry) => {
+          const list = lists.get(entry)
+          return list === undefined ? [] : [list]
+        })
+      ))
       yield* context.tools.registerAll(yield* listSkills(state))
       return state
     })
@@ -473,8 +495,8 @@ export const make = Effect.fnUntraced(function*(
       ),
       { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
     ).pipe(Effect.map(({ failures, listed }) => {
-      state.skills.push(...listed)
-      state.skillFailures.push(...failures)
+      for (const skill of listed) state.skills.push(skill)
+      for (const failure of failures) state.skillFailures.push(failure)
       return listed.flatMap((entry) => entry.skills.length === 0 ? [] : [skillTool(state, entry.server, entry.prefix)])
     }))
 
@@ -494,7 +516,11 @@ export const make = Effect.fnUntraced(function*(
    * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
    * of another server that won a name stays; a listing that fails keeps the tools listed before.
    */
-  const refreshServer = (context: Extension.RunContext, state: RequestState, server: McpServerConfig.McpServerConfig) => {
+  const refreshServer = (
+    context: Extension.RunContext,
+    state: RequestState,
+    server: McpServerConfig.McpServerConfig
+  ) => {
     // a change announced while listing again is listed at the next turn
     state.changed.delete(server)
     const key = McpToolCache.key(server, { namespace })
@@ -512,7 +538,13 @@ export const make = Effect.fnUntraced(function*(
             Effect.zipRight(context.tools.registerAll(
               state.search === undefined
                 ? after
-                : searchRefresh(state.search, { server, tools: entry.shared!.allowed, instructions }, before, after, gone)
+                : searchRefresh(
+                  state.search,
+                  { server, tools: entry.shared!.allowed, instructions },
+                  before,
+                  after,
+                  gone
+                )
             )),
             Effect.zipRight(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
           )
@@ -570,7 +602,9 @@ export const make = Effect.fnUntraced(function*(
         return {
           // the request's services, which the agent provides to its tool calls: a server's sampling request during
           // one of them runs there (with the agent's model), counted against this request
-          services: Context.make(CurrentRequest, cell).pipe(Context.add(McpSampling.RequestCounter, McpSampling.counter())),
+          services: Context.make(CurrentRequest, cell).pipe(
+            Context.add(McpSampling.RequestCounter, McpSampling.counter())
+          ),
           onTool: (context) => Effect.asVoid(discoverAll(context, cell)),
           // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
           onToolCall: (context, call, next) =>
@@ -579,7 +613,12 @@ export const make = Effect.fnUntraced(function*(
               if (search === undefined || context.tools.get(call.name) !== undefined) return next(call)
               const tool = search.byName.get(call.name)
               // `next` looks the tool up when it is called: after the registration
-              if (tool !== undefined) return Effect.zipRight(context.tools.register(tool), Effect.suspend(() => next(call)))
+              if (tool !== undefined) {
+                return Effect.zipRight(
+                  context.tools.register(tool),
+                  Effect.suspend(() => next(call))
+                )
+              }
               // a name no server has: the closest of every MCP tool, loaded or not, and how to find the right one
               const names = EditDistance.closest(call.name, search.byName.keys())
               return new Tool.ToolError({

@@ -121,11 +121,22 @@ export const toMessages = (
  * @category requests
  */
 export const get: {
-  (name: string, args?: Readonly<Record<string, string>>): (client: McpClient.McpClient) => Effect.Effect<Got, McpRequestError>
-  (client: McpClient.McpClient, name: string, args?: Readonly<Record<string, string>>): Effect.Effect<Got, McpRequestError>
+  (
+    name: string,
+    args?: Readonly<Record<string, string>>
+  ): (client: McpClient.McpClient) => Effect.Effect<Got, McpRequestError>
+  (
+    client: McpClient.McpClient,
+    name: string,
+    args?: Readonly<Record<string, string>>
+  ): Effect.Effect<Got, McpRequestError>
 } = dual(
   (args) => typeof args[0] !== "string",
-  (client: McpClient.McpClient, name: string, args?: Readonly<Record<string, string>>): Effect.Effect<Got, McpRequestError> =>
+  (
+    client: McpClient.McpClient,
+    name: string,
+    args?: Readonly<Record<string, string>>
+  ): Effect.Effect<Got, McpRequestError> =>
     getRaw(client, name, args).pipe(
       Effect.map((result) => ({ description: result.description, messages: toMessages(result.messages) }))
     )

@@ -89,11 +89,14 @@ export const listTemplates: (
 export const read: {
   (uri: string): (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
   (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError>
-} = dual(2, (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError> =>
-  Requests.sendAs<ReadResourceResult>(client, "resources/read", { uri }).pipe(
-    Effect.map((result) => result.contents as ReadonlyArray<Contents>),
-    Effect.withSpan("McpResources.read", { attributes: { "mcp.server": client.server } })
-  ))
+} = dual(
+  2,
+  (client: McpClient.McpClient, uri: string): Effect.Effect<ReadonlyArray<Contents>, McpRequestError> =>
+    Requests.sendAs<ReadResourceResult>(client, "resources/read", { uri }).pipe(
+      Effect.map((result) => result.contents as ReadonlyArray<Contents>),
+      Effect.withSpan("McpResources.read", { attributes: { "mcp.server": client.server } })
+    )
+)
 
 /**
  * The text of a content: its `text`, or its blob decoded as UTF-8; `undefined` for a blob that is not UTF-8.
@@ -137,9 +140,13 @@ export const forModel = (contents: Contents): Record<string, unknown> => {
  */
 export const changes = (
   client: McpClient.McpClient
-): Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" }, McpRequestError> =>
+): Stream.Stream<
+  McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" },
+  McpRequestError
+> =>
   Stream.unwrapScoped(
-    Effect.map(Effect.zipLeft(client.notifications, client.listen({ resourcesListChanged: true })), (queue) => Stream.fromQueue(queue))
+    Effect.map(Effect.zipLeft(client.notifications, client.listen({ resourcesListChanged: true })), (queue) =>
+      Stream.fromQueue(queue))
   ).pipe(
     Stream.filter((n): n is McpClient.Notification & { readonly _tag: "ResourceUpdated" | "ResourceListChanged" } =>
       n._tag === "ResourceUpdated" || n._tag === "ResourceListChanged"
@@ -159,7 +166,11 @@ export const changes = (
 export const subscribe: {
   (uri: string): (
     client: McpClient.McpClient
-  ) => Effect.Effect<Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" }>, McpRequestError, Scope.Scope>
+  ) => Effect.Effect<
+    Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" }>,
+    McpRequestError,
+    Scope.Scope
+  >
   (client: McpClient.McpClient, uri: string): Effect.Effect<
     Stream.Stream<McpClient.Notification & { readonly _tag: "ResourceUpdated" }>,
     McpRequestError,

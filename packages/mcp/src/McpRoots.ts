@@ -179,4 +179,7 @@ export const onChange = (
   roots: McpRoots["Type"],
   f: (roots: ReadonlyArray<Root>) => Effect.Effect<void>
 ): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.flatMap(roots.subscribe, (changes) => Effect.asVoid(Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), f)))))
+  Effect.flatMap(
+    roots.subscribe,
+    (changes) => Effect.asVoid(Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(changes), f))))
+  )

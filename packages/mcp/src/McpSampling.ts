@@ -37,11 +37,13 @@ export interface Request {
  * @since 0.1.0
  * @category errors
  */
-export class SamplingRefused extends Schema.TaggedError<SamplingRefused>("@zett/mcp/SamplingRefused")("SamplingRefused", {
-  server: Schema.String,
-  reason: Schema.Literal("Declined", "OverLimit", "TooManyTokens", "NoModel", "Unsupported", "ModelFailed"),
-  description: Schema.String
-}) {
+export class SamplingRefused
+  extends Schema.TaggedError<SamplingRefused>("@zett/mcp/SamplingRefused")("SamplingRefused", {
+    server: Schema.String,
+    reason: Schema.Literal("Declined", "OverLimit", "TooManyTokens", "NoModel", "Unsupported", "ModelFailed"),
+    description: Schema.String
+  })
+{
   /**
    * @since 0.1.0
    */
@@ -124,7 +126,10 @@ export class McpSampling extends Context.Reference<McpSampling>()("@zett/mcp/Mcp
  */
 export const none: Service = {
   offered: false,
-  handle: (request) => Effect.fail(new SamplingRefused({ server: request.server, reason: "Unsupported", description: "sampling is not offered" }))
+  handle: (request) =>
+    Effect.fail(
+      new SamplingRefused({ server: request.server, reason: "Unsupported", description: "sampling is not offered" })
+    )
 }
 
 /**
@@ -208,7 +213,8 @@ export const make = (options: Options): McpSampling["Type"] => {
           )
         }
         // counted before approval: a request the user declines still counts
-        const count = yield* Effect.flatMap(Effect.serviceOption(RequestCounter), (given) => Option.getOrElse(given, () => fallback).next)
+        const count = yield* Effect.flatMap(Effect.serviceOption(RequestCounter), (given) =>
+          Option.getOrElse(given, () => fallback).next)
         if (count > options.maxCallsPerRequest) {
           return yield* refuse(
             request,
@@ -225,7 +231,9 @@ export const make = (options: Options): McpSampling["Type"] => {
         let answered: string | undefined
         yield* withModel(request, (model) =>
           model.stream({ messages, tools: [], serverTools: [] }).pipe(
-            Stream.ensuring(Effect.sync(() => void (answered = model.info?.model))),
+            Stream.ensuring(Effect.sync(() =>
+              void (answered = model.info?.model)
+            )),
             Stream.runForEach((event) =>
               Effect.sync(() => {
                 if (event._tag === "TextDelta") text += event.text
@@ -241,9 +249,12 @@ export const make = (options: Options): McpSampling["Type"] => {
           stopReason
         }
         return result
-      }).pipe(Effect.annotateLogs("mcp.server", request.server), Effect.withSpan("McpSampling.handle", {
-        attributes: { "mcp.server": request.server }
-      }))
+      }).pipe(
+        Effect.annotateLogs("mcp.server", request.server),
+        Effect.withSpan("McpSampling.handle", {
+          attributes: { "mcp.server": request.server }
+        })
+      )
   })
 }
 

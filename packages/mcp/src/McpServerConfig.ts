@@ -4,13 +4,13 @@
  * @since 0.1.0
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
+import { sha256 as sha256Bytes } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Scrubber } from "@zett/agent"
 import type * as Duration from "effect/Duration"
 import * as Inspectable from "effect/Inspectable"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { sha256 as sha256Bytes } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import * as Naming from "./internal/naming.js"
 
 /**
@@ -250,7 +250,13 @@ export class CustomProvider extends Schema.TaggedClass<CustomProvider>("@zett/mc
  * @since 0.1.0
  * @category schemas
  */
-export const Auth = Schema.Union(AuthorizationCode, ClientCredentials, EnterpriseManaged, WorkloadIdentity, CustomProvider)
+export const Auth = Schema.Union(
+  AuthorizationCode,
+  ClientCredentials,
+  EnterpriseManaged,
+  WorkloadIdentity,
+  CustomProvider
+)
 
 /**
  * @since 0.1.0
@@ -304,7 +310,6 @@ export type AuthInput =
     readonly scopes?: ReadonlyArray<string> | undefined
     readonly dpop?: boolean | undefined
   }
-
   | {
     readonly grant: "workload_identity"
     readonly clientId: string
@@ -314,7 +319,8 @@ export type AuthInput =
     readonly dpop?: boolean | undefined
   }
 
-const redacted = (value: string | Redacted.Redacted<string>) => Redacted.isRedacted(value) ? value : Redacted.make(value)
+const redacted = (value: string | Redacted.Redacted<string>) =>
+  Redacted.isRedacted(value) ? value : Redacted.make(value)
 
 /**
  * The `Auth` of an `AuthInput`.
@@ -393,7 +399,9 @@ export class McpHttpServer extends Schema.TaggedClass<McpHttpServer>("@zett/mcp/
    * initializing POST with 400, 404 or 405, as the specification's backwards-compatibility section says;
    * `sse` uses the legacy transport at once.
    */
-  transport: Schema.optionalWith(Schema.Literal("streamable-http", "sse"), { default: () => "streamable-http" as const }),
+  transport: Schema.optionalWith(Schema.Literal("streamable-http", "sse"), {
+    default: () => "streamable-http" as const
+  }),
   /** OAuth; without it, a server that answers 401 is unavailable. */
   auth: Schema.optional(Auth),
   ...ServerFields
@@ -503,14 +511,16 @@ const redactAll = (record: Readonly<Record<string, string>> | undefined) => {
  * @since 0.1.0
  * @category constructors
  */
-export const http = (options: {
-  readonly name: string
-  readonly url: string
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  readonly transport?: "streamable-http" | "sse" | undefined
-  /** OAuth: an SDK `OAuthClientProvider`, Zett's authorization-code options, or the client credentials grant. */
-  readonly auth?: AuthInput | Auth | undefined
-} & Extra): McpHttpServer =>
+export const http = (
+  options: {
+    readonly name: string
+    readonly url: string
+    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly transport?: "streamable-http" | "sse" | undefined
+    /** OAuth: an SDK `OAuthClientProvider`, Zett's authorization-code options, or the client credentials grant. */
+    readonly auth?: AuthInput | Auth | undefined
+  } & Extra
+): McpHttpServer =>
   new McpHttpServer({
     ...extra(options),
     name: options.name,
@@ -528,13 +538,15 @@ export const http = (options: {
  * @since 0.1.0
  * @category constructors
  */
-export const stdio = (options: {
-  readonly name: string
-  readonly command: string
-  readonly args?: ReadonlyArray<string> | undefined
-  readonly env?: Readonly<Record<string, string>> | undefined
-  readonly cwd?: string | undefined
-} & Extra): McpStdioServer =>
+export const stdio = (
+  options: {
+    readonly name: string
+    readonly command: string
+    readonly args?: ReadonlyArray<string> | undefined
+    readonly env?: Readonly<Record<string, string>> | undefined
+    readonly cwd?: string | undefined
+  } & Extra
+): McpStdioServer =>
   new McpStdioServer({
     ...extra(options),
     name: options.name,
@@ -577,7 +589,9 @@ const computeCacheKey = (server: McpServerConfig): string => {
     ? ["http", server.name, server.url, hashedSecrets(server.headers)]
     : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]
   // only what differs from the defaults, so that the keys of plain definitions stay as they were
-  if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") canonical.push(["transport", server.transport])
+  if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") {
+    canonical.push(["transport", server.transport])
+  }
   if (server._tag === "McpHttpServer" && server.auth !== undefined) canonical.push(["auth", authKey(server.auth)])
   if (toolPrefix(server) !== server.name) canonical.push(["prefix", toolPrefix(server)])
   // a pinned revision may be served other tools
@@ -620,7 +634,14 @@ const authKey = (auth: Auth): unknown => {
       return ["workload_identity", auth.clientId, auth.assertion, auth.audience ?? null, auth.scopes ?? null]
     case "EnterpriseManaged":
       // the ID token names the user
-      return ["enterprise_managed", auth.clientId, auth.idpIssuer, auth.idpClientId, sha256(Redacted.value(auth.idToken)), auth.scopes ?? null]
+      return [
+        "enterprise_managed",
+        auth.clientId,
+        auth.idpIssuer,
+        auth.idpClientId,
+        sha256(Redacted.value(auth.idToken)),
+        auth.scopes ?? null
+      ]
   }
 }
 
@@ -714,5 +735,6 @@ export const secretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redac
  * @since 0.1.0
  * @category utils
  */
-export const scrubberOf = (server: McpServerConfig): Scrubber.Scrubber =>
-  (server[DerivedId].scrubber ??= Scrubber.make(secretsOf(server)))
+export const scrubberOf = (
+  server: McpServerConfig
+): Scrubber.Scrubber => (server[DerivedId].scrubber ??= Scrubber.make(secretsOf(server)))

@@ -7,10 +7,10 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as McpTool from "./McpTool.js"
 import { McpConfigError } from "./McpError.js"
 import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServerConfig.js"
 import type { McpServerConfig } from "./McpServerConfig.js"
+import * as McpTool from "./McpTool.js"
 
 /**
  * An entry of the file that was left out in lenient mode, kept so that it can be reported.
@@ -75,7 +75,10 @@ const withPrefix = (server: McpServerConfig, prefix: string): McpServerConfig =>
  * @since 0.1.0
  * @category utils
  */
-export const distinctPrefixes = (where: string, servers: ReadonlyArray<McpServerConfig>): Effect.Effect<ReadonlyArray<McpServerConfig>> =>
+export const distinctPrefixes = (
+  where: string,
+  servers: ReadonlyArray<McpServerConfig>
+): Effect.Effect<ReadonlyArray<McpServerConfig>> =>
   Effect.gen(function*() {
     // a prefix may cost a hash: made once per server
     const prefixes = servers.map(toolPrefix)

@@ -107,10 +107,13 @@ export const list = (client: McpClient.McpClient): Effect.Effect<ReadonlyArray<S
 export const get: {
   (uri: string): (client: McpClient.McpClient) => Effect.Effect<Skill, McpRequestError>
   (client: McpClient.McpClient, uri: string): Effect.Effect<Skill, McpRequestError>
-} = dual(2, (client: McpClient.McpClient, uri: string): Effect.Effect<Skill, McpRequestError> =>
-  client.skills.get(uri).pipe(
-    Effect.withSpan("McpSkills.get", { attributes: { "mcp.server": client.server, "mcp.skill": uri } })
-  ))
+} = dual(
+  2,
+  (client: McpClient.McpClient, uri: string): Effect.Effect<Skill, McpRequestError> =>
+    client.skills.get(uri).pipe(
+      Effect.withSpan("McpSkills.get", { attributes: { "mcp.server": client.server, "mcp.skill": uri } })
+    )
+)
 
 /**
  * Reads one file of `skill` and verifies it against the entry: `path` is relative to the skill's root

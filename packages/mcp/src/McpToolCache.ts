@@ -28,10 +28,10 @@ import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Naming from "./internal/naming.js"
 import * as Io from "./internal/io.js"
-import * as JsonSchema from "./internal/schema.js"
 import * as Metrics from "./internal/metrics.js"
+import * as Naming from "./internal/naming.js"
+import * as JsonSchema from "./internal/schema.js"
 import * as McpClient from "./McpClient.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import type { McpTool } from "./McpTool.js"
@@ -239,8 +239,11 @@ const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpT
   // the leader's work: discover, or (shared) read the store and discover once across the fleet
   const load = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> =>
     shared === undefined
-      ? Effect.flatMap(discover, (listing) =>
-        Effect.map(Clock.currentTimeMillis, (now) => ({ listing, expiresAt: now + lifetime(ttl, listing, hints) })))
+      ? Effect.flatMap(
+        discover,
+        (listing) =>
+          Effect.map(Clock.currentTimeMillis, (now) => ({ listing, expiresAt: now + lifetime(ttl, listing, hints) }))
+      )
       : shared.load(key, discover)
 
   const lookup = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>) => {
@@ -255,12 +258,15 @@ const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpT
       const pending = inflight.get(id)
       // A follower waits for the leader; if the leader was interrupted it tries again itself.
       if (pending !== undefined) {
-        return Effect.flatMap(Effect.zipRight(count, Effect.exit(Deferred.await(pending))), (exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.succeed(exit.value)
-            : Exit.isInterrupted(exit)
-            ? run
-            : (Effect.failCause(exit.cause) as Effect.Effect<never, E>))
+        return Effect.flatMap(
+          Effect.zipRight(count, Effect.exit(Deferred.await(pending))),
+          (exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.succeed(exit.value)
+              : Exit.isInterrupted(exit)
+              ? run
+              : (Effect.failCause(exit.cause) as Effect.Effect<never, E>)
+        )
       }
       return Effect.uninterruptibleMask((restore) => {
         // made and registered synchronously, so no other lookup can slip in between the check and the set
@@ -286,13 +292,15 @@ const makeMemoryUnsafe = (ttl: number, hints: CacheHints, shared?: Shared): McpT
 
   return McpToolCache.of({
     lookup,
-    has: shared === undefined || ttl <= 0 ? has : (key) =>
-      Effect.flatMap(has(key), (found) =>
-        found ? Effect.succeed(true) : Effect.map(shared.read(key), (entry) => {
-          if (entry === undefined) return false
-          entries.set(key.id, entry)
-          return true
-        })),
+    has: shared === undefined || ttl <= 0 ?
+      has :
+      (key) =>
+        Effect.flatMap(has(key), (found) =>
+          found ? Effect.succeed(true) : Effect.map(shared.read(key), (entry) => {
+            if (entry === undefined) return false
+            entries.set(key.id, entry)
+            return true
+          })),
     invalidate: shared === undefined ? invalidate : (key) => Effect.zipRight(invalidate(key), shared.remove(key))
   })
 }
@@ -369,7 +377,9 @@ const checkStored = (key: Key, stored: unknown): typeof StoredEntry.Type | strin
     }
     const refusal = JsonSchema.refusal(tool.parameters)
     if (refusal !== undefined) return `its tool ${quoted(tool.name)}: ${refusal}`
-    if (tool.parameters.type !== "object") return `its tool ${quoted(tool.name)}: its input schema is not of type object`
+    if (tool.parameters.type !== "object") {
+      return `its tool ${quoted(tool.name)}: its input schema is not of type object`
+    }
   }
   return entry
 }
@@ -406,7 +416,9 @@ export interface HeldLock {
   readonly release: Effect.Effect<boolean, unknown>
 }
 
-class SharedUnavailable extends Data.TaggedError("SharedUnavailable")<{ readonly operation: string; readonly cause: unknown }> {}
+class SharedUnavailable
+  extends Data.TaggedError("SharedUnavailable")<{ readonly operation: string; readonly cause: unknown }>
+{}
 
 const describeCause = (cause: unknown): string =>
   cause instanceof Cause.TimeoutException || (Predicate.hasProperty(cause, "_tag") && cause._tag === "TimeoutException")
@@ -463,7 +475,9 @@ const makeShared = (
         if (typeof entry === "string") {
           return tell
             ? Effect.as(
-              Effect.logWarning(`shared tool cache: the stored tool list of ${key.server} is refused (${entry}); discovering it again`)
+              Effect.logWarning(
+                `shared tool cache: the stored tool list of ${key.server} is refused (${entry}); discovering it again`
+              )
                 .pipe(Effect.annotateLogs("mcp.server", key.server)),
               undefined
             )
@@ -507,9 +521,13 @@ const makeShared = (
                 `shared tool cache: the discovery lock of ${key.server} had expired before its release; another process may have discovered it too`
               ).pipe(Effect.annotateLogs("mcp.server", key.server))
           ),
-          Effect.catchAll((error) => Effect.logDebug(
-            `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); the lock frees itself when it expires`
-          ).pipe(Effect.annotateLogs("mcp.server", key.server)))
+          Effect.catchAll((error) =>
+            Effect.logDebug(
+              `shared tool cache: ${error.operation} for ${key.server} failed (${
+                describeCause(error.cause)
+              }); the lock frees itself when it expires`
+            ).pipe(Effect.annotateLogs("mcp.server", key.server))
+          )
         )
       )),
       scope
@@ -532,7 +550,10 @@ const makeShared = (
           ))
       )).pipe(
         Effect.flatMap((listing) =>
-          Effect.map(Clock.currentTimeMillis, (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing, options.hints) }))
+          Effect.map(
+            Clock.currentTimeMillis,
+            (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing, options.hints) })
+          )
         ),
         Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
       )
@@ -587,7 +608,8 @@ const makeShared = (
           return Effect.flatMap(Random.nextRange(delay / 2, delay), (ms) =>
             Effect.zipRight(
               Effect.sleep(Duration.millis(Math.min(ms, deadline - now))),
-              Effect.flatMap(get(key), (found) => found !== undefined ? Effect.succeed(found) : attempt(deadline, round + 1))
+              Effect.flatMap(get(key), (found) =>
+                found !== undefined ? Effect.succeed(found) : attempt(deadline, round + 1))
             ))
         })
       })
@@ -607,7 +629,10 @@ const makeShared = (
     read: (key) =>
       Effect.catchAll(get(key), (error) => Effect.as(warn(key, error, "answering from this process"), undefined)),
     remove: (key) =>
-      Effect.catchAll(bounded("remove", store.remove(key.id)), (error) => warn(key, error, "only this process forgot it"))
+      Effect.catchAll(
+        bounded("remove", store.remove(key.id)),
+        (error) => warn(key, error, "only this process forgot it")
+      )
   }
 }
 
@@ -664,7 +689,8 @@ export const makePersisted = (
  */
 export const layerPersisted = (
   options: PersistedOptions
-): Layer.Layer<McpToolCache, never, Persistence.BackingPersistence> => Layer.scoped(McpToolCache, makePersisted(options))
+): Layer.Layer<McpToolCache, never, Persistence.BackingPersistence> =>
+  Layer.scoped(McpToolCache, makePersisted(options))
 
 /**
  * `makePersisted` with one discovery per server across the fleet under `lock`: what `RedisToolCache` runs with
@@ -676,7 +702,8 @@ export const layerPersisted = (
 export const makeLocked = (
   options: PersistedOptions & { readonly waitTimeout?: Duration.DurationInput | undefined },
   lock: DiscoveryLock
-): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> => makeSharedCache(options, lock)
+): Effect.Effect<McpToolCache["Type"], never, Persistence.BackingPersistence | Scope.Scope> =>
+  makeSharedCache(options, lock)
 
 /**
  * `effect` failed with `onTimeout()` when it has not finished `duration` after it started, counted once the

@@ -143,7 +143,10 @@ export const make = (
     const found = new Set<string>()
     const indexCell = SearchTools.indexCell()
     // a server's allowed tools, one array per version of its list, so that the index of an unchanged list is reused
-    const allowedOf = new Map<string, { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly allowed: ReadonlyArray<McpTool.McpTool> }>()
+    const allowedOf = new Map<
+      string,
+      { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly allowed: ReadonlyArray<McpTool.McpTool> }
+    >()
     const allowed = (entry: Session.Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
       const known = allowedOf.get(entry.server.name)
       if (known !== undefined && known.tools === tools) return known.allowed
@@ -178,7 +181,10 @@ export const make = (
           failureMode: "return"
         }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
         handlers[tool.name] = (params) =>
-          Effect.mapError(run(params), (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message }))
+          Effect.mapError(
+            run(params),
+            (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
+          )
       }
       const groups: Array<SearchTools.Group> = listed.map(({ entry, instructions, tools }) => ({
         server: entry.server,

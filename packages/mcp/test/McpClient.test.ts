@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { logged } from "@zett/testing/CapturedLogs"
 import type { Tool } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { logged } from "@zett/testing/CapturedLogs"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -23,8 +23,12 @@ describe("McpClient, exactly", () => {
       { content: [{ type: "text", text: "{\"a\":1}" }], structuredContent: { b: 2 } }
     )
     assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: 5 }), { content: [{ type: "text", text: "5" }] })
-    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: null }), { content: [{ type: "text", text: "null" }] })
-    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: undefined }), { content: [{ type: "text", text: "null" }] })
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: null }), {
+      content: [{ type: "text", text: "null" }]
+    })
+    assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: undefined }), {
+      content: [{ type: "text", text: "null" }]
+    })
     assert.deepStrictEqual(McpClient.normalizeResult({ toolResult: [1] }), { content: [{ type: "text", text: "[1]" }] })
   })
 
@@ -61,8 +65,12 @@ describe("McpClient, exactly", () => {
       })
       const onProgress = () => {}
       const limits = { server: "s", resetOnProgress: false, maxTimeout: Option.none(), onProgress }
-      yield* client.callWithin("t", {}, { ...limits, timeout: Option.none() }).pipe(Effect.provideService(Caller, "caller"))
-      yield* client.callWithin("t", {}, { ...limits, timeout: Option.some(Duration.seconds(5)) }).pipe(Effect.provideService(Caller, "caller"))
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.none() }).pipe(
+        Effect.provideService(Caller, "caller")
+      )
+      yield* client.callWithin("t", {}, { ...limits, timeout: Option.some(Duration.seconds(5)) }).pipe(
+        Effect.provideService(Caller, "caller")
+      )
       assert.deepStrictEqual(seen, [[true, "caller"], [true, "caller"]])
     }))
 
@@ -114,4 +122,3 @@ describe("NodeMcpClientFactory.layerInMemory", () => {
       assert.strictEqual(connected, client)
     }))
 })
-

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpError, McpServerConfig } from "@zett/mcp"
-import * as Effect from "effect/Effect"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
-import * as TestClock from "effect/TestClock"
 import { agentWith, fakeFactory, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as TempDir from "@zett/testing/TempDir"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/TestClock"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 const callOnce = { toolCalls: [{ name: "s__t" }] }
@@ -15,7 +15,12 @@ describe("connection pool", () => {
   it.effect("by default every request opens and closes its own connection (D1)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
-      const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [callOnce, { text: "1" }, callOnce, { text: "2" }])
+      const { layer } = agentWith({ servers: [http("s")], clientFactory: factory }, [
+        callOnce,
+        { text: "1" },
+        callOnce,
+        { text: "2" }
+      ])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")
@@ -64,7 +69,15 @@ describe("connection pool", () => {
           tools: [tool("t")],
           call: () =>
             ++calls === 1
-              ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code: -32000, reason: "Transport", description: "Connection closed" }))
+              ? Effect.fail(
+                new McpError.McpRequestError({
+                  server: "s",
+                  method: "tools/call",
+                  code: -32000,
+                  reason: "Transport",
+                  description: "Connection closed"
+                })
+              )
               : Effect.succeed(text("fine"))
         }
       })

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpConnections, McpError, McpServerConfig } from "@zett/mcp"
+import { fakeFactory, tool } from "@zett/testing/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -8,7 +9,6 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { fakeFactory, tool } from "@zett/testing/FakeMcp"
 
 const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s" })
 
@@ -97,8 +97,10 @@ describe("McpConnections.pooled", () => {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")], connectDelay: "10 seconds" } })
       const pool = yield* McpConnections.pooled(factory, { idleTimeToLive: "1 hour" })
       const { clock, timers } = yield* countingClock
-      const request = Effect.flatMap(Scope.make(), (scope) =>
-        Effect.map(McpConnections.make({ source: pool, scope }), (connections) => ({ connections, scope })))
+      const request = Effect.flatMap(
+        Scope.make(),
+        (scope) => Effect.map(McpConnections.make({ source: pool, scope }), (connections) => ({ connections, scope }))
+      )
       const borrow = (connections: McpConnections.McpConnections, within: Option.Option<Duration.Duration>) =>
         Effect.fork(Effect.withClock(connections.getWithin(server, within), clock))
 

@@ -12,7 +12,12 @@ describe("McpError", () => {
   it("every error of the family carries the TypeId, a literal reason and its description in the message", () => {
     const errors: ReadonlyArray<readonly [McpError.McpError, string, string]> = [
       [
-        new McpError.McpConfigError({ path: "mcp.json", entry: "servers.a", reason: "InvalidEntry", description: "missing" }),
+        new McpError.McpConfigError({
+          path: "mcp.json",
+          entry: "servers.a",
+          reason: "InvalidEntry",
+          description: "missing"
+        }),
         "InvalidEntry",
         "mcp.json: servers.a: missing"
       ],
@@ -22,7 +27,13 @@ describe("McpError", () => {
         "s: bad (code -32600)"
       ],
       [
-        new McpError.McpRequestError({ server: "s", method: "tools/list", reason: "Remote", description: "no", code: -1 }),
+        new McpError.McpRequestError({
+          server: "s",
+          method: "tools/list",
+          reason: "Remote",
+          description: "no",
+          code: -1
+        }),
         "Remote",
         "s: tools/list failed: no (code -1)"
       ],
@@ -42,7 +53,12 @@ describe("McpError", () => {
         "s: call timed out after 2s"
       ],
       [
-        new McpError.McpTimeoutError({ server: "s", operation: "call", reason: "Stalled", timeout: Duration.seconds(2) }),
+        new McpError.McpTimeoutError({
+          server: "s",
+          operation: "call",
+          reason: "Stalled",
+          timeout: Duration.seconds(2)
+        }),
         "Stalled",
         "s: call timed out after 2s without progress"
       ],
@@ -63,19 +79,37 @@ describe("McpError", () => {
 
   it("reasonOf words a failure from its description", () => {
     assert.strictEqual(
-      McpError.reasonOf(new McpError.McpConnectError({ server: "s", reason: "Http", description: "HTTP 500 Internal Server Error" })),
+      McpError.reasonOf(
+        new McpError.McpConnectError({ server: "s", reason: "Http", description: "HTTP 500 Internal Server Error" })
+      ),
       "HTTP 500 Internal Server Error"
     )
     assert.strictEqual(
-      McpError.reasonOf(new McpError.McpRequestError({ server: "s", method: "tools/list", reason: "Transport", description: "Connection closed" })),
+      McpError.reasonOf(
+        new McpError.McpRequestError({
+          server: "s",
+          method: "tools/list",
+          reason: "Transport",
+          description: "Connection closed"
+        })
+      ),
       "tools/list failed: Connection closed"
     )
     assert.strictEqual(
-      McpError.reasonOf(new McpError.McpTimeoutError({ server: "s", operation: "connect", timeout: Duration.seconds(30) })),
+      McpError.reasonOf(
+        new McpError.McpTimeoutError({ server: "s", operation: "connect", timeout: Duration.seconds(30) })
+      ),
       "timed out after 30s"
     )
     assert.strictEqual(
-      McpError.reasonOf(new McpError.McpTimeoutError({ server: "s", operation: "call", reason: "Stalled", timeout: Duration.seconds(30) })),
+      McpError.reasonOf(
+        new McpError.McpTimeoutError({
+          server: "s",
+          operation: "call",
+          reason: "Stalled",
+          timeout: Duration.seconds(30)
+        })
+      ),
       "timed out after 30s without progress"
     )
   })

@@ -9,6 +9,7 @@ import type { Extension } from "@zett/agent"
 import { Agent } from "@zett/agent"
 import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
+import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -17,7 +18,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -145,7 +145,14 @@ const announcing = () => {
         Effect.suspend(() => {
           state.lists++
           return state.failLists
-            ? Effect.fail(new McpError.McpRequestError({ server: server.name, method: "tools/list", reason: "Remote", description: "listing refused" }))
+            ? Effect.fail(
+              new McpError.McpRequestError({
+                server: server.name,
+                method: "tools/list",
+                reason: "Remote",
+                description: "listing refused"
+              })
+            )
             : Effect.succeed({ tools: state.tools, nextCursor: undefined })
         }),
       callTool: (name) =>
@@ -188,7 +195,11 @@ describe("tool list changes", () => {
       // the discovery, and one listing after the announced change: not one per turn
       assert.strictEqual(state.lists, 2)
       const changed = logs.lines.filter((line) => line.message.includes("changed its tools"))
-      assert.deepStrictEqual(changed, [{ level: "DEBUG", message: "MCP server shop changed its tools: 2 now", server: "shop" }])
+      assert.deepStrictEqual(changed, [{
+        level: "DEBUG",
+        message: "MCP server shop changed its tools: 2 now",
+        server: "shop"
+      }])
     }))
 
   it.effect("with several servers, a change is listed again under each changed server's own names", () =>
@@ -227,7 +238,8 @@ describe("tool list changes", () => {
       const warnings = logs.lines.filter((line) => line.level === "WARN")
       assert.deepStrictEqual(warnings, [{
         level: "WARN",
-        message: "MCP server shop changed its tools, but listing them failed (tools/list failed: listing refused); its tools listed before stay",
+        message:
+          "MCP server shop changed its tools, but listing them failed (tools/list failed: listing refused); its tools listed before stay",
         server: "shop"
       }])
     }))
@@ -301,7 +313,11 @@ describe("resources as tools", () => {
   it.effect("the system message names how to list and read resources, for the servers that are up", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "refused" } })
-      const { layer, requests } = agentWith({ servers: [http("up"), http("down")], clientFactory: factory, resources: "tools" }, [
+      const { layer, requests } = agentWith({
+        servers: [http("up"), http("down")],
+        clientFactory: factory,
+        resources: "tools"
+      }, [
         { text: "done" }
       ])
       yield* Agent.run("hi").pipe(Effect.provide(layer))

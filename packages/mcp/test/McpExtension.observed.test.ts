@@ -5,19 +5,19 @@
  * metrics, spans and log lines.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
+import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
+import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
-import * as TempDir from "@zett/testing/TempDir"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -43,7 +43,9 @@ const recordingTracer = Effect.gen(function*() {
 
 /** Every log line's level, message and annotations. */
 const recordingLogger = () => {
-  const lines: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const lines: Array<
+    { readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }
+  > = []
   const logger = Logger.make(({ annotations, logLevel, message }) =>
     void lines.push({
       level: logLevel.label,
@@ -56,7 +58,8 @@ const recordingLogger = () => {
 
 describe("McpExtension, observed", () => {
   it("the unavailable line counts the rest of a group and the other groups, one server in the singular", () => {
-    const group = (reason: string, n: number) => Array.from({ length: n }, (_, i) => ({ server: `${reason}${i}`, reason }))
+    const group = (reason: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ server: `${reason}${i}`, reason }))
     // exactly as many as are named: nothing more to count
     assert.strictEqual(McpExtension.summarizeUnavailable(group("x", 3)), "x0 (x); x1 (x); x2 (x)")
     assert.strictEqual(
@@ -67,13 +70,19 @@ describe("McpExtension, observed", () => {
     const line = McpExtension.summarizeUnavailable(eleven)
     assert.isTrue(line.startsWith("r0-0 (r0-); r1-0 (r1-); "), line)
     assert.isTrue(line.endsWith("; r9-0 (r9-); 1 more server failed for other reasons"), line)
-    assert.strictEqual(McpExtension.summarizeUnavailable(Array.from({ length: 10 }, (_, i) => group(`r${i}-`, 1)).flat()).split("; ").length, 10)
+    assert.strictEqual(
+      McpExtension.summarizeUnavailable(Array.from({ length: 10 }, (_, i) => group(`r${i}-`, 1)).flat()).split("; ")
+        .length,
+      10
+    )
   })
 
   it.effect("with every server available the system message lists no unavailable servers", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("u")] } })
-      const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory }, [{ text: "ok" }])
+      const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory }, [{
+        text: "ok"
+      }])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
       const system = systemOf(requests[0]!)
       assert.include(system, "MCP servers are configured in code.")
@@ -117,7 +126,15 @@ describe("McpExtension, observed", () => {
               tools: [tool("t")],
               call: (name) =>
                 ++calls === 1
-                  ? Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", code, reason: "Remote", description: "no" }))
+                  ? Effect.fail(
+                    new McpError.McpRequestError({
+                      server: "s",
+                      method: "tools/call",
+                      code,
+                      reason: "Remote",
+                      description: "no"
+                    })
+                  )
                   : Effect.succeed({ content: [{ type: "text", text: `${name} called` }] })
             }
           })
@@ -146,7 +163,9 @@ describe("McpExtension, observed", () => {
       const toolsSeen = (namespaceTools: boolean) =>
         Effect.gen(function*() {
           const names: Array<ReadonlyArray<string>> = []
-          const model = ScriptedModel.layer([(request) => (names.push(request.tools.map((t) => t.name)), { text: "ok" })])
+          const model = ScriptedModel.layer([
+            (request) => (names.push(request.tools.map((t) => t.name)), { text: "ok" })
+          ])
           const extension = Layer.scoped(McpExtension.McpExtension, McpExtension.make({ namespaceTools })).pipe(
             Layer.provide(Layer.mergeAll(
               McpServers.layer([http("s")]),
@@ -174,7 +193,16 @@ describe("McpExtension, observed", () => {
       const { factory } = fakeFactory({
         [name]: {
           tools: [tool("t")],
-          call: () => Effect.fail(new McpError.McpRequestError({ server: name, method: "tools/call", code: ErrorCode.InvalidParams, reason: "Remote", description: "no" }))
+          call: () =>
+            Effect.fail(
+              new McpError.McpRequestError({
+                server: name,
+                method: "tools/call",
+                code: ErrorCode.InvalidParams,
+                reason: "Remote",
+                description: "no"
+              })
+            )
         },
         down: { connectError: "connection refused" }
       })
@@ -194,7 +222,9 @@ describe("McpExtension, observed", () => {
       assert.strictEqual(failed.count, 1)
 
       const discover = spans.filter((span) => span.name === "McpExtension.discover")
-      assert.deepStrictEqual(discover.map((span) => span.attributes), [{ "mcp.server": name }, { "mcp.server": "down" }])
+      assert.deepStrictEqual(discover.map((span) => span.attributes), [{ "mcp.server": name }, {
+        "mcp.server": "down"
+      }])
       const calls = spans.filter((span) => span.name === "McpExtension.call")
       assert.deepStrictEqual(calls.map((span) => span.attributes), [{ "mcp.server": name, "gen_ai.tool.name": "t" }])
 
@@ -215,7 +245,10 @@ describe("McpExtension, observed", () => {
             return connectError
           }
         },
-        [broken]: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "disk full" }], isError: true }) }
+        [broken]: {
+          tools: [tool("t")],
+          call: () => Effect.succeed({ content: [{ type: "text", text: "disk full" }], isError: true })
+        }
       })
       const { layer, requests } = agentWith({ servers: [http(gone), http(broken)], clientFactory: factory }, [
         { text: "warm" },
@@ -227,14 +260,24 @@ describe("McpExtension, observed", () => {
         yield* agent.run("warm the cache")
         yield* agent.run("call both")
       }).pipe(Effect.provide(layer))
-      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), ["Unavailable", "ToolFailed"])
+      assert.deepStrictEqual(toolMessages(requests[2]!).map((m) => (m.content as any).error.type), [
+        "Unavailable",
+        "ToolFailed"
+      ])
       const count = (server: string, outcome: string) =>
         Effect.map(
-          Metric.value(McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", server), Metric.tagged("outcome", outcome))),
+          Metric.value(
+            McpExtension.toolCalls.pipe(Metric.tagged("mcp.server", server), Metric.tagged("outcome", outcome))
+          ),
           (state) => state.count
         )
       assert.deepStrictEqual(
-        [yield* count(gone, "failed"), yield* count(gone, "ok"), yield* count(broken, "failed"), yield* count(broken, "ok")],
+        [
+          yield* count(gone, "failed"),
+          yield* count(gone, "ok"),
+          yield* count(broken, "failed"),
+          yield* count(broken, "ok")
+        ],
         [1, 0, 1, 0]
       )
     }))
@@ -243,7 +286,9 @@ describe("McpExtension, observed", () => {
     Effect.gen(function*() {
       const dotted = McpServerConfig.http({ name: "a.b", url: "http://127.0.0.1:1/x" })
       const { factory } = fakeFactory({ plain: { tools: [tool("t")] }, "a.b": { tools: [tool("t")] } })
-      const { layer, requests } = agentWith({ servers: [http("plain"), dotted], clientFactory: factory }, [{ text: "ok" }])
+      const { layer, requests } = agentWith({ servers: [http("plain"), dotted], clientFactory: factory }, [{
+        text: "ok"
+      }])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
       assert.deepStrictEqual(systemOf(requests[0]!).split("\n").filter((line) => line.startsWith("Tools named")), [
         "Tools named <server>__<tool> belong to the MCP server <server>.",
@@ -256,12 +301,17 @@ describe("McpExtension, observed", () => {
       const dir = yield* TempDir.make("zett-include-")
       const file = Path.join(dir, "mcp.json")
       const write = (includeTools: ReadonlyArray<string>, mtime: number) => {
-        Fs.writeFileSync(file, JSON.stringify({ servers: { s: { type: "http", url: "http://127.0.0.1:9/s", includeTools } } }))
+        Fs.writeFileSync(
+          file,
+          JSON.stringify({ servers: { s: { type: "http", url: "http://127.0.0.1:9/s", includeTools } } })
+        )
         Fs.utimesSync(file, mtime, mtime)
       }
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b")] } })
       write(["a"], 1_700_000_000)
-      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, { text: "2" }])
+      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, {
+        text: "2"
+      }])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")

@@ -20,7 +20,10 @@ describe("McpResources and McpPrompts", () => {
       })
       const error = yield* Effect.flip(McpResources.list(client))
       assert.strictEqual(error.reason, "Unsupported")
-      assert.strictEqual(error.message, "mine: resources/list failed: this MCP client does not implement requests other than tools")
+      assert.strictEqual(
+        error.message,
+        "mine: resources/list failed: this MCP client does not implement requests other than tools"
+      )
       const prompt = yield* Effect.flip(McpPrompts.get(client, "p"))
       assert.strictEqual(prompt.method, "prompts/get")
       // no notifications: the stream of changes is empty, not a failure
@@ -29,13 +32,25 @@ describe("McpResources and McpPrompts", () => {
 
   it("prompt content a model cannot read as such is described in a line; a binary blob stays base64", () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]).toString("base64")
-    assert.strictEqual(McpPrompts.contentText({ type: "image", data: png, mimeType: "image/png" }), "[image image/png, 6 bytes]")
     assert.strictEqual(
-      McpPrompts.contentText({ type: "resource", resource: { uri: "file:///x.png", mimeType: "image/png", blob: png } }),
+      McpPrompts.contentText({ type: "image", data: png, mimeType: "image/png" }),
+      "[image image/png, 6 bytes]"
+    )
+    assert.strictEqual(
+      McpPrompts.contentText({
+        type: "resource",
+        resource: { uri: "file:///x.png", mimeType: "image/png", blob: png }
+      }),
       "[resource file:///x.png (image/png), 6 bytes]"
     )
     assert.strictEqual(
-      McpPrompts.contentText({ type: "resource_link", uri: "file:///a.md", name: "a", mimeType: "text/markdown", description: "notes" }),
+      McpPrompts.contentText({
+        type: "resource_link",
+        uri: "file:///a.md",
+        name: "a",
+        mimeType: "text/markdown",
+        description: "notes"
+      }),
       "[resource link file:///a.md (a, text/markdown): notes]"
     )
     // a blob that claims to be text but is not UTF-8 stays a blob

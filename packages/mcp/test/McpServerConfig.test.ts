@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
+import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import * as Path from "node:path"
 import * as Util from "node:util"
-import * as Source from "@zett/testing/Source"
 
 const headerSecret = "hdr-secret-7f3a9c"
 const envSecret = "env-secret-2b8d41"

@@ -32,7 +32,10 @@ describe("McpToolResult.toResult", () => {
       { type: "resource", resource: { uri: "r://json", mimeType: "application/json", text: "{\"a\":1}" } },
       { type: "resource", resource: { uri: "r://image", mimeType: "image/png", blob: base64("not text to a model") } },
       { type: "resource", resource: { uri: "r://untyped", blob: base64("no MIME type") } },
-      { type: "resource", resource: { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) } },
+      {
+        type: "resource",
+        resource: { uri: "r://invalid", mimeType: "text/plain", blob: base64(new Uint8Array([0xff, 0xfe, 0x41])) }
+      },
       { type: "resource", resource: { uri: "r://already", mimeType: "text/plain", text: "a text resource" } },
       { type: "resource", resource: { uri: "r://odd", mimeType: 7, blob: base64("a MIME type that is no string") } },
       // a blob that is no string is not decoded (Buffer.from would read an array as bytes)
@@ -64,12 +67,15 @@ describe("McpToolResult.toResult", () => {
       _meta: { "example.com/request": "r-1" }
     }
     const outcome = McpToolResult.toResult(result, policy)
-    assert.deepStrictEqual(outcome, McpToolResult.ToolOutcome.Success({
-      value: [
-        { type: "text", text: "Here is the chart" },
-        { type: "image", data: png, mimeType: "image/png" }
-      ]
-    }))
+    assert.deepStrictEqual(
+      outcome,
+      McpToolResult.ToolOutcome.Success({
+        value: [
+          { type: "text", text: "Here is the chart" },
+          { type: "image", data: png, mimeType: "image/png" }
+        ]
+      })
+    )
     // plain JSON, losslessly serialisable
     assert.strictEqual(
       JSON.stringify(outcome._tag === "Success" && outcome.value),
@@ -89,13 +95,16 @@ describe("McpToolResult.toResult", () => {
         { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
       ]
     }
-    assert.deepStrictEqual(McpToolResult.toResult(result, policy), McpToolResult.ToolOutcome.Success({
-      value: [
-        { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
-        { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
-        { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
-      ]
-    }))
+    assert.deepStrictEqual(
+      McpToolResult.toResult(result, policy),
+      McpToolResult.ToolOutcome.Success({
+        value: [
+          { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+          { type: "resource", resource: { uri: "file:///notes.md", mimeType: "text/markdown", text: "# Notes" } },
+          { type: "resource_link", uri: "https://example.com/r/1", name: "report", mimeType: "application/pdf" }
+        ]
+      })
+    )
   })
 
   it("an empty result is an empty list, and the input result is not mutated (E7)", () => {
@@ -103,7 +112,10 @@ describe("McpToolResult.toResult", () => {
     const before = structuredClone(result)
     McpToolResult.toResult(result, policy)
     assert.deepStrictEqual(result, before)
-    assert.deepStrictEqual(McpToolResult.toResult({ content: [] }, policy), McpToolResult.ToolOutcome.Success({ value: [] }))
+    assert.deepStrictEqual(
+      McpToolResult.toResult({ content: [] }, policy),
+      McpToolResult.ToolOutcome.Success({ value: [] })
+    )
   })
 
   it("a 2024-10-07 compatibility result returns its toolResult (E7)", () => {
@@ -130,7 +142,10 @@ describe("McpToolResult.toResult", () => {
   })
 
   it("long isError text is truncated to a sane length (D8)", () => {
-    const outcome = McpToolResult.toResult({ isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] }, policy)
+    const outcome = McpToolResult.toResult(
+      { isError: true, content: [{ type: "text", text: "e".repeat(50_000) }] },
+      policy
+    )
     assert.strictEqual(outcome._tag, "Failure")
     const message = outcome._tag === "Failure" ? outcome.message : ""
     assert.isTrue(message.startsWith("e".repeat(McpToolResult.maxErrorTextLength)))
@@ -224,7 +239,10 @@ describe("McpToolResult.describeFailure", () => {
         McpToolResult.describeFailure(own("Unsupported", "not implemented here"), policy),
         "the server failed to run the tool (not implemented here)"
       )
-      assert.strictEqual(McpToolResult.describeFailure(own("Remote", "remote secret text"), policy), "the server failed to run the tool")
+      assert.strictEqual(
+        McpToolResult.describeFailure(own("Remote", "remote secret text"), policy),
+        "the server failed to run the tool"
+      )
     }
   })
 
@@ -255,7 +273,13 @@ describe("McpToolResult, exactly", () => {
     RemoteFailure.ToolError({ result: { isError: true, content: [], ...result } as CallToolResult })
   const requestError = (fields: Partial<ConstructorParameters<typeof McpError.McpRequestError>[0]>) =>
     RemoteFailure.RequestError({
-      error: new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "Remote", description: "secret detail", ...fields })
+      error: new McpError.McpRequestError({
+        server: "s",
+        method: "tools/call",
+        reason: "Remote",
+        description: "secret detail",
+        ...fields
+      })
     })
 
   it("text of exactly the maximum length is kept whole; a cut never splits a surrogate pair (D8)", () => {
@@ -294,7 +318,10 @@ describe("McpToolResult, exactly", () => {
     const notFound = ErrorTextPolicy.toolText(requestError({ code: -32601 }))
     assert.strictEqual(notFound, "the server failed to run the tool (method not found)")
     assert.strictEqual(ErrorTextPolicy.toolText(requestError({ code: 32601 })), "the server failed to run the tool")
-    const closed = requestError({ reason: "StreamClosed", description: "the server closed the stream before answering" })
+    const closed = requestError({
+      reason: "StreamClosed",
+      description: "the server closed the stream before answering"
+    })
     const expected = "the server failed to run the tool (the server closed the stream before answering)"
     assert.strictEqual(ErrorTextPolicy.toolText(closed), expected)
     assert.strictEqual(ErrorTextPolicy.generic(closed), expected)
@@ -323,18 +350,21 @@ describe("McpToolResult, exactly", () => {
       { type: "resource", resource: [{ _meta: 1 }] },
       { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
     ] as unknown as CallToolResult["content"]
-    assert.deepStrictEqual(McpToolResult.toResult({ content }, ErrorTextPolicy.toolText), ToolOutcome.Success({
-      value: [
-        "plain",
-        null,
-        [1, 2],
-        7,
-        { type: "resource", resource: "not an object" },
-        { type: "resource", resource: null },
-        { type: "resource", resource: [{ _meta: 1 }] },
-        { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
-      ]
-    }))
+    assert.deepStrictEqual(
+      McpToolResult.toResult({ content }, ErrorTextPolicy.toolText),
+      ToolOutcome.Success({
+        value: [
+          "plain",
+          null,
+          [1, 2],
+          7,
+          { type: "resource", resource: "not an object" },
+          { type: "resource", resource: null },
+          { type: "resource", resource: [{ _meta: 1 }] },
+          { type: "x-data", data: { _meta: { kept: true }, a: 1 } }
+        ]
+      })
+    )
   })
 
   it("a block key named __proto__ stays an ordinary property (E7)", () => {

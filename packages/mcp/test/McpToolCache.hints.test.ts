@@ -96,9 +96,15 @@ describe("a server's caching hint and the cache's ttl", () => {
 })
 
 describe("a listing in a store shared by processes", () => {
-  const stdioKey = McpToolCache.key(McpServerConfig.stdio({ name: "catalog", command: "catalog-server" }), { namespace: true })
+  const stdioKey = McpToolCache.key(McpServerConfig.stdio({ name: "catalog", command: "catalog-server" }), {
+    namespace: true
+  })
   const bearerKey = McpToolCache.key(
-    McpServerConfig.http({ name: "catalog", url: "https://catalog.example/mcp", headers: { Authorization: "Bearer abc" } }),
+    McpServerConfig.http({
+      name: "catalog",
+      url: "https://catalog.example/mcp",
+      headers: { Authorization: "Bearer abc" }
+    }),
     { namespace: true }
   )
 
@@ -147,9 +153,17 @@ describe("a listing in a store shared by processes", () => {
   it.scoped("a stored verdict of the wrong shape makes the entry a miss, with a warning", () =>
     Effect.gen(function*() {
       const store = yield* sharedStore
-      yield* store.plant(catalogKey, { key: catalogKey.id, expiresAt: 60_000, tools: tools("planted"), verdict: { kind: "modern" } })
+      yield* store.plant(catalogKey, {
+        key: catalogKey.id,
+        expiresAt: 60_000,
+        tools: tools("planted"),
+        verdict: { kind: "modern" }
+      })
       const lines: Array<string> = []
-      const logs = Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (line) => void lines.push(line)))
+      const logs = Logger.replace(
+        Logger.defaultLogger,
+        Logger.map(Logger.logfmtLogger, (line) => void lines.push(line))
+      )
       const { discover, stats } = counted()
       const listing = yield* (yield* store.cache()).lookup(catalogKey, discover).pipe(Effect.provide(logs))
       assert.deepStrictEqual(names(listing), ["catalog__t1"])

@@ -7,6 +7,8 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as CapturedLogs from "@zett/testing/CapturedLogs"
+import { FixtureError } from "@zett/testing/FixtureError"
 import * as ToolListCache from "@zett/testing/ToolListCache"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -18,8 +20,6 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as TestClock from "effect/TestClock"
 import { key, tools } from "./utils/catalog.js"
-import * as CapturedLogs from "@zett/testing/CapturedLogs"
-import { FixtureError } from "@zett/testing/FixtureError"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>
@@ -30,10 +30,15 @@ type StoreMode = "ok" | "fail"
 const fleetStore = (journal: Journal) => {
   const entries = new Map<string, unknown>()
   const modes: Record<"get" | "set" | "remove", StoreMode> = { get: "ok", set: "ok", remove: "ok" }
-  const run = <A>(op: "get" | "set" | "remove", effect: Effect.Effect<A>): Effect.Effect<A, Persistence.PersistenceError> =>
+  const run = <A>(
+    op: "get" | "set" | "remove",
+    effect: Effect.Effect<A>
+  ): Effect.Effect<A, Persistence.PersistenceError> =>
     Effect.suspend(() => {
       journal.push(op)
-      return modes[op] === "fail" ? Effect.fail(Persistence.PersistenceBackingError.make(op, new Error(`${op} refused`))) : effect
+      return modes[op] === "fail"
+        ? Effect.fail(Persistence.PersistenceBackingError.make(op, new Error(`${op} refused`)))
+        : effect
     })
   const backing: Persistence.BackingPersistence = {
     [Persistence.BackingPersistenceTypeId]: Persistence.BackingPersistenceTypeId,
@@ -126,7 +131,11 @@ const cacheOn = (
   store: ReturnType<typeof fleetStore>,
   lock: ReturnType<typeof fleetLock>,
   options: Partial<Parameters<typeof McpToolCache.makeLocked>[0]> = {}
-) => Effect.map(Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer), ToolListCache.of)
+) =>
+  Effect.map(
+    Effect.provide(McpToolCache.makeLocked({ ttl: "5 minutes", ...options }, lock.lock), store.layer),
+    ToolListCache.of
+  )
 
 /** The write and the release run after the lookup returned (forked): let them finish. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
@@ -172,7 +181,16 @@ describe("McpToolCache with a discovery lock", () => {
       assert.deepStrictEqual(yield* Fiber.join(lookup), tools("t1"))
       yield* settle
       assert.strictEqual(stats.runs, 1)
-      assert.deepStrictEqual(journal, ["get", "acquire", "get", "keepAlive", "discover", "keepAlive stopped", "set", "release"])
+      assert.deepStrictEqual(journal, [
+        "get",
+        "acquire",
+        "get",
+        "keepAlive",
+        "discover",
+        "keepAlive stopped",
+        "set",
+        "release"
+      ])
       assert.isFalse(lock.held.has(key.id))
       assert.deepStrictEqual(store.entries.get(key.id), { key: key.id, tools: tools("t1"), expiresAt: 5 * 60_000 })
       // a release that freed the lock is no news: one debug line, no warning
@@ -186,7 +204,8 @@ describe("McpToolCache with a discovery lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       // another process stored the list and released the lock between this one's read and its lock
-      lock.fleet.beforeTake = () => void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
+      lock.fleet.beforeTake = () =>
+        void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
       const { discover, stats } = counted(journal)
       const seen = yield* (yield* cacheOn(store, lock)).lookup(key, discover)
       yield* settle
@@ -202,11 +221,21 @@ describe("McpToolCache with a discovery lock", () => {
     const { journal, lock, logs, store } = fleet()
     return Effect.gen(function*() {
       yield* TestClock.adjust("2 minutes")
-      lock.fleet.beforeTake = () => void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
+      lock.fleet.beforeTake = () =>
+        void store.entries.set(key.id, { key: key.id, tools: tools("stored"), expiresAt: 60_000 })
       const { discover } = counted(journal)
       assert.deepStrictEqual(yield* (yield* cacheOn(store, lock)).lookup(key, discover), tools("t1"))
       yield* settle
-      assert.deepStrictEqual(journal, ["get", "acquire", "get", "discover", "keepAlive", "keepAlive stopped", "set", "release"])
+      assert.deepStrictEqual(journal, [
+        "get",
+        "acquire",
+        "get",
+        "discover",
+        "keepAlive",
+        "keepAlive stopped",
+        "set",
+        "release"
+      ])
     }).pipe(Effect.provide(logs.layer))
   })
 
@@ -217,10 +246,20 @@ describe("McpToolCache with a discovery lock", () => {
       const { discover } = counted(journal)
       assert.deepStrictEqual(yield* (yield* cacheOn(store, lock)).lookup(key, discover), tools("t1"))
       yield* settle
-      assert.deepStrictEqual(journal, ["get", "acquire", "get", "discover", "keepAlive", "keepAlive stopped", "set", "release"])
+      assert.deepStrictEqual(journal, [
+        "get",
+        "acquire",
+        "get",
+        "discover",
+        "keepAlive",
+        "keepAlive stopped",
+        "set",
+        "release"
+      ])
       assert.deepStrictEqual(logs.lines, [{
         level: "WARN",
-        message: "shared tool cache: read for catalog failed (BackingError); discovering it for the fleet under the lock",
+        message:
+          "shared tool cache: read for catalog failed (BackingError); discovering it for the fleet under the lock",
         server: "catalog"
       }])
     }).pipe(Effect.provide(logs.layer))
@@ -237,7 +276,8 @@ describe("McpToolCache with a discovery lock", () => {
       yield* settle
       assert.deepStrictEqual(logs.lines.slice(1), [{
         level: "WARN",
-        message: "shared tool cache: the discovery lock of catalog could not be renewed (lock lost); another process may discover it too",
+        message:
+          "shared tool cache: the discovery lock of catalog could not be renewed (lock lost); another process may discover it too",
         server: "catalog"
       }])
       yield* Deferred.succeed(finish, void 0)
@@ -274,7 +314,8 @@ describe("McpToolCache with a discovery lock", () => {
       assert.deepStrictEqual(journal.slice(-2), ["set", "release"])
       assert.deepStrictEqual(logs.lines.slice(1), [{
         level: "DEBUG",
-        message: "shared tool cache: release for catalog failed (release refused); the lock frees itself when it expires",
+        message:
+          "shared tool cache: release for catalog failed (release refused); the lock frees itself when it expires",
         server: "catalog"
       }])
     }).pipe(Effect.provide(logs.layer))
@@ -371,7 +412,9 @@ describe("McpToolCache with a discovery lock", () => {
       assert.deepStrictEqual(stats.at, [25])
       yield* settle
       assert.isFalse(lock.held.has(key.id))
-      assert.deepStrictEqual(logs.lines.map((line) => line.message), ["shared tool cache: discovering catalog for the fleet"])
+      assert.deepStrictEqual(logs.lines.map((line) => line.message), [
+        "shared tool cache: discovering catalog for the fleet"
+      ])
     }).pipe(Effect.provide(logs.layer))
   })
 
@@ -391,7 +434,8 @@ describe("McpToolCache with a discovery lock", () => {
       assert.deepStrictEqual(stats.at, [100])
       assert.deepStrictEqual(logs.lines, [{
         level: "WARN",
-        message: "shared tool cache: another process is still discovering catalog after 100ms; discovering it in this process",
+        message:
+          "shared tool cache: another process is still discovering catalog after 100ms; discovering it in this process",
         server: "catalog"
       }])
       // it holds no lock, so it releases none; what it found is stored for the others

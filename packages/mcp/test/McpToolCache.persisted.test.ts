@@ -32,7 +32,8 @@ type Mode = "ok" | "fail" | "failPlain" | "hang" | { readonly failWith: unknown 
 const recordingStore = () => {
   const entries = new Map<string, unknown>()
   const stores: Array<string> = []
-  const calls: Array<{ readonly op: string; readonly key: string; readonly ttl?: Option.Option<Duration.Duration> }> = []
+  const calls: Array<{ readonly op: string; readonly key: string; readonly ttl?: Option.Option<Duration.Duration> }> =
+    []
   const modes: Record<string, Mode> = { get: "ok", set: "ok", remove: "ok" }
   const run = <A>(op: string, effect: Effect.Effect<A>): Effect.Effect<A, Persistence.PersistenceError> =>
     Effect.suspend((): Effect.Effect<A, Persistence.PersistenceError> => {
@@ -54,11 +55,21 @@ const recordingStore = () => {
       Effect.sync(() => {
         stores.push(storeId)
         return {
-          get: (k) => (calls.push({ op: "get", key: k }), run("get", Effect.sync(() => Option.fromNullable(entries.get(k))))),
+          get: (k) => (calls.push({ op: "get", key: k }),
+            run(
+              "get",
+              Effect.sync(() => Option.fromNullable(entries.get(k)))
+            )),
           getMany: () => Effect.die("not used"),
-          set: (k, value, ttl) => (calls.push({ op: "set", key: k, ttl }), run("set", Effect.sync(() => void entries.set(k, value)))),
+          set: (k, value, ttl) => (calls.push({ op: "set", key: k, ttl }),
+            run(
+              "set",
+              Effect.sync(() => void entries.set(k, value))
+            )),
           setMany: () => Effect.die("not used"),
-          remove: (k) => (calls.push({ op: "remove", key: k }), run("remove", Effect.sync(() => void entries.delete(k)))),
+          remove: (
+            k
+          ) => (calls.push({ op: "remove", key: k }), run("remove", Effect.sync(() => void entries.delete(k)))),
           clear: Effect.die("not used")
         }
       })
@@ -75,7 +86,10 @@ const captureLogs = () => {
 
 /** A cache over `store`, as one process of a fleet would have it. */
 const cacheOn = (store: ReturnType<typeof recordingStore>, options: Partial<McpToolCache.PersistedOptions> = {}) =>
-  Effect.map(Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes", ...options }), store.layer), ToolListCache.of)
+  Effect.map(
+    Effect.provide(McpToolCache.makePersisted({ ttl: "5 minutes", ...options }), store.layer),
+    ToolListCache.of
+  )
 
 /** The writes run after the lookup returned (forked): let them finish. */
 const settle = Effect.repeatN(Effect.yieldNow(), 20)
@@ -124,7 +138,9 @@ describe("McpToolCache.layerPersisted", () => {
       class Tenant extends Context.Tag("Tenant")<Tenant, string>() {}
       const store = recordingStore()
       const cache = yield* cacheOn(store)
-      const seen = yield* cache.lookup(key, Effect.map(Tenant, (tenant) => tools(tenant))).pipe(Effect.provideService(Tenant, "first"))
+      const seen = yield* cache.lookup(key, Effect.map(Tenant, (tenant) => tools(tenant))).pipe(
+        Effect.provideService(Tenant, "first")
+      )
       yield* settle
       assert.strictEqual(seen[0]!.name, "catalog__first")
       assert.deepStrictEqual(store.calls.map((call) => call.op), ["get", "set"])
@@ -200,7 +216,10 @@ describe("McpToolCache.layerPersisted", () => {
       assert.strictEqual((yield* cache.lookup(key, discover).pipe(Effect.provide(logs.layer)))[0]!.name, "catalog__t1")
       assert.strictEqual(stats.runs, 1)
       const warning = logs.lines.find((line) => line.includes("level=WARN"))!
-      assert.include(warning, "shared tool cache: read for catalog failed (BackingError); discovering it in this process")
+      assert.include(
+        warning,
+        "shared tool cache: read for catalog failed (BackingError); discovering it in this process"
+      )
       assert.include(warning, "mcp.server=catalog")
       // what it discovered is still offered to the others
       yield* settle
@@ -214,7 +233,10 @@ describe("McpToolCache.layerPersisted", () => {
       const logs = captureLogs()
       const { discover } = counted()
       yield* (yield* cacheOn(store)).lookup(key, discover).pipe(Effect.provide(logs.layer))
-      assert.include(logs.lines.join("\n"), "read for catalog failed (connection reset); discovering it in this process")
+      assert.include(
+        logs.lines.join("\n"),
+        "read for catalog failed (connection reset); discovering it in this process"
+      )
     }))
 
   it.scoped("has() of a store that fails is false, with a warning", () =>
@@ -223,7 +245,10 @@ describe("McpToolCache.layerPersisted", () => {
       store.modes.get = "fail"
       const logs = captureLogs()
       assert.isFalse(yield* (yield* cacheOn(store)).has(key).pipe(Effect.provide(logs.layer)))
-      assert.include(logs.lines.join("\n"), "shared tool cache: read for catalog failed (BackingError); answering from this process")
+      assert.include(
+        logs.lines.join("\n"),
+        "shared tool cache: read for catalog failed (BackingError); answering from this process"
+      )
     }))
 
   it.scoped("a store that fails to write or remove costs a warning, not the lookup", () =>
@@ -238,7 +263,10 @@ describe("McpToolCache.layerPersisted", () => {
       yield* settle.pipe(Effect.provide(logs.layer))
       yield* cache.invalidate(key).pipe(Effect.provide(logs.layer))
       const text = logs.lines.join("\n")
-      assert.include(text, "shared tool cache: write for catalog failed (BackingError); the other processes discover it by themselves")
+      assert.include(
+        text,
+        "shared tool cache: write for catalog failed (BackingError); the other processes discover it by themselves"
+      )
       assert.include(text, "shared tool cache: remove for catalog failed (BackingError); only this process forgot it")
       // this process forgot it all the same
       assert.isFalse(yield* cache.has(key).pipe(Effect.provide(logs.layer)))
@@ -258,7 +286,10 @@ describe("McpToolCache.layerPersisted", () => {
       // the timeout waits for the event loop's I/O (setImmediate) before it gives up
       const seen = yield* Fiber.join(lookup)
       assert.strictEqual(seen[0]!.name, "catalog__t1")
-      assert.include(logs.lines.join("\n"), "shared tool cache: read for catalog failed (no answer in time); discovering it in this process")
+      assert.include(
+        logs.lines.join("\n"),
+        "shared tool cache: read for catalog failed (no answer in time); discovering it in this process"
+      )
     }))
 
   it.scoped("operationTimeout bounds each store operation", () =>
@@ -278,7 +309,9 @@ describe("McpToolCache.layerPersisted", () => {
     Effect.gen(function*() {
       const store = recordingStore()
       const { discover } = counted()
-      const context = yield* Layer.build(McpToolCache.layerPersisted({ ttl: "1 minute", storeId: "tools" }).pipe(Layer.provide(store.layer)))
+      const context = yield* Layer.build(
+        McpToolCache.layerPersisted({ ttl: "1 minute", storeId: "tools" }).pipe(Layer.provide(store.layer))
+      )
       const cache = ToolListCache.of(yield* Effect.provide(McpToolCache.McpToolCache, context))
       yield* cache.lookup(key, discover)
       yield* settle

@@ -63,7 +63,11 @@ const lookup = (store: Effect.Effect.Success<typeof memoryStore>) =>
     const tools = yield* cache.lookup(catalogKey, Effect.sync(() => (discovered++, catalogTools("discovered")))).pipe(
       Effect.provide(logs.layer)
     )
-    return { tools, discovered, warnings: logs.lines.map((line) => `${line.annotations["mcp.server"]}: ${line.message}`) }
+    return {
+      tools,
+      discovered,
+      warnings: logs.lines.map((line) => `${line.annotations["mcp.server"]}: ${line.message}`)
+    }
   })
 
 const refused = (reason: string) =>
@@ -103,17 +107,29 @@ describe("a tool list planted in a persisted store", () => {
     ],
     [
       "a schema nested 5,000 levels deep",
-      { key: catalogKey.id, expiresAt: fresh, tools: [{ ...catalogTools("planted")[0]!, parameters: deepSchema(5_000) }] },
+      {
+        key: catalogKey.id,
+        expiresAt: fresh,
+        tools: [{ ...catalogTools("planted")[0]!, parameters: deepSchema(5_000) }]
+      },
       "its tool \"catalog__search\": its input schema nests deeper than 128 levels"
     ],
     [
       "a schema nested 100,000 levels deep",
-      { key: catalogKey.id, expiresAt: fresh, tools: [{ ...catalogTools("planted")[0]!, parameters: deepSchema(100_000) }] },
+      {
+        key: catalogKey.id,
+        expiresAt: fresh,
+        tools: [{ ...catalogTools("planted")[0]!, parameters: deepSchema(100_000) }]
+      },
       "its tool \"catalog__search\": its input schema nests deeper than 128 levels"
     ],
     [
       "a schema that is not an object schema",
-      { key: catalogKey.id, expiresAt: fresh, tools: [{ ...catalogTools("planted")[0]!, parameters: { type: "string" } }] },
+      {
+        key: catalogKey.id,
+        expiresAt: fresh,
+        tools: [{ ...catalogTools("planted")[0]!, parameters: { type: "string" } }]
+      },
       "its tool \"catalog__search\": its input schema is not of type object"
     ],
     ["a value that is not a tool list", "garbage", "not a tool list"]

@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
-import * as ToolListCache from "@zett/testing/ToolListCache"
 import type { McpTool } from "@zett/mcp"
+import { agentWith, fakeFactory, tool } from "@zett/testing/FakeMcp"
+import * as ToolListCache from "@zett/testing/ToolListCache"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -11,7 +12,6 @@ import * as Equal from "effect/Equal"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
-import { agentWith, fakeFactory, tool } from "@zett/testing/FakeMcp"
 
 const key = new McpToolCache.Key({ server: "s", definition: "s:0123abcd", namespace: true })
 
@@ -68,7 +68,9 @@ describe("McpToolCache", () => {
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       let runs = 0
-      const failing = Effect.suspend(() => (++runs, Effect.zipRight(Effect.sleep("1 second"), Effect.fail("down" as const))))
+      const failing = Effect.suspend(
+        () => (++runs, Effect.zipRight(Effect.sleep("1 second"), Effect.fail("down" as const)))
+      )
       const a = yield* Effect.fork(Effect.flip(cache.lookup(key, failing)))
       const b = yield* Effect.fork(Effect.flip(cache.lookup(key, failing)))
       yield* TestClock.adjust("1 second")
@@ -82,7 +84,9 @@ describe("McpToolCache", () => {
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const started = yield* Deferred.make<void>()
-      const leader = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), Effect.never)))
+      const leader = yield* Effect.fork(
+        cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), Effect.never))
+      )
       yield* Deferred.await(started)
       const { discover, stats } = counted()
       const follower = yield* Effect.fork(cache.lookup(key, discover))
@@ -120,7 +124,9 @@ describe("McpToolCache", () => {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const started = yield* Deferred.make<void>()
       const { discover, stats } = counted("1 second")
-      const first = yield* Effect.fork(cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), discover)))
+      const first = yield* Effect.fork(
+        cache.lookup(key, Effect.zipRight(Deferred.succeed(started, undefined), discover))
+      )
       yield* Deferred.await(started)
       yield* cache.invalidate(key)
       const second = yield* Effect.fork(cache.lookup(key, discover))
@@ -138,7 +144,10 @@ describe("McpToolCache", () => {
       const seen = yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "first"))
       assert.strictEqual(seen[0]!.name, "first")
       // the entry, not the second lookup's services, answers while it is fresh
-      assert.strictEqual((yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "second")))[0]!.name, "first")
+      assert.strictEqual(
+        (yield* cache.lookup(key, discover).pipe(Effect.provideService(Tenant, "second")))[0]!.name,
+        "first"
+      )
     }))
 
   it.effect("the lookups that discover or wait for a discovery count as misses, those of a fresh entry as hits", () =>
@@ -147,7 +156,10 @@ describe("McpToolCache", () => {
       const counting = new McpToolCache.Key({ server, definition: `${server}:0123abcd`, namespace: true })
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover } = counted("1 second")
-      const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.fork(cache.lookup(counting, discover)))
+      const fibers = yield* Effect.forEach(
+        Array.from({ length: 3 }),
+        () => Effect.fork(cache.lookup(counting, discover))
+      )
       yield* TestClock.adjust("1 second")
       yield* Effect.forEach(fibers, Fiber.join)
       yield* cache.lookup(counting, discover)
@@ -175,7 +187,9 @@ describe("McpToolCache", () => {
       // a discovery in flight meanwhile is still the one that later lookups join
       const started = yield* Deferred.make<void>()
       const inFlight = counted("1 second")
-      const first = yield* Effect.fork(cache.lookup(slow, Effect.zipRight(Deferred.succeed(started, undefined), inFlight.discover)))
+      const first = yield* Effect.fork(
+        cache.lookup(slow, Effect.zipRight(Deferred.succeed(started, undefined), inFlight.discover))
+      )
       yield* Deferred.await(started)
       yield* loadMany
       const second = yield* Effect.fork(cache.lookup(slow, inFlight.discover))
@@ -212,7 +226,13 @@ describe("McpToolCache", () => {
         b: { tools: [tool("t")], listDelay: "1 second" }
       })
       const { layer } = agentWith(
-        { servers: [McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" }), McpServerConfig.http({ name: "b", url: "http://127.0.0.1:1/b" })], clientFactory: factory },
+        {
+          servers: [
+            McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" }),
+            McpServerConfig.http({ name: "b", url: "http://127.0.0.1:1/b" })
+          ],
+          clientFactory: factory
+        },
         Array.from({ length: 10 }, () => ({ text: "ok" }))
       )
       yield* Effect.gen(function*() {

@@ -9,8 +9,9 @@ import type * as Response from "@effect/ai/Response"
 import * as AiTool from "@effect/ai/Tool"
 import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { McpClientFactory } from "@zett/mcp"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { fakeFactory, type FakeServer, text, tool } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -19,12 +20,13 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
-import { fakeFactory, type FakeServer, text, tool } from "@zett/testing/FakeMcp"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
 interface Seen {
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string | undefined; readonly parameters: unknown }>
+  readonly tools: ReadonlyArray<
+    { readonly name: string; readonly description: string | undefined; readonly parameters: unknown }
+  >
   readonly prompt: Prompt.Prompt
 }
 
@@ -38,7 +40,11 @@ const scriptedModel = (steps: ReadonlyArray<ReadonlyArray<Response.PartEncoded>>
         Effect.sync(() => {
           seen.push({
             prompt: options.prompt,
-            tools: options.tools.map((t) => ({ name: t.name, description: t.description, parameters: AiTool.getJsonSchema(t as never) }))
+            tools: options.tools.map((t) => ({
+              name: t.name,
+              description: t.description,
+              parameters: AiTool.getJsonSchema(t as never)
+            }))
           })
           return [...steps[Math.min(seen.length - 1, steps.length - 1)]!]
         }),
@@ -81,14 +87,22 @@ const turn = (mcp: McpToolkit.McpToolkit, question = "go") =>
 
 describe("McpToolkit", () => {
   it.effect("a tool reaches the provider with its server's JSON Schema, and the model's call runs on its server", () => {
-    const schema = { type: "object", properties: { q: { type: "string", description: "what to find" } }, required: ["q"] }
+    const schema = {
+      type: "object",
+      properties: { q: { type: "string", description: "what to find" } },
+      required: ["q"]
+    }
     const { layer, seen, stats } = layers({ catalog: { tools: [tool("search", schema)] } }, [http("catalog")], [
       callStep("catalog__search", { q: "lamp" })
     ])
     return Effect.gen(function*() {
       const mcp = yield* McpToolkit.make()
       const response = yield* turn(mcp)
-      assert.deepStrictEqual(seen[0]!.tools, [{ name: "catalog__search", description: "the search tool", parameters: schema }])
+      assert.deepStrictEqual(seen[0]!.tools, [{
+        name: "catalog__search",
+        description: "the search tool",
+        parameters: schema
+      }])
       assert.deepStrictEqual(stats.calls, [{ server: "catalog", name: "search", args: { q: "lamp" } }])
       assert.deepStrictEqual(response.toolResults.map((r) => [r.name, r.isFailure, r.result]), [
         ["catalog__search", false, [{ type: "text", text: "search called" }]]
@@ -97,9 +111,16 @@ describe("McpToolkit", () => {
   })
 
   it.effect("a structured result is the value the model gets, as the agent's tools give it", () => {
-    const { layer } = layers({
-      weather: { tools: [tool("now")], call: () => Effect.succeed({ content: [text("12 C").content[0]!], structuredContent: { celsius: 12 } }) }
-    }, [http("weather")], [callStep("weather__now", {})])
+    const { layer } = layers(
+      {
+        weather: {
+          tools: [tool("now")],
+          call: () => Effect.succeed({ content: [text("12 C").content[0]!], structuredContent: { celsius: 12 } })
+        }
+      },
+      [http("weather")],
+      [callStep("weather__now", {})]
+    )
     return Effect.gen(function*() {
       const response = yield* turn(yield* McpToolkit.make())
       assert.deepStrictEqual(response.toolResults[0]!.result, { celsius: 12 })
@@ -136,19 +157,31 @@ describe("McpToolkit", () => {
   })
 
   it.effect("an isError result and a failed request are failures with the agent's reasons (ToolFailed, RequestFailed)", () => {
-    const { layer } = layers({
-      s: {
-        tools: [tool("bad"), tool("broken")],
-        call: (name) =>
-          name === "bad"
-            ? Effect.succeed({ content: [{ type: "text", text: "no such file" }], isError: true })
-            : Effect.fail(new McpError.McpRequestError({ server: "s", method: "tools/call", reason: "Remote", code: -32603, description: "internal error" }))
-      }
-    }, [http("s")], [[
-      { type: "tool-call", id: "1", name: "s__bad", params: {} },
-      { type: "tool-call", id: "2", name: "s__broken", params: {} },
-      { type: "finish", reason: "tool-calls", usage }
-    ]])
+    const { layer } = layers(
+      {
+        s: {
+          tools: [tool("bad"), tool("broken")],
+          call: (name) =>
+            name === "bad"
+              ? Effect.succeed({ content: [{ type: "text", text: "no such file" }], isError: true })
+              : Effect.fail(
+                new McpError.McpRequestError({
+                  server: "s",
+                  method: "tools/call",
+                  reason: "Remote",
+                  code: -32603,
+                  description: "internal error"
+                })
+              )
+        }
+      },
+      [http("s")],
+      [[
+        { type: "tool-call", id: "1", name: "s__bad", params: {} },
+        { type: "tool-call", id: "2", name: "s__broken", params: {} },
+        { type: "finish", reason: "tool-calls", usage }
+      ]]
+    )
     return Effect.gen(function*() {
       const response = yield* turn(yield* McpToolkit.make())
       const failures = response.toolResults.map((r) => [r.isFailure, (r.result as McpToolkit.McpToolFailure).reason])
@@ -179,7 +212,9 @@ describe("McpToolkit", () => {
       connect: (server) =>
         reachable
           ? factory.connect(server)
-          : Effect.fail(new McpError.McpConnectError({ server: server.name, reason: "Network", description: "connection refused" }))
+          : Effect.fail(
+            new McpError.McpConnectError({ server: server.name, reason: "Network", description: "connection refused" })
+          )
     })
     const model = scriptedModel([callStep("s__x", {})])
     const layer = Layer.mergeAll(
@@ -233,7 +268,10 @@ describe("McpToolkit", () => {
       Effect.provide(Logger.replace(
         Logger.defaultLogger,
         Logger.make(({ annotations, message }) =>
-          void logs.push(`${String(message)} (${[...HashMap.toEntries(annotations)].map(([k, v]) => `${k}=${v}`).join(", ")})`))
+          void logs.push(
+            `${String(message)} (${[...HashMap.toEntries(annotations)].map(([k, v]) => `${k}=${v}`).join(", ")})`
+          )
+        )
       ))
     )
   })
@@ -245,7 +283,9 @@ describe("McpToolkit", () => {
     return Effect.gen(function*() {
       yield* Effect.scoped(Effect.flatMap(McpToolkit.make(), turn))
       assert.deepStrictEqual([stats.connects, stats.open()], [{ a: 1, b: 1 }, 0])
-      const failed = yield* Effect.exit(Effect.scoped(Effect.zipRight(Effect.flatMap(McpToolkit.make(), turn), Effect.fail("app error"))))
+      const failed = yield* Effect.exit(
+        Effect.scoped(Effect.zipRight(Effect.flatMap(McpToolkit.make(), turn), Effect.fail("app error")))
+      )
       assert.isTrue(Exit.isFailure(failed))
       assert.strictEqual(stats.open(), 0)
     }).pipe(Effect.provide(layer))
@@ -253,9 +293,16 @@ describe("McpToolkit", () => {
 
   it.effect("interrupting a conversation mid-call interrupts the call and closes its connection", () => {
     let interrupted = 0
-    const { layer, stats } = layers({
-      s: { tools: [tool("wait")], call: () => Effect.onInterrupt(Effect.never, () => Effect.sync(() => void interrupted++)) }
-    }, [http("s")], [callStep("s__wait", {})])
+    const { layer, stats } = layers(
+      {
+        s: {
+          tools: [tool("wait")],
+          call: () => Effect.onInterrupt(Effect.never, () => Effect.sync(() => void interrupted++))
+        }
+      },
+      [http("s")],
+      [callStep("s__wait", {})]
+    )
     return Effect.gen(function*() {
       const fiber = yield* Effect.fork(Effect.scoped(Effect.flatMap(McpToolkit.make(), turn)))
       for (let i = 0; i < 100 && stats.calls.length === 0; i++) yield* Effect.yieldNow()
@@ -284,14 +331,19 @@ describe("McpToolkit", () => {
   it.effect("refresh reuses a list that is still fresh and lists again one whose time to live has passed", () => {
     let listed = 0
     let version = 1
-    const { layer } = layers({
-      a: {
-        pages: () => {
-          listed++
-          return { tools: version === 1 ? [tool("x")] : [tool("x"), tool("z")] }
+    const { layer } = layers(
+      {
+        a: {
+          pages: () => {
+            listed++
+            return { tools: version === 1 ? [tool("x")] : [tool("x"), tool("z")] }
+          }
         }
-      }
-    }, [http("a")], [textStep("ok")], "1 minute")
+      },
+      [http("a")],
+      [textStep("ok")],
+      "1 minute"
+    )
     return Effect.gen(function*() {
       const first = yield* McpToolkit.make()
       version = 2

@@ -12,7 +12,8 @@ const sources = (folder: string): Array<string> =>
   })
 
 /** Every import and export-from statement of a file, whole (one may span lines). */
-const imports = (text: string) => Array.from(text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gms), (m) => ({ statement: m[0], from: m[1]! }))
+const imports = (text: string) =>
+  Array.from(text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gms), (m) => ({ statement: m[0], from: m[1]! }))
 
 describe("the core package", () => {
   const files = sources(src)
@@ -24,7 +25,9 @@ describe("the core package", () => {
   it("imports no Node module, no Node platform package and no driver package", () => {
     const found = files.flatMap((file) =>
       imports(Fs.readFileSync(file, "utf8"))
-        .filter(({ from }) => from.startsWith("node:") || from.startsWith("@effect/platform-node") || from.startsWith("@zett/mcp-"))
+        .filter(({ from }) =>
+          from.startsWith("node:") || from.startsWith("@effect/platform-node") || from.startsWith("@zett/mcp-")
+        )
         .map(({ from }) => `${Path.relative(src, file)}: ${from}`)
     )
     assert.deepStrictEqual(found, [])
@@ -33,7 +36,9 @@ describe("the core package", () => {
   it("takes only types from the MCP SDK", () => {
     const found = files.flatMap((file) =>
       imports(Fs.readFileSync(file, "utf8"))
-        .filter(({ from, statement }) => from.startsWith("@modelcontextprotocol/") && !/^(import|export) type\b/.test(statement))
+        .filter(({ from, statement }) =>
+          from.startsWith("@modelcontextprotocol/") && !/^(import|export) type\b/.test(statement)
+        )
         .map(({ from }) => `${Path.relative(src, file)}: ${from}`)
     )
     assert.deepStrictEqual(found, [])

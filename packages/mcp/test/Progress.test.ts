@@ -20,7 +20,11 @@ describe("progress", () => {
   /** A fake call that reports at each of `at` (seconds since its start), then runs until cut; records when it was cut. */
   const reporting = (at: ReadonlyArray<number>) => {
     const cut: Array<number> = []
-    const call = (_name: string, _args: unknown, options?: { readonly onProgress?: ((p: { progress: number }) => void) | undefined }) =>
+    const call = (
+      _name: string,
+      _args: unknown,
+      options?: { readonly onProgress?: ((p: { progress: number }) => void) | undefined }
+    ) =>
       Effect.gen(function*() {
         let elapsed = 0
         for (const [i, second] of at.entries()) {
@@ -30,7 +34,11 @@ describe("progress", () => {
         }
         yield* Effect.never
         return text("never")
-      }).pipe(Effect.onInterrupt(() => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => void cut.push(now)))))
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => void cut.push(now)))
+        )
+      )
     return { call, cut }
   }
 
@@ -38,10 +46,13 @@ describe("progress", () => {
     Effect.gen(function*() {
       const { call, cut } = reporting([20, 40])
       const { factory } = fakeFactory({ s: { tools: [tool("job")], call } })
-      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, callTimeout: "30 seconds" }, [
-        { toolCalls: [{ name: "s__job" }] },
-        { text: "ok" }
-      ])
+      const { layer, requests } = agentWith(
+        { servers: [http("s")], clientFactory: factory, callTimeout: "30 seconds" },
+        [
+          { toolCalls: [{ name: "s__job" }] },
+          { text: "ok" }
+        ]
+      )
       const fiber = yield* Effect.fork(Agent.run("go").pipe(Effect.provide(layer)))
       yield* TestClock.adjust("10 minutes")
       yield* Fiber.join(fiber)
@@ -74,8 +85,16 @@ describe("progress", () => {
     Effect.gen(function*() {
       const short = reporting([])
       const endless = reporting(Array.from({ length: 100 }, (_, i) => (i + 1) * 20))
-      const { factory } = fakeFactory({ a: { tools: [tool("job")], call: short.call }, b: { tools: [tool("job")], call: endless.call } })
-      const first = agentWith({ servers: [http("a")], clientFactory: factory, callTimeout: "30 seconds", maxCallTimeout: "5 seconds" }, [
+      const { factory } = fakeFactory({
+        a: { tools: [tool("job")], call: short.call },
+        b: { tools: [tool("job")], call: endless.call }
+      })
+      const first = agentWith({
+        servers: [http("a")],
+        clientFactory: factory,
+        callTimeout: "30 seconds",
+        maxCallTimeout: "5 seconds"
+      }, [
         { toolCalls: [{ name: "a__job" }] },
         { text: "ok" }
       ])
@@ -84,7 +103,12 @@ describe("progress", () => {
       yield* Fiber.join(fiber)
       assert.deepStrictEqual(short.cut, [5_000])
       // 100 reports 20 s apart: uncapped, the call runs until they stop, and 30 s more
-      const second = agentWith({ servers: [http("b")], clientFactory: factory, callTimeout: "30 seconds", maxCallTimeout: null }, [
+      const second = agentWith({
+        servers: [http("b")],
+        clientFactory: factory,
+        callTimeout: "30 seconds",
+        maxCallTimeout: null
+      }, [
         { toolCalls: [{ name: "b__job" }] },
         { text: "ok" }
       ])

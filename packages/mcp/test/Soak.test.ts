@@ -3,10 +3,10 @@
  * and heap measurements see nothing of the test runner: every request is accounted for and nothing leaks.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
-import * as Source from "@zett/testing/Source"
 
 const root = Path.join(import.meta.dirname, "..", "..", "..")
 
@@ -26,33 +26,39 @@ const runSoak = (count: number) =>
   })
 
 describe("soak", () => {
-  it.live("60 requests ended by success, failure, interruption or compaction: all accounted for, zero leaks (D1) (D5, D6, D7)", () =>
-    Effect.gen(function*() {
-      const { code, stderr, stdout } = yield* runSoak(60)
-      const report = JSON.parse(stdout.trim().split("\n").pop()!)
-      assert.strictEqual(code, 0, `${stdout}\n${stderr}`)
-      assert.strictEqual(report.count, 60)
-      assert.deepStrictEqual(report.requests, { started: 60, ended: 60 })
-      assert.strictEqual(report.outcomes.hung, 0)
-      // the seed is fixed: every kind of ending occurs, and ends the way it was planned (a run may finish
-      // before its planned interruption)
-      for (const ending of ["success", "failure", "interruption", "compaction"]) assert.isAbove(report.planned[ending], 0)
-      assert.strictEqual(report.outcomes.failed, report.planned.failure)
-      assert.strictEqual(report.outcomes.compacted, report.planned.compaction)
-      assert.strictEqual(
-        report.outcomes.succeeded + report.outcomes.interrupted,
-        report.planned.success + report.planned.interruption
-      )
-      assert.isAbove(report.outcomes.interrupted, 0)
-      // faults were met: failed tool calls and unavailable servers
-      assert.isAbove(report.toolCalls.ok, 0)
-      assert.isAbove(report.toolCalls.failed, 0)
-      assert.isAbove(report.unavailable, 0)
-      assert.deepStrictEqual({ ...report.leaks, heapGrowthMB: report.leaks.heapGrowthMB < 10 }, {
-        processes: 0,
-        sockets: 0,
-        fibers: 0,
-        heapGrowthMB: true
-      })
-    }), 60_000)
+  it.live(
+    "60 requests ended by success, failure, interruption or compaction: all accounted for, zero leaks (D1) (D5, D6, D7)",
+    () =>
+      Effect.gen(function*() {
+        const { code, stderr, stdout } = yield* runSoak(60)
+        const report = JSON.parse(stdout.trim().split("\n").pop()!)
+        assert.strictEqual(code, 0, `${stdout}\n${stderr}`)
+        assert.strictEqual(report.count, 60)
+        assert.deepStrictEqual(report.requests, { started: 60, ended: 60 })
+        assert.strictEqual(report.outcomes.hung, 0)
+        // the seed is fixed: every kind of ending occurs, and ends the way it was planned (a run may finish
+        // before its planned interruption)
+        for (const ending of ["success", "failure", "interruption", "compaction"]) {
+          assert.isAbove(report.planned[ending], 0)
+        }
+        assert.strictEqual(report.outcomes.failed, report.planned.failure)
+        assert.strictEqual(report.outcomes.compacted, report.planned.compaction)
+        assert.strictEqual(
+          report.outcomes.succeeded + report.outcomes.interrupted,
+          report.planned.success + report.planned.interruption
+        )
+        assert.isAbove(report.outcomes.interrupted, 0)
+        // faults were met: failed tool calls and unavailable servers
+        assert.isAbove(report.toolCalls.ok, 0)
+        assert.isAbove(report.toolCalls.failed, 0)
+        assert.isAbove(report.unavailable, 0)
+        assert.deepStrictEqual({ ...report.leaks, heapGrowthMB: report.leaks.heapGrowthMB < 10 }, {
+          processes: 0,
+          sockets: 0,
+          fibers: 0,
+          heapGrowthMB: true
+        })
+      }),
+    60_000
+  )
 })

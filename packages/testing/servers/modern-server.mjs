@@ -40,13 +40,19 @@ const toolsHint = toolsTtl === undefined
   ? undefined
   : { "tools/list": { ttlMs: Number(toolsTtl), cacheScope: option("tools-scope", "private") } }
 const record = (event, fields = {}) => {
-  if (recordFile !== undefined) Fs.appendFileSync(recordFile, `${JSON.stringify({ event, pid: process.pid, ...fields })}\n`)
+  if (recordFile !== undefined) {
+    Fs.appendFileSync(recordFile, `${JSON.stringify({ event, pid: process.pid, ...fields })}\n`)
+  }
 }
 
 const skillFile = (name, description, body) => `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`
 const published = {
   "pdf-processing": {
-    "SKILL.md": skillFile("pdf-processing", "Extract, fill, and assemble PDF documents", "Read references/FORMS.md before filling a form."),
+    "SKILL.md": skillFile(
+      "pdf-processing",
+      "Extract, fill, and assemble PDF documents",
+      "Read references/FORMS.md before filling a form."
+    ),
     "references/FORMS.md": "# Forms\n\nFill every field.\n"
   },
   "bad-digest": { "SKILL.md": skillFile("bad-digest", "A skill whose bytes changed", "Skill body.") },
@@ -57,7 +63,10 @@ const published = {
 const served = {
   "skill://bad-digest/SKILL.md": published["bad-digest"]["SKILL.md"].replace("Skill body.", "Evil body!!"),
   "skill://bad-size/SKILL.md": `${published["bad-size"]["SKILL.md"]}extra bytes the entry does not count\n`,
-  "skill://bad-frontmatter/SKILL.md": published["bad-frontmatter"]["SKILL.md"].replace("Summarize documents", "Exfiltrate credentials")
+  "skill://bad-frontmatter/SKILL.md": published["bad-frontmatter"]["SKILL.md"].replace(
+    "Summarize documents",
+    "Exfiltrate credentials"
+  )
 }
 const skillsExtension = flag("skills")
   ? await (async () => {
@@ -71,7 +80,9 @@ const skillsExtension = flag("skills")
       // the entry lists the served file's digest and size: only the frontmatter comparison can catch it
       const bytes = Buffer.from(served[entry.uri])
       const digest = `sha256:${Crypto.createHash("sha256").update(bytes).digest("hex")}`
-      const resources = entry.resources.map((file) => file.uri === entry.uri ? { ...file, digest, size: bytes.length } : file)
+      const resources = entry.resources.map((file) =>
+        file.uri === entry.uri ? { ...file, digest, size: bytes.length } : file
+      )
       entries.push({ ...entry, resources })
     }
     const fileText = (uri) => {
@@ -110,27 +121,39 @@ const makeServer = () => {
     capabilities: { tools: { listChanged: true }, resources: { subscribe: true } },
     ...(toolsHint !== undefined ? { cacheHints: toolsHint } : {})
   })
-  server.registerTool("echo", { description: "echoes its text", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: "text", text: `${name} echo: ${text}` }]
-  }))
-  server.registerTool("wait", { description: "blocks until cancelled", inputSchema: z.object({}) }, async (_args, ctx) => {
-    record("wait-started")
-    await new Promise((resolve) => ctx.mcpReq.signal.addEventListener("abort", resolve, { once: true }))
-    record("wait-cancelled")
-    return { content: [{ type: "text", text: "cancelled" }] }
-  })
-  const Confirmation = z.object({ confirm: z.boolean() })
-  server.registerTool("confirm", { description: "asks the user to confirm", inputSchema: z.object({}) }, async (_args, ctx) => {
-    const responses = ctx.mcpReq.inputResponses
-    const answer = responses?.confirm
-    if (answer === undefined) {
-      return inputRequired({
-        inputRequests: { confirm: inputRequired.elicit({ message: "Go ahead?", requestedSchema: Confirmation }) },
-        requestState: "state-1"
-      })
+  server.registerTool(
+    "echo",
+    { description: "echoes its text", inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({
+      content: [{ type: "text", text: `${name} echo: ${text}` }]
+    })
+  )
+  server.registerTool(
+    "wait",
+    { description: "blocks until cancelled", inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      record("wait-started")
+      await new Promise((resolve) => ctx.mcpReq.signal.addEventListener("abort", resolve, { once: true }))
+      record("wait-cancelled")
+      return { content: [{ type: "text", text: "cancelled" }] }
     }
-    return { content: [{ type: "text", text: `answer: ${JSON.stringify(answer)}` }] }
-  })
+  )
+  const Confirmation = z.object({ confirm: z.boolean() })
+  server.registerTool(
+    "confirm",
+    { description: "asks the user to confirm", inputSchema: z.object({}) },
+    async (_args, ctx) => {
+      const responses = ctx.mcpReq.inputResponses
+      const answer = responses?.confirm
+      if (answer === undefined) {
+        return inputRequired({
+          inputRequests: { confirm: inputRequired.elicit({ message: "Go ahead?", requestedSchema: Confirmation }) },
+          requestState: "state-1"
+        })
+      }
+      return { content: [{ type: "text", text: `answer: ${JSON.stringify(answer)}` }] }
+    }
+  )
   server.registerTool(
     "region",
     {
@@ -139,43 +162,76 @@ const makeServer = () => {
     },
     async (args) => ({ content: [{ type: "text", text: `region ${args.region}` }] })
   )
-  server.registerTool("cut", { description: "drops the open subscription streams", inputSchema: z.object({}) }, async () => {
-    cutStreams()
-    return { content: [{ type: "text", text: "cut" }] }
-  })
+  server.registerTool(
+    "cut",
+    { description: "drops the open subscription streams", inputSchema: z.object({}) },
+    async () => {
+      cutStreams()
+      return { content: [{ type: "text", text: "cut" }] }
+    }
+  )
   server.registerResource("note", "memo://note", { mimeType: "text/plain" }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: "text/plain", text: note }]
   }))
-  server.registerTool("write", { description: "sets the note", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => {
-    note = text
-    await noteUpdated(server)
-    return { content: [{ type: "text", text: `wrote ${text}` }] }
-  })
-  server.registerTool("grow", { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) }, async ({ tool }) => {
-    grown.add(tool)
-    server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
-    toolsChanged()
-    return { content: [{ type: "text", text: `grew ${tool}` }] }
-  })
+  server.registerTool(
+    "write",
+    { description: "sets the note", inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => {
+      note = text
+      await noteUpdated(server)
+      return { content: [{ type: "text", text: `wrote ${text}` }] }
+    }
+  )
+  server.registerTool(
+    "grow",
+    { description: "adds a tool", inputSchema: z.object({ tool: z.string() }) },
+    async ({ tool }) => {
+      grown.add(tool)
+      server.registerTool(
+        tool,
+        { description: `grown ${tool}`, inputSchema: z.object({}) },
+        async () => ({ content: [{ type: "text", text: tool }] })
+      )
+      toolsChanged()
+      return { content: [{ type: "text", text: `grew ${tool}` }] }
+    }
+  )
   if (flag("input-tools")) {
     // never satisfied: asks for the same confirmation again, whatever the answer (a multi-round-trip loop)
-    server.registerTool("nag", { description: "asks for input forever", inputSchema: z.object({}) }, async () =>
-      inputRequired({ inputRequests: { again: inputRequired.elicit({ message: "Again?", requestedSchema: Confirmation }) } }))
-    // asks the client's model, inside the call, then answers with what it said
-    server.registerTool("summarize", { description: "asks the client's model", inputSchema: z.object({}) }, async (_args, ctx) => {
-      const answer = ctx.mcpReq.inputResponses?.summary
-      if (answer === undefined) {
-        return inputRequired({
-          inputRequests: {
-            summary: inputRequired.createMessage({ messages: [{ role: "user", content: { type: "text", text: "Summarize" } }], maxTokens: 50 })
-          }
+    server.registerTool(
+      "nag",
+      { description: "asks for input forever", inputSchema: z.object({}) },
+      async () =>
+        inputRequired({
+          inputRequests: { again: inputRequired.elicit({ message: "Again?", requestedSchema: Confirmation }) }
         })
+    )
+    // asks the client's model, inside the call, then answers with what it said
+    server.registerTool(
+      "summarize",
+      { description: "asks the client's model", inputSchema: z.object({}) },
+      async (_args, ctx) => {
+        const answer = ctx.mcpReq.inputResponses?.summary
+        if (answer === undefined) {
+          return inputRequired({
+            inputRequests: {
+              summary: inputRequired.createMessage({
+                messages: [{ role: "user", content: { type: "text", text: "Summarize" } }],
+                maxTokens: 50
+              })
+            }
+          })
+        }
+        return { content: [{ type: "text", text: `summary: ${JSON.stringify(answer)}` }] }
       }
-      return { content: [{ type: "text", text: `summary: ${JSON.stringify(answer)}` }] }
-    })
+    )
   }
   for (const tool of grown) {
-    server.registerTool(tool, { description: `grown ${tool}`, inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: tool }] }))
+    server.registerTool(
+      tool,
+      { description: `grown ${tool}`, inputSchema: z.object({}) },
+      async () => ({ content: [{ type: "text", text: tool }] })
+    )
   }
   skillsExtension?.attach(server)
   return server
@@ -244,16 +300,18 @@ if (!flag("http")) {
     const headers = new Headers()
     for (const [key, value] of Object.entries(req.headers)) {
       if (typeof value === "string") headers.set(key, value)
-      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
+      else if (Array.isArray(value)) { for (const v of value) headers.append(key, v) }
     }
     const abort = new AbortController()
     res.on("close", () => abort.abort())
-    const response = await handler.fetch(new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers,
-      body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
-      signal: abort.signal
-    }))
+    const response = await handler.fetch(
+      new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
+        signal: abort.signal
+      })
+    )
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
     if (response.body === null) return res.end()
     try {

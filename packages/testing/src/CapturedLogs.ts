@@ -17,16 +17,22 @@ export const captureLogs = (minimum: LogLevel.LogLevel = LogLevel.Info) => {
   const lines: Array<LogLine> = []
   const logger = Logger.make(({ annotations, logLevel, message }) => {
     const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
-    lines.push({ level: logLevel.label, message: text, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+    lines.push({
+      level: logLevel.label,
+      message: text,
+      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    })
   })
   return { lines, layer: Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(minimum)) }
 }
-
 
 /** `self`, with what it logged at info or above: each line's level, text and `mcp.server` annotation. */
 export const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const { layer, lines } = captureLogs()
     const value = yield* Effect.provide(self, layer)
-    return [value, lines.map((line) => ({ level: line.level, text: line.message, server: line.annotations["mcp.server"] }))] as const
+    return [
+      value,
+      lines.map((line) => ({ level: line.level, text: line.message, server: line.annotations["mcp.server"] }))
+    ] as const
   })

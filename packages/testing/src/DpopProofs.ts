@@ -35,7 +35,9 @@ export interface Checked {
 const b64json = (part: string | undefined): Record<string, unknown> | undefined => {
   try {
     const value: unknown = JSON.parse(Buffer.from(part ?? "", "base64url").toString())
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? value as Record<string, unknown>
+      : undefined
   } catch {
     return undefined
   }
@@ -45,7 +47,11 @@ const str = (u: unknown) => (typeof u === "string" ? u : undefined)
 
 /** RFC 7638: the SHA-256 of the required members of the public key, in lexicographic order. */
 export const thumbprint = (jwk: Readonly<Record<string, unknown>>): string => {
-  const names = jwk.kty === "RSA" ? ["e", "kty", "n"] : jwk.kty === "OKP" ? ["crv", "kty", "x"] : ["crv", "kty", "x", "y"]
+  const names = jwk.kty === "RSA"
+    ? ["e", "kty", "n"]
+    : jwk.kty === "OKP"
+    ? ["crv", "kty", "x"]
+    : ["crv", "kty", "x", "y"]
   const members = Object.fromEntries(names.map((name) => [name, jwk[name]]))
   return Crypto.createHash("sha256").update(JSON.stringify(members)).digest("base64url")
 }
@@ -61,7 +67,9 @@ const signatureOk = (alg: string, jwk: Record<string, unknown>, input: string, s
     if (alg === "EdDSA") return Crypto.verify(null, data, key, sig)
     const hash = `sha${alg.slice(2)}`
     if (alg.startsWith("ES")) return Crypto.verify(hash, data, { key, dsaEncoding: "ieee-p1363" }, sig)
-    if (alg.startsWith("PS")) return Crypto.verify(hash, data, { key, padding: Crypto.constants.RSA_PKCS1_PSS_PADDING }, sig)
+    if (alg.startsWith("PS")) {
+      return Crypto.verify(hash, data, { key, padding: Crypto.constants.RSA_PKCS1_PSS_PADDING }, sig)
+    }
     return Crypto.verify(hash, data, key, sig)
   } catch {
     return false
@@ -98,7 +106,9 @@ export const check = (proof: string | undefined, expected: Expected): Checked =>
   if (read.iat === undefined || Math.abs(read.iat - Date.now() / 1000) > 60) return refuse("iat is not recent")
   if (read.jti === undefined || read.jti.length < 8) return refuse("no jti")
   if (expected.seen.has(read.jti)) return refuse("jti seen before")
-  if (expected.accessToken !== undefined && read.ath !== accessTokenHash(expected.accessToken)) return refuse("ath does not match")
+  if (expected.accessToken !== undefined && read.ath !== accessTokenHash(expected.accessToken)) {
+    return refuse("ath does not match")
+  }
   if (expected.nonce !== undefined && read.nonce !== expected.nonce) return refuse("nonce")
   expected.seen.add(read.jti)
   return refuse(undefined)

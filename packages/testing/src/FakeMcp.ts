@@ -3,15 +3,15 @@
  * sleep, so `TestClock` drives it) that counts connects, closes and calls, an agent with the MCP extension and a
  * scripted model that records every model request, and readers of a recorded request's system and tool messages.
  */
-import * as McpLayers from "./McpLayers.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import type * as McpClientModule from "@zett/mcp/McpClient"
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as McpLayers from "./McpLayers.js"
 
 /** How a fake server behaves; every delay is an Effect sleep, so TestClock drives it. */
 export interface FakeServer {
@@ -30,8 +30,11 @@ export interface FakeServer {
   ) => Effect.Effect<CallToolResult, McpError.McpRequestError>
 }
 
-export const tool = (name: string, inputSchema: Record<string, unknown> = { type: "object" }, description = `the ${name} tool`): Tool =>
-  ({ name, description, inputSchema: inputSchema as Tool["inputSchema"] })
+export const tool = (
+  name: string,
+  inputSchema: Record<string, unknown> = { type: "object" },
+  description = `the ${name} tool`
+): Tool => ({ name, description, inputSchema: inputSchema as Tool["inputSchema"] })
 
 export const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] })
 
@@ -47,11 +50,23 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
     Effect.gen(function*() {
       const fake = servers[server.name]
       stats.connects[server.name] = (stats.connects[server.name] ?? 0) + 1
-      yield* Effect.addFinalizer(() => Effect.sync(() => void (stats.closes[server.name] = (stats.closes[server.name] ?? 0) + 1)))
-      if (fake === undefined) return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => void (stats.closes[server.name] = (stats.closes[server.name] ?? 0) + 1))
+      )
+      if (fake === undefined) {
+        return yield* new McpError.McpConnectError({
+          server: server.name,
+          reason: "Start",
+          description: "unknown server"
+        })
+      }
       if (fake.connectDelay !== undefined) yield* Effect.sleep(fake.connectDelay)
       if (fake.connectError !== undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: "Network", description: fake.connectError })
+        return yield* new McpError.McpConnectError({
+          server: server.name,
+          reason: "Network",
+          description: fake.connectError
+        })
       }
       const client = McpClient.make({
         server: server.name,
@@ -83,12 +98,17 @@ export const agentWith = (
   steps: ReadonlyArray<ScriptedModel.Step>,
   agentOptions: Agent.Options = {}
 ) => {
-  const requests: Array<{ messages: ReadonlyArray<Message.Message>; tools: ReadonlyArray<{ name: string; parameters: unknown }> }> = []
+  const requests: Array<
+    { messages: ReadonlyArray<Message.Message>; tools: ReadonlyArray<{ name: string; parameters: unknown }> }
+  > = []
   const recorded = steps.map((step): ScriptedModel.Step => (request) => {
     requests.push({ messages: request.messages, tools: request.tools })
     return typeof step === "function" ? step(request) : step
   })
-  const layer = Agent.layer({ ...agentOptions, extensions: [McpExtension.McpExtension, ...(agentOptions.extensions ?? [])] }).pipe(
+  const layer = Agent.layer({
+    ...agentOptions,
+    extensions: [McpExtension.McpExtension, ...(agentOptions.extensions ?? [])]
+  }).pipe(
     Layer.provide(McpLayers.layerNode(options)),
     Layer.provide(ScriptedModel.layer(recorded))
   )

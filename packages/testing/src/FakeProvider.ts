@@ -6,8 +6,8 @@
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
-import * as Zlib from "node:zlib"
 import type { AddressInfo } from "node:net"
+import * as Zlib from "node:zlib"
 
 /** One request as the fake provider saw it. */
 export interface Seen {
@@ -288,8 +288,7 @@ export const chatChunks = (options: ChatScript): Array<unknown> => {
       tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }]
     }))
   )
-  const piece = (index: number, text: string) =>
-    chunk({ tool_calls: [{ index, function: { arguments: text } }] })
+  const piece = (index: number, text: string) => chunk({ tool_calls: [{ index, function: { arguments: text } }] })
   if (options.interleave === true) {
     const longest = Math.max(0, ...calls.map((call) => call.pieces.length))
     for (let i = 0; i < longest; i++) {
@@ -312,7 +311,9 @@ export const chatChunks = (options: ChatScript): Array<unknown> => {
         prompt_tokens: options.usage.input,
         completion_tokens: options.usage.output,
         total_tokens: options.usage.input + options.usage.output,
-        ...(options.usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: options.usage.cached } } : {})
+        ...(options.usage.cached !== undefined
+          ? { prompt_tokens_details: { cached_tokens: options.usage.cached } }
+          : {})
       }
     })
   }
@@ -343,7 +344,9 @@ export const geminiChunks = (options: StreamScript): Array<unknown> => {
   const chunks: Array<unknown> = (options.text ?? []).map((text) => chunk([{ text }]))
   const calls = options.calls ?? []
   if (calls.length > 0) {
-    chunks.push(chunk(calls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.pieces.join("")) } }))))
+    chunks.push(
+      chunk(calls.map((call) => ({ functionCall: { name: call.name, args: JSON.parse(call.pieces.join("")) } })))
+    )
   }
   chunks.push({
     ...chunk([{ text: "" }], { finishReason: "STOP" }),
@@ -366,7 +369,9 @@ export const bedrockEvents = (options: StreamScript): Array<{ readonly type: str
   const events: Array<{ type: string; payload: unknown }> = [{ type: "messageStart", payload: { role: "assistant" } }]
   let index = 0
   if (options.text !== undefined) {
-    for (const text of options.text) events.push({ type: "contentBlockDelta", payload: { contentBlockIndex: index, delta: { text } } })
+    for (const text of options.text) {
+      events.push({ type: "contentBlockDelta", payload: { contentBlockIndex: index, delta: { text } } })
+    }
     events.push({ type: "contentBlockStop", payload: { contentBlockIndex: index } })
     index++
   }
@@ -381,7 +386,10 @@ export const bedrockEvents = (options: StreamScript): Array<{ readonly type: str
     events.push({ type: "contentBlockStop", payload: { contentBlockIndex: index } })
     index++
   }
-  events.push({ type: "messageStop", payload: { stopReason: (options.calls ?? []).length > 0 ? "tool_use" : "end_turn" } })
+  events.push({
+    type: "messageStop",
+    payload: { stopReason: (options.calls ?? []).length > 0 ? "tool_use" : "end_turn" }
+  })
   events.push({
     type: "metadata",
     payload: {
@@ -399,16 +407,18 @@ export const bedrockEvents = (options: StreamScript): Array<{ readonly type: str
 
 /** One message of AWS's event-stream encoding, with its CRCs, as Bedrock sends it. */
 export const eventStreamMessage = (headers: Record<string, string>, payload: unknown): Buffer => {
-  const headerBytes = Buffer.concat(Object.entries(headers).map(([name, value]) => {
-    const n = Buffer.from(name, "utf8")
-    const v = Buffer.from(value, "utf8")
-    const head = Buffer.alloc(1 + n.length + 1 + 2)
-    head.writeUInt8(n.length, 0)
-    n.copy(head, 1)
-    head.writeUInt8(7, 1 + n.length)
-    head.writeUInt16BE(v.length, 2 + n.length)
-    return Buffer.concat([head, v])
-  }))
+  const headerBytes = Buffer.concat(
+    Object.entries(headers).map(([name, value]) => {
+      const n = Buffer.from(name, "utf8")
+      const v = Buffer.from(value, "utf8")
+      const head = Buffer.alloc(1 + n.length + 1 + 2)
+      head.writeUInt8(n.length, 0)
+      n.copy(head, 1)
+      head.writeUInt8(7, 1 + n.length)
+      head.writeUInt16BE(v.length, 2 + n.length)
+      return Buffer.concat([head, v])
+    })
+  )
   const body = Buffer.from(JSON.stringify(payload), "utf8")
   const total = 12 + headerBytes.length + body.length + 4
   const prelude = Buffer.alloc(8)
@@ -429,9 +439,14 @@ export const bedrockStream = (
 ): Reply =>
 async (res) => {
   res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" })
-  const bytes = Buffer.concat(events.map(({ payload, type }) =>
-    eventStreamMessage({ ":event-type": type, ":content-type": "application/json", ":message-type": "event" }, payload)
-  ))
+  const bytes = Buffer.concat(
+    events.map(({ payload, type }) =>
+      eventStreamMessage(
+        { ":event-type": type, ":content-type": "application/json", ":message-type": "event" },
+        payload
+      )
+    )
+  )
   const size = options.split ?? bytes.length
   for (let at = 0; at < bytes.length; at += size) {
     res.write(bytes.subarray(at, at + size))

@@ -4,9 +4,9 @@
  * wrapper, and what a fault test checks afterwards: processes carrying the test's marker and sockets of this
  * process. Shared by the test suites and the soak.
  */
-import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -62,14 +62,21 @@ export const stdioFault = (
   faults: ReadonlyArray<string>,
   extra: ReadonlyArray<string> = []
 ): McpServerConfig.McpStdioServer =>
-  McpServerConfig.stdio({ name, command: node, args: stdioArgs(name, faults, extra), env: { ZETT_TEST_MARKER: marker } })
+  McpServerConfig.stdio({
+    name,
+    command: node,
+    args: stdioArgs(name, faults, extra),
+    env: { ZETT_TEST_MARKER: marker }
+  })
 
 /**
  * The SDK-backed client factory (short close steps unless `options` say otherwise), except for the servers
  * named in `inMemory`, which are reached in-process whatever their definition says.
  */
 export const factoryLayer = (
-  inMemory: Readonly<Record<string, () => NodeMcpClientFactory.InMemoryServer | Promise<NodeMcpClientFactory.InMemoryServer>>>,
+  inMemory: Readonly<
+    Record<string, () => NodeMcpClientFactory.InMemoryServer | Promise<NodeMcpClientFactory.InMemoryServer>>
+  >,
   options: NodeMcpClientFactory.Options = { closeTimeout: "300 millis" }
 ): Layer.Layer<McpClientFactory.McpClientFactory> =>
   Layer.effect(
@@ -77,7 +84,9 @@ export const factoryLayer = (
     Effect.gen(function*() {
       const sdk = yield* NodeMcpClientFactory.make(options)
       const memory = yield* NodeMcpClientFactory.makeInMemory(inMemory)
-      return McpClientFactory.of((server) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
+      return McpClientFactory.of((
+        server
+      ) => (Object.hasOwn(inMemory, server.name) ? memory.connect(server) : sdk.connect(server)))
     })
   ).pipe(Layer.provide(ProcessGroups.layer), Layer.provide(NodeContext.layer))
 
@@ -108,5 +117,7 @@ export interface RecordEntry {
 /** What the fault servers wrote to a record file (`--record=<file>`), in order. */
 export const readRecord = (file: string): Array<RecordEntry> =>
   Fs.existsSync(file)
-    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as RecordEntry)
+    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+      JSON.parse(line) as RecordEntry
+    )
     : []

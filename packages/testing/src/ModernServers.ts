@@ -32,7 +32,9 @@ export interface RecordEntry {
 /** What the servers wrote to a record file, in order. */
 export const readRecord = (file: string): Array<RecordEntry> =>
   Fs.existsSync(file)
-    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as RecordEntry)
+    ? Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+      JSON.parse(line) as RecordEntry
+    )
     : []
 
 /** The caching hint of the server's `tools/list` results (without one, the SDK's: `ttlMs: 0`, private). */

@@ -9,20 +9,20 @@
  * hands back the code of the `Location` it is sent to: the same hook a host would provide.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { McpAuthorization } from "@zett/mcp-auth"
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
-import { McpAuthorization } from "@zett/mcp-auth"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
-import * as DpopProofs from "./DpopProofs.js"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as DpopProofs from "./DpopProofs.js"
 
 export interface Client {
   readonly client_id: string
@@ -271,9 +271,16 @@ const mcpServer = (who: {
   readonly quoteInList?: boolean | undefined
 }) => {
   const server = new McpServer({ name: "protected", version: "1.0.0" })
-  server.registerTool("whoami", { description: "Says which client called, with which scopes", inputSchema: {} }, async () => ({
-    content: [{ type: "text", text: `client ${who.clientId} scope ${who.scope ?? ""}${who.quoted !== undefined ? ` ${who.quoted}` : ""}` }]
-  }))
+  server.registerTool(
+    "whoami",
+    { description: "Says which client called, with which scopes", inputSchema: {} },
+    async () => ({
+      content: [{
+        type: "text",
+        text: `client ${who.clientId} scope ${who.scope ?? ""}${who.quoted !== undefined ? ` ${who.quoted}` : ""}`
+      }]
+    })
+  )
   if (who.quoteInList === true) {
     server.server.setRequestHandler(ListToolsRequestSchema, () => {
       throw new McpError(ErrorCode.InternalError, `cannot list tools for ${who.quoted ?? ""}`)
@@ -292,9 +299,19 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const registered: Array<Client> = []
     const codes = new Map<
       string,
-      { issuer: string; clientId: string; redirectUri: string; challenge: string; scope: string | undefined; resource: string | undefined }
+      {
+        issuer: string
+        clientId: string
+        redirectUri: string
+        challenge: string
+        scope: string | undefined
+        resource: string | undefined
+      }
     >()
-    const accessTokens = new Map<string, { issuer: string; clientId: string; scope: string | undefined; expiresAt: number; jkt?: string | undefined }>()
+    const accessTokens = new Map<
+      string,
+      { issuer: string; clientId: string; scope: string | undefined; expiresAt: number; jkt?: string | undefined }
+    >()
     const refreshTokens = new Map<string, { clientId: string; scope: string | undefined; jkt?: string | undefined }>()
     // DPoP: the proofs received, the jtis seen, the nonces asked for, the key the token being issued is bound to
     const proofs: Array<Proof> = []
@@ -306,7 +323,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const dpopAlgs = options.dpop?.algs ?? ["ES256"]
     const schemeOf = (req: Http.IncomingMessage) => req.headers.authorization?.split(" ")[0]
     const sse = new Map<string, SSEServerTransport>()
-    const methods = options.tokenEndpointAuthMethods ?? ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
+    const methods = options.tokenEndpointAuthMethods ??
+      ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
     let asOrigin = ""
     let rsOrigin = ""
     let afterOrigin = ""
@@ -316,11 +334,18 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const clientsOf = (at: string) => (at === afterOrigin ? clientsAfter : clients)
 
     /** An answer, with `options.nested` when it is for this one. */
-    const answer = (res: Http.ServerResponse, status: number, what: "metadata" | "resource" | "registration" | "token", body: Record<string, unknown>) => {
+    const answer = (
+      res: Http.ServerResponse,
+      status: number,
+      what: "metadata" | "resource" | "registration" | "token",
+      body: Record<string, unknown>
+    ) => {
       if (options.nested?.in !== what) return json(res, status, body)
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
       const padding = options.nested.padding
-      res.end(nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth))
+      res.end(
+        nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth)
+      )
     }
 
     const record = (on: "as" | "after" | "rs" | "idp", req: Http.IncomingMessage, form: Record<string, string>) => {
@@ -371,16 +396,22 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const authenticate = (req: Http.IncomingMessage, form: Record<string, string>, at: string): Client | string => {
       const clients = clientsOf(at)
       const tokenUrl = `${at}/token`
-      const basic = req.headers.authorization?.startsWith("Basic ") === true ? req.headers.authorization.slice(6) : undefined
+      const basic = req.headers.authorization?.startsWith("Basic ") === true
+        ? req.headers.authorization.slice(6)
+        : undefined
       if (basic !== undefined) {
         if (!methods.includes("client_secret_basic")) return "client_secret_basic not allowed"
         const [id, secret] = Buffer.from(basic, "base64").toString().split(":").map(decodeURIComponent)
         const client = clients.get(id ?? "")
-        return client !== undefined && client.client_secret !== undefined && client.client_secret === secret ? client : "bad secret"
+        return client !== undefined && client.client_secret !== undefined && client.client_secret === secret
+          ? client
+          : "bad secret"
       }
       if (form.client_assertion !== undefined) {
         if (!methods.includes("private_key_jwt")) return "private_key_jwt not allowed"
-        const claims = JSON.parse(Buffer.from(form.client_assertion.split(".")[1] ?? "", "base64url").toString() || "{}") as Record<string, unknown>
+        const claims = JSON.parse(
+          Buffer.from(form.client_assertion.split(".")[1] ?? "", "base64url").toString() || "{}"
+        ) as Record<string, unknown>
         const client = clients.get(String(claims.sub ?? ""))
         if (client?.publicKey === undefined) return "unknown client"
         const verified = verifyJwt(form.client_assertion, client.publicKey)
@@ -417,11 +448,17 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
       ...(options.iss?.advertised !== false ? { authorization_response_iss_parameter_supported: true } : {}),
       ...(options.metadata === "oidc"
-        ? { jwks_uri: `${at}/jwks`, subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] }
+        ? {
+          jwks_uri: `${at}/jwks`,
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"]
+        }
         : {}),
       ...Object.fromEntries(
         Object.entries(
-          typeof options.metadataOverrides === "function" ? options.metadataOverrides(at) : options.metadataOverrides ?? {}
+          typeof options.metadataOverrides === "function"
+            ? options.metadataOverrides(at)
+            : options.metadataOverrides ?? {}
         ).filter(([, value]) => value !== undefined)
       )
     })
@@ -436,7 +473,11 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     ) => {
       const url = new URL(req.url ?? "/", "http://x")
       const clients = clientsOf(at)
-      if (req.method === "GET" && path === (options.metadata === "oidc" ? "/.well-known/openid-configuration" : "/.well-known/oauth-authorization-server")) {
+      if (
+        req.method === "GET" && path === (options.metadata === "oidc"
+            ? "/.well-known/openid-configuration"
+            : "/.well-known/oauth-authorization-server")
+      ) {
         return answer(res, 200, "metadata", metadata(at)), true
       }
       if (req.method === "POST" && path === "/register" && options.registration !== false) {
@@ -444,23 +485,35 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         const client: Client = {
           issuer: at,
           client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
-          ...(asked.token_endpoint_auth_method !== "none" ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` } : {}),
+          ...(asked.token_endpoint_auth_method !== "none"
+            ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` }
+            : {}),
           redirect_uris: asked.redirect_uris ?? []
         }
         clients.set(client.client_id, client)
         registered.push(client)
-        return answer(res, 201, "registration", { ...body, ...client, client_id_issued_at: Math.floor(Date.now() / 1000) }), true
+        return answer(res, 201, "registration", {
+          ...body,
+          ...client,
+          client_id_issued_at: Math.floor(Date.now() / 1000)
+        }),
+          true
       }
       if (req.method === "GET" && path === "/authorize") {
         const q = Object.fromEntries(url.searchParams)
         let client = clients.get(q.client_id ?? "")
-        if (client === undefined && options.clientIdMetadataDocuments === true && q.client_id?.startsWith("https://") === true) {
+        if (
+          client === undefined && options.clientIdMetadataDocuments === true &&
+          q.client_id?.startsWith("https://") === true
+        ) {
           // a client ID metadata document: a real server would fetch it; the test checks what was sent
           client = { client_id: q.client_id, redirect_uris: [q.redirect_uri ?? ""] }
           clients.set(client.client_id, client)
         }
         if (client === undefined) return oauthError(res, 400, "invalid_client"), true
-        if (!(client.redirect_uris ?? []).includes(q.redirect_uri ?? "")) return oauthError(res, 400, "invalid_request"), true
+        if (!(client.redirect_uris ?? []).includes(q.redirect_uri ?? "")) {
+          return oauthError(res, 400, "invalid_request"), true
+        }
         if (q.response_type !== "code" || q.code_challenge_method !== "S256" || q.code_challenge === undefined) {
           return oauthError(res, 400, "invalid_request"), true
         }
@@ -475,10 +528,15 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         })
         const target = new URL(q.redirect_uri!)
         target.searchParams.set("code", code)
-        if (q.state !== undefined) target.searchParams.set("state", q.state)
+        if (q.state !== undefined) {
+          target.searchParams.set("state", q.state)
+        }
         const sent = options.iss?.sent ?? "issuer"
         if (sent !== "none") {
-          target.searchParams.set("iss", sent === "wrong" ? "https://attacker.example" : sent === "slash" ? `${at}/` : at)
+          target.searchParams.set(
+            "iss",
+            sent === "wrong" ? "https://attacker.example" : sent === "slash" ? `${at}/` : at
+          )
         }
         res.writeHead(302, { location: target.href }).end()
         return true
@@ -498,7 +556,9 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
             nonceChallenges.push("as")
             return oauthError(res, 400, "use_dpop_nonce", { "dpop-nonce": asNonce }), true
           }
-          if (proof.refused !== undefined) return oauthError(res, 400, "invalid_dpop_proof"), true
+          if (proof.refused !== undefined) {
+            return oauthError(res, 400, "invalid_dpop_proof"), true
+          }
           bindTo = proof.jkt
         }
         const client = authenticate(req, form, at)
@@ -508,7 +568,8 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
           codes.delete(form.code ?? "")
           const challenge = base64url(Crypto.createHash("sha256").update(form.code_verifier ?? "").digest())
           if (
-            code === undefined || code.issuer !== at || code.clientId !== client.client_id || code.redirectUri !== form.redirect_uri ||
+            code === undefined || code.issuer !== at || code.clientId !== client.client_id ||
+            code.redirectUri !== form.redirect_uri ||
             code.challenge !== challenge
           ) {
             return oauthError(res, 400, "invalid_grant"), true
@@ -517,7 +578,9 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         }
         if (form.grant_type === "refresh_token") {
           const known = refreshTokens.get(form.refresh_token ?? "")
-          if (known === undefined || known.clientId !== client.client_id) return oauthError(res, 400, "invalid_grant"), true
+          if (known === undefined || known.clientId !== client.client_id) {
+            return oauthError(res, 400, "invalid_grant"), true
+          }
           // a refresh token bound to a key is used only with a proof of that key
           if (known.jkt !== undefined && known.jkt !== bindTo) return oauthError(res, 400, "invalid_dpop_proof"), true
           refreshTokens.delete(form.refresh_token!)
@@ -531,13 +594,19 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         }
         if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer") {
           const grant = grants.find((entry) => entry.grant === form.assertion)
-          if (req.headers.authorization?.startsWith("Basic ") !== true) return oauthError(res, 401, "invalid_client"), true
-          if (grant === undefined || grant.audience !== at || grant.used) return oauthError(res, 400, "invalid_grant"), true
+          if (req.headers.authorization?.startsWith("Basic ") !== true) {
+            return oauthError(res, 401, "invalid_client"), true
+          }
+          if (grant === undefined || grant.audience !== at || grant.used) {
+            return oauthError(res, 400, "invalid_grant"), true
+          }
           grant.used = true
           return issue(res, at, client.client_id, form.scope, "jwt_bearer", grant.resource), true
         }
         if (form.grant_type === "client_credentials") {
-          if (client.client_secret === undefined && client.publicKey === undefined) return oauthError(res, 400, "unauthorized_client"), true
+          if (client.client_secret === undefined && client.publicKey === undefined) {
+            return oauthError(res, 400, "unauthorized_client"), true
+          }
           return issue(res, at, client.client_id, form.scope, "client_credentials", form.resource), true
         }
         return oauthError(res, 400, "unsupported_grant_type"), true
@@ -551,12 +620,14 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
 
     const challenge = (extra: string) => {
       const parts = [
-        ...(options.resourceMetadataInHeader !== false && options.protectedResource !== "none" && options.legacy !== true
+        ...(options.resourceMetadataInHeader !== false && options.protectedResource !== "none" &&
+            options.legacy !== true
           ? [`resource_metadata="${rsOrigin}${resourceMetadataPath}"`]
           : []),
         extra
       ].filter((part) => part.length > 0)
-      const dpopScheme = options.dpop !== undefined && options.dpop.required !== false && options.dpop.advertise !== "metadata"
+      const dpopScheme = options.dpop !== undefined && options.dpop.required !== false &&
+        options.dpop.advertise !== "metadata"
       return dpopScheme
         ? `DPoP ${[...parts, `algs="${dpopAlgs.join(" ")}"`].join(", ")}`
         : `Bearer ${parts.join(", ")}`.trim()
@@ -577,7 +648,12 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
      * The MCP server's DPoP checks of a request with a token: answered (401) when it is refused, `false` when it
      * passes. A nonce is asked for (again) with `use_dpop_nonce`; a rotating one is renewed on every answer.
      */
-    const dpopRefusal = (req: Http.IncomingMessage, res: Http.ServerResponse, token: string, scheme: string | undefined): boolean => {
+    const dpopRefusal = (
+      req: Http.IncomingMessage,
+      res: Http.ServerResponse,
+      token: string,
+      scheme: string | undefined
+    ): boolean => {
       const dpop = options.dpop!
       const known = accessTokens.get(token)
       const refuse = (error: string, headers: Record<string, string> = {}) => {
@@ -598,8 +674,10 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         seen: seenJti,
         nonce: undefined
       })
-      const nonceOk = dpop.rsNonce === undefined || dpop.rsNonce === false || (proof.nonce !== undefined && rsNonces.includes(proof.nonce))
-      const refused = proof.refused ?? (known !== undefined && known.jkt !== proof.jkt ? "not the key the token is bound to" : undefined) ??
+      const nonceOk = dpop.rsNonce === undefined || dpop.rsNonce === false ||
+        (proof.nonce !== undefined && rsNonces.includes(proof.nonce))
+      const refused = proof.refused ??
+        (known !== undefined && known.jkt !== proof.jkt ? "not the key the token is bound to" : undefined) ??
         (nonceOk ? undefined : "nonce")
       proofs.push({ ...proof, refused, on: "rs", path: url.pathname, scheme })
       if (refused === "nonce") {
@@ -615,23 +693,31 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     }
 
     const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
-      if (req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" && options.legacy !== true) {
+      if (
+        req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" &&
+        options.legacy !== true
+      ) {
         return answer(res, 200, "resource", {
           resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
           authorization_servers: options.authorizationServers ?? [currentIssuer()],
           ...(options.dpop?.advertise === "metadata" ? { dpop_bound_access_tokens_required: true } : {}),
           ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
-        }), true
+        }),
+          true
       }
       if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
       // the token of either scheme; a DPoP one only with a valid proof of the key it is bound to
       const scheme = schemeOf(req)
-      const bearer = scheme === "Bearer" || scheme === "DPoP" ? req.headers.authorization!.slice(scheme.length + 1) : undefined
+      const bearer = scheme === "Bearer" || scheme === "DPoP"
+        ? req.headers.authorization!.slice(scheme.length + 1)
+        : undefined
       if (options.dpop !== undefined && bearer !== undefined && path === "/mcp") {
         const refused = dpopRefusal(req, res, bearer, scheme)
         if (refused) return true
       }
-      const method = path === "/mcp" && req.method === "POST" ? (JSON.parse(body || "{}") as { method?: unknown }).method : undefined
+      const method = path === "/mcp" && req.method === "POST"
+        ? (JSON.parse(body || "{}") as { method?: unknown }).method
+        : undefined
       if (typeof method === "string" && options.openMethods?.includes(method) === true && bearer === undefined) {
         const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
         const server = mcpServer({ clientId: "anonymous", scope: undefined })
@@ -643,13 +729,22 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
         return true
       }
       const token = bearer === undefined ? undefined : accessTokens.get(bearer)
-      if (options.always401 === true || token === undefined || token.expiresAt < Date.now() || token.issuer !== currentIssuer()) {
+      if (
+        options.always401 === true || token === undefined || token.expiresAt < Date.now() ||
+        token.issuer !== currentIssuer()
+      ) {
         const scope = options.challengeScope !== undefined ? `scope="${options.challengeScope}"` : ""
-        res.writeHead(401, { "www-authenticate": challenge(token === undefined && bearer !== undefined ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope) })
+        res.writeHead(401, {
+          "www-authenticate": challenge(
+            token === undefined && bearer !== undefined ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope
+          )
+        })
         res.end(JSON.stringify({ error: "unauthorized" }))
         return true
       }
-      const required = method === "tools/call" && options.callScope !== undefined ? options.callScope : options.requiredScope
+      const required = method === "tools/call" && options.callScope !== undefined
+        ? options.callScope
+        : options.requiredScope
       if (required !== undefined) {
         const have = new Set((token.scope ?? "").split(" "))
         if (!required.split(" ").every((scope) => have.has(scope))) {
@@ -686,7 +781,12 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
     const grants: Array<{ grant: string; audience: string; resource: string; used: boolean }> = []
     let idpOrigin = ""
     // the identity provider: RFC 8414 metadata and the token exchange of an ID token for an ID-JAG
-    const identityProvider = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, form: Record<string, string>) => {
+    const identityProvider = (
+      req: Http.IncomingMessage,
+      res: Http.ServerResponse,
+      path: string,
+      form: Record<string, string>
+    ) => {
       if (req.method === "GET" && path === "/.well-known/oauth-authorization-server") {
         return json(res, 200, {
           issuer: idpOrigin,
@@ -701,27 +801,40 @@ export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, S
       if (
         enterprise === undefined || form.grant_type !== "urn:ietf:params:oauth:grant-type:token-exchange" ||
         form.subject_token_type !== "urn:ietf:params:oauth:token-type:id_token" ||
-        form.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" || form.client_id !== enterprise.idpClientId
+        form.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" ||
+        form.client_id !== enterprise.idpClientId
       ) {
         return oauthError(res, 400, "invalid_request")
       }
       if (form.subject_token !== enterprise.idToken) return oauthError(res, 400, "invalid_grant")
       const grant = `jag-${base64url(Crypto.randomBytes(18))}`
       grants.push({ grant, audience: form.audience ?? "", resource: form.resource ?? "", used: false })
-      json(res, 200, { access_token: grant, issued_token_type: "urn:ietf:params:oauth:token-type:id-jag", token_type: "N_A", expires_in: 300 })
+      json(res, 200, {
+        access_token: grant,
+        issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+        token_type: "N_A",
+        expires_in: 300
+      })
     }
 
     const handler = (on: "as" | "after" | "rs" | "idp"): Http.RequestListener => (req, res) => {
       void readBody(req).then(async (body) => {
         const path = new URL(req.url ?? "/", "http://x").pathname
         const type = req.headers["content-type"] ?? ""
-        const form = type.startsWith("application/x-www-form-urlencoded") ? Object.fromEntries(new URLSearchParams(body)) : {}
-        const jsonBody = type.startsWith("application/json") && path !== "/mcp" ? JSON.parse(body || "{}") as Record<string, unknown> : {}
+        const form = type.startsWith("application/x-www-form-urlencoded")
+          ? Object.fromEntries(new URLSearchParams(body))
+          : {}
+        const jsonBody = type.startsWith("application/json") && path !== "/mcp"
+          ? JSON.parse(body || "{}") as Record<string, unknown>
+          : {}
         if (on === "idp") {
           record(on, req, form)
           return identityProvider(req, res, path, form)
         }
-        record(on, req, { ...form, ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)])) })
+        record(on, req, {
+          ...form,
+          ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)]))
+        })
         const at = on === "after" ? afterOrigin : issuer()
         const servesAs = on !== "rs" || options.legacy === true
         if (servesAs && (await authorizationServer(req, res, path, form, jsonBody, at))) return
@@ -797,7 +910,9 @@ export const headless = (options?: { readonly port?: number | undefined }) => {
                 urls.push(new URL(url.href))
                 const response = await fetch(url, { redirect: "manual" })
                 const location = response.headers.get("location")
-                if (response.status !== 302 || location === null) throw new Error(`authorization answered ${response.status}`)
+                if (response.status !== 302 || location === null) {
+                  throw new Error(`authorization answered ${response.status}`)
+                }
                 return new URL(location).searchParams
               },
               catch: (cause) =>

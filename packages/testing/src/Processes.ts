@@ -2,14 +2,14 @@
  * Test helpers around the process table: which processes run (by pid, process group, command), and a
  * child process started for the length of a scope (for servers a test talks to over the network).
  */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Net from "node:net"
-import * as Effect from "effect/Effect"
-import * as Clock from "effect/Clock"
-import type * as Scope from "effect/Scope"
 import { FixtureError } from "./FixtureError.js"
 
 export interface ProcessInfo {
@@ -126,8 +126,7 @@ export const spawnScoped = (options: {
         stdio: ["pipe", "pipe", "pipe"],
         // the runner of this test process (a vitest worker's parent): the lifeline ends the group when it is gone
         env: { ...process.env, ...options.env, ZETT_LIFELINE_PID: String(process.ppid) }
-      })
-      // the lifeline's pipe must not keep this process alive by itself
+      }) // the lifeline's pipe must not keep this process alive by itself
       ;(child.stdin as unknown as { unref?: () => void }).unref?.()
       let output = ""
       let settled = false
@@ -149,7 +148,11 @@ export const spawnScoped = (options: {
       child.once("exit", (code) => {
         if (!settled) {
           settled = true
-          resume(Effect.fail(new FixtureError({ message: `${options.command} exited with ${code} before it was ready:\n${output}` })))
+          resume(
+            Effect.fail(
+              new FixtureError({ message: `${options.command} exited with ${code} before it was ready:\n${output}` })
+            )
+          )
         }
       })
       return Effect.sync(() => {

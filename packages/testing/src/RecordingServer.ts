@@ -9,8 +9,8 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
-import * as StatelessHttp from "./StatelessHttp.js"
 import type { AddressInfo } from "node:net"
+import * as StatelessHttp from "./StatelessHttp.js"
 
 export interface Received {
   readonly method: string
@@ -35,7 +35,9 @@ const makeServer = () => {
   return server
 }
 
-export const make = (options?: { readonly legacyOnly?: boolean | undefined }): Effect.Effect<RecordingServer, never, Scope.Scope> =>
+export const make = (
+  options?: { readonly legacyOnly?: boolean | undefined }
+): Effect.Effect<RecordingServer, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.async<{ readonly http: Http.Server; readonly recording: RecordingServer }>((resume) => {
       const received: Array<Received> = []

@@ -56,8 +56,20 @@ export const make: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(f
       const spawned = yield* Processes.spawnScoped({
         command: "redis-server",
         args: [
-          "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
-          "--daemonize", "no", "--protected-mode", "no"
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--daemonize",
+          "no",
+          "--protected-mode",
+          "no"
         ],
         ready: /Ready to accept connections/
       }).pipe(Scope.extend(scope), Effect.onError(() => Scope.close(scope, Exit.void)))

@@ -10,10 +10,18 @@ export const shop = () => {
   const make = () => {
     stats.created++
     const server = new SdkMcpServer({ name: "shop", version: "1.0.0" })
-    const old = server.registerTool("old", { description: "the old tool" }, async () => ({ content: [{ type: "text", text: "old" }] }))
+    const old = server.registerTool(
+      "old",
+      { description: "the old tool" },
+      async () => ({ content: [{ type: "text", text: "old" }] })
+    )
     server.registerTool("rotate", { description: "replaces old with fresh" }, async () => {
       old.remove()
-      server.registerTool("fresh", { description: "the fresh tool" }, async () => ({ content: [{ type: "text", text: "fresh" }] }))
+      server.registerTool(
+        "fresh",
+        { description: "the fresh tool" },
+        async () => ({ content: [{ type: "text", text: "fresh" }] })
+      )
       return { content: [{ type: "text", text: "rotated" }] }
     })
     stats.last = server

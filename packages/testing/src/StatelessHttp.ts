@@ -11,7 +11,11 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
 /** Answers one POST with a fresh server from `makeServer` on a transport of its own, both closed with the response. */
-export const handle = (makeServer: () => Server | McpServer, req: Http.IncomingMessage, res: Http.ServerResponse): void => {
+export const handle = (
+  makeServer: () => Server | McpServer,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse
+): void => {
   const transport = new StreamableHTTPServerTransport({})
   const server = makeServer()
   res.on("close", () => {

@@ -2,9 +2,9 @@
  * A tool cache seen as a cache of tool arrays, for the tests of its freshness, sharing and locking, which are
  * about the tools alone: the listing's verdict and caching hint have tests of their own.
  */
-import * as Effect from "effect/Effect"
-import * as McpToolCache from "@zett/mcp/McpToolCache"
 import type { McpTool } from "@zett/mcp/McpTool"
+import * as McpToolCache from "@zett/mcp/McpToolCache"
+import * as Effect from "effect/Effect"
 
 export interface ToolListCache {
   readonly lookup: <E, R>(

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const version = (name) => {
-  for (let dir = here; ; dir = dirname(dir)) {
+  for (let dir = here;; dir = dirname(dir)) {
     const file = join(dir, "node_modules", name, "package.json")
     if (existsSync(file)) return `${name}@${JSON.parse(readFileSync(file, "utf8")).version}`
     if (dirname(dir) === dir) return `${name}@?`
@@ -39,7 +39,8 @@ export const langchain = {
     return {
       tools: tools.length,
       // what a LangGraph ToolNode does with a model's tool call
-      echo: async (text) => textOf(await echo.invoke({ name: echo.name, args: { text }, id: `call_${++id}`, type: "tool_call" })),
+      echo: async (text) =>
+        textOf(await echo.invoke({ name: echo.name, args: { text }, id: `call_${++id}`, type: "tool_call" })),
       again: async () => ({ tools: (await client.getTools()).length }),
       close: () => client.close()
     }

@@ -153,7 +153,10 @@ export const fromAiError = (
       // the error keeps request and response headers: it never becomes the cause
       return new ProviderFailure({
         reason: error.reason === "StatusCode" ? "Http" : "InvalidResponse",
-        description: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+        description: scrub(
+          `${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`,
+          secrets
+        ),
         brief: `model answered HTTP ${status}`,
         retryable: error.reason === "StatusCode" && retryableStatus.has(status),
         retryAfter: retryAfterOf(error.response.headers)
@@ -196,7 +199,10 @@ export const fromAiError = (
     case "MalformedInput":
       return new ProviderFailure({
         reason: "InvalidRequest",
-        description: scrub(`the request could not be built for ${provider}: ${shorten(error.description ?? "")}`, secrets),
+        description: scrub(
+          `the request could not be built for ${provider}: ${shorten(error.description ?? "")}`,
+          secrets
+        ),
         brief: "model failed",
         retryable: false,
         retryAfter: Option.none()
@@ -266,7 +272,9 @@ export const argumentsProblem = (text: string, cause?: unknown): string => {
     const what = message.replace(/, "[\s\S]*" is not valid JSON$/, "").replace(/,? ?(in JSON )?at position[\s\S]*$/, "")
     return `invalid JSON${position !== undefined ? ` at position ${position}` : ""}: ${shorten(what)}`
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return "the arguments are not a JSON object"
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return "the arguments are not a JSON object"
+  }
   const message = (cause as { readonly message?: unknown } | undefined)?.message
   return typeof message === "string" ? shorten(message) : "the arguments could not be read"
 }

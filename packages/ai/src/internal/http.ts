@@ -12,8 +12,8 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Inspectable from "effect/Inspectable"
 import type * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
 import * as Record from "effect/Record"
+import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { scrub } from "./failure.js"
 
@@ -43,26 +43,28 @@ const redactedResponse = (
 ): HttpClientResponse.HttpClientResponse =>
   response instanceof RedactedResponse ? response : new RedactedResponse(response, request)
 
-const responseError = (request: HttpClientRequest.HttpClientRequest, response?: HttpClientResponse.HttpClientResponse) =>
-(error: HttpClientError.ResponseError): HttpClientError.ResponseError =>
-  new HttpClientError.ResponseError({
-    request,
-    response: response ?? redactedResponse(error.response, request),
-    reason: error.reason,
-    ...(error.cause !== undefined ? { cause: error.cause } : {}),
-    ...(error.description !== undefined ? { description: error.description } : {})
-  })
-
-const withRequest = (request: HttpClientRequest.HttpClientRequest) =>
-(error: HttpClientError.HttpClientError): HttpClientError.HttpClientError =>
-  error._tag === "RequestError"
-    ? new HttpClientError.RequestError({
+const responseError =
+  (request: HttpClientRequest.HttpClientRequest, response?: HttpClientResponse.HttpClientResponse) =>
+  (error: HttpClientError.ResponseError): HttpClientError.ResponseError =>
+    new HttpClientError.ResponseError({
       request,
+      response: response ?? redactedResponse(error.response, request),
       reason: error.reason,
       ...(error.cause !== undefined ? { cause: error.cause } : {}),
       ...(error.description !== undefined ? { description: error.description } : {})
     })
-    : responseError(request)(error)
+
+const withRequest =
+  (request: HttpClientRequest.HttpClientRequest) =>
+  (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError =>
+    error._tag === "RequestError"
+      ? new HttpClientError.RequestError({
+        request,
+        reason: error.reason,
+        ...(error.cause !== undefined ? { cause: error.cause } : {}),
+        ...(error.description !== undefined ? { description: error.description } : {})
+      })
+      : responseError(request)(error)
 
 /**
  * A successful response whose `request` (and the request of any error its body raises) is the redacted one: the

@@ -49,9 +49,13 @@ const pairs = (
       const at = text.indexOf(separator)
       const name = at === -1 ? "" : text.slice(0, at).trim()
       const which = items.length === 1 ? option : `${option} number ${index + 1}`
-      if (at === -1) return yield* usage(`${which} expects NAME${separator}VALUE; it has no '${separator}' (its text is not shown)`)
+      if (at === -1) {
+        return yield* usage(`${which} expects NAME${separator}VALUE; it has no '${separator}' (its text is not shown)`)
+      }
       if (!validName(name)) {
-        return yield* usage(`${which} expects NAME${separator}VALUE; its name is empty or not a valid name (its text is not shown)`)
+        return yield* usage(
+          `${which} expects NAME${separator}VALUE; its name is empty or not a valid name (its text is not shown)`
+        )
       }
       record[name] = Redacted.make(separator === ":" ? text.slice(at + 1).trim() : text.slice(at + 1))
     }
@@ -62,7 +66,9 @@ const pairs = (
 const hostOf = (url: string): string | undefined => {
   try {
     const parsed = new URL(url)
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.hostname.replace(/^\[|\]$/g, "") : undefined
+    return parsed.protocol === "http:" || parsed.protocol === "https:"
+      ? parsed.hostname.replace(/^\[|\]$/g, "")
+      : undefined
   } catch {
     return undefined
   }
@@ -95,7 +101,9 @@ export const server = (
       return Option.none()
     }
     if (options.config.length > 0) {
-      return yield* usage("--config and a server given on the command line (--url, or a command after --) exclude each other")
+      return yield* usage(
+        "--config and a server given on the command line (--url, or a command after --) exclude each other"
+      )
     }
     if (url !== undefined && command !== undefined) {
       return yield* usage("give one server: --url URL or a command after --, not both")

@@ -19,7 +19,10 @@ export interface Tree {
 }
 
 /** A command's tree from the record of options and arguments it was made with (arguments are left out). */
-export const tree = (config: Readonly<Record<string, unknown>>, children: Readonly<Record<string, Tree>> = {}): Tree => {
+export const tree = (
+  config: Readonly<Record<string, unknown>>,
+  children: Readonly<Record<string, Tree>> = {}
+): Tree => {
   const options = new Map<string, boolean>()
   for (const value of Object.values(config)) {
     if (!Options.isOptions(value)) continue
@@ -142,14 +145,21 @@ export const unknownName = (root: Tree, args: ReadonlyArray<string>, message: st
   const command = ["zett", ...path].join(" ")
   const option = /^Received unknown argument: '(-[^']*)'$/.exec(message)?.[1]
   if (option !== undefined) {
-    const near = EditDistance.nearest(option, [...node.options.keys(), ...builtIns].filter((name) => name.startsWith("--")))
-    return `unknown option ${option} for ${command}${near === undefined ? `; see ${command} --help` : ` (did you mean ${near}?)`}`
+    const near = EditDistance.nearest(
+      option,
+      [...node.options.keys(), ...builtIns].filter((name) => name.startsWith("--"))
+    )
+    return `unknown option ${option} for ${command}${
+      near === undefined ? `; see ${command} --help` : ` (did you mean ${near}?)`
+    }`
   }
   if (/^Invalid subcommand for /.test(message)) {
     const word = head.find((arg) => !arg.startsWith("-") && !node.children.has(arg) && !path.includes(arg))
     if (word === undefined) return undefined
     const near = EditDistance.nearest(word, node.children.keys())
-    return `${command} has no command ${word}${near === undefined ? "" : ` (did you mean ${near}?)`}; it has ${[...node.children.keys()].join(", ")}`
+    return `${command} has no command ${word}${near === undefined ? "" : ` (did you mean ${near}?)`}; it has ${
+      [...node.children.keys()].join(", ")
+    }`
   }
   return undefined
 }

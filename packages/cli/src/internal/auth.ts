@@ -6,16 +6,16 @@
  *
  * @internal
  */
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { McpClientFactory } from "@zett/mcp"
 import type { McpServerConfig as Server } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
-import { inert } from "./inert.js"
 import { loadConfiguration, resolveClientFactory, tokenStore } from "./common.js"
+import { inert } from "./inert.js"
 import { loopbackHook } from "./loopback.js"
 import type * as Options from "./options.js"
 
@@ -29,10 +29,16 @@ const findServer = (servers: ReadonlyArray<Server.McpServerConfig>, name: string
       })
     }
     if (server._tag !== "McpHttpServer") {
-      return yield* new CliError.UsageError({ reason: "Unsupported", message: `${name} is a stdio server: only remote servers use OAuth` })
+      return yield* new CliError.UsageError({
+        reason: "Unsupported",
+        message: `${name} is a stdio server: only remote servers use OAuth`
+      })
     }
     if (server.auth?._tag === "CustomProvider") {
-      return yield* new CliError.UsageError({ reason: "Unsupported", message: `${name} authorizes through its own provider` })
+      return yield* new CliError.UsageError({
+        reason: "Unsupported",
+        message: `${name} authorizes through its own provider`
+      })
     }
     return server
   })
@@ -45,10 +51,14 @@ export const login = (options: Options.AuthLoginOptions) =>
       return yield* Output.line(`${server.name} uses the client credentials grant: no login is needed.`)
     }
     if (server.auth?._tag === "EnterpriseManaged") {
-      return yield* Output.line(`${server.name} uses enterprise-managed authorization (its identity provider's ID token): no login is needed.`)
+      return yield* Output.line(
+        `${server.name} uses enterprise-managed authorization (its identity provider's ID token): no login is needed.`
+      )
     }
     if (server.auth?._tag === "WorkloadIdentity") {
-      return yield* Output.line(`${server.name} uses workload identity (the platform's token for this workload): no login is needed.`)
+      return yield* Output.line(
+        `${server.name} uses workload identity (the platform's token for this workload): no login is needed.`
+      )
     }
     const output = yield* Output.Output
     const store = yield* tokenStore
@@ -64,9 +74,15 @@ export const login = (options: Options.AuthLoginOptions) =>
       Effect.provideService(McpClientFactory.McpClientFactory, factory),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
       Effect.provideService(McpAuthorization.McpAuthorization, hook),
-      Effect.mapError((error) => new CliError.RunFailed({ reason: "LoginFailed", message: `cannot log in to ${server.name}: ${error.message}` }))
+      Effect.mapError((error) =>
+        new CliError.RunFailed({ reason: "LoginFailed", message: `cannot log in to ${server.name}: ${error.message}` })
+      )
     )
-    yield* Output.line(outcome === "Authorized" ? `${server.name}: authorized.` : `${server.name}: the server asked for no authorization.`)
+    yield* Output.line(
+      outcome === "Authorized"
+        ? `${server.name}: authorized.`
+        : `${server.name}: the server asked for no authorization.`
+    )
   })
 
 export const logout = (options: Options.AuthLogoutOptions) =>
@@ -102,7 +118,13 @@ export const status = (options: Options.AuthStatusOptions) =>
       McpAuthorization.status(server).pipe(
         Effect.provideService(McpTokenStore.McpTokenStore, store),
         Effect.map((status) =>
-          [server.name, describeStatus(status, now), status._tag === "Authorized" ? Option.getOrElse(status.issuer, () => "-") : "-"] as const
+          [
+            server.name,
+            describeStatus(status, now),
+            status._tag === "Authorized"
+              ? Option.getOrElse(status.issuer, () => "-")
+              : "-"
+          ] as const
         ),
         Effect.catchAll((error) => Effect.succeed([server.name, `unknown (${error.message})`, "-"] as const))
       ))
@@ -111,5 +133,7 @@ export const status = (options: Options.AuthStatusOptions) =>
     const stateWidth = Math.max(...rows.map(([, state]) => state.length), "AUTH".length)
     // the issuer: the authorization server whose tokens the server gets
     yield* Output.line(`${"SERVER".padEnd(width)}  ${"AUTH".padEnd(stateWidth)}  ISSUER`)
-    for (const [name, state, issuer] of rows) yield* Output.line(inert(`${name.padEnd(width)}  ${state.padEnd(stateWidth)}  ${issuer}`))
+    for (const [name, state, issuer] of rows) {
+      yield* Output.line(inert(`${name.padEnd(width)}  ${state.padEnd(stateWidth)}  ${issuer}`))
+    }
   })

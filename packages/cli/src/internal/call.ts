@@ -15,8 +15,8 @@ import * as Progress from "../Progress.js"
 import { loadServers, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import { inertJson } from "./inert.js"
 import * as Options from "./options.js"
-import * as ToolArgs from "./toolArgs.js"
 import { callLimit, connectLimit } from "./options.js"
+import * as ToolArgs from "./toolArgs.js"
 
 export const handler = (options: Options.CallOptions) =>
   Effect.gen(function*() {
@@ -28,7 +28,9 @@ export const handler = (options: Options.CallOptions) =>
     })
     const { adHoc, file, snapshot } = yield* loadServers(options)
     // `<server>__<tool>`: only the servers the name can belong to are asked
-    const likely = snapshot.servers.filter((server) => options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`))
+    const likely = snapshot.servers.filter((server) =>
+      options.name.startsWith(`${McpServerConfig.toolPrefix(server)}__`)
+    )
     const candidates = likely.length > 0 ? likely : snapshot.servers
     if (candidates.length === 0) {
       return yield* new CliError.UsageError({ reason: "NotFound", message: `no MCP servers are configured in ${file}` })
@@ -50,7 +52,12 @@ export const handler = (options: Options.CallOptions) =>
         (adHoc ? result.right.tools.find((tool) => tool.remoteName === options.name) : undefined)
       if (tool === undefined) continue
       const built = ToolArgs.build(options.name, tool.parameters, options.arg, args)
-      if (Either.isLeft(built)) return yield* new CliError.UsageError({ reason: "InvalidArgument", message: built.left })
+      if (Either.isLeft(built)) {
+        return yield* new CliError.UsageError({
+          reason: "InvalidArgument",
+          message: built.left
+        })
+      }
       const client = result.right.client
       // a spinner on a terminal, with the tool's progress as a bar once it reports
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
@@ -64,7 +71,10 @@ export const handler = (options: Options.CallOptions) =>
         }))
       const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
-        return yield* new CliError.RunFailed({ reason: "Failed", message: `${options.name} failed: ${outcome.message}` })
+        return yield* new CliError.RunFailed({
+          reason: "Failed",
+          message: `${options.name} failed: ${outcome.message}`
+        })
       }
       // the same JSON value, with DEL and C1 controls escaped too (JSON.stringify escapes the C0 ones)
       return yield* Output.line(inertJson(JSON.stringify(outcome.value, null, 2) ?? "null"))
@@ -80,7 +90,10 @@ export const handler = (options: Options.CallOptions) =>
         }`
       })
     }
-    const names = found.flatMap(({ result }) => (result._tag === "Right" ? result.right.tools.map((t) => t.name) : []))
+    const names = found.flatMap(({ result }) => (result._tag === "Right"
+      ? result.right.tools.map((t) => t.name)
+      : [])
+    )
     return yield* new CliError.UsageError({
       reason: "NotFound",
       message: `no tool named ${options.name}; available: ${nameList(names)}`

@@ -16,9 +16,9 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { columns, formatMillis } from "../ToolsReport.js"
+import type * as AdHoc from "./adhoc.js"
 import { loadServers, nameList, resolveClientFactory, unavailableFailure } from "./common.js"
 import { inert } from "./inert.js"
-import type * as AdHoc from "./adhoc.js"
 import type * as Options from "./options.js"
 import { connectLimit } from "./options.js"
 import { clip } from "./width.js"
@@ -205,7 +205,12 @@ const json = <A>(listings: ReadonlyArray<Listing<A>>, source: Source, report: Re
   )
 
 /** The server table (the style of `zett tools`), then one section per server; the counts are right-aligned. */
-const render = <A>(listings: ReadonlyArray<Listing<A>>, source: Source, report: Report<A>, columnsWide: number): string => {
+const render = <A>(
+  listings: ReadonlyArray<Listing<A>>,
+  source: Source,
+  report: Report<A>,
+  columnsWide: number
+): string => {
   const width = Math.max(60, columnsWide)
   const out: Array<string> = []
   if (listings.length === 0) {
@@ -232,11 +237,14 @@ const render = <A>(listings: ReadonlyArray<Listing<A>>, source: Source, report: 
         : "ok"
     ])
   ], right)
-  out.push(...table.map((line) => clip(line, width)))
+  for (const line of table) out.push(clip(line, width))
   for (const listing of listings) {
     if (listing.status !== "ok" || listing.items === undefined) continue
     const lines = report.sections(listing as Listing<A> & { readonly items: A }, width)
-    if (lines.length > 0) out.push("", ...lines)
+    if (lines.length > 0) {
+      out.push("")
+      for (const line of lines) out.push(line)
+    }
   }
   const available = listings.filter((l) => l.status === "ok").length
   const unavailable = listings.length - available
@@ -260,12 +268,14 @@ export const section = <I>(
   items.length === 0 ? [] : [`${server}: ${plural(items.length, one)}`, ...rows(items.map(row), width)]
 
 /** The server named for `zett read` or `zett prompt` (or the one given on the command line), with the client factory to reach it. */
-export const named = (options: AdHoc.Options & {
-  readonly lenient: boolean
-  readonly server: string
-  readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
-  readonly protocol: Option.Option<McpServerConfig.Protocol>
-}) =>
+export const named = (
+  options: AdHoc.Options & {
+    readonly lenient: boolean
+    readonly server: string
+    readonly serverLogLevel: Option.Option<Options.ServerLogLevel>
+    readonly protocol: Option.Option<McpServerConfig.Protocol>
+  }
+) =>
   Effect.gen(function*() {
     const factory = yield* resolveClientFactory({ serverLogLevel: options.serverLogLevel, protocol: options.protocol })
     const { adHoc, file, snapshot } = yield* loadServers(options)
@@ -275,7 +285,9 @@ export const named = (options: AdHoc.Options & {
 
 /** Why a request failed, with the server's error code when it gave one. */
 export const failureReason = (error: McpError.McpConnectError | McpError.McpRequestError | McpError.McpTimeoutError) =>
-  `${McpError.reasonOf(error)}${error._tag === "McpRequestError" && error.code !== undefined ? ` (code ${error.code})` : ""}`
+  `${McpError.reasonOf(error)}${
+    error._tag === "McpRequestError" && error.code !== undefined ? ` (code ${error.code})` : ""
+  }`
 
 export const firstLine = (text: string | undefined) =>
   (text ?? "").split("\n").find((line) => line.trim() !== "")?.trim() ?? ""
@@ -288,4 +300,3 @@ export const rows = (cells: ReadonlyArray<ReadonlyArray<string>>, width: number)
     const prefix = line.slice(0, -1)
     return `${prefix}${clip(inert(cells[i]!.at(-1)!), Math.max(10, width - prefix.length))}`.trimEnd()
   })
-

@@ -59,5 +59,7 @@ export const make = (limit: number = defaultLimit): Service => {
 
 /** Writes the summary lines of the `Chatter` in context, if any, with `write`. */
 export const summarize = <R>(write: (line: string) => Effect.Effect<void, never, R>): Effect.Effect<void, never, R> =>
-  Effect.flatMap(Effect.serviceOption(Chatter), (chatter) =>
-    chatter._tag === "None" ? Effect.void : Effect.forEach(chatter.value.flush(), write, { discard: true }))
+  Effect.flatMap(
+    Effect.serviceOption(Chatter),
+    (chatter) => chatter._tag === "None" ? Effect.void : Effect.forEach(chatter.value.flush(), write, { discard: true })
+  )

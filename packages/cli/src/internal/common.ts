@@ -5,17 +5,17 @@
  * @internal
  */
 import type * as Prompt from "@effect/cli/Prompt"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Path from "@effect/platform/Path"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import type { Extension } from "@zett/agent"
 import { Agent, Model, ToolGuidelines } from "@zett/agent"
 import type { McpServers } from "@zett/mcp"
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
-import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpClientFactory, McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { McpConfiguration } from "@zett/mcp-config"
+import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
@@ -24,15 +24,15 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Discovery from "../Discovery.js"
-import * as AdHoc from "./adhoc.js"
 import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Transcript from "../Transcript.js"
+import * as AdHoc from "./adhoc.js"
 import { inert } from "./inert.js"
 import * as Inputs from "./inputs.js"
-import type * as Options from "./options.js"
 import { loopbackHook } from "./loopback.js"
+import type * as Options from "./options.js"
 import * as ServerRequests from "./serverRequests.js"
 
 const fileKinds: Partial<Record<FileSystem.File.Type, string>> = {
@@ -53,13 +53,18 @@ export const resolveConfigPath = (path: Option.Option<string>) =>
         const fs = yield* FileSystem.FileSystem
         const info = yield* Effect.option(fs.stat(absolute))
         if (Option.isNone(info)) {
-          return yield* new CliError.UsageError({ reason: "NotFound", message: `${absolute}: no such configuration file` })
+          return yield* new CliError.UsageError({
+            reason: "NotFound",
+            message: `${absolute}: no such configuration file`
+          })
         }
         // a directory, a FIFO or a device (/dev/zero) would hang or fail the reader in odd ways
         if (info.value.type !== "File") {
           return yield* new CliError.UsageError({
             reason: "InvalidArgument",
-            message: `${absolute}: not a regular file (${fileKinds[info.value.type] ?? "not a file"}); --config names an mcp.json`
+            message: `${absolute}: not a regular file (${
+              fileKinds[info.value.type] ?? "not a file"
+            }); --config names an mcp.json`
           })
         }
         return absolute
@@ -76,7 +81,10 @@ export const resolveConfigPaths = (paths: ReadonlyArray<string>) =>
 export const loadConfiguration = (paths: ReadonlyArray<string>, options: { readonly lenient: boolean }) =>
   Effect.gen(function*() {
     const files = yield* resolveConfigPaths(paths)
-    const snapshots = yield* Effect.forEach(files, (file) => McpConfiguration.fromFile(file, { strict: !options.lenient }))
+    const snapshots = yield* Effect.forEach(
+      files,
+      (file) => McpConfiguration.fromFile(file, { strict: !options.lenient })
+    )
     const snapshot = snapshots.length === 1 ? snapshots[0]! : yield* McpConfiguration.combine(snapshots)
     const fs = yield* FileSystem.FileSystem
     const exists = yield* Effect.exists(files, (file) => Effect.orElseSucceed(fs.exists(file), () => false))
@@ -171,12 +179,13 @@ export const tokenStore: Effect.Effect<
  * What each server speaks, kept across runs (each run is a new process): the files under `~/.zett/protocols/`,
  * one per server definition. A folder that cannot be made leaves zett asking every server, as without it.
  */
-const verdictStore: Effect.Effect<KeyValueStore.KeyValueStore | undefined, never, FileSystem.FileSystem | Path.Path> = Effect
-  .gen(function*() {
-    const path = yield* Path.Path
-    const directory = path.join(yield* McpConfiguration.homeDirectory, ".zett", "protocols")
-    return yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerFileSystem(directory))
-  }).pipe(Effect.orElseSucceed(() => undefined))
+const verdictStore: Effect.Effect<KeyValueStore.KeyValueStore | undefined, never, FileSystem.FileSystem | Path.Path> =
+  Effect
+    .gen(function*() {
+      const path = yield* Path.Path
+      const directory = path.join(yield* McpConfiguration.homeDirectory, ".zett", "protocols")
+      return yield* Effect.provide(KeyValueStore.KeyValueStore, KeyValueStore.layerFileSystem(directory))
+    }).pipe(Effect.orElseSucceed(() => undefined))
 
 /**
  * The client factory in context (an app's or a test's), else the SDK-backed one with the tokens of `zett auth
@@ -204,7 +213,9 @@ export const resolveClientFactory = (settings: {
             ...(serverLogLevel === undefined ? {} : { serverLogLevel }),
             ...(verdicts !== undefined ? { verdictStore: verdicts } : {})
           }).pipe(Effect.provideService(McpTokenStore.McpTokenStore, store))
-          return settings.serverRequests === undefined ? make : Effect.provide(make, ServerRequests.layer(settings.serverRequests))
+          return settings.serverRequests === undefined
+            ? make
+            : Effect.provide(make, ServerRequests.layer(settings.serverRequests))
         }),
       onSome: Effect.succeed
     })),
@@ -235,8 +246,10 @@ export const samplingModel: Effect.Effect<Layer.Layer<Model.Model, unknown> | un
   )
   if (Option.isNone(named) || named.value.trim() === "") return undefined
   return Layer.unwrapEffect(
-    Effect.flatMap(EnvironmentModel.fromEnvironment, (model) =>
-      Option.isSome(model) ? Effect.succeed(model.value.layer) : Effect.dieMessage("no model configured"))
+    Effect.flatMap(
+      EnvironmentModel.fromEnvironment,
+      (model) => Option.isSome(model) ? Effect.succeed(model.value.layer) : Effect.dieMessage("no model configured")
+    )
   )
 })
 
@@ -302,7 +315,8 @@ export const runAgent = (
     const redisUrl = yield* Config.option(Config.redacted("REDIS_URL")).pipe(Effect.orElseSucceed(() => Option.none()))
     const cache = Option.match(redisUrl, {
       onNone: () => mcp.cache,
-      onSome: (url) => RedisToolCache.layer({ ttl: McpToolCache.defaultTtl }).pipe(Layer.provide(McpRedis.layer({ url })))
+      onSome: (url) =>
+        RedisToolCache.layer({ ttl: McpToolCache.defaultTtl }).pipe(Layer.provide(McpRedis.layer({ url })))
     })
     const AgentLive = Agent.layer({
       // the progress bar before the transcript: it is erased before a result is printed
@@ -319,4 +333,3 @@ export const runAgent = (
     )
     return yield* Agent.run(prompt).pipe(Effect.provide(AgentLive))
   })
-

@@ -65,13 +65,18 @@ export const handler = (options: Options.CompleteOptions) =>
 
     const client = yield* Catalog.connect(factory, server, connectLimit(options.connectTimeout)).pipe(
       Effect.mapError((error) =>
-        new CliError.RunFailed({ reason: "Unavailable", message: `cannot complete: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}` })
+        new CliError.RunFailed({
+          reason: "Unavailable",
+          message: `cannot complete: MCP server ${name} is unavailable: ${McpError.reasonOf(error)}`
+        })
       )
     )
     const params = {
       ref,
       argument,
-      ...(context.length > 0 ? { context: { arguments: Object.fromEntries(context.map((c) => [c.name, c.value])) } } : {})
+      ...(context.length > 0
+        ? { context: { arguments: Object.fromEntries(context.map((c) => [c.name, c.value])) } }
+        : {})
     }
     const answer = yield* client.request("completion/complete", params).pipe(
       McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
@@ -104,6 +109,8 @@ export const handler = (options: Options.CompleteOptions) =>
       : completion.hasMore === true
       ? "more"
       : undefined
-    if (more !== undefined) yield* Output.errorLine(`zett: ${name} has ${more} values for ${argument.name}; type more of it to narrow them`)
+    if (more !== undefined) {
+      yield* Output.errorLine(`zett: ${name} has ${more} values for ${argument.name}; type more of it to narrow them`)
+    }
     if (completion.values.length === 0) yield* Output.errorLine(`zett: ${name} proposes no value for ${argument.name}`)
   }).pipe(Effect.scoped)

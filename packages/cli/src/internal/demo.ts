@@ -48,13 +48,19 @@ export const handler = (options: Options.DemoOptions) =>
 
     yield* Output.line()
     yield* Output.line(`> ${Demo.prompt}`)
-    const reply = yield* runAgent(Demo.prompt, { servers: [server] }, {
-      clientFactory: tracker.factory,
-      extension: {
-        connectTimeout: extensionLimit(connectTimeout),
-        callTimeout: extensionLimit(callLimit(options.callTimeout))
-      }
-    }, model.layer, [results.extension])
+    const reply = yield* runAgent(
+      Demo.prompt,
+      { servers: [server] },
+      {
+        clientFactory: tracker.factory,
+        extension: {
+          connectTimeout: extensionLimit(connectTimeout),
+          callTimeout: extensionLimit(callLimit(options.callTimeout))
+        }
+      },
+      model.layer,
+      [results.extension]
+    )
     yield* Output.line()
     yield* Output.line(`Answer: ${reply.content}`)
 
@@ -68,7 +74,10 @@ export const handler = (options: Options.DemoOptions) =>
           : `server processes still running: ${left.join(", ")}.`)
     )
     if (opened !== closed || left.length > 0) {
-      return yield* new CliError.RunFailed({ reason: "CheckFailed", message: "the demo left MCP connections or server processes open" })
+      return yield* new CliError.RunFailed({
+        reason: "CheckFailed",
+        message: "the demo left MCP connections or server processes open"
+      })
     }
     // the check is on what the tool returned to the model, not on the wording of the answer
     if (scripted && results.sum() !== 42) {

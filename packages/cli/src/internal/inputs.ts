@@ -24,10 +24,15 @@ const ask = (environment: Context.Context<Prompt.Prompt.Environment>) => (input:
     const message = input.description === undefined ? `Value of ${input.id}` : `${input.description} (${input.id})`
     return input.password
       ? yield* Prompt.run(Prompt.password({ message }))
-      : Redacted.make(yield* Prompt.run(Prompt.text({ message, ...(input.default !== undefined ? { default: input.default } : {}) })))
+      : Redacted.make(
+        yield* Prompt.run(Prompt.text({ message, ...(input.default !== undefined ? { default: input.default } : {}) }))
+      )
   }).pipe(
     Effect.provide(environment),
-    Effect.catchTag("QuitException", () => new McpInputs.InputError({ id: input.id, reason: "Cancelled", description: "the prompt was cancelled" }))
+    Effect.catchTag(
+      "QuitException",
+      () => new McpInputs.InputError({ id: input.id, reason: "Cancelled", description: "the prompt was cancelled" })
+    )
   )
 
 /** The terminal prompt; an `McpInputs` already in context (a test's, an app's) is kept. */
@@ -40,5 +45,6 @@ export const layer: Layer.Layer<McpInputs.McpInputs, never, Prompt.Prompt.Enviro
 export const provide = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | Prompt.Prompt.Environment> =>
   Effect.flatMap(
     McpInputs.McpInputs,
-    (given): Effect.Effect<A, E, R | Prompt.Prompt.Environment> => given !== McpInputs.unavailable ? self : Effect.provide(self, layer)
+    (given): Effect.Effect<A, E, R | Prompt.Prompt.Environment> =>
+      given !== McpInputs.unavailable ? self : Effect.provide(self, layer)
   )

@@ -34,77 +34,83 @@ export const loopbackHook = (options: {
   readonly browser: boolean
   readonly output: Output.Output["Type"]
 }): Effect.Effect<McpAuthorization.McpAuthorization["Type"], never, Prompt.Prompt.Environment> =>
-  Effect.map(Effect.context<Prompt.Prompt.Environment>(), (terminal) => McpAuthorization.McpAuthorization.of({
-    login: (server) =>
-      Effect.gen(function*() {
-        const callbacks = yield* Queue.unbounded<URLSearchParams>()
-        const listener = yield* Effect.acquireRelease(
-          Effect.async<Http.Server, McpAuthorization.McpAuthorizationError>((resume) => {
-            const http = Http.createServer((req, res) => {
-              const url = new URL(req.url ?? "/", "http://127.0.0.1")
-              if (url.pathname !== "/callback") return void res.writeHead(404).end()
-              const failed = url.searchParams.get("error")
-              res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-              res.end(page(failed === null ? "zett is authorized." : "The authorization was refused."))
-              Queue.unsafeOffer(callbacks, url.searchParams)
-            })
-            http.on("error", (error: NodeJS.ErrnoException) =>
-              resume(Effect.fail(
-                new McpAuthorization.McpAuthorizationError({
-                  server: server.name,
-                  reason: "Unavailable",
-                  description: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
-                })
-              )))
-            http.listen(Option.getOrElse(options.port, () => server.redirectPort ?? 0), "127.0.0.1", () => resume(Effect.succeed(http)))
-          }),
-          (http) =>
-            Effect.async<void>((resume) => {
-              http.closeAllConnections()
-              http.close(() => resume(Effect.void))
-            })
-        )
-        const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`
-        return {
-          redirectUrl,
-          authorize: (authorizationUrl: URL) =>
-            Effect.gen(function*() {
-              const checked = OpenUrl.check(authorizationUrl.href)
-              if (checked._tag === "Refused") {
-                return yield* new McpAuthorization.McpAuthorizationError({
-                  server: server.name,
-                  reason: "InvalidUrl",
-                  description: `the authorization URL is refused: ${checked.reason}`
-                })
-              }
-              yield* options.output.stderr(
-                `To authorize zett for ${server.name}, open this URL in a browser:\n` +
-                  `${inert(checked.url.href)}\n${OpenUrl.domainLine(checked.url)}\n`
+  Effect.map(Effect.context<Prompt.Prompt.Environment>(), (terminal) =>
+    McpAuthorization.McpAuthorization.of({
+      login: (server) =>
+        Effect.gen(function*() {
+          const callbacks = yield* Queue.unbounded<URLSearchParams>()
+          const listener = yield* Effect.acquireRelease(
+            Effect.async<Http.Server, McpAuthorization.McpAuthorizationError>((resume) => {
+              const http = Http.createServer((req, res) => {
+                const url = new URL(req.url ?? "/", "http://127.0.0.1")
+                if (url.pathname !== "/callback") return void res.writeHead(404).end()
+                const failed = url.searchParams.get("error")
+                res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+                res.end(page(failed === null ? "zett is authorized." : "The authorization was refused."))
+                Queue.unsafeOffer(callbacks, url.searchParams)
+              })
+              http.on("error", (error: NodeJS.ErrnoException) =>
+                resume(Effect.fail(
+                  new McpAuthorization.McpAuthorizationError({
+                    server: server.name,
+                    reason: "Unavailable",
+                    description: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
+                  })
+                )))
+              http.listen(
+                Option.getOrElse(options.port, () => server.redirectPort ?? 0),
+                "127.0.0.1",
+                () => resume(Effect.succeed(http))
               )
-              const offered = options.browser
-                ? yield* OpenUrl.offer(checked.url).pipe(
-                  Effect.provide(terminal),
-                  Effect.catchTag("QuitException", () => Effect.succeed("declined" as const))
+            }),
+            (http) =>
+              Effect.async<void>((resume) => {
+                http.closeAllConnections()
+                http.close(() => resume(Effect.void))
+              })
+          )
+          const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`
+          return {
+            redirectUrl,
+            authorize: (authorizationUrl: URL) =>
+              Effect.gen(function*() {
+                const checked = OpenUrl.check(authorizationUrl.href)
+                if (checked._tag === "Refused") {
+                  return yield* new McpAuthorization.McpAuthorizationError({
+                    server: server.name,
+                    reason: "InvalidUrl",
+                    description: `the authorization URL is refused: ${checked.reason}`
+                  })
+                }
+                yield* options.output.stderr(
+                  `To authorize zett for ${server.name}, open this URL in a browser:\n` +
+                    `${inert(checked.url.href)}\n${OpenUrl.domainLine(checked.url)}\n`
                 )
-                : "no-browser"
-              yield* options.output.stderr(
-                `${offered === "opened" ? "(opened in your browser)\n" : ""}` +
-                  `Waiting for the redirect to ${redirectUrl} (${Duration.format(options.timeout)} at most)…\n`
-              )
-              const params = yield* Queue.take(callbacks).pipe(
-                Effect.timeoutFail({
-                  duration: options.timeout,
-                  onTimeout: () =>
-                    new McpAuthorization.McpAuthorizationError({
-                      server: server.name,
-                      reason: "Timeout",
-                      description: `no redirect came back within ${Duration.format(options.timeout)}; run zett auth login ${server.name} again`
-                    })
-                })
-              )
-              return yield* McpAuthorization.callback(server.name, params)
-            })
-        }
-      })
-  }))
-
+                const offered = options.browser
+                  ? yield* OpenUrl.offer(checked.url).pipe(
+                    Effect.provide(terminal),
+                    Effect.catchTag("QuitException", () => Effect.succeed("declined" as const))
+                  )
+                  : "no-browser"
+                yield* options.output.stderr(
+                  `${offered === "opened" ? "(opened in your browser)\n" : ""}` +
+                    `Waiting for the redirect to ${redirectUrl} (${Duration.format(options.timeout)} at most)…\n`
+                )
+                const params = yield* Queue.take(callbacks).pipe(
+                  Effect.timeoutFail({
+                    duration: options.timeout,
+                    onTimeout: () =>
+                      new McpAuthorization.McpAuthorizationError({
+                        server: server.name,
+                        reason: "Timeout",
+                        description: `no redirect came back within ${
+                          Duration.format(options.timeout)
+                        }; run zett auth login ${server.name} again`
+                      })
+                  })
+                )
+                return yield* McpAuthorization.callback(server.name, params)
+              })
+          }
+        })
+    }))

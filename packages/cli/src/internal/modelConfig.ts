@@ -80,7 +80,9 @@ export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.C
   if (!(provider in providers) || model === "") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_MODEL"],
-      `expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>, got ${JSON.stringify(text.slice(0, 80))}`
+      `expected openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>, got ${
+        JSON.stringify(text.slice(0, 80))
+      }`
     ))
   }
   const names = providers[provider]
@@ -162,7 +164,10 @@ const languageModels: {
  *
  * @internal
  */
-export const layer = (config: ModelConfig, options: Options = {}): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
+export const layer = (
+  config: ModelConfig,
+  options: Options = {}
+): Layer.Layer<Model.Model, never, HttpClient.HttpClient> => {
   const redact = [...(options.redact ?? []), ...Option.toArray(config.apiKey)]
   const modelOptions: AiModel.Options = {
     ...options,
@@ -194,7 +199,12 @@ export const layerFromConfig = (
     Effect.flatMap(configured, (config) =>
       Option.match(config, {
         onNone: () =>
-          Effect.fail(ConfigError.MissingData(["ZETT_MODEL"], "set ZETT_MODEL to openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>")),
+          Effect.fail(
+            ConfigError.MissingData(
+              ["ZETT_MODEL"],
+              "set ZETT_MODEL to openai:<model>, openai-chat:<model>, anthropic:<model>, google:<model> or bedrock:<model>"
+            )
+          ),
         onSome: (config) => Effect.succeed(layer(config, options))
       }))
   )

@@ -31,9 +31,15 @@ export const check = (text: string): Checked => {
     // the WHATWG parser has already normalized the host: `127.1` and `0x7f000001` are `127.0.0.1`
     return McpAuthorization.isLoopbackHost(url.hostname)
       ? { _tag: "Allowed", url }
-      : { _tag: "Refused", reason: `http: URLs are opened only on this machine (localhost, 127.0.0.0/8, [::1]), not ${url.host}` }
+      : {
+        _tag: "Refused",
+        reason: `http: URLs are opened only on this machine (localhost, 127.0.0.0/8, [::1]), not ${url.host}`
+      }
   }
-  return { _tag: "Refused", reason: `${inert(url.protocol)} URLs are not opened (only https:, and http: on this machine)` }
+  return {
+    _tag: "Refused",
+    reason: `${inert(url.protocol)} URLs are not opened (only https:, and http: on this machine)`
+  }
 }
 
 /** The domain shown on its own line, so that a look-alike path or user info cannot pass for it. */

@@ -12,8 +12,8 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
 /** `McpExtension.defaultDiscoveryConcurrency`, without loading the extension for `--help` (a test ties the two). */
@@ -73,7 +73,11 @@ export const valueError = (args: ReadonlyArray<string>, message: string): string
     const arg = args[i]!
     if (!arg.startsWith("--")) continue
     const equals = arg.indexOf("=")
-    const name = equals === -1 ? (args[i + 1] === value ? arg : undefined) : arg.slice(equals + 1) === value ? arg.slice(0, equals) : undefined
+    const name = equals === -1
+      ? (args[i + 1] === value ? arg : undefined)
+      : arg.slice(equals + 1) === value
+      ? arg.slice(0, equals)
+      : undefined
     if (name === undefined) continue
     const expected = expectations.get(name) ?? (kind === "integer" ? "a whole number" : "a number")
     return `${name} expects ${expected}, got '${value}'`
@@ -82,7 +86,13 @@ export const valueError = (args: ReadonlyArray<string>, message: string): string
 }
 
 const seconds = (name: string, description: string) =>
-  numericOption(name, "float", description, (value) => Number.isFinite(value) && value >= 0, "a number of seconds, 0 or more")
+  numericOption(
+    name,
+    "float",
+    description,
+    (value) => Number.isFinite(value) && value >= 0,
+    "a number of seconds, 0 or more"
+  )
 
 export const connectTimeout = seconds(
   "connect-timeout",
@@ -144,8 +154,12 @@ const secrets = Options.map((values: Array<string>) => values.map((value) => Red
 
 /** A server on the command line instead of a configuration file (see `internal/adhoc.ts`). */
 const adHoc = {
-  url: optionalText("url", "Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."),
-  header: repeatedText("header", "A header for --url, as NAME:VALUE (repeat it for more); values are never printed.").pipe(secrets),
+  url: optionalText(
+    "url",
+    "Connect to this one MCP server (Streamable HTTP, or --transport sse) instead of a configuration file."
+  ),
+  header: repeatedText("header", "A header for --url, as NAME:VALUE (repeat it for more); values are never printed.")
+    .pipe(secrets),
   transport: Options.choice("transport", ["streamable-http", "sse"]).pipe(
     Options.withDescription("The transport of --url (default streamable-http)."),
     Options.optional
@@ -171,7 +185,16 @@ const adHoc = {
 }
 
 /** The levels of MCP's `logging/setLevel`, from the most to the least verbose. */
-export const serverLogLevels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const
+export const serverLogLevels = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+] as const
 
 export type ServerLogLevel = (typeof serverLogLevels)[number]
 
@@ -202,9 +225,13 @@ const discovering = { config, lenient, connectTimeout, discoveryConcurrency, ...
 
 export const tools = {
   ...discovering,
-  json: Options.boolean("json").pipe(Options.withDescription("Print the report as JSON (each tool with its inputSchema).")),
+  json: Options.boolean("json").pipe(
+    Options.withDescription("Print the report as JSON (each tool with its inputSchema).")
+  ),
   schema: Options.boolean("schema").pipe(
-    Options.withDescription("Under each tool, what it takes: a line per argument, with its type, required or default, and description.")
+    Options.withDescription(
+      "Under each tool, what it takes: a line per argument, with its type, required or default, and description."
+    )
   ),
   search: Options.text("search").pipe(
     Options.withDescription(
@@ -219,7 +246,8 @@ export const tools = {
 }
 
 // Node 24's parser adds where the error is as "(line 1 column 9)" after the position Node 20 and 22 give alone
-const sameOnEveryNode = (message: string | undefined) => (message ?? "unreadable").replace(/ \(line \d+ column \d+\)$/, "")
+const sameOnEveryNode = (message: string | undefined) =>
+  (message ?? "unreadable").replace(/ \(line \d+ column \d+\)$/, "")
 
 const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : typeof value)
 
@@ -234,7 +262,9 @@ const jsonArguments = (whose: string, example: string, description: string) =>
         Schema.parseJson().annotations({
           message: (issue) =>
             `${whose} arguments are not valid JSON (${
-              issue._tag === "Transformation" && issue.issue._tag === "Type" ? sameOnEveryNode(issue.issue.message) : "unreadable"
+              issue._tag === "Transformation" && issue.issue._tag === "Type"
+                ? sameOnEveryNode(issue.issue.message)
+                : "unreadable"
             })`
         }),
         Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
@@ -286,7 +316,9 @@ export const demo = {
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print the result as JSON."))
 
-const serverArg = Args.text({ name: "server" }).pipe(Args.withDescription("A server's name, as the configuration writes it."))
+const serverArg = Args.text({ name: "server" }).pipe(
+  Args.withDescription("A server's name, as the configuration writes it.")
+)
 
 /** `zett resources` and `zett prompts`: every configured server, or the one named. */
 const listing = {
@@ -309,12 +341,16 @@ const oneServer = {
   ...speaking,
   json,
   ...adHoc,
-  server: serverArg.pipe(Args.withDescription("A server's name, as the configuration writes it (none with --url or after --)."))
+  server: serverArg.pipe(
+    Args.withDescription("A server's name, as the configuration writes it (none with --url or after --).")
+  )
 }
 
 export const read = {
   ...oneServer,
-  uri: Args.text({ name: "uri" }).pipe(Args.withDescription("The resource's URI (listed by zett resources, or made from a template)."))
+  uri: Args.text({ name: "uri" }).pipe(
+    Args.withDescription("The resource's URI (listed by zett resources, or made from a template).")
+  )
 }
 
 export const prompts = listing
@@ -323,7 +359,9 @@ export const skills = listing
 
 export const skill = {
   ...oneServer,
-  name: Args.text({ name: "skill" }).pipe(Args.withDescription("The skill's name, as zett skills lists it, or the URI of its SKILL.md.")),
+  name: Args.text({ name: "skill" }).pipe(
+    Args.withDescription("The skill's name, as zett skills lists it, or the URI of its SKILL.md.")
+  ),
   path: Args.optional(
     Args.text({ name: "path" }).pipe(
       Args.withDescription("A file of the skill, relative to its folder (default: its SKILL.md).")
@@ -356,14 +394,18 @@ export const complete = {
     "Complete a variable of this resource template (its URI template, as zett resources lists it)."
   ),
   argument: Options.text("argument").pipe(
-    Options.withDescription("The argument to complete and what is typed of it so far, as NAME=VALUE (VALUE may be empty).")
+    Options.withDescription(
+      "The argument to complete and what is typed of it so far, as NAME=VALUE (VALUE may be empty)."
+    )
   ),
   context: repeatedText(
     "context",
     "An argument already chosen, as NAME=VALUE, that the completion may depend on (repeat it for more)."
   ),
   server: Args.optional(
-    serverArg.pipe(Args.withDescription("The server's name, as the configuration writes it (none with --url or after --)."))
+    serverArg.pipe(
+      Args.withDescription("The server's name, as the configuration writes it (none with --url or after --).")
+    )
   )
 }
 
@@ -371,7 +413,9 @@ export const authLogin = {
   config,
   server: serverArg,
   port: Options.integer("port").pipe(
-    Options.withDescription("The 127.0.0.1 port to receive the redirect on (default: the server's redirectPort, else a free one)."),
+    Options.withDescription(
+      "The 127.0.0.1 port to receive the redirect on (default: the server's redirectPort, else a free one)."
+    ),
     Options.optional
   ),
   timeout: Options.integer("timeout").pipe(

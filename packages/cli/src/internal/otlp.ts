@@ -5,10 +5,10 @@
  * @internal
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import type { AttributeValue, Span as OtelSpan } from "@opentelemetry/api"
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
-import type { AttributeValue, Span as OtelSpan } from "@opentelemetry/api"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,28 +24,28 @@ const isPrimitiveArray = (value: unknown): value is AttributeValue =>
  * string arrays (`gen_ai.response.finish_reasons`). A homogeneous array of strings, numbers or booleans is set
  * on the OpenTelemetry span as the array it is.
  */
-const arrayAttributes: Layer.Layer<never> = Layer.unwrapEffect(Effect.map(Effect.tracer, (tracer) =>
-  Layer.setTracer(Tracer.make({
-    span: (...args) => {
-      const span = tracer.span(...args)
-      const otel = (span as Tracer.Span & { readonly span?: OtelSpan }).span
-      if (otel === undefined) return span
-      const attribute = span.attribute.bind(span)
-      span.attribute = (key, value) => {
-        if (!isPrimitiveArray(value)) return attribute(key, value)
-        const attributes = span.attributes as Map<string, unknown>
-        attributes.set(key, value)
-        otel.setAttribute(key, value)
-      }
-      return span
-    },
-    context: tracer.context
-  }))
-))
+const arrayAttributes: Layer.Layer<never> = Layer.unwrapEffect(
+  Effect.map(Effect.tracer, (tracer) =>
+    Layer.setTracer(Tracer.make({
+      span: (...args) => {
+        const span = tracer.span(...args)
+        const otel = (span as Tracer.Span & { readonly span?: OtelSpan }).span
+        if (otel === undefined) return span
+        const attribute = span.attribute.bind(span)
+        span.attribute = (key, value) => {
+          if (!isPrimitiveArray(value)) return attribute(key, value)
+          const attributes = span.attributes as Map<string, unknown>
+          attributes.set(key, value)
+          otel.setAttribute(key, value)
+        }
+        return span
+      },
+      context: tracer.context
+    })))
+)
 
 /** @internal */
-export const layer = (endpoints: Endpoints): Layer.Layer<never> =>
-  Layer.provide(arrayAttributes, sdk(endpoints))
+export const layer = (endpoints: Endpoints): Layer.Layer<never> => Layer.provide(arrayAttributes, sdk(endpoints))
 
 const sdk = (endpoints: Endpoints): Layer.Layer<never> =>
   NodeSdk.layer(() => ({

@@ -9,8 +9,8 @@ import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"
 import * as Catalog from "./catalog.js"
-import { inert } from "./inert.js"
 import { nameList } from "./common.js"
+import { inert } from "./inert.js"
 import type * as Options from "./options.js"
 import { callLimit } from "./options.js"
 
@@ -49,7 +49,12 @@ const stringArguments = (args: Readonly<Record<string, unknown>>) =>
       ? Effect.succeed([key, value] as const)
       : typeof value === "number" || typeof value === "boolean"
       ? Effect.succeed([key, String(value)] as const)
-      : Effect.fail(new CliError.UsageError({ reason: "InvalidArgument", message: `the prompt's argument ${key} must be a string; got ${kindOf(value)}` }))).pipe(
+      : Effect.fail(
+        new CliError.UsageError({
+          reason: "InvalidArgument",
+          message: `the prompt's argument ${key} must be a string; got ${kindOf(value)}`
+        })
+      )).pipe(
       Effect.map((entries) => Object.fromEntries(entries) as Record<string, string>)
     )
 
@@ -76,28 +81,46 @@ export const getHandler = (options: Options.PromptOptions) =>
     if (unknown.length > 0) {
       return yield* new CliError.UsageError({
         reason: "InvalidArgument",
-        message: `prompt ${options.name} has no argument ${unknown.join(", ")}; its arguments: ${argumentsLine(prompt) || "none"}`
+        message: `prompt ${options.name} has no argument ${unknown.join(", ")}; its arguments: ${
+          argumentsLine(prompt) || "none"
+        }`
       })
     }
-    const missing = (prompt.arguments ?? []).filter((arg) => arg.required === true && !(arg.name in args)).map((arg) => arg.name)
+    const missing = (prompt.arguments ?? []).filter((arg) => arg.required === true && !(arg.name in args)).map((arg) =>
+      arg.name
+    )
     if (missing.length > 0) {
       return yield* new CliError.UsageError({
         reason: "InvalidArgument",
-        message: `prompt ${options.name} needs ${missing.length === 1 ? "the argument" : "the arguments"} ${missing.join(", ")}` +
+        message:
+          `prompt ${options.name} needs ${missing.length === 1 ? "the argument" : "the arguments"} ${
+            missing.join(", ")
+          }` +
           ` (its arguments: ${argumentsLine(prompt)})`
       })
     }
     const got = yield* McpPrompts.get(client, options.name, args).pipe(
       McpError.within({ server: name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
-        new CliError.RunFailed({ reason: "Failed", message: `prompt ${options.name} of ${name} failed: ${Catalog.failureReason(error)}` })
+        new CliError.RunFailed({
+          reason: "Failed",
+          message: `prompt ${options.name} of ${name} failed: ${Catalog.failureReason(error)}`
+        })
       )
     )
-    const messages = got.messages.map((m) => ({ role: m._tag === "AssistantMessage" ? "assistant" : "user", content: m.content }))
+    const messages = got.messages.map((m) => ({
+      role: m._tag === "AssistantMessage" ? "assistant" : "user",
+      content: m.content
+    }))
     if (options.json) {
       return yield* Output.line(
         JSON.stringify(
-          { server: name, prompt: options.name, ...(got.description !== undefined ? { description: got.description } : {}), messages },
+          {
+            server: name,
+            prompt: options.name,
+            ...(got.description !== undefined ? { description: got.description } : {}),
+            messages
+          },
           null,
           2
         )

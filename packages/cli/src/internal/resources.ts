@@ -68,13 +68,19 @@ export const readHandler = (options: Options.ReadOptions) =>
     const { factory, server } = yield* Catalog.named(options)
     const client = yield* Catalog.connect(factory, server, connectLimit(options.connectTimeout)).pipe(
       Effect.mapError((error) =>
-        new CliError.RunFailed({ reason: "Unavailable", message: `cannot read ${options.uri}: MCP server ${server.name} is unavailable: ${McpError.reasonOf(error)}` })
+        new CliError.RunFailed({
+          reason: "Unavailable",
+          message: `cannot read ${options.uri}: MCP server ${server.name} is unavailable: ${McpError.reasonOf(error)}`
+        })
       )
     )
     const contents = yield* McpResources.read(client, options.uri).pipe(
       McpError.within({ server: server.name, operation: "call", limit: callLimit(options.callTimeout, server) }),
       Effect.mapError((error) =>
-        new CliError.RunFailed({ reason: "Failed", message: `cannot read ${options.uri} of ${server.name}: ${Catalog.failureReason(error)}` })
+        new CliError.RunFailed({
+          reason: "Failed",
+          message: `cannot read ${options.uri} of ${server.name}: ${Catalog.failureReason(error)}`
+        })
       )
     )
     if (options.json) {

@@ -6,9 +6,17 @@
 import type { Message } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { loadConfiguration, modelLayer, noModel, offerLogins, resolveClientFactory, resolveConfigPath, runAgent } from "./common.js"
 import * as Output from "../Output.js"
 import * as AdHoc from "./adhoc.js"
+import {
+  loadConfiguration,
+  modelLayer,
+  noModel,
+  offerLogins,
+  resolveClientFactory,
+  resolveConfigPath,
+  runAgent
+} from "./common.js"
 import * as Inputs from "./inputs.js"
 import * as Options from "./options.js"
 import { callLimit, connectLimit, extensionLimit } from "./options.js"
@@ -41,7 +49,10 @@ export const handler = (options: Options.RunOptions) =>
       clientFactory,
       servers !== undefined
         ? Effect.succeed(servers)
-        : Effect.orElseSucceed(Effect.map(loadConfiguration(options.config, options), (loaded) => loaded.snapshot.servers), () => [])
+        : Effect.orElseSucceed(
+          Effect.map(loadConfiguration(options.config, options), (loaded) => loaded.snapshot.servers),
+          () => []
+        )
     )
     const result = yield* runAgent(options.prompt, { configPath, servers, strictConfig: !options.lenient }, {
       clientFactory,

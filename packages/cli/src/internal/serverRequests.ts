@@ -8,11 +8,11 @@
  *
  * @internal
  */
-import { NodeMcpElicitation } from "@zett/mcp-node"
 import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
 import type { Model } from "@zett/agent"
 import { McpElicitation, McpSampling } from "@zett/mcp"
+import { NodeMcpElicitation } from "@zett/mcp-node"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -21,9 +21,9 @@ import * as Option from "effect/Option"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import * as Chatter from "./chatter.js"
-import * as Quit from "./quit.js"
 import { inert } from "./inert.js"
 import * as OpenUrl from "./openUrl.js"
+import * as Quit from "./quit.js"
 
 export interface Settings {
   /** Answer a form with its defaults, without asking (`--yes-defaults`). */
@@ -46,7 +46,9 @@ const itemCount = (field: McpElicitation.Field) => ({
 })
 
 const typeText = (field: McpElicitation.Field) => {
-  const parts: Array<string> = [field.type === "array" ? "choose any" : field.choices !== undefined ? "choose one" : field.type]
+  const parts: Array<string> = [
+    field.type === "array" ? "choose any" : field.choices !== undefined ? "choose one" : field.type
+  ]
   if (field.format !== undefined) parts.push(field.format)
   const { maxItems, minItems } = itemCount(field)
   if (minItems !== undefined && maxItems !== undefined) parts.push(`${minItems} to ${maxItems} choices`)
@@ -56,7 +58,9 @@ const typeText = (field: McpElicitation.Field) => {
   else if (field.minimum !== undefined) parts.push(`at least ${field.minimum}`)
   else if (field.maximum !== undefined) parts.push(`at most ${field.maximum}`)
   parts.push(field.required ? "required" : "optional")
-  if (field.default !== undefined) parts.push(`default ${Array.isArray(field.default) ? field.default.join(", ") : String(field.default)}`)
+  if (field.default !== undefined) {
+    parts.push(`default ${Array.isArray(field.default) ? field.default.join(", ") : String(field.default)}`)
+  }
   return parts.join(", ")
 }
 
@@ -89,7 +93,9 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
   }
   if (field.choices !== undefined) {
     // the default first: the cursor starts on it
-    const choices = [...field.choices].sort((a, b) => Number(b.value === field.default) - Number(a.value === field.default))
+    const choices = [...field.choices].sort((a, b) =>
+      Number(b.value === field.default) - Number(a.value === field.default)
+    )
     return Prompt.select({
       message,
       choices: [
@@ -106,7 +112,11 @@ const askField = (field: McpElicitation.Field): Prompt.Prompt<McpElicitation.Val
     message,
     ...(field.default !== undefined ? { default: String(field.default) } : {}),
     validate: (text) => {
-      if (text === "") return field.required && field.default === undefined ? Effect.fail("a value is required") : Effect.succeed(text)
+      if (text === "") {
+        return field.required && field.default === undefined
+          ? Effect.fail("a value is required")
+          : Effect.succeed(text)
+      }
       if (!numeric) {
         // a format (email, uri, date) or length the server asks for is checked here, so it can be typed again
         const problem = NodeMcpElicitation.checkField(field, text)
@@ -143,7 +153,9 @@ const form = (request: McpElicitation.FormRequest, settings: Settings) =>
     if (!(yield* isTerminal)) {
       yield* Output.errorLine(inert(
         `zett: ${asked}; declined: zett is not running on a terminal` +
-          (settings.yesDefaults ? ` and ${missing.map((field) => field.name).join(", ")} has no default` : " (--yes-defaults answers with the defaults)")
+          (settings.yesDefaults
+            ? ` and ${missing.map((field) => field.name).join(", ")} has no default`
+            : " (--yes-defaults answers with the defaults)")
       ))
       return { action: "decline" } as const
     }
@@ -182,7 +194,9 @@ const url = (request: McpElicitation.UrlRequest, settings: Settings) =>
     const offered = settings.openUrls === false ? "no-browser" : yield* OpenUrl.offer(checked.url)
     if (offered === "declined") return { action: "decline" } as const
     yield* Output.line(offered === "opened" ? "(opened in your browser)" : "(open it in a browser yourself)")
-    const done = yield* Prompt.run(Prompt.confirm({ message: `Done with ${checked.url.host}? (no declines)`, initial: true }))
+    const done = yield* Prompt.run(
+      Prompt.confirm({ message: `Done with ${checked.url.host}? (no declines)`, initial: true })
+    )
     return { action: done ? "accept" : "decline" } as const
   })
 
@@ -214,27 +228,46 @@ const approve = (
     const last = request.params.messages.at(-1)
     const blocks = last === undefined ? [] : Array.isArray(last.content) ? last.content : [last.content]
     const text = blocks.map((block) => block.type === "text" ? block.text : `[${block.type}]`).join(" ")
-    const asked = inert(`MCP server ${request.server} asks the model (up to ${request.params.maxTokens} tokens): ${quote(text)}`)
+    const asked = inert(
+      `MCP server ${request.server} asks the model (up to ${request.params.maxTokens} tokens): ${quote(text)}`
+    )
     if (!(yield* isTerminal)) {
       yield* Output.errorLine(`zett: ${asked}; declined: zett is not running on a terminal`)
       return false
     }
     yield* Output.line(asked)
     return yield* Prompt.run(Prompt.confirm({ message: inert(`Let ${request.server} use the model?`), initial: false }))
-  }).pipe(Effect.catchTag("QuitException", () => Effect.as(Quit.request(quit), false)), Progress.prompting, Effect.provide(environment))
+  }).pipe(
+    Effect.catchTag("QuitException", () => Effect.as(Quit.request(quit), false)),
+    Progress.prompting,
+    Effect.provide(environment)
+  )
 
 /** The defaults of `zett`'s sampling: a few requests per run, of a reasonable size. */
 export const samplingLimits = { maxTokens: 4_096, maxCallsPerRequest: 5 } as const
 
 /** `McpElicitation` (always) and `McpSampling` (when a model is there), answering on the terminal. */
 export const layer = (settings: Settings): Layer.Layer<never, never, Environment> =>
-  Layer.unwrapEffect(Effect.map(Effect.all([Effect.context<Environment>(), Effect.serviceOption(Chatter.Chatter), Effect.serviceOption(Quit.Quit)]), ([environment, chatter, quit]) => {
-    const elicitation = Layer.succeed(
-      McpElicitation.McpElicitation,
-      McpElicitation.McpElicitation.of({ offered: true, handle: elicit(environment, chatter, quit, settings) })
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.all([
+        Effect.context<Environment>(),
+        Effect.serviceOption(Chatter.Chatter),
+        Effect.serviceOption(Quit.Quit)
+      ]),
+      ([environment, chatter, quit]) => {
+        const elicitation = Layer.succeed(
+          McpElicitation.McpElicitation,
+          McpElicitation.McpElicitation.of({ offered: true, handle: elicit(environment, chatter, quit, settings) })
+        )
+        if (settings.sampling === undefined) return elicitation
+        const model = settings.sampling === "agent" ? undefined : Layer.orDie(settings.sampling)
+        const sampling = McpSampling.layer({
+          ...samplingLimits,
+          approve: approve(environment, chatter, quit),
+          ...(model !== undefined ? { model } : {})
+        })
+        return Layer.merge(elicitation, sampling)
+      }
     )
-    if (settings.sampling === undefined) return elicitation
-    const model = settings.sampling === "agent" ? undefined : Layer.orDie(settings.sampling)
-    const sampling = McpSampling.layer({ ...samplingLimits, approve: approve(environment, chatter, quit), ...(model !== undefined ? { model } : {}) })
-    return Layer.merge(elicitation, sampling)
-  })) as Layer.Layer<never, never, Environment>
+  ) as Layer.Layer<never, never, Environment>

@@ -54,8 +54,12 @@ export const readHandler = (options: Options.SkillOptions) =>
       return yield* new CliError.UsageError({
         reason: found.length === 0 ? "NotFound" : "InvalidArgument",
         message: found.length === 0
-          ? `no skill named ${options.name} on ${name}; available: ${nameList(skills.map((skill) => skill.frontmatter.name))}`
-          : `${found.length} skills of ${name} are named ${options.name}: give the URI of one (${found.map((skill) => skill.uri).join(", ")})`
+          ? `no skill named ${options.name} on ${name}; available: ${
+            nameList(skills.map((skill) => skill.frontmatter.name))
+          }`
+          : `${found.length} skills of ${name} are named ${options.name}: give the URI of one (${
+            found.map((skill) => skill.uri).join(", ")
+          })`
       })
     }
     const skill = found[0]!

@@ -45,7 +45,11 @@ const read = (text: string, schema: unknown): Either.Either<unknown, string> => 
       return text.trim() !== "" && Number.isSafeInteger(value) ? Either.right(value) : Either.left("a whole number")
     }
     case "boolean":
-      return text === "true" ? Either.right(true) : text === "false" ? Either.right(false) : Either.left("true or false")
+      return text === "true"
+        ? Either.right(true)
+        : text === "false"
+        ? Either.right(false)
+        : Either.left("true or false")
     case "array": {
       if (text.trimStart().startsWith("[")) {
         const parsed = json(text)

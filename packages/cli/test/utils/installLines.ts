@@ -3,9 +3,9 @@
  * `npm install` line of them as written. The `@zett/*` packages are not on npm: in a line they are the only words
  * replaced, by the paths of their packed tarballs.
  */
+import * as Source from "@zett/testing/Source"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Source from "@zett/testing/Source"
 
 export interface Block {
   /** The block's first line, without `# `. */

@@ -2,9 +2,9 @@
  * Running the real `zett` (from its sources) as a child process: piped, or on a pseudo-terminal made by
  * `script(1)` of util-linux. The environment holds PATH and HOME (a test's own folder) and what a test adds.
  */
+import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
-import * as Source from "@zett/testing/Source"
 
 export interface Run {
   readonly code: number | null
@@ -14,7 +14,11 @@ export interface Run {
 
 const node = process.execPath
 
-const environment = (home: string, env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "", HOME: home, ...env })
+const environment = (home: string, env: Readonly<Record<string, string>>) => ({
+  PATH: process.env.PATH ?? "",
+  HOME: home,
+  ...env
+})
 
 /** `zett ...args` with piped output; with `closeStdin`, standard input ends at once. */
 export const piped = (
@@ -69,5 +73,5 @@ export const onTerminal = (
   })
 
 /** Terminal output without its escape sequences. */
-// eslint-disable-next-line no-control-regex
+
 export const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "")

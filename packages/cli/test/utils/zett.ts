@@ -5,6 +5,7 @@
 import type { Model } from "@zett/agent"
 import { Cli, Output } from "@zett/cli"
 import { McpClient, McpClientFactory, McpError } from "@zett/mcp"
+import * as TempDir from "@zett/testing/TempDir"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,7 +14,6 @@ import type * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as TempDir from "@zett/testing/TempDir"
 
 type ListedTool = McpClient.ListToolsPage["tools"][number]
 type CallResult = Effect.Effect.Success<ReturnType<McpClient.McpClient["callTool"]>>
@@ -68,11 +68,19 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
       yield* Effect.addFinalizer(() => Effect.sync(() => void stats.closed++))
       const fake = servers[server.name]
       if (fake === undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
+        return yield* new McpError.McpConnectError({
+          server: server.name,
+          reason: "Start",
+          description: "unknown server"
+        })
       }
       if (fake.connectDefect !== undefined) return yield* Effect.die(new Error(fake.connectDefect))
       if (fake.connectError !== undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: "Network", description: fake.connectError })
+        return yield* new McpError.McpConnectError({
+          server: server.name,
+          reason: "Network",
+          description: fake.connectError
+        })
       }
       const client = McpClient.make({
         server: server.name,
@@ -138,7 +146,9 @@ export const zett = (
   Effect.suspend(() => {
     const { captured, output } = Output.makeMemory({ interactive: options?.interactive, colors: options?.colors })
     return Cli.run(args).pipe(
-      options?.clientFactory === undefined ? identity : Effect.provideService(McpClientFactory.McpClientFactory, options.clientFactory),
+      options?.clientFactory === undefined
+        ? identity
+        : Effect.provideService(McpClientFactory.McpClientFactory, options.clientFactory),
       options?.model === undefined ? identity : Effect.provide(options.model),
       Effect.provideService(Output.Output, output),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(options?.env ?? {})))),

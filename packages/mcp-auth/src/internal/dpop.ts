@@ -7,7 +7,12 @@
  *
  * @internal
  */
-import { DPOP_SUPPORTED_ALGS, DpopSession, generateDpopKeyPair, isDpopNonceChallenge } from "@modelcontextprotocol/client"
+import {
+  DPOP_SUPPORTED_ALGS,
+  DpopSession,
+  generateDpopKeyPair,
+  isDpopNonceChallenge
+} from "@modelcontextprotocol/client"
 import type { DpopAlg, DpopKeyPair } from "@modelcontextprotocol/client"
 import * as Crypto from "node:crypto"
 import * as McpTokenStore from "../McpTokenStore.js"
@@ -49,7 +54,8 @@ export const isUnsupported = (u: unknown): u is Unsupported => u instanceof Unsu
  *
  * @internal
  */
-export const isChallenge = (header: string | null): boolean => header !== null && /(?:^|,)\s*dpop(?:\s|,|$)/i.test(header)
+export const isChallenge = (header: string | null): boolean =>
+  header !== null && /(?:^|,)\s*dpop(?:\s|,|$)/i.test(header)
 
 /**
  * A 401 that asks for a nonce in the proof (RFC 9449 §9): the SDK sends the request again with it, so it is no
@@ -121,7 +127,11 @@ const importParams = (alg: DpopAlg): AlgorithmIdentifier | EcKeyImportParams | R
 
 /** The members of a public key, in the order RFC 7638 hashes them. */
 const publicMembers = (jwk: Readonly<Record<string, unknown>>): Record<string, string> => {
-  const names = jwk.kty === "RSA" ? ["e", "kty", "n"] : jwk.kty === "OKP" ? ["crv", "kty", "x"] : ["crv", "kty", "x", "y"]
+  const names = jwk.kty === "RSA"
+    ? ["e", "kty", "n"]
+    : jwk.kty === "OKP"
+    ? ["crv", "kty", "x"]
+    : ["crv", "kty", "x", "y"]
   const out: Record<string, string> = {}
   for (const name of names) {
     const value = jwk[name]
@@ -172,10 +182,14 @@ const withoutForeign = (entry: McpTokenStore.Entry, thumbprint: string): McpToke
   if (credentials === undefined) return entry
   return {
     ...entry,
-    credentials: Object.fromEntries(Object.entries(credentials).map(([issuer, { tokens, ...kept }]) => [
-      issuer,
-      tokens === undefined || !isBound(tokens) || tokens.dpop_jkt === thumbprint ? { ...kept, ...(tokens !== undefined ? { tokens } : {}) } : kept
-    ]))
+    credentials: Object.fromEntries(
+      Object.entries(credentials).map(([issuer, { tokens, ...kept }]) => [
+        issuer,
+        tokens === undefined || !isBound(tokens) || tokens.dpop_jkt === thumbprint
+          ? { ...kept, ...(tokens !== undefined ? { tokens } : {}) }
+          : kept
+      ])
+    )
   }
 }
 
@@ -223,16 +237,26 @@ export const session = async (store: Store, entry: McpTokenStore.Entry): Promise
 }
 
 /** The stored key (one is made when there is none, or it cannot be read), and the tokens bound to another dropped. */
-const open = async (store: Store, entry: McpTokenStore.Entry, algs: ReadonlyArray<string> | undefined): Promise<DpopSession> => {
+const open = async (
+  store: Store,
+  entry: McpTokenStore.Entry,
+  algs: ReadonlyArray<string> | undefined
+): Promise<DpopSession> => {
   const stored = entry.dpopKey
   let keyPair = stored === undefined ? undefined : await importKey(stored).catch(() => undefined)
   if (keyPair === undefined) {
-    if (stored !== undefined) await store.log("the stored DPoP key cannot be used: a new one is made, and the tokens bound to the old one are dropped")
+    if (stored !== undefined) {
+      await store.log(
+        "the stored DPoP key cannot be used: a new one is made, and the tokens bound to the old one are dropped"
+      )
+    }
     const alg = chooseAlg(algs)
     if (algs !== undefined && !algs.includes(alg)) throw unsupported(alg, algs)
     const made = await generate(alg)
     // another process may have stored one meanwhile: its key is the one its tokens are bound to
-    await store.update((entry) => entry.dpopKey === undefined || sameKey(entry.dpopKey, stored) ? { ...entry, dpopKey: made } : entry)
+    await store.update((entry) =>
+      entry.dpopKey === undefined || sameKey(entry.dpopKey, stored) ? { ...entry, dpopKey: made } : entry
+    )
     const kept = (await store.read()).dpopKey ?? made
     keyPair = await importKey(kept)
   }

@@ -40,7 +40,11 @@ export const isLoopback = (hostname: string): boolean =>
  *
  * @internal
  */
-export const endpointRefusal = (kind: string, value: unknown, owner = "the authorization server's"): string | undefined => {
+export const endpointRefusal = (
+  kind: string,
+  value: unknown,
+  owner = "the authorization server's"
+): string | undefined => {
   let url: URL
   try {
     url = new URL(String(value))
@@ -61,11 +65,17 @@ const quote = (text: string) => JSON.stringify(text.length > 100 ? `${text.slice
  *
  * @internal
  */
-export const issuerMismatch = (kind: "metadata" | "authorization_response", received: string | undefined, expected: string | undefined): string =>
+export const issuerMismatch = (
+  kind: "metadata" | "authorization_response",
+  received: string | undefined,
+  expected: string | undefined
+): string =>
   kind === "metadata"
     ? received === undefined
       ? "the authorization server's metadata names no issuer"
-      : `the authorization server's metadata names the issuer ${quote(received)}, not ${quote(expected ?? "")} it was fetched for`
+      : `the authorization server's metadata names the issuer ${quote(received)}, not ${
+        quote(expected ?? "")
+      } it was fetched for`
     : received === undefined
     ? `the authorization response names no issuer, and ${quote(expected ?? "")} says it always does`
     : `the authorization response names the issuer ${quote(received)}, not ${quote(expected ?? "")}`
@@ -81,7 +91,9 @@ const issuerRefusal = (fetchedFor: string, issuer: unknown): string | undefined 
   const bare = (text: string) => (text.endsWith("/") ? text.slice(0, -1) : text)
   return issuer === fetchedFor || bare(issuer) === bare(fetchedFor)
     ? undefined
-    : `the authorization server's metadata names the issuer ${quote(issuer)}, not ${quote(fetchedFor)} it was fetched for`
+    : `the authorization server's metadata names the issuer ${quote(issuer)}, not ${
+      quote(fetchedFor)
+    } it was fetched for`
 }
 
 /**
@@ -97,7 +109,9 @@ export const discoveryRefusal = (state: OAuthDiscoveryState): string | undefined
     issuerRefusal(String(server), metadata.issuer) ??
       endpointRefusal("authorization endpoint", metadata.authorization_endpoint) ??
       endpointRefusal("token endpoint", metadata.token_endpoint) ??
-      (metadata.registration_endpoint !== undefined ? endpointRefusal("registration endpoint", metadata.registration_endpoint) : undefined)
+      (metadata.registration_endpoint !== undefined
+        ? endpointRefusal("registration endpoint", metadata.registration_endpoint)
+        : undefined)
   ))
 }
 
@@ -110,11 +124,16 @@ export const discoveryRefusal = (state: OAuthDiscoveryState): string | undefined
  */
 export const restoredDiscovery = (stored: unknown): OAuthDiscoveryState | undefined => {
   if (typeof stored !== "object" || stored === null) return undefined
-  const { authorizationServerMetadata, authorizationServerUrl, resourceMetadata, resourceMetadataUrl } = stored as Record<string, unknown>
+  const { authorizationServerMetadata, authorizationServerUrl, resourceMetadata, resourceMetadataUrl } =
+    stored as Record<string, unknown>
   if (typeof authorizationServerUrl !== "string") return undefined
   if (resourceMetadataUrl !== undefined && typeof resourceMetadataUrl !== "string") return undefined
-  const metadata = authorizationServerMetadata === undefined ? undefined : OAuthMetadataSchema.safeParse(authorizationServerMetadata)
-  const resource = resourceMetadata === undefined ? undefined : OAuthProtectedResourceMetadataSchema.safeParse(resourceMetadata)
+  const metadata = authorizationServerMetadata === undefined
+    ? undefined
+    : OAuthMetadataSchema.safeParse(authorizationServerMetadata)
+  const resource = resourceMetadata === undefined
+    ? undefined
+    : OAuthProtectedResourceMetadataSchema.safeParse(resourceMetadata)
   if (metadata?.success === false || resource?.success === false) return undefined
   const state: OAuthDiscoveryState = {
     authorizationServerUrl,

@@ -8,18 +8,18 @@
  */
 import { auth as sdkAuth, computeScopeUnion } from "@modelcontextprotocol/client"
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
+import type { Scrubber } from "@zett/agent"
+import { McpConnectError } from "@zett/mcp/McpError"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
-import type { Scrubber } from "@zett/agent"
-import { McpConnectError } from "@zett/mcp/McpError"
-import * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import type { Login, McpAuthorization } from "../McpAuthorization.js"
+import { offered as offeredAuthorization } from "../McpAuthorization.js"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as Dpop from "./dpop.js"
 import * as OAuthChecks from "./oauthChecks.js"
-import type { Login, McpAuthorization } from "../McpAuthorization.js"
-import { offered as offeredAuthorization } from "../McpAuthorization.js"
 import * as OAuthProvider from "./oauthProvider.js"
 
 /** What one connection attempt gets. */
@@ -131,7 +131,11 @@ const sessionOf = (
 })
 
 const connectError = (server: McpServerConfig.McpHttpServer, settings: Settings, cause: unknown) =>
-  settings.connectError({ server: server.name, cause, scrubber: settings.held.extend(McpServerConfig.scrubberOf(server)) })
+  settings.connectError({
+    server: server.name,
+    cause,
+    scrubber: settings.held.extend(McpServerConfig.scrubberOf(server))
+  })
 
 const needsAuthorization = (server: McpServerConfig.McpHttpServer, settings: Settings) =>
   settings.connectError({ server: server.name, cause: new OAuthProvider.NeedsLogin() })
@@ -203,8 +207,13 @@ const connectWith = <A>(
     if (auth === undefined) {
       // a server without an `auth` option that was logged in to (`zett auth login`, as other clients do for any
       // remote server) uses the default provider; one with its own Authorization header never does
-      if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return yield* attempt(plain)
-      const stored = yield* Effect.orElseSucceed(settings.store.get(McpTokenStore.normalizeKey(server.url)), Option.none)
+      if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) {
+        return yield* attempt(plain)
+      }
+      const stored = yield* Effect.orElseSucceed(
+        settings.store.get(McpTokenStore.normalizeKey(server.url)),
+        Option.none
+      )
       if (Option.isNone(stored)) return yield* attempt(plain)
       auth = new McpServerConfig.AuthorizationCode({})
     }
@@ -226,12 +235,17 @@ const connectWith = <A>(
         ? new OAuthProvider.WorkloadIdentityProvider(context, auth)
         : new OAuthProvider.EnterpriseManagedProvider(context, auth, authorizationFetch(server, refusals))
       yield* renew(settings, provider, server, true, refusals)
-      return yield* attempt(sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals))
+      return yield* attempt(
+        sessionOf(provider, server, (response, withToken) => provider.observe(response, withToken), refusals)
+      )
     }
 
     // The transport's provider never waits for a user: a flow that would (a registration, a redirect) stops with
     // `NeedsLogin`, and a login, when the host offers one, runs here, beside the transport (`authorizeOnce`).
-    const stored = Option.getOrElse(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none), () => ({}))
+    const stored = Option.getOrElse(
+      yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none),
+      () => ({})
+    )
     const quiet = new OAuthProvider.AuthorizationCodeProvider(context, auth, {
       interactive: false,
       // never sent: a flow that would send it stops first; the SDK needs one to tell this from a machine flow
@@ -239,9 +253,20 @@ const connectWith = <A>(
     })
     const hook = Option.isSome(settings.hook) ? settings.hook : yield* offeredAuthorization
     const login = Option.map(hook, (hook) => authorizeOnce(server, settings, context, auth, hook, quiet, refusals))
-    const reauthorize = Option.map(login, (login) => serialized(login, settings.maxAuthorizations, () => quiet.stepUpScope))
-    const session = sessionOf(quiet, server, (response, withToken) => quiet.observe(response, withToken), refusals, Option.getOrUndefined(reauthorize))
-    const first = yield* Effect.either(Effect.zipRight(renew(settings, quiet, server, false, refusals), attempt(session)))
+    const reauthorize = Option.map(
+      login,
+      (login) => serialized(login, settings.maxAuthorizations, () => quiet.stepUpScope)
+    )
+    const session = sessionOf(
+      quiet,
+      server,
+      (response, withToken) => quiet.observe(response, withToken),
+      refusals,
+      Option.getOrUndefined(reauthorize)
+    )
+    const first = yield* Effect.either(
+      Effect.zipRight(renew(settings, quiet, server, false, refusals), attempt(session))
+    )
     if (first._tag === "Right") return first.right
     if (refusals.length > 0 || !isLoginNeeded(first.left) || Option.isNone(login)) return yield* first.left
     let last = first.left
@@ -262,12 +287,18 @@ const stillUnauthorized = (server: McpServerConfig.McpHttpServer, settings: Sett
   new McpConnectError({
     server: server.name,
     reason: "Unauthorized",
-    description: `still unauthorized after ${settings.maxAuthorizations} authorization${settings.maxAuthorizations === 1 ? "" : "s"} (${last.description})`,
+    description: `still unauthorized after ${settings.maxAuthorizations} authorization${
+      settings.maxAuthorizations === 1 ? "" : "s"
+    } (${last.description})`,
     ...(last.httpStatus !== undefined ? { httpStatus: last.httpStatus } : {})
   })
 
 /** One login at a time per connection: a request that failed while another's login ran is sent again after it. */
-const serialized = (login: Effect.Effect<void, McpConnectError>, limit: number, stepUpScope: () => string | undefined): Reauthorize => {
+const serialized = (
+  login: Effect.Effect<void, McpConnectError>,
+  limit: number,
+  stepUpScope: () => string | undefined
+): Reauthorize => {
   const lock = Effect.unsafeMakeSemaphore(1)
   let generation = 0
   return {
@@ -284,7 +315,11 @@ const serialized = (login: Effect.Effect<void, McpConnectError>, limit: number, 
 }
 
 const authorizationFailed = (server: McpServerConfig.McpHttpServer) => (error: { readonly description: string }) =>
-  new McpConnectError({ server: server.name, reason: "Unauthorized", description: `authorization failed: ${error.description}` })
+  new McpConnectError({
+    server: server.name,
+    reason: "Unauthorized",
+    description: `authorization failed: ${error.description}`
+  })
 
 /**
  * One login through the host's hook, with the SDK's `auth()`: the scope the server asked for (a step-up asks for
@@ -308,7 +343,10 @@ const authorizeOnce = (
       url: server.url,
       ...(auth.redirectPort !== undefined ? { redirectPort: auth.redirectPort } : {})
     }).pipe(Effect.mapError(authorizationFailed(server)))
-    const provider = new OAuthProvider.AuthorizationCodeProvider(context, auth, { interactive: true, redirectUrl: login.redirectUrl })
+    const provider = new OAuthProvider.AuthorizationCodeProvider(context, auth, {
+      interactive: true,
+      redirectUrl: login.redirectUrl
+    })
     const fetchFn = authorizationFetch(server, refusals)
     const sdk = (options: Omit<Parameters<typeof sdkAuth>[1], "serverUrl" | "fetchFn">) =>
       Effect.tryPromise({
@@ -316,10 +354,15 @@ const authorizeOnce = (
         catch: (cause) => connectError(server, settings, refusals[0] ?? cause)
       })
     if (quiet.tokenRefused) provider.tokenRefused = true
-    const entry = Option.getOrElse(yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none), (): McpTokenStore.Entry => ({}))
+    const entry = Option.getOrElse(
+      yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none),
+      (): McpTokenStore.Entry => ({})
+    )
     const granted = McpTokenStore.current(entry).tokens?.scope
     const stepUp = quiet.stepUpScope
-    const scope = stepUp !== undefined ? computeScopeUnion(granted, quiet.challengedScope, stepUp) : quiet.challengedScope
+    const scope = stepUp !== undefined
+      ? computeScopeUnion(granted, quiet.challengedScope, stepUp)
+      : quiet.challengedScope
     provider.stepUpScope = stepUp
     const started = yield* sdk({
       ...(scope !== undefined && scope !== "" ? { scope } : {}),

@@ -8,9 +8,18 @@
  *
  * @internal
  */
-import { UnauthorizedError, extractWWWAuthenticateParams } from "@modelcontextprotocol/client"
-import type { AddClientAuthentication, DpopSession, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client"
-import { createPrivateKeyJwtAuth, discoverAuthorizationServerMetadata, requestJwtAuthorizationGrant } from "@modelcontextprotocol/client"
+import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client"
+import type {
+  AddClientAuthentication,
+  DpopSession,
+  OAuthClientProvider,
+  OAuthDiscoveryState
+} from "@modelcontextprotocol/client"
+import {
+  createPrivateKeyJwtAuth,
+  discoverAuthorizationServerMetadata,
+  requestJwtAuthorizationGrant
+} from "@modelcontextprotocol/client"
 import type {
   OAuthClientInformationContext,
   OAuthClientInformationFull,
@@ -18,15 +27,15 @@ import type {
   OAuthClientMetadata,
   OAuthTokens
 } from "@modelcontextprotocol/client"
+import type { Scrubber } from "@zett/agent"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
-import type { Scrubber } from "@zett/agent"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
-import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as Dpop from "./dpop.js"
 import * as OAuthChecks from "./oauthChecks.js"
@@ -48,7 +57,8 @@ export class NeedsLogin extends UnauthorizedError {
 /** @internal */
 export const isNeedsLogin = (u: unknown): u is NeedsLogin => u instanceof NeedsLogin
 
-const scopesOf = (scope: string | undefined): ReadonlyArray<string> => scope?.split(/\s+/).filter((s) => s.length > 0) ?? []
+const scopesOf = (scope: string | undefined): ReadonlyArray<string> =>
+  scope?.split(/\s+/).filter((s) => s.length > 0) ?? []
 
 /** The credentials of a stored entry: tokens, the registered client's secret, a login's PKCE verifier. */
 const secretsOfEntry = (entry: McpTokenStore.Entry): Array<string> => {
@@ -175,14 +185,19 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     // a DPoP-bound token goes out only with the key it is bound to: without it, it is as good as none
     if (Dpop.isBound(tokens) && !(await Dpop.presentable(this.dpopStore, entry, tokens))) return undefined
     // a refresh keeps the scope it had: for a step-up, the SDK must authorize anew
-    if (this.stepUpScope !== undefined && tokens.refresh_token !== undefined && !covers(tokens.scope, this.stepUpScope)) {
+    if (
+      this.stepUpScope !== undefined && tokens.refresh_token !== undefined && !covers(tokens.scope, this.stepUpScope)
+    ) {
       const { refresh_token: _, ...rest } = tokens
       return rest
     }
     return tokens
   }
 
-  async saveTokens(tokens: OAuthTokens & { readonly issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
+  async saveTokens(
+    tokens: OAuthTokens & { readonly issuer?: string },
+    ctx?: OAuthClientInformationContext
+  ): Promise<void> {
     const expiresAt = tokens.expires_in !== undefined ? this.context.now() + tokens.expires_in * 1000 : undefined
     if (this.stepUpScope !== undefined && covers(tokens.scope, this.stepUpScope)) this.stepUpScope = undefined
     // the key the proof of the token request was signed with: the one the token is bound to
@@ -235,7 +250,9 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
     const state = OAuthChecks.restoredDiscovery(stored)
     // the SDK then discovers again, and the answer is checked as it is saved
     if (state === undefined) {
-      await this.run(Effect.logWarning(`token store: ignoring the stored discovery state of ${this.context.key}: not valid`))
+      await this.run(
+        Effect.logWarning(`token store: ignoring the stored discovery state of ${this.context.key}: not valid`)
+      )
     }
     return state
   }
@@ -243,7 +260,9 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
   /** Reads a 401 or 403 response of the MCP server: the scope it asks for, and a step-up. */
   observe(response: Response, withToken: boolean): void {
     if (response.status !== 401 && response.status !== 403) return
-    if (response.status === 401 && Dpop.isChallenge(response.headers.get("www-authenticate"))) this.dpopState.challenged = true
+    if (response.status === 401 && Dpop.isChallenge(response.headers.get("www-authenticate"))) {
+      this.dpopState.challenged = true
+    }
     // a proof without the server's nonce: the SDK sends the request again with it, the token was not refused
     if (Dpop.isNonceChallenge(response)) return
     const { error, resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response)
@@ -266,14 +285,22 @@ export abstract class StoreProvider implements Partial<OAuthClientProvider> {
    * A configured client (its ID, its secret), as the authorization server `ctx` names knows it: the client is
    * the user's for this server, whichever authorization server it names.
    */
-  protected async storedClient(clientId: string, ctx: OAuthClientInformationContext | undefined): Promise<OAuthClientInformationMixed> {
+  protected async storedClient(
+    clientId: string,
+    ctx: OAuthClientInformationContext | undefined
+  ): Promise<OAuthClientInformationMixed> {
     const stored = (await this.credentials(ctx)).clientInformation
     const secret = this.configuredSecret === undefined ? {} : { client_secret: Redacted.value(this.configuredSecret) }
     const issuer = ctx !== undefined ? { issuer: ctx.issuer } : {}
-    return stored !== undefined && stored.client_id === clientId ? { ...stored, ...secret, ...issuer } : { client_id: clientId, ...secret, ...issuer }
+    return stored !== undefined && stored.client_id === clientId
+      ? { ...stored, ...secret, ...issuer }
+      : { client_id: clientId, ...secret, ...issuer }
   }
 
-  protected async storeClient(info: OAuthClientInformationMixed, ctx: OAuthClientInformationContext | undefined): Promise<void> {
+  protected async storeClient(
+    info: OAuthClientInformationMixed,
+    ctx: OAuthClientInformationContext | undefined
+  ): Promise<void> {
     const { client_secret, ...rest } = info
     const keep = this.configuredSecret !== undefined && client_secret === Redacted.value(this.configuredSecret)
       ? rest
@@ -317,7 +344,9 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: this.config.clientSecret !== undefined ? "client_secret_basic" : "none",
-      ...(this.config.scopes !== undefined && this.config.scopes.length > 0 ? { scope: this.config.scopes.join(" ") } : {})
+      ...(this.config.scopes !== undefined && this.config.scopes.length > 0
+        ? { scope: this.config.scopes.join(" ") }
+        : {})
     }
   }
 
@@ -344,7 +373,10 @@ export class AuthorizationCodeProvider extends StoreProvider implements OAuthCli
     }
     // a registration for another loopback port cannot be used for a login on this one: register again
     const registered = stored.redirect_uris ?? []
-    if (this.mode.interactive && stored.client_id !== this.config.clientMetadataUrl && !registered.includes(this.mode.redirectUrl)) {
+    if (
+      this.mode.interactive && stored.client_id !== this.config.clientMetadataUrl &&
+      !registered.includes(this.mode.redirectUrl)
+    ) {
       return undefined
     }
     return stored
@@ -425,7 +457,9 @@ abstract class MachineProvider extends StoreProvider implements OAuthClientProvi
   }
 
   protected wantedScope(scope: string | undefined): string {
-    return [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope), ...scopesOf(this.stepUpScope)])].join(" ")
+    return [...new Set([...scopesOf(scope), ...scopesOf(this.challengedScope), ...scopesOf(this.stepUpScope)])].join(
+      " "
+    )
   }
 
   redirectToAuthorization(): void {
@@ -512,7 +546,9 @@ export class EnterpriseManagedProvider extends MachineProvider {
 
   async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
     if (this.audience === undefined || this.resource === undefined) {
-      throw new OAuthChecks.Refused("the server names no protected resource metadata, which enterprise-managed authorization needs")
+      throw new OAuthChecks.Refused(
+        "the server names no protected resource metadata, which enterprise-managed authorization needs"
+      )
     }
     const idp = this.client
     const tokenEndpoint = idp.idpTokenEndpoint ?? await this.idpTokenEndpoint()
@@ -538,7 +574,9 @@ export class EnterpriseManagedProvider extends MachineProvider {
   /** The identity provider's token endpoint, from its metadata (RFC 8414, else OpenID Connect discovery). */
   private async idpTokenEndpoint(): Promise<string> {
     const metadata = await discoverAuthorizationServerMetadata(this.client.idpIssuer, { fetchFn: this.fetchFn })
-    if (metadata?.token_endpoint === undefined) throw new OAuthChecks.Refused("the identity provider's metadata names no token endpoint")
+    if (metadata?.token_endpoint === undefined) {
+      throw new OAuthChecks.Refused("the identity provider's metadata names no token endpoint")
+    }
     return metadata.token_endpoint
   }
 }
@@ -567,7 +605,10 @@ export class WorkloadIdentityProvider extends MachineProvider {
     await super.invalidateCredentials(scope)
   }
 
-  override async saveTokens(tokens: OAuthTokens & { readonly issuer?: string }, ctx?: OAuthClientInformationContext): Promise<void> {
+  override async saveTokens(
+    tokens: OAuthTokens & { readonly issuer?: string },
+    ctx?: OAuthClientInformationContext
+  ): Promise<void> {
     this.refused = false
     await super.saveTokens(tokens, ctx)
   }
@@ -576,7 +617,9 @@ export class WorkloadIdentityProvider extends MachineProvider {
     // the same token, or another grant, would only be refused again: the platform's token must change first
     if (this.refused) {
       this.refused = false
-      throw new OAuthChecks.Refused("the authorization server refused the workload identity token (it is not sent again)")
+      throw new OAuthChecks.Refused(
+        "the authorization server refused the workload identity token (it is not sent again)"
+      )
     }
     const assertion = await this.run(readAssertion(this.client.assertion))
     this.context.held.add([assertion])

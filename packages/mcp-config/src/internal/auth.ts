@@ -6,16 +6,16 @@
  * @internal
  */
 import {
+  type Auth,
   AuthorizationCode,
   ClientCredentials,
   EnterpriseManaged,
-  type Auth,
   WorkloadIdentity
 } from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Entries from "./entries.js"
-import { type Expansion, expandSecret, expandText, FieldIssue } from "./expansion.js"
+import { expandSecret, expandText, type Expansion, FieldIssue } from "./expansion.js"
 import { portOf } from "./wording.js"
 
 /** The entry's `oauth` (or `auth`) with the values every grant reads, already expanded. */
@@ -46,10 +46,17 @@ const workloadKeys = ["assertionFile", "assertionEnv", "audience"] as const
 const enterpriseManaged = (common: Common) =>
   Effect.gen(function*() {
     const { expansion, oauth } = common
-    const missing = (["clientId", "clientSecret", "idToken", "idpIssuer", "idpClientId"] as const).find((name) => oauth[name] === undefined)
-    if (missing !== undefined) return yield* new FieldIssue({ field: at(common, missing), reason: "missing (enterprise_managed needs it)" })
+    const missing = (["clientId", "clientSecret", "idToken", "idpIssuer", "idpClientId"] as const).find((name) =>
+      oauth[name] === undefined
+    )
+    if (missing !== undefined) {
+      return yield* new FieldIssue({ field: at(common, missing), reason: "missing (enterprise_managed needs it)" })
+    }
     if (common.privateKey !== undefined) {
-      return yield* new FieldIssue({ field: at(common, "privateKey"), reason: "only used with \"grant\": \"client_credentials\"" })
+      return yield* new FieldIssue({
+        field: at(common, "privateKey"),
+        reason: "only used with \"grant\": \"client_credentials\""
+      })
     }
     const idToken = yield* expandSecret(expansion, at(common, "idToken"), oauth.idToken!)
     const idpClientSecret = oauth.idpClientSecret === undefined
@@ -72,7 +79,10 @@ const workloadIdentity = (common: Common) =>
   Effect.gen(function*() {
     const { clientId, oauth } = common
     if (clientId === undefined) {
-      return yield* new FieldIssue({ field: at(common, "clientId"), reason: "missing (workload_identity needs a client)" })
+      return yield* new FieldIssue({
+        field: at(common, "clientId"),
+        reason: "missing (workload_identity needs a client)"
+      })
     }
     const other = (["clientSecret", "privateKey"] as const).find((name) => oauth[name] !== undefined)
     if (other !== undefined) {
@@ -82,7 +92,10 @@ const workloadIdentity = (common: Common) =>
       })
     }
     if ((oauth.assertionFile === undefined) === (oauth.assertionEnv === undefined)) {
-      return yield* new FieldIssue({ field: `.${common.key}`, reason: "workload_identity needs either assertionFile or assertionEnv" })
+      return yield* new FieldIssue({
+        field: `.${common.key}`,
+        reason: "workload_identity needs either assertionFile or assertionEnv"
+      })
     }
     const file = yield* text(common, "assertionFile", oauth.assertionFile)
     const env = yield* text(common, "assertionEnv", oauth.assertionEnv)
@@ -99,13 +112,22 @@ const clientCredentials = (common: Common) =>
   Effect.gen(function*() {
     const { clientId, clientSecret, oauth, privateKey } = common
     if (clientId === undefined) {
-      return yield* new FieldIssue({ field: at(common, "clientId"), reason: "missing (client_credentials needs a client)" })
+      return yield* new FieldIssue({
+        field: at(common, "clientId"),
+        reason: "missing (client_credentials needs a client)"
+      })
     }
     if ((clientSecret === undefined) === (privateKey === undefined)) {
-      return yield* new FieldIssue({ field: `.${common.key}`, reason: "client_credentials needs either clientSecret or privateKey" })
+      return yield* new FieldIssue({
+        field: `.${common.key}`,
+        reason: "client_credentials needs either clientSecret or privateKey"
+      })
     }
     if (privateKey !== undefined && oauth.algorithm === undefined) {
-      return yield* new FieldIssue({ field: at(common, "algorithm"), reason: "missing (privateKey needs an algorithm such as RS256)" })
+      return yield* new FieldIssue({
+        field: at(common, "algorithm"),
+        reason: "missing (privateKey needs an algorithm such as RS256)"
+      })
     }
     return new ClientCredentials({
       clientId,
@@ -121,7 +143,10 @@ const authorizationCode = (common: Common) =>
   Effect.gen(function*() {
     const { oauth } = common
     if (common.privateKey !== undefined) {
-      return yield* new FieldIssue({ field: at(common, "privateKey"), reason: "only used with \"grant\": \"client_credentials\"" })
+      return yield* new FieldIssue({
+        field: at(common, "privateKey"),
+        reason: "only used with \"grant\": \"client_credentials\""
+      })
     }
     const clientMetadataUrl = yield* text(common, "clientMetadataUrl", oauth.clientMetadataUrl)
     const redirectUri = yield* text(common, "redirectUri", oauth.redirectUri)
@@ -142,11 +167,16 @@ const common = (oauth: Entries.OAuthEntry, key: string, expansion: Expansion) =>
     const where: Where = { key, expansion }
     const field = (name: string) => at(where, name)
     const clientId = yield* text(where, "clientId", oauth.clientId)
-    const clientSecret = oauth.clientSecret === undefined ? undefined : yield* expandSecret(expansion, field("clientSecret"), oauth.clientSecret)
-    const privateKey = oauth.privateKey === undefined ? undefined : yield* expandSecret(expansion, field("privateKey"), oauth.privateKey)
+    const clientSecret = oauth.clientSecret === undefined
+      ? undefined
+      : yield* expandSecret(expansion, field("clientSecret"), oauth.clientSecret)
+    const privateKey = oauth.privateKey === undefined
+      ? undefined
+      : yield* expandSecret(expansion, field("privateKey"), oauth.privateKey)
     const scopes = oauth.scopes === undefined
       ? undefined
-      : yield* Effect.forEach(oauth.scopes, (scope, i) => expandText(expansion, "auth", `${field("scopes")}[${i}]`, scope))
+      : yield* Effect.forEach(oauth.scopes, (scope, i) =>
+        expandText(expansion, "auth", `${field("scopes")}[${i}]`, scope))
     return { oauth, key, expansion, clientId, clientSecret, privateKey, scopes } satisfies Common
   })
 
@@ -170,12 +200,18 @@ export const build = (
     if (oauth.grant === "enterprise_managed") return yield* enterpriseManaged(values)
     const stray = enterpriseKeys.find((name) => oauth[name] !== undefined)
     if (stray !== undefined) {
-      return yield* new FieldIssue({ field: at(values, stray), reason: "only used with \"grant\": \"enterprise_managed\"" })
+      return yield* new FieldIssue({
+        field: at(values, stray),
+        reason: "only used with \"grant\": \"enterprise_managed\""
+      })
     }
     if (oauth.grant === "workload_identity") return yield* workloadIdentity(values)
     const strayWorkload = workloadKeys.find((name) => oauth[name] !== undefined)
     if (strayWorkload !== undefined) {
-      return yield* new FieldIssue({ field: at(values, strayWorkload), reason: "only used with \"grant\": \"workload_identity\"" })
+      return yield* new FieldIssue({
+        field: at(values, strayWorkload),
+        reason: "only used with \"grant\": \"workload_identity\""
+      })
     }
     if (oauth.grant === "client_credentials") return yield* clientCredentials(values)
     return yield* authorizationCode(values)

@@ -89,7 +89,9 @@ const decodeEntry = (
   expansion: Expansion,
   workspace: string
 ): Effect.Effect<Entry, never, FileSystem.FileSystem | Path.Path> => {
-  if (name.length === 0) return Effect.succeed({ _tag: "Invalid", field: undefined, reason: "a server name must not be empty" })
+  if (name.length === 0) {
+    return Effect.succeed({ _tag: "Invalid", field: undefined, reason: "a server name must not be empty" })
+  }
   const shape = Entries.decode(raw)
   if (shape._tag === "Invalid" || shape._tag === "Disabled") return Effect.succeed(shape)
   const built: Effect.Effect<McpServerConfig, FieldIssue, FileSystem.FileSystem | Path.Path> = shape._tag === "Stdio"
@@ -132,7 +134,9 @@ const readRoot = (text: string, serverKeys: ReadonlyArray<string>): Either.Eithe
   const expectedKeys = serverKeys.map((key) => JSON.stringify(key)).join(" or ")
   if (present.length === 0) return Either.left(fileError(`no server mapping: expected a ${expectedKeys} key`))
   if (present.length > 1) {
-    return Either.left(fileError(`${present.map((key) => JSON.stringify(key)).join(" and ")} are both present; use only one`))
+    return Either.left(
+      fileError(`${present.map((key) => JSON.stringify(key)).join(" and ")} are both present; use only one`)
+    )
   }
   const rootKey = present[0]!
   const duplicates = parsed.parsed.duplicates.filter((path) => path[0] === rootKey)
@@ -181,7 +185,12 @@ const decodeEntries = (root: Root, expansion: Expansion, workspace: string) =>
           disabled.push(name)
           break
         case "Invalid":
-          invalid.push({ entry: `${entry}${result.field ?? ""}`, server: name, kind: "InvalidEntry", reason: result.reason })
+          invalid.push({
+            entry: `${entry}${result.field ?? ""}`,
+            server: name,
+            kind: "InvalidEntry",
+            reason: result.reason
+          })
       }
     }
     return { servers, invalid, disabled }

@@ -7,8 +7,8 @@
  *
  * @internal
  */
-import * as Jsonc from "jsonc-parser"
 import * as McpTool from "@zett/mcp/McpTool"
+import * as Jsonc from "jsonc-parser"
 
 /** @internal */
 export interface Parsed {
@@ -211,7 +211,9 @@ export const parse = (input: string): ParseResult => {
   }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true })
 
   // an error at the cut is the cut's own (an array or object left open)
-  if (failure !== undefined && (deep === undefined || failureOffset < deep.offset)) return { _tag: "Error", issue: failure }
+  if (failure !== undefined && (deep === undefined || failureOffset < deep.offset)) {
+    return { _tag: "Error", issue: failure }
+  }
   if (deep !== undefined) return { _tag: "Error", issue: deep.issue }
   // blank, or comments only
   if (root === undefined) return { _tag: "Error", issue: { line: 1, column: 1, reason: "the file is empty" } }

@@ -17,7 +17,10 @@ const expected = (what: string, secret = false) => ({
 
 /** For a refinement: its message also stands for a failure of what it refines (a number given for a string). */
 const expectedAll = (what: string) => ({
-  message: (issue: ParseResult.ParseIssue) => ({ message: `expected ${what}, got ${got(issue.actual)}`, override: true })
+  message: (issue: ParseResult.ParseIssue) => ({
+    message: `expected ${what}, got ${got(issue.actual)}`,
+    override: true
+  })
 })
 
 const Text = Schema.String.annotations(expected("a string"))
@@ -72,7 +75,7 @@ const commonFields = {
   includeTools: Schema.optional(Texts),
   excludeTools: Schema.optional(Texts),
   /** Zett's: `"tools"` exposes the server's resources as two tools. */
-  resources: Schema.optional(Schema.Literal("tools").annotations(expected('"tools"'))),
+  resources: Schema.optional(Schema.Literal("tools").annotations(expected("\"tools\""))),
   /** Zett's: `true` shows the model the server's skills (an index, and a tool to load one). */
   skills: Schema.optional(Flag),
   /** Zett's: tools offered even while tool search holds the others back: `true` for all, or their names. */
@@ -83,11 +86,12 @@ const commonFields = {
   ),
   /** Zett's: the protocol revision to speak (`"auto"`, the default, asks the server). */
   protocol: Schema.optional(
-    Schema.Literal("auto", "2026-07-28", "2025-11-25").annotations(expectedAll('"auto", "2026-07-28" or "2025-11-25"'))
+    Schema.Literal("auto", "2026-07-28", "2025-11-25").annotations(
+      expectedAll("\"auto\", \"2026-07-28\" or \"2025-11-25\"")
+    )
   ),
   ...ignoredFields
 }
-
 
 /**
  * A server started as a process (every dialect).
@@ -207,7 +211,9 @@ const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Sh
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues[0]!
   const field = issue.path.map(segment).join("")
-  if (issue._tag === "Unexpected" && issue.path.length === 2 && (issue.path[0] === "headers" || issue.path[0] === "env")) {
+  if (
+    issue._tag === "Unexpected" && issue.path.length === 2 && (issue.path[0] === "headers" || issue.path[0] === "env")
+  ) {
     // a key of `headers` or `env` that its key schema refused
     return Shape.invalid(
       field,
@@ -221,7 +227,10 @@ const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Sh
       return Shape.invalid(field, `not allowed in ${kind === "stdio" ? "a stdio" : "an HTTP"} entry`)
     }
     const nearest = nearestKey(key)
-    return Shape.invalid(field, nearest === undefined ? "unknown key" : `unknown key (did you mean ${JSON.stringify(nearest)}?)`)
+    return Shape.invalid(
+      field,
+      nearest === undefined ? "unknown key" : `unknown key (did you mean ${JSON.stringify(nearest)}?)`
+    )
   }
   if (issue._tag === "Missing") return Shape.invalid(field, "missing")
   return Shape.invalid(field === "" ? undefined : field, issue.message)

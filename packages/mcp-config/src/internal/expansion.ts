@@ -83,7 +83,9 @@ export const makeResolver = (options: ResolverOptions): Effect.Effect<Resolver, 
       input: (id) => {
         const definition = inputs.get(id)
         return definition === undefined
-          ? Effect.fail(new McpInputs.InputError({ id, reason: "Undeclared", description: "no such input in the file's inputs" }))
+          ? Effect.fail(
+            new McpInputs.InputError({ id, reason: "Undeclared", description: "no such input in the file's inputs" })
+          )
           : Effect.map(
             askInput.get({
               id,
@@ -166,8 +168,12 @@ export const expandSecrets = (
   field: string,
   record: Readonly<Record<string, Redacted.Redacted<string>>> | undefined
 ): Effect.Effect<Record<string, Redacted.Redacted<string>>, FieldIssue> =>
-  Effect.reduce(Object.entries(record ?? {}), {} as Record<string, Redacted.Redacted<string>>, (out, [key, value]) =>
-    Effect.map(expandText(expansion, kind, `${field}${segment(key)}`, Redacted.value(value)), (text) => {
-      setOwn(out, key, Redacted.make(text))
-      return out
-    }))
+  Effect.reduce(
+    Object.entries(record ?? {}),
+    {} as Record<string, Redacted.Redacted<string>>,
+    (out, [key, value]) =>
+      Effect.map(expandText(expansion, kind, `${field}${segment(key)}`, Redacted.value(value)), (text) => {
+        setOwn(out, key, Redacted.make(text))
+        return out
+      })
+  )

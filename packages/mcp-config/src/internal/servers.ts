@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Auth from "./auth.js"
 import type * as Entries from "./entries.js"
-import { type Expansion, expandSecrets, expandText, FieldIssue } from "./expansion.js"
+import { expandSecrets, expandText, type Expansion, FieldIssue } from "./expansion.js"
 import * as Shape from "./shape.js"
 import { httpUrlIssue, quote, segment, setOwn } from "./wording.js"
 
@@ -37,7 +37,10 @@ const readEnvFile = (expansion: Expansion, workspace: string, file: string) =>
     const absolute = path.resolve(workspace, file)
     const text = yield* fs.readFileString(absolute).pipe(
       Effect.mapError((error) =>
-        new FieldIssue({ field: ".envFile", reason: `cannot read the file${error._tag === "SystemError" ? ` (${error.reason})` : ""}` })
+        new FieldIssue({
+          field: ".envFile",
+          reason: `cannot read the file${error._tag === "SystemError" ? ` (${error.reason})` : ""}`
+        })
       )
     )
     const parsed = Dotenv.parse(text)
@@ -58,7 +61,9 @@ export const stdio = (
 ): Effect.Effect<McpStdioServer, FieldIssue, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const command = yield* expandText(expansion, "command", ".command", entry.command)
-    if (command === "") return yield* new FieldIssue({ field: ".command", reason: "is empty once its variables are expanded" })
+    if (command === "") {
+      return yield* new FieldIssue({ field: ".command", reason: "is empty once its variables are expanded" })
+    }
     const args = yield* Effect.forEach(entry.args ?? [], (arg, i) => expandText(expansion, "args", `.args[${i}]`, arg))
     const fromFile = entry.envFile === undefined
       ? {}
@@ -95,19 +100,33 @@ export const remote = (
     const key = Shape.urlKeys.find((key) => entry[key] !== undefined)!
     const url = yield* expandText(expansion, "url", `.${key}`, entry[key]!)
     const protocol = httpUrlIssue(url)
-    if (protocol === null) return yield* new FieldIssue({ field: `.${key}`, reason: "expected an http(s) URL, got a string that is not a URL" })
-    if (protocol !== undefined) return yield* new FieldIssue({ field: `.${key}`, reason: `expected an http(s) URL, got a ${quote(protocol)} URL` })
+    if (protocol === null) {
+      return yield* new FieldIssue({
+        field: `.${key}`,
+        reason: "expected an http(s) URL, got a string that is not a URL"
+      })
+    }
+    if (protocol !== undefined) {
+      return yield* new FieldIssue({
+        field: `.${key}`,
+        reason: `expected an http(s) URL, got a ${quote(protocol)} URL`
+      })
+    }
     const headers = yield* expandSecrets(expansion, "headers", ".headers", entry.headers)
     for (const [header, value] of Object.entries(headers)) {
       if (/[\r\n\u0000]/.test(Redacted.value(value))) {
-        return yield* new FieldIssue({ field: `.headers${segment(header)}`, reason: "contains a line break or NUL character" })
+        return yield* new FieldIssue({
+          field: `.headers${segment(header)}`,
+          reason: "contains a line break or NUL character"
+        })
       }
     }
     const auth = yield* Auth.build(entry, expansion)
     // Gemini CLI's `url` is the legacy SSE transport; its `httpUrl` is Streamable HTTP
-    const transport = entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
-      ? "sse" as const
-      : "streamable-http" as const
+    const transport =
+      entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
+        ? "sse" as const
+        : "streamable-http" as const
     return new McpHttpServer({
       name,
       url,

@@ -80,7 +80,10 @@ export const classify = (raw: unknown): Kind => {
     if (typeof type !== "string") return invalid(".type", `expected a string, got ${got(type)}`)
     if ((stdioTypes as ReadonlyArray<string>).includes(type)) kind = "stdio"
     else if ((remoteTypes as ReadonlyArray<string>).includes(type)) kind = "remote"
-    else return invalid(".type", `unsupported type ${quote(type)}; expected "stdio", "http", "streamable-http" or "sse"`)
+    else {return invalid(
+        ".type",
+        `unsupported type ${quote(type)}; expected "stdio", "http", "streamable-http" or "sse"`
+      )}
   }
   const urls = urlKeys.filter((key) => has(value, key))
   const hasCommand = has(value, "command")
@@ -95,7 +98,10 @@ export const classify = (raw: unknown): Kind => {
       const near = EditDistance.nearest(key, ["command", ...urlKeys])
       return near === undefined || near === key ? [] : [`"${key}" (did you mean "${near}"?)`]
     })
-    return invalid(undefined, `expected a command (stdio) or a url (HTTP)${misspelt.length > 0 ? `; it has ${misspelt[0]}` : ""}`)
+    return invalid(
+      undefined,
+      `expected a command (stdio) or a url (HTTP)${misspelt.length > 0 ? `; it has ${misspelt[0]}` : ""}`
+    )
   }
   return kind === "stdio" ? { _tag: "Stdio", value } : { _tag: "Remote", value, hasUrl: urls.length > 0 }
 }

@@ -9,7 +9,9 @@
  * @internal
  */
 
-type Listener = ((event: { readonly type: "abort" }) => void) | { readonly handleEvent: (event: { readonly type: "abort" }) => void }
+type Listener = ((event: { readonly type: "abort" }) => void) | {
+  readonly handleEvent: (event: { readonly type: "abort" }) => void
+}
 
 /** @internal */
 export class CallSignal {

@@ -29,8 +29,7 @@ export const atMost = (promise: Promise<unknown>, ms: number) =>
  *
  * @internal
  */
-export const closeWithin = (close: () => Promise<void>, ms: number) =>
-  Effect.promise(() => atMost(close(), ms))
+export const closeWithin = (close: () => Promise<void>, ms: number) => Effect.promise(() => atMost(close(), ms))
 
 /** Never rejects: closing is best effort. @internal */
 export const closeQuietly = (transport: Transport, beforeClose?: () => Promise<void>) => async () => {

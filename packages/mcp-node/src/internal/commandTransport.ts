@@ -363,7 +363,10 @@ const spawn = (options: Options): Effect.Effect<Child, PlatformError> =>
 const release = (child: Child): Effect.Effect<void> =>
   Effect.suspend(() => {
     if (child.exit === undefined) {
-      return killGroup(child, "SIGTERM").pipe(Effect.zipRight(Effect.timeout(Deferred.await(child.exited), REAP)), Effect.ignore)
+      return killGroup(child, "SIGTERM").pipe(
+        Effect.zipRight(Effect.timeout(Deferred.await(child.exited), REAP)),
+        Effect.ignore
+      )
     }
     return child.exit.code !== 0 && child.exit.code !== null ? killGroup(child, "SIGTERM") : Effect.void
   })

@@ -53,7 +53,10 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
     planned = expireDue()
     return planned === Infinity
       ? wake.await
-      : Effect.raceFirst(clock.sleep(Duration.millis(Math.max(0, planned - clock.unsafeCurrentTimeMillis()))), wake.await)
+      : Effect.raceFirst(
+        clock.sleep(Duration.millis(Math.max(0, planned - clock.unsafeCurrentTimeMillis()))),
+        wake.await
+      )
   })
   yield* Effect.forkScoped(Effect.forever(timer))
   return {

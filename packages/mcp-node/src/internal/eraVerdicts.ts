@@ -5,9 +5,9 @@
  *
  * @internal
  */
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type { PriorDiscovery } from "@modelcontextprotocol/client"
 import { DiscoverResultSchema } from "@modelcontextprotocol/core"
-import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
@@ -39,7 +39,9 @@ const decodeVerdict = (text: string): McpClient.Verdict | undefined =>
     : Option.getOrUndefined(decodeVerdictOption(text))
 
 const sameVerdict = (a: PriorDiscovery, b: PriorDiscovery) =>
-  a.kind === "legacy" ? b.kind === "legacy" : b.kind === "modern" && JSON.stringify(a.discover) === JSON.stringify(b.discover)
+  a.kind === "legacy"
+    ? b.kind === "legacy"
+    : b.kind === "modern" && JSON.stringify(a.discover) === JSON.stringify(b.discover)
 
 /** @internal */
 export interface Connected {
@@ -78,10 +80,14 @@ export const make = (store: KeyValueStore.KeyValueStore | undefined): EraVerdict
    * One operation of the store, under the definition's digest: a store may make a file name of its key (a
    * definition holds any name), and whatever befalls it costs the next process a question, nothing more.
    */
-  const stored = <A>(key: string, use: (store: KeyValueStore.KeyValueStore, name: string) => Effect.Effect<A, unknown>) =>
+  const stored = <A>(
+    key: string,
+    use: (store: KeyValueStore.KeyValueStore, name: string) => Effect.Effect<A, unknown>
+  ) =>
     store === undefined ? Effect.succeed(undefined) : Effect.suspend(() => use(store, storeKey(key))).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.as(Effect.logDebug("the verdict store failed; the server is asked what it speaks", cause), undefined))
+        Effect.as(Effect.logDebug("the verdict store failed; the server is asked what it speaks", cause), undefined)
+      )
     )
 
   /** The verdict this factory knows for a definition, else its store's (read once per definition). */
@@ -89,8 +95,11 @@ export const make = (store: KeyValueStore.KeyValueStore | undefined): EraVerdict
     const known = verdicts.get(key)
     if (known !== undefined || store === undefined || recalled.has(key)) return Effect.succeed(known)
     recalled.add(key)
-    return stored(key, (store, name) =>
-      Effect.map(store.get(name), (text) => Option.isNone(text) ? undefined : priorOf(decodeVerdict(text.value))))
+    return stored(
+      key,
+      (store, name) =>
+        Effect.map(store.get(name), (text) => Option.isNone(text) ? undefined : priorOf(decodeVerdict(text.value)))
+    )
   }
   const remember = (key: string, verdict: PriorDiscovery) => {
     const before = verdicts.get(key)
@@ -116,8 +125,11 @@ export const make = (store: KeyValueStore.KeyValueStore | undefined): EraVerdict
       const connected = known === undefined
         ? first
         : Effect.catchAll(first, () => Effect.zipRight(forget(key), connect(undefined)))
-      return Effect.flatMap(connected, ({ client, verdict }) =>
-        verdict === undefined ? Effect.succeed(client) : Effect.as(remember(key, verdict), client))
+      return Effect.flatMap(
+        connected,
+        ({ client, verdict }) =>
+          verdict === undefined ? Effect.succeed(client) : Effect.as(remember(key, verdict), client)
+      )
     })
   }
   return { withVerdict }

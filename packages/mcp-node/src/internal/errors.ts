@@ -4,14 +4,14 @@
  *
  * @internal
  */
-import * as Http from "node:http"
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
+import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import { connectionClosedCode, McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"
 import * as Predicate from "effect/Predicate"
+import * as Http from "node:http"
 import * as LocalFailure from "./localFailure.js"
-import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 
 // Some remote text is never kept: an HTTP error body may echo the request's headers, which carry secrets.
 const MAX_DESCRIPTION = 300
@@ -30,7 +30,7 @@ const firstIssue = (issues: unknown): string | undefined => {
   let issue: unknown = Array.isArray(issues) ? issues[0] : undefined
   const path: Array<unknown> = []
   for (let depth = 0; depth < MAX_ISSUE_DEPTH && Predicate.isRecord(issue); depth++) {
-    if (Array.isArray(issue.path)) path.push(...issue.path)
+    if (Array.isArray(issue.path)) for (const key of issue.path) path.push(key)
     const branches = issue.errors
     const branch = Array.isArray(branches) ? branches.find((b) => Array.isArray(b) && b.length > 0) : undefined
     if (branch === undefined) {
@@ -104,16 +104,23 @@ const revisionCodes: Readonly<Record<number, ConnectFailure>> = {
 const revisionPattern = /^\d{4}-\d{2}-\d{2}$/
 const namePattern = /^[A-Za-z0-9_.:/-]{1,64}$/
 
-const revisionError = (code: number, data: unknown): { readonly description: string; readonly connect: ConnectFailure } | undefined => {
+const revisionError = (
+  code: number,
+  data: unknown
+): { readonly description: string; readonly connect: ConnectFailure } | undefined => {
   const connect = revisionCodes[code]
   if (connect === undefined) return undefined
   const field = (key: string): unknown => (Predicate.isRecord(data) ? data[key] : undefined)
   if (connect === "ProtocolVersion") {
     const supported = Array.isArray(field("supported"))
-      ? (field("supported") as Array<unknown>).filter((v): v is string => typeof v === "string" && revisionPattern.test(v))
+      ? (field("supported") as Array<unknown>).filter((v): v is string =>
+        typeof v === "string" && revisionPattern.test(v)
+      )
       : []
     const requested = field("requested")
-    const asked = typeof requested === "string" && revisionPattern.test(requested) ? requested : "a revision it does not speak"
+    const asked = typeof requested === "string" && revisionPattern.test(requested)
+      ? requested
+      : "a revision it does not speak"
     return {
       connect,
       description: supported.length === 0
@@ -132,7 +139,10 @@ const revisionError = (code: number, data: unknown): { readonly description: str
         : `the server needs the client ${names.length === 1 ? "capability" : "capabilities"} ${names.join(", ")}`
     }
   }
-  return { connect, description: "the server refused the request: its MCP headers and its body disagree (header mismatch)" }
+  return {
+    connect,
+    description: "the server refused the request: its MCP headers and its body disagree (header mismatch)"
+  }
 }
 
 /** The JSON-RPC error in the body of an HTTP error the SDK reports as `Error POSTing to endpoint: <body>`. */
@@ -143,7 +153,9 @@ const bodyError = (message: string): { readonly code: number; readonly data: unk
   try {
     const body: unknown = JSON.parse(message.slice(at))
     const error = Predicate.isRecord(body) ? body.error : undefined
-    return Predicate.isRecord(error) && typeof error.code === "number" ? { code: error.code, data: error.data } : undefined
+    return Predicate.isRecord(error) && typeof error.code === "number"
+      ? { code: error.code, data: error.data }
+      : undefined
   } catch {
     return undefined
   }
@@ -180,13 +192,26 @@ const sdkFailure = (cause: SdkError, scrubber: Scrubber.Scrubber) => {
   return {
     description,
     ...(closed ? { code: connectionClosedCode } : {}),
-    connect: closed ? "Closed" as const : cause.code === SdkErrorCode.EraNegotiationFailed ? "ProtocolVersion" as const : "Protocol" as const,
+    connect: closed
+      ? "Closed" as const
+      : cause.code === SdkErrorCode.EraNegotiationFailed
+      ? "ProtocolVersion" as const
+      : "Protocol" as const,
     request: sdkRequestFailures[cause.code] ?? "Unknown",
     keep: false
   }
 }
 
-const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "EPIPE"])
+const networkCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "EPIPE"
+])
 
 /** A failure described: its text, and its kind both for a connection and for a request. */
 interface Described {
@@ -207,7 +232,10 @@ const describe = (cause: unknown, scrubber: Scrubber.Scrubber, depth = 0): Descr
   if (cause instanceof SdkHttpError) return httpFailure(cause)
   // the SDK's own failures: its texts are its own, but an invalid result's may quote what the server sent
   // a probe that could not reach the server failed as a connect does: for what is underneath
-  if (cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && cause.cause !== undefined && depth < MAX_CAUSES) {
+  if (
+    cause instanceof SdkError && cause.code === SdkErrorCode.EraNegotiationFailed && cause.cause !== undefined &&
+    depth < MAX_CAUSES
+  ) {
     return describe(cause.cause, scrubber, depth + 1)
   }
   if (cause instanceof SdkError) return sdkFailure(cause, scrubber)
@@ -252,10 +280,22 @@ const protocolFailure = (cause: ProtocolError, scrubber: Scrubber.Scrubber): Des
   }
   const revision = revisionError(cause.code, cause.data)
   if (revision !== undefined) {
-    return { description: revision.description, code: cause.code, connect: revision.connect, request: "Remote", keep: false }
+    return {
+      description: revision.description,
+      code: cause.code,
+      connect: revision.connect,
+      request: "Remote",
+      keep: false
+    }
   }
   const text = cause.message.replace(/^(MCP error -?\d+: )+/, "")
-  return { description: clip(scrubber.scrub(text)), code: cause.code, connect: "Protocol", request: "Remote", keep: false }
+  return {
+    description: clip(scrubber.scrub(text)),
+    code: cause.code,
+    connect: "Protocol",
+    request: "Remote",
+    keep: false
+  }
 }
 
 /** An HTTP status the transport refused, with a modern server's refusal of another revision in a 400's body. */

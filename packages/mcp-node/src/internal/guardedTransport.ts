@@ -21,7 +21,9 @@ const responseId = (message: JSONRPCMessage): Id | undefined =>
 /** The revision a request is sent in: the `_meta` of the 2026-07-28 revision names it. */
 const revisionOf = (message: JSONRPCMessage): unknown => {
   const params = (message as { readonly params?: unknown }).params
-  const meta = typeof params === "object" && params !== null ? (params as { readonly _meta?: unknown })._meta : undefined
+  const meta = typeof params === "object" && params !== null
+    ? (params as { readonly _meta?: unknown })._meta
+    : undefined
   return typeof meta === "object" && meta !== null
     ? (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"]
     : undefined
@@ -61,7 +63,10 @@ export class GuardedTransport implements Transport {
     // The SDK tells a stdio transport by these two properties: its era probe then reads no answer, or a pipe that
     // closed, as a server of the 2025 revisions (an HTTP server's silence is a failure)
     if (stdio !== undefined) {
-      Object.defineProperties(this, { pid: { value: stdio.pid, enumerable: true }, stderr: { value: null, enumerable: true } })
+      Object.defineProperties(this, {
+        pid: { value: stdio.pid, enumerable: true },
+        stderr: { value: null, enumerable: true }
+      })
     }
     inner.onmessage = (message, extra) => {
       const id = responseId(message)
@@ -70,7 +75,10 @@ export class GuardedTransport implements Transport {
         // a result that leaves out its `resultType` is complete (what the conformance suite asks of a client;
         // the SDK refuses it): a server that forgot the field still answered
         if (this.typed.delete(id) && "result" in message && isUntyped(message.result)) {
-          return this.onmessage?.({ ...message, result: { ...message.result, resultType: "complete" } } as JSONRPCMessage, extra)
+          return this.onmessage?.(
+            { ...message, result: { ...message.result, resultType: "complete" } } as JSONRPCMessage,
+            extra
+          )
         }
       }
       this.onmessage?.(message, extra)

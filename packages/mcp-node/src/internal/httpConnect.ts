@@ -28,7 +28,11 @@ const legacyStatuses: ReadonlySet<number> = new Set([400, 404, 405])
 const settleMs = 20
 
 /** What both HTTP transports are given: the server's headers, the connection's own sockets, the OAuth provider. */
-const transportOptions = (server: McpServerConfig.McpHttpServer, session: McpAuthSession.Session, sockets: HttpFetch.Fetch) => ({
+const transportOptions = (
+  server: McpServerConfig.McpHttpServer,
+  session: McpAuthSession.Session,
+  sockets: HttpFetch.Fetch
+) => ({
   requestInit: { headers: SdkClient.unwrapAll(server.headers) },
   fetch: session.fetch(sockets),
   ...(session.authProvider !== undefined ? { authProvider: session.authProvider } : {})
@@ -81,27 +85,29 @@ export const connect = (
   )
 
 /** The legacy HTTP+SSE transport (protocol 2024-11-05): an event stream (GET) and POSTs to the endpoint it names. */
-const connectSse = Effect.fnUntraced(function*(settings: SdkClient.Settings, connecting: Http, session: McpAuthSession.Session) {
-  const { scrubber, server } = connecting
-  const client = connecting.fresh()
-  // POSTs are answered 202 (their results come on the event stream): only their size is watched
-  const sockets = yield* HttpFetch.make({
-    maxMessageBytes: settings.maxMessageBytes,
-    onOversized: (ids) => guard.fail(ids, settings.tooLarge),
-    onStreamEnd: () => {},
-    onResumeFailed: () => {},
-    onChallenge: () => {}
-  })
-  const sse = new SSEClientTransport(new URL(server.url), transportOptions(server, session, sockets))
-  const guard = new GuardedTransport.GuardedTransport(sse)
-  yield* Effect.addFinalizer(() => Closing.closeWithin(Closing.closeQuietly(sse), settings.closeMs + 2_000))
-  // the transport of the 2024-11-05 revision: nothing newer is asked over it
-  yield* SdkClient.connectClient(client, guard, server, scrubber, { kind: "legacy" })
-  yield* SdkClient.askLogLevel(client, settings.serverLogLevel)
-  const verdict = { kind: "legacy" } as const
-  const options = { server: server.name, scrubber, transport: "sse", verdict, reauthorize: session.reauthorize }
-  return { client: yield* NodeMcpClient.makeWith(client, options, connecting.requests), verdict }
-})
+const connectSse = Effect.fnUntraced(
+  function*(settings: SdkClient.Settings, connecting: Http, session: McpAuthSession.Session) {
+    const { scrubber, server } = connecting
+    const client = connecting.fresh()
+    // POSTs are answered 202 (their results come on the event stream): only their size is watched
+    const sockets = yield* HttpFetch.make({
+      maxMessageBytes: settings.maxMessageBytes,
+      onOversized: (ids) => guard.fail(ids, settings.tooLarge),
+      onStreamEnd: () => {},
+      onResumeFailed: () => {},
+      onChallenge: () => {}
+    })
+    const sse = new SSEClientTransport(new URL(server.url), transportOptions(server, session, sockets))
+    const guard = new GuardedTransport.GuardedTransport(sse)
+    yield* Effect.addFinalizer(() => Closing.closeWithin(Closing.closeQuietly(sse), settings.closeMs + 2_000))
+    // the transport of the 2024-11-05 revision: nothing newer is asked over it
+    yield* SdkClient.connectClient(client, guard, server, scrubber, { kind: "legacy" })
+    yield* SdkClient.askLogLevel(client, settings.serverLogLevel)
+    const verdict = { kind: "legacy" } as const
+    const options = { server: server.name, scrubber, transport: "sse", verdict, reauthorize: session.reauthorize }
+    return { client: yield* NodeMcpClient.makeWith(client, options, connecting.requests), verdict }
+  }
+)
 
 /**
  * The Streamable HTTP transport's sockets: a response stream that ended resumable is resumed by the SDK (with
@@ -117,7 +123,7 @@ const streamableSockets = (settings: SdkClient.Settings, guard: () => GuardedTra
       maxMessageBytes: settings.maxMessageBytes,
       onOversized: (ids) => guard().fail(ids, settings.tooLarge),
       onStreamEnd: (ids, resumable) => {
-        if (resumable) for (const id of ids) resuming.add(id)
+        if (resumable) { for (const id of ids) resuming.add(id) }
         else setTimeout(() => guard().fail(ids, LocalFailure.streamClosed), settleMs)
       },
       // the SDK stops resuming without a word (405), or resumes nothing (a resumed stream ended empty)
@@ -164,12 +170,20 @@ const connectStreamable = Effect.fnUntraced(function*(
   if (refused === undefined) {
     yield* SdkClient.askLogLevel(client, settings.serverLogLevel)
     const verdict = SdkClient.verdictOf(client)
-    const options = { server: server.name, scrubber, transport: "streamable-http", verdict, reauthorize: session.reauthorize }
+    const options = {
+      server: server.name,
+      scrubber,
+      transport: "streamable-http",
+      verdict,
+      reauthorize: session.reauthorize
+    }
     return { client: yield* NodeMcpClient.makeWith(client, options, connecting.requests), verdict }
   }
   // A server of the 2024-11-05 revision answers the initializing POST with 400, 404 or 405: the specification's
   // backwards compatibility says to try its event stream at the same URL
-  yield* Effect.logDebug(`MCP server ${server.name}: ${refused.description} to Streamable HTTP; trying the HTTP+SSE transport`)
+  yield* Effect.logDebug(
+    `MCP server ${server.name}: ${refused.description} to Streamable HTTP; trying the HTTP+SSE transport`
+  )
   yield* Closing.closeWithin(close, 2 * settings.closeMs + 2_000)
   // a server that has neither transport is reported by its answer to the first one
   return yield* Effect.catchAll(connectSse(settings, connecting, session), () => Effect.fail(refused))

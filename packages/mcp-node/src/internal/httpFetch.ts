@@ -99,16 +99,22 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
             giveUp(resumed, resumedIds)
           } else if (response.ok) {
             // read as an event stream whatever its content type, as the SDK reads it
-            return watchBody(response, resumedIds, {
-              watch,
-              ended: (ids, lastEventId) => {
-                if (lastEventId === undefined) giveUp(resumed, ids)
-                else {
-                  resumable.delete(resumed)
-                  streams.ended(ids, lastEventId)
+            return watchBody(
+              response,
+              resumedIds,
+              {
+                watch,
+                ended: (ids, lastEventId) => {
+                  if (lastEventId === undefined) giveUp(resumed, ids)
+                  else {
+                    resumable.delete(resumed)
+                    streams.ended(ids, lastEventId)
+                  }
                 }
-              }
-            }, link?.unlink, true)
+              },
+              link?.unlink,
+              true
+            )
           }
         }
         if (response.body === null) {
@@ -122,7 +128,6 @@ export const make = (watch: ResponseWatch): Effect.Effect<Fetch, never, Scope.Sc
         return Promise.reject(error)
       })
     }
-
   })
 
 /** Where a watched body reports to. */

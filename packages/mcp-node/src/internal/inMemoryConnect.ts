@@ -14,8 +14,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import type { InMemoryServer } from "../NodeMcpClientFactory.js"
 import * as NodeMcpClient from "../NodeMcpClient.js"
+import type { InMemoryServer } from "../NodeMcpClientFactory.js"
 import * as Closing from "./closing.js"
 import * as Errors from "./errors.js"
 import * as SdkClient from "./sdkClient.js"
@@ -40,7 +40,11 @@ export const connect = (
     yield* Effect.annotateCurrentSpan({ "mcp.server": server.name, "network.transport": "inproc" })
     const makeServer = Object.hasOwn(settings.servers, server.name) ? settings.servers[server.name] : undefined
     if (makeServer === undefined) {
-      return yield* new McpConnectError({ server: server.name, reason: "Start", description: "no in-memory server of this name" })
+      return yield* new McpConnectError({
+        server: server.name,
+        reason: "Start",
+        description: "no in-memory server of this name"
+      })
     }
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     let sdkServer: InMemoryServer | undefined
@@ -62,7 +66,14 @@ export const connect = (
     const scrubber = settings.held.extend(McpServerConfig.scrubberOf(server))
     const requests = yield* ServerRequests.ofConnection(settings.handlers, settings.own, server.name, scrubber)
     const probeMs = Duration.toMillis(SdkClient.defaultProbeTimeout)
-    const client = SdkClient.newClient(settings.clientInfo, server, yield* Effect.runtime<never>(), scrubber, probeMs, requests)
+    const client = SdkClient.newClient(
+      settings.clientInfo,
+      server,
+      yield* Effect.runtime<never>(),
+      scrubber,
+      probeMs,
+      requests
+    )
     yield* SdkClient.connectClient(client, clientSide, server, scrubber, undefined)
     yield* SdkClient.askLogLevel(client, settings.serverLogLevel)
     const options = { server: server.name, scrubber, transport: "inproc", verdict: SdkClient.verdictOf(client) }

@@ -25,7 +25,9 @@ export class ListedTools {
   constructor(readonly headers: boolean) {}
 
   /** Keeps what calls need of `tools`; the tools to list, and why each of the others is left out. */
-  remember(tools: ReadonlyArray<Tool>): { readonly tools: ReadonlyArray<Tool>; readonly excluded: ReadonlyArray<string> } {
+  remember(
+    tools: ReadonlyArray<Tool>
+  ): { readonly tools: ReadonlyArray<Tool>; readonly excluded: ReadonlyArray<string> } {
     const kept: Array<Tool> = []
     const excluded: Array<string> = []
     for (const tool of tools) {
@@ -64,12 +66,18 @@ export class ListedTools {
         validate = (this.ajv ??= new AjvJsonSchemaValidator()).getValidator(known)
       } catch (error) {
         const message = (error instanceof Error ? error.message : String(error)).slice(0, 200)
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool '${name}' has an invalid outputSchema: ${message}`)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Tool '${name}' has an invalid outputSchema: ${message}`
+        )
       }
       this.schemas.set(name, validate)
     }
     if (result.structuredContent === undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `Tool ${name} has an output schema but did not return structured content`)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `Tool ${name} has an output schema but did not return structured content`
+      )
     }
     const outcome = validate(result.structuredContent)
     if (!outcome.valid) {

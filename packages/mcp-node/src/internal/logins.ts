@@ -14,28 +14,31 @@ import * as Effect from "effect/Effect"
  *
  * @internal
  */
-export const withLogins = (reauthorize: McpAuthSession.Reauthorize, server: string, method: string) =>
-<A, E>(effect: Effect.Effect<A, E | McpRequestError>): Effect.Effect<A, E | McpRequestError> => {
-  const attempt = (round: number): Effect.Effect<A, E | McpRequestError> =>
-    Effect.suspend(() => {
-      const seen = reauthorize.generation()
-      return Effect.catchIf(
-        effect,
-        (error): error is McpRequestError =>
-          McpError.isMcpError(error) && error._tag === "McpRequestError" && error.reason === "NeedsAuthorization",
-        (error) =>
-          round < reauthorize.limit
-            ? reauthorize.run(seen).pipe(
-              Effect.mapError((error) => new McpRequestError({ server, method, reason: "Unauthorized", description: error.description })),
-              Effect.zipRight(attempt(round + 1))
-            )
-            : round === 0
-            ? Effect.fail(error)
-            : Effect.fail(loginsSpent(reauthorize, server, method, round))
-      )
-    })
-  return attempt(0)
-}
+export const withLogins =
+  (reauthorize: McpAuthSession.Reauthorize, server: string, method: string) =>
+  <A, E>(effect: Effect.Effect<A, E | McpRequestError>): Effect.Effect<A, E | McpRequestError> => {
+    const attempt = (round: number): Effect.Effect<A, E | McpRequestError> =>
+      Effect.suspend(() => {
+        const seen = reauthorize.generation()
+        return Effect.catchIf(
+          effect,
+          (error): error is McpRequestError =>
+            McpError.isMcpError(error) && error._tag === "McpRequestError" && error.reason === "NeedsAuthorization",
+          (error) =>
+            round < reauthorize.limit
+              ? reauthorize.run(seen).pipe(
+                Effect.mapError((error) =>
+                  new McpRequestError({ server, method, reason: "Unauthorized", description: error.description })
+                ),
+                Effect.zipRight(attempt(round + 1))
+              )
+              : round === 0
+              ? Effect.fail(error)
+              : Effect.fail(loginsSpent(reauthorize, server, method, round))
+        )
+      })
+    return attempt(0)
+  }
 
 // a scope as RFC 6749 spells one: said to the model, anything else is not
 const scopePattern = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/
@@ -51,5 +54,10 @@ const loginsSpent = (reauthorize: McpAuthSession.Reauthorize, server: string, me
       reason: "InsufficientScope",
       description: `the server asks for scope "${scope}", which the authorization server did not grant in ${times}`
     })
-    : new McpRequestError({ server, method, reason: "Unauthorized", description: `the server still refuses the request after ${times}` })
+    : new McpRequestError({
+      server,
+      method,
+      reason: "Unauthorized",
+      description: `the server still refuses the request after ${times}`
+    })
 }

@@ -53,11 +53,18 @@ export const notificationsOf = (client: Client, server: string, scrubber: Scrubb
     installed = true
     const publish = (notification: Notification) => void Effect.runSync(PubSub.publish(pubsub, notification))
     const shutdown = () => void Effect.runSync(PubSub.shutdown(pubsub))
-    client.setNotificationHandler("notifications/resources/updated", (notification) =>
-      publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) })))
-    client.setNotificationHandler("notifications/resources/list_changed", () =>
-      publish(Notification.ResourceListChanged({ server })))
-    client.setNotificationHandler("notifications/prompts/list_changed", () => publish(Notification.PromptListChanged({ server })))
+    client.setNotificationHandler(
+      "notifications/resources/updated",
+      (notification) => publish(Notification.ResourceUpdated({ server, uri: scrubber.scrub(notification.params.uri) }))
+    )
+    client.setNotificationHandler(
+      "notifications/resources/list_changed",
+      () => publish(Notification.ResourceListChanged({ server }))
+    )
+    client.setNotificationHandler(
+      "notifications/prompts/list_changed",
+      () => publish(Notification.PromptListChanged({ server }))
+    )
     // closed already: nothing will come
     if (client.transport === undefined) return shutdown()
     const onclose = client.onclose
@@ -98,4 +105,3 @@ export const keepNotificationOrder = (client: Client): void => {
     }
   }
 }
-

@@ -28,20 +28,24 @@ const resultSchemas: Readonly<Record<string, z.ZodType<object>>> = {
 }
 
 /** @internal */
-export const make = (connection: Connection.Connection) => (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
-  Tracing.withTraceparent((traceparent) =>
-    Effect.tryPromise({
-      try: async (signal) =>
-        connection.scrubber.scrubDeep(
-          await connection.client.request(
-            params === undefined && traceparent === undefined ? { method } : { method, params: Connection.withTrace(params ?? {}, traceparent) },
-            resultSchemas[method] ?? LooseResult,
-            { signal, timeout: Connection.sdkTimeoutDisabled }
-          )
-        ),
-      catch: Connection.requestError(connection, method)
-    })
-  ).pipe(Tracing.traced("McpClient.request", () => ({
-    attributes: { "mcp.server": connection.server, "mcp.method": method },
-    captureStackTrace: false
-  })))
+export const make =
+  (connection: Connection.Connection) =>
+  (method: string, params?: Record<string, unknown> | undefined): Effect.Effect<unknown, McpRequestError> =>
+    Tracing.withTraceparent((traceparent) =>
+      Effect.tryPromise({
+        try: async (signal) =>
+          connection.scrubber.scrubDeep(
+            await connection.client.request(
+              params === undefined && traceparent === undefined
+                ? { method }
+                : { method, params: Connection.withTrace(params ?? {}, traceparent) },
+              resultSchemas[method] ?? LooseResult,
+              { signal, timeout: Connection.sdkTimeoutDisabled }
+            )
+          ),
+        catch: Connection.requestError(connection, method)
+      })
+    ).pipe(Tracing.traced("McpClient.request", () => ({
+      attributes: { "mcp.server": connection.server, "mcp.method": method },
+      captureStackTrace: false
+    })))

@@ -165,14 +165,20 @@ export const connectClient = (
 ) =>
   Effect.tryPromise({
     try: (signal) =>
-      client.connect(transport, { signal, timeout: Connection.sdkTimeoutDisabled, ...(prior !== undefined ? { prior } : {}) }),
+      client.connect(transport, {
+        signal,
+        timeout: Connection.sdkTimeoutDisabled,
+        ...(prior !== undefined ? { prior } : {})
+      }),
     catch: (cause) => pinned(server, Errors.connectError({ server: server.name, cause, scrubber }))
   }).pipe(
     Effect.catchAll((error) => {
       // "Connection closed" alone does not say that the process died, nor how, nor why: its last words do
       const exitStatus = stdio?.exitStatus
       // a refusal over the revision says all there is to say (the SDK then closed the pipe itself)
-      if (stdio === undefined || exitStatus === undefined || revisionReasons.has(error.reason)) return Effect.fail(error)
+      if (stdio === undefined || exitStatus === undefined || revisionReasons.has(error.reason)) {
+        return Effect.fail(error)
+      }
       return Effect.flatMap(stdio.stderrReason, (tail) =>
         new McpConnectError({
           server: error.server,
@@ -211,9 +217,14 @@ export const verdictOf = (client: Client): PriorDiscovery | undefined => {
  * @internal
  */
 export const attempt = <A, E>(self: Effect.Effect<A, E, Scope.Scope>): Effect.Effect<A, E, Scope.Scope> =>
-  Effect.flatMap(Scope.Scope, (outer) =>
-    Effect.flatMap(Scope.fork(outer, ExecutionStrategy.sequential), (inner) =>
-      Effect.onError(Scope.extend(self, inner), (cause) => Scope.close(inner, Exit.failCause(cause)))))
+  Effect.flatMap(
+    Scope.Scope,
+    (outer) =>
+      Effect.flatMap(
+        Scope.fork(outer, ExecutionStrategy.sequential),
+        (inner) => Effect.onError(Scope.extend(self, inner), (cause) => Scope.close(inner, Exit.failCause(cause)))
+      )
+  )
 
 const STDERR_NOTE_LINE = 200
 
@@ -231,4 +242,3 @@ const stderrNote = (
   })
   return `; stderr: ${lines.join(" | ")}`
 }
-

@@ -19,11 +19,15 @@
  *
  * @internal
  */
-import * as NodeMcpElicitation from "../NodeMcpElicitation.js"
 import type { Client } from "@modelcontextprotocol/client"
 import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client"
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
+import * as McpElicitation from "@zett/mcp/McpElicitation"
+import * as McpError from "@zett/mcp/McpError"
+import { McpRequestError } from "@zett/mcp/McpError"
+import * as McpRoots from "@zett/mcp/McpRoots"
+import * as McpSampling from "@zett/mcp/McpSampling"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
@@ -36,11 +40,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import type * as RuntimeFlags from "effect/RuntimeFlags"
 import type * as Scope from "effect/Scope"
-import * as McpElicitation from "@zett/mcp/McpElicitation"
-import * as McpRoots from "@zett/mcp/McpRoots"
-import * as McpSampling from "@zett/mcp/McpSampling"
-import * as McpError from "@zett/mcp/McpError"
-import { McpRequestError } from "@zett/mcp/McpError"
+import * as NodeMcpElicitation from "../NodeMcpElicitation.js"
 
 /** @internal */
 export interface Handlers {
@@ -132,7 +132,9 @@ export class ServerRequests {
         Effect.mapError(self, afterRefusal(call)),
         Effect.suspend(() => {
           this.calls.delete(call)
-          return call.onEnd.size === 0 ? Effect.void : Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
+          return call.onEnd.size === 0
+            ? Effect.void
+            : Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
         })
       )
     })
@@ -185,9 +187,15 @@ export class ServerRequests {
             // (whose own runtime has its counter)
             (handle) =>
               Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
-                Option.isSome(given) ? handle : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
+                Option.isSome(given)
+                  ? handle
+                  : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
             Effect.tapError((error) =>
-              Effect.annotateLogs(Effect.logWarning(error.message), { "mcp.server": this.server, "mcp.stream": "requests" })),
+              Effect.annotateLogs(Effect.logWarning(error.message), {
+                "mcp.server": this.server,
+                "mcp.stream": "requests"
+              })
+            ),
             Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
           ),
           ctx.mcpReq.signal
@@ -236,7 +244,10 @@ export class ServerRequests {
       if (problem !== undefined) {
         const reason = `the reply does not match the requested schema (${problem}); it was not sent`
         yield* Effect.logWarning(`MCP server ${server}: elicitation refused: ${reason}`)
-        return yield* new Refused({ code: ProtocolErrorCode.InvalidParams, reason: `elicitation refused by the client: ${reason}` })
+        return yield* new Refused({
+          code: ProtocolErrorCode.InvalidParams,
+          reason: `elicitation refused by the client: ${reason}`
+        })
       }
       return result({ action: "accept", content: content as NonNullable<ElicitResult["content"]> })
     }).pipe(

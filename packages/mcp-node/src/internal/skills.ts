@@ -39,7 +39,10 @@ export const make = (connection: Connection.Connection): McpClient.Skills => {
       description: "the server does not declare the Skills extension (io.modelcontextprotocol/skills)"
     })
   const traced = (method: string) =>
-    Tracing.traced(method, () => ({ attributes: Connection.spanAttributes(connection, method), captureStackTrace: false }))
+    Tracing.traced(
+      method,
+      () => ({ attributes: Connection.spanAttributes(connection, method), captureStackTrace: false })
+    )
 
   const list = Effect.tryPromise({
     try: async (signal) => {
@@ -52,7 +55,9 @@ export const make = (connection: Connection.Connection): McpClient.Skills => {
     Effect.tap(({ invalid }) =>
       Effect.forEach(invalid, (entry) =>
         Effect.logWarning(
-          `MCP server ${server}: skill ${scrubber.scrub(entry.uri ?? `#${entry.index}`)} is skipped: ${scrubber.scrub(entry.reason)}`
+          `MCP server ${server}: skill ${scrubber.scrub(entry.uri ?? `#${entry.index}`)} is skipped: ${
+            scrubber.scrub(entry.reason)
+          }`
         ).pipe(Effect.annotateLogs("mcp.server", server)), { discard: true })
     ),
     Effect.map(({ skills }) => skills.map(shown)),
@@ -73,7 +78,8 @@ export const make = (connection: Connection.Connection): McpClient.Skills => {
     Effect.suspend(() =>
       sdk.supported
         ? Effect.tryPromise({
-          try: async (signal) => fileOf(await sdk.read(sent.get(skill) ?? (skill as SdkSkill), path, requestOptions(signal)), scrubber),
+          try: async (signal) =>
+            fileOf(await sdk.read(sent.get(skill) ?? (skill as SdkSkill), path, requestOptions(signal)), scrubber),
           catch: (cause) =>
             cause instanceof SkillVerificationError
               ? new McpSkillVerificationError({
@@ -84,7 +90,12 @@ export const make = (connection: Connection.Connection): McpClient.Skills => {
               })
               // an entry that is not one (`TypeError`) is refused before any request
               : cause instanceof TypeError
-              ? new McpRequestError({ server, method: "resources/read", reason: "InvalidResponse", description: scrubber.scrub(cause.message) })
+              ? new McpRequestError({
+                server,
+                method: "resources/read",
+                reason: "InvalidResponse",
+                description: scrubber.scrub(cause.message)
+              })
               : Connection.requestError(connection, "resources/read")(cause)
         })
         : Effect.fail(undeclared("resources/read"))

@@ -5,9 +5,9 @@
  *
  * @internal
  */
+import type { PlatformError } from "@effect/platform/Error"
 import type { PriorDiscovery } from "@modelcontextprotocol/client"
 import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
-import type { PlatformError } from "@effect/platform/Error"
 import type * as McpClient from "@zett/mcp/McpClient"
 import { McpConnectError } from "@zett/mcp/McpError"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
@@ -23,7 +23,9 @@ import * as SdkClient from "./sdkClient.js"
 
 /** A server that could not be started (no such command, a missing working directory) says so, with the errno. */
 const startFailure = (server: McpServerConfig.McpStdioServer, error: PlatformError): McpConnectError => {
-  const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
+  const errno = error._tag === "SystemError" && Predicate.hasProperty(error.cause, "code")
+    ? error.cause.code
+    : undefined
   const code = typeof errno === "string" ? errno : error._tag === "SystemError" ? error.reason : "unknown error"
   const where = server.cwd === undefined ? "" : ` in ${server.cwd}`
   return new McpConnectError({
@@ -48,17 +50,21 @@ export const connect = (
   given: McpClient.Verdict | undefined
 ): Effect.Effect<McpClient.McpClient, McpConnectError, Scope.Scope> =>
   verdicts.withVerdict(connecting.server, given, (prior) =>
-    SdkClient.attempt(Effect.catchIf(
-      connectOnce(settings, processGroups, connecting, prior),
-      (failure) => failure.exitedOnProbe,
-      // Some servers of the 2025 revisions exit on any request before `initialize`: such a one is started
-      // again and spoken to the 2025 way, and the verdict kept, so that it is started once from then on
-      () =>
-        Effect.tap(SdkClient.attempt(connectOnce(settings, processGroups, connecting, { kind: "legacy" })), () =>
-          Effect.logDebug(
-            `MCP server ${connecting.server.name}: it exited when asked server/discover; started again on the 2025 revisions`
-          ))
-    ).pipe(Effect.mapError((failure) => failure.error))))
+    SdkClient.attempt(
+      Effect.catchIf(
+        connectOnce(settings, processGroups, connecting, prior),
+        (failure) => failure.exitedOnProbe,
+        // Some servers of the 2025 revisions exit on any request before `initialize`: such a one is started
+        // again and spoken to the 2025 way, and the verdict kept, so that it is started once from then on
+        () =>
+          Effect.tap(SdkClient.attempt(connectOnce(settings, processGroups, connecting, { kind: "legacy" })), () =>
+            Effect.logDebug(
+              `MCP server ${connecting.server.name}: it exited when asked server/discover; started again on the 2025 revisions`
+            ))
+      ).pipe(Effect.mapError((failure) =>
+        failure.error
+      ))
+    ))
 
 const connectOnce = Effect.fnUntraced(function*(
   settings: SdkClient.Settings,
@@ -84,7 +90,9 @@ const connectOnce = Effect.fnUntraced(function*(
     onStderrLine: (line, truncated) =>
       Effect.annotateLogs(
         Effect.logDebug(
-          truncated ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)` : scrubber.scrub(line)
+          truncated
+            ? `${scrubber.scrubTruncated(line)} … (line cut at ${line.length} characters)`
+            : scrubber.scrub(line)
         ),
         annotations
       )

@@ -19,7 +19,10 @@ const closeTimeoutMs = 2_000
  * After a stream broke: again from 200 ms, doubling, jittered (the specification asks clients that poll for
  * jitter and backoff), 6 tries; then the changes of that server go unheard until it is next listed.
  */
-const relisten = Schedule.exponential(Duration.millis(200)).pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(6)))
+const relisten = Schedule.exponential(Duration.millis(200)).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(6))
+)
 
 const closeWithin = (subscription: McpSubscription) =>
   Effect.promise(() =>

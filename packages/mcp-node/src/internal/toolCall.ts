@@ -6,12 +6,12 @@
 import type { CallToolResult, Progress as SdkProgress, RequestOptions } from "@modelcontextprotocol/client"
 import { ProtocolError } from "@modelcontextprotocol/client"
 import { Tracing } from "@zett/agent"
-import type * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { CallLimits, CallOptions, Progress } from "@zett/mcp/McpClient"
 import { callBudget, normalizeResult } from "@zett/mcp/McpClient"
 import type { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as CallResult from "./callResult.js"
 import * as CallSignal from "./callSignal.js"
 import * as Connection from "./connection.js"
@@ -45,7 +45,11 @@ interface TimedEntry extends Deadlines.Entry {
 }
 
 /** The timing of a call under `limits` with `timeout`, started when its entry is made (`McpClient.callBudget`). */
-const timingOf = (deadlines: Deadlines.Deadlines, limits: CallLimits, timeout: Duration.Duration): Timing<McpTimeoutError> => ({
+const timingOf = (
+  deadlines: Deadlines.Deadlines,
+  limits: CallLimits,
+  timeout: Duration.Duration
+): Timing<McpTimeoutError> => ({
   entry: (expire) => {
     const clock = deadlines.clock
     const budget = callBudget(limits, timeout, clock.unsafeCurrentTimeMillis())
@@ -76,7 +80,11 @@ export interface Calls {
   ) => Effect.Effect<CallToolResult, McpRequestError>
   /** Without a timer of the connection's (`NodeMcpClient.fromSdkClient`), none: the core races the call. */
   readonly callWithin:
-    | ((name: string, args: Record<string, unknown>, limits: CallLimits) => Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError>)
+    | ((
+      name: string,
+      args: Record<string, unknown>,
+      limits: CallLimits
+    ) => Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError>)
     | undefined
 }
 
@@ -96,7 +104,9 @@ const sendOf = (connection: Connection.Connection, outputs: ListedTools.ListedTo
   if (!outputs.headers) return send
   const sendMirrored = (params: CallParams, options: RequestOptions): Promise<CallToolResult> => {
     const definition = outputs.definition(params.name)
-    return definition === undefined ? send(params, options) : client.callTool(params, { ...options, toolDefinition: definition })
+    return definition === undefined
+      ? send(params, options)
+      : client.callTool(params, { ...options, toolDefinition: definition })
   }
   return async (params: CallParams, options: RequestOptions) => {
     try {
@@ -113,16 +123,17 @@ const sendOf = (connection: Connection.Connection, outputs: ListedTools.ListedTo
  * Every call asks for progress (the SDK sends a `progressToken` only with a callback); one without a listener gets
  * a shared callback that does nothing.
  */
-const progressOf = (connection: Connection.Connection) =>
-(onProgress: ((progress: Progress) => void) | undefined): (progress: SdkProgress) => void =>
-  onProgress === undefined ? ignoreProgress : (report) => {
-    const message = report.message
-    onProgress({
-      progress: report.progress,
-      total: report.total,
-      message: message === undefined ? undefined : connection.scrubber.scrub(message)
-    })
-  }
+const progressOf =
+  (connection: Connection.Connection) =>
+  (onProgress: ((progress: Progress) => void) | undefined): (progress: SdkProgress) => void =>
+    onProgress === undefined ? ignoreProgress : (report) => {
+      const message = report.message
+      onProgress({
+        progress: report.progress,
+        total: report.total,
+        message: message === undefined ? undefined : connection.scrubber.scrub(message)
+      })
+    }
 
 /** What one call of a connection is sent with. */
 interface Sender {
@@ -240,7 +251,12 @@ export const make = (
     args: Record<string, unknown>,
     limits: CallLimits
   ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> =>
-    call(name, args, limits.onProgress, Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value))
+    call(
+      name,
+      args,
+      limits.onProgress,
+      Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value)
+    )
 
   return { callTool, callWithin }
 }

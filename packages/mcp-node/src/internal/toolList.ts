@@ -9,11 +9,11 @@
 import type { Tool } from "@modelcontextprotocol/client"
 import { ToolSchema } from "@modelcontextprotocol/core"
 import { Tracing } from "@zett/agent"
-import * as Effect from "effect/Effect"
 import type * as McpClient from "@zett/mcp/McpClient"
 import type { ListToolsPage } from "@zett/mcp/McpClient"
 import { clipName } from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"
+import * as Effect from "effect/Effect"
 import { z } from "zod"
 import * as Connection from "./connection.js"
 import * as JsonDepth from "./jsonDepth.js"
@@ -49,7 +49,9 @@ const lenientPage = (
     // a very deep one is checked without it, and left for the core to refuse with its own reason.
     const inputSchema = field(candidate, "inputSchema")
     const deep = JsonDepth.valueDeeperThan(inputSchema, MAX_CHECKED_DEPTH)
-    const parsed = ToolSchema.safeParse(deep ? { ...(candidate as object), inputSchema: { type: "object" } } : candidate)
+    const parsed = ToolSchema.safeParse(
+      deep ? { ...(candidate as object), inputSchema: { type: "object" } } : candidate
+    )
     if (parsed.success) {
       tools.push(deep ? { ...parsed.data, inputSchema: inputSchema as Tool["inputSchema"] } : parsed.data)
       continue
@@ -102,10 +104,16 @@ export const make = (connection: Connection.Connection, outputs: ListedTools.Lis
       Effect.tryPromise({
         try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
           const given = cursor === undefined ? {} : { cursor }
-          const params = cursor === undefined && traceparent === undefined ? undefined : Connection.withTrace(given, traceparent)
+          const params = cursor === undefined && traceparent === undefined
+            ? undefined
+            : Connection.withTrace(given, traceparent)
           const page = await requestPage(params, signal)
           return {
-            ...scrubber.scrubDeep({ tools: page.tools, nextCursor: page.nextCursor, skipped: [...page.skipped, ...page.excluded] }),
+            ...scrubber.scrubDeep({
+              tools: page.tools,
+              nextCursor: page.nextCursor,
+              skipped: [...page.skipped, ...page.excluded]
+            }),
             cache: page.cache
           }
         },
@@ -113,12 +121,16 @@ export const make = (connection: Connection.Connection, outputs: ListedTools.Lis
       })
     ).pipe(
       Effect.tap(({ skipped }) =>
-        Effect.forEach(skipped, (reason) =>
-          Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
+        Effect.forEach(
+          skipped,
+          (reason) =>
+            Effect.logWarning(`MCP server ${server}: ${reason}`).pipe(Effect.annotateLogs("mcp.server", server)),
           { discard: true }
         )
       ),
-      Effect.map(({ cache, nextCursor, tools }) => (cache === undefined ? { tools, nextCursor } : { tools, nextCursor, cache })),
+      Effect.map((
+        { cache, nextCursor, tools }
+      ) => (cache === undefined ? { tools, nextCursor } : { tools, nextCursor, cache })),
       Tracing.traced("tools/list", listSpan)
     )
 

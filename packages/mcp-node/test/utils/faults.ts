@@ -3,12 +3,15 @@
  * server, and one agent request run under a fiber supervisor with the leaks it left behind: live processes
  * carrying the test's marker, sockets of this process, and fibers still running.
  */
-import * as McpLayers from "@zett/testing/McpLayers"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Faults from "@zett/testing/Faults"
+import * as McpLayers from "@zett/testing/McpLayers"
+import type * as Processes from "@zett/testing/Processes"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
@@ -16,9 +19,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Supervisor from "effect/Supervisor"
 import * as Path from "node:path"
-import * as Faults from "@zett/testing/Faults"
-import type * as Processes from "@zett/testing/Processes"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 
 export {
   faultyServer,

@@ -9,8 +9,8 @@
  * Hand-written rather than a Redlock package: one Redis, three commands and two scripts, with every command
  * bounded by an Effect timeout so that a slow Redis cannot hold a request.
  */
-import * as Data from "effect/Data"
 import { timeoutAfterIo } from "@zett/mcp/McpToolCache"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -54,8 +54,10 @@ export interface Options {
   readonly operationTimeout: Duration.DurationInput
 }
 
-const renewScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
-const releaseScript = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
+const renewScript =
+  `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
+const releaseScript =
+  `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
 
 /** One Redis command, its failure and its timeout as a `RedisLockError`. */
 export const command = <A>(
@@ -74,7 +76,11 @@ export const command = <A>(
   )
 
 /** Takes the lock if it is free. */
-export const acquire = (redis: Redis, key: string, options: Options): Effect.Effect<Option.Option<Lock>, RedisLockError> =>
+export const acquire = (
+  redis: Redis,
+  key: string,
+  options: Options
+): Effect.Effect<Option.Option<Lock>, RedisLockError> =>
   Effect.suspend(() => {
     // who holds it, for an operator (and a test) reading Redis; unique by the random part
     const token = `${Os.hostname()}/${process.pid}/${Crypto.randomUUID()}`
@@ -89,7 +95,8 @@ export const renew = (redis: Redis, lock: Lock, options: Options): Effect.Effect
   Effect.map(
     command(lock.key, options.operationTimeout, () =>
       redis.eval(renewScript, 1, lock.key, lock.token, String(Duration.toMillis(options.ttl)))),
-    (reply) => reply === 1
+    (reply) =>
+      reply === 1
   )
 
 /** Frees the lock if it is still this holder's; false when it expired (and may be another's). */

@@ -28,4 +28,3 @@ export const timeoutAfterIo = <A, E, E2>(
       Effect.interruptible
     )
   )
-

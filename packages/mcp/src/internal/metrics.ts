@@ -23,7 +23,10 @@ export const taggedIncrement = (
   tags: ReadonlyArray<readonly [key: string, value: string]>
 ): Effect.Effect<void> => {
   const counter = Metric.fromMetricKey(
-    MetricKey.taggedWithLabels(MetricKey.counter(name, { description }), tags.map(([key, value]) => MetricLabel.make(key, value)))
+    MetricKey.taggedWithLabels(
+      MetricKey.counter(name, { description }),
+      tags.map(([key, value]) => MetricLabel.make(key, value))
+    )
   )
   return Effect.withFiberRuntime((fiber) => {
     counter.unsafeUpdate(1, fiber.getFiberRef(FiberRef.currentMetricLabels))

@@ -64,7 +64,9 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
               if (next === undefined) return Effect.succeed([items, Option.none()] as const)
               if (seen.has(next)) return Effect.fail(fail("the server repeated a pagination cursor"))
               seen.add(next)
-              return Effect.succeed([items, Option.some({ cursor: next as string | undefined, page: page + 1 })] as const)
+              return Effect.succeed(
+                [items, Option.some({ cursor: next as string | undefined, page: page + 1 })] as const
+              )
             }
           )
     )
@@ -78,4 +80,6 @@ export const listing = <Page extends { readonly nextCursor?: string | undefined 
   items: (page: Page) => ReadonlyArray<A>
 ) =>
 (client: McpClient): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
-  listAll<Page, A>(client, { method, noun, items }).pipe(Effect.withSpan(span, { attributes: { "mcp.server": client.server } }))
+  listAll<Page, A>(client, { method, noun, items }).pipe(
+    Effect.withSpan(span, { attributes: { "mcp.server": client.server } })
+  )

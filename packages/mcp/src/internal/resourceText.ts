@@ -4,7 +4,8 @@
  * @internal
  */
 
-const textTypes = /^(text\/|application\/(json|xml|javascript|ecmascript|yaml|x-yaml|toml|x-sh|sql|graphql|ld\+json)$)|\+(json|xml|yaml)$/i
+const textTypes =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|yaml|x-yaml|toml|x-sh|sql|graphql|ld\+json)$)|\+(json|xml|yaml)$/i
 
 /** Whether a MIME type names text (so a blob of it may be shown to a model as text). */
 export const isTextMime = (mimeType: string | undefined): boolean =>

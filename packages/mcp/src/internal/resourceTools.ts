@@ -24,7 +24,8 @@ const uriParameters = {
   properties: {
     uri: {
       type: "string",
-      description: "The resource's URI: one listed, one made from a URI template, or one from a resource link in a tool result"
+      description:
+        "The resource's URI: one listed, one made from a URI template, or one from a resource link in a tool result"
     }
   },
   required: ["uri"]
@@ -65,8 +66,14 @@ export const make = (options: {
   const run = <A>(name: string, request: (client: McpClient) => Effect.Effect<A, McpError.McpRequestError>) =>
     Effect.flatMap(options.connect, request).pipe(
       McpError.within({ server: server.name, operation: "call", limit: options.limit }),
-      Effect.catchTag("McpTimeoutError", (error) =>
-        new Tool.ToolError({ reason: "Timeout", message: `${name} did not finish within ${Duration.format(error.timeout)}` })),
+      Effect.catchTag(
+        "McpTimeoutError",
+        (error) =>
+          new Tool.ToolError({
+            reason: "Timeout",
+            message: `${name} did not finish within ${Duration.format(error.timeout)}`
+          })
+      ),
       Effect.catchTag("McpRequestError", (error) =>
         new Tool.ToolError({
           reason: "RequestFailed",
@@ -110,8 +117,14 @@ export const make = (options: {
         if (typeof uri !== "string" || uri === "") {
           return new Tool.ToolError({ reason: "InvalidArguments", message: `${readName} needs a uri (a string)` })
         }
-        return run(readName, (client) =>
-          Effect.map(McpResources.read(client, uri), (contents) => ({ contents: contents.map(McpResources.forModel) })))
+        return run(
+          readName,
+          (client) =>
+            Effect.map(
+              McpResources.read(client, uri),
+              (contents) => ({ contents: contents.map(McpResources.forModel) })
+            )
+        )
       }
     })
   ]

@@ -5,8 +5,4 @@
  * @since 0.1.0
  * @internal
  */
-export {
-  checkSchema as refusal,
-  cleanSchema as cleanInputSchema,
-  schemaLimits as limits
-} from "@zett/common/McpTool"
+export { checkSchema as refusal, cleanSchema as cleanInputSchema, schemaLimits as limits } from "@zett/common/McpTool"

@@ -9,7 +9,6 @@ import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import * as Metrics from "./metrics.js"
 import * as McpClient from "../McpClient.js"
 import * as McpClientFactory from "../McpClientFactory.js"
 import type * as McpConnections from "../McpConnections.js"
@@ -18,10 +17,11 @@ import * as McpError from "../McpError.js"
 import type * as McpExtension from "../McpExtension.js"
 import * as McpServerConfig from "../McpServerConfig.js"
 import type * as McpServers from "../McpServers.js"
-import * as McpToolCache from "../McpToolCache.js"
 import type * as McpTool from "../McpTool.js"
+import * as McpToolCache from "../McpToolCache.js"
 import * as McpToolResult from "../McpToolResult.js"
 import * as McpToolSearch from "../McpToolSearch.js"
+import * as Metrics from "./metrics.js"
 import * as ResourceTools from "./resourceTools.js"
 
 /** The options both take, as the user gives them (documented on `McpExtension.Options`). */
@@ -129,17 +129,20 @@ export const watched = (
   options: { readonly listen: boolean } = { listen: false }
 ): McpClientFactory.McpClientFactory["Type"] =>
   McpClientFactory.of((server, connectOptions) =>
-    Effect.tap(factory.connect(server, connectOptions), (client) =>
-      Effect.flatMap(Effect.runtime<never>(), (runtime) => {
-        const invalidate = cache.invalidate(McpToolCache.key(server, { namespace: settings.namespace }))
-        const watch = client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
-        // the cached list's verdict no longer held (the server speaks another era now): the list goes with it, so
-        // that the next listing stores what the server speaks
-        const given = connectOptions?.verdict
-        const stale = given !== undefined && client.verdict !== undefined && given.kind !== client.verdict.kind
-        const watching = options.listen ? Effect.zipRight(watch, listen(client, server)) : watch
-        return stale ? Effect.zipRight(invalidate, watching) : watching
-      }))
+    Effect.tap(
+      factory.connect(server, connectOptions),
+      (client) =>
+        Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+          const invalidate = cache.invalidate(McpToolCache.key(server, { namespace: settings.namespace }))
+          const watch = client.onToolListChanged(() => void Runtime.runFork(runtime)(invalidate))
+          // the cached list's verdict no longer held (the server speaks another era now): the list goes with it, so
+          // that the next listing stores what the server speaks
+          const given = connectOptions?.verdict
+          const stale = given !== undefined && client.verdict !== undefined && given.kind !== client.verdict.kind
+          const watching = options.listen ? Effect.zipRight(watch, listen(client, server)) : watch
+          return stale ? Effect.zipRight(invalidate, watching) : watching
+        })
+    )
   )
 
 const listen = (client: McpClient.McpClient, server: McpServerConfig.McpServerConfig) =>
@@ -173,7 +176,8 @@ export const discover = (
 
 /** Whether a listed tool reaches the model: the server's `includeTools`/`excludeTools`, then `toolFilter`. */
 export const allows = (settings: Settings, server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool): boolean =>
-  McpServerConfig.allowsTool(server, tool.remoteName) && (settings.toolFilter === undefined || settings.toolFilter(server, tool))
+  McpServerConfig.allowsTool(server, tool.remoteName) &&
+  (settings.toolFilter === undefined || settings.toolFilter(server, tool))
 
 /** Runs a call with a listener of its progress reports; the listener is the caller's until the call is done. */
 export type Observe = <A, E>(
@@ -181,8 +185,10 @@ export type Observe = <A, E>(
 ) => Effect.Effect<A, E>
 
 /** The reason a connect failed, as a tool failure the model reads. */
-export const unavailableError = (server: McpServerConfig.McpServerConfig, error: McpError.McpConnectError | McpTimeoutError) =>
-  new Tool.ToolError({ reason: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
+export const unavailableError = (
+  server: McpServerConfig.McpServerConfig,
+  error: McpError.McpConnectError | McpTimeoutError
+) => new Tool.ToolError({ reason: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
 
 /**
  * One tool call: the server's connection (lazily, under connectTimeout), the call under callTimeout (a server's
@@ -223,7 +229,10 @@ export const callTool = (
       })
     }
   ).pipe(
-    Tracing.traced("McpExtension.call", () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } }))
+    Tracing.traced(
+      "McpExtension.call",
+      () => ({ attributes: { "mcp.server": server.name, "gen_ai.tool.name": tool.remoteName } })
+    )
   )
 }
 
@@ -235,7 +244,12 @@ const callLimits = (
 ): McpClient.CallLimits => {
   const timeout = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
   if (agentLimit === undefined) {
-    return { server: server.name, timeout, resetOnProgress: settings.resetOnProgress, maxTimeout: settings.maxCallTimeout }
+    return {
+      server: server.name,
+      timeout,
+      resetOnProgress: settings.resetOnProgress,
+      maxTimeout: settings.maxCallTimeout
+    }
   }
   // the agent's limit holds whatever the progress: with `resetOnProgress` it caps the call as `maxTimeout` does
   const capped = (limit: Option.Option<Duration.Duration>) =>
@@ -308,7 +322,9 @@ export const summarizeUnavailable = (
     const rest = names.length - namesPerGroup
     if (rest > 0) parts.push(`${formatCount(rest)} more ${rest === 1 ? "server" : "servers"} failed the same way`)
   }
-  if (others > 0) parts.push(`${formatCount(others)} more ${others === 1 ? "server" : "servers"} failed for other reasons`)
+  if (others > 0) {
+    parts.push(`${formatCount(others)} more ${others === 1 ? "server" : "servers"} failed for other reasons`)
+  }
   return parts.join("; ")
 }
 
@@ -343,7 +359,9 @@ export const describe = (
     // names that are not usable as they are (`github.com`, `My Server`) prefix their tools differently
     for (const server of snapshot.servers) {
       const prefix = McpServerConfig.toolPrefix(server)
-      if (prefix !== server.name) lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
+      if (prefix !== server.name) {
+        lines.push(`Tools named ${prefix}__<tool> belong to the MCP server ${JSON.stringify(server.name)}.`)
+      }
     }
   }
   const withResources = snapshot.servers.filter((server) =>
@@ -353,7 +371,9 @@ export const describe = (
     const prefixes = withResources.map((server) => McpServerConfig.toolPrefix(server))
     lines.push(
       `Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with ` +
-        `<server>__${ResourceTools.listSuffix} and read with <server>__${ResourceTools.readSuffix} (for ${prefixes.join(", ")}).`
+        `<server>__${ResourceTools.listSuffix} and read with <server>__${ResourceTools.readSuffix} (for ${
+          prefixes.join(", ")
+        }).`
     )
   }
   if (unavailable.length > 0) {
@@ -391,7 +411,8 @@ export const discoverAll = <A extends Resolved, B>(
         Effect.catchAll((error) => Effect.as(markUnavailable(unavailable, entry.server, McpError.reasonOf(error)), [])),
         // a fault in one server's bookkeeping (a store, a name) loses that server, not the request
         Effect.catchAllDefect((defect) =>
-          Effect.as(markUnavailable(unavailable, entry.server, `internal error: ${defectMessage(defect)}`), []))
+          Effect.as(markUnavailable(unavailable, entry.server, `internal error: ${defectMessage(defect)}`), [])
+        )
       )
     }
     // The cached servers one after another, the others concurrently: a fiber per server would cost a warm

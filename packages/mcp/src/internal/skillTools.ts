@@ -25,7 +25,8 @@ const parameters = {
     skill: { type: "string", description: "The skill's name, as the index shows it, or the URI of its SKILL.md" },
     path: {
       type: "string",
-      description: "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
+      description:
+        "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
     }
   },
   required: ["skill"]
@@ -58,7 +59,11 @@ export const listAll = (
         Effect.catchAll((error) => {
           const reason = McpError.reasonOf(error)
           return Effect.as(
-            Effect.annotateLogs(Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`), "mcp.server", server.name),
+            Effect.annotateLogs(
+              Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`),
+              "mcp.server",
+              server.name
+            ),
             `The skills of the MCP server ${JSON.stringify(server.name)} could not be listed: ${reason}.`
           )
         })
@@ -70,12 +75,15 @@ export const listAll = (
   })))
 
 /** What the model is told about the servers' skills; `listed` in configuration order. */
-export const describe = (listed: ReadonlyArray<Listed>, failures: ReadonlyArray<string> = []): ReadonlyArray<string> => {
+export const describe = (
+  listed: ReadonlyArray<Listed>,
+  failures: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
   const withSkills = listed.filter((entry) => entry.skills.length > 0)
   if (withSkills.length === 0) return failures
   const lines = [
     "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
-      `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
+    `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
   ]
   for (const entry of withSkills) {
     lines.push(`Skills of the MCP server ${JSON.stringify(entry.server.name)} (${entry.prefix}__${loadSuffix}):`)
@@ -119,7 +127,8 @@ export const loader = (options: {
   const { errorText, prefix, server } = options
   const name = `${prefix}__${loadSuffix}`
 
-  const failed = (description: string) => new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` })
+  const failed = (description: string) =>
+    new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` })
 
   const load = (client: McpClient, reference: string, path: string | undefined) =>
     Effect.gen(function*() {
@@ -127,12 +136,17 @@ export const loader = (options: {
       const found = McpSkills.find(skills, reference)
       if (found.length > 1) {
         return yield* failed(
-          `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${found.map((skill) => skill.uri).join(", ")})`
+          `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${
+            found.map((skill) => skill.uri).join(", ")
+          })`
         )
       }
       // a skill the server does not list is asked for by its URI
-      const skill = found[0] ?? (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
-      if (skill === undefined) return yield* failed(`the MCP server ${JSON.stringify(server.name)} has no skill ${JSON.stringify(reference)}`)
+      const skill = found[0] ??
+        (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
+      if (skill === undefined) {
+        return yield* failed(`the MCP server ${JSON.stringify(server.name)} has no skill ${JSON.stringify(reference)}`)
+      }
       const file = yield* McpSkills.read(client, skill, path)
       if (path !== undefined && path !== McpSkills.manifest) return fileJson(file)
       return {
@@ -158,7 +172,10 @@ export const loader = (options: {
         McpError.within({ server: server.name, operation: "call", limit: options.limit }),
         Effect.catchTags({
           McpTimeoutError: (error) =>
-            new Tool.ToolError({ reason: "Timeout", message: `${name} did not finish within ${Duration.format(error.timeout)}` }),
+            new Tool.ToolError({
+              reason: "Timeout",
+              message: `${name} did not finish within ${Duration.format(error.timeout)}`
+            }),
           // neither the file nor what it says (a differing frontmatter field) is handed on: only what did not match
           McpSkillVerificationError: (error) =>
             new Tool.ToolError({
