@@ -61,7 +61,12 @@ export class Key extends Data.Class<{
    * @since 0.1.0
    */
   readonly id: string = `${this.definition}:${this.namespace ? "ns" : "flat"}`
-  // made on first use, once per key: a private field, so neither equality nor hashing see it
+  /**
+   * Made on first use, once per key: a private field, so neither equality nor hashing see it.
+   *
+   * @since 0.1.0
+   * @internal
+   */
   #counters: { readonly hit: Effect.Effect<void>; readonly miss: Effect.Effect<void> } | undefined
   /**
    * The hit and miss counters of this key's server (`hits` and `misses` tagged with the server name; the

@@ -34,7 +34,7 @@ import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
-import { type McpConfigError, McpToolFailure } from "./McpError.js"
+import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
@@ -56,7 +56,13 @@ export interface Options extends Session.Options {}
  * @since 0.1.0
  * @category errors
  */
-export { McpToolFailure } from "./McpError.js"
+export const McpToolFailure = McpError.McpToolFailure
+
+/**
+ * @since 0.1.0
+ * @category errors
+ */
+export type McpToolFailure = McpError.McpToolFailure
 
 /**
  * An MCP tool as an `@effect/ai` tool: the server's JSON Schema (cleaned as for the agent) as its parameters,
@@ -99,7 +105,7 @@ export interface McpToolkit {
    * trip), one that expired or announced a change (`notifications/tools/list_changed`) is listed again. Under
    * tool search, the tools the searches of this conversation found are in it.
    */
-  readonly refresh: Effect.Effect<McpToolkit, McpConfigError>
+  readonly refresh: Effect.Effect<McpToolkit, McpError.McpConfigError>
 }
 
 // The parameters schema carries the server's JSON Schema to the provider unchanged (`Tool.getJsonSchema`
@@ -122,7 +128,7 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<
   McpToolkit,
-  McpConfigError,
+  McpError.McpConfigError,
   McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory | Scope.Scope
 > =>
   Effect.gen(function*() {
@@ -155,7 +161,7 @@ export const make = (
       return fresh
     }
 
-    const current: Effect.Effect<McpToolkit, McpConfigError> = Effect.gen(function*() {
+    const current: Effect.Effect<McpToolkit, McpError.McpConfigError> = Effect.gen(function*() {
       const snapshot = yield* configuration.current
       const unavailable: Array<Session.Unavailable> = []
       const listed = yield* Session.discoverAll(
