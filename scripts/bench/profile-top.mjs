@@ -67,7 +67,7 @@ const byFrame = new Map()
 for (const node of profile.nodes) {
   const us = self.get(node.id) ?? 0
   if (us === 0) continue
-  const { functionName, url, lineNumber, columnNumber } = node.callFrame
+  const { columnNumber, functionName, lineNumber, url } = node.callFrame
   const name = functionName === "" ? "(anonymous)" : functionName
   const who = owner(url, name)
   byOwner.set(who, (byOwner.get(who) ?? 0) + us)

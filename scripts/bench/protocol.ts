@@ -164,7 +164,7 @@ export const protocolCase = async (
     throw new Error(`unknown lib ${lib} for the protocol case`)
   }
   const lane = lib as ProtocolLane
-  const { n, reps, era } = options
+  const { era, n, reps } = options
   const record = join(tmpdir(), `zbench-protocol-${process.pid}-${Date.now()}.jsonl`)
   writeFileSync(record, "")
   // the same definitions for every run of the process: the factory keeps its verdicts by definition

@@ -1246,7 +1246,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push(goalTable(older))
     out.push("")
   }
-  if (profiles !== undefined) for (const line of profileSection(profiles)) out.push(line)
+  if (profiles !== undefined) { for (const line of profileSection(profiles)) out.push(line) }
   const missed = goals.filter((g) => g.met !== true)
   out.push("## Closing note")
   out.push("")

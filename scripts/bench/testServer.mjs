@@ -10,7 +10,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
  * `onList` is called on every tools/list (the fleet case counts discoveries with it).
  * @param {{ readonly k: number, readonly delay?: number, readonly prefix?: string, readonly onList?: () => void }} options
  */
-export const makeServer = ({ k: K, delay = 0, prefix: toolPrefix = "", onList }) => {
+export const makeServer = ({ delay = 0, k: K, onList, prefix: toolPrefix = "" }) => {
   const server = new McpServer({ name: `bench${toolPrefix}`, version: "1.0.0" })
   for (let i = 0; i < K; i++) {
     server.registerTool(`${toolPrefix}tool_${i}`, {

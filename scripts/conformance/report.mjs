@@ -42,7 +42,7 @@ export const writeReport = (summary, expectedFailures, file) => {
     "Scenarios whose failure is Zett being right, in the suite versions where they fail; a run of one of these does not",
     "fail the whole run there.",
     "",
-    ...Object.entries(expectedFailures).map(([scenario, { versions, reason }]) => {
+    ...Object.entries(expectedFailures).map(([scenario, { reason, versions }]) => {
       const own = runs.filter((run) => run.scenario === scenario)
       const applies = versions.test(summary.suite)
       const state = own.length === 0

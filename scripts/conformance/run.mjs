@@ -163,7 +163,7 @@ const filesNamed = (dir, name) =>
     Path.join(dir, String(file))
   )
 
-const runOne = ({ scenario, wire, mode }) =>
+const runOne = ({ mode, scenario, wire }) =>
   new Promise((resolve) => {
     const out = Path.join(results, `${scenario.replaceAll("/", "_")}@${wire}@${mode}`)
     Fs.mkdirSync(out, { recursive: true })

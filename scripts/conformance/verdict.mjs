@@ -5,7 +5,7 @@
  * @param {{ status: number | null, output: string, checks: ReadonlyArray<{ id: string, status: string, errorMessage?: string, description?: string }>, stderr: string }} run
  * @returns {{ passed: boolean, reasons: Array<string> }}
  */
-export const verdict = ({ status, output, checks, stderr }) => {
+export const verdict = ({ checks, output, status, stderr }) => {
   const scored = checks.filter((check) => check.status === "SUCCESS" || check.status === "FAILURE")
   const bad = checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING")
   const undriven = stderr.match(/zett-conformance: cannot drive [^\n]*/)?.[0]

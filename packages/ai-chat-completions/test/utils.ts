@@ -1,5 +1,5 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Model } from "@zett/agent"
+import type { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
 import { ChatCompletionsClient, ChatCompletionsLanguageModel } from "@zett/ai-chat-completions"
 import type { FakeProvider } from "@zett/testing/FakeProvider"

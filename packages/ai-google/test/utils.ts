@@ -1,5 +1,5 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Model } from "@zett/agent"
+import type { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
 import { GoogleClient, GoogleLanguageModel } from "@zett/ai-google"
 import type { FakeProvider } from "@zett/testing/FakeProvider"

@@ -14,16 +14,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import {
-  fromAiError,
-  fromStreamError,
-  ProviderFailure,
-  undecodedToolCallChunk,
-  unparsedToolCallOf
-} from "./internal/failure.js"
+import type { ProviderFailure } from "./internal/failure.js"
+import { fromAiError, fromStreamError, undecodedToolCallChunk, unparsedToolCallOf } from "./internal/failure.js"
 import { toPrompt, toToolkit } from "./internal/prompt.js"
 
 /**

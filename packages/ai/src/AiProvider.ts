@@ -423,7 +423,7 @@ export const toTurns = <Part>(prompt: Prompt.Prompt, part: {
   const push = (role: Turn<Part>["role"], parts: Array<Part>) => {
     if (parts.length === 0) return
     const last = turns.at(-1)
-    if (last !== undefined && last.role === role) for (const part of parts) last.parts.push(part)
+    if (last !== undefined && last.role === role) { for (const part of parts) last.parts.push(part) }
     else turns.push({ role, parts })
   }
   for (const message of prompt.content) {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Agent, type Extension, Message, Model, Tool } from "@zett/agent"
+import { Agent, type Extension, Message, type Model, Tool } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"

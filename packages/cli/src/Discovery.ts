@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import type { McpClientFactory } from "@zett/mcp"
-import { McpClient, McpError, McpExtension, McpServerConfig, McpTool } from "@zett/mcp"
+import type { McpClientFactory, McpTool } from "@zett/mcp"
+import { McpClient, McpError, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { McpServers } from "@zett/mcp"
+import type { McpServers } from "@zett/mcp"
 import { isRecord } from "effect/Predicate"
 import { type ServerReport, tokenEncoding } from "./Discovery.js"
 import { inert } from "./internal/inert.js"

@@ -11,8 +11,7 @@
  * @since 0.1.0
  */
 import type * as KeyValueStore from "@effect/platform/KeyValueStore"
-import type { Transport } from "@modelcontextprotocol/client"
-import type { LoggingLevel } from "@modelcontextprotocol/client"
+import type { LoggingLevel, Transport } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import type * as McpClient from "@zett/mcp/McpClient"

@@ -53,7 +53,7 @@ const robotAuth: McpServerConfig.AuthInput = {
 describe("authorization server endpoints", () => {
   it.scoped("an authorization endpoint that is not https is never handed to the host: the login fails naming it, nothing is registered", () =>
     Effect.gen(function*() {
-      const { as, headless, login, key, store } = yield* setup({
+      const { as, headless, key, login, store } = yield* setup({
         metadataOverrides: { authorization_endpoint: "file:///etc/passwd" }
       })
       const error = yield* Effect.flip(login)
@@ -174,7 +174,7 @@ describe("the issuer of authorization server metadata", () => {
 
   it.scoped("a stored discovery state with a hostile issuer or endpoint is not used for a refresh: it is discovered again, with a warning", () =>
     Effect.gen(function*() {
-      const { as, login, store, key, whoami } = yield* setup({})
+      const { as, key, login, store, whoami } = yield* setup({})
       yield* login
       as.expireAccessTokens()
       const logs = captureLogs()
@@ -215,7 +215,7 @@ describe("answers nested too deep", () => {
   for (const where of ["metadata", "registration", "token"] as const) {
     it.scoped(`an authorization server's ${where} answer nested 10,000 levels deep fails the login with a typed error, nothing stored`, () =>
       Effect.gen(function*() {
-        const { headless, login, store, key } = yield* setup({ nested: { in: where, depth: 10_000 } })
+        const { headless, key, login, store } = yield* setup({ nested: { in: where, depth: 10_000 } })
         const error = yield* Effect.flip(login)
         assert.strictEqual(error._tag, "McpConnectError")
         assert.match(

@@ -7,7 +7,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
+import type { McpError } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
 import * as OAuthServer from "@zett/testing/OAuthServer"
@@ -122,7 +123,7 @@ describe("a login inside a request", () => {
 
   it.scoped("a 403 insufficient_scope during a call: one login for the union of the granted and the challenged scopes, then the call goes through", () =>
     Effect.gen(function*() {
-      const { as, headless, factory, server } = yield* setup({
+      const { as, factory, headless, server } = yield* setup({
         challengeScope: "mcp:read",
         callScope: "mcp:read mcp:write"
       })
@@ -172,7 +173,7 @@ describe("a login inside a request", () => {
 
   it.scoped("a step-up the server never grants stops after the limit, and the call fails saying which scope was not granted, to the model too", () =>
     Effect.gen(function*() {
-      const { headless, factory, server } = yield* setup({
+      const { factory, headless, server } = yield* setup({
         challengeScope: "mcp:read",
         callScope: "mcp:read mcp:write",
         grantableScopes: ["mcp:read"]

@@ -56,7 +56,7 @@ describe("authorization code", () => {
 
   it.scoped("login discovers from WWW-Authenticate, registers, uses PKCE and resource; later connects need no login", () =>
     Effect.gen(function*() {
-      const { as, headless, login, whoami, entry } = yield* setup({ resourceScopes: ["mcp:read"] })
+      const { as, entry, headless, login, whoami } = yield* setup({ resourceScopes: ["mcp:read"] })
       yield* login()
       // protected-resource metadata from the header, then the authorization server's metadata, then registration
       const order = paths(as)

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
+import { Client, InMemoryTransport, ProtocolError } from "@modelcontextprotocol/client"
 import type { JSONRPCMessage } from "@modelcontextprotocol/client"
-import { ProtocolError } from "@modelcontextprotocol/client"
 import { NodeMcpClient } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

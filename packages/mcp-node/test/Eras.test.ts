@@ -8,15 +8,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { ProtocolError as SdkMcpError } from "@modelcontextprotocol/client"
 import { ScriptedModel } from "@zett/agent"
-import {
-  McpClient,
-  McpClientFactory,
-  McpElicitation,
-  McpError,
-  McpSampling,
-  McpServerConfig,
-  McpToolResult
-} from "@zett/mcp"
+import type { McpError } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpElicitation, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as FaultyServer from "@zett/testing/Faults"
 import * as ModernServers from "@zett/testing/ModernServers"

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import type { NodeMcpClientFactory } from "@zett/mcp-node"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

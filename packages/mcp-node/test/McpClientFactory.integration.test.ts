@@ -3,7 +3,8 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
+import type { McpClient } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Processes from "@zett/testing/Processes"
 import * as TempDir from "@zett/testing/TempDir"

@@ -1,6 +1,6 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, type McpError, McpServerConfig } from "@zett/mcp"
+import { type McpClient, McpClientFactory, type McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import { wrapper } from "@zett/testing/Faults"
 import { FixtureError } from "@zett/testing/FixtureError"

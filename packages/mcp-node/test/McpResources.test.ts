@@ -16,7 +16,8 @@ import {
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Message, Scrubber } from "@zett/agent"
-import { McpClient, McpClientFactory, McpPrompts, McpResources, McpServerConfig } from "@zett/mcp"
+import type { McpClient } from "@zett/mcp"
+import { McpClientFactory, McpPrompts, McpResources, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import * as Processes from "@zett/testing/Processes"
 import * as Chunk from "effect/Chunk"

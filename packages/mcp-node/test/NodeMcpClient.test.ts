@@ -15,7 +15,8 @@ import {
   McpError as SdkMcpError
 } from "@modelcontextprotocol/sdk/types.js"
 import { Scrubber } from "@zett/agent"
-import { McpClient, McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
+import type { McpClient } from "@zett/mcp"
+import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
 import { logged } from "@zett/testing/CapturedLogs"
 import * as RecordingTracer from "@zett/testing/RecordingTracer"

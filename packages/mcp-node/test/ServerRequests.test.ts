@@ -18,16 +18,10 @@ import {
   ListToolsRequestSchema,
   RootsListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
-import {
-  McpElicitation,
-  McpError,
-  McpExtension,
-  McpRoots,
-  McpSampling,
-  McpServerConfig,
-  McpToolResult
-} from "@zett/mcp"
+import type { Message } from "@zett/agent"
+import { Agent, Model, ScriptedModel } from "@zett/agent"
+import type { McpError } from "@zett/mcp"
+import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpLayers from "@zett/testing/McpLayers"
 import * as Processes from "@zett/testing/Processes"

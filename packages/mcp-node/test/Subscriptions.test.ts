@@ -7,15 +7,8 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
-import {
-  McpClient,
-  McpClientFactory,
-  McpExtension,
-  McpResources,
-  McpServerConfig,
-  McpServers,
-  McpToolCache
-} from "@zett/mcp"
+import type { McpServerConfig } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpExtension, McpResources, McpServers, McpToolCache } from "@zett/mcp"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"

@@ -6,7 +6,8 @@
  *   npm run example:offline
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Agent, Message, ScriptedModel } from "@zett/agent"
+import type { Message } from "@zett/agent"
+import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as McpLayers from "@zett/testing/McpLayers"

@@ -17,15 +17,15 @@ export const {
   McpElicitation,
   McpError,
   McpExtension,
+  McpPrompts,
+  McpResources,
   McpRoots,
   McpSampling,
   McpServerConfig,
   McpServers,
+  McpSkills,
   McpTool,
   McpToolCache,
   McpToolResult,
-  McpToolSearch,
-  McpPrompts,
-  McpResources,
-  McpSkills
+  McpToolSearch
 } = loadIndex<typeof Index>(import.meta.url)

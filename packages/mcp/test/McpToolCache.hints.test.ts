@@ -5,7 +5,8 @@
  */
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpServerConfig, McpToolCache } from "@zett/mcp"
+import type { McpClient } from "@zett/mcp"
+import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

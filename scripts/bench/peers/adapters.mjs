@@ -51,7 +51,7 @@ export const aisdk = {
   label: "AI SDK createMCPClient",
   packages: () => [version("@ai-sdk/mcp")],
   load: async () => ({ ...(await import("@ai-sdk/mcp")), ...(await import("@ai-sdk/mcp/mcp-stdio")) }),
-  open: async ({ createMCPClient, Experimental_StdioMCPTransport }, servers) => {
+  open: async ({ Experimental_StdioMCPTransport, createMCPClient }, servers) => {
     // no multi-server helper: user-side Promise.all, as its docs show
     const clients = await Promise.all(servers.map(async (s) => {
       const client = await createMCPClient({
@@ -80,7 +80,7 @@ export const openai = {
   packages: () => [version("@openai/agents-core"), version("@modelcontextprotocol/client")],
   load: () => import("@openai/agents-core"),
   open: async (lib, servers) => {
-    const { MCPServerStdio, MCPServerStreamableHttp, connectMcpServers, getAllMcpTools, RunContext } = lib
+    const { MCPServerStdio, MCPServerStreamableHttp, RunContext, connectMcpServers, getAllMcpTools } = lib
     const list = servers.map((s) =>
       s.transport === "stdio"
         ? new MCPServerStdio({ name: s.name, command: s.command, args: s.args })

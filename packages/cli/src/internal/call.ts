@@ -14,7 +14,7 @@ import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { loadServers, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
 import { inertJson } from "./inert.js"
-import * as Options from "./options.js"
+import type * as Options from "./options.js"
 import { callLimit, connectLimit } from "./options.js"
 import * as ToolArgs from "./toolArgs.js"
 

@@ -12,7 +12,7 @@ import * as EnvironmentModel from "../EnvironmentModel.js"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
 import { discoverWithProgress, givenModel, resolveClientFactory, runAgent, unavailableFailure } from "./common.js"
-import * as Options from "./options.js"
+import type * as Options from "./options.js"
 import { callLimit, connectLimit, extensionLimit } from "./options.js"
 
 export const handler = (options: Options.DemoOptions) =>

@@ -18,7 +18,7 @@ import {
   runAgent
 } from "./common.js"
 import * as Inputs from "./inputs.js"
-import * as Options from "./options.js"
+import type * as Options from "./options.js"
 import { callLimit, connectLimit, extensionLimit } from "./options.js"
 
 export const handler = (options: Options.RunOptions) =>

@@ -10,7 +10,7 @@ import type * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as ToolsReport from "../ToolsReport.js"
 import { discoverWithProgress, loadServers, resolveClientFactory, samplingModel, unavailableFailure } from "./common.js"
-import * as Options from "./options.js"
+import type * as Options from "./options.js"
 import { connectLimit } from "./options.js"
 
 export const handler = (options: Options.ToolsOptions) =>

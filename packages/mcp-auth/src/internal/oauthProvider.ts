@@ -12,20 +12,18 @@ import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextpr
 import type {
   AddClientAuthentication,
   DpopSession,
+  OAuthClientInformationContext,
+  OAuthClientInformationFull,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
   OAuthClientProvider,
-  OAuthDiscoveryState
+  OAuthDiscoveryState,
+  OAuthTokens
 } from "@modelcontextprotocol/client"
 import {
   createPrivateKeyJwtAuth,
   discoverAuthorizationServerMetadata,
   requestJwtAuthorizationGrant
-} from "@modelcontextprotocol/client"
-import type {
-  OAuthClientInformationContext,
-  OAuthClientInformationFull,
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens
 } from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"

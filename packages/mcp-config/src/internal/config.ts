@@ -22,7 +22,7 @@ import * as Os from "node:os"
 import * as Json from "./configJson.js"
 import * as Dialect from "./dialect.js"
 import * as Entries from "./entries.js"
-import { type Expansion, FieldIssue, makeResolver, type Resolver } from "./expansion.js"
+import { type Expansion, type FieldIssue, makeResolver, type Resolver } from "./expansion.js"
 import * as Servers from "./servers.js"
 import { got, has, isObject, segment } from "./wording.js"
 

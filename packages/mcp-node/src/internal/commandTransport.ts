@@ -23,8 +23,7 @@
 import type { PlatformError } from "@effect/platform/Error"
 import { SystemError } from "@effect/platform/Error"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/client"
-import type { Transport } from "@modelcontextprotocol/client"
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, MessageExtraInfo, Transport } from "@modelcontextprotocol/client"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -148,7 +147,7 @@ export const make = (options: Options): Effect.Effect<StdioTransport, PlatformEr
     const runPromise = Runtime.runPromise(runtime)
     const child = yield* Effect.acquireRelease(spawn(options), release)
     const { handle, pid } = child
-    const { stdin, stdout, stderr } = handle
+    const { stderr, stdin, stdout } = handle
     const unregister = yield* options.processGroups.register(pid)
 
     let onclose: (() => void) | undefined

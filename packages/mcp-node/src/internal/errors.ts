@@ -30,7 +30,7 @@ const firstIssue = (issues: unknown): string | undefined => {
   let issue: unknown = Array.isArray(issues) ? issues[0] : undefined
   const path: Array<unknown> = []
   for (let depth = 0; depth < MAX_ISSUE_DEPTH && Predicate.isRecord(issue); depth++) {
-    if (Array.isArray(issue.path)) for (const key of issue.path) path.push(key)
+    if (Array.isArray(issue.path)) { for (const key of issue.path) path.push(key) }
     const branches = issue.errors
     const branch = Array.isArray(branches) ? branches.find((b) => Array.isArray(b) && b.length > 0) : undefined
     if (branch === undefined) {

@@ -6,8 +6,13 @@
  * @internal
  */
 import { Client } from "@modelcontextprotocol/client"
-import type { LoggingLevel, PriorDiscovery, Transport, VersionNegotiationOptions } from "@modelcontextprotocol/client"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
+import type {
+  jsonSchemaValidator,
+  LoggingLevel,
+  PriorDiscovery,
+  Transport,
+  VersionNegotiationOptions
+} from "@modelcontextprotocol/client"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type { Scrubber } from "@zett/agent"
 import { McpConnectError } from "@zett/mcp/McpError"

@@ -8,14 +8,15 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
-import { NodeMcpClientFactory } from "@zett/mcp-node"
+import type { NodeMcpClientFactory } from "@zett/mcp-node"
+import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
 import * as Faults from "@zett/testing/Faults"
 import * as McpLayers from "@zett/testing/McpLayers"
 import type * as Processes from "@zett/testing/Processes"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Supervisor from "effect/Supervisor"
 import * as Path from "node:path"
@@ -51,7 +52,6 @@ export const factoryLayer = (options?: NodeMcpClientFactory.Options) =>
   Faults.factoryLayer({ healthy: healthyServer }, options)
 
 export { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
-import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
 
 export interface RequestReport {
   readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
