@@ -135,8 +135,9 @@ describe("the model named by ZETT_MODEL", () => {
       )
       const error = yield* Stream.runDrain(model.stream({ messages: [Message.user("Hi")], tools: [], serverTools: [] }))
         .pipe(Effect.flip)
+      assert.strictEqual(error.reason, "Http")
       assert.strictEqual(
-        error.reason,
+        error.description,
         "openai answered HTTP 404 (not found: the endpoint has no Responses API (/v1/responses) or no such model; " +
           "for a server that speaks only Chat Completions use openai-chat:<model>): File Not Found"
       )
