@@ -1,6 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, ScriptedModel, type Tool, ToolGuidelines } from "@zett/agent"
-import { McpClient, McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpTool, McpToolCache, McpToolResult } from "@zett/mcp"
+import {
+  McpClient,
+  McpClientFactory,
+  McpError,
+  McpExtension,
+  McpServerConfig,
+  McpServers,
+  McpTool,
+  McpToolCache,
+  McpToolResult
+} from "@zett/mcp"
+import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
+import * as TempDir from "@zett/testing/TempDir"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -11,8 +23,6 @@ import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
-import * as TempDir from "@zett/testing/TempDir"
 
 const http = (name: string, headers?: Record<string, string>) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
@@ -34,9 +44,12 @@ describe("McpExtension", () => {
 
   it.effect("namespaceTools false keeps the remote name (E1)", () => {
     const { factory } = fakeFactory({ catalog: { tools: [tool("search")] } })
-    const { layer, requests } = agentWith({ servers: [http("catalog")], clientFactory: factory, namespaceTools: false }, [
-      { text: "ok" }
-    ])
+    const { layer, requests } = agentWith(
+      { servers: [http("catalog")], clientFactory: factory, namespaceTools: false },
+      [
+        { text: "ok" }
+      ]
+    )
     return Effect.gen(function*() {
       yield* Agent.run("hi")
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["search"])
@@ -62,8 +75,15 @@ describe("McpExtension", () => {
 
   it.effect("a tool whose exposed name is already registered is skipped with a warning; the request goes on (E3)", () => {
     const logs: Array<string> = []
-    const { factory } = fakeFactory({ a: { tools: [tool("same", {}, "from a")] }, b: { tools: [tool("same", {}, "from b"), tool("other")] } })
-    const { layer, requests } = agentWith({ servers: [http("a"), http("b")], clientFactory: factory, namespaceTools: false }, [
+    const { factory } = fakeFactory({
+      a: { tools: [tool("same", {}, "from a")] },
+      b: { tools: [tool("same", {}, "from b"), tool("other")] }
+    })
+    const { layer, requests } = agentWith({
+      servers: [http("a"), http("b")],
+      clientFactory: factory,
+      namespaceTools: false
+    }, [
       { text: "ok" }
     ])
     return Effect.gen(function*() {
@@ -75,7 +95,9 @@ describe("McpExtension", () => {
       assert.isTrue(logs.some((line) => line.includes("same") && line.includes("already registered")))
     }).pipe(
       Effect.provide(layer),
-      Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logs.push(String(message)))))
+      Effect.provide(
+        Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void logs.push(String(message))))
+      )
     )
   })
 
@@ -115,14 +137,21 @@ describe("McpExtension", () => {
   })
 
   it.effect("MCP tools skip local validation: invalid arguments reach the server, which validates (E6)", () => {
-    const strict = { type: "object", properties: { n: { type: "number" } }, required: ["n"], additionalProperties: false }
+    const strict = {
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+      additionalProperties: false
+    }
     const { factory, stats } = fakeFactory({
       calc: {
         tools: [tool("square", strict)],
         call: (_name, args) =>
-          Effect.succeed(typeof args.n === "number"
-            ? text(String(args.n * args.n))
-            : { content: [{ type: "text", text: "n must be a number" }], isError: true })
+          Effect.succeed(
+            typeof args.n === "number"
+              ? text(String(args.n * args.n))
+              : { content: [{ type: "text", text: "n must be a number" }], isError: true }
+          )
       }
     })
     const { layer, requests } = agentWith({ servers: [http("calc")], clientFactory: factory }, [
@@ -163,7 +192,9 @@ describe("McpExtension", () => {
       assert.deepStrictEqual(structured!.content, { answer: 42 })
       assert.deepStrictEqual(blocks!.content, [{ type: "text", text: "a picture" }, image])
       assert.deepStrictEqual(requests[1]!.messages.map((m) => m._tag).filter((t) => t === "UserMessage").length, 1)
-      assert.deepStrictEqual([broken!.status, broken!.content], ["TOOL_FAILED", { error: { type: "ToolFailed", message: "disk full" } }])
+      assert.deepStrictEqual([broken!.status, broken!.content], ["TOOL_FAILED", {
+        error: { type: "ToolFailed", message: "disk full" }
+      }])
     }).pipe(Effect.provide(layer))
   })
 
@@ -171,7 +202,11 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "connection refused" } })
       const path = `/nonexistent-${Date.now()}/mcp.json`
-      const { layer, requests } = agentWith({ configPath: path, servers: [http("up"), http("down")], clientFactory: factory }, [
+      const { layer, requests } = agentWith({
+        configPath: path,
+        servers: [http("up"), http("down")],
+        clientFactory: factory
+      }, [
         { text: "ok" }
       ])
       yield* Agent.run("hi").pipe(Effect.provide(layer))
@@ -198,23 +233,34 @@ describe("McpExtension", () => {
       const calls = { toolCalls: [{ name: "a__t" }, { name: "b__t" }] }
 
       const ok = fakeFactory(servers)
-      yield* Agent.run("hi").pipe(Effect.provide(agentWith({ servers: defs, clientFactory: ok.factory }, [calls, { text: "ok" }]).layer))
+      yield* Agent.run("hi").pipe(
+        Effect.provide(agentWith({ servers: defs, clientFactory: ok.factory }, [calls, { text: "ok" }]).layer)
+      )
       assert.deepStrictEqual([ok.stats.connects, ok.stats.open()], [{ a: 1, b: 1 }, 0])
 
       const failing = fakeFactory(servers)
       const failed = yield* Effect.flip(
-        Agent.run("hi").pipe(Effect.provide(agentWith({ servers: defs, clientFactory: failing.factory }, [calls]).layer))
+        Agent.run("hi").pipe(
+          Effect.provide(agentWith({ servers: defs, clientFactory: failing.factory }, [calls]).layer)
+        )
       )
       assert.strictEqual(failed._tag, "ModelError")
       assert.deepStrictEqual([failing.stats.connects, failing.stats.open()], [{ a: 1, b: 1 }, 0])
 
       const hanging = fakeFactory({ ...servers, b: { tools: [tool("t")], call: () => Effect.never } })
       const started = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(Agent.run("hi").pipe(
-        Effect.provide(agentWith({ servers: defs, clientFactory: hanging.factory }, [calls], {
-          extensions: [{ name: "spy", beforeTool: (_c, call) => call.name === "b__t" ? Deferred.succeed(started, undefined) : Effect.void }]
-        }).layer)
-      ))
+      const fiber = yield* Effect.fork(
+        Agent.run("hi").pipe(
+          Effect.provide(
+            agentWith({ servers: defs, clientFactory: hanging.factory }, [calls], {
+              extensions: [{
+                name: "spy",
+                beforeTool: (_c, call) => call.name === "b__t" ? Deferred.succeed(started, undefined) : Effect.void
+              }]
+            }).layer
+          )
+        )
+      )
       yield* Deferred.await(started)
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(fiber)
@@ -240,7 +286,10 @@ describe("McpExtension", () => {
         three: { tools: [tool("t")], listDelay: "3 seconds" }
       })
       const asked = yield* Deferred.make<void>()
-      const { layer, requests } = agentWith({ servers: [http("one"), http("two"), http("three")], clientFactory: factory }, [
+      const { layer, requests } = agentWith({
+        servers: [http("one"), http("two"), http("three")],
+        clientFactory: factory
+      }, [
         () => Effect.as(Deferred.succeed(asked, undefined), { text: "ok" })
       ])
       const fiber = yield* Effect.fork(Agent.run("hi").pipe(Effect.provide(layer)))
@@ -255,7 +304,9 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const names = Array.from({ length: 40 }, (_, i) => `s${i}`)
       for (const [concurrency, seconds] of [[undefined, 3], [8, 5], [40, 1]] as const) {
-        const { factory, stats } = fakeFactory(Object.fromEntries(names.map((n) => [n, { tools: [tool("t")], listDelay: "1 second" }])))
+        const { factory, stats } = fakeFactory(
+          Object.fromEntries(names.map((n) => [n, { tools: [tool("t")], listDelay: "1 second" }]))
+        )
         const asked = yield* Deferred.make<void>()
         const { layer, requests } = agentWith({
           servers: names.map((name) => http(name)),
@@ -284,9 +335,15 @@ describe("McpExtension", () => {
       "s0 (connect ECONNREFUSED); s1 (connect ECONNREFUSED); s2 (connect ECONNREFUSED); 9,996 more servers failed the " +
         "same way; odd (HTTP 500 Internal Server Error)"
     )
-    assert.strictEqual(McpExtension.summarizeUnavailable([{ server: "a", reason: "x" }, { server: "b", reason: "y" }]), "a (x); b (y)")
+    assert.strictEqual(
+      McpExtension.summarizeUnavailable([{ server: "a", reason: "x" }, { server: "b", reason: "y" }]),
+      "a (x); b (y)"
+    )
     const many = Array.from({ length: 30 }, (_, i) => ({ server: `r${i}`, reason: `reason ${i}` }))
-    assert.match(McpExtension.summarizeUnavailable(many), /; r9 \(reason 9\); 20 more servers failed for other reasons$/)
+    assert.match(
+      McpExtension.summarizeUnavailable(many),
+      /; r9 \(reason 9\); 20 more servers failed for other reasons$/
+    )
   })
 
   it.effect("tool lists are cached per server configuration for toolsCacheTtl; a changed server is a new entry (D3)", () =>
@@ -316,7 +373,9 @@ describe("McpExtension", () => {
         McpServerConfig.cacheKey(http("docs", { Authorization: "Bearer two" }))
       )
       const { factory, stats } = fakeFactory({ docs: { tools: [tool("t")] } })
-      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, cache: { ttl: 0 } }, [{ text: "1" }, { text: "2" }])
+      const { layer } = agentWith({ servers: [http("docs")], clientFactory: factory, cache: { ttl: 0 } }, [{
+        text: "1"
+      }, { text: "2" }])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")
@@ -348,7 +407,11 @@ describe("McpExtension", () => {
         })
       )
       write("http://127.0.0.1:9/alpha", 1_700_000_000)
-      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, { text: "2" }, { text: "3" }])
+      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [
+        { text: "1" },
+        { text: "2" },
+        { text: "3" }
+      ])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")
@@ -357,7 +420,9 @@ describe("McpExtension", () => {
         write("http://127.0.0.1:9/beta-version-two", 1_700_000_100)
         yield* agent.run("c")
       }).pipe(Effect.provide(layer))
-      assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["docs__alpha"], ["docs__alpha"], ["docs__beta-version-two"]])
+      assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["docs__alpha"], ["docs__alpha"], [
+        "docs__beta-version-two"
+      ]])
       assert.deepStrictEqual(connects, ["http://127.0.0.1:9/alpha", "http://127.0.0.1:9/beta-version-two"])
     }))
 
@@ -372,7 +437,9 @@ describe("McpExtension", () => {
             callTool: () => Effect.succeed(text("ok"))
           }))
       )
-      const { layer, requests } = agentWith({ servers: [http("broken"), http("fine")], clientFactory: factory }, [{ text: "done" }])
+      const { layer, requests } = agentWith({ servers: [http("broken"), http("fine")], clientFactory: factory }, [{
+        text: "done"
+      }])
       const reply = yield* Effect.flatMap(Agent.Agent, (agent) => agent.run("hi")).pipe(Effect.provide(layer))
       assert.strictEqual(reply.content, "done")
       assert.deepStrictEqual(requests[0]!.tools.map((t) => t.name), ["fine__t"])
@@ -381,11 +448,16 @@ describe("McpExtension", () => {
 
   it.effect("with a warm cache a request connects nothing until a tool is called, and then only that server (D4)", () =>
     Effect.gen(function*() {
-      const { factory, stats } = fakeFactory({ a: { tools: [tool("t")] }, b: { tools: [tool("t")] }, c: { tools: [tool("t")] } })
+      const { factory, stats } = fakeFactory({
+        a: { tools: [tool("t")] },
+        b: { tools: [tool("t")] },
+        c: { tools: [tool("t")] }
+      })
       let connectsAtModelCall = -1
       const { layer } = agentWith({ servers: [http("a"), http("b"), http("c")], clientFactory: factory }, [
         { text: "warm-up" },
-        () => (connectsAtModelCall = Object.values(stats.connects).reduce((a, b) => a + b, 0), { toolCalls: [{ name: "b__t" }, { name: "b__t" }] }),
+        () => (connectsAtModelCall = Object.values(stats.connects).reduce((a, b) => a + b, 0),
+          { toolCalls: [{ name: "b__t" }, { name: "b__t" }] }),
         { text: "done" }
       ], { toolConcurrency: 2 })
       yield* Effect.gen(function*() {
@@ -424,7 +496,9 @@ describe("McpExtension", () => {
 
   it.effect("a call longer than callTimeout fails with a TimeoutError the model sees (D6)", () =>
     Effect.gen(function*() {
-      const { factory } = fakeFactory({ s: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("10 minutes"), text("late")) } })
+      const { factory } = fakeFactory({
+        s: { tools: [tool("slow")], call: () => Effect.as(Effect.sleep("10 minutes"), text("late")) }
+      })
       const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, callTimeout: "1 minute" }, [
         { toolCalls: [{ name: "s__slow" }] },
         { text: "ok" }
@@ -442,7 +516,10 @@ describe("McpExtension", () => {
   it.effect("the agent's toolTimeout bounds a call within callTimeout, timed once: by the call's limits, not a race of the agent's (D6)", () =>
     Effect.gen(function*() {
       let interrupted = 0
-      const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late")).pipe(Effect.onInterrupt(() => Effect.sync(() => void interrupted++)))
+      const slow = () =>
+        Effect.as(Effect.sleep("10 minutes"), text("late")).pipe(
+          Effect.onInterrupt(() => Effect.sync(() => void interrupted++))
+        )
       const { factory } = fakeFactory({ s: { tools: [tool("slow")], call: slow } })
       const { layer, requests } = agentWith(
         { servers: [http("s")], clientFactory: factory, callTimeout: "1 minute" },
@@ -465,10 +542,18 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       // reports every second, never ends: each report starts callTimeout (2 s) afresh
       const reporting = (_name: string, _args: unknown, options?: McpClient.CallOptions) =>
-        Effect.forever(Effect.zipRight(Effect.sleep("1 second"), Effect.sync(() => options?.onProgress?.({ progress: 1 }))))
+        Effect.forever(
+          Effect.zipRight(Effect.sleep("1 second"), Effect.sync(() => options?.onProgress?.({ progress: 1 })))
+        )
       const { factory } = fakeFactory({ s: { tools: [tool("busy")], call: reporting } })
       const { layer, requests } = agentWith(
-        { servers: [http("s")], clientFactory: factory, callTimeout: "2 seconds", resetTimeoutOnProgress: true, maxCallTimeout: null },
+        {
+          servers: [http("s")],
+          clientFactory: factory,
+          callTimeout: "2 seconds",
+          resetTimeoutOnProgress: true,
+          maxCallTimeout: null
+        },
         [{ toolCalls: [{ name: "s__busy" }] }, { text: "ok" }],
         { toolTimeout: "5 seconds" }
       )
@@ -483,9 +568,20 @@ describe("McpExtension", () => {
   it.effect("a server's own timeout overrides callTimeout, for that server only (D6)", () =>
     Effect.gen(function*() {
       const slow = () => Effect.as(Effect.sleep("10 minutes"), text("late"))
-      const { factory } = fakeFactory({ quick: { tools: [tool("slow")], call: slow }, patient: { tools: [tool("slow")], call: slow } })
-      const quick = McpServerConfig.http({ name: "quick", url: "http://127.0.0.1:1/quick", timeout: Duration.seconds(2) })
-      const { layer, requests } = agentWith({ servers: [quick, http("patient")], clientFactory: factory, callTimeout: "1 hour" }, [
+      const { factory } = fakeFactory({
+        quick: { tools: [tool("slow")], call: slow },
+        patient: { tools: [tool("slow")], call: slow }
+      })
+      const quick = McpServerConfig.http({
+        name: "quick",
+        url: "http://127.0.0.1:1/quick",
+        timeout: Duration.seconds(2)
+      })
+      const { layer, requests } = agentWith({
+        servers: [quick, http("patient")],
+        clientFactory: factory,
+        callTimeout: "1 hour"
+      }, [
         { toolCalls: [{ name: "quick__slow" }, { name: "patient__slow" }] },
         { text: "ok" }
       ])
@@ -503,7 +599,12 @@ describe("McpExtension", () => {
   it.effect("includeTools, excludeTools and toolFilter keep tools from the model; a call to one is refused (E1)", () =>
     Effect.gen(function*() {
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b"), tool("c"), tool("d")] } })
-      const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s", includeTools: ["a", "b", "c"], excludeTools: ["b"] })
+      const server = McpServerConfig.http({
+        name: "s",
+        url: "http://127.0.0.1:1/s",
+        includeTools: ["a", "b", "c"],
+        excludeTools: ["b"]
+      })
       const { layer, requests } = agentWith(
         { servers: [server], clientFactory: factory, toolFilter: (_server, t) => t.remoteName !== "c" },
         [{ toolCalls: [{ name: "s__a" }, { name: "s__b" }, { name: "s__d" }] }, { text: "ok" }]
@@ -528,7 +629,9 @@ describe("McpExtension", () => {
       const { layer, requests } = agentWith({ servers: [dotted, clash], clientFactory: factory }, [{ text: "ok" }])
       yield* Agent.run("hi").pipe(
         Effect.provide(layer),
-        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void warnings.push(String(message)))))
+        Effect.provide(
+          Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void warnings.push(String(message))))
+        )
       )
       const names = requests[0]!.tools.map((t) => t.name)
       assert.strictEqual(names[0], `${taken}__t`)
@@ -541,7 +644,11 @@ describe("McpExtension", () => {
   it.effect("either timeout can be disabled with null (D6)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
-        s: { tools: [tool("slow")], connectDelay: "2 hours", call: () => Effect.as(Effect.sleep("10 hours"), text("late")) }
+        s: {
+          tools: [tool("slow")],
+          connectDelay: "2 hours",
+          call: () => Effect.as(Effect.sleep("10 hours"), text("late"))
+        }
       })
       const { layer, requests } = agentWith(
         { servers: [http("s")], clientFactory: factory, callTimeout: null, connectTimeout: null },
@@ -580,10 +687,18 @@ describe("McpExtension", () => {
   it.effect("the errorText policy decides which remote error text the model sees (D8)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({
-        s: { tools: [tool("t")], call: () => Effect.succeed({ content: [{ type: "text", text: "internal: db password wrong" }], isError: true }) }
+        s: {
+          tools: [tool("t")],
+          call: () =>
+            Effect.succeed({ content: [{ type: "text", text: "internal: db password wrong" }], isError: true })
+        }
       })
       const run = (errorText?: McpToolResult.ErrorTextPolicy) => {
-        const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, ...(errorText ? { errorText } : {}) }, [
+        const { layer, requests } = agentWith({
+          servers: [http("s")],
+          clientFactory: factory,
+          ...(errorText ? { errorText } : {})
+        }, [
           { toolCalls: [{ name: "s__t" }] },
           { text: "ok" }
         ])
@@ -603,7 +718,9 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const { factory } = fakeFactory({
         loop: { pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: cursor === "1" ? "1" : "1" }) },
-        endless: { pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: String(Number(cursor ?? 0) + 1) }) },
+        endless: {
+          pages: (cursor) => ({ tools: [tool(`t${cursor ?? 0}`)], nextCursor: String(Number(cursor ?? 0) + 1) })
+        },
         hundred: {
           pages: (cursor) => {
             const n = Number(cursor ?? 0)
@@ -711,7 +828,9 @@ describe("McpExtension", () => {
       const agent = yield* Agent.make({ extensions: [first, second] }).pipe(
         Effect.provide(ScriptedModel.layer([
           { toolCalls: [{ name: "a__t", arguments: { n: 1 } }, { name: "b__t", arguments: { n: 2 } }] },
-          (request) => ({ text: toolMessages(request).map((m) => `${m.status}:${JSON.stringify(m.content)}`).join(" ") })
+          (request) => ({
+            text: toolMessages(request).map((m) => `${m.status}:${JSON.stringify(m.content)}`).join(" ")
+          })
         ]))
       )
       const reply = yield* agent.run("both")
@@ -733,7 +852,10 @@ describe("McpExtension", () => {
         extensions: [probe]
       })
       let other: Extension.RunContext | undefined
-      const outsider: Extension.Extension = { name: "outsider", onTool: (context) => Effect.sync(() => void (other = context)) }
+      const outsider: Extension.Extension = {
+        name: "outsider",
+        onTool: (context) => Effect.sync(() => void (other = context))
+      }
       yield* Agent.run("a").pipe(Effect.provide(layer))
       yield* Agent.run("b").pipe(
         Effect.provide(Agent.layer({ extensions: [outsider] })),
@@ -742,7 +864,10 @@ describe("McpExtension", () => {
       const error = (yield* Effect.flip(
         found!.handle({}, new Message.ToolCall({ id: "x", name: "s__t", arguments: {} }), other!)
       )) as Tool.ToolError
-      assert.deepStrictEqual([error.reason, error.message], ["Unavailable", "s: called outside the request that registered s__t"])
+      assert.deepStrictEqual([error.reason, error.message], [
+        "Unavailable",
+        "s: called outside the request that registered s__t"
+      ])
       assert.strictEqual(stats.calls.length, 0)
     }))
 
@@ -750,7 +875,10 @@ describe("McpExtension", () => {
     Effect.gen(function*() {
       const name = `metrics${Date.now()}`
       const { factory } = fakeFactory({ [name]: { tools: [tool("t")] } })
-      const { layer } = agentWith({ servers: [http(name, { Authorization: "Bearer metric-secret" })], clientFactory: factory }, [
+      const { layer } = agentWith({
+        servers: [http(name, { Authorization: "Bearer metric-secret" })],
+        clientFactory: factory
+      }, [
         { toolCalls: [{ name: `${name}__t` }] },
         { text: "1" },
         { text: "2" }
@@ -790,7 +918,9 @@ describe("McpExtension", () => {
         extensions: [{
           name: "impatient",
           onToolCall: (_context, call, next) =>
-            call.id === "1" ? Effect.timeoutFail(next(call), { duration: "1 second", onTimeout: () => "impatient" }) : next(call)
+            call.id === "1"
+              ? Effect.timeoutFail(next(call), { duration: "1 second", onTimeout: () => "impatient" })
+              : next(call)
         }]
       })
       yield* Effect.gen(function*() {
@@ -821,4 +951,3 @@ describe("McpExtension", () => {
       }).pipe(Effect.provide(layer))
     }))
 })
-
