@@ -63,6 +63,8 @@ export default [
       "no-unused-vars": "off",
       "require-yield": "off",
       "prefer-rest-params": "off",
+      // a variable a finalizer reads before the acquisition that sets it cannot be const
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "prefer-spread": "off",
       "import/first": "error",
       "import/newline-after-import": "error",

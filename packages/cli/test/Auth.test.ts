@@ -92,7 +92,7 @@ describe("zett auth", () => {
         assert.strictEqual(Fs.statSync(Path.join(home, ".zett", "auth", files[0]!)).mode & 0o777, 0o600)
 
         const status1 = yield* zett(["auth", "status", "--config", config], home)
-        assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h).*  http:\/\/127\.0\.0\.1:\d+$/m)
+        assert.match(status1.stdout, /^docs\s+authorized, expires in (59m|1h).* {2}http:\/\/127\.0\.0\.1:\d+$/m)
         const after = yield* zett(["tools", "--config", config], home)
         assert.match(after.stdout, /^docs\s+streamable-http\s+\S+\s+\S+ ms\s+1\s+\d+\s+ok$/m)
 

@@ -9,8 +9,7 @@
  *
  * @since 0.1.0
  */
-import type { Client } from "@modelcontextprotocol/client"
-import type { CallToolResult } from "@modelcontextprotocol/client"
+import type { CallToolResult, Client } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as McpClient from "@zett/mcp/McpClient"

@@ -9,7 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Agent, type Message, ScriptedModel, Tool } from "@zett/agent"
+import { Agent, type Message, ScriptedModel, type Tool } from "@zett/agent"
 import { McpExtension, McpServerConfig, McpToolCache } from "@zett/mcp"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
 import * as CapturedLogs from "@zett/testing/CapturedLogs"

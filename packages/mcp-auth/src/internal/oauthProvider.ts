@@ -8,22 +8,21 @@
  *
  * @internal
  */
-import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/client"
-import type {
-  AddClientAuthentication,
-  DpopSession,
-  OAuthClientInformationContext,
-  OAuthClientInformationFull,
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  OAuthTokens
-} from "@modelcontextprotocol/client"
 import {
+  type AddClientAuthentication,
   createPrivateKeyJwtAuth,
   discoverAuthorizationServerMetadata,
-  requestJwtAuthorizationGrant
+  type DpopSession,
+  extractWWWAuthenticateParams,
+  type OAuthClientInformationContext,
+  type OAuthClientInformationFull,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+  requestJwtAuthorizationGrant,
+  UnauthorizedError
 } from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"

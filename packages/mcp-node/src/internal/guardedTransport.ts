@@ -6,8 +6,7 @@
  *
  * @internal
  */
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/client"
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/client"
 import * as LocalFailure from "./localFailure.js"
 
 type Id = string | number

@@ -10,6 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import type * as UndiciModule from "undici"
 import * as GuardedTransport from "./guardedTransport.js"
 
 /**
@@ -53,7 +54,7 @@ export const isOAuthChallenge = (header: string | null): boolean =>
 /** The `fetch` the SDK's transport is given. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>
 
-type Undici = typeof import("undici").default
+type Undici = typeof UndiciModule.default
 
 // undici is loaded with the first HTTP connection: an app (or `zett`) that uses only stdio servers does not
 // pay for importing it. It is CommonJS: its exports are the default export of the module namespace, in Node

@@ -19,9 +19,14 @@
  *
  * @internal
  */
-import type { Client } from "@modelcontextprotocol/client"
-import type { ClientCapabilities, ElicitRequest, ElicitResult } from "@modelcontextprotocol/client"
-import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client"
+import {
+  type Client,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode
+} from "@modelcontextprotocol/client"
 import type { Scrubber } from "@zett/agent"
 import * as McpElicitation from "@zett/mcp/McpElicitation"
 import * as McpError from "@zett/mcp/McpError"

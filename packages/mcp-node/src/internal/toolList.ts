@@ -10,7 +10,6 @@ import type { Tool } from "@modelcontextprotocol/client"
 import { ToolSchema } from "@modelcontextprotocol/core"
 import { Tracing } from "@zett/agent"
 import type * as McpClient from "@zett/mcp/McpClient"
-import type { ListToolsPage } from "@zett/mcp/McpClient"
 import { clipName } from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"
 import * as Effect from "effect/Effect"
@@ -41,7 +40,7 @@ const MAX_CHECKED_DEPTH = 256
 /** The tools of a page that are valid one by one; each invalid one is named with its first problem. */
 const lenientPage = (
   page: z.infer<typeof LooseListToolsResult>
-): ListToolsPage & { readonly skipped: ReadonlyArray<string> } => {
+): McpClient.ListToolsPage & { readonly skipped: ReadonlyArray<string> } => {
   const tools: Array<Tool> = []
   const skipped: Array<string> = []
   for (const candidate of page.tools.map(withObjectType)) {
@@ -77,7 +76,7 @@ const cacheHint = (result: { readonly [key: string]: unknown }): McpClient.Cache
 
 /** @internal */
 export interface Listing {
-  readonly listTools: (cursor?: string | undefined) => Effect.Effect<ListToolsPage, McpRequestError>
+  readonly listTools: (cursor?: string | undefined) => Effect.Effect<McpClient.ListToolsPage, McpRequestError>
   /** Every page again, up to `max` pages (after a header mismatch): the definitions calls mirror are renewed. */
   readonly relist: (signal: AbortSignal | undefined, max: number) => Promise<void>
 }
@@ -99,10 +98,10 @@ export const make = (connection: Connection.Connection, outputs: ListedTools.Lis
     return { ...page, ...outputs.remember(page.tools) }
   }
 
-  const listTools = (cursor?: string | undefined): Effect.Effect<ListToolsPage, McpRequestError> =>
+  const listTools = (cursor?: string | undefined): Effect.Effect<McpClient.ListToolsPage, McpRequestError> =>
     Tracing.withTraceparent((traceparent) =>
       Effect.tryPromise({
-        try: async (signal): Promise<ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
+        try: async (signal): Promise<McpClient.ListToolsPage & { readonly skipped: ReadonlyArray<string> }> => {
           const given = cursor === undefined ? {} : { cursor }
           const params = cursor === undefined && traceparent === undefined
             ? undefined
