@@ -25,6 +25,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as z from "zod/v4"
+import { forward } from "./nodeFetchBridge.mjs"
 
 const option = (name, fallback) => {
   const prefix = `--${name}=`
@@ -297,29 +298,7 @@ if (!flag("http")) {
         // not JSON: the handler answers it
       }
     }
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (typeof value === "string") headers.set(key, value)
-      else if (Array.isArray(value)) { for (const v of value) headers.append(key, v) }
-    }
-    const abort = new AbortController()
-    res.on("close", () => abort.abort())
-    const response = await handler.fetch(
-      new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
-        signal: abort.signal
-      })
-    )
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
-    if (response.body === null) return res.end()
-    try {
-      for await (const chunk of response.body) res.write(chunk)
-    } catch {
-      // the client went away
-    }
-    res.end()
+    await forward(handler, req, res, body)
   })
   server.listen(Number(option("port", "0")), "127.0.0.1", () => {
     const { port } = server.address()
