@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const check = process.argv.includes("--check")
+// `npm run docs -- mcp agent` makes only the packages named
+const named = process.argv.slice(2).filter((arg) => !arg.startsWith("--"))
 const packages = Fs.readdirSync(Path.join(root, "packages")).filter((name) =>
-  Fs.existsSync(Path.join(root, "packages", name, "docgen.json"))
+  Fs.existsSync(Path.join(root, "packages", name, "docgen.json")) && (named.length === 0 || named.includes(name))
 )
 const docgen = Path.join(root, "node_modules", "@effect", "docgen", "bin.cjs")
 
