@@ -16,6 +16,11 @@ export * as McpParamHeaders from "./McpParamHeaders.js"
 /**
  * @since 0.1.0
  */
+export * as McpServerDefinition from "./McpServerDefinition.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**

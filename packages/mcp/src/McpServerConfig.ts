@@ -4,14 +4,12 @@
  * @since 0.1.0
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
-import { sha256 as sha256Bytes } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Scrubber } from "@zett/agent"
+import { McpServerDefinition as Definition } from "@zett/common"
 import type * as Duration from "effect/Duration"
 import * as Inspectable from "effect/Inspectable"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Naming from "./internal/naming.js"
 
 /**
  * A server name: any non-empty text a client allows (`github.com`, `My Server`, `日本`). The prefix of its
@@ -570,34 +568,17 @@ export const withProtocol = <A extends McpServerConfig>(server: A, protocol: Pro
     : new McpStdioServer({ ...(fields as Omit<McpStdioServer, "_tag">), protocol })) as A
 }
 
-const sha256 = (text: string) => bytesToHex(sha256Bytes(utf8ToBytes(text)))
-
-const hashedSecrets = (record: Readonly<Record<string, Redacted.Redacted<string>>>) =>
-  Object.keys(record).sort().map((key) => [key, sha256(Redacted.value(record[key]!))])
-
 /**
- * A stable key for a whole server definition: equal definitions give equal keys in every process, any
- * change (a header value included) gives another key, and secrets enter only as hashes.
+ * A stable key for a whole server definition: equal definitions give equal keys in every process (and on both
+ * Effect lines: `@zett/common`'s `McpServerDefinition.cacheKey`), any change (a header value included) gives another
+ * key, and secrets enter only as hashes.
  *
  * @since 0.1.0
  * @category utils
  */
-export const cacheKey = (server: McpServerConfig): string => (server[DerivedId].cacheKey ??= computeCacheKey(server))
-
-const computeCacheKey = (server: McpServerConfig): string => {
-  const canonical: Array<unknown> = server._tag === "McpHttpServer"
-    ? ["http", server.name, server.url, hashedSecrets(server.headers)]
-    : ["stdio", server.name, server.command, server.args, hashedSecrets(server.env), server.cwd ?? null]
-  // only what differs from the defaults, so that the keys of plain definitions stay as they were
-  if (server._tag === "McpHttpServer" && server.transport !== "streamable-http") {
-    canonical.push(["transport", server.transport])
-  }
-  if (server._tag === "McpHttpServer" && server.auth !== undefined) canonical.push(["auth", authKey(server.auth)])
-  if (toolPrefix(server) !== server.name) canonical.push(["prefix", toolPrefix(server)])
-  // a pinned revision may be served other tools
-  if (server.protocol !== undefined && server.protocol !== "auto") canonical.push(["protocol", server.protocol])
-  return `${server.name}:${sha256(JSON.stringify(canonical)).slice(0, 32)}`
-}
+export const cacheKey = (
+  server: McpServerConfig
+): string => (server[DerivedId].cacheKey ??= Definition.cacheKey<Redacted.Redacted<string>>(server, Redacted.value))
 
 /**
  * Whether the definition alone says who the server is talking to: its credentials are all in it (headers,
@@ -608,42 +589,7 @@ const computeCacheKey = (server: McpServerConfig): string => {
  * @since 0.1.0
  * @category utils
  */
-export const authorizedByDefinition = (server: McpServerConfig): boolean =>
-  server._tag === "McpStdioServer" ||
-  server.auth?._tag === "ClientCredentials" || server.auth?._tag === "EnterpriseManaged" ||
-  server.auth?._tag === "WorkloadIdentity" ||
-  (server.auth === undefined && Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization"))
-
-// who the client is (another client may see other tools); a user's own provider counts as one kind
-const authKey = (auth: Auth): unknown => {
-  switch (auth._tag) {
-    case "CustomProvider":
-      return ["provider"]
-    case "AuthorizationCode":
-      return ["code", auth.clientId ?? null, auth.clientMetadataUrl ?? null, auth.scopes ?? null]
-    case "ClientCredentials":
-      return [
-        "client_credentials",
-        auth.clientId,
-        auth.clientSecret === undefined ? null : sha256(Redacted.value(auth.clientSecret)),
-        auth.privateKey === undefined ? null : sha256(Redacted.value(auth.privateKey)),
-        auth.scopes ?? null
-      ]
-    case "WorkloadIdentity":
-      // the workload is named by where its token is read
-      return ["workload_identity", auth.clientId, auth.assertion, auth.audience ?? null, auth.scopes ?? null]
-    case "EnterpriseManaged":
-      // the ID token names the user
-      return [
-        "enterprise_managed",
-        auth.clientId,
-        auth.idpIssuer,
-        auth.idpClientId,
-        sha256(Redacted.value(auth.idToken)),
-        auth.scopes ?? null
-      ]
-  }
-}
+export const authorizedByDefinition = (server: McpServerConfig): boolean => Definition.authorizedByDefinition(server)
 
 /**
  * The secrets of an `auth` option: client secrets, private keys, an ID token.
@@ -651,25 +597,8 @@ const authKey = (auth: Auth): unknown => {
  * @since 0.1.0
  * @category utils
  */
-export const authSecretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redacted<string>> => {
-  if (server._tag !== "McpHttpServer" || server.auth === undefined || server.auth._tag === "CustomProvider") return []
-  const out: Array<Redacted.Redacted<string>> = []
-  // a workload's token is read when a token is requested, and held from then on
-  if (server.auth._tag === "WorkloadIdentity") return []
-  if (server.auth.clientSecret !== undefined) out.push(server.auth.clientSecret)
-  if (server.auth._tag === "EnterpriseManaged") {
-    out.push(server.auth.idToken)
-    if (server.auth.idpClientSecret !== undefined) out.push(server.auth.idpClientSecret)
-  }
-  if (server.auth._tag === "ClientCredentials" && server.auth.privateKey !== undefined) {
-    out.push(server.auth.privateKey)
-    // a PEM key is also scrubbed line by line: an error may quote one line of it
-    for (const line of Redacted.value(server.auth.privateKey).split(/\r?\n/)) {
-      if (line.length >= 16 && !line.startsWith("-----")) out.push(Redacted.make(line))
-    }
-  }
-  return out
-}
+export const authSecretsOf = (server: McpServerConfig): ReadonlyArray<Redacted.Redacted<string>> =>
+  Definition.authSecrets<Redacted.Redacted<string>>(server, Redacted.value, Redacted.make)
 
 /**
  * A short description for logs and tables, never containing a secret.
@@ -691,7 +620,7 @@ export const describe = (server: McpServerConfig): string =>
  * @since 0.1.0
  * @category utils
  */
-export const toolPrefix = (server: McpServerConfig): string => server.toolPrefix ?? Naming.sanitize(server.name)
+export const toolPrefix = (server: McpServerConfig): string => Definition.toolPrefix(server)
 
 /**
  * Whether a tool (by its name on the server) passes the definition's `includeTools` and `excludeTools`;
@@ -701,8 +630,7 @@ export const toolPrefix = (server: McpServerConfig): string => server.toolPrefix
  * @category utils
  */
 export const allowsTool = (server: McpServerConfig, remoteName: string): boolean =>
-  (server.includeTools === undefined || server.includeTools.includes(remoteName)) &&
-  (server.excludeTools === undefined || !server.excludeTools.includes(remoteName))
+  Definition.allowsTool(server, remoteName)
 
 /**
  * Whether a tool (by its name on the server) is offered to the model even while tool search holds the server's
@@ -712,7 +640,7 @@ export const allowsTool = (server: McpServerConfig, remoteName: string): boolean
  * @category utils
  */
 export const alwaysLoads = (server: McpServerConfig, remoteName: string): boolean =>
-  server.alwaysLoad === true || (Array.isArray(server.alwaysLoad) && server.alwaysLoad.includes(remoteName))
+  Definition.alwaysLoads(server, remoteName)
 
 /**
  * Every secret of a definition (header or environment values, values from variables, the credentials in its
