@@ -1,7 +1,9 @@
 /**
- * `zett tools --search`: what tool search returns for a query, with scores, over fake servers in-process.
+ * `zett tools --search`: what tool search returns for a query, with scores, over fake servers in-process; and
+ * `zett run --tool-search`: what the model is offered.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { ScriptedModel } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import { fakeFactory, httpConfig, tempDir, tool, zett } from "./utils/zett.js"
 
@@ -87,5 +89,55 @@ describe("zett tools --search", () => {
       assert.include(result.stdout, `2 tools of 1 server searched for "order pizza": no tool matched.`)
       assert.strictEqual(result.code, 1)
       assert.include(result.stderr, "down")
+    }))
+})
+
+describe("zett run --tool-search", () => {
+  // 41 tools: one more than the library's default threshold
+  const many = () =>
+    fakeFactory({
+      big: { tools: Array.from({ length: 41 }, (_, i) => tool(`tool_${i}`, { type: "object" }, `Does thing ${i}`)) }
+    })
+  const offered = (args: ReadonlyArray<string>, factory: ReturnType<typeof many>["factory"]) =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["big"])
+      const seen: Array<ReadonlyArray<string>> = []
+      const model = ScriptedModel.layer([(request) => {
+        seen.push(request.tools.map((t) => t.name))
+        return { text: "done" }
+      }])
+      const result = yield* zett(["run", "Hi", "--config", config, ...args], { clientFactory: factory, model })
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.strictEqual(seen.length, 1)
+      return seen[0]!
+    })
+
+  it.scoped("auto (the default) searches past the library's threshold: the model is offered search_tools only", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* offered([], many().factory), ["search_tools"])
+      assert.deepStrictEqual(yield* offered(["--tool-search", "auto"], many().factory), ["search_tools"])
+    }))
+
+  it.scoped("off offers every tool; always searches even below the threshold", () =>
+    Effect.gen(function*() {
+      const all = yield* offered(["--tool-search", "off"], many().factory)
+      assert.strictEqual(all.length, 41)
+      assert.notInclude(all, "search_tools")
+      const few = fakeFactory({ big: { tools: [tool("one"), tool("two")] } })
+      assert.deepStrictEqual(yield* offered([], few.factory), ["big__one", "big__two"])
+      assert.deepStrictEqual(yield* offered(["--tool-search", "always"], few.factory), ["search_tools"])
+    }))
+
+  it.scoped("a value other than auto, always or off is refused", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const config = httpConfig(dir, ["big"])
+      const result = yield* zett(["run", "Hi", "--config", config, "--tool-search", "sometimes"], {
+        clientFactory: many().factory,
+        model: ScriptedModel.layer([{ text: "done" }])
+      })
+      assert.notStrictEqual(result.code, 0)
+      assert.include(result.stderr, "auto, always, off")
     }))
 })

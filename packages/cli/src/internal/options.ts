@@ -303,6 +303,14 @@ export const run = {
   verbose: Options.boolean("verbose").pipe(
     Options.withDescription("After the answer, print the run's token usage (input, cached, output) on standard error.")
   ),
+  toolSearch: Options.choice("tool-search", ["auto", "always", "off"]).pipe(
+    Options.withDescription(
+      "Tool search: the model gets search_tools and finds the tools it needs instead of every definition. auto " +
+        "(default) searches past 40 tools or about 20,000 tokens of definitions, as the library does; always; off " +
+        "offers every tool."
+    ),
+    Options.withDefault("auto" as const)
+  ),
   prompt: Args.text({ name: "prompt" }).pipe(Args.withDescription("What to ask the agent."))
 }
 

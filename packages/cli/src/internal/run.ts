@@ -59,7 +59,8 @@ export const handler = (options: Options.RunOptions) =>
       extension: {
         connectTimeout: extensionLimit(connectLimit(options.connectTimeout)),
         callTimeout: extensionLimit(callLimit(options.callTimeout)),
-        discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency)
+        discoveryConcurrency: Option.getOrUndefined(options.discoveryConcurrency),
+        toolSearch: { mode: options.toolSearch }
       }
     }, model.value).pipe(Inputs.provide)
     if (options.verbose) {
