@@ -51,6 +51,7 @@ const docsOf = (gs: ReturnType<typeof groupsOf>): Array<Doc> => {
   return docs
 }
 const fields = ["name", "description", "params", "paramDescriptions", "server"] as const
+// the weights ToolSearch had when docs/toolsearch.md compared the libraries (it has since been tuned: see there)
 const boost = { name: 3, description: 1, params: 1.2, paramDescriptions: 0.5, server: 1 }
 
 const builders: Record<string, (docs: Array<Doc>) => Ranker> = {

@@ -1,4 +1,4 @@
-// npm run eval:toolsearch [-- --misses]
+// npm run eval:toolsearch [-- --misses]   (--misses: the tuning half's requests whose tools are not in the first five)
 //
 // Recall@1/@5/@10 and MRR per kind of request for Zett's tool search over the captured tool lists of real MCP
 // servers (fixtures/tools.json, from capture.mjs). The requests whose number is odd are the tuning half (the
@@ -33,7 +33,8 @@ for (
 ) {
   const { misses, rows } = evaluate(set, rank)
   console.log(`${name}\n\n${table(rows)}\n`)
-  if (process.argv.includes("--misses") && name === "all requests") {
+  // the misses of the tuning half only: reading the held-out misses would tune on them
+  if (process.argv.includes("--misses") && name === "tuning half (odd ids)") {
     for (const miss of misses) console.log(`miss ${miss.id}: ${miss.query}\n    ${miss.top.join(", ")}`)
     console.log()
   }
