@@ -59,16 +59,23 @@ const timeProcess = (job: Job & { readonly command: ReadonlyArray<string> }): Pr
   new Promise((resolve) => {
     const base = Object.fromEntries(Object.entries(job.args).map(([k, v]) => [k, String(v)])) as Result
     const start = process.hrtime.bigint()
-    const child = spawn(process.execPath, [...job.command], { cwd: rootDir, stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(process.execPath, [...job.command], { cwd: rootDir, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
     let err = ""
+    child.stdout.on("data", (d) => (out += String(d)))
     child.stderr.on("data", (d) => (err += String(d)))
     const timer = setTimeout(() => child.kill("SIGKILL"), job.timeoutMs)
     child.on("close", (code) => {
       clearTimeout(timer)
       const ms = Number(process.hrtime.bigint() - start) / 1e6
+      // a process that prints `CPU <process.cpuUsage()>` as it ends: its own CPU time, all threads
+      const cpu = out.split("\n").find((l) => l.startsWith("CPU "))
+      const cpuMs = cpu === undefined ? {} : (({ system, user }) => ({ cpuMs: (user + system) / 1000 }))(
+        JSON.parse(cpu.slice(4)) as { user: number; system: number }
+      )
       resolve(
         code === 0
-          ? { ...base, ok: true, ms, load1: loadavg()[0] }
+          ? { ...base, ok: true, ms, ...cpuMs, load1: loadavg()[0] }
           : { ...base, ok: false, error: `exit ${code}: ${err.trim().slice(0, 300)}` }
       )
     })
@@ -157,6 +164,14 @@ const plan: Record<string, () => Array<Job>> = {
           timeoutMs: 180_000
         }))
     ),
+  // the headline of a warm call: a process's first 200 calls (no warm-up), the raw SDK v2 client, the same call in
+  // one Effect.async per call (the floor under an Effect caller) and Zett's agent path; 7 rounds, interleaved
+  first: () =>
+    rounds(quick ? 1 : 7, ["raw", "raw-effect", "zett"], (lib) =>
+      ["stdio", "http"].map((transport) => ({
+        args: { case: "first", lib, transport, calls: quick ? 20 : 200, warmup: 0 },
+        timeoutMs: 120_000
+      }))),
   // a call's cost over a process's life: the call case's lanes from each process's first call, 8,000 calls, the
   // mean of every 500 reported apart; 5 rounds, interleaved
   curve: () => curveJobs("curve", ["raw", "raw-effect", "zett", "zett-handler"]),
@@ -228,6 +243,37 @@ const plan: Record<string, () => Array<Job>> = {
       args: { case: "protocol", lib, n: 20, reps: quick ? 1 : 3, variant: "dual" },
       timeoutMs: 300_000
     }]),
+  // Importing Zett as an app does (`@zett/agent`, `@zett/mcp`, `@zett/mcp-node` from their built packages, through
+  // their installed entries) against importing the raw SDK v2 client, and `node -e 0`: each a whole process, spawn to
+  // exit, and its own CPU time; 9 rounds (quick: 2), interleaved
+  import: () => {
+    const tsc = spawnSync(
+      join(rootDir, "node_modules", ".bin", "tsc"),
+      ["-b", ...["common", "agent", "mcp", "mcp-auth", "mcp-node"].map((p) => `packages/${p}/tsconfig.src.json`)],
+      { cwd: rootDir, encoding: "utf8" }
+    )
+    if (tsc.status !== 0) throw new Error(`tsc -b of the packages failed: ${tsc.stdout.slice(0, 2000)}`)
+    const cpu = "process.stdout.write('CPU ' + JSON.stringify(process.cpuUsage()))"
+    const imports = (names: ReadonlyArray<string>) => [
+      "--input-type=module",
+      "-e",
+      `${names.map((n) => `await import('${n}');`).join(" ")} ${cpu}`
+    ]
+    const commands: Record<string, ReadonlyArray<string>> = {
+      "node -e 0": ["--input-type=module", "-e", cpu],
+      "import the raw SDK v2 client": imports(["@modelcontextprotocol/client"]),
+      "import @zett/agent, @zett/mcp, @zett/mcp-node": imports(["@zett/agent", "@zett/mcp", "@zett/mcp-node"])
+    }
+    return rounds(quick ? 2 : 9, Object.keys(commands), (name) => [{
+      args: {
+        case: "import",
+        lib: name.startsWith("import @zett") ? "zett" : name === "node -e 0" ? "node" : "raw",
+        variant: name
+      },
+      command: commands[name]!,
+      timeoutMs: 60_000
+    }])
+  },
   // Start-up of the installed `zett` (the bundle that `npm run build` makes), each a whole process, against
   // `node -e 0` and against a process that only imports the raw SDK client, interleaved.
   "cli-start": () => {

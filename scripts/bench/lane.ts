@@ -274,6 +274,11 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
    * given), the mean of every `--chunk` calls (500 unless given) reported apart.
    */
   curve: () => cases.calls!(),
+  /**
+   * The headline of a warm call: the `calls` case over a process's first `--calls` (200) calls, no warm-up (what
+   * one agent run does in a fresh process).
+   */
+  first: () => cases.calls!(),
   /** The same for the toolkit case (`--variant=handle` for the toolkit's part). */
   "toolkit-curve": () => cases.toolkit!(),
 
