@@ -6,11 +6,14 @@
 //
 // - the first model request, with every tool offered and with tool search;
 // - a whole run as a real model would go: with tool search it searches once (limit 2, so two tools are loaded),
-//   calls one of them and answers; with every tool it calls the tool at once and answers.
+//   calls one of them and answers; with every tool it calls the tool at once and answers;
+// - the index builds (McpToolSearch.indexBuilds) of that run with tool search done twice on one agent: the first
+//   (cold) request builds the index, the second (warm: the cache hands out the same lists) builds none.
 import { Agent, type Model, type ScriptedModel } from "@zett/agent"
-import { McpServerConfig } from "@zett/mcp"
+import { McpServerConfig, McpToolSearch } from "@zett/mcp"
 import { agentWith, fakeFactory } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import { loadFixture } from "./evaluate.js"
 
@@ -51,9 +54,12 @@ const target = servers.flatMap((server) => server.tools.map((tool) => ({ server:
   .find((entry) => entry.tool.name === "create_issue")!
 const targetName = `${target.server}__${target.tool.name}`
 
-const run = (search: boolean) =>
+const builds = Effect.map(Metric.value(McpToolSearch.indexBuilds), (state) => state.count)
+
+const run = (search: boolean, times = 1) =>
   Effect.gen(function*() {
     const counts: Array<number> = []
+    const built: Array<number> = []
     const record =
       (reply: ScriptedModel.Reply) => (request: Model.ModelRequest) => (counts.push(tokensOf(request)), reply)
     const steps: Array<ScriptedModel.Step> = search
@@ -72,13 +78,21 @@ const run = (search: boolean) =>
       ]
     const { layer } = agentWith(
       { servers: definitions, clientFactory: factory, toolSearch: { mode: search ? "always" : "off" } },
-      steps
+      Array.from({ length: times }, () => steps).flat()
     )
-    yield* Agent.run("Open an issue: the login page is broken").pipe(Effect.provide(layer))
-    return counts
+    yield* Effect.gen(function*() {
+      for (let i = 0; i < times; i++) {
+        const before = yield* builds
+        yield* Agent.run("Open an issue: the login page is broken")
+        built.push((yield* builds) - before)
+      }
+    }).pipe(Effect.provide(layer))
+    return { counts: counts.slice(0, steps.length), built }
   })
 
-const [all, searched] = await Effect.runPromise(Effect.all([run(false), run(true)]))
+const [{ counts: all }, { built, counts: searched }] = await Effect.runPromise(
+  Effect.all([run(false), run(true, 2)])
+)
 const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
 const n = (x: number) => x.toLocaleString("en-US")
 console.log(
@@ -97,4 +111,7 @@ console.log(
     searched.map(n).join(" + ")
   }); ` +
     `${searched.length - all.length} more step, ${(100 * sum(searched) / sum(all)).toFixed(1)}% of the tokens`
+)
+console.log(
+  `index builds with tool search: ${built[0]} on the first request, ${built[1]} on the next (warm) request`
 )
