@@ -11,6 +11,31 @@ export * as JsonDepth from "./JsonDepth.js"
 /**
  * @since 0.1.0
  */
+export * as McpConfigDialect from "./McpConfigDialect.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConfigEntry from "./McpConfigEntry.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConfigFile from "./McpConfigFile.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConfigVariables from "./McpConfigVariables.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as McpConfigWording from "./McpConfigWording.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpParamHeaders from "./McpParamHeaders.js"
 
 /**

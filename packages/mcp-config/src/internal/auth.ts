@@ -1,10 +1,13 @@
 /**
  * The authorization of an HTTP entry, under `oauth` (Claude Code, Gemini CLI) or `auth`: one of the core's grants
- * (`AuthorizationCode`, `ClientCredentials`, `EnterpriseManaged`, `WorkloadIdentity`), each checked for the keys it
- * needs and for keys only another grant uses.
+ * (`AuthorizationCode`, `ClientCredentials`, `EnterpriseManaged`, `WorkloadIdentity`). Which grant, and whether its
+ * keys are there (those it needs, none only another grant uses), is `@zett/common`'s `McpConfigEntry.grantOf`,
+ * shared with the Effect 4 line; here the values are expanded and the grant built.
  *
  * @internal
  */
+import { McpConfigEntry } from "@zett/common"
+import { portOf } from "@zett/common/McpConfigWording"
 import {
   type Auth,
   AuthorizationCode,
@@ -16,7 +19,6 @@ import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Entries from "./entries.js"
 import { expandSecret, expandText, type Expansion, FieldIssue } from "./expansion.js"
-import { portOf } from "./wording.js"
 
 /** The entry's `oauth` (or `auth`) with the values every grant reads, already expanded. */
 interface Common {
@@ -37,31 +39,18 @@ const at = (where: Where, name: string) => `.${where.key}.${name}`
 const text = (where: Where, name: string, value: string | undefined) =>
   value === undefined ? Effect.succeed(undefined) : expandText(where.expansion, "auth", at(where, name), value)
 
+const secret = (where: Where, name: string, value: Redacted.Redacted<string> | undefined) =>
+  value === undefined ? Effect.succeed(undefined) : expandSecret(where.expansion, at(where, name), value)
+
 const optional = <K extends string, A>(k: K, value: A | undefined) =>
   value !== undefined ? { [k]: value } as { [P in K]: A } : {}
 
-const enterpriseKeys = ["idToken", "idpIssuer", "idpTokenEndpoint", "idpClientId", "idpClientSecret"] as const
-const workloadKeys = ["assertionFile", "assertionEnv", "audience"] as const
-
+// Each grant's keys were checked by `McpConfigEntry.grantOf`: those it needs are there.
 const enterpriseManaged = (common: Common) =>
   Effect.gen(function*() {
-    const { expansion, oauth } = common
-    const missing = (["clientId", "clientSecret", "idToken", "idpIssuer", "idpClientId"] as const).find((name) =>
-      oauth[name] === undefined
-    )
-    if (missing !== undefined) {
-      return yield* new FieldIssue({ field: at(common, missing), reason: "missing (enterprise_managed needs it)" })
-    }
-    if (common.privateKey !== undefined) {
-      return yield* new FieldIssue({
-        field: at(common, "privateKey"),
-        reason: "only used with \"grant\": \"client_credentials\""
-      })
-    }
-    const idToken = yield* expandSecret(expansion, at(common, "idToken"), oauth.idToken!)
-    const idpClientSecret = oauth.idpClientSecret === undefined
-      ? undefined
-      : yield* expandSecret(expansion, at(common, "idpClientSecret"), oauth.idpClientSecret)
+    const { oauth } = common
+    const idToken = (yield* secret(common, "idToken", oauth.idToken))!
+    const idpClientSecret = yield* secret(common, "idpClientSecret", oauth.idpClientSecret)
     return new EnterpriseManaged({
       clientId: common.clientId!,
       clientSecret: common.clientSecret!,
@@ -77,30 +66,11 @@ const enterpriseManaged = (common: Common) =>
 
 const workloadIdentity = (common: Common) =>
   Effect.gen(function*() {
-    const { clientId, oauth } = common
-    if (clientId === undefined) {
-      return yield* new FieldIssue({
-        field: at(common, "clientId"),
-        reason: "missing (workload_identity needs a client)"
-      })
-    }
-    const other = (["clientSecret", "privateKey"] as const).find((name) => oauth[name] !== undefined)
-    if (other !== undefined) {
-      return yield* new FieldIssue({
-        field: at(common, other),
-        reason: "not used with \"grant\": \"workload_identity\" (the workload's token authenticates)"
-      })
-    }
-    if ((oauth.assertionFile === undefined) === (oauth.assertionEnv === undefined)) {
-      return yield* new FieldIssue({
-        field: `.${common.key}`,
-        reason: "workload_identity needs either assertionFile or assertionEnv"
-      })
-    }
+    const { oauth } = common
     const file = yield* text(common, "assertionFile", oauth.assertionFile)
     const env = yield* text(common, "assertionEnv", oauth.assertionEnv)
     return new WorkloadIdentity({
-      clientId,
+      clientId: common.clientId!,
       assertion: file !== undefined ? { file } : { env: env! },
       ...optional("audience", yield* text(common, "audience", oauth.audience)),
       ...optional("scopes", common.scopes),
@@ -109,45 +79,20 @@ const workloadIdentity = (common: Common) =>
   })
 
 const clientCredentials = (common: Common) =>
-  Effect.gen(function*() {
-    const { clientId, clientSecret, oauth, privateKey } = common
-    if (clientId === undefined) {
-      return yield* new FieldIssue({
-        field: at(common, "clientId"),
-        reason: "missing (client_credentials needs a client)"
-      })
-    }
-    if ((clientSecret === undefined) === (privateKey === undefined)) {
-      return yield* new FieldIssue({
-        field: `.${common.key}`,
-        reason: "client_credentials needs either clientSecret or privateKey"
-      })
-    }
-    if (privateKey !== undefined && oauth.algorithm === undefined) {
-      return yield* new FieldIssue({
-        field: at(common, "algorithm"),
-        reason: "missing (privateKey needs an algorithm such as RS256)"
-      })
-    }
-    return new ClientCredentials({
-      clientId,
-      ...optional("clientSecret", clientSecret),
-      ...optional("privateKey", privateKey),
-      ...optional("algorithm", oauth.algorithm),
+  Effect.succeed(
+    new ClientCredentials({
+      clientId: common.clientId!,
+      ...optional("clientSecret", common.clientSecret),
+      ...optional("privateKey", common.privateKey),
+      ...optional("algorithm", common.oauth.algorithm),
       ...optional("scopes", common.scopes),
-      ...optional("dpop", oauth.dpop)
+      ...optional("dpop", common.oauth.dpop)
     })
-  })
+  )
 
 const authorizationCode = (common: Common) =>
   Effect.gen(function*() {
     const { oauth } = common
-    if (common.privateKey !== undefined) {
-      return yield* new FieldIssue({
-        field: at(common, "privateKey"),
-        reason: "only used with \"grant\": \"client_credentials\""
-      })
-    }
     const clientMetadataUrl = yield* text(common, "clientMetadataUrl", oauth.clientMetadataUrl)
     const redirectUri = yield* text(common, "redirectUri", oauth.redirectUri)
     const redirectPort = oauth.redirectPort ?? oauth.callbackPort ?? portOf(redirectUri)
@@ -165,18 +110,13 @@ const authorizationCode = (common: Common) =>
 const common = (oauth: Entries.OAuthEntry, key: string, expansion: Expansion) =>
   Effect.gen(function*() {
     const where: Where = { key, expansion }
-    const field = (name: string) => at(where, name)
     const clientId = yield* text(where, "clientId", oauth.clientId)
-    const clientSecret = oauth.clientSecret === undefined
-      ? undefined
-      : yield* expandSecret(expansion, field("clientSecret"), oauth.clientSecret)
-    const privateKey = oauth.privateKey === undefined
-      ? undefined
-      : yield* expandSecret(expansion, field("privateKey"), oauth.privateKey)
+    const clientSecret = yield* secret(where, "clientSecret", oauth.clientSecret)
+    const privateKey = yield* secret(where, "privateKey", oauth.privateKey)
     const scopes = oauth.scopes === undefined
       ? undefined
       : yield* Effect.forEach(oauth.scopes, (scope, i) =>
-        expandText(expansion, "auth", `${field("scopes")}[${i}]`, scope))
+        expandText(expansion, "auth", `${at(where, "scopes")}[${i}]`, scope))
     return { oauth, key, expansion, clientId, clientSecret, privateKey, scopes } satisfies Common
   })
 
@@ -190,29 +130,20 @@ export const build = (
   expansion: Expansion
 ): Effect.Effect<Auth | undefined, FieldIssue> =>
   Effect.gen(function*() {
-    if (entry.oauth !== undefined && entry.auth !== undefined) {
-      return yield* new FieldIssue({ field: ".auth", reason: "both oauth and auth are given; use one" })
+    const part = McpConfigEntry.authPart(entry)
+    if (part._tag === "None") return undefined
+    if (part._tag === "Invalid") return yield* new FieldIssue({ field: part.field!, reason: part.reason })
+    const values = yield* common(part.oauth, part.key, expansion)
+    const checked = McpConfigEntry.grantOf(part.oauth, part.key)
+    if (checked._tag === "Invalid") return yield* new FieldIssue({ field: checked.field!, reason: checked.reason })
+    switch (checked.grant) {
+      case "enterprise_managed":
+        return yield* enterpriseManaged(values)
+      case "workload_identity":
+        return yield* workloadIdentity(values)
+      case "client_credentials":
+        return yield* clientCredentials(values)
+      case "authorization_code":
+        return yield* authorizationCode(values)
     }
-    const key = entry.oauth !== undefined ? "oauth" : "auth"
-    const oauth = entry.oauth ?? entry.auth
-    if (oauth === undefined || oauth.enabled === false) return undefined
-    const values = yield* common(oauth, key, expansion)
-    if (oauth.grant === "enterprise_managed") return yield* enterpriseManaged(values)
-    const stray = enterpriseKeys.find((name) => oauth[name] !== undefined)
-    if (stray !== undefined) {
-      return yield* new FieldIssue({
-        field: at(values, stray),
-        reason: "only used with \"grant\": \"enterprise_managed\""
-      })
-    }
-    if (oauth.grant === "workload_identity") return yield* workloadIdentity(values)
-    const strayWorkload = workloadKeys.find((name) => oauth[name] !== undefined)
-    if (strayWorkload !== undefined) {
-      return yield* new FieldIssue({
-        field: at(values, strayWorkload),
-        reason: "only used with \"grant\": \"workload_identity\""
-      })
-    }
-    if (oauth.grant === "client_credentials") return yield* clientCredentials(values)
-    return yield* authorizationCode(values)
   })

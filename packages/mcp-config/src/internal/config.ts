@@ -1,30 +1,33 @@
 /**
  * Decoding of configuration files into server definitions, in three steps:
  *
- * 1. the text, read with `jsonc-parser` (`configJson.ts`): comments, trailing commas, duplicate keys;
- * 2. each entry's shape (`shape.ts`: which kind) and fields (`entries.ts`: Schema classes whose messages never
- *    echo a value);
- * 3. the entry's variables, expanded in the forms of the file's dialect (`variables.ts`, `dialect.ts`,
+ * 1. the text, read with `jsonc-parser` (`@zett/common`'s `McpConfigFile`): comments, trailing commas, duplicate
+ *    keys, the root's one server mapping, its entries in file order;
+ * 2. each entry's shape (`McpConfigEntry`: which kind) and fields (`entries.ts`: Schema classes whose messages
+ *    never echo a value);
+ * 3. the entry's variables, expanded in the forms of the file's dialect (`McpConfigVariables`, `McpConfigDialect`,
  *    `expansion.ts`), with values from the `ConfigProvider` and inputs from `McpInputs`, into a server
  *    (`servers.ts`, `auth.ts`).
+ *
+ * What needs no Effect is `@zett/common`'s, shared with the Effect 4 line; this module is the Effect wiring.
  *
  * @internal
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import { McpConfigDialect as Dialect, McpConfigFile } from "@zett/common"
+import { segment } from "@zett/common/McpConfigWording"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Jsonc from "jsonc-parser"
 import * as Os from "node:os"
-import * as Json from "./configJson.js"
-import * as Dialect from "./dialect.js"
 import * as Entries from "./entries.js"
 import { type Expansion, type FieldIssue, makeResolver, type Resolver } from "./expansion.js"
 import * as Servers from "./servers.js"
-import { got, has, isObject, segment } from "./wording.js"
 
 /** @internal */
 export interface Issue {
@@ -89,9 +92,6 @@ const decodeEntry = (
   expansion: Expansion,
   workspace: string
 ): Effect.Effect<Entry, never, FileSystem.FileSystem | Path.Path> => {
-  if (name.length === 0) {
-    return Effect.succeed({ _tag: "Invalid", field: undefined, reason: "a server name must not be empty" })
-  }
   const shape = Entries.decode(raw)
   if (shape._tag === "Invalid" || shape._tag === "Disabled") return Effect.succeed(shape)
   const built: Effect.Effect<McpServerConfig, FieldIssue, FileSystem.FileSystem | Path.Path> = shape._tag === "Stdio"
@@ -103,13 +103,9 @@ const decodeEntry = (
   )
 }
 
-/** The file's root, checked: one server mapping, no duplicate keys at its level, valid `inputs`. */
+/** The file's root (`McpConfigFile.readRoot`) with its `inputs` decoded. */
 interface Root {
-  readonly rootKey: string
-  readonly mapping: Readonly<Record<string, unknown>>
-  /** The duplicate keys under the mapping (paths from the root). */
-  readonly duplicates: ReadonlyArray<ReadonlyArray<string | number>>
-  readonly keyOrder: Json.Parsed["keyOrder"]
+  readonly root: McpConfigFile.Root
   readonly inputs: typeof Entries.Inputs.Type
 }
 
@@ -117,66 +113,30 @@ const fileError = (reason: string, entry?: string): Issue => ({ entry, server: u
 
 /** A problem with the file as a whole, or its root. */
 const readRoot = (text: string, serverKeys: ReadonlyArray<string>): Either.Either<Root, Issue> => {
-  const parsed = Json.parse(text)
-  if (parsed._tag === "Error") {
-    const { column, line, path, reason } = parsed.issue
-    if (path === undefined) return Either.left(fileError(`not valid JSON (line ${line}, column ${column}: ${reason})`))
-    // named down to the field of an entry (`mcpServers.s.args`) or to a key of the root, not to the hundredth level
-    const head = path[0]
-    const entry = typeof head === "string"
-      ? path.slice(0, serverKeys.includes(head) ? 3 : 1).map(segment).join("").replace(/^\./, "")
-      : undefined
-    return Either.left(fileError(`${reason} (line ${line}, column ${column})`, entry))
-  }
-  const root = parsed.parsed.value
-  if (!isObject(root)) return Either.left(fileError(`expected a JSON object at the root, got ${got(root)}`))
-  const present = serverKeys.filter((key) => has(root, key))
-  const expectedKeys = serverKeys.map((key) => JSON.stringify(key)).join(" or ")
-  if (present.length === 0) return Either.left(fileError(`no server mapping: expected a ${expectedKeys} key`))
-  if (present.length > 1) {
-    return Either.left(
-      fileError(`${present.map((key) => JSON.stringify(key)).join(" and ")} are both present; use only one`)
-    )
-  }
-  const rootKey = present[0]!
-  const duplicates = parsed.parsed.duplicates.filter((path) => path[0] === rootKey)
-  if (duplicates.some((path) => path.length === 1)) return Either.left(fileError("duplicate key", rootKey))
-  const mapping = root[rootKey]
-  if (!isObject(mapping)) {
-    return Either.left(fileError(`expected an object mapping server names to entries, got ${got(mapping)}`, rootKey))
-  }
-  const inputs = has(root, "inputs") ? Schema.decodeUnknownEither(Entries.Inputs)(root.inputs) : Either.right([])
+  const root = McpConfigFile.readRoot(text, serverKeys, Jsonc)
+  if (root._tag === "FileIssue") return Either.left(fileError(root.reason, root.entry))
+  const inputs = root.inputs !== undefined ? Schema.decodeUnknownEither(Entries.Inputs)(root.inputs) : Either.right([])
   if (Either.isLeft(inputs)) {
     const issue = ParseResult.ArrayFormatter.formatErrorSync(inputs.left)[0]!
     return Either.left(fileError(issue.message, `inputs${issue.path.map(segment).join("")}`))
   }
-  return Either.right({ rootKey, mapping, duplicates, keyOrder: parsed.parsed.keyOrder, inputs: inputs.right })
+  return Either.right({ root, inputs: inputs.right })
 }
 
 /** Each entry of the mapping, in file order, sorted into servers, invalid entries and disabled ones. */
-const decodeEntries = (root: Root, expansion: Expansion, workspace: string) =>
+const decodeEntries = (root: McpConfigFile.Root, expansion: Expansion, workspace: string) =>
   Effect.gen(function*() {
-    const { duplicates, mapping, rootKey } = root
     const servers: Array<FileEntry> = []
     const invalid: Array<EntryIssue> = []
     const disabled: Array<string> = []
-    // File order, which plain objects lose for integer-like keys such as "1".
-    const order = root.keyOrder.get(mapping) ?? Object.keys(mapping)
-    for (const name of new Set(order)) {
-      const entry = `${rootKey}${segment(name)}`
-      if (duplicates.some((path) => path.length === 2 && path[1] === name)) {
-        invalid.push({ entry, server: name, kind: "DuplicateName", reason: "duplicate server name" })
-        continue
-      }
-      // A key written twice inside one entry: JSON would keep the last silently, so the entry is ambiguous.
-      const repeated = duplicates.find((path) => path.length > 2 && path[1] === name)
-      if (repeated !== undefined) {
-        const where = `${entry}${repeated.slice(2).map(segment).join("")}`
-        invalid.push({ entry: where, server: name, kind: "InvalidEntry", reason: "duplicate key" })
+    for (const listed of McpConfigFile.entries(root)) {
+      const { entry, name } = listed
+      if (listed._tag === "Refused") {
+        invalid.push({ entry, server: name, kind: listed.kind, reason: listed.reason })
         continue
       }
       // each entry keeps the secrets of its own values
-      const result = yield* decodeEntry(name, mapping[name], { ...expansion, secrets: [] }, workspace)
+      const result = yield* decodeEntry(name, listed.value, { ...expansion, secrets: [] }, workspace)
       switch (result._tag) {
         case "Server":
           servers.push({ entry, server: result.server })
@@ -208,16 +168,17 @@ export const decode = (
   options: DecodeOptions
 ): Effect.Effect<DecodeResult, never, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const root = readRoot(text, options.serverKeys)
-    if (Either.isLeft(root)) return { _tag: "Error", issue: root.left } as const
-    const { rootKey } = root.right
+    const read = readRoot(text, options.serverKeys)
+    if (Either.isLeft(read)) return { _tag: "Error", issue: read.left } as const
+    const { inputs, root } = read.right
+    const { rootKey } = root
     const path = yield* Path.Path
     const dialect = options.dialect ?? Dialect.detect(options.path, rootKey)
     const workspace = options.workspaceFolder ?? Dialect.workspaceFolder(options.path, path.dirname)
     const resolver: Resolver = yield* makeResolver({
       workspace,
       home: yield* homeDirectory,
-      inputs: new Map(root.right.inputs.map((input) => [input.id, input]))
+      inputs: new Map(inputs.map((input) => [input.id, input]))
     })
     const expansion: Expansion = {
       dialect,
@@ -226,7 +187,7 @@ export const decode = (
       resolver,
       secrets: []
     }
-    const entries = yield* decodeEntries(root.right, expansion, workspace)
+    const entries = yield* decodeEntries(root, expansion, workspace)
     return { _tag: "Ok", file: { rootKey, dialect, ...entries } } as const
   })
 

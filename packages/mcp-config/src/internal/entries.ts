@@ -1,15 +1,17 @@
 /**
  * The fields of a server entry, decoded with Schema: each field's `message` annotation says what was expected without
- * echoing a value (it may be a secret), and `ParseResult.ArrayFormatter` gives the field path of the first issue.
+ * echoing a value (it may be a secret), and `ParseResult.ArrayFormatter` gives the field path of the first issue. The
+ * keys of each kind, the kind of an entry and the words for a key that does not belong are `@zett/common`'s
+ * `McpConfigEntry`, which the Effect 4 line's reader shares; the schemas hold exactly its keys (checked by their
+ * types).
  *
  * @internal
  */
-import * as EditDistance from "@zett/agent/EditDistance"
+import { McpConfigEntry } from "@zett/common"
+import { got, segment } from "@zett/common/McpConfigWording"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as Shape from "./shape.js"
-import { got, segment } from "./wording.js"
 
 const expected = (what: string, secret = false) => ({
   message: (issue: ParseResult.ParseIssue) => `expected ${what}, got ${got(issue.actual, secret)}`
@@ -53,19 +55,12 @@ const Timeout = Schema.Number.annotations(expected("a number")).pipe(
 
 /** Keys that change nothing for an agent: approval lists, trust, descriptions, editor settings. */
 const Ignored = Schema.optional(Schema.Unknown)
-const ignoredFields = {
-  trust: Ignored,
-  autoApprove: Ignored,
-  alwaysAllow: Ignored,
-  description: Ignored,
-  dev: Ignored,
-  gallery: Ignored,
-  version: Ignored,
-  settings: Ignored,
-  source: Ignored,
-  disabledTools: Ignored,
-  authProviderType: Ignored
-}
+const ignoredFields = Object.fromEntries(McpConfigEntry.ignoredKeys.map((key) => [key, Ignored])) as Record<
+  typeof McpConfigEntry.ignoredKeys[number],
+  typeof Ignored
+>
+
+type Fields<Keys extends ReadonlyArray<string>> = { readonly [K in Keys[number]]: Schema.Struct.Field }
 
 const commonFields = {
   disabled: Schema.optional(Flag),
@@ -91,15 +86,10 @@ const commonFields = {
     )
   ),
   ...ignoredFields
-}
+} satisfies Fields<typeof McpConfigEntry.commonKeys>
 
-/**
- * A server started as a process (every dialect).
- *
- * @internal
- */
-export class StdioEntry extends Schema.Class<StdioEntry>("StdioEntry")({
-  type: Schema.optional(Schema.Literal(...Shape.stdioTypes)),
+const stdioFields = {
+  type: Schema.optional(Schema.Literal(...McpConfigEntry.stdioTypes)),
   command: NonEmptyText,
   args: Schema.optional(Texts),
   env: Schema.optional(Env),
@@ -108,7 +98,14 @@ export class StdioEntry extends Schema.Class<StdioEntry>("StdioEntry")({
   // a login for a process means nothing: a file that has one still loads
   oauth: Ignored,
   ...commonFields
-}) {}
+} satisfies Fields<typeof McpConfigEntry.stdioKeys>
+
+/**
+ * A server started as a process (every dialect).
+ *
+ * @internal
+ */
+export class StdioEntry extends Schema.Class<StdioEntry>("StdioEntry")(stdioFields) {}
 
 const Port = Schema.Number.annotations(expected("a port number")).pipe(
   Schema.filter((n) => Number.isInteger(n) && n >= 0 && n <= 65535, {
@@ -128,41 +125,43 @@ const Port = Schema.Number.annotations(expected("a port number")).pipe(
  *
  * @internal
  */
-export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")({
-  enabled: Schema.optional(Flag),
-  grant: Schema.optional(
-    Schema.Literal("authorization_code", "client_credentials", "enterprise_managed", "workload_identity").annotations({
-      message: () => ({
-        message: `expected "authorization_code", "client_credentials", "enterprise_managed" or "workload_identity"`,
-        override: true
+export class OAuthEntry extends Schema.Class<OAuthEntry>("OAuthEntry")(
+  {
+    enabled: Schema.optional(Flag),
+    grant: Schema.optional(
+      Schema.Literal(...McpConfigEntry.grants).annotations({
+        message: () => ({
+          message: `expected "authorization_code", "client_credentials", "enterprise_managed" or "workload_identity"`,
+          override: true
+        })
       })
-    })
-  ),
-  clientId: Schema.optional(NonEmptyText),
-  clientSecret: Schema.optional(Secret),
-  privateKey: Schema.optional(Secret),
-  algorithm: Schema.optional(NonEmptyText),
-  idToken: Schema.optional(Secret),
-  idpIssuer: Schema.optional(Url),
-  idpTokenEndpoint: Schema.optional(Url),
-  idpClientId: Schema.optional(NonEmptyText),
-  idpClientSecret: Schema.optional(Secret),
-  assertionFile: Schema.optional(NonEmptyText),
-  assertionEnv: Schema.optional(NonEmptyText),
-  audience: Schema.optional(NonEmptyText),
-  scopes: Schema.optional(Texts),
-  clientMetadataUrl: Schema.optional(Url),
-  redirectPort: Schema.optional(Port),
-  callbackPort: Schema.optional(Port),
-  redirectUri: Schema.optional(Url),
-  /** Zett's: DPoP-bound tokens, `true` always, `false` never (default: when the server asks). */
-  dpop: Schema.optional(Flag),
-  authorizationUrl: Ignored,
-  tokenUrl: Ignored,
-  tokenParamName: Ignored,
-  audiences: Ignored,
-  registrationUrl: Ignored
-}) {}
+    ),
+    clientId: Schema.optional(NonEmptyText),
+    clientSecret: Schema.optional(Secret),
+    privateKey: Schema.optional(Secret),
+    algorithm: Schema.optional(NonEmptyText),
+    idToken: Schema.optional(Secret),
+    idpIssuer: Schema.optional(Url),
+    idpTokenEndpoint: Schema.optional(Url),
+    idpClientId: Schema.optional(NonEmptyText),
+    idpClientSecret: Schema.optional(Secret),
+    assertionFile: Schema.optional(NonEmptyText),
+    assertionEnv: Schema.optional(NonEmptyText),
+    audience: Schema.optional(NonEmptyText),
+    scopes: Schema.optional(Texts),
+    clientMetadataUrl: Schema.optional(Url),
+    redirectPort: Schema.optional(Port),
+    callbackPort: Schema.optional(Port),
+    redirectUri: Schema.optional(Url),
+    /** Zett's: DPoP-bound tokens, `true` always, `false` never (default: when the server asks). */
+    dpop: Schema.optional(Flag),
+    authorizationUrl: Ignored,
+    tokenUrl: Ignored,
+    tokenParamName: Ignored,
+    audiences: Ignored,
+    registrationUrl: Ignored
+  } satisfies Fields<typeof McpConfigEntry.oauthKeys>
+) {}
 
 const OAuth = OAuthEntry.pipe(Schema.annotations(expected("an object")))
 
@@ -171,69 +170,33 @@ const OAuth = OAuthEntry.pipe(Schema.annotations(expected("an object")))
  *
  * @internal
  */
-export class RemoteEntry extends Schema.Class<RemoteEntry>("RemoteEntry")({
-  type: Schema.optional(Schema.Literal(...Shape.remoteTypes)),
-  url: Schema.optional(Url),
-  serverUrl: Schema.optional(Url),
-  httpUrl: Schema.optional(Url),
-  headers: Schema.optional(Headers),
-  oauth: Schema.optional(OAuth),
-  auth: Schema.optional(OAuth),
-  ...commonFields
-}) {}
-
-const stdioKeys = new Set(Object.keys(StdioEntry.fields))
-const remoteKeys = new Set(Object.keys(RemoteEntry.fields))
-const knownKeys = [...new Set([...stdioKeys, ...remoteKeys])]
-
-/** @internal */
-export const nearestKey = (key: string): string | undefined => {
-  let best: string | undefined
-  let bestDistance = Math.max(2, Math.floor(key.length / 3)) + 1
-  for (const known of knownKeys) {
-    const d = EditDistance.levenshtein(key, known, { ignoreCase: true })
-    if (d < bestDistance) {
-      best = known
-      bestDistance = d
-    }
-  }
-  return best
-}
+export class RemoteEntry extends Schema.Class<RemoteEntry>("RemoteEntry")(
+  {
+    type: Schema.optional(Schema.Literal(...McpConfigEntry.remoteTypes)),
+    url: Schema.optional(Url),
+    serverUrl: Schema.optional(Url),
+    httpUrl: Schema.optional(Url),
+    headers: Schema.optional(Headers),
+    oauth: Schema.optional(OAuth),
+    auth: Schema.optional(OAuth),
+    ...commonFields
+  } satisfies Fields<typeof McpConfigEntry.remoteKeys>
+) {}
 
 /** @internal */
 export type Decoded =
   | { readonly _tag: "Stdio"; readonly entry: StdioEntry }
   | { readonly _tag: "Remote"; readonly entry: RemoteEntry }
   | { readonly _tag: "Disabled" }
-  | Shape.Invalid
+  | McpConfigEntry.Invalid
 
-const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): Shape.Invalid => {
+const firstIssue = (error: ParseResult.ParseError, kind: "stdio" | "remote"): McpConfigEntry.Invalid => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const issue = issues[0]!
   const field = issue.path.map(segment).join("")
-  if (
-    issue._tag === "Unexpected" && issue.path.length === 2 && (issue.path[0] === "headers" || issue.path[0] === "env")
-  ) {
-    // a key of `headers` or `env` that its key schema refused
-    return Shape.invalid(
-      field,
-      issue.path[0] === "headers" ? "not a valid HTTP header name" : "not a valid environment variable name"
-    )
-  }
-  if (issue._tag === "Unexpected") {
-    const key = String(issue.path[issue.path.length - 1])
-    if (issue.path.length > 1) return Shape.invalid(field, "unknown key")
-    if (kind === "stdio" ? remoteKeys.has(key) : stdioKeys.has(key)) {
-      return Shape.invalid(field, `not allowed in ${kind === "stdio" ? "a stdio" : "an HTTP"} entry`)
-    }
-    const nearest = nearestKey(key)
-    return Shape.invalid(
-      field,
-      nearest === undefined ? "unknown key" : `unknown key (did you mean ${JSON.stringify(nearest)}?)`
-    )
-  }
-  if (issue._tag === "Missing") return Shape.invalid(field, "missing")
-  return Shape.invalid(field === "" ? undefined : field, issue.message)
+  if (issue._tag === "Unexpected") return McpConfigEntry.unexpectedKey(issue.path, kind)
+  if (issue._tag === "Missing") return McpConfigEntry.invalid(field, "missing")
+  return McpConfigEntry.invalid(field === "" ? undefined : field, issue.message)
 }
 
 const decodeStdio = Schema.decodeUnknownEither(StdioEntry, { onExcessProperty: "error" })
@@ -245,7 +208,7 @@ const decodeRemote = Schema.decodeUnknownEither(RemoteEntry, { onExcessProperty:
  * @internal
  */
 export const decode = (raw: unknown): Decoded => {
-  const kind = Shape.classify(raw)
+  const kind = McpConfigEntry.classify(raw)
   switch (kind._tag) {
     case "Disabled":
     case "Invalid":
@@ -257,7 +220,7 @@ export const decode = (raw: unknown): Decoded => {
     case "Remote": {
       const decoded = decodeRemote(kind.value)
       if (Either.isLeft(decoded)) return firstIssue(decoded.left, "remote")
-      return kind.hasUrl ? { _tag: "Remote", entry: decoded.right } : Shape.invalid(".url", "missing")
+      return kind.hasUrl ? { _tag: "Remote", entry: decoded.right } : McpConfigEntry.invalid(".url", "missing")
     }
   }
 }

@@ -1,21 +1,22 @@
 /**
- * Expanding an entry's values: the variables of the file's dialect (`variables.ts`, `dialect.ts`) resolved against
+ * Expanding an entry's values: the variables of the file's dialect (`@zett/common`'s `McpConfigVariables` and
+ * `McpConfigDialect`, shared with the Effect 4 line) resolved against
  * the `ConfigProvider`, the predefined paths and the inputs `McpInputs` answers. Every value that came from a
  * variable or an input is kept in `secrets`, so that whoever shows the server scrubs it.
  *
  * @internal
  */
 import * as Path from "@effect/platform/Path"
+import type { McpConfigDialect as Dialect } from "@zett/common"
+import { McpConfigVariables as Variables } from "@zett/common"
+import { segment, setOwn } from "@zett/common/McpConfigWording"
 import * as Config from "effect/Config"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as McpInputs from "../McpInputs.js"
-import type * as Dialect from "./dialect.js"
 import type * as Entries from "./entries.js"
-import * as Variables from "./variables.js"
-import { segment, setOwn } from "./wording.js"
 
 /**
  * A problem found while building a server from its entry, for one field.
@@ -40,7 +41,7 @@ export interface Resolver {
 export interface Expansion {
   readonly dialect: Dialect.Dialect
   readonly forms: Variables.Forms
-  readonly fields: ReadonlySet<Dialect.Field>
+  readonly fields: ReadonlyArray<Dialect.Field>
   readonly resolver: Resolver
   /** Every value that came from a variable or an input (not the predefined paths), in the order met. */
   readonly secrets: Array<string>
@@ -136,7 +137,7 @@ export const expandText = (
   field: string,
   text: string
 ): Effect.Effect<string, FieldIssue> => {
-  if (!expansion.fields.has(kind)) return Effect.succeed(text)
+  if (!expansion.fields.includes(kind)) return Effect.succeed(text)
   const tokens = Variables.parse(text, expansion.forms)
   // a shortcut: text without variables expands to itself
   if (!Variables.hasVariables(tokens)) return Effect.succeed(text)

@@ -5,6 +5,8 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import { McpConfigDialect, McpConfigEntry } from "@zett/common"
+import { segment, setOwn } from "@zett/common/McpConfigWording"
 import { McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
 import * as Dotenv from "dotenv"
 import * as Duration from "effect/Duration"
@@ -13,13 +15,10 @@ import * as Redacted from "effect/Redacted"
 import * as Auth from "./auth.js"
 import type * as Entries from "./entries.js"
 import { expandSecrets, expandText, type Expansion, FieldIssue } from "./expansion.js"
-import * as Shape from "./shape.js"
-import { httpUrlIssue, quote, segment, setOwn } from "./wording.js"
 
 const serverFields = (entry: Entries.StdioEntry | Entries.RemoteEntry, expansion: Expansion) => ({
-  // Cline writes seconds (its default is 60); Gemini CLI, and a file that does not say, milliseconds
   ...(entry.timeout !== undefined
-    ? { timeout: expansion.dialect === "cline" ? Duration.seconds(entry.timeout) : Duration.millis(entry.timeout) }
+    ? { timeout: Duration.millis(McpConfigDialect.timeoutMillis(expansion.dialect, entry.timeout)) }
     : {}),
   ...(entry.includeTools !== undefined ? { includeTools: entry.includeTools } : {}),
   ...(entry.excludeTools !== undefined ? { excludeTools: entry.excludeTools } : {}),
@@ -97,36 +96,17 @@ export const remote = (
   expansion: Expansion
 ): Effect.Effect<McpHttpServer, FieldIssue> =>
   Effect.gen(function*() {
-    const key = Shape.urlKeys.find((key) => entry[key] !== undefined)!
+    const key = McpConfigEntry.urlKeys.find((key) => entry[key] !== undefined)!
     const url = yield* expandText(expansion, "url", `.${key}`, entry[key]!)
-    const protocol = httpUrlIssue(url)
-    if (protocol === null) {
-      return yield* new FieldIssue({
-        field: `.${key}`,
-        reason: "expected an http(s) URL, got a string that is not a URL"
-      })
-    }
-    if (protocol !== undefined) {
-      return yield* new FieldIssue({
-        field: `.${key}`,
-        reason: `expected an http(s) URL, got a ${quote(protocol)} URL`
-      })
-    }
+    const urlIssue = McpConfigEntry.urlIssue(url)
+    if (urlIssue !== undefined) return yield* new FieldIssue({ field: `.${key}`, reason: urlIssue })
     const headers = yield* expandSecrets(expansion, "headers", ".headers", entry.headers)
     for (const [header, value] of Object.entries(headers)) {
-      if (/[\r\n\u0000]/.test(Redacted.value(value))) {
-        return yield* new FieldIssue({
-          field: `.headers${segment(header)}`,
-          reason: "contains a line break or NUL character"
-        })
-      }
+      const issue = McpConfigEntry.headerValueIssue(Redacted.value(value))
+      if (issue !== undefined) return yield* new FieldIssue({ field: `.headers${segment(header)}`, reason: issue })
     }
     const auth = yield* Auth.build(entry, expansion)
-    // Gemini CLI's `url` is the legacy SSE transport; its `httpUrl` is Streamable HTTP
-    const transport =
-      entry.type === "sse" || (key === "url" && entry.type === undefined && expansion.dialect === "gemini")
-        ? "sse" as const
-        : "streamable-http" as const
+    const transport = McpConfigEntry.transport(expansion.dialect, key, entry.type)
     return new McpHttpServer({
       name,
       url,
