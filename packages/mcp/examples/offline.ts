@@ -8,9 +8,8 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { Message } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
+import { McpClientFactory, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
-import * as McpLayers from "@zett/testing/McpLayers"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -45,10 +44,12 @@ export const program = Effect.gen(function*() {
     })
   )
   const AgentLive = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-    Layer.provide(McpLayers.layerNode({
-      servers: [McpServerConfig.http({ name: "demo", url: "https://unused.example/mcp" })],
-      clientFactory
-    })),
+    Layer.provide(McpExtension.layer()),
+    Layer.provide(Layer.mergeAll(
+      McpServers.layer([McpServerConfig.http({ name: "demo", url: "https://unused.example/mcp" })]),
+      McpToolCache.layerMemory(),
+      Layer.succeed(McpClientFactory.McpClientFactory, clientFactory)
+    )),
     Layer.provide(model)
   )
   const reply = yield* Agent.run("Get the answer.").pipe(Effect.provide(AgentLive))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { Tool } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { logged } from "@zett/testing/CapturedLogs"
+import type { Tool } from "@zett/testing/FakeMcp"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -1,12 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpError, McpServerConfig } from "@zett/mcp"
-import { agentWith, fakeFactory, text, tool, toolMessages } from "@zett/testing/FakeMcp"
-import * as TempDir from "@zett/testing/TempDir"
+import { agentWith, fakeFactory, servers, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 const callOnce = { toolCalls: [{ name: "s__t" }] }
@@ -95,15 +92,17 @@ describe("connection pool", () => {
       assert.deepStrictEqual(stats.connects, { s: 2 })
     }))
 
-  it.scoped("pooled connections are keyed by the whole definition: an edited server gets a new connection (C10)", () =>
+  it.effect("pooled connections are keyed by the whole definition: an edited server gets a new connection (C10)", () =>
     Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-pool-")
-      const file = Path.join(dir, "mcp.json")
-      const write = (url: string) => Fs.writeFileSync(file, JSON.stringify({ servers: { s: { type: "http", url } } }))
-      write("http://127.0.0.1:1/a")
+      const configured = servers([McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/a" })])
       const { factory, stats } = fakeFactory({ s: { tools: [tool("t")] } })
       const { layer } = agentWith(
-        { configPath: file, clientFactory: factory, connectionPool: { idleTimeToLive: "1 hour" }, cache: { ttl: 0 } },
+        {
+          servers: configured.layer,
+          clientFactory: factory,
+          connectionPool: { idleTimeToLive: "1 hour" },
+          cache: { ttl: 0 }
+        },
         [callOnce, { text: "1" }, callOnce, { text: "2" }, callOnce, { text: "3" }]
       )
       yield* Effect.gen(function*() {
@@ -111,7 +110,7 @@ describe("connection pool", () => {
         yield* agent.run("a")
         yield* agent.run("b")
         assert.deepStrictEqual(stats.connects, { s: 1 })
-        write("http://127.0.0.1:1/a-changed")
+        configured.set([McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/a-changed" })])
         yield* agent.run("c")
         assert.deepStrictEqual(stats.connects, { s: 2 })
       }).pipe(Effect.provide(layer))

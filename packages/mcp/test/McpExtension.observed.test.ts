@@ -5,19 +5,18 @@
  * metrics, spans and log lines.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
-import * as TempDir from "@zett/testing/TempDir"
+import { agentWith, fakeFactory, servers, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
+
+/** JSON-RPC's code for invalid parameters: a server's answer, the connection intact. */
+const invalidParams = -32602
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -152,8 +151,8 @@ describe("McpExtension, observed", () => {
           return stats.connects.s
         })
       // discovery's connection serves both calls
-      assert.strictEqual(yield* connectsAfter(ErrorCode.InvalidParams), 1)
-      assert.strictEqual(yield* connectsAfter(ErrorCode.ConnectionClosed), 2)
+      assert.strictEqual(yield* connectsAfter(invalidParams), 1)
+      assert.strictEqual(yield* connectsAfter(McpError.connectionClosedCode), 2)
     }))
 
   it.scoped("one tool cache under a namespaced and a plain extension keeps their tool names apart", () =>
@@ -198,7 +197,7 @@ describe("McpExtension, observed", () => {
               new McpError.McpRequestError({
                 server: name,
                 method: "tools/call",
-                code: ErrorCode.InvalidParams,
+                code: invalidParams,
                 reason: "Remote",
                 description: "no"
               })
@@ -296,26 +295,19 @@ describe("McpExtension, observed", () => {
       ])
     }))
 
-  it.scoped("a server's includeTools changed in the file applies while its tool list is still cached", () =>
+  it.effect("a server's includeTools changed in its configuration applies while its tool list is still cached", () =>
     Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-include-")
-      const file = Path.join(dir, "mcp.json")
-      const write = (includeTools: ReadonlyArray<string>, mtime: number) => {
-        Fs.writeFileSync(
-          file,
-          JSON.stringify({ servers: { s: { type: "http", url: "http://127.0.0.1:9/s", includeTools } } })
-        )
-        Fs.utimesSync(file, mtime, mtime)
-      }
+      const at = (includeTools: ReadonlyArray<string>) =>
+        McpServerConfig.http({ name: "s", url: "http://127.0.0.1:9/s", includeTools })
+      const configured = servers([at(["a"])])
       const { factory, stats } = fakeFactory({ s: { tools: [tool("a"), tool("b")] } })
-      write(["a"], 1_700_000_000)
-      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [{ text: "1" }, {
+      const { layer, requests } = agentWith({ servers: configured.layer, clientFactory: factory }, [{ text: "1" }, {
         text: "2"
       }])
       yield* Effect.gen(function*() {
         const agent = yield* Agent.Agent
         yield* agent.run("a")
-        write(["b"], 1_700_000_100)
+        configured.set([at(["b"])])
         yield* agent.run("b")
       }).pipe(Effect.provide(layer))
       assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["s__a"], ["s__b"]])

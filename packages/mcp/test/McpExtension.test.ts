@@ -11,8 +11,7 @@ import {
   McpToolCache,
   McpToolResult
 } from "@zett/mcp"
-import { agentWith, fakeFactory, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
-import * as TempDir from "@zett/testing/TempDir"
+import { agentWith, fakeFactory, servers, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -21,8 +20,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 
 const http = (name: string, headers?: Record<string, string>) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...(headers ? { headers } : {}) })
@@ -198,13 +195,12 @@ describe("McpExtension", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("the system message names the config path (even missing), the naming rule and unavailable servers (E8)", () =>
+  it.effect("the system message names where the servers are configured, the naming rule and unavailable servers (E8)", () =>
     Effect.gen(function*() {
       const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "connection refused" } })
-      const path = `/nonexistent-${Date.now()}/mcp.json`
+      const path = "/etc/zett/mcp.json"
       const { layer, requests } = agentWith({
-        configPath: path,
-        servers: [http("up"), http("down")],
+        servers: servers([http("up"), http("down")], path).layer,
         clientFactory: factory
       }, [
         { text: "ok" }
@@ -215,15 +211,6 @@ describe("McpExtension", () => {
       assert.include(system, "Tools named <server>__<tool> belong to the MCP server <server>.")
       assert.include(system, "down (connection refused)")
       assert.notInclude(system, "up (")
-    }))
-
-  it.effect("a missing configuration file is no servers, and the request's system message still names the path (C7)", () =>
-    Effect.gen(function*() {
-      const path = `/nonexistent-${Date.now()}/mcp.json`
-      const { layer, requests } = agentWith({ configPath: path }, [{ text: "ok" }])
-      yield* Agent.run("hi").pipe(Effect.provide(layer))
-      assert.strictEqual(requests[0]!.tools.length, 0)
-      assert.include(systemOf(requests[0]!), path)
     }))
 
   it.effect("every connection a request opens is closed when it succeeds, fails, is interrupted, or compacts (D1)", () =>
@@ -384,14 +371,10 @@ describe("McpExtension", () => {
       assert.strictEqual(stats.connects.docs, 2)
     }))
 
-  it.scoped("a server whose definition changes under the same name is discovered again (the cache is keyed by the definition) (D3)", () =>
+  it.effect("a server whose definition changes under the same name is discovered again (the cache is keyed by the definition) (D3)", () =>
     Effect.gen(function*() {
-      const dir = yield* TempDir.make("zett-d3-")
-      const file = Path.join(dir, "mcp.json")
-      const write = (url: string, mtime: number) => {
-        Fs.writeFileSync(file, JSON.stringify({ servers: { docs: { type: "http", url } } }))
-        Fs.utimesSync(file, mtime, mtime)
-      }
+      const at = (url: string) => McpServerConfig.http({ name: "docs", url })
+      const configured = servers([at("http://127.0.0.1:9/alpha")])
       // a factory whose tool is named after the URL it was given: what the model sees tells which definition ran
       const connects: Array<string> = []
       const factory = McpClientFactory.of((server) =>
@@ -406,8 +389,7 @@ describe("McpExtension", () => {
           })
         })
       )
-      write("http://127.0.0.1:9/alpha", 1_700_000_000)
-      const { layer, requests } = agentWith({ configPath: file, clientFactory: factory }, [
+      const { layer, requests } = agentWith({ servers: configured.layer, clientFactory: factory }, [
         { text: "1" },
         { text: "2" },
         { text: "3" }
@@ -417,7 +399,7 @@ describe("McpExtension", () => {
         yield* agent.run("a")
         yield* agent.run("b")
         // the same name, another definition
-        write("http://127.0.0.1:9/beta-version-two", 1_700_000_100)
+        configured.set([at("http://127.0.0.1:9/beta-version-two")])
         yield* agent.run("c")
       }).pipe(Effect.provide(layer))
       assert.deepStrictEqual(requests.map((r) => r.tools.map((t) => t.name)), [["docs__alpha"], ["docs__alpha"], [

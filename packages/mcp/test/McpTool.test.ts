@@ -3,8 +3,8 @@
  * tested there; `McpTool.test.ts` of `@zett/common` has the cases that were here.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { McpError, McpToolResult } from "@zett/mcp"
+import type { CallToolResult } from "@zett/testing/FakeMcp"
 import { pipe } from "effect/Function"
 
 describe("McpToolResult.toResult", () => {

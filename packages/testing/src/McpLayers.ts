@@ -8,11 +8,13 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
+import { Agent, ScriptedModel } from "@zett/agent"
 import type { McpClientFactory, McpError, McpExtension, McpRoots } from "@zett/mcp"
 import { McpExtension as McpExtensionModule } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { NodeMcpExtension } from "@zett/mcp-node"
 import * as Layer from "effect/Layer"
+import { recording } from "./FakeMcp.js"
 
 export type Options =
   & McpExtension.Options
@@ -64,4 +66,25 @@ export const layer = (
     Layer.provide(McpConfiguration.layer(configuration)),
     Layer.provide(NodeMcpExtension.layerCache(node.cache))
   )
+}
+
+/**
+ * An agent with the MCP extension of `layerNode(options)` (configuration files, the SDK's client factory unless
+ * `clientFactory` replaces it) and a scripted model, recording every model request. The same agent with no driver
+ * and no file is `FakeMcp.agentWith`.
+ */
+export const agentWith = (
+  options: Options,
+  steps: ReadonlyArray<ScriptedModel.Step>,
+  agentOptions: Agent.Options = {}
+) => {
+  const { recorded, requests } = recording(steps)
+  const layer = Agent.layer({
+    ...agentOptions,
+    extensions: [McpExtensionModule.McpExtension, ...(agentOptions.extensions ?? [])]
+  }).pipe(
+    Layer.provide(layerNode(options)),
+    Layer.provide(ScriptedModel.layer(recorded))
+  )
+  return { layer, requests }
 }
