@@ -14,6 +14,7 @@ import { Scrubber } from "@zett/agent"
 import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as McpClient from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"
+import type * as McpTask from "@zett/mcp/McpTask"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Connection from "./internal/connection.js"
@@ -25,6 +26,7 @@ import * as Request from "./internal/request.js"
 import type * as ServerRequests from "./internal/serverRequests.js"
 import * as Skills from "./internal/skills.js"
 import * as Subscriptions from "./internal/subscriptions.js"
+import * as Tasks from "./internal/tasks.js"
 import * as ToolCall from "./internal/toolCall.js"
 import * as ToolList from "./internal/toolList.js"
 
@@ -111,7 +113,16 @@ const build = (
   )
   Notifications.keepNotificationOrder(client)
   const listing = ToolList.make(connection, outputs)
-  const { callTool, callWithin } = ToolCall.make(connection, outputs, listing, deadlines)
+  // a task's input requests are answered as the same requests during a call are (internal/serverRequests)
+  const answer: Tasks.Answer | undefined = requests === undefined
+    ? undefined
+    : (method, params, signal) => requests.answer(method, params, signal)
+  const { callTool, callWithin } = ToolCall.make(connection, outputs, listing, deadlines, answer)
+  const byId = Tasks.make(connection, answer, undefined)
+  // by id (`McpClient.tasks`), outside any call: a task's input request runs in the context of the wait for it
+  const tasks: McpTask.Driver = requests === undefined
+    ? byId
+    : { ...byId, answer: (taskId, input) => requests.track(byId.answer(taskId, input)) }
   const request = Request.make(connection)
   const skills = Skills.make(connection)
   const reauthorize = options.reauthorize
@@ -136,6 +147,12 @@ const build = (
     request: logins === undefined ? request : (method, params) => logins(method)(request(method, params)),
     notifications: Notifications.notificationsOf(client, server, connection.scrubber),
     onToolListChanged: Notifications.toolListChanges(client),
+    tasks: logins === undefined ? tasks : {
+      get: (taskId) => logins("tasks/get")(tasks.get(taskId)),
+      update: (taskId, responses) => logins("tasks/update")(tasks.update(taskId, responses)),
+      cancel: (taskId) => logins("tasks/cancel")(tasks.cancel(taskId)),
+      answer: tasks.answer
+    },
     skills: logins === undefined ? skills : {
       list: logins("skills/list")(skills.list),
       get: (uri) => logins("skills/get")(skills.get(uri)),

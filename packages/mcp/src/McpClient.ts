@@ -19,6 +19,7 @@ import { McpRequestError, McpTimeoutError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import type * as McpSkills from "./McpSkills.js"
+import * as McpTask from "./McpTask.js"
 import * as McpTool from "./McpTool.js"
 
 /**
@@ -105,6 +106,13 @@ export interface Progress {
 export interface CallOptions {
   /** Called (synchronously, as each report arrives) for the call's progress reports. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /**
+   * Called (synchronously) with the task the server answered the call with (the Tasks extension), then with each
+   * of its new states while the call waits for it.
+   */
+  readonly onTask?: ((task: McpTask.Task) => void) | undefined
+  /** What the call does when the server answers it with a task: wait for it (the default), or end with its handle. */
+  readonly task?: McpTask.Mode | undefined
 }
 
 /**
@@ -140,7 +148,8 @@ export interface McpClient {
   /**
    * `callTool` under `limits`: it fails with `McpTimeoutError` when `timeout` passes, counted from the start of the
    * call or, with `resetOnProgress`, from its last progress report, but never later than `maxTimeout` after the
-   * start. A call cut short is interrupted, so the server is sent `notifications/cancelled`.
+   * start. A call cut short is interrupted, so the server is sent `notifications/cancelled`. A call the server
+   * answers with a task waits for the task within the same time, and a task cut short is cancelled (`tasks/cancel`).
    */
   readonly callWithin: (
     name: string,
@@ -174,6 +183,36 @@ export interface McpClient {
   readonly listen: (filter: Subscription) => Effect.Effect<void, McpRequestError, Scope.Scope>
   /** The server's skills (the Skills extension), as `McpSkills` uses them. */
   readonly skills: Skills
+  /** The server's tasks (the Tasks extension), by id: for a task started by an earlier call, here or elsewhere. */
+  readonly tasks: Tasks
+}
+
+/**
+ * The tasks of a connection (the Tasks extension), by id: what a process needs for a task that a call started
+ * earlier, in this process or in another one. A call the server answers with a task waits for it by itself
+ * (`callTool`); these are for the task afterwards (a call made with `task: "handle"`, a process that took over).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tasks {
+  /** The task as the server describes it now (`tasks/get`). */
+  readonly get: (taskId: string) => Effect.Effect<McpTask.Task, McpRequestError>
+  /**
+   * Waits for the task to end (`McpTask.wait`: polled as the server asks, its input requests answered by the
+   * `McpElicitation`, `McpSampling` and `McpRoots` in context) and gives its result; fails with reason `TaskFailed`
+   * or `TaskCancelled` as it ended. Time is the caller's (`Effect.timeout`); an interrupted wait leaves the task
+   * running unless `cancelUnfinished` is set.
+   */
+  readonly await: (
+    taskId: string,
+    options?: McpTask.WaitOptions | undefined
+  ) => Effect.Effect<CallToolResult, McpRequestError>
+  /**
+   * Asks the server to cancel the task (`tasks/cancel`). Cancellation is cooperative: the task may still complete
+   * or fail; `get` tells.
+   */
+  readonly cancel: (taskId: string) => Effect.Effect<void, McpRequestError>
 }
 
 /**
@@ -233,6 +272,8 @@ export interface Driver {
   readonly listen?: McpClient["listen"] | undefined
   /** Without it, every skills request fails with an `McpRequestError` of kind `Unsupported`. */
   readonly skills?: Skills | undefined
+  /** Without it, every task request fails with an `McpRequestError` of kind `Unsupported`. */
+  readonly tasks?: McpTask.Driver | undefined
 }
 
 /**
@@ -264,9 +305,35 @@ export const make = (driver: Driver): McpClient => {
       )),
     notifications: driver.notifications ?? noNotifications,
     listen: driver.listen ?? ((filter) => listenLegacy(client, filter)),
-    skills: driver.skills ?? noSkills(driver.server)
+    skills: driver.skills ?? noSkills(driver.server),
+    tasks: tasksOf(driver.server, driver.tasks)
   }
   return client
+}
+
+/** The `Tasks` of a driver's task requests (none: each fails as `Unsupported`). */
+const tasksOf = (server: string, driver: McpTask.Driver | undefined): Tasks => {
+  if (driver === undefined) {
+    const unsupported = (method: string) =>
+      Effect.fail(
+        new McpRequestError({
+          server,
+          method,
+          reason: "Unsupported",
+          description: "this MCP client does not implement the Tasks extension"
+        })
+      )
+    return {
+      get: () => unsupported("tasks/get"),
+      await: () => unsupported("tasks/get"),
+      cancel: () => unsupported("tasks/cancel")
+    }
+  }
+  return {
+    get: driver.get,
+    await: (taskId, options) => Effect.flatMap(driver.get(taskId), (task) => McpTask.wait(driver, task, options)),
+    cancel: driver.cancel
+  }
 }
 
 const noSkills = (server: string): Skills => {
@@ -391,6 +458,10 @@ export interface CallLimits {
   /** With `resetOnProgress`: the most the call may take however often it reports; `Option.none()` is no cap. */
   readonly maxTimeout: Option.Option<Duration.Duration>
   readonly onProgress?: ((progress: Progress) => void) | undefined
+  /** As `CallOptions.onTask`. */
+  readonly onTask?: ((task: McpTask.Task) => void) | undefined
+  /** As `CallOptions.task`. */
+  readonly task?: McpTask.Mode | undefined
 }
 
 /**
@@ -404,10 +475,11 @@ const raceWithin = (
   limits: CallLimits
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
   const onProgress = limits.onProgress
-  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress })
+  const tasks = { onTask: limits.onTask, task: limits.task }
+  if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress, ...tasks })
   const timeout = limits.timeout.value
   if (!limits.resetOnProgress) {
-    return Effect.timeoutFail(client.callTool(name, args, { onProgress }), {
+    return Effect.timeoutFail(client.callTool(name, args, { onProgress, ...tasks }), {
       duration: timeout,
       onTimeout: () => new McpTimeoutError({ server: limits.server, operation: "call", timeout })
     })
@@ -425,7 +497,8 @@ const raceWithin = (
       onProgress: (progress) => {
         last = clock.unsafeCurrentTimeMillis()
         onProgress?.(progress)
-      }
+      },
+      ...tasks
     })
     return Effect.raceFirst(call, timer)
   })

@@ -24,6 +24,7 @@ export const {
   McpServerConfig,
   McpServers,
   McpSkills,
+  McpTask,
   McpTool,
   McpToolCache,
   McpToolResult,

@@ -88,3 +88,10 @@ export * as McpResources from "./McpResources.js"
  * @since 0.1.0
  */
 export * as McpSkills from "./McpSkills.js"
+
+/**
+ * Tool calls that run as tasks (the Tasks extension): the task as data, its polling, the wait for its end.
+ *
+ * @since 0.1.0
+ */
+export * as McpTask from "./McpTask.js"

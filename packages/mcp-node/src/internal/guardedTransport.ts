@@ -7,7 +7,9 @@
  * @internal
  */
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/client"
+import { withTaskCapabilityV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
 import * as LocalFailure from "./localFailure.js"
+import * as Tasks from "./tasks.js"
 
 type Id = string | number
 
@@ -43,7 +45,15 @@ export const requestIds = (body: unknown): ReadonlyArray<Id> => {
   return out
 }
 
-/** @internal */
+/**
+ * A transport wrapper that also speaks the Tasks extension for the driver (2026-07-28): every request of that
+ * revision declares it in its `_meta` client capabilities (the SDK's client has no per-era capabilities, and a
+ * server of the 2025 revisions is told nothing new), and a `tools/call` answered with a task handle reaches the
+ * SDK's client as a failure carrying the handle (`Tasks.TaskAnswer`), which the call then waits for
+ * (internal/toolCall).
+ *
+ * @internal
+ */
 export class GuardedTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
@@ -52,6 +62,8 @@ export class GuardedTransport implements Transport {
   private readonly pending = new Set<Id>()
   /** The waiting requests of the 2026-07-28 revision, whose results name their `resultType`. */
   private readonly typed = new Set<Id>()
+  /** The waiting `tools/call` requests of the 2026-07-28 revision, which a server may answer with a task. */
+  private readonly calls = new Set<Id>()
   /** Until the connection is made (a stdio one): whether `server/discover` and `initialize` were sent. */
   probed = false
   initialized = false
@@ -71,6 +83,18 @@ export class GuardedTransport implements Transport {
       const id = responseId(message)
       if (id !== undefined) {
         this.pending.delete(id)
+        if (this.calls.delete(id) && "result" in message && Tasks.isTaskHandle(message.result)) {
+          this.typed.delete(id)
+          return this.onmessage?.({
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code: LocalFailure.code,
+              message: "answered with a task",
+              data: new Tasks.TaskAnswer(message.result)
+            }
+          } as JSONRPCMessage, extra)
+        }
         // a result that leaves out its `resultType` is complete (what the conformance suite asks of a client;
         // the SDK refuses it): a server that forgot the field still answered
         if (this.typed.delete(id) && "result" in message && isUntyped(message.result)) {
@@ -107,10 +131,19 @@ export class GuardedTransport implements Transport {
       else if (method === "initialize") this.initialized = true
     }
     this.pending.add(id)
-    if (revisionOf(message) === "2026-07-28") this.typed.add(id)
+    if (revisionOf(message) === "2026-07-28") {
+      this.typed.add(id)
+      const request = message as {
+        readonly method: string
+        readonly params?: Parameters<typeof withTaskCapabilityV2>[0]
+      }
+      if (request.method === "tools/call") this.calls.add(id)
+      message = { ...message, params: withTaskCapabilityV2(request.params ?? {}) } as JSONRPCMessage
+    }
     return this.inner.send(message, options).catch((error) => {
       this.pending.delete(id)
       this.typed.delete(id)
+      this.calls.delete(id)
       throw error
     })
   }
@@ -128,6 +161,7 @@ export class GuardedTransport implements Transport {
   fail(ids: Iterable<Id> | "all", failure: LocalFailure.LocalFailure): void {
     for (const id of ids === "all" ? [...this.pending] : ids) {
       this.typed.delete(id)
+      this.calls.delete(id)
       if (!this.pending.delete(id)) continue
       this.onmessage?.({
         jsonrpc: "2.0",

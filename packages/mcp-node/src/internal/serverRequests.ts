@@ -185,26 +185,10 @@ export class ServerRequests {
       )
     }
     if (Option.isSome(sampling)) {
-      client.setRequestHandler("sampling/createMessage", (request, ctx) =>
-        this.run(
-          sampling.value.handle({ server: this.server, params: this.scrubber.scrubDeep(request.params) }).pipe(
-            // counted against the agent request in the call's context; outside one, against this connection
-            // (whose own runtime has its counter)
-            (handle) =>
-              Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
-                Option.isSome(given)
-                  ? handle
-                  : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
-            Effect.tapError((error) =>
-              Effect.annotateLogs(Effect.logWarning(error.message), {
-                "mcp.server": this.server,
-                "mcp.stream": "requests"
-              })
-            ),
-            Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
-          ),
-          ctx.mcpReq.signal
-        ))
+      client.setRequestHandler(
+        "sampling/createMessage",
+        (request, ctx) => this.run(this.sample(sampling.value, request.params), ctx.mcpReq.signal)
+      )
     }
     if (Option.isSome(roots)) {
       client.setRequestHandler(
@@ -213,6 +197,43 @@ export class ServerRequests {
       )
     }
     return client
+  }
+
+  /**
+   * The answer to a request a task asks for input with (the Tasks extension's `inputRequests`): the same as to the
+   * request sent by itself during a call, and run where that runs; refused when its handler is not installed.
+   */
+  answer(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+    const { elicitation, roots, sampling } = this.handlers
+    if (method === "elicitation/create" && Option.isSome(elicitation)) {
+      return this.run(this.elicit(elicitation.value, params as ElicitRequest["params"]), signal)
+    }
+    if (method === "sampling/createMessage" && Option.isSome(sampling)) {
+      return this.run(this.sample(sampling.value, params as McpSampling.Request["params"]), signal)
+    }
+    if (method === "roots/list" && Option.isSome(roots)) {
+      return this.run(Effect.map(roots.value.get, (roots) => ({ roots: [...roots] })), signal)
+    }
+    return Promise.reject(new ProtocolError(ProtocolErrorCode.MethodNotFound, `the client does not offer ${method}`))
+  }
+
+  private sample(handler: McpSampling.McpSampling["Type"], params: McpSampling.Request["params"]) {
+    return handler.handle({ server: this.server, params: this.scrubber.scrubDeep(params) }).pipe(
+      // counted against the agent request in the call's context; outside one, against this connection
+      // (whose own runtime has its counter)
+      (handle) =>
+        Effect.flatMap(Effect.serviceOption(McpSampling.RequestCounter), (given) =>
+          Option.isSome(given)
+            ? handle
+            : Effect.provideService(handle, McpSampling.RequestCounter, this.counter)),
+      Effect.tapError((error) =>
+        Effect.annotateLogs(Effect.logWarning(error.message), {
+          "mcp.server": this.server,
+          "mcp.stream": "requests"
+        })
+      ),
+      Effect.mapError((error) => new Refused({ code: error.code, reason: error.message }))
+    )
   }
 
   /** Sends `notifications/roots/list_changed` on every change until the connection's scope closes. */

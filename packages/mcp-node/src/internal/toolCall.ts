@@ -9,14 +9,18 @@ import { Tracing } from "@zett/agent"
 import type { CallLimits, CallOptions, Progress } from "@zett/mcp/McpClient"
 import { callBudget, normalizeResult } from "@zett/mcp/McpClient"
 import type { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
+import * as McpTask from "@zett/mcp/McpTask"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as CallResult from "./callResult.js"
 import * as CallSignal from "./callSignal.js"
 import * as Connection from "./connection.js"
 import type * as Deadlines from "./deadlines.js"
 import type * as ListedTools from "./listedTools.js"
+import * as Tasks from "./tasks.js"
 import type * as ToolList from "./toolList.js"
 
 // a type, not an interface: the SDK's request params want an index signature
@@ -137,11 +141,43 @@ const progressOf =
 
 /** What one call of a connection is sent with. */
 interface Sender {
+  readonly connection: Connection.Connection
   readonly sdkCall: (params: CallParams, options: RequestOptions) => Promise<CallToolResult>
   readonly progress: (onProgress: ((progress: Progress) => void) | undefined) => (report: SdkProgress) => void
   /** The result as the core gets it: checked against the tool's output schema, normalized, scrubbed (it may throw). */
   readonly result: (name: string, result: CallToolResult) => CallToolResult
   readonly error: (cause: unknown) => McpRequestError
+  /** The task requests for a task of the tool `name` (internal/tasks). */
+  readonly tasks: (name: string) => McpTask.Driver
+}
+
+/** What a call does with a task the server answers it with (`CallOptions.task`, `onTask`). */
+interface TaskHandling {
+  readonly mode: McpTask.Mode | undefined
+  readonly onTask: ((task: McpTask.Task) => void) | undefined
+  /** The calling fiber: the wait for a task runs with its context (its clock, services, span). */
+  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
+}
+
+/**
+ * The wait for the task a call was answered with, in a fiber of its own with the calling fiber's context: the call's
+ * deadline entry and its interruption stay the call's (they interrupt this fiber, which then cancels the task).
+ */
+const waitFor = (
+  sender: Sender,
+  name: string,
+  task: McpTask.Task,
+  handling: TaskHandling
+): Fiber.RuntimeFiber<CallToolResult, McpRequestError> => {
+  const fiber = handling.fiber
+  const runtime = Runtime.make({
+    context: fiber.currentContext,
+    fiberRefs: fiber.getFiberRefs(),
+    runtimeFlags: Runtime.defaultRuntimeFlags
+  })
+  return Runtime.runFork(runtime)(
+    McpTask.wait(sender.tasks(name), task, { onStatus: handling.onTask, cancelUnfinished: true })
+  )
 }
 
 /**
@@ -154,16 +190,20 @@ const start = <E>(
   params: CallParams,
   onProgress: ((progress: Progress) => void) | undefined,
   timing: Timing<E> | undefined,
+  handling: TaskHandling,
   resume: (outcome: Effect.Effect<CallToolResult, McpRequestError | E>) => void
 ): Effect.Effect<void> => {
   let done = false
+  // the wait for a task the server answered with, while there is one
+  let waiting: Fiber.RuntimeFiber<CallToolResult, McpRequestError> | undefined
   const controller = new CallSignal.CallSignal()
   const entry = timing?.entry(() => {
     if (done) return undefined
     done = true
     return (error) => {
       controller.abort(error)
-      resume(Effect.fail(error))
+      // the task is cancelled (its wait's finalizer) before the call fails
+      resume(waiting === undefined ? Effect.fail(error) : Effect.zipRight(Fiber.interrupt(waiting), Effect.fail(error)))
     }
   })
   // only while the call is pending: a deadline or an interruption may have ended it
@@ -196,14 +236,31 @@ const start = <E>(
       settle(outcome)
     },
     (error) => {
-      if (!done) settle(Effect.fail(sender.error(error)))
+      if (done) return
+      const handle = Tasks.handleOf(error)
+      if (handle === undefined) return settle(Effect.fail(sender.error(error)))
+      let task: McpTask.Task
+      try {
+        task = Tasks.taskOf(sender.connection, handle)
+      } catch (cause) {
+        return settle(Effect.fail(sender.error(cause)))
+      }
+      handling.onTask?.(task)
+      if (handling.mode === "handle") return settle(Effect.succeed(McpTask.asResult(task)))
+      const fiber = waitFor(sender, params.name, task, handling)
+      waiting = fiber
+      fiber.addObserver((exit) => {
+        if (!done) settle(exit)
+      })
     }
   )
-  return Effect.sync(() => {
-    if (done) return
+  return Effect.suspend(() => {
+    if (done) return Effect.void
     done = true
     if (entry !== undefined) timing!.remove(entry)
     controller.abort()
+    // an interrupted call cancels its task: the wait's finalizer sends `tasks/cancel`, and the call waits for it
+    return waiting === undefined ? Effect.void : Fiber.interrupt(waiting)
   })
 }
 
@@ -212,14 +269,17 @@ export const make = (
   connection: Connection.Connection,
   outputs: ListedTools.ListedTools,
   listing: ToolList.Listing,
-  deadlines: Deadlines.Deadlines | undefined
+  deadlines: Deadlines.Deadlines | undefined,
+  answer: Tasks.Answer | undefined
 ): Calls => {
   const scrubber = connection.scrubber
   const sender: Sender = {
+    connection,
     sdkCall: sendOf(connection, outputs, listing),
     progress: progressOf(connection),
     result: (name, result) => scrubber.scrubDeep(normalizeResult(outputs.check(name, result))),
-    error: Connection.requestError(connection, "tools/call")
+    error: Connection.requestError(connection, "tools/call"),
+    tasks: (name) => Tasks.make(connection, answer, (result) => outputs.check(name, result))
   }
 
   // the one path of `callTool` and `callWithin`: traced, scrubbed and normalized here only
@@ -227,11 +287,22 @@ export const make = (
     name: string,
     args: Record<string, unknown>,
     onProgress: ((progress: Progress) => void) | undefined,
-    timing: Timing<E> | undefined
+    timing: Timing<E> | undefined,
+    mode: McpTask.Mode | undefined,
+    onTask: ((task: McpTask.Task) => void) | undefined
   ): Effect.Effect<CallToolResult, McpRequestError | E> =>
     Tracing.withTraceparent((traceparent) =>
-      Effect.async<CallToolResult, McpRequestError | E>((resume) =>
-        start(sender, Connection.withTrace({ name, arguments: args }, traceparent), onProgress, timing, resume)
+      Effect.withFiberRuntime<CallToolResult, McpRequestError | E>((fiber) =>
+        Effect.async<CallToolResult, McpRequestError | E>((resume) =>
+          start(
+            sender,
+            Connection.withTrace({ name, arguments: args }, traceparent),
+            onProgress,
+            timing,
+            { mode, onTask, fiber },
+            resume
+          )
+        )
       )
     ).pipe(Tracing.traced(() => `tools/call ${name}`, () => ({
       kind: "client",
@@ -243,7 +314,8 @@ export const make = (
     name: string,
     args: Record<string, unknown>,
     options?: CallOptions | undefined
-  ): Effect.Effect<CallToolResult, McpRequestError> => call<never>(name, args, options?.onProgress, undefined)
+  ): Effect.Effect<CallToolResult, McpRequestError> =>
+    call<never>(name, args, options?.onProgress, undefined, options?.task, options?.onTask)
 
   // without a timer of the connection's (`fromSdkClient`), the core races the call against a sleep
   const callWithin = deadlines === undefined ? undefined : (
@@ -255,7 +327,9 @@ export const make = (
       name,
       args,
       limits.onProgress,
-      Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value)
+      Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value),
+      limits.task,
+      limits.onTask
     )
 
   return { callTool, callWithin }

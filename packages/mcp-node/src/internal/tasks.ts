@@ -1,0 +1,192 @@
+/**
+ * The Tasks extension of a connection (`io.modelcontextprotocol/tasks`, 2026-07-28): the task handle a `tools/call`
+ * may be answered with, and `tasks/get`, `tasks/update`, `tasks/cancel` as the core's `McpTask.Driver`.
+ *
+ * `@modelcontextprotocol/ext-tasks` gives the wire: the schemas of the results and of a task handle, and the
+ * declaration of the extension in a request's `_meta`. Its client (`createTaskSessionFromClient`) is not used: it is
+ * promise- and `AbortSignal`-driven with polling timers of its own and takes over the SDK client's fallback handlers,
+ * where a call here keeps one deadline on the connection's timer, polls on the caller's `Clock` (`McpTask.wait`), and
+ * answers input through the connection's own server-request handlers.
+ *
+ * @internal
+ */
+import type { CallToolResult, Client, StandardSchemaV1 } from "@modelcontextprotocol/client"
+import { DetailedTaskV2Schema, isCreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
+import type { CreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
+import { Tracing } from "@zett/agent"
+import { normalizeResult } from "@zett/mcp/McpClient"
+import { McpRequestError } from "@zett/mcp/McpError"
+import type * as McpTask from "@zett/mcp/McpTask"
+import * as Effect from "effect/Effect"
+import { z } from "zod"
+import * as CallResult from "./callResult.js"
+import * as Connection from "./connection.js"
+
+/**
+ * A `tools/call` answered with a task handle: what the guarded transport hands the SDK's client in place of the
+ * answer (as the `data` of a JSON-RPC error, which the SDK passes on unchanged), since the SDK refuses a task answer
+ * (`UnsupportedResultType`). Being an instance of this class, not a shape a server could send, it is known as ours.
+ *
+ * @internal
+ */
+export class TaskAnswer {
+  constructor(readonly handle: CreateTaskResultV2) {}
+}
+
+/** @internal */
+export const isTaskHandle: (result: unknown) => result is CreateTaskResultV2 = isCreateTaskResultV2
+
+/** The handle a failed `tools/call` carries, if the failure is a task answer. @internal */
+export const handleOf = (error: unknown): CreateTaskResultV2 | undefined => {
+  const data = (error as { readonly data?: unknown } | null)?.data
+  return data instanceof TaskAnswer ? data.handle : undefined
+}
+
+type Raw = Readonly<Record<string, unknown>>
+
+// The SDK's client takes `resultType` off a 2026-07-28 result before a result schema reads it: ext-tasks' result
+// schemas (`GetTaskResultV2Schema` ...) ask for it, so `tasks/get` is read with the task's own schema, and the
+// acks of `tasks/update` and `tasks/cancel` as any object
+const Ack = z.looseObject({})
+
+const optionalFields = (raw: Raw) => ({
+  ...(typeof raw.statusMessage === "string" ? { statusMessage: raw.statusMessage } : {}),
+  ...(typeof raw.createdAt === "string" ? { createdAt: raw.createdAt } : {}),
+  ...(typeof raw.lastUpdatedAt === "string" ? { lastUpdatedAt: raw.lastUpdatedAt } : {}),
+  ...(typeof raw.ttlMs === "number" || raw.ttlMs === null ? { ttlMs: raw.ttlMs } : {}),
+  ...(typeof raw.pollIntervalMs === "number" ? { pollIntervalMs: raw.pollIntervalMs } : {})
+})
+
+const checkedResult = CallResult.schema["~standard"].validate as (value: unknown) => StandardSchemaV1.Result<
+  CallToolResult
+>
+
+/**
+ * A task as the core has it, scrubbed: `result` read as a `tools/call` result is read (`check`: the tool's output
+ * schema, when the tool is known), `error` kept to its code and message. It throws for a result that is not one.
+ *
+ * @internal
+ */
+export const taskOf = (
+  connection: Connection.Connection,
+  raw: Raw,
+  check?: (result: CallToolResult) => CallToolResult
+): McpTask.Task => {
+  const scrubber = connection.scrubber
+  const task: {
+    -readonly [K in keyof McpTask.Task]: McpTask.Task[K]
+  } = {
+    server: connection.server,
+    taskId: raw.taskId as string,
+    status: raw.status as McpTask.Status,
+    ...optionalFields(raw)
+  }
+  if (task.statusMessage !== undefined) task.statusMessage = scrubber.scrub(task.statusMessage)
+  if (raw.status === "completed" && raw.result !== undefined) {
+    const { resultType: _, ...result } = raw.result as Record<string, unknown>
+    const checked = checkedResult(result)
+    if (checked.issues !== undefined) {
+      throw new Error(`the task's result is not a tool result: ${checked.issues[0]?.message ?? "invalid"}`)
+    }
+    const value = normalizeResult(checked.value)
+    task.result = scrubber.scrubDeep(check === undefined ? value : check(value))
+  }
+  if (raw.status === "failed" && raw.error !== undefined) {
+    const error = raw.error as { readonly code: number; readonly message: string }
+    task.error = { code: error.code, message: scrubber.scrub(error.message) }
+  }
+  if (raw.status === "input_required" && raw.inputRequests !== undefined) {
+    task.inputRequests = raw.inputRequests as Record<string, McpTask.InputRequest>
+  }
+  return task
+}
+
+/**
+ * How a task asks for input is answered: as the connection answers the same request made during a call (in the
+ * call's context), or refused when the connection has no handler for it.
+ *
+ * @internal
+ */
+export type Answer = (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>
+
+const request = <A>(
+  connection: Connection.Connection,
+  method: string,
+  taskId: string,
+  params: Raw,
+  schema: StandardSchemaV1<unknown, A>,
+  read: (result: A) => McpTask.Task | void
+) =>
+  Effect.tryPromise({
+    try: (signal) =>
+      connection.client.request({ method, params } as Parameters<Client["request"]>[0], schema as never, {
+        signal,
+        timeout: Connection.sdkTimeoutDisabled
+      }).then((result) => read(result as A)),
+    catch: (cause) => withTask(Connection.requestError(connection, method)(cause), taskId)
+  }).pipe(Tracing.traced(() => method, () => ({
+    kind: "client",
+    // no task id: a server may take one as a bearer token
+    attributes: Connection.spanAttributes(connection, method),
+    captureStackTrace: false
+  })))
+
+const withTask = (error: McpRequestError, taskId: string): McpRequestError =>
+  new McpRequestError({
+    server: error.server,
+    method: error.method,
+    reason: error.reason,
+    description: error.description,
+    taskId,
+    ...(error.code !== undefined ? { code: error.code } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {})
+  }, true)
+
+/**
+ * The task requests of a connection, for a task of `tool` when it is known (a call's own task: a completed task's
+ * result is then read against the tool's output schema, as the call's result would have been, by `check`).
+ *
+ * @internal
+ */
+export const make = (
+  connection: Connection.Connection,
+  answer: Answer | undefined,
+  check: ((result: CallToolResult) => CallToolResult) | undefined
+): McpTask.Driver => ({
+  get: (taskId) =>
+    request(
+      connection,
+      "tasks/get",
+      taskId,
+      { taskId },
+      DetailedTaskV2Schema,
+      (raw) => taskOf(connection, raw as Raw, check)
+    ) as Effect.Effect<McpTask.Task, McpRequestError>,
+  update: (taskId, inputResponses) =>
+    request(connection, "tasks/update", taskId, { taskId, inputResponses }, Ack, () => {}),
+  cancel: (taskId) => request(connection, "tasks/cancel", taskId, { taskId }, Ack, () => {}),
+  answer: (taskId, input) =>
+    answer === undefined
+      ? Effect.fail(
+        new McpRequestError({
+          server: connection.server,
+          method: "tasks/update",
+          reason: "Refused",
+          taskId,
+          description: `the task asked for input (${input.method}) that this client does not offer`
+        })
+      )
+      : Effect.tryPromise({
+        try: (signal) => answer(input.method, input.params ?? {}, signal),
+        catch: (cause) =>
+          new McpRequestError({
+            server: connection.server,
+            method: "tasks/update",
+            reason: "Refused",
+            taskId,
+            description: `the client refused the input the task asked for (${input.method}): ${
+              connection.scrubber.scrub(cause instanceof Error ? cause.message : String(cause))
+            }`
+          })
+      })
+})
