@@ -3,7 +3,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-const src = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "src")
+const test = Path.dirname(fileURLToPath(import.meta.url))
+const src = Path.join(test, "..", "src")
+const testing = Path.join(test, "..", "..", "testing", "src")
 
 const sources = (folder: string): Array<string> =>
   Fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -49,6 +51,38 @@ describe("the core package", () => {
       Fs.readFileSync(file, "utf8").split("\n").flatMap((line, i) =>
         /\bWeak(Map|Set)\b/.test(line) || /^(export )?(const|let|var) [^=]+= new (Map|Set)\b/.test(line)
           ? [`${Path.relative(src, file)}:${i + 1}: ${line.trim()}`]
+          : []
+      )
+    )
+    assert.deepStrictEqual(found, [])
+  })
+})
+
+describe("the core's tests", () => {
+  const driverOrSdk = (from: string) => from.startsWith("@modelcontextprotocol/") || from.startsWith("@zett/mcp-")
+
+  /** What a module of `@zett/testing` imports of a driver or the SDK, itself or through the modules it imports. */
+  const reaches = (module: string, seen: Set<string> = new Set()): Array<string> => {
+    if (seen.has(module)) return []
+    seen.add(module)
+    return imports(Fs.readFileSync(Path.join(testing, `${module}.ts`), "utf8")).flatMap(({ from }) =>
+      driverOrSdk(from)
+        ? [`${module}: ${from}`]
+        : from.startsWith("./")
+        ? reaches(from.slice(2).replace(/\.js$/, ""), seen)
+        : []
+    )
+  }
+
+  it("import no driver and no SDK, themselves or through @zett/testing", () => {
+    const files = sources(test)
+    assert.isAbove(files.length, 10)
+    const found = files.flatMap((file) =>
+      imports(Fs.readFileSync(file, "utf8")).flatMap(({ from }) =>
+        driverOrSdk(from)
+          ? [`${Path.relative(test, file)}: ${from}`]
+          : from.startsWith("@zett/testing/")
+          ? reaches(from.slice("@zett/testing/".length)).map((path) => `${Path.relative(test, file)}: ${path}`)
           : []
       )
     )
