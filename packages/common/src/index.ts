@@ -51,6 +51,11 @@ export * as McpTool from "./McpTool.js"
 /**
  * @since 0.1.0
  */
+export * as McpToolResult from "./McpToolResult.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Scrubber from "./Scrubber.js"
 
 /**

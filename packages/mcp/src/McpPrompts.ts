@@ -21,10 +21,10 @@ import type {
   PromptMessage
 } from "@modelcontextprotocol/client"
 import { Message } from "@zett/agent"
+import * as ResourceText from "@zett/common/McpToolResult"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import * as Requests from "./internal/requests.js"
-import * as ResourceText from "./internal/resourceText.js"
 import type * as McpClient from "./McpClient.js"
 import type { McpRequestError } from "./McpError.js"
 

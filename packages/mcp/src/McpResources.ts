@@ -24,12 +24,12 @@ import type {
   ResourceTemplateType as SdkResourceTemplate,
   TextResourceContents
 } from "@modelcontextprotocol/client"
+import * as ResourceText from "@zett/common/McpToolResult"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Requests from "./internal/requests.js"
-import * as ResourceText from "./internal/resourceText.js"
 import type * as McpClient from "./McpClient.js"
 import type { McpRequestError } from "./McpError.js"
 

@@ -30,4 +30,9 @@ export * as McpTool from "./McpTool.js"
 /**
  * @since 1.0.0
  */
+export * as McpToolResult from "./McpToolResult.js"
+
+/**
+ * @since 1.0.0
+ */
 export * as McpToolSearch from "./McpToolSearch.js"

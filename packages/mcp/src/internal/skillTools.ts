@@ -6,6 +6,7 @@
  * @internal
  */
 import { Tool } from "@zett/agent"
+import * as ResourceText from "@zett/common/McpToolResult"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
@@ -15,7 +16,6 @@ import * as McpError from "../McpError.js"
 import * as McpServerConfig from "../McpServerConfig.js"
 import * as McpSkills from "../McpSkills.js"
 import * as McpToolResult from "../McpToolResult.js"
-import * as ResourceText from "./resourceText.js"
 
 export const loadSuffix = "load_skill"
 
