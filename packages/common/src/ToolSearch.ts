@@ -55,6 +55,29 @@ export interface SearchOptions {
   readonly limit?: number | undefined
 }
 
+/**
+ * The ranking's parameters, for measuring other settings (the evaluation's tuning script); a field left out keeps
+ * its default (`defaultTuning`). Per-field values are in the order name, description, parameter names, parameter
+ * descriptions, server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tuning {
+  /** How much a word counts in each field (BM25F's w). */
+  readonly weights?: readonly [number, number, number, number, number] | undefined
+  /** How strongly each field's length is normalized (BM25F's b, from 0 to 1). */
+  readonly normalization?: readonly [number, number, number, number, number] | undefined
+  /** BM25's saturation: how fast repeats of a word stop adding. */
+  readonly k1?: number | undefined
+  /** What a query word that only begins an indexed word (`repo` of `repository`) counts, against a whole word. */
+  readonly prefixWeight?: number | undefined
+  /** What a related word counts, against a word of the query itself. */
+  readonly relatedWeight?: number | undefined
+  /** A table of related words (a word, and the words it also looks for, space-separated) instead of the default. */
+  readonly related?: { readonly [word: string]: string } | undefined
+}
+
 /** An index over the tools of some servers, built once and searched any number of times.  *
  * @since 0.1.0
  * @category models
@@ -227,8 +250,6 @@ const related: { readonly [word: string]: string } = {
   terminal: "process command",
   program: "process"
 }
-/** What a related word counts, against a word of the query itself. */
-const relatedWeight = 0.4
 
 // -----------------------------------------------------------------------------
 // fields
@@ -238,16 +259,27 @@ const relatedWeight = 0.4
 const fieldCount = 5
 
 /**
- * How much a word counts in each field, and how strongly each field's length is normalized (BM25F's w and b).
- * Chosen by a grid search on the tuning half of the evaluation (scripts/toolsearch): the description counts more
- * than the parameters' names, which repeat across tools (`path`, `owner`, `repo`) and rank little.
+ * The ranking's parameters. The field weights, their normalization and `k1` were chosen by a grid search on the
+ * tuning half of the evaluation (scripts/toolsearch/tune.ts): the description counts more than the parameters'
+ * names, which repeat across tools (`path`, `owner`, `repo`) and rank little, and a larger `k1` lets a word a tool
+ * says often (what it is about) keep adding. A prefix counts half a word of the query, a related word 0.4.
+ *
+ * @since 0.1.0
+ * @category constants
  */
-const weights = [3, 1.5, 0.6, 1, 1] as const
-const normalization = [0.3, 0.5, 0.5, 0.75, 0.5] as const
-/** BM25's saturation: how fast repeats of a word stop adding (a word a tool says often is what it is about). */
-const k1 = 2
-/** What a query word that only begins an indexed word (`repo` of `repository`) counts, against a whole word. */
-const prefixWeight = 0.5
+export const defaultTuning: {
+  readonly weights: readonly [number, number, number, number, number]
+  readonly normalization: readonly [number, number, number, number, number]
+  readonly k1: number
+  readonly prefixWeight: number
+  readonly relatedWeight: number
+} = {
+  weights: [3, 1.5, 0.6, 1, 1],
+  normalization: [0.3, 0.5, 0.5, 0.75, 0.5],
+  k1: 2,
+  prefixWeight: 0.5,
+  relatedWeight: 0.4
+}
 /** A word is looked up as a prefix only from this length, so that `go` finds nothing it should not. */
 const minPrefix = 4
 /** How many parameters and how deep in nested objects the index reads. */
@@ -304,12 +336,18 @@ interface Postings {
 
 /**
  * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
- * costs in proportion to the tools that hold its words.
+ * costs in proportion to the tools that hold its words. `tuning` changes the ranking's parameters, to measure other
+ * settings (`defaultTuning` otherwise).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> => {
+export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: Tuning): Index<T> => {
+  const weights = tuning?.weights ?? defaultTuning.weights
+  const normalization = tuning?.normalization ?? defaultTuning.normalization
+  const k1 = tuning?.k1 ?? defaultTuning.k1
+  const prefixWeight = tuning?.prefixWeight ?? defaultTuning.prefixWeight
+  const relatedWeight = tuning?.relatedWeight ?? defaultTuning.relatedWeight
   const tools: Array<T> = []
   const serverOf: Array<string> = []
   const lengths: Array<number> = []
@@ -354,7 +392,7 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> 
 
   // the related words, as the index keeps words
   const expansions = new Map<string, ReadonlyArray<string>>()
-  for (const [word, others] of Object.entries(related)) {
+  for (const [word, others] of Object.entries(tuning?.related ?? related)) {
     for (const key of words(word, memo)) expansions.set(key, words(others, memo))
   }
 
@@ -393,12 +431,17 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> 
     if (n === 0 || limit === 0) return []
     const scores = new Float64Array(n)
     const touched: Array<number> = []
+    // a tool is touched once, even when a field of weight 0 leaves its score at 0
+    const seen = new Uint8Array(n)
     const add = (entry: Postings, factor: number) => {
       const weight = factor * idf(entry.docs.length)
       for (let i = 0; i < entry.docs.length; i++) {
         const doc = entry.docs[i]!
         const tf = weighted(entry, i)
-        if (scores[doc] === 0) touched.push(doc)
+        if (seen[doc] === 0) {
+          seen[doc] = 1
+          touched.push(doc)
+        }
         scores[doc] += weight * tf / (k1 + tf)
       }
     }
@@ -417,7 +460,7 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>): Index<T> 
     for (const word of asked) for (const other of expansions.get(word) ?? []) reach(other, relatedWeight)
     for (const [word, weight] of weightOf) add(postings.get(word)!, weight)
     const server = options?.server
-    const ranked = touched.filter((doc) => server === undefined || serverOf[doc] === server)
+    const ranked = touched.filter((doc) => scores[doc]! > 0 && (server === undefined || serverOf[doc] === server))
     ranked.sort((a, b) => scores[b]! - scores[a]! || a - b)
     return ranked.slice(0, limit).map((doc) => ({ tool: tools[doc]!, server: serverOf[doc]!, score: scores[doc]! }))
   }

@@ -94,6 +94,19 @@ describe("ToolSearch", () => {
     assert.strictEqual(index.get("same")?.server, "a")
   })
 
+  it("takes other ranking parameters and another table of related words when asked", () => {
+    // without the related words, `folder` is in no definition
+    assert.deepStrictEqual(ToolSearch.make(groups, { related: {} }).search("show the folder"), [])
+    const own = ToolSearch.make(groups, { related: { chart: "geographic" } })
+    assert.strictEqual(own.search("chart")[0]?.tool.name, "maps__maps_geocode")
+    // the parameter names weigh nothing: `destination` is found through nothing else
+    const noParameters = ToolSearch.make(groups, { weights: [3, 1.5, 0, 1, 1] })
+    assert.deepStrictEqual(noParameters.search("destination"), [])
+    const scores = (tuning?: ToolSearch.Tuning) => ToolSearch.make(groups, tuning).search("issue")[0]!.score
+    assert.strictEqual(scores({ ...ToolSearch.defaultTuning }), scores())
+    assert.isAbove(scores({ k1: 0.5 }), scores())
+  })
+
   it("shows the first sentence of a description on one line", () => {
     assert.strictEqual(ToolSearch.oneLine("Read a file.\nIt returns text."), "Read a file.")
     assert.strictEqual(ToolSearch.oneLine("Lists files\n\n- path: where"), "Lists files")
