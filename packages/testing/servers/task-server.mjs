@@ -12,6 +12,7 @@
 // `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` (to one that does not: -32021, except `lookup`):
 //   build {steps?}  working; completes after `steps` advances (default `--steps`, 2) with "built <text>"
 //   explode         fails at its first advance (status `failed`, error -32603)
+//   reject {text?}  completes at its first advance with a tool error (`isError: true`, "rejected <text>")
 //   approve         asks for input at its first advance (`input_required`, key `approve-1`, an elicitation);
 //                   after `tasks/update` answers it, working, then completed with "approved: <answer>"
 //   forever         never finishes; acknowledges `tasks/cancel` and keeps working (cancellation is cooperative)
@@ -59,7 +60,7 @@ const record = (event, fields = {}) => {
 const EXTENSION = "io.modelcontextprotocol/tasks"
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-const TASK_TOOLS = new Set(["build", "explode", "approve", "forever", "cancellable", "lookup"])
+const TASK_TOOLS = new Set(["build", "explode", "reject", "approve", "forever", "cancellable", "lookup"])
 const Confirmation = { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] }
 
 const declaresTasks = (message) => message?.params?._meta?.[CLIENT_CAPABILITIES]?.extensions?.[EXTENSION] !== undefined
@@ -131,6 +132,11 @@ const advance = (task) => {
       return setStatus(task, "failed", {
         statusMessage: "Tool execution failed: the build broke",
         error: { code: -32603, message: "the build broke" }
+      })
+    case "reject":
+      return setStatus(task, "completed", {
+        result: { ...text(`rejected ${task.text}`), isError: true },
+        statusMessage: "done"
       })
     case "approve":
       if (task.answer === undefined) {
@@ -277,6 +283,7 @@ const makeServer = () => {
     z.object({ steps: z.number().int().min(1).optional(), text: z.string().optional() })
   )
   tool("explode", "a build that fails; runs as a task", z.object({}))
+  tool("reject", "a review that ends with a tool error; runs as a task", z.object({ text: z.string().optional() }))
   tool("approve", "a deployment that asks for approval; runs as a task", z.object({}))
   tool("forever", "a job that never ends and does not stop when cancelled; runs as a task", z.object({}))
   tool("cancellable", "a job that never ends until cancelled; runs as a task", z.object({}))

@@ -24,6 +24,8 @@ export const tools = {
   finishes: "build",
   /** fails at its first advance: status `failed`, error -32603 */
   fails: "explode",
+  /** completes at its first advance with a tool error (`isError: true`, "rejected <text>") */
+  toolError: "reject",
   /** asks for input (`approve-1`, an elicitation) at its first advance; completes once answered */
   asksInput: "approve",
   /** never finishes; acknowledges `tasks/cancel` and keeps working */
