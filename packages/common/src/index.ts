@@ -46,6 +46,11 @@ export * as McpServerDefinition from "./McpServerDefinition.js"
 /**
  * @since 0.1.0
  */
+export * as McpSkills from "./McpSkills.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**

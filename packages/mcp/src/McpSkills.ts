@@ -7,7 +7,8 @@
  *
  * Nothing is read ahead of need: listing reads no file, and `read` reads the one file asked for. A server that
  * does not declare the extension has no skills (`list` gives none); `get` and `read` then fail with an
- * `McpRequestError` of kind `Unsupported`, as they do for a client whose driver has no skills.
+ * `McpRequestError` of kind `Unsupported`, as they do for a client whose driver has no skills. The entries and their
+ * index are `@zett/common`'s `McpSkills`, the same on both Effect lines.
  *
  * ```ts
  * const client = yield* factory.connect(server)
@@ -18,6 +19,7 @@
  *
  * @since 0.1.0
  */
+import * as Common from "@zett/common/McpSkills"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
 import type * as McpClient from "./McpClient.js"
@@ -29,7 +31,7 @@ import type { McpRequestError, McpSkillVerificationError } from "./McpError.js"
  * @since 0.1.0
  * @category constants
  */
-export const extensionId = "io.modelcontextprotocol/skills"
+export const extensionId: string = Common.extensionId
 
 /**
  * One file of a skill as its entry lists it: its resource URI, the SHA-256 digest of its bytes
@@ -38,11 +40,7 @@ export const extensionId = "io.modelcontextprotocol/skills"
  * @since 0.1.0
  * @category models
  */
-export interface SkillResource {
-  readonly uri: string
-  readonly digest: string
-  readonly size: number
-}
+export interface SkillResource extends Common.SkillResource {}
 
 /**
  * A skill's entry, as `skills/list` and `skills/get` give it: the URI of its `SKILL.md`, the frontmatter of that
@@ -52,15 +50,7 @@ export interface SkillResource {
  * @since 0.1.0
  * @category models
  */
-export interface Skill {
-  readonly uri: string
-  readonly frontmatter: {
-    readonly name: string
-    readonly description: string
-    readonly [key: string]: unknown
-  }
-  readonly resources: ReadonlyArray<SkillResource> | "dynamic"
-}
+export interface Skill extends Common.Skill {}
 
 /**
  * A skill file as read and verified: exactly the bytes the entry's digest covers, their text when the server
@@ -70,15 +60,7 @@ export interface Skill {
  * @since 0.1.0
  * @category models
  */
-export interface SkillFile {
-  readonly uri: string
-  readonly mimeType: string | undefined
-  readonly bytes: Uint8Array
-  readonly text: string | undefined
-  readonly verified: boolean
-  readonly frontmatter: Readonly<Record<string, unknown>> | undefined
-  readonly body: string | undefined
-}
+export interface SkillFile extends Common.SkillFile {}
 
 /**
  * The name of a skill's own `SKILL.md`, the file `read` reads by default.
@@ -86,7 +68,7 @@ export interface SkillFile {
  * @since 0.1.0
  * @category constants
  */
-export const manifest = "SKILL.md"
+export const manifest: string = Common.manifest
 
 /**
  * Every skill the server lists, all pages. A server without the extension has none.
@@ -147,10 +129,7 @@ export const read: {
  * @since 0.1.0
  * @category utils
  */
-export const find = (skills: ReadonlyArray<Skill>, reference: string): ReadonlyArray<Skill> => {
-  const byUri = skills.filter((skill) => skill.uri === reference)
-  return byUri.length > 0 ? byUri : skills.filter((skill) => skill.frontmatter.name === reference)
-}
+export const find: (skills: ReadonlyArray<Skill>, reference: string) => ReadonlyArray<Skill> = Common.find
 
 /**
  * The files of a skill other than its `SKILL.md`, relative to its root (`references/FORMS.md`); none for a
@@ -159,13 +138,7 @@ export const find = (skills: ReadonlyArray<Skill>, reference: string): ReadonlyA
  * @since 0.1.0
  * @category utils
  */
-export const files = (skill: Skill): ReadonlyArray<string> => {
-  if (skill.resources === "dynamic") return []
-  const root = skill.uri.slice(0, skill.uri.length - manifest.length)
-  return skill.resources.flatMap((file) =>
-    file.uri !== skill.uri && file.uri.startsWith(root) ? [file.uri.slice(root.length)] : []
-  )
-}
+export const files: (skill: Skill) => ReadonlyArray<string> = Common.files
 
 /**
  * One line per skill for a model: its name, its description, and its URI when another skill of the list has the
@@ -174,14 +147,4 @@ export const files = (skill: Skill): ReadonlyArray<string> => {
  * @since 0.1.0
  * @category utils
  */
-export const index = (skills: ReadonlyArray<Skill>): ReadonlyArray<string> =>
-  skills.map((skill) => {
-    const shared = skills.some((other) => other !== skill && other.frontmatter.name === skill.frontmatter.name)
-    const name = shared ? `${skill.frontmatter.name} (${skill.uri})` : skill.frontmatter.name
-    return `${name}: ${oneLine(skill.frontmatter.description)}`
-  })
-
-const oneLine = (text: string): string => {
-  const line = text.replace(/\s+/g, " ").trim()
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line
-}
+export const index: (skills: ReadonlyArray<Skill>) => ReadonlyArray<string> = Common.index
