@@ -1,6 +1,7 @@
 /**
  * The `zett` command: `tools` (what every configured MCP server offers), `call` (one tool), `run` (an agent
- * turn with the model from the environment), `auth` (OAuth logins) and `demo` (the offline demo, `npm start`).
+ * turn with the model from the environment), `auth` (OAuth logins), `task` (a tool call a server runs as a task,
+ * by its id) and `demo` (the offline demo, `npm start`).
  *
  * Exit codes: 0 success, 1 a failed run (an unavailable server, a failed tool or run), 2 bad usage or bad
  * configuration, 130 interrupted. A failure is one line on standard error.
@@ -68,7 +69,13 @@ const descriptions = {
     "Log in to a remote MCP server with OAuth: listen on 127.0.0.1 for the redirect, print the authorization URL " +
     "and open a browser when there is one. Tokens are kept in ~/.zett/auth/ (0600).",
   logout: "Forget a server's tokens and client registration.",
-  status: "Each configured server's authorization: authorized, expires in ..., needs login or no auth."
+  status: "Each configured server's authorization: authorized, expires in ..., needs login or no auth.",
+  get: "Ask a server for a task started earlier (by zett call, an agent or another process of a fleet): its status, " +
+    "and its result once it has one. With --wait, wait for it to end as zett call does. Exits 1 when the task " +
+    "failed or was cancelled.",
+  cancel:
+    "Ask a server to cancel a task started earlier; the server may still finish it (cancellation is a request). " +
+    "Prints the status the task has after the request."
 } as const
 
 /** A command whose handler is loaded (a dynamic import, a chunk of its own in the bundle) when it runs. */
@@ -126,11 +133,34 @@ const authCommand = Command.make(
   Command.withSubcommands(auth.commands)
 )
 
+const task = group([
+  lazyCommand("get", Options.taskGet, () => import("./internal/task.js").then((m) => ({ handler: m.get }))),
+  lazyCommand("cancel", Options.taskCancel, () => import("./internal/task.js").then((m) => ({ handler: m.cancel })))
+])
+
+const taskCommand = Command.make(
+  "task",
+  {},
+  () =>
+    Effect.fail(
+      new CliError.UsageError({
+        reason: "MissingCommand",
+        message: "missing command: task get or cancel (see zett task --help)"
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Tool calls a server runs as tasks (the MCP Tasks extension): look one up, wait for it, or cancel it by its id."
+  ),
+  Command.withSubcommands(task.commands)
+)
+
 const zett = group([
   lazyCommand("tools", Options.tools, () => import("./internal/tools.js")),
   lazyCommand("call", Options.call, () => import("./internal/call.js")),
   lazyCommand("run", Options.run, () => import("./internal/run.js")),
   { name: "auth", tree: auth.tree, command: authCommand },
+  { name: "task", tree: task.tree, command: taskCommand },
   lazyCommand("demo", Options.demo, () => import("./internal/demo.js")),
   lazyCommand(
     "resources",
@@ -164,7 +194,7 @@ export const command = Command.make("zett", {}, () =>
     new CliError.UsageError({
       reason: "MissingCommand",
       message:
-        "missing command: tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
+        "missing command: tools, call, run, auth, task, demo, resources, read, prompts, prompt, skills, skill or complete (see zett --help)"
     })
   )).pipe(
     Command.withDescription("Inspect and use the tools of Model Context Protocol servers from an Effect agent."),

@@ -562,17 +562,24 @@ describe("zett: bad usage and bad configuration exit 2 with one line", () => {
         [["tools", "--jsn"], "zett: unknown option --jsn for zett tools (did you mean --json?)"],
         [
           ["bogus"],
-          "zett: zett has no command bogus; it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"
+          "zett: zett has no command bogus; it has tools, call, run, auth, task, demo, resources, read, prompts, prompt, skills, skill, complete"
         ],
         [
           ["tols"],
-          "zett: zett has no command tols (did you mean tools?); it has tools, call, run, auth, demo, resources, read, prompts, prompt, skills, skill, complete"
+          "zett: zett has no command tols (did you mean tools?); it has tools, call, run, auth, task, demo, resources, read, prompts, prompt, skills, skill, complete"
         ],
         [
           ["auth", "logn", "x"],
           "zett: zett auth has no command logn (did you mean login?); it has login, logout, status"
         ],
         [["call"], "zett: Missing argument <tool>"],
+        [["task"], "zett: missing command: task get or cancel (see zett task --help)"],
+        [["task", "gte", "s", "t"], "zett: zett task has no command gte (did you mean get?); it has get, cancel"],
+        [["task", "get", "s"], "zett: Missing argument <task-id>"],
+        [
+          ["task", "cancel", "s", "t", "--wait"],
+          "zett: unknown option --wait for zett task cancel; see zett task cancel --help"
+        ],
         [
           ["tools", "--config", "/dev/zero"],
           "zett: /dev/zero: not a regular file (a device); --config names an mcp.json"

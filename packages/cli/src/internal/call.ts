@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { McpError, McpExtension, McpServerConfig, McpToolResult } from "@zett/mcp"
+import { McpError, McpExtension, McpServerConfig, McpTask, McpToolResult } from "@zett/mcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -13,9 +13,10 @@ import * as Discovery from "../Discovery.js"
 import * as Output from "../Output.js"
 import * as Progress from "../Progress.js"
 import { loadServers, nameList, offerLogins, resolveClientFactory, samplingModel } from "./common.js"
-import { inertJson } from "./inert.js"
+import { inert, inertJson } from "./inert.js"
 import type * as Options from "./options.js"
 import { callLimit, connectLimit } from "./options.js"
+import * as TaskStatus from "./taskStatus.js"
 import * as ToolArgs from "./toolArgs.js"
 
 export const handler = (options: Options.CallOptions) =>
@@ -59,7 +60,9 @@ export const handler = (options: Options.CallOptions) =>
         })
       }
       const client = result.right.client
-      // a spinner on a terminal, with the tool's progress as a bar once it reports
+      const taskLine = yield* TaskStatus.reporter(options.name)
+      // a spinner on a terminal, with the tool's progress as a bar once it reports, and the status of the task the
+      // server may answer with; Ctrl-C interrupts the call, which cancels that task on the server
       const response = yield* Progress.withSpinner(`Calling ${options.name}…`, (status) =>
         client.callWithin(tool.remoteName, built.right, {
           server: tool.server,
@@ -67,8 +70,16 @@ export const handler = (options: Options.CallOptions) =>
           // as the extension does by default: progress starts the time afresh, for an hour at most
           resetOnProgress: true,
           maxTimeout: Option.some(Duration.hours(1)),
-          onProgress: (report) => Effect.runSync(status.set(`${options.name} ${Progress.bar(report)}`))
+          onProgress: (report) => Effect.runSync(status.set(`${options.name} ${Progress.bar(report)}`)),
+          onTask: (task) => taskLine(status, task),
+          ...(options.detach ? { task: "handle" as const } : {})
         }))
+      const detached = options.detach ? McpTask.fromResult(response) : Option.none()
+      if (Option.isSome(detached)) {
+        const { server: name, status, taskId } = detached.value
+        yield* Output.errorLine(inert(`zett: ${options.name} runs as a task: zett task get ${name} ${taskId}`))
+        return yield* Output.line(inertJson(JSON.stringify({ server: name, taskId, status }, null, 2)))
+      }
       const outcome = McpToolResult.toResult(response, McpToolResult.ErrorTextPolicy.verbose)
       if (outcome._tag === "Failure") {
         return yield* new CliError.RunFailed({

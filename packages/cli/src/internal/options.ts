@@ -293,6 +293,12 @@ export const call = {
     ),
     Options.repeated
   ),
+  detach: Options.boolean("detach").pipe(
+    Options.withDescription(
+      "When the server runs the call as a task, print the task (its server, id and status) as JSON and return at " +
+        "once instead of waiting for it (zett task get or cancel find it later)."
+    )
+  ),
   name: Args.text({ name: "tool" }).pipe(Args.withDescription("The exposed tool name, e.g. demo__add.")),
   arguments: jsonArguments("the tool's", `{"a": 1}`, "The arguments as a JSON object (default {}).")
 }
@@ -417,6 +423,34 @@ export const complete = {
   )
 }
 
+/** `zett task get` and `zett task cancel`: one task of a configured server, by the id its call was answered with. */
+const oneTask = {
+  config,
+  lenient,
+  connectTimeout,
+  callTimeout,
+  ...speaking,
+  json: Options.boolean("json").pipe(
+    Options.withDescription("Print the task as JSON (its result too, once it has one).")
+  ),
+  server: serverArg,
+  taskId: Args.text({ name: "task-id" }).pipe(
+    Args.withDescription("The task's id, as zett call printed it (or the process that started the task kept it).")
+  )
+}
+
+export const taskGet = {
+  ...oneTask,
+  wait: Options.boolean("wait").pipe(
+    Options.withDescription(
+      "Wait until the task ends (at most --call-timeout) and print its result as zett call would; Ctrl-C stops " +
+        "waiting and leaves the task running (zett task cancel cancels it)."
+    )
+  )
+}
+
+export const taskCancel = oneTask
+
 export const authLogin = {
   config,
   server: serverArg,
@@ -440,6 +474,8 @@ export const authStatus = { config }
 export type AuthLoginOptions = Command.Command.ParseConfig<typeof authLogin>
 export type AuthLogoutOptions = Command.Command.ParseConfig<typeof authLogout>
 export type AuthStatusOptions = Command.Command.ParseConfig<typeof authStatus>
+export type TaskGetOptions = Command.Command.ParseConfig<typeof taskGet>
+export type TaskCancelOptions = Command.Command.ParseConfig<typeof taskCancel>
 
 export type ToolsOptions = Command.Command.ParseConfig<typeof tools>
 export type ListingOptions = Command.Command.ParseConfig<typeof listing>
