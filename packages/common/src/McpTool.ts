@@ -173,3 +173,14 @@ export const schemaLimits: { readonly depth: number; readonly size: number } = J
  * @category schemas
  */
 export const checkSchema = (schema: unknown): string | undefined => JsonSchemaCleanup.refusal(schema)
+
+/**
+ * A tool name as a log line shows it: at most 80 characters, `(unnamed)` for a name that is no string.
+ *
+ * @since 0.1.0
+ * @category naming
+ */
+export const clipName = (name: unknown): string => {
+  const text = typeof name === "string" ? name : "(unnamed)"
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}

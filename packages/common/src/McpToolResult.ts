@@ -292,3 +292,26 @@ export const outcome = <R extends ToolResult>(
   if (call.structuredContent !== undefined) return { _tag: "Success", value: call.structuredContent }
   return { _tag: "Success", value: (Array.isArray(call.content) ? call.content : []).map(blockToJson) }
 }
+
+/**
+ * Converts the 2024-10-07 compatibility shape `{ toolResult }` into `{ content, structuredContent? }`: the
+ * value becomes a text block (JSON unless it is a string) and, when it is an object, `structuredContent`.
+ * A current result is returned as it is.
+ *
+ * @since 0.1.0
+ * @category results
+ */
+export const normalize = <R extends { readonly content?: ReadonlyArray<unknown> | undefined }>(
+  result: R | { readonly toolResult: unknown; readonly content?: ReadonlyArray<unknown> | undefined }
+): R => {
+  if (!("toolResult" in result)) return result
+  const { toolResult: value, ...rest } = result as { readonly toolResult: unknown } & Record<string, unknown>
+  const out: Record<string, unknown> = { ...rest, content: rest.content ?? [] }
+  if ((out.content as ReadonlyArray<unknown>).length === 0) {
+    out.content = [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) ?? "null" }]
+  }
+  if (out.structuredContent === undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
+    out.structuredContent = value
+  }
+  return out as R
+}

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
+import * as Common from "@zett/common/McpToolResult"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -418,18 +419,7 @@ export const Notification = Data.taggedEnum<Notification>()
  */
 export const normalizeResult = (
   result: CallToolResult | { readonly toolResult: unknown; readonly content?: CallToolResult["content"] }
-): CallToolResult => {
-  if (!("toolResult" in result)) return result
-  const { toolResult: value, ...rest } = result as CallToolResult & { readonly toolResult: unknown }
-  const out: CallToolResult = { ...rest, content: rest.content ?? [] }
-  if (out.content.length === 0) {
-    out.content = [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) ?? "null" }]
-  }
-  if (out.structuredContent === undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
-    out.structuredContent = value as Record<string, unknown>
-  }
-  return out
-}
+): CallToolResult => Common.normalize<CallToolResult>(result)
 
 /**
  * A tool name as a log line shows it: at most 80 characters.
@@ -437,10 +427,7 @@ export const normalizeResult = (
  * @since 0.1.0
  * @category utils
  */
-export const clipName = (name: unknown): string => {
-  const text = typeof name === "string" ? name : "(unnamed)"
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text
-}
+export const clipName: (name: unknown) => string = McpTool.clipName
 
 /**
  * The time limits of one call (`callWithin`).
