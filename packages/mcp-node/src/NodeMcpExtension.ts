@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import type * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as Path from "@effect/platform/Path"
 import { Agent } from "@zett/agent"
 import type { AgentError, Model } from "@zett/agent"
@@ -22,8 +22,16 @@ import * as McpSampling from "@zett/mcp/McpSampling"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as McpServers from "@zett/mcp/McpServers"
 import * as McpToolCache from "@zett/mcp/McpToolCache"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeMcpClientFactory from "./NodeMcpClientFactory.js"
+
+// `NodeContext.layer`, its module loaded when a layer of this module is built rather than when the package is
+// imported: `@effect/platform-node` (its command executor, file system, terminal and worker) is a good part of an
+// import's cost, and an app that builds no layer of this module never needs it
+const nodeContext: Layer.Layer<NodeContext.NodeContext> = Layer.unwrapEffect(
+  Effect.map(Effect.promise(() => import("@effect/platform-node/NodeContext")), (module) => module.layer)
+)
 
 /**
  * The tool cache of a one-layer constructor: a layer of its own (`RedisToolCache.layer(...)` of `@zett/mcp-redis`
@@ -98,7 +106,7 @@ export const layer = (
 ): Layer.Layer<McpExtension.McpExtension, McpRoots.InvalidRoot, McpServers.McpServers> =>
   McpExtension.layer(options.extension).pipe(
     Layer.provide(Layer.merge(factoryLayer(options), layerCache(options.cache))),
-    Layer.provide(NodeContext.layer)
+    Layer.provide(nodeContext)
   )
 
 /**
@@ -178,7 +186,7 @@ export const layerToolkit = <E = never>(
   E | McpConfigError | McpRoots.InvalidRoot
 > =>
   Layer.mergeAll(serversLayer(servers), layerCache(options.cache), factoryLayer(options)).pipe(
-    Layer.provide(NodeContext.layer)
+    Layer.provide(nodeContext)
   ) as Layer.Layer<
     McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory,
     E | McpConfigError | McpRoots.InvalidRoot
