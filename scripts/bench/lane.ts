@@ -124,11 +124,14 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
     const probe = makeProbe()
     const servers = stdioServers(probe, n, { k, delay: num("delay", 0) })
     const { adapter, importMs, lib: loaded } = await loadAdapter()
+    const switches = contextSwitches()
     const cpu = process.cpuUsage()
     const start = performance.now()
     const session = await adapter.open(loaded, servers)
     const openMs = performance.now() - start
     const openCpuMs = cpuMs(cpu)
+    // the timed window, for `profile-top.mjs --window=` on a `--cpu-prof` of the lane
+    const { atUs, mainUs, sinceUs } = contextSwitches(switches)
     const spawns = probe.spawns()
     const ok = textOk(await session.echo("discovery-ok"), "discovery-ok")
     await session.close()
@@ -138,6 +141,8 @@ const cases: Record<string, () => Promise<Record<string, unknown>>> = {
       importMs,
       openMs,
       openCpuMs,
+      ...(mainUs === undefined ? {} : { openMainThreadCpuMs: mainUs / 1000 }),
+      ...(sinceUs === undefined ? {} : { windowUs: [sinceUs, atUs] }),
       tools: session.tools,
       expected: n * (k + 1),
       spawns,
