@@ -110,10 +110,29 @@ export interface ToolProgressEvent {
 }
 
 /**
+ * Published to `onEvent` while a tool runs as a task on its server (an MCP server that answered the call with a task
+ * handle, the Tasks extension): when the task starts and at each change of its status or status message. `status` is
+ * `working`, `input_required`, or how it ended: `completed`, `failed`, `cancelled`.
+ *
  * @since 0.1.0
  * @category models
  */
-export type AgentEvent = RunCancelledEvent | ToolProgressEvent
+export interface ToolTaskEvent {
+  readonly _tag: "ToolTask"
+  readonly runId: number
+  readonly toolCallId: string
+  /** The tool's name as the model called it. */
+  readonly tool: string
+  readonly taskId: string
+  readonly status: "working" | "input_required" | "completed" | "failed" | "cancelled"
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type AgentEvent = RunCancelledEvent | ToolProgressEvent | ToolTaskEvent
 
 /**
  * A hook around a step of the request: it may change the input, answer without calling `next`, or call it.

@@ -18,7 +18,7 @@ import type { Extension, Message } from "@zett/agent"
 import { Tool } from "@zett/agent"
 import { EditDistance } from "@zett/common"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
@@ -29,6 +29,7 @@ import * as ResourceTools from "./internal/resourceTools.js"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
+import * as TaskTools from "./internal/taskTools.js"
 import type * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
@@ -37,6 +38,7 @@ import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
+import type * as McpTask from "./McpTask.js"
 import type * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import type * as McpToolResult from "./McpToolResult.js"
@@ -101,6 +103,13 @@ export interface Options {
    * loaded loads it. `{ mode: "off" }` offers every tool; `{ mode: "always" }` searches whatever the count.
    */
   readonly toolSearch?: McpToolSearch.Options | undefined
+  /**
+   * What a call does when its server answers it with a task (the Tasks extension): `"wait"` (the default) waits for
+   * the task within `callTimeout`, publishing its states as `ToolTask` events, and gives the model its result;
+   * `"handle"` gives the model the task's server, id and status at once, and the tool `task_status` to check it,
+   * wait for it or cancel it later in the run or in a later request.
+   */
+  readonly tasks?: McpTask.Mode | undefined
 }
 
 /**
@@ -218,15 +227,16 @@ interface RequestCell {
 }
 
 /**
- * Progress reports of one call, published to `onEvent` as `ToolProgress` events in the order they came, by
- * one fiber at a time, started when a report arrives (a call that reports nothing starts none).
+ * Progress reports and task states of one call, published to `onEvent` as `ToolProgress` and `ToolTask` events in
+ * the order they came, by one fiber at a time, started when a report arrives (a call that reports nothing starts
+ * none).
  */
 const progressPublisher = (
   context: Extension.RunContext,
   call: Message.ToolCall,
   runtime: Runtime.Runtime<never>
 ) => {
-  const queue: Array<McpClient.Progress> = []
+  const queue: Array<Extension.AgentEvent> = []
   let running = false
   let fiber: Fiber.RuntimeFiber<void> | undefined
   const drain: Effect.Effect<void> = Effect.suspend(() => {
@@ -235,26 +245,35 @@ const progressPublisher = (
       running = false
       return Effect.void
     }
-    return Effect.zipRight(
-      context.publish({
+    return Effect.zipRight(context.publish(next), drain)
+  })
+  const push = (event: Extension.AgentEvent) => {
+    queue.push(event)
+    if (running) return
+    running = true
+    fiber = Runtime.runFork(runtime)(drain)
+  }
+  return {
+    onProgress: (progress: McpClient.Progress) =>
+      push({
         _tag: "ToolProgress",
         runId: context.runId,
         toolCallId: call.id,
         tool: call.name,
-        progress: next.progress,
-        ...(next.total !== undefined ? { total: next.total } : {}),
-        ...(next.message !== undefined ? { message: next.message } : {})
+        progress: progress.progress,
+        ...(progress.total !== undefined ? { total: progress.total } : {}),
+        ...(progress.message !== undefined ? { message: progress.message } : {})
       }),
-      drain
-    )
-  })
-  return {
-    onProgress: (progress: McpClient.Progress) => {
-      queue.push(progress)
-      if (running) return
-      running = true
-      fiber = Runtime.runFork(runtime)(drain)
-    },
+    onTask: (task: McpTask.Task) =>
+      push({
+        _tag: "ToolTask",
+        runId: context.runId,
+        toolCallId: call.id,
+        tool: call.name,
+        taskId: task.taskId,
+        status: task.status,
+        ...(task.statusMessage !== undefined ? { message: task.statusMessage } : {})
+      }),
     /** Waits until every report so far is published: a call's events come before its result. */
     flush: Effect.suspend(() => fiber === undefined ? Effect.void : Fiber.await(fiber))
   }
@@ -313,7 +332,7 @@ export const make = Effect.fnUntraced(function*(
   const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
       const publisher = progressPublisher(context, toolCall, runtime)
-      return Effect.flatten(Effect.zipLeft(Effect.exit(run(publisher.onProgress)), publisher.flush))
+      return Effect.flatten(Effect.zipLeft(Effect.exit(run(publisher)), publisher.flush))
     })
 
   // A request's state is a service of the request (the agent provides it to every tool call of the request), under
@@ -425,6 +444,7 @@ export const make = Effect.fnUntraced(function*(
         })
       ))
       yield* context.tools.registerAll(yield* listSkills(state))
+      if (settings.tasks === "handle") yield* context.tools.registerAll([taskStatusTool(state)])
       return state
     })
 
@@ -481,6 +501,36 @@ export const make = Effect.fnUntraced(function*(
               })
               return Effect.as(context.tools.registerAll(load), SearchTools.result(hits))
             })
+        })
+    })
+  }
+
+  // The tool the model checks, waits for and cancels the tasks it was handed with (`tasks: "handle"`): any server of
+  // the configuration, since a task may have been handed in an earlier request.
+  const taskStatusTool = (state: RequestState): Tool.Tool => {
+    const servers = state.resolved.map((entry) => entry.server.name)
+    const definition = TaskTools.definition(servers)
+    return Tool.dynamic(definition.name, {
+      description: definition.description,
+      parameters: definition.parameters,
+      guidelines: false,
+      // a wait is bounded by the call time limit, within the agent's: it then tells the state, not a timeout
+      timesItself: true,
+      handler: (args, _call, context) =>
+        Either.match(TaskTools.readArguments(args, servers), {
+          onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
+          onRight: (parsed) => {
+            const server = state.resolved.find((entry) => entry.server.name === parsed.server)!.server
+            const own = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+            const agent = context.toolTimeout
+            const limit = agent === undefined
+              ? own
+              : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
+            return state.connections.getWithin(server, settings.connectTimeout).pipe(
+              Effect.mapError((error) => Session.unavailableError(server, error)),
+              Effect.flatMap((client) => TaskTools.run(client, parsed, limit, settings.errorText))
+            )
+          }
         })
     })
   }

@@ -32,6 +32,7 @@ import type * as Scope from "effect/Scope"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
+import * as TaskTools from "./internal/taskTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
 import * as McpError from "./McpError.js"
@@ -257,6 +258,29 @@ export const make = (
         })
         if (Object.hasOwn(tools, loader.name)) continue
         register(loader, loader.run)
+      }
+      // tasks handed to the model (`tasks: "handle"`): any configured server's, a task may be from an earlier turn
+      if (settings.tasks === "handle" && !Object.hasOwn(tools, TaskTools.toolName)) {
+        const servers = snapshot.servers
+        const names = servers.map((server) => server.name)
+        register(TaskTools.definition(names), (args) =>
+          Either.match(TaskTools.readArguments(args, names), {
+            onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
+            onRight: (parsed) => {
+              const server = servers.find((server) => server.name === parsed.server)!
+              return connections.getWithin(server, settings.connectTimeout).pipe(
+                Effect.mapError((error) => Session.unavailableError(server, error)),
+                Effect.flatMap((client) =>
+                  TaskTools.run(
+                    client,
+                    parsed,
+                    server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+                    settings.errorText
+                  )
+                )
+              )
+            }
+          }))
       }
       const toolkit = AiToolkit.make(...Object.values(tools)) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
       const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(handlers as never))

@@ -17,12 +17,14 @@ import * as McpError from "../McpError.js"
 import type * as McpExtension from "../McpExtension.js"
 import * as McpServerConfig from "../McpServerConfig.js"
 import type * as McpServers from "../McpServers.js"
+import type * as McpTask from "../McpTask.js"
 import type * as McpTool from "../McpTool.js"
 import * as McpToolCache from "../McpToolCache.js"
 import * as McpToolResult from "../McpToolResult.js"
 import * as McpToolSearch from "../McpToolSearch.js"
 import * as Metrics from "./metrics.js"
 import * as ResourceTools from "./resourceTools.js"
+import * as TaskTools from "./taskTools.js"
 
 /** The options both take, as the user gives them (documented on `McpExtension.Options`). */
 export type Options = Pick<
@@ -36,6 +38,7 @@ export type Options = Pick<
   | "discoveryConcurrency"
   | "toolFilter"
   | "toolSearch"
+  | "tasks"
 >
 
 export const defaultDiscoveryConcurrency = 16
@@ -53,6 +56,8 @@ export interface Settings {
   readonly toolSearch: McpToolSearch.Options | undefined
   /** How many tools a search returns when the model does not say. */
   readonly searchLimit: number
+  /** What a call answered with a task does: wait for it, or hand it to the model (`task_status`). */
+  readonly tasks: McpTask.Mode
 }
 
 const optionalDuration = (input: Duration.DurationInput | null | undefined, fallback: Duration.DurationInput) =>
@@ -68,7 +73,8 @@ export const settings = (options: Options): Settings => ({
   discoveryConcurrency: options.discoveryConcurrency ?? defaultDiscoveryConcurrency,
   toolFilter: options.toolFilter,
   toolSearch: options.toolSearch,
-  searchLimit: Math.max(1, Math.min(McpToolSearch.maxLimit, Math.floor(options.toolSearch?.limit ?? 5)))
+  searchLimit: Math.max(1, Math.min(McpToolSearch.maxLimit, Math.floor(options.toolSearch?.limit ?? 5))),
+  tasks: options.tasks ?? "wait"
 })
 
 export const discoveryDuration = Metric.timer("mcp_discovery_duration", "connect and list one server's tools")
@@ -179,10 +185,14 @@ export const allows = (settings: Settings, server: McpServerConfig.McpServerConf
   McpServerConfig.allowsTool(server, tool.remoteName) &&
   (settings.toolFilter === undefined || settings.toolFilter(server, tool))
 
-/** Runs a call with a listener of its progress reports; the listener is the caller's until the call is done. */
-export type Observe = <A, E>(
-  run: (onProgress: (progress: McpClient.Progress) => void) => Effect.Effect<A, E>
-) => Effect.Effect<A, E>
+/** What a caller hears of a call while it runs: its progress reports and the states of its task. */
+export interface Listeners {
+  readonly onProgress: (progress: McpClient.Progress) => void
+  readonly onTask: (task: McpTask.Task) => void
+}
+
+/** Runs a call with listeners of its progress and task; they are the caller's until the call is done. */
+export type Observe = <A, E>(run: (listeners: Listeners) => Effect.Effect<A, E>) => Effect.Effect<A, E>
 
 /** The reason a connect failed, as a tool failure the model reads. */
 export const unavailableError = (
@@ -217,10 +227,15 @@ export const callTool = (
       const input = (args ?? {}) as Record<string, unknown>
       const called = observe === undefined
         ? client.callWithin(tool.remoteName, input, limits)
-        : observe((onProgress) => client.callWithin(tool.remoteName, input, { ...limits, onProgress }))
+        : observe((listeners) => client.callWithin(tool.remoteName, input, { ...limits, ...listeners }))
       return Effect.matchEffect(called, {
         onFailure: (error) => Effect.zipRight(resolved.failed, failure(connections, server, tool, error, settings)),
         onSuccess: (result) => {
+          // a task handed to the model (`tasks: "handle"`)
+          if (settings.tasks === "handle") {
+            const handled = TaskTools.handled(result)
+            if (Option.isSome(handled)) return Effect.as(resolved.ok, handled.value)
+          }
           const outcome = McpToolResult.toResult(result, settings.errorText)
           return outcome._tag === "Failure"
             ? Effect.zipRight(resolved.failed, new Tool.ToolError({ reason: "ToolFailed", message: outcome.message }))
@@ -248,7 +263,8 @@ const callLimits = (
       server: server.name,
       timeout,
       resetOnProgress: settings.resetOnProgress,
-      maxTimeout: settings.maxCallTimeout
+      maxTimeout: settings.maxCallTimeout,
+      task: settings.tasks
     }
   }
   // the agent's limit holds whatever the progress: with `resetOnProgress` it caps the call as `maxTimeout` does
@@ -258,7 +274,8 @@ const callLimits = (
     server: server.name,
     timeout: capped(timeout),
     resetOnProgress: settings.resetOnProgress,
-    maxTimeout: settings.resetOnProgress ? capped(settings.maxCallTimeout) : settings.maxCallTimeout
+    maxTimeout: settings.resetOnProgress ? capped(settings.maxCallTimeout) : settings.maxCallTimeout,
+    task: settings.tasks
   }
 }
 
