@@ -51,6 +51,11 @@ export * as McpSkills from "./McpSkills.js"
 /**
  * @since 0.1.0
  */
+export * as McpTask from "./McpTask.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpTool from "./McpTool.js"
 
 /**

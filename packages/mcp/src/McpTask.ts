@@ -6,15 +6,16 @@
  *
  * This module holds what is the same for every driver: the task as data, the polling (`pollSchedule`: the server's
  * `pollIntervalMs` when it gives one, a bounded backoff when it does not), and the wait for a task's end over a
- * driver's three requests (`wait`).
+ * driver's three requests (`wait`). The task as data (statuses, a task as a result and back) is `@zett/common`'s
+ * `McpTask`, the same on both Effect lines.
  *
  * @since 0.1.0
  */
 import type { CallToolResult } from "@modelcontextprotocol/client"
+import * as Common from "@zett/common/McpTask"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { McpRequestError } from "./McpError.js"
@@ -25,7 +26,7 @@ import { McpRequestError } from "./McpError.js"
  * @since 0.1.0
  * @category constants
  */
-export const extension = "io.modelcontextprotocol/tasks"
+export const extension: string = Common.extension
 
 /**
  * A task's status: `working`, waiting for input (`input_required`), or ended: `completed`, `failed`, `cancelled`.
@@ -33,7 +34,7 @@ export const extension = "io.modelcontextprotocol/tasks"
  * @since 0.1.0
  * @category models
  */
-export const Status = Schema.Literal("working", "input_required", "completed", "failed", "cancelled")
+export const Status = Schema.Literal(...Common.statuses)
 
 /**
  * @since 0.1.0
@@ -47,8 +48,7 @@ export type Status = typeof Status.Type
  * @since 0.1.0
  * @category refinements
  */
-export const isTerminal = (status: Status): boolean =>
-  status === "completed" || status === "failed" || status === "cancelled"
+export const isTerminal: (status: Status) => boolean = Common.isTerminal
 
 /**
  * One request for input of a task (`input_required`): an `elicitation/create`, `sampling/createMessage` or
@@ -194,14 +194,6 @@ export const pollSchedule: Schedule.Schedule<Task, Task> = Schedule.identity<Tas
   )
 )
 
-const changed = (before: Task, after: Task): boolean =>
-  before.status !== after.status || before.statusMessage !== after.statusMessage ||
-  before.lastUpdatedAt !== after.lastUpdatedAt
-
-/** A terminal task that says all there is to say (a handle's `completed` has no result yet: `tasks/get` has it). */
-const settled = (task: Task): boolean =>
-  isTerminal(task.status) && (task.status !== "completed" || task.result !== undefined)
-
 /**
  * How long the `tasks/cancel` of a wait that ended early may take: the connection often closes right after.
  */
@@ -299,13 +291,13 @@ export const wait = (
         }
         if (any) yield* driver.update(current.taskId, responses)
       }
-      if (settled(current)) {
+      if (Common.settled(current)) {
         ended = true
         return yield* outcome(current)
       }
       yield* Effect.orDie(schedule.next(current))
       const next = yield* driver.get(current.taskId)
-      if (changed(current, next)) onStatus?.(next)
+      if (Common.changed(current, next)) onStatus?.(next)
       current = next
     }
   })
@@ -317,8 +309,6 @@ export const wait = (
     : loop
 }
 
-const metaKey = "dev.zett/task"
-
 /**
  * A task as a call's result, for a call made with mode `handle`: a text block with the task's id and status (JSON),
  * the task as `structuredContent`, and the task in `_meta` (`fromResult` reads it back).
@@ -326,20 +316,7 @@ const metaKey = "dev.zett/task"
  * @since 0.1.0
  * @category utils
  */
-export const asResult = (task: Task): CallToolResult => {
-  const summary = {
-    server: task.server,
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {}),
-    ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {})
-  }
-  return {
-    content: [{ type: "text", text: JSON.stringify({ task: summary }) }],
-    structuredContent: { task: summary },
-    _meta: { [metaKey]: summary }
-  }
-}
+export const asResult = (task: Task): CallToolResult => Common.asResult(task)
 
 /**
  * The task of a result made by `asResult` (a call made with mode `handle` that the server answered with a task).
@@ -347,10 +324,5 @@ export const asResult = (task: Task): CallToolResult => {
  * @since 0.1.0
  * @category utils
  */
-export const fromResult = (result: CallToolResult): Option.Option<Task> => {
-  const meta = result._meta?.[metaKey]
-  return Predicate.isRecord(meta) && typeof meta.taskId === "string" && typeof meta.server === "string" &&
-      Schema.is(Status)(meta.status)
-    ? Option.some(meta as unknown as Task)
-    : Option.none()
-}
+export const fromResult = (result: CallToolResult): Option.Option<Task> =>
+  Option.fromNullable(Common.fromResult(result) as Task | undefined)
