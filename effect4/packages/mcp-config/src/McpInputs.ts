@@ -1,0 +1,130 @@
+/**
+ * Values a configuration file asks the user for (`${input:ID}`, declared in its `inputs`, as VS Code writes
+ * them). The library cannot ask anyone: by default an input fails with an error naming it. An application
+ * provides its own way to ask with `make` or `layer`.
+ *
+ * @since 1.0.0
+ */
+import { InputError } from "@zett/mcp/McpError"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+
+/**
+ * One input of a file's `inputs`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Input {
+  readonly id: string
+  readonly description?: string | undefined
+  /** Asked without echo. */
+  readonly password: boolean
+  readonly default?: string | undefined
+}
+
+export {
+  /**
+   * An input that has no value: nobody can be asked, or asking failed (`McpError.InputError` of `@zett/mcp`).
+   *
+   * @since 1.0.0
+   * @category errors
+   */
+  InputError
+} from "@zett/mcp/McpError"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Service {
+  readonly get: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+}
+
+/**
+ * The default: nobody can be asked, so every input fails, naming itself (reason `Unavailable`).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const unavailable: Service = {
+  get: (input) =>
+    Effect.fail(
+      new InputError({
+        id: input.id,
+        reason: "Unavailable",
+        description: "nobody can be asked for it here (the zett command asks on a terminal; in code, provide McpInputs)"
+      })
+    )
+}
+
+/**
+ * Who answers a file's `${input:ID}`: `unavailable` unless one is provided (`layer`, `layerValues`).
+ *
+ * @since 1.0.0
+ * @category services
+ */
+export const McpInputs: Context.Reference<Service> = Context.Reference<Service>("@zett/mcp-config/McpInputs", {
+  defaultValue: () => unavailable
+})
+
+/**
+ * The service over `ask`, which is called once per input id: the value is kept for the life of the service
+ * (so a file that is re-read, or several requests at once, ask only once).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (
+  ask: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+): Effect.Effect<Service> =>
+  Effect.sync(() => {
+    const asked = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, InputError>>()
+    return {
+      get: (input) =>
+        Effect.suspend(() => {
+          const known = asked.get(input.id)
+          if (known !== undefined) return Deferred.await(known)
+          const deferred = Deferred.makeUnsafe<Redacted.Redacted<string>, InputError>()
+          asked.set(input.id, deferred)
+          return Effect.flatMap(Effect.exit(ask(input)), (exit) => Effect.andThen(Deferred.done(deferred, exit), exit))
+        })
+    }
+  })
+
+/**
+ * The service over `ask` (see `make`).
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (
+  ask: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
+): Layer.Layer<never> => Layer.effect(McpInputs, make(ask))
+
+/**
+ * Inputs with fixed values, e.g. from a secret store or in tests; any other input fails.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerValues = (
+  values: Readonly<Record<string, string | Redacted.Redacted<string>>>
+): Layer.Layer<never> =>
+  layer((input) => {
+    const value = Object.prototype.hasOwnProperty.call(values, input.id) ? values[input.id] : undefined
+    return value === undefined
+      ? Effect.fail(new InputError({ id: input.id, reason: "Missing", description: "no value was given for it" }))
+      : Effect.succeed(Redacted.isRedacted(value) ? value : Redacted.make(value))
+  })
+
+/**
+ * The `McpInputs` in context (`unavailable` unless one is provided).
+ *
+ * @since 1.0.0
+ * @category accessors
+ */
+export const current: Effect.Effect<Service> = Effect.service(McpInputs)
