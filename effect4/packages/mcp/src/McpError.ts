@@ -157,7 +157,9 @@ export class McpConnectError
  * server kept asking for input past the client's limit of rounds (`TooManyRounds`), asked for a scope the
  * authorization server would not grant (`InsufficientScope`), or failed after the client refused a request it
  * made during the call (`Refused`: a sampling request over its limit, an elicitation answer that does not fit).
- * For these and `InvalidResponse` the description is Zett's own text, safe to show. `Unknown`: any other failure.
+ * For these and `InvalidResponse` the description is Zett's own text, safe to show. A call the server answered with
+ * a task (the Tasks extension) ends as the task does: `TaskFailed` (the task's JSON-RPC error `code`) or
+ * `TaskCancelled`; the error then names the task (`taskId`). `Unknown`: any other failure.
  *
  * @since 1.0.0
  * @category models
@@ -174,6 +176,8 @@ export const RequestFailure = Schema.Literals([
   "TooManyRounds",
   "InsufficientScope",
   "Refused",
+  "TaskFailed",
+  "TaskCancelled",
   "Unknown"
 ])
 
@@ -197,6 +201,8 @@ export class McpRequestError
     code: Schema.optional(Schema.Number),
     reason: RequestFailure,
     description: Schema.String,
+    /** The task a request was about (a call answered with a task, `tasks/*`), when there is one. */
+    taskId: Schema.optional(Schema.String),
     cause: Schema.optional(Schema.Defect())
   })
 {

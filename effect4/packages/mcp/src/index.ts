@@ -1,6 +1,16 @@
 /**
  * @since 1.0.0
  */
+export * as McpClient from "./McpClient.js"
+
+/**
+ * @since 1.0.0
+ */
+export * as McpClientFactory from "./McpClientFactory.js"
+
+/**
+ * @since 1.0.0
+ */
 export * as McpError from "./McpError.js"
 
 /**
@@ -21,6 +31,20 @@ export * as McpSampling from "./McpSampling.js"
  * @since 1.0.0
  */
 export * as McpServerConfig from "./McpServerConfig.js"
+
+/**
+ * Skills: a server's skills (the Skills extension), listed, got and read with verification.
+ *
+ * @since 1.0.0
+ */
+export * as McpSkills from "./McpSkills.js"
+
+/**
+ * Tasks: a tool call that runs as a task (the Tasks extension), polled, given input and cancelled.
+ *
+ * @since 1.0.0
+ */
+export * as McpTask from "./McpTask.js"
 
 /**
  * @since 1.0.0

@@ -3,8 +3,8 @@
  * Effect 4. The mapping and the policies are `@zett/common`'s; these check them through this line's data types.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpError, McpToolResult } from "@zett/mcp"
 import type { CallToolResult } from "@modelcontextprotocol/client"
+import { McpError, McpToolResult } from "@zett/mcp"
 import { pipe } from "effect/Function"
 
 describe("McpToolResult.toResult", () => {

@@ -1,0 +1,36 @@
+/**
+ * The log lines of an effect, as a test reads them (the 3 line's `@zett/testing/CapturedLogs` on Effect 4's logger).
+ */
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
+
+export interface LogLine {
+  readonly level: string
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** A logger that keeps every line, its level upper-cased as Effect 3 labelled it (`WARN`). */
+export const captureLogs = () => {
+  const lines: Array<LogLine> = []
+  const logger = Logger.make(({ fiber, logLevel, message }) =>
+    void lines.push({
+      level: logLevel.toUpperCase(),
+      message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
+      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+    })
+  )
+  return { lines, layer: Logger.layer([logger]) }
+}
+
+/** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
+export const logged = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const { layer, lines } = captureLogs()
+    const value = yield* Effect.provide(self, layer)
+    return [
+      value,
+      lines.map((line) => ({ level: line.level, text: line.message, server: line.annotations["mcp.server"] }))
+    ] as const
+  })
