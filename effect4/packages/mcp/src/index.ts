@@ -54,6 +54,11 @@ export * as McpTool from "./McpTool.js"
 /**
  * @since 1.0.0
  */
+export * as McpToolCache from "./McpToolCache.js"
+
+/**
+ * @since 1.0.0
+ */
 export * as McpToolResult from "./McpToolResult.js"
 
 /**
