@@ -43,7 +43,7 @@ const modern = (file: string, options: TaskServer.Options = {}) =>
 /** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
 const until = (check: () => boolean) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 2_500 && !check(); i++) {
+    for (let i = 0; i < 10_000 && !check(); i++) {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
     }
     assert.isTrue(check(), "the condition never held")

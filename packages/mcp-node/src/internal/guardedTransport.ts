@@ -19,16 +19,16 @@ const requestId = (message: JSONRPCMessage): Id | undefined =>
 const responseId = (message: JSONRPCMessage): Id | undefined =>
   !("method" in message) && "id" in message ? (message.id as Id) : undefined
 
-/** The revision a request is sent in: the `_meta` of the 2026-07-28 revision names it. */
-const revisionOf = (message: JSONRPCMessage): unknown => {
+/** The `_meta` of a request's params, when it has one. */
+const metaOf = (message: JSONRPCMessage): Record<string, unknown> | undefined => {
   const params = (message as { readonly params?: unknown }).params
   const meta = typeof params === "object" && params !== null
     ? (params as { readonly _meta?: unknown })._meta
     : undefined
-  return typeof meta === "object" && meta !== null
-    ? (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"]
-    : undefined
+  return typeof meta === "object" && meta !== null ? meta as Record<string, unknown> : undefined
 }
+
+const capabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 
 const isUntyped = (result: unknown): result is Record<string, unknown> =>
   typeof result === "object" && result !== null && !Array.isArray(result) && !("resultType" in result)
@@ -64,6 +64,11 @@ export class GuardedTransport implements Transport {
   private readonly typed = new Set<Id>()
   /** The waiting `tools/call` requests of the 2026-07-28 revision, which a server may answer with a task. */
   private readonly calls = new Set<Id>()
+  /**
+   * The client capabilities the SDK's client declares on each request (one object, the same every time) and the
+   * same with the Tasks extension: made once, not for each request.
+   */
+  private declared: { readonly given: unknown; readonly withTasks: unknown } | undefined = undefined
   /** Until the connection is made (a stdio one): whether `server/discover` and `initialize` were sent. */
   probed = false
   initialized = false
@@ -131,14 +136,18 @@ export class GuardedTransport implements Transport {
       else if (method === "initialize") this.initialized = true
     }
     this.pending.add(id)
-    if (revisionOf(message) === "2026-07-28") {
+    const meta = metaOf(message)
+    if (meta !== undefined && meta["io.modelcontextprotocol/protocolVersion"] === "2026-07-28") {
       this.typed.add(id)
-      const request = message as {
-        readonly method: string
-        readonly params?: Parameters<typeof withTaskCapabilityV2>[0]
+      if ((message as { readonly method: string }).method === "tools/call") this.calls.add(id)
+      // the SDK's client builds a request's `_meta` afresh for each request: its capabilities entry is replaced
+      const given = meta[capabilitiesKey]
+      let declared = this.declared
+      if (declared === undefined || declared.given !== given) {
+        const framed = withTaskCapabilityV2({ _meta: { [capabilitiesKey]: given } as never })
+        declared = this.declared = { given, withTasks: (framed._meta as Record<string, unknown>)[capabilitiesKey] }
       }
-      if (request.method === "tools/call") this.calls.add(id)
-      message = { ...message, params: withTaskCapabilityV2(request.params ?? {}) } as JSONRPCMessage
+      meta[capabilitiesKey] = declared.withTasks
     }
     return this.inner.send(message, options).catch((error) => {
       this.pending.delete(id)
