@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpConfiguration } from "@zett/mcp-config"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
@@ -278,5 +279,28 @@ describe("McpConfiguration variables: the dialect of a file, by its path and roo
     assert(server._tag === "McpHttpServer")
     assert.strictEqual(server.url, "https://x.example/a")
     assert.strictEqual(Redacted.value(server.headers.H!), "a")
+  })
+
+  it("Effect 4's default provider reads an empty variable as unset: ${VAR} is refused, ${VAR:-x} is the default", () => {
+    // the provider an app gets unless it provides its own (fromEnv, empty strings not kept); the 3 line's kept them
+    const provider = ConfigProvider.fromEnv({ env: { EMPTY: "" } })
+    const run = (arg: string) =>
+      Effect.runSyncExit(
+        McpConfiguration.fromFile("/work/project/.mcp.json").pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, provider),
+          Effect.provide(
+            Utils.virtualFile(JSON.stringify({ mcpServers: { s: { command: "node", args: [arg] } } })).layer
+          )
+        )
+      )
+    const refused = run("${EMPTY}")
+    assert(Exit.isFailure(refused))
+    const error = Option.getOrThrow(Cause.findErrorOption(refused.cause))
+    assert.strictEqual(error.description, "the variable EMPTY is not set and has no default")
+    const defaulted = run("${EMPTY:-x}")
+    assert(Exit.isSuccess(defaulted))
+    const server = defaulted.value.servers[0]
+    assert(server?._tag === "McpStdioServer")
+    assert.deepStrictEqual(server.args, ["x"])
   })
 })
