@@ -11,6 +11,11 @@ export * as McpClientFactory from "./McpClientFactory.js"
 /**
  * @since 1.0.0
  */
+export * as McpConnections from "./McpConnections.js"
+
+/**
+ * @since 1.0.0
+ */
 export * as McpError from "./McpError.js"
 
 /**
@@ -31,6 +36,11 @@ export * as McpSampling from "./McpSampling.js"
  * @since 1.0.0
  */
 export * as McpServerConfig from "./McpServerConfig.js"
+
+/**
+ * @since 1.0.0
+ */
+export * as McpServers from "./McpServers.js"
 
 /**
  * Skills: a server's skills (the Skills extension), listed, got and read with verification.
