@@ -6,9 +6,11 @@
  * @since 1.0.0
  */
 import { InputError } from "@zett/mcp/McpError"
+import * as Cache from "effect/Cache"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
+import * as Hash from "effect/Hash"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 
@@ -71,9 +73,22 @@ export const McpInputs: Context.Reference<Service> = Context.Reference<Service>(
   defaultValue: () => unavailable
 })
 
+// An input is asked for by its id: the key of the cache compares ids only (a file re-read with another
+// description for an id does not ask again).
+class InputKey implements Equal.Equal {
+  constructor(readonly input: Input) {}
+  [Equal.symbol](that: Equal.Equal): boolean {
+    return that instanceof InputKey && that.input.id === this.input.id
+  }
+  [Hash.symbol](): number {
+    return Hash.string(this.input.id)
+  }
+}
+
 /**
- * The service over `ask`, which is called once per input id: the value is kept for the life of the service
- * (so a file that is re-read, or several requests at once, ask only once).
+ * The service over `ask`, which is called once per input id: its answer, or its failure, is kept for the life of
+ * the service, and concurrent requests for one id share one question (a file that is re-read, or several requests
+ * at once, ask only once). Effect 4's `Cache` does this; the 3 line kept a `Deferred` per id by hand.
  *
  * @since 1.0.0
  * @category constructors
@@ -81,19 +96,10 @@ export const McpInputs: Context.Reference<Service> = Context.Reference<Service>(
 export const make = (
   ask: (input: Input) => Effect.Effect<Redacted.Redacted<string>, InputError>
 ): Effect.Effect<Service> =>
-  Effect.sync(() => {
-    const asked = new Map<string, Deferred.Deferred<Redacted.Redacted<string>, InputError>>()
-    return {
-      get: (input) =>
-        Effect.suspend(() => {
-          const known = asked.get(input.id)
-          if (known !== undefined) return Deferred.await(known)
-          const deferred = Deferred.makeUnsafe<Redacted.Redacted<string>, InputError>()
-          asked.set(input.id, deferred)
-          return Effect.flatMap(Effect.exit(ask(input)), (exit) => Effect.andThen(Deferred.done(deferred, exit), exit))
-        })
-    }
-  })
+  Effect.map(
+    Cache.make({ capacity: Number.MAX_SAFE_INTEGER, lookup: (key: InputKey) => ask(key.input) }),
+    (cache): Service => ({ get: (input) => Cache.get(cache, new InputKey(input)) })
+  )
 
 /**
  * The service over `ask` (see `make`).
