@@ -36,6 +36,11 @@ export * as McpConfigWording from "./McpConfigWording.js"
 /**
  * @since 0.1.0
  */
+export * as McpElicitation from "./McpElicitation.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpParamHeaders from "./McpParamHeaders.js"
 
 /**

@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/client"
+import * as Common from "@zett/common/McpElicitation"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -167,62 +168,15 @@ export const layerDecline: Layer.Layer<McpElicitation> = layer(decline)
  * @since 0.1.0
  * @category models
  */
-export interface Field {
-  readonly name: string
-  readonly title: string
-  readonly description: string | undefined
-  readonly type: "string" | "number" | "integer" | "boolean" | "array"
-  readonly required: boolean
-  readonly default: Value | undefined
-  /** For a single or multiple choice: each value and its label. */
-  readonly choices: ReadonlyArray<{ readonly value: string; readonly title: string }> | undefined
-  readonly format: string | undefined
-  readonly minimum: number | undefined
-  readonly maximum: number | undefined
-  /** The field's own schema, as the server sent it (for checking one answer with `check`). */
-  readonly schema: { readonly [key: string]: unknown }
-}
-
-type Property = { readonly [key: string]: unknown }
-
-const choicesOf = (property: Property): Field["choices"] => {
-  const items = property.type === "array" ? (property.items as Property | undefined) ?? {} : property
-  if (Array.isArray(items.enum)) {
-    const names = Array.isArray(items.enumNames) ? items.enumNames : []
-    return items.enum.map((value, i) => ({
-      value: String(value),
-      title: typeof names[i] === "string" ? names[i] : String(value)
-    }))
-  }
-  const options = Array.isArray(items.oneOf) ? items.oneOf : Array.isArray(items.anyOf) ? items.anyOf : undefined
-  return options?.map((option: Property) => ({
-    value: String(option.const),
-    title: typeof option.title === "string" ? option.title : String(option.const)
-  }))
-}
+export interface Field extends Common.Field {}
 
 /**
- * The fields of a requested schema, in the order the server wrote them.
+ * The fields of a requested schema, in the order the server wrote them (`@zett/common`'s `McpElicitation`).
  *
  * @since 0.1.0
  * @category utils
  */
-export const fields = (schema: RequestedSchema): ReadonlyArray<Field> => {
-  const required = new Set(schema.required ?? [])
-  return Object.entries(schema.properties as Readonly<Record<string, Property>>).map(([name, property]) => ({
-    name,
-    title: typeof property.title === "string" ? property.title : name,
-    description: typeof property.description === "string" ? property.description : undefined,
-    type: property.type as Field["type"],
-    required: required.has(name),
-    default: property.default as Value | undefined,
-    choices: choicesOf(property),
-    format: typeof property.format === "string" ? property.format : undefined,
-    minimum: typeof property.minimum === "number" ? property.minimum : undefined,
-    maximum: typeof property.maximum === "number" ? property.maximum : undefined,
-    schema: property
-  }))
-}
+export const fields: (schema: RequestedSchema) => ReadonlyArray<Field> = Common.fields
 
 /**
  * The content with every field it leaves out that has a `default` in the schema filled in (the 2025-11-25
@@ -231,13 +185,7 @@ export const fields = (schema: RequestedSchema): ReadonlyArray<Field> => {
  * @since 0.1.0
  * @category utils
  */
-export const applyDefaults = (
+export const applyDefaults: (
   schema: RequestedSchema,
   content: Readonly<Record<string, unknown>>
-): Record<string, unknown> => {
-  const out: Record<string, unknown> = { ...content }
-  for (const [name, property] of Object.entries(schema.properties as Readonly<Record<string, Property>>)) {
-    if (out[name] === undefined && property.default !== undefined) out[name] = property.default
-  }
-  return out
-}
+) => Record<string, unknown> = Common.applyDefaults
