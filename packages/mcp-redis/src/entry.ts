@@ -12,6 +12,8 @@ import type * as Index from "./index.js"
 
 export const {
   McpRedis,
+  McpTaskStore,
+  RedisTaskStore,
   RedisTokenStore,
   RedisToolCache
 } = loadIndex<typeof Index>(import.meta.url)
