@@ -14,6 +14,13 @@ export * as McpClientFactory from "./McpClientFactory.js"
 export * as McpConnections from "./McpConnections.js"
 
 /**
+ * Elicitation (form and URL modes): the `McpElicitation` service answers a server's questions to the user.
+ *
+ * @since 1.0.0
+ */
+export * as McpElicitation from "./McpElicitation.js"
+
+/**
  * @since 1.0.0
  */
 export * as McpError from "./McpError.js"
