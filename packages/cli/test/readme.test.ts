@@ -13,6 +13,7 @@ import { McpConfiguration, McpInputs } from "@zett/mcp-config"
 import * as Fake from "@zett/testing/FakeProvider"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Source from "@zett/testing/Source"
+import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -96,6 +97,17 @@ const redis = Effect.map(Effect.orDie(RedisServer.make), (server): Outside => ({
   check: () => {}
 }))
 
+/** A block that reads TASK_SERVER_URL gets the task server (the Tasks extension) over HTTP, which must make its tasks. */
+const taskServer = Effect.orDie(Effect.gen(function*() {
+  const dir = yield* TempDir.make("zett-readme-tasks-")
+  const record = path.join(dir, "record.jsonl")
+  const server = yield* TaskServer.http("builds", record, `zett-readme-tasks-${process.pid}`)
+  return {
+    env: { TASK_SERVER_URL: server.url },
+    check: () => assert.isAbove(TaskServer.created(record).length, 0, "the server ran the block's calls as tasks")
+  } satisfies Outside
+}))
+
 /** A root README block on OpenAI's API (a loop of the app's own): a tool call of server-everything, then the answer. */
 const response = (script: Fake.StreamScript) =>
   Fake.json(200, (Fake.openAiEvents(script).at(-1)!.data as { response: unknown }).response)
@@ -122,7 +134,8 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
         ? [yield* openAiLoop]
         : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
-      ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : [])
+      ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : []),
+      ...(code.includes("TASK_SERVER_URL") ? [yield* taskServer] : [])
     ]
     return {
       env: Object.assign({}, ...parts.map((part) => part.env)),
