@@ -70,7 +70,7 @@ const truncate = (text: string, max: number = maxErrorTextLength): string => {
   return `${text.slice(0, end)}… (truncated)`
 }
 
-const contentText = (result: ToolResult): string => {
+const resultText = (result: ToolResult): string => {
   const parts: Array<string> = []
   for (const block of Array.isArray(result.content) ? result.content : []) {
     if (typeof block === "object" && block !== null && block.type === "text" && typeof block.text === "string") {
@@ -120,7 +120,7 @@ const isOwnDescription = (error: RequestFailure): boolean => ownDescriptions.inc
 const toolText: ErrorTextPolicy = (failure) => {
   switch (failure._tag) {
     case "ToolError": {
-      const text = contentText(failure.result)
+      const text = resultText(failure.result)
       return text === "" ? toolFailedWithoutTextLine : truncate(text)
     }
     case "RequestError":
@@ -143,7 +143,7 @@ const generic: ErrorTextPolicy = (failure) => {
 const verbose: ErrorTextPolicy = (failure) => {
   switch (failure._tag) {
     case "ToolError": {
-      const text = contentText(failure.result)
+      const text = resultText(failure.result)
       if (text !== "") return truncate(text)
       return failure.result.structuredContent === undefined
         ? toolFailedWithoutTextLine
@@ -314,4 +314,76 @@ export const normalize = <R extends { readonly content?: ReadonlyArray<unknown> 
     out.structuredContent = value
   }
   return out as R
+}
+
+/**
+ * A resource's contents as a server sends them (`resources/read`, an embedded resource): text, or a base64 blob.
+ *
+ * @since 0.1.0
+ * @category resources
+ */
+export type ResourceContents =
+  | { readonly uri: string; readonly mimeType?: string | undefined; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string | undefined; readonly blob: string }
+
+/**
+ * The text of a resource's contents: its text, or its blob as UTF-8 (`undefined` when the blob is not UTF-8).
+ *
+ * @since 0.1.0
+ * @category resources
+ */
+export const resourceText = (contents: ResourceContents): string | undefined =>
+  "text" in contents ? contents.text : blobText(contents.blob)
+
+/**
+ * A resource's contents as the model reads them: the URI and MIME type, and the text (a blob of a text type that is
+ * UTF-8 given as text), else the blob.
+ *
+ * @since 0.1.0
+ * @category resources
+ */
+export const resourceForModel = (contents: ResourceContents): Record<string, unknown> => {
+  const base = { uri: contents.uri, ...(contents.mimeType !== undefined ? { mimeType: contents.mimeType } : {}) }
+  if ("text" in contents) return { ...base, text: contents.text }
+  const text = isTextMime(contents.mimeType) ? blobText(contents.blob) : undefined
+  return text !== undefined ? { ...base, text } : { ...base, blob: contents.blob }
+}
+
+const bytes = (base64: string) => Math.floor((base64.replace(/=+$/, "").length * 3) / 4)
+
+/**
+ * A content block of a prompt message as text for the model: text as it is, an embedded resource of text with its
+ * URI, and anything else (images, audio, binary resources, resource links) described in one bracketed line.
+ *
+ * @since 0.1.0
+ * @category results
+ */
+export const contentText = (block: { readonly type: string }): string => {
+  const b = block as { readonly type: string; readonly [key: string]: any }
+  switch (b.type) {
+    case "text":
+      return b.text
+    case "image":
+    case "audio":
+      return `[${b.type} ${b.mimeType}, ${bytes(b.data).toLocaleString("en-US")} bytes]`
+    case "resource": {
+      const resource = b.resource as ResourceContents
+      const mime = resource.mimeType === undefined ? "" : ` (${resource.mimeType})`
+      const text = "text" in resource
+        ? resource.text
+        : isTextMime(resource.mimeType)
+        ? blobText(resource.blob)
+        : undefined
+      if (text !== undefined) return `Resource ${resource.uri}${mime}:\n${text}`
+      const size = "blob" in resource ? bytes(resource.blob) : 0
+      return `[resource ${resource.uri}${mime}, ${size.toLocaleString("en-US")} bytes]`
+    }
+    case "resource_link": {
+      const mime = b.mimeType === undefined ? "" : `, ${b.mimeType}`
+      const about = b.description === undefined ? "" : `: ${b.description}`
+      return `[resource link ${b.uri} (${b.name}${mime})${about}]`
+    }
+    default:
+      return `[${String(b.type)} content]`
+  }
 }

@@ -58,8 +58,6 @@ export interface Got {
 export const list: (client: McpClient.McpClient) => Effect.Effect<ReadonlyArray<Prompt>, McpRequestError> = Requests
   .listing<ListPromptsResult, Prompt>("McpPrompts.list", "prompts/list", "prompts", (page) => page.prompts)
 
-const bytes = (base64: string) => Math.floor((base64.replace(/=+$/, "").length * 3) / 4)
-
 /**
  * One content block as text: the agent's messages carry text, so a text block is itself, an embedded text
  * resource is its text under a line naming it (a blob of a text MIME type decoded), and images, audio, binary
@@ -68,34 +66,7 @@ const bytes = (base64: string) => Math.floor((base64.replace(/=+$/, "").length *
  * @since 0.1.0
  * @category conversions
  */
-export const contentText = (block: ContentBlock): string => {
-  switch (block.type) {
-    case "text":
-      return block.text
-    case "image":
-    case "audio":
-      return `[${block.type} ${block.mimeType}, ${bytes(block.data).toLocaleString("en-US")} bytes]`
-    case "resource": {
-      const resource = block.resource
-      const mime = resource.mimeType === undefined ? "" : ` (${resource.mimeType})`
-      const text = "text" in resource
-        ? resource.text
-        : ResourceText.isTextMime(resource.mimeType)
-        ? ResourceText.blobText(resource.blob)
-        : undefined
-      if (text !== undefined) return `Resource ${resource.uri}${mime}:\n${text}`
-      const size = "blob" in resource ? bytes(resource.blob) : 0
-      return `[resource ${resource.uri}${mime}, ${size.toLocaleString("en-US")} bytes]`
-    }
-    case "resource_link": {
-      const mime = block.mimeType === undefined ? "" : `, ${block.mimeType}`
-      const about = block.description === undefined ? "" : `: ${block.description}`
-      return `[resource link ${block.uri} (${block.name}${mime})${about}]`
-    }
-    default:
-      return `[${String((block as { readonly type: unknown }).type)} content]`
-  }
-}
+export const contentText: (block: ContentBlock) => string = ResourceText.contentText
 
 /**
  * A prompt's messages as agent messages: role `user` a `UserMessage`, role `assistant` an `AssistantMessage`,

@@ -104,8 +104,7 @@ export const read: {
  * @since 0.1.0
  * @category utils
  */
-export const textOf = (contents: Contents): string | undefined =>
-  "text" in contents ? contents.text : ResourceText.blobText(contents.blob)
+export const textOf: (contents: Contents) => string | undefined = ResourceText.resourceText
 
 /**
  * The bytes of a content: a blob decoded from base64, or the text as UTF-8.
@@ -123,12 +122,7 @@ export const bytesOf = (contents: Contents): Uint8Array =>
  * @since 0.1.0
  * @category utils
  */
-export const forModel = (contents: Contents): Record<string, unknown> => {
-  const base = { uri: contents.uri, ...(contents.mimeType !== undefined ? { mimeType: contents.mimeType } : {}) }
-  if ("text" in contents) return { ...base, text: contents.text }
-  const text = ResourceText.isTextMime(contents.mimeType) ? ResourceText.blobText(contents.blob) : undefined
-  return text !== undefined ? { ...base, text } : { ...base, blob: contents.blob }
-}
+export const forModel: (contents: Contents) => Record<string, unknown> = ResourceText.resourceForModel
 
 /**
  * The server's resource notifications (`ResourceUpdated` for subscribed URIs, `ResourceListChanged`) from now on,
