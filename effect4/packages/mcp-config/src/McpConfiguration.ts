@@ -8,6 +8,8 @@
  */
 import { McpConfigError } from "@zett/mcp/McpError"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
+import * as McpServers from "@zett/mcp/McpServers"
+import type { Skipped, Snapshot } from "@zett/mcp/McpServers"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -17,8 +19,6 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Internal from "./internal/config.js"
-import * as McpServers from "./internal/mcpServers.js"
-import type { Skipped, Snapshot } from "./internal/mcpServers.js"
 
 /**
  * The options of `@zett/mcp` that concern configuration, with their defaults.
