@@ -86,7 +86,16 @@ describe("a tool call answered with a task", () => {
         const taskId = createdId(file)
         assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), ["tasks/get", "tasks/get", "tasks/get"])
         assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["completed"])
-        assert.isTrue(TaskServer.messages(file).every((message) => message.tasks))
+        const requests = TaskServer.messages(file).filter((message) => message.id !== undefined)
+        assert.deepStrictEqual(requests.map((message) => message.method), [
+          "server/discover",
+          "tools/call",
+          "subscriptions/listen",
+          "tasks/get",
+          "tasks/get",
+          "tasks/get"
+        ])
+        assert.isTrue(requests.every((message) => message.tasks))
         assert.strictEqual(seen[0]!.taskId, taskId)
         assert.strictEqual(seen[0]!.status, "working")
         assert.strictEqual(seen[0]!.pollIntervalMs, 10)
@@ -252,6 +261,25 @@ describe("a tool call answered with a task", () => {
         [createdId(file), true]
       ])
     }))
+
+  it.effect(
+    "the wait listens for the task's status notifications: a task the server finishes by itself ends the call before the next poll (TestClock)",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        // the server advances its tasks every 30 ms of real time; the client would poll only after 60 s
+        const client = yield* connect(modern(file, { pollIntervalMs: 60_000, tickMs: 30, steps: 3 }))
+        const result = yield* client.callTool(tools.finishes, { text: "pushed" })
+        assert.strictEqual(text(result), "built pushed")
+        const taskId = createdId(file)
+        assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), [])
+        const listens = TaskServer.messages(file).filter((message) => message.method === "subscriptions/listen")
+        assert.deepStrictEqual(listens.map((message) => message.taskIds), [[taskId]])
+        assert.deepStrictEqual(TaskServer.notified(file).map((n) => n.status).at(-1), "completed")
+        // the listen ends with the wait
+        yield* until(() => TaskServer.readRecord(file).some((entry) => entry.event === "listen-closed"))
+      }).pipe(Effect.scoped)
+  )
 
   it.scopedLive("on the 2025-11-25 revision nothing changes: the extension is not declared, a task tool answers -32021", () =>
     Effect.gen(function*() {

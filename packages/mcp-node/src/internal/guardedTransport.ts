@@ -9,7 +9,7 @@
 import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/client"
 import { withTaskCapabilityV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
 import * as LocalFailure from "./localFailure.js"
-import * as Tasks from "./tasks.js"
+import * as TaskAnswer from "./taskAnswer.js"
 
 type Id = string | number
 
@@ -30,6 +30,14 @@ const metaOf = (message: JSONRPCMessage): Record<string, unknown> | undefined =>
 
 const capabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 
+const isTaskNotification = (
+  message: JSONRPCMessage
+): message is JSONRPCMessage & { readonly params: Record<string, unknown> } => {
+  const m = message as { readonly method?: unknown; readonly id?: unknown; readonly params?: unknown }
+  return m.method === "notifications/tasks" && m.id === undefined && typeof m.params === "object" &&
+    m.params !== null && typeof (m.params as { readonly taskId?: unknown }).taskId === "string"
+}
+
 const isUntyped = (result: unknown): result is Record<string, unknown> =>
   typeof result === "object" && result !== null && !Array.isArray(result) && !("resultType" in result)
 
@@ -49,7 +57,7 @@ export const requestIds = (body: unknown): ReadonlyArray<Id> => {
  * A transport wrapper that also speaks the Tasks extension for the driver (2026-07-28): every request of that
  * revision declares it in its `_meta` client capabilities (the SDK's client has no per-era capabilities, and a
  * server of the 2025 revisions is told nothing new), and a `tools/call` answered with a task handle reaches the
- * SDK's client as a failure carrying the handle (`Tasks.TaskAnswer`), which the call then waits for
+ * SDK's client as a failure carrying the handle (`TaskAnswer`), which the call then waits for
  * (internal/toolCall).
  *
  * @internal
@@ -69,6 +77,8 @@ export class GuardedTransport implements Transport {
    * same with the Tasks extension: made once, not for each request.
    */
   private declared: { readonly given: unknown; readonly withTasks: unknown } | undefined = undefined
+  /** Who hears the `notifications/tasks` of a task, by task id (internal/tasks: a wait for the task). */
+  private readonly taskListeners = new Map<string, Set<(params: Record<string, unknown>) => void>>()
   /** Until the connection is made (a stdio one): whether `server/discover` and `initialize` were sent. */
   probed = false
   initialized = false
@@ -85,10 +95,15 @@ export class GuardedTransport implements Transport {
       })
     }
     inner.onmessage = (message, extra) => {
+      if (this.taskListeners.size > 0 && isTaskNotification(message)) {
+        const listeners = this.taskListeners.get(message.params.taskId as string)
+        // the SDK's client has no use for it
+        if (listeners !== undefined) return listeners.forEach((listener) => listener(message.params))
+      }
       const id = responseId(message)
       if (id !== undefined) {
         this.pending.delete(id)
-        if (this.calls.delete(id) && "result" in message && Tasks.isTaskHandle(message.result)) {
+        if (this.calls.delete(id) && "result" in message && TaskAnswer.isTaskHandle(message.result)) {
           this.typed.delete(id)
           return this.onmessage?.({
             jsonrpc: "2.0",
@@ -96,7 +111,7 @@ export class GuardedTransport implements Transport {
             error: {
               code: LocalFailure.code,
               message: "answered with a task",
-              data: new Tasks.TaskAnswer(message.result)
+              data: new TaskAnswer.TaskAnswer(message.result)
             }
           } as JSONRPCMessage, extra)
         }
@@ -159,6 +174,17 @@ export class GuardedTransport implements Transport {
 
   close(): Promise<void> {
     return this.inner.close()
+  }
+
+  /** Hands each `notifications/tasks` of `taskId` to `listener`, until the returned function is called. */
+  onTaskStatus(taskId: string, listener: (params: Record<string, unknown>) => void): () => void {
+    let listeners = this.taskListeners.get(taskId)
+    if (listeners === undefined) this.taskListeners.set(taskId, listeners = new Set())
+    listeners.add(listener)
+    return () => {
+      listeners.delete(listener)
+      if (listeners.size === 0 && this.taskListeners.get(taskId) === listeners) this.taskListeners.delete(taskId)
+    }
   }
 
   /** The connection is made: what was asked during it no longer changes, and calls are not looked at. */

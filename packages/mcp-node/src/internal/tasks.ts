@@ -11,36 +11,17 @@
  * @internal
  */
 import type { CallToolResult, Client, StandardSchemaV1 } from "@modelcontextprotocol/client"
-import { DetailedTaskV2Schema, isCreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
-import type { CreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
+import { DetailedTaskV2Schema, isDetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
 import { Tracing } from "@zett/agent"
 import { normalizeResult } from "@zett/mcp/McpClient"
 import { McpRequestError } from "@zett/mcp/McpError"
 import type * as McpTask from "@zett/mcp/McpTask"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { z } from "zod"
 import * as CallResult from "./callResult.js"
 import * as Connection from "./connection.js"
-
-/**
- * A `tools/call` answered with a task handle: what the guarded transport hands the SDK's client in place of the
- * answer (as the `data` of a JSON-RPC error, which the SDK passes on unchanged), since the SDK refuses a task answer
- * (`UnsupportedResultType`). Being an instance of this class, not a shape a server could send, it is known as ours.
- *
- * @internal
- */
-export class TaskAnswer {
-  constructor(readonly handle: CreateTaskResultV2) {}
-}
-
-/** @internal */
-export const isTaskHandle: (result: unknown) => result is CreateTaskResultV2 = isCreateTaskResultV2
-
-/** The handle a failed `tools/call` carries, if the failure is a task answer. @internal */
-export const handleOf = (error: unknown): CreateTaskResultV2 | undefined => {
-  const data = (error as { readonly data?: unknown } | null)?.data
-  return data instanceof TaskAnswer ? data.handle : undefined
-}
+import * as GuardedTransport from "./guardedTransport.js"
 
 type Raw = Readonly<Record<string, unknown>>
 
@@ -143,6 +124,45 @@ const withTask = (error: McpRequestError, taskId: string): McpRequestError =>
   }, true)
 
 /**
+ * A task's states as the server sends them (`notifications/tasks`): a `subscriptions/listen` naming the task, open
+ * until the scope closes (its abort tells the server to stop), and the notifications of the task taken from the
+ * transport before the SDK's client (which does not know them). ext-tasks' session does not open the listen itself,
+ * and the SDK's `client.listen` keeps only the four change filters, so the listen is a request of its own.
+ */
+const watchOf = (
+  connection: Connection.Connection,
+  guard: GuardedTransport.GuardedTransport,
+  check: ((result: CallToolResult) => CallToolResult) | undefined
+) =>
+(taskId: string, onTask: (task: McpTask.Task) => void): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const remove = guard.onTaskStatus(taskId, (params) => {
+      if (!isDetailedTaskV2(params)) return
+      let task: McpTask.Task
+      try {
+        task = taskOf(connection, params as Raw, check)
+      } catch {
+        // a state that cannot be read is left to the next poll
+        return
+      }
+      onTask(task)
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(remove))
+    yield* Effect.forkScoped(
+      Effect.tryPromise((signal) =>
+        connection.client.request(
+          {
+            method: "subscriptions/listen",
+            params: { notifications: { taskIds: [taskId] } }
+          } as Parameters<Client["request"]>[0],
+          Ack as never,
+          { signal, timeout: Connection.sdkTimeoutDisabled }
+        )
+      ).pipe(Effect.ignore)
+    )
+  })
+
+/**
  * The task requests of a connection, for a task of `tool` when it is known (a call's own task: a completed task's
  * result is then read against the tool's output schema, as the call's result would have been, by `check`).
  *
@@ -153,6 +173,9 @@ export const make = (
   answer: Answer | undefined,
   check: ((result: CallToolResult) => CallToolResult) | undefined
 ): McpTask.Driver => ({
+  ...(connection.client.transport instanceof GuardedTransport.GuardedTransport
+    ? { watch: watchOf(connection, connection.client.transport, check) }
+    : {}),
   get: (taskId) =>
     request(
       connection,

@@ -20,6 +20,7 @@ import * as CallSignal from "./callSignal.js"
 import * as Connection from "./connection.js"
 import type * as Deadlines from "./deadlines.js"
 import type * as ListedTools from "./listedTools.js"
+import * as TaskAnswer from "./taskAnswer.js"
 import * as Tasks from "./tasks.js"
 import type * as ToolList from "./toolList.js"
 
@@ -237,7 +238,7 @@ const start = <E>(
     },
     (error) => {
       if (done) return
-      const handle = Tasks.handleOf(error)
+      const handle = TaskAnswer.handleOf(error)
       if (handle === undefined) return settle(Effect.fail(sender.error(error)))
       let task: McpTask.Task
       try {

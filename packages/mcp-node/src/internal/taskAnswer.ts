@@ -1,0 +1,27 @@
+/**
+ * A `tools/call` answered with a task handle, as the guarded transport hands it to the call (internal/toolCall).
+ *
+ * @internal
+ */
+import { isCreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
+import type { CreateTaskResultV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
+
+/**
+ * A `tools/call` answered with a task handle: what the guarded transport hands the SDK's client in place of the
+ * answer (as the `data` of a JSON-RPC error, which the SDK passes on unchanged), since the SDK refuses a task answer
+ * (`UnsupportedResultType`). Being an instance of this class, not a shape a server could send, it is known as ours.
+ *
+ * @internal
+ */
+export class TaskAnswer {
+  constructor(readonly handle: CreateTaskResultV2) {}
+}
+
+/** @internal */
+export const isTaskHandle: (result: unknown) => result is CreateTaskResultV2 = isCreateTaskResultV2
+
+/** The handle a failed `tools/call` carries, if the failure is a task answer. @internal */
+export const handleOf = (error: unknown): CreateTaskResultV2 | undefined => {
+  const data = (error as { readonly data?: unknown } | null)?.data
+  return data instanceof TaskAnswer ? data.handle : undefined
+}
