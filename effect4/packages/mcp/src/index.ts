@@ -26,6 +26,20 @@ export * as McpElicitation from "./McpElicitation.js"
 export * as McpError from "./McpError.js"
 
 /**
+ * Prompts: a server's prompts, listed and got as the agent's messages.
+ *
+ * @since 1.0.0
+ */
+export * as McpPrompts from "./McpPrompts.js"
+
+/**
+ * Resources: a server's resources, listed, read and followed.
+ *
+ * @since 1.0.0
+ */
+export * as McpResources from "./McpResources.js"
+
+/**
  * Roots: the `McpRoots` service answers `roots/list` and announces changes.
  *
  * @since 1.0.0
