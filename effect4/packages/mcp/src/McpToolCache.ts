@@ -440,7 +440,9 @@ class SharedUnavailable
 {}
 
 const describeCause = (cause: unknown): string =>
-  Cause.isTimeoutError(cause)
+  // another copy of effect (Effect 3's TimeoutException, too) is known by its tag
+  Cause.isTimeoutError(cause) ||
+    (Predicate.hasProperty(cause, "_tag") && (cause._tag === "TimeoutError" || cause._tag === "TimeoutException"))
     ? "no answer in time"
     : Predicate.hasProperty(cause, "message") && typeof cause.message === "string" && cause.message !== ""
     ? cause.message
