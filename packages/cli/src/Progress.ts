@@ -162,6 +162,24 @@ export const bar = (
 }
 
 /**
+ * A tool that runs as a task on its server, as one line: `build: task 6f1c… working (step 2 of 5)`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const taskLine = (
+  task: {
+    readonly tool: string
+    readonly taskId: string
+    readonly status: string
+    readonly message?: string | undefined
+  }
+): string =>
+  `${task.tool}: task ${task.taskId} ${task.status}${
+    task.message === undefined || task.message === "" ? "" : ` (${task.message})`
+  }`
+
+/**
  * @since 0.1.0
  * @category constants
  */
@@ -169,7 +187,8 @@ export const defaultName = "progress"
 
 /**
  * An extension that draws a tool's progress (`ToolProgress` events) as a bar on standard error while the tool
- * runs, and erases it before the tool's result is shown. Register it before the transcript, so the bar is gone
+ * runs, and the status of a tool that runs as a task on its server (`ToolTask` events, as `taskLine`), and erases
+ * them before the tool's result is shown. Register it before the transcript, so the bar is gone
  * when the transcript prints the result. Without a terminal it has no hooks at all, so no event is even made.
  *
  * @since 0.1.0
@@ -187,10 +206,11 @@ export const extension = (
       onEvent: (_context, event) =>
         Effect.suspend(() => {
           // a report that comes while a prompt holds the terminal is not drawn over it
-          if (event._tag !== "ToolProgress" || screen.prompts > 0) return Effect.void
+          if ((event._tag !== "ToolProgress" && event._tag !== "ToolTask") || screen.prompts > 0) return Effect.void
           screen.bar = true
           const width = Math.max(10, output.columns - 1)
-          return output.stderr(`${clearLine}${clip(oneLine(`${event.tool} ${bar(event)}`), width)}`)
+          const text = event._tag === "ToolProgress" ? `${event.tool} ${bar(event)}` : taskLine(event)
+          return output.stderr(`${clearLine}${clip(oneLine(text), width)}`)
         }),
       afterTool: () =>
         Effect.suspend(() => {

@@ -9,6 +9,7 @@ import { Output, Progress } from "@zett/cli"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import { awaitSleeps, demoTools, fakeFactory, httpConfig, tempDir, terminalControl, zett } from "./utils/zett.js"
 
@@ -90,6 +91,25 @@ describe("Progress.prompting", () => {
       ).pipe(Effect.provideService(Output.Output, output))
       yield* report(3)
       assert.isTrue(captured.stderr().endsWith(`${clearLine}t [███████████████░░░░░] 3/4 75%`))
+    }))
+
+  it.effect("a tool that runs as a task: its status and message on the line, erased before the result", () =>
+    Effect.gen(function*() {
+      const { captured, output } = Output.makeMemory({ interactive: true })
+      const extension = yield* Progress.extension().pipe(Effect.provideService(Output.Output, output))
+      const context = undefined as unknown as Extension.RunContext
+      yield* extension.onEvent!(context, {
+        _tag: "ToolTask",
+        runId: 1,
+        toolCallId: "c1",
+        tool: "builds__build",
+        taskId: "t-1",
+        status: "working",
+        message: "step 2 of 5"
+      })
+      assert.strictEqual(captured.stderr(), `${clearLine}builds__build: task t-1 working (step 2 of 5)`)
+      yield* extension.afterTool!(context, undefined as never, undefined as never, Option.none())
+      assert.isTrue(captured.stderr().endsWith(clearLine))
     }))
 
   it.effect("piped, a prompt writes nothing of its own", () =>

@@ -4,6 +4,7 @@
  * received: the calls, the polls of each task id, the cancellations. Output is piped, as in a script.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as FakeProvider from "@zett/testing/FakeProvider"
 import { withMarker } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
 import * as Source from "@zett/testing/Source"
@@ -117,6 +118,33 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.include(plain(result.stdout), `builds__build: task ${taskId} working (step 2 of 4)`)
         assert.include(result.stdout, "built on a tty")
         assert.deepStrictEqual(withMarker(marker), [])
+      }),
+    120_000
+  )
+
+  it.scoped(
+    "zett run on a terminal shows the status of a tool that runs as a task; the model gets its result",
+    () =>
+      Effect.gen(function*() {
+        const { config, home, record } = yield* setup({ pollIntervalMs: 200 })
+        const args = `{"steps":3,"text":"for the agent"}`
+        const openai = yield* FakeProvider.fakeProvider([
+          FakeProvider.sse(
+            FakeProvider.openAiEvents({ calls: [{ id: "call_1", name: "builds__build", pieces: [args] }] })
+          ),
+          FakeProvider.sse(FakeProvider.openAiEvents({ text: ["Built."] }))
+        ])
+        const result = yield* onTerminal(["run", "Build it.", "--config", config], home, {
+          ZETT_MODEL: "openai:gpt-4.1-mini",
+          OPENAI_API_KEY: "sk-zett-task-test",
+          OPENAI_BASE_URL: `${openai.url}/v1`
+        })
+        assert.strictEqual(result.code, 0, result.stdout)
+        const taskId = createdTask(record, "build")
+        assert.include(plain(result.stdout), `builds__build: task ${taskId} working (step 2 of 3)`)
+        assert.include(result.stdout, "Built.")
+        // what the model was given for the call: the task's result
+        assert.include(JSON.stringify(openai.requests.at(-1)?.body), "built for the agent")
       }),
     120_000
   )

@@ -8,14 +8,12 @@
 import type { McpTask } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import { Output } from "../Output.js"
-import type * as Progress from "../Progress.js"
+import * as Progress from "../Progress.js"
 import { inert } from "./inert.js"
 
 /** `build: task 6f1c… working (step 2 of 3)`: the task's id, its status and the server's message. */
 export const describe = (name: string, task: McpTask.Task): string =>
-  `${name}: task ${task.taskId} ${task.status}${
-    task.statusMessage === undefined || task.statusMessage === "" ? "" : ` (${task.statusMessage})`
-  }`
+  Progress.taskLine({ tool: name, taskId: task.taskId, status: task.status, message: task.statusMessage })
 
 /** What shows each new state of a task that `name` waits for: the spinner's text, or a line on standard error. */
 export const reporter = (
