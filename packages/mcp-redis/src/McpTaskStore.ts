@@ -80,7 +80,7 @@ export class McpTaskStoreError extends Schema.TaggedError<McpTaskStoreError>("@z
  * @since 0.1.0
  * @category tags
  */
-export class McpTaskStore extends Context.Tag("./McpTaskStore.js")<McpTaskStore, {
+export class McpTaskStore extends Context.Tag("@zett/mcp-redis/McpTaskStore")<McpTaskStore, {
   /** Keeps `handle` (replacing what was kept under its id) until the server forgets the task. */
   readonly put: (handle: TaskHandle) => Effect.Effect<void, McpTaskStoreError>
   readonly get: (taskId: string) => Effect.Effect<Option.Option<TaskHandle>, McpTaskStoreError>
@@ -99,11 +99,11 @@ export interface Options {
 }
 
 /**
- * When a store forgets `handle`: when the server may forget its task (`createdAt + ttlMs`), or `retention` after
- * `now` when the server set no limit or its `createdAt` cannot be read.
+ * The handle of `task`, a call of `tool` (its name on the server) that the server answered with it; `now` stands
+ * for a `createdAt` the server did not give.
  *
  * @since 0.1.0
- * @category utils
+ * @category constructors
  */
 export const fromTask = (task: McpTask.Task, tool: string, now: number): TaskHandle =>
   new TaskHandle({
@@ -118,6 +118,9 @@ export const fromTask = (task: McpTask.Task, tool: string, now: number): TaskHan
   })
 
 /**
+ * When a store forgets `handle`: when the server may forget its task (`createdAt + ttlMs`), or `retention` after
+ * `now` when the server set no limit or its `createdAt` cannot be read.
+ *
  * @since 0.1.0
  * @category utils
  */
