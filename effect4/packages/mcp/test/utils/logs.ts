@@ -11,11 +11,16 @@ export interface LogLine {
   readonly annotations: Record<string, unknown>
 }
 
-/** A logger that keeps every line, its level upper-cased as Effect 3 labelled it (`WARN`). */
-export const captureLogs = () => {
+const levels = ["Trace", "Debug", "Info", "Warn", "Error", "Fatal"]
+
+/**
+ * A logger that keeps every line at `minimum` or above (default `Info`), its level upper-cased as Effect 3 labelled
+ * it (`WARN`).
+ */
+export const captureLogs = (minimum: "Debug" | "Info" | "Warn" = "Info") => {
   const lines: Array<LogLine> = []
   const logger = Logger.make(({ fiber, logLevel, message }) =>
-    void lines.push({
+    levels.indexOf(logLevel) < levels.indexOf(minimum) ? undefined : void lines.push({
       level: logLevel.toUpperCase(),
       message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
       annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
