@@ -4,10 +4,7 @@
  *
  * @internal
  */
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import type { McpClient } from "../McpClient.js"
 import { McpRequestError } from "../McpError.js"
 
@@ -33,7 +30,9 @@ export const maxPages = 100
 
 /**
  * Every page of a listing request (`resources/list`, `prompts/list` ...). A server that repeats a pagination cursor, or
- * needs more than `maxPages` pages, fails with an `McpRequestError` rather than looping.
+ * needs more than `maxPages` pages, fails with an `McpRequestError` rather than looping. A loop of Effects rather than
+ * a `Stream`: every server's discovery lists, and a stream's channel executor costs hundreds of fiber steps and a fiber per
+ * listing of one page.
  */
 export const listAll = <Page extends { readonly nextCursor?: string | undefined }, A>(
   client: McpClient,
@@ -45,32 +44,29 @@ export const listAll = <Page extends { readonly nextCursor?: string | undefined 
     readonly page?: ((cursor: string | undefined) => Effect.Effect<Page, McpRequestError>) | undefined
   }
 ): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
-  Stream.suspend(() => {
+  Effect.suspend(() => {
     const seen = new Set<string>()
+    const collected: Array<A> = []
     const fail = (description: string) =>
       new McpRequestError({ server: client.server, method: options.method, reason: "InvalidResponse", description })
-    return Stream.paginateChunkEffect(
-      { cursor: undefined as string | undefined, page: 1 },
-      ({ cursor, page }) =>
-        page > maxPages
-          ? Effect.fail(fail(`more than ${maxPages} pages of ${options.noun}`))
-          : Effect.flatMap(
-            options.page !== undefined
-              ? options.page(cursor)
-              : sendAs<Page>(client, options.method, cursor === undefined ? undefined : { cursor }),
-            (result) => {
-              const items = Chunk.fromIterable(options.items(result))
-              const next = result.nextCursor
-              if (next === undefined) return Effect.succeed([items, Option.none()] as const)
-              if (seen.has(next)) return Effect.fail(fail("the server repeated a pagination cursor"))
-              seen.add(next)
-              return Effect.succeed(
-                [items, Option.some({ cursor: next as string | undefined, page: page + 1 })] as const
-              )
-            }
-          )
-    )
-  }).pipe(Stream.runCollect, Effect.map(Chunk.toReadonlyArray))
+    const from = (cursor: string | undefined, page: number): Effect.Effect<ReadonlyArray<A>, McpRequestError> =>
+      page > maxPages
+        ? Effect.fail(fail(`more than ${maxPages} pages of ${options.noun}`))
+        : Effect.flatMap(
+          options.page !== undefined
+            ? options.page(cursor)
+            : sendAs<Page>(client, options.method, cursor === undefined ? undefined : { cursor }),
+          (result) => {
+            for (const item of options.items(result)) collected.push(item)
+            const next = result.nextCursor
+            if (next === undefined) return Effect.succeed(collected)
+            if (seen.has(next)) return Effect.fail(fail("the server repeated a pagination cursor"))
+            seen.add(next)
+            return from(next, page + 1)
+          }
+        )
+    return from(undefined, 1)
+  })
 
 /** `listAll` of one listing request, as `McpResources` and `McpPrompts` export it: in a span named `span`. */
 export const listing = <Page extends { readonly nextCursor?: string | undefined }, A>(
