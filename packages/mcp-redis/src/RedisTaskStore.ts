@@ -35,7 +35,7 @@ const encodeHandle = Schema.encodeSync(Schema.parseJson(McpTaskStore.TaskHandle)
  *
  * Every command is bounded by `operationTimeout` and fails at once while Redis is unreachable, with
  * `McpTaskStoreError` (the operation and the Redis failure, never a stored value). A value that is not a handle
- * is absent, with a warning naming its key.
+ * is absent, with a warning that names the store, not the key (a key holds a task id).
  *
  * @since 0.1.0
  * @category constructors
@@ -63,12 +63,16 @@ export const make = (options?: Options): Effect.Effect<McpTaskStore.McpTaskStore
           })
         )
       )
-    const decoded = (key: string, text: string | null): Effect.Effect<Option.Option<McpTaskStore.TaskHandle>> => {
+    const decoded = (text: string | null): Effect.Effect<Option.Option<McpTaskStore.TaskHandle>> => {
       if (text === null) return Effect.succeedNone
       const handle = decodeHandle(text)
       return Option.isSome(handle)
         ? Effect.succeed(handle)
-        : Effect.as(Effect.logWarning(`task store: ignoring ${key} in Redis: not a task handle`), Option.none())
+        : Effect.as(
+          // a key holds a task id, which some servers take as a bearer token: the log names the store, not the key
+          Effect.logWarning(`task store: ignoring a value under ${prefix} in Redis: not a task handle`),
+          Option.none()
+        )
     }
 
     const keys = Effect.gen(function*() {
@@ -92,14 +96,13 @@ export const make = (options?: Options): Effect.Effect<McpTaskStore.McpTaskStore
             ? Effect.asVoid(run("write", () => client.set(key, encodeHandle(handle), "PX", ttl)))
             : Effect.asVoid(run("remove", () => client.del(key)))
         }),
-      get: (taskId) =>
-        Effect.flatMap(run("read", () => client.get(prefix + taskId)), (text) => decoded(prefix + taskId, text)),
+      get: (taskId) => Effect.flatMap(run("read", () => client.get(prefix + taskId)), decoded),
       remove: (taskId) => Effect.asVoid(run("remove", () => client.del(prefix + taskId))),
       list: Effect.gen(function*() {
         const names = yield* keys
         if (names.length === 0) return []
         const texts = yield* run("list", () => client.mget(names))
-        const handles = yield* Effect.forEach(names, (name, i) => decoded(name, texts[i] ?? null))
+        const handles = yield* Effect.forEach(names, (_, i) => decoded(texts[i] ?? null))
         return handles.flatMap((handle) => Option.isSome(handle) ? [handle.value] : []).sort((a, b) =>
           Date.parse(a.createdAt) - Date.parse(b.createdAt)
         )

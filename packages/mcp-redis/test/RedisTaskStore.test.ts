@@ -97,7 +97,11 @@ describe("RedisTaskStore", () => {
         Effect.provide(Logger.replace(Logger.defaultLogger, Logger.map(Logger.logfmtLogger, (l) => void lines.push(l))))
       )
       assert.deepStrictEqual(listed.map((h) => h.taskId), ["a", "b"])
-      assert.isTrue(lines.some((line) => line.includes("ignoring zett:mcp-tasks:junk in Redis: not a task handle")))
+      assert.isTrue(
+        lines.some((line) => line.includes("ignoring a value under zett:mcp-tasks: in Redis: not a task handle"))
+      )
+      // the key holds a task id: not in the log
+      assert.isFalse(lines.some((line) => line.includes("junk")))
     }))
 
   it.scopedLive("Redis stopped: every operation fails at once with McpTaskStoreError, which quotes no stored value", () =>
