@@ -249,6 +249,27 @@ describe("a tool call answered with a task", () => {
       assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["cancelled"])
     }))
 
+  it.scopedLive("a call interrupted before its task handle came cancels the task when the handle comes late", () =>
+    Effect.gen(function*() {
+      const file = yield* record
+      const client = yield* connect(modern(file, { pollIntervalMs: 10, handleDelayMs: 300 }))
+      const fiber = yield* Effect.fork(client.callTool(tools.cancellable, {}))
+      yield* until(() => TaskServer.created(file).length === 1)
+      const taskId = createdId(file)
+      yield* Fiber.interrupt(fiber)
+      // the handle comes 300 ms after the task was made, after the call was given up (notifications/cancelled)
+      yield* until(() => TaskServer.cancellations(file).length === 1)
+      assert.deepStrictEqual(TaskServer.cancellations(file).map((c) => [c.taskId, c.honoured]), [[taskId, true]])
+      const sent = TaskServer.messages(file).map((message) => message.method)
+      assert.isBelow(sent.indexOf("notifications/cancelled"), sent.indexOf("tasks/cancel"))
+      const cancel = TaskServer.messages(file).find((message) => message.method === "tasks/cancel")!
+      assert.isTrue(cancel.tasks)
+      assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), ["tasks/cancel"])
+      // the connection still works
+      const result = yield* client.callTool(tools.toolError, { text: "after" })
+      assert.strictEqual(text(result), "rejected after")
+    }))
+
   it.scopedLive("a call in a scope that closes cancels its task", () =>
     Effect.gen(function*() {
       const file = yield* record
@@ -256,6 +277,8 @@ describe("a tool call answered with a task", () => {
       yield* Effect.scoped(Effect.gen(function*() {
         yield* Effect.forkScoped(client.callTool(tools.cancellable, {}))
         yield* until(() => TaskServer.created(file).length === 1)
+        // the call waits for its task (it polled it)
+        yield* until(() => gets(file, createdId(file)) >= 1)
       }))
       assert.deepStrictEqual(TaskServer.cancellations(file).map((c) => [c.taskId, c.honoured]), [
         [createdId(file), true]

@@ -20,7 +20,8 @@
 //   lookup {word}   an ordinary-looking tool answered with a task handle unsolicited (completes at its first
 //                   advance); to a client without the extension a plain result, unless `--tasks-to-anyone`
 // and `echo` {text}, a plain tool. A task advances one step at each `tasks/get` of it (before the answer) and, with
-// `--tick=<ms>`, every tick. Hints: `--poll-interval=<ms>` (pollIntervalMs, default 50), `--ttl=<ms>` (ttlMs,
+// `--tick=<ms>`, every tick. With `--handle-delay=<ms>` a task handle is sent that long after the task is created
+// (a client that gives up on the call meanwhile gets it late). Hints: `--poll-interval=<ms>` (pollIntervalMs, default 50), `--ttl=<ms>` (ttlMs,
 // default 60000). Each status change is sent as `notifications/tasks` to the open `subscriptions/listen` requests
 // whose `notifications.taskIds` name the task.
 //
@@ -50,6 +51,7 @@ const defaultSteps = Number(option("steps", "2"))
 const pollIntervalMs = Number(option("poll-interval", "50"))
 const ttlMs = Number(option("ttl", "60000"))
 const tick = option("tick", undefined)
+const handleDelay = Number(option("handle-delay", "0"))
 const tasksToAnyone = flag("tasks-to-anyone")
 const record = (event, fields = {}) => {
   if (recordFile !== undefined) {
@@ -205,7 +207,9 @@ const handleTaskMessage = (message, respond, open) => {
       }
     }
     const task = createTask(params.name, params.arguments)
-    respond({ jsonrpc: "2.0", id, result: { resultType: "task", ...detailed(task) } })
+    const answer = () => respond({ jsonrpc: "2.0", id, result: { resultType: "task", ...detailed(task) } })
+    if (handleDelay > 0) setTimeout(answer, handleDelay)
+    else answer()
     return true
   }
   if (method === "tasks/get" || method === "tasks/update" || method === "tasks/cancel") {

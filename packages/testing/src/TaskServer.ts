@@ -48,6 +48,8 @@ export interface Options {
   readonly ttlMs?: number
   /** Advance every task on a timer too, every `tickMs` (by default only each `tasks/get` advances its task). */
   readonly tickMs?: number
+  /** Send a task handle this long after the task is created (default at once). */
+  readonly handleDelayMs?: number
   /** Answer `lookup` with a task handle even to a client that did not declare the extension (a misbehaving server). */
   readonly tasksToAnyone?: boolean
   /** `modern-only` rejects 2025 clients (default: dual-era, where the task tools answer them -32021). */
@@ -63,6 +65,7 @@ export const args = (name: string, record: string, options: Options = {}): Array
   ...(options.pollIntervalMs === undefined ? [] : [`--poll-interval=${options.pollIntervalMs}`]),
   ...(options.ttlMs === undefined ? [] : [`--ttl=${options.ttlMs}`]),
   ...(options.tickMs === undefined ? [] : [`--tick=${options.tickMs}`]),
+  ...(options.handleDelayMs === undefined ? [] : [`--handle-delay=${options.handleDelayMs}`]),
   ...(options.tasksToAnyone === true ? ["--tasks-to-anyone"] : [])
 ]
 

@@ -30,6 +30,13 @@ const metaOf = (message: JSONRPCMessage): Record<string, unknown> | undefined =>
 
 const capabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 
+// what frames a request of the 2026-07-28 revision (a trace or a progress token of the call it came from does not)
+const framingKeys = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientInfo",
+  capabilitiesKey
+] as const
+
 const isTaskNotification = (
   message: JSONRPCMessage
 ): message is JSONRPCMessage & { readonly params: Record<string, unknown> } => {
@@ -70,8 +77,16 @@ export class GuardedTransport implements Transport {
   private readonly pending = new Set<Id>()
   /** The waiting requests of the 2026-07-28 revision, whose results name their `resultType`. */
   private readonly typed = new Set<Id>()
-  /** The waiting `tools/call` requests of the 2026-07-28 revision, which a server may answer with a task. */
-  private readonly calls = new Set<Id>()
+  /**
+   * The waiting `tools/call` requests of the 2026-07-28 revision, which a server may answer with a task, with their
+   * `_meta` (what a `tasks/cancel` of the guard's own is framed with).
+   */
+  private readonly calls = new Map<Id, Record<string, unknown>>()
+  /** The calls the client gave up on (`notifications/cancelled`) before their answer came. */
+  private readonly abandoned = new Map<Id, Record<string, unknown>>()
+  /** The `tasks/cancel` requests of the guard's own, whose answers are its own too. */
+  private readonly ownRequests = new Set<Id>()
+  private ownIds = 0
   /**
    * The client capabilities the SDK's client declares on each request (one object, the same every time) and the
    * same with the Tasks extension: made once, not for each request.
@@ -102,6 +117,15 @@ export class GuardedTransport implements Transport {
       }
       const id = responseId(message)
       if (id !== undefined) {
+        if (this.ownRequests.delete(id)) return
+        const abandoned = this.abandoned.get(id)
+        if (abandoned !== undefined) {
+          this.abandoned.delete(id)
+          // a task nobody waits for, whose id nobody was given: cancelled, as the call it answers was
+          if ("result" in message && TaskAnswer.isTaskHandle(message.result)) {
+            return this.cancelTask(message.result.taskId, abandoned)
+          }
+        }
         this.pending.delete(id)
         if (this.calls.delete(id) && "result" in message && TaskAnswer.isTaskHandle(message.result)) {
           this.typed.delete(id)
@@ -144,7 +168,10 @@ export class GuardedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const id = requestId(message)
-    if (id === undefined) return this.inner.send(message, options)
+    if (id === undefined) {
+      if (this.calls.size > 0) this.abandon(message)
+      return this.inner.send(message, options)
+    }
     if (this.watching) {
       const method = (message as { readonly method: string }).method
       if (method === "server/discover") this.probed = true
@@ -154,7 +181,7 @@ export class GuardedTransport implements Transport {
     const meta = metaOf(message)
     if (meta !== undefined && meta["io.modelcontextprotocol/protocolVersion"] === "2026-07-28") {
       this.typed.add(id)
-      if ((message as { readonly method: string }).method === "tools/call") this.calls.add(id)
+      if ((message as { readonly method: string }).method === "tools/call") this.calls.set(id, meta)
       // the SDK's client builds a request's `_meta` afresh for each request: its capabilities entry is replaced
       const given = meta[capabilitiesKey]
       let declared = this.declared
@@ -174,6 +201,27 @@ export class GuardedTransport implements Transport {
 
   close(): Promise<void> {
     return this.inner.close()
+  }
+
+  /** A `notifications/cancelled` of a call: its answer, should it be a task, is the guard's to cancel. */
+  private abandon(message: JSONRPCMessage): void {
+    const m = message as { readonly method?: unknown; readonly params?: { readonly requestId?: unknown } }
+    if (m.method !== "notifications/cancelled") return
+    const requestId = m.params?.requestId as Id
+    const meta = this.calls.get(requestId)
+    if (meta === undefined) return
+    this.calls.delete(requestId)
+    this.abandoned.set(requestId, meta)
+  }
+
+  private cancelTask(taskId: string, meta: Record<string, unknown>): void {
+    const id = `zett-task-cancel-${this.ownIds++}`
+    this.ownRequests.add(id)
+    const framing: Record<string, unknown> = {}
+    for (const key of framingKeys) if (key in meta) framing[key] = meta[key]
+    this.inner.send({ jsonrpc: "2.0", id, method: "tasks/cancel", params: { taskId, _meta: framing } }).catch(() => {
+      this.ownRequests.delete(id)
+    })
   }
 
   /** Hands each `notifications/tasks` of `taskId` to `listener`, until the returned function is called. */
@@ -197,6 +245,7 @@ export class GuardedTransport implements Transport {
     for (const id of ids === "all" ? [...this.pending] : ids) {
       this.typed.delete(id)
       this.calls.delete(id)
+      this.abandoned.delete(id)
       if (!this.pending.delete(id)) continue
       this.onmessage?.({
         jsonrpc: "2.0",

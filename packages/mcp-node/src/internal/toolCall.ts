@@ -169,17 +169,32 @@ const waitFor = (
   name: string,
   task: McpTask.Task,
   handling: TaskHandling
-): Fiber.RuntimeFiber<CallToolResult, McpRequestError> => {
+): Fiber.RuntimeFiber<CallToolResult, McpRequestError> =>
+  Runtime.runFork(runtimeOf(handling))(
+    McpTask.wait(sender.tasks(name), task, { onStatus: handling.onTask, cancelUnfinished: true })
+  )
+
+const runtimeOf = (handling: TaskHandling): Runtime.Runtime<never> => {
   const fiber = handling.fiber
-  const runtime = Runtime.make({
+  return Runtime.make({
     context: fiber.currentContext,
     fiberRefs: fiber.getFiberRefs(),
     runtimeFlags: Runtime.defaultRuntimeFlags
   })
-  return Runtime.runFork(runtime)(
-    McpTask.wait(sender.tasks(name), task, { onStatus: handling.onTask, cancelUnfinished: true })
+}
+
+/**
+ * A task handle that came as the call ended (interrupted, or out of time, in the same turn): nobody waits for the
+ * task and nobody was given its id, so it is cancelled, as the call was. (A handle that comes after the call was
+ * given up is cancelled by the guarded transport.)
+ */
+const cancelLate = (sender: Sender, name: string, taskId: string, handling: TaskHandling): void => {
+  Runtime.runFork(runtimeOf(handling))(
+    sender.tasks(name).cancel(taskId).pipe(Effect.timeout(lateCancelTimeout), Effect.ignore)
   )
 }
+
+const lateCancelTimeout = 2_000
 
 /**
  * One call in flight, as `Effect.async` registers it: sent with one abort signal (internal/callSignal), which an
@@ -237,7 +252,11 @@ const start = <E>(
       settle(outcome)
     },
     (error) => {
-      if (done) return
+      if (done) {
+        const late = TaskAnswer.handleOf(error)
+        if (late !== undefined) cancelLate(sender, params.name, late.taskId, handling)
+        return
+      }
       const handle = TaskAnswer.handleOf(error)
       if (handle === undefined) return settle(Effect.fail(sender.error(error)))
       let task: McpTask.Task
