@@ -2,6 +2,7 @@
  * The log lines of an effect, as a test reads them (the 3 line's `@zett/testing/CapturedLogs` on Effect 4's logger).
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 
@@ -26,7 +27,11 @@ export const captureLogs = (minimum: "Debug" | "Info" | "Warn" = "Info") => {
       annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
     })
   )
-  return { lines, layer: Logger.layer([logger]) }
+  // Effect 4 drops a line below the fiber's MinimumLogLevel (Info by default) before any logger sees it
+  return {
+    lines,
+    layer: Layer.merge(Logger.layer([logger]), Layer.succeed(References.MinimumLogLevel)(minimum))
+  }
 }
 
 /** `self`, with what it logged: each line's level, text and `mcp.server` annotation. */
