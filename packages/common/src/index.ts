@@ -66,6 +66,11 @@ export * as McpTool from "./McpTool.js"
 /**
  * @since 0.1.0
  */
+export * as McpToolListing from "./McpToolListing.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpToolResult from "./McpToolResult.js"
 
 /**

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
+import * as ToolListing from "@zett/common/McpToolListing"
 import * as Common from "@zett/common/McpToolResult"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -539,16 +540,6 @@ export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, M
   Effect.map(listAllWithHint(client), (listed) => listed.tools)
 
 /**
- * The caching hint of a whole listing: the shortest lifetime of its pages, private if any page is; none when a
- * page came without one (a server of the 2025 revisions).
- */
-const combineHints = (a: CacheHint | undefined, b: CacheHint | undefined): CacheHint | undefined =>
-  a === undefined || b === undefined ? undefined : {
-    ttlMs: Math.min(a.ttlMs, b.ttlMs),
-    scope: a.scope === "private" || b.scope === "private" ? "private" : "public"
-  }
-
-/**
  * `listAll`, with the caching hint of the whole listing (`CacheHint` of every page combined: the shortest
  * lifetime, private if any page is; none when a page had none).
  *
@@ -567,7 +558,7 @@ export const listAllWithHint = (
         noun: "tools",
         page: client.listTools,
         items: (page) => {
-          hint = first ? page.cache : combineHints(hint, page.cache)
+          hint = first ? page.cache : ToolListing.combineHints(hint, page.cache)
           first = false
           return page.tools
         }

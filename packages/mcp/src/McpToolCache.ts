@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Persistence from "@effect/experimental/Persistence"
+import * as ToolListing from "@zett/common/McpToolListing"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -30,8 +31,6 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Io from "./internal/io.js"
 import * as Metrics from "./internal/metrics.js"
-import * as Naming from "./internal/naming.js"
-import * as JsonSchema from "./internal/schema.js"
 import * as McpClient from "./McpClient.js"
 import * as McpServerConfig from "./McpServerConfig.js"
 import type { McpTool } from "./McpTool.js"
@@ -131,7 +130,7 @@ export const listing = (tools: ReadonlyArray<McpTool>): Listing => ({ tools })
  * @category utils
  */
 export const lifetime = (ttl: number, listing: Listing, hints: CacheHints = "follow"): number =>
-  listing.hint === undefined || hints === "ignore" ? ttl : Math.min(ttl, Math.max(0, listing.hint.ttlMs))
+  ToolListing.lifetime(ttl, listing.hint, hints)
 
 /**
  * What a server's caching hint does to a cache's `ttl`: `follow` (the default) lets its `ttlMs` shorten the
@@ -169,8 +168,7 @@ export interface MemoryOptions {
 }
 
 /** Whether a listing may be shared through a store under `key`: a private one only if the key names its authorization context. */
-const shareable = (key: Key, listing: Listing): boolean =>
-  listing.hint?.scope !== "private" || key.authorizedByDefinition === true
+const shareable = (key: Key, listing: Listing): boolean => ToolListing.shareable(key, listing.hint)
 
 /**
  * The cache. `lookup` returns the listing for `key` while it is fresh (`lifetime`); otherwise it runs `discover`
@@ -362,31 +360,13 @@ const StoredEntry = Schema.Struct({
 // checked, not decoded: the entry is used as it is, without a copy (which would also lose a `__proto__` key)
 const isStoredEntry = Schema.is(StoredEntry)
 
-const quoted = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
-
 /**
- * Why a stored entry cannot stand for `key`'s tool list, or the list. Another writer may have put anything
- * there: it passes what a server's own answer passes (each input schema within `McpTool.schemaLimits`,
- * measured before anything walks it; an object schema) and must be what this process would have stored for
- * `key` (the key itself, the server, each tool's exposed name made from its remote name).
+ * Why a stored entry cannot stand for `key`'s tool list, or the list: not of the shape this process stores, or
+ * refused by `@zett/common`'s `McpToolListing.refusal` (the key, the server, the names, the schemas).
  */
 const checkStored = (key: Key, stored: unknown): typeof StoredEntry.Type | string => {
   if (!isStoredEntry(stored)) return "not a tool list"
-  const entry = stored
-  if (entry.key !== key.id) return "stored for another server definition or naming mode"
-  const prefix = key.prefix ?? Naming.sanitize(key.server)
-  for (const tool of entry.tools) {
-    if (tool.server !== key.server) return `its tool ${quoted(tool.name)} is of the server ${quoted(tool.server)}`
-    if (tool.name !== Naming.sanitize(key.namespace ? `${prefix}__${tool.remoteName}` : tool.remoteName)) {
-      return `its tool ${quoted(tool.name)} is not named after its remote name ${quoted(tool.remoteName)}`
-    }
-    const refusal = JsonSchema.refusal(tool.parameters)
-    if (refusal !== undefined) return `its tool ${quoted(tool.name)}: ${refusal}`
-    if (tool.parameters.type !== "object") {
-      return `its tool ${quoted(tool.name)}: its input schema is not of type object`
-    }
-  }
-  return entry
+  return ToolListing.refusal(key, stored) ?? stored
 }
 
 /** The leader's work in a shared cache, and what `has`/`invalidate` add to the in-process cache. */

@@ -6,6 +6,7 @@
  * @since 1.0.0
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client"
+import * as ToolListing from "@zett/common/McpToolListing"
 import * as Common from "@zett/common/McpToolResult"
 import type * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
@@ -537,16 +538,6 @@ export const listAll = (client: McpClient): Effect.Effect<ReadonlyArray<Tool>, M
   Effect.map(listAllWithHint(client), (listed) => listed.tools)
 
 /**
- * The caching hint of a whole listing: the shortest lifetime of its pages, private if any page is; none when a
- * page came without one (a server of the 2025 revisions).
- */
-const combineHints = (a: CacheHint | undefined, b: CacheHint | undefined): CacheHint | undefined =>
-  a === undefined || b === undefined ? undefined : {
-    ttlMs: Math.min(a.ttlMs, b.ttlMs),
-    scope: a.scope === "private" || b.scope === "private" ? "private" : "public"
-  }
-
-/**
  * `listAll`, with the caching hint of the whole listing (`CacheHint` of every page combined: the shortest
  * lifetime, private if any page is; none when a page had none).
  *
@@ -565,7 +556,7 @@ export const listAllWithHint = (
         noun: "tools",
         page: client.listTools,
         items: (page) => {
-          hint = first ? page.cache : combineHints(hint, page.cache)
+          hint = first ? page.cache : ToolListing.combineHints(hint, page.cache)
           first = false
           return page.tools
         }
