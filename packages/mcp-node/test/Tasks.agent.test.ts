@@ -119,6 +119,7 @@ describe("tasks in the agent", () => {
       Effect.gen(function*() {
         const file = yield* record
         const seen: Record<string, unknown> = {}
+        const { events, extension } = recorder()
         const { layer } = agentWith({ servers: [modern(file)], tasks: "handle" }, [
           (request) => {
             seen.tools = request.tools.map((tool) => tool.name)
@@ -139,7 +140,7 @@ describe("tasks in the agent", () => {
             seen.waited = lastTool(request).content
             return { text: "done" }
           }
-        ])
+        ], { extensions: [extension] })
         yield* Agent.run("build the app").pipe(Effect.provide(layer))
         const taskId = createdId(file)
         assert.include(seen.tools as Array<string>, "task_status")
@@ -151,6 +152,12 @@ describe("tasks in the agent", () => {
           task: { server: "tasks", taskId, status: "completed" },
           result: textOf("built app")
         })
+        // the handle, then the wait's states as events of the task_status call
+        assert.deepInclude(events[0]!, { tool: "tasks__build", taskId, status: "working" })
+        const waited = events.filter((event) => event.tool === "task_status")
+        assert.isAbove(waited.length, 0)
+        assert.isTrue(waited.every((event) => event.taskId === taskId && event.toolCallId !== events[0]!.toolCallId))
+        assert.strictEqual(waited.at(-1)!.status, "completed")
       })
   )
 

@@ -516,7 +516,7 @@ export const make = Effect.fnUntraced(function*(
       guidelines: false,
       // a wait is bounded by the call time limit, within the agent's: it then tells the state, not a timeout
       timesItself: true,
-      handler: (args, _call, context) =>
+      handler: (args, toolCall, context) =>
         Either.match(TaskTools.readArguments(args, servers), {
           onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
           onRight: (parsed) => {
@@ -526,10 +526,18 @@ export const make = Effect.fnUntraced(function*(
             const limit = agent === undefined
               ? own
               : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
-            return state.connections.getWithin(server, settings.connectTimeout).pipe(
-              Effect.mapError((error) => Session.unavailableError(server, error)),
-              Effect.flatMap((client) => TaskTools.run(client, parsed, limit, settings.errorText))
-            )
+            const run = (onStatus?: (task: McpTask.Task) => void) =>
+              state.connections.getWithin(server, settings.connectTimeout).pipe(
+                Effect.mapError((error) => Session.unavailableError(server, error)),
+                Effect.flatMap((client) => TaskTools.run(client, parsed, limit, settings.errorText, onStatus))
+              )
+            // a wait's states are ToolTask events of this tool call, as a call's own wait's are
+            return context.observed && parsed.action === "wait"
+              ? Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+                const publisher = progressPublisher(context, toolCall, runtime)
+                return Effect.flatten(Effect.zipLeft(Effect.exit(run(publisher.onTask)), publisher.flush))
+              })
+              : run()
           }
         })
     })

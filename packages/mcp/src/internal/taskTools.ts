@@ -101,14 +101,16 @@ const awaited = <A, E>(
 
 /**
  * Runs the tool on a connection to the task's server: `status` (`tasks/get`), `wait` (`McpClient.tasks.await`, up to
- * `limit`, after which the task's state is told and the task keeps running), `cancel` (`tasks/cancel`, then its
- * state). A failed or cancelled task is a state, told as one; a failed request is the tool's failure.
+ * `limit`, after which the task's state is told and the task keeps running; each new state to `onStatus`), `cancel`
+ * (`tasks/cancel`, then its state). A failed or cancelled task is a state, told as one; a failed request is the
+ * tool's failure.
  */
 export const run = (
   client: McpClient.McpClient,
   args: Arguments,
   limit: Option.Option<Duration.Duration>,
-  errorText: McpToolResult.ErrorTextPolicy
+  errorText: McpToolResult.ErrorTextPolicy,
+  onStatus?: ((task: McpTask.Task) => void) | undefined
 ): Effect.Effect<unknown, Tool.ToolError> => {
   const tasks = client.tasks
   const status = Effect.map(tasks.get(args.taskId), (task) => described(task, errorText))
@@ -117,7 +119,7 @@ export const run = (
     : args.action === "status"
     ? status
     : Effect.flatMap(
-      awaited(tasks.await(args.taskId), limit).pipe(
+      awaited(tasks.await(args.taskId, { onStatus }), limit).pipe(
         // a task that ended failed or cancelled is told as its state
         Effect.catchIf(
           (error) => error.reason === "TaskFailed" || error.reason === "TaskCancelled",
