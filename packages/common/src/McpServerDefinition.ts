@@ -233,3 +233,47 @@ const authKey = <S>(auth: Auth<S>, reveal: (secret: S) => string): unknown => {
       ]
   }
 }
+
+/**
+ * A server whose tool prefix another server of the list already has, and the prefix it gets instead.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PrefixClash {
+  /** The server's place in the list. */
+  readonly index: number
+  /** The name of the first server with the prefix. */
+  readonly owner: string
+  readonly prefix: string
+  /** The prefix it gets: its name with `#2`, `#3` ... sanitized, the first free one. */
+  readonly other: string
+}
+
+/**
+ * The servers of a list whose tool prefix an earlier server already has (two names that sanitize alike, or a prefix
+ * chosen twice), each with the prefix it gets instead, in the list's order: the earlier server keeps its prefix.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const prefixClashes = (servers: ReadonlyArray<Fields>): ReadonlyArray<PrefixClash> => {
+  // a prefix may cost a hash: made once per server
+  const prefixes = servers.map(toolPrefix)
+  const owners = new Map<string, string>()
+  servers.forEach((server, i) => owners.has(prefixes[i]!) || owners.set(prefixes[i]!, server.name))
+  const taken = new Set<string>()
+  const out: Array<PrefixClash> = []
+  for (const [i, server] of servers.entries()) {
+    const prefix = prefixes[i]!
+    if (!taken.has(prefix)) {
+      taken.add(prefix)
+      continue
+    }
+    let other = prefix
+    for (let n = 2; taken.has(other) || owners.has(other); n++) other = Naming.sanitize(`${server.name}#${n}`)
+    taken.add(other)
+    out.push({ index: i, owner: owners.get(prefix)!, prefix, other })
+  }
+  return out
+}

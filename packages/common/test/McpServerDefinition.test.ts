@@ -108,4 +108,18 @@ describe("McpServerDefinition", () => {
     assert.strictEqual(McpServerDefinition.toolPrefix({ name: "my_server-2" }), "my_server-2")
     assert.match(McpServerDefinition.toolPrefix({ name: "github.com" }), /^github_com_[0-9a-f]{8}$/)
   })
+
+  it("prefixClashes: a later server whose prefix is taken gets its name with #2, #3 ..., the first keeps its own", () => {
+    const clashes = McpServerDefinition.prefixClashes([
+      { name: "a.b" },
+      { name: "c" },
+      { name: "a:b", toolPrefix: McpServerDefinition.toolPrefix({ name: "a.b" }) },
+      { name: "c", toolPrefix: "c" }
+    ])
+    assert.deepStrictEqual(clashes.map((clash) => [clash.index, clash.owner, clash.other]), [
+      [2, "a.b", McpServerDefinition.toolPrefix({ name: "a:b#2" })],
+      [3, "c", McpServerDefinition.toolPrefix({ name: "c#2" })]
+    ])
+    assert.deepStrictEqual(McpServerDefinition.prefixClashes([{ name: "x" }, { name: "y" }]), [])
+  })
 })

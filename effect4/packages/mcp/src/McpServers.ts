@@ -4,13 +4,13 @@
  *
  * @since 1.0.0
  */
+import { McpServerDefinition as Definition } from "@zett/common"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpConfigError } from "./McpError.js"
-import { McpHttpServer, McpStdioServer, toolPrefix } from "./McpServerConfig.js"
+import { McpHttpServer, McpStdioServer } from "./McpServerConfig.js"
 import type { McpServerConfig } from "./McpServerConfig.js"
-import * as McpTool from "./McpTool.js"
 
 /**
  * An entry of the file that was left out in lenient mode, kept so that it can be reported.
@@ -80,27 +80,14 @@ export const distinctPrefixes = (
   servers: ReadonlyArray<McpServerConfig>
 ): Effect.Effect<ReadonlyArray<McpServerConfig>> =>
   Effect.gen(function*() {
-    // a prefix may cost a hash: made once per server
-    const prefixes = servers.map(toolPrefix)
-    const owners = new Map<string, string>()
-    servers.forEach((server, i) => owners.has(prefixes[i]!) || owners.set(prefixes[i]!, server.name))
-    const out: Array<McpServerConfig> = []
-    const taken = new Set<string>()
-    for (const [i, server] of servers.entries()) {
-      const prefix = prefixes[i]!
-      if (!taken.has(prefix)) {
-        taken.add(prefix)
-        out.push(server)
-        continue
-      }
-      let other = prefix
-      for (let n = 2; taken.has(other) || owners.has(other); n++) other = McpTool.sanitizeName(`${server.name}#${n}`)
-      taken.add(other)
+    const out = [...servers]
+    for (const clash of Definition.prefixClashes(servers)) {
+      const server = servers[clash.index]!
       yield* Effect.logWarning(
-        `${where}: the servers ${JSON.stringify(owners.get(prefix))} and ${JSON.stringify(server.name)} map to one ` +
-          `tool prefix (${prefix}); the tools of ${JSON.stringify(server.name)} are named ${other}__<tool>`
+        `${where}: the servers ${JSON.stringify(clash.owner)} and ${JSON.stringify(server.name)} map to one ` +
+          `tool prefix (${clash.prefix}); the tools of ${JSON.stringify(server.name)} are named ${clash.other}__<tool>`
       )
-      out.push(withPrefix(server, other))
+      out[clash.index] = withPrefix(server, clash.other)
     }
     return out
   })
