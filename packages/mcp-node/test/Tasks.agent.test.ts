@@ -17,6 +17,7 @@ import { toolMessages } from "@zett/testing/FakeMcp"
 import { agentWith } from "@zett/testing/McpLayers"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -44,6 +45,16 @@ const recorder = () => {
   }
   return { events, extension }
 }
+
+/** Waits in real time until some fiber sleeps on the `TestClock` until `at` (ms): the wait is set before the clock moves. */
+const sleepingUntil = (at: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 10_000; i++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (wake) => wake === at)) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+    }
+    assert.fail(`nothing sleeps until ${at} ms`)
+  })
 
 /** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
 const until = (check: () => boolean) =>
@@ -228,6 +239,7 @@ describe("tasks in the agent", () => {
       yield* until(() => TaskServer.created(file).length === 1)
       const taskId = createdId(file)
       for (let n = 1; n <= 2; n++) {
+        yield* sleepingUntil(n * 1_000)
         yield* TestClock.adjust("1 second")
         yield* until(() => TaskServer.taskRequests(file, taskId).length === n)
       }

@@ -13,6 +13,7 @@ import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
+import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -39,6 +40,16 @@ const connect = (
 
 const modern = (file: string, options: TaskServer.Options = {}) =>
   McpServerConfig.withProtocol(TaskServer.stdio("tasks", file, marker, options), "2026-07-28")
+
+/** Waits in real time until some fiber sleeps on the `TestClock` until `at` (ms): the wait is set before the clock moves. */
+const sleepingUntil = (at: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 10_000; i++) {
+      if (Chunk.some(yield* TestClock.sleeps(), (wake) => wake === at)) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+    }
+    assert.fail(`nothing sleeps until ${at} ms`)
+  })
 
 /** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
 const until = (check: () => boolean) =>
@@ -191,11 +202,13 @@ describe("a tool call answered with a task", () => {
       const fiber = yield* Effect.fork(client.callTool(tools.finishes, { steps: 2, text: "slow" }))
       yield* until(() => TaskServer.created(file).length === 1)
       const taskId = createdId(file)
+      yield* sleepingUntil(5_000)
       yield* TestClock.adjust("4999 millis")
       yield* settle
       assert.strictEqual(gets(file, taskId), 0)
       yield* TestClock.adjust("1 millis")
       yield* until(() => gets(file, taskId) === 1)
+      yield* sleepingUntil(10_000)
       yield* TestClock.adjust("4999 millis")
       yield* settle
       assert.strictEqual(gets(file, taskId), 1)
@@ -219,8 +232,10 @@ describe("a tool call answered with a task", () => {
         })))
         yield* until(() => TaskServer.created(file).length === 1)
         const taskId = createdId(file)
+        yield* sleepingUntil(1_000)
         yield* TestClock.adjust("1 second")
         yield* until(() => gets(file, taskId) === 1)
+        yield* sleepingUntil(2_000)
         yield* TestClock.adjust("1 second")
         yield* until(() => gets(file, taskId) === 2)
         assert.deepStrictEqual(TaskServer.cancellations(file), [])
