@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as McpTaskStore from "@zett/mcp/McpTaskStore"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -12,7 +13,6 @@ import * as Schema from "effect/Schema"
 import * as RedisKeys from "./internal/redisKeys.js"
 import * as RedisLock from "./internal/redisLock.js"
 import * as McpRedis from "./McpRedis.js"
-import * as McpTaskStore from "./McpTaskStore.js"
 
 /**
  * @since 0.1.0

@@ -12,7 +12,6 @@ import type * as Index from "./index.js"
 
 export const {
   McpRedis,
-  McpTaskStore,
   RedisTaskStore,
   RedisTokenStore,
   RedisToolCache

@@ -6,11 +6,6 @@ export * as McpRedis from "./McpRedis.js"
 /**
  * @since 0.1.0
  */
-export * as McpTaskStore from "./McpTaskStore.js"
-
-/**
- * @since 0.1.0
- */
 export * as RedisTaskStore from "./RedisTaskStore.js"
 
 /**

@@ -3,7 +3,8 @@
  * store on a connection of its own, as another process of the fleet would have.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpRedis, McpTaskStore, RedisTaskStore } from "@zett/mcp-redis"
+import { McpTaskStore } from "@zett/mcp"
+import { McpRedis, RedisTaskStore } from "@zett/mcp-redis"
 import * as RedisServer from "@zett/testing/RedisServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

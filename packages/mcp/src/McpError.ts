@@ -13,6 +13,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import type { InvalidRoot } from "./McpRoots.js"
 import type { SamplingRefused } from "./McpSampling.js"
+import type { McpTaskStoreError } from "./McpTaskStore.js"
 
 /**
  * @since 0.1.0
@@ -415,7 +416,8 @@ export class McpToolFailure extends Schema.TaggedError<McpToolFailure>("@zett/mc
 }
 
 /**
- * Every error of the family: those above, `McpSampling.SamplingRefused` and `McpRoots.InvalidRoot`.
+ * Every error of the family: those above, `McpSampling.SamplingRefused`, `McpRoots.InvalidRoot` and
+ * `McpTaskStore.McpTaskStoreError`.
  *
  * @since 0.1.0
  * @category models
@@ -431,6 +433,7 @@ export type McpError =
   | McpSkillVerificationError
   | SamplingRefused
   | InvalidRoot
+  | McpTaskStoreError
   | McpToolFailure
 
 /**

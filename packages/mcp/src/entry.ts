@@ -25,6 +25,7 @@ export const {
   McpServers,
   McpSkills,
   McpTask,
+  McpTaskStore,
   McpTool,
   McpToolCache,
   McpToolResult,

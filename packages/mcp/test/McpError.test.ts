@@ -4,7 +4,7 @@
  * packages are checked beside them: packages/mcp-config/test/McpError.test.ts, packages/mcp-auth/test/McpError.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpError, McpRoots, McpSampling } from "@zett/mcp"
+import { McpError, McpRoots, McpSampling, McpTaskStore } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as Duration from "effect/Duration"
 
@@ -46,6 +46,11 @@ describe("McpError", () => {
         new McpRoots.InvalidRoot({ root: "", reason: "Empty", description: "an empty path" }),
         "Empty",
         "roots: \"\": an empty path"
+      ],
+      [
+        new McpTaskStore.McpTaskStoreError({ reason: "NotFound", description: "no task of that id is kept" }),
+        "NotFound",
+        "task store: no task of that id is kept"
       ],
       [
         new McpError.McpTimeoutError({ server: "s", operation: "call", timeout: Duration.seconds(2) }),

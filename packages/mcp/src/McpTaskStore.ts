@@ -4,16 +4,10 @@
  * tool, when the server created it and how long it keeps it, and the last status seen. Nothing else: no arguments,
  * no result, no header. The id itself is the one secret a handle holds (a server may treat it as a bearer token),
  * so a store keeps it no longer than the server keeps the task. `layerMemory` keeps handles in the process;
- * `RedisTaskStore.layer` in Redis, for every process of a fleet.
+ * `RedisTaskStore.layer` of `@zett/mcp-redis` in Redis, for every process of a fleet.
  *
  * @since 0.1.0
  */
-import type * as McpClient from "@zett/mcp/McpClient"
-import { McpClientFactory } from "@zett/mcp/McpClientFactory"
-import type { McpConnectError, McpRequestError } from "@zett/mcp/McpError"
-import { TypeId } from "@zett/mcp/McpError"
-import { McpServers } from "@zett/mcp/McpServers"
-import * as McpTask from "@zett/mcp/McpTask"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -23,6 +17,12 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import type * as McpClient from "./McpClient.js"
+import { McpClientFactory } from "./McpClientFactory.js"
+import type { McpConnectError, McpRequestError } from "./McpError.js"
+import { TypeId } from "./McpError.js"
+import { McpServers } from "./McpServers.js"
+import * as McpTask from "./McpTask.js"
 
 /**
  * What a store keeps of one task: its `McpTask.TaskRef` (the server's name in the configuration, `McpServers`,
@@ -31,7 +31,7 @@ import type * as Scope from "effect/Scope"
  * @since 0.1.0
  * @category models
  */
-export class TaskHandle extends Schema.Class<TaskHandle>("@zett/mcp-redis/McpTaskStore/TaskHandle")({
+export class TaskHandle extends Schema.Class<TaskHandle>("@zett/mcp/McpTaskStore/TaskHandle")({
   taskId: Schema.String,
   server: Schema.String,
   /** The tool whose call the server answered with this task (its name on the server). */
@@ -55,7 +55,7 @@ export class TaskHandle extends Schema.Class<TaskHandle>("@zett/mcp-redis/McpTas
  * @since 0.1.0
  * @category errors
  */
-export class McpTaskStoreError extends Schema.TaggedError<McpTaskStoreError>("@zett/mcp-redis/McpTaskStoreError")(
+export class McpTaskStoreError extends Schema.TaggedError<McpTaskStoreError>("@zett/mcp/McpTaskStoreError")(
   "McpTaskStoreError",
   {
     reason: Schema.Literal("Unavailable", "Timeout", "NotFound", "UnknownServer"),
@@ -80,7 +80,7 @@ export class McpTaskStoreError extends Schema.TaggedError<McpTaskStoreError>("@z
  * @since 0.1.0
  * @category tags
  */
-export class McpTaskStore extends Context.Tag("@zett/mcp-redis/McpTaskStore")<McpTaskStore, {
+export class McpTaskStore extends Context.Tag("@zett/mcp/McpTaskStore")<McpTaskStore, {
   /** Keeps `handle` (replacing what was kept under its id) until the server forgets the task. */
   readonly put: (handle: TaskHandle) => Effect.Effect<void, McpTaskStoreError>
   readonly get: (taskId: string) => Effect.Effect<Option.Option<TaskHandle>, McpTaskStoreError>

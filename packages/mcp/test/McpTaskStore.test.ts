@@ -3,8 +3,7 @@
  * `TestClock` (the wait polls on the task's `pollIntervalMs`).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServerConfig, McpServers, McpTask } from "@zett/mcp"
-import { McpTaskStore } from "@zett/mcp-redis"
+import { McpClient, McpClientFactory, McpServerConfig, McpServers, McpTask, McpTaskStore } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
