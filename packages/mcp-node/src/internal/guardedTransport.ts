@@ -45,6 +45,12 @@ const isTaskNotification = (
     m.params !== null && typeof (m.params as { readonly taskId?: unknown }).taskId === "string"
 }
 
+/** A `tools/call` of the 2025-11-25 revision that asks to run as a task (`params.task`). */
+const isLegacyTaskCall = (message: JSONRPCMessage): boolean => {
+  const m = message as { readonly method?: unknown; readonly params?: { readonly task?: unknown } }
+  return m.method === "tools/call" && typeof m.params?.task === "object" && m.params.task !== null
+}
+
 const isUntyped = (result: unknown): result is Record<string, unknown> =>
   typeof result === "object" && result !== null && !Array.isArray(result) && !("resultType" in result)
 
@@ -82,6 +88,8 @@ export class GuardedTransport implements Transport {
    * `_meta` (what a `tasks/cancel` of the guard's own is framed with).
    */
   private readonly calls = new Map<Id, Record<string, unknown>>()
+  /** The waiting `tools/call` requests of the 2025-11-25 revision that asked to run as a task (`params.task`). */
+  private readonly legacyCalls = new Set<Id>()
   /** The calls the client gave up on (`notifications/cancelled`) before their answer came. */
   private readonly abandoned = new Map<Id, Record<string, unknown>>()
   /** The `tasks/cancel` requests of the guard's own, whose answers are its own too. */
@@ -118,16 +126,22 @@ export class GuardedTransport implements Transport {
       const id = responseId(message)
       if (id !== undefined) {
         if (this.ownRequests.delete(id)) return
+        const legacy = this.legacyCalls.delete(id)
+        const handle = "result" in message
+          ? legacy
+            ? TaskAnswer.fromLegacy(message.result)
+            : TaskAnswer.isTaskHandle(message.result)
+            ? message.result
+            : undefined
+          : undefined
         const abandoned = this.abandoned.get(id)
         if (abandoned !== undefined) {
           this.abandoned.delete(id)
           // a task nobody waits for, whose id nobody was given: cancelled, as the call it answers was
-          if ("result" in message && TaskAnswer.isTaskHandle(message.result)) {
-            return this.cancelTask(message.result.taskId, abandoned)
-          }
+          if (handle !== undefined) return this.cancelTask(handle.taskId, abandoned)
         }
         this.pending.delete(id)
-        if (this.calls.delete(id) && "result" in message && TaskAnswer.isTaskHandle(message.result)) {
+        if (this.calls.delete(id) && handle !== undefined) {
           this.typed.delete(id)
           return this.onmessage?.({
             jsonrpc: "2.0",
@@ -135,7 +149,7 @@ export class GuardedTransport implements Transport {
             error: {
               code: LocalFailure.code,
               message: "answered with a task",
-              data: new TaskAnswer.TaskAnswer(message.result)
+              data: new TaskAnswer.TaskAnswer(handle)
             }
           } as JSONRPCMessage, extra)
         }
@@ -190,11 +204,15 @@ export class GuardedTransport implements Transport {
         declared = this.declared = { given, withTasks: (framed._meta as Record<string, unknown>)[capabilitiesKey] }
       }
       meta[capabilitiesKey] = declared.withTasks
+    } else if (isLegacyTaskCall(message)) {
+      this.legacyCalls.add(id)
+      this.calls.set(id, {})
     }
     return this.inner.send(message, options).catch((error) => {
       this.pending.delete(id)
       this.typed.delete(id)
       this.calls.delete(id)
+      this.legacyCalls.delete(id)
       throw error
     })
   }
@@ -245,6 +263,7 @@ export class GuardedTransport implements Transport {
     for (const id of ids === "all" ? [...this.pending] : ids) {
       this.typed.delete(id)
       this.calls.delete(id)
+      this.legacyCalls.delete(id)
       this.abandoned.delete(id)
       if (!this.pending.delete(id)) continue
       this.onmessage?.({

@@ -17,6 +17,10 @@ import * as ParamHeaders from "./paramHeaders.js"
 export class ListedTools {
   private readonly schemas = new Map<string, JsonSchemaType | JsonSchemaValidator<unknown>>()
   private readonly mirrored = new Map<string, Tool>()
+  /** The tools that run as tasks (`execution.taskSupport`, the 2025-11-25 revision), by name. */
+  private readonly taskTools = new Map<string, "required" | "optional">()
+  /** Whether a listing was kept here (a connection that calls from a cached tool list has none). */
+  listed = false
   // One Ajv per connection, made when the first schema is compiled: an Ajv keeps every schema it compiled, and
   // one shared by all servers would keep them all (and mix up `$id`s).
   private ajv: AjvJsonSchemaValidator | undefined
@@ -41,11 +45,20 @@ export class ListedTools {
         if (declares) this.mirrored.set(tool.name, { name: tool.name, inputSchema: tool.inputSchema })
         else this.mirrored.delete(tool.name)
       }
+      const support = (tool as { readonly execution?: { readonly taskSupport?: unknown } }).execution?.taskSupport
+      if (support === "required" || support === "optional") this.taskTools.set(tool.name, support)
+      else this.taskTools.delete(tool.name)
       if (tool.outputSchema !== undefined) this.schemas.set(tool.name, tool.outputSchema as JsonSchemaType)
       else this.schemas.delete(tool.name)
       kept.push(tool)
     }
+    this.listed = true
     return { tools: kept, excluded }
+  }
+
+  /** How the tool `name` runs as a task, as listed here (`undefined`: forbidden, or not listed here). */
+  taskSupport(name: string): "required" | "optional" | undefined {
+    return this.taskTools.size === 0 ? undefined : this.taskTools.get(name)
   }
 
   /** The definition the SDK mirrors headers from, when the tool declares any and was listed here. */

@@ -22,6 +22,7 @@ import { z } from "zod"
 import * as CallResult from "./callResult.js"
 import * as Connection from "./connection.js"
 import * as GuardedTransport from "./guardedTransport.js"
+import * as TaskAnswer from "./taskAnswer.js"
 
 type Raw = Readonly<Record<string, unknown>>
 
@@ -90,14 +91,14 @@ export const taskOf = (
  */
 export type Answer = (method: string, params: unknown, signal: AbortSignal) => Promise<unknown>
 
-const request = <A>(
+const request = <A, B>(
   connection: Connection.Connection,
   method: string,
   taskId: string,
   params: Raw,
   schema: StandardSchemaV1<unknown, A>,
-  read: (result: A) => McpTask.Task | void
-) =>
+  read: (result: A) => B
+): Effect.Effect<B, McpRequestError> =>
   Effect.tryPromise({
     try: (signal) =>
       connection.client.request({ method, params } as Parameters<Client["request"]>[0], schema as never, {
@@ -169,6 +170,78 @@ const watchOf = (
  * @internal
  */
 export const make = (
+  connection: Connection.Connection,
+  answer: Answer | undefined,
+  check: ((result: CallToolResult) => CallToolResult) | undefined
+): McpTask.Driver =>
+  connection.client.getProtocolEra() === "legacy" ? legacy(connection, check) : modern(connection, answer, check)
+
+/**
+ * The task requests of the 2025-11-25 revision: `tasks/get` gives the task's state (its fields named `ttl` and
+ * `pollInterval`), and once the task asks for input or ends, `tasks/result` waits for its end, the input requests
+ * coming meanwhile as requests of the server's of their own (answered by the connection's handlers, as during a call),
+ * and gives its result: the call's result (an `isError` one included, the task then `completed` here as on the
+ * 2026-07-28 revision), or the JSON-RPC error the task failed with. There are no `inputRequests` to answer by key.
+ */
+const legacy = (
+  connection: Connection.Connection,
+  check: ((result: CallToolResult) => CallToolResult) | undefined
+): McpTask.Driver => {
+  const read = (raw: Raw) => taskOf(connection, TaskAnswer.legacyFields(raw), check)
+  const result = (state: Raw) =>
+    request(
+      connection,
+      "tasks/result",
+      state.taskId as string,
+      { taskId: state.taskId },
+      Ack,
+      (result) => read({ ...state, status: "completed", result })
+    ).pipe(
+      Effect.catchIf(
+        (error) => error.reason === "Remote" && error.code !== undefined,
+        (error) =>
+          Effect.sync(() =>
+            read({ ...state, status: "failed", error: { code: error.code, message: error.description } })
+          )
+      )
+    )
+  return {
+    get: (taskId) =>
+      request(connection, "tasks/get", taskId, { taskId }, Ack, (state) => state as Raw).pipe(
+        Effect.flatMap((state) =>
+          state.status === "working" || state.status === "cancelled"
+            ? Effect.try({
+              try: () => read(state),
+              catch: (cause) => withTask(Connection.requestError(connection, "tasks/get")(cause), taskId)
+            })
+            : result(state)
+        )
+      ),
+    update: (taskId) =>
+      Effect.fail(
+        new McpRequestError({
+          server: connection.server,
+          method: "tasks/update",
+          reason: "Unsupported",
+          taskId,
+          description: "the 2025-11-25 revision has no tasks/update: a task's input comes as requests of the server's"
+        })
+      ),
+    cancel: (taskId) => request(connection, "tasks/cancel", taskId, { taskId }, Ack, () => {}),
+    answer: (taskId, input) =>
+      Effect.fail(
+        new McpRequestError({
+          server: connection.server,
+          method: "tasks/update",
+          reason: "Unsupported",
+          taskId,
+          description: `the 2025-11-25 revision has no tasks/update to answer ${input.method} with`
+        })
+      )
+  }
+}
+
+const modern = (
   connection: Connection.Connection,
   answer: Answer | undefined,
   check: ((result: CallToolResult) => CallToolResult) | undefined

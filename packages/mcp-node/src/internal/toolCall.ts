@@ -25,7 +25,25 @@ import * as Tasks from "./tasks.js"
 import type * as ToolList from "./toolList.js"
 
 // a type, not an interface: the SDK's request params want an index signature
-type CallParams = { readonly name: string; readonly arguments: Record<string, unknown> }
+type CallParams = {
+  readonly name: string
+  readonly arguments: Record<string, unknown>
+  readonly task?: Record<string, unknown>
+}
+
+/**
+ * On the 2025-11-25 revision, whether a server runs `tools/call` as tasks (`capabilities.tasks.requests.tools.call`):
+ * the client then asks for a task (`params.task`) for a tool whose `execution.taskSupport` is `required`, and for
+ * an `optional` one when the caller wants the task's handle (`task: "handle"`); otherwise the call is a plain one.
+ */
+const legacyTasks = (connection: Connection.Connection): boolean => {
+  const client = connection.client
+  if (client.getProtocolEra() !== "legacy") return false
+  const capabilities = client.getServerCapabilities() as
+    | { readonly tasks?: { readonly requests?: { readonly tools?: { readonly call?: unknown } } } }
+    | undefined
+  return capabilities?.tasks?.requests?.tools?.call !== undefined
+}
 
 // the JSON-RPC code of a header mismatch (the 2026-07-28 revision's HTTP headers)
 const HEADER_MISMATCH = -32020
@@ -104,8 +122,22 @@ export interface Calls {
  */
 const sendOf = (connection: Connection.Connection, outputs: ListedTools.ListedTools, listing: ToolList.Listing) => {
   const client = connection.client
-  const send = (params: CallParams, options: RequestOptions): Promise<CallToolResult> =>
+  const plain = (params: CallParams, options: RequestOptions): Promise<CallToolResult> =>
     client.request({ method: "tools/call", params }, CallResult.schema, options)
+  // a connection that calls from a cached tool list lists the tools once to learn which run as tasks
+  let learning: Promise<void> | undefined
+  const send = !legacyTasks(connection) ? plain : async (params: CallParams, options: RequestOptions) => {
+    if (!outputs.listed) {
+      learning ??= listing.relist(options.signal, MAX_RELIST_PAGES).finally(() => {
+        learning = undefined
+      })
+      await learning
+    }
+    const support = outputs.taskSupport(params.name)
+    const asTask = support === "required" ||
+      (support === "optional" && (options as TaskRequestOptions).asHandle === true)
+    return plain(asTask ? { ...params, task: {} } : params, options)
+  }
   if (!outputs.headers) return send
   const sendMirrored = (params: CallParams, options: RequestOptions): Promise<CallToolResult> => {
     const definition = outputs.definition(params.name)
@@ -139,6 +171,9 @@ const progressOf =
         message: message === undefined ? undefined : connection.scrubber.scrub(message)
       })
     }
+
+/** The request options of a call, and whether its caller wants a task's handle (`task: "handle"`). */
+type TaskRequestOptions = RequestOptions & { readonly asHandle?: boolean }
 
 /** What one call of a connection is sent with. */
 interface Sender {
@@ -233,6 +268,7 @@ const start = <E>(
     pending = sender.sdkCall(params, {
       signal: controller.signal,
       timeout: Connection.sdkTimeoutDisabled,
+      ...(handling.mode === "handle" ? { asHandle: true } : {}),
       onprogress: entry === undefined ? sender.progress(onProgress) : entry.onProgress(sender.progress(onProgress))
     })
   } catch (error) {
