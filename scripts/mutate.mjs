@@ -27,6 +27,7 @@ const scope = {
   ],
   mcp: [
     "packages/common/src/McpTool.ts",
+    "packages/common/src/McpToolResult.ts",
     "packages/mcp/src/McpToolResult.ts",
     "packages/common/src/internal/toolName.ts",
     "packages/common/src/internal/jsonSchema.ts",
@@ -55,6 +56,7 @@ const tests = {
   mcp: [
     "packages/mcp/test/McpTool.test.ts",
     "packages/common/test/McpTool.test.ts",
+    "packages/common/test/McpToolResult.test.ts",
     "packages/common/test/McpConfig*.test.ts",
     "packages/mcp-config/test/McpConfiguration.test.ts",
     "packages/mcp-config/test/McpConfiguration.property.test.ts",
