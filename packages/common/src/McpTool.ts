@@ -129,6 +129,11 @@ export interface McpTool {
   readonly server: string
   /** The tool's name on its server, used for `tools/call`. */
   readonly remoteName: string
+  /**
+   * How the tool runs as a task on the 2025-11-25 revision (its `execution.taskSupport`): `"required"` or
+   * `"optional"`; left out, it does not (`"forbidden"`, the default, as in a tool list stored before this field).
+   */
+  readonly taskSupport?: "required" | "optional" | undefined
 }
 
 /**
@@ -140,7 +145,12 @@ export interface McpTool {
  */
 export const fromTool = (
   server: string,
-  tool: { readonly name: string; readonly description?: string | undefined; readonly inputSchema?: unknown },
+  tool: {
+    readonly name: string
+    readonly description?: string | undefined
+    readonly inputSchema?: unknown
+    readonly execution?: { readonly taskSupport?: unknown } | undefined
+  },
   options: {
     readonly namespace: boolean
     /** The `<prefix>__` of the exposed name (`McpServerConfig.toolPrefix`); the server name by default. */
@@ -152,8 +162,12 @@ export const fromTool = (
   parameters: cleanSchema(tool.inputSchema),
   guidelines: false,
   server,
-  remoteName: tool.name
+  remoteName: tool.name,
+  ...taskSupportOf(tool.execution?.taskSupport)
 })
+
+const taskSupportOf = (support: unknown): { readonly taskSupport?: "required" | "optional" } =>
+  support === "required" || support === "optional" ? { taskSupport: support } : {}
 
 /**
  * The most an input schema may nest (JSON levels) and weigh (characters of keys and values). A schema over

@@ -506,6 +506,16 @@ describe("McpTool.fromTool", () => {
     const bare = McpTool.fromTool("catalog", { name: "x", inputSchema: {} }, { namespace: false })
     assert.strictEqual(bare.description, "")
   })
+
+  it("keeps a tool's execution.taskSupport when it runs as a task (required, optional); forbidden or unknown is left out", () => {
+    const withSupport = (taskSupport: unknown) =>
+      McpTool.fromTool("s", { name: "t", inputSchema: {}, execution: { taskSupport } }, { namespace: false })
+    assert.strictEqual(withSupport("required").taskSupport, "required")
+    assert.strictEqual(withSupport("optional").taskSupport, "optional")
+    assert.isFalse("taskSupport" in withSupport("forbidden"))
+    assert.isFalse("taskSupport" in withSupport("sometimes"))
+    assert.isFalse("taskSupport" in McpTool.fromTool("s", { name: "t", inputSchema: {} }, { namespace: false }))
+  })
 })
 
 describe("McpTool's name hash", () => {

@@ -6,11 +6,13 @@
  * `McpClient.tasks` gets, awaits and cancels a task by id. Polling, deadlines and cancellation are read from the
  * record of an SDK v1 task server of our own (packages/testing/servers/legacy-task-server.mjs), on `TestClock`.
  */
+import * as Persistence from "@effect/experimental/Persistence"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServerConfig, McpTask } from "@zett/mcp"
+import { McpClient, McpClientFactory, McpServerConfig, McpServers, McpTask, McpToolCache } from "@zett/mcp"
 import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import * as TempDir from "@zett/testing/TempDir"
 import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
@@ -18,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as Fs from "node:fs"
@@ -265,6 +268,44 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         const methods = received(file).map((m) => m.method).filter((m) => m === "tools/list" || m === "tools/call")
         assert.deepStrictEqual(methods, ["tools/list", "tools/call", "tools/call"])
         assert.deepStrictEqual(calls(file), [["finishes", true], ["plain", false]])
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "the tool list in a shared store keeps each tool's taskSupport: a later process calls from it without listing, as a task where the tool requires one",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const store = yield* Layer.build(Persistence.layerMemory)
+        const requestIn = (tool: string) =>
+          Effect.scoped(Effect.gen(function*() {
+            const mcp = yield* McpToolkit.make()
+            return (yield* mcp.toolkit.handle(tool as never, { text: "hi" } as never)).result
+          })).pipe(
+            Effect.provide(Layer.mergeAll(
+              McpServers.layer([legacyServer(file)]).pipe(Layer.orDie),
+              McpToolCache.layerPersisted({ ttl: "5 minutes" }).pipe(Layer.provide(Layer.succeedContext(store))),
+              NodeMcpClientFactory.layer({ closeTimeout: "300 millis" }).pipe(Layer.provide(NodeContext.layer))
+            ))
+          )
+        assert.include(JSON.stringify(yield* requestIn("legacy__finishes")), "finished hi")
+        assert.include(JSON.stringify(yield* requestIn("legacy__finishes")), "finished hi")
+        assert.include(JSON.stringify(yield* requestIn("legacy__plain")), "plain hi")
+        const lines = Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+          JSON.parse(line) as Received & { readonly event: string; readonly pid: number }
+        )
+        const pids = [...new Set(lines.map((line) => line.pid))]
+        assert.strictEqual(pids.length, 3)
+        const asked = pids.map((pid) =>
+          lines.filter((line) => line.pid === pid && (line.method === "tools/list" || line.method === "tools/call"))
+            .map((line) => line.method === "tools/call" ? `${line.method} ${line.tool} ${line.task}` : line.method)
+        )
+        assert.deepStrictEqual(asked, [
+          ["tools/list", "tools/call finishes true"],
+          ["tools/call finishes true"],
+          ["tools/call plain false"]
+        ])
       }),
     60_000
   )

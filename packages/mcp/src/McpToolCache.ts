@@ -347,7 +347,9 @@ const StoredTool = Schema.Struct({
   parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   guidelines: Schema.Literal(false),
   server: Schema.String,
-  remoteName: Schema.String
+  remoteName: Schema.String,
+  // left out by entries stored before it: such a tool runs as no task
+  taskSupport: Schema.optional(Schema.Literal("required", "optional"))
 })
 const StoredEntry = Schema.Struct({
   key: Schema.String,

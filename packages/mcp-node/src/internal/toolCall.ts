@@ -6,7 +6,7 @@
 import type { CallToolResult, Progress as SdkProgress, RequestOptions } from "@modelcontextprotocol/client"
 import { ProtocolError } from "@modelcontextprotocol/client"
 import { Tracing } from "@zett/agent"
-import type { CallLimits, CallOptions, Progress } from "@zett/mcp/McpClient"
+import type { CallLimits, CallOptions, Progress, TaskSupport } from "@zett/mcp/McpClient"
 import { callBudget, normalizeResult } from "@zett/mcp/McpClient"
 import type { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
 import * as McpTask from "@zett/mcp/McpTask"
@@ -127,13 +127,15 @@ const sendOf = (connection: Connection.Connection, outputs: ListedTools.ListedTo
   // a connection that calls from a cached tool list lists the tools once to learn which run as tasks
   let learning: Promise<void> | undefined
   const send = !legacyTasks(connection) ? plain : async (params: CallParams, options: RequestOptions) => {
-    if (!outputs.listed) {
+    const given = (options as TaskRequestOptions).taskSupport
+    if (given === undefined && !outputs.listed) {
       learning ??= listing.relist(options.signal, MAX_RELIST_PAGES).finally(() => {
         learning = undefined
       })
       await learning
     }
-    const support = outputs.taskSupport(params.name)
+    // the connection's own listing first: a cached tool list may be older
+    const support = outputs.listed ? outputs.taskSupport(params.name) : given
     const asTask = support === "required" ||
       (support === "optional" && (options as TaskRequestOptions).asHandle === true)
     return plain(asTask ? { ...params, task: {} } : params, options)
@@ -173,7 +175,10 @@ const progressOf =
     }
 
 /** The request options of a call, and whether its caller wants a task's handle (`task: "handle"`). */
-type TaskRequestOptions = RequestOptions & { readonly asHandle?: boolean }
+type TaskRequestOptions = RequestOptions & {
+  readonly asHandle?: boolean
+  readonly taskSupport?: TaskSupport | undefined
+}
 
 /** What one call of a connection is sent with. */
 interface Sender {
@@ -191,6 +196,8 @@ interface Sender {
 interface TaskHandling {
   readonly mode: McpTask.Mode | undefined
   readonly onTask: ((task: McpTask.Task) => void) | undefined
+  /** How the tool runs as a task, when the caller knows (`CallOptions.taskSupport`). */
+  readonly taskSupport: TaskSupport | undefined
   /** The calling fiber: the wait for a task runs with its context (its clock, services, span). */
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
 }
@@ -269,6 +276,7 @@ const start = <E>(
       signal: controller.signal,
       timeout: Connection.sdkTimeoutDisabled,
       ...(handling.mode === "handle" ? { asHandle: true } : {}),
+      ...(handling.taskSupport !== undefined ? { taskSupport: handling.taskSupport } : {}),
       onprogress: entry === undefined ? sender.progress(onProgress) : entry.onProgress(sender.progress(onProgress))
     })
   } catch (error) {
@@ -345,7 +353,8 @@ export const make = (
     onProgress: ((progress: Progress) => void) | undefined,
     timing: Timing<E> | undefined,
     mode: McpTask.Mode | undefined,
-    onTask: ((task: McpTask.Task) => void) | undefined
+    onTask: ((task: McpTask.Task) => void) | undefined,
+    taskSupport: TaskSupport | undefined
   ): Effect.Effect<CallToolResult, McpRequestError | E> =>
     Tracing.withTraceparent((traceparent) =>
       Effect.withFiberRuntime<CallToolResult, McpRequestError | E>((fiber) =>
@@ -355,7 +364,7 @@ export const make = (
             Connection.withTrace({ name, arguments: args }, traceparent),
             onProgress,
             timing,
-            { mode, onTask, fiber },
+            { mode, onTask, taskSupport, fiber },
             resume
           )
         )
@@ -371,7 +380,7 @@ export const make = (
     args: Record<string, unknown>,
     options?: CallOptions | undefined
   ): Effect.Effect<CallToolResult, McpRequestError> =>
-    call<never>(name, args, options?.onProgress, undefined, options?.task, options?.onTask)
+    call<never>(name, args, options?.onProgress, undefined, options?.task, options?.onTask, options?.taskSupport)
 
   // without a timer of the connection's (`fromSdkClient`), the core races the call against a sleep
   const callWithin = deadlines === undefined ? undefined : (
@@ -385,7 +394,8 @@ export const make = (
       limits.onProgress,
       Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value),
       limits.task,
-      limits.onTask
+      limits.onTask,
+      limits.taskSupport
     )
 
   return { callTool, callWithin }
