@@ -9,7 +9,15 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
-import { McpClient, McpClientFactory, McpServerConfig, McpServers, McpTask, McpToolCache } from "@zett/mcp"
+import {
+  McpClient,
+  McpClientFactory,
+  McpElicitation,
+  McpServerConfig,
+  McpServers,
+  McpTask,
+  McpToolCache
+} from "@zett/mcp"
 import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
@@ -128,6 +136,35 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const result = yield* client.callTool(research, { topic: "warm caches" })
         assert.include(text(result), "warm caches")
         assert.notInclude(text(result), "requires task augmentation")
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "input the task asks for (an elicitation tied to the task, sent while tasks/result waits) goes through McpElicitation; the answer shapes the result",
+    () =>
+      Effect.gen(function*() {
+        const asked: Array<McpElicitation.Request> = []
+        const client = yield* Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(server))
+          .pipe(
+            Effect.provide(
+              NodeMcpClientFactory.layer().pipe(Layer.provide(McpElicitation.layer((request) => {
+                asked.push(request)
+                return Effect.succeed({ action: "accept", content: { interpretation: "programming" } })
+              })))
+            ),
+            Effect.provide(NodeContext.layer)
+          )
+        yield* McpClient.listAll(client)
+        const statuses: Array<McpTask.Status> = []
+        const result = yield* client.callTool(research, { topic: "python", ambiguous: true }, {
+          onTask: (t) => statuses.push(t.status)
+        })
+        assert.strictEqual(asked.length, 1)
+        assert.deepInclude(asked[0], { _tag: "Form", server: "everything" })
+        assert.include(text(result), "programming")
+        assert.notInclude(text(result), "elicitation unavailable")
+        assert.strictEqual(statuses.at(-1), "completed")
       }),
     60_000
   )
