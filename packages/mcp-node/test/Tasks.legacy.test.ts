@@ -295,6 +295,26 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
   )
 
   it.scopedLive(
+    "a task that fails with a tool error gives that result as a value (isError); one that fails with no result fails the call with reason TaskFailed and its id",
+    () =>
+      Effect.gen(function*() {
+        const file = yield* record
+        const client = yield* connectTo(legacyServer(file))
+        yield* McpClient.listAll(client)
+        const rejected = yield* client.callTool("rejects", { text: "r" })
+        assert.isTrue(rejected.isError)
+        assert.strictEqual(text(rejected), "rejected r")
+        const seen: Array<McpTask.Task> = []
+        const error = yield* Effect.flip(client.callTool("breaks", {}, { onTask: (t) => seen.push(t) }))
+        assert.strictEqual(error.reason, "TaskFailed")
+        assert.strictEqual(error.taskId, seen[0]!.taskId)
+        assert.include(error.description, "the build broke")
+        assert.deepStrictEqual(taskRequests(file, seen[0]!.taskId), ["tasks/get", "tasks/result"])
+      }),
+    60_000
+  )
+
+  it.scopedLive(
     "a connection that has not listed its tools lists them once to learn which run as tasks",
     () =>
       Effect.gen(function*() {

@@ -6,6 +6,9 @@
 //   forever            taskSupport "required": never finishes; `tasks/cancel` makes it `cancelled` (the SDK's store)
 //   either {text?}     taskSupport "optional": as a task, as `finishes`; without one, "plain <text>" at once
 //   plain {text?}      no `execution`: "plain <text>"
+//   rejects {text?}    taskSupport "required": `failed` at its first `tasks/get`, with a tool error as its result
+//                      (`isError`, "rejected <text>")
+//   breaks             taskSupport "required": `failed` at its first `tasks/get`, with no result (a status message)
 // Hints: `--poll-interval=<ms>` (pollInterval, default 50), `--ttl=<ms>` (default 60000).
 //
 // With `--record=<file>` it appends one JSON line per message it receives: `{"event":"message","method","id",
@@ -51,7 +54,7 @@ const taskHandlers = (finishes) => ({
       await extra.taskStore.storeTaskResult(task.taskId, "completed", {
         content: [{ type: "text", text: `plain ${args.text ?? ""}` }]
       })
-    } else if (finishes) finishing.set(task.taskId, { text: args.text ?? "", gets: 0 })
+    } else if (finishes !== false) finishing.set(task.taskId, { text: args.text ?? "", gets: 0, ends: finishes })
     return { task }
   },
   getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
@@ -62,7 +65,15 @@ const text = { text: z.string().optional() }
 server.experimental.tasks.registerToolTask("finishes", {
   inputSchema: text,
   execution: { taskSupport: "required" }
-}, taskHandlers(true))
+}, taskHandlers("finishes"))
+server.experimental.tasks.registerToolTask("rejects", {
+  inputSchema: text,
+  execution: { taskSupport: "required" }
+}, taskHandlers("rejects"))
+server.experimental.tasks.registerToolTask("breaks", {
+  inputSchema: {},
+  execution: { taskSupport: "required" }
+}, taskHandlers("breaks"))
 server.experimental.tasks.registerToolTask("forever", {
   inputSchema: {},
   execution: { taskSupport: "required" }
@@ -70,7 +81,7 @@ server.experimental.tasks.registerToolTask("forever", {
 server.experimental.tasks.registerToolTask("either", {
   inputSchema: text,
   execution: { taskSupport: "optional" }
-}, taskHandlers(true))
+}, taskHandlers("finishes"))
 server.registerTool("plain", { inputSchema: text }, async (args) => ({
   content: [{ type: "text", text: `plain ${args.text ?? ""}` }]
 }))
@@ -91,10 +102,18 @@ transport.onmessage = (message, extra) => {
   const finish = message.method === "tasks/get" ? finishing.get(params.taskId) : undefined
   if (finish === undefined) return handle(message, extra)
   finish.gets++
-  if (finish.gets < steps) return handle(message, extra)
+  if (finish.ends === "finishes" && finish.gets < steps) return handle(message, extra)
   finishing.delete(params.taskId)
-  taskStore.storeTaskResult(params.taskId, "completed", {
-    content: [{ type: "text", text: `finished ${finish.text}` }]
-  }).then(() => handle(message, extra), () => handle(message, extra))
+  const ended = finish.ends === "finishes"
+    ? taskStore.storeTaskResult(params.taskId, "completed", {
+      content: [{ type: "text", text: `finished ${finish.text}` }]
+    })
+    : finish.ends === "rejects"
+    ? taskStore.storeTaskResult(params.taskId, "failed", {
+      content: [{ type: "text", text: `rejected ${finish.text}` }],
+      isError: true
+    })
+    : taskStore.updateTaskStatus(params.taskId, "failed", "the build broke")
+  ended.then(() => handle(message, extra), () => handle(message, extra))
 }
 record("ready")

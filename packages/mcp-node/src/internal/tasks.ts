@@ -201,7 +201,17 @@ const legacy = (
         (error) => error.reason === "Remote" && error.code !== undefined,
         (error) =>
           Effect.sync(() =>
-            read({ ...state, status: "failed", error: { code: error.code, message: error.description } })
+            read({
+              ...state,
+              status: "failed",
+              // a task that failed with no result: its own message says why better than the missing result
+              error: {
+                code: error.code,
+                message: state.status === "failed" && typeof state.statusMessage === "string"
+                  ? state.statusMessage
+                  : error.description
+              }
+            })
           )
       )
     )
