@@ -10,6 +10,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -71,6 +72,11 @@ export interface RunContext {
   readonly publish: (event: AgentEvent) => Effect.Effect<void>
   /** Whether an extension of the request has an `onEvent` hook: a publisher may skip building events nobody reads. */
   readonly observed: boolean
+  /**
+   * The agent's time limit for a tool that sets none of its own (`Agent.Options.toolTimeout`): the agent applies
+   * it, except to a tool that keeps its own time (`Tool.timesItself`), which reads it here. Absent: no limit.
+   */
+  readonly toolTimeout?: Duration.Duration | undefined
 }
 
 /**
@@ -104,10 +110,29 @@ export interface ToolProgressEvent {
 }
 
 /**
+ * Published to `onEvent` while a tool runs as a task on its server (an MCP server that answered the call with a task
+ * handle, the Tasks extension): when the task starts and at each change of its status or status message. `status` is
+ * `working`, `input_required`, or how it ended: `completed`, `failed`, `cancelled`.
+ *
  * @since 1.0.0
  * @category models
  */
-export type AgentEvent = RunCancelledEvent | ToolProgressEvent
+export interface ToolTaskEvent {
+  readonly _tag: "ToolTask"
+  readonly runId: number
+  readonly toolCallId: string
+  /** The tool's name as the model called it. */
+  readonly tool: string
+  readonly taskId: string
+  readonly status: "working" | "input_required" | "completed" | "failed" | "cancelled"
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export type AgentEvent = RunCancelledEvent | ToolProgressEvent | ToolTaskEvent
 
 /**
  * A hook around a step of the request: it may change the input, answer without calling `next`, or call it.

@@ -46,6 +46,12 @@ export interface Definition {
 export interface Tool extends Definition {
   readonly handle: (args: unknown, call: ToolCall, context: RunContext) => Effect.Effect<unknown, unknown>
   readonly timeout?: Duration.Duration | undefined
+  /**
+   * The tool keeps its own time: the agent does not race it against a timer of its own, and the tool applies
+   * `timeout` or, for one that sets none, the agent's (`RunContext.toolTimeout`) within its own limits (an MCP
+   * tool, on its connection's deadline timer, so that a call is timed once).
+   */
+  readonly timesItself?: boolean | undefined
 }
 
 /**
@@ -100,6 +106,8 @@ export interface Options {
   readonly description: string
   readonly guidelines?: string | false | undefined
   readonly timeout?: Duration.Input | undefined
+  /** See `Tool.timesItself`. */
+  readonly timesItself?: boolean | undefined
 }
 
 /**
@@ -151,6 +159,7 @@ export const dynamic = (
   parameters: options.parameters,
   guidelines: options.guidelines,
   timeout: options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+  ...(options.timesItself === true ? { timesItself: true } : {}),
   handle: options.handler
 })
 

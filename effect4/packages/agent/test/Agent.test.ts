@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, AgentError, Message, type Model, ScriptedModel, Tool } from "@zett/agent"
 import * as Deferred from "effect/Deferred"
 import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -403,6 +404,38 @@ describe("Agent", () => {
       const result = next.at(-1) as Message.ToolMessage
       assert.strictEqual(result.status, "TOOL_FAILED")
       assert.deepStrictEqual((result.content as any).error.type, "Timeout")
+    }))
+
+  it.effect("a tool that keeps its own time is not raced by the agent: it reads the agent's toolTimeout and applies it itself", () =>
+    Effect.gen(function*() {
+      let next: ReadonlyArray<Message.Message> = []
+      const seen: Array<string> = []
+      const own = Tool.dynamic("own", {
+        description: "times itself",
+        parameters: { type: "object" },
+        timesItself: true,
+        handler: (_args, _call, context) =>
+          Effect.sync(() =>
+            seen.push(context.toolTimeout === undefined ? "none" : Duration.format(context.toolTimeout))
+          ).pipe(
+            // an hour, past the agent's 5 seconds: only a race of the agent's would cut it short
+            Effect.andThen(Effect.as(Effect.sleep("1 hour"), "finished in its own time"))
+          )
+      })
+      const agent = yield* agentWith([{ toolCalls: [{ name: "own" }] }, (r) => (next = r.messages, { text: "ok" })], {
+        tools: [own],
+        toolTimeout: "5 seconds"
+      })
+      const fiber = yield* Effect.forkChild(agent.run("go"))
+      yield* TestClock.adjust("6 seconds")
+      // Effect 4 has no Fiber.poll: the fiber's own pollUnsafe, undefined while it runs
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 hour")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(seen, ["5s"])
+      const result = next.at(-1) as Message.ToolMessage
+      assert.strictEqual(result.status, "ok")
+      assert.strictEqual(result.content, "finished in its own time")
     }))
 
   it.effect("Schema-declared parameters are validated before the handler; invalid arguments are readable TOOL_FAILED (A11)", () =>

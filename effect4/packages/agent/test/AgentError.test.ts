@@ -4,9 +4,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { AgentError, type Extension, Message, Model, Tool } from "@zett/agent"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { agentWith, recorder } from "./utils.js"
+
+/** What the failing hooks here fail with: any typed error of an extension. */
+class Broken extends Data.TaggedError("Broken")<{ readonly message: string }> {}
 
 const failing = (name: string, hooks: Partial<Extension.Extension<Error>>): Extension.Extension<Error> => ({
   name,
@@ -41,17 +45,17 @@ describe("AgentError", () => {
       check(yield* Effect.flip(looping.run("go")), "ModelError", "ScriptEnded", "no step for request 2")
 
       const hook = yield* agentWith([{ text: "hi" }], {
-        extensions: [failing("broken", { beforeRun: () => Effect.fail(new Error("no")) })]
+        extensions: [failing("broken", { beforeRun: () => Effect.fail(new Broken({ message: "no" })) })]
       })
       check(yield* Effect.flip(hook.run("go")), "ExtensionError", "Hook", "extension broken failed in beforeRun")
 
       const request = yield* agentWith([{ text: "hi" }], {
-        extensions: [failing("lazy", { request: () => Effect.fail(new Error("no")) })]
+        extensions: [failing("lazy", { request: () => Effect.fail(new Broken({ message: "no" })) })]
       })
       check(yield* Effect.flip(request.run("go")), "ExtensionError", "Request", "extension lazy failed in request")
 
       const compaction = yield* agentWith([], {
-        compaction: { shouldCompact: () => false, compact: () => Effect.fail(new Error("full")) }
+        compaction: { shouldCompact: () => false, compact: () => Effect.fail(new Broken({ message: "full" })) }
       })
       check(yield* Effect.flip(compaction.compact), "ExtensionError", "Compaction", "extension compaction failed in compact")
 

@@ -114,7 +114,8 @@ export class RunState implements Extension.RunContext {
   constructor(
     readonly kind: "run" | "compact",
     readonly scope: Scope.Closeable,
-    public input: UserMessage
+    public input: UserMessage,
+    readonly toolTimeout: Duration.Duration | undefined
   ) {}
 
   readonly inputMessage = Effect.sync(() => this.input)
@@ -370,7 +371,8 @@ const executeCall = (engine: Engine, run: RunState, call: ToolCall): Effect.Effe
       }
       const timeout = tool.timeout ?? engine.toolTimeout
       const handled = tool.handle(call.arguments, call, run)
-      return timeout === undefined ? handled : Effect.timeoutOrElse(handled, {
+      // a tool that keeps its own time applies the limit itself (one timer for a call, not two)
+      return timeout === undefined || tool.timesItself === true ? handled : Effect.timeoutOrElse(handled, {
         duration: timeout,
         orElse: () =>
           Effect.fail(
@@ -509,7 +511,7 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const run = new RunState("run", scope, input)
+      const run = new RunState("run", scope, input, engine.toolTimeout)
       yield* engine.runs.enter(engine.extensions)
       engine.active.add(run)
       const exit = yield* Effect.exit(restore(Effect.gen(function*() {
@@ -544,7 +546,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
     Effect.zipWith(
       Scope.make(),
       engine.runs.enter(engine.extensions),
-      (scope) => new RunState("compact", scope, new UserMessage({ content: "" }))
+      (scope) => new RunState("compact", scope, new UserMessage({ content: "" }), engine.toolTimeout)
     ),
     (run) =>
       Effect.gen(function*() {
