@@ -26,6 +26,14 @@ export * as McpElicitation from "./McpElicitation.js"
 export * as McpError from "./McpError.js"
 
 /**
+ * The MCP extension for `@zett/agent`: every configured server's tools, discovered at the start of a request
+ * (through the tool cache) and called when the model asks.
+ *
+ * @since 1.0.0
+ */
+export * as McpExtension from "./McpExtension.js"
+
+/**
  * Prompts: a server's prompts, listed and got as the agent's messages.
  *
  * @since 1.0.0

@@ -1,0 +1,437 @@
+/**
+ * The MCP extension for `@zett/agent`: discovers the tools of every configured server at the start of a
+ * request, registers them under namespaced names, and calls them when the model asks.
+ *
+ * One request, top to bottom:
+ *
+ * 1. `onTool`: the configuration is checked, every server's tool list is looked up concurrently in the cache or
+ *    discovered under `connectTimeout`, and the tools are registered.
+ * 2. `onState`: the system message says where servers are configured, how their tools are named and which
+ *    servers are unavailable.
+ * 3. The model calls a tool: the server connects lazily (once per request) and the call runs under
+ *    `callTimeout`, within the agent's own limit for tools; interruption cancels it on the server.
+ * 4. The request scope closes (success, failure, interruption, compaction): every connection closes.
+ *
+ * @since 1.0.0
+ */
+import type { Extension, Message } from "@zett/agent"
+import { Tool } from "@zett/agent"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Session from "./internal/session.js"
+import type * as McpClient from "./McpClient.js"
+import * as McpClientFactory from "./McpClientFactory.js"
+import * as McpConnections from "./McpConnections.js"
+import type { McpConfigError } from "./McpError.js"
+import * as McpError from "./McpError.js"
+import * as McpSampling from "./McpSampling.js"
+import type * as McpServerConfig from "./McpServerConfig.js"
+import * as McpServers from "./McpServers.js"
+import type * as McpTask from "./McpTask.js"
+import type * as McpTool from "./McpTool.js"
+import * as McpToolCache from "./McpToolCache.js"
+import type * as McpToolResult from "./McpToolResult.js"
+
+/**
+ * What the extension discovers and how it calls. The servers come from `McpServers`, the connections from the
+ * `McpClientFactory` in context.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  /** The registration name, unique within the agent; default `"mcp"`. */
+  readonly name?: string | undefined
+  /** Expose tools as `<server>__<tool>` (default true), so that two servers' tools of one name do not meet. */
+  readonly namespaceTools?: boolean | undefined
+  /** Time to connect to and list one server (default 30 seconds); `null` disables it. */
+  readonly connectTimeout?: Duration.Input | null | undefined
+  /** Time for one tool call (default 300 seconds); `null` disables it. A server's own `timeout` wins. */
+  readonly callTimeout?: Duration.Input | null | undefined
+  /**
+   * Whether a progress report of the server (`notifications/progress`) starts `callTimeout` afresh (default
+   * true), so a long job that keeps reporting is not cut off; `maxCallTimeout` still caps it.
+   */
+  readonly resetTimeoutOnProgress?: boolean | undefined
+  /**
+   * The most one call may take however often it reports progress (default 1 hour); `null` is no cap. It applies
+   * only while progress starts the timeout afresh.
+   */
+  readonly maxCallTimeout?: Duration.Input | null | undefined
+  /** Which remote error text the model may see (default `McpToolResult.ErrorTextPolicy.toolText`). */
+  readonly errorText?: McpToolResult.ErrorTextPolicy | undefined
+  /**
+   * Opt-in: keep each server's connection open across requests, in the layer's scope, until it has been
+   * unused for `idleTimeToLive`; a request's first call then costs no spawn. By default every request opens
+   * and closes its own connections.
+   */
+  readonly connectionPool?: { readonly idleTimeToLive: Duration.Input } | undefined
+  /**
+   * How many servers are discovered at once (default `defaultDiscoveryConcurrency`, 16): discovery stays
+   * concurrent, but a configuration of thousands of servers neither starts thousands of processes at once
+   * nor saturates the event loop until every connect looks timed out.
+   */
+  readonly discoveryConcurrency?: number | undefined
+  /**
+   * Which discovered tools reach the model, after each server's own `includeTools` and `excludeTools`. A
+   * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
+   */
+  readonly toolFilter?: ((server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) => boolean) | undefined
+}
+
+/**
+ * The default of `Options.discoveryConcurrency`.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaultDiscoveryConcurrency: number = Session.defaultDiscoveryConcurrency
+
+/**
+ * The extension value, as a service so that layers can build it.
+ *
+ * @since 1.0.0
+ * @category tags
+ */
+export class McpExtension
+  extends Context.Service<McpExtension, Extension.Extension<McpConfigError>>()("@zett/mcp/McpExtension")
+{}
+
+/**
+ * The default registration name.
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const defaultName = "mcp"
+
+/**
+ * How long discovering one server took (connect and list), tagged with the server name.
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const discoveryDuration = Session.discoveryDuration
+
+/**
+ * Tool calls, tagged with the server name and `outcome` (`ok` or `failed`).
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const toolCalls = Session.toolCalls
+
+/**
+ * A server left out of this request, and why in a few words.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Unavailable extends Session.Unavailable {}
+
+/**
+ * One readable line for a list of unavailable servers, however long: servers that failed for the same reason
+ * are grouped, a few names of each group are shown, and the rest are counted (`9,998 more servers failed the
+ * same way`).
+ *
+ * @since 1.0.0
+ * @category utils
+ */
+export const summarizeUnavailable: (
+  unavailable: ReadonlyArray<Unavailable>,
+  options?: { readonly groups?: number | undefined; readonly namesPerGroup?: number | undefined }
+) => string = Session.summarizeUnavailable
+
+/**
+ * A server of a configuration snapshot with what the extension derives from it once per snapshot, and the agent
+ * tools of the tool list the cache last handed out, shared by the requests while the list lasts.
+ */
+interface Resolved extends Session.Resolved {
+  shared: {
+    readonly tools: ReadonlyArray<McpTool.McpTool>
+    readonly agentTools: ReadonlyArray<Tool.Tool>
+  } | undefined
+}
+
+interface RequestState {
+  readonly snapshot: McpServers.Snapshot
+  readonly resolved: ReadonlyArray<Resolved>
+  readonly connections: McpConnections.McpConnections
+  readonly unavailable: Array<Unavailable>
+  /** The tools registered per server name, replaced when the server's tool list changes. */
+  readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
+  /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
+  readonly changed: Set<McpServerConfig.McpServerConfig>
+}
+
+/** A request's state, in the request's context; discovery fills it in. */
+interface RequestCell {
+  state: RequestState | undefined
+}
+
+/**
+ * Progress reports and task states of one call, published to `onEvent` as `ToolProgress` and `ToolTask` events in
+ * the order they came, by one fiber at a time, started when a report arrives (a call that reports nothing starts
+ * none).
+ */
+const progressPublisher = (
+  context: Extension.RunContext,
+  call: Message.ToolCall,
+  services: Context.Context<never>
+) => {
+  const queue: Array<Extension.AgentEvent> = []
+  let running = false
+  let fiber: Fiber.Fiber<void> | undefined
+  const drain: Effect.Effect<void> = Effect.suspend(() => {
+    const next = queue.shift()
+    if (next === undefined) {
+      running = false
+      return Effect.void
+    }
+    return Effect.andThen(context.publish(next), drain)
+  })
+  const push = (event: Extension.AgentEvent) => {
+    queue.push(event)
+    if (running) return
+    running = true
+    fiber = Effect.runForkWith(services)(drain)
+  }
+  return {
+    onProgress: (progress: McpClient.Progress) =>
+      push({
+        _tag: "ToolProgress",
+        runId: context.runId,
+        toolCallId: call.id,
+        tool: call.name,
+        progress: progress.progress,
+        ...(progress.total !== undefined ? { total: progress.total } : {}),
+        ...(progress.message !== undefined ? { message: progress.message } : {})
+      }),
+    onTask: (task: McpTask.Task) =>
+      push({
+        _tag: "ToolTask",
+        runId: context.runId,
+        toolCallId: call.id,
+        tool: call.name,
+        taskId: task.taskId,
+        status: task.status,
+        ...(task.statusMessage !== undefined ? { message: task.statusMessage } : {})
+      }),
+    /** Waits until every report so far is published: a call's events come before its result. */
+    flush: Effect.suspend(() => fiber === undefined ? Effect.void : Effect.asVoid(Fiber.await(fiber)))
+  }
+}
+
+/**
+ * Builds the extension from the configuration, tool cache and client factory in context. A connection pool,
+ * when asked for, lives in the `Scope` of the caller (the layer's).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const configuration = yield* McpServers.McpServers
+  const cache = yield* McpToolCache.McpToolCache
+  const factory = yield* McpClientFactory.McpClientFactory
+  const settings = Session.settings(options)
+  // a pooled connection outlives the requests: it asks to hear of its server's tool changes (2026-07-28)
+  const watched = Session.watched(factory, cache, settings, { listen: options.connectionPool !== undefined })
+  const source = options.connectionPool === undefined
+    ? McpConnections.direct(watched)
+    : yield* McpConnections.pooled(watched, options.connectionPool)
+  // The request's own watch, while it holds the connection: its next model turn lists the tools again.
+  const requestSource = (changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
+    acquire: (server, connectOptions) =>
+      Effect.tap(
+        source.acquire(server, connectOptions),
+        (client) => client.onToolListChanged(() => void changed.add(server))
+      ),
+    invalidate: source.invalidate,
+    isOpen: source.isOpen
+  })
+
+  // progress events only when an extension reads them; published before the call's outcome is handed on
+  // (after it, not as a finalizer: an interrupted call does not wait for an observer)
+  const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
+    Effect.contextWith((services: Context.Context<never>) => {
+      const publisher = progressPublisher(context, toolCall, services)
+      return Effect.flatten(Effect.tap(Effect.exit(run(publisher)), () => publisher.flush))
+    })
+
+  // A request's state is a service of the request (the agent provides it to every tool call of the request), under
+  // a key of this extension's own: two MCP extensions of one agent keep theirs apart.
+  const CurrentRequest = Context.Service<RequestCell>(`@zett/mcp/McpExtension/${options.name ?? defaultName}/request`)
+
+  // The agent tools of a server's cached tool list are built once and shared by every request while the list
+  // and the snapshot last (the cache hands out the same array while it is fresh). A handler reads its request's
+  // state from the context it runs in.
+  const handlerOf = (resolved: Resolved, tool: McpTool.McpTool) =>
+  (
+    args: unknown,
+    toolCall: Message.ToolCall,
+    context: Extension.RunContext
+  ): Effect.Effect<unknown, Tool.ToolError> =>
+    Effect.contextWith((services: Context.Context<never>) => {
+      const cell = Context.getOption(services, CurrentRequest)
+      const state = Option.isSome(cell) ? cell.value.state : undefined
+      return state === undefined
+        ? Effect.fail(
+          new Tool.ToolError({
+            reason: "Unavailable",
+            message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
+          })
+        )
+        : Session.callTool(
+          settings,
+          state.connections,
+          resolved,
+          tool,
+          args,
+          context.observed ? observeProgress(context, toolCall) : undefined,
+          context.toolTimeout
+        )
+    })
+  const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
+    if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
+    const server = resolved.server
+    const agentTools = tools.filter((tool) => Session.allows(settings, server, tool)).map((tool) =>
+      Tool.dynamic(tool.name, {
+        description: tool.description,
+        parameters: tool.parameters,
+        guidelines: false,
+        // the call is timed by its connection, within the agent's limit (Session.callTool)
+        timesItself: true,
+        handler: handlerOf(resolved, tool)
+      })
+    )
+    resolved.shared = { tools, agentTools }
+    return agentTools
+  }
+
+  // What the extension derives from the servers, once per configuration snapshot; concurrent requests that
+  // resolve one snapshot twice get equal values.
+  const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
+
+  const discoverAll = (context: Extension.RunContext, cell: RequestCell) =>
+    Effect.gen(function*() {
+      const snapshot = yield* configuration.current
+      const resolved = resolve(snapshot)
+      const changed = new Set<McpServerConfig.McpServerConfig>()
+      const state: RequestState = {
+        snapshot,
+        resolved,
+        connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
+        unavailable: [],
+        registered: new Map(),
+        changed
+      }
+      cell.state = state
+      const discovered = yield* Session.discoverAll(
+        settings,
+        cache,
+        state.connections,
+        resolved,
+        state.unavailable,
+        (entry, tools) => {
+          const agentTools = toAgentTools(entry, tools)
+          state.registered.set(entry.server.name, agentTools)
+          return agentTools
+        }
+      )
+      // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
+      yield* context.tools.registerAll(discovered)
+      return state
+    })
+
+  /**
+   * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
+   * of another server that won a name stays; a listing that fails keeps the tools listed before.
+   */
+  const refreshServer = (
+    context: Extension.RunContext,
+    state: RequestState,
+    server: McpServerConfig.McpServerConfig
+  ) => {
+    // a change announced while listing again is listed at the next turn
+    state.changed.delete(server)
+    const key = McpToolCache.key(server, { namespace: settings.namespace })
+    return cache.invalidate(key).pipe(
+      Effect.andThen(cache.lookup(key, Session.discover(settings, state.connections, server))),
+      Effect.flatMap(({ tools }) =>
+        Effect.suspend(() => {
+          const before = state.registered.get(server.name) ?? []
+          // a server that announced a change is one of the request's
+          const entry = state.resolved.find((entry) => entry.server === server)!
+          const after = toAgentTools(entry, tools)
+          state.registered.set(server.name, after)
+          const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
+          return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
+            Effect.andThen(context.tools.registerAll(after)),
+            Effect.andThen(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
+          )
+        })
+      ),
+      Effect.catch((error) =>
+        Effect.logWarning(
+          `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
+            "its tools listed before stay"
+        )
+      ),
+      Effect.annotateLogs("mcp.server", server.name)
+    )
+  }
+
+  /** `refreshServer` for each server that announced a change. */
+  const refresh = (context: Extension.RunContext, state: RequestState) =>
+    Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
+
+  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, () => false)
+
+  // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
+  // request; a compaction pass neither discovers nor calls tools.
+  const extension: Extension.Extension<McpConfigError> = {
+    name: options.name ?? defaultName,
+    request: (context) =>
+      Effect.sync((): Extension.Hooks<McpConfigError> => {
+        if (context.kind === "compact") return {}
+        const cell: RequestCell = { state: undefined }
+        return {
+          // the request's services, which the agent provides to its tool calls: a server's sampling request during
+          // one of them runs there (with the agent's model), counted against this request
+          services: Context.make(CurrentRequest, cell).pipe(
+            Context.add(McpSampling.RequestCounter, McpSampling.counter())
+          ),
+          onTool: (context) => Effect.asVoid(discoverAll(context, cell)),
+          // the last hook before the model call: a list change announced during the turn is seen by this call
+          onState: (context) => {
+            const current = cell.state
+            // onTool runs before a run's first onState, and a failed onTool ends the run
+            if (current === undefined) return Effect.void
+            const described = Effect.suspend(() => context.addState(describe(current)))
+            return current.changed.size === 0 ? described : Effect.andThen(refresh(context, current), described)
+          }
+        }
+      })
+  }
+  return extension
+})
+
+/**
+ * The extension, with the servers of the `McpServers`, the client factory and the tool cache
+ * (`McpToolCache.layerMemory`, or a shared cache for a fleet) in context: each is configured by its own layer.
+ * Nothing in it is platform-specific.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<
+  McpExtension,
+  never,
+  McpClientFactory.McpClientFactory | McpServers.McpServers | McpToolCache.McpToolCache
+> => Layer.effect(McpExtension, make(options))
