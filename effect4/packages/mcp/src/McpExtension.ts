@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ResourceTools from "./internal/resourceTools.js"
 import * as Session from "./internal/session.js"
 import type * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
@@ -29,7 +30,7 @@ import * as McpConnections from "./McpConnections.js"
 import type { McpConfigError } from "./McpError.js"
 import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
-import type * as McpServerConfig from "./McpServerConfig.js"
+import * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
 import type * as McpTask from "./McpTask.js"
 import type * as McpTool from "./McpTool.js"
@@ -81,6 +82,12 @@ export interface Options {
    * filtered tool is not registered, so a call to it is refused like a call to an unknown tool.
    */
   readonly toolFilter?: ((server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) => boolean) | undefined
+  /**
+   * `"tools"`: every server's resources reach the model through two more tools, `<prefix>__list_resources` and
+   * `<prefix>__read_resource`; a server's own `resources: "tools"` does it for that server alone.
+   * Off by default. A tool of the server's own with one of these names wins.
+   */
+  readonly resources?: "tools" | undefined
 }
 
 /**
@@ -312,6 +319,28 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     return agentTools
   }
 
+  /** A server's tools in one request: the shared ones, and its resources as tools when asked for. */
+  const requestTools = (state: RequestState, resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
+    const shared = toAgentTools(resolved, tools)
+    return resourcesAsTools(resolved.server) ? shared.concat(resourceTools(state, resolved.server)) : shared
+  }
+
+  const resourcesAsTools = (server: McpServerConfig.McpServerConfig) =>
+    server.resources === "tools" || options.resources === "tools"
+
+  // after the server's own tools, so that one of the same name wins (registration keeps the first); only for
+  // the servers of `resourcesAsTools` (`requestTools` asks)
+  const resourceTools = (state: RequestState, server: McpServerConfig.McpServerConfig): ReadonlyArray<Tool.Tool> =>
+    ResourceTools.make({
+      server,
+      prefix: McpServerConfig.toolPrefix(server),
+      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
+        Effect.mapError((error) => Session.unavailableError(server, error))
+      ),
+      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+      errorText: settings.errorText
+    })
+
   // What the extension derives from the servers, once per configuration snapshot; concurrent requests that
   // resolve one snapshot twice get equal values.
   const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
@@ -337,7 +366,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         resolved,
         state.unavailable,
         (entry, tools) => {
-          const agentTools = toAgentTools(entry, tools)
+          const agentTools = requestTools(state, entry, tools)
           state.registered.set(entry.server.name, agentTools)
           return agentTools
         }
@@ -366,7 +395,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           const before = state.registered.get(server.name) ?? []
           // a server that announced a change is one of the request's
           const entry = state.resolved.find((entry) => entry.server === server)!
-          const after = toAgentTools(entry, tools)
+          const after = requestTools(state, entry, tools)
           state.registered.set(server.name, after)
           const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
           return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
@@ -389,7 +418,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
-  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, () => false)
+  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools)
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
   // request; a compaction pass neither discovers nor calls tools.

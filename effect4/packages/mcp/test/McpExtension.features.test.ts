@@ -1,18 +1,21 @@
 /**
  * What the mutation run of the 3 line's `McpExtension.ts` found untested in the MCP features (progress events,
- * tool list changes), checked through the agent as the model and the extensions see it, on fake servers. Resources
- * as tools are not ported yet.
+ * tool list changes, resources as tools), checked through the agent as the model and the extensions see it, on fake
+ * servers.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { Extension } from "@zett/agent"
 import { Agent } from "@zett/agent"
 import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
-import { agentWith, toolMessages } from "./utils/fakeAgent.js"
+import * as TestClock from "effect/testing/TestClock"
+import { agentWith, systemOf, toolMessages } from "./utils/fakeAgent.js"
 import { fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
@@ -281,5 +284,90 @@ describe("tool list changes", () => {
           "MCP server shop changed its tools, but listing them failed (tools/list failed: listing refused); its tools listed before stay",
         server: "shop"
       }])
+    }))
+})
+
+/** A client with one tool whose resource reads never answer. */
+const silentReads = McpClientFactory.of((server) =>
+  Effect.succeed(McpClient.make({
+    server: server.name,
+    listTools: () => Effect.succeed({ tools: [tool("ping")], nextCursor: undefined }),
+    callTool: (name) => Effect.succeed(text(`${name} called`)),
+    request: () => Effect.never
+  }))
+)
+
+describe("resources as tools", () => {
+  it.effect("read_resource runs under the server's own timeout, else the extension's callTimeout", () =>
+    Effect.gen(function*() {
+      const { layer, requests } = agentWith({
+        servers: [
+          McpServerConfig.http({ name: "own", url: "http://127.0.0.1:1/own", timeout: Duration.seconds(2) }),
+          http("plain")
+        ],
+        clientFactory: silentReads,
+        callTimeout: "7 seconds",
+        resources: "tools"
+      }, [
+        {
+          toolCalls: [
+            { name: "own__read_resource", arguments: { uri: "note:///a" } },
+            { name: "plain__read_resource", arguments: { uri: "note:///b" } }
+          ]
+        },
+        { text: "done" }
+      ])
+      const fiber = yield* Effect.forkChild(Agent.run("read").pipe(Effect.provide(layer)))
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(fiber)
+      assert.deepStrictEqual(toolMessages(requests[1]!).map((m) => m.content), [
+        { error: { type: "Timeout", message: "own__read_resource did not finish within 2s" } },
+        { error: { type: "Timeout", message: "plain__read_resource did not finish within 7s" } }
+      ])
+    }))
+
+  it.effect("a resource tool of a server that cannot be reached since its tools were cached is ServerUnavailable", () =>
+    Effect.gen(function*() {
+      let connectError: string | undefined
+      const { factory } = fakeFactory({
+        s: {
+          tools: [tool("t")],
+          get connectError() {
+            return connectError
+          }
+        }
+      })
+      const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory, resources: "tools" }, [
+        { text: "warm" },
+        () => (connectError = "connection refused", { toolCalls: [{ name: "s__list_resources" }] }),
+        { text: "done" }
+      ])
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        yield* agent.run("warm the cache")
+        yield* agent.run("list")
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(toolMessages(requests[2]!)[0]!.content, {
+        error: { type: "Unavailable", message: "s: connection refused" }
+      })
+    }))
+
+  it.effect("the system message names how to list and read resources, for the servers that are up", () =>
+    Effect.gen(function*() {
+      const { factory } = fakeFactory({ up: { tools: [tool("t")] }, down: { connectError: "refused" } })
+      const { layer, requests } = agentWith({
+        servers: [http("up"), http("down")],
+        clientFactory: factory,
+        resources: "tools"
+      }, [
+        { text: "done" }
+      ])
+      yield* Agent.run("hi").pipe(Effect.provide(layer))
+      const lines = systemOf(requests[0]!).split("\n")
+      assert.include(
+        lines,
+        "Resources (documents and data) of MCP servers, and the resource links in their tool results, are listed with " +
+          "<server>__list_resources and read with <server>__read_resource (for up)."
+      )
     }))
 })
