@@ -14,6 +14,7 @@ import * as McpClientFactory from "../McpClientFactory.js"
 import type * as McpConnections from "../McpConnections.js"
 import type { McpRequestError, McpTimeoutError } from "../McpError.js"
 import * as McpError from "../McpError.js"
+import type * as McpExtension from "../McpExtension.js"
 import * as McpServerConfig from "../McpServerConfig.js"
 import type * as McpServers from "../McpServers.js"
 import type * as McpTask from "../McpTask.js"
@@ -25,31 +26,27 @@ import * as ResourceTools from "./resourceTools.js"
 import * as TaskTools from "./taskTools.js"
 
 /**
- * The options both take, as the user gives them (the 3 line documents each on `McpExtension.Options`; they move there
- * when the extension is ported).
+ * The options both take, as the user gives them (documented on `McpExtension.Options`); tool search and the task
+ * mode are the session's until the extension offers them on this line.
  */
-export interface Options {
-  /** Tools named `<server>__<tool>` (default `true`). */
-  readonly namespaceTools?: boolean | undefined
-  /** Connect and list one server within this (default 30 seconds; `null`: no limit). */
-  readonly connectTimeout?: Duration.Input | null | undefined
-  /** One tool call within this (default 300 seconds; `null`: no limit); a server's own `timeout` wins. */
-  readonly callTimeout?: Duration.Input | null | undefined
-  /** A progress report starts `callTimeout` again (default `true`), up to `maxCallTimeout`. */
-  readonly resetTimeoutOnProgress?: boolean | undefined
-  /** The most a call may take however often it reports progress (default 1 hour; `null`: no limit). */
-  readonly maxCallTimeout?: Duration.Input | null | undefined
-  /** What the model reads of a failed call (default `McpToolResult.ErrorTextPolicy.toolText`). */
-  readonly errorText?: McpToolResult.ErrorTextPolicy | undefined
-  /** How many servers are discovered at once (default 16). */
-  readonly discoveryConcurrency?: number | undefined
-  /** Which listed tools reach the model, after each server's `includeTools`/`excludeTools`. */
-  readonly toolFilter?: ((server: McpServerConfig.McpServerConfig, tool: McpTool.McpTool) => boolean) | undefined
-  /** Tools found by a search tool rather than listed to the model. */
-  readonly toolSearch?: McpToolSearch.Options | undefined
-  /** What a call answered with a task does (default `"wait"`). */
-  readonly tasks?: McpTask.Mode | undefined
-}
+export type Options =
+  & Pick<
+    McpExtension.Options,
+    | "namespaceTools"
+    | "connectTimeout"
+    | "callTimeout"
+    | "resetTimeoutOnProgress"
+    | "maxCallTimeout"
+    | "errorText"
+    | "discoveryConcurrency"
+    | "toolFilter"
+  >
+  & {
+    /** Tools found by a search tool rather than listed to the model. */
+    readonly toolSearch?: McpToolSearch.Options | undefined
+    /** What a call answered with a task does (default `"wait"`). */
+    readonly tasks?: McpTask.Mode | undefined
+  }
 
 export const defaultDiscoveryConcurrency = 16
 
