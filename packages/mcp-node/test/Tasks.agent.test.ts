@@ -15,9 +15,9 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { toolMessages } from "@zett/testing/FakeMcp"
 import { agentWith } from "@zett/testing/McpLayers"
+import { sleepingUntil, until } from "@zett/testing/RealTime"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -45,25 +45,6 @@ const recorder = () => {
   }
   return { events, extension }
 }
-
-/** Waits in real time until some fiber sleeps on the `TestClock` until `at` (ms): the wait is set before the clock moves. */
-const sleepingUntil = (at: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000; i++) {
-      if (Chunk.some(yield* TestClock.sleeps(), (wake) => wake === at)) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.fail(`nothing sleeps until ${at} ms`)
-  })
-
-/** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
-const until = (check: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000 && !check(); i++) {
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.isTrue(check(), "the condition never held")
-  })
 
 const createdId = (file: string): string => {
   const created = TaskServer.created(file)

@@ -21,8 +21,8 @@ import {
 import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { settle, sleepingUntil, until } from "@zett/testing/RealTime"
 import * as TempDir from "@zett/testing/TempDir"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -79,28 +79,6 @@ const taskRequests = (file: string, taskId: string) =>
   received(file).filter((m) => m.taskId === taskId).map((m) => m.method)
 const gets = (file: string, taskId: string) => taskRequests(file, taskId).filter((m) => m === "tasks/get").length
 const calls = (file: string) => received(file).filter((m) => m.method === "tools/call").map((m) => [m.tool, m.task])
-
-/** Waits in real time until some fiber sleeps on the `TestClock` until `at` (ms): the wait is set before the clock moves. */
-const sleepingUntil = (at: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000; i++) {
-      if (Chunk.some(yield* TestClock.sleeps(), (wake) => wake === at)) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.fail(`nothing sleeps until ${at} ms`)
-  })
-
-/** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
-const until = (check: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000 && !check(); i++) {
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.isTrue(check(), "the condition never held")
-  })
-
-/** Lets real time pass (the server's answers to arrive) without moving a `TestClock`. */
-const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
 
 const text = (result: { readonly content: ReadonlyArray<unknown> }) =>
   result.content.map((block) => (block as { readonly text?: string }).text ?? "").join("")

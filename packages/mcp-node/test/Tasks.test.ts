@@ -11,9 +11,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, McpElicitation, McpServerConfig, McpTask } from "@zett/mcp"
 import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { settle, sleepingUntil, until } from "@zett/testing/RealTime"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as TempDir from "@zett/testing/TempDir"
-import * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -40,28 +40,6 @@ const connect = (
 
 const modern = (file: string, options: TaskServer.Options = {}) =>
   McpServerConfig.withProtocol(TaskServer.stdio("tasks", file, marker, options), "2026-07-28")
-
-/** Waits in real time until some fiber sleeps on the `TestClock` until `at` (ms): the wait is set before the clock moves. */
-const sleepingUntil = (at: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000; i++) {
-      if (Chunk.some(yield* TestClock.sleeps(), (wake) => wake === at)) return
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.fail(`nothing sleeps until ${at} ms`)
-  })
-
-/** Waits in real time (the test's clock may be a `TestClock`) until `check` holds. */
-const until = (check: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 10_000 && !check(); i++) {
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
-    }
-    assert.isTrue(check(), "the condition never held")
-  })
-
-/** Lets real time pass (the server's answers to arrive) without moving a `TestClock`. */
-const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
 
 const createdId = (file: string): string => {
   const created = TaskServer.created(file)
