@@ -16,13 +16,16 @@
  */
 import type { Extension, Message } from "@zett/agent"
 import { Tool } from "@zett/agent"
+import { EditDistance } from "@zett/common"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as ResourceTools from "./internal/resourceTools.js"
+import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import type * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
@@ -36,6 +39,7 @@ import type * as McpTask from "./McpTask.js"
 import type * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
 import type * as McpToolResult from "./McpToolResult.js"
+import * as McpToolSearch from "./McpToolSearch.js"
 
 /**
  * What the extension discovers and how it calls. The servers come from `McpServers`, the connections from the
@@ -88,6 +92,13 @@ export interface Options {
    * Off by default. A tool of the server's own with one of these names wins.
    */
   readonly resources?: "tools" | undefined
+  /**
+   * Tool search (`McpToolSearch`): when a request's MCP tools pass the threshold (by default, more than 40 tools or
+   * about 20,000 tokens of definitions), the model gets `search_tools` and the tools of each server's `alwaysLoad`
+   * instead of every definition; a search loads what it found for the rest of the run, and a call to a tool not
+   * loaded loads it. `{ mode: "off" }` offers every tool; `{ mode: "always" }` searches whatever the count.
+   */
+  readonly toolSearch?: McpToolSearch.Options | undefined
 }
 
 /**
@@ -160,6 +171,8 @@ export const summarizeUnavailable: (
 interface Resolved extends Session.Resolved {
   shared: {
     readonly tools: ReadonlyArray<McpTool.McpTool>
+    /** The tools that reach the model (`Session.allows`), in the order of `agentTools`. */
+    readonly allowed: ReadonlyArray<McpTool.McpTool>
     readonly agentTools: ReadonlyArray<Tool.Tool>
   } | undefined
 }
@@ -173,6 +186,24 @@ interface RequestState {
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
   readonly changed: Set<McpServerConfig.McpServerConfig>
+  /** Under tool search: what is held back and what the index is made of; `undefined` when every tool is offered. */
+  search: SearchState | undefined
+}
+
+/** A server's tools in a request, as the cache handed them out. */
+interface Listed extends NonNullable<Resolved["shared"]> {
+  readonly server: McpServerConfig.McpServerConfig
+  readonly instructions: string | undefined
+}
+
+/** A request's MCP tools under tool search. */
+interface SearchState {
+  /** Every MCP tool of the request by exposed name (the first of a name), loaded or not. */
+  readonly byName: Map<string, Tool.Tool>
+  /** The servers' lists as the cache handed them out (the index's version), in configuration order. */
+  groups: ReadonlyArray<SearchTools.Group>
+  /** How many tools were held back when the request started. */
+  readonly deferred: number
 }
 
 /** A request's state, in the request's context; discovery fills it in. */
@@ -305,7 +336,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
     if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
     const server = resolved.server
-    const agentTools = tools.filter((tool) => Session.allows(settings, server, tool)).map((tool) =>
+    const allowed = tools.filter((tool) => Session.allows(settings, server, tool))
+    const agentTools = allowed.map((tool) =>
       Tool.dynamic(tool.name, {
         description: tool.description,
         parameters: tool.parameters,
@@ -315,7 +347,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         handler: handlerOf(resolved, tool)
       })
     )
-    resolved.shared = { tools, agentTools }
+    resolved.shared = { tools, allowed, agentTools }
     return agentTools
   }
 
@@ -356,25 +388,92 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
         unavailable: [],
         registered: new Map(),
-        changed
+        changed,
+        search: undefined
       }
       cell.state = state
+      const lists = new Map<Resolved, Listed>()
       const discovered = yield* Session.discoverAll(
         settings,
         cache,
         state.connections,
         resolved,
         state.unavailable,
-        (entry, tools) => {
+        (entry, tools, listing) => {
           const agentTools = requestTools(state, entry, tools)
           state.registered.set(entry.server.name, agentTools)
+          lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
           return agentTools
         }
       )
       // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      yield* context.tools.registerAll(discovered)
+      yield* context.tools.registerAll(searchOrAll(
+        state,
+        discovered,
+        resolved.flatMap((entry) => {
+          const list = lists.get(entry)
+          return list === undefined ? [] : [list]
+        })
+      ))
       return state
     })
+
+  // The search tool of this extension's index: one index per version of the tool lists, whichever request searches.
+  const indexCell = SearchTools.indexCell()
+
+  /**
+   * What a request registers: every tool, or, when tool search applies to its MCP tools, the search tool, the
+   * always-loaded tools and the tools the extension makes itself (resources); the rest are held in `state.search`.
+   */
+  const searchOrAll = (
+    state: RequestState,
+    discovered: ReadonlyArray<Tool.Tool>,
+    lists: ReadonlyArray<Listed>
+  ): ReadonlyArray<Tool.Tool> => {
+    const mcpTools = lists.flatMap((list) => list.agentTools)
+    if (!McpToolSearch.isActive(settings.toolSearch, mcpTools)) return discovered
+    const byName = new Map<string, Tool.Tool>()
+    const offered: Array<Tool.Tool> = []
+    const groups = lists.map((list): SearchTools.Group => ({
+      server: list.server,
+      tools: list.allowed,
+      instructions: list.instructions
+    }))
+    lists.forEach((list, i) =>
+      list.allowed.forEach((tool, j) => {
+        const agentTool = list.agentTools[j]!
+        if (!byName.has(agentTool.name)) byName.set(agentTool.name, agentTool)
+        if (SearchTools.alwaysLoaded(groups[i]!, tool)) offered.push(agentTool)
+      })
+    )
+    const own = new Set(mcpTools)
+    const search: SearchState = { byName, groups, deferred: mcpTools.length - offered.length }
+    state.search = search
+    return [searchTool(search), ...offered, ...discovered.filter((tool) => !own.has(tool))]
+  }
+
+  const searchTool = (search: SearchState): Tool.Tool => {
+    const servers = search.groups.map((group) => group.server.name)
+    const definition = SearchTools.definition(servers, search.deferred, settings.searchLimit)
+    return Tool.dynamic(definition.name, {
+      description: definition.description,
+      parameters: definition.parameters,
+      guidelines: false,
+      handler: (args, _call, context) =>
+        Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
+          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+          onSuccess: ({ limit, query, server }) =>
+            Effect.flatMap(SearchTools.indexOf(indexCell, search.groups), (index) => {
+              const hits = index.search(query, { server, limit })
+              const load = hits.flatMap((hit) => {
+                const tool = search.byName.get(hit.tool.name)
+                return tool === undefined || context.tools.get(tool.name) !== undefined ? [] : [tool]
+              })
+              return Effect.as(context.tools.registerAll(load), SearchTools.result(hits))
+            })
+        })
+    })
+  }
 
   /**
    * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
@@ -390,7 +489,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     const key = McpToolCache.key(server, { namespace: settings.namespace })
     return cache.invalidate(key).pipe(
       Effect.andThen(cache.lookup(key, Session.discover(settings, state.connections, server))),
-      Effect.flatMap(({ tools }) =>
+      Effect.flatMap(({ instructions, tools }) =>
         Effect.suspend(() => {
           const before = state.registered.get(server.name) ?? []
           // a server that announced a change is one of the request's
@@ -399,7 +498,17 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           state.registered.set(server.name, after)
           const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
           return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
-            Effect.andThen(context.tools.registerAll(after)),
+            Effect.andThen(context.tools.registerAll(
+              state.search === undefined
+                ? after
+                : searchRefresh(
+                  state.search,
+                  { server, tools: entry.shared!.allowed, instructions },
+                  before,
+                  after,
+                  gone
+                )
+            )),
             Effect.andThen(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
           )
         })
@@ -414,11 +523,36 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     )
   }
 
+  /**
+   * Under tool search, a server's new list replaces its old one in what is held back and in the index's version;
+   * of its new tools, those of a name that was loaded, the always-loaded ones and the extension's own are registered.
+   */
+  const searchRefresh = (
+    search: SearchState,
+    listed: SearchTools.Group,
+    before: ReadonlyArray<Tool.Tool>,
+    after: ReadonlyArray<Tool.Tool>,
+    gone: ReadonlyArray<Tool.Tool>
+  ): ReadonlyArray<Tool.Tool> => {
+    const { server, tools: allowed } = listed
+    search.groups = search.groups.map((group) => group.server === server ? listed : group)
+    for (const tool of before) if (search.byName.get(tool.name) === tool) search.byName.delete(tool.name)
+    for (const tool of after) if (!search.byName.has(tool.name)) search.byName.set(tool.name, tool)
+    const loaded = new Set(gone.map((tool) => tool.name))
+    return after.filter((tool, i) =>
+      i >= allowed.length || loaded.has(tool.name) || McpServerConfig.alwaysLoads(server, allowed[i]!.remoteName)
+    )
+  }
+
   /** `refreshServer` for each server that announced a change. */
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
 
-  const describe = (state: RequestState) => Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools)
+  const describe = (state: RequestState) =>
+    [
+      Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
+      ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)])
+    ].join("\n")
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
   // request; a compaction pass neither discovers nor calls tools.
@@ -435,6 +569,27 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
             Context.add(McpSampling.RequestCounter, McpSampling.counter())
           ),
           onTool: (context) => Effect.asVoid(discoverAll(context, cell)),
+          // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
+          onToolCall: (context, call, next) =>
+            Effect.suspend(() => {
+              const search = cell.state?.search
+              if (search === undefined || context.tools.get(call.name) !== undefined) return next(call)
+              const tool = search.byName.get(call.name)
+              // `next` looks the tool up when it is called: after the registration
+              if (tool !== undefined) {
+                return Effect.andThen(context.tools.register(tool), Effect.suspend(() => next(call)))
+              }
+              // a name no server has: the closest of every MCP tool, loaded or not, and how to find the right one
+              const names = EditDistance.closest(call.name, search.byName.keys())
+              return Effect.fail(
+                new Tool.ToolError({
+                  reason: "UnknownTool",
+                  message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
+                    (names.length === 0 ? "" : `the closest names are ${names.join(", ")}; `) +
+                    `${McpToolSearch.toolName} finds tools by what they do`
+                })
+              )
+            }),
           // the last hook before the model call: a list change announced during the turn is seen by this call
           onState: (context) => {
             const current = cell.state

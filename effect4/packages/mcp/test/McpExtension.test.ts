@@ -696,9 +696,11 @@ describe("McpExtension", () => {
           }
         }
       })
+      // every tool offered, not searched: the test counts them
       const { layer, requests } = agentWith({
         servers: [http("loop"), http("endless"), http("hundred")],
-        clientFactory: factory
+        clientFactory: factory,
+        toolSearch: { mode: "off" }
       }, [
         { text: "ok" }
       ])

@@ -26,8 +26,8 @@ import * as ResourceTools from "./resourceTools.js"
 import * as TaskTools from "./taskTools.js"
 
 /**
- * The options both take, as the user gives them (documented on `McpExtension.Options`); tool search and the task
- * mode are the session's until the extension offers them on this line.
+ * The options both take, as the user gives them (documented on `McpExtension.Options`); the task mode is the
+ * session's until the extension offers it on this line.
  */
 export type Options =
   & Pick<
@@ -40,10 +40,9 @@ export type Options =
     | "errorText"
     | "discoveryConcurrency"
     | "toolFilter"
+    | "toolSearch"
   >
   & {
-    /** Tools found by a search tool rather than listed to the model. */
-    readonly toolSearch?: McpToolSearch.Options | undefined
     /** What a call answered with a task does (default `"wait"`). */
     readonly tasks?: McpTask.Mode | undefined
   }
