@@ -18,7 +18,7 @@ import type { Extension, Message } from "@zett/agent"
 import { Tool } from "@zett/agent"
 import { EditDistance } from "@zett/common"
 import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -27,6 +27,7 @@ import * as Result from "effect/Result"
 import * as ResourceTools from "./internal/resourceTools.js"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
+import * as TaskTools from "./internal/taskTools.js"
 import type * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
@@ -99,6 +100,13 @@ export interface Options {
    * loaded loads it. `{ mode: "off" }` offers every tool; `{ mode: "always" }` searches whatever the count.
    */
   readonly toolSearch?: McpToolSearch.Options | undefined
+  /**
+   * What a call does when its server answers it with a task (the Tasks extension): `"wait"` (the default) waits for
+   * the task within `callTimeout`, publishing its states as `ToolTask` events, and gives the model its result;
+   * `"handle"` gives the model the task's server, id and status at once, and the tool `task_status` to check it,
+   * wait for it or cancel it later in the run or in a later request.
+   */
+  readonly tasks?: McpTask.Mode | undefined
 }
 
 /**
@@ -415,8 +423,47 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           return list === undefined ? [] : [list]
         })
       ))
+      if (settings.tasks === "handle") yield* context.tools.registerAll([taskStatusTool(state)])
       return state
     })
+
+  // The tool the model checks, waits for and cancels the tasks it was handed with (`tasks: "handle"`): any server of
+  // the configuration, since a task may have been handed in an earlier request.
+  const taskStatusTool = (state: RequestState): Tool.Tool => {
+    const servers = state.resolved.map((entry) => entry.server.name)
+    const definition = TaskTools.definition(servers)
+    return Tool.dynamic(definition.name, {
+      description: definition.description,
+      parameters: definition.parameters,
+      guidelines: false,
+      // a wait is bounded by the call time limit, within the agent's: it then tells the state, not a timeout
+      timesItself: true,
+      handler: (args, toolCall, context) =>
+        Result.match(TaskTools.readArguments(args, servers), {
+          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+          onSuccess: (parsed) => {
+            const server = state.resolved.find((entry) => entry.server.name === parsed.server)!.server
+            const own = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+            const agent = context.toolTimeout
+            const limit = agent === undefined
+              ? own
+              : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
+            const run = (onStatus?: (task: McpTask.Task) => void) =>
+              state.connections.getWithin(server, settings.connectTimeout).pipe(
+                Effect.mapError((error) => Session.unavailableError(server, error)),
+                Effect.flatMap((client) => TaskTools.run(client, parsed, limit, settings.errorText, onStatus))
+              )
+            // a wait's states are ToolTask events of this tool call, as a call's own wait's are
+            return context.observed && parsed.action === "wait"
+              ? Effect.contextWith((services: Context.Context<never>) => {
+                const publisher = progressPublisher(context, toolCall, services)
+                return Effect.flatten(Effect.tap(Effect.exit(run(publisher.onTask)), () => publisher.flush))
+              })
+              : run()
+          }
+        })
+    })
+  }
 
   // The search tool of this extension's index: one index per version of the tool lists, whichever request searches.
   const indexCell = SearchTools.indexCell()

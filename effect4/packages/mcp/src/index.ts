@@ -86,6 +86,14 @@ export * as McpSkills from "./McpSkills.js"
 export * as McpTask from "./McpTask.js"
 
 /**
+ * The handles of tool calls a server answered with a task, kept so that a later request or another process of a
+ * fleet can await the task by its id: the `McpTaskStore` tag, `layerMemory`, and `call`, `awaitTask`, `getTask`.
+ *
+ * @since 1.0.0
+ */
+export * as McpTaskStore from "./McpTaskStore.js"
+
+/**
  * @since 1.0.0
  */
 export * as McpTool from "./McpTool.js"

@@ -26,11 +26,9 @@ import * as ResourceTools from "./resourceTools.js"
 import * as TaskTools from "./taskTools.js"
 
 /**
- * The options both take, as the user gives them (documented on `McpExtension.Options`); the task mode is the
- * session's until the extension offers it on this line.
+ * The options both take, as the user gives them (documented on `McpExtension.Options`).
  */
-export type Options =
-  & Pick<
+export type Options = Pick<
     McpExtension.Options,
     | "namespaceTools"
     | "connectTimeout"
@@ -41,11 +39,8 @@ export type Options =
     | "discoveryConcurrency"
     | "toolFilter"
     | "toolSearch"
+    | "tasks"
   >
-  & {
-    /** What a call answered with a task does (default `"wait"`). */
-    readonly tasks?: McpTask.Mode | undefined
-  }
 
 export const defaultDiscoveryConcurrency = 16
 

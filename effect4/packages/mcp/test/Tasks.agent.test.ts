@@ -1,0 +1,230 @@
+/**
+ * `tasks: "handle"` in the agent: the model reads the task's server, id and status at once and checks, waits for or
+ * cancels it with `task_status`, in the same run or a later request. The 3 line's tests over its task server
+ * (packages/mcp-node/test/Tasks.agent.test.ts), every assertion kept, on a fake task server in process: what the
+ * model was given is read from the scripted model's requests, what the server received from its record. The waits
+ * poll every 10 ms of real time, as the 3 line's do.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent } from "@zett/agent"
+import type { Extension } from "@zett/agent"
+import { McpServerConfig, McpTask } from "@zett/mcp"
+import * as Effect from "effect/Effect"
+import { agentWith, type Recorded, toolMessages } from "./utils/fakeAgent.js"
+import { type FakeServer, fakeFactory, tool } from "./utils/fakeMcp.js"
+
+/**
+ * A server `tasks` whose `build` ({ steps, text }) runs as a task that completes with `built <text>` after `steps`
+ * polls, and whose `cancellable` runs until cancelled; it records the tasks it created, the task requests per task
+ * and the cancellations, as the 3 line's `TaskServer` does.
+ */
+const taskServer = () => {
+  const created: Array<{ readonly taskId: string }> = []
+  const requests = new Map<string, Array<string>>()
+  const cancellations: Array<{ readonly taskId: string; readonly honoured: boolean }> = []
+  const running = new Map<string, { task: McpTask.Task; remaining: number; readonly text: string }>()
+  const record = (taskId: string, request: string) => {
+    const list = requests.get(taskId) ?? []
+    list.push(request)
+    requests.set(taskId, list)
+  }
+  const server: FakeServer = {
+    tools: [tool("build", { type: "object" }, "Builds something, as a task"), tool("cancellable")],
+    call: (name, args, options) =>
+      Effect.sync(() => {
+        const taskId = `task-${created.length + 1}`
+        created.push({ taskId })
+        const task: McpTask.Task = {
+          server: "tasks",
+          taskId,
+          status: "working",
+          createdAt: new Date(0).toISOString(),
+          ttlMs: 60_000,
+          pollIntervalMs: 10
+        }
+        running.set(taskId, {
+          task,
+          remaining: name === "build" ? Number(args.steps ?? 1) : Number.POSITIVE_INFINITY,
+          text: `built ${String(args.text ?? "")}`
+        })
+        options?.onTask?.(task)
+        return McpTask.asResult(task)
+      }),
+    driver: {
+      tasks: {
+        get: (taskId) =>
+          Effect.sync(() => {
+            record(taskId, "tasks/get")
+            const entry = running.get(taskId)!
+            if (entry.task.status === "working") {
+              entry.remaining -= 1
+              entry.task = entry.remaining <= 0
+                ? {
+                  ...entry.task,
+                  status: "completed",
+                  statusMessage: "done",
+                  result: { content: [{ type: "text", text: entry.text }] }
+                }
+                : { ...entry.task, statusMessage: `${entry.remaining} steps to go` }
+            }
+            return entry.task
+          }),
+        update: () => Effect.void,
+        cancel: (taskId) =>
+          Effect.sync(() => {
+            record(taskId, "tasks/cancel")
+            const entry = running.get(taskId)!
+            const honoured = entry.task.status === "working"
+            if (honoured) entry.task = { ...entry.task, status: "cancelled", statusMessage: "cancelled by request" }
+            cancellations.push({ taskId, honoured })
+          }),
+        answer: () => Effect.die("no input is asked")
+      }
+    }
+  }
+  return {
+    server,
+    created: () => created,
+    taskRequests: (taskId: string) => requests.get(taskId) ?? [],
+    cancellations: () => cancellations
+  }
+}
+
+const modern = McpServerConfig.withProtocol(
+  McpServerConfig.http({ name: "tasks", url: "http://127.0.0.1:1/tasks" }),
+  "2026-07-28"
+)
+
+const lastTool = (request: Recorded) => toolMessages(request).at(-1)!
+
+/** An extension that records the `ToolTask` events it is published. */
+const recorder = () => {
+  const events: Array<Extension.ToolTaskEvent> = []
+  const extension: Extension.Extension = {
+    name: "recorder",
+    onEvent: (_context, event) => Effect.sync(() => void (event._tag === "ToolTask" && events.push(event)))
+  }
+  return { events, extension }
+}
+
+const createdId = (fake: ReturnType<typeof taskServer>): string => {
+  const created = fake.created()
+  assert.strictEqual(created.length, 1)
+  return created[0]!.taskId
+}
+
+/** A text result as the model reads it (the result's content blocks). */
+const textOf = (text: string) => [{ type: "text", text }]
+
+interface Handed {
+  readonly task: { readonly server: string; readonly taskId: string; readonly status: string }
+  readonly note: string
+}
+
+describe("tasks in the agent", () => {
+  it.live(
+    "tasks: handle: the model reads the task's server, id and status at once, then waits for it with task_status",
+    () =>
+      Effect.gen(function*() {
+        const fake = taskServer()
+        const { factory } = fakeFactory({ tasks: fake.server })
+        const seen: Record<string, unknown> = {}
+        const { events, extension } = recorder()
+        const { layer } = agentWith({ servers: [modern], clientFactory: factory, tasks: "handle" }, [
+          (request) => {
+            seen.tools = request.tools.map((tool) => tool.name)
+            return { toolCalls: [{ name: "tasks__build", arguments: { steps: 2, text: "app" } }] }
+          },
+          (request) => {
+            const handed = lastTool(request).content as Handed
+            seen.handed = handed
+            seen.getsBefore = fake.taskRequests(handed.task.taskId).length
+            return {
+              toolCalls: [{
+                name: "task_status",
+                arguments: { server: handed.task.server, taskId: handed.task.taskId, action: "wait" }
+              }]
+            }
+          },
+          (request) => {
+            seen.waited = lastTool(request).content
+            return { text: "done" }
+          }
+        ], { extensions: [extension] })
+        yield* Agent.run("build the app").pipe(Effect.provide(layer))
+        const taskId = createdId(fake)
+        assert.include(seen.tools as Array<string>, "task_status")
+        const handed = seen.handed as Handed
+        assert.deepInclude(handed.task, { server: "tasks", taskId, status: "working" })
+        assert.include(handed.note, "task_status")
+        assert.strictEqual(seen.getsBefore, 0)
+        assert.deepStrictEqual(seen.waited, {
+          task: { server: "tasks", taskId, status: "completed" },
+          result: textOf("built app")
+        })
+        // the handle, then the wait's states as events of the task_status call
+        assert.deepInclude(events[0]!, { tool: "tasks__build", taskId, status: "working" })
+        const waited = events.filter((event) => event.tool === "task_status")
+        assert.isAbove(waited.length, 0)
+        assert.isTrue(waited.every((event) => event.taskId === taskId && event.toolCallId !== events[0]!.toolCallId))
+        assert.strictEqual(waited.at(-1)!.status, "completed")
+      })
+  )
+
+  it.live("tasks: handle: task_status checks and cancels a task handed in an earlier request", () =>
+    Effect.gen(function*() {
+      // one server for both requests, as the 3 line's over HTTP: the task outlives the first request's connection
+      const fake = taskServer()
+      const { factory } = fakeFactory({ tasks: fake.server })
+      const seen: Record<string, unknown> = {}
+      const first = agentWith({ servers: [modern], clientFactory: factory, tasks: "handle" }, [
+        () => ({ toolCalls: [{ name: "tasks__cancellable", arguments: {} }] }),
+        (request) => {
+          seen.handed = lastTool(request).content
+          return { text: "started" }
+        }
+      ])
+      yield* Agent.run("start the job").pipe(Effect.provide(first.layer))
+      const { taskId } = (seen.handed as Handed).task
+      const second = agentWith({ servers: [modern], clientFactory: factory, tasks: "handle" }, [
+        () => ({ toolCalls: [{ name: "task_status", arguments: { server: "tasks", taskId } }] }),
+        (request) => {
+          seen.status = lastTool(request).content
+          return { toolCalls: [{ name: "task_status", arguments: { server: "tasks", taskId, action: "cancel" } }] }
+        },
+        (request) => {
+          seen.cancelled = lastTool(request).content
+          return { text: "cancelled" }
+        }
+      ])
+      yield* Agent.run("how is the job?").pipe(Effect.provide(second.layer))
+      assert.strictEqual(createdId(fake), taskId)
+      assert.deepInclude((seen.status as Handed).task, { taskId, status: "working" })
+      assert.deepInclude((seen.cancelled as Handed).task, { taskId, status: "cancelled" })
+      assert.deepStrictEqual(fake.cancellations().map((c) => [c.taskId, c.honoured]), [[taskId, true]])
+      assert.deepStrictEqual(fake.taskRequests(taskId), ["tasks/get", "tasks/cancel", "tasks/get"])
+    }))
+
+  it.live("tasks: handle: task_status refuses a server not configured and an unknown action, naming what it takes", () =>
+    Effect.gen(function*() {
+      const fake = taskServer()
+      const { factory } = fakeFactory({ tasks: fake.server })
+      const { layer, requests } = agentWith({ servers: [modern], clientFactory: factory, tasks: "handle" }, [
+        {
+          toolCalls: [
+            { name: "task_status", arguments: { server: "elsewhere", taskId: "t" } },
+            { name: "task_status", arguments: { server: "tasks", taskId: "t", action: "restart" } }
+          ]
+        },
+        { text: "done" }
+      ])
+      yield* Agent.run("check").pipe(Effect.provide(layer))
+      const [server, action] = toolMessages(requests[1]!).map((m) =>
+        m.content as { error: { type: string; message: string } }
+      )
+      assert.strictEqual(server!.error.type, "InvalidArguments")
+      assert.include(server!.error.message, `server must be one of "tasks"`)
+      assert.include(action!.error.message, "action must be one of status, wait, cancel")
+      assert.deepStrictEqual(fake.created(), [])
+    }))
+})
