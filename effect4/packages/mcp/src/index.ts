@@ -112,3 +112,10 @@ export * as McpToolResult from "./McpToolResult.js"
  * @since 1.0.0
  */
 export * as McpToolSearch from "./McpToolSearch.js"
+
+/**
+ * The configured servers' tools as an `effect/ai` `Toolkit`, for a `LanguageModel.generateText` loop of the app's own.
+ *
+ * @since 1.0.0
+ */
+export * as McpToolkit from "./McpToolkit.js"
