@@ -27,6 +27,7 @@ import * as Result from "effect/Result"
 import * as ResourceTools from "./internal/resourceTools.js"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
+import * as SkillTools from "./internal/skillTools.js"
 import * as TaskTools from "./internal/taskTools.js"
 import type * as McpClient from "./McpClient.js"
 import * as McpClientFactory from "./McpClientFactory.js"
@@ -194,6 +195,9 @@ interface RequestState {
   readonly registered: Map<string, ReadonlyArray<Tool.Tool>>
   /** Servers whose connection announced `notifications/tools/list_changed` since their tools were listed. */
   readonly changed: Set<McpServerConfig.McpServerConfig>
+  /** The skills of the servers with `skills: true`, listed once per request; and why a listing failed. */
+  readonly skills: Array<SkillTools.Listed>
+  readonly skillFailures: Array<string>
   /** Under tool search: what is held back and what the index is made of; `undefined` when every tool is offered. */
   search: SearchState | undefined
 }
@@ -397,6 +401,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         unavailable: [],
         registered: new Map(),
         changed,
+        skills: [],
+        skillFailures: [],
         search: undefined
       }
       cell.state = state
@@ -423,6 +429,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           return list === undefined ? [] : [list]
         })
       ))
+      yield* context.tools.registerAll(yield* listSkills(state))
       if (settings.tasks === "handle") yield* context.tools.registerAll([taskStatusTool(state)])
       return state
     })
@@ -522,6 +529,33 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     })
   }
 
+  // The skills of the servers that ask for them, listed (no file read) in the request's connections; a server
+  // with skills gets its load tool.
+  const listSkills = (state: RequestState) =>
+    SkillTools.listAll(
+      state.connections,
+      state.resolved.flatMap((entry) =>
+        state.unavailable.some((down) => down.server === entry.server.name) ? [] : [entry.server]
+      ),
+      { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
+    ).pipe(Effect.map(({ failures, listed }) => {
+      for (const skill of listed) state.skills.push(skill)
+      for (const failure of failures) state.skillFailures.push(failure)
+      return listed.flatMap((entry) => entry.skills.length === 0 ? [] : [skillTool(state, entry.server, entry.prefix)])
+    }))
+
+  const skillTool = (state: RequestState, server: McpServerConfig.McpServerConfig, prefix: string): Tool.Tool =>
+    SkillTools.make({
+      server,
+      prefix,
+      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
+        Effect.mapError((error) => Session.unavailableError(server, error))
+      ),
+      listed: () => state.skills.find((entry) => entry.server === server)?.skills,
+      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
+      errorText: settings.errorText
+    })
+
   /**
    * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
    * of another server that won a name stays; a listing that fails keeps the tools listed before.
@@ -598,7 +632,8 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const describe = (state: RequestState) =>
     [
       Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
-      ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)])
+      ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)]),
+      ...SkillTools.describe(state.skills, state.skillFailures)
     ].join("\n")
 
   // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the

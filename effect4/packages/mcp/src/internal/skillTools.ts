@@ -1,0 +1,216 @@
+/**
+ * A server's skills for the model (`skills: true`): their index in the system text, and `<prefix>__load_skill`,
+ * which loads a skill's verified `SKILL.md` or one of its files. A file that fails verification is a tool error
+ * that says why; its bytes never reach the model.
+ *
+ * @internal
+ */
+import { Tool } from "@zett/agent"
+import * as ResourceText from "@zett/common/McpToolResult"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { Base64 } from "effect/encoding"
+import type * as Option from "effect/Option"
+import type { McpClient } from "../McpClient.js"
+import type * as McpConnections from "../McpConnections.js"
+import * as McpError from "../McpError.js"
+import * as McpServerConfig from "../McpServerConfig.js"
+import * as McpSkills from "../McpSkills.js"
+import * as McpToolResult from "../McpToolResult.js"
+
+export const loadSuffix = "load_skill"
+
+const parameters = {
+  type: "object",
+  properties: {
+    skill: { type: "string", description: "The skill's name, as the index shows it, or the URI of its SKILL.md" },
+    path: {
+      type: "string",
+      description:
+        "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
+    }
+  },
+  required: ["skill"]
+} as const
+
+/** The skills of one server, as a request listed them. */
+export interface Listed {
+  readonly server: McpServerConfig.McpServerConfig
+  readonly prefix: string
+  readonly skills: ReadonlyArray<McpSkills.Skill>
+}
+
+/**
+ * The skills of `servers` (those with `skills: true`), listed in `connections` (connect and list under `limit`),
+ * `concurrency` at a time, in the order given; a listing that fails is a line for the model and a warning, and
+ * costs the server its skills, not its tools. No file is read.
+ */
+export const listAll = (
+  connections: McpConnections.McpConnections,
+  servers: ReadonlyArray<McpServerConfig.McpServerConfig>,
+  options: { readonly limit: Option.Option<Duration.Duration>; readonly concurrency: number }
+): Effect.Effect<{ readonly listed: ReadonlyArray<Listed>; readonly failures: ReadonlyArray<string> }> =>
+  Effect.forEach(
+    servers.filter((server) => server.skills === true),
+    (server) =>
+      connections.getWithin(server, options.limit).pipe(
+        Effect.flatMap(McpSkills.list),
+        McpError.within({ server: server.name, operation: "connect", limit: options.limit }),
+        Effect.map((skills): Listed | string => ({ server, prefix: McpServerConfig.toolPrefix(server), skills })),
+        Effect.catch((error) => {
+          const reason = McpError.reasonOf(error)
+          return Effect.as(
+            Effect.annotateLogs(
+              Effect.logWarning(`MCP server ${server.name}: its skills could not be listed: ${reason}`),
+              "mcp.server",
+              server.name
+            ),
+            `The skills of the MCP server ${JSON.stringify(server.name)} could not be listed: ${reason}.`
+          )
+        })
+      ),
+    { concurrency: options.concurrency }
+  ).pipe(Effect.map((outcomes) => ({
+    listed: outcomes.filter((outcome): outcome is Listed => typeof outcome !== "string"),
+    failures: outcomes.filter((outcome): outcome is string => typeof outcome === "string")
+  })))
+
+/** What the model is told about the servers' skills; `listed` in configuration order. */
+export const describe = (
+  listed: ReadonlyArray<Listed>,
+  failures: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
+  const withSkills = listed.filter((entry) => entry.skills.length > 0)
+  if (withSkills.length === 0) return failures
+  const lines = [
+    "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
+    `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
+  ]
+  for (const entry of withSkills) {
+    lines.push(`Skills of the MCP server ${JSON.stringify(entry.server.name)} (${entry.prefix}__${loadSuffix}):`)
+    for (const line of McpSkills.index(entry.skills)) lines.push(`- ${line}`)
+  }
+  return lines.concat(failures)
+}
+
+const refusals: Record<McpError.SkillVerificationFailure, string> = {
+  unlisted: "the skill does not list such a file",
+  size: "its size is not the one the server lists for it (verification failed)",
+  digest: "its content is not the one the server lists for it (digest verification failed)",
+  frontmatter: "its frontmatter differs from the one the server lists for the skill (verification failed)"
+}
+
+/** A file as the model sees it: text, or base64 `blob` when it is not UTF-8 text. */
+const fileJson = (file: McpSkills.SkillFile) => {
+  const base = { uri: file.uri, ...(file.mimeType !== undefined ? { mimeType: file.mimeType } : {}) }
+  const blob = Base64.encode(file.bytes)
+  const text = file.text ?? ResourceText.blobText(blob)
+  return text !== undefined ? { ...base, text } : { ...base, blob }
+}
+
+/**
+ * The tool of one server, as the agent's tool (`make`) and the toolkit's (`loader`) share it. `connect` gives the
+ * request's connection (its failure already a `ToolError`); `listed` the skills the request listed (else they are
+ * listed when the tool is called).
+ */
+export const loader = (options: {
+  readonly server: McpServerConfig.McpServerConfig
+  readonly prefix: string
+  readonly connect: Effect.Effect<McpClient, Tool.ToolError>
+  readonly listed: () => ReadonlyArray<McpSkills.Skill> | undefined
+  readonly limit: Option.Option<Duration.Duration>
+  readonly errorText: McpToolResult.ErrorTextPolicy
+}): {
+  readonly name: string
+  readonly description: string
+  readonly parameters: typeof parameters
+  readonly run: (args: unknown) => Effect.Effect<unknown, Tool.ToolError>
+} => {
+  const { errorText, prefix, server } = options
+  const name = `${prefix}__${loadSuffix}`
+
+  const failed = (description: string) =>
+    Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` }))
+
+  const load = (client: McpClient, reference: string, path: string | undefined) =>
+    Effect.gen(function*() {
+      const skills = options.listed() ?? (yield* McpSkills.list(client))
+      const found = McpSkills.find(skills, reference)
+      if (found.length > 1) {
+        return yield* failed(
+          `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${
+            found.map((skill) => skill.uri).join(", ")
+          })`
+        )
+      }
+      // a skill the server does not list is asked for by its URI
+      const skill = found[0] ??
+        (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
+      if (skill === undefined) {
+        return yield* failed(`the MCP server ${JSON.stringify(server.name)} has no skill ${JSON.stringify(reference)}`)
+      }
+      const file = yield* McpSkills.read(client, skill, path)
+      if (path !== undefined && path !== McpSkills.manifest) return fileJson(file)
+      return {
+        skill: skill.frontmatter.name,
+        uri: skill.uri,
+        instructions: file.body ?? file.text ?? "",
+        files: McpSkills.files(skill)
+      }
+    })
+
+  return {
+    name,
+    description: `Loads a skill of the MCP server ${JSON.stringify(server.name)} (listed in the system text): its ` +
+      "instructions (SKILL.md), checked against the server's listing; with path, one of the files the skill names.",
+    parameters,
+    run: (args) => {
+      const given = (args ?? {}) as { readonly skill?: unknown; readonly path?: unknown }
+      if (typeof given.skill !== "string" || given.skill === "") return failed("needs skill (a name or a SKILL.md URI)")
+      if (given.path !== undefined && typeof given.path !== "string") return failed("path must be a string")
+      const reference = given.skill
+      const path = given.path === "" ? undefined : given.path
+      return Effect.flatMap(options.connect, (client) => load(client, reference, path)).pipe(
+        McpError.within({ server: server.name, operation: "call", limit: options.limit }),
+        Effect.catchTags({
+          McpTimeoutError: (error) =>
+            Effect.fail(
+              new Tool.ToolError({
+                reason: "Timeout",
+                message: `${name} did not finish within ${Duration.format(error.timeout)}`
+              })
+            ),
+          // neither the file nor what it says (a differing frontmatter field) is handed on: only what did not match
+          McpSkillVerificationError: (error) =>
+            Effect.fail(
+              new Tool.ToolError({
+                reason: "ToolFailed",
+                message: `${name}: ${error.uri} was refused: ${refusals[error.reason]}. Its content was not loaded.`,
+                cause: error
+              })
+            ),
+          McpRequestError: (error) =>
+            Effect.fail(
+              new Tool.ToolError({
+                reason: "RequestFailed",
+                message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
+                cause: error
+              })
+            )
+        }),
+        Effect.withSpan("McpExtension.skills", { attributes: { "mcp.server": server.name, "mcp.tool": name } })
+      )
+    }
+  }
+}
+
+/** The agent's tool of one server (`loader`). */
+export const make = (options: Parameters<typeof loader>[0]): Tool.Tool => {
+  const tool = loader(options)
+  return Tool.dynamic(tool.name, {
+    description: tool.description,
+    parameters: tool.parameters,
+    guidelines: false,
+    handler: tool.run
+  })
+}
