@@ -1,0 +1,442 @@
+/**
+ * The 3 line's `McpClientFactory.test.ts` (stdio), every assertion kept, on Effect 4. Its HTTP tests are with the
+ * other HTTP tests of this package.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { type McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { makeLogCapture } from "./utils/logs.js"
+import * as Processes from "./utils/processes.js"
+import { FixtureError, fixtures as sharedFixtures, wrapper } from "./utils/servers.js"
+import * as Source from "./utils/source.js"
+
+const fixtures = Path.join(import.meta.dirname, "fixtures")
+const probe = Path.join(sharedFixtures, "probe-server.mjs")
+const node = process.execPath
+
+/** The SDK-backed factory, starting stdio servers through Node's command executor. */
+const sdkFactory = (options?: NodeMcpClientFactory.Options) => NodeMcpClientFactory.layer(options)
+
+const connectIn = (
+  scope: Scope.Scope,
+  server: McpServerConfig.McpServerConfig,
+  options?: NodeMcpClientFactory.Options
+) =>
+  McpClientFactory.McpClientFactory.pipe(
+    Effect.flatMap((factory) => factory.connect(server)),
+    Scope.provide(scope),
+    Effect.provide(sdkFactory(options))
+  )
+
+interface Report {
+  readonly argv: ReadonlyArray<string>
+  readonly cwd: string
+  readonly env: Record<string, string>
+  readonly envSha256: Record<string, string>
+  readonly pid: number
+  readonly ppid: number
+}
+
+const report = (client: McpClient.McpClient) =>
+  Effect.map(client.callTool("report", {}), (result) => result.structuredContent as unknown as Report)
+
+const elapsed = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const start = Date.now()
+    const value = yield* self
+    return [value, Date.now() - start] as const
+  })
+
+const liveOf = (pids: ReadonlyArray<number>, pgid: number) => [
+  ...Processes.livePids(pids),
+  ...Processes.liveInGroup(pgid)
+]
+
+describe("McpClientFactory (stdio)", () => {
+  it.live("command and arguments reach the server verbatim, never through a shell (B3)", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const tricky = ["a b", "\"quoted\"", "'single'", "$(echo pwned)", "`id`", "*", "; exit 1", "$HOME", ""]
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({ name: "argv", command: node, args: [probe, ...tricky] })
+      )
+      const { argv } = yield* report(client)
+      assert.deepStrictEqual(argv, tricky)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("env values arrive next to the default environment only; cwd is honoured (B2)", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const cwd = Fs.realpathSync(Os.tmpdir())
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({
+          name: "env",
+          command: node,
+          args: [probe],
+          env: { API_TOKEN: "env-secret-5e6f7a" },
+          cwd
+        })
+      )
+      const { cwd: seenCwd, env, envSha256 } = yield* report(client)
+      assert.strictEqual(envSha256.API_TOKEN, Crypto.createHash("sha256").update("env-secret-5e6f7a").digest("hex"))
+      // the server's own secret in its result is scrubbed before anyone sees it
+      assert.strictEqual(env.API_TOKEN, "<redacted>")
+      assert.strictEqual(env.PATH, process.env.PATH)
+      // the parent's other variables are not inherited (the SDK's default environment rule)
+      assert.strictEqual(process.env.VITEST !== undefined, true)
+      assert.strictEqual(env.VITEST, undefined)
+      assert.strictEqual(seenCwd, cwd)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("the server's stderr goes to the logger at debug level, line by line, with the server name", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      const secret = "env-secret-echoed-1234"
+      yield* Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(
+          scope,
+          McpServerConfig.stdio({ name: "noisy", command: node, args: [probe], env: { TOKEN: secret } })
+        )
+        yield* client.callTool("stderr", { lines: ["first line", "second line", `token is ${secret}`] })
+        yield* logs.waitFor("token is")
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(Effect.provide(logs.layer))
+      const stderr = logs.lines.filter((line) => line.annotations["mcp.server"] === "noisy")
+      assert.isTrue(stderr.some((line) => line.message.startsWith("probe ready")))
+      const mine = stderr.filter((line) => /line|token/.test(line.message))
+      assert.deepStrictEqual(mine.map((line) => line.message), ["first line", "second line", "token is <redacted>"])
+      for (const line of stderr) {
+        assert.strictEqual(line.level, "DEBUG")
+        assert.strictEqual(line.annotations["mcp.stream"], "stderr")
+      }
+      assert.isFalse(logs.lines.some((line) => line.message.includes(secret)))
+    }))
+
+  it.live("interrupting a call over stdio cancels it on the server", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      yield* Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(scope, McpServerConfig.stdio({ name: "waiter", command: node, args: [probe] }))
+        const fiber = yield* Effect.forkChild(client.callTool("wait", {}))
+        yield* logs.waitFor("wait: started")
+        yield* Fiber.interrupt(fiber)
+        // the server's handler only sees its signal abort when notifications/cancelled arrives
+        yield* logs.waitFor("wait: cancelled")
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(Effect.provide(logs.layer))
+    }))
+
+  it.live("closing the scope ends the whole process group of a wrapper (npx-style)", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({ name: "wrapped", command: node, args: [wrapper, probe] })
+      )
+      const { pid, ppid } = yield* report(client)
+      const wrapperInfo = Processes.find(ppid)!
+      assert.include(wrapperInfo.command, "wrapper.mjs")
+      // the wrapper leads a group of its own, and the real server is in it
+      assert.strictEqual(wrapperInfo.pgid, ppid)
+      assert.sameMembers(Processes.liveInGroup(ppid).map((p) => p.pid), [ppid, pid])
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(liveOf([pid, ppid], ppid), [])
+    }))
+
+  it.live("a wrapper whose server ignores EOF and SIGTERM: the group is killed and nothing is left", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const client = yield* connectIn(
+        scope,
+        McpServerConfig.stdio({ name: "stubborn-wrapped", command: node, args: [wrapper, probe, "--stubborn"] }),
+        { closeTimeout: "300 millis" }
+      )
+      const { pid, ppid } = yield* report(client)
+      assert.strictEqual(Processes.liveInGroup(ppid).length, 2)
+      const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+      assert.deepStrictEqual(liveOf([pid, ppid], ppid), [])
+      // EOF grace, then SIGTERM (the wrapper dies, the server does not), then SIGKILL
+      assert.isAtLeast(ms, 550)
+    }))
+
+  it.live(
+    "a server that ignores EOF and SIGTERM is gone within 4-5 s with the default timeouts",
+    () =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const client = yield* connectIn(
+          scope,
+          McpServerConfig.stdio({ name: "stubborn", command: node, args: [probe, "--stubborn"] })
+        )
+        const { pid } = yield* report(client)
+        const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
+        assert.deepStrictEqual(liveOf([pid], pid), [])
+        assert.isAtLeast(ms, 3_900)
+      }),
+    15_000
+  )
+
+  it.live("closing several stubborn servers in separate scopes in parallel takes the time of one", () =>
+    Effect.gen(function*() {
+      const scopes = yield* Effect.all(Array.from({ length: 3 }, () => Scope.make()))
+      const clients = yield* Effect.forEach(scopes, (scope, i) =>
+        connectIn(
+          scope,
+          McpServerConfig.stdio({ name: `stubborn-${i}`, command: node, args: [probe, "--stubborn"] }),
+          { closeTimeout: "500 millis" }
+        ), { concurrency: "unbounded" })
+      const pids = yield* Effect.forEach(clients, (client) => Effect.map(report(client), (r) => r.pid))
+      const [, ms] = yield* elapsed(
+        Effect.forEach(scopes, (scope) => Scope.close(scope, Exit.void), { concurrency: "unbounded" })
+      )
+      assert.deepStrictEqual(Processes.livePids(pids), [])
+      // one close takes ~1 s (500 ms after EOF, 500 ms after SIGTERM); that three take the time of one is
+      // measured by the benchmark (case "closing"), not bounded by the wall clock here
+      assert.isAtLeast(ms, 950)
+    }))
+
+  const runHost = (...extra: ReadonlyArray<string>) =>
+    Effect.callback<{ readonly stdout: string; readonly signal: string | null }, Error>((resume) => {
+      const host = ChildProcess.spawn(node, [
+        ...Source.nodeArgs,
+        Path.join(fixtures, "exit-host.ts"),
+        wrapper,
+        probe,
+        ...extra
+      ], {
+        cwd: Path.join(import.meta.dirname, ".."),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      host.stdout.on("data", (chunk) => (stdout += chunk))
+      host.stderr.on("data", (chunk) => (stderr += chunk))
+      const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
+      host.once("exit", (_code, signal) => {
+        clearTimeout(timer)
+        resume(
+          stdout.includes("{") ? Effect.succeed({ stdout, signal }) : Effect.fail(new FixtureError({ message: stderr }))
+        )
+      })
+    })
+
+  it.live("a host calling process.exit() leaves no server process behind", () =>
+    Effect.gen(function*() {
+      const { stdout } = yield* runHost()
+      const { pid, ppid } = JSON.parse(stdout.trim().split("\n").pop()!) as { pid: number; ppid: number }
+      assert.isTrue(pid > 0 && ppid > 0)
+      // the host has exited: its exit hook SIGKILLed the group of the wrapper and the stubborn server
+      assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
+    }))
+
+  it.live("a host killed by a signal it does not handle leaves no server process behind", () =>
+    Effect.gen(function*() {
+      const { signal, stdout } = yield* runHost("--signal", "SIGTERM")
+      const { pid, ppid } = JSON.parse(stdout.trim().split("\n").pop()!) as { pid: number; ppid: number }
+      // the host still dies of the signal, as it would without us
+      assert.strictEqual(signal, "SIGTERM")
+      assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
+    }))
+
+  it.live("interrupting connect (the server never answers initialize) still ends the process", () =>
+    Effect.gen(function*() {
+      const logs = makeLogCapture()
+      const marker = `zett-silent-${process.pid}-${Date.now()}`
+      const silent = `process.stderr.write("silent up\\n"); setInterval(() => {}, 1000)`
+      const scope = yield* Scope.make()
+      const fiber = yield* Effect.forkChild(
+        connectIn(scope, McpServerConfig.stdio({ name: "silent", command: node, args: ["-e", silent, marker] }), {
+          closeTimeout: "200 millis"
+        }).pipe(Effect.provide(logs.layer))
+      )
+      yield* logs.waitFor("silent up")
+      assert.strictEqual(Processes.liveWithCommand(marker).length, 1)
+      yield* Fiber.interrupt(fiber)
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }))
+
+  it.live("connect under a caller's timeout fails in time and the process ends", () =>
+    Effect.gen(function*() {
+      const marker = `zett-slow-${process.pid}-${Date.now()}`
+      const result = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.stdio({
+                name: "slow",
+                command: node,
+                args: ["-e", "setInterval(() => {}, 1000)", marker]
+              })
+            )
+          ),
+          Effect.timeoutOrElse({ duration: "300 millis", orElse: () => Effect.fail("connect timed out" as const) }),
+          Effect.provide(sdkFactory({ closeTimeout: "200 millis" })),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(result, "connect timed out")
+      assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
+    }))
+
+  it.live("a command that does not exist is an McpConnectError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "missing", command: "zett-no-such-command" }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, "missing: cannot start zett-no-such-command (ENOENT)")
+      assert.strictEqual(error.reason, "Start")
+    }))
+
+  it.live("a working directory that does not exist is an McpConnectError that names it", () =>
+    Effect.gen(function*() {
+      const cwd = Path.join(Os.tmpdir(), `zett-no-such-dir-${Crypto.randomUUID()}`)
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "nowhere", command: node, cwd }))),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.message, `nowhere: cannot start ${node} in ${cwd} (ENOENT)`)
+    }))
+
+  it.live("a server that exits during initialize is an McpConnectError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "quitter", command: node, args: ["-e", "process.exit(3)"] }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error._tag, "McpConnectError")
+      assert.strictEqual(error.code, -32000)
+      assert.strictEqual(
+        error.message,
+        "quitter: Connection closed: the server process exited with code 3 (code -32000)"
+      )
+      assert.strictEqual(error.reason, "Exited")
+    }))
+
+  it.live("a server that dies at start is an McpConnectError with the stderr line that says why, scrubbed and cut", () =>
+    Effect.gen(function*() {
+      const script = [
+        "console.error('starting')",
+        "console.error('')",
+        "console.error('Error: Cannot find module ./missing.js, token ' + process.env.API_TOKEN + ' ' + 'x'.repeat(500))",
+        "console.error('    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)')",
+        "console.error('Node.js v20.0.0')",
+        "process.exit(1)"
+      ].join(";")
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({
+              name: "broken",
+              command: node,
+              args: ["-e", script],
+              env: { API_TOKEN: "sk-live-secret-token-value" }
+            }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(error.reason, "Exited")
+      const line = "Error: Cannot find module ./missing.js, token sk-live-secret-token-value "
+      assert.strictEqual(
+        error.description,
+        "Connection closed: the server process exited with code 1; stderr: " +
+          `Error: Cannot find module ./missing.js, token <redacted> ${"x".repeat(200 - line.length)}…`
+      )
+      assert.notInclude(error.message, "sk-live-secret-token-value")
+    }))
+
+  it.live("a Node server whose file is missing says so: the error line, not the stack's tail or Node's banner", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.stdio({ name: "missing", command: node, args: ["/nonexistent/zett/server.js"] })
+            )
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(
+        error.description,
+        "Connection closed: the server process exited with code 1; stderr: Error: Cannot find module '/nonexistent/zett/server.js'"
+      )
+    }))
+
+  it.live("a server whose stderr has no error line is described by its last lines", () =>
+    Effect.gen(function*() {
+      const script = ["starting", "config loaded", "no port given", "bye"].map((line) =>
+        `console.error('${line}')`
+      ).join(";") + ";process.exit(2)"
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(McpServerConfig.stdio({ name: "quiet", command: node, args: ["-e", script] }))
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(
+        error.description,
+        "Connection closed: the server process exited with code 2; stderr: config loaded | no port given | bye"
+      )
+    }))
+
+  it.live("a server killed by a signal during initialize is an McpConnectError that names the signal", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.scoped(
+        McpClientFactory.McpClientFactory.pipe(
+          Effect.flatMap((factory) =>
+            factory.connect(
+              McpServerConfig.stdio({
+                name: "victim",
+                command: node,
+                args: ["-e", "process.kill(process.pid, 'SIGKILL')"]
+              })
+            )
+          ),
+          Effect.provide(sdkFactory()),
+          Effect.flip
+        )
+      )
+      assert.strictEqual(
+        error.message,
+        "victim: Connection closed: the server process was killed by SIGKILL (code -32000)"
+      )
+    }))
+})
