@@ -7,8 +7,8 @@
  *
  *   npm run trace-picture
  */
+import * as Source from "@zett/testing-core/Source"
 import { chatChunks } from "@zett/testing/FakeProvider"
-import * as Source from "@zett/testing/Source"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"

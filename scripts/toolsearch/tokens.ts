@@ -11,7 +11,7 @@
 //   (cold) request builds the index, the second (warm: the cache hands out the same lists) builds none.
 import { Agent, type Model, type ScriptedModel } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
-import { agentWith, fakeFactory } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"

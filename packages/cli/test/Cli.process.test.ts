@@ -4,11 +4,11 @@
  * on a temporary folder. Output is piped, as in a script.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import { faultyServer } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
 import * as RecordingServer from "@zett/testing/RecordingServer"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"

@@ -7,12 +7,12 @@
  * The installed `zett` runs too.
  */
 import { assert, describe, it as plain, layer } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import { httpFault, withMarker } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
-import * as Source from "@zett/testing/Source"
-import * as TempDir from "@zett/testing/TempDir"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -3,8 +3,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ScriptedModel } from "@zett/agent"
+import * as Source from "@zett/testing-core/Source"
 import * as FakeProvider from "@zett/testing/FakeProvider"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"

@@ -4,7 +4,7 @@
  * program naming it and how to install it, and the tests do not start.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TempDir from "@zett/testing/TempDir"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"

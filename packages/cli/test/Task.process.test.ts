@@ -4,10 +4,10 @@
  * received: the calls, the polls of each task id, the cancellations. Output is piped, as in a script.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
 import * as FakeProvider from "@zett/testing/FakeProvider"
 import { withMarker } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
 import * as TaskServer from "@zett/testing/TaskServer"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"

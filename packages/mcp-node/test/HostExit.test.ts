@@ -5,9 +5,9 @@
  * normally, and no server process (the wrapper nor its child) survives.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { FixtureError } from "@zett/testing/FixtureError"
+import { FixtureError } from "@zett/testing-core/FixtureError"
+import * as Source from "@zett/testing-core/Source"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"

@@ -8,7 +8,7 @@ import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import { systemOf, toolMessages } from "@zett/testing/FakeMcp"
+import { systemOf, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as McpLayers from "@zett/testing/McpLayers"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"

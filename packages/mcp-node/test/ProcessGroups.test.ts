@@ -6,10 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { FixtureError } from "@zett/testing-core/FixtureError"
+import * as Source from "@zett/testing-core/Source"
 import { faultyServer, withMarker, wrapper } from "@zett/testing/Faults"
-import { FixtureError } from "@zett/testing/FixtureError"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"

@@ -3,9 +3,9 @@
  * starts them, through `@zett/testing`) is killed with SIGKILL, and no fixture server is left.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
 import { withMarker } from "@zett/testing/Faults"
 import * as Processes from "@zett/testing/Processes"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"

@@ -3,7 +3,7 @@
  * and heap measurements see nothing of the test runner: every request is accounted for and nothing leaks.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Source from "@zett/testing/Source"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { toolMessages } from "@zett/testing/FakeMcp"
+import { toolMessages } from "@zett/testing-core/FakeMcp"
 import * as McpLayers from "@zett/testing/McpLayers"
 import * as Processes from "@zett/testing/Processes"
 import { shop } from "@zett/testing/ShopServer"

@@ -4,11 +4,11 @@
  * Redis.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { FixtureError } from "@zett/testing-core/FixtureError"
+import * as Source from "@zett/testing-core/Source"
 import * as CountingServer from "@zett/testing/CountingServer"
-import { FixtureError } from "@zett/testing/FixtureError"
 import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
-import * as Source from "@zett/testing/Source"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"

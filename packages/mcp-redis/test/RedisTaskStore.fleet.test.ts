@@ -4,11 +4,11 @@
  * received (each task's polls and cancellations). One process starts a task and stops; another awaits it by its id.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Processes from "@zett/testing/Processes"
 import * as RedisServer from "@zett/testing/RedisServer"
-import * as Source from "@zett/testing/Source"
 import * as TaskServer from "@zett/testing/TaskServer"
-import * as TempDir from "@zett/testing/TempDir"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
-import { captureLogs } from "@zett/testing/CapturedLogs"
+import { captureLogs } from "@zett/testing-core/CapturedLogs"
 import * as RedisServer from "@zett/testing/RedisServer"
 import { entry, garbage, key } from "@zett/testing/TokenEntries"
 import * as Effect from "effect/Effect"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpError, McpServerConfig } from "@zett/mcp"
-import { agentWith, fakeFactory, servers, text, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, servers, text, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpConnections, McpError, McpServerConfig } from "@zett/mcp"
-import { fakeFactory, tool } from "@zett/testing/FakeMcp"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

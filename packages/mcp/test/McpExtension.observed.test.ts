@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
-import { agentWith, fakeFactory, servers, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, servers, systemOf, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"

@@ -11,7 +11,7 @@ import {
   McpToolCache,
   McpToolResult
 } from "@zett/mcp"
-import { agentWith, fakeFactory, servers, systemOf, text, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, servers, systemOf, text, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
-import * as Source from "@zett/testing/Source"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpError, McpToolResult } from "@zett/mcp"
-import type { CallToolResult } from "@zett/testing/FakeMcp"
+import type { CallToolResult } from "@zett/testing-core/FakeMcp"
 import * as Equal from "effect/Equal"
 import { pipe } from "effect/Function"
 

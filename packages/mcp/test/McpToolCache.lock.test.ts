@@ -7,9 +7,9 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
-import * as CapturedLogs from "@zett/testing/CapturedLogs"
-import { FixtureError } from "@zett/testing/FixtureError"
-import * as ToolListCache from "@zett/testing/ToolListCache"
+import * as CapturedLogs from "@zett/testing-core/CapturedLogs"
+import { FixtureError } from "@zett/testing-core/FixtureError"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -111,7 +111,7 @@ const counted = (journal: Journal) => {
   return { stats, discover }
 }
 
-/** Every log line from debug up (@zett/testing/CapturedLogs): level, text and the `mcp.server` annotation. */
+/** Every log line from debug up (@zett/testing-core/CapturedLogs): level, text and the `mcp.server` annotation. */
 const captureLogs = () => {
   const logs = CapturedLogs.captureLogs(LogLevel.Debug)
   return {

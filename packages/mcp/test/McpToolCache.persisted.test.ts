@@ -8,7 +8,7 @@
 import * as Persistence from "@effect/experimental/Persistence"
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
-import * as ToolListCache from "@zett/testing/ToolListCache"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

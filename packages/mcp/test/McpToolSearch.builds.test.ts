@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
-import { agentWith, fakeFactory, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/TestClock"

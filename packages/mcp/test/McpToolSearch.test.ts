@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
-import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, systemOf, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 
 const http = (name: string, extra: McpServerConfig.Extra = {}) =>

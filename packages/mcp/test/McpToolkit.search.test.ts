@@ -9,7 +9,7 @@ import type * as Response from "@effect/ai/Response"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
-import { fakeFactory, tool } from "@zett/testing/FakeMcp"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url"
 
 const test = Path.dirname(fileURLToPath(import.meta.url))
 const src = Path.join(test, "..", "src")
-const testing = Path.join(test, "..", "..", "testing", "src")
+const testingCore = Path.join(test, "..", "..", "testing-core")
+const testing = Path.join(testingCore, "src")
 
 const sources = (folder: string): Array<string> =>
   Fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -61,7 +62,7 @@ describe("the core package", () => {
 describe("the core's tests", () => {
   const driverOrSdk = (from: string) => from.startsWith("@modelcontextprotocol/") || from.startsWith("@zett/mcp-")
 
-  /** What a module of `@zett/testing` imports of a driver or the SDK, itself or through the modules it imports. */
+  /** What a module of `@zett/testing-core` imports of a driver or the SDK, itself or through the modules it imports. */
   const reaches = (module: string, seen: Set<string> = new Set()): Array<string> => {
     if (seen.has(module)) return []
     seen.add(module)
@@ -74,18 +75,28 @@ describe("the core's tests", () => {
     )
   }
 
-  it("import no driver and no SDK, themselves or through @zett/testing", () => {
+  it("import no driver and no SDK, themselves or through @zett/testing-core, and nothing of @zett/testing", () => {
     const files = sources(test)
     assert.isAbove(files.length, 10)
     const found = files.flatMap((file) =>
       imports(Fs.readFileSync(file, "utf8")).flatMap(({ from }) =>
-        driverOrSdk(from)
+        driverOrSdk(from) || from.startsWith("@zett/testing/")
           ? [`${Path.relative(test, file)}: ${from}`]
-          : from.startsWith("@zett/testing/")
-          ? reaches(from.slice("@zett/testing/".length)).map((path) => `${Path.relative(test, file)}: ${path}`)
+          : from.startsWith("@zett/testing-core/")
+          ? reaches(from.slice("@zett/testing-core/".length)).map((path) => `${Path.relative(test, file)}: ${path}`)
           : []
       )
     )
     assert.deepStrictEqual(found, [])
+  })
+
+  it("need no driver installed: the core's dev dependencies and @zett/testing-core's dependencies name none", () => {
+    const dependencies = (folder: string) => {
+      const pkg = JSON.parse(Fs.readFileSync(Path.join(folder, "package.json"), "utf8"))
+      return Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+    }
+    const names = [...dependencies(Path.join(test, "..")), ...dependencies(testingCore)]
+    assert.include(names, "@zett/testing-core")
+    assert.deepStrictEqual(names.filter((name) => name.startsWith("@zett/mcp-") || name === "@zett/testing"), [])
   })
 })

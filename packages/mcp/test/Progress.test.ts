@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig } from "@zett/mcp"
-import { agentWith, fakeFactory, text, tool, toolMessages } from "@zett/testing/FakeMcp"
+import { agentWith, fakeFactory, text, tool, toolMessages } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

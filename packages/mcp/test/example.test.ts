@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Source from "@zett/testing/Source"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
 import * as path from "node:path"

@@ -13,8 +13,8 @@ import type { McpClientFactory, McpError, McpExtension, McpRoots } from "@zett/m
 import { McpExtension as McpExtensionModule } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { NodeMcpExtension } from "@zett/mcp-node"
+import { recording } from "@zett/testing-core/FakeMcp"
 import * as Layer from "effect/Layer"
-import { recording } from "./FakeMcp.js"
 
 export type Options =
   & McpExtension.Options

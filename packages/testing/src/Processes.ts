@@ -2,6 +2,7 @@
  * Test helpers around the process table: which processes run (by pid, process group, command), and a
  * child process started for the length of a scope (for servers a test talks to over the network).
  */
+import { FixtureError } from "@zett/testing-core/FixtureError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -10,7 +11,6 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { FixtureError } from "./FixtureError.js"
 
 export interface ProcessInfo {
   readonly pid: number

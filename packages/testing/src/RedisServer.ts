@@ -3,12 +3,12 @@
  * data in a temporary folder and nothing saved to disk. A test can stop it, start it again on the same port,
  * or freeze it (SIGSTOP: connected, but answering nothing) to play a Redis that is down or slow.
  */
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as Processes from "./Processes.js"
-import * as TempDir from "./TempDir.js"
 
 export interface RedisServer {
   readonly port: number

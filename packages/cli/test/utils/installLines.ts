@@ -3,7 +3,7 @@
  * `npm install` line of them as written. The `@zett/*` packages are not on npm: in a line they are the only words
  * replaced, by the paths of their packed tarballs.
  */
-import * as Source from "@zett/testing/Source"
+import * as Source from "@zett/testing-core/Source"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 

@@ -2,7 +2,7 @@
  * Running the real `zett` (from its sources) as a child process: piped, or on a pseudo-terminal made by
  * `script(1)` of util-linux. The environment holds PATH and HOME (a test's own folder) and what a test adds.
  */
-import * as Source from "@zett/testing/Source"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 

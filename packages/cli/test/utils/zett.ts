@@ -5,7 +5,7 @@
 import type { Model } from "@zett/agent"
 import { Cli, Output } from "@zett/cli"
 import { McpClient, McpClientFactory, McpError } from "@zett/mcp"
-import * as TempDir from "@zett/testing/TempDir"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as ConfigProvider from "effect/ConfigProvider"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

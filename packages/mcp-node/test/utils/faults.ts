@@ -9,7 +9,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import type { NodeMcpClientFactory } from "@zett/mcp-node"
-import { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
+import { captureLogs, type LogLine } from "@zett/testing-core/CapturedLogs"
 import * as Faults from "@zett/testing/Faults"
 import * as McpLayers from "@zett/testing/McpLayers"
 import type * as Processes from "@zett/testing/Processes"
@@ -51,7 +51,7 @@ export const healthy = McpServerConfig.http({ name: "healthy", url: "http://127.
 export const factoryLayer = (options?: NodeMcpClientFactory.Options) =>
   Faults.factoryLayer({ healthy: healthyServer }, options)
 
-export { captureLogs, type LogLine } from "@zett/testing/CapturedLogs"
+export { captureLogs, type LogLine } from "@zett/testing-core/CapturedLogs"
 
 export interface RequestReport {
   readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
