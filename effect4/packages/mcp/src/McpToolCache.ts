@@ -500,7 +500,8 @@ const makeShared = (
     )
 
   // Written and released after the lookup returned, so a slow store delays the others, never this request.
-  // Uninterruptible: a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
+  // Uninterruptible from its start (Effect 4 forks interruptible by default, and a fiber interrupted before its first
+  // step never runs): a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
   const publish = (key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
     Effect.forkIn(
       Effect.uninterruptible(Effect.andThen(
@@ -532,7 +533,8 @@ const makeShared = (
           )
         )
       )),
-      scope
+      scope,
+      { uninterruptible: true }
     )
 
   const discoverHere = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>, held?: HeldLock) =>
