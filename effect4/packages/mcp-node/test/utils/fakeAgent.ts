@@ -1,0 +1,109 @@
+/**
+ * An agent with the MCP extension over fake servers (`fakeMcp.ts`) and a scripted model that records every model
+ * request, and readers of a recorded request's system and tool messages: the 3 line's `@zett/testing/FakeMcp`
+ * `agentWith` on Effect 4. It imports only the core and the agent: no driver, no SDK, no server.
+ */
+import { Agent, type Extension, type Message, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpError, type McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import * as McpExtension from "@zett/mcp/McpExtension"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/** The agent's MCP extension on fake servers: the extension's options, flat, and the services it needs. */
+export interface Options extends McpExtension.Options {
+  /** The servers: a list written in code, or any `McpServers` layer (e.g. `servers` below, edited by a test). */
+  readonly servers?: ReadonlyArray<McpServerConfig.McpServerConfig> | Layer.Layer<McpServers.McpServers> | undefined
+  /** The client factory, usually a `fakeFactory`'s; without it every connect fails. */
+  readonly clientFactory?: McpClientFactory.McpClientFactory["Service"] | undefined
+  /** The tool cache: a layer, or the in-memory cache's options (default: in memory, 5 minutes). */
+  readonly cache?: Layer.Layer<McpToolCache.McpToolCache> | McpToolCache.MemoryOptions | undefined
+}
+
+const noFactory = McpClientFactory.of((server) =>
+  Effect.fail(new McpError.McpConnectError({ server: server.name, reason: "Start", description: "no client factory" }))
+)
+
+/**
+ * `McpExtension.layer` over fake servers, with no driver: the servers written in code (or the `McpServers` layer
+ * given), the client factory given and the tool cache (`cache`).
+ */
+export const layer = (options: Options = {}): Layer.Layer<McpExtension.McpExtension, McpError.McpConfigError> => {
+  const { cache, clientFactory, servers, ...extension } = options
+  const serversLayer = servers === undefined
+    ? McpServers.layer([])
+    : Layer.isLayer(servers)
+    ? servers as Layer.Layer<McpServers.McpServers>
+    : McpServers.layer(servers as ReadonlyArray<McpServerConfig.McpServerConfig>)
+  const cacheLayer = cache !== undefined && Layer.isLayer(cache)
+    ? cache as Layer.Layer<McpToolCache.McpToolCache>
+    : McpToolCache.layerMemory(cache as McpToolCache.MemoryOptions | undefined)
+  return McpExtension.layer(extension).pipe(
+    Layer.provide(Layer.mergeAll(
+      serversLayer,
+      cacheLayer,
+      Layer.succeed(McpClientFactory.McpClientFactory, clientFactory ?? noFactory)
+    ))
+  )
+}
+
+/**
+ * The servers of a configuration that a test edits between requests, as a file re-read would give them: `set`
+ * replaces the list (`current` gives it from then on), `path` is the configuration's path the extension names.
+ */
+export const servers = (initial: ReadonlyArray<McpServerConfig.McpServerConfig>, path?: string) => {
+  let list = initial
+  const snapshot = (): McpServers.Snapshot => ({ path, servers: list, skipped: [] })
+  const service = McpServers.McpServers.of({
+    path,
+    get servers() {
+      return list
+    },
+    skipped: [],
+    current: Effect.sync(snapshot)
+  })
+  return {
+    layer: Layer.succeed(McpServers.McpServers, service),
+    set: (next: ReadonlyArray<McpServerConfig.McpServerConfig>) => void (list = next)
+  }
+}
+
+/** A recorded model request: its messages and the tools it offered. */
+export interface Recorded {
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly parameters: unknown }>
+}
+
+/** Records every model request of `steps` (its messages and tools) in `requests`. */
+export const recording = (steps: ReadonlyArray<ScriptedModel.Step>) => {
+  const requests: Array<Recorded> = []
+  const recorded = steps.map((step): ScriptedModel.Step => (request) => {
+    requests.push({ messages: request.messages, tools: request.tools })
+    return typeof step === "function" ? step(request) : step
+  })
+  return { recorded, requests }
+}
+
+/** An agent with the MCP extension over fake servers (`layer`) and a scripted model, recording every model request. */
+export const agentWith = (
+  options: Options,
+  steps: ReadonlyArray<ScriptedModel.Step>,
+  agentOptions: Agent.Options<ReadonlyArray<Extension.Any>> = {}
+) => {
+  const { recorded, requests } = recording(steps)
+  const agent = Agent.layer({
+    ...agentOptions,
+    extensions: [Effect.service(McpExtension.McpExtension), ...(agentOptions.extensions ?? [])]
+  }).pipe(
+    Layer.provide(layer(options)),
+    Layer.provide(ScriptedModel.layer(recorded))
+  )
+  return { layer: agent, requests }
+}
+
+/** The system message of a recorded request. */
+export const systemOf = (request: Recorded): string =>
+  request.messages[0]?._tag === "SystemMessage" ? request.messages[0].content : ""
+
+/** The tool messages of a recorded request. */
+export const toolMessages = (request: Recorded): ReadonlyArray<Message.ToolMessage> =>
+  request.messages.filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")
