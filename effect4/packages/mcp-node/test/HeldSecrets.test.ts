@@ -9,6 +9,7 @@ import { Agent, ScriptedModel, Scrubber } from "@zett/agent"
 import { McpClientFactory, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { McpRedis } from "@zett/mcp-redis"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -190,5 +191,16 @@ describe("credentials in a server URL", () => {
       for (const text of [seen, ...servers.map((server) => McpServerConfig.describe(server))]) {
         for (const secret of [password, key]) for (const form of forms(secret)) assert.notInclude(text, form)
       }
+    }))
+})
+
+describe("a Redis URL", () => {
+  it.live("the password of the Redis URL is held as a secret of the process", () =>
+    Effect.gen(function*() {
+      const held = Scrubber.makeSecrets()
+      yield* McpRedis.make({ url: "redis://:redis-password-K9w3@127.0.0.1:1/0", connectTimeout: "10 millis" }).pipe(
+        Effect.provideService(Scrubber.HeldSecrets, held)
+      )
+      assert.strictEqual(held.scrubber.scrub("AUTH redis-password-K9w3"), "AUTH <redacted>")
     }))
 })
