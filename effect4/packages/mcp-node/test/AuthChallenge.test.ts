@@ -12,7 +12,7 @@ import { McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
-import { httpFault } from "./utils/faultServer.js"
+import { httpFault } from "./utils/faults.js"
 import * as OAuthServer from "./utils/oauthServer.js"
 
 const connectError = (server: McpServerConfig.McpHttpServer) =>
