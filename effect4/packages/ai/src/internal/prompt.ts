@@ -65,3 +65,7 @@ export const toToolkit = (
     handle: (name) => Effect.die(`@zett/ai does not execute tool calls (${String(name)})`)
   }
 }
+
+/** @internal The text parts of a message's content, joined (what a wire format without parts takes). */
+export const textOf = (parts: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  parts.flatMap((part) => part.type === "text" ? [part.text ?? ""] : []).join("")
