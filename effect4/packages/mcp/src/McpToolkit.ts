@@ -30,9 +30,10 @@
  *
  * @since 1.0.0
  */
-import type { Tool as AgentTool } from "@zett/agent"
+import { Tool } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -40,10 +41,13 @@ import * as AiTool from "effect/ai/Tool"
 import * as AiToolkit from "effect/ai/Toolkit"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
+import * as SkillTools from "./internal/skillTools.js"
+import * as TaskTools from "./internal/taskTools.js"
 import * as McpClientFactory from "./McpClientFactory.js"
 import * as McpConnections from "./McpConnections.js"
 import * as McpError from "./McpError.js"
 import * as McpSampling from "./McpSampling.js"
+import type * as McpServerConfig from "./McpServerConfig.js"
 import * as McpServers from "./McpServers.js"
 import type * as McpTool from "./McpTool.js"
 import * as McpToolCache from "./McpToolCache.js"
@@ -55,7 +59,7 @@ import * as McpToolSearch from "./McpToolSearch.js"
  * @since 1.0.0
  * @category models
  */
-export interface Options extends Omit<Session.Options, "tasks"> {}
+export interface Options extends Session.Options {}
 
 /**
  * A failed MCP tool call as the model reads it (defined with the error family, in `McpError`).
@@ -95,14 +99,16 @@ export interface McpToolkit {
   readonly toolkit: AiToolkit.WithHandler<Record<string, AnyTool>>
   /**
    * The MCP tools in `toolkit`, as the agent's extension would register them. Under tool search, the always-loaded
-   * ones and those a search of this conversation found; `toolkit` also holds `search_tools`.
+   * ones and those a search of this conversation found; `toolkit` also holds `search_tools`, with `tasks: "handle"`
+   * `task_status`, and a load tool per server with skills.
    */
   readonly tools: ReadonlyArray<McpTool.McpTool>
   /** Under tool search, the MCP tools held back until a search finds them (`refresh` offers those it found). */
   readonly deferred: ReadonlyArray<McpTool.McpTool>
   /**
    * What the agent's extension adds to the system message: where the servers are configured, how their tools
-   * are named, which servers are unavailable and why, and under tool search how many tools are held back.
+   * are named, which servers are unavailable and why, under tool search how many tools are held back, and the
+   * skills of the servers with `skills: true` (their `<prefix>__load_skill` tools are in `toolkit`, not in `tools`).
    */
   readonly system: string
   /** The servers left out, and why. */
@@ -121,7 +127,7 @@ export interface McpToolkit {
  * @since 1.0.0
  * @category errors
  */
-export const toFailure = (error: AgentTool.ToolError): McpToolFailure =>
+export const toFailure = (error: Tool.ToolError): McpToolFailure =>
   new McpError.McpToolFailure({
     reason: error.reason === "Unavailable" || error.reason === "Timeout" || error.reason === "RequestFailed"
       ? error.reason
@@ -180,6 +186,15 @@ export const make: (
     return bound
   }
 
+  // a server's connection for the toolkit's own tools, its failure the reason the model reads
+  const connect = (server: McpServerConfig.McpServerConfig) =>
+    connections.getWithin(server, settings.connectTimeout).pipe(
+      Effect.mapError((error) => Session.unavailableError(server, error))
+    )
+  // a call's limit: a server's own `timeout` wins
+  const limitOf = (server: McpServerConfig.McpServerConfig) =>
+    server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+
   // tool search: the names the searches of this conversation found, and the index of the lists last searched
   const found = new Set<string>()
   const indexCell = SearchTools.indexCell()
@@ -225,21 +240,62 @@ export const make: (
         kept.push(tool)
       }
     }
-    // after the MCP tools, so that the count of those held back is known; a server's tool of that name wins
-    if (searching && !seen.has(McpToolSearch.toolName)) {
-      const servers = groups.map((group) => group.server.name)
-      const definition = SearchTools.definition(servers, deferred.length, settings.searchLimit)
+    // a tool of the toolkit's own (search, skills, tasks), after the MCP tools: a server's tool of that name wins
+    const register = (
+      definition: { readonly name: string; readonly description: string; readonly parameters: object },
+      run: (args: unknown) => Effect.Effect<unknown, Tool.ToolError>
+    ) => {
+      if (seen.has(definition.name) || Object.hasOwn(handlers, definition.name)) return
       tools.push(makeTool(definition))
-      handlers[definition.name] = (args) =>
+      handlers[definition.name] = (args) => Effect.mapError(run(args), toFailure)
+    }
+    // after the MCP tools, so that the count of those held back is known
+    if (searching) {
+      const servers = groups.map((group) => group.server.name)
+      register(SearchTools.definition(servers, deferred.length, settings.searchLimit), (args) =>
         Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-          onFailure: (message) => Effect.fail(new McpError.McpToolFailure({ reason: "ToolFailed", message })),
+          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
           onSuccess: ({ limit, query, server }) =>
             Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
               const hits = index.search(query, { server, limit })
               for (const hit of hits) found.add(hit.tool.name)
               return SearchTools.result(hits)
             })
-        })
+        }))
+    }
+    // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
+    const skills = yield* SkillTools.listAll(
+      connections,
+      snapshot.servers.filter((server) => !unavailable.some((down) => down.server === server.name)),
+      { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
+    )
+    for (const { prefix, server, skills: listedSkills } of skills.listed) {
+      if (listedSkills.length === 0) continue
+      const loader = SkillTools.loader({
+        server,
+        prefix,
+        connect: connect(server),
+        listed: () => listedSkills,
+        limit: limitOf(server),
+        errorText: settings.errorText
+      })
+      register(loader, loader.run)
+    }
+    // tasks handed to the model (`tasks: "handle"`): any configured server's, a task may be from an earlier turn
+    if (settings.tasks === "handle") {
+      const servers = snapshot.servers
+      const names = servers.map((server) => server.name)
+      register(TaskTools.definition(names), (args) =>
+        Result.match(TaskTools.readArguments(args, names), {
+          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+          onSuccess: (parsed) => {
+            const server = servers.find((server) => server.name === parsed.server)!
+            return Effect.flatMap(
+              connect(server),
+              (client) => TaskTools.run(client, parsed, limitOf(server), settings.errorText)
+            )
+          }
+        }))
     }
     const toolkit = AiToolkit.make(...tools) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
     const withHandler = yield* toolkit.pipe(Effect.provideContext(yield* toolkit.toHandlers(handlers)))
@@ -249,7 +305,8 @@ export const make: (
       deferred,
       system: [
         Session.describe(settings, snapshot, unavailable, () => false),
-        ...(searching ? [SearchTools.describe(groups, deferred.length)] : [])
+        ...(searching ? [SearchTools.describe(groups, deferred.length)] : []),
+        ...SkillTools.describe(skills.listed, skills.failures)
       ].join("\n"),
       unavailable,
       refresh: current

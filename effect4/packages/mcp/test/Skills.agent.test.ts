@@ -9,9 +9,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message } from "@zett/agent"
-import { McpServerConfig, type McpSkills } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig, McpServers, type McpSkills, McpToolCache, McpToolkit } from "@zett/mcp"
 import { McpRequestError, McpSkillVerificationError } from "@zett/mcp/McpError"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
 import { agentWith, type Recorded, systemOf, toolMessages } from "./utils/fakeAgent.js"
 import { type FakeServer, fakeFactory, tool } from "./utils/fakeMcp.js"
@@ -278,4 +280,37 @@ describe("skills in the agent", () => {
       assert.include(errors[1]!, `the MCP server "shop" has no skill "nope"`)
       assert.deepStrictEqual(fake.readsOf(), [])
     }))
+})
+
+/** A toolkit tool's final result, as `LanguageModel.generateText` would read it. */
+const handle = (mcp: McpToolkit.McpToolkit, name: string, params: Record<string, unknown>) =>
+  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(Effect.map((results) => results.at(-1)!))
+
+describe("skills in McpToolkit", () => {
+  it.effect("skills: true adds the index to the system text and shop__load_skill to the toolkit; a refused file is a failure result", () =>
+    Effect.gen(function*() {
+      const fake = skillsServer()
+      const { factory } = fakeFactory({ shop: fake.server })
+      const layer = Layer.mergeAll(
+        McpServers.layer([shop({ skills: true })]),
+        Layer.succeed(McpClientFactory.McpClientFactory, factory),
+        McpToolCache.layerMemory({ ttl: "5 minutes" })
+      )
+      const mcp = yield* McpToolkit.make().pipe(Effect.provide(layer))
+      assert.include(
+        mcp.system,
+        `Skills of the MCP server "shop" (shop__load_skill):\n- pdf-processing: Extract, fill, and assemble PDF documents`
+      )
+      assert.include(Object.keys(mcp.toolkit.tools), "shop__load_skill")
+      assert.deepStrictEqual(fake.readsOf(), [])
+      const loaded = yield* handle(mcp, "shop__load_skill", { skill: "pdf-processing" })
+      assert.strictEqual(
+        (loaded.result as { instructions: string }).instructions,
+        "\nRead references/FORMS.md before filling a form.\n"
+      )
+      const refused = yield* handle(mcp, "shop__load_skill", { skill: "bad-digest" })
+      assert.strictEqual((refused.result as McpToolkit.McpToolFailure).reason, "ToolFailed")
+      assert.include((refused.result as McpToolkit.McpToolFailure).message, "digest verification failed")
+      assert.notInclude(JSON.stringify(refused.encodedResult), "Evil body")
+    }).pipe(Effect.scoped))
 })

@@ -11,9 +11,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import type { Extension, Message } from "@zett/agent"
-import { McpServerConfig, McpTask } from "@zett/mcp"
+import { McpClientFactory, McpServerConfig, McpServers, McpTask, McpToolCache, McpToolkit } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import { agentWith, type Recorded, toolMessages } from "./utils/fakeAgent.js"
 import { type FakeServer, fakeFactory, tool } from "./utils/fakeMcp.js"
@@ -356,4 +358,44 @@ describe("tasks in the agent", () => {
       assert.include(action!.error.message, "action must be one of status, wait, cancel")
       assert.deepStrictEqual(fake.created(), [])
     }))
+})
+
+/** A toolkit tool's final result, as `LanguageModel.generateText` would read it. */
+const handle = (mcp: McpToolkit.McpToolkit, name: string, params: Record<string, unknown>) =>
+  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(Effect.map((results) => results.at(-1)!))
+
+const toolkitLayer = (fake: ReturnType<typeof taskServer>) =>
+  Layer.mergeAll(
+    McpServers.layer([modern]),
+    Layer.succeed(McpClientFactory.McpClientFactory, fakeFactory({ tasks: fake.server }).factory),
+    McpToolCache.layerMemory({ ttl: "5 minutes" })
+  )
+
+describe("tasks in McpToolkit", () => {
+  it.live("tasks: handle: a call's result is the task, and task_status waits for it", () =>
+    Effect.gen(function*() {
+      const fake = taskServer()
+      const mcp = yield* McpToolkit.make({ tasks: "handle" }).pipe(Effect.provide(toolkitLayer(fake)))
+      assert.include(Object.keys(mcp.toolkit.tools), "task_status")
+      const started = yield* handle(mcp, "tasks__build", { steps: 2, text: "kit" })
+      const handed = started.result as Handed
+      const taskId = createdId(fake)
+      assert.deepInclude(handed.task, { server: "tasks", taskId, status: "working" })
+      assert.deepStrictEqual(fake.taskRequests(taskId), [])
+      const waited = yield* handle(mcp, "task_status", { server: "tasks", taskId, action: "wait" })
+      assert.deepStrictEqual(waited.result, {
+        task: { server: "tasks", taskId, status: "completed" },
+        result: textOf("built kit")
+      })
+    }).pipe(Effect.scoped))
+
+  it.live("by default a call waits for its task and gives its result", () =>
+    Effect.gen(function*() {
+      const fake = taskServer()
+      const mcp = yield* McpToolkit.make().pipe(Effect.provide(toolkitLayer(fake)))
+      assert.notInclude(Object.keys(mcp.toolkit.tools), "task_status")
+      const done = yield* handle(mcp, "tasks__build", { steps: 2, text: "kit" })
+      assert.deepStrictEqual(done.result, textOf("built kit"))
+      assert.deepStrictEqual(fake.taskRequests(createdId(fake)), ["tasks/get", "tasks/get"])
+    }).pipe(Effect.scoped))
 })
