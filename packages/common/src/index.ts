@@ -76,6 +76,11 @@ export * as McpToolResult from "./McpToolResult.js"
 /**
  * @since 0.1.0
  */
+export * as OAuthChecks from "./OAuthChecks.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Scrubber from "./Scrubber.js"
 
 /**
