@@ -19,8 +19,9 @@ export const writeReport = (summary, expectedFailures, file) => {
     `\`npm run conformance\` runs every client scenario of the official suite, \`@modelcontextprotocol/conformance\``,
     `${summary.suite}, against Zett: the scenarios \`conformance list --client\` lists, each at every wire the suite names it`,
     "for (its own revision tags, and every requirement set whose list names it; a scenario of an extension alone at the",
-    "suite's default wire), in two modes. `.ci/run` runs it; it fails when any run below fails that is not an expected",
-    "failure.",
+    "suite's default wire), in two modes, on both Effect lines: the 3 line (`scripts/conformance/client.ts`, on the",
+    "Node that runs the runner) and the 4 line (`effect4/conformance/client.ts`, the same client written with the 4",
+    "line's packages, on Node 22). `.ci/run` runs it; it fails when any run below fails that is not an expected failure.",
     "",
     "- **client**: `scripts/conformance/client.ts` with Zett's public API only: the server as a user configures it (an",
     "  mcp.json entry read by `@zett/mcp-config`), `NodeMcpClientFactory.connect`, `McpClient.discover`, then the calls",
@@ -61,21 +62,28 @@ export const writeReport = (summary, expectedFailures, file) => {
     "",
     "Checks: how many of the run's checks succeeded, of all it reported (informational records included).",
     "",
-    "| scenario | wire | client | agent |",
-    "| --- | --- | --- | --- |"
+    "| scenario | wire | Effect 3 client | Effect 3 agent | Effect 4 client | Effect 4 agent |",
+    "| --- | --- | --- | --- | --- | --- |"
   ]
   for (const scenario of scenarios) {
     const wires = [...new Set(runs.filter((run) => run.scenario === scenario).map((run) => run.wire))]
     for (const wire of wires) {
-      const of = (mode) => runs.find((run) => run.scenario === scenario && run.wire === wire && run.mode === mode)
-      lines.push(`| \`${scenario}\` | ${wire} | ${cell(of("client"))} | ${cell(of("agent"))} |`)
+      const of = (line, mode) =>
+        runs.find((run) =>
+          run.scenario === scenario && run.wire === wire && run.line === line && run.mode === mode
+        )
+      lines.push(
+        `| \`${scenario}\` | ${wire} | ${cell(of("3", "client"))} | ${cell(of("3", "agent"))} | ${
+          cell(of("4", "client"))
+        } | ${cell(of("4", "agent"))} |`
+      )
     }
   }
   const failed = runs.filter((run) => !run.passed)
   if (failed.length > 0) {
     lines.push("", "## Why the failed runs failed", "")
     for (const run of failed) {
-      lines.push(`- \`${run.scenario}\` at ${run.wire}, ${run.mode}:`)
+      lines.push(`- \`${run.scenario}\` at ${run.wire}, ${run.mode}, Effect ${run.line}:`)
       for (const reason of run.reasons.slice(0, 5)) {
         lines.push(`  - ${reason.replaceAll("|", "\\|").replaceAll("\n", " ")}`)
       }

