@@ -69,9 +69,7 @@ export const writeReport = (summary, expectedFailures, file) => {
     const wires = [...new Set(runs.filter((run) => run.scenario === scenario).map((run) => run.wire))]
     for (const wire of wires) {
       const of = (line, mode) =>
-        runs.find((run) =>
-          run.scenario === scenario && run.wire === wire && run.line === line && run.mode === mode
-        )
+        runs.find((run) => run.scenario === scenario && run.wire === wire && run.line === line && run.mode === mode)
       lines.push(
         `| \`${scenario}\` | ${wire} | ${cell(of("3", "client"))} | ${cell(of("3", "agent"))} | ${
           cell(of("4", "client"))

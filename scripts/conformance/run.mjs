@@ -265,7 +265,9 @@ const summary = {
   runs: report
 }
 Fs.writeFileSync(Path.join(results, "results.json"), `${JSON.stringify(summary, null, 1)}\n`)
-if (values.scenario === undefined && values.wire === undefined && values.mode === undefined && values.line === undefined) {
+if (
+  values.scenario === undefined && values.wire === undefined && values.mode === undefined && values.line === undefined
+) {
   writeReport(summary, expectedFailures, Path.join(root, "docs", "conformance.md"))
 }
 console.log(
