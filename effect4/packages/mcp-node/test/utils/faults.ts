@@ -4,12 +4,20 @@
  * wrapper, and what a fault test checks afterwards: processes carrying the test's marker and sockets of this
  * process. Shared by the test suites and the soak.
  */
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
+import { McpClientFactory, McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
+import { captureLogs, type LogLine } from "./logs.js"
+import * as McpLayers from "./mcpLayers.js"
 import * as Processes from "./processes.js"
 import { faultyServer, node } from "./servers.js"
 
@@ -116,3 +124,99 @@ export const readRecord = (file: string): Array<RecordEntry> =>
       JSON.parse(line) as RecordEntry
     )
     : []
+
+// the 3 line's helpers of the driver's fault suite (its test/utils/faults.ts)
+
+/** A healthy in-process server (`echo`), reached through the in-memory client factory as `healthy`. */
+export const healthyServer = (): Server => {
+  const server = new Server({ name: "healthy", version: "1.0.0" }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: "echo", description: "echoes", inputSchema: { type: "object" } }]
+  }))
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: "text", text: `healthy echo: ${String(request.params.arguments?.text ?? "")}` }]
+  }))
+  return server
+}
+
+export const healthy = McpServerConfig.http({ name: "healthy", url: "http://127.0.0.1:9/mcp" })
+
+/** The SDK-backed factory (short close steps), except `healthy`, which is in-process. */
+export const faultFactoryLayer = (options?: NodeMcpClientFactory.Options) =>
+  factoryLayer({ healthy: healthyServer }, options)
+
+export interface RequestReport {
+  readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
+  /** every request the model received */
+  readonly requests: ReadonlyArray<Model.ModelRequest>
+  /** live processes with the marker, right after the request */
+  readonly processes: ReadonlyArray<Processes.ProcessInfo>
+  /** sockets of this process opened during the request and still open */
+  readonly sockets: ReadonlyArray<string>
+  readonly logs: ReadonlyArray<LogLine>
+  readonly ms: number
+}
+
+/**
+ * Runs one agent request with the MCP extension over `servers` and a scripted model, then reports what
+ * the request left behind. The tool cache starts cold (a fresh layer per request).
+ */
+export const runRequest = (options: {
+  readonly marker: string
+  readonly servers: ReadonlyArray<McpServerConfig.McpServerConfig>
+  readonly steps: ReadonlyArray<ScriptedModel.Step>
+  readonly connectTimeout?: Duration.Input | undefined
+  readonly callTimeout?: Duration.Input | undefined
+  readonly factory?: NodeMcpClientFactory.Options | undefined
+}): Effect.Effect<RequestReport> =>
+  Effect.gen(function*() {
+    const requests: Array<Model.ModelRequest> = []
+    const steps = options.steps.map((step): ScriptedModel.Step => (request) => {
+      requests.push(request)
+      return typeof step === "function" ? step(request) : step
+    })
+    const logs = captureLogs()
+    const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+      Layer.provide(McpLayers.layer({
+        servers: options.servers,
+        // generous unless a test is about a timeout: on a loaded machine a healthy server may take seconds to start
+        connectTimeout: options.connectTimeout ?? "10 seconds",
+        callTimeout: options.callTimeout ?? "10 seconds",
+        // the model is offered every tool: the tests read the tools a faulty server's listing gave
+        toolSearch: { mode: "off" }
+      })),
+      Layer.provide(faultFactoryLayer(options.factory)),
+      Layer.provide(NodeServices.layer),
+      Layer.provide(ScriptedModel.layer(steps)),
+      Layer.provide(logs.layer)
+    )
+    const before = sockets()
+    const start = Date.now()
+    // Effect 4 has no `Supervisor`: the 3 line's report of the fibers still running after the request is not made
+    const exit = yield* Agent.run("go").pipe(
+      Effect.provide(layer),
+      Effect.provide(logs.layer),
+      Effect.exit
+    )
+    const ms = Date.now() - start
+    return {
+      exit,
+      requests,
+      processes: withMarker(options.marker),
+      sockets: newSockets(before),
+      logs: logs.lines,
+      ms
+    }
+  })
+
+/** The system message of a model request. */
+export const systemOf = (request: Model.ModelRequest | undefined): string =>
+  request?.messages[0]?._tag === "SystemMessage" ? request.messages[0].content : ""
+
+/** The tool messages of a model request, by tool name. */
+export const toolResults = (request: Model.ModelRequest | undefined): Record<string, Message.ToolMessage> =>
+  Object.fromEntries(
+    (request?.messages ?? [])
+      .filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")
+      .map((m) => [m.name, m])
+  )
