@@ -169,13 +169,7 @@ export const make: (
     if (entry.shared !== undefined && entry.shared.tools === tools) return entry.shared.bound
     const bound = tools.filter((tool) => Session.allows(settings, entry.server, tool)).map((tool): Bound => ({
       tool,
-      aiTool: AiTool.dynamic(tool.name, {
-        description: tool.description,
-        parameters: tool.parameters as JsonSchema.JsonSchema,
-        success: Schema.Unknown,
-        failure: McpError.McpToolFailure,
-        failureMode: "return"
-      }).annotate(AiTool.Strict, false) as unknown as AnyTool,
+      aiTool: makeTool(tool),
       handler: (params) =>
         Session.callTool(settings, connections, entry, tool, params).pipe(
           Effect.provideService(McpSampling.RequestCounter, counter),
