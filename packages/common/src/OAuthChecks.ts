@@ -31,7 +31,13 @@ export interface DiscoveryState {
  * @since 0.1.0
  */
 export class Refused extends Error {
+  /**
+   * @since 0.1.0
+   */
   readonly _tag = "RefusedAuthorizationServer"
+  /**
+   * @since 0.1.0
+   */
   constructor(reason: string) {
     super(`authorization failed: ${reason}`)
   }
