@@ -116,3 +116,79 @@ const oneLine = (text: string): string => {
   const line = text.replace(/\s+/g, " ").trim()
   return line.length > 300 ? `${line.slice(0, 300)}…` : line
 }
+
+/**
+ * The suffix of a server's skill tool: `<prefix>__load_skill`.
+ *
+ * @since 0.1.0
+ * @category load_skill tool
+ */
+export const loadSuffix = "load_skill"
+
+/**
+ * The parameters of a server's skill tool: the skill (a name or a `SKILL.md` URI) and, optionally, a file of it.
+ *
+ * @since 0.1.0
+ * @category load_skill tool
+ */
+export const loadParameters = {
+  type: "object",
+  properties: {
+    skill: { type: "string", description: "The skill's name, as the index shows it, or the URI of its SKILL.md" },
+    path: {
+      type: "string",
+      description:
+        "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
+    }
+  },
+  required: ["skill"]
+} as const
+
+/**
+ * The description of a server's skill tool.
+ *
+ * @since 0.1.0
+ * @category load_skill tool
+ */
+export const loadDescription = (server: string): string =>
+  `Loads a skill of the MCP server ${JSON.stringify(server)} (listed in the system text): its ` +
+  "instructions (SKILL.md), checked against the server's listing; with path, one of the files the skill names."
+
+/**
+ * Why a skill file was refused, as the model reads it: only what did not match, never the file nor what it says.
+ *
+ * @since 0.1.0
+ * @category load_skill tool
+ */
+export const refusal = (reason: "unlisted" | "size" | "digest" | "frontmatter"): string => refusals[reason]
+
+const refusals = {
+  unlisted: "the skill does not list such a file",
+  size: "its size is not the one the server lists for it (verification failed)",
+  digest: "its content is not the one the server lists for it (digest verification failed)",
+  frontmatter: "its frontmatter differs from the one the server lists for the skill (verification failed)"
+} as const
+
+/**
+ * What the model is told about the servers' skills (`listed` in configuration order, each server by its name and its
+ * tools' prefix), followed by the lines of the listings that failed.
+ *
+ * @since 0.1.0
+ * @category load_skill tool
+ */
+export const describe = (
+  listed: ReadonlyArray<{ readonly server: string; readonly prefix: string; readonly skills: ReadonlyArray<Skill> }>,
+  failures: ReadonlyArray<string> = []
+): ReadonlyArray<string> => {
+  const withSkills = listed.filter((entry) => entry.skills.length > 0)
+  if (withSkills.length === 0) return failures
+  const lines = [
+    "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
+    `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
+  ]
+  for (const entry of withSkills) {
+    lines.push(`Skills of the MCP server ${JSON.stringify(entry.server)} (${entry.prefix}__${loadSuffix}):`)
+    for (const line of index(entry.skills)) lines.push(`- ${line}`)
+  }
+  return lines.concat(failures)
+}

@@ -117,3 +117,127 @@ export const fromResult = (
     ? meta as Task
     : undefined
 }
+
+/**
+ * The name of the tool the model checks, waits for and cancels a task with, when calls hand it their tasks (`tasks:
+ * "handle"` of `@zett/mcp`).
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const statusToolName = "task_status"
+
+/**
+ * What `task_status` does: tell the task's state (`status`, the default), wait for its end, or cancel it.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const statusActions = ["status", "wait", "cancel"] as const
+
+/**
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export type StatusAction = typeof statusActions[number]
+
+/**
+ * A task's state as the model reads it: its server, id, status and status message.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const summary = (task: Task): {
+  readonly server: string
+  readonly taskId: string
+  readonly status: Status
+  readonly statusMessage?: string
+} => ({
+  server: task.server,
+  taskId: task.taskId,
+  status: task.status,
+  ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {})
+})
+
+/**
+ * What the model reads for a call the server answered with a task, in mode `handle`: the task, and how to follow it.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const handle = (task: Task): { readonly task: ReturnType<typeof summary>; readonly note: string } => ({
+  task: summary(task),
+  note: `The tool runs on the server as a task. Call ${statusToolName} with this server and taskId to check it, ` +
+    `"action": "wait" to wait for its result, or "action": "cancel" to cancel it.`
+})
+
+/**
+ * `task_status` as the model reads it; `servers` are the servers a task may run on.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const statusDefinition = (servers: ReadonlyArray<string>): {
+  readonly name: string
+  readonly description: string
+  readonly parameters: { readonly [key: string]: unknown }
+} => ({
+  name: statusToolName,
+  description: "Checks a task that an MCP tool started on its server (a tool result that names a task): its status " +
+    "and, once completed, its result. \"action\": \"wait\" waits for it to end (up to the call time limit), " +
+    "\"cancel\" asks the server to cancel it.",
+  parameters: {
+    type: "object",
+    properties: {
+      server: {
+        type: "string",
+        enum: servers,
+        description: "The server the task runs on, as the tool result named it."
+      },
+      taskId: { type: "string", description: "The task's id, as the tool result named it." },
+      action: { type: "string", enum: statusActions, description: "status (default), wait or cancel." }
+    },
+    required: ["server", "taskId"],
+    additionalProperties: false
+  }
+})
+
+/**
+ * A `task_status` call as the model asked for it.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export interface StatusArguments {
+  readonly server: string
+  readonly taskId: string
+  readonly action: StatusAction
+}
+
+/**
+ * `task_status`'s arguments, or what is wrong with them in a sentence the model reads.
+ *
+ * @since 0.1.0
+ * @category task_status tool
+ */
+export const readStatusArguments = (
+  args: unknown,
+  servers: ReadonlyArray<string>
+): { readonly _tag: "Success"; readonly value: StatusArguments } | {
+  readonly _tag: "Failure"
+  readonly message: string
+} => {
+  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
+  const { action, server, taskId } = record
+  if (typeof server !== "string" || !servers.includes(server)) {
+    return {
+      _tag: "Failure",
+      message: `server must be one of ${servers.map((name) => JSON.stringify(name)).join(", ")}`
+    }
+  }
+  if (typeof taskId !== "string" || taskId === "") return { _tag: "Failure", message: "taskId must be the task's id" }
+  if (action !== undefined && action !== null && !statusActions.includes(action as StatusAction)) {
+    return { _tag: "Failure", message: `action must be one of ${statusActions.join(", ")}` }
+  }
+  return { _tag: "Success", value: { server, taskId, action: (action ?? "status") as StatusAction } }
+}

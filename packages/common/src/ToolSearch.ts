@@ -467,3 +467,134 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
 
   return { size: n, servers, get: (name) => byName.get(name), search }
 }
+
+/**
+ * The name of the search tool the model is given (`@zett/mcp`'s `McpToolSearch.toolName`).
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const toolName = "search_tools"
+
+/**
+ * The most tools one search returns, whatever the model asks.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const maxLimit = 20
+
+/**
+ * The search tool as the model reads it: `servers` are the servers searched (an enum when there are several),
+ * `deferred` how many tools are held back, `limit` how many a search returns when the model does not say.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const definition = (servers: ReadonlyArray<string>, deferred: number, limit: number): {
+  readonly name: string
+  readonly description: string
+  readonly parameters: { readonly [key: string]: unknown }
+} => ({
+  name: toolName,
+  description: `Finds tools of the MCP servers by what they do and loads them (${deferred.toLocaleString("en-US")} ` +
+    "tools are not loaded until found). Search with a few words of the task, such as \"create issue\" or \"list " +
+    "files\"; then call the tools it returns by name. Search again with other words if none fits.",
+  parameters: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "What the tool should do, in a few words." },
+      ...(servers.length > 1
+        ? { server: { type: "string", enum: servers, description: "Only the tools of this MCP server." } }
+        : {}),
+      limit: {
+        type: "integer",
+        minimum: 1,
+        maximum: maxLimit,
+        description: `How many tools at most (default ${limit}).`
+      }
+    },
+    required: ["query"],
+    additionalProperties: false
+  }
+})
+
+/**
+ * A search as the model asked for it.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export interface Arguments {
+  readonly query: string
+  readonly server: string | undefined
+  readonly limit: number
+}
+
+/**
+ * The search tool's arguments, or what is wrong with them in a sentence the model reads.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const readArguments = (
+  args: unknown,
+  servers: ReadonlyArray<string>,
+  defaultLimit: number
+): { readonly _tag: "Success"; readonly value: Arguments } | { readonly _tag: "Failure"; readonly message: string } => {
+  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
+  const query = record.query
+  if (typeof query !== "string" || query.trim() === "") {
+    return { _tag: "Failure", message: "query must be a non-empty string: what the tool should do, in a few words" }
+  }
+  const server = record.server
+  if (server !== undefined && server !== null && (typeof server !== "string" || !servers.includes(server))) {
+    return {
+      _tag: "Failure",
+      message: `server must be one of ${servers.map((name) => JSON.stringify(name)).join(", ")}`
+    }
+  }
+  const limit = record.limit
+  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isFinite(limit) || limit < 1)) {
+    return { _tag: "Failure", message: `limit must be a number from 1 to ${maxLimit}` }
+  }
+  return {
+    _tag: "Success",
+    value: {
+      query,
+      server: typeof server === "string" ? server : undefined,
+      limit: Math.min(maxLimit, Math.floor(typeof limit === "number" ? limit : defaultLimit))
+    }
+  }
+}
+
+/**
+ * What a search returns to the model: the found tools' names and one-line descriptions, and what to do next.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const result = (hits: ReadonlyArray<Hit>): {
+  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string }>
+  readonly note: string
+} =>
+  hits.length === 0
+    ? { tools: [], note: "No tool matched. Search again with other words for what the tool should do." }
+    : {
+      tools: hits.map((hit) => ({ name: hit.tool.name, description: oneLine(hit.tool.description) })),
+      note: "These tools are loaded now: call them by name."
+    }
+
+/**
+ * The system text of a request under tool search: the servers searched (the first 20 named) and how many tools are
+ * held back, so that the model knows to search.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const describe = (servers: ReadonlyArray<string>, deferred: number): string => {
+  const shown = servers.slice(0, 20).join(", ") + (servers.length > 20 ? ` and ${servers.length - 20} more` : "")
+  return `Tool search is on: ${deferred.toLocaleString("en-US")} tools of the MCP servers ${shown} are not offered ` +
+    `until found. Call ${toolName} with what you need to do; the tools it finds are loaded for the ` +
+    "rest of this conversation and are then called by name. A tool already known by name may be called directly."
+}

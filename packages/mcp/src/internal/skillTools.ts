@@ -1,11 +1,13 @@
 /**
  * A server's skills for the model (`skills: true`): their index in the system text, and `<prefix>__load_skill`,
  * which loads a skill's verified `SKILL.md` or one of its files. A file that fails verification is a tool error
- * that says why; its bytes never reach the model.
+ * that says why; its bytes never reach the model. The texts and the tool's parameters are `@zett/common`'s
+ * `McpSkills` (both lines share them).
  *
  * @internal
  */
 import { Tool } from "@zett/agent"
+import * as Common from "@zett/common/McpSkills"
 import * as ResourceText from "@zett/common/McpToolResult"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,20 +19,9 @@ import * as McpServerConfig from "../McpServerConfig.js"
 import * as McpSkills from "../McpSkills.js"
 import * as McpToolResult from "../McpToolResult.js"
 
-export const loadSuffix = "load_skill"
+export const loadSuffix = Common.loadSuffix
 
-const parameters = {
-  type: "object",
-  properties: {
-    skill: { type: "string", description: "The skill's name, as the index shows it, or the URI of its SKILL.md" },
-    path: {
-      type: "string",
-      description:
-        "A file of the skill, relative to its folder (e.g. references/FORMS.md); leave it out for the skill itself"
-    }
-  },
-  required: ["skill"]
-} as const
+const parameters = Common.loadParameters
 
 /** The skills of one server, as a request listed them. */
 export interface Listed {
@@ -75,29 +66,8 @@ export const listAll = (
   })))
 
 /** What the model is told about the servers' skills; `listed` in configuration order. */
-export const describe = (
-  listed: ReadonlyArray<Listed>,
-  failures: ReadonlyArray<string> = []
-): ReadonlyArray<string> => {
-  const withSkills = listed.filter((entry) => entry.skills.length > 0)
-  if (withSkills.length === 0) return failures
-  const lines = [
-    "Skills of MCP servers (instructions for a task, with files they may name): before following one, load it " +
-    `with <server>__${loadSuffix}, and load a file it names the same way, with its path.`
-  ]
-  for (const entry of withSkills) {
-    lines.push(`Skills of the MCP server ${JSON.stringify(entry.server.name)} (${entry.prefix}__${loadSuffix}):`)
-    for (const line of McpSkills.index(entry.skills)) lines.push(`- ${line}`)
-  }
-  return lines.concat(failures)
-}
-
-const refusals: Record<McpError.SkillVerificationFailure, string> = {
-  unlisted: "the skill does not list such a file",
-  size: "its size is not the one the server lists for it (verification failed)",
-  digest: "its content is not the one the server lists for it (digest verification failed)",
-  frontmatter: "its frontmatter differs from the one the server lists for the skill (verification failed)"
-}
+export const describe = (listed: ReadonlyArray<Listed>, failures: ReadonlyArray<string> = []): ReadonlyArray<string> =>
+  Common.describe(listed.map((entry) => ({ ...entry, server: entry.server.name })), failures)
 
 /** A file as the model sees it: text, or base64 `blob` when it is not UTF-8 text. */
 const fileJson = (file: McpSkills.SkillFile) => {
@@ -159,8 +129,7 @@ export const loader = (options: {
 
   return {
     name,
-    description: `Loads a skill of the MCP server ${JSON.stringify(server.name)} (listed in the system text): its ` +
-      "instructions (SKILL.md), checked against the server's listing; with path, one of the files the skill names.",
+    description: Common.loadDescription(server.name),
     parameters,
     run: (args) => {
       const given = (args ?? {}) as { readonly skill?: unknown; readonly path?: unknown }
@@ -180,7 +149,9 @@ export const loader = (options: {
           McpSkillVerificationError: (error) =>
             new Tool.ToolError({
               reason: "ToolFailed",
-              message: `${name}: ${error.uri} was refused: ${refusals[error.reason]}. Its content was not loaded.`,
+              message: `${name}: ${error.uri} was refused: ${
+                Common.refusal(error.reason)
+              }. Its content was not loaded.`,
               cause: error
             }),
           McpRequestError: (error) =>

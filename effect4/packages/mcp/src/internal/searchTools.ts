@@ -1,7 +1,7 @@
 /**
  * What the agent's extension and the `@effect/ai` toolkit share of tool search: the index of a version of the tool
- * lists (built on the first search, once per version), the search tool's definition, the reading of its
- * arguments, its result and the system text.
+ * lists (built on the first search, once per version) and the always-loaded rule; the search tool's definition, the
+ * reading of its arguments, its result and the system text are `@zett/common`'s `ToolSearch` (both lines share them).
  */
 import { ToolSearch as Search } from "@zett/common"
 import * as Effect from "effect/Effect"
@@ -48,36 +48,10 @@ export const indexOf = (cell: IndexCell, groups: ReadonlyArray<Group>): Effect.E
     return Effect.as(Metric.update(McpToolSearch.indexBuilds, 1), index)
   })
 
-/** The search tool as the model reads it. */
-export const definition = (servers: ReadonlyArray<string>, deferred: number, limit: number) => ({
-  name: McpToolSearch.toolName,
-  description: `Finds tools of the MCP servers by what they do and loads them (${deferred.toLocaleString("en-US")} ` +
-    "tools are not loaded until found). Search with a few words of the task, such as \"create issue\" or \"list " +
-    "files\"; then call the tools it returns by name. Search again with other words if none fits.",
-  parameters: {
-    type: "object",
-    properties: {
-      query: { type: "string", description: "What the tool should do, in a few words." },
-      ...(servers.length > 1
-        ? { server: { type: "string", enum: servers, description: "Only the tools of this MCP server." } }
-        : {}),
-      limit: {
-        type: "integer",
-        minimum: 1,
-        maximum: McpToolSearch.maxLimit,
-        description: `How many tools at most (default ${limit}).`
-      }
-    },
-    required: ["query"],
-    additionalProperties: false
-  }
-})
+/** The search tool as the model reads it (`@zett/common`'s `ToolSearch.definition`). */
+export const definition = Search.definition
 
-export interface Arguments {
-  readonly query: string
-  readonly server: string | undefined
-  readonly limit: number
-}
+export type Arguments = Search.Arguments
 
 /** The search's arguments, or what is wrong with them in a sentence the model reads. */
 export const readArguments = (
@@ -85,43 +59,16 @@ export const readArguments = (
   servers: ReadonlyArray<string>,
   defaultLimit: number
 ): Result.Result<Arguments, string> => {
-  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
-  const query = record.query
-  if (typeof query !== "string" || query.trim() === "") {
-    return Result.fail("query must be a non-empty string: what the tool should do, in a few words")
-  }
-  const server = record.server
-  if (server !== undefined && server !== null && (typeof server !== "string" || !servers.includes(server))) {
-    return Result.fail(`server must be one of ${servers.map((name) => JSON.stringify(name)).join(", ")}`)
-  }
-  const limit = record.limit
-  if (limit !== undefined && limit !== null && (typeof limit !== "number" || !Number.isFinite(limit) || limit < 1)) {
-    return Result.fail(`limit must be a number from 1 to ${McpToolSearch.maxLimit}`)
-  }
-  return Result.succeed({
-    query,
-    server: typeof server === "string" ? server : undefined,
-    limit: Math.min(McpToolSearch.maxLimit, Math.floor(typeof limit === "number" ? limit : defaultLimit))
-  })
+  const read = Search.readArguments(args, servers, defaultLimit)
+  return read._tag === "Success" ? Result.succeed(read.value) : Result.fail(read.message)
 }
 
 /** What a search returns to the model: the found tools' names and one-line descriptions. */
-export const result = (hits: ReadonlyArray<Search.Hit<McpTool.McpTool>>) =>
-  hits.length === 0
-    ? { tools: [], note: "No tool matched. Search again with other words for what the tool should do." }
-    : {
-      tools: hits.map((hit) => ({ name: hit.tool.name, description: Search.oneLine(hit.tool.description) })),
-      note: "These tools are loaded now: call them by name."
-    }
+export const result = Search.result
 
 /** The system text of a request under tool search. */
-export const describe = (groups: ReadonlyArray<Group>, deferred: number): string => {
-  const names = groups.map((group) => group.server.name)
-  const shown = names.slice(0, 20).join(", ") + (names.length > 20 ? ` and ${names.length - 20} more` : "")
-  return `Tool search is on: ${deferred.toLocaleString("en-US")} tools of the MCP servers ${shown} are not offered ` +
-    `until found. Call ${McpToolSearch.toolName} with what you need to do; the tools it finds are loaded for the ` +
-    "rest of this conversation and are then called by name. A tool already known by name may be called directly."
-}
+export const describe = (groups: ReadonlyArray<Group>, deferred: number): string =>
+  Search.describe(groups.map((group) => group.server.name), deferred)
 
 /** Whether a server's tool is offered even under tool search. */
 export const alwaysLoaded = (group: Group, tool: McpTool.McpTool): boolean =>

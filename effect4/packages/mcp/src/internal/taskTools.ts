@@ -1,12 +1,14 @@
 /**
  * What the agent's extension and the `@effect/ai` toolkit share of tasks the model handles itself (`tasks: "handle"`):
  * the text the model reads when a call is answered with a task, and the `task_status` tool it checks, waits for or
- * cancels the task with, later in the run or in a later request (a task is found by its server and id).
+ * cancels the task with, later in the run or in a later request (a task is found by its server and id). The texts,
+ * the definition and the reading of the arguments are `@zett/common`'s `McpTask` (both lines share them).
  *
  * @internal
  */
 import type { CallToolResult } from "@modelcontextprotocol/client"
 import { Tool } from "@zett/agent"
+import * as Common from "@zett/common/McpTask"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,67 +18,22 @@ import type { McpRequestError } from "../McpError.js"
 import * as McpTask from "../McpTask.js"
 import * as McpToolResult from "../McpToolResult.js"
 
-export const toolName = "task_status"
+export const toolName = Common.statusToolName
 
-const actions = ["status", "wait", "cancel"] as const
-
-type Action = typeof actions[number]
-
-/** The task's state as the model reads it. */
-const summary = (task: McpTask.Task) => ({
-  server: task.server,
-  taskId: task.taskId,
-  status: task.status,
-  ...(task.statusMessage !== undefined ? { statusMessage: task.statusMessage } : {})
-})
+const summary = Common.summary
 
 /** What the model reads for a call the server answered with a task, in `handle` mode. */
-export const handle = (task: McpTask.Task) => ({
-  task: summary(task),
-  note: `The tool runs on the server as a task. Call ${toolName} with this server and taskId to check it, ` +
-    `"action": "wait" to wait for its result, or "action": "cancel" to cancel it.`
-})
+export const handle = Common.handle
 
 /** The tool as the model reads it. */
-export const definition = (servers: ReadonlyArray<string>) => ({
-  name: toolName,
-  description: "Checks a task that an MCP tool started on its server (a tool result that names a task): its status " +
-    "and, once completed, its result. \"action\": \"wait\" waits for it to end (up to the call time limit), " +
-    "\"cancel\" asks the server to cancel it.",
-  parameters: {
-    type: "object",
-    properties: {
-      server: {
-        type: "string",
-        enum: servers,
-        description: "The server the task runs on, as the tool result named it."
-      },
-      taskId: { type: "string", description: "The task's id, as the tool result named it." },
-      action: { type: "string", enum: actions, description: "status (default), wait or cancel." }
-    },
-    required: ["server", "taskId"],
-    additionalProperties: false
-  }
-})
+export const definition = Common.statusDefinition
 
-export interface Arguments {
-  readonly server: string
-  readonly taskId: string
-  readonly action: Action
-}
+export type Arguments = Common.StatusArguments
 
 /** The tool's arguments, or what is wrong with them in a sentence the model reads. */
 export const readArguments = (args: unknown, servers: ReadonlyArray<string>): Result.Result<Arguments, string> => {
-  const record = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
-  const { action, server, taskId } = record
-  if (typeof server !== "string" || !servers.includes(server)) {
-    return Result.fail(`server must be one of ${servers.map((name) => JSON.stringify(name)).join(", ")}`)
-  }
-  if (typeof taskId !== "string" || taskId === "") return Result.fail("taskId must be the task's id")
-  if (action !== undefined && action !== null && !actions.includes(action as Action)) {
-    return Result.fail(`action must be one of ${actions.join(", ")}`)
-  }
-  return Result.succeed({ server, taskId, action: (action ?? "status") as Action })
+  const read = Common.readStatusArguments(args, servers)
+  return read._tag === "Success" ? Result.succeed(read.value) : Result.fail(read.message)
 }
 
 const requestFailed = (error: McpRequestError, errorText: McpToolResult.ErrorTextPolicy) =>
