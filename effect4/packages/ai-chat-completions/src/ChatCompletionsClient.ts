@@ -5,14 +5,14 @@
  * @since 1.0.0
  */
 import { AiProvider } from "@zett/ai"
+import type * as AiError from "effect/ai/AiError"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
-import type * as AiError from "effect/ai/AiError"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 
 /**
  * @since 1.0.0
@@ -102,7 +102,8 @@ export const make = (options: AiProvider.ClientOptions): Effect.Effect<Service, 
  */
 export const layer = (
   options: AiProvider.ClientOptions
-): Layer.Layer<ChatCompletionsClient, never, HttpClient.HttpClient> => Layer.effect(ChatCompletionsClient, make(options))
+): Layer.Layer<ChatCompletionsClient, never, HttpClient.HttpClient> =>
+  Layer.effect(ChatCompletionsClient, make(options))
 
 /**
  * `layer` with the key and URL read through `Config` (e.g. `Config.Redacted("OPENAI_API_KEY")`).

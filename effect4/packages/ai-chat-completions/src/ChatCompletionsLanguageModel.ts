@@ -9,12 +9,12 @@
  * @since 1.0.0
  */
 import { AiProvider } from "@zett/ai"
-import * as Result from "effect/Result"
-import * as Stream from "effect/Stream"
 import type * as AiError from "effect/ai/AiError"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { type ChatChunk, ChatCompletionsClient, type ChunkUsage } from "./ChatCompletionsClient.js"
 
 const module = "ChatCompletionsLanguageModel"

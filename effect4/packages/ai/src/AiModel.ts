@@ -8,6 +8,9 @@
  * @since 1.0.0
  */
 import { Message, Model } from "@zett/agent"
+import type * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Response from "effect/ai/Response"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,9 +18,6 @@ import type * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import type * as AiError from "effect/ai/AiError"
-import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Response from "effect/ai/Response"
 import type { ProviderFailure } from "./internal/failure.js"
 import { fromAiError, fromSchemaError, fromStreamError, unparsedToolCallOf } from "./internal/failure.js"
 import { toPrompt, toToolkit } from "./internal/prompt.js"
@@ -169,7 +169,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
           toolkit,
           disableToolCallResolution: true,
           toolCallValidation: "deferred"
-        })) as Stream.Stream<Response.StreamPart<any>, AiError.AiError | { readonly _tag: "SchemaError"; readonly message: string }>
+        })) as Stream.Stream<
+          Response.StreamPart<any>,
+          AiError.AiError | { readonly _tag: "SchemaError"; readonly message: string }
+        >
       const attempt: Stream.Stream<Model.ModelEvent, ProviderFailure> = Stream.suspend(() => {
         const open = new Map<string, string>()
         return parts.pipe(

@@ -7,26 +7,26 @@
  *
  * @since 1.0.0
  */
-import * as Config from "effect/Config"
-import type * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import { identity } from "effect/Function"
-import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
-import * as Result from "effect/Result"
-import * as Stream from "effect/Stream"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as AiModel from "effect/ai/Model"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
+import * as Config from "effect/Config"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Sse from "effect/encoding/Sse"
+import { identity } from "effect/Function"
 import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import { scrub } from "./internal/failure.js"
 import * as InternalPrompt from "./internal/prompt.js"
 
@@ -169,37 +169,40 @@ export const makeHttpClient = (
  * @since 1.0.0
  * @category errors
  */
-export const httpError =
-  (module: string, method: string) =>
-  (error: HttpClientError.HttpClientError): Effect.Effect<never, AiError.AiError> => {
-    const reason = error.reason
-    if (reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError") {
-      return Effect.fail(AiError.make({
+export const httpError = (module: string, method: string) =>
+(
+  error: HttpClientError.HttpClientError
+): Effect.Effect<never, AiError.AiError> => {
+  const reason = error.reason
+  if (reason._tag === "TransportError" || reason._tag === "EncodeError" || reason._tag === "InvalidUrlError") {
+    return Effect.fail(AiError.make({
+      module,
+      method,
+      reason: AiError.NetworkError.fromHttpClientError(
+        error as HttpClientError.HttpClientError & {
+          readonly reason: HttpClientError.RequestError
+        }
+      )
+    }))
+  }
+  const response = reason.response
+  return Effect.flatMap(
+    Effect.orElseSucceed(response.text, () => undefined),
+    (body) =>
+      Effect.fail(AiError.make({
         module,
         method,
-        reason: AiError.NetworkError.fromHttpClientError(error as HttpClientError.HttpClientError & {
-          readonly reason: HttpClientError.RequestError
+        reason: AiError.reasonFromHttpStatus({
+          status: response.status,
+          http: {
+            response: { status: response.status, headers: Headers.redact(response.headers, redactedNames) },
+            ...(body !== undefined && body !== "" ? { body } : {})
+          },
+          ...(reason.description !== undefined ? { description: reason.description } : {})
         })
       }))
-    }
-    const response = reason.response
-    return Effect.flatMap(
-      Effect.orElseSucceed(response.text, () => undefined),
-      (body) =>
-        Effect.fail(AiError.make({
-          module,
-          method,
-          reason: AiError.reasonFromHttpStatus({
-            status: response.status,
-            http: {
-              response: { status: response.status, headers: Headers.redact(response.headers, redactedNames) },
-              ...(body !== undefined && body !== "" ? { body } : {})
-            },
-            ...(reason.description !== undefined ? { description: reason.description } : {})
-          })
-        }))
-    )
-  }
+  )
+}
 
 const redactedNames = ["set-cookie", ...providerSecretHeaders]
 
@@ -498,7 +501,10 @@ export const toTurns = <Part>(prompt: Prompt.Prompt, part: {
         break
       }
       case "tool":
-        push("user", message.content.flatMap((content) => content.type === "tool-result" ? [part.toolResult(content)] : []))
+        push(
+          "user",
+          message.content.flatMap((content) => content.type === "tool-result" ? [part.toolResult(content)] : [])
+        )
         break
     }
   }

@@ -4,9 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Extension, Message, type Model, Tool } from "@zett/agent"
+import { AiError } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { AiError } from "effect/ai"
 import { calls, modelOn, text, usage } from "./utils.js"
 
 // An MCP tool as the agent holds it: a runtime JSON Schema, arguments passed through to the handler.
@@ -153,7 +153,8 @@ describe("AiModel under the agent (A13)", () => {
           module: "FakeProvider",
           method: "streamText",
           reason: new AiError.InvalidOutputError({
-            description: "Failed to securely parse tool call parameters for tool 'fs__read_file':\nParameters: {\"path\""
+            description:
+              "Failed to securely parse tool call parameters for tool 'fs__read_file':\nParameters: {\"path\""
           })
         })
       }])

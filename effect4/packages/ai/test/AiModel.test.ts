@@ -5,13 +5,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
+import { AiError } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { AiError } from "effect/ai"
 import * as TestClock from "effect/testing/TestClock"
 import { calls, httpFailure, modelOn, networkFailure, type Step, text, usage } from "./utils.js"
 
@@ -68,9 +68,13 @@ describe("AiModel on effect/ai's LanguageModel", () => {
 
   it.effect("tools reach the provider with exactly the agent's JSON Schema", () =>
     Effect.gen(function*() {
-      const { events, seen } = run([text("ok")], {}, request([Message.user("read")], [
-        { name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }
-      ]))
+      const { events, seen } = run(
+        [text("ok")],
+        {},
+        request([Message.user("read")], [
+          { name: "fs__read_file", description: "Reads a file", parameters: mcpSchema }
+        ])
+      )
       yield* events
       assert.deepStrictEqual(seen[0]!.tools, [{
         name: "fs__read_file",
@@ -81,22 +85,26 @@ describe("AiModel on effect/ai's LanguageModel", () => {
 
   it.effect("maps system, user, assistant (text and tool calls) and tool messages (ok, failed, skipped)", () =>
     Effect.gen(function*() {
-      const { events, seen } = run([text("ok")], {}, request([
-        Message.system("Be brief."),
-        Message.user("Read both"),
-        new Message.AssistantMessage({
-          content: "Reading.",
-          toolCalls: [
-            new Message.ToolCall({ id: "c1", name: "read", arguments: { path: "a" } }),
-            new Message.ToolCall({ id: "c2", name: "read", arguments: { path: "b" } }),
-            new Message.ToolCall({ id: "c3", name: "read", arguments: { path: "c" } })
-          ]
-        }),
-        new Message.ToolMessage({ toolCallId: "c1", name: "read", content: "A", status: "ok" }),
-        new Message.ToolMessage({ toolCallId: "c2", name: "read", content: { error: "no" }, status: "TOOL_FAILED" }),
-        new Message.ToolMessage({ toolCallId: "c3", name: "read", content: "skipped", status: "skipped" }),
-        new Message.AssistantMessage({ content: "" })
-      ]))
+      const { events, seen } = run(
+        [text("ok")],
+        {},
+        request([
+          Message.system("Be brief."),
+          Message.user("Read both"),
+          new Message.AssistantMessage({
+            content: "Reading.",
+            toolCalls: [
+              new Message.ToolCall({ id: "c1", name: "read", arguments: { path: "a" } }),
+              new Message.ToolCall({ id: "c2", name: "read", arguments: { path: "b" } }),
+              new Message.ToolCall({ id: "c3", name: "read", arguments: { path: "c" } })
+            ]
+          }),
+          new Message.ToolMessage({ toolCallId: "c1", name: "read", content: "A", status: "ok" }),
+          new Message.ToolMessage({ toolCallId: "c2", name: "read", content: { error: "no" }, status: "TOOL_FAILED" }),
+          new Message.ToolMessage({ toolCallId: "c3", name: "read", content: "skipped", status: "skipped" }),
+          new Message.AssistantMessage({ content: "" })
+        ])
+      )
       yield* events
       const sent = seen[0]!.prompt.content.map((message) =>
         typeof message.content === "string"
@@ -281,7 +289,12 @@ describe("AiModel on effect/ai's LanguageModel", () => {
   it.effect("an error inside the stream is the provider's error; an overloaded one before any output is retried", () =>
     Effect.gen(function*() {
       const { events, seen } = run([
-        { parts: [{ type: "error", error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }] },
+        {
+          parts: [{
+            type: "error",
+            error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }
+          }]
+        },
         { parts: [{ type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } }] }
       ], { provider: "anthropic", retry: { times: 3, delay: "1 millis" } })
       const fiber = yield* Effect.forkChild(Effect.flip(events))

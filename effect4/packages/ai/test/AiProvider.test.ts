@@ -6,15 +6,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
 import { AiModel, AiProvider } from "@zett/ai"
+import { LanguageModel, Prompt } from "effect/ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
-import { LanguageModel, Prompt } from "effect/ai"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { inspect } from "node:util"
@@ -28,7 +28,9 @@ interface Received {
 }
 
 /** An HTTP server that answers the n-th request with the n-th answer, and records each request. */
-const server = (answers: ReadonlyArray<{ readonly status?: number; readonly events?: ReadonlyArray<unknown>; readonly body?: string }>) =>
+const server = (
+  answers: ReadonlyArray<{ readonly status?: number; readonly events?: ReadonlyArray<unknown>; readonly body?: string }>
+) =>
   Effect.acquireRelease(
     Effect.callback<{ readonly url: string; readonly received: Array<Received> }>((resume) => {
       const received: Array<Received> = []
@@ -36,7 +38,11 @@ const server = (answers: ReadonlyArray<{ readonly status?: number; readonly even
         let text = ""
         request.on("data", (chunk) => text += chunk)
         request.on("end", () => {
-          received.push({ url: request.url ?? "", headers: request.headers, body: text === "" ? undefined : JSON.parse(text) })
+          received.push({
+            url: request.url ?? "",
+            headers: request.headers,
+            body: text === "" ? undefined : JSON.parse(text)
+          })
           const answer = answers[Math.min(received.length - 1, answers.length - 1)]!
           if (answer.events === undefined) {
             response.writeHead(answer.status ?? 200, { "content-type": "application/json" }).end(answer.body ?? "")
@@ -92,7 +98,11 @@ const FakeLanguageModel = AiProvider.streamingModel("fake", FakeClient, {
           case "text":
             return [{ type: "text-delta", id: "t", delta: event.text }]
           case "call": {
-            const parts = AiProvider.toolCallParts("FakeLanguageModel", { id: event.id, name: event.name, text: event.args })
+            const parts = AiProvider.toolCallParts("FakeLanguageModel", {
+              id: event.id,
+              name: event.name,
+              text: event.args
+            })
             return parts._tag === "Success" ? parts.success : Effect.fail(parts.failure)
           }
           case "done":
@@ -151,7 +161,9 @@ describe("AiProvider", () => {
         "Finish"
       ])
       const call = events[2] as Extract<Model.ModelEvent, { _tag: "ToolCall" }>
-      assert.deepStrictEqual([call.call.id, call.call.name, call.call.arguments], ["c1", "fs__read_file", { path: "/x" }])
+      assert.deepStrictEqual([call.call.id, call.call.name, call.call.arguments], ["c1", "fs__read_file", {
+        path: "/x"
+      }])
       assert.deepStrictEqual(
         events[3],
         Model.finish("stop", new Message.Usage({ inputTokens: 12, outputTokens: 3 }))

@@ -5,10 +5,10 @@
  */
 import type { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
+import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 
 export interface Step {
   readonly parts?: ReadonlyArray<Response.StreamPartEncoded> | undefined
@@ -18,7 +18,9 @@ export interface Step {
 
 export interface Seen {
   readonly prompt: Prompt.Prompt
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly description: string | undefined; readonly parameters: unknown }>
+  readonly tools: ReadonlyArray<
+    { readonly name: string; readonly description: string | undefined; readonly parameters: unknown }
+  >
 }
 
 export const usage = (input: number, output: number, cached?: number) => ({
@@ -33,7 +35,9 @@ export const text = (...pieces: ReadonlyArray<string>): Step => ({
   ]
 })
 
-export const calls = (...list: ReadonlyArray<{ readonly id: string; readonly name: string; readonly params: unknown }>): Step => ({
+export const calls = (
+  ...list: ReadonlyArray<{ readonly id: string; readonly name: string; readonly params: unknown }>
+): Step => ({
   parts: [
     ...list.flatMap((call): Array<Response.StreamPartEncoded> => [
       { type: "tool-params-start", id: call.id, name: call.name },

@@ -9,11 +9,11 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
+import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -118,7 +118,10 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
         )
         assert.deepStrictEqual(resultsOf(second!), [[{ type: "text", text: "The sum of 2 and 3 is 5." }]])
         assert.deepStrictEqual(resultsOf(third!).at(-1), [{ type: "text", text: "Echo: five" }])
-        assert.isTrue(yield* Processes.eventually(() => Faults.withMarker(marker).length === 0), "no server process is left")
+        assert.isTrue(
+          yield* Processes.eventually(() => Faults.withMarker(marker).length === 0),
+          "no server process is left"
+        )
       }),
     60_000
   )

@@ -31,14 +31,14 @@
  * @since 1.0.0
  */
 import { Tool } from "@zett/agent"
+import * as AiTool from "effect/ai/Tool"
+import * as AiToolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as AiTool from "effect/ai/Tool"
-import * as AiToolkit from "effect/ai/Toolkit"
 import * as SearchTools from "./internal/searchTools.js"
 import * as Session from "./internal/session.js"
 import * as SkillTools from "./internal/skillTools.js"
@@ -246,16 +246,19 @@ export const make: (
     // after the MCP tools, so that the count of those held back is known
     if (searching) {
       const servers = groups.map((group) => group.server.name)
-      register(SearchTools.definition(servers, deferred.length, settings.searchLimit), (args) =>
-        Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
-          onSuccess: ({ limit, query, server }) =>
-            Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
-              const hits = index.search(query, { server, limit })
-              for (const hit of hits) found.add(hit.tool.name)
-              return SearchTools.result(hits)
-            })
-        }))
+      register(
+        SearchTools.definition(servers, deferred.length, settings.searchLimit),
+        (args) =>
+          Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
+            onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+            onSuccess: ({ limit, query, server }) =>
+              Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
+                const hits = index.search(query, { server, limit })
+                for (const hit of hits) found.add(hit.tool.name)
+                return SearchTools.result(hits)
+              })
+          })
+      )
     }
     // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
     const skills = yield* SkillTools.listAll(

@@ -5,10 +5,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
+import { LanguageModel, Prompt, type Response } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { LanguageModel, Prompt, type Response } from "effect/ai"
 import { fakeFactory, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string, extra: McpServerConfig.Extra = {}) =>

@@ -5,13 +5,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpError, McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
+import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as TestClock from "effect/testing/TestClock"
 import { fakeFactory, type FakeServer, text, tool } from "./utils/fakeMcp.js"
 import { captureLogs } from "./utils/logs.js"
@@ -107,7 +107,12 @@ describe("McpToolkit", () => {
 
   it.effect("a generateText loop of the app's own: the model calls an MCP tool, reads its result in the next request, and answers", () => {
     const { layer, seen, stats } = layers(
-      { calc: { tools: [tool("add")], call: (_name, args) => Effect.succeed(text(String(Number(args.a) + Number(args.b)))) } },
+      {
+        calc: {
+          tools: [tool("add")],
+          call: (_name, args) => Effect.succeed(text(String(Number(args.a) + Number(args.b))))
+        }
+      },
       [http("calc")],
       [callStep("calc__add", { a: 2, b: 3 }), textStep("2 + 3 is 5")]
     )
@@ -161,10 +166,14 @@ describe("McpToolkit", () => {
   })
 
   it.effect("a call that runs out of time is a failure result the model reads (TimeoutError), not a defect", () => {
-    const { layer, seen, stats } = layers({ slow: { tools: [tool("wait")], call: () => Effect.never } }, [http("slow")], [
-      callStep("slow__wait", {}),
-      textStep("gave up")
-    ])
+    const { layer, seen, stats } = layers(
+      { slow: { tools: [tool("wait")], call: () => Effect.never } },
+      [http("slow")],
+      [
+        callStep("slow__wait", {}),
+        textStep("gave up")
+      ]
+    )
     return Effect.gen(function*() {
       const mcp = yield* McpToolkit.make({ callTimeout: "1 second" })
       const fiber = yield* Effect.forkChild(turn(mcp))

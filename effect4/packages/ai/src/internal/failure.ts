@@ -1,11 +1,11 @@
 /** @internal */
 import { Scrubber } from "@zett/agent"
 import type { ModelFailure } from "@zett/agent/Model"
+import type * as AiError from "effect/ai/AiError"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as AiError from "effect/ai/AiError"
 
 /**
  * A provider failure before it becomes a `ModelError`: its kind and readable description, whether trying again
@@ -187,7 +187,9 @@ export const fromAiError = (
     case "ToolParameterValidationError":
       return failure({
         reason: "InvalidResponse",
-        description: `${provider}: the model called ${JSON.stringify(reason.toolName)} with arguments that could not be read`,
+        description: `${provider}: the model called ${
+          JSON.stringify(reason.toolName)
+        } with arguments that could not be read`,
         brief: "model failed"
       }, secrets)
     case "InvalidRequestError":

@@ -1,10 +1,10 @@
 /** @internal */
 import type { Message, Tool as AgentTool } from "@zett/agent"
-import * as Effect from "effect/Effect"
-import type * as JsonSchema from "effect/JsonSchema"
 import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
 import type * as Toolkit from "effect/ai/Toolkit"
+import * as Effect from "effect/Effect"
+import type * as JsonSchema from "effect/JsonSchema"
 
 /** @internal The agent's messages as a prompt, built as trusted parts (no decoding). */
 export const toPrompt = (messages: ReadonlyArray<Message.Message>): Prompt.Prompt =>
