@@ -46,6 +46,11 @@ export * as McpParamHeaders from "./McpParamHeaders.js"
 /**
  * @since 0.1.0
  */
+export * as McpResponseWatch from "./McpResponseWatch.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as McpServerDefinition from "./McpServerDefinition.js"
 
 /**
