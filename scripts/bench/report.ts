@@ -120,7 +120,225 @@ const profileSection = (profiles: Profiles): Array<string> => {
 const toolkitPart = (toolkit: number | undefined, bridge: number | undefined, raw: number | undefined) =>
   toolkit === undefined || bridge === undefined || raw === undefined ? undefined : toolkit - (bridge - raw)
 
-export const report = (results: ReadonlyArray<Result>, meta: Record<string, unknown>, profiles?: Profiles): string => {
+const effect4Labels: Record<string, string> = {
+  raw: "raw SDK v2 Client (baseline)",
+  zett: "Zett 3 (McpExtension + Agent, Effect 3)",
+  zett4: "**Zett 4** (`NodeMcpExtension.layerAgent` + Agent, Effect 4)",
+  "effect4-mcpclient": "Effect 4's `effect/ai` McpClient"
+}
+
+/**
+ * The Effect 4 batch (`--only=effect4`): the 4 line's Zett and Effect 4's own McpClient beside the raw SDK v2 client
+ * and the 3 line's Zett, all on Node 22 in one interleaved batch; every ratio to the raw client of that batch.
+ */
+export const effect4Section = (results: ReadonlyArray<Result>, meta: Record<string, unknown>): Array<string> => {
+  const lanes = Object.keys(effect4Labels).filter((lib) => results.some((r) => r.lib === lib))
+  const of = (kase: string, lib: string, where: (r: Result) => boolean = () => true) =>
+    results.filter((r) => r.case === kase && r.lib === lib && r.ok === true && where(r))
+  const all = (kase: string, lib: string, where: (r: Result) => boolean = () => true) =>
+    results.filter((r) => r.case === kase && r.lib === lib && where(r))
+  const loads = results.flatMap((r) => (Array.isArray(r.load) ? r.load as Array<number> : []))
+  const out: Array<string> = []
+  out.push("## The Effect 4 line beside the 3 line, the raw SDK v2 client and Effect 4's own McpClient")
+  out.push("")
+  out.push(
+    `\`npm run bench -- --only=effect4\` (scripts/bench/bench.ts, the lanes in effect4/bench), ${meta.date}: every lane ` +
+      `on Node ${meta.effect4Node ?? "22"}, which the 4 line needs, each measurement a fresh \`node --expose-gc\` ` +
+      "process, the four lanes interleaved in one batch with their order rotated each round; every ratio is to the " +
+      "raw SDK v2 client measured in the same batch, of the medians of the runs. 1-minute load average " +
+      `${loads.length === 0 ? "–" : `${f(Math.min(...loads), 1)}–${f(Math.max(...loads), 1)}`} over the batch ` +
+      `(${results.filter((r) => r.underLoad === true).length} of ${results.length} runs above the number of cores). ` +
+      "The servers are the benchmark's own (scripts/bench/server.mjs: an SDK 1.32 `McpServer` with K filler tools and " +
+      "`echo`, stdio or stateful Streamable HTTP on 127.0.0.1, SSE-framed responses)."
+  )
+  out.push("")
+  out.push(
+    "The lanes. *raw*: the `@modelcontextprotocol/client` 2.4.0 `Client`, one per server, opened with a " +
+      "`Promise.all` (the 4 line's driver pins the same version). *Zett 3*: the 3 line (`McpExtension` + `Agent`, " +
+      "Effect 3, the lane.mjs bundle). *Zett 4*: the 4 line (`NodeMcpExtension.layerAgent` + `Agent` with a " +
+      "`ScriptedModel`, `effect` 4.1.5, the lane4.mjs bundle; tool search off, as in the 3 line's lanes). *Effect 4's " +
+      "McpClient*: `effect/ai`'s own client (experimental), `McpClient.make` on `McpClient.stdio` (a child process " +
+      "through `@effect/platform-node`'s spawner) or `McpClient.http` (on `FetchHttpClient`, as its documentation's " +
+      "example), at the 2025-11-25 revision (it pins one revision; the servers speak it), tools listed with `listTools` " +
+      "and called with `callTool`."
+  )
+  out.push("")
+  const imports = lanes.map((lib) => {
+    const rs = results.filter((r) => r.lib === lib && r.ok === true)
+    const packages = rs.find((r) => Array.isArray(r.packages))?.packages as Array<string> | undefined
+    return [effect4Labels[lib]!, packages?.join(", ") ?? "", f(med(rs, "importMs"))]
+  })
+  out.push(table(["lane", "packages", "process start to library loaded, ms (median)"], imports))
+  out.push("")
+
+  if (results.some((r) => r.case === "calls")) {
+    const sample = results.find((r) => r.case === "calls")!
+    out.push("### A warm call (sequential `echo`), over stdio and Streamable HTTP")
+    out.push("")
+    out.push(
+      `One server (10 tools and echo); ${sample.calls} timed calls after ${sample.warmup} warm-up calls in each ` +
+        "process. *raw*: `callTool` awaited in a loop. *Zett 3* and *Zett 4*: the agent's own path, one `Agent.run` " +
+        "whose scripted model returns the warm-up calls in one step and the timed calls in the next, timed from that " +
+        "step to the next model request (every call run as the agent runs any: hooks, the MCP tool under its " +
+        "timeout, the tool message appended). *Effect 4's McpClient*: `callTool` of the listed echo tool in a loop in " +
+        "one fiber (one `runPromise` for the loop), the way an Effect program calls it. *mean* = the timed window / " +
+        "calls, median of the runs [fastest run]; client CPU = the lane process's user + system time over the window " +
+        "per call (all threads); main thread = that thread's alone (Linux `/proc`, 10 ms ticks)."
+    )
+    out.push("")
+    for (const transport of ["stdio", "http"]) {
+      const cell = (lib: string) => of("calls", lib, (r) => r.transport === transport)
+      const base = med(cell("raw"), "meanMs")
+      const baseCpu = med(cell("raw"), "cpuPerCallUs")
+      const baseMain = med(cell("raw"), "mainThreadCpuPerCallUs")
+      out.push(`**${transport === "stdio" ? "stdio" : "Streamable HTTP"}**`)
+      out.push("")
+      out.push(table(
+        [
+          "lane",
+          "mean ms/call, median [min]",
+          "ratio",
+          "client CPU µs/call, median [min]",
+          "CPU ratio",
+          "main thread CPU µs/call",
+          "ratio",
+          "runs ok",
+          "runs under load"
+        ],
+        lanes.map((lib) => [
+          effect4Labels[lib]!,
+          `${f(med(cell(lib), "meanMs"), 3)} [${f(min(cell(lib), "meanMs"), 3)}]`,
+          ratio(med(cell(lib), "meanMs"), base),
+          `${f(med(cell(lib), "cpuPerCallUs"))} [${f(min(cell(lib), "cpuPerCallUs"))}]`,
+          ratio(med(cell(lib), "cpuPerCallUs"), baseCpu),
+          f(med(cell(lib), "mainThreadCpuPerCallUs")),
+          ratio(med(cell(lib), "mainThreadCpuPerCallUs"), baseMain),
+          `${cell(lib).length}/${all("calls", lib, (r) => r.transport === transport).length}`,
+          loadNote(all("calls", lib, (r) => r.transport === transport))
+        ])
+      ))
+      out.push("")
+    }
+  }
+
+  if (results.some((r) => r.case === "discovery")) {
+    const sample = results.find((r) => r.case === "discovery")!
+    out.push(`### Cold discovery of ${sample.n} stdio servers`)
+    out.push("")
+    out.push(
+      `${sample.n} stdio servers of K = ${sample.k} tools and echo each, \`tools/list\` not delayed, all started ` +
+        "at once in a fresh process. *open* = from the library's modules loaded to every tool in its own format. " +
+        "*raw*: a `Promise.all` of connect and `listTools` per server. *Zett 3* and *Zett 4*: an `Agent.run` on a " +
+        "fresh app until the model is called with every tool registered (the layers built, each server discovered " +
+        "through the tool cache and the client factory, `discoveryConcurrency` 16). *Effect 4's McpClient*: in one " +
+        "scope, `Effect.forEach` with unbounded concurrency of `McpClient.stdio`, `McpClient.make` and `listTools` " +
+        "(`McpSchema.Tool`s; the platform's layers built in the window). Client CPU is the lane process's over the " +
+        "window; spawns are counted by the servers."
+    )
+    out.push("")
+    const cell = (lib: string) => of("discovery", lib)
+    const base = med(cell("raw"), "openMs")
+    const baseCpu = med(cell("raw"), "openCpuMs")
+    const baseMain = med(cell("raw"), "openMainThreadCpuMs")
+    out.push(table(
+      [
+        "lane",
+        "open ms, median [min]",
+        "ratio",
+        "client CPU ms",
+        "CPU ratio",
+        "main thread CPU ms",
+        "ratio",
+        "spawns",
+        "tools",
+        "runs ok",
+        "runs under load"
+      ],
+      lanes.map((lib) => [
+        effect4Labels[lib]!,
+        `${f(med(cell(lib), "openMs"))} [${f(min(cell(lib), "openMs"))}]`,
+        ratio(med(cell(lib), "openMs"), base),
+        f(med(cell(lib), "openCpuMs")),
+        ratio(med(cell(lib), "openCpuMs"), baseCpu),
+        f(med(cell(lib), "openMainThreadCpuMs")),
+        ratio(med(cell(lib), "openMainThreadCpuMs"), baseMain),
+        f(med(cell(lib), "spawns")),
+        f(med(cell(lib), "tools")),
+        `${cell(lib).length}/${all("discovery", lib).length}`,
+        loadNote(all("discovery", lib))
+      ])
+    ))
+    out.push("")
+  }
+
+  if (results.some((r) => r.case === "large")) {
+    const sample = results.find((r) => r.case === "large")!
+    out.push(`### One stdio server with ${f(Number(sample.k))} tools`)
+    out.push("")
+    out.push(
+      "*open* as in the discovery above, for one server of K tools and echo (its listing computed once by the " +
+        "server, so the figure is the client's). Client CPU over the open; heap = `heapUsed` after forced GCs before " +
+        "and after the open, the session kept (Zett: the request still open, so its tool cache and the request's " +
+        "registry both hold the tools)."
+    )
+    out.push("")
+    const cell = (lib: string) => of("large", lib)
+    const base = med(cell("raw"), "openMs")
+    const baseCpu = med(cell("raw"), "openCpuMs")
+    const baseHeap = med(cell("raw"), "heapDelta")
+    out.push(table(
+      [
+        "lane",
+        "open ms, median [max]",
+        "ratio",
+        "client CPU ms",
+        "CPU ratio",
+        "heap Δ MB",
+        "heap ratio",
+        "runs ok",
+        "runs under load"
+      ],
+      lanes.map((lib) => [
+        effect4Labels[lib]!,
+        `${f(med(cell(lib), "openMs"))} [${f(max(cell(lib), "openMs"))}]`,
+        ratio(med(cell(lib), "openMs"), base),
+        f(med(cell(lib), "openCpuMs")),
+        ratio(med(cell(lib), "openCpuMs"), baseCpu),
+        f((med(cell(lib), "heapDelta") ?? NaN) / 1e6, 1),
+        ratio(med(cell(lib), "heapDelta"), baseHeap),
+        `${cell(lib).length}/${all("large", lib).length}`,
+        loadNote(all("large", lib))
+      ])
+    ))
+    out.push("")
+  }
+  const failed = results.filter((r) => r.ok !== true)
+  if (failed.length > 0) {
+    out.push(
+      `Lanes that failed in this batch: ${failed.map((r) => `${r.case}/${r.lib} (${r.error ?? "not ok"})`).join("; ")}.`
+    )
+    out.push("")
+  }
+  return out
+}
+
+export const report = (all: ReadonlyArray<Result>, meta: Record<string, unknown>, profiles?: Profiles): string => {
+  // the Effect 4 batch has a section of its own: its lanes run on another Node
+  const effect4 = all.filter((r) => r.set === "effect4")
+  const results = all.filter((r) => r.set === undefined)
+  if (results.length === 0 && effect4.length > 0) {
+    return [
+      "# Benchmarks: the Effect 4 batch",
+      "",
+      `Generated by \`npm run bench -- --only=effect4${
+        meta.mode === "quick" ? " --quick" : ""
+      }\` (scripts/bench) on ${meta.date}: ` +
+      `orchestrator Node ${meta.node}, lanes Node ${meta.effect4Node ?? "22"}, ${meta.cpus}, load average at the end ` +
+      `${JSON.stringify(meta.loadAverageAtEnd)}, ${meta.durationSeconds} s.`,
+      "",
+      ...effect4Section(effect4, meta)
+    ].join("\n")
+  }
   const of = (kase: string, lib?: string, where: (r: Result) => boolean = () => true) =>
     results.filter((r) => r.case === kase && (lib === undefined || r.lib === lib) && r.ok === true && where(r))
   const present = (kase: string) => order.filter((lib) => results.some((r) => r.case === kase && r.lib === lib))
@@ -1361,6 +1579,7 @@ export const report = (results: ReadonlyArray<Result>, meta: Record<string, unkn
     out.push("")
   }
   if (profiles !== undefined) { for (const line of profileSection(profiles)) out.push(line) }
+  if (effect4.length > 0) { for (const line of effect4Section(effect4, meta)) out.push(line) }
   const missed = goals.filter((g) => g.met !== true)
   out.push("## Closing note")
   out.push("")
