@@ -179,7 +179,7 @@ export const zettAdapter = (label: string, extra?: Omit<McpLayers.Options, "serv
   packages: () => [
     "@zett/mcp (this repo)",
     packageVersion("effect", benchDir),
-    packageVersion("@modelcontextprotocol/sdk", benchDir)
+    packageVersion("@modelcontextprotocol/client", benchDir)
   ],
   load: async () => ({}),
   open: async (_lib, servers): Promise<Session> => {
