@@ -134,7 +134,8 @@ export class ServerRequests {
           this.calls.delete(call)
           return call.onEnd.size === 0
             ? Effect.void
-            : Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
+            // a set is no iterable to Effect 4's `Effect.all` (it reads an object as a struct): an array
+            : Effect.all([...call.onEnd], { discard: true, concurrency: "unbounded" })
         })
       )
     })
