@@ -3,7 +3,8 @@
  * a fresh app outside the repository with the root README.md's "Effect 4" install block as it is written (only the
  * `@zett/<name>@next` words, which are not on npm yet, become the paths of their tarballs), with `--prefer-online`
  * and no cache from outside the run. The app is compiled there under the strictest compiler settings users set, with
- * `skipLibCheck` off, and run with plain `node`: the README's minimal app of this line (effect4/README.md).
+ * `skipLibCheck` off, and run with plain `node`: effect4/README.md's minimal app (an agent with the tools of a real
+ * MCP server over stdio) and its app with an `effect/ai` `generateText` loop of its own over the same server.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -48,6 +49,13 @@ export const installLines = (readme: string): ReadonlyArray<string> => {
   return block[1]!.split("\n").filter((line) => line.startsWith("npm install "))
 }
 
+/** The root README's block of the samples' servers ("the servers of the samples"): its `npm install` lines. */
+export const sampleServerLines = (readme: string): ReadonlyArray<string> => {
+  const block = /```sh\n# the servers of the samples[^\n]*\n([\s\S]*?)```/.exec(readme)
+  if (block === null) throw new Error("README.md has no install block titled \"the servers of the samples…\"")
+  return block[1]!.split("\n").filter((line) => line.startsWith("npm install "))
+}
+
 /** `line` with each `@zett/<name>@next` word replaced by the path of its tarball. */
 export const withTarballs = (line: string, tarballs: Readonly<Record<string, string>>): string =>
   line.replace(/(^|\s)(@zett\/[a-z0-9-]+)@next(?=\s|$)/g, (_whole, space: string, name: string) => {
@@ -56,14 +64,21 @@ export const withTarballs = (line: string, tarballs: Readonly<Record<string, str
     return `${space}${tarball}`
   })
 
-/** effect4/README.md's minimal app: the first `ts` block after "A minimal app". */
-const minimalApp = (() => {
+/** effect4/README.md's apps: the first `ts` block after each of these words, and the file it is compiled from. */
+const samples = [
+  { after: "A minimal app", file: "app.ts" },
+  { after: "An app with its own `effect/ai` loop", file: "loop.ts" }
+].map(({ after, file }) => {
   const text = Fs.readFileSync(Path.join(effect4, "README.md"), "utf8")
-  const at = text.indexOf("A minimal app")
+  const at = text.indexOf(after)
   const block = /```ts\n([\s\S]*?)```/.exec(text.slice(at))
-  if (at === -1 || block === null) throw new Error("effect4/README.md has no minimal app")
-  return block[1]!
-})()
+  if (at === -1 || block === null) throw new Error(`effect4/README.md has no app after "${after}"`)
+  const code = block[1]!
+  // what it prints: its console.log line says so in a comment
+  const prints = /console\.log\([^\n]*\/\/ (.+)$/m.exec(code)?.[1]
+  if (prints === undefined) throw new Error(`effect4/README.md's app after "${after}" does not say what it prints`)
+  return { after, file, code, prints: prints.trim() }
+})
 
 const strictTsconfig = {
   compilerOptions: {
@@ -78,7 +93,7 @@ const strictTsconfig = {
     types: ["node"],
     outDir: "out"
   },
-  files: ["app.ts"]
+  files: ["app.ts", "loop.ts"]
 }
 
 /** The public packages of this workspace: every package folder, and `@zett/common`, which it lists. */
@@ -119,8 +134,8 @@ class Installed extends Context.Service<Installed, {
   readonly lines: ReadonlyArray<string>
   /** After the block's first line: the version of every `effect` installed. */
   readonly firstLineEffects: ReadonlyArray<string>
-  /** The minimal app after the block's first line, as it ran. */
-  readonly minimal: Run
+  /** Each of effect4/README.md's apps after the block's first line, as it ran. */
+  readonly ran: ReadonlyArray<Run>
   /** After every line of the block: the version of every `effect` installed. */
   readonly allLinesEffects: ReadonlyArray<string>
 }>()("Consumer/Installed") {}
@@ -172,23 +187,27 @@ const installed = Layer.effect(
         overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
       }, null, 2)
     )
-    const lines = installLines(Fs.readFileSync(Path.join(root, "README.md"), "utf8"))
+    const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+    const lines = installLines(readme)
     const install = (line: string) =>
       Effect.map(run("sh", ["-c", withTarballs(line, tarballOf)], { cwd: appDir, env }), (result) => ok(result, line))
 
+    // the block's first line, and what the minimal app's server needs
     yield* install(lines[0]!)
+    const firstLineEffects = effectCopies(Path.join(appDir, "node_modules"))
+    yield* Effect.forEach(sampleServerLines(readme), install, { discard: true })
     const modules = Path.join(appDir, "node_modules")
-    const firstLineEffects = effectCopies(modules)
     Fs.writeFileSync(Path.join(appDir, "tsconfig.json"), JSON.stringify(strictTsconfig, null, 2))
-    Fs.writeFileSync(Path.join(appDir, "app.ts"), minimalApp)
+    for (const sample of samples) Fs.writeFileSync(Path.join(appDir, sample.file), sample.code)
     const tsc = Path.join(effect4, "node_modules", "typescript", "bin", "tsc")
-    ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc (the minimal app)")
-    const minimal = yield* run(process.execPath, [Path.join("out", "app.js")], {
-      cwd: appDir,
-      env: { PATH: process.env["PATH"] ?? "", HOME: dir }
-    })
+    ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc (the README's apps)")
+    const ran = yield* Effect.forEach(samples, (sample) =>
+      run(process.execPath, [Path.join("out", sample.file.replace(/\.ts$/, ".js"))], {
+        cwd: appDir,
+        env: { PATH: process.env["PATH"] ?? "", HOME: dir }
+      }))
     yield* Effect.forEach(lines.slice(1), install, { discard: true })
-    return { appDir, lines, firstLineEffects, minimal, allLinesEffects: effectCopies(modules) }
+    return { appDir, lines, firstLineEffects, ran, allLinesEffects: effectCopies(modules) }
   })
 )
 
@@ -203,14 +222,14 @@ describe("the README's Effect 4 install block", () => {
         assert.match(firstLineEffects[0]!, /^4\.1\./)
       }))
 
-    it.effect("the minimal app of effect4/README.md compiles strictly against it and prints its reply", () =>
-      Effect.gen(function*() {
-        const { minimal } = yield* Installed
-        ok(minimal, "node out/app.js")
-        const expected = /\/\/ (.+)$/m.exec(minimalApp.split("\n").find((line) => line.includes("console.log")) ?? "")
-        assert.isNotNull(expected, "the minimal app's console.log line says what it prints in a comment")
-        assert.strictEqual(minimal.stdout.trim(), expected![1]!.trim())
-      }))
+    for (const [i, sample] of samples.entries()) {
+      it.effect(`effect4/README.md's app after "${sample.after}" compiles strictly against it, runs, and prints what it says`, () =>
+        Effect.gen(function*() {
+          const run = (yield* Installed).ran[i]!
+          ok(run, `node ${sample.file}`)
+          assert.strictEqual(run.stdout.trim(), sample.prints)
+        }))
+    }
 
     it.effect("every line of the block installs, and the app still has exactly one effect", () =>
       Effect.gen(function*() {
