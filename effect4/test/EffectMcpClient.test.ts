@@ -30,6 +30,7 @@ const modernServer = Path.join(serversDir, "modern-server.mjs")
 const faultyServer = Path.join(serversDir, "faulty-server.mjs")
 const wrapper = Path.join(serversDir, "wrapper.mjs")
 const juneServer = Path.join(import.meta.dirname, "fixtures", "server-2025-06-18.mjs")
+const declareElicitation = Path.join(import.meta.dirname, "fixtures", "declare-elicitation.mjs")
 const everything = Path.join(
   Path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
   "dist",
@@ -207,7 +208,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
 
   describe("a server that needs input during a call", () => {
     it.live(
-      "2026-07-28, a tool that asks for input (input_required): Effect's client declares no elicitation and the call fails; Zett's answers through McpElicitation and gets the result",
+      "2026-07-28, a tool that asks for input (input_required): Effect's client declares no elicitation and the call fails, and a server that asks anyway fails it with UnsupportedError; Zett's answers through McpElicitation and gets the result",
       () =>
         Effect.gen(function*() {
           const record = recordFile()
@@ -216,11 +217,20 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
               const confirm = (yield* c.listTools()).find((t) => t.name === "confirm")!
               return yield* c.callTool({ tool: confirm, arguments: {} })
             })))
-          // Effect's client declares no elicitation, so the server may not ask it (and an input_required that came
-          // anyway would fail with its UnsupportedError "MCP input continuation is not supported")
+          // Effect's client declares no elicitation, so the server may not ask it
           assert.strictEqual(effect.reason._tag, "ProtocolError")
           assert.strictEqual((effect.reason as McpClientError.ProtocolError).code, -32021)
           assert.include(effect.message, "do not declare the required capability")
+          // a server that asks anyway (the same server behind a proxy that declares elicitation for the client)
+          const asking = yield* Effect.flip(
+            withEffect([declareElicitation, ...modernArgs("modern", recordFile())], McpProtocol.v2026_07_28, (c) =>
+              Effect.gen(function*() {
+                const confirm = (yield* c.listTools()).find((t) => t.name === "confirm")!
+                return yield* c.callTool({ tool: confirm, arguments: {} })
+              }))
+          )
+          assert.strictEqual(asking.reason._tag, "UnsupportedError")
+          assert.strictEqual(asking.message, "MCP input continuation is not supported")
 
           const { asked, layer } = accepting()
           const zett = yield* withZett(stdio("modern", modernArgs("modern", recordFile())), (client) =>
