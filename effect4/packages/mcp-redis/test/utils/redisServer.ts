@@ -2,23 +2,17 @@
  * A real `redis-server` (the Debian package) for the length of a scope: on 127.0.0.1, on a free port, with its
  * data in a temporary folder and nothing saved to disk. A test can stop it, start it again on the same port, or
  * freeze it (SIGSTOP: connected, but answering nothing) to play a Redis that is down or slow. The 3 line's
- * `@zett/testing/RedisServer` on Effect 4; the process runs under the lifeline both lines share
- * (`packages/testing/servers/lifeline.mjs`), so that no server outlives the test runner.
+ * `@zett/testing/RedisServer` on Effect 4; the process runs in a group of its own under the shared lifeline
+ * (`Processes.spawnScoped`), so that no server outlives the test runner.
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-
-const lifeline = Path.resolve(
-  Path.dirname(fileURLToPath(import.meta.url)),
-  "../../../../../packages/testing/servers/lifeline.mjs"
-)
+import * as Processes from "./processes.js"
 
 export interface RedisServer {
   readonly port: number
@@ -45,53 +39,6 @@ const freePort: Effect.Effect<number> = Effect.callback<number>((resume) => {
   })
 })
 
-const signalGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // already gone
-  }
-}
-
-/** `redis-server` in a group of its own, until it says it is ready; closing the scope kills the group. */
-const spawn = (args: ReadonlyArray<string>): Effect.Effect<number, Error, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<ChildProcess.ChildProcess, Error>((resume) => {
-      const child = ChildProcess.spawn(process.execPath, [lifeline, "redis-server", ...args], {
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
-        env: { ...process.env, ZETT_LIFELINE_PID: String(process.ppid) }
-      })
-      // the lifeline's pipe must not keep this process alive by itself
-      ;(child.stdin as unknown as { unref?: () => void }).unref?.()
-      let output = ""
-      let settled = false
-      const settle = (effect: Effect.Effect<ChildProcess.ChildProcess, Error>) => {
-        if (settled) return
-        settled = true
-        resume(effect)
-      }
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString("utf8")
-        if (/Ready to accept connections/.test(output)) settle(Effect.succeed(child))
-      }
-      child.stdout!.on("data", onData)
-      child.stderr!.on("data", onData)
-      child.once("error", (error) => settle(Effect.fail(error)))
-      child.once("exit", (code) =>
-        settle(Effect.fail(new Error(`redis-server exited with ${code} before it was ready:\n${output}`))))
-      return Effect.sync(() => {
-        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
-      })
-    }),
-    (child) =>
-      Effect.callback<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        signalGroup(child.pid!, "SIGKILL")
-      })
-  ).pipe(Effect.map((child) => child.pid!))
-
 export const make: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(function*() {
   const dir = yield* Effect.acquireRelease(
     Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-redis-"))),
@@ -103,7 +50,7 @@ export const make: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(f
 
   const signal = (name: NodeJS.Signals) =>
     Effect.sync(() => {
-      if (running !== undefined) signalGroup(running.pid, name)
+      if (running !== undefined) Processes.signal(running.pid, name)
     })
 
   const stop = Effect.suspend(() => {
@@ -117,22 +64,14 @@ export const make: Effect.Effect<RedisServer, Error, Scope.Scope> = Effect.gen(f
     if (running !== undefined) return Effect.void
     return Effect.gen(function*() {
       const scope = yield* Scope.fork(outer, "sequential")
-      const pid = yield* spawn([
-        "--port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--daemonize",
-        "no",
-        "--protected-mode",
-        "no"
-      ]).pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
+      const { pid } = yield* Processes.spawnScoped({
+        command: "redis-server",
+        args: [
+          ...["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""],
+          ...["--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"]
+        ],
+        ready: /Ready to accept connections/
+      }).pipe(Scope.provide(scope), Effect.onError(() => Scope.close(scope, Exit.void)))
       running = { scope, pid }
     })
   })
