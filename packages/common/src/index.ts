@@ -86,6 +86,11 @@ export * as OAuthChecks from "./OAuthChecks.js"
 /**
  * @since 0.1.0
  */
+export * as OAuthDpop from "./OAuthDpop.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Scrubber from "./Scrubber.js"
 
 /**

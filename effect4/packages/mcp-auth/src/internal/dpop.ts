@@ -4,6 +4,7 @@
  * tokens, imported again as a key that cannot be exported), and the binding of tokens to it: a token is
  * presented only with the key it was issued for. The wire work (a proof at the token endpoint and on every
  * request to the MCP server, the `DPoP` scheme, nonces) is the SDK's once a provider's `dpop()` returns a session.
+ * What needs neither Effect nor the SDK is `@zett/common`'s `OAuthDpop`, which both Effect lines share.
  *
  * @internal
  */
@@ -14,6 +15,7 @@ import {
   isDpopNonceChallenge
 } from "@modelcontextprotocol/client"
 import type { DpopAlg, DpopKeyPair } from "@modelcontextprotocol/client"
+import { OAuthDpop } from "@zett/common"
 import * as Crypto from "node:crypto"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"
@@ -54,8 +56,7 @@ export const isUnsupported = (u: unknown): u is Unsupported => u instanceof Unsu
  *
  * @internal
  */
-export const isChallenge = (header: string | null): boolean =>
-  header !== null && /(?:^|,)\s*dpop(?:\s|,|$)/i.test(header)
+export const isChallenge: (header: string | null) => boolean = OAuthDpop.isChallenge
 
 /**
  * A 401 that asks for a nonce in the proof (RFC 9449 §9): the SDK sends the request again with it, so it is no
@@ -70,89 +71,19 @@ export const isNonceChallenge: (response: Response) => boolean = isDpopNonceChal
  *
  * @internal
  */
-export const isBound = (tokens: { readonly token_type?: string } | undefined): boolean =>
-  tokens?.token_type?.toLowerCase() === "dpop"
-
-const record = (u: unknown): Readonly<Record<string, unknown>> | undefined =>
-  typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, unknown> : undefined
-
-/** The protected-resource metadata says tokens must be DPoP-bound (RFC 9449 §5.2, RFC 9728). */
-const requiredByResource = (discoveryState: unknown): boolean =>
-  record(record(discoveryState)?.resourceMetadata)?.dpop_bound_access_tokens_required === true
-
-/** The algorithms the authorization server's metadata lists for proofs; `undefined` before its metadata is known. */
-const signingAlgs = (discoveryState: unknown): ReadonlyArray<string> | undefined => {
-  const metadata = record(record(discoveryState)?.authorizationServerMetadata)
-  if (metadata === undefined) return undefined
-  const algs = metadata.dpop_signing_alg_values_supported
-  return Array.isArray(algs) ? algs.filter((alg): alg is string => typeof alg === "string") : []
-}
+export const isBound: (tokens: { readonly token_type?: string } | undefined) => boolean = OAuthDpop.isBound
 
 const isAlg = (alg: string): alg is DpopAlg => (DPOP_SUPPORTED_ALGS as ReadonlyArray<string>).includes(alg)
 
-/** ES256 (what every DPoP server takes), else the first algorithm of the server's list this client can sign with. */
-const chooseAlg = (algs: ReadonlyArray<string> | undefined): DpopAlg =>
-  algs === undefined || algs.includes("ES256") ? "ES256" : algs.find(isAlg) ?? "ES256"
-
 const unsupported = (alg: string, algs: ReadonlyArray<string>) =>
-  new Unsupported(
-    algs.length === 0
-      ? "DPoP-bound tokens are needed, and the authorization server does not support DPoP (its metadata lists no dpop_signing_alg_values_supported)"
-      : `DPoP-bound tokens are needed, and the authorization server does not take proofs signed with ${alg} (its dpop_signing_alg_values_supported: ${
-        algs.slice(0, 10).map((a) => a.slice(0, 20)).join(", ")
-      })`
-  )
-
-/** The Web Crypto parameters of each algorithm's keys. */
-const importParams = (alg: DpopAlg): AlgorithmIdentifier | EcKeyImportParams | RsaHashedImportParams => {
-  switch (alg) {
-    case "ES256":
-      return { name: "ECDSA", namedCurve: "P-256" }
-    case "ES384":
-      return { name: "ECDSA", namedCurve: "P-384" }
-    case "ES512":
-      return { name: "ECDSA", namedCurve: "P-521" }
-    case "RS256":
-    case "RS384":
-    case "RS512":
-      return { name: "RSASSA-PKCS1-v1_5", hash: `SHA-${alg.slice(2)}` }
-    case "PS256":
-    case "PS384":
-    case "PS512":
-      return { name: "RSA-PSS", hash: `SHA-${alg.slice(2)}` }
-    case "EdDSA":
-      return { name: "Ed25519" }
-  }
-}
-
-/** The members of a public key, in the order RFC 7638 hashes them. */
-const publicMembers = (jwk: Readonly<Record<string, unknown>>): Record<string, string> => {
-  const names = jwk.kty === "RSA"
-    ? ["e", "kty", "n"]
-    : jwk.kty === "OKP"
-    ? ["crv", "kty", "x"]
-    : ["crv", "kty", "x", "y"]
-  const out: Record<string, string> = {}
-  for (const name of names) {
-    const value = jwk[name]
-    if (typeof value !== "string") throw new Error(`a DPoP key without ${name}`)
-    out[name] = value
-  }
-  return out
-}
-
-const privateNames = ["d", "p", "q", "dp", "dq", "qi"]
+  new Unsupported(OAuthDpop.unsupportedReason(alg, algs))
 
 /**
  * The private parts of a stored key, for the scrubbers that keep credentials out of logs and errors.
  *
  * @internal
  */
-export const secretsOf = (key: McpTokenStore.DpopKey | undefined): ReadonlyArray<string> =>
-  key === undefined ? [] : privateNames.flatMap((name) => {
-    const value = key.jwk[name]
-    return typeof value === "string" && value.length > 0 ? [value] : []
-  })
+export const secretsOf: (key: McpTokenStore.DpopKey | undefined) => ReadonlyArray<string> = OAuthDpop.secretsOf
 
 /** A new key, exported once to be stored. */
 const generate = async (alg: DpopAlg): Promise<McpTokenStore.DpopKey> => {
@@ -165,36 +96,13 @@ const generate = async (alg: DpopAlg): Promise<McpTokenStore.DpopKey> => {
 const importKey = async (stored: McpTokenStore.DpopKey): Promise<DpopKeyPair> => {
   if (!isAlg(stored.alg)) throw new Error("a DPoP key of an unknown algorithm")
   const alg = stored.alg
-  const publicJwk = publicMembers(stored.jwk)
-  const params = importParams(alg)
+  const publicJwk = OAuthDpop.publicMembers(stored.jwk)
+  const params = OAuthDpop.importParams(alg)
   const privateKey = await globalThis.crypto.subtle.importKey("jwk", stored.jwk as JsonWebKey, params, false, ["sign"])
   const publicKey = await globalThis.crypto.subtle.importKey("jwk", publicJwk, params, true, ["verify"])
   const thumbprint = Crypto.createHash("sha256").update(JSON.stringify(publicJwk)).digest("base64url")
   return { privateKey, publicKey, publicJwk, thumbprint, alg }
 }
-
-/**
- * The tokens of `entry` that are DPoP-bound to another key than `thumbprint` (or to none it knows) dropped: they
- * are never presented with this one.
- */
-const withoutForeign = (entry: McpTokenStore.Entry, thumbprint: string): McpTokenStore.Entry => {
-  const credentials = entry.credentials
-  if (credentials === undefined) return entry
-  return {
-    ...entry,
-    credentials: Object.fromEntries(
-      Object.entries(credentials).map(([issuer, { tokens, ...kept }]) => [
-        issuer,
-        tokens === undefined || !isBound(tokens) || tokens.dpop_jkt === thumbprint
-          ? { ...kept, ...(tokens !== undefined ? { tokens } : {}) }
-          : kept
-      ])
-    )
-  }
-}
-
-const hasForeign = (entry: McpTokenStore.Entry, thumbprint: string): boolean =>
-  Object.values(entry.credentials ?? {}).some(({ tokens }) => isBound(tokens) && tokens?.dpop_jkt !== thumbprint)
 
 /**
  * The store of the provider that asks: its entry, read and changed.
@@ -220,9 +128,10 @@ export const session = async (store: Store, entry: McpTokenStore.Entry): Promise
   const { state } = store
   if (state.mode === false) return undefined
   const bound = isBound(McpTokenStore.current(entry).tokens)
-  if (!bound && state.mode !== true && !state.challenged && !requiredByResource(entry.discoveryState)) return undefined
+  const wanted = bound || state.mode === true || state.challenged || OAuthDpop.requiredByResource(entry.discoveryState)
+  if (!wanted) return undefined
   if (!bound && entry.discoveryState === undefined) return undefined
-  const algs = signingAlgs(entry.discoveryState)
+  const algs = OAuthDpop.signingAlgs(entry.discoveryState)
   if (state.session === undefined) {
     const opening = open(store, entry, algs)
     state.session = opening
@@ -250,26 +159,23 @@ const open = async (
         "the stored DPoP key cannot be used: a new one is made, and the tokens bound to the old one are dropped"
       )
     }
-    const alg = chooseAlg(algs)
+    const alg = OAuthDpop.chooseAlg(algs, DPOP_SUPPORTED_ALGS)
     if (algs !== undefined && !algs.includes(alg)) throw unsupported(alg, algs)
     const made = await generate(alg)
     // another process may have stored one meanwhile: its key is the one its tokens are bound to
     await store.update((entry) =>
-      entry.dpopKey === undefined || sameKey(entry.dpopKey, stored) ? { ...entry, dpopKey: made } : entry
+      entry.dpopKey === undefined || OAuthDpop.sameKey(entry.dpopKey, stored) ? { ...entry, dpopKey: made } : entry
     )
     const kept = (await store.read()).dpopKey ?? made
     keyPair = await importKey(kept)
   }
   const session = await DpopSession.create({ keyPair })
-  if (hasForeign(await store.read(), session.thumbprint)) {
+  if (OAuthDpop.hasForeign(await store.read(), session.thumbprint)) {
     await store.log("tokens bound to another DPoP key than the stored one are dropped")
-    await store.update((entry) => withoutForeign(entry, session.thumbprint))
+    await store.update((entry) => OAuthDpop.withoutForeign(entry, session.thumbprint))
   }
   return session
 }
-
-const sameKey = (a: McpTokenStore.DpopKey, b: McpTokenStore.DpopKey | undefined) =>
-  b !== undefined && a.alg === b.alg && a.jwk.d === b.jwk.d
 
 /**
  * Whether DPoP-bound `tokens` may go out from this connection: only with the key they are bound to.
