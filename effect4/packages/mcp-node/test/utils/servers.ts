@@ -42,3 +42,17 @@ export const npmServer = (name: string): string =>
  * failure channel stays typed.
  */
 export class FixtureError extends Data.TaggedError("FixtureError")<{ readonly message: string }> {}
+
+/** The 3 line's configuration fixtures (`packages/mcp-config/test/fixtures`: config files, one per client dialect). */
+export const configFixtures = Path.join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "..",
+  "..",
+  "..",
+  "packages",
+  "mcp-config",
+  "test",
+  "fixtures"
+)
