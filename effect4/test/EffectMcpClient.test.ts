@@ -476,3 +476,43 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
     )
   })
 })
+
+describe("effect4/README.md's table \"Zett and Effect 4's own McpClient\"", () => {
+  it("cites tests that exist: each quoted title is in the file named before it", () => {
+    const readme = Fs.readFileSync(Path.join(import.meta.dirname, "..", "README.md"), "utf8")
+    const start = readme.indexOf("## Zett and Effect 4's own McpClient")
+    assert.isAbove(start, -1)
+    const section = readme.slice(start, readme.indexOf("\n## ", start + 1))
+    const rows = section.split("\n").filter((line) =>
+      line.startsWith("| ") && !line.startsWith("| point") && !line.startsWith("| ---")
+    )
+    assert.strictEqual(rows.length, 11, "one row per point")
+    let cited = 0
+    for (const row of rows) {
+      const cell = row.split(" | ").at(-1)!
+      let file: string | undefined
+      for (const match of cell.matchAll(/`([^`]+\.test\.ts)`|"([^"]+)"/g)) {
+        if (match[1] !== undefined) {
+          // a bare name is in the folder of the file named before it
+          file = match[1].includes("/")
+            ? Path.join(import.meta.dirname, "..", match[1])
+            : Path.join(Path.dirname(file!), match[1])
+          assert.isTrue(Fs.existsSync(file), file)
+          continue
+        }
+        const text = Fs.readFileSync(file!, "utf8")
+        // "..." leaves out part of a long title; "<transport>, <protocol>: " is a title made from a template
+        for (const part of match[2]!.split("...").map((piece) => piece.trim().replace(/^,|,$/g, "").trim())) {
+          if (part === "") continue
+          assert.isTrue(
+            text.includes(part) || text.includes(part.replace(/^[a-z]+, [a-z0-9-]+: /, "")),
+            `${Path.basename(file!)}: ${part}`
+          )
+          cited++
+        }
+      }
+      assert.include(cell, "`test/EffectMcpClient.test.ts`", row.slice(0, 40))
+    }
+    assert.isAbove(cited, 40)
+  })
+})
