@@ -1,11 +1,13 @@
 /**
  * Shared authorization: `RedisTokenStore.layer` against a real `redis-server` (`./utils/redisServer.ts`), each store
- * on its own connection as another process of a fleet would have. The 3 line's tests that also connect through the
- * Node driver to a local authorization server (three processes refreshing once, a planted token, a connect while
- * Redis is down) wait for the 4 line's driver and its OAuth test server.
+ * on its own connection as another process of a fleet would have, and a local authorization server with a protected
+ * MCP server (the driver's tests' `oauthServer`, the 3 line's `@zett/testing/OAuthServer` on Effect 4).
  */
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
-import { McpTokenStore } from "@zett/mcp-auth"
+import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
+import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -15,8 +17,13 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/testing/TestClock"
 import { Redis } from "ioredis"
+import * as ChildProcess from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as OAuthServer from "../../mcp-node/test/utils/oauthServer.js"
 import * as RedisLock from "../src/internal/redisLock.js"
 import { captureLogs } from "./utils/logs.js"
+import * as Processes from "./utils/processes.js"
 import * as RedisServer from "./utils/redisServer.js"
 
 const key = "https://docs.example/mcp"
@@ -42,6 +49,70 @@ const storeOn = (url: string, options?: RedisTokenStore.Options, connection: Par
 
 const rawClient = (url: string) =>
   Effect.acquireRelease(Effect.sync(() => new Redis(url)), (client) => Effect.sync(() => client.disconnect()))
+
+/** A client factory of one "process": its own Redis connection and token store. */
+const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
+  Effect.gen(function*() {
+    const store = yield* storeOn(redisUrl)
+    const factory = yield* NodeMcpClientFactory.make().pipe(
+      Effect.provide(ProcessGroups.layerNone),
+      Effect.provideService(McpTokenStore.McpTokenStore, store),
+      Effect.provide(NodeServices.layer)
+    )
+    const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
+    const whoami = Effect.scoped(Effect.gen(function*() {
+      const client = yield* factory.connect(server)
+      const result = yield* client.callTool("whoami", {})
+      const block = result.content[0]
+      return block?.type === "text" ? block.text : ""
+    }))
+    return { store, factory, server, whoami }
+  })
+
+const tokenApp = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "token-app.ts")
+
+/** Starts one process of fixtures/token-app.ts; the scope kills it if it is still running. */
+const startApp = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = ChildProcess.spawn(process.execPath, [...Processes.nodeArgs, tokenApp], {
+        env: { ...process.env, ...env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      const output = { stdout: "", stderr: "" }
+      child.stdout.on("data", (chunk: Buffer) => void (output.stdout += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => void (output.stderr += chunk.toString("utf8")))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, output, exited }
+    }),
+    ({ child }) =>
+      Effect.promise(async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill("SIGKILL")
+          await new Promise((resolve) => child.once("exit", resolve))
+        }
+      })
+  ).pipe(Effect.map(({ child, exited, output }) => ({
+    pid: child.pid!,
+    ready: Effect.gen(function*() {
+      while (!output.stdout.includes("READY")) {
+        if (child.exitCode !== null) {
+          return yield* Effect.fail(new Error(`exited before READY:\n${output.stderr}`))
+        }
+        yield* Effect.sleep("20 millis")
+      }
+    }),
+    go: Effect.sync(() => void child.stdin.end("go\n")),
+    result: Effect.map(Effect.promise(() => exited), (code) => {
+      const line = output.stdout.split("\n").find((l) => l.startsWith("RESULT "))
+      assert.strictEqual(code, 0, output.stderr)
+      assert.isDefined(line, output.stdout + output.stderr)
+      return { ...JSON.parse(line!.slice("RESULT ".length)) as { pid: number; answer: string }, stderr: output.stderr }
+    })
+  })))
+
+const refreshes = (as: OAuthServer.OAuthServer) =>
+  as.requests.filter((r) => r.path === "/token" && r.form.grant_type === "refresh_token").length
 
 describe("RedisTokenStore.layer", () => {
   it.live("an entry written by one process is read, listed and removed by another; Redis holds it as JSON under the normalized URL", () =>
@@ -146,12 +217,96 @@ describe("RedisTokenStore.layer", () => {
       yield* Fiber.join(holder)
     }))
 
-  // the 3 line's test also connects through the Node driver (the connect fails Unauthorized, naming the store, with no
-  // token request): that part waits for the driver's port
-  it.live("Redis stopped: every operation fails with McpTokenStoreError, without a stored value", () =>
+  it.live("three processes connecting at once with an expired access token make one refresh request, and all connect", () =>
     Effect.gen(function*() {
       const redis = yield* RedisServer.make
-      const instance = { store: yield* storeOn(redis.url) }
+      const as = yield* OAuthServer.make({})
+      const fleet = yield* Effect.all([processOn(redis.url, as), processOn(redis.url, as), processOn(redis.url, as)])
+      const headless = OAuthServer.headless()
+      yield* McpAuthorization.login(fleet[0].server).pipe(
+        Effect.provideService(McpClientFactory.McpClientFactory, fleet[0].factory),
+        Effect.provideService(McpTokenStore.McpTokenStore, fleet[0].store),
+        Effect.provide(headless.layer)
+      )
+      // the other processes see the login's tokens
+      const normalized = McpTokenStore.normalizeKey(as.url)
+      const stored = Option.getOrThrow(yield* fleet[2].store.get(normalized))
+      assert.strictEqual(McpTokenStore.current(stored).tokens?.access_token, as.issued[0]!.accessToken)
+      as.expireAccessTokens()
+      yield* fleet[1].store.set(
+        normalized,
+        McpTokenStore.updateCredentials(
+          stored,
+          stored.issuer!,
+          (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })
+        )
+      )
+      const answers = yield* Effect.all(fleet.map((instance) => instance.whoami), { concurrency: "unbounded" })
+      for (const answer of answers) assert.include(answer, `client ${as.registered[0]!.client_id}`)
+      assert.strictEqual(refreshes(as), 1)
+      // the refreshed tokens are the fleet's: a later connect of any process makes no token request
+      assert.strictEqual(
+        McpTokenStore.current(Option.getOrThrow(yield* fleet[0].store.get(normalized))).tokens?.access_token,
+        as.issued[1]!.accessToken
+      )
+      const tokenRequests = as.count("/token")
+      yield* fleet[2].whoami
+      assert.strictEqual(as.count("/token"), tokenRequests)
+    }))
+
+  it.live(
+    "three separate processes with an expired access token connect at once: one refresh request, all connect, none left",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.make
+        const as = yield* OAuthServer.make({})
+        // the login of an operator, through the same Redis
+        const operator = yield* processOn(redis.url, as)
+        yield* McpAuthorization.login(operator.server).pipe(
+          Effect.provideService(McpClientFactory.McpClientFactory, operator.factory),
+          Effect.provideService(McpTokenStore.McpTokenStore, operator.store),
+          Effect.provide(OAuthServer.headless().layer)
+        )
+        const normalized = McpTokenStore.normalizeKey(as.url)
+        const stored = Option.getOrThrow(yield* operator.store.get(normalized))
+        as.expireAccessTokens()
+        yield* operator.store.set(
+          normalized,
+          McpTokenStore.updateCredentials(
+            stored,
+            stored.issuer!,
+            (c) => ({ ...c, tokens: { ...c.tokens!, expires_at: 0 } })
+          )
+        )
+        const apps = yield* Effect.forEach([1, 2, 3], () => startApp({ REDIS_URL: redis.url, SERVER_URL: as.url }))
+        yield* Effect.forEach(apps, (app) => app.ready, { concurrency: "unbounded", discard: true })
+        yield* Effect.forEach(apps, (app) => app.go, { discard: true })
+        const results = yield* Effect.forEach(apps, (app) => app.result, { concurrency: "unbounded" })
+        for (const result of results) {
+          assert.include(result.answer, `client ${as.registered[0]!.client_id} scope`, result.stderr)
+        }
+        assert.strictEqual(refreshes(as), 1)
+        assert.strictEqual(
+          new Set(results.map((result) => result.pid)).size,
+          3
+        )
+        // no token in any process's output
+        for (const result of results) {
+          for (const issued of as.issued) {
+            assert.notInclude(result.stderr, issued.accessToken)
+            if (issued.refreshToken !== undefined) assert.notInclude(result.stderr, issued.refreshToken)
+          }
+        }
+        assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
+      }),
+    120_000
+  )
+
+  it.live("Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make({})
+      const instance = yield* processOn(redis.url, as)
       yield* instance.store.set(key, entry)
       yield* redis.stop
       const failures = [
@@ -169,6 +324,12 @@ describe("RedisTokenStore.layer", () => {
         assert.notInclude(error.message, refreshSecret)
       }
       assert.strictEqual(failures[0]!.key, key)
+      // the connect renews under the lock, which Redis cannot give: the server is unavailable, with the reason
+      const error = yield* Effect.flip(Effect.scoped(instance.factory.connect(instance.server)))
+      assert.strictEqual(error.reason, "Unauthorized")
+      assert.include(error.description, "token store")
+      assert.include(error.description, "in Redis: unavailable")
+      assert.strictEqual(as.count("/token"), 0)
     }))
 
   it.live("Redis frozen: get, set and withLock fail with McpTokenStoreError after operationTimeout instead of waiting", () =>
@@ -271,6 +432,43 @@ describe("RedisTokenStore: tokens at rest", () => {
       // left as it was: the store neither uses nor seals it
       const raw = yield* rawClient(redis.url)
       assert.deepStrictEqual(JSON.parse((yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${key}`)))!), entry)
+    }))
+
+  it.live("a token planted in plain text beside sealed ones never reaches the MCP server: the process logs in anew", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.make
+      const as = yield* OAuthServer.make()
+      const raw = yield* rawClient(redis.url)
+      const planted = "planted-access-token-of-an-attacker"
+      const plantedEntry: McpTokenStore.Entry = {
+        issuer: as.issuer,
+        credentials: {
+          [as.issuer]: { tokens: { access_token: planted, token_type: "Bearer", expires_at: Date.now() + 3_600_000 } }
+        }
+      }
+      yield* Effect.promise(() =>
+        raw.set(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`, JSON.stringify(plantedEntry))
+      )
+      const store = yield* storeOn(redis.url, { encryptionKey: sealedKey })
+      const headless = OAuthServer.headless()
+      const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
+        Effect.provide(ProcessGroups.layerNone),
+        Effect.provideService(McpTokenStore.McpTokenStore, store),
+        Effect.provide(headless.layer),
+        Effect.provide(NodeServices.layer)
+      )
+      const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
+      const answer = yield* Effect.scoped(
+        Effect.flatMap(factory.connect(server), (client) => client.callTool("whoami", {}))
+      )
+      assert.strictEqual(answer.isError, undefined)
+      assert.isFalse(as.requests.some((request) => request.authorization?.includes(planted) === true))
+      assert.strictEqual(as.count("/authorize"), 1)
+      // the new tokens are sealed in place of the planted ones
+      assert.match(
+        (yield* Effect.promise(() => raw.get(`zett:mcp-tokens:${McpTokenStore.normalizeKey(as.url)}`)))!,
+        /^zett:aes-256-gcm:/
+      )
     }))
 
   it.live("allowPlaintext: \"read-once\" reads a plain entry once, seals it in place and logs its key", () =>
