@@ -33,7 +33,7 @@ const hooks = (log: Array<string>): Extension.Extension => ({
 })
 
 describe("AiModel under the agent (A13)", () => {
-  it.effect("the agent, not effect/ai, runs the provider's tool call: every hook sees it, the result goes back", () =>
+  it.effect("the agent, not @effect/ai, runs the provider's tool call: every hook sees it, the result goes back", () =>
     Effect.gen(function*() {
       const { layer, seen } = modelOn([
         calls({ id: "call_1", name: "fs__read_file", params: { path: "/tmp/x" } }),

@@ -9,17 +9,43 @@ import { AiModel, AiProvider } from "@zett/ai"
 import { LanguageModel, Prompt } from "effect/ai"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { inspect } from "node:util"
 
 const KEY = "sk-test-provider-0123456789"
+const PROXY = "cHJveHktc2VjcmV0LXZhbHVl"
+
+/** A tracer that keeps every span it makes (the built-in tracer's spans, so their attributes are recorded). */
+const recordingTracer = () => {
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (options) => {
+      const span = Tracer.nativeTracer.span(options)
+      spans.push(span)
+      return span
+    }
+  })
+  return { spans, tracer }
+}
+
+/** Waits (on real time: the work is IO) until `condition` holds; dies after about 5 seconds. */
+const eventually = (condition: () => boolean, what: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1000 && !condition(); i++) yield* Effect.sleep("5 millis")
+    if (!condition()) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+  })
+
+/** What an exporter would read of the spans: their names, attributes, events and status. */
+const spanText = (spans: ReadonlyArray<Tracer.Span>) => inspect(spans, { depth: 20 })
 
 interface Received {
   readonly url: string
@@ -29,12 +55,24 @@ interface Received {
 
 /** An HTTP server that answers the n-th request with the n-th answer, and records each request. */
 const server = (
-  answers: ReadonlyArray<{ readonly status?: number; readonly events?: ReadonlyArray<unknown>; readonly body?: string }>
+  answers: ReadonlyArray<
+    {
+      readonly status?: number
+      readonly events?: ReadonlyArray<unknown>
+      readonly body?: string
+      /** The answer's stream stays open after its events. */
+      readonly open?: boolean
+    }
+  >
 ) =>
   Effect.acquireRelease(
-    Effect.callback<{ readonly url: string; readonly received: Array<Received> }>((resume) => {
+    Effect.callback<
+      { readonly url: string; readonly received: Array<Received>; readonly closed: () => number }
+    >((resume) => {
       const received: Array<Received> = []
+      let closed = 0
       const http = Http.createServer((request, response) => {
+        response.on("close", () => void closed++)
         let text = ""
         request.on("data", (chunk) => text += chunk)
         request.on("end", () => {
@@ -50,14 +88,18 @@ const server = (
           }
           response.writeHead(200, { "content-type": "text/event-stream" })
           for (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`)
-          response.end()
+          if (answer.open !== true) response.end()
         })
       })
       http.listen(0, "127.0.0.1", () =>
         resume(Effect.succeed({
           url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
           received,
-          close: () => http.close()
+          closed: () => closed,
+          close: () => {
+            http.closeAllConnections()
+            http.close()
+          }
         })))
     }),
     (started) => Effect.sync(() => (started as unknown as { close: () => void }).close())
@@ -184,6 +226,24 @@ describe("AiProvider", () => {
       })
     }).pipe(Effect.scoped))
 
+  it.live("interrupting the stream closes the provider's HTTP request", () =>
+    Effect.gen(function*() {
+      const { closed, received, url } = yield* server([{ events: [{ type: "text", text: "Hel" }], open: true }])
+      const seen: Array<Model.ModelEvent> = []
+      const fiber = yield* Effect.forkChild(
+        Effect.flatMap(Effect.service(Model.Model), (model) =>
+          Stream.runForEach(
+            model.stream({ messages: [Message.user("hi")], tools: [], serverTools: [] }),
+            (event) => Effect.sync(() => void seen.push(event))
+          )).pipe(Effect.provide(modelLayer(url)))
+      )
+      yield* eventually(() => seen.length === 1, "the first delta")
+      assert.deepStrictEqual([received.length, closed()], [1, 0], "the answer is still streaming")
+      yield* Fiber.interrupt(fiber)
+      yield* eventually(() => closed() === 1, "the request closed")
+      assert.deepStrictEqual(seen, [Model.textDelta("Hel")])
+    }).pipe(Effect.scoped))
+
   it.live("an argument text that does not parse reaches the agent as a call marked invalidArguments", () =>
     Effect.gen(function*() {
       const { url } = yield* server([{
@@ -234,15 +294,74 @@ describe("AiProvider", () => {
       assert.notInclude(JSON.stringify(aiError), KEY)
     }).pipe(Effect.scoped))
 
-  it.live("an unreachable provider is a NetworkError: the reason is Unreachable and names the URL", () =>
+  it.live("an unreachable provider fails with a readable reason; its spans carry no key", () =>
     Effect.gen(function*() {
       const url = yield* Effect.scoped(Effect.map(server([{ body: "" }]), (started) => started.url))
+      const { spans, tracer } = recordingTracer()
       const error = yield* Effect.flip(
-        collect({ messages: [Message.user("hi")], tools: [], serverTools: [] }).pipe(Effect.provide(modelLayer(url)))
+        collect({ messages: [Message.user("hi")], tools: [], serverTools: [] }).pipe(
+          Effect.provide(modelLayer(url)),
+          // every header on the HTTP spans, as an app that records them has it
+          Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
+          Effect.withTracer(tracer)
+        )
       )
       assert.strictEqual(error.reason, "Unreachable")
       assert.include(error.description, `could not reach fake at ${url}/v1/chat (TransportError`)
+      const http = spans.find((span) => span.attributes.get("http.request.method") === "POST")
+      assert.isDefined(http, "the HTTP request's span")
+      assert.strictEqual(http!.attributes.get("http.request.header.authorization"), "<redacted>")
+      assert.notInclude(spanText(spans), KEY)
     }))
+
+  it.live("credential headers the application's client adds (a proxy's) are redacted in what errors keep", () =>
+    Effect.gen(function*() {
+      const { url } = yield* server([{
+        status: 403,
+        body: JSON.stringify({ error: { message: "the gateway says no" } })
+      }])
+      const { spans, tracer } = recordingTracer()
+      const proxied = (client: HttpClient.HttpClient) =>
+        HttpClient.mapRequest(
+          client,
+          (request) =>
+            request.pipe(
+              HttpClientRequest.setHeader("proxy-authorization", `Basic ${PROXY}`),
+              HttpClientRequest.setHeader("x-request-tag", "visible")
+            )
+        )
+      const aiError = yield* Effect.flip(
+        Effect.flatMap(
+          Effect.service(LanguageModel.LanguageModel),
+          (model) => Stream.runDrain(model.streamText({ prompt: Prompt.make("hi") }))
+        ).pipe(
+          Effect.provide(FakeLanguageModel.layer({ model: "fake-1" })),
+          Effect.provide(
+            clientLayer({ apiUrl: `${url}/v1`, apiKey: Redacted.make(KEY), transformClient: proxied })
+          ),
+          Effect.provide(FetchHttpClient.layer),
+          Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
+          Effect.withTracer(tracer)
+        )
+      )
+      // effect/ai keeps the answer's status and body, not the request's headers
+      assert.strictEqual(aiError.reason._tag, "AuthenticationError")
+      for (const text of [inspect(aiError, { depth: 20 }), JSON.stringify(aiError)]) {
+        assert.notInclude(text, PROXY)
+        assert.notInclude(text, KEY)
+      }
+      // the HTTP span records the headers by name, the credentials redacted
+      const http = spans.find((span) => span.attributes.get("http.request.method") === "POST")!
+      assert.deepStrictEqual(
+        [
+          http.attributes.get("http.request.header.proxy-authorization"),
+          http.attributes.get("http.request.header.authorization"),
+          http.attributes.get("http.request.header.x-request-tag")
+        ],
+        ["<redacted>", "<redacted>", "visible"]
+      )
+      assert.notInclude(spanText(spans), PROXY)
+    }).pipe(Effect.scoped))
 
   it.effect("toolCallParts reads empty argument text as {}; malformedOutput is effect/ai's InvalidOutputError", () =>
     Effect.gen(function*() {
