@@ -1,8 +1,9 @@
 /**
- * The in-memory tool cache: the Effect 3 line's packages/mcp/test/McpToolCache.test.ts on Effect 4 (its last test, an
- * agent's cold requests, waits for McpExtension).
+ * The in-memory tool cache: the Effect 3 line's packages/mcp/test/McpToolCache.test.ts on Effect 4, every assertion
+ * kept (its last test, an agent's cold requests, on the fake servers).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 import * as Context from "effect/Context"
@@ -13,6 +14,8 @@ import * as Equal from "effect/Equal"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/testing/TestClock"
+import { agentWith } from "./utils/fakeAgent.js"
+import { fakeFactory, tool } from "./utils/fakeMcp.js"
 import * as ToolListCache from "./utils/toolListCache.js"
 
 const key = new McpToolCache.Key({ server: "s", definition: "s:0123abcd", namespace: true })
@@ -220,4 +223,31 @@ describe("McpToolCache", () => {
     assert.isTrue(Equal.equals(McpToolCache.key(server, { namespace: true }), namespaced))
     assert.isFalse(Equal.equals(flat, namespaced))
   })
+})
+
+describe("the tool cache in the agent", () => {
+  it.effect("concurrent cold requests of one agent connect once per server for discovery", () =>
+    Effect.gen(function*() {
+      const { factory, stats } = fakeFactory({
+        a: { tools: [tool("t")], listDelay: "1 second" },
+        b: { tools: [tool("t")], listDelay: "1 second" }
+      })
+      const { layer } = agentWith(
+        {
+          servers: [
+            McpServerConfig.http({ name: "a", url: "http://127.0.0.1:1/a" }),
+            McpServerConfig.http({ name: "b", url: "http://127.0.0.1:1/b" })
+          ],
+          clientFactory: factory
+        },
+        Array.from({ length: 10 }, () => ({ text: "ok" }))
+      )
+      yield* Effect.gen(function*() {
+        const agent = yield* Agent.Agent
+        const runs = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.forkChild(agent.run("hi")))
+        yield* TestClock.adjust("1 second")
+        yield* Effect.forEach(runs, Fiber.join)
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(stats.connects, { a: 1, b: 1 })
+    }))
 })
