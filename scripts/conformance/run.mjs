@@ -141,7 +141,11 @@ const runs = listed
       .flatMap((wire) => lines.flatMap((line) => modes.map((mode) => ({ scenario: scenario.name, wire, mode, line }))))
   )
 
-const results = Path.join(root, "conformance-results")
+// a run of one line has a folder of its own, so that the two lines' runs can run at once (.ci/run)
+const results = Path.join(
+  root,
+  values.line === undefined ? "conformance-results" : `conformance-results-effect${values.line}`
+)
 Fs.rmSync(results, { recursive: true, force: true })
 Fs.mkdirSync(results, { recursive: true })
 // each line's driver bundled once (esbuild, from the sources): each run starts it, and a bundle starts in a
