@@ -134,8 +134,7 @@ export class ServerRequests {
           this.calls.delete(call)
           return call.onEnd.size === 0
             ? Effect.void
-            // a set is no iterable to Effect 4's `Effect.all` (it reads an object as a struct): an array
-            : Effect.all([...call.onEnd], { discard: true, concurrency: "unbounded" })
+            : Effect.all(call.onEnd, { discard: true, concurrency: "unbounded" })
         })
       )
     })
