@@ -94,13 +94,25 @@ export const unsupportedReason = (alg: string, algs: ReadonlyArray<string>): str
     })`
 
 /**
+ * The Web Crypto parameters of a key's import (`subtle.importKey`), written out so that an app compiled without
+ * the DOM's types reads them too.
+ *
+ * @since 0.1.0
+ */
+export interface ImportParams {
+  readonly name: string
+  readonly namedCurve?: string
+  readonly hash?: string
+}
+
+/**
  * The Web Crypto parameters of each algorithm's keys.
  *
  * @since 0.1.0
  */
 export const importParams = (
   alg: "ES256" | "ES384" | "ES512" | "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "EdDSA"
-): AlgorithmIdentifier | EcKeyImportParams | RsaHashedImportParams => {
+): ImportParams => {
   switch (alg) {
     case "ES256":
       return { name: "ECDSA", namedCurve: "P-256" }
