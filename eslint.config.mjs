@@ -32,7 +32,8 @@ export default [
       "bench-results/**",
       "reports/**",
       ".stryker-tmp/**",
-      "conformance-results/**"
+      "conformance-results/**",
+      "conformance-results-*/**"
     ]
   },
   ...compat.extends(
