@@ -309,8 +309,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
     60_000
   )
 
-  // NOT YET on this line: the 4 line's core has no CallLimits.taskSupport yet: a cached tool's taskSupport does not reach the driver
-  it.live.skip(
+  it.live(
     "the tool list in a shared store keeps each tool's taskSupport: a later process calls from it without listing, as a task where the tool requires one",
     () =>
       Effect.gen(function*() {

@@ -113,7 +113,20 @@ export interface CallOptions {
   readonly onTask?: ((task: McpTask.Task) => void) | undefined
   /** What the call does when the server answers it with a task: wait for it (the default), or end with its handle. */
   readonly task?: McpTask.Mode | undefined
+  /**
+   * How the tool runs as a task on the 2025-11-25 revision, as a tool list said (`McpTool.taskSupport` of a cached
+   * one: `"forbidden"` when it has none); left out, the driver goes by the tools its connection listed.
+   */
+  readonly taskSupport?: TaskSupport | undefined
 }
+
+/**
+ * A tool's `execution.taskSupport` (the 2025-11-25 revision): whether a call of it asks the server for a task.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export type TaskSupport = "required" | "optional" | "forbidden"
 
 /**
  * A connected server, as the extension, resources and prompts use it. Every member is there: `make` builds one
@@ -448,6 +461,8 @@ export interface CallLimits {
   readonly onTask?: ((task: McpTask.Task) => void) | undefined
   /** As `CallOptions.task`. */
   readonly task?: McpTask.Mode | undefined
+  /** As `CallOptions.taskSupport`. */
+  readonly taskSupport?: TaskSupport | undefined
 }
 
 /**
@@ -461,7 +476,7 @@ const raceWithin = (
   limits: CallLimits
 ): Effect.Effect<CallToolResult, McpRequestError | McpTimeoutError> => {
   const onProgress = limits.onProgress
-  const tasks = { onTask: limits.onTask, task: limits.task }
+  const tasks = { onTask: limits.onTask, task: limits.task, taskSupport: limits.taskSupport }
   if (Option.isNone(limits.timeout)) return client.callTool(name, args, { onProgress, ...tasks })
   const timeout = limits.timeout.value
   if (!limits.resetOnProgress) {

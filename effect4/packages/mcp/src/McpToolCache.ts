@@ -362,7 +362,9 @@ const StoredTool = Schema.Struct({
   parameters: Schema.Record(Schema.String, Schema.Unknown),
   guidelines: Schema.Literal(false),
   server: Schema.String,
-  remoteName: Schema.String
+  remoteName: Schema.String,
+  // left out by entries stored before it: such a tool runs as no task
+  taskSupport: Schema.optional(Schema.Literals(["required", "optional"]))
 })
 const StoredEntry = Schema.Struct({
   key: Schema.String,

@@ -6,7 +6,7 @@
 import type { CallToolResult, Progress as SdkProgress, RequestOptions } from "@modelcontextprotocol/client"
 import { ProtocolError } from "@modelcontextprotocol/client"
 import { Tracing } from "@zett/agent"
-import type { CallLimits, CallOptions, Progress } from "@zett/mcp/McpClient"
+import type { CallLimits, CallOptions, Progress, TaskSupport } from "@zett/mcp/McpClient"
 import { callBudget, normalizeResult } from "@zett/mcp/McpClient"
 import type { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"
 import * as McpTask from "@zett/mcp/McpTask"
@@ -23,9 +23,6 @@ import type * as ListedTools from "./listedTools.js"
 import * as TaskAnswer from "./taskAnswer.js"
 import * as Tasks from "./tasks.js"
 import type * as ToolList from "./toolList.js"
-
-/** A tool's `execution.taskSupport` (the 2025-11-25 revision); this line's core does not pass one on yet. */
-type TaskSupport = "required" | "optional" | "forbidden"
 
 // a type, not an interface: the SDK's request params want an index signature
 type CallParams = {
@@ -377,7 +374,7 @@ export const make = (
     args: Record<string, unknown>,
     options?: CallOptions | undefined
   ): Effect.Effect<CallToolResult, McpRequestError> =>
-    call<never>(name, args, options?.onProgress, undefined, options?.task, options?.onTask, undefined)
+    call<never>(name, args, options?.onProgress, undefined, options?.task, options?.onTask, options?.taskSupport)
 
   // without a timer of the connection's (`fromSdkClient`), the core races the call against a sleep
   const callWithin = deadlines === undefined ? undefined : (
@@ -392,8 +389,7 @@ export const make = (
       Option.isNone(limits.timeout) ? undefined : timingOf(deadlines, limits, limits.timeout.value),
       limits.task,
       limits.onTask,
-      // this line's `CallLimits` has no `taskSupport`: the tools the connection listed say
-      undefined
+      limits.taskSupport
     )
 
   return { callTool, callWithin }

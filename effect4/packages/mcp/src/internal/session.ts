@@ -231,7 +231,11 @@ export const callTool = (
       (error) => Effect.andThen(resolved.failed, unavailableError(server, error))
     ),
     (client) => {
-      const limits = callLimits(settings, server, agentLimit)
+      // a cached tool says how it runs as a task (a connection that did not list its tools would list them)
+      const limits: McpClient.CallLimits = {
+        ...callLimits(settings, server, agentLimit),
+        taskSupport: tool.taskSupport ?? "forbidden"
+      }
       const input = (args ?? {}) as Record<string, unknown>
       const called = observe === undefined
         ? client.callWithin(tool.remoteName, input, limits)
