@@ -61,8 +61,7 @@ const requestError = <A>(either: Result.Result<A, McpError.McpRequestError | Mcp
 }
 
 describe("a tool call answered with a task", () => {
-  // NOT YET on this line: the 4 line's core has no McpTask.Driver member for the task's status notifications yet (the 3 line's listen), so the wait sends no subscriptions/listen
-  it.live.skip(
+  it.live(
     "waits for the task: tasks/get of that task until it completes, its result as the call's; every request declares the extension",
     () =>
       Effect.gen(function*() {
@@ -280,8 +279,7 @@ describe("a tool call answered with a task", () => {
       ])
     }))
 
-  // NOT YET on this line: the 4 line's core has no McpTask.Driver member for the task's status notifications yet (the 3 line's listen)
-  it.effect.skip(
+  it.effect(
     "the wait listens for the task's status notifications: a task the server finishes by itself ends the call before the next poll (TestClock)",
     () =>
       Effect.gen(function*() {

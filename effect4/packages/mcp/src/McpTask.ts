@@ -16,8 +16,10 @@ import * as Common from "@zett/common/McpTask"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { McpRequestError } from "./McpError.js"
 
 /**
@@ -125,6 +127,14 @@ export interface Driver {
   readonly cancel: (taskId: string) => Effect.Effect<void, McpRequestError>
   /** The answer to one input request of a task. */
   readonly answer: (taskId: string, request: InputRequest) => Effect.Effect<unknown, McpRequestError>
+  /**
+   * Optional: asks the server to send the task's states as they change (`notifications/tasks` on a
+   * `subscriptions/listen` naming it), each handed to `onTask`, until the `Scope` closes. A wait then ends as soon as
+   * the server says the task has, and keeps polling on its schedule all the same (a server may not send them).
+   */
+  readonly watch?:
+    | ((taskId: string, onTask: (task: Task) => void) => Effect.Effect<void, never, Scope.Scope>)
+    | undefined
 }
 
 /**
@@ -265,8 +275,9 @@ export const outcome = (task: Task): Effect.Effect<CallToolResult, McpRequestErr
 
 /**
  * Waits for `task` to end, from the state it was last seen in (a call's task handle, or a `tasks/get`): polls it on
- * `pollSchedule`, answers each input request once (keys are never reused; a request repeated until answered is
- * answered once) and sends the answers with `tasks/update`, and ends with its result, or fails as `outcome` says.
+ * `pollSchedule` (and, with a driver that can `watch`, takes each state the server sends between two polls),
+ * answers each input request once (keys are never reused; a request repeated until answered is answered once) and
+ * sends the answers with `tasks/update`, and ends with its result, or fails as `outcome` says.
  * Time is the caller's (`Effect.timeout`); with `cancelUnfinished`, a wait that ends before the task sends
  * `tasks/cancel` (at most 2 seconds, its failure ignored).
  *
@@ -283,6 +294,9 @@ export const wait = (
   let ended = false
   const loop = Effect.gen(function*() {
     const poll = yield* Schedule.toStepWithSleep(pollSchedule)
+    // the states the server sends, the latest kept: it stands for the next poll
+    const sent = yield* Queue.sliding<Task>(1)
+    if (driver.watch !== undefined) yield* driver.watch(task.taskId, (state) => void Queue.offerUnsafe(sent, state))
     let current = task
     while (true) {
       if (current.status === "input_required" && current.inputRequests !== undefined) {
@@ -300,18 +314,23 @@ export const wait = (
         ended = true
         return yield* outcome(current)
       }
-      yield* Effect.orDie(poll(current))
-      const next = yield* driver.get(current.taskId)
+      const pushed = yield* Effect.raceFirst(
+        Effect.as(Effect.orDie(poll(current)), undefined),
+        Queue.take(sent)
+      )
+      const next = pushed ?? (yield* driver.get(current.taskId))
       if (Common.changed(current, next)) onStatus?.(next)
       current = next
     }
   })
+  // the scope of a watch: the server stops sending once the wait is over
+  const scoped = Effect.scoped(loop)
   return options?.cancelUnfinished === true
-    ? Effect.onExit(loop, () =>
+    ? Effect.onExit(scoped, () =>
       ended
         ? Effect.void
         : Effect.interruptible(driver.cancel(task.taskId)).pipe(Effect.timeout(cancelTimeout), Effect.ignore))
-    : loop
+    : scoped
 }
 
 /**
