@@ -143,15 +143,19 @@ export class ServerRequests {
   private run<A>(effect: Effect.Effect<A, Refused>, signal: AbortSignal): Promise<A> {
     const calls = [...this.calls]
     const first = calls[0]
-    const fiber = Effect.runForkWith(first === undefined ? this.runtime : runtimeOf(first))(effect)
-    FiberSet.addUnsafe(this.fibers, fiber)
+    // set up before the fiber starts: `runForkWith` runs it at once, and the calls may end before it returns
+    let fiber: Fiber.Fiber<A, Refused> | undefined
     let left = calls.length
-    const end = Effect.suspend(() => --left === 0 ? Fiber.interrupt(fiber) : Effect.void)
+    const end = Effect.suspend(() => --left === 0 && fiber !== undefined ? Fiber.interrupt(fiber) : Effect.void)
     for (const call of calls) call.onEnd.add(end)
-    const abort = () => fiber.interruptUnsafe()
+    const abort = () => fiber?.interruptUnsafe()
     signal.addEventListener("abort", abort, { once: true })
+    fiber = Effect.runForkWith(first === undefined ? this.runtime : runtimeOf(first))(effect)
+    FiberSet.addUnsafe(this.fibers, fiber)
+    if ((calls.length > 0 && left === 0) || signal.aborted) fiber.interruptUnsafe()
+    const running = fiber
     return new Promise<A>((resolve, reject) =>
-      fiber.addObserver((exit) => {
+      running.addObserver((exit) => {
         signal.removeEventListener("abort", abort)
         for (const call of calls) call.onEnd.delete(end)
         if (Exit.isSuccess(exit)) return resolve(exit.value)
