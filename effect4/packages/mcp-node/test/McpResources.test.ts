@@ -185,8 +185,7 @@ describe("McpResources and McpPrompts", () => {
       assert.deepStrictEqual(seen, ["subscribe file:///watched.txt", "unsubscribe file:///watched.txt"])
     }))
 
-  // NOT YET on this line: the test's wait for the unsubscribe never ends (found while porting)
-  it.effect.skip("unsubscribe goes out when the connection's own scope closes, before the transport", () =>
+  it.effect("unsubscribe goes out when the connection's own scope closes, before the transport", () =>
     Effect.gen(function*() {
       const seen: Array<string> = []
       const make = () => {

@@ -41,9 +41,9 @@ export const toolListChanges = (client: Client) => {
 
 /**
  * Hands the client's resource and prompt notifications to each subscriber's queue; each queue ends (`Cause.Done`)
- * when the connection closes. The handlers are installed on the first subscription: a notification nobody listens
- * to is dropped either way. The SDK calls notification handlers synchronously: an unbounded queue takes each offer
- * at once. (Effect 4's `PubSub.subscribe` gives a subscription, not the `Queue.Dequeue` that ends, which the core's
+ * when the connection closes, or its subscriber's scope does. The handlers are installed on the first subscription:
+ * a notification nobody listens to is dropped either way. The SDK calls notification handlers synchronously: an
+ * unbounded queue takes each offer at once. (Effect 4's `PubSub.subscribe` gives a subscription, not the `Queue.Dequeue` that ends, which the core's
  * `McpClient.notifications` is: a queue per subscriber does both.)
  *
  * @internal
@@ -95,7 +95,12 @@ export const notificationsOf = (
         else subscribers.add(queue)
         return queue
       })),
-    (queue) => Effect.sync(() => void subscribers.delete(queue))
+    // ended with its scope too: a scope that closes before the connection does would leave its stream waiting
+    (queue) =>
+      Effect.sync(() => {
+        subscribers.delete(queue)
+        Queue.endUnsafe(queue)
+      })
   )
 }
 
