@@ -54,6 +54,7 @@ const assertHealthyAndClean = (report: RequestReport) => {
   assert.deepStrictEqual(results["healthy__echo"]?.content, [{ type: "text", text: "healthy echo: hi" }])
   assert.deepStrictEqual(report.processes, [], "no server process is left")
   assert.deepStrictEqual(report.sockets, [], "no socket is left")
+  assert.strictEqual(report.fibers, 0, "no fiber is left running")
 }
 
 const unavailable = (report: RequestReport) => systemOf(report.requests[0])

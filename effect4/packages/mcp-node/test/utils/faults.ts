@@ -14,6 +14,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { captureLogs, type LogLine } from "./logs.js"
@@ -149,6 +150,8 @@ export interface RequestReport {
   readonly exit: Exit.Exit<Message.AssistantMessage, unknown>
   /** every request the model received */
   readonly requests: ReadonlyArray<Model.ModelRequest>
+  /** fibers forked during the request that still run after it */
+  readonly fibers: number
   /** live processes with the marker, right after the request */
   readonly processes: ReadonlyArray<Processes.ProcessInfo>
   /** sockets of this process opened during the request and still open */
@@ -192,16 +195,24 @@ export const runRequest = (options: {
     )
     const before = sockets()
     const start = Date.now()
-    // Effect 4 has no `Supervisor`: the 3 line's report of the fibers still running after the request is not made
+    // Effect 4 has no `Supervisor` (the 3 line's `Supervisor.track`): the runtime tells this service of every fiber
+    // started and ended under the request, the layer's own among them
+    let fibers = 0
+    const counting: Metric.FiberRuntimeMetricsService = {
+      recordFiberStart: () => void fibers++,
+      recordFiberEnd: () => void fibers--
+    }
     const exit = yield* Agent.run("go").pipe(
       Effect.provide(layer),
       Effect.provide(logs.layer),
-      Effect.exit
+      Effect.exit,
+      Effect.provideService(Metric.FiberRuntimeMetrics, counting)
     )
     const ms = Date.now() - start
     return {
       exit,
       requests,
+      fibers,
       processes: withMarker(options.marker),
       sockets: newSockets(before),
       logs: logs.lines,
