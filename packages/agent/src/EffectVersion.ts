@@ -6,113 +6,40 @@
  * calls `refuseUnsupported` before anything of Effect is loaded, so that such an import fails with one error
  * naming the version found and the range supported.
  *
- * This module imports nothing of Effect: it must load whichever Effect is installed.
+ * The functions are `@zett/common`'s, which the Effect 4 line's entries use too (there refusing Effect 3); this
+ * module keeps them where 0.1 put them. It imports nothing of Effect: it must load whichever Effect is installed.
  *
  * @since 0.1.0
  */
-import * as Fs from "node:fs"
-import { createRequire } from "node:module"
-import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
-
-/**
- * The `effect` package a module would load: its version and folder.
- *
- * @since 0.1.0
- * @category models
- */
-export interface Found {
-  readonly version: string
-  readonly path: string
-}
-
-/**
- * The `effect` package that `import "effect/..."` in the module at `from` (a `file:` URL) loads, found as Node
- * finds it (the `node_modules` folders from there up), without loading it; `undefined` when there is none.
- * Its `exports` map is not used, so a release that does not export its `package.json` is found too.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const find = (from: string): Found | undefined => {
-  const paths = createRequire(from).resolve.paths("effect") ?? []
-  for (const folder of paths) {
-    const path = Path.join(folder, "effect")
-    try {
-      const manifest = JSON.parse(Fs.readFileSync(Path.join(path, "package.json"), "utf8")) as {
-        readonly version?: unknown
-      }
-      if (typeof manifest.version === "string") return { version: manifest.version, path }
-    } catch {
-      // no effect here (or no readable manifest): Node would look further up too
-    }
-  }
-  return undefined
-}
-
-const numbers = (version: string): ReadonlyArray<number> | undefined => {
-  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version.trim())
-  return match === null ? undefined : [Number(match[1]), Number(match[2]), Number(match[3])]
-}
-
-/**
- * Whether `version` is in `range`, a caret range (`^3.21.0`: 3.21.0 and later releases of 3) as Zett's
- * `peerDependencies` write it; a pre-release of the range's own line counts as its release.
- *
- * @since 0.1.0
- * @category predicates
- */
-export const satisfies = (range: string, version: string): boolean => {
-  const low = /^\^/.test(range.trim()) ? numbers(range.trim().slice(1)) : undefined
-  const found = numbers(version)
-  if (low === undefined || found === undefined) return false
-  const [major, minor, patch] = found as [number, number, number]
-  const [lowMajor, lowMinor, lowPatch] = low as [number, number, number]
-  return major === lowMajor && (minor > lowMinor || (minor === lowMinor && patch >= lowPatch))
-}
-
-/**
- * The refusal: which package, the Effect found and where, the range it supports and what to install.
- *
- * @since 0.1.0
- * @category utils
- */
-export const message = (pkg: string, range: string, found: Found): string =>
-  `${pkg} needs effect ${range}; found effect ${found.version} at ${found.path}. ` +
-  `Install effect@"${range}" and the @effect/* packages of that line.`
-
-/**
- * Refuses to go on when the Effect that the package of `entry` (its installed entry module, a `file:` URL in
- * `build/src/`) would load is outside its `peerDependencies` range: an `Error` with `message` is thrown. Nothing
- * happens when the range is met, or when no Effect is found (the import then fails naming `effect` itself).
- *
- * A throw, not an Effect failure: this runs while the package is being imported, before any Effect can run, and
- * an import has no other channel to fail through.
- *
- * @since 0.1.0
- * @category utils
- */
-export const refuseUnsupported = (entry: string): void => {
-  const manifestPath = Path.join(Path.dirname(fileURLToPath(entry)), "..", "..", "package.json")
-  const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8")) as {
-    readonly name: string
-    readonly peerDependencies?: Readonly<Record<string, string>>
-  }
-  const range = manifest.peerDependencies?.effect
-  const found = find(entry)
-  if (range === undefined || found === undefined || satisfies(range, found.version)) return
-  throw new Error(message(manifest.name, range, found))
-}
-
-/**
- * The installed entry's work: `refuseUnsupported`, then the package's `index.js` (next to `entry`), loaded only
- * then, with `require()` of an ES module (Node 20.19 and later) rather than an awaited `import()`: an app's
- * `require()` of the package could not load a module that awaits. `A` is the index's type, as the entry names it.
- *
- * @since 0.1.0
- * @category utils
- */
-export const loadIndex = <A>(entry: string): A => {
-  refuseUnsupported(entry)
-  return createRequire(entry)("./index.js") as A
-}
+export {
+  /**
+   * @since 0.1.0
+   * @category constructors
+   */
+  find,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  type Found,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  loadIndex,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  message,
+  /**
+   * @since 0.1.0
+   * @category utils
+   */
+  refuseUnsupported,
+  /**
+   * @since 0.1.0
+   * @category predicates
+   */
+  satisfies
+} from "@zett/common/EffectVersion"

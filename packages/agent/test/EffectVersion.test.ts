@@ -43,11 +43,12 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
-/** An app with the built @zett/agent and @zett/mcp-config, and an `effect` package of `version` with no modules. */
+/** An app with the built @zett/agent, @zett/mcp-config and @zett/common, and an `effect` package of `version` with no modules. */
 const appWith = (version: string) =>
   Effect.gen(function*() {
     const app = yield* tempDir
-    for (const name of ["agent", "mcp-config"]) {
+    // @zett/common too: the entries' guard is its EffectVersion, and every package depends on it
+    for (const name of ["agent", "mcp-config", "common"]) {
       const target = Path.join(app, "node_modules", "@zett", name)
       Fs.mkdirSync(target, { recursive: true })
       Fs.copyFileSync(Path.join(packages, name, "package.json"), Path.join(target, "package.json"))
