@@ -1,0 +1,153 @@
+/**
+ * The HTTP client of Amazon Bedrock's runtime: `POST {apiUrl}/model/{model}/converse-stream`, answered in AWS's
+ * binary event-stream encoding (`application/vnd.amazon.eventstream`), authenticated with a Bedrock API key
+ * (`Authorization: Bearer`). Requests signed with SigV4 (access key and secret) are not supported.
+ *
+ * @since 1.0.0
+ */
+import { AiProvider } from "@zett/ai"
+import type * as AiError from "effect/ai/AiError"
+import type * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Service {
+  /** The client every request runs on: base URL, key, `transformClient`, the key kept out of errors. */
+  readonly client: HttpClient.HttpClient
+  /** The messages of one streamed Converse answer of `model` (a model or inference profile id). */
+  readonly converseStream: (
+    model: string,
+    body: Record<string, unknown>
+  ) => Stream.Stream<EventMessage, AiError.AiError>
+}
+
+/**
+ * @since 1.0.0
+ * @category context
+ */
+export class AmazonBedrockClient
+  extends Context.Service<AmazonBedrockClient, Service>()("@zett/ai-amazon-bedrock/AmazonBedrockClient")
+{}
+
+/**
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options extends AiProvider.ClientOptions {
+  /** The region of the default URL `https://bedrock-runtime.{region}.amazonaws.com`; default `us-east-1`. */
+  readonly region?: string | undefined
+}
+
+const module = "AmazonBedrockClient"
+
+/**
+ * One decoded message of the event stream: its string headers (`:event-type`, `:message-type`, ...) and its
+ * payload.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface EventMessage {
+  readonly headers: Record<string, string>
+  readonly payload: Uint8Array
+}
+
+const decoder = new TextDecoder()
+
+/**
+ * Splits bytes into event-stream messages: a 12-byte prelude (total length, headers length, CRC), the headers
+ * (name length, name, type 7 = string with a 2-byte length; other types skipped by their size), the payload and a
+ * 4-byte CRC. The CRCs are not checked: TLS already protects the bytes.
+ */
+const makeFramer = () => {
+  let buffer = new Uint8Array(0)
+  return (chunk: Uint8Array): Array<EventMessage> => {
+    const joined = new Uint8Array(buffer.length + chunk.length)
+    joined.set(buffer)
+    joined.set(chunk, buffer.length)
+    buffer = joined
+    const out: Array<EventMessage> = []
+    while (buffer.length >= 12) {
+      const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+      const total = view.getUint32(0)
+      const headersLength = view.getUint32(4)
+      if (buffer.length < total) break
+      const headers: Record<string, string> = {}
+      let at = 12
+      const end = 12 + headersLength
+      while (at < end) {
+        const nameLength = view.getUint8(at)
+        const name = decoder.decode(buffer.subarray(at + 1, at + 1 + nameLength))
+        at += 1 + nameLength
+        const type = view.getUint8(at)
+        at += 1
+        const fixed: Record<number, number> = { 0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16 }
+        if (type === 6 || type === 7) {
+          const length = view.getUint16(at)
+          if (type === 7) headers[name] = decoder.decode(buffer.subarray(at + 2, at + 2 + length))
+          at += 2 + length
+        } else {
+          at += fixed[type] ?? 0
+        }
+      }
+      out.push({ headers, payload: buffer.slice(end, total - 4) })
+      buffer = buffer.slice(total)
+    }
+    return out
+  }
+}
+
+/**
+ * @since 1.0.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<Service, never, HttpClient.HttpClient> =>
+  Effect.map(
+    AiProvider.makeHttpClient({
+      ...options,
+      apiUrl: options.apiUrl ?? `https://bedrock-runtime.${options.region ?? "us-east-1"}.amazonaws.com`
+    }),
+    (client): Service => ({
+      client,
+      converseStream: (model, body) =>
+        Stream.suspend(() =>
+          AiProvider.responseBytes(
+            client,
+            HttpClientRequest.post(`/model/${encodeURIComponent(model.toWellFormed())}/converse-stream`).pipe(
+              HttpClientRequest.setHeader("accept", "application/vnd.amazon.eventstream"),
+              HttpClientRequest.bodyJsonUnsafe(body)
+            ),
+            module
+          ).pipe(Stream.map(makeFramer()), Stream.flattenIterable)
+        )
+    })
+  )
+
+/**
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<AmazonBedrockClient, never, HttpClient.HttpClient> =>
+  Layer.effect(AmazonBedrockClient, make(options))
+
+/**
+ * `layer` with the key and URL read through `Config` (e.g. `Config.Redacted("AWS_BEARER_TOKEN_BEDROCK")`), for the
+ * default region.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layerConfig: (
+  options: AiProvider.ClientConfig
+) => Layer.Layer<AmazonBedrockClient, Config.ConfigError, HttpClient.HttpClient> = AiProvider.layerConfig(
+  AmazonBedrockClient,
+  make
+)

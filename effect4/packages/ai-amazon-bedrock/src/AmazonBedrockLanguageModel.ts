@@ -1,0 +1,172 @@
+/**
+ * An `effect/ai` `LanguageModel` for Amazon Bedrock's Converse API, streamed (`converse-stream`).
+ *
+ * Written here because Effect 4 has no Bedrock provider: `@effect/ai-amazon-bedrock` has releases for the Effect 3
+ * line only (0.x), none for Effect 4. Delete this package when an `@effect/ai-amazon-bedrock` runs on `effect` 4.1.
+ *
+ * @since 1.0.0
+ */
+import { AiProvider } from "@zett/ai"
+import type * as AiError from "effect/ai/AiError"
+import type * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import { AmazonBedrockClient, type EventMessage } from "./AmazonBedrockClient.js"
+
+const module = "AmazonBedrockLanguageModel"
+
+type Block = Record<string, unknown>
+
+/**
+ * The prompt as Converse's `messages` (roles alternate: consecutive messages of one role are one message) and
+ * its `system` blocks.
+ */
+const toMessages = (prompt: Prompt.Prompt) => {
+  const { system, turns } = AiProvider.toTurns<Block>(prompt, {
+    text: (text) => ({ text }),
+    toolCall: (call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: call.params ?? {} } }),
+    toolResult: (result) => ({
+      toolResult: {
+        toolUseId: result.id,
+        content: [{ json: { result: result.result ?? null } }],
+        status: result.isFailure ? "error" : "success"
+      }
+    })
+  })
+  return {
+    system: system.map((text) => ({ text })),
+    messages: turns.map((turn) => ({ role: turn.role, content: turn.parts }))
+  }
+}
+
+const body = (options: LanguageModel.ProviderOptions) => {
+  const { messages, system } = toMessages(options.prompt)
+  return {
+    messages,
+    ...(system.length > 0 ? { system } : {}),
+    ...(options.tools.length > 0
+      ? {
+        toolConfig: {
+          tools: AiProvider.toolDeclarations(options.tools).map(({ parameters, ...tool }) => ({
+            toolSpec: { ...tool, inputSchema: { json: parameters } }
+          }))
+        }
+      }
+      : {})
+  }
+}
+
+const decoder = new TextDecoder()
+
+const stopReasons: Record<string, Response.FinishReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool-calls",
+  max_tokens: "length",
+  content_filtered: "content-filter",
+  guardrail_intervened: "content-filter"
+}
+
+interface OpenCall {
+  readonly id: string
+  readonly name: string
+  text: string
+}
+
+const makeDecoder = (): AiProvider.Decoder<EventMessage> => {
+  const calls = new Map<number, OpenCall>()
+  let textId: string | undefined
+  let finish: Response.FinishReason | undefined
+  let usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number; cacheReadInputTokens?: number } = {}
+
+  const onChunk = (
+    message: EventMessage
+  ): Effect.Effect<Array<Response.StreamPartEncoded>, AiError.AiError> =>
+    Effect.suspend(() => {
+      const type = message.headers[":event-type"] ?? message.headers[":exception-type"] ?? ""
+      let data: any
+      try {
+        data = JSON.parse(decoder.decode(message.payload))
+      } catch {
+        return Effect.fail(AiProvider.malformedOutput(module, `event ${type} is not JSON`))
+      }
+      const parts: Array<Response.StreamPartEncoded> = []
+      if (message.headers[":message-type"] === "exception") {
+        parts.push({ type: "error", error: { type, message: data?.message ?? data?.Message } })
+        return Effect.succeed(parts)
+      }
+      switch (type) {
+        case "contentBlockStart": {
+          const toolUse = data?.start?.toolUse
+          if (toolUse !== undefined) {
+            const call = { id: String(toolUse.toolUseId), name: String(toolUse.name), text: "" }
+            calls.set(Number(data.contentBlockIndex), call)
+            parts.push({ type: "tool-params-start", id: call.id, name: call.name })
+          }
+          break
+        }
+        case "contentBlockDelta": {
+          const delta = data?.delta
+          if (typeof delta?.text === "string" && delta.text !== "") {
+            if (textId === undefined) {
+              textId = "text_0"
+              parts.push({ type: "text-start", id: textId })
+            }
+            parts.push({ type: "text-delta", id: textId, delta: delta.text })
+          }
+          const call = calls.get(Number(data?.contentBlockIndex))
+          if (call !== undefined && typeof delta?.toolUse?.input === "string") {
+            call.text += delta.toolUse.input
+            parts.push({ type: "tool-params-delta", id: call.id, delta: delta.toolUse.input })
+          }
+          break
+        }
+        case "contentBlockStop": {
+          const index = Number(data?.contentBlockIndex)
+          const call = calls.get(index)
+          if (call !== undefined) {
+            calls.delete(index)
+            // a call that does not parse fails the stream; AiModel marks the call
+            const done = AiProvider.toolCallParts(module, call)
+            if (Result.isFailure(done)) return Effect.fail(done.failure)
+            for (const part of done.success) parts.push(part)
+          }
+          break
+        }
+        case "messageStop":
+          finish = stopReasons[String(data?.stopReason)] ?? "other"
+          break
+        case "metadata":
+          usage = data?.usage ?? {}
+          break
+      }
+      return Effect.succeed(parts)
+    })
+
+  const onEnd = () =>
+    Stream.fromIterable([
+      ...(textId !== undefined ? [{ type: "text-end" as const, id: textId }] : []),
+      AiProvider.finishPart(finish ?? "stop", {
+        input: usage.inputTokens,
+        output: usage.outputTokens,
+        cached: usage.cacheReadInputTokens
+      })
+    ])
+  return { onChunk, onEnd }
+}
+
+/**
+ * `make` and `layer` build the `LanguageModel` of a model (a model or inference profile id, e.g.
+ * `anthropic.claude-3-5-haiku-20241022-v1:0`) on the `AmazonBedrockClient`; `model(name)` is it as `effect/ai`'s
+ * `Model`, like `OpenAiLanguageModel.model`.
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const { layer, make, model } = AiProvider.streamingModel("amazon-bedrock", AmazonBedrockClient, {
+  request: (client, model, options) => client.converseStream(model, body(options)),
+  decoder: makeDecoder
+})
