@@ -1,7 +1,8 @@
 // `node scripts/effect4-parity.mjs [--list]`: how far the Effect 4 line's tests have come to the 3 line's, by test
 // title. For each package of both lines, the titles of the 3 line's tests (packages/<pkg>/test, and the tests of
 // that package's behaviour that sit in other packages are not moved across) and how many of them a test of the 4
-// line (effect4/packages/<pkg>/test, and effect4/test) carries word for word; `--list` prints the titles not found.
+// line (effect4/packages/<pkg>/test, and effect4/test) carries word for word; `--list` prints the titles not found
+// (those that cannot be carried yet under the reason).
 // Titles are read from the source (`it(`, `it.effect(`, `it.scoped(`, `it.live(`, `it.prop(`, `test(` with a
 // string literal first), so a title built at run time is counted by its literal parts only.
 import * as Fs from "node:fs"
@@ -36,21 +37,32 @@ const four = new Set([
   )
 ].flatMap(titles))
 // not ported, by design, unless the 4 line has the package: the Effect-free package both lines share (its suite
-// runs once), and the app and the providers that stay on the 3 line (`zett` moves at parity; Zett's providers
-// only where Effect 4 has none that runs)
+// runs once), and the app that stays on the 3 line until parity. Zett's providers (Chat Completions, Gemini,
+// Bedrock) are ported: Effect 4 has none of them that runs on 4.1.
 const apart = {
   common: "shared by both lines: one suite",
-  cli: "the zett app stays on the 3 line until parity",
-  "ai-amazon-bedrock": "a provider of the 3 line",
-  "ai-chat-completions": "a provider of the 3 line",
-  "ai-google": "a provider of the 3 line"
+  cli: "the zett app stays on the 3 line until parity"
+}
+// the 3 line's test files whose tests cannot be carried yet, and why (`--list` names their titles under the reason)
+const noProvider = "they run @effect/ai-openai and @effect/ai-anthropic, and no release of either runs on effect " +
+  "4.1: their Effect 4 releases are betas (4.0.0-beta.106, peer effect ^4.0.0-beta.106, which 4.1.5 satisfies) " +
+  "that import the pre-release paths effect/unstable/ai/..., effect/unstable/http/..., effect/unstable/encoding/Sse, " +
+  "absent from effect 4.1.5 (ERR_MODULE_NOT_FOUND at the first import); their behaviours are tested on the 4 line " +
+  "on a scripted LanguageModel and AiProvider's own provider"
+const blocked = {
+  "ai/test/OpenAi.test.ts": noProvider,
+  "ai/test/Anthropic.test.ts": noProvider,
+  "ai/test/ProviderToolSearch.test.ts": noProvider
 }
 let total = 0
 let found = 0
 console.log("| package | 3 line's tests | carried on the 4 line | share |")
 console.log("| --- | --- | --- | --- |")
 for (const pkg of packages) {
-  const own = files(Path.join(root, "packages", pkg, "test")).flatMap(titles)
+  const owned = files(Path.join(root, "packages", pkg, "test")).flatMap((file) =>
+    titles(file).map((title) => ({ title, why: blocked[Path.relative(Path.join(root, "packages"), file)] }))
+  )
+  const own = owned.map(({ title }) => title)
   if (apart[pkg] !== undefined && !Fs.existsSync(Path.join(root, "effect4", "packages", pkg))) {
     console.log(`| ${pkg} | ${own.length} | (${apart[pkg]}) | |`)
     continue
@@ -63,6 +75,15 @@ for (const pkg of packages) {
       own.length === 0 ? "" : `${Math.round((100 * carried.length) / own.length)}%`
     } |`
   )
-  if (list) { for (const title of own.filter((t) => !four.has(t))) console.log(`    not on the 4 line: ${title}`) }
+  if (list) {
+    const missing = owned.filter(({ title }) => !four.has(title))
+    for (const { title } of missing.filter(({ why }) => why === undefined)) {
+      console.log(`    not on the 4 line: ${title}`)
+    }
+    for (const why of new Set(missing.flatMap(({ why }) => why === undefined ? [] : [why]))) {
+      console.log(`    not on the 4 line, and cannot be yet: ${why}:`)
+      for (const { title } of missing.filter((m) => m.why === why)) console.log(`      ${title}`)
+    }
+  }
 }
 console.log(`| the ported packages | ${total} | ${found} | ${Math.round((100 * found) / total)}% |`)
