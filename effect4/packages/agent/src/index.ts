@@ -16,6 +16,11 @@ export * as EditDistance from "./EditDistance.js"
 /**
  * @since 1.0.0
  */
+export * as EffectVersion from "./EffectVersion.js"
+
+/**
+ * @since 1.0.0
+ */
 export * as Extension from "./Extension.js"
 
 /**
