@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { Tool } from "@modelcontextprotocol/client"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
+import { logged } from "@zett/testing-core/CapturedLogs"
+import type { Tool } from "@zett/testing-core/FakeMcp"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import { logged } from "./utils/logs.js"
 
 describe("McpClient, exactly", () => {
   it("normalizeResult: a current result as it is; a legacy one keeps the content and structure it has (E7)", () => {

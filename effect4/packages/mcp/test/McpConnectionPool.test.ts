@@ -5,10 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpError, McpServerConfig } from "@zett/mcp"
+import { agentWith, servers, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, text, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, servers, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 const callOnce = { toolCalls: [{ name: "s__t" }] }

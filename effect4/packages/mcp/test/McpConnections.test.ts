@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpConnections, McpError, McpServerConfig } from "@zett/mcp"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -8,7 +9,6 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
-import { fakeFactory, tool } from "./utils/fakeMcp.js"
 
 const server = McpServerConfig.http({ name: "s", url: "http://127.0.0.1:1/s" })
 

@@ -8,6 +8,8 @@ import type { Extension } from "@zett/agent"
 import { Agent } from "@zett/agent"
 import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
+import { agentWith, systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, text, tool } from "@zett/testing-core/FakeMcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -15,8 +17,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, systemOf, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 
@@ -130,7 +130,8 @@ describe("task events", () => {
             events.push(event)
             if (event._tag === "ToolTask") log.push(`task ${event.status}`)
           }),
-        afterTool: (_context, call, result) => Effect.sync(() => void log.push(`result of ${call.name}: ${result.status}`))
+        afterTool: (_context, call, result) =>
+          Effect.sync(() => void log.push(`result of ${call.name}: ${result.status}`))
       }
       const { layer, requests } = agentWith({ servers: [http("s")], clientFactory: factory }, [
         { toolCalls: [{ id: "c1", name: "s__job" }] },

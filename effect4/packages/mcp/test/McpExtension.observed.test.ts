@@ -6,14 +6,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import { agentWith, servers, systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
-import { agentWith, servers, systemOf, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, tool } from "./utils/fakeMcp.js"
 
 /** JSON-RPC's code for invalid parameters: a server's answer, the connection intact. */
 const invalidParams = -32602
@@ -191,7 +191,9 @@ describe("McpExtension, observed", () => {
       const logs = recordingLogger()
       yield* Agent.run("hi").pipe(Effect.withTracer(tracer), Effect.provide(logs.layer), Effect.provide(layer))
 
-      const discovery = yield* Metric.value(Metric.withAttributes(McpExtension.discoveryDuration, { "mcp.server": name }))
+      const discovery = yield* Metric.value(
+        Metric.withAttributes(McpExtension.discoveryDuration, { "mcp.server": name })
+      )
       assert.strictEqual(discovery.count, 1)
       const failed = yield* Metric.value(
         Metric.withAttributes(McpExtension.toolCalls, { "mcp.server": name, outcome: "failed" })

@@ -11,6 +11,8 @@ import {
   McpToolCache,
   McpToolResult
 } from "@zett/mcp"
+import { agentWith, servers, systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, text, tool } from "@zett/testing-core/FakeMcp"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -19,8 +21,6 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, servers, systemOf, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 // The 3 line's McpExtension tests of an agent over plain MCP tools (no tool search, resource, skill or task tools:
 // those options are not ported yet), every assertion kept, on what the model was given.

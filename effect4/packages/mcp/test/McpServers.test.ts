@@ -5,8 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Common from "@zett/common"
 import { McpClient, McpServerConfig, McpServers, McpSkills } from "@zett/mcp"
+import { logged } from "@zett/testing-core/CapturedLogs"
 import * as Effect from "effect/Effect"
-import { logged } from "./utils/logs.js"
 
 const http = (name: string, toolPrefix?: string) => {
   const server = McpServerConfig.http({ name, url: "http://127.0.0.1:1/mcp" })

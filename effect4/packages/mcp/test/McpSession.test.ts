@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Tool } from "@zett/agent"
+import type { Tool } from "@zett/agent"
 import { McpConnections, McpServerConfig, McpToolCache, McpToolResult } from "@zett/mcp"
+import { fakeFactory, type FakeServer, text, tool } from "@zett/testing-core/FakeMcp"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -9,7 +10,6 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import * as Session from "../src/internal/session.js"
-import { type FakeServer, fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 // What the MCP extension runs a request with (the 3 line's McpExtension tests of these parts, ported ahead of the
 // extension itself): settings, discovery of every server, one call, the system text.
@@ -28,7 +28,9 @@ const requestWith = (fakes: Record<string, FakeServer>, options: Session.Options
     const resolved = Session.resolver(settings, (entry) => entry)({ path: undefined, servers, skipped: [] })
     const unavailable: Array<Session.Unavailable> = []
     const discover = Session.discoverAll(settings, cache, connections, resolved, unavailable, (entry, tools) =>
-      tools.filter((t) => Session.allows(settings, entry.server, t)).map((t) => ({ entry, tool: t })))
+      tools.filter((t) =>
+        Session.allows(settings, entry.server, t)
+      ).map((t) => ({ entry, tool: t })))
     return { settings, connections, cache, resolved, unavailable, discover, stats, scope }
   })
 
@@ -247,7 +249,9 @@ describe("McpSession", () => {
     Effect.gen(function*() {
       const { connections, resolved, settings } = yield* requestWith({ down: { connectError: "connection refused" } })
       const error = failureOf(
-        yield* Effect.exit(Session.callTool(settings, connections, resolved[0]!, { name: "down__t", remoteName: "t" } as never, {}))
+        yield* Effect.exit(
+          Session.callTool(settings, connections, resolved[0]!, { name: "down__t", remoteName: "t" } as never, {})
+        )
       )
       assert.strictEqual(error.reason, "Unavailable")
       assert.include(error.message, "down: ")

@@ -5,8 +5,8 @@
  * After this line's own, the 3 line's tests (packages/mcp/test/McpTask.test.ts), every assertion kept.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { CallToolResult } from "@modelcontextprotocol/client"
 import { McpClient, McpError, McpTask } from "@zett/mcp"
+import type { CallToolResult } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

@@ -12,7 +12,10 @@ describe("McpTool", () => {
   it("is the shared module", () => {
     assert.strictEqual(McpTool.exposedName, Common.McpTool.exposedName)
     assert.strictEqual(McpTool.cleanSchema, Common.McpTool.cleanSchema)
-    assert.strictEqual(McpTool.exposedName("catalog", "find items", { namespace: true }), "catalog__find_items_0a8ce407")
+    assert.strictEqual(
+      McpTool.exposedName("catalog", "find items", { namespace: true }),
+      "catalog__find_items_0a8ce407"
+    )
   })
 
   it.effect("a listed tool, named and cleaned, is what the agent offers the model (E1) (E4)", () =>

@@ -6,6 +6,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as CapturedLogs from "@zett/testing-core/CapturedLogs"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -13,11 +15,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Random from "effect/Random"
 import { Persistence } from "effect/persistence"
+import * as Random from "effect/Random"
 import * as TestClock from "effect/testing/TestClock"
-import * as CapturedLogs from "./utils/logs.js"
-import * as ToolListCache from "./utils/toolListCache.js"
+import { key, tools } from "./utils/catalog.js"
 
 class FixtureError extends Data.TaggedError("FixtureError")<{ readonly message: string }> {}
 
@@ -27,7 +28,6 @@ const fixedRandom = (values: ReadonlyArray<number>): Random.Random => {
   const next = () => values[i++ % values.length]!
   return { nextDoubleUnsafe: next, nextIntUnsafe: () => Math.floor(next()) }
 }
-import { key, tools } from "./utils/catalog.js"
 
 /** What the store, the lock and the discoveries were asked, in order. */
 type Journal = Array<string>
@@ -371,7 +371,9 @@ describe("McpToolCache with a discovery lock", () => {
       const { discover, stats } = counted(journal)
       const cache = yield* cacheOn(store, lock)
       // the jitter draws 0 (half the wait), 1 (all of it), 0, ...
-      const lookup = yield* Effect.forkChild(cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([0, 1]))))
+      const lookup = yield* Effect.forkChild(
+        cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([0, 1])))
+      )
       yield* TestClock.adjust("1 second")
       const gaps = lock.acquires.slice(1).map((at, i) => at - lock.acquires[i]!)
       assert.deepStrictEqual(gaps, [
@@ -408,7 +410,9 @@ describe("McpToolCache with a discovery lock", () => {
       lock.held.add(key.id)
       const { discover, stats } = counted(journal)
       const cache = yield* cacheOn(store, lock)
-      const lookup = yield* Effect.forkChild(cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1]))))
+      const lookup = yield* Effect.forkChild(
+        cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1])))
+      )
       yield* TestClock.adjust("20 millis")
       // the holder died: its lock expired
       lock.held.delete(key.id)
@@ -430,7 +434,9 @@ describe("McpToolCache with a discovery lock", () => {
       lock.held.add(key.id)
       const { discover, stats } = counted(journal)
       const cache = yield* cacheOn(store, lock, { waitTimeout: "100 millis" })
-      const lookup = yield* Effect.forkChild(cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1]))))
+      const lookup = yield* Effect.forkChild(
+        cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1])))
+      )
       yield* TestClock.adjust("99 millis")
       assert.strictEqual(stats.runs, 0)
       yield* TestClock.adjust("1 millis")
@@ -456,7 +462,9 @@ describe("McpToolCache with a discovery lock", () => {
       lock.held.add(key.id)
       const { discover, stats } = counted(journal)
       const cache = yield* cacheOn(store, lock)
-      const lookup = yield* Effect.forkChild(cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1]))))
+      const lookup = yield* Effect.forkChild(
+        cache.lookup(key, discover).pipe(Effect.provideService(Random.Random, fixedRandom([1])))
+      )
       yield* TestClock.adjust("29999 millis")
       assert.strictEqual(stats.runs, 0)
       yield* TestClock.adjust("1 millis")

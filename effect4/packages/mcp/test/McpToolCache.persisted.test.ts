@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpToolCache } from "@zett/mcp"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -16,7 +17,6 @@ import * as Logger from "effect/Logger"
 import { Persistence } from "effect/persistence"
 import * as TestClock from "effect/testing/TestClock"
 import { key, tools } from "./utils/catalog.js"
-import * as ToolListCache from "./utils/toolListCache.js"
 
 /** A discovery that counts its runs. */
 const counted = () => {
@@ -31,8 +31,7 @@ type Mode = "ok" | "fail" | "failPlain" | "hang" | { readonly failWith: unknown 
 const recordingStore = () => {
   const entries = new Map<string, unknown>()
   const stores: Array<string> = []
-  const calls: Array<{ readonly op: string; readonly key: string; readonly ttl?: Duration.Duration | undefined }> =
-    []
+  const calls: Array<{ readonly op: string; readonly key: string; readonly ttl?: Duration.Duration | undefined }> = []
   const modes: Record<string, Mode> = { get: "ok", set: "ok", remove: "ok" }
   const run = <A>(op: string, effect: Effect.Effect<A>): Effect.Effect<A, Persistence.PersistenceError> =>
     Effect.suspend((): Effect.Effect<A, Persistence.PersistenceError> => {

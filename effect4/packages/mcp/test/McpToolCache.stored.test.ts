@@ -9,13 +9,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
+import * as CapturedLogs from "@zett/testing-core/CapturedLogs"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Persistence } from "effect/persistence"
 import * as TestClock from "effect/testing/TestClock"
-import * as CapturedLogs from "./utils/logs.js"
-import * as ToolListCache from "./utils/toolListCache.js"
 
 /** `levels` nested `properties` schemas, built without recursion. */
 const deepSchema = (levels: number): Record<string, unknown> => {

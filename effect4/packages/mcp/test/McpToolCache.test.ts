@@ -6,6 +6,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
+import { agentWith } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -14,9 +17,6 @@ import * as Equal from "effect/Equal"
 import * as Fiber from "effect/Fiber"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith } from "./utils/fakeAgent.js"
-import { fakeFactory, tool } from "./utils/fakeMcp.js"
-import * as ToolListCache from "./utils/toolListCache.js"
 
 const key = new McpToolCache.Key({ server: "s", definition: "s:0123abcd", namespace: true })
 
@@ -62,11 +62,14 @@ describe("McpToolCache", () => {
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: "5 minutes" })
       const { discover, stats } = counted("1 second")
-      const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.forkChild(cache.lookup(key, discover)))
+      const fibers = yield* Effect.forEach(Array.from({ length: 10 }), () =>
+        Effect.forkChild(cache.lookup(key, discover)))
       yield* TestClock.adjust("1 second")
       const results = yield* Effect.forEach(fibers, Fiber.join)
       assert.strictEqual(stats.runs, 1)
-      assert.isTrue(results.every((r) => r === results[0]))
+      assert.isTrue(results.every((r) =>
+        r === results[0]
+      ))
     }))
 
   it.effect("a failed discovery is not cached, and its waiters see the failure", () =>
@@ -105,7 +108,10 @@ describe("McpToolCache", () => {
     Effect.gen(function*() {
       const cache = yield* ToolListCache.makeMemory({ ttl: 0 })
       const { discover, stats } = counted("1 second")
-      const fibers = yield* Effect.forEach(Array.from({ length: 3 }), () => Effect.forkChild(cache.lookup(key, discover)))
+      const fibers = yield* Effect.forEach(
+        Array.from({ length: 3 }),
+        () => Effect.forkChild(cache.lookup(key, discover))
+      )
       yield* TestClock.adjust("1 second")
       const names = (yield* Effect.forEach(fibers, Fiber.join)).map((list) => list[0]!.name)
       assert.deepStrictEqual(names.sort(), ["t1", "t2", "t3"])

@@ -4,8 +4,8 @@
  * as the Effect 3 line's packages/mcp/test/McpTool.test.ts does.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { CallToolResult } from "@modelcontextprotocol/client"
 import { McpError, McpToolResult } from "@zett/mcp"
+import type { CallToolResult } from "@zett/testing-core/FakeMcp"
 import * as Equal from "effect/Equal"
 import { pipe } from "effect/Function"
 

@@ -5,11 +5,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig, McpToolSearch } from "@zett/mcp"
+import { agentWith, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 

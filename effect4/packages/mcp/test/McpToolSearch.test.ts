@@ -8,8 +8,10 @@ import * as Common from "@zett/common"
 import { McpTool, McpToolSearch } from "@zett/mcp"
 
 const tools = (n: number) =>
-  Array.from({ length: n }, (_, i) =>
-    McpTool.fromTool("github", { name: `op_${i}`, description: `Operation number ${i}` }, { namespace: true }))
+  Array.from(
+    { length: n },
+    (_, i) => McpTool.fromTool("github", { name: `op_${i}`, description: `Operation number ${i}` }, { namespace: true })
+  )
 
 describe("McpToolSearch", () => {
   it("searches past the threshold (more than 40 tools or about 20,000 tokens) in auto mode, always or never as asked", () => {

@@ -5,11 +5,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import { LanguageModel, Prompt, type Response } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { fakeFactory, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string, extra: McpServerConfig.Extra = {}) =>
   McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}`, ...extra })

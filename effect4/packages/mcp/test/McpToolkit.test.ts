@@ -5,6 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpError, McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
+import { captureLogs } from "@zett/testing-core/CapturedLogs"
+import { fakeFactory, type FakeServer, text, tool } from "@zett/testing-core/FakeMcp"
 import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,8 +15,6 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
-import { fakeFactory, type FakeServer, text, tool } from "./utils/fakeMcp.js"
-import { captureLogs } from "./utils/logs.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 

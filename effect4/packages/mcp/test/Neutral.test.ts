@@ -1,8 +1,7 @@
 /**
  * The core package stays neutral: the 3 line's checks of its sources (no Node module, no platform or driver package,
- * only types from the SDK, no side table), every assertion kept. The 3 line's checks of its tests (no driver or SDK
- * through `@zett/testing-core`) have no counterpart yet: this line's core tests take types from the SDK in four
- * files and there is no `@zett/testing-core` on this line.
+ * only types from the SDK, no side table) and of its tests (no driver and no SDK, themselves or through this line's
+ * `@zett/testing-core`; no driver among the dependencies), every assertion kept.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -11,6 +10,8 @@ import { fileURLToPath } from "node:url"
 
 const test = Path.dirname(fileURLToPath(import.meta.url))
 const src = Path.join(test, "..", "src")
+const testingCore = Path.join(test, "..", "..", "testing-core")
+const testing = Path.join(testingCore, "src")
 
 const sources = (folder: string): Array<string> =>
   Fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -60,5 +61,47 @@ describe("the core package", () => {
       )
     )
     assert.deepStrictEqual(found, [])
+  })
+})
+
+describe("the core's tests", () => {
+  const driverOrSdk = (from: string) => from.startsWith("@modelcontextprotocol/") || from.startsWith("@zett/mcp-")
+
+  /** What a module of `@zett/testing-core` imports of a driver or the SDK, itself or through the modules it imports. */
+  const reaches = (module: string, seen: Set<string> = new Set()): Array<string> => {
+    if (seen.has(module)) return []
+    seen.add(module)
+    return imports(Fs.readFileSync(Path.join(testing, `${module}.ts`), "utf8")).flatMap(({ from }) =>
+      driverOrSdk(from)
+        ? [`${module}: ${from}`]
+        : from.startsWith("./")
+        ? reaches(from.slice(2).replace(/\.js$/, ""), seen)
+        : []
+    )
+  }
+
+  it("import no driver and no SDK, themselves or through @zett/testing-core, and nothing of @zett/testing", () => {
+    const files = sources(test)
+    assert.isAbove(files.length, 10)
+    const found = files.flatMap((file) =>
+      imports(Fs.readFileSync(file, "utf8")).flatMap(({ from }) =>
+        driverOrSdk(from) || from.startsWith("@zett/testing/")
+          ? [`${Path.relative(test, file)}: ${from}`]
+          : from.startsWith("@zett/testing-core/")
+          ? reaches(from.slice("@zett/testing-core/".length)).map((path) => `${Path.relative(test, file)}: ${path}`)
+          : []
+      )
+    )
+    assert.deepStrictEqual(found, [])
+  })
+
+  it("need no driver installed: the core's dev dependencies and @zett/testing-core's dependencies name none", () => {
+    const dependencies = (folder: string) => {
+      const pkg = JSON.parse(Fs.readFileSync(Path.join(folder, "package.json"), "utf8"))
+      return Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+    }
+    const names = [...dependencies(Path.join(test, "..")), ...dependencies(testingCore)]
+    assert.include(names, "@zett/testing-core")
+    assert.deepStrictEqual(names.filter((name) => name.startsWith("@zett/mcp-") || name === "@zett/testing"), [])
   })
 })

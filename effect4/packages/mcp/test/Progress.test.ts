@@ -8,12 +8,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig } from "@zett/mcp"
+import { agentWith, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, text, tool } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, toolMessages } from "./utils/fakeAgent.js"
-import { fakeFactory, text, tool } from "./utils/fakeMcp.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 

@@ -3,14 +3,13 @@
  * rules. How a driver routes a server's request to them is the driver's test.
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { CreateMessageRequestParams } from "@modelcontextprotocol/client"
 import { ScriptedModel } from "@zett/agent"
 import { McpElicitation, McpRoots, McpSampling } from "@zett/mcp"
 import * as Effect from "effect/Effect"
 import * as Path from "effect/Path"
 import * as PubSub from "effect/PubSub"
 
-const ask = (params: Partial<CreateMessageRequestParams> = {}): McpSampling.Request => ({
+const ask = (params: Partial<McpSampling.Request["params"]> = {}): McpSampling.Request => ({
   server: "s",
   params: { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 100, ...params }
 })
@@ -43,7 +42,9 @@ describe("McpSampling", () => {
       const declining = McpSampling.make({ maxTokens: 50, maxCallsPerRequest: 5, approve: () => Effect.succeed(false) })
       const declined = yield* Effect.flip(declining.handle(ask({ maxTokens: 10 })).pipe(Effect.provide(model)))
       assert.deepStrictEqual([declined.reason, declined.code], ["Declined", -1])
-      const noModel = yield* Effect.flip(McpSampling.make({ maxTokens: 50, maxCallsPerRequest: 5 }).handle(ask({ maxTokens: 10 })))
+      const noModel = yield* Effect.flip(
+        McpSampling.make({ maxTokens: 50, maxCallsPerRequest: 5 }).handle(ask({ maxTokens: 10 }))
+      )
       assert.strictEqual(noModel.reason, "NoModel")
     }))
 })
@@ -74,7 +75,9 @@ describe("McpElicitation", () => {
         requestedSchema: { type: "object", properties: { name: { type: "string" } } }
       }
       assert.deepStrictEqual([none.offered, yield* none.handle(form)], [false, { action: "decline" }])
-      const made = yield* McpElicitation.make(() => Effect.succeed({ action: "accept", content: { name: "x" } } as const))
+      const made = yield* McpElicitation.make(() =>
+        Effect.succeed({ action: "accept", content: { name: "x" } } as const)
+      )
       assert.deepStrictEqual([made.offered, yield* made.handle(form)], [true, {
         action: "accept",
         content: { name: "x" }

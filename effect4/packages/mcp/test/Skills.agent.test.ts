@@ -11,12 +11,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent, type Message } from "@zett/agent"
 import { McpClientFactory, McpServerConfig, McpServers, type McpSkills, McpToolCache, McpToolkit } from "@zett/mcp"
 import { McpRequestError, McpSkillVerificationError } from "@zett/mcp/McpError"
+import { agentWith, type Recorded, systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, type FakeServer, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
-import { agentWith, type Recorded, systemOf, toolMessages } from "./utils/fakeAgent.js"
-import { type FakeServer, fakeFactory, tool } from "./utils/fakeMcp.js"
 
 /** The skills of the 3 line's server started with `--skills`, by their `SKILL.md` URIs. */
 const skills = {
@@ -127,7 +127,9 @@ const skillsServer = () => {
             if (bytes.length !== listed.size) return refuse(uri, "size", `${bytes.length} bytes, ${listed.size} listed`)
             if (digestOf(bytes) !== listed.digest) return refuse(uri, "digest", "the digest is not the listed one")
             const text = new TextDecoder().decode(bytes)
-            const { body, frontmatter } = uri === skill.uri ? frontmatterOf(text) : { frontmatter: undefined, body: undefined }
+            const { body, frontmatter } = uri === skill.uri
+              ? frontmatterOf(text)
+              : { frontmatter: undefined, body: undefined }
             if (
               frontmatter !== undefined &&
               (frontmatter.name !== skill.frontmatter.name || frontmatter.description !== skill.frontmatter.description)
@@ -284,7 +286,9 @@ describe("skills in the agent", () => {
 
 /** A toolkit tool's final result, as `LanguageModel.generateText` would read it. */
 const handle = (mcp: McpToolkit.McpToolkit, name: string, params: Record<string, unknown>) =>
-  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(Effect.map((results) => results.at(-1)!))
+  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(
+    Effect.map((results) => results.at(-1)!)
+  )
 
 describe("skills in McpToolkit", () => {
   it.effect("skills: true adds the index to the system text and shop__load_skill to the toolkit; a refused file is a failure result", () =>

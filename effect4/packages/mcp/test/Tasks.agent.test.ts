@@ -12,13 +12,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import type { Extension, Message } from "@zett/agent"
 import { McpClientFactory, McpServerConfig, McpServers, McpTask, McpToolCache, McpToolkit } from "@zett/mcp"
+import { agentWith, type Recorded, toolMessages } from "@zett/testing-core/FakeAgent"
+import { fakeFactory, type FakeServer, tool } from "@zett/testing-core/FakeMcp"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
-import { agentWith, type Recorded, toolMessages } from "./utils/fakeAgent.js"
-import { type FakeServer, fakeFactory, tool } from "./utils/fakeMcp.js"
 
 /**
  * A server `tasks` whose `build` ({ steps, text }) runs as a task that completes with `built <text>` after `steps`
@@ -362,7 +362,9 @@ describe("tasks in the agent", () => {
 
 /** A toolkit tool's final result, as `LanguageModel.generateText` would read it. */
 const handle = (mcp: McpToolkit.McpToolkit, name: string, params: Record<string, unknown>) =>
-  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(Effect.map((results) => results.at(-1)!))
+  Effect.flatMap(mcp.toolkit.handle(name, params as never), Stream.runCollect).pipe(
+    Effect.map((results) => results.at(-1)!)
+  )
 
 const toolkitLayer = (fake: ReturnType<typeof taskServer>) =>
   Layer.mergeAll(

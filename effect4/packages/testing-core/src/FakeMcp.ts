@@ -1,5 +1,5 @@
 /**
- * Fake MCP servers for the core's tests (the 3 line's `@zett/testing/FakeMcp` on Effect 4): a client factory over
+ * Fake MCP servers for the core's tests (the 3 line's `@zett/testing-core/FakeMcp` on Effect 4): a client factory over
  * `McpClient.make` drivers (every delay an Effect sleep, so `TestClock` drives it) that counts connects, closes and
  * calls. It imports only the core: no driver, no SDK, no server.
  */
@@ -61,7 +61,11 @@ export const fakeFactory = (servers: Record<string, FakeServer>) => {
         Effect.sync(() => void (stats.closes[server.name] = (stats.closes[server.name] ?? 0) + 1))
       )
       if (fake === undefined) {
-        return yield* new McpError.McpConnectError({ server: server.name, reason: "Start", description: "unknown server" })
+        return yield* new McpError.McpConnectError({
+          server: server.name,
+          reason: "Start",
+          description: "unknown server"
+        })
       }
       if (fake.connectDelay !== undefined) yield* Effect.sleep(fake.connectDelay)
       if (fake.connectError !== undefined) {

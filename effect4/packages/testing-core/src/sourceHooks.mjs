@@ -2,8 +2,7 @@
 // siblings by the name they have once built).
 import { register } from "node:module"
 
-register(
-  "data:text/javascript," + encodeURIComponent(`
+const hook = `
     export async function resolve(specifier, context, next) {
       try {
         return await next(specifier, context)
@@ -14,5 +13,6 @@ register(
         throw error
       }
     }
-  `)
-)
+`
+
+register("data:text/javascript," + encodeURIComponent(hook.toWellFormed()))

@@ -1,5 +1,5 @@
 /**
- * A tool cache over tool lists alone (the 3 line's `@zett/testing/ToolListCache`): what the cache tests read.
+ * A tool cache over tool lists alone (the 3 line's `@zett/testing-core/ToolListCache`): what the cache tests read.
  */
 import type { McpTool } from "@zett/mcp/McpTool"
 import * as McpToolCache from "@zett/mcp/McpToolCache"

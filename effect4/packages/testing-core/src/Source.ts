@@ -1,3 +1,6 @@
+/**
+ * How a test runs this workspace's TypeScript sources in a child process (the 3 line's `@zett/testing-core/Source`).
+ */
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 

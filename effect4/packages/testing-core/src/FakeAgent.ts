@@ -1,6 +1,6 @@
 /**
- * An agent with the MCP extension over fake servers (`fakeMcp.ts`) and a scripted model that records every model
- * request, and readers of a recorded request's system and tool messages: the 3 line's `@zett/testing/FakeMcp`
+ * An agent with the MCP extension over fake servers (`FakeMcp`) and a scripted model that records every model
+ * request, and readers of a recorded request's system and tool messages: the 3 line's `@zett/testing-core/FakeMcp`
  * `agentWith` on Effect 4. It imports only the core and the agent: no driver, no SDK, no server.
  */
 import { Agent, type Extension, type Message, ScriptedModel } from "@zett/agent"
