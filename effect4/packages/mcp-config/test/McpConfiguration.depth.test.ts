@@ -15,8 +15,8 @@ import * as Utils from "./utils.js"
 const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 const objects = (levels: number) => `${"{\"k\":".repeat(levels)}1${"}".repeat(levels)}`
 
-// a valid server beside the deep entry (the Effect 3 line's test also checks that the driver starts nothing for
-// it; this line has no driver yet)
+// a valid server beside the deep entry (that the driver starts nothing for it is checked through the driver, in
+// mcp-node/test/McpConfiguration.depth.test.ts: this package cannot depend on the driver)
 const healthy = JSON.stringify({ command: process.execPath, args: ["server.js", "stdio"] })
 
 /** The files of each case: the text, and the entry and column the refusal names. */
