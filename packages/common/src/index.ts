@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as AwsEventStream from "./AwsEventStream.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as EditDistance from "./EditDistance.js"
 
 /**

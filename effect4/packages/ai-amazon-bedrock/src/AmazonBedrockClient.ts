@@ -6,6 +6,7 @@
  * @since 1.0.0
  */
 import { AiProvider } from "@zett/ai"
+import { AwsEventStream } from "@zett/common"
 import type * as AiError from "effect/ai/AiError"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"
@@ -50,60 +51,12 @@ const module = "AmazonBedrockClient"
 
 /**
  * One decoded message of the event stream: its string headers (`:event-type`, `:message-type`, ...) and its
- * payload.
+ * payload (`@zett/common`'s `AwsEventStream`, which splits the bytes into messages).
  *
  * @since 1.0.0
  * @category models
  */
-export interface EventMessage {
-  readonly headers: Record<string, string>
-  readonly payload: Uint8Array
-}
-
-const decoder = new TextDecoder()
-
-/**
- * Splits bytes into event-stream messages: a 12-byte prelude (total length, headers length, CRC), the headers
- * (name length, name, type 7 = string with a 2-byte length; other types skipped by their size), the payload and a
- * 4-byte CRC. The CRCs are not checked: TLS already protects the bytes.
- */
-const makeFramer = () => {
-  let buffer = new Uint8Array(0)
-  return (chunk: Uint8Array): Array<EventMessage> => {
-    const joined = new Uint8Array(buffer.length + chunk.length)
-    joined.set(buffer)
-    joined.set(chunk, buffer.length)
-    buffer = joined
-    const out: Array<EventMessage> = []
-    while (buffer.length >= 12) {
-      const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-      const total = view.getUint32(0)
-      const headersLength = view.getUint32(4)
-      if (buffer.length < total) break
-      const headers: Record<string, string> = {}
-      let at = 12
-      const end = 12 + headersLength
-      while (at < end) {
-        const nameLength = view.getUint8(at)
-        const name = decoder.decode(buffer.subarray(at + 1, at + 1 + nameLength))
-        at += 1 + nameLength
-        const type = view.getUint8(at)
-        at += 1
-        const fixed: Record<number, number> = { 0: 0, 1: 0, 2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16 }
-        if (type === 6 || type === 7) {
-          const length = view.getUint16(at)
-          if (type === 7) headers[name] = decoder.decode(buffer.subarray(at + 2, at + 2 + length))
-          at += 2 + length
-        } else {
-          at += fixed[type] ?? 0
-        }
-      }
-      out.push({ headers, payload: buffer.slice(end, total - 4) })
-      buffer = buffer.slice(total)
-    }
-    return out
-  }
-}
+export type EventMessage = AwsEventStream.EventMessage
 
 /**
  * @since 1.0.0
@@ -126,7 +79,7 @@ export const make = (options: Options): Effect.Effect<Service, never, HttpClient
               HttpClientRequest.bodyJsonUnsafe(body)
             ),
             module
-          ).pipe(Stream.map(makeFramer()), Stream.flattenIterable)
+          ).pipe(Stream.map(AwsEventStream.makeFramer()), Stream.flattenIterable)
         )
     })
   )
