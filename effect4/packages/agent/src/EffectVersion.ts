@@ -14,31 +14,47 @@
  */
 export {
   /**
+   * The `effect` package that `import "effect/..."` in the module at `from` (a `file:` URL) loads, found as Node
+   * finds it, without loading it; `undefined` when there is none.
+   *
    * @since 1.0.0
    * @category constructors
    */
   find,
   /**
+   * The `effect` package a module would load: its version and folder.
+   *
    * @since 1.0.0
    * @category models
    */
   type Found,
   /**
+   * The installed entry's work: `refuseUnsupported`, then the package's `index.js` (next to `entry`), with
+   * `require()` of an ES module.
+   *
    * @since 1.0.0
    * @category utils
    */
   loadIndex,
   /**
+   * The refusal: which package, the Effect found and where, the range it supports and what to install.
+   *
    * @since 1.0.0
    * @category utils
    */
   message,
   /**
+   * Throws an `Error` with `message` when the Effect that the package of `entry` would load is outside its
+   * `peerDependencies` range.
+   *
    * @since 1.0.0
    * @category utils
    */
   refuseUnsupported,
   /**
+   * Whether `version` is in `range`, a caret (`^3.21.0`) or tilde (`~4.1.5`) range as Zett's `peerDependencies`
+   * write them.
+   *
    * @since 1.0.0
    * @category predicates
    */
