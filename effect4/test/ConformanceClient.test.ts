@@ -17,13 +17,13 @@ import { pathToFileURL } from "node:url"
 
 const driver = Path.join(import.meta.dirname, "..", "conformance", "client.ts")
 
-// the driver from its TypeScript sources, as the packages' tests start children (packages/mcp/test/utils/source.ts)
+// the driver from its TypeScript sources, as the packages' tests start children (@zett/testing-core/Source)
 const nodeArgs = [
   "--conditions=@zett/source",
   "--experimental-transform-types",
   "--no-warnings=ExperimentalWarning",
   "--import",
-  pathToFileURL(Path.join(import.meta.dirname, "..", "packages", "mcp", "test", "utils", "sourceHooks.mjs")).href
+  pathToFileURL(Path.join(import.meta.dirname, "..", "packages", "testing-core", "src", "sourceHooks.mjs")).href
 ]
 
 type Broken = "isError" | "throws" | "down" | undefined

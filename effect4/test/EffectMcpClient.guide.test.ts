@@ -20,13 +20,13 @@ const blocks = Array.from(Fs.readFileSync(guide, "utf8").matchAll(/```typescript
 /** What a block says it prints, in order. */
 const expected = (code: string) => Array.from(code.matchAll(/console\.log\(.*\) \/\/ (.+)$/gm), (m) => m[1]!)
 
-// the packages from their TypeScript sources, as the driver's tests start children (packages/mcp/test/utils/source.ts)
+// the packages from their TypeScript sources, as the driver's tests start children (@zett/testing-core/Source)
 const nodeArgs = [
   "--conditions=@zett/source",
   "--experimental-transform-types",
   "--no-warnings=ExperimentalWarning",
   "--import",
-  pathToFileURL(Path.join(import.meta.dirname, "..", "packages", "mcp", "test", "utils", "sourceHooks.mjs")).href
+  pathToFileURL(Path.join(import.meta.dirname, "..", "packages", "testing-core", "src", "sourceHooks.mjs")).href
 ]
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>

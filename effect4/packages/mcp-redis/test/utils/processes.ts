@@ -79,7 +79,7 @@ export const nodeArgs: ReadonlyArray<string> = [
   "--experimental-transform-types",
   "--no-warnings=ExperimentalWarning",
   "--import",
-  pathToFileURL(Path.join(import.meta.dirname, "..", "..", "..", "mcp", "test", "utils", "sourceHooks.mjs")).href
+  pathToFileURL(Path.join(import.meta.dirname, "..", "..", "..", "testing-core", "src", "sourceHooks.mjs")).href
 ]
 
 /** Whether `check` holds within `within` ms (polled every 20 ms): for what another process reports asynchronously. */
