@@ -6,6 +6,8 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { McpTokenStore } from "@zett/mcp-auth"
+import { captureLogs } from "@zett/testing-core/CapturedLogs"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -14,8 +16,6 @@ import * as Option from "effect/Option"
 import * as PlatformError from "effect/PlatformError"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { captureLogs } from "./utils/logs.js"
-import * as TempDir from "./utils/tempDir.js"
 import { entry, garbage, issuer, key } from "./utils/tokenEntries.js"
 
 describe("McpTokenStore", () => {

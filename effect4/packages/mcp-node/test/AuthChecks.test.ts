@@ -11,9 +11,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { captureLogs } from "@zett/testing-core/CapturedLogs"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { captureLogs } from "./utils/logs.js"
 import * as OAuthServer from "./utils/oauthServer.js"
 
 const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>

@@ -8,15 +8,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import { captureLogs } from "@zett/testing-core/CapturedLogs"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as DpopProofs from "./utils/dpopProofs.js"
-import { captureLogs } from "./utils/logs.js"
 import * as OAuthServer from "./utils/oauthServer.js"
-import * as TempDir from "./utils/tempDir.js"
 
 const robot = { clients: [{ client_id: "robot", client_secret: "robot-secret" }] }
 const robotAuth = (dpop?: boolean): McpServerConfig.AuthInput => ({

@@ -11,6 +11,7 @@ import type { McpError } from "@zett/mcp"
 import { McpClientFactory, McpExtension, McpServerConfig, McpServers, McpToolResult } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, NodeMcpExtension, ProcessGroups } from "@zett/mcp-node"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -19,7 +20,6 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as OAuthServer from "./utils/oauthServer.js"
-import * as TempDir from "./utils/tempDir.js"
 
 const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {}) =>
   Effect.gen(function*() {

@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig } from "@zett/mcp"
 import { McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -15,7 +16,6 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Util from "node:util"
 import * as OAuthServer from "./utils/oauthServer.js"
-import * as TempDir from "./utils/tempDir.js"
 
 const { privateKey, publicKey } = Crypto.generateKeyPairSync("ec", { namedCurve: "P-256" })
 

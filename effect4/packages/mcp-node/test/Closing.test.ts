@@ -8,13 +8,13 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
-import * as TempDir from "./utils/tempDir.js"
-import * as Faults from "./utils/faults.js"
-import * as McpLayers from "./utils/mcpLayers.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
+import * as Faults from "./utils/faults.js"
+import * as McpLayers from "./utils/mcpLayers.js"
 
 /**
  * Five servers that ignore the end of their input (and SIGTERM) discovered in one request, with or without

@@ -10,15 +10,15 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
-import * as TempDir from "./utils/tempDir.js"
-import * as FaultyServer from "./utils/faults.js"
-import * as ModernServers from "./utils/modernServers.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Persistence } from "effect/persistence"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
+import * as FaultyServer from "./utils/faults.js"
+import * as ModernServers from "./utils/modernServers.js"
 
 const record = Effect.map(TempDir.make("zett-verdicts-"), (dir) => Path.join(dir, "record.jsonl"))
 

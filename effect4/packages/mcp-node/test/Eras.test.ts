@@ -11,14 +11,14 @@ import { ScriptedModel } from "@zett/agent"
 import type { McpError } from "@zett/mcp"
 import { McpClient, McpClientFactory, McpElicitation, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as TempDir from "./utils/tempDir.js"
-import * as FaultyServer from "./utils/faults.js"
-import * as ModernServers from "./utils/modernServers.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Errors from "../src/internal/errors.js"
+import * as FaultyServer from "./utils/faults.js"
+import * as ModernServers from "./utils/modernServers.js"
 
 /** Connects to each of `servers` in turn through one factory (its verdicts kept), listing and calling `echo`. */
 const connectAndCall = (...servers: ReadonlyArray<McpServerConfig.McpServerConfig>) =>

@@ -5,6 +5,7 @@
  * normally, and no server process (the wrapper nor its child) survives.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
@@ -12,7 +13,6 @@ import * as Path from "node:path"
 import { faultyServer, node, withMarker, wrapper } from "./utils/faults.js"
 import * as Processes from "./utils/processes.js"
 import { FixtureError } from "./utils/servers.js"
-import * as Source from "./utils/source.js"
 
 // this line's own host programs (the 3 line's fixtures/servers/runmain-host.ts and plain-host.ts on Effect 4)
 const fixtures = Path.join(import.meta.dirname, "fixtures")

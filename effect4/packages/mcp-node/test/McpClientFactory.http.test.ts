@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, type McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { makeLogCapture } from "@zett/testing-core/CapturedLogs"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -12,7 +13,6 @@ import * as Formatter from "effect/Formatter"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as Util from "node:util"
-import { makeLogCapture } from "./utils/logs.js"
 import * as Processes from "./utils/processes.js"
 
 const sdkFactory = (options?: NodeMcpClientFactory.Options) => NodeMcpClientFactory.layer(options)

@@ -5,6 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import { makeLogCapture } from "@zett/testing-core/CapturedLogs"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -14,10 +16,8 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { makeLogCapture } from "./utils/logs.js"
 import * as Processes from "./utils/processes.js"
 import { FixtureError, fixtures as sharedFixtures, wrapper } from "./utils/servers.js"
-import * as Source from "./utils/source.js"
 
 const fixtures = Path.join(import.meta.dirname, "fixtures")
 const probe = Path.join(sharedFixtures, "probe-server.mjs")

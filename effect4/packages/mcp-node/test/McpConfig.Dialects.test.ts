@@ -11,10 +11,7 @@ import { Agent, ScriptedModel } from "@zett/agent"
 import type { Message } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
 import { McpInputs } from "@zett/mcp-config"
-import { systemOf, toolMessages } from "./utils/fakeMcp.js"
-import * as McpLayers from "./utils/mcpLayers.js"
-import * as Processes from "./utils/processes.js"
-import * as RecordingServer from "./utils/recordingServer.js"
+import { systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,6 +21,9 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as McpLayers from "./utils/mcpLayers.js"
+import * as Processes from "./utils/processes.js"
+import * as RecordingServer from "./utils/recordingServer.js"
 import { configFixtures } from "./utils/servers.js"
 
 const require = createRequire(import.meta.url)
@@ -87,7 +87,9 @@ const request = (
   calls: ReadonlyArray<string>,
   options?: { readonly inputs?: Layer.Layer<never> }
 ): Effect.Effect<Outcome> => {
-  const seen: Array<{ messages: ReadonlyArray<Message.Message>; tools: ReadonlyArray<{ name: string; parameters: unknown }> }> = []
+  const seen: Array<
+    { messages: ReadonlyArray<Message.Message>; tools: ReadonlyArray<{ name: string; parameters: unknown }> }
+  > = []
   const logs: Array<string> = []
   const started: Array<{ readonly command: string; readonly env: Record<string, string> }> = []
   const layer = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(

@@ -7,6 +7,7 @@
  * `mcp-config/test/McpConfiguration.depth.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
@@ -14,7 +15,6 @@ import * as Path from "node:path"
 import * as McpLayers from "./utils/mcpLayers.js"
 import * as Processes from "./utils/processes.js"
 import { npmServer } from "./utils/servers.js"
-import * as TempDir from "./utils/tempDir.js"
 
 const arrays = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`
 const objects = (levels: number) => `${"{\"k\":".repeat(levels)}1${"}".repeat(levels)}`

@@ -8,8 +8,7 @@ import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import { systemOf, toolMessages } from "./utils/fakeMcp.js"
-import * as McpLayers from "./utils/mcpLayers.js"
+import { systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -19,6 +18,7 @@ import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { z } from "zod"
 import { withMarker } from "./utils/faults.js"
+import * as McpLayers from "./utils/mcpLayers.js"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")

@@ -13,6 +13,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpServers, McpToolCache, McpToolkit } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
+import * as Source from "@zett/testing-core/Source"
+import * as TempDir from "@zett/testing-core/TempDir"
 import { LanguageModel, Prompt, type Response, Tool as AiTool } from "effect/ai"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -28,8 +30,6 @@ import * as Handled from "./utils/handled.js"
 import * as Processes from "./utils/processes.js"
 import { node, npmServer } from "./utils/servers.js"
 import { shop } from "./utils/shopServer.js"
-import * as Source from "./utils/source.js"
-import * as TempDir from "./utils/tempDir.js"
 
 const usage = { inputTokens: { total: 1 }, outputTokens: { total: 1 } }
 const calls = (...list: ReadonlyArray<[string, string, unknown]>): ReadonlyArray<Response.PartEncoded> => [

@@ -18,8 +18,7 @@ import { Scrubber } from "@zett/agent"
 import type { McpClient } from "@zett/mcp"
 import { McpClientFactory, McpError, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
-import { logged } from "./utils/logs.js"
-import * as RecordingTracer from "./utils/recordingTracer.js"
+import { logged } from "@zett/testing-core/CapturedLogs"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -32,6 +31,7 @@ import * as Scope from "effect/Scope"
 import * as TestClock from "effect/testing/TestClock"
 import * as Tracer from "effect/Tracer"
 import { z } from "zod"
+import * as RecordingTracer from "./utils/recordingTracer.js"
 
 const pages: ReadonlyArray<ReadonlyArray<string>> = [["a1", "a2"], ["b1"], ["c1", "c2"]]
 
@@ -201,7 +201,9 @@ describe("McpClient", () => {
       const scope = yield* Scope.make()
       const client = yield* connectTo(low, probe).pipe(Scope.provide(scope))
       const fiber = yield* Effect.forkChild(
-        client.callTool("block", {}).pipe(Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail("timed out") }))
+        client.callTool("block", {}).pipe(
+          Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail("timed out") })
+        )
       )
       yield* Deferred.await(probe.started)
       yield* TestClock.adjust("10 seconds")
@@ -377,7 +379,10 @@ describe("McpClient, exactly", () => {
       const client = NodeMcpClient.fromSdkClient(fake as never, { server: "fake" })
       // Effect 4 has no `Effect.cause`: the failure's cause is read from its exit
       const causeOf = <A, E>(self: Effect.Effect<A, E>) =>
-        Effect.map(Effect.exit(Effect.withTracer(self, tracer)), (exit) => Exit.isFailure(exit) ? exit.cause : Cause.empty)
+        Effect.map(
+          Effect.exit(Effect.withTracer(self, tracer)),
+          (exit) => Exit.isFailure(exit) ? exit.cause : Cause.empty
+        )
       const list = yield* causeOf(client.listTools())
       const call = yield* causeOf(client.callTool("x", {}))
       // the span's frame has no location; Effect 4 opens the error's own cause after it (` {`)
@@ -527,7 +532,9 @@ describe("McpClient.callWithin, the connection's timer", () => {
         Effect.flatMap((factory) => factory.connect(McpServerConfig.stdio({ name: "waiting", command: "unused" }))),
         Effect.provide(NodeMcpClientFactory.layerInMemory({ waiting: waiting(seen) }))
       )
-      const interrupted = yield* Effect.forkChild(client.callWithin("wait", { label: "interrupted" }, limits("1 minute")))
+      const interrupted = yield* Effect.forkChild(
+        client.callWithin("wait", { label: "interrupted" }, limits("1 minute"))
+      )
       yield* until(() => seen.started.includes("interrupted"))
       yield* Fiber.interrupt(interrupted)
       yield* until(() => seen.cancelled.includes("interrupted"))

@@ -6,10 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { FixtureError } from "./utils/servers.js"
-import * as Source from "./utils/source.js"
-import { faultyServer, withMarker, wrapper } from "./utils/faults.js"
-import * as Processes from "./utils/processes.js"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -17,6 +14,9 @@ import * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
+import { faultyServer, withMarker, wrapper } from "./utils/faults.js"
+import * as Processes from "./utils/processes.js"
+import { FixtureError } from "./utils/servers.js"
 
 const events = ["exit", "SIGINT", "SIGTERM", "SIGHUP"] as const
 

@@ -6,12 +6,12 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as TempDir from "./utils/tempDir.js"
-import * as Processes from "./utils/processes.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import * as Processes from "./utils/processes.js"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")

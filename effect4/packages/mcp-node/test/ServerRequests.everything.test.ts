@@ -7,15 +7,15 @@ import { Agent, ScriptedModel } from "@zett/agent"
 import type { Message, Model } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import type { McpElicitation } from "@zett/mcp"
-import { toolMessages } from "./utils/fakeMcp.js"
-import * as McpLayers from "./utils/mcpLayers.js"
-import * as Processes from "./utils/processes.js"
+import { toolMessages } from "@zett/testing-core/FakeAgent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Crypto from "node:crypto"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { withMarker } from "./utils/faults.js"
+import * as McpLayers from "./utils/mcpLayers.js"
+import * as Processes from "./utils/processes.js"
 
 const require = createRequire(import.meta.url)
 const everything = Path.join(

@@ -8,10 +8,10 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { McpClientFactory, McpServerConfig, McpSkills } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as TempDir from "./utils/tempDir.js"
-import * as ModernServers from "./utils/modernServers.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Path from "node:path"
+import * as ModernServers from "./utils/modernServers.js"
 
 const { skills } = ModernServers
 

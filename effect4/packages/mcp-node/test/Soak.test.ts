@@ -3,10 +3,10 @@
  * and heap measurements see nothing of the test runner: every request is accounted for and nothing leaks.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Source from "@zett/testing-core/Source"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
-import * as Source from "./utils/source.js"
 
 const root = Path.join(import.meta.dirname, "..")
 
@@ -14,7 +14,14 @@ const runSoak = (count: number) =>
   Effect.callback<{ readonly stdout: string; readonly stderr: string; readonly code: number | null }>((resume) => {
     const child = ChildProcess.spawn(
       process.execPath,
-      ["--expose-gc", ...Source.nodeArgs, Path.join(root, "test", "fixtures", "soak.ts"), "--count", String(count), "--json"],
+      [
+        "--expose-gc",
+        ...Source.nodeArgs,
+        Path.join(root, "test", "fixtures", "soak.ts"),
+        "--count",
+        String(count),
+        "--json"
+      ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] }
     )
     let stdout = ""

@@ -10,12 +10,12 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
 import type { RawClientDispatch } from "@modelcontextprotocol/ext-tasks/client"
-import * as TempDir from "./utils/tempDir.js"
+import * as TempDir from "@zett/testing-core/TempDir"
+import * as Effect from "effect/Effect"
+import * as Path from "node:path"
 import * as Faults from "./utils/faults.js"
 import * as Processes from "./utils/processes.js"
 import * as TaskServer from "./utils/taskServer.js"
-import * as Effect from "effect/Effect"
-import * as Path from "node:path"
 
 type Json = Record<string, unknown>
 type Answer = { readonly result: Json } | {

@@ -20,21 +20,21 @@ import {
 import type { McpError } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
-import * as TempDir from "./utils/tempDir.js"
-import { settle, sleepingUntil, until } from "./utils/realTime.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Handled from "./utils/handled.js"
-import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import { Persistence } from "effect/persistence"
 import * as Option from "effect/Option"
+import { Persistence } from "effect/persistence"
+import * as Result from "effect/Result"
 import * as TestClock from "effect/testing/TestClock"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import * as Handled from "./utils/handled.js"
+import { settle, sleepingUntil, until } from "./utils/realTime.js"
 
 const require = createRequire(import.meta.url)
 const everything = Path.join(
@@ -178,7 +178,9 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
       const client = yield* connectTo(legacyServer(file, "--poll-interval=5000"))
       yield* McpClient.listAll(client)
       const seen: Array<McpTask.Task> = []
-      const fiber = yield* Effect.forkChild(client.callTool("finishes", { text: "slow" }, { onTask: (t) => seen.push(t) }))
+      const fiber = yield* Effect.forkChild(
+        client.callTool("finishes", { text: "slow" }, { onTask: (t) => seen.push(t) })
+      )
       yield* until(() => seen.length === 1)
       const taskId = seen[0]!.taskId
       assert.strictEqual(seen[0]!.pollIntervalMs, 5_000)
@@ -248,7 +250,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         const taskId = seen[0]!.taskId
         yield* until(() => gets(file, taskId) >= 1)
         yield* Fiber.interrupt(fiber)
-      const exit = yield* Fiber.await(fiber)
+        const exit = yield* Fiber.await(fiber)
         assert.isTrue(Exit.hasInterrupts(exit))
         assert.include(taskRequests(file, taskId), "tasks/cancel")
         assert.strictEqual((yield* client.tasks.get(taskId)).status, "cancelled")

@@ -9,20 +9,20 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import { toolMessages } from "./utils/fakeMcp.js"
-import * as McpLayers from "./utils/mcpLayers.js"
-import * as Processes from "./utils/processes.js"
-import { shop } from "./utils/shopServer.js"
+import { toolMessages } from "@zett/testing-core/FakeAgent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as References from "effect/References"
 import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import { createRequire } from "node:module"
 import type * as Net from "node:net"
 import * as Path from "node:path"
 import { withMarker } from "./utils/faults.js"
+import * as McpLayers from "./utils/mcpLayers.js"
+import * as Processes from "./utils/processes.js"
+import { shop } from "./utils/shopServer.js"
 
 type Request = Parameters<Extract<ScriptedModel.Step, Function>>[0]
 
@@ -160,12 +160,11 @@ const everything = Path.join(
 const capture = () => {
   const lines: Array<{ message: string; server: unknown }> = []
   const layer = Logger.layer([Logger.make(({ fiber, message }) =>
-      void lines.push({
-        message: String(Array.isArray(message) ? message[0] : message),
-        server: fiber.getRef(References.CurrentLogAnnotations)["mcp.server"]
-      })
-    )
-  ])
+    void lines.push({
+      message: String(Array.isArray(message) ? message[0] : message),
+      server: fiber.getRef(References.CurrentLogAnnotations)["mcp.server"]
+    })
+  )])
   return { lines, layer }
 }
 

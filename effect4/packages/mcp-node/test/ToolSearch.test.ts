@@ -8,14 +8,14 @@ import { McpServer } from "@modelcontextprotocol/server"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import { systemOf, toolMessages } from "./utils/fakeMcp.js"
-import * as McpLayers from "./utils/mcpLayers.js"
+import { systemOf, toolMessages } from "@zett/testing-core/FakeAgent"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as McpLayers from "./utils/mcpLayers.js"
 
 const require = createRequire(import.meta.url)
 const entry = (name: string) => Path.join(Path.dirname(require.resolve(`${name}/package.json`)), "dist", "index.js")

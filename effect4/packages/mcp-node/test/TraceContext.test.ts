@@ -8,13 +8,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Tracing } from "@zett/agent"
 import { McpClient, McpClientFactory, type McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as TempDir from "./utils/tempDir.js"
-import * as ModernServers from "./utils/modernServers.js"
-import * as RecordingTracer from "./utils/recordingTracer.js"
+import * as TempDir from "@zett/testing-core/TempDir"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
+import * as ModernServers from "./utils/modernServers.js"
+import * as RecordingTracer from "./utils/recordingTracer.js"
 
 const session = (server: McpServerConfig.McpServerConfig) =>
   Effect.scoped(Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServerConfig, McpToolCache } from "@zett/mcp"
 import type { McpTool } from "@zett/mcp"
 import { McpRedis, RedisToolCache } from "@zett/mcp-redis"
+import * as ToolListCache from "@zett/testing-core/ToolListCache"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,9 +11,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/testing/TestClock"
 import { Redis } from "ioredis"
-import * as RedisServer from "./utils/redisServer.js"
 import { captureLogs } from "./utils/logs.js"
-import * as ToolListCache from "./utils/toolListCache.js"
+import * as RedisServer from "./utils/redisServer.js"
 
 const headerSecret = "hdr-5ecret-0f-the-header"
 const envSecret = "env-5ecret-0f-the-process"
@@ -57,7 +57,10 @@ const cacheOn = (
   Effect.flatMap(
     Layer.build(McpRedis.layer({ url, ...connection })),
     (context) =>
-      Effect.map(Effect.provideContext(RedisToolCache.make({ ttl: "5 minutes", ...options }), context), ToolListCache.of)
+      Effect.map(
+        Effect.provideContext(RedisToolCache.make({ ttl: "5 minutes", ...options }), context),
+        ToolListCache.of
+      )
   )
 
 const rawClient = (url: string) =>
@@ -331,7 +334,9 @@ describe("McpRedis.layerPersistence", () => {
         Layer.provide(McpRedis.layerPersistence),
         Layer.provide(McpRedis.layer({ url: Redacted.make(redis.url), prefix: "fleet-a:" }))
       )
-      const cache = ToolListCache.of(yield* Effect.provideContext(Effect.service(McpToolCache.McpToolCache), yield* Layer.build(layer)))
+      const cache = ToolListCache.of(
+        yield* Effect.provideContext(Effect.service(McpToolCache.McpToolCache), yield* Layer.build(layer))
+      )
       yield* cache.lookup(key, discover)
       const raw = yield* rawClient(redis.url)
       while ((yield* Effect.promise(() => raw.keys("fleet-a:tools:*"))).length === 0) yield* Effect.sleep("10 millis")
@@ -339,7 +344,9 @@ describe("McpRedis.layerPersistence", () => {
       const pttl = yield* Effect.promise(() => raw.pttl(stored!))
       assert.isAbove(pttl, 60_000)
       assert.isAtMost(pttl, 120_000)
-      const other = ToolListCache.of(yield* Effect.provideContext(Effect.service(McpToolCache.McpToolCache), yield* Layer.build(layer)))
+      const other = ToolListCache.of(
+        yield* Effect.provideContext(Effect.service(McpToolCache.McpToolCache), yield* Layer.build(layer))
+      )
       yield* other.lookup(key, discover)
       assert.strictEqual(stats.runs, 1)
       // invalidation reaches the store

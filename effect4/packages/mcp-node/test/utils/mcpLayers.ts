@@ -11,10 +11,10 @@ import type { McpClientFactory, McpError, McpExtension, McpRoots } from "@zett/m
 import { McpExtension as McpExtensionModule } from "@zett/mcp"
 import { McpConfiguration } from "@zett/mcp-config"
 import { NodeMcpExtension } from "@zett/mcp-node"
+import { recording } from "@zett/testing-core/FakeAgent"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import type * as Path from "effect/Path"
-import { recording } from "./fakeAgent.js"
 
 export type Options =
   & McpExtension.Options

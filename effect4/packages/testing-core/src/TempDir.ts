@@ -1,6 +1,6 @@
 /**
- * A temporary folder for the length of a scope: removed when the scope closes, whether the test passed,
- * failed or was interrupted.
+ * A temporary folder for the length of a scope (the 3 line's `@zett/testing-core/TempDir`): removed when the scope closes,
+ * whether the test passed, failed or was interrupted.
  */
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
