@@ -5,68 +5,16 @@
  * test reads. The 3 line's `@zett/testing/FakeProvider` and `ModelProbes`, as far as these tests use them, on
  * Effect 4.
  */
-import { Message, Model } from "@zett/agent"
+import type { Model } from "@zett/agent"
 import { AiModel } from "@zett/ai"
 import { AmazonBedrockClient, AmazonBedrockLanguageModel } from "@zett/ai-amazon-bedrock"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import { type FakeProvider, KEY, type Reply } from "@zett/testing-core/FakeProvider"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
-import * as TestClock from "effect/testing/TestClock"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"
 
-export const KEY = "sk-test-0123456789abcdefSECRET"
-
-export interface Seen {
-  readonly url: string
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: any
-}
-
-export type Reply = (res: Http.ServerResponse) => void | Promise<void>
-
-export interface FakeProvider {
-  readonly url: string
-  readonly requests: Array<Seen>
-}
-
-/** The server, for the length of the scope: the n-th request gets the n-th reply (the last one after that). */
-export const fakeProvider = (replies: ReadonlyArray<Reply>): Effect.Effect<FakeProvider, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly provider: FakeProvider; readonly server: Http.Server }>((resume) => {
-      const requests: Array<Seen> = []
-      const server = Http.createServer((req, res) => {
-        let text = ""
-        req.on("data", (chunk) => text += chunk)
-        req.on("end", () => {
-          requests.push({ url: req.url ?? "", headers: req.headers, body: text === "" ? undefined : JSON.parse(text) })
-          const reply = replies[Math.min(requests.length - 1, replies.length - 1)]!
-          void Promise.resolve(reply(res)).catch(() => res.destroy())
-        })
-      })
-      server.listen(0, "127.0.0.1", () =>
-        resume(Effect.succeed({
-          provider: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests },
-          server
-        })))
-    }),
-    ({ server }) =>
-      Effect.callback<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map(({ provider }) => provider))
-
-/** A JSON answer. */
-export const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { "content-type": "application/json", ...headers })
-  res.end(JSON.stringify(body))
-}
+export * from "@zett/testing-core/FakeProvider"
 
 export interface StreamScript {
   readonly text?: ReadonlyArray<string>
@@ -177,56 +125,3 @@ export const bedrockModel = (
     Layer.provide(AmazonBedrockClient.layer({ apiKey: key, apiUrl: provider.url })),
     Layer.provide(FetchHttpClient.layer)
   )
-
-/** The Model service of a layer, built in the current scope. */
-export const buildModel = <E>(layer: Layer.Layer<Model.Model, E>) =>
-  Effect.map(Layer.build(layer), (context) => Context.get(context, Model.Model))
-
-/** Two tools a provider's request is offered. */
-export const tools: Model.ModelRequest["tools"] = [
-  {
-    name: "fs__read_file",
-    description: "Reads a file",
-    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
-  },
-  { name: "math__add", description: "Adds", parameters: { type: "object", properties: { a: { type: "number" } } } }
-]
-
-/** A model request: the messages (one user message by default) and the tools offered (none by default). */
-export const request = (
-  messages: ReadonlyArray<Message.Message> = [Message.user("Hi")],
-  offered: Model.ModelRequest["tools"] = []
-): Model.ModelRequest => ({ messages, tools: offered, serverTools: [] })
-
-const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 5)))
-
-/** Waits (on real time: the work is IO) until `condition` holds; dies after about 5 seconds. */
-export const eventually = (condition: () => boolean, what: string): Effect.Effect<void> =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1000 && !condition(); i++) yield* pause
-    if (!condition()) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-  })
-
-// Effect 4's `TestClock` has no `sleeps()`: its implementation keeps the pending sleeps in a field of that name
-const sleepsOf = (clock: TestClock.TestClock): ReadonlyArray<{ readonly timestamp: number }> =>
-  (clock as unknown as { readonly sleeps: ReadonlyArray<{ readonly timestamp: number }> }).sleeps
-
-/** Waits until a fiber sleeps on the TestClock (a retry delay), then returns how long each pending sleep is, in ms. */
-export const pendingSleep: Effect.Effect<ReadonlyArray<number>> = TestClock.testClockWith((clock) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1000 && sleepsOf(clock).length === 0; i++) yield* pause
-    const now = clock.currentTimeMillisUnsafe()
-    const sleeps = sleepsOf(clock)
-    if (sleeps.length === 0) return yield* Effect.die(new Error("timed out waiting for a retry delay"))
-    return sleeps.map((sleep) => sleep.timestamp - now)
-  })
-)
-
-/** The lines logged at any level, as `LEVEL message`. */
-export const captureLogs = () => {
-  const lines: Array<string> = []
-  const logger = Logger.make(({ logLevel, message }) =>
-    void lines.push(`${logLevel.toUpperCase()} ${(Array.isArray(message) ? message : [message]).map(String).join(" ")}`)
-  )
-  return { lines, layer: Logger.layer([logger]) }
-}
