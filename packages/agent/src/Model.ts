@@ -31,6 +31,14 @@ export interface ModelRequest {
   readonly messages: ReadonlyArray<Message>
   readonly tools: ReadonlyArray<Definition>
   readonly serverTools: ReadonlyArray<ServerTool>
+  /**
+   * Tools held back until a search finds them (MCP tool search): a provider that loads tools itself may offer them
+   * unloaded beside `tools` (Anthropic's `defer_loading`, `AiModel`'s `deferLoading`); every other model ignores
+   * them. A name here may also be in `tools` (a tool a search has loaded).
+   */
+  readonly deferredTools?: ReadonlyArray<Definition> | undefined
+  /** The tool whose results name the tools a search loaded, as `{ "tools": [{ "name": ... }] }`. */
+  readonly toolSearch?: string | undefined
 }
 
 /**

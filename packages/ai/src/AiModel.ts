@@ -9,6 +9,7 @@ import type * as AiError from "@effect/ai/AiError"
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
 import { Message, Model } from "@zett/agent"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -56,7 +57,29 @@ export interface Options {
   readonly info?: Model.ModelInfo | undefined
   /** The level of the line each retry logs ("model unreachable, retrying in 2 s (1/3)"); default `Info`. */
   readonly retryLogLevel?: LogLevel.LogLevel | undefined
+  /**
+   * Offer a request's deferred tools (`ModelRequest.deferredTools`: what MCP tool search holds back) to the
+   * provider beside its tools, named in `DeferredTools` for a client that marks them for the provider's own
+   * deferred loading (`AnthropicToolSearch.transformClient`). Only with such a client: without one, every tool held
+   * back reaches the model as an ordinary tool. Default `false`: deferred tools are not sent.
+   */
+  readonly deferLoading?: boolean | undefined
 }
+
+/**
+ * The tools of the model request being sent that the provider should hold back until a search loads them, and the
+ * tool whose results name the tools a search loaded; `undefined` outside such a request. `AiModel` sets it (with
+ * `deferLoading`) around the provider's call, where a client transform reads it.
+ *
+ * @since 0.1.0
+ * @category deferred loading
+ */
+export class DeferredTools extends Context.Reference<DeferredTools>()("@zett/ai/AiModel/DeferredTools", {
+  defaultValue: (): {
+    readonly names: ReadonlySet<string>
+    readonly toolSearch: string | undefined
+  } | undefined => undefined
+}) {}
 
 const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
 
@@ -185,8 +208,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Stream.suspend(() => {
       let emitted = false
       const prompt = toPrompt(request.messages)
-      const toolkit = toToolkit(request.tools)
-      const offered = new Set(request.tools.map((tool) => tool.name))
+      const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
+      const deferredNames = new Set(deferred.map((tool) => tool.name))
+      // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
+      const tools = deferred.length === 0
+        ? request.tools
+        : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
+      const toolkit = toToolkit(tools)
+      const offered = new Set(tools.map((tool) => tool.name))
       const open = new Map<string, string>()
       const parts: Stream.Stream<Response.StreamPart<any>, AiError.AiError> = toolkit === undefined
         ? languageModel.streamText({ prompt })
@@ -212,9 +241,12 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
             )
         )
       )
-      const retried = retry === undefined
+      const sent = retry === undefined
         ? attempt
         : Stream.retry(attempt, retrySchedule(retry, () => emitted, options.retryLogLevel ?? LogLevel.Info))
+      const retried = deferred.length === 0
+        ? sent
+        : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
       const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
         `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
       )

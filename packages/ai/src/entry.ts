@@ -12,5 +12,6 @@ import type * as Index from "./index.js"
 
 export const {
   AiModel,
-  AiProvider
+  AiProvider,
+  AnthropicToolSearch
 } = loadIndex<typeof Index>(import.meta.url)

@@ -41,10 +41,11 @@ export const openAiModel = (
   options: Omit<AiModel.Options, "provider"> = {}
 ): Layer.Layer<Model.Model> => openAiLayer(`${provider.url}/v1`, options).pipe(Layer.provide(client))
 
-/** The Model on @effect/ai-anthropic against the fake provider. */
+/** The Model on @effect/ai-anthropic against the fake provider (with `transformClient` after the key's protection). */
 export const anthropicModel = (
   provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
+  options: Omit<AiModel.Options, "provider"> = {},
+  transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient = (client) => client
 ): Layer.Layer<Model.Model> =>
   AiModel.layer({
     ...options,
@@ -54,7 +55,11 @@ export const anthropicModel = (
   }).pipe(
     Layer.provide(AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" })),
     Layer.provide(
-      AnthropicClient.layer({ apiKey: key, apiUrl: provider.url, transformClient: AiProvider.protectSecrets([key]) })
+      AnthropicClient.layer({
+        apiKey: key,
+        apiUrl: provider.url,
+        transformClient: (client) => transformClient(AiProvider.protectSecrets([key])(client))
+      })
     ),
     Layer.provide(client)
   )

@@ -6,7 +6,7 @@
  * It imports only the core (`@zett/mcp`) and the agent: no driver, no SDK, no server. The same agent over the
  * Node driver and a configuration file is `McpLayers.agentWith`.
  */
-import { Agent, type Message, ScriptedModel } from "@zett/agent"
+import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, McpExtension, type McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
 import type * as Duration from "effect/Duration"
@@ -168,11 +168,9 @@ export const servers = (
 
 /** Records every model request of `steps` (its messages and tools) in `requests`. */
 export const recording = (steps: ReadonlyArray<ScriptedModel.Step>) => {
-  const requests: Array<
-    { messages: ReadonlyArray<Message.Message>; tools: ReadonlyArray<{ name: string; parameters: unknown }> }
-  > = []
+  const requests: Array<Model.ModelRequest> = []
   const recorded = steps.map((step): ScriptedModel.Step => (request) => {
-    requests.push({ messages: request.messages, tools: request.tools })
+    requests.push(request)
     return typeof step === "function" ? step(request) : step
   })
   return { recorded, requests }

@@ -216,6 +216,8 @@ interface SearchState {
   groups: ReadonlyArray<SearchTools.Group>
   /** How many tools were held back when the request started. */
   readonly deferred: number
+  /** The definitions of the held-back tools, for the version of the lists in `groups`. */
+  heldBack?: { readonly groups: ReadonlyArray<SearchTools.Group>; readonly definitions: ReadonlyArray<Tool.Definition> }
 }
 
 /** A request's state, in the request's context; discovery fills it in. */
@@ -625,6 +627,26 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     )
   }
 
+  /**
+   * The definitions of the tools held back when the request started, loaded since or not (a provider keeps them
+   * deferred, so that what it is offered stays the same through the run); made again when a list changes.
+   */
+  const heldBack = (state: RequestState, search: SearchState): ReadonlyArray<Tool.Definition> => {
+    if (search.heldBack?.groups === search.groups) return search.heldBack.definitions
+    const definitions = search.groups.flatMap((group) => {
+      const tools = state.registered.get(group.server.name) ?? []
+      return group.tools.flatMap((tool, i) => {
+        const agentTool = tools[i]
+        return agentTool === undefined || search.byName.get(agentTool.name) !== agentTool ||
+            SearchTools.alwaysLoaded(group, tool)
+          ? []
+          : [Tool.definition(agentTool)]
+      })
+    })
+    search.heldBack = { groups: search.groups, definitions }
+    return definitions
+  }
+
   /** `refreshServer` for each server that announced a change. */
   const refresh = (context: Extension.RunContext, state: RequestState) =>
     Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
@@ -679,6 +701,16 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
             if (current === undefined) return Effect.void
             const described = Effect.suspend(() => context.addState(describe(current)))
             return current.changed.size === 0 ? described : Effect.andThen(refresh(context, current), described)
+          },
+          // under tool search, what is held back goes with the request, for a provider that loads tools itself
+          onModelRequest: (_context, request, next) => {
+            const current = cell.state
+            if (current?.search === undefined) return next(request)
+            return next({
+              ...request,
+              deferredTools: heldBack(current, current.search),
+              toolSearch: McpToolSearch.toolName
+            })
           }
         }
       })

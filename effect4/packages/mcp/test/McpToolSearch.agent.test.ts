@@ -61,7 +61,9 @@ describe("tool search in the agent", () => {
       )
       // a server whose list failed is still named
       assert.include(system, "Unavailable MCP servers (their tools are missing): down (")
-      const search = requests[0]!.tools[0]! as { parameters: { properties: { server: { enum: Array<string> } } } }
+      const search = requests[0]!.tools[0]! as unknown as {
+        parameters: { properties: { server: { enum: Array<string> } } }
+      }
       assert.deepStrictEqual(search.parameters.properties.server.enum, ["github", "files"])
     }))
 
@@ -88,6 +90,42 @@ describe("tool search in the agent", () => {
       assert.deepStrictEqual(names(requests[2]!), names(requests[1]!))
       assert.deepStrictEqual(stats.calls, [{ server: "github", name: "create_issue", args: { title: "Login broken" } }])
       assert.strictEqual(toolMessages(requests[2]!)[1]!.status, "ok")
+    }))
+
+  it.effect("each request names the tools held back as deferred and the search tool, the same after a search loaded some", () =>
+    Effect.gen(function*() {
+      const { factory } = servers()
+      const { layer, requests } = agentWith({
+        servers: [http("github"), http("files", { alwaysLoad: ["read_file"] })],
+        clientFactory: factory
+      }, [
+        { toolCalls: [{ name: "search_tools", arguments: { query: "open a new issue", limit: 1 } }] },
+        { text: "done" }
+      ])
+      yield* Agent.run("file a bug").pipe(Effect.provide(layer))
+      const deferred = (i: number) => requests[i]!.deferredTools!.map((t) => t.name)
+      // every MCP tool but the always-loaded one, in the servers' order, with the definitions the model would read
+      assert.strictEqual(deferred(0).length, 44)
+      assert.deepStrictEqual(deferred(0).slice(0, 2), ["github__create_issue", "github__create_pull_request"])
+      assert.notInclude(deferred(0), "files__read_file")
+      assert.deepStrictEqual(requests[0]!.deferredTools![0]!.parameters, {
+        type: "object",
+        properties: { title: { type: "string" } }
+      })
+      assert.strictEqual(requests[0]!.deferredTools![0]!.description, "Create a new issue in a GitHub repository")
+      assert.strictEqual(requests[0]!.toolSearch, "search_tools")
+      // the search loaded github__create_issue: offered now, and still among the deferred
+      assert.include(names(requests[1]!), "github__create_issue")
+      assert.deepStrictEqual(deferred(1), deferred(0))
+
+      const off = agentWith({
+        servers: [http("github"), http("files")],
+        clientFactory: servers().factory,
+        toolSearch: { mode: "off" }
+      }, [{ text: "ok" }])
+      yield* Agent.run("hi").pipe(Effect.provide(off.layer))
+      assert.strictEqual(off.requests[0]!.deferredTools, undefined)
+      assert.strictEqual(off.requests[0]!.toolSearch, undefined)
     }))
 
   it.effect("a call to a real tool that was not loaded loads it and runs it; an invented name is still unknown", () =>

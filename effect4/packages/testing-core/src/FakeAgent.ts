@@ -3,7 +3,7 @@
  * request, and readers of a recorded request's system and tool messages: the 3 line's `@zett/testing-core/FakeMcp`
  * `agentWith` on Effect 4. It imports only the core and the agent: no driver, no SDK, no server.
  */
-import { Agent, type Extension, type Message, ScriptedModel } from "@zett/agent"
+import { Agent, type Extension, type Message, type Model, ScriptedModel } from "@zett/agent"
 import { McpClientFactory, McpError, type McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
 import * as McpExtension from "@zett/mcp/McpExtension"
 import * as Effect from "effect/Effect"
@@ -67,17 +67,14 @@ export const servers = (initial: ReadonlyArray<McpServerConfig.McpServerConfig>,
   }
 }
 
-/** A recorded model request: its messages and the tools it offered. */
-export interface Recorded {
-  readonly messages: ReadonlyArray<Message.Message>
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly parameters: unknown }>
-}
+/** A recorded model request, as the model got it. */
+export type Recorded = Model.ModelRequest
 
-/** Records every model request of `steps` (its messages and tools) in `requests`. */
+/** Records every model request of `steps` in `requests`. */
 export const recording = (steps: ReadonlyArray<ScriptedModel.Step>) => {
   const requests: Array<Recorded> = []
   const recorded = steps.map((step): ScriptedModel.Step => (request) => {
-    requests.push({ messages: request.messages, tools: request.tools })
+    requests.push(request)
     return typeof step === "function" ? step(request) : step
   })
   return { recorded, requests }
@@ -101,9 +98,11 @@ export const agentWith = (
 }
 
 /** The system message of a recorded request. */
-export const systemOf = (request: Recorded): string =>
+export const systemOf = (request: { readonly messages: ReadonlyArray<Message.Message> }): string =>
   request.messages[0]?._tag === "SystemMessage" ? request.messages[0].content : ""
 
 /** The tool messages of a recorded request. */
-export const toolMessages = (request: Recorded): ReadonlyArray<Message.ToolMessage> =>
+export const toolMessages = (
+  request: { readonly messages: ReadonlyArray<Message.Message> }
+): ReadonlyArray<Message.ToolMessage> =>
   request.messages.filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")

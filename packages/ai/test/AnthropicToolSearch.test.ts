@@ -1,0 +1,216 @@
+/**
+ * Anthropic's deferred loading under tool search, read on the Messages API's wire format of a fake provider: what
+ * the tools of each request are, how a search's result goes back, and what the agent gets of the answers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Agent, Message, type Model } from "@zett/agent"
+import { AnthropicToolSearch } from "@zett/ai"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { fakeFactory, layer as fakeMcp, tool } from "@zett/testing-core/FakeMcp"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { anthropicEvents, anthropicModel, buildModel, fakeProvider, sse } from "./utils.js"
+
+const search: Model.ModelRequest["tools"][number] = {
+  name: "search_tools",
+  description: "Finds tools by what they do",
+  parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] }
+}
+const weather = {
+  name: "weather__get_forecast",
+  description: "The forecast of a city",
+  parameters: { type: "object", properties: { city: { type: "string" } } }
+}
+const stocks = { name: "stocks__get_quote", description: "The price of a share", parameters: { type: "object" } }
+
+const toolMessage = (toolCallId: string, content: unknown, status: Message.ToolStatus = "ok") =>
+  new Message.ToolMessage({ toolCallId, name: "search_tools", status, content })
+
+const first: Model.ModelRequest = {
+  messages: [Message.user("Will it rain in Paris?")],
+  tools: [search],
+  serverTools: [],
+  deferredTools: [weather, stocks],
+  toolSearch: "search_tools"
+}
+
+// the run after a search that found the forecast: loaded (offered), and still among the deferred tools
+const afterSearch: Model.ModelRequest = {
+  ...first,
+  messages: [
+    ...first.messages,
+    Message.assistant("", [
+      new Message.ToolCall({ id: "toolu_1", name: "search_tools", arguments: { query: "rain" } })
+    ]),
+    toolMessage("toolu_1", {
+      tools: [{ name: "weather__get_forecast", description: "The forecast of a city" }, {
+        name: "files__read_file",
+        description: "A tool always offered"
+      }],
+      note: "These tools are loaded now: call them by name."
+    })
+  ],
+  tools: [search, weather]
+}
+
+const toolsOf = (body: { tools: Array<Record<string, unknown>> }) =>
+  body.tools.map((tool) => `${tool.name}${tool.defer_loading === true ? " (deferred)" : ""}`)
+
+describe("Anthropic's deferred loading under tool search", () => {
+  it.scoped("the tools held back go to the Messages API with defer_loading and the search tool without, under the tool search beta", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient)
+      )
+      yield* Stream.runDrain(model.stream(first))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(toolsOf(seen.body), [
+        "search_tools",
+        "weather__get_forecast (deferred)",
+        "stocks__get_quote (deferred)"
+      ])
+      // the definition a search loads is the tool's own
+      assert.deepStrictEqual(seen.body.tools[1], {
+        name: "weather__get_forecast",
+        description: "The forecast of a city",
+        input_schema: { type: "object", properties: { city: { type: "string" } } },
+        defer_loading: true
+      })
+      assert.include(String(seen.headers["anthropic-beta"]).split(","), AnthropicToolSearch.beta)
+    }))
+
+  it.scoped("a search's result goes back as tool_reference blocks of the deferred tools it found, and a tool it loaded stays deferred", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["It will rain."] }))])
+      const model = yield* buildModel(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient)
+      )
+      yield* Stream.runDrain(model.stream(afterSearch))
+      const body = provider.requests[0]!.body
+      // the same tools as before the search: the prompt cache of the tools holds
+      assert.deepStrictEqual(toolsOf(body), [
+        "search_tools",
+        "weather__get_forecast (deferred)",
+        "stocks__get_quote (deferred)"
+      ])
+      const result = body.messages[2].content[0]
+      // a tool the search named that is not deferred (always offered) is not referenced
+      assert.deepStrictEqual(result.content, [{ type: "tool_reference", tool_name: "weather__get_forecast" }])
+      assert.strictEqual(result.tool_use_id, "toolu_1")
+      assert.strictEqual(result.is_error, false)
+      assert.strictEqual(body.messages[1].content[0].name, "search_tools")
+    }))
+
+  it.scoped("a call of a deferred tool reaches the agent as a tool call, with the usage of its step", () =>
+    Effect.gen(function*() {
+      const call = { id: "toolu_2", name: "stocks__get_quote", pieces: ["{\"symbol\":", "\"ACME\"}"] }
+      const provider = yield* fakeProvider([sse(anthropicEvents({ calls: [call], usage: { input: 30, output: 4 } }))])
+      const model = yield* buildModel(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient)
+      )
+      const events = Chunk.toArray(yield* Stream.runCollect(model.stream(first)))
+      assert.deepStrictEqual(events.map((event) => event._tag), ["ToolCall", "Finish"])
+      const toolCall = events[0]!._tag === "ToolCall" ? events[0]!.call : undefined
+      assert.strictEqual(toolCall?.name, "stocks__get_quote")
+      assert.deepStrictEqual(toolCall?.arguments, { symbol: "ACME" })
+      assert.strictEqual(toolCall?.invalidArguments, undefined)
+      const finish = events[1]!._tag === "Finish" ? events[1]! : undefined
+      assert.strictEqual(finish?.usage?.inputTokens, 30)
+    }))
+
+  it.scoped("a search that found nothing, or failed, goes back as it was", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        sse(anthropicEvents({ text: ["ok"] })),
+        sse(anthropicEvents({ text: ["ok"] }))
+      ])
+      const model = yield* buildModel(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient)
+      )
+      const call = Message.assistant("", [
+        new Message.ToolCall({ id: "toolu_1", name: "search_tools", arguments: { query: "rain" } })
+      ])
+      const nothing = { tools: [], note: "No tool matched. Search again with other words for what the tool should do." }
+      yield* Stream.runDrain(model.stream({
+        ...first,
+        messages: [...first.messages, call, toolMessage("toolu_1", nothing)]
+      }))
+      const failed = { error: { type: "InvalidArguments", message: "query is missing" } }
+      yield* Stream.runDrain(model.stream({
+        ...first,
+        messages: [...first.messages, call, toolMessage("toolu_1", failed, "TOOL_FAILED")]
+      }))
+      const [empty, failure] = provider.requests.map((seen) => seen.body.messages[2].content[0])
+      assert.deepStrictEqual(JSON.parse(empty.content), nothing)
+      assert.strictEqual(failure.is_error, true)
+      assert.deepStrictEqual(JSON.parse(failure.content), failed)
+    }))
+
+  it.scoped("without deferLoading the tools held back are not sent, and nothing is rewritten", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(anthropicModel(provider, {}, AnthropicToolSearch.transformClient))
+      yield* Stream.runDrain(model.stream(afterSearch))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(toolsOf(seen.body), ["search_tools", "weather__get_forecast"])
+      assert.strictEqual(typeof seen.body.messages[2].content[0].content, "string")
+      assert.notInclude(String(seen.headers["anthropic-beta"] ?? ""), AnthropicToolSearch.beta)
+    }))
+
+  it.scoped("an agent under MCP tool search: Claude is offered every held-back tool deferred, searches, gets references and calls what it found", () =>
+    Effect.gen(function*() {
+      const weatherTools = [
+        tool("get_forecast", { type: "object", properties: { city: { type: "string" } } }, "The forecast of a city"),
+        ...Array.from({ length: 29 }, (_, i) => tool(`report_${i}`, { type: "object" }, `Weather report number ${i}`))
+      ]
+      const fileTools = Array.from(
+        { length: 15 },
+        (_, i) => tool(`file_op_${i}`, { type: "object" }, `A file operation number ${i}`)
+      )
+      const { factory, stats } = fakeFactory({ weather: { tools: weatherTools }, files: { tools: fileTools } })
+      const search = {
+        id: "toolu_1",
+        name: "search_tools",
+        pieces: [JSON.stringify({ query: "forecast of a city", limit: 1 })]
+      }
+      const forecast = { id: "toolu_2", name: "weather__get_forecast", pieces: [JSON.stringify({ city: "Paris" })] }
+      const provider = yield* fakeProvider([
+        sse(anthropicEvents({ calls: [search] })),
+        sse(anthropicEvents({ calls: [forecast] })),
+        sse(anthropicEvents({ text: ["Rain in Paris."] }))
+      ])
+      const agent = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+        Layer.provide(fakeMcp({
+          servers: ["weather", "files"].map((name) =>
+            McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
+          ),
+          clientFactory: factory
+        })),
+        Layer.provide(anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient))
+      )
+      const answer = yield* Agent.run("Will it rain in Paris?").pipe(Effect.provide(agent))
+      assert.strictEqual(answer.content, "Rain in Paris.")
+      assert.deepStrictEqual(stats.calls, [{ server: "weather", name: "get_forecast", args: { city: "Paris" } }])
+
+      const [first, second, third] = provider.requests.map((seen) => seen.body)
+      // every MCP tool is in every request, all but the search tool deferred, in the same order
+      const offered = toolsOf(first)
+      assert.strictEqual(offered.length, 46)
+      assert.strictEqual(offered[0], "search_tools")
+      assert.isTrue(offered.slice(1).every((name) => name.endsWith(" (deferred)")))
+      assert.deepStrictEqual(toolsOf(second), offered)
+      assert.deepStrictEqual(toolsOf(third), offered)
+      // the system text says tools are searched
+      assert.include(JSON.stringify(first.system), "Tool search is on: 45 tools")
+      // the search's result goes back as a reference to what it found
+      const results = second.messages.flatMap((message: { content: unknown }) =>
+        Array.isArray(message.content)
+          ? message.content.filter((block: { type: string }) => block.type === "tool_result")
+          : []
+      )
+      assert.deepStrictEqual(results[0].content, [{ type: "tool_reference", tool_name: "weather__get_forecast" }])
+    }))
+})
