@@ -117,6 +117,36 @@ const openAiLoop = provider([
   response({ text: ["2 + 3 = 5"] })
 ], (url) => ({ OPENAI_API_KEY: "sk-readme-test", OPENAI_BASE_URL: `${url}/v1` }))
 
+/**
+ * A guide block on Anthropic's API with deferred loading (the demo server's tools, searched): a search, the call of
+ * what it found, the answer; the fake must be offered the held-back tools deferred and get the search's result as
+ * a reference.
+ */
+const anthropicSearch = Effect.map(
+  Fake.fakeProvider([
+    Fake.sse(Fake.anthropicEvents({
+      calls: [{ id: "toolu_1", name: "search_tools", pieces: ["{\"query\":\"add two numbers\",\"limit\":1}"] }]
+    })),
+    Fake.sse(Fake.anthropicEvents({ calls: [{ id: "toolu_2", name: "demo__add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+    Fake.sse(Fake.anthropicEvents({ text: ["2 + 40 = 42"] }))
+  ]),
+  (fake): Outside => ({
+    env: { ANTHROPIC_API_KEY: "sk-ant-readme-test", ANTHROPIC_BASE_URL: fake.url },
+    check: () => {
+      assert.strictEqual(fake.requests.length, 3, "the block asked the provider for each reply")
+      const tools = fake.requests[0]!.body.tools as Array<{ name: string; defer_loading?: boolean }>
+      assert.deepStrictEqual(
+        tools.map((tool) => `${tool.name}${tool.defer_loading === true ? " (deferred)" : ""}`).sort(),
+        ["demo__add (deferred)", "demo__fail (deferred)", "demo__weather (deferred)", "search_tools"]
+      )
+      assert.include(
+        JSON.stringify(fake.requests[1]!.body.messages),
+        "{\"type\":\"tool_reference\",\"tool_name\":\"demo__add\"}"
+      )
+    }
+  })
+)
+
 /** A block that exports OpenTelemetry: a receiver of OTLP over HTTP, which must get the agent's span. */
 const otlp = Effect.map(Fake.fakeProvider([Fake.json(200, {})]), (receiver): Outside => ({
   env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
@@ -133,6 +163,7 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
       ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL")
         ? [yield* openAiLoop]
         : []),
+      ...(code.includes("ANTHROPIC_BASE_URL") ? [yield* anthropicSearch] : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : []),
       ...(code.includes("TASK_SERVER_URL") ? [yield* taskServer] : [])

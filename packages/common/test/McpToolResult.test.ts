@@ -40,7 +40,15 @@ describe("McpToolResult", () => {
   })
 
   it("isTextMime: text types, JSON, XML, YAML and their suffixes; parameters ignored", () => {
-    for (const mime of ["text/plain", "text/markdown; charset=utf-8", "application/json", "application/ld+json"]) {
+    for (
+      const mime of [
+        "text/plain",
+        "text/markdown; charset=utf-8",
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/ld+json"
+      ]
+    ) {
       assert.isTrue(McpToolResult.isTextMime(mime), mime)
     }
     for (const mime of ["application/vnd.api+json", "image/svg+xml", "application/x-yaml"]) {
@@ -313,6 +321,9 @@ describe("McpToolResult, exactly", () => {
     assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: blank })), none)
     // content that is not a list has no text
     assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: "text" })), none)
+    // nor do entries of a list that are not blocks
+    const odd = [null, "text", 7, { type: "text", text: "kept" }] as unknown as McpToolResult.ToolResult["content"]
+    assert.strictEqual(ErrorTextPolicy.toolText(toolError({ content: odd })), "kept")
   })
 
   it("request errors: the named codes, and Zett's own description when the response never arrived (D8)", () => {
@@ -391,5 +402,72 @@ describe("McpToolResult, exactly", () => {
       _tag: "Failure",
       message: "the tool failed without an error message"
     })
+  })
+})
+
+describe("McpToolResult's resource and prompt text", () => {
+  const png = Buffer.from([1, 2, 3]).toString("base64")
+  const hello = Buffer.from("hello").toString("base64")
+
+  it("resourceForModel gives the URI, the MIME type when there is one, and text for text or a UTF-8 blob of a text type", () => {
+    assert.deepStrictEqual(McpToolResult.resourceForModel({ uri: "file:///a", text: "A" }), {
+      uri: "file:///a",
+      text: "A"
+    })
+    assert.deepStrictEqual(McpToolResult.resourceForModel({ uri: "file:///a", mimeType: "text/plain", blob: hello }), {
+      uri: "file:///a",
+      mimeType: "text/plain",
+      text: "hello"
+    })
+    assert.deepStrictEqual(McpToolResult.resourceForModel({ uri: "file:///p", mimeType: "image/png", blob: png }), {
+      uri: "file:///p",
+      mimeType: "image/png",
+      blob: png
+    })
+    assert.deepStrictEqual(McpToolResult.resourceForModel({ uri: "file:///b", blob: hello }), {
+      uri: "file:///b",
+      blob: hello
+    })
+    assert.strictEqual(McpToolResult.resourceText({ uri: "file:///b", blob: hello }), "hello")
+  })
+
+  it("contentText: text as it is, a text resource with its URI, everything else one bracketed line with its size", () => {
+    assert.strictEqual(McpToolResult.contentText({ type: "text", text: "plain" } as never), "plain")
+    // "aA==" is one byte: the padding is not counted
+    assert.strictEqual(
+      McpToolResult.contentText({ type: "image", data: "aA==", mimeType: "image/png" } as never),
+      "[image image/png, 1 bytes]"
+    )
+    assert.strictEqual(
+      McpToolResult.contentText({ type: "audio", data: "AAAA", mimeType: "audio/wav" } as never),
+      "[audio audio/wav, 3 bytes]"
+    )
+    const resource = (contents: McpToolResult.ResourceContents) =>
+      McpToolResult.contentText({ type: "resource", resource: contents } as never)
+    assert.strictEqual(resource({ uri: "file:///a", text: "A" }), "Resource file:///a:\nA")
+    assert.strictEqual(
+      resource({ uri: "file:///a", mimeType: "text/csv", text: "A" }),
+      "Resource file:///a (text/csv):\nA"
+    )
+    assert.strictEqual(
+      resource({ uri: "file:///h", mimeType: "text/plain", blob: hello }),
+      "Resource file:///h (text/plain):\nhello"
+    )
+    assert.strictEqual(
+      resource({ uri: "file:///p", mimeType: "image/png", blob: png }),
+      "[resource file:///p (image/png), 3 bytes]"
+    )
+    assert.strictEqual(resource({ uri: "file:///u", blob: hello }), "[resource file:///u, 5 bytes]")
+    assert.strictEqual(
+      McpToolResult.contentText({ type: "resource_link", uri: "file:///l", name: "l" } as never),
+      "[resource link file:///l (l)]"
+    )
+    assert.strictEqual(
+      McpToolResult.contentText(
+        { type: "resource_link", uri: "file:///l", name: "l", mimeType: "text/plain", description: "a log" } as never
+      ),
+      "[resource link file:///l (l, text/plain): a log]"
+    )
+    assert.strictEqual(McpToolResult.contentText({ type: "video" }), "[video content]")
   })
 })
