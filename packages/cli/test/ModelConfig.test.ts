@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Message, Model } from "@zett/agent"
 import * as Source from "@zett/testing-core/Source"
 import * as TempDir from "@zett/testing-core/TempDir"
-import { fakeProvider, json, openAiEvents, sse } from "@zett/testing/FakeProvider"
+import { anthropicEvents, fakeProvider, json, openAiEvents, sse } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
 import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -120,6 +120,45 @@ describe("the model named by ZETT_MODEL", () => {
       assert.strictEqual(seen.url, "/v1/responses")
       assert.strictEqual(seen.body.model, "llama3.2")
       assert.isUndefined(seen.headers.authorization)
+    }))
+
+  it.scoped("ZETT_DEFER_LOADING=true sends what tool search holds back to Claude as deferred tools; other providers refuse it", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const env = (extra: Record<string, string>) =>
+        Layer.setConfigProvider(ConfigProvider.fromJson({ ZETT_DEFER_LOADING: "true", ...extra }))
+      const model = yield* buildModel(
+        ModelConfig.layerFromConfig().pipe(
+          Layer.provide(NodeHttpClient.layerUndici),
+          Layer.provide(
+            env({ ZETT_MODEL: "anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: provider.url })
+          )
+        )
+      )
+      const search = { name: "search_tools", description: "Finds tools", parameters: { type: "object" } }
+      const held = { name: "demo__add", description: "Adds", parameters: { type: "object" } }
+      yield* Stream.runDrain(model.stream({
+        messages: [Message.user("hi")],
+        tools: [search],
+        serverTools: [],
+        deferredTools: [held],
+        toolSearch: "search_tools"
+      }))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(
+        seen.body.tools.map((tool: { name: string; defer_loading?: boolean }) => [tool.name, tool.defer_loading]),
+        [["search_tools", undefined], ["demo__add", true]]
+      )
+      assert.include(String(seen.headers["anthropic-beta"]), "advanced-tool-use-2025-11-20")
+      // the key is still protected: it goes in its header, never into what errors and spans see
+      assert.strictEqual(seen.headers["x-api-key"], KEY)
+
+      const refused = yield* ModelConfig.configured.pipe(
+        withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY, ZETT_DEFER_LOADING: "true" }),
+        Effect.flip
+      )
+      assert.include(String(refused), "ZETT_DEFER_LOADING")
+      assert.include(String(refused), "deferred loading is Anthropic's")
     }))
 
   it.scoped("a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>

@@ -8,7 +8,7 @@
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Model } from "@zett/agent"
-import { AiModel, AiProvider } from "@zett/ai"
+import { AiModel, AiProvider, AnthropicToolSearch } from "@zett/ai"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -26,7 +26,8 @@ export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedr
 /**
  * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
  * `ZETT_MODEL=openai-chat:<model>` (Chat Completions, for servers without the Responses API) with `OPENAI_API_KEY`
- * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+ * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` (and
+ * `ZETT_DEFER_LOADING=true` for Anthropic's deferred loading under tool search).
  *
  * @internal
  */
@@ -38,6 +39,11 @@ export interface ModelConfig {
   readonly baseUrl: Option.Option<string>
   /** Bedrock's region (`AWS_REGION`, default `us-east-1`), when no base URL is set. */
   readonly region?: string | undefined
+  /**
+   * `ZETT_DEFER_LOADING=true`, `anthropic:` only: the tools tool search holds back go to Claude as its own deferred
+   * tools, and `search_tools`' results load them there (`AnthropicToolSearch`).
+   */
+  readonly deferLoading?: boolean | undefined
 }
 
 const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
@@ -100,7 +106,21 @@ export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.C
   const region = provider === "bedrock"
     ? Option.getOrUndefined(yield* nonEmpty(Config.string("AWS_REGION"), (region) => region.trim() === ""))
     : undefined
-  return Option.some<ModelConfig>({ provider, model, apiKey, baseUrl, ...(region !== undefined ? { region } : {}) })
+  const deferLoading = yield* Config.boolean("ZETT_DEFER_LOADING").pipe(Config.withDefault(false))
+  if (deferLoading && provider !== "anthropic") {
+    return yield* Effect.fail(ConfigError.InvalidData(
+      ["ZETT_DEFER_LOADING"],
+      `deferred loading is Anthropic's (anthropic:<model>); ${provider}: models get search_tools alone`
+    ))
+  }
+  return Option.some<ModelConfig>({
+    provider,
+    model,
+    apiKey,
+    baseUrl,
+    ...(region !== undefined ? { region } : {}),
+    ...(deferLoading ? { deferLoading } : {})
+  })
 })
 
 type Options = Omit<AiModel.Options, "provider">
@@ -127,8 +147,12 @@ const languageModels: {
       import("@effect/ai-anthropic/AnthropicClient"),
       import("@effect/ai-anthropic/AnthropicLanguageModel")
     ])
+    const protect = client.transformClient ?? ((c: HttpClient.HttpClient) => c)
+    const transformClient = config.deferLoading === true
+      ? (c: HttpClient.HttpClient) => AnthropicToolSearch.transformClient(protect(c))
+      : protect
     return AnthropicLanguageModel.layer({ model: config.model }).pipe(
-      Layer.provide(AnthropicClient.layer({ ...client, transformClient: client.transformClient ?? ((c) => c) }))
+      Layer.provide(AnthropicClient.layer({ ...client, transformClient }))
     )
   },
   "openai-chat": async (config, client) => {
@@ -173,6 +197,7 @@ export const layer = (
     ...options,
     provider: config.provider,
     redact,
+    ...(config.deferLoading === true ? { deferLoading: true } : {}),
     ...(config.provider === "openai" ? { notFound: responsesNotFound } : {}),
     // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
     info: { provider: semconvProvider[config.provider], model: config.model }
