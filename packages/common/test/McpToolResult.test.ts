@@ -27,7 +27,8 @@ const requestError = (fields: Partial<McpToolResult.RequestFailure>): McpToolRes
 
 describe("McpToolResult", () => {
   it("blobText reads what Buffer reads: padded, unpadded, wrapped and URL-safe base64; not invalid UTF-8", () => {
-    const texts = ["hello", "héllo wörld", "a", "ab", "abc", "{\"a\":1}", "🙂 emoji", ""]
+    // "?>?~~~" is "Pz4/fn5+" in base64: both characters the URL-safe alphabet replaces
+    const texts = ["hello", "héllo wörld", "a", "ab", "abc", "{\"a\":1}", "🙂 emoji", "", "?>?~~~"]
     for (const text of texts) {
       const base64 = Buffer.from(text).toString("base64")
       assert.strictEqual(McpToolResult.blobText(base64), text, base64)
@@ -46,6 +47,7 @@ describe("McpToolResult", () => {
         "text/markdown; charset=utf-8",
         "application/json",
         "application/json; charset=utf-8",
+        "application/json ; charset=utf-8",
         "application/ld+json"
       ]
     ) {
