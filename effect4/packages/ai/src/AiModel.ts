@@ -11,6 +11,7 @@ import { Message, Model } from "@zett/agent"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -57,6 +58,34 @@ export interface Options {
   readonly info?: Model.ModelInfo | undefined
   /** The level of the line each retry logs ("model unreachable, retrying in 2 s (1/3)"); default `Info`. */
   readonly retryLogLevel?: LogLevel.Severity | undefined
+  /**
+   * Offer a request's deferred tools (`ModelRequest.deferredTools`: what MCP tool search holds back) to the
+   * provider beside its tools, named in `DeferredTools` for a provider that holds them back itself
+   * (`@zett/ai-anthropic` sends them with `defer_loading`). Only with such a provider: any other gets every tool held
+   * back as an ordinary tool. Default `false`: deferred tools are not sent.
+   */
+  readonly deferLoading?: boolean | undefined
+}
+
+/**
+ * What the provider should hold back until a search loads it, for the model request being sent: the tools' names,
+ * and the tool whose results name the tools a search loaded; `undefined` outside such a request. `AiModel` sets it
+ * (with `deferLoading`) around the provider's call.
+ *
+ * @since 1.0.0
+ * @category deferred loading
+ */
+export const DeferredTools: Context.Reference<DeferredToolsOf | undefined> = Context.Reference<
+  DeferredToolsOf | undefined
+>("@zett/ai/AiModel/DeferredTools", { defaultValue: () => undefined })
+
+/**
+ * @since 1.0.0
+ * @category deferred loading
+ */
+export interface DeferredToolsOf {
+  readonly names: ReadonlySet<string>
+  readonly toolSearch: string | undefined
 }
 
 const finishReason = (reason: Response.FinishReason): string => reason.replace(/-/g, "_")
@@ -161,7 +190,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     Stream.suspend(() => {
       let emitted = false
       const prompt = toPrompt(request.messages)
-      const toolkit = toToolkit(request.tools)
+      const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
+      const deferredNames = new Set(deferred.map((tool) => tool.name))
+      // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
+      const toolkit = toToolkit(
+        deferred.length === 0
+          ? request.tools
+          : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
+      )
       const parts = (toolkit === undefined
         ? languageModel.streamText({ prompt })
         : languageModel.streamText({
@@ -210,7 +246,10 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
         `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
       )
-      return Stream.concat(Stream.fromEffectDrain(warnServerTools), retried(0))
+      const sent = Stream.concat(Stream.fromEffectDrain(warnServerTools), retried(0))
+      return deferred.length === 0
+        ? sent
+        : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
     }).pipe(
       Stream.mapError((failure) =>
         new Model.ModelError({
