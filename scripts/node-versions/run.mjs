@@ -14,7 +14,9 @@ import { fileURLToPath } from "node:url"
 
 const here = Path.dirname(fileURLToPath(import.meta.url))
 const root = Path.resolve(here, "..", "..")
-const lines = ["node22", "node24"]
+// `npm run test:node-versions -- node24` runs one line only (CI: Node 22 runs the whole Effect 4 line there already)
+const named = process.argv.slice(2).filter((arg) => arg === "node22" || arg === "node24")
+const lines = named.length > 0 ? named : ["node22", "node24"]
 const bin = (line) => Path.join(here, "node_modules", line, "bin")
 
 if (!lines.every((line) => Fs.existsSync(Path.join(bin(line), "node")))) {
