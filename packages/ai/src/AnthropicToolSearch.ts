@@ -31,6 +31,7 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as AiModel from "./AiModel.js"
 
@@ -50,10 +51,9 @@ const isObject = (value: unknown): value is Json => typeof value === "object" &&
 const blocksOf = (message: unknown): ReadonlyArray<unknown> =>
   isObject(message) && Array.isArray(message.content) ? message.content : []
 
-/** The names a search result lists (`{ "tools": [{ "name": ... }] }`, as text: the agent's result, JSON-encoded). */
+/** The names a search result lists, from the JSON text @effect/ai-anthropic wrote (twice encoded if it was text). */
 const namesOf = (content: unknown): ReadonlyArray<string> => {
   let value = content
-  // the agent's result is text, which @effect/ai-anthropic encodes as a JSON string once more
   for (let i = 0; i < 2 && typeof value === "string"; i++) {
     try {
       value = JSON.parse(value)
@@ -61,8 +61,7 @@ const namesOf = (content: unknown): ReadonlyArray<string> => {
       return []
     }
   }
-  if (!isObject(value) || !Array.isArray(value.tools)) return []
-  return value.tools.flatMap((tool: unknown) => isObject(tool) && typeof tool.name === "string" ? [tool.name] : [])
+  return ToolSearch.loadedNames(value)
 }
 
 /**

@@ -586,6 +586,24 @@ export const result = (hits: ReadonlyArray<Hit>): {
     }
 
 /**
+ * The names a search's result lists (`result`'s `tools`), read back from what a provider is handed: anything else
+ * lists none.
+ *
+ * @since 0.1.0
+ * @category search tool
+ */
+export const loadedNames = (found: unknown): ReadonlyArray<string> => {
+  const tools = typeof found === "object" && found !== null ? (found as { readonly tools?: unknown }).tools : undefined
+  return Array.isArray(tools)
+    ? tools.flatMap((tool: unknown) =>
+      typeof tool === "object" && tool !== null && typeof (tool as { readonly name?: unknown }).name === "string"
+        ? [(tool as { readonly name: string }).name]
+        : []
+    )
+    : []
+}
+
+/**
  * The system text of a request under tool search: the servers searched (the first 20 named) and how many tools are
  * held back, so that the model knows to search.
  *

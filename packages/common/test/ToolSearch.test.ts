@@ -79,6 +79,17 @@ describe("ToolSearch", () => {
     assert.strictEqual(index.search("create github", { limit: 0 }).length, 0)
   })
 
+  it("loadedNames reads back the names of a search's result, and none from anything else", () => {
+    const index = ToolSearch.make(groups)
+    const found = ToolSearch.result(index.search("create an issue", { limit: 2 }))
+    assert.deepStrictEqual(ToolSearch.loadedNames(found), found.tools.map((tool) => tool.name))
+    assert.strictEqual(ToolSearch.loadedNames(found).length, 2)
+    assert.deepStrictEqual(ToolSearch.loadedNames(ToolSearch.result([])), [])
+    for (const other of [undefined, null, "text", 7, { tools: "x" }, { tools: [null, 1, { name: 2 }] }]) {
+      assert.deepStrictEqual(ToolSearch.loadedNames(other), [], JSON.stringify(other))
+    }
+  })
+
   it("finds nothing for a query none of whose words is in the index", () => {
     const index = ToolSearch.make(groups)
     assert.deepStrictEqual(index.search("order a large pizza"), [])

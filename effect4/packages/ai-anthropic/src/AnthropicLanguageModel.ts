@@ -10,6 +10,7 @@
  * @since 1.0.0
  */
 import { AiModel, AiProvider } from "@zett/ai"
+import { ToolSearch } from "@zett/common"
 import type * as AiError from "effect/ai/AiError"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
@@ -53,21 +54,9 @@ type Block =
     readonly is_error?: boolean
   }
 
-/** The names a search result lists (`{ "tools": [{ "name": ... }] }`). */
-const namesOf = (result: unknown): ReadonlyArray<string> => {
-  const tools = typeof result === "object" && result !== null ? (result as { tools?: unknown }).tools : undefined
-  return Array.isArray(tools)
-    ? tools.flatMap((tool: unknown) =>
-      typeof tool === "object" && tool !== null && typeof (tool as { name?: unknown }).name === "string"
-        ? [(tool as { name: string }).name]
-        : []
-    )
-    : []
-}
-
 const toolResult = (result: Prompt.ToolResultPart, deferred: Deferred | undefined): Block => {
   const found = deferred !== undefined && !result.isFailure && result.name === deferred.toolSearch
-    ? namesOf(result.result).filter((name) => deferred.names.has(name))
+    ? ToolSearch.loadedNames(result.result).filter((name) => deferred.names.has(name))
     : []
   return {
     type: "tool_result",
