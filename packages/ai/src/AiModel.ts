@@ -60,7 +60,8 @@ export interface Options {
   /**
    * Offer a request's deferred tools (`ModelRequest.deferredTools`: what MCP tool search holds back) to the
    * provider beside its tools, named in `DeferredTools` for a client that marks them for the provider's own
-   * deferred loading (`AnthropicToolSearch.transformClient`). Only with such a client: without one, every tool held
+   * deferred loading (`AnthropicToolSearch.transformClient`, `OpenAiToolSearch.transformClient`). Only with such a
+   * client: without one, every tool held
    * back reaches the model as an ordinary tool. Default `false`: deferred tools are not sent.
    */
   readonly deferLoading?: boolean | undefined

@@ -13,5 +13,6 @@ import type * as Index from "./index.js"
 export const {
   AiModel,
   AiProvider,
-  AnthropicToolSearch
+  AnthropicToolSearch,
+  OpenAiToolSearch
 } = loadIndex<typeof Index>(import.meta.url)

@@ -19,11 +19,12 @@ const key = Redacted.make(KEY)
 
 /**
  * The Model on @effect/ai-openai (tool schemas sent unchanged, `strict: false`) at `apiUrl` (its `/v1` URL), the
- * key protected as `AiProvider.protectSecrets` does it, on the application's HTTP client.
+ * key protected as `AiProvider.protectSecrets` does it (then `transformClient`), on the application's HTTP client.
  */
 export const openAiLayer = (
   apiUrl: string,
-  options: Omit<AiModel.Options, "provider"> = {}
+  options: Omit<AiModel.Options, "provider"> = {},
+  transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient = (client) => client
 ): Layer.Layer<Model.Model, never, HttpClient.HttpClient> =>
   AiModel.layer({
     ...options,
@@ -32,14 +33,21 @@ export const openAiLayer = (
     info: { provider: "openai", model: "gpt-4.1-mini" }
   }).pipe(
     Layer.provide(OpenAiLanguageModel.layer({ model: "gpt-4.1-mini", config: { strict: false } })),
-    Layer.provide(OpenAiClient.layer({ apiKey: key, apiUrl, transformClient: AiProvider.protectSecrets([key]) }))
+    Layer.provide(
+      OpenAiClient.layer({
+        apiKey: key,
+        apiUrl,
+        transformClient: (client) => transformClient(AiProvider.protectSecrets([key])(client))
+      })
+    )
   )
 
-/** The Model on @effect/ai-openai against the fake provider. */
+/** The Model on @effect/ai-openai against the fake provider (with `transformClient` after the key's protection). */
 export const openAiModel = (
   provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
-): Layer.Layer<Model.Model> => openAiLayer(`${provider.url}/v1`, options).pipe(Layer.provide(client))
+  options: Omit<AiModel.Options, "provider"> = {},
+  transformClient?: (client: HttpClient.HttpClient) => HttpClient.HttpClient
+): Layer.Layer<Model.Model> => openAiLayer(`${provider.url}/v1`, options, transformClient).pipe(Layer.provide(client))
 
 /** The Model on @effect/ai-anthropic against the fake provider (with `transformClient` after the key's protection). */
 export const anthropicModel = (

@@ -154,11 +154,45 @@ describe("the model named by ZETT_MODEL", () => {
       assert.strictEqual(seen.headers["x-api-key"], KEY)
 
       const refused = yield* ModelConfig.configured.pipe(
-        withEnv({ ZETT_MODEL: "openai:gpt-4.1-mini", OPENAI_API_KEY: KEY, ZETT_DEFER_LOADING: "true" }),
+        withEnv({ ZETT_MODEL: "google:gemini-2.5-flash", GOOGLE_API_KEY: KEY, ZETT_DEFER_LOADING: "true" }),
         Effect.flip
       )
       assert.include(String(refused), "ZETT_DEFER_LOADING")
-      assert.include(String(refused), "deferred loading is Anthropic's")
+      assert.include(String(refused), "deferred loading is OpenAI's Responses API's and Anthropic's")
+    }))
+
+  it.scoped("ZETT_DEFER_LOADING=true on openai: gives GPT the Responses API's client-executed tool search, the held-back tools not sent", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(openAiEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(
+        ModelConfig.layerFromConfig().pipe(
+          Layer.provide(NodeHttpClient.layerUndici),
+          Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({
+            ZETT_DEFER_LOADING: "true",
+            ZETT_MODEL: "openai:gpt-4.1-mini",
+            OPENAI_API_KEY: KEY,
+            OPENAI_BASE_URL: `${provider.url}/v1`
+          })))
+        )
+      )
+      const search = { name: "search_tools", description: "Finds tools", parameters: { type: "object" } }
+      const held = { name: "demo__add", description: "Adds", parameters: { type: "object" } }
+      yield* Stream.runDrain(model.stream({
+        messages: [Message.user("hi")],
+        tools: [search],
+        serverTools: [],
+        deferredTools: [held],
+        toolSearch: "search_tools"
+      }))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(seen.body.tools, [{
+        type: "tool_search",
+        execution: "client",
+        description: "Finds tools",
+        parameters: { type: "object" }
+      }])
+      // the key is still protected: it goes in its header, never into what errors and spans see
+      assert.strictEqual(seen.headers.authorization, `Bearer ${KEY}`)
     }))
 
   it.scoped("a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>

@@ -147,6 +147,36 @@ const anthropicSearch = Effect.map(
   })
 )
 
+/**
+ * A guide block on OpenAI's API with its client-executed tool search (the demo server's tools, searched): a
+ * tool_search_call, the call of what it found, the answer; the fake must be offered the search alone and get what it
+ * found as a tool_search_output.
+ */
+const openAiSearch = Effect.map(
+  Fake.fakeProvider([
+    Fake.sse(Fake.openAiToolSearchEvents("call_1", { query: "add two numbers", limit: 1 })),
+    Fake.sse(Fake.openAiEvents({ calls: [{ id: "call_2", name: "demo__add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+    Fake.sse(Fake.openAiEvents({ text: ["2 + 40 = 42"] }))
+  ]),
+  (fake): Outside => ({
+    env: { OPENAI_API_KEY: "sk-readme-test", OPENAI_BASE_URL: `${fake.url}/v1` },
+    check: () => {
+      assert.strictEqual(fake.requests.length, 3, "the block asked the provider for each reply")
+      for (const seen of fake.requests) {
+        assert.deepStrictEqual(seen.body.tools, [{
+          type: "tool_search",
+          execution: "client",
+          description: (seen.body.tools as Array<{ description: string }>)[0]!.description,
+          parameters: (seen.body.tools as Array<{ parameters: unknown }>)[0]!.parameters
+        }])
+      }
+      const output = (fake.requests[1]!.body.input as Array<{ type?: string; tools?: Array<{ name: string }> }>)
+        .find((item) => item.type === "tool_search_output")
+      assert.deepStrictEqual(output?.tools?.map((tool) => tool.name), ["demo__add"])
+    }
+  })
+)
+
 /** A block that exports OpenTelemetry: a receiver of OTLP over HTTP, which must get the agent's span. */
 const otlp = Effect.map(Fake.fakeProvider([Fake.json(200, {})]), (receiver): Outside => ({
   env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
@@ -160,9 +190,11 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
   Effect.gen(function*() {
     const parts = [
       ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
-      ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL")
+      ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL") &&
+          !code.includes("OpenAiToolSearch")
         ? [yield* openAiLoop]
         : []),
+      ...(code.includes("OpenAiToolSearch") ? [yield* openAiSearch] : []),
       ...(code.includes("ANTHROPIC_BASE_URL") ? [yield* anthropicSearch] : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : []),

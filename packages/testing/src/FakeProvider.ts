@@ -204,6 +204,31 @@ export const openAiEvents = (
   return events
 }
 
+/**
+ * The events of a Responses API stream in which the model runs a client-executed tool search: a `tool_search_call`
+ * item (added without its arguments, done with them), then `response.completed` listing it.
+ */
+export const openAiToolSearchEvents = (
+  callId: string,
+  args: Record<string, unknown>,
+  usage?: { input: number; output: number }
+): Array<SseEvent> => {
+  const item = (status: string, withArguments: boolean) => ({
+    type: "tool_search_call",
+    id: `tsc_${callId}`,
+    call_id: callId,
+    execution: "client",
+    ...(withArguments ? { arguments: args } : {}),
+    status
+  })
+  return [
+    { type: "response.created", response: response("in_progress", []) },
+    { type: "response.output_item.added", output_index: 0, item: item("in_progress", false) },
+    { type: "response.output_item.done", output_index: 0, item: item("completed", true) },
+    { type: "response.completed", response: response("completed", [item("completed", true)], usage) }
+  ].map((data, sequence) => ({ event: data.type, data: { ...data, sequence_number: sequence } }))
+}
+
 // -----------------------------------------------------------------------------
 // Anthropic Messages API stream events
 // -----------------------------------------------------------------------------

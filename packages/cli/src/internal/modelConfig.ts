@@ -8,7 +8,7 @@
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type { Model } from "@zett/agent"
-import { AiModel, AiProvider, AnthropicToolSearch } from "@zett/ai"
+import { AiModel, AiProvider, AnthropicToolSearch, OpenAiToolSearch } from "@zett/ai"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -27,7 +27,7 @@ export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedr
  * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
  * `ZETT_MODEL=openai-chat:<model>` (Chat Completions, for servers without the Responses API) with `OPENAI_API_KEY`
  * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` (and
- * `ZETT_DEFER_LOADING=true` for Anthropic's deferred loading under tool search).
+ * `ZETT_DEFER_LOADING=true` for the provider's own deferred loading under tool search, `openai:` and `anthropic:`).
  *
  * @internal
  */
@@ -40,8 +40,9 @@ export interface ModelConfig {
   /** Bedrock's region (`AWS_REGION`, default `us-east-1`), when no base URL is set. */
   readonly region?: string | undefined
   /**
-   * `ZETT_DEFER_LOADING=true`, `anthropic:` only: the tools tool search holds back go to Claude as its own deferred
-   * tools, and `search_tools`' results load them there (`AnthropicToolSearch`).
+   * `ZETT_DEFER_LOADING=true`, `openai:` and `anthropic:` only: the tools tool search holds back go to the model as
+   * the provider's own deferred tools, and `search_tools`' results load them there (`OpenAiToolSearch`,
+   * `AnthropicToolSearch`).
    */
   readonly deferLoading?: boolean | undefined
 }
@@ -107,10 +108,11 @@ export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.C
     ? Option.getOrUndefined(yield* nonEmpty(Config.string("AWS_REGION"), (region) => region.trim() === ""))
     : undefined
   const deferLoading = yield* Config.boolean("ZETT_DEFER_LOADING").pipe(Config.withDefault(false))
-  if (deferLoading && provider !== "anthropic") {
+  if (deferLoading && provider !== "anthropic" && provider !== "openai") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_DEFER_LOADING"],
-      `deferred loading is Anthropic's (anthropic:<model>); ${provider}: models get search_tools alone`
+      `deferred loading is OpenAI's Responses API's and Anthropic's (openai:<model>, anthropic:<model>); ${provider}: ` +
+        "models get search_tools alone"
     ))
   }
   return Option.some<ModelConfig>({
@@ -137,9 +139,13 @@ const languageModels: {
       import("@effect/ai-openai/OpenAiClient"),
       import("@effect/ai-openai/OpenAiLanguageModel")
     ])
+    const protect = client.transformClient ?? ((c: HttpClient.HttpClient) => c)
+    const transformClient = config.deferLoading === true
+      ? (c: HttpClient.HttpClient) => OpenAiToolSearch.transformClient(protect(c))
+      : protect
     // tool schemas sent with `strict: false`, so they reach the model unchanged
     return OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } }).pipe(
-      Layer.provide(OpenAiClient.layer({ ...client, transformClient: client.transformClient ?? ((c) => c) }))
+      Layer.provide(OpenAiClient.layer({ ...client, transformClient }))
     )
   },
   anthropic: async (config, client) => {

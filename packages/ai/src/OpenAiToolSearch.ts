@@ -1,0 +1,235 @@
+/**
+ * OpenAI's own tool search under MCP tool search, with the search run by Zett (the Responses API's client-executed
+ * `tool_search`): the model is given a `tool_search` tool instead of the search function and none of the tools held
+ * back; when it searches, it answers with a `tool_search_call`, Zett's search runs, and its result goes back as a
+ * `tool_search_output` carrying the definitions of the held-back tools it found, which the model may call from then
+ * on. Both items are replayed in every later request of the run, so what was loaded stays loaded.
+ *
+ * `@effect/ai-openai` can write neither item and skips both when they arrive, so this is a `transformClient` that
+ * edits the JSON of each `POST /responses` request (the search function becomes `tool_search`, the held-back tools
+ * leave `tools`, the search's calls and results become the two items) and the server-sent events of its answer (a
+ * `tool_search_call` arrives as a call of the search function, which the agent runs as any). It acts only on a
+ * request that `AiModel` (with `deferLoading`) sent deferred tools in (`AiModel.DeferredTools`); any other passes
+ * untouched.
+ *
+ * @example
+ * ```ts
+ * import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
+ * import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
+ * import { AiModel, OpenAiToolSearch } from "@zett/ai"
+ * import * as Config from "effect/Config"
+ * import * as Layer from "effect/Layer"
+ *
+ * export const ModelLive = AiModel.layer({ provider: "openai", deferLoading: true }).pipe(
+ *   Layer.provide(OpenAiLanguageModel.layer({ model: "gpt-5.4" })),
+ *   Layer.provide(OpenAiClient.layerConfig({
+ *     apiKey: Config.redacted("OPENAI_API_KEY"),
+ *     transformClient: OpenAiToolSearch.transformClient
+ *   }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Sse from "@effect/experimental/Sse"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { ToolSearch } from "@zett/common"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as AiModel from "./AiModel.js"
+
+type Json = { readonly [key: string]: unknown }
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const parse = (text: unknown): unknown => {
+  if (typeof text !== "string") return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What a request's deferred tools are, as `AiModel.DeferredTools` names them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Deferred {
+  readonly names: ReadonlySet<string>
+  readonly toolSearch: string | undefined
+}
+
+/**
+ * The Responses API body with the search function written as a client-executed `tool_search` tool, the deferred
+ * function tools taken out of `tools`, and each call of the search and its result written as a `tool_search_call`
+ * and a `tool_search_output` holding the deferred tools the result names (none for a search that found nothing or
+ * failed: the model searches again). Without a search function among the tools, only the deferred tools go.
+ *
+ * @since 0.1.0
+ * @category tool search
+ */
+export const editBody = (body: Json, deferred: Deferred): Json => {
+  const definitions = new Map<string, Json>()
+  const tools: Array<unknown> = []
+  let searchable = false
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+    if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string") {
+      tools.push(tool)
+    } else if (deferred.names.has(tool.name)) {
+      definitions.set(tool.name, tool)
+    } else if (tool.name === deferred.toolSearch) {
+      searchable = true
+      tools.push({
+        type: "tool_search",
+        execution: "client",
+        ...(typeof tool.description === "string" ? { description: tool.description } : {}),
+        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {})
+      })
+    } else {
+      tools.push(tool)
+    }
+  }
+  if (!Array.isArray(body.tools)) return body
+  if (!searchable || !Array.isArray(body.input)) return { ...body, tools }
+  const searches = new Set<unknown>()
+  const input = body.input.map((item: unknown) => {
+    if (isObject(item) && item.type === "function_call" && item.name === deferred.toolSearch) {
+      searches.add(item.call_id)
+      const args = parse(item.arguments)
+      return {
+        type: "tool_search_call",
+        ...(typeof item.id === "string" ? { id: item.id } : {}),
+        call_id: item.call_id,
+        execution: "client",
+        status: "completed",
+        arguments: isObject(args) ? args : {}
+      }
+    }
+    if (isObject(item) && item.type === "function_call_output" && searches.has(item.call_id)) {
+      const found = ToolSearch.loadedNames(parse(item.output)).flatMap((name) => {
+        const definition = definitions.get(name)
+        return definition === undefined ? [] : [{ ...definition, defer_loading: true }]
+      })
+      return {
+        type: "tool_search_output",
+        call_id: item.call_id,
+        execution: "client",
+        status: "completed",
+        tools: found
+      }
+    }
+    return item
+  })
+  return { ...body, tools, input }
+}
+
+const asFunctionCall = (item: unknown, toolSearch: string): unknown =>
+  isObject(item) && item.type === "tool_search_call" && item.execution !== "server"
+    ? {
+      type: "function_call",
+      ...(typeof item.id === "string" ? { id: item.id } : {}),
+      call_id: item.call_id,
+      name: toolSearch,
+      // an item just added may have no arguments yet; the provider reads them from the item when it is done
+      arguments: item.arguments === undefined ? "" : JSON.stringify(item.arguments),
+      status: item.status
+    }
+    : item
+
+/**
+ * One event of a Responses API stream, or a whole response, with each client-executed `tool_search_call` item
+ * written as a call of the search function (`toolSearch`), which `@effect/ai-openai` reads as a tool call.
+ *
+ * @since 0.1.0
+ * @category tool search
+ */
+export const editAnswer = (data: unknown, toolSearch: string): unknown => {
+  if (!isObject(data)) return data
+  if (isObject(data.item)) return { ...data, item: asFunctionCall(data.item, toolSearch) }
+  if (isObject(data.response) && Array.isArray(data.response.output)) {
+    return { ...data, response: editAnswer(data.response, toolSearch) }
+  }
+  if (Array.isArray(data.output)) {
+    return { ...data, output: data.output.map((item: unknown) => asFunctionCall(item, toolSearch)) }
+  }
+  return data
+}
+
+const decoder = new TextDecoder()
+
+const editEvent = (event: Sse.Event, toolSearch: string): Sse.Event => {
+  const data = parse(event.data)
+  return data === undefined ? event : { ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }
+}
+
+const editResponse = (
+  response: HttpClientResponse.HttpClientResponse,
+  toolSearch: string
+): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
+  if (response.status < 200 || response.status >= 300) return Effect.succeed(response)
+  // the body changes length, and what undici decoded is no longer encoded
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).filter(([name]) => name !== "content-length" && name !== "content-encoding")
+  )
+  const init = { status: response.status, headers }
+  const type = response.headers["content-type"] ?? ""
+  if (type.includes("text/event-stream")) {
+    const events = response.stream.pipe(
+      Stream.decodeText(),
+      Stream.pipeThroughChannel(Sse.makeChannel()),
+      Stream.map((event) => Sse.encoder.write(editEvent(event, toolSearch))),
+      Stream.encodeText
+    )
+    return Effect.map(
+      Stream.toReadableStreamEffect(events),
+      (body) => HttpClientResponse.fromWeb(response.request, new Response(body, init))
+    )
+  }
+  if (type.includes("json")) {
+    return response.arrayBuffer.pipe(
+      Effect.map((bytes) => {
+        const data = parse(decoder.decode(bytes))
+        const text = data === undefined ? decoder.decode(bytes) : JSON.stringify(editAnswer(data, toolSearch))
+        return HttpClientResponse.fromWeb(response.request, new Response(text, init))
+      }),
+      // a body that cannot be read is left for the provider to report
+      Effect.orElseSucceed(() => response)
+    )
+  }
+  return Effect.succeed(response)
+}
+
+const isResponses = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith("/responses")
+
+/**
+ * The client transform that gives OpenAI's Responses API the deferred tools of a request `AiModel` sent with
+ * `deferLoading`, through its client-executed tool search: pass it as `@effect/ai-openai`'s `transformClient`
+ * (after `AiProvider.protectSecrets`, if you use that too).
+ *
+ * @since 0.1.0
+ * @category tool search
+ */
+export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  client.pipe(
+    HttpClient.mapRequestEffect((request) =>
+      Effect.map(AiModel.DeferredTools, (deferred) => {
+        if (deferred === undefined || request.body._tag !== "Uint8Array" || !isResponses(request)) return request
+        const body = parse(decoder.decode(request.body.body))
+        return isObject(body) ? HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)) : request
+      })
+    ),
+    HttpClient.transform((effect, request) =>
+      Effect.flatMap(AiModel.DeferredTools, (deferred) => {
+        const toolSearch = deferred?.toolSearch
+        return toolSearch === undefined || !isResponses(request)
+          ? effect
+          : Effect.flatMap(effect, (response) => editResponse(response, toolSearch))
+      })
+    )
+  )
