@@ -294,6 +294,7 @@ export const make = Effect.fnUntraced(function*(
   const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
+  const embedder = yield* McpToolSearch.Embeddings
   const settings = Session.settings(options)
   const namespace = settings.namespace
   // a pooled connection outlives the requests: it asks to hear of its server's tool changes (2026-07-28)
@@ -495,8 +496,7 @@ export const make = Effect.fnUntraced(function*(
         Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
           onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
           onRight: ({ limit, query, server }) =>
-            Effect.flatMap(SearchTools.indexOf(indexCell, search.groups), (index) => {
-              const hits = index.search(query, { server, limit })
+            Effect.flatMap(SearchTools.search(indexCell, search.groups, embedder, query, { server, limit }), (hits) => {
               const load = hits.flatMap((hit) => {
                 const tool = search.byName.get(hit.tool.name)
                 return tool === undefined || context.tools.get(tool.name) !== undefined ? [] : [tool]

@@ -9,9 +9,17 @@
  * searches, once per version of the tool lists (the cache hands out one list while it is fresh), so a warm request
  * builds none; it is never sent to the model.
  *
+ * With an embedding model (`layerEmbeddings`, e.g. an `@effect/ai` `EmbeddingModel`), a search also ranks every
+ * tool by the similarity of its embedding to the query's, and the two rankings are fused: a request that shares no
+ * word with the tool it needs is found by meaning. The tools are embedded once per version of the tool lists, the
+ * query on each search; when the model fails, the search ranks by words alone and says so in a warning log.
+ *
  * @since 0.1.0
  */
 import { ToolSearch as Search } from "@zett/common"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 
 /**
@@ -167,3 +175,49 @@ export const makeIndex: <T extends Searchable>(groups: ReadonlyArray<Group<T>>) 
  * @category utils
  */
 export const oneLine: (description: string, max?: number) => string = Search.oneLine
+
+/**
+ * What tool search needs of an embedding model: structurally `@effect/ai`'s `EmbeddingModel` service, so an app
+ * passes that (this package does not import `@effect/ai`).
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export interface Embedder {
+  readonly embed: (input: string) => Effect.Effect<ReadonlyArray<number>, unknown>
+  readonly embedMany: (input: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ReadonlyArray<number>>, unknown>
+}
+
+/**
+ * The embedding model searches rank with beside the words; none by default (lexical alone). Read when the
+ * extension or the toolkit is made.
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export class Embeddings extends Context.Reference<Embeddings>()("@zett/mcp/McpToolSearch/Embeddings", {
+  defaultValue: (): Embedder | undefined => undefined
+}) {}
+
+/**
+ * Tool search with an embedding model: `McpToolSearch.layerEmbeddings(EmbeddingModel.EmbeddingModel)` with an
+ * `@effect/ai` provider's embedding layer (e.g. `OpenAiEmbeddingModel.layerBatched`) provided to it, and the whole
+ * provided to the extension's or the toolkit's layer.
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export const layerEmbeddings = <E, R>(embedder: Effect.Effect<Embedder, E, R>): Layer.Layer<Embeddings, E, R> =>
+  Layer.effect(Embeddings, embedder)
+
+/**
+ * Embedding calls made by tool search: one per version of the tool lists for the tools (`embedMany`), one per
+ * search for the query.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const embeddingCalls = Metric.counter("mcp_tool_search_embedding_calls", {
+  description: "embedding model calls made by tool search (the tools once per version of the lists, each query)",
+  incremental: true
+})

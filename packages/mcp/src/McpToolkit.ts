@@ -136,6 +136,7 @@ export const make = (
     const configuration = yield* McpServers.McpServers
     const cache = yield* McpToolCache.McpToolCache
     const factory = yield* McpClientFactory.McpClientFactory
+    const embedder = yield* McpToolSearch.Embeddings
     const scope = yield* Effect.scope
     const settings = Session.settings(options)
     const connections = yield* McpConnections.make({
@@ -231,8 +232,7 @@ export const make = (
           Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
             onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
             onRight: ({ limit, query, server }) =>
-              Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
-                const hits = index.search(query, { server, limit })
+              Effect.map(SearchTools.search(indexCell, groups, embedder, query, { server, limit }), (hits) => {
                 for (const hit of hits) found.add(hit.tool.name)
                 return SearchTools.result(hits)
               })
