@@ -177,6 +177,60 @@ const openAiSearch = Effect.map(
   })
 )
 
+/**
+ * A guide block with OpenAI's embeddings for tool search (the demo server's tools): the model searches in words
+ * that are not the tool's, the embeddings rank `add` first, the model calls it and answers. The fake embeds a text
+ * as [1, 0] when it speaks of sums and [0, 1] otherwise; it must be asked for the tools' embeddings once, then the
+ * query's.
+ */
+const openAiEmbeddings = Effect.suspend(() => {
+  const answers = [
+    Fake.sse(Fake.openAiEvents({
+      calls: [{
+        id: "call_1",
+        name: "search_tools",
+        pieces: ["{\"query\":\"total of a couple of values\",\"limit\":1}"]
+      }]
+    })),
+    Fake.sse(Fake.openAiEvents({ calls: [{ id: "call_2", name: "demo__add", pieces: ["{\"a\":2,\"b\":40}"] }] })),
+    Fake.sse(Fake.openAiEvents({ text: ["2 + 40 = 42"] }))
+  ]
+  let answered = 0
+  const reply: Fake.Reply = (res, req, seen) => {
+    if (!seen.url.endsWith("/embeddings")) return answers[answered++]!(res, req, seen)
+    const input = (seen.body as { input: string | Array<string> }).input
+    const data = (Array.isArray(input) ? input : [input]).map((text, index) => ({
+      object: "embedding",
+      index,
+      embedding: /sum|total/i.test(text) ? [1, 0] : [0, 1]
+    }))
+    return Fake.json(200, {
+      object: "list",
+      data,
+      model: "text-embedding-3-small",
+      usage: { prompt_tokens: 1, total_tokens: 1 }
+    })(res, req, seen)
+  }
+  return Effect.map(Fake.fakeProvider([reply]), (fake): Outside => ({
+    env: { OPENAI_API_KEY: "sk-readme-test", OPENAI_BASE_URL: `${fake.url}/v1` },
+    check: () => {
+      const embeddings = fake.requests.filter((seen) => seen.url.endsWith("/embeddings"))
+        .map((seen) => (seen.body as { input: Array<string> }).input)
+      assert.strictEqual(embeddings.length, 2, "the tools' embeddings once, then the query's")
+      assert.include(embeddings[0], "demo: add. Adds two numbers and returns their sum")
+      assert.strictEqual(embeddings[0]!.length, 3)
+      assert.deepStrictEqual(embeddings[1], ["total of a couple of values"])
+      const found = (fake.requests.filter((seen) => seen.url.endsWith("/responses"))[1]!.body.input as Array<
+        { type?: string; output?: string }
+      >).find((item) => item.type === "function_call_output")
+      assert.deepStrictEqual(
+        (JSON.parse(found!.output!) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+        ["demo__add"]
+      )
+    }
+  }))
+})
+
 /** A block that exports OpenTelemetry: a receiver of OTLP over HTTP, which must get the agent's span. */
 const otlp = Effect.map(Fake.fakeProvider([Fake.json(200, {})]), (receiver): Outside => ({
   env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
@@ -191,10 +245,11 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
     const parts = [
       ...(outside[readme] !== undefined ? [yield* outside[readme]] : []),
       ...((readme === "README.md" || guides.includes(readme)) && code.includes("OPENAI_BASE_URL") &&
-          !code.includes("OpenAiToolSearch")
+          !code.includes("OpenAiToolSearch") && !code.includes("OpenAiEmbeddingModel")
         ? [yield* openAiLoop]
         : []),
       ...(code.includes("OpenAiToolSearch") ? [yield* openAiSearch] : []),
+      ...(code.includes("OpenAiEmbeddingModel") ? [yield* openAiEmbeddings] : []),
       ...(code.includes("ANTHROPIC_BASE_URL") ? [yield* anthropicSearch] : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : []),

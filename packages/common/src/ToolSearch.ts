@@ -468,6 +468,121 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
   return { size: n, servers, get: (name) => byName.get(name), search }
 }
 
+// -----------------------------------------------------------------------------
+// embeddings
+// -----------------------------------------------------------------------------
+
+/**
+ * What a tool's embedding is made of: its server, its name's words and its description (its first 2,000
+ * characters).
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export const embeddingText = (server: string, tool: Tool): string =>
+  `${server}: ${
+    (tool.remoteName ?? tool.name).replace(/[_\-.]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim()
+  }. ${tool.description.slice(0, 2_000)}`
+
+/**
+ * The tools of an index with their embeddings (in the index's order: `embeddingText` of each), ready to rank by.
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export interface Embedded<T extends Tool = Tool> {
+  readonly tools: ReadonlyArray<{ readonly tool: T; readonly server: string }>
+  readonly vectors: ReadonlyArray<ReadonlyArray<number>>
+  readonly norms: ReadonlyArray<number>
+}
+
+const normOf = (values: ReadonlyArray<number>): number => {
+  let sum = 0
+  for (const x of values) sum += x * x
+  return Math.sqrt(sum)
+}
+
+const isVector = (values: unknown, length?: number): values is ReadonlyArray<number> =>
+  Array.isArray(values) && values.length > 0 && (length === undefined || values.length === length) &&
+  values.every((x) => typeof x === "number" && Number.isFinite(x))
+
+/**
+ * The tools of `groups` and the texts to embed, in one order.
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export const toEmbed = <T extends Tool>(
+  groups: ReadonlyArray<Group<T>>
+): { readonly tools: ReadonlyArray<{ readonly tool: T; readonly server: string }>; readonly texts: Array<string> } => {
+  const tools = groups.flatMap((group) => group.tools.map((tool) => ({ tool, server: group.server })))
+  return { tools, texts: tools.map(({ server, tool }) => embeddingText(server, tool)) }
+}
+
+/**
+ * The tools with the vectors a model gave for their texts, or why they cannot be used (not one finite vector of
+ * one length per tool).
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export const embedded = <T extends Tool>(
+  tools: ReadonlyArray<{ readonly tool: T; readonly server: string }>,
+  vectors: unknown
+): Embedded<T> | string => {
+  const first = Array.isArray(vectors) ? vectors[0] : undefined
+  const length = isVector(first) ? first.length : 0
+  if (!Array.isArray(vectors) || vectors.length !== tools.length || !vectors.every((v) => isVector(v, length))) {
+    return "embeddings that do not match the tools"
+  }
+  return { tools, vectors: vectors as ReadonlyArray<ReadonlyArray<number>>, norms: vectors.map(normOf) }
+}
+
+// Reciprocal rank fusion: a rank's weight falls slowly, so agreement of the two rankings counts more than either
+// ranking's top; 60 is the constant of its authors (Cormack, Clarke and Büttcher, 2009), not tuned here.
+const fusion = 60
+
+/**
+ * The best-ranked tools for `query` by its words (the index) and by the similarity of its embedding to the tools'
+ * (cosine), the two rankings fused by reciprocal rank; or why the query's embedding cannot be used. Every tool
+ * has a rank by similarity, so a query that shares no word with any tool still finds the closest.
+ *
+ * @since 0.1.0
+ * @category embeddings
+ */
+export const searchEmbedded = <T extends Tool>(
+  index: Index<T>,
+  tools: Embedded<T>,
+  query: string,
+  queryVector: unknown,
+  options?: SearchOptions
+): ReadonlyArray<Hit<T>> | string => {
+  if (!isVector(queryVector, tools.vectors[0]?.length)) return "a query embedding that does not match the tools'"
+  const server = options?.server
+  const limit = Math.max(0, Math.floor(options?.limit ?? 5))
+  const norm = normOf(queryVector) || 1
+  const fused = new Map<T, { server: string; score: number }>()
+  index.search(query, { server, limit: index.size }).forEach((hit, rank) =>
+    fused.set(hit.tool, { server: hit.server, score: 1 / (fusion + rank + 1) })
+  )
+  const similar: Array<{ readonly at: number; readonly similarity: number }> = []
+  tools.tools.forEach((entry, at) => {
+    if (server !== undefined && entry.server !== server) return
+    const vector = tools.vectors[at]!
+    let dot = 0
+    for (let i = 0; i < vector.length; i++) dot += vector[i]! * queryVector[i]!
+    similar.push({ at, similarity: dot / ((tools.norms[at] || 1) * norm) })
+  })
+  similar.sort((a, b) => b.similarity - a.similarity || a.at - b.at)
+  similar.forEach(({ at }, rank) => {
+    const { server, tool } = tools.tools[at]!
+    fused.set(tool, { server, score: (fused.get(tool)?.score ?? 0) + 1 / (fusion + rank + 1) })
+  })
+  return [...fused].map(([tool, { score, server }]) => ({ tool, server, score }))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+}
+
 /**
  * The name of the search tool the model is given (`@zett/mcp`'s `McpToolSearch.toolName`).
  *

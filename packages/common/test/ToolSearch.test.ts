@@ -125,3 +125,61 @@ describe("ToolSearch", () => {
     assert.strictEqual(ToolSearch.oneLine("x".repeat(200), 10), `${"x".repeat(9)}…`)
   })
 })
+
+describe("ToolSearch with embeddings", () => {
+  const tool = (name: string, description: string) => ({
+    name: `s__${name}`,
+    remoteName: name,
+    description,
+    parameters: {}
+  })
+  const groups = [
+    { server: "tracker", tools: [tool("create_issue", "Create an issue"), tool("close_issue", "Close an issue")] },
+    { server: "files", tools: [tool("readFile", "Read a file"), tool("API-post-page", "Post a page")] }
+  ]
+  const index = ToolSearch.make(groups)
+  const { texts, tools } = ToolSearch.toEmbed(groups)
+  // one dimension per tool: the query's vector says how close each tool is
+  const vectors = tools.map((_, i) => tools.map((_, j) => (i === j ? 1 : 0)))
+  const embedded = ToolSearch.embedded(tools, vectors)
+
+  it("embeds each tool as its server, its name's words and its description", () => {
+    assert.deepStrictEqual(texts, [
+      "tracker: create issue. Create an issue",
+      "tracker: close issue. Close an issue",
+      "files: read File. Read a file",
+      "files: API post page. Post a page"
+    ])
+  })
+
+  it("refuses embeddings that are not one finite vector of one length per tool", () => {
+    assert.strictEqual(ToolSearch.embedded(tools, vectors.slice(1)), "embeddings that do not match the tools")
+    assert.strictEqual(
+      ToolSearch.embedded(tools, [...vectors.slice(1), [1, 0, Number.NaN, 0]]),
+      "embeddings that do not match the tools"
+    )
+    assert.strictEqual(ToolSearch.embedded(tools, [...vectors.slice(1), [1]]), "embeddings that do not match the tools")
+    assert.strictEqual(ToolSearch.embedded(tools, { length: 4 }), "embeddings that do not match the tools")
+  })
+
+  it("fuses the words' ranking with the embeddings': agreement ranks first, and a query with no word of a tool finds the closest", () => {
+    if (typeof embedded === "string") return assert.fail(embedded)
+    const names = (query: string, vector: ReadonlyArray<number>, options?: ToolSearch.SearchOptions) => {
+      const hits = ToolSearch.searchEmbedded(index, embedded, query, vector, options)
+      return typeof hits === "string" ? hits : hits.map((hit) => hit.tool.remoteName)
+    }
+    // the words find the two issue tools, the embedding is closest to readFile: both rankings' tools come first
+    assert.deepStrictEqual(names("issue", [0, 0.5, 1, 0]), ["create_issue", "close_issue", "readFile", "API-post-page"])
+    assert.deepStrictEqual(names("issue", [0, 0.5, 1, 0], { limit: 2 }), ["create_issue", "close_issue"])
+    // no word in common: the embedding alone ranks, every tool has a place
+    assert.deepStrictEqual(names("zebra", [0.2, 1, 0.1, 0]), [
+      "close_issue",
+      "create_issue",
+      "readFile",
+      "API-post-page"
+    ])
+    assert.deepStrictEqual(names("zebra", [0.2, 1, 0.1, 0], { server: "files" }), ["readFile", "API-post-page"])
+    assert.deepStrictEqual(names("x", [1, 0, 0, 0], { limit: 0 }), [])
+    assert.strictEqual(names("issue", [1, 0]), "a query embedding that does not match the tools'")
+  })
+})

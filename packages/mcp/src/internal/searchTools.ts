@@ -28,20 +28,16 @@ export interface Group {
 export interface IndexCell {
   key: ReadonlyArray<ReadonlyArray<McpTool.McpTool>> | undefined
   index: Search.Index<McpTool.McpTool> | undefined
-  vectors: ReadonlyArray<Vector> | undefined
+  embedded: Search.Embedded<McpTool.McpTool> | undefined
 }
 
-interface Vector {
-  readonly tool: McpTool.McpTool
-  readonly server: string
-  readonly values: ReadonlyArray<number>
-  readonly norm: number
-}
-
-export const indexCell = (): IndexCell => ({ key: undefined, index: undefined, vectors: undefined })
+export const indexCell = (): IndexCell => ({ key: undefined, index: undefined, embedded: undefined })
 
 const sameLists = (a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>) =>
   a.length === b.length && a.every((x, i) => x === b[i])
+
+const searchGroups = (groups: ReadonlyArray<Group>): ReadonlyArray<Search.Group<McpTool.McpTool>> =>
+  groups.map((group) => ({ server: group.server.name, instructions: group.instructions, tools: group.tools }))
 
 /** The index of `groups`, built (and counted in `McpToolSearch.indexBuilds`) when their lists are not the last ones. */
 export const indexOf = (cell: IndexCell, groups: ReadonlyArray<Group>): Effect.Effect<Search.Index<McpTool.McpTool>> =>
@@ -50,114 +46,63 @@ export const indexOf = (cell: IndexCell, groups: ReadonlyArray<Group>): Effect.E
     if (cell.index !== undefined && cell.key !== undefined && sameLists(cell.key, key)) {
       return Effect.succeed(cell.index)
     }
-    const index = Search.make(
-      groups.map((group) => ({ server: group.server.name, instructions: group.instructions, tools: group.tools }))
-    )
+    const index = Search.make(searchGroups(groups))
     cell.key = key
     cell.index = index
-    cell.vectors = undefined
+    cell.embedded = undefined
     return Effect.as(Metric.increment(McpToolSearch.indexBuilds), index)
   })
 
-// what a tool's embedding is made of: its server, its name's words and its description, measured
-const textOf = (server: string, tool: McpTool.McpTool): string =>
-  `${server}: ${(tool.remoteName ?? tool.name).replace(/[_\-.]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2")}. ${
-    tool.description.slice(0, 2_000)
-  }`
-
-const normOf = (values: ReadonlyArray<number>): number => Math.sqrt(values.reduce((sum, x) => sum + x * x, 0))
-
-const isVector = (values: unknown, length?: number): values is ReadonlyArray<number> =>
-  Array.isArray(values) && values.length > 0 && (length === undefined || values.length === length) &&
-  values.every((x) => typeof x === "number" && Number.isFinite(x))
-
 class EmbeddingFailure extends Data.TaggedError("EmbeddingFailure")<{ readonly reason: string }> {}
 
+// the error's kind only: a provider's message may quote what it was sent
 const failureOf = (cause: unknown): EmbeddingFailure =>
-  cause instanceof EmbeddingFailure
-    ? cause
-    : new EmbeddingFailure({
-      // the error's kind only: a provider's message may quote what it was sent
-      reason: typeof cause === "object" && cause !== null && typeof (cause as { _tag?: unknown })._tag === "string"
-        ? (cause as { _tag: string })._tag
-        : "an error"
-    })
+  new EmbeddingFailure({
+    reason: typeof cause === "object" && cause !== null && typeof (cause as { _tag?: unknown })._tag === "string"
+      ? (cause as { _tag: string })._tag
+      : "an error"
+  })
 
-const vectorsOf = (
+const embed = <A>(call: Effect.Effect<A, unknown>): Effect.Effect<A, EmbeddingFailure> =>
+  call.pipe(Effect.tap(Metric.increment(McpToolSearch.embeddingCalls)), Effect.mapError(failureOf))
+
+// the tools' embeddings of the index's version: made on its first search with a model, then kept beside it
+const embeddedOf = (
   cell: IndexCell,
   index: Search.Index<McpTool.McpTool>,
   groups: ReadonlyArray<Group>,
   embedder: McpToolSearch.Embedder
-): Effect.Effect<ReadonlyArray<Vector>, EmbeddingFailure> =>
+): Effect.Effect<Search.Embedded<McpTool.McpTool>, EmbeddingFailure> =>
   Effect.suspend(() => {
-    if (cell.index === index && cell.vectors !== undefined) return Effect.succeed(cell.vectors)
-    const tools = groups.flatMap((group) => group.tools.map((tool) => ({ tool, server: group.server.name })))
-    return embedder.embedMany(tools.map(({ server, tool }) => textOf(server, tool))).pipe(
-      Effect.tap(Metric.increment(McpToolSearch.embeddingCalls)),
-      Effect.mapError(failureOf),
-      Effect.flatMap((values) => {
-        const length = Array.isArray(values) && isVector(values[0]) ? values[0].length : 0
-        if (!Array.isArray(values) || values.length !== tools.length || !values.every((v) => isVector(v, length))) {
-          return Effect.fail(new EmbeddingFailure({ reason: "embeddings that do not match the tools" }))
-        }
-        const vectors = tools.map(({ server, tool }, i) => ({
-          tool,
-          server,
-          values: values[i]!,
-          norm: normOf(values[i]!)
-        }))
-        // a search of a newer version may have replaced the index meanwhile
-        if (cell.index === index) cell.vectors = vectors
-        return Effect.succeed(vectors)
-      })
-    )
+    if (cell.index === index && cell.embedded !== undefined) return Effect.succeed(cell.embedded)
+    const { texts, tools } = Search.toEmbed(searchGroups(groups))
+    return Effect.flatMap(embed(embedder.embedMany(texts)), (vectors) => {
+      const embedded = Search.embedded(tools, vectors)
+      if (typeof embedded === "string") return Effect.fail(new EmbeddingFailure({ reason: embedded }))
+      // a search of a newer version may have replaced the index meanwhile
+      if (cell.index === index) cell.embedded = embedded
+      return Effect.succeed(embedded)
+    })
   })
-
-// Reciprocal rank fusion: a rank's weight falls slowly, so agreement of the two rankings counts more than either
-// ranking's top; 60 is the constant of its authors (Cormack, Clarke and Büttcher, 2009), not tuned here.
-const fusion = 60
 
 /**
  * The best-ranked tools for a query: by their words (the index), and with an embedding model also by meaning, the
- * two rankings fused. The model's failure leaves the words' ranking, with a warning.
+ * two rankings fused (`ToolSearch.searchEmbedded`). The model's failure leaves the words' ranking, with a warning.
  */
 export const search = (
   cell: IndexCell,
   groups: ReadonlyArray<Group>,
   embedder: McpToolSearch.Embedder | undefined,
   query: string,
-  options: { readonly server?: string | undefined; readonly limit: number }
+  options: Search.SearchOptions
 ): Effect.Effect<ReadonlyArray<Search.Hit<McpTool.McpTool>>> =>
   Effect.flatMap(indexOf(cell, groups), (index) => {
     if (embedder === undefined) return Effect.succeed(index.search(query, options))
     return Effect.gen(function*() {
-      const vectors = yield* vectorsOf(cell, index, groups, embedder)
-      const asked = yield* embedder.embed(query.slice(0, 2_000)).pipe(
-        Effect.tap(Metric.increment(McpToolSearch.embeddingCalls)),
-        Effect.mapError(failureOf)
-      )
-      if (!isVector(asked, vectors[0]?.values.length)) {
-        return yield* Effect.fail(new EmbeddingFailure({ reason: "a query embedding that does not match the tools'" }))
-      }
-      const norm = normOf(asked)
-      const scores = new Map<McpTool.McpTool, { server: string; score: number }>()
-      const lexical = index.search(query, { server: options.server, limit: index.size })
-      lexical.forEach((hit, rank) => scores.set(hit.tool, { server: hit.server, score: 1 / (fusion + rank + 1) }))
-      const similar = vectors
-        .filter((vector) => options.server === undefined || vector.server === options.server)
-        .map((vector) => ({
-          vector,
-          similarity: vector.values.reduce((sum, x, i) => sum + x * asked[i]!, 0) / (vector.norm * norm || 1)
-        }))
-        .sort((a, b) => b.similarity - a.similarity)
-      similar.forEach(({ vector }, rank) => {
-        const fused = scores.get(vector.tool)
-        const score = 1 / (fusion + rank + 1)
-        scores.set(vector.tool, { server: vector.server, score: (fused?.score ?? 0) + score })
-      })
-      return [...scores].map(([tool, { score, server }]) => ({ tool, server, score }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, options.limit)
+      const embedded = yield* embeddedOf(cell, index, groups, embedder)
+      const asked = yield* embed(embedder.embed(query.slice(0, 2_000)))
+      const hits = Search.searchEmbedded(index, embedded, query, asked, options)
+      return typeof hits === "string" ? yield* new EmbeddingFailure({ reason: hits }) : hits
     }).pipe(
       Effect.catchAll((failure) =>
         Effect.as(
