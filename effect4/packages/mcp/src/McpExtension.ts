@@ -289,6 +289,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
   const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
+  const embedder = yield* McpToolSearch.Embeddings
   const settings = Session.settings(options)
   // a pooled connection outlives the requests: it asks to hear of its server's tool changes (2026-07-28)
   const watched = Session.watched(factory, cache, settings, { listen: options.connectionPool !== undefined })
@@ -519,8 +520,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
         Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
           onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
           onSuccess: ({ limit, query, server }) =>
-            Effect.flatMap(SearchTools.indexOf(indexCell, search.groups), (index) => {
-              const hits = index.search(query, { server, limit })
+            Effect.flatMap(SearchTools.search(indexCell, search.groups, embedder, query, { server, limit }), (hits) => {
               const load = hits.flatMap((hit) => {
                 const tool = search.byName.get(hit.tool.name)
                 return tool === undefined || context.tools.get(tool.name) !== undefined ? [] : [tool]

@@ -2,12 +2,20 @@
  * Tool search: when a request's MCP tools pass a threshold, the model is given one tool, `search_tools`, and the
  * tools marked always-loaded instead of every definition; a search loads what it found. This module is the rule of
  * when to search (`Options`, `isActive`), the index (`makeIndex`: `ToolSearch` of `@zett/common`, the ranking both
- * lines share) and the count of index builds. The Effect 3 line's extension and toolkit use it; this line's come
- * with their port.
+ * lines share) and the count of index builds.
+ *
+ * With an embedding model (`layerEmbeddings`, on `effect/ai`'s `EmbeddingModel`), a search also ranks every tool
+ * by the similarity of its embedding to the query's, and the two rankings are fused: a request that shares no word
+ * with the tool it needs is found by meaning. The tools are embedded once per version of the tool lists, the query
+ * on each search; when the model fails, the search ranks by words alone and says so in a warning log.
  *
  * @since 1.0.0
  */
 import { ToolSearch as Search } from "@zett/common"
+import * as EmbeddingModel from "effect/ai/EmbeddingModel"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 
 /**
@@ -163,3 +171,52 @@ export const makeIndex: <T extends Searchable>(groups: ReadonlyArray<Group<T>>) 
  * @category utils
  */
 export const oneLine: (description: string, max?: number) => string = Search.oneLine
+
+/**
+ * What tool search needs of an embedding model: structurally `effect/ai`'s `EmbeddingModel`.
+ *
+ * @since 1.0.0
+ * @category embeddings
+ */
+export interface Embedder {
+  readonly embed: (input: string) => Effect.Effect<{ readonly vector: ReadonlyArray<number> }, unknown>
+  readonly embedMany: (
+    input: ReadonlyArray<string>
+  ) => Effect.Effect<{ readonly embeddings: ReadonlyArray<{ readonly vector: ReadonlyArray<number> }> }, unknown>
+}
+
+/**
+ * The embedding model searches rank with beside the words; none by default (lexical alone). Read when the
+ * extension or the toolkit is made.
+ *
+ * @since 1.0.0
+ * @category embeddings
+ */
+export const Embeddings: Context.Reference<Embedder | undefined> = Context.Reference<Embedder | undefined>(
+  "@zett/mcp/McpToolSearch/Embeddings",
+  { defaultValue: () => undefined }
+)
+
+/**
+ * Tool search with the app's `effect/ai` `EmbeddingModel` (a provider's embedding layer provided to it), provided
+ * to the extension's or the toolkit's layer.
+ *
+ * @since 1.0.0
+ * @category embeddings
+ */
+export const layerEmbeddings: Layer.Layer<never, never, EmbeddingModel.EmbeddingModel> = Layer.effect(
+  Embeddings,
+  Effect.service(EmbeddingModel.EmbeddingModel)
+)
+
+/**
+ * Embedding calls made by tool search: one per version of the tool lists for the tools (`embedMany`), one per
+ * search for the query.
+ *
+ * @since 1.0.0
+ * @category metrics
+ */
+export const embeddingCalls = Metric.counter("mcp_tool_search_embedding_calls", {
+  description: "embedding model calls made by tool search (the tools once per version of the lists, each query)",
+  incremental: true
+})

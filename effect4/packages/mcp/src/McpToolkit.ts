@@ -152,6 +152,7 @@ export const make: (
   const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
+  const embedder = yield* McpToolSearch.Embeddings
   const scope = yield* Effect.scope
   const settings = Session.settings(options)
   const connections = yield* McpConnections.make({
@@ -252,8 +253,7 @@ export const make: (
           Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
             onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
             onSuccess: ({ limit, query, server }) =>
-              Effect.map(SearchTools.indexOf(indexCell, groups), (index) => {
-                const hits = index.search(query, { server, limit })
+              Effect.map(SearchTools.search(indexCell, groups, embedder, query, { server, limit }), (hits) => {
                 for (const hit of hits) found.add(hit.tool.name)
                 return SearchTools.result(hits)
               })
