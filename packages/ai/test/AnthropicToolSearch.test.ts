@@ -5,13 +5,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, type Model } from "@zett/agent"
 import { AnthropicToolSearch } from "@zett/ai"
-import { McpExtension, McpServerConfig } from "@zett/mcp"
-import { fakeFactory, layer as fakeMcp, tool } from "@zett/testing-core/FakeMcp"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { anthropicEvents, anthropicModel, buildModel, fakeProvider, sse } from "./utils.js"
+import { anthropicEvents, anthropicModel, buildModel, fakeProvider, searchingAgent, sse } from "./utils.js"
 
 const search: Model.ModelRequest["tools"][number] = {
   name: "search_tools",
@@ -162,15 +159,6 @@ describe("Anthropic's deferred loading under tool search", () => {
 
   it.scoped("an agent under MCP tool search: Claude is offered every held-back tool deferred, searches, gets references and calls what it found", () =>
     Effect.gen(function*() {
-      const weatherTools = [
-        tool("get_forecast", { type: "object", properties: { city: { type: "string" } } }, "The forecast of a city"),
-        ...Array.from({ length: 29 }, (_, i) => tool(`report_${i}`, { type: "object" }, `Weather report number ${i}`))
-      ]
-      const fileTools = Array.from(
-        { length: 15 },
-        (_, i) => tool(`file_op_${i}`, { type: "object" }, `A file operation number ${i}`)
-      )
-      const { factory, stats } = fakeFactory({ weather: { tools: weatherTools }, files: { tools: fileTools } })
       const search = {
         id: "toolu_1",
         name: "search_tools",
@@ -182,14 +170,8 @@ describe("Anthropic's deferred loading under tool search", () => {
         sse(anthropicEvents({ calls: [forecast] })),
         sse(anthropicEvents({ text: ["Rain in Paris."] }))
       ])
-      const agent = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(fakeMcp({
-          servers: ["weather", "files"].map((name) =>
-            McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
-          ),
-          clientFactory: factory
-        })),
-        Layer.provide(anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient))
+      const { agent, stats } = searchingAgent(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.transformClient)
       )
       const answer = yield* Agent.run("Will it rain in Paris?").pipe(Effect.provide(agent))
       assert.strictEqual(answer.content, "Rain in Paris.")

@@ -5,13 +5,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, type Model } from "@zett/agent"
 import { OpenAiToolSearch } from "@zett/ai"
-import { McpExtension, McpServerConfig } from "@zett/mcp"
-import { fakeFactory, layer as fakeMcp, tool } from "@zett/testing-core/FakeMcp"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { buildModel, fakeProvider, openAiEvents, openAiModel, openAiToolSearchEvents, sse } from "./utils.js"
+import {
+  buildModel,
+  fakeProvider,
+  openAiEvents,
+  openAiModel,
+  openAiToolSearchEvents,
+  searchingAgent,
+  sse
+} from "./utils.js"
 
 const search: Model.ModelRequest["tools"][number] = {
   name: "search_tools",
@@ -169,29 +174,14 @@ describe("OpenAI's client-executed tool search under MCP tool search", () => {
 
   it.scoped("an agent under MCP tool search: GPT is offered the search alone, searches, gets the definition it found and calls it", () =>
     Effect.gen(function*() {
-      const weatherTools = [
-        tool("get_forecast", { type: "object", properties: { city: { type: "string" } } }, "The forecast of a city"),
-        ...Array.from({ length: 29 }, (_, i) => tool(`report_${i}`, { type: "object" }, `Weather report number ${i}`))
-      ]
-      const fileTools = Array.from(
-        { length: 15 },
-        (_, i) => tool(`file_op_${i}`, { type: "object" }, `A file operation number ${i}`)
-      )
-      const { factory, stats } = fakeFactory({ weather: { tools: weatherTools }, files: { tools: fileTools } })
       const forecast = { id: "call_2", name: "weather__get_forecast", pieces: [JSON.stringify({ city: "Paris" })] }
       const provider = yield* fakeProvider([
         sse(openAiToolSearchEvents("call_1", { query: "forecast of a city", limit: 1 })),
         sse(openAiEvents({ calls: [forecast] })),
         sse(openAiEvents({ text: ["Rain in Paris."] }))
       ])
-      const agent = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
-        Layer.provide(fakeMcp({
-          servers: ["weather", "files"].map((name) =>
-            McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
-          ),
-          clientFactory: factory
-        })),
-        Layer.provide(openAiModel(provider, { deferLoading: true }, OpenAiToolSearch.transformClient))
+      const { agent, stats } = searchingAgent(
+        openAiModel(provider, { deferLoading: true }, OpenAiToolSearch.transformClient)
       )
       const answer = yield* Agent.run("Will it rain in Paris?").pipe(Effect.provide(agent))
       assert.strictEqual(answer.content, "Rain in Paris.")

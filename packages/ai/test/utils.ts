@@ -4,8 +4,10 @@ import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import * as OpenAiLanguageModel from "@effect/ai-openai/OpenAiLanguageModel"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type { Model } from "@zett/agent"
+import { Agent, type Model } from "@zett/agent"
 import { AiModel, AiProvider } from "@zett/ai"
+import { McpExtension, McpServerConfig } from "@zett/mcp"
+import { fakeFactory, layer as fakeMcp, tool } from "@zett/testing-core/FakeMcp"
 import type { FakeProvider } from "@zett/testing/FakeProvider"
 import { KEY } from "@zett/testing/ModelProbes"
 import * as Layer from "effect/Layer"
@@ -71,3 +73,27 @@ export const anthropicModel = (
     ),
     Layer.provide(client)
   )
+
+/**
+ * An agent with the MCP extension over two fake servers past tool search's threshold (weather: `get_forecast` and 29
+ * reports; files: 15 operations) on `model`, and what the servers were called with.
+ */
+export const searchingAgent = (model: Layer.Layer<Model.Model>) => {
+  const weatherTools = [
+    tool("get_forecast", { type: "object", properties: { city: { type: "string" } } }, "The forecast of a city"),
+    ...Array.from({ length: 29 }, (_, i) => tool(`report_${i}`, { type: "object" }, `Weather report number ${i}`))
+  ]
+  const fileTools = Array.from(
+    { length: 15 },
+    (_, i) => tool(`file_op_${i}`, { type: "object" }, `A file operation number ${i}`)
+  )
+  const { factory, stats } = fakeFactory({ weather: { tools: weatherTools }, files: { tools: fileTools } })
+  const agent = Agent.layer({ extensions: [McpExtension.McpExtension] }).pipe(
+    Layer.provide(fakeMcp({
+      servers: ["weather", "files"].map((name) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })),
+      clientFactory: factory
+    })),
+    Layer.provide(model)
+  )
+  return { agent, stats }
+}
