@@ -20,7 +20,7 @@
 //   lookup {word}   an ordinary-looking tool answered with a task handle unsolicited (completes at its first
 //                   advance); to a client without the extension a plain result, unless `--tasks-to-anyone`
 // and `echo` {text}, a plain tool. A task advances one step at each `tasks/get` of it (before the answer) and, with
-// `--tick=<ms>`, every tick. With `--handle-delay=<ms>` a task handle is sent that long after the task is created
+// `--tick=<ms>`, every tick (with `--tick-when-listened`, only while a `subscriptions/listen` names it). With `--handle-delay=<ms>` a task handle is sent that long after the task is created
 // (a client that gives up on the call meanwhile gets it late). Hints: `--poll-interval=<ms>` (pollIntervalMs, default 50), `--ttl=<ms>` (ttlMs,
 // default 60000). Each status change is sent as `notifications/tasks` to the open `subscriptions/listen` requests
 // whose `notifications.taskIds` name the task.
@@ -184,9 +184,14 @@ const createTask = (tool, args) => {
   return task
 }
 
+// with --tick-when-listened a tick advances only the tasks an open listen names: a client's listen is then in
+// place before its task can end, whatever the load
+const tickWhenListened = flag("tick-when-listened")
+const listened = (task) => [...listeners.values()].some((listener) => listener.taskIds.includes(task.taskId))
+
 if (tick !== undefined) {
   setInterval(() => {
-    for (const task of tasks.values()) advance(task)
+    for (const task of tasks.values()) if (!tickWhenListened || listened(task)) advance(task)
   }, Number(tick)).unref()
 }
 

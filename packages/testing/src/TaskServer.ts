@@ -48,6 +48,8 @@ export interface Options {
   readonly ttlMs?: number
   /** Advance every task on a timer too, every `tickMs` (by default only each `tasks/get` advances its task). */
   readonly tickMs?: number
+  /** With `tickMs`: a tick advances only the tasks an open `subscriptions/listen` names. */
+  readonly tickWhenListened?: boolean
   /** Send a task handle this long after the task is created (default at once). */
   readonly handleDelayMs?: number
   /** Answer `lookup` with a task handle even to a client that did not declare the extension (a misbehaving server). */
@@ -65,6 +67,7 @@ export const args = (name: string, record: string, options: Options = {}): Array
   ...(options.pollIntervalMs === undefined ? [] : [`--poll-interval=${options.pollIntervalMs}`]),
   ...(options.ttlMs === undefined ? [] : [`--ttl=${options.ttlMs}`]),
   ...(options.tickMs === undefined ? [] : [`--tick=${options.tickMs}`]),
+  ...(options.tickWhenListened === true ? ["--tick-when-listened"] : []),
   ...(options.handleDelayMs === undefined ? [] : [`--handle-delay=${options.handleDelayMs}`]),
   ...(options.tasksToAnyone === true ? ["--tasks-to-anyone"] : [])
 ]

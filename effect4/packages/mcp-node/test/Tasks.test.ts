@@ -284,8 +284,11 @@ describe("a tool call answered with a task", () => {
     () =>
       Effect.gen(function*() {
         const file = yield* record
-        // the server advances its tasks every 30 ms of real time; the client would poll only after 60 s
-        const client = yield* connect(modern(file, { pollIntervalMs: 60_000, tickMs: 30, steps: 3 }))
+        // the server advances its tasks every 30 ms of real time once the client listens; it would poll only
+        // after 60 s
+        const client = yield* connect(
+          modern(file, { pollIntervalMs: 60_000, tickMs: 30, steps: 3, tickWhenListened: true })
+        )
         const result = yield* client.callTool(tools.finishes, { text: "pushed" })
         assert.strictEqual(text(result), "built pushed")
         const taskId = createdId(file)
