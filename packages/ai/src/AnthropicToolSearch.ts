@@ -34,6 +34,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as AiModel from "./AiModel.js"
+import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
 
 /**
  * The beta of the Messages API that deferred loading and `tool_reference` blocks are part of, added to the
@@ -44,23 +45,13 @@ import * as AiModel from "./AiModel.js"
  */
 export const beta = "advanced-tool-use-2025-11-20"
 
-type Json = { readonly [key: string]: unknown }
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
-
 const blocksOf = (message: unknown): ReadonlyArray<unknown> =>
   isObject(message) && Array.isArray(message.content) ? message.content : []
 
 /** The names a search result lists, from the JSON text @effect/ai-anthropic wrote (twice encoded if it was text). */
 const namesOf = (content: unknown): ReadonlyArray<string> => {
   let value = content
-  for (let i = 0; i < 2 && typeof value === "string"; i++) {
-    try {
-      value = JSON.parse(value)
-    } catch {
-      return []
-    }
-  }
+  for (let i = 0; i < 2 && typeof value === "string"; i++) value = parse(value)
   return ToolSearch.loadedNames(value)
 }
 
@@ -118,8 +109,6 @@ const withBeta = (request: HttpClientRequest.HttpClientRequest): HttpClientReque
     : HttpClientRequest.setHeader(request, "anthropic-beta", [...betas, beta].join(","))
 }
 
-const decoder = new TextDecoder()
-
 /**
  * The client transform that gives Anthropic's Messages API the deferred tools of a request `AiModel` sent with
  * `deferLoading`: pass it as `@effect/ai-anthropic`'s `transformClient` (after `AiProvider.protectSecrets`, if you
@@ -131,15 +120,8 @@ const decoder = new TextDecoder()
 export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.mapRequestEffect(client, (request) =>
     Effect.map(AiModel.DeferredTools, (deferred) => {
-      if (deferred === undefined || request.body._tag !== "Uint8Array" || !request.url.endsWith("/messages")) {
-        return request
-      }
-      let body: unknown
-      try {
-        body = JSON.parse(decoder.decode(request.body.body))
-      } catch {
-        return request
-      }
-      if (!isObject(body)) return request
-      return withBeta(HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)))
+      const body = deferred === undefined || !request.url.endsWith("/messages") ? undefined : bodyOf(request)
+      return deferred === undefined || body === undefined
+        ? request
+        : withBeta(HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)))
     }))

@@ -39,19 +39,7 @@ import { ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as AiModel from "./AiModel.js"
-
-type Json = { readonly [key: string]: unknown }
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
-
-const parse = (text: unknown): unknown => {
-  if (typeof text !== "string") return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
+import { bodyOf, decode, isObject, type Json, parse } from "./internal/json.js"
 
 /**
  * What a request's deferred tools are, as `AiModel.DeferredTools` names them.
@@ -160,8 +148,6 @@ export const editAnswer = (data: unknown, toolSearch: string): unknown => {
   return data
 }
 
-const decoder = new TextDecoder()
-
 const editEvent = (event: Sse.Event, toolSearch: string): Sse.Event => {
   const data = parse(event.data)
   return data === undefined ? event : { ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }
@@ -193,8 +179,9 @@ const editResponse = (
   if (type.includes("json")) {
     return response.arrayBuffer.pipe(
       Effect.map((bytes) => {
-        const data = parse(decoder.decode(bytes))
-        const text = data === undefined ? decoder.decode(bytes) : JSON.stringify(editAnswer(data, toolSearch))
+        const body = decode(bytes)
+        const data = parse(body)
+        const text = data === undefined ? body : JSON.stringify(editAnswer(data, toolSearch))
         return HttpClientResponse.fromWeb(response.request, new Response(text, init))
       }),
       // a body that cannot be read is left for the provider to report
@@ -219,9 +206,10 @@ export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpC
   client.pipe(
     HttpClient.mapRequestEffect((request) =>
       Effect.map(AiModel.DeferredTools, (deferred) => {
-        if (deferred === undefined || request.body._tag !== "Uint8Array" || !isResponses(request)) return request
-        const body = parse(decoder.decode(request.body.body))
-        return isObject(body) ? HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)) : request
+        const body = deferred === undefined || !isResponses(request) ? undefined : bodyOf(request)
+        return deferred === undefined || body === undefined
+          ? request
+          : HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred))
       })
     ),
     HttpClient.transform((effect, request) =>
