@@ -29,12 +29,15 @@
  *
  * @since 0.1.0
  */
+import type * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as AiModel from "./AiModel.js"
-import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
+import * as Answer from "./internal/answer.js"
+import { bodyOf, isObject, type Json, parse, renamed } from "./internal/json.js"
+import * as Replay from "./internal/replay.js"
 
 /**
  * The beta of the Messages API that deferred loading and `tool_reference` blocks are part of, added to the
@@ -100,6 +103,9 @@ export const editBody = (
   return { ...body, tools, messages }
 }
 
+const isMessages = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith("/messages")
+
 const withBeta = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
   const betas = (request.headers["anthropic-beta"] ?? "").split(",").map((part) => part.trim()).filter((part) =>
     part !== ""
@@ -120,8 +126,220 @@ const withBeta = (request: HttpClientRequest.HttpClientRequest): HttpClientReque
 export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.mapRequestEffect(client, (request) =>
     Effect.map(AiModel.DeferredTools, (deferred) => {
-      const body = deferred === undefined || !request.url.endsWith("/messages") ? undefined : bodyOf(request)
+      const body = deferred === undefined || !isMessages(request) ? undefined : bodyOf(request)
       return deferred === undefined || body === undefined
         ? request
         : withBeta(HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)))
     }))
+
+/**
+ * The two variants of Anthropic's own search tool: words ranked by BM25, or regular expressions Claude writes.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export type HostedVariant = "bm25" | "regex"
+
+/**
+ * The definition of Anthropic's own search tool of a variant, as the Messages API takes it.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const hostedTool = (variant: HostedVariant): { readonly type: string; readonly name: string } => ({
+  type: `tool_search_tool_${variant}_20251119`,
+  name: `tool_search_tool_${variant}`
+})
+
+const systemRenamed = (system: unknown, from: string, to: string): unknown =>
+  typeof system === "string"
+    ? renamed(system, from, to)
+    : Array.isArray(system)
+    ? system.map((block: unknown) =>
+      isObject(block) && block.type === "text" && typeof block.text === "string"
+        ? { ...block, text: renamed(block.text, from, to) }
+        : block
+    )
+    : system
+
+/**
+ * The Messages API body for Anthropic's own search (a server tool the API runs): the search tool becomes the
+ * variant's tool, the deferred tools are marked `defer_loading` (what the API searches), the system text names the
+ * tool Claude has, and what the API's searches answered earlier in the run (`server_tool_use` and
+ * `tool_search_tool_result` blocks) goes back before the call that followed it (`replay`). A body without the search
+ * tool passes as it is.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const editHostedBody = (
+  body: Json,
+  deferred: { readonly names: ReadonlySet<string>; readonly toolSearch: string | undefined },
+  variant: HostedVariant,
+  replay: Replay.Replay<Kept>
+): Json => {
+  const toolSearch = deferred.toolSearch
+  if (toolSearch === undefined || !Array.isArray(body.tools)) return body
+  const hosted = hostedTool(variant)
+  let searchable = false
+  const tools = body.tools.map((tool: unknown) => {
+    if (!isObject(tool) || typeof tool.name !== "string") return tool
+    if (tool.name === toolSearch) {
+      searchable = true
+      return hosted
+    }
+    return deferred.names.has(tool.name) ? { ...tool, defer_loading: true } : tool
+  })
+  if (!searchable) return body
+  const messages = Array.isArray(body.messages)
+    ? body.messages.map((message: unknown) =>
+      isObject(message) && message.role === "assistant" && Array.isArray(message.content)
+        ? { ...message, content: withKept(message.content, replay) }
+        : message
+    )
+    : body.messages
+  return {
+    ...body,
+    tools,
+    messages,
+    ...(body.system === undefined ? {} : { system: systemRenamed(body.system, toolSearch, hosted.name) })
+  }
+}
+
+const isHostedBlock = (block: unknown): block is Json =>
+  isObject(block) &&
+  ((block.type === "server_tool_use" && typeof block.name === "string" && block.name.startsWith("tool_search_tool_")) ||
+    block.type === "tool_search_tool_result")
+
+/**
+ * The hosted search's blocks of an answer, kept under the `tool_use` block that followed them, with the number of
+ * text blocks between them and it (so they go back before that text, where they were).
+ */
+interface Kept {
+  readonly blocks: ReadonlyArray<Json>
+  readonly before: number
+}
+
+const keeper = (replay: Replay.Replay<Kept>) => {
+  let pending: Array<Json> = []
+  let texts = 0
+  return {
+    hosted: (block: Json) => {
+      pending.push(block)
+      texts = 0
+    },
+    client: (block: unknown) => {
+      if (!isObject(block) || pending.length === 0) return
+      if (block.type === "text") texts++
+      if (block.type === "tool_use" && typeof block.id === "string") {
+        replay.keep(block.id, { blocks: pending, before: texts })
+        pending = []
+        texts = 0
+      }
+    }
+  }
+}
+
+/** An assistant message's blocks with what the hosted search answered before each of its calls put back. */
+const withKept = (content: ReadonlyArray<unknown>, replay: Replay.Replay<Kept>): Array<unknown> => {
+  const blocks: Array<unknown> = []
+  for (const block of content) {
+    const kept = isObject(block) && block.type === "tool_use" && typeof block.id === "string"
+      ? replay.get(block.id)
+      : undefined
+    if (kept !== undefined) {
+      let at = blocks.length
+      for (
+        let n = kept.before;
+        n > 0 && at > 0 && isObject(blocks[at - 1]) && (blocks[at - 1] as Json).type === "text";
+        n--
+      ) at--
+      blocks.splice(at, 0, ...kept.blocks)
+    }
+    blocks.push(block)
+  }
+  return blocks
+}
+
+/**
+ * The events of a Messages API stream without the blocks of the hosted search, which `@effect/ai-anthropic` cannot
+ * read, each kept whole (a `server_tool_use` with the input its deltas spell) for the requests that replay it.
+ */
+const streamEditor = (replay: Replay.Replay<Kept>) => () => {
+  const keep = keeper(replay)
+  const open = new Map<unknown, { block: Json; input: string }>()
+  return (data: unknown, event: Sse.Event): ReadonlyArray<Sse.Event> => {
+    if (!isObject(data)) return [event]
+    if (data.type === "content_block_start") {
+      if (isHostedBlock(data.content_block)) {
+        open.set(data.index, { block: data.content_block, input: "" })
+        return []
+      }
+      keep.client(data.content_block)
+      return [event]
+    }
+    const block = open.get(data.index)
+    if (block === undefined) return [event]
+    if (data.type === "content_block_delta") {
+      if (isObject(data.delta) && typeof data.delta.partial_json === "string") block.input += data.delta.partial_json
+      return []
+    }
+    if (data.type === "content_block_stop") {
+      open.delete(data.index)
+      const input = block.input === "" ? undefined : parse(block.input)
+      keep.hosted(input === undefined ? block.block : { ...block.block, input })
+      return []
+    }
+    return [event]
+  }
+}
+
+/**
+ * The client transform for Anthropic's own tool search, run by the Messages API (the `tool_search_tool_bm25` or
+ * `_regex` server tool), for the deferred tools of a request `AiModel` sent with `deferLoading`: pass
+ * `AnthropicToolSearch.hosted("bm25")` as `@effect/ai-anthropic`'s `transformClient`. The API searches the deferred
+ * tools and loads what it finds in the same answer. `@effect/ai-anthropic` cannot read the search's blocks, so they
+ * are taken out of the answer and sent back before the call that followed them in every later request of the run
+ * (the client keeps them, up to 1,000 answers). The agent sees the calls of the tools found, never a search.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const hosted = (
+  variant: HostedVariant = "bm25"
+): (client: HttpClient.HttpClient) => HttpClient.HttpClient =>
+(client) => {
+  const replay = Replay.make<Kept>()
+  return client.pipe(
+    HttpClient.mapRequestEffect((request) =>
+      Effect.map(AiModel.DeferredTools, (deferred) => {
+        const body = deferred === undefined || !isMessages(request) ? undefined : bodyOf(request)
+        return deferred === undefined || body === undefined
+          ? request
+          : withBeta(HttpClientRequest.bodyUnsafeJson(request, editHostedBody(body, deferred, variant, replay)))
+      })
+    ),
+    HttpClient.transform((effect, request) =>
+      Effect.flatMap(AiModel.DeferredTools, (deferred) =>
+        deferred?.toolSearch === undefined || !isMessages(request)
+          ? effect
+          : Effect.flatMap(effect, (response) =>
+            Answer.edit(response, {
+              events: streamEditor(replay),
+              json: (data) => {
+                if (!isObject(data) || !Array.isArray(data.content)) return data
+                const keep = keeper(replay)
+                const content = data.content.filter((block: unknown) => {
+                  if (isHostedBlock(block)) {
+                    keep.hosted(block)
+                    return false
+                  }
+                  keep.client(block)
+                  return true
+                })
+                return { ...data, content }
+              }
+            })))
+    )
+  )
+}

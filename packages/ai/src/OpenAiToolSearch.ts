@@ -31,15 +31,14 @@
  *
  * @since 0.1.0
  */
-import * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import * as AiModel from "./AiModel.js"
-import { bodyOf, decode, isObject, type Json, parse } from "./internal/json.js"
+import * as Answer from "./internal/answer.js"
+import { bodyOf, isObject, type Json, parse, renamed } from "./internal/json.js"
+import * as Replay from "./internal/replay.js"
 
 /**
  * What a request's deferred tools are, as `AiModel.DeferredTools` names them.
@@ -148,49 +147,6 @@ export const editAnswer = (data: unknown, toolSearch: string): unknown => {
   return data
 }
 
-const editEvent = (event: Sse.Event, toolSearch: string): Sse.Event => {
-  const data = parse(event.data)
-  return data === undefined ? event : { ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }
-}
-
-const editResponse = (
-  response: HttpClientResponse.HttpClientResponse,
-  toolSearch: string
-): Effect.Effect<HttpClientResponse.HttpClientResponse> => {
-  if (response.status < 200 || response.status >= 300) return Effect.succeed(response)
-  // the body changes length, and what undici decoded is no longer encoded
-  const headers = Object.fromEntries(
-    Object.entries(response.headers).filter(([name]) => name !== "content-length" && name !== "content-encoding")
-  )
-  const init = { status: response.status, headers }
-  const type = response.headers["content-type"] ?? ""
-  if (type.includes("text/event-stream")) {
-    const events = response.stream.pipe(
-      Stream.decodeText(),
-      Stream.pipeThroughChannel(Sse.makeChannel()),
-      Stream.map((event) => Sse.encoder.write(editEvent(event, toolSearch))),
-      Stream.encodeText
-    )
-    return Effect.map(
-      Stream.toReadableStreamEffect(events),
-      (body) => HttpClientResponse.fromWeb(response.request, new Response(body, init))
-    )
-  }
-  if (type.includes("json")) {
-    return response.arrayBuffer.pipe(
-      Effect.map((bytes) => {
-        const body = decode(bytes)
-        const data = parse(body)
-        const text = data === undefined ? body : JSON.stringify(editAnswer(data, toolSearch))
-        return HttpClientResponse.fromWeb(response.request, new Response(text, init))
-      }),
-      // a body that cannot be read is left for the provider to report
-      Effect.orElseSucceed(() => response)
-    )
-  }
-  return Effect.succeed(response)
-}
-
 const isResponses = (request: HttpClientRequest.HttpClientRequest): boolean =>
   request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith("/responses")
 
@@ -217,7 +173,136 @@ export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpC
         const toolSearch = deferred?.toolSearch
         return toolSearch === undefined || !isResponses(request)
           ? effect
-          : Effect.flatMap(effect, (response) => editResponse(response, toolSearch))
+          : Effect.flatMap(effect, (response) =>
+            Answer.edit(response, {
+              events: () => (data, event) =>
+                data === undefined ? [event] : [{ ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }],
+              json: (data) => editAnswer(data, toolSearch)
+            }))
       })
     )
   )
+
+/**
+ * The name of the Responses API's own search tool, which the model calls when the search is OpenAI's.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const hostedToolName = "tool_search"
+
+/**
+ * The Responses API body for OpenAI's own search (`tool_search` run by the API): the search function becomes the
+ * `tool_search` tool, the deferred function tools stay in `tools` with `defer_loading: true` (what the API searches),
+ * the system text names the tool the model has, and what the API's searches answered earlier in the run goes back
+ * before the call that followed it (`replay`). A body without the search function passes as it is.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const editHostedBody = (body: Json, deferred: Deferred, replay: Replay.Replay<ReadonlyArray<Json>>): Json => {
+  if (!Array.isArray(body.tools) || deferred.toolSearch === undefined) return body
+  const toolSearch = deferred.toolSearch
+  let searchable = false
+  const tools = body.tools.map((tool: unknown) => {
+    if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string") return tool
+    if (tool.name === toolSearch) {
+      searchable = true
+      return { type: hostedToolName }
+    }
+    return deferred.names.has(tool.name) ? { ...tool, defer_loading: true } : tool
+  })
+  if (!searchable) return body
+  const input = Array.isArray(body.input)
+    ? body.input.flatMap((item: unknown) => {
+      if (!isObject(item)) return [item]
+      if (item.type === "function_call" && typeof item.call_id === "string") {
+        return [...(replay.get(item.call_id) ?? []), item]
+      }
+      if ((item.role === "system" || item.role === "developer") && typeof item.content === "string") {
+        return [{ ...item, content: renamed(item.content, toolSearch, hostedToolName) }]
+      }
+      return [item]
+    })
+    : body.input
+  return { ...body, tools, input }
+}
+
+const isHostedItem = (item: unknown): item is Json =>
+  isObject(item) && (item.type === "tool_search_call" || item.type === "tool_search_output") &&
+  item.execution !== "client"
+
+/** An item of an answer as an item of a request takes it (an answer's item has fields a request's does not). */
+const asInput = (item: Json): Json => {
+  const fields = [
+    "type",
+    "id",
+    "call_id",
+    "execution",
+    "status",
+    item.type === "tool_search_call" ? "arguments" : "tools"
+  ]
+  return Object.fromEntries(fields.flatMap((field) => item[field] === undefined ? [] : [[field, item[field]]]))
+}
+
+/** Keeps the hosted search's items of one answer under the first function call that follows them. */
+const keeper = (replay: Replay.Replay<ReadonlyArray<Json>>) => {
+  let pending: Array<Json> = []
+  return (item: unknown, done: boolean): void => {
+    if (isHostedItem(item)) {
+      if (done) pending.push(asInput(item))
+    } else if (isObject(item) && item.type === "function_call" && typeof item.call_id === "string") {
+      if (pending.length > 0) replay.keep(item.call_id, pending)
+      pending = []
+    }
+  }
+}
+
+/**
+ * The client transform for OpenAI's own tool search, run by the Responses API (`tool_search` without `execution:
+ * "client"`), for the deferred tools of a request `AiModel` sent with `deferLoading`: pass
+ * `OpenAiToolSearch.hosted()` as `@effect/ai-openai`'s `transformClient`. The API searches the deferred tools and
+ * loads what it finds in the same answer; `@effect/ai-openai` skips the search's items, and the transform sends them
+ * back before the call that followed them in every later request of the run (the client keeps them, up to 1,000
+ * answers). The agent sees the calls of the tools found, never a search.
+ *
+ * @since 0.1.0
+ * @category hosted search
+ */
+export const hosted = (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => {
+  const replay = Replay.make<ReadonlyArray<Json>>()
+  return client.pipe(
+    HttpClient.mapRequestEffect((request) =>
+      Effect.map(AiModel.DeferredTools, (deferred) => {
+        const body = deferred === undefined || !isResponses(request) ? undefined : bodyOf(request)
+        return deferred === undefined || body === undefined
+          ? request
+          : HttpClientRequest.bodyUnsafeJson(request, editHostedBody(body, deferred, replay))
+      })
+    ),
+    HttpClient.transform((effect, request) =>
+      Effect.flatMap(AiModel.DeferredTools, (deferred) =>
+        deferred?.toolSearch === undefined || !isResponses(request)
+          ? effect
+          : Effect.flatMap(effect, (response) =>
+            Answer.edit(response, {
+              events: () => {
+                const keep = keeper(replay)
+                return (data, event) => {
+                  if (isObject(data) && isObject(data.item)) {
+                    keep(data.item, data.type === "response.output_item.done")
+                  }
+                  return [event]
+                }
+              },
+              json: (data) => {
+                const keep = keeper(replay)
+                if (isObject(data) && Array.isArray(data.output)) {
+                  for (const item of data.output) keep(item, true)
+                }
+                return data
+              }
+            })))
+    )
+  )
+}

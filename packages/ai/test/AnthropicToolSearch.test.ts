@@ -196,3 +196,133 @@ describe("Anthropic's deferred loading under tool search", () => {
       assert.deepStrictEqual(results[0].content, [{ type: "tool_reference", tool_name: "weather__get_forecast" }])
     }))
 })
+
+describe("Anthropic's own search, run by the Messages API (hosted)", () => {
+  const withSystem: Model.ModelRequest = {
+    ...first,
+    messages: [Message.system("Tool search is on. Call search_tools with what you need to do."), ...first.messages]
+  }
+
+  it.scoped("the Messages API gets its search tool instead of search_tools, the held-back tools deferred, and a system text that names it", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.hosted()))
+      yield* Stream.runDrain(model.stream(withSystem))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(seen.body.tools[0], {
+        type: "tool_search_tool_bm25_20251119",
+        name: "tool_search_tool_bm25"
+      })
+      assert.deepStrictEqual(toolsOf(seen.body), [
+        "tool_search_tool_bm25",
+        "weather__get_forecast (deferred)",
+        "stocks__get_quote (deferred)"
+      ])
+      assert.include(JSON.stringify(seen.body.system), "Call tool_search_tool_bm25 with what you need to do.")
+      assert.notInclude(JSON.stringify(seen.body.system), "search_tools")
+      assert.include(String(seen.headers["anthropic-beta"]).split(","), AnthropicToolSearch.beta)
+
+      const regex = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const regexModel = yield* buildModel(
+        anthropicModel(regex, { deferLoading: true }, AnthropicToolSearch.hosted("regex"))
+      )
+      yield* Stream.runDrain(regexModel.stream(withSystem))
+      assert.deepStrictEqual(regex.requests[0]!.body.tools[0], {
+        type: "tool_search_tool_regex_20251119",
+        name: "tool_search_tool_regex"
+      })
+    }))
+
+  it.scoped("without deferLoading the hosted transform sends the tools as they are and leaves the answer alone", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(anthropicModel(provider, {}, AnthropicToolSearch.hosted()))
+      const events = Chunk.toArray(yield* Stream.runCollect(model.stream(withSystem)))
+      const seen = provider.requests[0]!
+      assert.deepStrictEqual(toolsOf(seen.body), ["search_tools"])
+      assert.include(JSON.stringify(seen.body.system), "Call search_tools with")
+      assert.notInclude(String(seen.headers["anthropic-beta"] ?? ""), AnthropicToolSearch.beta)
+      assert.deepStrictEqual(events.map((event) => event._tag), ["TextDelta", "Finish"])
+    }))
+
+  it.scoped("an agent under MCP tool search: the API searches, Claude calls the tool it found in the same answer, and the search goes back with every later request", () =>
+    Effect.gen(function*() {
+      const forecast = { id: "toolu_2", name: "weather__get_forecast", pieces: [JSON.stringify({ city: "Paris" })] }
+      const report = { id: "toolu_3", name: "weather__report_7", pieces: ["{}"] }
+      const provider = yield* fakeProvider([
+        sse(anthropicEvents({
+          hostedSearch: { id: "srvtoolu_1", query: "forecast of a city", found: ["weather__get_forecast"] },
+          text: ["Let me look."],
+          calls: [forecast]
+        })),
+        sse(anthropicEvents({
+          hostedSearch: { id: "srvtoolu_2", query: "report", found: [], error: "unavailable" },
+          calls: [report]
+        })),
+        sse(anthropicEvents({ text: ["Rain in Paris."] }))
+      ])
+      const { agent, stats } = searchingAgent(
+        anthropicModel(provider, { deferLoading: true }, AnthropicToolSearch.hosted())
+      )
+      const answer = yield* Agent.run("Will it rain in Paris?").pipe(Effect.provide(agent))
+      assert.strictEqual(answer.content, "Rain in Paris.")
+      // the agent ran the tools Claude called; the searches were the API's, never a call of search_tools
+      assert.deepStrictEqual(stats.calls, [
+        { server: "weather", name: "get_forecast", args: { city: "Paris" } },
+        { server: "weather", name: "report_7", args: {} }
+      ])
+
+      const [first, second, third] = provider.requests.map((seen) => seen.body)
+      const offered = toolsOf(first)
+      assert.strictEqual(offered.length, 46)
+      assert.strictEqual(offered[0], "tool_search_tool_bm25")
+      assert.isTrue(offered.slice(1).every((name) => name.endsWith(" (deferred)")))
+      assert.deepStrictEqual(toolsOf(second), offered)
+      assert.deepStrictEqual(toolsOf(third), offered)
+      assert.include(JSON.stringify(first.system), "Call tool_search_tool_bm25 with what you need to do")
+
+      // the first answer's search, whole and where it was (before its text), in the second and third requests
+      const searched = [
+        {
+          type: "server_tool_use",
+          id: "srvtoolu_1",
+          name: "tool_search_tool_bm25",
+          input: { query: "forecast of a city" }
+        },
+        {
+          type: "tool_search_tool_result",
+          tool_use_id: "srvtoolu_1",
+          content: {
+            type: "tool_search_tool_search_result",
+            tool_references: [{ type: "tool_reference", tool_name: "weather__get_forecast" }]
+          }
+        }
+      ]
+      type Block = { readonly type: string; readonly id?: string }
+      const assistants = (body: { messages: Array<{ role: string; content: Array<Block> }> }) =>
+        body.messages.filter((message) => message.role === "assistant").map((message) => message.content)
+      const [inSecond] = assistants(second)
+      assert.deepStrictEqual(inSecond!.map((block) => block.type), [
+        "server_tool_use",
+        "tool_search_tool_result",
+        "text",
+        "tool_use"
+      ])
+      assert.deepStrictEqual(inSecond!.slice(0, 2), <Array<unknown>> searched)
+      const [again, failed] = assistants(third)
+      assert.deepStrictEqual(again, inSecond)
+      // a search that failed goes back too, with its error
+      assert.deepStrictEqual(
+        failed!.slice(0, 2),
+        <Array<unknown>> [
+          { type: "server_tool_use", id: "srvtoolu_2", name: "tool_search_tool_bm25", input: { query: "report" } },
+          {
+            type: "tool_search_tool_result",
+            tool_use_id: "srvtoolu_2",
+            content: { type: "tool_search_tool_result_error", error_code: "unavailable" }
+          }
+        ]
+      )
+      assert.strictEqual(failed![2]!.id, "toolu_3")
+    }))
+})

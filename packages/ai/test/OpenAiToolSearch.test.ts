@@ -206,3 +206,100 @@ describe("OpenAI's client-executed tool search under MCP tool search", () => {
       ])
     }))
 })
+
+describe("OpenAI's own tool search, run by the Responses API (hosted)", () => {
+  const withSystem: Model.ModelRequest = {
+    ...first,
+    messages: [Message.system("Tool search is on. Call search_tools with what you need to do."), ...first.messages]
+  }
+  const deferredOf = (body: { tools: Array<Record<string, unknown>> }) =>
+    body.tools.map((tool) =>
+      tool.type === "function" ? `${tool.name}${tool.defer_loading === true ? " (deferred)" : ""}` : String(tool.type)
+    )
+
+  it.scoped("the Responses API gets tool_search instead of the search function, the held-back tools deferred, and a system text that names it", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(openAiEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(openAiModel(provider, { deferLoading: true }, OpenAiToolSearch.hosted()))
+      yield* Stream.runDrain(model.stream(withSystem))
+      const body = provider.requests[0]!.body
+      assert.deepStrictEqual(body.tools[0], { type: "tool_search" })
+      assert.deepStrictEqual(deferredOf(body), [
+        "tool_search",
+        "files__read_file",
+        "weather__get_forecast (deferred)",
+        "stocks__get_quote (deferred)"
+      ])
+      assert.include(JSON.stringify(body.input), "Call tool_search with what you need to do.")
+      assert.notInclude(JSON.stringify(body.input), "search_tools")
+    }))
+
+  it.scoped("without deferLoading the hosted transform sends the tools as they are", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([sse(openAiEvents({ text: ["ok"] }))])
+      const model = yield* buildModel(openAiModel(provider, {}, OpenAiToolSearch.hosted()))
+      yield* Stream.runDrain(model.stream(withSystem))
+      const body = provider.requests[0]!.body
+      assert.deepStrictEqual(deferredOf(body), ["search_tools", "files__read_file"])
+      assert.include(JSON.stringify(body.input), "Call search_tools with")
+    }))
+
+  it.scoped("an agent under MCP tool search: the API searches, GPT calls the tool it found in the same answer, and the search's items go back with every later request", () =>
+    Effect.gen(function*() {
+      const forecast = { id: "call_2", name: "weather__get_forecast", pieces: [JSON.stringify({ city: "Paris" })] }
+      const provider = yield* fakeProvider([
+        sse(openAiEvents({
+          hostedSearch: { id: "1", query: "forecast of a city", found: ["weather__get_forecast"] },
+          calls: [forecast]
+        })),
+        sse(openAiEvents({ calls: [{ id: "call_3", name: "weather__report_7", pieces: ["{}"] }] })),
+        sse(openAiEvents({ text: ["Rain in Paris."] }))
+      ])
+      const { agent, stats } = searchingAgent(openAiModel(provider, { deferLoading: true }, OpenAiToolSearch.hosted()))
+      const answer = yield* Agent.run("Will it rain in Paris?").pipe(Effect.provide(agent))
+      assert.strictEqual(answer.content, "Rain in Paris.")
+      assert.deepStrictEqual(stats.calls, [
+        { server: "weather", name: "get_forecast", args: { city: "Paris" } },
+        { server: "weather", name: "report_7", args: {} }
+      ])
+
+      const [first, second, third] = provider.requests.map((seen) => seen.body)
+      const offered = deferredOf(first)
+      assert.strictEqual(offered.length, 46)
+      assert.strictEqual(offered[0], "tool_search")
+      assert.isTrue(offered.slice(1).every((name) => name.endsWith(" (deferred)")))
+      assert.deepStrictEqual(deferredOf(second), offered)
+      assert.deepStrictEqual(deferredOf(third), offered)
+      // the search's items, as a request takes them, right before the call that followed them
+      const types = second.input.map((item: { type?: string }) => item.type ?? "message")
+      assert.deepStrictEqual(types.slice(-4), [
+        "tool_search_call",
+        "tool_search_output",
+        "function_call",
+        "function_call_output"
+      ])
+      assert.deepStrictEqual(second.input.at(-4), {
+        type: "tool_search_call",
+        id: "tsc_1",
+        call_id: null,
+        execution: "server",
+        status: "completed",
+        arguments: { query: "forecast of a city" }
+      })
+      const output = second.input.at(-3)
+      assert.strictEqual(output.id, "tso_1")
+      assert.deepStrictEqual(output.tools.map((tool: { name: string }) => tool.name), ["weather__get_forecast"])
+      assert.notProperty(output, "created_by")
+      // and still there in the request after
+      const later = third.input.map((item: { type?: string }) => item.type ?? "message")
+      assert.deepStrictEqual(later.slice(-6), [
+        "tool_search_call",
+        "tool_search_output",
+        "function_call",
+        "function_call_output",
+        "function_call",
+        "function_call_output"
+      ])
+      assert.deepStrictEqual(third.input.slice(-6, -4), second.input.slice(-4, -2))
+    }))
+})

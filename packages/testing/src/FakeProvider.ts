@@ -133,11 +133,25 @@ export interface OpenAiCall {
   readonly pieces: ReadonlyArray<string>
 }
 
+/**
+ * A search the provider ran itself before the answer's text and calls (its own tool search): its call's id, what the
+ * model searched for, and the names of the tools it found (Anthropic: tool references; OpenAI: deferred function
+ * definitions). With `error`, Anthropic's search failed with that code.
+ */
+export interface HostedSearch {
+  readonly id: string
+  readonly query: string
+  readonly found: ReadonlyArray<string>
+  readonly error?: string
+}
+
 /** What a scripted provider stream says: text deltas, then tool calls (their arguments in pieces). */
 export interface StreamScript {
   readonly text?: ReadonlyArray<string>
   readonly calls?: ReadonlyArray<OpenAiCall>
   readonly usage?: { input: number; output: number; cached?: number }
+  /** A search the provider ran first (its own tool search), the tool's name Anthropic's (`tool_search_tool_bm25`). */
+  readonly hostedSearch?: HostedSearch
 }
 
 /** One server-sent event. */
@@ -157,6 +171,39 @@ export const openAiEvents = (
   const output: Array<unknown> = []
   push({ type: "response.created", response: response("in_progress", []) })
   let index = 0
+  const search = options.hostedSearch
+  if (search !== undefined) {
+    const call = (status: string) => ({
+      type: "tool_search_call",
+      id: `tsc_${search.id}`,
+      call_id: null,
+      execution: "server",
+      arguments: { query: search.query },
+      status,
+      created_by: "model"
+    })
+    const found = (status: string) => ({
+      type: "tool_search_output",
+      id: `tso_${search.id}`,
+      call_id: null,
+      execution: "server",
+      status,
+      tools: search.found.map((name) => ({
+        type: "function",
+        name,
+        parameters: { type: "object", properties: {} },
+        strict: false,
+        defer_loading: true
+      })),
+      created_by: "server"
+    })
+    for (const item of [call, found]) {
+      push({ type: "response.output_item.added", output_index: index, item: item("in_progress") })
+      push({ type: "response.output_item.done", output_index: index, item: item("completed") })
+      output.push(item("completed"))
+      index++
+    }
+  }
   if (options.text !== undefined) {
     const message = (content: ReadonlyArray<unknown>, status: string) => ({
       type: "message",
@@ -253,6 +300,33 @@ export const anthropicEvents = (
     }
   })
   let index = 0
+  const search = options.hostedSearch
+  if (search !== undefined) {
+    push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "server_tool_use", id: search.id, name: "tool_search_tool_bm25", input: {} }
+    })
+    const input = JSON.stringify({ query: search.query })
+    for (const partial_json of [input.slice(0, 5), input.slice(5)]) {
+      push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } })
+    }
+    push({ type: "content_block_stop", index })
+    index++
+    const content = search.error !== undefined
+      ? { type: "tool_search_tool_result_error", error_code: search.error }
+      : {
+        type: "tool_search_tool_search_result",
+        tool_references: search.found.map((tool_name) => ({ type: "tool_reference", tool_name }))
+      }
+    push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "tool_search_tool_result", tool_use_id: search.id, content }
+    })
+    push({ type: "content_block_stop", index })
+    index++
+  }
   if (options.text !== undefined) {
     push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
     for (const text of options.text) {
