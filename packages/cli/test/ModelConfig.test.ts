@@ -195,6 +195,56 @@ describe("the model named by ZETT_MODEL", () => {
       assert.strictEqual(seen.headers.authorization, `Bearer ${KEY}`)
     }))
 
+  it.scoped("ZETT_DEFER_LOADING=hosted gives Claude Anthropic's BM25 search and GPT the Responses API's own tool_search; another value is refused", () =>
+    Effect.gen(function*() {
+      const search = { name: "search_tools", description: "Finds tools", parameters: { type: "object" } }
+      const held = { name: "demo__add", description: "Adds", parameters: { type: "object" } }
+      const request = {
+        messages: [Message.user("hi")],
+        tools: [search],
+        serverTools: [],
+        deferredTools: [held],
+        toolSearch: "search_tools"
+      }
+      const modelOf = (env: Record<string, string>) =>
+        buildModel(
+          ModelConfig.layerFromConfig().pipe(
+            Layer.provide(NodeHttpClient.layerUndici),
+            Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ ZETT_DEFER_LOADING: "hosted", ...env })))
+          )
+        )
+      const claude = yield* fakeProvider([sse(anthropicEvents({ text: ["ok"] }))])
+      yield* Stream.runDrain((yield* modelOf({
+        ZETT_MODEL: "anthropic:claude-sonnet-4-5",
+        ANTHROPIC_API_KEY: KEY,
+        ANTHROPIC_BASE_URL: claude.url
+      })).stream(request))
+      assert.deepStrictEqual(claude.requests[0]!.body.tools, [
+        { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" },
+        { name: "demo__add", description: "Adds", input_schema: { type: "object" }, defer_loading: true }
+      ])
+      assert.strictEqual(claude.requests[0]!.headers["x-api-key"], KEY)
+
+      const gpt = yield* fakeProvider([sse(openAiEvents({ text: ["ok"] }))])
+      yield* Stream.runDrain((yield* modelOf({
+        ZETT_MODEL: "openai:gpt-4.1-mini",
+        OPENAI_API_KEY: KEY,
+        OPENAI_BASE_URL: `${gpt.url}/v1`
+      })).stream(request))
+      const tools = gpt.requests[0]!.body.tools
+      assert.deepStrictEqual(tools[0], { type: "tool_search" })
+      assert.strictEqual(tools[1].name, "demo__add")
+      assert.strictEqual(tools[1].defer_loading, true)
+      assert.strictEqual(gpt.requests[0]!.headers.authorization, `Bearer ${KEY}`)
+
+      const refused = yield* ModelConfig.configured.pipe(
+        withEnv({ ZETT_MODEL: "anthropic:claude-sonnet-4-5", ANTHROPIC_API_KEY: KEY, ZETT_DEFER_LOADING: "server" }),
+        Effect.flip
+      )
+      assert.include(String(refused), "ZETT_DEFER_LOADING")
+      assert.include(String(refused), "hosted")
+    }))
+
   it.scoped("a 404 from openai: says the endpoint lacks the Responses API and suggests openai-chat:", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([json(404, { error: { message: "File Not Found", code: 404 } })])

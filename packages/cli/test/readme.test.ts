@@ -148,6 +148,39 @@ const anthropicSearch = Effect.map(
 )
 
 /**
+ * A guide block on Anthropic's API with its own search (the demo server's tools, searched by the API): the API's
+ * search and the call of what it found in one answer, then the answer; the fake must be offered the search tool and
+ * the held-back tools deferred, and get the search's blocks back in the second request.
+ */
+const anthropicHosted = Effect.map(
+  Fake.fakeProvider([
+    Fake.sse(Fake.anthropicEvents({
+      hostedSearch: { id: "srvtoolu_1", query: "add two numbers", found: ["demo__add"] },
+      calls: [{ id: "toolu_1", name: "demo__add", pieces: ["{\"a\":2,\"b\":40}"] }]
+    })),
+    Fake.sse(Fake.anthropicEvents({ text: ["2 + 40 = 42"] }))
+  ]),
+  (fake): Outside => ({
+    env: { ANTHROPIC_API_KEY: "sk-ant-readme-test", ANTHROPIC_BASE_URL: fake.url },
+    check: () => {
+      assert.strictEqual(fake.requests.length, 2, "the block asked the provider for each reply")
+      const tools = fake.requests[0]!.body.tools as Array<{ name: string; defer_loading?: boolean }>
+      assert.deepStrictEqual(
+        tools.map((tool) => `${tool.name}${tool.defer_loading === true ? " (deferred)" : ""}`).sort(),
+        ["demo__add (deferred)", "demo__fail (deferred)", "demo__weather (deferred)", "tool_search_tool_bm25"]
+      )
+      const assistant = (fake.requests[1]!.body.messages as Array<{ role: string; content: Array<{ type: string }> }>)
+        .find((message) => message.role === "assistant")
+      assert.deepStrictEqual(assistant?.content.map((block) => block.type), [
+        "server_tool_use",
+        "tool_search_tool_result",
+        "tool_use"
+      ])
+    }
+  })
+)
+
+/**
  * A guide block on OpenAI's API with its client-executed tool search (the demo server's tools, searched): a
  * tool_search_call, the call of what it found, the answer; the fake must be offered the search alone and get what it
  * found as a tool_search_output.
@@ -250,7 +283,10 @@ const needsOf = (readme: string, code: string): Effect.Effect<Outside, never, Sc
         : []),
       ...(code.includes("OpenAiToolSearch") ? [yield* openAiSearch] : []),
       ...(code.includes("OpenAiEmbeddingModel") ? [yield* openAiEmbeddings] : []),
-      ...(code.includes("ANTHROPIC_BASE_URL") ? [yield* anthropicSearch] : []),
+      ...(code.includes("ANTHROPIC_BASE_URL") && !code.includes("AnthropicToolSearch.hosted")
+        ? [yield* anthropicSearch]
+        : []),
+      ...(code.includes("AnthropicToolSearch.hosted") ? [yield* anthropicHosted] : []),
       ...(code.includes("OTLPTraceExporter") ? [yield* otlp] : []),
       ...(/REDIS_URL|McpRedis\.layerConfig\(\)/.test(code) ? [yield* redis] : []),
       ...(code.includes("TASK_SERVER_URL") ? [yield* taskServer] : [])

@@ -27,7 +27,8 @@ export type Provider = "openai" | "openai-chat" | "anthropic" | "google" | "bedr
  * A model chosen through the environment: `ZETT_MODEL=openai:gpt-4.1-mini` (Responses API) or
  * `ZETT_MODEL=openai-chat:<model>` (Chat Completions, for servers without the Responses API) with `OPENAI_API_KEY`
  * and `OPENAI_BASE_URL`, or `ZETT_MODEL=anthropic:claude-...` with `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` (and
- * `ZETT_DEFER_LOADING=true` for the provider's own deferred loading under tool search, `openai:` and `anthropic:`).
+ * `ZETT_DEFER_LOADING=true` for the provider's own deferred loading under tool search, or `hosted` for its own search
+ * too, `openai:` and `anthropic:`).
  *
  * @internal
  */
@@ -42,9 +43,9 @@ export interface ModelConfig {
   /**
    * `ZETT_DEFER_LOADING=true`, `openai:` and `anthropic:` only: the tools tool search holds back go to the model as
    * the provider's own deferred tools, and `search_tools`' results load them there (`OpenAiToolSearch`,
-   * `AnthropicToolSearch`).
+   * `AnthropicToolSearch`); `hosted`: the provider's own search finds and loads them (Anthropic's BM25 search).
    */
-  readonly deferLoading?: boolean | undefined
+  readonly deferLoading?: boolean | "hosted" | undefined
 }
 
 const providers: Record<Provider, { readonly key: string; readonly url: string; readonly host: string }> = {
@@ -107,7 +108,10 @@ export const configured: Effect.Effect<Option.Option<ModelConfig>, ConfigError.C
   const region = provider === "bedrock"
     ? Option.getOrUndefined(yield* nonEmpty(Config.string("AWS_REGION"), (region) => region.trim() === ""))
     : undefined
-  const deferLoading = yield* Config.boolean("ZETT_DEFER_LOADING").pipe(Config.withDefault(false))
+  const deferLoading = yield* Config.literal("hosted")("ZETT_DEFER_LOADING").pipe(
+    Config.orElse(() => Config.boolean("ZETT_DEFER_LOADING")),
+    Config.withDefault(false)
+  )
   if (deferLoading && provider !== "anthropic" && provider !== "openai") {
     return yield* Effect.fail(ConfigError.InvalidData(
       ["ZETT_DEFER_LOADING"],
@@ -140,9 +144,12 @@ const languageModels: {
       import("@effect/ai-openai/OpenAiLanguageModel")
     ])
     const protect = client.transformClient ?? ((c: HttpClient.HttpClient) => c)
-    const transformClient = config.deferLoading === true
-      ? (c: HttpClient.HttpClient) => OpenAiToolSearch.transformClient(protect(c))
-      : protect
+    const search = config.deferLoading === "hosted"
+      ? OpenAiToolSearch.hosted()
+      : config.deferLoading === true
+      ? OpenAiToolSearch.transformClient
+      : undefined
+    const transformClient = search === undefined ? protect : (c: HttpClient.HttpClient) => search(protect(c))
     // tool schemas sent with `strict: false`, so they reach the model unchanged
     return OpenAiLanguageModel.layer({ model: config.model, config: { strict: false } }).pipe(
       Layer.provide(OpenAiClient.layer({ ...client, transformClient }))
@@ -154,9 +161,12 @@ const languageModels: {
       import("@effect/ai-anthropic/AnthropicLanguageModel")
     ])
     const protect = client.transformClient ?? ((c: HttpClient.HttpClient) => c)
-    const transformClient = config.deferLoading === true
-      ? (c: HttpClient.HttpClient) => AnthropicToolSearch.transformClient(protect(c))
-      : protect
+    const search = config.deferLoading === "hosted"
+      ? AnthropicToolSearch.hosted("bm25")
+      : config.deferLoading === true
+      ? AnthropicToolSearch.transformClient
+      : undefined
+    const transformClient = search === undefined ? protect : (c: HttpClient.HttpClient) => search(protect(c))
     return AnthropicLanguageModel.layer({ model: config.model }).pipe(
       Layer.provide(AnthropicClient.layer({ ...client, transformClient }))
     )
@@ -203,7 +213,7 @@ export const layer = (
     ...options,
     provider: config.provider,
     redact,
-    ...(config.deferLoading === true ? { deferLoading: true } : {}),
+    ...(config.deferLoading === true || config.deferLoading === "hosted" ? { deferLoading: true } : {}),
     ...(config.provider === "openai" ? { notFound: responsesNotFound } : {}),
     // OpenTelemetry names the provider by its API: a Chat Completions server speaks OpenAI's
     info: { provider: semconvProvider[config.provider], model: config.model }
