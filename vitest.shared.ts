@@ -15,6 +15,10 @@ const config: ViteUserConfig = {
     fakeTimers: { toFake: undefined },
     sequence: { concurrent: true },
     testTimeout: 30_000,
+    // A worker runs its files in one module graph: importing Effect and the packages once per worker, not per file,
+    // was about a third of the suite's worker time (collect and setup). The tests keep no state in modules: each
+    // builds its layers, servers and processes in its own scope.
+    isolate: false,
     poolOptions: { forks: { execArgv: [`--conditions=${source}`] }, threads: { execArgv: [`--conditions=${source}`] } }
   }
 }

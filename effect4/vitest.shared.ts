@@ -15,6 +15,8 @@ const config: ViteUserConfig = {
     fakeTimers: { toFake: undefined },
     sequence: { concurrent: true },
     testTimeout: 30_000,
+    // As the Effect 3 line's: a worker imports Effect and the packages once for all its files, not once per file.
+    isolate: false,
     execArgv: [`--conditions=${source}`]
   }
 }
