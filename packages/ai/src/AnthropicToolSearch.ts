@@ -29,15 +29,13 @@
  *
  * @since 0.1.0
  */
-import type * as Sse from "@effect/experimental/Sse"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { ToolSearch } from "@zett/common"
+import { HostedToolSearch, ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as AiModel from "./AiModel.js"
 import * as Answer from "./internal/answer.js"
-import { bodyOf, isObject, type Json, parse, renamed } from "./internal/json.js"
-import * as Replay from "./internal/replay.js"
+import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
 
 /**
  * The beta of the Messages API that deferred loading and `tool_reference` blocks are part of, added to the
@@ -138,26 +136,15 @@ export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpC
  * @since 0.1.0
  * @category hosted search
  */
-export type HostedVariant = "bm25" | "regex"
-
-/**
- * The definition of Anthropic's own search tool of a variant, as the Messages API takes it.
- *
- * @since 0.1.0
- * @category hosted search
- */
-export const hostedTool = (variant: HostedVariant): { readonly type: string; readonly name: string } => ({
-  type: `tool_search_tool_${variant}_20251119`,
-  name: `tool_search_tool_${variant}`
-})
+export type HostedVariant = HostedToolSearch.AnthropicVariant
 
 const systemRenamed = (system: unknown, from: string, to: string): unknown =>
   typeof system === "string"
-    ? renamed(system, from, to)
+    ? HostedToolSearch.renamed(system, from, to)
     : Array.isArray(system)
     ? system.map((block: unknown) =>
       isObject(block) && block.type === "text" && typeof block.text === "string"
-        ? { ...block, text: renamed(block.text, from, to) }
+        ? { ...block, text: HostedToolSearch.renamed(block.text, from, to) }
         : block
     )
     : system
@@ -176,11 +163,11 @@ export const editHostedBody = (
   body: Json,
   deferred: { readonly names: ReadonlySet<string>; readonly toolSearch: string | undefined },
   variant: HostedVariant,
-  replay: Replay.Replay<Kept>
+  replay: HostedToolSearch.Replay<HostedToolSearch.AnthropicKept>
 ): Json => {
   const toolSearch = deferred.toolSearch
   if (toolSearch === undefined || !Array.isArray(body.tools)) return body
-  const hosted = hostedTool(variant)
+  const hosted = HostedToolSearch.anthropicTool(variant)
   let searchable = false
   const tools = body.tools.map((tool: unknown) => {
     if (!isObject(tool) || typeof tool.name !== "string") return tool
@@ -194,7 +181,7 @@ export const editHostedBody = (
   const messages = Array.isArray(body.messages)
     ? body.messages.map((message: unknown) =>
       isObject(message) && message.role === "assistant" && Array.isArray(message.content)
-        ? { ...message, content: withKept(message.content, replay) }
+        ? { ...message, content: HostedToolSearch.withAnthropicKept(message.content, replay) }
         : message
     )
     : body.messages
@@ -203,94 +190,6 @@ export const editHostedBody = (
     tools,
     messages,
     ...(body.system === undefined ? {} : { system: systemRenamed(body.system, toolSearch, hosted.name) })
-  }
-}
-
-const isHostedBlock = (block: unknown): block is Json =>
-  isObject(block) &&
-  ((block.type === "server_tool_use" && typeof block.name === "string" && block.name.startsWith("tool_search_tool_")) ||
-    block.type === "tool_search_tool_result")
-
-/**
- * The hosted search's blocks of an answer, kept under the `tool_use` block that followed them, with the number of
- * text blocks between them and it (so they go back before that text, where they were).
- */
-interface Kept {
-  readonly blocks: ReadonlyArray<Json>
-  readonly before: number
-}
-
-const keeper = (replay: Replay.Replay<Kept>) => {
-  let pending: Array<Json> = []
-  let texts = 0
-  return {
-    hosted: (block: Json) => {
-      pending.push(block)
-      texts = 0
-    },
-    client: (block: unknown) => {
-      if (!isObject(block) || pending.length === 0) return
-      if (block.type === "text") texts++
-      if (block.type === "tool_use" && typeof block.id === "string") {
-        replay.keep(block.id, { blocks: pending, before: texts })
-        pending = []
-        texts = 0
-      }
-    }
-  }
-}
-
-/** An assistant message's blocks with what the hosted search answered before each of its calls put back. */
-const withKept = (content: ReadonlyArray<unknown>, replay: Replay.Replay<Kept>): Array<unknown> => {
-  const blocks: Array<unknown> = []
-  for (const block of content) {
-    const kept = isObject(block) && block.type === "tool_use" && typeof block.id === "string"
-      ? replay.get(block.id)
-      : undefined
-    if (kept !== undefined) {
-      let at = blocks.length
-      for (
-        let n = kept.before;
-        n > 0 && at > 0 && isObject(blocks[at - 1]) && (blocks[at - 1] as Json).type === "text";
-        n--
-      ) at--
-      blocks.splice(at, 0, ...kept.blocks)
-    }
-    blocks.push(block)
-  }
-  return blocks
-}
-
-/**
- * The events of a Messages API stream without the blocks of the hosted search, which `@effect/ai-anthropic` cannot
- * read, each kept whole (a `server_tool_use` with the input its deltas spell) for the requests that replay it.
- */
-const streamEditor = (replay: Replay.Replay<Kept>) => () => {
-  const keep = keeper(replay)
-  const open = new Map<unknown, { block: Json; input: string }>()
-  return (data: unknown, event: Sse.Event): ReadonlyArray<Sse.Event> => {
-    if (!isObject(data)) return [event]
-    if (data.type === "content_block_start") {
-      if (isHostedBlock(data.content_block)) {
-        open.set(data.index, { block: data.content_block, input: "" })
-        return []
-      }
-      keep.client(data.content_block)
-      return [event]
-    }
-    const block = open.get(data.index)
-    if (block === undefined) return [event]
-    if (data.type === "content_block_delta") {
-      if (isObject(data.delta) && typeof data.delta.partial_json === "string") block.input += data.delta.partial_json
-      return []
-    }
-    if (data.type === "content_block_stop") {
-      open.delete(data.index)
-      const input = block.input === "" ? undefined : parse(block.input)
-      keep.hosted(input === undefined ? block.block : { ...block.block, input })
-      return []
-    }
-    return [event]
   }
 }
 
@@ -309,7 +208,7 @@ export const hosted = (
   variant: HostedVariant = "bm25"
 ): (client: HttpClient.HttpClient) => HttpClient.HttpClient =>
 (client) => {
-  const replay = Replay.make<Kept>()
+  const replay = HostedToolSearch.makeReplay<HostedToolSearch.AnthropicKept>()
   return client.pipe(
     HttpClient.mapRequestEffect((request) =>
       Effect.map(AiModel.DeferredTools, (deferred) => {
@@ -325,13 +224,17 @@ export const hosted = (
           ? effect
           : Effect.flatMap(effect, (response) =>
             Answer.edit(response, {
-              events: streamEditor(replay),
+              // the search's blocks leave the stream: @effect/ai-anthropic cannot read them
+              events: () => {
+                const isSearch = HostedToolSearch.anthropicEvents(replay)
+                return (data, event) => isSearch(data) ? [] : [event]
+              },
               json: (data) => {
                 if (!isObject(data) || !Array.isArray(data.content)) return data
-                const keep = keeper(replay)
+                const keep = HostedToolSearch.anthropicKeeper(replay)
                 const content = data.content.filter((block: unknown) => {
-                  if (isHostedBlock(block)) {
-                    keep.hosted(block)
+                  if (HostedToolSearch.isAnthropicBlock(block)) {
+                    keep.search(block)
                     return false
                   }
                   keep.client(block)

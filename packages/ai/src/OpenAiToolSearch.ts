@@ -33,12 +33,11 @@
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { ToolSearch } from "@zett/common"
+import { HostedToolSearch, ToolSearch } from "@zett/common"
 import * as Effect from "effect/Effect"
 import * as AiModel from "./AiModel.js"
 import * as Answer from "./internal/answer.js"
-import { bodyOf, isObject, type Json, parse, renamed } from "./internal/json.js"
-import * as Replay from "./internal/replay.js"
+import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
 
 /**
  * What a request's deferred tools are, as `AiModel.DeferredTools` names them.
@@ -184,14 +183,6 @@ export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpC
   )
 
 /**
- * The name of the Responses API's own search tool, which the model calls when the search is OpenAI's.
- *
- * @since 0.1.0
- * @category hosted search
- */
-export const hostedToolName = "tool_search"
-
-/**
  * The Responses API body for OpenAI's own search (`tool_search` run by the API): the search function becomes the
  * `tool_search` tool, the deferred function tools stay in `tools` with `defer_loading: true` (what the API searches),
  * the system text names the tool the model has, and what the API's searches answered earlier in the run goes back
@@ -200,7 +191,11 @@ export const hostedToolName = "tool_search"
  * @since 0.1.0
  * @category hosted search
  */
-export const editHostedBody = (body: Json, deferred: Deferred, replay: Replay.Replay<ReadonlyArray<Json>>): Json => {
+export const editHostedBody = (
+  body: Json,
+  deferred: Deferred,
+  replay: HostedToolSearch.Replay<ReadonlyArray<unknown>>
+): Json => {
   if (!Array.isArray(body.tools) || deferred.toolSearch === undefined) return body
   const toolSearch = deferred.toolSearch
   let searchable = false
@@ -208,7 +203,7 @@ export const editHostedBody = (body: Json, deferred: Deferred, replay: Replay.Re
     if (!isObject(tool) || tool.type !== "function" || typeof tool.name !== "string") return tool
     if (tool.name === toolSearch) {
       searchable = true
-      return { type: hostedToolName }
+      return { type: HostedToolSearch.openAiTool }
     }
     return deferred.names.has(tool.name) ? { ...tool, defer_loading: true } : tool
   })
@@ -220,42 +215,12 @@ export const editHostedBody = (body: Json, deferred: Deferred, replay: Replay.Re
         return [...(replay.get(item.call_id) ?? []), item]
       }
       if ((item.role === "system" || item.role === "developer") && typeof item.content === "string") {
-        return [{ ...item, content: renamed(item.content, toolSearch, hostedToolName) }]
+        return [{ ...item, content: HostedToolSearch.renamed(item.content, toolSearch, HostedToolSearch.openAiTool) }]
       }
       return [item]
     })
     : body.input
   return { ...body, tools, input }
-}
-
-const isHostedItem = (item: unknown): item is Json =>
-  isObject(item) && (item.type === "tool_search_call" || item.type === "tool_search_output") &&
-  item.execution !== "client"
-
-/** An item of an answer as an item of a request takes it (an answer's item has fields a request's does not). */
-const asInput = (item: Json): Json => {
-  const fields = [
-    "type",
-    "id",
-    "call_id",
-    "execution",
-    "status",
-    item.type === "tool_search_call" ? "arguments" : "tools"
-  ]
-  return Object.fromEntries(fields.flatMap((field) => item[field] === undefined ? [] : [[field, item[field]]]))
-}
-
-/** Keeps the hosted search's items of one answer under the first function call that follows them. */
-const keeper = (replay: Replay.Replay<ReadonlyArray<Json>>) => {
-  let pending: Array<Json> = []
-  return (item: unknown, done: boolean): void => {
-    if (isHostedItem(item)) {
-      if (done) pending.push(asInput(item))
-    } else if (isObject(item) && item.type === "function_call" && typeof item.call_id === "string") {
-      if (pending.length > 0) replay.keep(item.call_id, pending)
-      pending = []
-    }
-  }
 }
 
 /**
@@ -270,7 +235,7 @@ const keeper = (replay: Replay.Replay<ReadonlyArray<Json>>) => {
  * @category hosted search
  */
 export const hosted = (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => {
-  const replay = Replay.make<ReadonlyArray<Json>>()
+  const replay = HostedToolSearch.makeReplay<ReadonlyArray<unknown>>()
   return client.pipe(
     HttpClient.mapRequestEffect((request) =>
       Effect.map(AiModel.DeferredTools, (deferred) => {
@@ -287,7 +252,7 @@ export const hosted = (): (client: HttpClient.HttpClient) => HttpClient.HttpClie
           : Effect.flatMap(effect, (response) =>
             Answer.edit(response, {
               events: () => {
-                const keep = keeper(replay)
+                const keep = HostedToolSearch.openAiKeeper(replay)
                 return (data, event) => {
                   if (isObject(data) && isObject(data.item)) {
                     keep(data.item, data.type === "response.output_item.done")
@@ -296,7 +261,7 @@ export const hosted = (): (client: HttpClient.HttpClient) => HttpClient.HttpClie
                 }
               },
               json: (data) => {
-                const keep = keeper(replay)
+                const keep = HostedToolSearch.openAiKeeper(replay)
                 if (isObject(data) && Array.isArray(data.output)) {
                   for (const item of data.output) keep(item, true)
                 }

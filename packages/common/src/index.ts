@@ -11,6 +11,11 @@ export * as EditDistance from "./EditDistance.js"
 /**
  * @since 0.1.0
  */
+export * as HostedToolSearch from "./HostedToolSearch.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as JsonDepth from "./JsonDepth.js"
 
 /**

@@ -2,7 +2,10 @@
  * An `effect/ai` `LanguageModel` for Anthropic's Messages API, streamed. Under MCP tool search (with `AiModel`'s
  * `deferLoading`), the tools the search holds back are sent with `defer_loading: true` and each result of the
  * search tool goes back as `tool_reference` blocks, which the API expands into the found tools' definitions
- * (Anthropic's deferred loading, with Zett's `search_tools` as the client-side search).
+ * (Anthropic's deferred loading, with Zett's `search_tools` as the client-side search). With `hostedSearch`, the
+ * API runs its own search instead (the `tool_search_tool_bm25` or `_regex` server tool): its blocks of an answer are
+ * kept by the model (one per layer, up to 1,000 answers) and sent back before the call that followed them in every
+ * later request of the run.
  *
  * Written here because Effect 4 has no Anthropic provider that runs on `effect` 4.1: the `@effect/ai-anthropic`
  * betas (4.0.0-beta.106) import modules 4.1 does not have. Delete this package when one runs.
@@ -10,12 +13,13 @@
  * @since 1.0.0
  */
 import { AiModel, AiProvider } from "@zett/ai"
-import { ToolSearch } from "@zett/common"
+import { HostedToolSearch, ToolSearch } from "@zett/common"
 import type * as AiError from "effect/ai/AiError"
-import type * as LanguageModel from "effect/ai/LanguageModel"
+import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { AnthropicClient, type MessageStreamEvent, type Usage } from "./AnthropicClient.js"
@@ -70,24 +74,49 @@ const toolResult = (result: Prompt.ToolResultPart, deferred: Deferred | undefine
   }
 }
 
-const body = (model: string, options: LanguageModel.ProviderOptions, deferred: Deferred | undefined) => {
+interface Hosted {
+  readonly variant: HostedToolSearch.AnthropicVariant
+  readonly replay: HostedToolSearch.Replay<HostedToolSearch.AnthropicKept>
+}
+
+const body = (
+  model: string,
+  options: LanguageModel.ProviderOptions,
+  deferred: Deferred | undefined,
+  hosted: Hosted | undefined
+) => {
   const { system, turns } = AiProvider.toTurns<Block>(options.prompt, {
     text: (text) => ({ type: "text", text }),
     toolCall: (call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.params ?? {} }),
     toolResult: (result) => toolResult(result, deferred)
   })
+  const declared = AiProvider.toolDeclarations(options.tools)
+  // the API's own search replaces the search tool, when the request has one
+  const search = hosted !== undefined && declared.some((tool) => tool.name === deferred?.toolSearch)
+    ? { ...hosted, from: deferred!.toolSearch!, tool: HostedToolSearch.anthropicTool(hosted.variant) }
+    : undefined
+  const text = system.join("\n\n")
   return {
     model,
     max_tokens: maxTokens,
-    ...(system.length > 0 ? { system: system.join("\n\n") } : {}),
-    messages: turns.map((turn) => ({ role: turn.role, content: turn.parts })),
+    ...(system.length > 0
+      ? { system: search === undefined ? text : HostedToolSearch.renamed(text, search.from, search.tool.name) }
+      : {}),
+    messages: turns.map((turn) => ({
+      role: turn.role,
+      content: search !== undefined && turn.role === "assistant"
+        ? HostedToolSearch.withAnthropicKept(turn.parts, search.replay)
+        : turn.parts
+    })),
     ...(options.tools.length > 0
       ? {
-        tools: AiProvider.toolDeclarations(options.tools).map(({ parameters, ...tool }) => ({
-          ...tool,
-          input_schema: parameters,
-          ...(deferred?.names.has(tool.name) === true ? { defer_loading: true } : {})
-        }))
+        tools: declared.map(({ parameters, ...tool }) =>
+          search !== undefined && tool.name === search.from ? search.tool : {
+            ...tool,
+            input_schema: parameters,
+            ...(deferred?.names.has(tool.name) === true ? { defer_loading: true } : {})
+          }
+        )
       }
       : {})
   }
@@ -203,20 +232,64 @@ const makeDecoder = (): AiProvider.Decoder<MessageStreamEvent> => {
   return { onChunk, onEnd }
 }
 
+const models = (hosted: Hosted | undefined) =>
+  AiProvider.streamingModel("anthropic", AnthropicClient, {
+    request: (client, model, options) =>
+      Stream.unwrap(Effect.gen(function*() {
+        const deferred = yield* AiModel.DeferredTools
+        const sent = body(model, options, deferred, hosted)
+        const defers = sent.tools?.some((tool) => "defer_loading" in tool) === true
+        const events = client.createMessageStream(sent, defers ? [toolSearchBeta] : [])
+        if (hosted === undefined || deferred?.toolSearch === undefined) return events
+        // the search's blocks are kept for the requests after, and are not the agent's to read
+        return Stream.suspend(() => {
+          const isSearch = HostedToolSearch.anthropicEvents(hosted.replay)
+          return Stream.filter(events, (event) => !isSearch(event))
+        })
+      })),
+    decoder: makeDecoder
+  })
+
 /**
- * `make` and `layer` build the `LanguageModel` of a model (`claude-sonnet-4-5`) on the `AnthropicClient`;
- * `model(name)` is it as `effect/ai`'s `Model`, like `OpenAiLanguageModel.model`.
+ * The options of `make` and `layer`: the model (`claude-sonnet-4-5`), and `hostedSearch` for Anthropic's own tool
+ * search under MCP tool search (with `AiModel`'s `deferLoading`): `"bm25"` or `"regex"`.
+ *
+ * @since 1.0.0
+ * @category models
+ */
+export interface Options {
+  readonly model: string
+  readonly hostedSearch?: HostedToolSearch.AnthropicVariant | undefined
+}
+
+/**
+ * The `LanguageModel` of a model on the `AnthropicClient`.
  *
  * @since 1.0.0
  * @category constructors
  */
-export const { layer, make, model } = AiProvider.streamingModel("anthropic", AnthropicClient, {
-  request: (client, model, options) =>
-    Stream.unwrap(Effect.gen(function*() {
-      const deferred = yield* AiModel.DeferredTools
-      const sent = body(model, options, deferred)
-      const defers = sent.tools?.some((tool) => "defer_loading" in tool) === true
-      return client.createMessageStream(sent, defers ? [toolSearchBeta] : [])
-    })),
-  decoder: makeDecoder
-})
+export const make = (options: Options): Effect.Effect<LanguageModel.LanguageModel, never, AnthropicClient> =>
+  Effect.suspend(() =>
+    models(
+      options.hostedSearch === undefined
+        ? undefined
+        : { variant: options.hostedSearch, replay: HostedToolSearch.makeReplay() }
+    ).make({ model: options.model })
+  )
+
+/**
+ * `make` as a layer.
+ *
+ * @since 1.0.0
+ * @category layers
+ */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, AnthropicClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * The model of a name as `effect/ai`'s `Model`, like `OpenAiLanguageModel.model` (without the API's own search).
+ *
+ * @since 1.0.0
+ * @category constructors
+ */
+export const { model } = models(undefined)

@@ -213,4 +213,99 @@ describe("anthropic (Messages API)", () => {
       assert.isUndefined(seen.headers["anthropic-beta"])
       assert.strictEqual(typeof seen.body.messages[2].content[0].content, "string")
     }).pipe(Effect.scoped))
+
+  it.effect("with hostedSearch, the API's search tool replaces search_tools, the system text names it, and its blocks go back before the text and call that followed them", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        sse(anthropicEvents({
+          hostedSearch: { id: "srvtoolu_1", query: "forecast", found: ["weather__get_forecast"] },
+          text: ["Looking."],
+          calls: [{ id: "toolu_2", name: "weather__get_forecast", pieces: ["{\"city\":\"Paris\"}"] }]
+        })),
+        sse(anthropicEvents({ text: ["Rain."] }))
+      ])
+      const model = yield* buildModel(anthropicModel(provider, { deferLoading: true }, "bm25"))
+      const first: Model.ModelRequest = {
+        messages: [Message.system("Call search_tools with what you need to do."), Message.user("Will it rain?")],
+        tools: [search],
+        serverTools: [],
+        deferredTools: [forecast, quote],
+        toolSearch: "search_tools"
+      }
+      const events = yield* Stream.runCollect(model.stream(first))
+      // the search is the API's: the agent reads the text and the call of what it found, nothing of the search
+      assert.deepStrictEqual(events.map((event) => event._tag), ["TextDelta", "ToolCall", "Finish"])
+      const call = (events[1] as { call: Message.ToolCall }).call
+      assert.strictEqual(call.name, "weather__get_forecast")
+      const sent = provider.requests[0]!.body
+      assert.deepStrictEqual(sent.tools[0], { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" })
+      assert.deepStrictEqual(toolsOf(sent), [
+        "tool_search_tool_bm25",
+        "weather__get_forecast (deferred)",
+        "stocks__get_quote (deferred)"
+      ])
+      assert.strictEqual(sent.system, "Call tool_search_tool_bm25 with what you need to do.")
+      assert.strictEqual(provider.requests[0]!.headers["anthropic-beta"], "advanced-tool-use-2025-11-20")
+
+      yield* Stream.runDrain(model.stream({
+        ...first,
+        messages: [
+          ...first.messages,
+          Message.assistant("Looking.", [call]),
+          new Message.ToolMessage({ toolCallId: "toolu_2", name: call.name, status: "ok", content: "rain" })
+        ],
+        tools: [search, forecast]
+      }))
+      const assistant = provider.requests[1]!.body.messages.find((message: { role: string }) =>
+        message.role === "assistant"
+      )
+      assert.deepStrictEqual(assistant.content, [
+        { type: "server_tool_use", id: "srvtoolu_1", name: "tool_search_tool_bm25", input: { query: "forecast" } },
+        {
+          type: "tool_search_tool_result",
+          tool_use_id: "srvtoolu_1",
+          content: {
+            type: "tool_search_tool_search_result",
+            tool_references: [{ type: "tool_reference", tool_name: "weather__get_forecast" }]
+          }
+        },
+        { type: "text", text: "Looking." },
+        { type: "tool_use", id: "toolu_2", name: "weather__get_forecast", input: { city: "Paris" } }
+      ])
+    }).pipe(Effect.scoped))
+
+  it.effect("without hostedSearch an answer's search blocks are skipped and nothing is replayed", () =>
+    Effect.gen(function*() {
+      const provider = yield* fakeProvider([
+        sse(anthropicEvents({
+          hostedSearch: { id: "srvtoolu_1", query: "forecast", found: ["weather__get_forecast"] },
+          calls: [{ id: "toolu_2", name: "weather__get_forecast", pieces: ["{}"] }]
+        })),
+        sse(anthropicEvents({ text: ["ok"] }))
+      ])
+      const model = yield* buildModel(anthropicModel(provider, { deferLoading: true }))
+      const first: Model.ModelRequest = {
+        messages: [Message.user("Will it rain?")],
+        tools: [search],
+        serverTools: [],
+        deferredTools: [forecast],
+        toolSearch: "search_tools"
+      }
+      const events = yield* Stream.runCollect(model.stream(first))
+      const call = (events[0] as { call: Message.ToolCall }).call
+      assert.strictEqual(call.name, "weather__get_forecast")
+      assert.deepStrictEqual(toolsOf(provider.requests[0]!.body), ["search_tools", "weather__get_forecast (deferred)"])
+      yield* Stream.runDrain(model.stream({
+        ...first,
+        messages: [
+          ...first.messages,
+          Message.assistant("", [call]),
+          new Message.ToolMessage({ toolCallId: "toolu_2", name: call.name, status: "ok", content: "rain" })
+        ]
+      }))
+      assert.deepStrictEqual(
+        provider.requests[1]!.body.messages[1].content.map((block: { type: string }) => block.type),
+        ["tool_use"]
+      )
+    }).pipe(Effect.scoped))
 })

@@ -13,6 +13,13 @@ import * as Redacted from "effect/Redacted"
 export * from "@zett/testing-core/FakeProvider"
 
 export interface StreamScript {
+  /** A search the API ran first (its own BM25 search): the names it found, or the error code it failed with. */
+  readonly hostedSearch?: {
+    readonly id: string
+    readonly query: string
+    readonly found: ReadonlyArray<string>
+    readonly error?: string
+  }
   readonly text?: ReadonlyArray<string>
   readonly calls?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly pieces: ReadonlyArray<string> }>
   readonly usage?: { readonly input: number; readonly output: number; readonly cached?: number }
@@ -39,6 +46,37 @@ export const anthropicEvents = (options: StreamScript): Array<{ readonly event: 
     }
   })
   let index = 0
+  const search = options.hostedSearch
+  if (search !== undefined) {
+    push({
+      type: "content_block_start",
+      index,
+      content_block: { type: "server_tool_use", id: search.id, name: "tool_search_tool_bm25", input: {} }
+    })
+    push({
+      type: "content_block_delta",
+      index,
+      delta: { type: "input_json_delta", partial_json: JSON.stringify({ query: search.query }) }
+    })
+    push({ type: "content_block_stop", index })
+    index++
+    push({
+      type: "content_block_start",
+      index,
+      content_block: {
+        type: "tool_search_tool_result",
+        tool_use_id: search.id,
+        content: search.error !== undefined
+          ? { type: "tool_search_tool_result_error", error_code: search.error }
+          : {
+            type: "tool_search_tool_search_result",
+            tool_references: search.found.map((tool_name) => ({ type: "tool_reference", tool_name }))
+          }
+      }
+    })
+    push({ type: "content_block_stop", index })
+    index++
+  }
   if (options.text !== undefined) {
     push({ type: "content_block_start", index, content_block: { type: "text", text: "" } })
     for (const text of options.text) push({ type: "content_block_delta", index, delta: { type: "text_delta", text } })
@@ -68,13 +106,14 @@ export const anthropicEvents = (options: StreamScript): Array<{ readonly event: 
 
 const key = Redacted.make(KEY)
 
-/** The Model on Anthropic's Messages API against the fake provider. */
+/** The Model on Anthropic's Messages API against the fake provider (with `hostedSearch`, the API's own search). */
 export const anthropicModel = (
   provider: FakeProvider,
-  options: Omit<AiModel.Options, "provider"> = {}
+  options: Omit<AiModel.Options, "provider"> = {},
+  hostedSearch?: "bm25" | "regex"
 ): Layer.Layer<Model.Model> =>
   AiModel.layer({ ...options, provider: "anthropic", redact: [...(options.redact ?? []), key] }).pipe(
-    Layer.provide(AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" })),
+    Layer.provide(AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5", hostedSearch })),
     Layer.provide(AnthropicClient.layer({ apiKey: key, apiUrl: provider.url })),
     Layer.provide(FetchHttpClient.layer)
   )

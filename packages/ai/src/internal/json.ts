@@ -26,6 +26,3 @@ export const bodyOf = (request: HttpClientRequest.HttpClientRequest): Json | und
 }
 
 export const decode = (bytes: ArrayBuffer): string => decoder.decode(bytes)
-
-/** The text with every occurrence of a tool's name replaced by another's. */
-export const renamed = (text: string, from: string, to: string): string => text.split(from).join(to)
