@@ -2,13 +2,23 @@
  * Anthropic's deferred loading under tool search, read on the Messages API's wire format of a fake provider: what
  * the tools of each request are, how a search's result goes back, and what the agent gets of the answers.
  */
+import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
+import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, type Model } from "@zett/agent"
-import { AnthropicToolSearch } from "@zett/ai"
+import { AiModel, AnthropicToolSearch } from "@zett/ai"
+import { McpClientFactory, McpServerConfig, McpServers, McpToolCache, McpToolSearch } from "@zett/mcp"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import { anthropicEvents, anthropicModel, buildModel, fakeProvider, searchingAgent, sse } from "./utils.js"
+import { anthropicEvents, anthropicModel, buildModel, fakeProvider, json, searchingAgent, sse } from "./utils.js"
 
 const search: Model.ModelRequest["tools"][number] = {
   name: "search_tools",
@@ -324,5 +334,89 @@ describe("Anthropic's own search, run by the Messages API (hosted)", () => {
         ]
       )
       assert.strictEqual(failed![2]!.id, "toolu_3")
+    }))
+})
+
+describe("Anthropic's deferred loading with McpToolkit in an @effect/ai loop", () => {
+  it.scoped("with deferLoading the toolkit's held-back tools go deferred, a search's result loads the found one by reference, and its call runs with no refresh", () =>
+    Effect.gen(function*() {
+      // generateText asks for a whole message, not a stream
+      const message = (content: ReadonlyArray<{ readonly type: string }>) =>
+        json(200, {
+          id: "msg_01",
+          type: "message",
+          role: "assistant",
+          model: "claude-sonnet-4-5",
+          content,
+          stop_reason: content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn",
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 2 }
+        })
+      const provider = yield* fakeProvider([
+        message([{
+          type: "tool_use",
+          id: "toolu_1",
+          name: "search_tools",
+          input: { query: "forecast of a city", limit: 1 }
+        }]),
+        message([{ type: "tool_use", id: "toolu_2", name: "weather__get_forecast", input: { city: "Paris" } }]),
+        message([{ type: "text", text: "Rain in Paris." }])
+      ])
+      const { factory, stats } = fakeFactory({
+        weather: {
+          tools: [
+            tool(
+              "get_forecast",
+              { type: "object", properties: { city: { type: "string" } } },
+              "The forecast of a city"
+            ),
+            ...Array.from(
+              { length: 44 },
+              (_, i) => tool(`report_${i}`, { type: "object" }, `Weather report number ${i}`)
+            )
+          ]
+        }
+      })
+      const key = Redacted.make("sk-ant-toolkit-test")
+      const layer = Layer.mergeAll(
+        McpServers.layer([McpServerConfig.http({ name: "weather", url: "http://127.0.0.1:1/weather" })]),
+        Layer.succeed(McpClientFactory.McpClientFactory, factory),
+        McpToolCache.layerMemory(),
+        AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" }).pipe(
+          Layer.provide(AnthropicClient.layer({
+            apiKey: key,
+            apiUrl: provider.url,
+            transformClient: AnthropicToolSearch.transformClient
+          })),
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      const answer = yield* Effect.gen(function*() {
+        const mcp = yield* McpToolkit.make({ deferLoading: true })
+        // the transform reads which tools the provider holds back
+        const deferred = { names: new Set(mcp.deferred.map((t) => t.name)), toolSearch: McpToolSearch.toolName }
+        let prompt = Prompt.make("Will it rain in Paris?")
+        for (let step = 0; step < 3; step++) {
+          const response = yield* LanguageModel.generateText({ prompt, toolkit: mcp.toolkit }).pipe(
+            Effect.provideService(AiModel.DeferredTools, deferred)
+          )
+          if (response.toolCalls.length === 0) return response.text
+          prompt = Prompt.merge(prompt, Prompt.fromResponseParts(response.content))
+        }
+        return "no answer"
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(answer, "Rain in Paris.")
+      assert.deepStrictEqual(stats.calls, [{ server: "weather", name: "get_forecast", args: { city: "Paris" } }])
+      const [first, second, third] = provider.requests.map((seen) => seen.body)
+      const offered = toolsOf(first)
+      // every MCP tool deferred, search_tools (after them in the toolkit) not
+      assert.strictEqual(offered.length, 46)
+      assert.deepStrictEqual(offered.filter((name) => !name.endsWith(" (deferred)")), ["search_tools"])
+      assert.deepStrictEqual(toolsOf(second), offered)
+      assert.deepStrictEqual(toolsOf(third), offered)
+      assert.include(
+        JSON.stringify(second.messages),
+        "{\"type\":\"tool_reference\",\"tool_name\":\"weather__get_forecast\"}"
+      )
     }))
 })

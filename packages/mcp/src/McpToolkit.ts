@@ -44,12 +44,20 @@ import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolSearch from "./McpToolSearch.js"
 
 /**
- * The options of `McpExtension` that concern discovery and calls, with the same defaults.
+ * The options of `McpExtension` that concern discovery and calls, with the same defaults; and `deferLoading`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options extends Session.Options {}
+export interface Options extends Session.Options {
+  /**
+   * Under tool search, the tools held back are in `toolkit` too, for a provider that holds them back itself
+   * (`@zett/ai`'s `AnthropicToolSearch` or `OpenAiToolSearch` transforms, told their names through
+   * `AiModel.DeferredTools`): the provider loads what a search finds, and the toolkit runs its calls. Default false:
+   * `toolkit` holds what is offered, and `refresh` adds what a search found.
+   */
+  readonly deferLoading?: boolean | undefined
+}
 
 /**
  * A failed MCP tool call as the model reads it (defined with the error family, in `McpError`).
@@ -88,7 +96,8 @@ export interface McpToolkit {
   readonly toolkit: AiToolkit.WithHandler<Record<string, AnyTool>>
   /**
    * The MCP tools in `toolkit`, as the agent's extension would register them. Under tool search, the always-loaded
-   * ones and those a search of this conversation found; `toolkit` also holds `search_tools`.
+   * ones and those a search of this conversation found; `toolkit` also holds `search_tools` (and, with
+   * `deferLoading`, the tools of `deferred`).
    */
   readonly tools: ReadonlyArray<McpTool.McpTool>
   /** Under tool search, the MCP tools held back until a search finds them (`refresh` offers those it found). */
@@ -213,9 +222,11 @@ export const make = (
           seen.add(tool.name)
           if (searching && !found.has(tool.name) && !McpServerConfig.alwaysLoads(entry.server, tool.remoteName)) {
             deferred.push(tool)
-            continue
+            // a provider that holds them back itself gets them from the toolkit, which runs their calls
+            if (options.deferLoading !== true) continue
+          } else {
+            kept.push(tool)
           }
-          kept.push(tool)
           register(tool, (params) =>
             Effect.provideService(
               Session.callTool(settings, connections, entry, tool, params),

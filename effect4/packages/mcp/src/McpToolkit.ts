@@ -54,12 +54,20 @@ import * as McpToolCache from "./McpToolCache.js"
 import * as McpToolSearch from "./McpToolSearch.js"
 
 /**
- * The options of `McpExtension` that concern discovery and calls, with the same defaults.
+ * The options of `McpExtension` that concern discovery and calls, with the same defaults; and `deferLoading`.
  *
  * @since 1.0.0
  * @category models
  */
-export interface Options extends Session.Options {}
+export interface Options extends Session.Options {
+  /**
+   * Under tool search, the tools held back are in `toolkit` too, for a provider that holds them back itself
+   * (`@zett/ai-anthropic` and `@zett/ai-openai`, told their names through `AiModel.DeferredTools`): the provider
+   * loads what a search finds, and the toolkit runs its calls. Default false: `toolkit` holds what is offered, and
+   * `refresh` adds what a search found.
+   */
+  readonly deferLoading?: boolean | undefined
+}
 
 /**
  * A failed MCP tool call as the model reads it (defined with the error family, in `McpError`).
@@ -100,7 +108,7 @@ export interface McpToolkit {
   /**
    * The MCP tools in `toolkit`, as the agent's extension would register them. Under tool search, the always-loaded
    * ones and those a search of this conversation found; `toolkit` also holds `search_tools`, with `tasks: "handle"`
-   * `task_status`, and a load tool per server with skills.
+   * `task_status`, a load tool per server with skills, and, with `deferLoading`, the tools of `deferred`.
    */
   readonly tools: ReadonlyArray<McpTool.McpTool>
   /** Under tool search, the MCP tools held back until a search finds them (`refresh` offers those it found). */
@@ -228,11 +236,13 @@ export const make: (
         seen.add(tool.name)
         if (searching && !found.has(tool.name) && !SearchTools.alwaysLoaded(groups[i]!, tool)) {
           deferred.push(tool)
-          continue
+          // a provider that holds them back itself gets them from the toolkit, which runs their calls
+          if (options.deferLoading !== true) continue
+        } else {
+          kept.push(tool)
         }
         handlers[tool.name] = handler
         tools.push(aiTool)
-        kept.push(tool)
       }
     }
     // a tool of the toolkit's own (search, skills, tasks), after the MCP tools: a server's tool of that name wins

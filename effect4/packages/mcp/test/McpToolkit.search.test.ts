@@ -80,6 +80,28 @@ describe("McpToolkit with tool search", () => {
     }).pipe(Effect.scoped, Effect.provide(layer))
   })
 
+  it.effect("with deferLoading the toolkit also holds the tools held back, and a call of one runs on its server with no refresh", () => {
+    const { layer, seen, stats } = setup([
+      [{ type: "tool-call", id: "c1", name: "github__create_issue", params: { title: "x" } }, {
+        type: "finish",
+        reason: "tool-calls",
+        usage
+      }]
+    ])
+    return Effect.gen(function*() {
+      const mcp = yield* McpToolkit.make({ deferLoading: true })
+      // what is offered and what is held back are as without it
+      assert.deepStrictEqual(mcp.tools.map((t) => t.name), ["github__other_0"])
+      assert.strictEqual(mcp.deferred.length, 45)
+      assert.strictEqual(Object.keys(mcp.toolkit.tools).length, 47)
+      const result = yield* LanguageModel.generateText({ prompt: Prompt.make("file a bug"), toolkit: mcp.toolkit })
+      assert.strictEqual(seen[0]!.length, 47)
+      assert.include(seen[0]!, "search_tools")
+      assert.strictEqual(result.toolResults[0]!.isFailure, false)
+      assert.deepStrictEqual(stats.calls.map((call) => call.name), ["create_issue"])
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  })
+
   it.effect("with mode off every tool is in the toolkit", () => {
     const { layer } = setup([])
     return Effect.gen(function*() {
