@@ -341,7 +341,7 @@ describe("Anthropic's deferred loading with McpToolkit in an @effect/ai loop", (
   it.scoped("with deferLoading the toolkit's held-back tools go deferred, a search's result loads the found one by reference, and its call runs with no refresh", () =>
     Effect.gen(function*() {
       // generateText asks for a whole message, not a stream
-      const message = (content: ReadonlyArray<{ readonly type: string }>) =>
+      const message = (content: ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }>) =>
         json(200, {
           id: "msg_01",
           type: "message",
