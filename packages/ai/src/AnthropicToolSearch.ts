@@ -4,7 +4,8 @@
  * same through a run, so its prompt cache holds), and each result of the search tool goes back as `tool_reference`
  * blocks, which the Messages API expands into the found tools' definitions. The search is Zett's own
  * (`search_tools`), as Anthropic's documentation of a client-side tool search describes: the answers carry nothing
- * new, so `@effect/ai-anthropic` reads them as it reads any.
+ * new, so `@effect/ai-anthropic` reads them as it reads any. `hosted` is the other way: the API's own search tool
+ * searches the deferred tools, and its blocks of an answer are kept and sent back.
  *
  * `@effect/ai-anthropic` writes neither part (it has no per-tool option and writes a tool result as a JSON string),
  * so this is a `transformClient` that edits the JSON of each `POST /v1/messages` request. It acts only on a request

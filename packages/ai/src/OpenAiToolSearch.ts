@@ -10,7 +10,7 @@
  * leave `tools`, the search's calls and results become the two items) and the server-sent events of its answer (a
  * `tool_search_call` arrives as a call of the search function, which the agent runs as any). It acts only on a
  * request that `AiModel` (with `deferLoading`) sent deferred tools in (`AiModel.DeferredTools`); any other passes
- * untouched.
+ * untouched. `hosted` is the other way: the API runs the search, and its items of an answer are kept and sent back.
  *
  * @example
  * ```ts
