@@ -30,13 +30,11 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { HostedToolSearch, ToolSearch } from "@zett/common"
-import * as Effect from "effect/Effect"
-import * as AiModel from "./AiModel.js"
-import * as Answer from "./internal/answer.js"
-import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
+import { isObject, type Json, parse } from "./internal/json.js"
+import * as Transform from "./internal/transform.js"
 
 /**
  * The beta of the Messages API that deferred loading and `tool_reference` blocks are part of, added to the
@@ -102,9 +100,6 @@ export const editBody = (
   return { ...body, tools, messages }
 }
 
-const isMessages = (request: HttpClientRequest.HttpClientRequest): boolean =>
-  request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith("/messages")
-
 const withBeta = (request: HttpClientRequest.HttpClientRequest): HttpClientRequest.HttpClientRequest => {
   const betas = (request.headers["anthropic-beta"] ?? "").split(",").map((part) => part.trim()).filter((part) =>
     part !== ""
@@ -122,14 +117,11 @@ const withBeta = (request: HttpClientRequest.HttpClientRequest): HttpClientReque
  * @since 0.1.0
  * @category deferred loading
  */
-export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.mapRequestEffect(client, (request) =>
-    Effect.map(AiModel.DeferredTools, (deferred) => {
-      const body = deferred === undefined || !isMessages(request) ? undefined : bodyOf(request)
-      return deferred === undefined || body === undefined
-        ? request
-        : withBeta(HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred)))
-    }))
+export const transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient = Transform.make({
+  path: "/messages",
+  body: editBody,
+  request: withBeta
+})
 
 /**
  * The two variants of Anthropic's own search tool: words ranked by BM25, or regular expressions Claude writes.
@@ -210,40 +202,30 @@ export const hosted = (
 ): (client: HttpClient.HttpClient) => HttpClient.HttpClient =>
 (client) => {
   const replay = HostedToolSearch.makeReplay<HostedToolSearch.AnthropicKept>()
-  return client.pipe(
-    HttpClient.mapRequestEffect((request) =>
-      Effect.map(AiModel.DeferredTools, (deferred) => {
-        const body = deferred === undefined || !isMessages(request) ? undefined : bodyOf(request)
-        return deferred === undefined || body === undefined
-          ? request
-          : withBeta(HttpClientRequest.bodyUnsafeJson(request, editHostedBody(body, deferred, variant, replay)))
-      })
-    ),
-    HttpClient.transform((effect, request) =>
-      Effect.flatMap(AiModel.DeferredTools, (deferred) =>
-        deferred?.toolSearch === undefined || !isMessages(request)
-          ? effect
-          : Effect.flatMap(effect, (response) =>
-            Answer.edit(response, {
-              // the search's blocks leave the stream: @effect/ai-anthropic cannot read them
-              events: () => {
-                const isSearch = HostedToolSearch.anthropicEvents(replay)
-                return (data, event) => isSearch(data) ? [] : [event]
-              },
-              json: (data) => {
-                if (!isObject(data) || !Array.isArray(data.content)) return data
-                const keep = HostedToolSearch.anthropicKeeper(replay)
-                const content = data.content.filter((block: unknown) => {
-                  if (HostedToolSearch.isAnthropicBlock(block)) {
-                    keep.search(block)
-                    return false
-                  }
-                  keep.client(block)
-                  return true
-                })
-                return { ...data, content }
-              }
-            })))
-    )
-  )
+  return Transform.make({
+    path: "/messages",
+    body: (body, deferred) => editHostedBody(body, deferred, variant, replay),
+    request: withBeta,
+    answer: (deferred) =>
+      deferred.toolSearch === undefined ? undefined : {
+        // the search's blocks leave the stream: @effect/ai-anthropic cannot read them
+        events: () => {
+          const isSearch = HostedToolSearch.anthropicEvents(replay)
+          return (data, event) => isSearch(data) ? [] : [event]
+        },
+        json: (data) => {
+          if (!isObject(data) || !Array.isArray(data.content)) return data
+          const keep = HostedToolSearch.anthropicKeeper(replay)
+          const content = data.content.filter((block: unknown) => {
+            if (HostedToolSearch.isAnthropicBlock(block)) {
+              keep.search(block)
+              return false
+            }
+            keep.client(block)
+            return true
+          })
+          return { ...data, content }
+        }
+      }
+  })(client)
 }

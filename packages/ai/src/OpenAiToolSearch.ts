@@ -31,13 +31,10 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import { HostedToolSearch, ToolSearch } from "@zett/common"
-import * as Effect from "effect/Effect"
-import * as AiModel from "./AiModel.js"
-import * as Answer from "./internal/answer.js"
-import { bodyOf, isObject, type Json, parse } from "./internal/json.js"
+import { isObject, type Json, parse } from "./internal/json.js"
+import * as Transform from "./internal/transform.js"
 
 /**
  * What a request's deferred tools are, as `AiModel.DeferredTools` names them.
@@ -146,9 +143,6 @@ export const editAnswer = (data: unknown, toolSearch: string): unknown => {
   return data
 }
 
-const isResponses = (request: HttpClientRequest.HttpClientRequest): boolean =>
-  request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith("/responses")
-
 /**
  * The client transform that gives OpenAI's Responses API the deferred tools of a request `AiModel` sent with
  * `deferLoading`, through its client-executed tool search: pass it as `@effect/ai-openai`'s `transformClient`
@@ -157,30 +151,16 @@ const isResponses = (request: HttpClientRequest.HttpClientRequest): boolean =>
  * @since 0.1.0
  * @category tool search
  */
-export const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  client.pipe(
-    HttpClient.mapRequestEffect((request) =>
-      Effect.map(AiModel.DeferredTools, (deferred) => {
-        const body = deferred === undefined || !isResponses(request) ? undefined : bodyOf(request)
-        return deferred === undefined || body === undefined
-          ? request
-          : HttpClientRequest.bodyUnsafeJson(request, editBody(body, deferred))
-      })
-    ),
-    HttpClient.transform((effect, request) =>
-      Effect.flatMap(AiModel.DeferredTools, (deferred) => {
-        const toolSearch = deferred?.toolSearch
-        return toolSearch === undefined || !isResponses(request)
-          ? effect
-          : Effect.flatMap(effect, (response) =>
-            Answer.edit(response, {
-              events: () => (data, event) =>
-                data === undefined ? [event] : [{ ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }],
-              json: (data) => editAnswer(data, toolSearch)
-            }))
-      })
-    )
-  )
+export const transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient = Transform.make({
+  path: "/responses",
+  body: editBody,
+  answer: ({ toolSearch }) =>
+    toolSearch === undefined ? undefined : {
+      events: () => (data, event) =>
+        data === undefined ? [event] : [{ ...event, data: JSON.stringify(editAnswer(data, toolSearch)) }],
+      json: (data) => editAnswer(data, toolSearch)
+    }
+})
 
 /**
  * The Responses API body for OpenAI's own search (`tool_search` run by the API): the search function becomes the
@@ -236,38 +216,25 @@ export const editHostedBody = (
  */
 export const hosted = (): (client: HttpClient.HttpClient) => HttpClient.HttpClient => (client) => {
   const replay = HostedToolSearch.makeReplay<ReadonlyArray<unknown>>()
-  return client.pipe(
-    HttpClient.mapRequestEffect((request) =>
-      Effect.map(AiModel.DeferredTools, (deferred) => {
-        const body = deferred === undefined || !isResponses(request) ? undefined : bodyOf(request)
-        return deferred === undefined || body === undefined
-          ? request
-          : HttpClientRequest.bodyUnsafeJson(request, editHostedBody(body, deferred, replay))
-      })
-    ),
-    HttpClient.transform((effect, request) =>
-      Effect.flatMap(AiModel.DeferredTools, (deferred) =>
-        deferred?.toolSearch === undefined || !isResponses(request)
-          ? effect
-          : Effect.flatMap(effect, (response) =>
-            Answer.edit(response, {
-              events: () => {
-                const keep = HostedToolSearch.openAiKeeper(replay)
-                return (data, event) => {
-                  if (isObject(data) && isObject(data.item)) {
-                    keep(data.item, data.type === "response.output_item.done")
-                  }
-                  return [event]
-                }
-              },
-              json: (data) => {
-                const keep = HostedToolSearch.openAiKeeper(replay)
-                if (isObject(data) && Array.isArray(data.output)) {
-                  for (const item of data.output) keep(item, true)
-                }
-                return data
-              }
-            })))
-    )
-  )
+  return Transform.make({
+    path: "/responses",
+    body: (body, deferred) => editHostedBody(body, deferred, replay),
+    answer: (deferred) =>
+      deferred.toolSearch === undefined ? undefined : {
+        events: () => {
+          const keep = HostedToolSearch.openAiKeeper(replay)
+          return (data, event) => {
+            if (isObject(data) && isObject(data.item)) keep(data.item, data.type === "response.output_item.done")
+            return [event]
+          }
+        },
+        json: (data) => {
+          const keep = HostedToolSearch.openAiKeeper(replay)
+          if (isObject(data) && Array.isArray(data.output)) {
+            for (const item of data.output) keep(item, true)
+          }
+          return data
+        }
+      }
+  })(client)
 }
