@@ -229,6 +229,9 @@ describe("subscriptions/listen", () => {
         const realPause = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
         yield* Effect.scoped(Effect.gen(function*() {
           const mcp = yield* McpToolkit.make()
+          // the stream is opened beside the listing: cut before it exists, the first listen itself would be refused
+          for (let i = 0; i < 1500 && listens() < 1; i++) yield* realPause
+          assert.strictEqual(listens(), 1)
           yield* Stream.runDrain(yield* mcp.toolkit.handle("modern__cut" as never, {} as never))
           for (let i = 0; i < 500 && !logs.lines.some(given); i++) {
             yield* TestClock.adjust("10 seconds")
