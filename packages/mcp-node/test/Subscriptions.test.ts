@@ -42,6 +42,18 @@ const refreshUntil = (
       ? Effect.succeed(next)
       : Effect.zipRight(Effect.sleep("20 millis"), refreshUntil(next, check)))
 
+/**
+ * Until the server has received a `subscriptions/listen`: a connection opens its stream beside the listing, so a change
+ * the server makes before that is not sent to it (the tests that change the server wait for this first).
+ */
+const listening = (file: string) =>
+  Effect.repeat(Effect.sleep("10 millis"), {
+    until: () => ModernServers.readRecord(file).some((entry) => entry.method === "subscriptions/listen")
+  }).pipe(Effect.timeoutFail({
+    duration: "20 seconds",
+    onTimeout: () => new FixtureError({ message: "the connection never listened" })
+  }))
+
 describe("subscriptions/listen", () => {
   for (const transport of ["stdio", "http"] as const) {
     const serve = (file: string): Effect.Effect<McpServerConfig.McpServerConfig, Error, Scope.Scope> =>
@@ -58,6 +70,7 @@ describe("subscriptions/listen", () => {
           yield* Effect.scoped(Effect.gen(function*() {
             const mcp = yield* McpToolkit.make()
             assert.notInclude(mcp.tools.map((tool) => tool.name), "modern__extra")
+            yield* listening(file)
             yield* mcp.toolkit.handle("modern__grow" as never, { tool: "extra" } as never)
             const next = yield* refreshUntil(mcp, (names) => names.includes("modern__extra")).pipe(
               Effect.timeoutFail({
@@ -130,7 +143,9 @@ describe("subscriptions/listen", () => {
         const model = ScriptedModel.layer([
           (request) => {
             offered.push(request.tools.map((tool) => tool.name))
-            return { toolCalls: [{ name: "modern__grow", arguments: { tool: "extra" } }] }
+            return Effect.as(Effect.orDie(listening(file)), {
+              toolCalls: [{ name: "modern__grow", arguments: { tool: "extra" } }]
+            })
           },
           { text: "grown" },
           (request) => {
@@ -185,7 +200,7 @@ describe("subscriptions/listen", () => {
           ModernServers.readRecord(file).filter((entry) => entry.method === "subscriptions/listen").length
         yield* Effect.scoped(Effect.gen(function*() {
           const mcp = yield* McpToolkit.make()
-          while (listens() < 1) yield* Effect.sleep("10 millis")
+          yield* listening(file)
           yield* mcp.toolkit.handle("modern__cut" as never, {} as never)
           // listened again after the stream broke (from 200 ms, jittered)
           yield* Effect.repeat(Effect.sleep("10 millis"), { until: () => listens() >= 2 }).pipe(
