@@ -13,8 +13,10 @@ import { AiModel, AnthropicToolSearch } from "@zett/ai"
 import { McpClientFactory, McpServerConfig, McpServers, McpToolCache, McpToolSearch } from "@zett/mcp"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
+import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -241,6 +243,41 @@ describe("Anthropic's own search, run by the Messages API (hosted)", () => {
         type: "tool_search_tool_regex_20251119",
         name: "tool_search_tool_regex"
       })
+    }))
+
+  it.scoped("an answer nested deeper than 256 levels is left as it came (no edit writes it again); a base URL that does not parse fails as a request, not a defect", () =>
+    Effect.gen(function*() {
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+      const provider = yield* fakeProvider([(res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(
+          `{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text",` +
+            `"text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1},` +
+            `"extra":${deep}}`
+        )
+      }])
+      const generate = (apiUrl: string) =>
+        LanguageModel.generateText({ prompt: Prompt.make("hi") }).pipe(
+          Effect.provideService(AiModel.DeferredTools, {
+            names: new Set(["weather__get_forecast"]),
+            toolSearch: "search_tools"
+          }),
+          Effect.provide(
+            AnthropicLanguageModel.layer({ model: "claude-sonnet-4-5" }).pipe(
+              Layer.provide(AnthropicClient.layer({
+                apiKey: Redacted.make("sk-ant-deep-test"),
+                apiUrl,
+                transformClient: AnthropicToolSearch.hosted()
+              })),
+              Layer.provide(NodeHttpClient.layerUndici)
+            )
+          )
+        )
+      const response = yield* generate(provider.url)
+      assert.strictEqual(response.text, "ok")
+      assert.strictEqual(provider.requests.length, 1)
+      const failed = yield* Effect.exit(generate("http://127.0.0.1:99999"))
+      assert.isTrue(Exit.isFailure(failed) && Cause.isFailType(failed.cause), String(failed))
     }))
 
   it.scoped("without deferLoading the hosted transform sends the tools as they are and leaves the answer alone", () =>

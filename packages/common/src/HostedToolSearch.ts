@@ -9,13 +9,16 @@
  * @since 0.1.0
  */
 
+import * as JsonDepth from "./JsonDepth.js"
+
 type Json = { readonly [key: string]: unknown }
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * The parts of answers kept by the id of the call that followed them. Made with a client, it lives as long as the
- * client; past `limit` entries the oldest goes (a run that old searches again).
+ * client and serves all its conversations: every later request of a run reads its entries again, so past `limit`
+ * entries the one read least recently goes (a conversation idle that long searches again when it goes on).
  *
  * @since 0.1.0
  * @category replay
@@ -39,7 +42,14 @@ export const makeReplay = <A>(limit = 1_000): Replay<A> => {
       kept.set(callId, parts)
       if (kept.size > limit) kept.delete(kept.keys().next().value!)
     },
-    get: (callId) => kept.get(callId)
+    get: (callId) => {
+      const parts = kept.get(callId)
+      if (parts !== undefined) {
+        kept.delete(callId)
+        kept.set(callId, parts)
+      }
+      return parts
+    }
   }
 }
 
@@ -165,7 +175,11 @@ export const anthropicEvents = (replay: Replay<AnthropicKept>): (event: unknown)
   }
 }
 
+/** How deep the input of a search's call may nest: it is written again in every later request of its run. */
+const maxInputDepth = 64
+
 const parse = (text: string): unknown => {
+  if (JsonDepth.deeperThan(text, maxInputDepth)) return undefined
   try {
     return JSON.parse(text)
   } catch {

@@ -13,6 +13,42 @@ describe("HostedToolSearch", () => {
     assert.strictEqual(replay.get("c"), "third")
   })
 
+  it("a replay read again keeps its entry: past the limit the entry read least recently goes, not one a run still sends", () => {
+    const replay = HostedToolSearch.makeReplay<string>(2)
+    replay.keep("a", "first")
+    replay.keep("b", "second")
+    // a later request of a's run reads it again
+    assert.strictEqual(replay.get("a"), "first")
+    replay.keep("c", "third")
+    assert.strictEqual(replay.get("b"), undefined)
+    assert.strictEqual(replay.get("a"), "first")
+    assert.strictEqual(replay.get("c"), "third")
+  })
+
+  it("Anthropic: a search's input nested deeper than 64 levels is not kept (the block goes back with the input it started with)", () => {
+    const replay = HostedToolSearch.makeReplay<HostedToolSearch.AnthropicKept>()
+    const isSearch = HostedToolSearch.anthropicEvents(replay)
+    const start = { type: "server_tool_use", id: "srv_1", name: "tool_search_tool_regex", input: {} }
+    const deep = `{"pattern":${"[".repeat(10_000)}${"]".repeat(10_000)}}`
+    for (
+      const event of [
+        { type: "content_block_start", index: 0, content_block: start },
+        { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: deep } },
+        { type: "content_block_stop", index: 0 },
+        {
+          type: "content_block_start",
+          index: 1,
+          content_block: { type: "tool_use", id: "toolu_1", name: "x", input: {} }
+        }
+      ]
+    ) isSearch(event)
+    assert.deepStrictEqual(replay.get("toolu_1"), { blocks: [start], before: 0 })
+    // the whole request it goes back in can be written
+    assert.doesNotThrow(() =>
+      JSON.stringify(HostedToolSearch.withAnthropicKept([{ type: "tool_use", id: "toolu_1" }], replay))
+    )
+  })
+
   it("Anthropic: a stream's search blocks are said to be the search's, kept whole under the next tool_use, and put back before the text that followed them", () => {
     const replay = HostedToolSearch.makeReplay<HostedToolSearch.AnthropicKept>()
     const isSearch = HostedToolSearch.anthropicEvents(replay)

@@ -7,6 +7,7 @@
  *
  * @since 1.0.0
  */
+import * as JsonDepth from "@zett/common/JsonDepth"
 import * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as AiModel from "effect/ai/Model"
@@ -287,16 +288,25 @@ export const serverSentEvents = (
   )
 
 /**
+ * How deep an event may nest: what a provider sends is written again (a call's arguments, a search's items kept for
+ * later requests) by `JSON.stringify`, which recurses once per level. A call's arguments come as text, so real
+ * events nest a few levels.
+ */
+const maxEventDepth = 256
+
+/**
  * One event's data read as JSON.
  *
  * @since 1.0.0
  * @category streams
  */
 export const parseJson = <A>(module: string) => (data: string): Effect.Effect<A, AiError.AiError> =>
-  Effect.try({
-    try: () => JSON.parse(data) as A,
-    catch: () => malformedOutput(module, "a stream event is not JSON")
-  })
+  JsonDepth.deeperThan(data, maxEventDepth)
+    ? Effect.fail(malformedOutput(module, `a stream event nests deeper than ${maxEventDepth} levels`))
+    : Effect.try({
+      try: () => JSON.parse(data) as A,
+      catch: () => malformedOutput(module, "a stream event is not JSON")
+    })
 
 /**
  * A `LanguageModel` whose endpoint only streams: `generateText` collects the stream, joining its text deltas into

@@ -87,7 +87,10 @@ const server = (
             return
           }
           response.writeHead(200, { "content-type": "text/event-stream" })
-          for (const event of answer.events) response.write(`data: ${JSON.stringify(event)}\n\n`)
+          // an event given as text is sent as it is
+          for (const event of answer.events) {
+            response.write(`data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`)
+          }
           if (answer.open !== true) response.end()
         })
       })
@@ -262,6 +265,24 @@ describe("AiProvider", () => {
         "{\"path\": \"/x\",}",
         "invalid JSON at position 14: Expected double-quoted property name"
       ])
+    }).pipe(Effect.scoped))
+
+  it.live("an event nested deeper than 256 levels fails the answer as unreadable output before anything walks it", () =>
+    Effect.gen(function*() {
+      const deep = `{"type":"text","text":"hi","extra":${"[".repeat(100_000)}${"]".repeat(100_000)}}`
+      const { url } = yield* server([{ events: [deep, { type: "done", input: 1, output: 1 }] }])
+      const error = yield* Effect.flip(
+        collect({ messages: [Message.user("hi")], tools: [], serverTools: [] }).pipe(Effect.provide(modelLayer(url)))
+      )
+      assert.deepStrictEqual([error._tag, error.reason], ["ModelError", "InvalidResponse"])
+      assert.include(error.description, "a stream event nests deeper than 256 levels")
+      // an event within the limit is read as before
+      const shallow = `{"type":"text","text":"hi","extra":${"[".repeat(200)}${"]".repeat(200)}}`
+      const ok = yield* server([{ events: [shallow, { type: "done", input: 1, output: 1 }] }])
+      const events = yield* collect({ messages: [Message.user("hi")], tools: [], serverTools: [] }).pipe(
+        Effect.provide(modelLayer(ok.url))
+      )
+      assert.isTrue(events.some((event) => event._tag === "TextDelta"))
     }).pipe(Effect.scoped))
 
   it.live("a 401 whose body echoes the key: the reason names no key, nor does the error effect/ai keeps", () =>

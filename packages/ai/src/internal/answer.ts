@@ -3,7 +3,7 @@ import * as Sse from "@effect/experimental/Sse"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { decode, parse } from "./json.js"
+import { decode, parseAnswer } from "./json.js"
 
 export interface Edit {
   /** Made for each answer: an answer's events may depend on the ones before (a block's deltas on its start). */
@@ -30,7 +30,7 @@ export const edit = (
       return response.stream.pipe(
         Stream.decodeText(),
         Stream.pipeThroughChannel(Sse.makeChannel()),
-        Stream.mapConcat((event) => editEvent(parse(event.data), event)),
+        Stream.mapConcat((event) => editEvent(parseAnswer(event.data), event)),
         Stream.map((event) => Sse.encoder.write(event)),
         Stream.encodeText
       )
@@ -44,7 +44,7 @@ export const edit = (
     return response.arrayBuffer.pipe(
       Effect.map((bytes) => {
         const body = decode(bytes)
-        const data = parse(body)
+        const data = parseAnswer(body)
         const text = data === undefined ? body : JSON.stringify(edit.json(data))
         return HttpClientResponse.fromWeb(response.request, new Response(text, init))
       }),

@@ -1,5 +1,6 @@
 /** What the client transforms of tool search read of a provider's JSON: objects, text that may not be JSON, a body. */
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as JsonDepth from "@zett/common/JsonDepth"
 
 export type Json = { readonly [key: string]: unknown }
 
@@ -15,6 +16,16 @@ export const parse = (text: unknown): unknown => {
     return undefined
   }
 }
+
+/** How deep an answer may nest: an edit writes it again, and keeps parts of it for later requests. */
+const maxAnswerDepth = 256
+
+/**
+ * A provider's answer (a JSON body, an event's data) as JSON, measured first: `JSON.stringify` recurses once per
+ * level. `undefined` for deeper text too, which is then left as it came for the provider package to read.
+ */
+export const parseAnswer = (text: unknown): unknown =>
+  typeof text === "string" && JsonDepth.deeperThan(text, maxAnswerDepth) ? undefined : parse(text)
 
 const decoder = new TextDecoder()
 

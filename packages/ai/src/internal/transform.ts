@@ -25,7 +25,8 @@ export interface Options {
 
 export const make = (options: Options) => (client: HttpClient.HttpClient): HttpClient.HttpClient => {
   const matches = (request: HttpClientRequest.HttpClientRequest): boolean =>
-    request.method === "POST" && new URL(request.url, "http://localhost").pathname.endsWith(options.path)
+    request.method === "POST" && URL.canParse(request.url, "http://localhost") &&
+    new URL(request.url, "http://localhost").pathname.endsWith(options.path)
   const edited = HttpClient.mapRequestEffect(client, (request) =>
     Effect.map(AiModel.DeferredTools, (deferred) => {
       const body = deferred === undefined || !matches(request) ? undefined : bodyOf(request)
