@@ -30,6 +30,8 @@ export default [
       "**/.tsbuildinfo",
       "effect4/**",
       "bench-results/**",
+      // the lanes' bundle (npm run bench), git-ignored
+      "scripts/bench/.build/**",
       "reports/**",
       ".stryker-tmp/**",
       "conformance-results/**",
