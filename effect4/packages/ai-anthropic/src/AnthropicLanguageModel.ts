@@ -127,7 +127,9 @@ const finishReasons: Record<string, Response.FinishReason> = {
   stop_sequence: "stop",
   max_tokens: "length",
   tool_use: "tool-calls",
-  refusal: "content-filter"
+  refusal: "content-filter",
+  // the API's own tools ran long and it stopped to be sent the answer again
+  pause_turn: "pause"
 }
 
 interface OpenCall {

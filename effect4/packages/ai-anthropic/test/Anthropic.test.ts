@@ -37,6 +37,19 @@ const toolsOf = (body: { tools: Array<{ name: string; defer_loading?: boolean }>
   body.tools.map((tool) => `${tool.name}${tool.defer_loading === true ? " (deferred)" : ""}`)
 
 describe("anthropic (Messages API)", () => {
+  it.effect("each stop reason reaches the agent as effect/ai's finish reason: pause_turn as pause, refusal as content_filter", () =>
+    Effect.gen(function*() {
+      const reasons: Array<string> = []
+      for (const stopReason of ["end_turn", "max_tokens", "pause_turn", "refusal", "model_context_window_exceeded"]) {
+        const provider = yield* fakeProvider([sse(anthropicEvents({ text: ["…"], stopReason }))])
+        const model = yield* buildModel(anthropicModel(provider))
+        const events = yield* Stream.runCollect(model.stream(request([Message.user("Hi")])))
+        const finish = Array.from(events).find((event) => event._tag === "Finish")
+        reasons.push(finish?._tag === "Finish" ? finish.reason : "none")
+      }
+      assert.deepStrictEqual(reasons, ["stop", "length", "pause", "content_filter", "other"])
+    }))
+
   it.effect("streamed text and usage; the request names the model and version, the key goes in x-api-key", () =>
     Effect.gen(function*() {
       const provider = yield* fakeProvider([

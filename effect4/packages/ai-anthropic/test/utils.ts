@@ -23,6 +23,8 @@ export interface StreamScript {
   readonly text?: ReadonlyArray<string>
   readonly calls?: ReadonlyArray<{ readonly id: string; readonly name: string; readonly pieces: ReadonlyArray<string> }>
   readonly usage?: { readonly input: number; readonly output: number; readonly cached?: number }
+  /** The answer's `stop_reason` (by default `tool_use` with calls, else `end_turn`). */
+  readonly stopReason?: string
 }
 
 /** The server-sent events of a streamed answer: the text block, then each tool_use block, then the stop. */
@@ -97,7 +99,10 @@ export const anthropicEvents = (options: StreamScript): Array<{ readonly event: 
   }
   push({
     type: "message_delta",
-    delta: { stop_reason: (options.calls ?? []).length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+    delta: {
+      stop_reason: options.stopReason ?? ((options.calls ?? []).length > 0 ? "tool_use" : "end_turn"),
+      stop_sequence: null
+    },
     usage: { output_tokens: options.usage?.output ?? 0 }
   })
   push({ type: "message_stop" })
