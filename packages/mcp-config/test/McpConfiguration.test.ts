@@ -504,7 +504,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names((yield* McpConfiguration.fromFile(file)).servers), ["b", "10", "a", "2"])
       }).pipe(Effect.provide(NodeContext.layer)))
 
-    it.effect("servers lists the file's servers first, then the explicit ones (C3)", () =>
+    it.effect("servers lists the servers of the file first, then the explicit ones (C3)", () =>
       Effect.gen(function*() {
         const explicit = [
           McpServerConfig.stdio({ name: "zeta", command: "z" }),
