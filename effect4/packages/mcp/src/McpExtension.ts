@@ -279,444 +279,513 @@ const progressPublisher = (
 }
 
 /**
+ * What the extension's functions share, made once by `make` for the extension's life: the services in context,
+ * the settings, the connections' source, the index of the search tool and the tag of a request's state.
+ */
+interface Env {
+  readonly options: Options
+  readonly settings: Session.Settings
+  readonly configuration: McpServers.McpServers["Service"]
+  readonly cache: McpToolCache.McpToolCache["Service"]
+  readonly embedder: McpToolSearch.Embedder | undefined
+  readonly source: McpConnections.Source
+  /** What the extension derives from the servers, once per configuration snapshot. */
+  readonly resolve: (snapshot: McpServers.Snapshot) => ReadonlyArray<Resolved>
+  /** The search tool's index: one per version of the tool lists, whichever request searches. */
+  readonly indexCell: SearchTools.IndexCell
+  /**
+   * A request's state is a service of the request (the agent provides it to every tool call of the request), under
+   * a tag of this extension's own: two MCP extensions of one agent keep theirs apart.
+   */
+  readonly currentRequest: Context.Service<RequestCell, RequestCell>
+}
+
+/**
  * Builds the extension from the configuration, tool cache and client factory in context. A connection pool,
  * when asked for, lives in the `Scope` of the caller (the layer's).
  *
  * @since 1.0.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const configuration = yield* McpServers.McpServers
+export const make = Effect.fnUntraced(function*(
+  options: Options = {}
+) {
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
-  const embedder = yield* McpToolSearch.Embeddings
   const settings = Session.settings(options)
+  const name = options.name ?? defaultName
   // a pooled connection outlives the requests: it asks to hear of its server's tool changes (2026-07-28)
   const watched = Session.watched(factory, cache, settings, { listen: options.connectionPool !== undefined })
-  const source = options.connectionPool === undefined
-    ? McpConnections.direct(watched)
-    : yield* McpConnections.pooled(watched, options.connectionPool)
-  // The request's own watch, while it holds the connection: its next model turn lists the tools again.
-  const requestSource = (changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
-    acquire: (server, connectOptions) =>
-      Effect.tap(
-        source.acquire(server, connectOptions),
-        (client) => client.onToolListChanged(() => void changed.add(server))
-      ),
-    invalidate: source.invalidate,
-    isOpen: source.isOpen
+  const env: Env = {
+    options,
+    settings,
+    configuration: yield* McpServers.McpServers,
+    cache,
+    embedder: yield* McpToolSearch.Embeddings,
+    source: options.connectionPool === undefined
+      ? McpConnections.direct(watched)
+      : yield* McpConnections.pooled(watched, options.connectionPool),
+    // concurrent requests that resolve one snapshot twice get equal values
+    resolve: Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined })),
+    indexCell: SearchTools.indexCell(),
+    currentRequest: Context.Service<RequestCell>(`@zett/mcp/McpExtension/${name}/request`)
+  }
+  // a compaction pass neither discovers nor calls tools
+  const extension: Extension.Extension<McpConfigError> = {
+    name,
+    request: (context) => Effect.sync(() => context.kind === "compact" ? {} : hooks(env, { state: undefined }))
+  }
+  return extension
+})
+
+/** The hooks of one request, whose state (configuration snapshot, connections, unavailable servers) is `cell`'s. */
+const hooks = (env: Env, cell: RequestCell): Extension.Hooks<McpConfigError> => ({
+  // the request's services, which the agent provides to its tool calls: a server's sampling request during one of
+  // them runs there (with the agent's model), counted against this request
+  services: Context.make(env.currentRequest, cell).pipe(
+    Context.add(McpSampling.RequestCounter, McpSampling.counter())
+  ),
+  onTool: (context) => Effect.asVoid(discoverAll(env, context, cell)),
+  // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
+  onToolCall: (context, call, next) =>
+    Effect.suspend(() => {
+      const search = cell.state?.search
+      return search === undefined || context.tools.get(call.name) !== undefined
+        ? next(call)
+        : loadHeldBack(search, context, call, next)
+    }),
+  // the last hook before the model call: a list change announced during the turn is seen by this call
+  onState: (context) => {
+    const current = cell.state
+    // onTool runs before a run's first onState, and a failed onTool ends the run
+    if (current === undefined) return Effect.void
+    const described = Effect.suspend(() => context.addState(describe(env, current)))
+    return current.changed.size === 0 ? described : Effect.andThen(refresh(env, context, current), described)
+  },
+  // under tool search, what is held back goes with the request, for a provider that loads tools itself
+  onModelRequest: (_context, request, next) => {
+    const current = cell.state
+    if (current?.search === undefined) return next(request)
+    return next({
+      ...request,
+      deferredTools: heldBack(current, current.search),
+      toolSearch: McpToolSearch.toolName
+    })
+  }
+})
+
+/**
+ * The connections' source of one request: the extension's, with the request's own watch while it holds a
+ * connection, so that its next model turn lists the tools again.
+ */
+const requestSource = (env: Env, changed: Set<McpServerConfig.McpServerConfig>): McpConnections.Source => ({
+  acquire: (server, connectOptions) =>
+    Effect.tap(
+      env.source.acquire(server, connectOptions),
+      (client) => client.onToolListChanged(() => void changed.add(server))
+    ),
+  invalidate: env.source.invalidate,
+  isOpen: env.source.isOpen
+})
+
+// progress events only when an extension reads them; published before the call's outcome is handed on (after it,
+// not as a finalizer: an interrupted call does not wait for an observer)
+const call = (
+  env: Env,
+  state: RequestState,
+  resolved: Resolved,
+  tool: McpTool.McpTool,
+  args: unknown,
+  toolCall: Message.ToolCall,
+  context: Extension.RunContext
+): Effect.Effect<unknown, Tool.ToolError> =>
+  Session.callTool(
+    env.settings,
+    state.connections,
+    resolved,
+    tool,
+    args,
+    context.observed ? observeProgress(context, toolCall) : undefined,
+    context.toolTimeout
+  )
+
+const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
+  Effect.contextWith((services: Context.Context<never>) => {
+    const publisher = progressPublisher(context, toolCall, services)
+    return Effect.flatten(Effect.tap(Effect.exit(run(publisher)), () => publisher.flush))
   })
 
-  // progress events only when an extension reads them; published before the call's outcome is handed on
-  // (after it, not as a finalizer: an interrupted call does not wait for an observer)
-  const observeProgress = (context: Extension.RunContext, toolCall: Message.ToolCall): Session.Observe => (run) =>
-    Effect.contextWith((services: Context.Context<never>) => {
-      const publisher = progressPublisher(context, toolCall, services)
-      return Effect.flatten(Effect.tap(Effect.exit(run(publisher)), () => publisher.flush))
-    })
-
-  // A request's state is a service of the request (the agent provides it to every tool call of the request), under
-  // a key of this extension's own: two MCP extensions of one agent keep theirs apart.
-  const CurrentRequest = Context.Service<RequestCell>(`@zett/mcp/McpExtension/${options.name ?? defaultName}/request`)
-
-  // The agent tools of a server's cached tool list are built once and shared by every request while the list
-  // and the snapshot last (the cache hands out the same array while it is fresh). A handler reads its request's
-  // state from the context it runs in.
-  const handlerOf = (resolved: Resolved, tool: McpTool.McpTool) =>
-  (
-    args: unknown,
-    toolCall: Message.ToolCall,
-    context: Extension.RunContext
-  ): Effect.Effect<unknown, Tool.ToolError> =>
-    Effect.contextWith((services: Context.Context<never>) => {
-      const cell = Context.getOption(services, CurrentRequest)
-      const state = Option.isSome(cell) ? cell.value.state : undefined
-      return state === undefined
-        ? Effect.fail(
-          new Tool.ToolError({
-            reason: "Unavailable",
-            message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
-          })
-        )
-        : Session.callTool(
-          settings,
-          state.connections,
-          resolved,
-          tool,
-          args,
-          context.observed ? observeProgress(context, toolCall) : undefined,
-          context.toolTimeout
-        )
-    })
-  const toAgentTools = (resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Tool.Tool> => {
-    if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
-    const server = resolved.server
-    const allowed = tools.filter((tool) => Session.allows(settings, server, tool))
-    const agentTools = allowed.map((tool) =>
-      Tool.dynamic(tool.name, {
-        description: tool.description,
-        parameters: tool.parameters,
-        guidelines: false,
-        // the call is timed by its connection, within the agent's limit (Session.callTool)
-        timesItself: true,
-        handler: handlerOf(resolved, tool)
-      })
-    )
-    resolved.shared = { tools, allowed, agentTools }
-    return agentTools
-  }
-
-  /** A server's tools in one request: the shared ones, and its resources as tools when asked for. */
-  const requestTools = (state: RequestState, resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
-    const shared = toAgentTools(resolved, tools)
-    return resourcesAsTools(resolved.server) ? shared.concat(resourceTools(state, resolved.server)) : shared
-  }
-
-  const resourcesAsTools = (server: McpServerConfig.McpServerConfig) =>
-    server.resources === "tools" || options.resources === "tools"
-
-  // after the server's own tools, so that one of the same name wins (registration keeps the first); only for
-  // the servers of `resourcesAsTools` (`requestTools` asks)
-  const resourceTools = (state: RequestState, server: McpServerConfig.McpServerConfig): ReadonlyArray<Tool.Tool> =>
-    ResourceTools.make({
-      server,
-      prefix: McpServerConfig.toolPrefix(server),
-      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
-        Effect.mapError((error) => Session.unavailableError(server, error))
-      ),
-      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
-      errorText: settings.errorText
-    })
-
-  // What the extension derives from the servers, once per configuration snapshot; concurrent requests that
-  // resolve one snapshot twice get equal values.
-  const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
-
-  const discoverAll = (context: Extension.RunContext, cell: RequestCell) =>
-    Effect.gen(function*() {
-      const snapshot = yield* configuration.current
-      const resolved = resolve(snapshot)
-      const changed = new Set<McpServerConfig.McpServerConfig>()
-      const state: RequestState = {
-        snapshot,
-        resolved,
-        connections: yield* McpConnections.make({ source: requestSource(changed), scope: context.scope }),
-        unavailable: [],
-        registered: new Map(),
-        changed,
-        skills: [],
-        skillFailures: [],
-        search: undefined
-      }
-      cell.state = state
-      const lists = new Map<Resolved, Listed>()
-      const discovered = yield* Session.discoverAll(
-        settings,
-        cache,
-        state.connections,
-        resolved,
-        state.unavailable,
-        (entry, tools, listing) => {
-          const agentTools = requestTools(state, entry, tools)
-          state.registered.set(entry.server.name, agentTools)
-          lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
-          return agentTools
-        }
+// The agent tools of a server's cached tool list are built once and shared by every request while the list and the
+// snapshot last (the cache hands out the same array while it is fresh). A handler reads its request's state from
+// the context it runs in.
+const handlerOf = (env: Env, resolved: Resolved, tool: McpTool.McpTool) =>
+(
+  args: unknown,
+  toolCall: Message.ToolCall,
+  context: Extension.RunContext
+): Effect.Effect<unknown, Tool.ToolError> =>
+  Effect.contextWith((services: Context.Context<never>) => {
+    const cell = Context.getOption(services, env.currentRequest)
+    const state = Option.isSome(cell) ? cell.value.state : undefined
+    return state === undefined
+      ? Effect.fail(
+        new Tool.ToolError({
+          reason: "Unavailable",
+          message: `${resolved.server.name}: called outside the request that registered ${tool.name}`
+        })
       )
-      // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
-      yield* context.tools.registerAll(searchOrAll(
-        state,
-        discovered,
-        resolved.flatMap((entry) => {
-          const list = lists.get(entry)
-          return list === undefined ? [] : [list]
-        })
-      ))
-      yield* context.tools.registerAll(yield* listSkills(state))
-      if (settings.tasks === "handle") yield* context.tools.registerAll([taskStatusTool(state)])
-      return state
-    })
+      : call(env, state, resolved, tool, args, toolCall, context)
+  })
 
-  // The tool the model checks, waits for and cancels the tasks it was handed with (`tasks: "handle"`): any server of
-  // the configuration, since a task may have been handed in an earlier request.
-  const taskStatusTool = (state: RequestState): Tool.Tool => {
-    const servers = state.resolved.map((entry) => entry.server.name)
-    const definition = TaskTools.definition(servers)
-    return Tool.dynamic(definition.name, {
-      description: definition.description,
-      parameters: definition.parameters,
+const toAgentTools = (
+  env: Env,
+  resolved: Resolved,
+  tools: ReadonlyArray<McpTool.McpTool>
+): ReadonlyArray<Tool.Tool> => {
+  if (resolved.shared !== undefined && resolved.shared.tools === tools) return resolved.shared.agentTools
+  const server = resolved.server
+  const allowed = tools.filter((tool) => Session.allows(env.settings, server, tool))
+  const agentTools = allowed.map((tool) =>
+    Tool.dynamic(tool.name, {
+      description: tool.description,
+      parameters: tool.parameters,
       guidelines: false,
-      // a wait is bounded by the call time limit, within the agent's: it then tells the state, not a timeout
+      // the call is timed by its connection, within the agent's limit (Session.callTool)
       timesItself: true,
-      handler: (args, toolCall, context) =>
-        Result.match(TaskTools.readArguments(args, servers), {
-          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
-          onSuccess: (parsed) => {
-            const server = state.resolved.find((entry) => entry.server.name === parsed.server)!.server
-            const own = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
-            const agent = context.toolTimeout
-            const limit = agent === undefined
-              ? own
-              : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
-            const run = (onStatus?: (task: McpTask.Task) => void) =>
-              state.connections.getWithin(server, settings.connectTimeout).pipe(
-                Effect.mapError((error) => Session.unavailableError(server, error)),
-                Effect.flatMap((client) => TaskTools.run(client, parsed, limit, settings.errorText, onStatus))
-              )
-            // a wait's states are ToolTask events of this tool call, as a call's own wait's are
-            return context.observed && parsed.action === "wait"
-              ? Effect.contextWith((services: Context.Context<never>) => {
-                const publisher = progressPublisher(context, toolCall, services)
-                return Effect.flatten(Effect.tap(Effect.exit(run(publisher.onTask)), () => publisher.flush))
-              })
-              : run()
-          }
-        })
+      handler: handlerOf(env, resolved, tool)
     })
-  }
+  )
+  resolved.shared = { tools, allowed, agentTools }
+  return agentTools
+}
 
-  // The search tool of this extension's index: one index per version of the tool lists, whichever request searches.
-  const indexCell = SearchTools.indexCell()
+/** A server's tools in one request: the shared ones, and its resources as tools when asked for. */
+const requestTools = (env: Env, state: RequestState, resolved: Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
+  const shared = toAgentTools(env, resolved, tools)
+  return resourcesAsTools(env, resolved.server) ? shared.concat(resourceTools(env, state, resolved.server)) : shared
+}
 
-  /**
-   * What a request registers: every tool, or, when tool search applies to its MCP tools, the search tool, the
-   * always-loaded tools and the tools the extension makes itself (resources); the rest are held in `state.search`.
-   */
-  const searchOrAll = (
-    state: RequestState,
-    discovered: ReadonlyArray<Tool.Tool>,
-    lists: ReadonlyArray<Listed>
-  ): ReadonlyArray<Tool.Tool> => {
-    const mcpTools = lists.flatMap((list) => list.agentTools)
-    if (!McpToolSearch.isActive(settings.toolSearch, mcpTools)) return discovered
-    const byName = new Map<string, Tool.Tool>()
-    const offered: Array<Tool.Tool> = []
-    const groups = lists.map((list): SearchTools.Group => ({
-      server: list.server,
-      tools: list.allowed,
-      instructions: list.instructions
-    }))
-    lists.forEach((list, i) =>
-      list.allowed.forEach((tool, j) => {
-        const agentTool = list.agentTools[j]!
-        if (!byName.has(agentTool.name)) byName.set(agentTool.name, agentTool)
-        if (SearchTools.alwaysLoaded(groups[i]!, tool)) offered.push(agentTool)
-      })
+const resourcesAsTools = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  server.resources === "tools" || env.options.resources === "tools"
+
+/** A server's connection in the request, lazily under `connectTimeout`, failing as a tool failure the model reads. */
+const connectFor = (env: Env, state: RequestState, server: McpServerConfig.McpServerConfig) =>
+  state.connections.getWithin(server, env.settings.connectTimeout).pipe(
+    Effect.mapError((error) => Session.unavailableError(server, error))
+  )
+
+/** A server's own `timeout`, or `callTimeout`. */
+const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
+
+// after the server's own tools, so that one of the same name wins (registration keeps the first); only for the
+// servers of `resourcesAsTools` (`requestTools` asks)
+const resourceTools = (
+  env: Env,
+  state: RequestState,
+  server: McpServerConfig.McpServerConfig
+): ReadonlyArray<Tool.Tool> =>
+  ResourceTools.make({
+    server,
+    prefix: McpServerConfig.toolPrefix(server),
+    connect: connectFor(env, state, server),
+    limit: callLimit(env, server),
+    errorText: env.settings.errorText
+  })
+
+const discoverAll = (env: Env, context: Extension.RunContext, cell: RequestCell) =>
+  Effect.gen(function*() {
+    const snapshot = yield* env.configuration.current
+    const resolved = env.resolve(snapshot)
+    const changed = new Set<McpServerConfig.McpServerConfig>()
+    const state: RequestState = {
+      snapshot,
+      resolved,
+      connections: yield* McpConnections.make({ source: requestSource(env, changed), scope: context.scope }),
+      unavailable: [],
+      registered: new Map(),
+      changed,
+      skills: [],
+      skillFailures: [],
+      search: undefined
+    }
+    cell.state = state
+    const lists = new Map<Resolved, Listed>()
+    const discovered = yield* Session.discoverAll(
+      env.settings,
+      env.cache,
+      state.connections,
+      resolved,
+      state.unavailable,
+      (entry, tools, listing) => {
+        const agentTools = requestTools(env, state, entry, tools)
+        state.registered.set(entry.server.name, agentTools)
+        lists.set(entry, { server: entry.server, instructions: listing.instructions, ...entry.shared! })
+        return agentTools
+      }
     )
-    const own = new Set(mcpTools)
-    const search: SearchState = { byName, groups, deferred: mcpTools.length - offered.length }
-    state.search = search
-    return [searchTool(search), ...offered, ...discovered.filter((tool) => !own.has(tool))]
-  }
+    // Registered in configuration order, whatever order discovery finished in, so duplicates resolve stably.
+    yield* context.tools.registerAll(searchOrAll(
+      env,
+      state,
+      discovered,
+      resolved.flatMap((entry) => {
+        const list = lists.get(entry)
+        return list === undefined ? [] : [list]
+      })
+    ))
+    yield* context.tools.registerAll(yield* listSkills(env, state))
+    if (env.settings.tasks === "handle") yield* context.tools.registerAll([taskStatusTool(env, state)])
+    return state
+  })
 
-  const searchTool = (search: SearchState): Tool.Tool => {
-    const servers = search.groups.map((group) => group.server.name)
-    const definition = SearchTools.definition(servers, search.deferred, settings.searchLimit)
-    return Tool.dynamic(definition.name, {
-      description: definition.description,
-      parameters: definition.parameters,
-      guidelines: false,
-      handler: (args, _call, context) =>
-        Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
-          onSuccess: ({ limit, query, server }) =>
-            Effect.flatMap(SearchTools.search(indexCell, search.groups, embedder, query, { server, limit }), (hits) => {
+/**
+ * What a request registers: every tool, or, when tool search applies to its MCP tools, the search tool, the
+ * always-loaded tools and the tools the extension makes itself (resources); the rest are held in `state.search`.
+ */
+const searchOrAll = (
+  env: Env,
+  state: RequestState,
+  discovered: ReadonlyArray<Tool.Tool>,
+  lists: ReadonlyArray<Listed>
+): ReadonlyArray<Tool.Tool> => {
+  const mcpTools = lists.flatMap((list) => list.agentTools)
+  if (!McpToolSearch.isActive(env.settings.toolSearch, mcpTools)) return discovered
+  const byName = new Map<string, Tool.Tool>()
+  const offered: Array<Tool.Tool> = []
+  const groups = lists.map((list): SearchTools.Group => ({
+    server: list.server,
+    tools: list.allowed,
+    instructions: list.instructions
+  }))
+  lists.forEach((list, i) =>
+    list.allowed.forEach((tool, j) => {
+      const agentTool = list.agentTools[j]!
+      if (!byName.has(agentTool.name)) byName.set(agentTool.name, agentTool)
+      if (SearchTools.alwaysLoaded(groups[i]!, tool)) offered.push(agentTool)
+    })
+  )
+  const own = new Set(mcpTools)
+  const search: SearchState = { byName, groups, deferred: mcpTools.length - offered.length }
+  state.search = search
+  return [searchTool(env, search), ...offered, ...discovered.filter((tool) => !own.has(tool))]
+}
+
+const searchTool = (env: Env, search: SearchState): Tool.Tool => {
+  const servers = search.groups.map((group) => group.server.name)
+  const limit = env.settings.searchLimit
+  const definition = SearchTools.definition(servers, search.deferred, limit)
+  return Tool.dynamic(definition.name, {
+    description: definition.description,
+    parameters: definition.parameters,
+    guidelines: false,
+    handler: (args, _call, context) =>
+      Result.match(SearchTools.readArguments(args, servers, limit), {
+        onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+        onSuccess: ({ limit, query, server }) =>
+          Effect.flatMap(
+            SearchTools.search(env.indexCell, search.groups, env.embedder, query, { server, limit }),
+            (hits) => {
               const load = hits.flatMap((hit) => {
                 const tool = search.byName.get(hit.tool.name)
                 return tool === undefined || context.tools.get(tool.name) !== undefined ? [] : [tool]
               })
               return Effect.as(context.tools.registerAll(load), SearchTools.result(hits))
-            })
-        })
-    })
-  }
-
-  // The skills of the servers that ask for them, listed (no file read) in the request's connections; a server
-  // with skills gets its load tool.
-  const listSkills = (state: RequestState) =>
-    SkillTools.listAll(
-      state.connections,
-      state.resolved.flatMap((entry) =>
-        state.unavailable.some((down) => down.server === entry.server.name) ? [] : [entry.server]
-      ),
-      { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
-    ).pipe(Effect.map(({ failures, listed }) => {
-      for (const skill of listed) state.skills.push(skill)
-      for (const failure of failures) state.skillFailures.push(failure)
-      return listed.flatMap((entry) => entry.skills.length === 0 ? [] : [skillTool(state, entry.server, entry.prefix)])
-    }))
-
-  const skillTool = (state: RequestState, server: McpServerConfig.McpServerConfig, prefix: string): Tool.Tool =>
-    SkillTools.make({
-      server,
-      prefix,
-      connect: state.connections.getWithin(server, settings.connectTimeout).pipe(
-        Effect.mapError((error) => Session.unavailableError(server, error))
-      ),
-      listed: () => state.skills.find((entry) => entry.server === server)?.skills,
-      limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
-      errorText: settings.errorText
-    })
-
-  /**
-   * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool
-   * of another server that won a name stays; a listing that fails keeps the tools listed before.
-   */
-  const refreshServer = (
-    context: Extension.RunContext,
-    state: RequestState,
-    server: McpServerConfig.McpServerConfig
-  ) => {
-    // a change announced while listing again is listed at the next turn
-    state.changed.delete(server)
-    const key = McpToolCache.key(server, { namespace: settings.namespace })
-    return cache.invalidate(key).pipe(
-      Effect.andThen(cache.lookup(key, Session.discover(settings, state.connections, server))),
-      Effect.flatMap(({ instructions, tools }) =>
-        Effect.suspend(() => {
-          const before = state.registered.get(server.name) ?? []
-          // a server that announced a change is one of the request's
-          const entry = state.resolved.find((entry) => entry.server === server)!
-          const after = requestTools(state, entry, tools)
-          state.registered.set(server.name, after)
-          const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
-          return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
-            Effect.andThen(context.tools.registerAll(
-              state.search === undefined
-                ? after
-                : searchRefresh(
-                  state.search,
-                  { server, tools: entry.shared!.allowed, instructions },
-                  before,
-                  after,
-                  gone
-                )
-            )),
-            Effect.andThen(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
+            }
           )
-        })
-      ),
-      Effect.catch((error) =>
-        Effect.logWarning(
-          `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
-            "its tools listed before stay"
-        )
-      ),
-      Effect.annotateLogs("mcp.server", server.name)
-    )
-  }
-
-  /**
-   * Under tool search, a server's new list replaces its old one in what is held back and in the index's version;
-   * of its new tools, those of a name that was loaded, the always-loaded ones and the extension's own are registered.
-   */
-  const searchRefresh = (
-    search: SearchState,
-    listed: SearchTools.Group,
-    before: ReadonlyArray<Tool.Tool>,
-    after: ReadonlyArray<Tool.Tool>,
-    gone: ReadonlyArray<Tool.Tool>
-  ): ReadonlyArray<Tool.Tool> => {
-    const { server, tools: allowed } = listed
-    search.groups = search.groups.map((group) => group.server === server ? listed : group)
-    for (const tool of before) if (search.byName.get(tool.name) === tool) search.byName.delete(tool.name)
-    for (const tool of after) if (!search.byName.has(tool.name)) search.byName.set(tool.name, tool)
-    const loaded = new Set(gone.map((tool) => tool.name))
-    return after.filter((tool, i) =>
-      i >= allowed.length || loaded.has(tool.name) || McpServerConfig.alwaysLoads(server, allowed[i]!.remoteName)
-    )
-  }
-
-  /**
-   * The definitions of the tools held back when the request started, loaded since or not (a provider keeps them
-   * deferred, so that what it is offered stays the same through the run); made again when a list changes.
-   */
-  const heldBack = (state: RequestState, search: SearchState): ReadonlyArray<Tool.Definition> => {
-    if (search.heldBack?.groups === search.groups) return search.heldBack.definitions
-    const definitions = search.groups.flatMap((group) => {
-      const tools = state.registered.get(group.server.name) ?? []
-      return group.tools.flatMap((tool, i) => {
-        const agentTool = tools[i]
-        return agentTool === undefined || search.byName.get(agentTool.name) !== agentTool ||
-            SearchTools.alwaysLoaded(group, tool)
-          ? []
-          : [Tool.definition(agentTool)]
       })
+  })
+}
+
+/**
+ * A call to a tool that is not registered, under tool search: a tool held back is loaded, then called; a name no
+ * server has fails with the closest of every MCP tool, loaded or not, and how to find the right one.
+ */
+const loadHeldBack = (
+  search: SearchState,
+  context: Extension.RunContext,
+  call: Message.ToolCall,
+  next: (call: Message.ToolCall) => Effect.Effect<unknown, unknown>
+): Effect.Effect<unknown, unknown> => {
+  const tool = search.byName.get(call.name)
+  // `next` looks the tool up when it is called: after the registration
+  if (tool !== undefined) return Effect.andThen(context.tools.register(tool), Effect.suspend(() => next(call)))
+  const names = EditDistance.closest(call.name, search.byName.keys())
+  return Effect.fail(
+    new Tool.ToolError({
+      reason: "UnknownTool",
+      message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
+        (names.length === 0 ? "" : `the closest names are ${names.join(", ")}; `) +
+        `${McpToolSearch.toolName} finds tools by what they do`
     })
-    search.heldBack = { groups: search.groups, definitions }
-    return definitions
-  }
+  )
+}
 
-  /** `refreshServer` for each server that announced a change. */
-  const refresh = (context: Extension.RunContext, state: RequestState) =>
-    Effect.forEach(Array.from(state.changed), (server) => refreshServer(context, state, server), { discard: true })
-
-  const describe = (state: RequestState) =>
-    [
-      Session.describe(settings, state.snapshot, state.unavailable, resourcesAsTools),
-      ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)]),
-      ...SkillTools.describe(state.skills, state.skillFailures)
-    ].join("\n")
-
-  // The request's state (its configuration snapshot, connections and unavailable servers) is a service of the
-  // request; a compaction pass neither discovers nor calls tools.
-  const extension: Extension.Extension<McpConfigError> = {
-    name: options.name ?? defaultName,
-    request: (context) =>
-      Effect.sync((): Extension.Hooks<McpConfigError> => {
-        if (context.kind === "compact") return {}
-        const cell: RequestCell = { state: undefined }
-        return {
-          // the request's services, which the agent provides to its tool calls: a server's sampling request during
-          // one of them runs there (with the agent's model), counted against this request
-          services: Context.make(CurrentRequest, cell).pipe(
-            Context.add(McpSampling.RequestCounter, McpSampling.counter())
-          ),
-          onTool: (context) => Effect.asVoid(discoverAll(context, cell)),
-          // under tool search, a call to a tool held back loads it first: a real tool is never an unknown one
-          onToolCall: (context, call, next) =>
-            Effect.suspend(() => {
-              const search = cell.state?.search
-              if (search === undefined || context.tools.get(call.name) !== undefined) return next(call)
-              const tool = search.byName.get(call.name)
-              // `next` looks the tool up when it is called: after the registration
-              if (tool !== undefined) {
-                return Effect.andThen(context.tools.register(tool), Effect.suspend(() => next(call)))
-              }
-              // a name no server has: the closest of every MCP tool, loaded or not, and how to find the right one
-              const names = EditDistance.closest(call.name, search.byName.keys())
-              return Effect.fail(
-                new Tool.ToolError({
-                  reason: "UnknownTool",
-                  message: `there is no tool named ${JSON.stringify(call.name.slice(0, 100))}; ` +
-                    (names.length === 0 ? "" : `the closest names are ${names.join(", ")}; `) +
-                    `${McpToolSearch.toolName} finds tools by what they do`
-                })
-              )
-            }),
-          // the last hook before the model call: a list change announced during the turn is seen by this call
-          onState: (context) => {
-            const current = cell.state
-            // onTool runs before a run's first onState, and a failed onTool ends the run
-            if (current === undefined) return Effect.void
-            const described = Effect.suspend(() => context.addState(describe(current)))
-            return current.changed.size === 0 ? described : Effect.andThen(refresh(context, current), described)
-          },
-          // under tool search, what is held back goes with the request, for a provider that loads tools itself
-          onModelRequest: (_context, request, next) => {
-            const current = cell.state
-            if (current?.search === undefined) return next(request)
-            return next({
-              ...request,
-              deferredTools: heldBack(current, current.search),
-              toolSearch: McpToolSearch.toolName
+// The tool the model checks, waits for and cancels the tasks it was handed with (`tasks: "handle"`): any server of
+// the configuration, since a task may have been handed in an earlier request.
+const taskStatusTool = (env: Env, state: RequestState): Tool.Tool => {
+  const servers = state.resolved.map((entry) => entry.server.name)
+  const definition = TaskTools.definition(servers)
+  return Tool.dynamic(definition.name, {
+    description: definition.description,
+    parameters: definition.parameters,
+    guidelines: false,
+    // a wait is bounded by the call time limit, within the agent's: it then tells the state, not a timeout
+    timesItself: true,
+    handler: (args, toolCall, context) =>
+      Result.match(TaskTools.readArguments(args, servers), {
+        onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+        onSuccess: (parsed) => {
+          const server = state.resolved.find((entry) => entry.server.name === parsed.server)!.server
+          const own = callLimit(env, server)
+          const agent = context.toolTimeout
+          const limit = agent === undefined
+            ? own
+            : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
+          const run = (onStatus?: (task: McpTask.Task) => void) =>
+            Effect.flatMap(
+              connectFor(env, state, server),
+              (client) => TaskTools.run(client, parsed, limit, env.settings.errorText, onStatus)
+            )
+          // a wait's states are ToolTask events of this tool call, as a call's own wait's are
+          return context.observed && parsed.action === "wait"
+            ? Effect.contextWith((services: Context.Context<never>) => {
+              const publisher = progressPublisher(context, toolCall, services)
+              return Effect.flatten(Effect.tap(Effect.exit(run(publisher.onTask)), () => publisher.flush))
             })
-          }
+            : run()
         }
       })
-  }
-  return extension
-})
+  })
+}
+
+// The skills of the servers that ask for them, listed (no file read) in the request's connections; a server with
+// skills gets its load tool.
+const listSkills = (env: Env, state: RequestState) =>
+  SkillTools.listAll(
+    state.connections,
+    state.resolved.flatMap((entry) =>
+      state.unavailable.some((down) => down.server === entry.server.name) ? [] : [entry.server]
+    ),
+    { limit: env.settings.connectTimeout, concurrency: env.settings.discoveryConcurrency }
+  ).pipe(Effect.map(({ failures, listed }) => {
+    for (const skill of listed) state.skills.push(skill)
+    for (const failure of failures) state.skillFailures.push(failure)
+    return listed.flatMap((entry) =>
+      entry.skills.length === 0 ? [] : [skillTool(env, state, entry.server, entry.prefix)]
+    )
+  }))
+
+const skillTool = (
+  env: Env,
+  state: RequestState,
+  server: McpServerConfig.McpServerConfig,
+  prefix: string
+): Tool.Tool =>
+  SkillTools.make({
+    server,
+    prefix,
+    connect: connectFor(env, state, server),
+    listed: () => state.skills.find((entry) => entry.server === server)?.skills,
+    limit: callLimit(env, server),
+    errorText: env.settings.errorText
+  })
+
+/**
+ * Lists again the tools of a server that announced a change, and replaces its tools in the request. A tool of
+ * another server that won a name stays; a listing that fails keeps the tools listed before.
+ */
+const refreshServer = (
+  env: Env,
+  context: Extension.RunContext,
+  state: RequestState,
+  server: McpServerConfig.McpServerConfig
+) => {
+  // a change announced while listing again is listed at the next turn
+  state.changed.delete(server)
+  const key = McpToolCache.key(server, { namespace: env.settings.namespace })
+  return env.cache.invalidate(key).pipe(
+    Effect.andThen(env.cache.lookup(key, Session.discover(env.settings, state.connections, server))),
+    Effect.flatMap(({ instructions, tools }) =>
+      Effect.suspend(() => {
+        const before = state.registered.get(server.name) ?? []
+        // a server that announced a change is one of the request's
+        const entry = state.resolved.find((entry) => entry.server === server)!
+        const after = requestTools(env, state, entry, tools)
+        state.registered.set(server.name, after)
+        const gone = before.filter((tool) => context.tools.get(tool.name) === tool)
+        const listed: SearchTools.Group = { server, tools: entry.shared!.allowed, instructions }
+        return Effect.forEach(gone, (tool) => context.tools.remove(tool.name), { discard: true }).pipe(
+          Effect.andThen(context.tools.registerAll(
+            state.search === undefined ? after : searchRefresh(state.search, listed, before, after, gone)
+          )),
+          Effect.andThen(Effect.logDebug(`MCP server ${server.name} changed its tools: ${after.length} now`))
+        )
+      })
+    ),
+    Effect.catch((error) =>
+      Effect.logWarning(
+        `MCP server ${server.name} changed its tools, but listing them failed (${McpError.reasonOf(error)}); ` +
+          "its tools listed before stay"
+      )
+    ),
+    Effect.annotateLogs("mcp.server", server.name)
+  )
+}
+
+/**
+ * Under tool search, a server's new list replaces its old one in what is held back and in the index's version; of
+ * its new tools, those of a name that was loaded, the always-loaded ones and the extension's own are registered.
+ */
+const searchRefresh = (
+  search: SearchState,
+  listed: SearchTools.Group,
+  before: ReadonlyArray<Tool.Tool>,
+  after: ReadonlyArray<Tool.Tool>,
+  gone: ReadonlyArray<Tool.Tool>
+): ReadonlyArray<Tool.Tool> => {
+  const { server, tools: allowed } = listed
+  search.groups = search.groups.map((group) => group.server === server ? listed : group)
+  for (const tool of before) if (search.byName.get(tool.name) === tool) search.byName.delete(tool.name)
+  for (const tool of after) if (!search.byName.has(tool.name)) search.byName.set(tool.name, tool)
+  const loaded = new Set(gone.map((tool) => tool.name))
+  return after.filter((tool, i) =>
+    i >= allowed.length || loaded.has(tool.name) || McpServerConfig.alwaysLoads(server, allowed[i]!.remoteName)
+  )
+}
+
+/**
+ * The definitions of the tools held back when the request started, loaded since or not (a provider keeps them
+ * deferred, so that what it is offered stays the same through the run); made again when a list changes.
+ */
+const heldBack = (state: RequestState, search: SearchState): ReadonlyArray<Tool.Definition> => {
+  if (search.heldBack?.groups === search.groups) return search.heldBack.definitions
+  const definitions = search.groups.flatMap((group) => {
+    const tools = state.registered.get(group.server.name) ?? []
+    return group.tools.flatMap((tool, i) => {
+      const agentTool = tools[i]
+      return agentTool === undefined || search.byName.get(agentTool.name) !== agentTool ||
+          SearchTools.alwaysLoaded(group, tool)
+        ? []
+        : [Tool.definition(agentTool)]
+    })
+  })
+  search.heldBack = { groups: search.groups, definitions }
+  return definitions
+}
+
+/** `refreshServer` for each server that announced a change. */
+const refresh = (env: Env, context: Extension.RunContext, state: RequestState) =>
+  Effect.forEach(Array.from(state.changed), (server) => refreshServer(env, context, state, server), {
+    discard: true
+  })
+
+const describe = (env: Env, state: RequestState) =>
+  [
+    Session.describe(env.settings, state.snapshot, state.unavailable, (server) => resourcesAsTools(env, server)),
+    ...(state.search === undefined ? [] : [SearchTools.describe(state.search.groups, state.search.deferred)]),
+    ...SkillTools.describe(state.skills, state.skillFailures)
+  ].join("\n")
 
 /**
  * The extension, with the servers of the `McpServers`, the client factory and the tool cache
