@@ -423,6 +423,18 @@ const storedEntry = (key: Key, entry: Entry): typeof StoredEntry.Type => ({
   ...(entry.listing.instructions !== undefined ? { instructions: entry.listing.instructions } : {})
 })
 
+/** What a shared cache's functions work with: the store, the scope its writes finish in, and its settings. */
+interface SharedEnv {
+  readonly store: Persistence.BackingPersistenceStore
+  /** The cache's scope: a write and a release outlive the request that made them. */
+  readonly scope: Scope.Scope
+  readonly ttl: number
+  readonly hints: CacheHints
+  readonly operationTimeout: Duration.DurationInput
+  readonly waitTimeout: number
+  readonly lock: DiscoveryLock | undefined
+}
+
 const makeShared = (
   store: Persistence.BackingPersistenceStore,
   scope: Scope.Scope,
@@ -434,194 +446,216 @@ const makeShared = (
   },
   lock: DiscoveryLock | undefined
 ): Shared => {
-  const ttl = options.ttl
-  const bounded = <A>(operation: string, effect: Effect.Effect<A, unknown>) =>
-    Io.timeoutAfterIo(effect, options.operationTimeout, () => new Cause.TimeoutException()).pipe(
-      Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
-    )
-  const warn = (key: Key, error: SharedUnavailable, then: string) =>
-    Effect.logWarning(
-      `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); ${then}`
-    ).pipe(Effect.annotateLogs("mcp.server", key.server))
-
-  /**
-   * The stored entry, if it is valid for `key` and the reader's clock says it is still fresh; an invalid one is a
-   * miss, with a warning when `tell` (once per lookup: not again under the lock or while polling).
-   */
-  const get = (key: Key, tell = false): Effect.Effect<Entry | undefined, SharedUnavailable> =>
-    bounded("read", store.get(key.id)).pipe(
-      Effect.map((stored) => Option.isNone(stored) ? undefined : checkStored(key, stored.value)),
-      // a store that keeps JSON (Redis, a KeyValueStore) fails to parse what another writer put there: the
-      // entry is invalid, the store is working
-      Effect.catchIf(
-        (error) => Predicate.hasProperty(error.cause, "cause") && error.cause.cause instanceof SyntaxError,
-        () => Effect.succeed("the stored value is not JSON")
-      ),
-      Effect.flatMap((entry) => {
-        if (entry === undefined) return Effect.succeed(undefined)
-        if (typeof entry === "string") {
-          return tell
-            ? Effect.as(
-              Effect.logWarning(
-                `shared tool cache: the stored tool list of ${key.server} is refused (${entry}); discovering it again`
-              )
-                .pipe(Effect.annotateLogs("mcp.server", key.server)),
-              undefined
-            )
-            : Effect.succeed(undefined)
-        }
-        return Effect.map(Clock.currentTimeMillis, (now) => {
-          if (now >= entry.expiresAt) return undefined
-          const listing: Listing = {
-            tools: entry.tools,
-            ...(entry.verdict !== undefined ? { verdict: entry.verdict } : {}),
-            ...(entry.hint !== undefined ? { hint: entry.hint } : {}),
-            ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {})
-          }
-          // never fresh for longer than this process would keep it from now, whatever expiry another writer set
-          return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(ttl, listing, options.hints)) }
-        })
-      })
-    )
-
-  // Written and released after the lookup returned, so a slow store delays the others, never this request.
-  // Uninterruptible: a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
-  const publish = (key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
-    Effect.forkIn(
-      Effect.uninterruptible(Effect.zipRight(
-        entry === undefined || !shareable(key, entry.listing) ? Effect.void : bounded(
-          "write",
-          Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            // a listing the server said is stale at once is not worth a write
-            entry.expiresAt <= now
-              ? Effect.void
-              : store.set(key.id, storedEntry(key, entry), Option.some(Duration.millis(entry.expiresAt - now))))
-        ).pipe(
-          Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
-        ),
-        held === undefined ? Effect.void : bounded("release", held.release).pipe(
-          Effect.flatMap((released) =>
-            released
-              ? Effect.void
-              // the lock outlived its ttl without a renewal (a starved event loop): another may have discovered too
-              : Effect.logWarning(
-                `shared tool cache: the discovery lock of ${key.server} had expired before its release; another process may have discovered it too`
-              ).pipe(Effect.annotateLogs("mcp.server", key.server))
-          ),
-          Effect.catchAll((error) =>
-            Effect.logDebug(
-              `shared tool cache: ${error.operation} for ${key.server} failed (${
-                describeCause(error.cause)
-              }); the lock frees itself when it expires`
-            ).pipe(Effect.annotateLogs("mcp.server", key.server))
-          )
-        )
-      )),
-      scope
-    )
-
-  const discoverHere = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>, held?: HeldLock) =>
-    (held === undefined
-      ? discover
-      // a renewal that fails lets the lock expire; the discovery goes on regardless
-      : Effect.raceFirst(
-        discover,
-        Effect.catchAll(held.keepAlive, (cause) =>
-          Effect.zipRight(
-            Effect.logWarning(
-              `shared tool cache: the discovery lock of ${key.server} could not be renewed (${
-                describeCause(cause)
-              }); another process may discover it too`
-            ).pipe(Effect.annotateLogs("mcp.server", key.server)),
-            Effect.never
-          ))
-      )).pipe(
-        Effect.flatMap((listing) =>
-          Effect.map(
-            Clock.currentTimeMillis,
-            (now): Entry => ({ listing, expiresAt: now + lifetime(ttl, listing, options.hints) })
-          )
-        ),
-        Effect.onExit((exit) => publish(key, Exit.isSuccess(exit) ? exit.value : undefined, held))
-      )
-
-  const load = <E, R>(key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> => {
-    const byItself = (error: SharedUnavailable) =>
-      Effect.zipRight(warn(key, error, "discovering it in this process"), discoverHere(key, discover))
-    if (lock === undefined) {
-      return Effect.flatMap(
-        Effect.either(get(key, true)),
-        (found) =>
-          found._tag === "Left"
-            ? byItself(found.left)
-            : found.right !== undefined
-            ? Effect.succeed(found.right)
-            : discoverHere(key, discover)
-      )
-    }
-    const attempt = (deadline: number, round: number): Effect.Effect<Entry, E | SharedUnavailable, R> =>
-      Effect.flatMap(bounded("lock", lock.acquire(key.id)), (held) => {
-        if (Option.isSome(held)) {
-          // the holder before this one may have stored the list between the last read and the lock
-          return Effect.flatMap(
-            Effect.either(get(key)),
-            (found) =>
-              found._tag === "Left"
-                ? Effect.zipRight(
-                  warn(key, found.left, "discovering it for the fleet under the lock"),
-                  discoverHere(key, discover, held.value)
-                )
-                : found.right !== undefined
-                ? Effect.as(publish(key, undefined, held.value), found.right)
-                : Effect.zipRight(
-                  Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
-                  discoverHere(key, discover, held.value)
-                )
-          )
-        }
-        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          if (now >= deadline) {
-            return Effect.zipRight(
-              Effect.logWarning(
-                `shared tool cache: another process is still discovering ${key.server} after ${
-                  Duration.format(Duration.millis(options.waitTimeout))
-                }; discovering it in this process`
-              ).pipe(Effect.annotateLogs("mcp.server", key.server)),
-              discoverHere(key, discover)
-            )
-          }
-          // from 10 ms, growing by half, at most 250 ms, jittered so that waiters do not poll in step
-          const delay = Math.min(250, 10 * 1.5 ** round)
-          return Effect.flatMap(Random.nextRange(delay / 2, delay), (ms) =>
-            Effect.zipRight(
-              Effect.sleep(Duration.millis(Math.min(ms, deadline - now))),
-              Effect.flatMap(get(key), (found) =>
-                found !== undefined ? Effect.succeed(found) : attempt(deadline, round + 1))
-            ))
-        })
-      })
-    return Effect.flatMap(get(key, true), (found) =>
-      found !== undefined
-        ? Effect.as(Effect.logDebug(`shared tool cache: ${key.server} found in the store`), found)
-        : Effect.flatMap(Clock.currentTimeMillis, (now) => attempt(now + options.waitTimeout, 0))).pipe(
-        Effect.catchIf(
-          (error): error is SharedUnavailable => error instanceof SharedUnavailable,
-          byItself
-        )
-      )
-  }
-
+  const env: SharedEnv = { store, scope, ...options, lock }
   return {
-    load,
+    load: (key, discover) => load(env, key, discover),
     read: (key) =>
-      Effect.catchAll(get(key), (error) => Effect.as(warn(key, error, "answering from this process"), undefined)),
+      Effect.catchAll(get(env, key), (error) => Effect.as(warn(key, error, "answering from this process"), undefined)),
     remove: (key) =>
       Effect.catchAll(
-        bounded("remove", store.remove(key.id)),
+        bounded(env, "remove", store.remove(key.id)),
         (error) => warn(key, error, "only this process forgot it")
       )
   }
 }
+
+const bounded = <A>(env: SharedEnv, operation: string, effect: Effect.Effect<A, unknown>) =>
+  Io.timeoutAfterIo(effect, env.operationTimeout, () => new Cause.TimeoutException()).pipe(
+    Effect.mapError((cause) => new SharedUnavailable({ operation, cause }))
+  )
+
+const warn = (key: Key, error: SharedUnavailable, then: string) =>
+  Effect.logWarning(
+    `shared tool cache: ${error.operation} for ${key.server} failed (${describeCause(error.cause)}); ${then}`
+  ).pipe(Effect.annotateLogs("mcp.server", key.server))
+
+/**
+ * The stored entry, if it is valid for `key` and the reader's clock says it is still fresh; an invalid one is a
+ * miss, with a warning when `tell` (once per lookup: not again under the lock or while polling).
+ */
+const get = (env: SharedEnv, key: Key, tell = false): Effect.Effect<Entry | undefined, SharedUnavailable> =>
+  bounded(env, "read", env.store.get(key.id)).pipe(
+    Effect.map((stored) => Option.isNone(stored) ? undefined : checkStored(key, stored.value)),
+    // a store that keeps JSON (Redis, a KeyValueStore) fails to parse what another writer put there: the entry is
+    // invalid, the store is working
+    Effect.catchIf(
+      (error) => Predicate.hasProperty(error.cause, "cause") && error.cause.cause instanceof SyntaxError,
+      () => Effect.succeed("the stored value is not JSON")
+    ),
+    Effect.flatMap((entry) => {
+      if (entry === undefined) return Effect.succeed(undefined)
+      if (typeof entry === "string") {
+        return tell
+          ? Effect.as(
+            Effect.logWarning(
+              `shared tool cache: the stored tool list of ${key.server} is refused (${entry}); discovering it again`
+            )
+              .pipe(Effect.annotateLogs("mcp.server", key.server)),
+            undefined
+          )
+          : Effect.succeed(undefined)
+      }
+      return Effect.map(Clock.currentTimeMillis, (now) => {
+        if (now >= entry.expiresAt) return undefined
+        const listing: Listing = {
+          tools: entry.tools,
+          ...(entry.verdict !== undefined ? { verdict: entry.verdict } : {}),
+          ...(entry.hint !== undefined ? { hint: entry.hint } : {}),
+          ...(entry.instructions !== undefined ? { instructions: entry.instructions } : {})
+        }
+        // never fresh for longer than this process would keep it from now, whatever expiry another writer set
+        return { listing, expiresAt: Math.min(entry.expiresAt, now + lifetime(env.ttl, listing, env.hints)) }
+      })
+    })
+  )
+
+// Written and released after the lookup returned, so a slow store delays the others, never this request.
+// Uninterruptible: a closing scope waits for it (at most two operation timeouts) rather than leaving a lock.
+const publish = (env: SharedEnv, key: Key, entry: Entry | undefined, held: HeldLock | undefined) =>
+  Effect.forkIn(
+    Effect.uninterruptible(Effect.zipRight(
+      entry === undefined || !shareable(key, entry.listing) ? Effect.void : write(env, key, entry),
+      held === undefined ? Effect.void : release(env, key, held)
+    )),
+    env.scope
+  )
+
+const write = (env: SharedEnv, key: Key, entry: Entry) =>
+  bounded(
+    env,
+    "write",
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      // a listing the server said is stale at once is not worth a write
+      entry.expiresAt <= now
+        ? Effect.void
+        : env.store.set(key.id, storedEntry(key, entry), Option.some(Duration.millis(entry.expiresAt - now))))
+  ).pipe(
+    Effect.catchAll((error) => warn(key, error, "the other processes discover it by themselves"))
+  )
+
+const release = (env: SharedEnv, key: Key, held: HeldLock) =>
+  bounded(env, "release", held.release).pipe(
+    Effect.flatMap((released) =>
+      released
+        ? Effect.void
+        // the lock outlived its ttl without a renewal (a starved event loop): another may have discovered too
+        : Effect.logWarning(
+          `shared tool cache: the discovery lock of ${key.server} had expired before its release; another process may have discovered it too`
+        ).pipe(Effect.annotateLogs("mcp.server", key.server))
+    ),
+    Effect.catchAll((error) =>
+      Effect.logDebug(
+        `shared tool cache: ${error.operation} for ${key.server} failed (${
+          describeCause(error.cause)
+        }); the lock frees itself when it expires`
+      ).pipe(Effect.annotateLogs("mcp.server", key.server))
+    )
+  )
+
+const discoverHere = <E, R>(env: SharedEnv, key: Key, discover: Effect.Effect<Listing, E, R>, held?: HeldLock) =>
+  (held === undefined
+    ? discover
+    // a renewal that fails lets the lock expire; the discovery goes on regardless
+    : Effect.raceFirst(
+      discover,
+      Effect.catchAll(held.keepAlive, (cause) =>
+        Effect.zipRight(
+          Effect.logWarning(
+            `shared tool cache: the discovery lock of ${key.server} could not be renewed (${
+              describeCause(cause)
+            }); another process may discover it too`
+          ).pipe(Effect.annotateLogs("mcp.server", key.server)),
+          Effect.never
+        ))
+    )).pipe(
+      Effect.flatMap((listing) =>
+        Effect.map(
+          Clock.currentTimeMillis,
+          (now): Entry => ({ listing, expiresAt: now + lifetime(env.ttl, listing, env.hints) })
+        )
+      ),
+      Effect.onExit((exit) => publish(env, key, Exit.isSuccess(exit) ? exit.value : undefined, held))
+    )
+
+const load = <E, R>(env: SharedEnv, key: Key, discover: Effect.Effect<Listing, E, R>): Effect.Effect<Entry, E, R> => {
+  const byItself = (error: SharedUnavailable) =>
+    Effect.zipRight(warn(key, error, "discovering it in this process"), discoverHere(env, key, discover))
+  const lock = env.lock
+  if (lock === undefined) {
+    return Effect.flatMap(
+      Effect.either(get(env, key, true)),
+      (found) =>
+        found._tag === "Left"
+          ? byItself(found.left)
+          : found.right !== undefined
+          ? Effect.succeed(found.right)
+          : discoverHere(env, key, discover)
+    )
+  }
+  return Effect.flatMap(get(env, key, true), (found) =>
+    found !== undefined
+      ? Effect.as(Effect.logDebug(`shared tool cache: ${key.server} found in the store`), found)
+      : Effect.flatMap(Clock.currentTimeMillis, (now) => underLock(env, lock, key, discover, now + env.waitTimeout, 0)))
+    .pipe(
+      Effect.catchIf(
+        (error): error is SharedUnavailable => error instanceof SharedUnavailable,
+        byItself
+      )
+    )
+}
+
+/**
+ * One try for the fleet's lock of `key`: held, this process discovers unless the list was stored meanwhile; taken by
+ * another, it waits for the list to be stored, polling, until `deadline`, and then discovers by itself.
+ */
+const underLock = <E, R>(
+  env: SharedEnv,
+  lock: DiscoveryLock,
+  key: Key,
+  discover: Effect.Effect<Listing, E, R>,
+  deadline: number,
+  round: number
+): Effect.Effect<Entry, E | SharedUnavailable, R> =>
+  Effect.flatMap(bounded(env, "lock", lock.acquire(key.id)), (held) => {
+    if (Option.isSome(held)) {
+      // the holder before this one may have stored the list between the last read and the lock
+      return Effect.flatMap(
+        Effect.either(get(env, key)),
+        (found) =>
+          found._tag === "Left"
+            ? Effect.zipRight(
+              warn(key, found.left, "discovering it for the fleet under the lock"),
+              discoverHere(env, key, discover, held.value)
+            )
+            : found.right !== undefined
+            ? Effect.as(publish(env, key, undefined, held.value), found.right)
+            : Effect.zipRight(
+              Effect.logDebug(`shared tool cache: discovering ${key.server} for the fleet`),
+              discoverHere(env, key, discover, held.value)
+            )
+      )
+    }
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (now >= deadline) {
+        return Effect.zipRight(
+          Effect.logWarning(
+            `shared tool cache: another process is still discovering ${key.server} after ${
+              Duration.format(Duration.millis(env.waitTimeout))
+            }; discovering it in this process`
+          ).pipe(Effect.annotateLogs("mcp.server", key.server)),
+          discoverHere(env, key, discover)
+        )
+      }
+      // from 10 ms, growing by half, at most 250 ms, jittered so that waiters do not poll in step
+      const delay = Math.min(250, 10 * 1.5 ** round)
+      return Effect.flatMap(Random.nextRange(delay / 2, delay), (ms) =>
+        Effect.zipRight(
+          Effect.sleep(Duration.millis(Math.min(ms, deadline - now))),
+          Effect.flatMap(get(env, key), (found) =>
+            found !== undefined ? Effect.succeed(found) : underLock(env, lock, key, discover, deadline, round + 1))
+        ))
+    })
+  })
 
 const makeSharedCache = (
   options: PersistedOptions & { readonly waitTimeout?: Duration.DurationInput | undefined },
