@@ -127,6 +127,40 @@ const reasonOf = (error: Tool.ToolError): McpToolFailure["reason"] =>
     ? error.reason
     : "ToolFailed"
 
+/** What the toolkit's functions share for the conversation: made once by `make`, used again by each `refresh`. */
+interface Env {
+  readonly options: Options
+  readonly settings: Session.Settings
+  readonly configuration: McpServers.McpServers["Type"]
+  readonly cache: McpToolCache.McpToolCache["Type"]
+  readonly embedder: McpToolSearch.Embeddings["Type"]
+  readonly connections: McpConnections.McpConnections
+  readonly resolve: (snapshot: McpServers.Snapshot) => ReadonlyArray<Session.Resolved>
+  /** A server's sampling requests during a call run in the call's fiber, counted against this conversation. */
+  readonly counter: McpSampling.RequestCounter["Type"]
+  /** Tool search: the names the searches of this conversation found, and the index of the lists last searched. */
+  readonly found: Set<string>
+  readonly indexCell: SearchTools.IndexCell
+  /** A server's allowed tools, one array per version of its list, so that the index of an unchanged list is reused. */
+  readonly allowedOf: Map<
+    string,
+    { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly allowed: ReadonlyArray<McpTool.McpTool> }
+  >
+}
+
+/** A server's tools as discovery handed them out: those allowed, and the server's instructions. */
+interface Listed {
+  readonly entry: Session.Resolved
+  readonly tools: ReadonlyArray<McpTool.McpTool>
+  readonly instructions: string | undefined
+}
+
+/** The toolkit being made: its tools by name, and their handlers. */
+interface Registry {
+  readonly tools: Record<string, AnyTool>
+  readonly handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>>
+}
+
 /**
  * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns
  * their tools as a toolkit. Connections live in the current `Scope`.
@@ -142,171 +176,208 @@ export const make = (
   McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory | Scope.Scope
 > =>
   Effect.gen(function*() {
-    const configuration = yield* McpServers.McpServers
     const cache = yield* McpToolCache.McpToolCache
     const factory = yield* McpClientFactory.McpClientFactory
-    const embedder = yield* McpToolSearch.Embeddings
-    const scope = yield* Effect.scope
     const settings = Session.settings(options)
-    const connections = yield* McpConnections.make({
-      // the connections last the conversation: each asks to hear of its server's tool changes (2026-07-28)
-      source: McpConnections.direct(Session.watched(factory, cache, settings, { listen: true })),
-      scope
+    return yield* current({
+      options,
+      settings,
+      configuration: yield* McpServers.McpServers,
+      cache,
+      embedder: yield* McpToolSearch.Embeddings,
+      connections: yield* McpConnections.make({
+        // the connections last the conversation: each asks to hear of its server's tool changes (2026-07-28)
+        source: McpConnections.direct(Session.watched(factory, cache, settings, { listen: true })),
+        scope: yield* Effect.scope
+      }),
+      resolve: Session.resolver(settings, (resolved) => resolved),
+      counter: McpSampling.counter(),
+      found: new Set(),
+      indexCell: SearchTools.indexCell(),
+      allowedOf: new Map()
     })
-    const resolve = Session.resolver(settings, (resolved) => resolved)
-    // a server's sampling requests during a call run in the call's fiber, counted against this toolkit's conversation
-    const counter = McpSampling.counter()
-    // tool search: the names the searches of this conversation found, and the index of the lists last searched
-    const found = new Set<string>()
-    const indexCell = SearchTools.indexCell()
-    // a server's allowed tools, one array per version of its list, so that the index of an unchanged list is reused
-    const allowedOf = new Map<
-      string,
-      { readonly tools: ReadonlyArray<McpTool.McpTool>; readonly allowed: ReadonlyArray<McpTool.McpTool> }
-    >()
-    const allowed = (entry: Session.Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
-      const known = allowedOf.get(entry.server.name)
-      if (known !== undefined && known.tools === tools) return known.allowed
-      const fresh = tools.filter((tool) => Session.allows(settings, entry.server, tool))
-      allowedOf.set(entry.server.name, { tools, allowed: fresh })
-      return fresh
-    }
-
-    const current: Effect.Effect<McpToolkit, McpError.McpConfigError> = Effect.gen(function*() {
-      const snapshot = yield* configuration.current
-      const unavailable: Array<Session.Unavailable> = []
-      const listed = yield* Session.discoverAll(
-        settings,
-        cache,
-        connections,
-        resolve(snapshot),
-        unavailable,
-        (entry, tools, listing) => [{ entry, tools: allowed(entry, tools), instructions: listing.instructions }]
-      )
-      const tools: Record<string, AnyTool> = {}
-      const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, McpToolFailure>> = {}
-      const kept: Array<McpTool.McpTool> = []
-      const deferred: Array<McpTool.McpTool> = []
-      const register = (
-        tool: { readonly name: string; readonly description: string; readonly parameters: object },
-        run: (params: unknown) => Effect.Effect<unknown, Tool.ToolError>
-      ) => {
-        tools[tool.name] = AiTool.make(tool.name, {
-          description: tool.description,
-          success: Schema.Unknown,
-          failure: McpToolFailure,
-          failureMode: "return"
-        }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
-        handlers[tool.name] = (params) =>
-          Effect.mapError(
-            run(params),
-            (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
-          )
-      }
-      const groups: Array<SearchTools.Group> = listed.map(({ entry, instructions, tools }) => ({
-        server: entry.server,
-        tools,
-        instructions
-      }))
-      const searching = McpToolSearch.isActive(settings.toolSearch, groups.flatMap((group) => group.tools))
-      const seen = new Set<string>()
-      for (const { entry, tools: allowedTools } of listed) {
-        for (const tool of allowedTools) {
-          // the first of two tools with one name wins, as in the agent's registry
-          if (seen.has(tool.name) || Object.hasOwn(tools, tool.name)) {
-            yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
-              Effect.annotateLogs("tool", tool.name)
-            )
-            continue
-          }
-          seen.add(tool.name)
-          if (searching && !found.has(tool.name) && !McpServerConfig.alwaysLoads(entry.server, tool.remoteName)) {
-            deferred.push(tool)
-            // a provider that holds them back itself gets them from the toolkit, which runs their calls
-            if (options.deferLoading !== true) continue
-          } else {
-            kept.push(tool)
-          }
-          register(tool, (params) =>
-            Effect.provideService(
-              Session.callTool(settings, connections, entry, tool, params),
-              McpSampling.RequestCounter,
-              counter
-            ))
-        }
-      }
-      // after the MCP tools, so that the count of those held back is known
-      if (searching && !Object.hasOwn(tools, McpToolSearch.toolName)) {
-        const servers = groups.map((group) => group.server.name)
-        const definition = SearchTools.definition(servers, deferred.length, settings.searchLimit)
-        register(definition, (args) =>
-          Either.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-            onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
-            onRight: ({ limit, query, server }) =>
-              Effect.map(SearchTools.search(indexCell, groups, embedder, query, { server, limit }), (hits) => {
-                for (const hit of hits) found.add(hit.tool.name)
-                return SearchTools.result(hits)
-              })
-          }))
-      }
-      // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
-      const skills = yield* SkillTools.listAll(
-        connections,
-        snapshot.servers.filter((server) => !unavailable.some((down) => down.server === server.name)),
-        { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
-      )
-      for (const { prefix, server, skills: listed } of skills.listed) {
-        if (listed.length === 0) continue
-        const loader = SkillTools.loader({
-          server,
-          prefix,
-          connect: connections.getWithin(server, settings.connectTimeout).pipe(
-            Effect.mapError((error) => Session.unavailableError(server, error))
-          ),
-          listed: () => listed,
-          limit: server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
-          errorText: settings.errorText
-        })
-        if (Object.hasOwn(tools, loader.name)) continue
-        register(loader, loader.run)
-      }
-      // tasks handed to the model (`tasks: "handle"`): any configured server's, a task may be from an earlier turn
-      if (settings.tasks === "handle" && !Object.hasOwn(tools, TaskTools.toolName)) {
-        const servers = snapshot.servers
-        const names = servers.map((server) => server.name)
-        register(TaskTools.definition(names), (args) =>
-          Either.match(TaskTools.readArguments(args, names), {
-            onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
-            onRight: (parsed) => {
-              const server = servers.find((server) => server.name === parsed.server)!
-              return connections.getWithin(server, settings.connectTimeout).pipe(
-                Effect.mapError((error) => Session.unavailableError(server, error)),
-                Effect.flatMap((client) =>
-                  TaskTools.run(
-                    client,
-                    parsed,
-                    server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout),
-                    settings.errorText
-                  )
-                )
-              )
-            }
-          }))
-      }
-      const toolkit = AiToolkit.make(...Object.values(tools)) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
-      const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(handlers as never))
-      return {
-        toolkit: withHandler,
-        tools: kept,
-        deferred,
-        system: [
-          Session.describe(settings, snapshot, unavailable, () => false),
-          ...(searching ? [SearchTools.describe(groups, deferred.length)] : []),
-          ...SkillTools.describe(skills.listed, skills.failures)
-        ].join("\n"),
-        unavailable,
-        refresh: current
-      }
-    })
-    return yield* current
   })
+
+/** The toolkit now: every server looked up in the cache or discovered, and the tools the extension makes. */
+const current = (env: Env): Effect.Effect<McpToolkit, McpError.McpConfigError> =>
+  Effect.gen(function*() {
+    const settings = env.settings
+    const snapshot = yield* env.configuration.current
+    const unavailable: Array<Session.Unavailable> = []
+    const listed = yield* Session.discoverAll(
+      settings,
+      env.cache,
+      env.connections,
+      env.resolve(snapshot),
+      unavailable,
+      (entry, tools, listing): ReadonlyArray<Listed> => [
+        { entry, tools: allowed(env, entry, tools), instructions: listing.instructions }
+      ]
+    )
+    const registry: Registry = { tools: {}, handlers: {} }
+    const groups: Array<SearchTools.Group> = listed.map(({ entry, instructions, tools }) => ({
+      server: entry.server,
+      tools,
+      instructions
+    }))
+    const searching = McpToolSearch.isActive(settings.toolSearch, groups.flatMap((group) => group.tools))
+    const { deferred, kept } = yield* registerMcpTools(env, registry, listed, searching)
+    // after the MCP tools, so that the count of those held back is known
+    if (searching && !Object.hasOwn(registry.tools, McpToolSearch.toolName)) {
+      registerSearch(env, registry, groups, deferred.length)
+    }
+    // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
+    const skills = yield* SkillTools.listAll(
+      env.connections,
+      snapshot.servers.filter((server) => !unavailable.some((down) => down.server === server.name)),
+      { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
+    )
+    registerSkills(env, registry, skills.listed)
+    // tasks handed to the model (`tasks: "handle"`): any configured server's, a task may be from an earlier turn
+    if (settings.tasks === "handle" && !Object.hasOwn(registry.tools, TaskTools.toolName)) {
+      registerTasks(env, registry, snapshot.servers)
+    }
+    const toolkit = AiToolkit.make(...Object.values(registry.tools)) as unknown as AiToolkit.Toolkit<
+      Record<string, AnyTool>
+    >
+    const withHandler = yield* Effect.provide(toolkit, yield* toolkit.toContext(registry.handlers as never))
+    return {
+      toolkit: withHandler,
+      tools: kept,
+      deferred,
+      system: [
+        Session.describe(settings, snapshot, unavailable, () => false),
+        ...(searching ? [SearchTools.describe(groups, deferred.length)] : []),
+        ...SkillTools.describe(skills.listed, skills.failures)
+      ].join("\n"),
+      unavailable,
+      refresh: current(env)
+    }
+  })
+
+const allowed = (env: Env, entry: Session.Resolved, tools: ReadonlyArray<McpTool.McpTool>) => {
+  const known = env.allowedOf.get(entry.server.name)
+  if (known !== undefined && known.tools === tools) return known.allowed
+  const fresh = tools.filter((tool) => Session.allows(env.settings, entry.server, tool))
+  env.allowedOf.set(entry.server.name, { tools, allowed: fresh })
+  return fresh
+}
+
+const register = (
+  registry: Registry,
+  tool: { readonly name: string; readonly description: string; readonly parameters: object },
+  run: (params: unknown) => Effect.Effect<unknown, Tool.ToolError>
+) => {
+  registry.tools[tool.name] = AiTool.make(tool.name, {
+    description: tool.description,
+    success: Schema.Unknown,
+    failure: McpToolFailure,
+    failureMode: "return"
+  }).setParameters(Parameters.annotations({ jsonSchema: tool.parameters })) as unknown as AnyTool
+  registry.handlers[tool.name] = (params) =>
+    Effect.mapError(
+      run(params),
+      (error) => new McpToolFailure({ reason: reasonOf(error), message: error.message })
+    )
+}
+
+/**
+ * The servers' tools in configuration order: those kept for the model, and under tool search those held back until
+ * a search finds them (registered all the same with `deferLoading`).
+ */
+const registerMcpTools = (env: Env, registry: Registry, listed: ReadonlyArray<Listed>, searching: boolean) =>
+  Effect.gen(function*() {
+    const kept: Array<McpTool.McpTool> = []
+    const deferred: Array<McpTool.McpTool> = []
+    const seen = new Set<string>()
+    for (const { entry, tools } of listed) {
+      for (const tool of tools) {
+        // the first of two tools with one name wins, as in the agent's registry
+        if (seen.has(tool.name) || Object.hasOwn(registry.tools, tool.name)) {
+          yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+            Effect.annotateLogs("tool", tool.name)
+          )
+          continue
+        }
+        seen.add(tool.name)
+        if (searching && !env.found.has(tool.name) && !McpServerConfig.alwaysLoads(entry.server, tool.remoteName)) {
+          deferred.push(tool)
+          // a provider that holds them back itself gets them from the toolkit, which runs their calls
+          if (env.options.deferLoading !== true) continue
+        } else {
+          kept.push(tool)
+        }
+        register(registry, tool, (params) =>
+          Effect.provideService(
+            Session.callTool(env.settings, env.connections, entry, tool, params),
+            McpSampling.RequestCounter,
+            env.counter
+          ))
+      }
+    }
+    return { kept, deferred }
+  })
+
+const registerSearch = (
+  env: Env,
+  registry: Registry,
+  groups: ReadonlyArray<SearchTools.Group>,
+  deferred: number
+) => {
+  const servers = groups.map((group) => group.server.name)
+  const limit = env.settings.searchLimit
+  register(
+    registry,
+    SearchTools.definition(servers, deferred, limit),
+    (args) =>
+      Either.match(SearchTools.readArguments(args, servers, limit), {
+        onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
+        onRight: ({ limit, query, server }) =>
+          Effect.map(SearchTools.search(env.indexCell, groups, env.embedder, query, { server, limit }), (hits) => {
+            for (const hit of hits) env.found.add(hit.tool.name)
+            return SearchTools.result(hits)
+          })
+      })
+  )
+}
+
+/** A server's connection in the conversation, lazily under `connectTimeout`, failing as a tool failure. */
+const connectFor = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  env.connections.getWithin(server, env.settings.connectTimeout).pipe(
+    Effect.mapError((error) => Session.unavailableError(server, error))
+  )
+
+/** A server's own `timeout`, or `callTimeout`. */
+const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
+
+const registerSkills = (env: Env, registry: Registry, listed: ReadonlyArray<SkillTools.Listed>) => {
+  for (const { prefix, server, skills } of listed) {
+    if (skills.length === 0) continue
+    const loader = SkillTools.loader({
+      server,
+      prefix,
+      connect: connectFor(env, server),
+      listed: () => skills,
+      limit: callLimit(env, server),
+      errorText: env.settings.errorText
+    })
+    if (Object.hasOwn(registry.tools, loader.name)) continue
+    register(registry, loader, loader.run)
+  }
+}
+
+const registerTasks = (env: Env, registry: Registry, servers: ReadonlyArray<McpServerConfig.McpServerConfig>) => {
+  const names = servers.map((server) => server.name)
+  register(registry, TaskTools.definition(names), (args) =>
+    Either.match(TaskTools.readArguments(args, names), {
+      onLeft: (message) => new Tool.ToolError({ reason: "InvalidArguments", message }),
+      onRight: (parsed) => {
+        const server = servers.find((server) => server.name === parsed.server)!
+        return Effect.flatMap(
+          connectFor(env, server),
+          (client) => TaskTools.run(client, parsed, callLimit(env, server), env.settings.errorText)
+        )
+      }
+    }))
+}

@@ -143,6 +143,40 @@ export const toFailure = (error: Tool.ToolError): McpToolFailure =>
     message: error.message
   }, { disableChecks: true })
 
+/** What the toolkit's functions share for the conversation: made once by `make`, used again by each `refresh`. */
+interface Env {
+  readonly options: Options
+  readonly settings: Session.Settings
+  readonly configuration: McpServers.McpServers["Service"]
+  readonly cache: McpToolCache.McpToolCache["Service"]
+  readonly embedder: McpToolSearch.Embedder | undefined
+  readonly connections: McpConnections.McpConnections
+  /**
+   * The servers of a snapshot, and each server's toolkit tools, built once per version of its tool list (the cache
+   * hands out the same array while the list is fresh) and shared by the toolkits of `refresh`.
+   */
+  readonly resolve: (snapshot: McpServers.Snapshot) => ReadonlyArray<Resolved>
+  /** A server's sampling requests during a call run in the call's fiber, counted against this conversation. */
+  readonly counter: McpSampling.RequestCounter["Service"]
+  /** Tool search: the names the searches of this conversation found, and the index of the lists last searched. */
+  readonly found: Set<string>
+  readonly indexCell: SearchTools.IndexCell
+}
+
+/** A server's tools as discovery handed them out, bound to the toolkit, and the server's instructions. */
+interface Listed {
+  readonly entry: Resolved
+  readonly bound: ReadonlyArray<Bound>
+  readonly instructions: string | undefined
+}
+
+/** The toolkit being made: its tools, their handlers by name, and the names taken. */
+interface Registry {
+  readonly tools: Array<AnyTool>
+  readonly handlers: Record<string, Bound["handler"]>
+  readonly seen: Set<string>
+}
+
 /**
  * Discovers the servers of `McpServers` (16 at a time, a failing server left out with its reason) and returns
  * their tools as a toolkit. Connections live in the current `Scope`.
@@ -157,61 +191,42 @@ export const make: (
   McpError.McpConfigError,
   McpServers.McpServers | McpToolCache.McpToolCache | McpClientFactory.McpClientFactory | Scope.Scope
 > = Effect.fnUntraced(function*(options: Options = {}) {
-  const configuration = yield* McpServers.McpServers
   const cache = yield* McpToolCache.McpToolCache
   const factory = yield* McpClientFactory.McpClientFactory
-  const embedder = yield* McpToolSearch.Embeddings
-  const scope = yield* Effect.scope
   const settings = Session.settings(options)
-  const connections = yield* McpConnections.make({
-    // the connections last the conversation: each asks to hear of its server's tool changes (2026-07-28)
-    source: McpConnections.direct(Session.watched(factory, cache, settings, { listen: true })),
-    scope
+  return yield* current({
+    options,
+    settings,
+    configuration: yield* McpServers.McpServers,
+    cache,
+    embedder: yield* McpToolSearch.Embeddings,
+    connections: yield* McpConnections.make({
+      // the connections last the conversation: each asks to hear of its server's tool changes (2026-07-28)
+      source: McpConnections.direct(Session.watched(factory, cache, settings, { listen: true })),
+      scope: yield* Effect.scope
+    }),
+    resolve: Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined })),
+    counter: McpSampling.counter(),
+    found: new Set(),
+    indexCell: SearchTools.indexCell()
   })
-  // the servers of a snapshot, and each server's toolkit tools, built once per version of its tool list (the cache
-  // hands out the same array while the list is fresh) and shared by the toolkits of `refresh`
-  const resolve = Session.resolver(settings, (resolved): Resolved => ({ ...resolved, shared: undefined }))
-  // a server's sampling requests during a call run in the call's fiber, counted against this toolkit's conversation
-  const counter = McpSampling.counter()
+})
 
-  const toolsOf = (entry: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Bound> => {
-    if (entry.shared !== undefined && entry.shared.tools === tools) return entry.shared.bound
-    const bound = tools.filter((tool) => Session.allows(settings, entry.server, tool)).map((tool): Bound => ({
-      tool,
-      aiTool: makeTool(tool),
-      handler: (params) =>
-        Session.callTool(settings, connections, entry, tool, params).pipe(
-          Effect.provideService(McpSampling.RequestCounter, counter),
-          Effect.mapError(toFailure)
-        )
-    }))
-    entry.shared = { tools, bound }
-    return bound
-  }
-
-  // a server's connection for the toolkit's own tools, its failure the reason the model reads
-  const connect = (server: McpServerConfig.McpServerConfig) =>
-    connections.getWithin(server, settings.connectTimeout).pipe(
-      Effect.mapError((error) => Session.unavailableError(server, error))
-    )
-  // a call's limit: a server's own `timeout` wins
-  const limitOf = (server: McpServerConfig.McpServerConfig) =>
-    server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
-
-  // tool search: the names the searches of this conversation found, and the index of the lists last searched
-  const found = new Set<string>()
-  const indexCell = SearchTools.indexCell()
-
-  const current: Effect.Effect<McpToolkit, McpError.McpConfigError> = Effect.gen(function*() {
-    const snapshot = yield* configuration.current
+/** The toolkit now: every server looked up in the cache or discovered, and the toolkit's own tools. */
+const current = (env: Env): Effect.Effect<McpToolkit, McpError.McpConfigError> =>
+  Effect.gen(function*() {
+    const settings = env.settings
+    const snapshot = yield* env.configuration.current
     const unavailable: Array<Session.Unavailable> = []
     const listed = yield* Session.discoverAll(
       settings,
-      cache,
-      connections,
-      resolve(snapshot),
+      env.cache,
+      env.connections,
+      env.resolve(snapshot),
       unavailable,
-      (entry, tools, listing) => [{ entry, bound: toolsOf(entry, tools), instructions: listing.instructions }]
+      (entry, tools, listing): ReadonlyArray<Listed> => [
+        { entry, bound: toolsOf(env, entry, tools), instructions: listing.instructions }
+      ]
     )
     const groups = listed.map(({ bound, entry, instructions }): SearchTools.Group => ({
       server: entry.server,
@@ -219,93 +234,21 @@ export const make: (
       instructions
     }))
     const searching = McpToolSearch.isActive(settings.toolSearch, groups.flatMap((group) => group.tools))
-    const tools: Array<AnyTool> = []
-    const kept: Array<McpTool.McpTool> = []
-    const deferred: Array<McpTool.McpTool> = []
-    const handlers: Record<string, Bound["handler"]> = {}
-    const seen = new Set<string>()
-    for (let i = 0; i < listed.length; i++) {
-      for (const { aiTool, handler, tool } of listed[i]!.bound) {
-        // the first of two tools with one name wins, as in the agent's registry
-        if (seen.has(tool.name)) {
-          yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
-            Effect.annotateLogs("tool", tool.name)
-          )
-          continue
-        }
-        seen.add(tool.name)
-        if (searching && !found.has(tool.name) && !SearchTools.alwaysLoaded(groups[i]!, tool)) {
-          deferred.push(tool)
-          // a provider that holds them back itself gets them from the toolkit, which runs their calls
-          if (options.deferLoading !== true) continue
-        } else {
-          kept.push(tool)
-        }
-        handlers[tool.name] = handler
-        tools.push(aiTool)
-      }
-    }
-    // a tool of the toolkit's own (search, skills, tasks), after the MCP tools: a server's tool of that name wins
-    const register = (
-      definition: { readonly name: string; readonly description: string; readonly parameters: object },
-      run: (args: unknown) => Effect.Effect<unknown, Tool.ToolError>
-    ) => {
-      if (seen.has(definition.name) || Object.hasOwn(handlers, definition.name)) return
-      tools.push(makeTool(definition))
-      handlers[definition.name] = (args) => Effect.mapError(run(args), toFailure)
-    }
+    const registry: Registry = { tools: [], handlers: {}, seen: new Set() }
+    const { deferred, kept } = yield* registerMcpTools(env, registry, listed, groups, searching)
     // after the MCP tools, so that the count of those held back is known
-    if (searching) {
-      const servers = groups.map((group) => group.server.name)
-      register(
-        SearchTools.definition(servers, deferred.length, settings.searchLimit),
-        (args) =>
-          Result.match(SearchTools.readArguments(args, servers, settings.searchLimit), {
-            onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
-            onSuccess: ({ limit, query, server }) =>
-              Effect.map(SearchTools.search(indexCell, groups, embedder, query, { server, limit }), (hits) => {
-                for (const hit of hits) found.add(hit.tool.name)
-                return SearchTools.result(hits)
-              })
-          })
-      )
-    }
+    if (searching) registerSearch(env, registry, groups, deferred.length)
     // the skills of the servers that ask for them (listed, no file read), each server's load tool after its tools
     const skills = yield* SkillTools.listAll(
-      connections,
+      env.connections,
       snapshot.servers.filter((server) => !unavailable.some((down) => down.server === server.name)),
       { limit: settings.connectTimeout, concurrency: settings.discoveryConcurrency }
     )
-    for (const { prefix, server, skills: listedSkills } of skills.listed) {
-      if (listedSkills.length === 0) continue
-      const loader = SkillTools.loader({
-        server,
-        prefix,
-        connect: connect(server),
-        listed: () => listedSkills,
-        limit: limitOf(server),
-        errorText: settings.errorText
-      })
-      register(loader, loader.run)
-    }
+    registerSkills(env, registry, skills.listed)
     // tasks handed to the model (`tasks: "handle"`): any configured server's, a task may be from an earlier turn
-    if (settings.tasks === "handle") {
-      const servers = snapshot.servers
-      const names = servers.map((server) => server.name)
-      register(TaskTools.definition(names), (args) =>
-        Result.match(TaskTools.readArguments(args, names), {
-          onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
-          onSuccess: (parsed) => {
-            const server = servers.find((server) => server.name === parsed.server)!
-            return Effect.flatMap(
-              connect(server),
-              (client) => TaskTools.run(client, parsed, limitOf(server), settings.errorText)
-            )
-          }
-        }))
-    }
-    const toolkit = AiToolkit.make(...tools) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
-    const withHandler = yield* toolkit.pipe(Effect.provideContext(yield* toolkit.toHandlers(handlers)))
+    if (settings.tasks === "handle") registerTasks(env, registry, snapshot.servers)
+    const toolkit = AiToolkit.make(...registry.tools) as unknown as AiToolkit.Toolkit<Record<string, AnyTool>>
+    const withHandler = yield* toolkit.pipe(Effect.provideContext(yield* toolkit.toHandlers(registry.handlers)))
     return {
       toolkit: withHandler,
       tools: kept,
@@ -316,11 +259,136 @@ export const make: (
         ...SkillTools.describe(skills.listed, skills.failures)
       ].join("\n"),
       unavailable,
-      refresh: current
+      refresh: current(env)
     }
   })
-  return yield* current
-})
+
+const toolsOf = (env: Env, entry: Resolved, tools: ReadonlyArray<McpTool.McpTool>): ReadonlyArray<Bound> => {
+  if (entry.shared !== undefined && entry.shared.tools === tools) return entry.shared.bound
+  const bound = tools.filter((tool) => Session.allows(env.settings, entry.server, tool)).map((tool): Bound => ({
+    tool,
+    aiTool: makeTool(tool),
+    handler: (params) =>
+      Session.callTool(env.settings, env.connections, entry, tool, params).pipe(
+        Effect.provideService(McpSampling.RequestCounter, env.counter),
+        Effect.mapError(toFailure)
+      )
+  }))
+  entry.shared = { tools, bound }
+  return bound
+}
+
+/**
+ * The servers' tools in configuration order: those kept for the model, and under tool search those held back until
+ * a search finds them (in the toolkit all the same with `deferLoading`).
+ */
+const registerMcpTools = (
+  env: Env,
+  registry: Registry,
+  listed: ReadonlyArray<Listed>,
+  groups: ReadonlyArray<SearchTools.Group>,
+  searching: boolean
+) =>
+  Effect.gen(function*() {
+    const kept: Array<McpTool.McpTool> = []
+    const deferred: Array<McpTool.McpTool> = []
+    for (let i = 0; i < listed.length; i++) {
+      for (const { aiTool, handler, tool } of listed[i]!.bound) {
+        // the first of two tools with one name wins, as in the agent's registry
+        if (registry.seen.has(tool.name)) {
+          yield* Effect.logWarning(`tool ${tool.name} is already registered; the later one is skipped`).pipe(
+            Effect.annotateLogs("tool", tool.name)
+          )
+          continue
+        }
+        registry.seen.add(tool.name)
+        if (searching && !env.found.has(tool.name) && !SearchTools.alwaysLoaded(groups[i]!, tool)) {
+          deferred.push(tool)
+          // a provider that holds them back itself gets them from the toolkit, which runs their calls
+          if (env.options.deferLoading !== true) continue
+        } else {
+          kept.push(tool)
+        }
+        registry.handlers[tool.name] = handler
+        registry.tools.push(aiTool)
+      }
+    }
+    return { kept, deferred }
+  })
+
+/** A tool of the toolkit's own (search, skills, tasks), after the MCP tools: a server's tool of that name wins. */
+const registerOwn = (
+  registry: Registry,
+  definition: { readonly name: string; readonly description: string; readonly parameters: object },
+  run: (args: unknown) => Effect.Effect<unknown, Tool.ToolError>
+) => {
+  if (registry.seen.has(definition.name) || Object.hasOwn(registry.handlers, definition.name)) return
+  registry.tools.push(makeTool(definition))
+  registry.handlers[definition.name] = (args) => Effect.mapError(run(args), toFailure)
+}
+
+const registerSearch = (
+  env: Env,
+  registry: Registry,
+  groups: ReadonlyArray<SearchTools.Group>,
+  deferred: number
+) => {
+  const servers = groups.map((group) => group.server.name)
+  const limit = env.settings.searchLimit
+  registerOwn(
+    registry,
+    SearchTools.definition(servers, deferred, limit),
+    (args) =>
+      Result.match(SearchTools.readArguments(args, servers, limit), {
+        onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+        onSuccess: ({ limit, query, server }) =>
+          Effect.map(SearchTools.search(env.indexCell, groups, env.embedder, query, { server, limit }), (hits) => {
+            for (const hit of hits) env.found.add(hit.tool.name)
+            return SearchTools.result(hits)
+          })
+      })
+  )
+}
+
+// a server's connection for the toolkit's own tools, its failure the reason the model reads
+const connectFor = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  env.connections.getWithin(server, env.settings.connectTimeout).pipe(
+    Effect.mapError((error) => Session.unavailableError(server, error))
+  )
+
+// a call's limit: a server's own `timeout` wins
+const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
+  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
+
+const registerSkills = (env: Env, registry: Registry, listed: ReadonlyArray<SkillTools.Listed>) => {
+  for (const { prefix, server, skills } of listed) {
+    if (skills.length === 0) continue
+    const loader = SkillTools.loader({
+      server,
+      prefix,
+      connect: connectFor(env, server),
+      listed: () => skills,
+      limit: callLimit(env, server),
+      errorText: env.settings.errorText
+    })
+    registerOwn(registry, loader, loader.run)
+  }
+}
+
+const registerTasks = (env: Env, registry: Registry, servers: ReadonlyArray<McpServerConfig.McpServerConfig>) => {
+  const names = servers.map((server) => server.name)
+  registerOwn(registry, TaskTools.definition(names), (args) =>
+    Result.match(TaskTools.readArguments(args, names), {
+      onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
+      onSuccess: (parsed) => {
+        const server = servers.find((server) => server.name === parsed.server)!
+        return Effect.flatMap(
+          connectFor(env, server),
+          (client) => TaskTools.run(client, parsed, callLimit(env, server), env.settings.errorText)
+        )
+      }
+    }))
+}
 
 /** A tool as the toolkit offers it: the JSON Schema as it is, not strict (a server's schema is not a provider's subset). */
 const makeTool = (tool: { readonly name: string; readonly description: string; readonly parameters: object }) =>
