@@ -76,19 +76,64 @@ const fileJson = (file: McpSkills.SkillFile) => {
   return text !== undefined ? { ...base, text } : { ...base, blob: Buffer.from(file.bytes).toString("base64") }
 }
 
-/**
- * The tool of one server, as the agent's tool (`make`) and the toolkit's (`loader`) share it. `connect` gives the
- * request's connection (its failure already a `ToolError`); `listed` the skills the request listed (else they are
- * listed when the tool is called).
- */
-export const loader = (options: {
+/** What `loader` needs of the request it serves. */
+interface LoaderOptions {
   readonly server: McpServerConfig.McpServerConfig
   readonly prefix: string
   readonly connect: Effect.Effect<McpClient, Tool.ToolError>
   readonly listed: () => ReadonlyArray<McpSkills.Skill> | undefined
   readonly limit: Option.Option<Duration.Duration>
   readonly errorText: McpToolResult.ErrorTextPolicy
-}): {
+}
+
+/** An argument the tool cannot use, as the model reads it. */
+const failed = (name: string, description: string) =>
+  new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` })
+
+/** The skill a call names, read: its instructions and files, or the one file asked for. */
+const load = (
+  options: LoaderOptions,
+  name: string,
+  client: McpClient,
+  reference: string,
+  path: string | undefined
+) =>
+  Effect.gen(function*() {
+    const skills = options.listed() ?? (yield* McpSkills.list(client))
+    const found = McpSkills.find(skills, reference)
+    if (found.length > 1) {
+      return yield* failed(
+        name,
+        `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${
+          found.map((skill) => skill.uri).join(", ")
+        })`
+      )
+    }
+    // a skill the server does not list is asked for by its URI
+    const skill = found[0] ??
+      (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
+    if (skill === undefined) {
+      return yield* failed(
+        name,
+        `the MCP server ${JSON.stringify(options.server.name)} has no skill ${JSON.stringify(reference)}`
+      )
+    }
+    const file = yield* McpSkills.read(client, skill, path)
+    if (path !== undefined && path !== McpSkills.manifest) return fileJson(file)
+    return {
+      skill: skill.frontmatter.name,
+      uri: skill.uri,
+      instructions: file.body ?? file.text ?? "",
+      files: McpSkills.files(skill)
+    }
+  })
+
+/**
+ * The tool of one server, as the agent's tool (`make`) and the toolkit's (`loader`) share it. `connect` gives the
+ * request's connection (its failure already a `ToolError`); `listed` the skills the request listed (else they are
+ * listed when the tool is called).
+ */
+export const loader = (options: LoaderOptions): {
   readonly name: string
   readonly description: string
   readonly parameters: typeof parameters
@@ -97,47 +142,19 @@ export const loader = (options: {
   const { errorText, prefix, server } = options
   const name = `${prefix}__${loadSuffix}`
 
-  const failed = (description: string) =>
-    new Tool.ToolError({ reason: "InvalidArguments", message: `${name}: ${description}` })
-
-  const load = (client: McpClient, reference: string, path: string | undefined) =>
-    Effect.gen(function*() {
-      const skills = options.listed() ?? (yield* McpSkills.list(client))
-      const found = McpSkills.find(skills, reference)
-      if (found.length > 1) {
-        return yield* failed(
-          `${found.length} skills are named ${JSON.stringify(reference)}: give the URI of one (${
-            found.map((skill) => skill.uri).join(", ")
-          })`
-        )
-      }
-      // a skill the server does not list is asked for by its URI
-      const skill = found[0] ??
-        (reference.endsWith(`/${McpSkills.manifest}`) ? yield* McpSkills.get(client, reference) : undefined)
-      if (skill === undefined) {
-        return yield* failed(`the MCP server ${JSON.stringify(server.name)} has no skill ${JSON.stringify(reference)}`)
-      }
-      const file = yield* McpSkills.read(client, skill, path)
-      if (path !== undefined && path !== McpSkills.manifest) return fileJson(file)
-      return {
-        skill: skill.frontmatter.name,
-        uri: skill.uri,
-        instructions: file.body ?? file.text ?? "",
-        files: McpSkills.files(skill)
-      }
-    })
-
   return {
     name,
     description: Common.loadDescription(server.name),
     parameters,
     run: (args) => {
       const given = (args ?? {}) as { readonly skill?: unknown; readonly path?: unknown }
-      if (typeof given.skill !== "string" || given.skill === "") return failed("needs skill (a name or a SKILL.md URI)")
-      if (given.path !== undefined && typeof given.path !== "string") return failed("path must be a string")
+      if (typeof given.skill !== "string" || given.skill === "") {
+        return failed(name, "needs skill (a name or a SKILL.md URI)")
+      }
+      if (given.path !== undefined && typeof given.path !== "string") return failed(name, "path must be a string")
       const reference = given.skill
       const path = given.path === "" ? undefined : given.path
-      return Effect.flatMap(options.connect, (client) => load(client, reference, path)).pipe(
+      return Effect.flatMap(options.connect, (client) => load(options, name, client, reference, path)).pipe(
         McpError.within({ server: server.name, operation: "call", limit: options.limit }),
         Effect.catchTags({
           McpTimeoutError: (error) =>
