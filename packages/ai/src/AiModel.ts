@@ -121,155 +121,175 @@ const retrySchedule = (options: RetryOptions, stop: () => boolean, logLevel: Log
 }
 
 /**
+ * What the model's functions share, made once by `make`: the provider's `LanguageModel`, the options and what
+ * `make` derives from them.
+ */
+interface Env {
+  readonly languageModel: LanguageModel.Service
+  readonly options: Options
+  readonly provider: string
+  readonly secrets: ReadonlyArray<Redacted.Redacted>
+  readonly retry: RetryOptions | undefined
+  /** The bad calls that got an id here (their stream named none) so far: each id is new for the model's life. */
+  unparsedCalls: number
+}
+
+const events = (
+  env: Env,
+  part: Response.StreamPart<any>,
+  open: Map<string, string>
+): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
+  switch (part.type) {
+    case "text-delta":
+      return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
+    case "tool-params-start":
+      open.set(part.id, part.name)
+      return Effect.succeed([])
+    case "tool-params-end":
+      open.delete(part.id)
+      return Effect.succeed([])
+    case "tool-call": {
+      open.delete(part.id)
+      // tools the provider ran itself (web search, ...) are not the agent's to run
+      if (part.providerExecuted === true) return Effect.succeed([])
+      const params: unknown = part.params
+      const invalid = typeof params !== "object" || params === null || Array.isArray(params)
+      return Effect.succeed([
+        Model.toolCall(
+          new Message.ToolCall({
+            id: part.id,
+            name: part.name,
+            arguments: params,
+            ...(invalid ? { invalidArguments: "the arguments are not a JSON object" } : {})
+          })
+        )
+      ])
+    }
+    case "finish":
+      return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
+    case "error":
+      return Effect.fail(fromStreamError(part.error, env.provider, env.secrets))
+    default:
+      return Effect.succeed([])
+  }
+}
+
+/**
+ * A bad tool call ends the provider's stream: @effect/ai-openai and -anthropic fail it when the argument text is
+ * not JSON, and @effect/ai fails the chunk holding a call of a tool that was not offered. What the model said up
+ * to there becomes events, with the bad call marked, so the agent tells the model instead of ending the run.
+ */
+const repair = (
+  env: Env,
+  error: AiError.AiError,
+  open: Map<string, string>,
+  offered: ReadonlySet<string>
+): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> | undefined => {
+  const unparsed = unparsedToolCallOf(error)
+  if (unparsed !== undefined) {
+    let id: string | undefined
+    for (const [key, name] of open) if (name === unparsed.name) id = key
+    return Effect.succeed([
+      Model.toolCall(
+        new Message.ToolCall({
+          id: id ?? `call_unparsed_${++env.unparsedCalls}`,
+          name: unparsed.name,
+          arguments: unparsed.text,
+          invalidArguments: unparsed.problem
+        })
+      )
+    ])
+  }
+  const chunk = undecodedToolCallChunk(error, offered)
+  if (chunk === undefined) return undefined
+  return Effect.map(
+    Effect.forEach(chunk, (part) => events(env, part as Response.StreamPart<any>, open)),
+    (events) => events.flat()
+  )
+}
+
+const stream = (env: Env, request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
+  Stream.suspend(() => {
+    const { languageModel, options, provider, retry, secrets } = env
+    let emitted = false
+    const prompt = toPrompt(request.messages)
+    const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
+    const deferredNames = new Set(deferred.map((tool) => tool.name))
+    // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
+    const tools = deferred.length === 0
+      ? request.tools
+      : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
+    const toolkit = toToolkit(tools)
+    const offered = new Set(tools.map((tool) => tool.name))
+    const open = new Map<string, string>()
+    const parts: Stream.Stream<Response.StreamPart<any>, AiError.AiError> = toolkit === undefined
+      ? languageModel.streamText({ prompt })
+      : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true }) as Stream.Stream<
+        Response.StreamPart<any>,
+        AiError.AiError
+      >
+    const attempt = parts.pipe(
+      Stream.mapConcatEffect((part) => events(env, part, open)),
+      Stream.catchAll((error): Stream.Stream<Model.ModelEvent, ProviderFailure> => {
+        if (error._tag === "ProviderFailure") return Stream.fail(error)
+        const repaired = repair(env, error, open, offered)
+        return repaired === undefined
+          ? Stream.fail(fromAiError(error, provider, secrets, offered, options.notFound))
+          : Stream.flattenIterables(Stream.fromEffect(repaired))
+      }),
+      Stream.tap(() => Effect.sync(() => void (emitted = true))),
+      Stream.tapError((failure) =>
+        failure.retryable && !emitted && retry !== undefined ?
+          Effect.void :
+          Effect.logDebug("model request failed").pipe(
+            Effect.annotateLogs({ provider, reason: failure.description })
+          )
+      )
+    )
+    const sent = retry === undefined
+      ? attempt
+      : Stream.retry(attempt, retrySchedule(retry, () => emitted, options.retryLogLevel ?? LogLevel.Info))
+    const retried = deferred.length === 0
+      ? sent
+      : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
+    const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
+      `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
+    )
+    return Stream.concat(Stream.execute(warnServerTools), retried)
+  }).pipe(
+    Stream.mapError((failure) =>
+      new Model.ModelError({
+        reason: failure.reason,
+        description: failure.description,
+        ...(failure.cause !== undefined ? { cause: failure.cause } : {})
+      })
+    ),
+    Stream.withSpan("AiModel.stream", {
+      attributes: {
+        "ai.provider": env.provider,
+        "ai.tools": request.tools.length,
+        "ai.messages": request.messages.length
+      }
+    })
+  )
+
+/**
  * Builds the `Model` on the `LanguageModel` in context.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const languageModel = yield* LanguageModel.LanguageModel
-  const provider = options.provider ?? "the model provider"
-  const secrets = options.redact ?? []
-  const retry = options.retry === false ? undefined : options.retry ?? {}
-  let unparsedCalls = 0
-
-  const events = (
-    part: Response.StreamPart<any>,
-    open: Map<string, string>
-  ): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
-    switch (part.type) {
-      case "text-delta":
-        return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
-      case "tool-params-start":
-        open.set(part.id, part.name)
-        return Effect.succeed([])
-      case "tool-params-end":
-        open.delete(part.id)
-        return Effect.succeed([])
-      case "tool-call": {
-        open.delete(part.id)
-        // tools the provider ran itself (web search, ...) are not the agent's to run
-        if (part.providerExecuted === true) return Effect.succeed([])
-        const params: unknown = part.params
-        const invalid = typeof params !== "object" || params === null || Array.isArray(params)
-        return Effect.succeed([
-          Model.toolCall(
-            new Message.ToolCall({
-              id: part.id,
-              name: part.name,
-              arguments: params,
-              ...(invalid ? { invalidArguments: "the arguments are not a JSON object" } : {})
-            })
-          )
-        ])
-      }
-      case "finish":
-        return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
-      case "error":
-        return Effect.fail(fromStreamError(part.error, provider, secrets))
-      default:
-        return Effect.succeed([])
-    }
+  const env: Env = {
+    languageModel: yield* LanguageModel.LanguageModel,
+    options,
+    provider: options.provider ?? "the model provider",
+    secrets: options.redact ?? [],
+    retry: options.retry === false ? undefined : options.retry ?? {},
+    unparsedCalls: 0
   }
-
-  /**
-   * A bad tool call ends the provider's stream: @effect/ai-openai and -anthropic fail it when the argument text is
-   * not JSON, and @effect/ai fails the chunk holding a call of a tool that was not offered. What the model said up
-   * to there becomes events, with the bad call marked, so the agent tells the model instead of ending the run.
-   */
-  const repair = (
-    error: AiError.AiError,
-    open: Map<string, string>,
-    offered: ReadonlySet<string>
-  ): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> | undefined => {
-    const unparsed = unparsedToolCallOf(error)
-    if (unparsed !== undefined) {
-      let id: string | undefined
-      for (const [key, name] of open) if (name === unparsed.name) id = key
-      return Effect.succeed([
-        Model.toolCall(
-          new Message.ToolCall({
-            id: id ?? `call_unparsed_${++unparsedCalls}`,
-            name: unparsed.name,
-            arguments: unparsed.text,
-            invalidArguments: unparsed.problem
-          })
-        )
-      ])
-    }
-    const chunk = undecodedToolCallChunk(error, offered)
-    if (chunk === undefined) return undefined
-    return Effect.map(
-      Effect.forEach(chunk, (part) => events(part as Response.StreamPart<any>, open)),
-      (events) => events.flat()
-    )
-  }
-
-  const stream = (request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
-    Stream.suspend(() => {
-      let emitted = false
-      const prompt = toPrompt(request.messages)
-      const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
-      const deferredNames = new Set(deferred.map((tool) => tool.name))
-      // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
-      const tools = deferred.length === 0
-        ? request.tools
-        : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
-      const toolkit = toToolkit(tools)
-      const offered = new Set(tools.map((tool) => tool.name))
-      const open = new Map<string, string>()
-      const parts: Stream.Stream<Response.StreamPart<any>, AiError.AiError> = toolkit === undefined
-        ? languageModel.streamText({ prompt })
-        : languageModel.streamText({ prompt, toolkit, disableToolCallResolution: true }) as Stream.Stream<
-          Response.StreamPart<any>,
-          AiError.AiError
-        >
-      const attempt = parts.pipe(
-        Stream.mapConcatEffect((part) => events(part, open)),
-        Stream.catchAll((error): Stream.Stream<Model.ModelEvent, ProviderFailure> => {
-          if (error._tag === "ProviderFailure") return Stream.fail(error)
-          const repaired = repair(error, open, offered)
-          return repaired === undefined
-            ? Stream.fail(fromAiError(error, provider, secrets, offered, options.notFound))
-            : Stream.flattenIterables(Stream.fromEffect(repaired))
-        }),
-        Stream.tap(() => Effect.sync(() => void (emitted = true))),
-        Stream.tapError((failure) =>
-          failure.retryable && !emitted && retry !== undefined ?
-            Effect.void :
-            Effect.logDebug("model request failed").pipe(
-              Effect.annotateLogs({ provider, reason: failure.description })
-            )
-        )
-      )
-      const sent = retry === undefined
-        ? attempt
-        : Stream.retry(attempt, retrySchedule(retry, () => emitted, options.retryLogLevel ?? LogLevel.Info))
-      const retried = deferred.length === 0
-        ? sent
-        : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
-      const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
-        `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
-      )
-      return Stream.concat(Stream.execute(warnServerTools), retried)
-    }).pipe(
-      Stream.mapError((failure) =>
-        new Model.ModelError({
-          reason: failure.reason,
-          description: failure.description,
-          ...(failure.cause !== undefined ? { cause: failure.cause } : {})
-        })
-      ),
-      Stream.withSpan("AiModel.stream", {
-        attributes: {
-          "ai.provider": provider,
-          "ai.tools": request.tools.length,
-          "ai.messages": request.messages.length
-        }
-      })
-    )
-
-  return Model.Model.of(options.info !== undefined ? { stream, info: options.info } : { stream })
+  const model = { stream: (request: Model.ModelRequest) => stream(env, request) }
+  return Model.Model.of(options.info !== undefined ? { ...model, info: options.info } : model)
 })
 
 /**

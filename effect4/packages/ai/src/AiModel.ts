@@ -112,162 +112,193 @@ const delayOf = (options: RetryOptions, attempt: number, failure: ProviderFailur
 }
 
 /**
+ * What the model's functions share, made once by `make`: the provider's `LanguageModel`, the options and what
+ * `make` derives from them.
+ */
+interface Env {
+  readonly languageModel: LanguageModel.LanguageModel
+  readonly options: Options
+  readonly provider: string
+  readonly secrets: ReadonlyArray<Redacted.Redacted>
+  readonly retry: RetryOptions | undefined
+  readonly logLevel: LogLevel.Severity
+  /** The bad calls that got an id here (their stream named none) so far: each id is new for the model's life. */
+  unparsedCalls: number
+}
+
+const events = (
+  env: Env,
+  part: Response.StreamPart<any>,
+  open: Map<string, string>
+): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
+  switch (part.type) {
+    case "text-delta":
+      return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
+    case "tool-params-start":
+      open.set(part.id, part.name)
+      return Effect.succeed([])
+    case "tool-params-end":
+      open.delete(part.id)
+      return Effect.succeed([])
+    case "tool-call": {
+      open.delete(part.id)
+      // tools the provider ran itself (web search, ...) are not the agent's to run
+      if (part.providerExecuted === true) return Effect.succeed([])
+      const params: unknown = part.params
+      const invalid = typeof params !== "object" || params === null || Array.isArray(params)
+      return Effect.succeed([
+        Model.toolCall(
+          new Message.ToolCall({
+            id: part.id,
+            name: part.name,
+            arguments: params,
+            ...(invalid ? { invalidArguments: "the arguments are not a JSON object" } : {})
+          }, { disableChecks: true })
+        )
+      ])
+    }
+    case "finish":
+      return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
+    case "error":
+      return Effect.fail(fromStreamError(part.error, env.provider, env.secrets))
+    default:
+      return Effect.succeed([])
+  }
+}
+
+/**
+ * A provider that cannot parse a tool call's argument text fails its stream: what the model said up to there
+ * was emitted, and the bad call becomes a call marked `invalidArguments`, so the agent tells the model instead of
+ * ending the run.
+ */
+const repair = (
+  env: Env,
+  error: AiError.AiError,
+  open: Map<string, string>
+): ReadonlyArray<Model.ModelEvent> | undefined => {
+  const unparsed = unparsedToolCallOf(error)
+  if (unparsed === undefined) return undefined
+  let id: string | undefined
+  for (const [key, name] of open) if (name === unparsed.name) id = key
+  return [
+    Model.toolCall(
+      new Message.ToolCall({
+        id: id ?? `call_unparsed_${++env.unparsedCalls}`,
+        name: unparsed.name,
+        arguments: unparsed.text,
+        invalidArguments: unparsed.problem
+      }, { disableChecks: true })
+    )
+  ]
+}
+
+// tried again while nothing has been emitted, one log line per retry with the delay it waits; the final failure is
+// the caller's to report
+const retried = (
+  env: Env,
+  attempt: Stream.Stream<Model.ModelEvent, ProviderFailure>,
+  emitted: () => boolean,
+  n: number
+): Stream.Stream<Model.ModelEvent, ProviderFailure> =>
+  Stream.catch(attempt, (failure) => {
+    const retry = env.retry
+    if (retry === undefined || !failure.retryable || emitted() || n >= (retry.times ?? 3)) {
+      return Stream.fromEffectDrain(
+        Effect.logDebug("model request failed").pipe(
+          Effect.annotateLogs({ provider: env.provider, reason: failure.description })
+        )
+      ).pipe(Stream.concat(Stream.fail(failure)))
+    }
+    const delay = delayOf(retry, n, failure)
+    return Stream.fromEffectDrain(
+      Effect.logWithLevel(env.logLevel)(
+        `${failure.brief}, retrying in ${seconds(delay)} (${n + 1}/${retry.times ?? 3})`
+      ).pipe(Effect.annotateLogs("reason", failure.description), Effect.andThen(Effect.sleep(delay)))
+    ).pipe(Stream.concat(retried(env, attempt, emitted, n + 1)))
+  })
+
+const stream = (env: Env, request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
+  Stream.suspend(() => {
+    const { languageModel, options, provider, secrets } = env
+    let emitted = false
+    const prompt = toPrompt(request.messages)
+    const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
+    const deferredNames = new Set(deferred.map((tool) => tool.name))
+    // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
+    const toolkit = toToolkit(
+      deferred.length === 0
+        ? request.tools
+        : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
+    )
+    const parts = (toolkit === undefined
+      ? languageModel.streamText({ prompt })
+      : languageModel.streamText({
+        prompt,
+        toolkit,
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred"
+      })) as Stream.Stream<
+        Response.StreamPart<any>,
+        AiError.AiError | { readonly _tag: "SchemaError"; readonly message: string }
+      >
+    const attempt: Stream.Stream<Model.ModelEvent, ProviderFailure> = Stream.suspend(() => {
+      const open = new Map<string, string>()
+      return parts.pipe(
+        Stream.mapEffect((part) => events(env, part, open)),
+        Stream.flattenIterable,
+        Stream.catch((error): Stream.Stream<Model.ModelEvent, ProviderFailure> => {
+          if (error._tag === "ProviderFailure") return Stream.fail(error)
+          if (error._tag === "SchemaError") return Stream.fail(fromSchemaError(error, provider, secrets))
+          const repaired = repair(env, error, open)
+          return repaired === undefined
+            ? Stream.fail(fromAiError(error, provider, secrets, options.notFound))
+            : Stream.fromIterable(repaired)
+        }),
+        Stream.tap(() => Effect.sync(() => void (emitted = true)))
+      )
+    })
+    const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
+      `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
+    )
+    const sent = Stream.concat(Stream.fromEffectDrain(warnServerTools), retried(env, attempt, () => emitted, 0))
+    return deferred.length === 0
+      ? sent
+      : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
+  }).pipe(
+    Stream.mapError((failure) =>
+      new Model.ModelError({
+        reason: failure.reason,
+        description: failure.description,
+        ...(failure.cause !== undefined ? { cause: failure.cause } : {})
+      })
+    ),
+    Stream.withSpan("AiModel.stream", {
+      attributes: {
+        "ai.provider": env.provider,
+        "ai.tools": request.tools.length,
+        "ai.messages": request.messages.length
+      }
+    })
+  )
+
+/**
  * Builds the `Model` on the `LanguageModel` in context.
  *
  * @since 1.0.0
  * @category constructors
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const languageModel = yield* LanguageModel.LanguageModel
-  const provider = options.provider ?? "the model provider"
-  const secrets = options.redact ?? []
-  const retry = options.retry === false ? undefined : options.retry ?? {}
-  const logLevel = options.retryLogLevel ?? "Info"
-  let unparsedCalls = 0
-
-  const events = (
-    part: Response.StreamPart<any>,
-    open: Map<string, string>
-  ): Effect.Effect<ReadonlyArray<Model.ModelEvent>, ProviderFailure> => {
-    switch (part.type) {
-      case "text-delta":
-        return Effect.succeed(part.delta === "" ? [] : [Model.textDelta(part.delta)])
-      case "tool-params-start":
-        open.set(part.id, part.name)
-        return Effect.succeed([])
-      case "tool-params-end":
-        open.delete(part.id)
-        return Effect.succeed([])
-      case "tool-call": {
-        open.delete(part.id)
-        // tools the provider ran itself (web search, ...) are not the agent's to run
-        if (part.providerExecuted === true) return Effect.succeed([])
-        const params: unknown = part.params
-        const invalid = typeof params !== "object" || params === null || Array.isArray(params)
-        return Effect.succeed([
-          Model.toolCall(
-            new Message.ToolCall({
-              id: part.id,
-              name: part.name,
-              arguments: params,
-              ...(invalid ? { invalidArguments: "the arguments are not a JSON object" } : {})
-            }, { disableChecks: true })
-          )
-        ])
-      }
-      case "finish":
-        return Effect.succeed([Model.finish(finishReason(part.reason), usageOf(part.usage))])
-      case "error":
-        return Effect.fail(fromStreamError(part.error, provider, secrets))
-      default:
-        return Effect.succeed([])
-    }
+  const env: Env = {
+    languageModel: yield* LanguageModel.LanguageModel,
+    options,
+    provider: options.provider ?? "the model provider",
+    secrets: options.redact ?? [],
+    retry: options.retry === false ? undefined : options.retry ?? {},
+    logLevel: options.retryLogLevel ?? "Info",
+    unparsedCalls: 0
   }
-
-  /**
-   * A provider that cannot parse a tool call's argument text fails its stream: what the model said up to there
-   * was emitted, and the bad call becomes a call marked `invalidArguments`, so the agent tells the model instead of
-   * ending the run.
-   */
-  const repair = (error: AiError.AiError, open: Map<string, string>): ReadonlyArray<Model.ModelEvent> | undefined => {
-    const unparsed = unparsedToolCallOf(error)
-    if (unparsed === undefined) return undefined
-    let id: string | undefined
-    for (const [key, name] of open) if (name === unparsed.name) id = key
-    return [
-      Model.toolCall(
-        new Message.ToolCall({
-          id: id ?? `call_unparsed_${++unparsedCalls}`,
-          name: unparsed.name,
-          arguments: unparsed.text,
-          invalidArguments: unparsed.problem
-        }, { disableChecks: true })
-      )
-    ]
-  }
-
-  const stream = (request: Model.ModelRequest): Stream.Stream<Model.ModelEvent, Model.ModelError> =>
-    Stream.suspend(() => {
-      let emitted = false
-      const prompt = toPrompt(request.messages)
-      const deferred = options.deferLoading === true ? request.deferredTools ?? [] : []
-      const deferredNames = new Set(deferred.map((tool) => tool.name))
-      // a tool a search loaded is in both lists: it stays deferred, so what the provider is offered stays the same
-      const toolkit = toToolkit(
-        deferred.length === 0
-          ? request.tools
-          : [...request.tools.filter((tool) => !deferredNames.has(tool.name)), ...deferred]
-      )
-      const parts = (toolkit === undefined
-        ? languageModel.streamText({ prompt })
-        : languageModel.streamText({
-          prompt,
-          toolkit,
-          disableToolCallResolution: true,
-          toolCallValidation: "deferred"
-        })) as Stream.Stream<
-          Response.StreamPart<any>,
-          AiError.AiError | { readonly _tag: "SchemaError"; readonly message: string }
-        >
-      const attempt: Stream.Stream<Model.ModelEvent, ProviderFailure> = Stream.suspend(() => {
-        const open = new Map<string, string>()
-        return parts.pipe(
-          Stream.mapEffect((part) => events(part, open)),
-          Stream.flattenIterable,
-          Stream.catch((error): Stream.Stream<Model.ModelEvent, ProviderFailure> => {
-            if (error._tag === "ProviderFailure") return Stream.fail(error)
-            if (error._tag === "SchemaError") return Stream.fail(fromSchemaError(error, provider, secrets))
-            const repaired = repair(error, open)
-            return repaired === undefined
-              ? Stream.fail(fromAiError(error, provider, secrets, options.notFound))
-              : Stream.fromIterable(repaired)
-          }),
-          Stream.tap(() => Effect.sync(() => void (emitted = true)))
-        )
-      })
-      // tried again while nothing has been emitted, one log line per retry with the delay it waits; the final
-      // failure is the caller's to report
-      const retried = (n: number): Stream.Stream<Model.ModelEvent, ProviderFailure> =>
-        Stream.catch(attempt, (failure) => {
-          if (retry === undefined || !failure.retryable || emitted || n >= (retry.times ?? 3)) {
-            return Stream.fromEffectDrain(
-              Effect.logDebug("model request failed").pipe(
-                Effect.annotateLogs({ provider, reason: failure.description })
-              )
-            ).pipe(Stream.concat(Stream.fail(failure)))
-          }
-          const delay = delayOf(retry, n, failure)
-          return Stream.fromEffectDrain(
-            Effect.logWithLevel(logLevel)(
-              `${failure.brief}, retrying in ${seconds(delay)} (${n + 1}/${retry.times ?? 3})`
-            ).pipe(Effect.annotateLogs("reason", failure.description), Effect.andThen(Effect.sleep(delay)))
-          ).pipe(Stream.concat(retried(n + 1)))
-        })
-      const warnServerTools = request.serverTools.length === 0 ? Effect.void : Effect.logWarning(
-        `server tools are not passed to ${provider} by @zett/ai: ${request.serverTools.map((t) => t.name).join(", ")}`
-      )
-      const sent = Stream.concat(Stream.fromEffectDrain(warnServerTools), retried(0))
-      return deferred.length === 0
-        ? sent
-        : Stream.provideService(sent, DeferredTools, { names: deferredNames, toolSearch: request.toolSearch })
-    }).pipe(
-      Stream.mapError((failure) =>
-        new Model.ModelError({
-          reason: failure.reason,
-          description: failure.description,
-          ...(failure.cause !== undefined ? { cause: failure.cause } : {})
-        })
-      ),
-      Stream.withSpan("AiModel.stream", {
-        attributes: {
-          "ai.provider": provider,
-          "ai.tools": request.tools.length,
-          "ai.messages": request.messages.length
-        }
-      })
-    )
-
-  return Model.Model.of(options.info !== undefined ? { stream, info: options.info } : { stream })
+  const model = { stream: (request: Model.ModelRequest) => stream(env, request) }
+  return Model.Model.of(options.info !== undefined ? { ...model, info: options.info } : model)
 })
 
 /**

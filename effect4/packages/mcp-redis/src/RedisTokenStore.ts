@@ -7,12 +7,12 @@
  */
 import { decodeEntry, McpTokenStore, McpTokenStoreError } from "@zett/mcp-auth/McpTokenStore"
 import type { Entry, Service } from "@zett/mcp-auth/McpTokenStore"
-import * as Duration from "effect/Duration"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { identity } from "effect/Function"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Crypto from "node:crypto"
@@ -107,135 +107,169 @@ const lifetimeOf = (entry: Entry, now: number, lifetime: number): number => {
   )
 }
 
+/**
+ * What the store's functions share, made once by `makeStore` from the options and the `McpRedis` in context: the
+ * client, the prefix of the store's keys, the bound on one command, the cipher (none without an `encryptionKey`) and
+ * the lifetime of an entry whose refresh token says none of its own.
+ */
+interface Env {
+  readonly client: McpRedis.McpRedis["Service"]["client"]
+  readonly prefix: string
+  readonly operationTimeout: Duration.Input
+  readonly cipher: ReturnType<typeof cipherOf> | undefined
+  readonly lifetime: number
+  readonly allowPlaintext: Options["allowPlaintext"]
+}
+
+// the reason only: ioredis attaches the command and its arguments (a stored value) to some of its errors
+const failure = (key: string | undefined, what: string) => (error: RedisLock.RedisLockError) =>
+  new McpTokenStoreError({
+    ...(key !== undefined ? { key } : {}),
+    reason: error.reason === "Busy" || error.reason === "Lost" ? "Lock" : error.reason,
+    description: error.reason === "Busy"
+      ? `cannot ${what}: another process held the lock too long`
+      : `cannot ${what} in Redis: ${
+        error.reason === "Timeout"
+          ? "no answer in time"
+          : error.reason === "Lost"
+          ? "the lock was lost"
+          : error.cause instanceof Error
+          ? `unavailable (${error.cause.message})`
+          : "unavailable"
+      }`
+  })
+
+const run = <A>(env: Env, key: string | undefined, what: string, f: () => Promise<A>) =>
+  RedisLock.command(env.prefix, env.operationTimeout, f).pipe(Effect.mapError(failure(key, what)))
+
+const ignoring = (key: string, why: string) =>
+  Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: ${why}`), Option.none())
+
+const decoded = (key: string, text: string): Effect.Effect<Option.Option<Entry>> => {
+  const entry = decodeEntry(text)
+  return Option.isSome(entry) ? Effect.succeed(entry) : ignoring(key, "not a valid entry")
+}
+
+/** Seals a plain-text entry in place, unless another process wrote it since it was read. */
+const seal = (env: Env, key: string, stored: string) =>
+  Effect.map(
+    run(
+      env,
+      key,
+      "seal",
+      () => env.client.eval(sealScript, 1, env.prefix + key, stored, env.cipher!.seal(env.prefix + key, stored))
+    ),
+    (reply) => reply === "OK"
+  )
+
+const get = (env: Env, key: string) =>
+  Effect.flatMap(
+    run(env, key, "read", () => env.client.get(env.prefix + key)),
+    (stored): Effect.Effect<Option.Option<Entry>, McpTokenStoreError> => {
+      if (stored === null) return Effect.succeedNone
+      const sealed = stored.startsWith(ENCRYPTED)
+      if (sealed && env.cipher === undefined) {
+        return ignoring(key, "it is encrypted, and this store has no encryptionKey")
+      }
+      if (!sealed && env.cipher !== undefined) {
+        // anyone who can write to Redis without the key could have put it there
+        if (env.allowPlaintext !== "read-once") {
+          return ignoring(
+            key,
+            `it is in plain text, and this store has an encryptionKey (allowPlaintext: "read-once" or RedisTokenStore.migrate seal such entries)`
+          )
+        }
+        return Effect.gen(function*() {
+          const entry = yield* decoded(key, stored)
+          if (Option.isSome(entry) && (yield* seal(env, key, stored))) {
+            yield* Effect.logWarning(
+              `token store: sealed ${key} in Redis, which was in plain text (allowPlaintext: "read-once")`
+            )
+          }
+          return entry
+        })
+      }
+      const text = sealed ? env.cipher!.open(env.prefix + key, stored) : stored
+      return text === undefined
+        ? ignoring(key, "it cannot be decrypted with this encryptionKey")
+        : decoded(key, text)
+    }
+  )
+
+const set = (env: Env, key: string, entry: Entry) =>
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => {
+      const text = JSON.stringify(entry)
+      const value = env.cipher === undefined ? text : env.cipher.seal(env.prefix + key, text)
+      const ttl = Math.ceil(lifetimeOf(entry, now, env.lifetime))
+      return Effect.asVoid(run(env, key, "write", () => env.client.set(env.prefix + key, value, "PX", ttl)))
+    }
+  )
+
+const migrateAll = (env: Env) =>
+  Effect.gen(function*() {
+    const sealed: Array<string> = []
+    for (const key of yield* keys(env)) {
+      const stored = yield* run(env, key, "read", () => env.client.get(env.prefix + key))
+      if (stored === null || stored.startsWith(ENCRYPTED)) continue
+      if (Option.isNone(decodeEntry(stored))) {
+        yield* Effect.logWarning(`token store: not sealing ${key} in Redis: not a valid entry`)
+      } else if (yield* seal(env, key, stored)) {
+        yield* Effect.logInfo(`token store: sealed ${key} in Redis, which was in plain text`)
+        sealed.push(key)
+      }
+    }
+    return sealed
+  })
+
+const keys = (env: Env) =>
+  Effect.gen(function*() {
+    const match = RedisKeys.underPrefix(env.prefix)
+    const found = new Set<string>()
+    let cursor = "0"
+    do {
+      const [next, names] = yield* run(
+        env,
+        undefined,
+        "list",
+        () => env.client.scan(cursor, "MATCH", match, "COUNT", 200)
+      )
+      for (const name of names) found.add(name.slice(env.prefix.length))
+      cursor = next
+    } while (cursor !== "0")
+    return [...found].sort()
+  })
+
 const makeStore = (options?: Options) =>
   Effect.gen(function*() {
     const redis = yield* McpRedis.McpRedis
     const client = redis.client
-    const operationTimeout = options?.operationTimeout ?? redis.operationTimeout
     const storeId = options?.storeId ?? "mcp-tokens"
-    const prefix = `${redis.prefix}${storeId}:`
-    const cipher = options?.encryptionKey === undefined ? undefined : cipherOf(options.encryptionKey, storeId)
-    const lifetime = Duration.toMillis(options?.refreshTokenLifetime ?? Duration.days(30))
-    if (cipher === undefined) {
+    const env: Env = {
+      client,
+      prefix: `${redis.prefix}${storeId}:`,
+      operationTimeout: options?.operationTimeout ?? redis.operationTimeout,
+      cipher: options?.encryptionKey === undefined ? undefined : cipherOf(options.encryptionKey, storeId),
+      lifetime: Duration.toMillis(options?.refreshTokenLifetime ?? Duration.days(30)),
+      allowPlaintext: options?.allowPlaintext
+    }
+    if (env.cipher === undefined) {
       yield* Effect.logWarning(
-        `token store: OAuth tokens are stored in Redis (${prefix}*) in plain text; give RedisTokenStore an encryptionKey to encrypt them`
+        `token store: OAuth tokens are stored in Redis (${env.prefix}*) in plain text; give RedisTokenStore an encryptionKey to encrypt them`
       )
     }
     const lockOptions = {
       ttl: options?.lockTtl ?? Duration.seconds(10),
       wait: options?.lockWait ?? Duration.seconds(30),
-      operationTimeout
+      operationTimeout: env.operationTimeout
     }
-    // the reason only: ioredis attaches the command and its arguments (a stored value) to some of its errors
-    const failure = (key: string | undefined, what: string) => (error: RedisLock.RedisLockError) =>
-      new McpTokenStoreError({
-        ...(key !== undefined ? { key } : {}),
-        reason: error.reason === "Busy" || error.reason === "Lost" ? "Lock" : error.reason,
-        description: error.reason === "Busy"
-          ? `cannot ${what}: another process held the lock too long`
-          : `cannot ${what} in Redis: ${
-            error.reason === "Timeout"
-              ? "no answer in time"
-              : error.reason === "Lost"
-              ? "the lock was lost"
-              : error.cause instanceof Error
-              ? `unavailable (${error.cause.message})`
-              : "unavailable"
-          }`
-      })
-    const run = <A>(key: string | undefined, what: string, f: () => Promise<A>) =>
-      RedisLock.command(prefix, operationTimeout, f).pipe(Effect.mapError(failure(key, what)))
-    const ignoring = (key: string, why: string) =>
-      Effect.as(Effect.logWarning(`token store: ignoring ${key} in Redis: ${why}`), Option.none())
-    const decoded = (key: string, text: string): Effect.Effect<Option.Option<Entry>> => {
-      const entry = decodeEntry(text)
-      return Option.isSome(entry) ? Effect.succeed(entry) : ignoring(key, "not a valid entry")
-    }
-    /** Seals a plain-text entry in place, unless another process wrote it since it was read. */
-    const seal = (key: string, stored: string) =>
-      Effect.map(
-        run(key, "seal", () => client.eval(sealScript, 1, prefix + key, stored, cipher!.seal(prefix + key, stored))),
-        (reply) => reply === "OK"
-      )
-
-    const get = (key: string) =>
-      Effect.flatMap(
-        run(key, "read", () => client.get(prefix + key)),
-        (stored): Effect.Effect<Option.Option<Entry>, McpTokenStoreError> => {
-          if (stored === null) return Effect.succeedNone
-          const sealed = stored.startsWith(ENCRYPTED)
-          if (sealed && cipher === undefined) {
-            return ignoring(key, "it is encrypted, and this store has no encryptionKey")
-          }
-          if (!sealed && cipher !== undefined) {
-            // anyone who can write to Redis without the key could have put it there
-            if (options?.allowPlaintext !== "read-once") {
-              return ignoring(
-                key,
-                `it is in plain text, and this store has an encryptionKey (allowPlaintext: "read-once" or RedisTokenStore.migrate seal such entries)`
-              )
-            }
-            return Effect.gen(function*() {
-              const entry = yield* decoded(key, stored)
-              if (Option.isSome(entry) && (yield* seal(key, stored))) {
-                yield* Effect.logWarning(
-                  `token store: sealed ${key} in Redis, which was in plain text (allowPlaintext: "read-once")`
-                )
-              }
-              return entry
-            })
-          }
-          const text = sealed ? cipher!.open(prefix + key, stored) : stored
-          return text === undefined
-            ? ignoring(key, "it cannot be decrypted with this encryptionKey")
-            : decoded(key, text)
-        }
-      )
-
-    const set = (key: string, entry: Entry) =>
-      Effect.flatMap(
-        Clock.currentTimeMillis,
-        (now) => {
-          const text = JSON.stringify(entry)
-          const value = cipher === undefined ? text : cipher.seal(prefix + key, text)
-          const ttl = Math.ceil(lifetimeOf(entry, now, lifetime))
-          return Effect.asVoid(run(key, "write", () => client.set(prefix + key, value, "PX", ttl)))
-        }
-      )
-
-    const migrate = Effect.gen(function*() {
-      const sealed: Array<string> = []
-      for (const key of yield* keys) {
-        const stored = yield* run(key, "read", () => client.get(prefix + key))
-        if (stored === null || stored.startsWith(ENCRYPTED)) continue
-        if (Option.isNone(decodeEntry(stored))) {
-          yield* Effect.logWarning(`token store: not sealing ${key} in Redis: not a valid entry`)
-        } else if (yield* seal(key, stored)) {
-          yield* Effect.logInfo(`token store: sealed ${key} in Redis, which was in plain text`)
-          sealed.push(key)
-        }
-      }
-      return sealed
-    })
-
-    const keys = Effect.gen(function*() {
-      const match = RedisKeys.underPrefix(prefix)
-      const found = new Set<string>()
-      let cursor = "0"
-      do {
-        const [next, names] = yield* run(undefined, "list", () => client.scan(cursor, "MATCH", match, "COUNT", 200))
-        for (const name of names) found.add(name.slice(prefix.length))
-        cursor = next
-      } while (cursor !== "0")
-      return [...found].sort()
-    })
-
     return {
       store: identity<Service>({
-        get,
-        set,
-        remove: (key) => Effect.asVoid(run(key, "remove", () => client.del(prefix + key))),
-        keys,
+        get: (key) => get(env, key),
+        set: (key, entry) => set(env, key, entry),
+        remove: (key) => Effect.asVoid(run(env, key, "remove", () => client.del(env.prefix + key))),
+        keys: keys(env),
         withLock: (key, effect) =>
           // the effect's own failures go around the lock's, which alone become a store error
           RedisLock.withLock(client, `${redis.prefix}lock:${storeId}:${key}`, lockOptions, Effect.result(effect)).pipe(
@@ -245,7 +279,7 @@ const makeStore = (options?: Options) =>
             )
           )
       }),
-      migrate
+      migrate: migrateAll(env)
     }
   })
 
