@@ -145,94 +145,124 @@ interface OpenCall {
  * parameters ..."), after the calls that parse.
  */
 const makeDecoder = (): AiProvider.Decoder<MessageStreamEvent> => {
-  const calls = new Map<number, OpenCall>()
-  const texts = new Map<number, string>()
-  const done: Array<OpenCall> = []
-  let usage: Usage = {}
-  let finish: Response.FinishReason | undefined
-  let unparsed: AiError.AiError | undefined
-  let started = false
-
-  const onChunk = (event: MessageStreamEvent): ReadonlyArray<Response.StreamPartEncoded> => {
-    const index = event.index ?? 0
-    switch (event.type) {
-      case "message_start":
-        started = true
-        usage = { ...usage, ...event.message?.usage }
-        return []
-      case "content_block_start": {
-        const block = event.content_block
-        if (block?.type === "text") {
-          const id = `text_${index}`
-          texts.set(index, id)
-          return block.text !== undefined && block.text !== ""
-            ? [{ type: "text-start", id }, { type: "text-delta", id, delta: block.text }]
-            : [{ type: "text-start", id }]
-        }
-        if (block?.type === "tool_use") {
-          const call = { id: block.id ?? `call_${index}`, name: block.name ?? "", text: "" }
-          calls.set(index, call)
-          return [{ type: "tool-params-start", id: call.id, name: call.name }]
-        }
-        return []
-      }
-      case "content_block_delta": {
-        const delta = event.delta
-        const text = texts.get(index)
-        if (delta?.type === "text_delta" && text !== undefined && typeof delta.text === "string" && delta.text !== "") {
-          return [{ type: "text-delta", id: text, delta: delta.text }]
-        }
-        const call = calls.get(index)
-        if (delta?.type === "input_json_delta" && call !== undefined && typeof delta.partial_json === "string") {
-          call.text += delta.partial_json
-          return delta.partial_json === ""
-            ? []
-            : [{ type: "tool-params-delta", id: call.id, delta: delta.partial_json }]
-        }
-        return []
-      }
-      case "content_block_stop": {
-        const text = texts.get(index)
-        if (text !== undefined) {
-          texts.delete(index)
-          return [{ type: "text-end", id: text }]
-        }
-        const call = calls.get(index)
-        if (call === undefined) return []
-        calls.delete(index)
-        done.push(call)
-        // a call that does not parse stays open: the id of the call repaired from the failure comes from it
-        return Result.match(AiProvider.toolCallParts(module, call), {
-          onFailure: (error) => (unparsed ??= error, []),
-          onSuccess: (parts) => parts
-        })
-      }
-      case "message_delta":
-        if (typeof event.delta?.stop_reason === "string") finish = finishReasons[event.delta.stop_reason] ?? "other"
-        usage = { ...usage, ...event.usage }
-        return []
-      case "error":
-        return [{ type: "error", error: event.error }]
-      default:
-        return []
-    }
+  const state: DecoderState = {
+    calls: new Map(),
+    texts: new Map(),
+    done: [],
+    usage: {},
+    finish: undefined,
+    unparsed: undefined,
+    started: false
   }
-
-  const onEnd = (): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
-    Stream.suspend(() => {
-      if (unparsed !== undefined) return Stream.fail(unparsed)
-      if (!started) return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
-      return Stream.make(
-        AiProvider.finishPart(finish ?? (done.length > 0 ? "tool-calls" : "stop"), {
-          input: usage.input_tokens ?? undefined,
-          output: usage.output_tokens ?? undefined,
-          cached: usage.cache_read_input_tokens ?? undefined
-        })
-      )
-    })
-
-  return { onChunk, onEnd }
+  return { onChunk: (event) => decode(state, event), onEnd: () => end(state) }
 }
+
+/** One streamed answer while it is folded: the blocks open, the calls done, and the usage and finish so far. */
+interface DecoderState {
+  readonly calls: Map<number, OpenCall>
+  readonly texts: Map<number, string>
+  readonly done: Array<OpenCall>
+  usage: Usage
+  finish: Response.FinishReason | undefined
+  /** The first call whose argument text did not parse: the stream fails with it at its end. */
+  unparsed: AiError.AiError | undefined
+  started: boolean
+}
+
+const decode = (state: DecoderState, event: MessageStreamEvent): ReadonlyArray<Response.StreamPartEncoded> => {
+  const index = event.index ?? 0
+  switch (event.type) {
+    case "message_start":
+      state.started = true
+      state.usage = { ...state.usage, ...event.message?.usage }
+      return []
+    case "content_block_start":
+      return blockStart(state, index, event.content_block)
+    case "content_block_delta":
+      return blockDelta(state, index, event.delta)
+    case "content_block_stop":
+      return blockStop(state, index)
+    case "message_delta":
+      if (typeof event.delta?.stop_reason === "string") {
+        state.finish = finishReasons[event.delta.stop_reason] ?? "other"
+      }
+      state.usage = { ...state.usage, ...event.usage }
+      return []
+    case "error":
+      return [{ type: "error", error: event.error }]
+    default:
+      return []
+  }
+}
+
+const blockStart = (
+  state: DecoderState,
+  index: number,
+  block: MessageStreamEvent["content_block"]
+): ReadonlyArray<Response.StreamPartEncoded> => {
+  if (block?.type === "text") {
+    const id = `text_${index}`
+    state.texts.set(index, id)
+    return block.text !== undefined && block.text !== ""
+      ? [{ type: "text-start", id }, { type: "text-delta", id, delta: block.text }]
+      : [{ type: "text-start", id }]
+  }
+  if (block?.type === "tool_use") {
+    const call = { id: block.id ?? `call_${index}`, name: block.name ?? "", text: "" }
+    state.calls.set(index, call)
+    return [{ type: "tool-params-start", id: call.id, name: call.name }]
+  }
+  return []
+}
+
+const blockDelta = (
+  state: DecoderState,
+  index: number,
+  delta: MessageStreamEvent["delta"]
+): ReadonlyArray<Response.StreamPartEncoded> => {
+  const text = state.texts.get(index)
+  if (delta?.type === "text_delta" && text !== undefined && typeof delta.text === "string" && delta.text !== "") {
+    return [{ type: "text-delta", id: text, delta: delta.text }]
+  }
+  const call = state.calls.get(index)
+  if (delta?.type === "input_json_delta" && call !== undefined && typeof delta.partial_json === "string") {
+    call.text += delta.partial_json
+    return delta.partial_json === ""
+      ? []
+      : [{ type: "tool-params-delta", id: call.id, delta: delta.partial_json }]
+  }
+  return []
+}
+
+const blockStop = (state: DecoderState, index: number): ReadonlyArray<Response.StreamPartEncoded> => {
+  const text = state.texts.get(index)
+  if (text !== undefined) {
+    state.texts.delete(index)
+    return [{ type: "text-end", id: text }]
+  }
+  const call = state.calls.get(index)
+  if (call === undefined) return []
+  state.calls.delete(index)
+  state.done.push(call)
+  // a call that does not parse stays open: the id of the call repaired from the failure comes from it
+  return Result.match(AiProvider.toolCallParts(module, call), {
+    onFailure: (error) => (state.unparsed ??= error, []),
+    onSuccess: (parts) => parts
+  })
+}
+
+const end = (state: DecoderState): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
+  Stream.suspend(() => {
+    if (state.unparsed !== undefined) return Stream.fail(state.unparsed)
+    if (!state.started) return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
+    return Stream.make(
+      AiProvider.finishPart(state.finish ?? (state.done.length > 0 ? "tool-calls" : "stop"), {
+        input: state.usage.input_tokens ?? undefined,
+        output: state.usage.output_tokens ?? undefined,
+        cached: state.usage.cache_read_input_tokens ?? undefined
+      })
+    )
+  })
 
 const models = (hosted: Hosted | undefined) =>
   AiProvider.streamingModel("anthropic", AnthropicClient, {

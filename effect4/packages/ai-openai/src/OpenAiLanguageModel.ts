@@ -185,92 +185,111 @@ const incomplete: Record<string, Response.FinishReason> = {
  * stream (`InvalidOutputError`, "Failed to securely parse tool call parameters ..."), after the calls that parse.
  */
 const makeDecoder = (): AiProvider.Decoder<ResponseStreamEvent> => {
-  const calls = new Map<number, OpenCall>()
-  const texts = new Map<string, string>()
-  let done = 0
-  let usage: Usage | null | undefined
-  let finish: Response.FinishReason | undefined
-  let unparsed: AiError.AiError | undefined
-  let started = false
-
-  const onChunk = (event: ResponseStreamEvent): ReadonlyArray<Response.StreamPartEncoded> => {
-    const index = event.output_index ?? 0
-    switch (event.type) {
-      case "response.created":
-        started = true
-        return []
-      case "response.output_item.added": {
-        const item = event.item
-        if (item?.type !== "function_call") return []
-        const call = { id: item.call_id ?? item.id ?? `call_${index}`, name: item.name ?? "", text: "" }
-        calls.set(index, call)
-        return [{ type: "tool-params-start", id: call.id, name: call.name }]
-      }
-      case "response.function_call_arguments.delta": {
-        const call = calls.get(index)
-        if (call === undefined || typeof event.delta !== "string" || event.delta === "") return []
-        call.text += event.delta
-        return [{ type: "tool-params-delta", id: call.id, delta: event.delta }]
-      }
-      case "response.output_text.delta": {
-        if (typeof event.delta !== "string" || event.delta === "") return []
-        const key = event.item_id ?? `text_${index}`
-        const id = texts.get(key)
-        if (id !== undefined) return [{ type: "text-delta", id, delta: event.delta }]
-        texts.set(key, key)
-        return [{ type: "text-start", id: key }, { type: "text-delta", id: key, delta: event.delta }]
-      }
-      case "response.output_item.done": {
-        const item = event.item
-        if (item?.type === "message" && item.id !== undefined && texts.has(item.id)) {
-          texts.delete(item.id)
-          return [{ type: "text-end", id: item.id }]
-        }
-        const call = calls.get(index)
-        if (item?.type !== "function_call" || call === undefined) return []
-        calls.delete(index)
-        done++
-        if (call.text === "" && typeof item.arguments === "string") call.text = item.arguments
-        // a call that does not parse stays open: the id of the call repaired from the failure comes from it
-        return Result.match(AiProvider.toolCallParts(module, call), {
-          onFailure: (error) => (unparsed ??= error, []),
-          onSuccess: (parts) => parts
-        })
-      }
-      case "response.completed":
-        usage = event.response?.usage
-        finish = done > 0 ? "tool-calls" : "stop"
-        return []
-      case "response.incomplete":
-        usage = event.response?.usage
-        finish = incomplete[event.response?.incomplete_details?.reason ?? ""] ?? "other"
-        return []
-      case "response.failed":
-        return [{ type: "error", error: event.response?.error ?? event }]
-      case "error":
-        return [{ type: "error", error: { code: event.code, message: event.message } }]
-      default:
-        return []
-    }
+  const state: DecoderState = {
+    calls: new Map(),
+    texts: new Map(),
+    done: 0,
+    usage: undefined,
+    finish: undefined,
+    unparsed: undefined,
+    started: false
   }
-
-  const onEnd = (): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
-    Stream.suspend(() => {
-      if (unparsed !== undefined) return Stream.fail(unparsed)
-      if (!started) return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
-      const ends = Array.from(texts.values(), (id): Response.StreamPartEncoded => ({ type: "text-end", id }))
-      return Stream.fromIterable([
-        ...ends,
-        AiProvider.finishPart(finish ?? (done > 0 ? "tool-calls" : "stop"), {
-          input: usage?.input_tokens ?? undefined,
-          output: usage?.output_tokens ?? undefined,
-          cached: usage?.input_tokens_details?.cached_tokens ?? undefined
-        })
-      ])
-    })
-
-  return { onChunk, onEnd }
+  return { onChunk: (event) => decode(state, event), onEnd: () => end(state) }
 }
+
+/** One streamed response while it is folded: the items open, the calls done, and the usage and finish so far. */
+interface DecoderState {
+  readonly calls: Map<number, OpenCall>
+  readonly texts: Map<string, string>
+  done: number
+  usage: Usage | null | undefined
+  finish: Response.FinishReason | undefined
+  /** The first call whose argument text did not parse: the stream fails with it at its end. */
+  unparsed: AiError.AiError | undefined
+  started: boolean
+}
+
+const decode = (state: DecoderState, event: ResponseStreamEvent): ReadonlyArray<Response.StreamPartEncoded> => {
+  const index = event.output_index ?? 0
+  switch (event.type) {
+    case "response.created":
+      state.started = true
+      return []
+    case "response.output_item.added": {
+      const item = event.item
+      if (item?.type !== "function_call") return []
+      const call = { id: item.call_id ?? item.id ?? `call_${index}`, name: item.name ?? "", text: "" }
+      state.calls.set(index, call)
+      return [{ type: "tool-params-start", id: call.id, name: call.name }]
+    }
+    case "response.function_call_arguments.delta": {
+      const call = state.calls.get(index)
+      if (call === undefined || typeof event.delta !== "string" || event.delta === "") return []
+      call.text += event.delta
+      return [{ type: "tool-params-delta", id: call.id, delta: event.delta }]
+    }
+    case "response.output_text.delta": {
+      if (typeof event.delta !== "string" || event.delta === "") return []
+      const key = event.item_id ?? `text_${index}`
+      const id = state.texts.get(key)
+      if (id !== undefined) return [{ type: "text-delta", id, delta: event.delta }]
+      state.texts.set(key, key)
+      return [{ type: "text-start", id: key }, { type: "text-delta", id: key, delta: event.delta }]
+    }
+    case "response.output_item.done":
+      return itemDone(state, index, event.item)
+    case "response.completed":
+      state.usage = event.response?.usage
+      state.finish = state.done > 0 ? "tool-calls" : "stop"
+      return []
+    case "response.incomplete":
+      state.usage = event.response?.usage
+      state.finish = incomplete[event.response?.incomplete_details?.reason ?? ""] ?? "other"
+      return []
+    case "response.failed":
+      return [{ type: "error", error: event.response?.error ?? event }]
+    case "error":
+      return [{ type: "error", error: { code: event.code, message: event.message } }]
+    default:
+      return []
+  }
+}
+
+const itemDone = (
+  state: DecoderState,
+  index: number,
+  item: OutputItem | undefined
+): ReadonlyArray<Response.StreamPartEncoded> => {
+  if (item?.type === "message" && item.id !== undefined && state.texts.has(item.id)) {
+    state.texts.delete(item.id)
+    return [{ type: "text-end", id: item.id }]
+  }
+  const call = state.calls.get(index)
+  if (item?.type !== "function_call" || call === undefined) return []
+  state.calls.delete(index)
+  state.done++
+  if (call.text === "" && typeof item.arguments === "string") call.text = item.arguments
+  // a call that does not parse stays open: the id of the call repaired from the failure comes from it
+  return Result.match(AiProvider.toolCallParts(module, call), {
+    onFailure: (error) => (state.unparsed ??= error, []),
+    onSuccess: (parts) => parts
+  })
+}
+
+const end = (state: DecoderState): Stream.Stream<Response.StreamPartEncoded, AiError.AiError> =>
+  Stream.suspend(() => {
+    if (state.unparsed !== undefined) return Stream.fail(state.unparsed)
+    if (!state.started) return Stream.fail(AiProvider.malformedOutput(module, "the stream ended without an answer"))
+    const ends = Array.from(state.texts.values(), (id): Response.StreamPartEncoded => ({ type: "text-end", id }))
+    return Stream.fromIterable([
+      ...ends,
+      AiProvider.finishPart(state.finish ?? (state.done > 0 ? "tool-calls" : "stop"), {
+        input: state.usage?.input_tokens ?? undefined,
+        output: state.usage?.output_tokens ?? undefined,
+        cached: state.usage?.input_tokens_details?.cached_tokens ?? undefined
+      })
+    ])
+  })
 
 const models = (replay: HostedToolSearch.Replay<ReadonlyArray<unknown>> | undefined) =>
   AiProvider.streamingModel("openai", OpenAiClient, {

@@ -165,6 +165,16 @@ export const fromAiError = (
       retryAfter: Option.isSome(retryAfter) ? retryAfter : Option.fromUndefinedOr(error.retryAfter)
     }, secrets)
   }
+  return fromReason(error, provider, secrets)
+}
+
+/** An `effect/ai` error with no HTTP answer kept, by what it names. */
+const fromReason = (
+  error: AiError.AiError,
+  provider: string,
+  secrets: ReadonlyArray<Redacted.Redacted>
+): ProviderFailure => {
+  const reason = error.reason
   switch (reason._tag) {
     case "InvalidOutputError":
     case "InvalidResponseError":
