@@ -289,592 +289,739 @@ const mcpServer = (who: {
   return server
 }
 
+/**
+ * What the servers share, made once by `make` for their life: what they recorded and issued, the clients, codes
+ * and tokens they hold, their DPoP state, their origins and the ID-JAGs of the identity provider.
+ */
+interface State {
+  readonly options: Options
+  readonly requests: Array<Recorded>
+  readonly issued: Array<Issued>
+  readonly clients: Map<string, Client>
+  // the clients of the authorization server a migration moves to: none are shared
+  readonly clientsAfter: Map<string, Client>
+  readonly registered: Array<Client>
+  readonly codes: Map<
+    string,
+    {
+      issuer: string
+      clientId: string
+      redirectUri: string
+      challenge: string
+      scope: string | undefined
+      resource: string | undefined
+    }
+  >
+  readonly accessTokens: Map<
+    string,
+    { issuer: string; clientId: string; scope: string | undefined; expiresAt: number; jkt?: string | undefined }
+  >
+  readonly refreshTokens: Map<string, { clientId: string; scope: string | undefined; jkt?: string | undefined }>
+  // DPoP: the proofs received, the jtis seen, the nonces asked for, the key the token being issued is bound to
+  readonly proofs: Array<Proof>
+  readonly nonceChallenges: Array<"as" | "rs">
+  readonly seenJti: Set<string>
+  readonly asNonce: string
+  rsNonces: Array<string>
+  bindTo: string | undefined
+  readonly dpopAlgs: ReadonlyArray<string>
+  readonly sse: Map<string, SSEServerTransport>
+  readonly methods: ReadonlyArray<string>
+  readonly resourceMetadataPath: string
+  asOrigin: string
+  rsOrigin: string
+  afterOrigin: string
+  idpOrigin: string
+  migrated: boolean
+  readonly grants: Array<{ grant: string; audience: string; resource: string; used: boolean }>
+}
+
 export const make = (options: Options = {}): Effect.Effect<OAuthServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const requests: Array<Recorded> = []
-    const issued: Array<Issued> = []
-    const clients = new Map<string, Client>((options.clients ?? []).map((client) => [client.client_id, client]))
-    // the clients of the authorization server a migration moves to: none are shared
-    const clientsAfter = new Map<string, Client>()
-    const registered: Array<Client> = []
-    const codes = new Map<
-      string,
-      {
-        issuer: string
-        clientId: string
-        redirectUri: string
-        challenge: string
-        scope: string | undefined
-        resource: string | undefined
-      }
-    >()
-    const accessTokens = new Map<
-      string,
-      { issuer: string; clientId: string; scope: string | undefined; expiresAt: number; jkt?: string | undefined }
-    >()
-    const refreshTokens = new Map<string, { clientId: string; scope: string | undefined; jkt?: string | undefined }>()
-    // DPoP: the proofs received, the jtis seen, the nonces asked for, the key the token being issued is bound to
-    const proofs: Array<Proof> = []
-    const nonceChallenges: Array<"as" | "rs"> = []
-    const seenJti = new Set<string>()
-    const asNonce = `asn-${base64url(Crypto.randomBytes(9))}`
-    let rsNonces = [`rsn-${base64url(Crypto.randomBytes(9))}`]
-    let bindTo: string | undefined
-    const dpopAlgs = options.dpop?.algs ?? ["ES256"]
-    const schemeOf = (req: Http.IncomingMessage) => req.headers.authorization?.split(" ")[0]
-    const sse = new Map<string, SSEServerTransport>()
-    const methods = options.tokenEndpointAuthMethods ??
-      ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]
-    let asOrigin = ""
-    let rsOrigin = ""
-    let afterOrigin = ""
-    let migrated = false
-    const issuer = () => (options.legacy === true ? rsOrigin : asOrigin)
-    const currentIssuer = () => (migrated ? afterOrigin : issuer())
-    const clientsOf = (at: string) => (at === afterOrigin ? clientsAfter : clients)
-
-    /** An answer, with `options.nested` when it is for this one. */
-    const answer = (
-      res: Http.ServerResponse,
-      status: number,
-      what: "metadata" | "resource" | "registration" | "token",
-      body: Record<string, unknown>
-    ) => {
-      if (options.nested?.in !== what) return json(res, status, body)
-      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
-      const padding = options.nested.padding
-      res.end(
-        nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, options.nested.depth)
-      )
+    const state: State = {
+      options,
+      requests: [],
+      issued: [],
+      clients: new Map<string, Client>((options.clients ?? []).map((client) => [client.client_id, client])),
+      clientsAfter: new Map(),
+      registered: [],
+      codes: new Map(),
+      accessTokens: new Map(),
+      refreshTokens: new Map(),
+      proofs: [],
+      nonceChallenges: [],
+      seenJti: new Set(),
+      asNonce: `asn-${base64url(Crypto.randomBytes(9))}`,
+      rsNonces: [`rsn-${base64url(Crypto.randomBytes(9))}`],
+      bindTo: undefined,
+      dpopAlgs: options.dpop?.algs ?? ["ES256"],
+      sse: new Map(),
+      methods: options.tokenEndpointAuthMethods ??
+        ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"],
+      resourceMetadataPath: options.protectedResource === "root"
+        ? "/.well-known/oauth-protected-resource"
+        : "/.well-known/oauth-protected-resource/mcp",
+      asOrigin: "",
+      rsOrigin: "",
+      afterOrigin: "",
+      idpOrigin: "",
+      migrated: false,
+      grants: []
     }
-
-    const record = (on: "as" | "after" | "rs" | "idp", req: Http.IncomingMessage, form: Record<string, string>) => {
-      const url = new URL(req.url ?? "/", "http://x")
-      requests.push({
-        on: on === "rs" ? "rs" : "as",
-        origin: on === "after" ? afterOrigin : on === "as" ? asOrigin : on === "idp" ? idpOrigin : rsOrigin,
-        method: req.method ?? "",
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        form,
-        authorization: req.headers.authorization,
-        dpop: typeof req.headers.dpop === "string" ? req.headers.dpop : undefined
-      })
-    }
-
-    const issue = (
-      res: Http.ServerResponse,
-      at: string,
-      clientId: string,
-      asked: string | undefined,
-      grant: string,
-      resource: string | undefined
-    ) => {
-      const grantable = options.grantableScopes
-      const scope = grantable === undefined || asked === undefined
-        ? asked
-        : asked.split(" ").filter((s) => grantable.includes(s)).join(" ")
-      const accessToken = `at-${base64url(Crypto.randomBytes(18))}`
-      const refreshToken = options.refreshTokens === false || grant === "client_credentials"
-        ? undefined
-        : `rt-${base64url(Crypto.randomBytes(18))}`
-      const ttl = options.accessTokenTtl ?? 3600
-      const jkt = bindTo
-      accessTokens.set(accessToken, { issuer: at, clientId, scope, expiresAt: Date.now() + ttl * 1000, jkt })
-      if (refreshToken !== undefined) refreshTokens.set(refreshToken, { clientId, scope, jkt })
-      issued.push({ issuer: at, accessToken, refreshToken, clientId, scope, grant, resource, jkt })
-      answer(res, 200, "token", {
-        access_token: accessToken,
-        token_type: jkt !== undefined ? "DPoP" : "Bearer",
-        expires_in: ttl,
-        ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
-        ...(scope !== undefined ? { scope } : {})
-      })
-    }
-
-    /** Client authentication at the token endpoint; the client, or a reason. */
-    const authenticate = (req: Http.IncomingMessage, form: Record<string, string>, at: string): Client | string => {
-      const clients = clientsOf(at)
-      const tokenUrl = `${at}/token`
-      const basic = req.headers.authorization?.startsWith("Basic ") === true
-        ? req.headers.authorization.slice(6)
-        : undefined
-      if (basic !== undefined) {
-        if (!methods.includes("client_secret_basic")) return "client_secret_basic not allowed"
-        const [id, secret] = Buffer.from(basic, "base64").toString().split(":").map(decodeURIComponent)
-        const client = clients.get(id ?? "")
-        return client !== undefined && client.client_secret !== undefined && client.client_secret === secret
-          ? client
-          : "bad secret"
-      }
-      if (form.client_assertion !== undefined) {
-        if (!methods.includes("private_key_jwt")) return "private_key_jwt not allowed"
-        const claims = JSON.parse(
-          Buffer.from(form.client_assertion.split(".")[1] ?? "", "base64url").toString() || "{}"
-        ) as Record<string, unknown>
-        const client = clients.get(String(claims.sub ?? ""))
-        if (client?.publicKey === undefined) return "unknown client"
-        const verified = verifyJwt(form.client_assertion, client.publicKey)
-        if (verified === undefined) return "bad signature"
-        if (verified.aud !== at && verified.aud !== tokenUrl && verified.aud !== `${at}/`) return "bad audience"
-        return client
-      }
-      const client = clients.get(form.client_id ?? "")
-      if (client === undefined) return "unknown client"
-      if (form.client_secret !== undefined) {
-        if (!methods.includes("client_secret_post")) return "client_secret_post not allowed"
-        return client.client_secret === form.client_secret ? client : "bad secret"
-      }
-      if (client.client_secret !== undefined) return "a confidential client must authenticate"
-      return methods.includes("none") ? client : "none not allowed"
-    }
-
-    const metadata = (at: string) => ({
-      issuer: at,
-      authorization_endpoint: `${at}/authorize`,
-      token_endpoint: `${at}/token`,
-      ...(options.registration !== false ? { registration_endpoint: `${at}/register` } : {}),
-      response_types_supported: ["code"],
-      grant_types_supported: [
-        "authorization_code",
-        "refresh_token",
-        "client_credentials",
-        ...(options.workload !== undefined ? ["urn:ietf:params:oauth:grant-type:jwt-bearer"] : [])
-      ],
-      code_challenge_methods_supported: ["S256"],
-      ...(options.dpop !== undefined && dpopAlgs.length > 0 ? { dpop_signing_alg_values_supported: dpopAlgs } : {}),
-      token_endpoint_auth_methods_supported: methods,
-      ...(options.scopesSupported !== undefined ? { scopes_supported: options.scopesSupported } : {}),
-      ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
-      ...(options.iss?.advertised !== false ? { authorization_response_iss_parameter_supported: true } : {}),
-      ...(options.metadata === "oidc"
-        ? {
-          jwks_uri: `${at}/jwks`,
-          subject_types_supported: ["public"],
-          id_token_signing_alg_values_supported: ["RS256"]
-        }
-        : {}),
-      ...Object.fromEntries(
-        Object.entries(
-          typeof options.metadataOverrides === "function"
-            ? options.metadataOverrides(at)
-            : options.metadataOverrides ?? {}
-        ).filter(([, value]) => value !== undefined)
-      )
-    })
-
-    const authorizationServer = async (
-      req: Http.IncomingMessage,
-      res: Http.ServerResponse,
-      path: string,
-      form: Record<string, string>,
-      body: Record<string, unknown>,
-      at: string
-    ) => {
-      const url = new URL(req.url ?? "/", "http://x")
-      const clients = clientsOf(at)
-      if (
-        req.method === "GET" && path === (options.metadata === "oidc"
-            ? "/.well-known/openid-configuration"
-            : "/.well-known/oauth-authorization-server")
-      ) {
-        return answer(res, 200, "metadata", metadata(at)), true
-      }
-      if (req.method === "POST" && path === "/register" && options.registration !== false) {
-        const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
-        const client: Client = {
-          issuer: at,
-          client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
-          ...(asked.token_endpoint_auth_method !== "none"
-            ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` }
-            : {}),
-          redirect_uris: asked.redirect_uris ?? []
-        }
-        clients.set(client.client_id, client)
-        registered.push(client)
-        return answer(res, 201, "registration", {
-          ...body,
-          ...client,
-          client_id_issued_at: Math.floor(Date.now() / 1000)
-        }),
-          true
-      }
-      if (req.method === "GET" && path === "/authorize") {
-        const q = Object.fromEntries(url.searchParams)
-        let client = clients.get(q.client_id ?? "")
-        if (
-          client === undefined && options.clientIdMetadataDocuments === true &&
-          q.client_id?.startsWith("https://") === true
-        ) {
-          // a client ID metadata document: a real server would fetch it; the test checks what was sent
-          client = { client_id: q.client_id, redirect_uris: [q.redirect_uri ?? ""] }
-          clients.set(client.client_id, client)
-        }
-        if (client === undefined) return oauthError(res, 400, "invalid_client"), true
-        if (!(client.redirect_uris ?? []).includes(q.redirect_uri ?? "")) {
-          return oauthError(res, 400, "invalid_request"), true
-        }
-        if (q.response_type !== "code" || q.code_challenge_method !== "S256" || q.code_challenge === undefined) {
-          return oauthError(res, 400, "invalid_request"), true
-        }
-        const code = `code-${base64url(Crypto.randomBytes(12))}`
-        codes.set(code, {
-          issuer: at,
-          clientId: client.client_id,
-          redirectUri: q.redirect_uri!,
-          challenge: q.code_challenge,
-          scope: q.scope,
-          resource: q.resource
-        })
-        const target = new URL(q.redirect_uri!)
-        target.searchParams.set("code", code)
-        if (q.state !== undefined) {
-          target.searchParams.set("state", q.state)
-        }
-        const sent = options.iss?.sent ?? "issuer"
-        if (sent !== "none") {
-          target.searchParams.set(
-            "iss",
-            sent === "wrong" ? "https://attacker.example" : sent === "slash" ? `${at}/` : at
-          )
-        }
-        res.writeHead(302, { location: target.href }).end()
-        return true
-      }
-      if (req.method === "POST" && path === "/token") {
-        bindTo = undefined
-        if (options.dpop !== undefined && req.headers.dpop !== undefined) {
-          const proof = DpopProofs.check(String(req.headers.dpop), {
-            htm: "POST",
-            htu: `${at}/token`,
-            nonce: options.dpop.asNonce === true ? asNonce : undefined,
-            algs: dpopAlgs,
-            seen: seenJti
-          })
-          proofs.push({ ...proof, on: "as", path, scheme: schemeOf(req) })
-          if (proof.refused === "nonce") {
-            nonceChallenges.push("as")
-            return oauthError(res, 400, "use_dpop_nonce", { "dpop-nonce": asNonce }), true
-          }
-          if (proof.refused !== undefined) {
-            return oauthError(res, 400, "invalid_dpop_proof"), true
-          }
-          bindTo = proof.jkt
-        }
-        const client = authenticate(req, form, at)
-        if (typeof client === "string") return oauthError(res, 401, "invalid_client"), true
-        if (form.grant_type === "authorization_code") {
-          const code = codes.get(form.code ?? "")
-          codes.delete(form.code ?? "")
-          const challenge = base64url(Crypto.createHash("sha256").update(form.code_verifier ?? "").digest())
-          if (
-            code === undefined || code.issuer !== at || code.clientId !== client.client_id ||
-            code.redirectUri !== form.redirect_uri ||
-            code.challenge !== challenge
-          ) {
-            return oauthError(res, 400, "invalid_grant"), true
-          }
-          return issue(res, at, client.client_id, code.scope, "authorization_code", form.resource), true
-        }
-        if (form.grant_type === "refresh_token") {
-          const known = refreshTokens.get(form.refresh_token ?? "")
-          if (known === undefined || known.clientId !== client.client_id) {
-            return oauthError(res, 400, "invalid_grant"), true
-          }
-          // a refresh token bound to a key is used only with a proof of that key
-          if (known.jkt !== undefined && known.jkt !== bindTo) return oauthError(res, 400, "invalid_dpop_proof"), true
-          refreshTokens.delete(form.refresh_token!)
-          return issue(res, at, client.client_id, known.scope, "refresh_token", form.resource), true
-        }
-        if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer" && options.workload !== undefined) {
-          const claims = safeVerify(form.assertion ?? "", options.workload.publicKey)
-          const expired = typeof claims?.exp === "number" && claims.exp * 1000 <= Date.now()
-          if (claims === undefined || claims.aud !== at || expired) return oauthError(res, 400, "invalid_grant"), true
-          return issue(res, at, client.client_id, form.scope, "workload", form.resource), true
-        }
-        if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer") {
-          const grant = grants.find((entry) => entry.grant === form.assertion)
-          if (req.headers.authorization?.startsWith("Basic ") !== true) {
-            return oauthError(res, 401, "invalid_client"), true
-          }
-          if (grant === undefined || grant.audience !== at || grant.used) {
-            return oauthError(res, 400, "invalid_grant"), true
-          }
-          grant.used = true
-          return issue(res, at, client.client_id, form.scope, "jwt_bearer", grant.resource), true
-        }
-        if (form.grant_type === "client_credentials") {
-          if (client.client_secret === undefined && client.publicKey === undefined) {
-            return oauthError(res, 400, "unauthorized_client"), true
-          }
-          return issue(res, at, client.client_id, form.scope, "client_credentials", form.resource), true
-        }
-        return oauthError(res, 400, "unsupported_grant_type"), true
-      }
-      return false
-    }
-
-    const resourceMetadataPath = options.protectedResource === "root"
-      ? "/.well-known/oauth-protected-resource"
-      : "/.well-known/oauth-protected-resource/mcp"
-
-    const challenge = (extra: string) => {
-      const parts = [
-        ...(options.resourceMetadataInHeader !== false && options.protectedResource !== "none" &&
-            options.legacy !== true
-          ? [`resource_metadata="${rsOrigin}${resourceMetadataPath}"`]
-          : []),
-        extra
-      ].filter((part) => part.length > 0)
-      const dpopScheme = options.dpop !== undefined && options.dpop.required !== false &&
-        options.dpop.advertise !== "metadata"
-      return dpopScheme
-        ? `DPoP ${[...parts, `algs="${dpopAlgs.join(" ")}"`].join(", ")}`
-        : `Bearer ${parts.join(", ")}`.trim()
-    }
-
-    const who = (bearer: string, token: { readonly clientId: string; readonly scope: string | undefined }) => {
-      const refresh = issued.find((entry) => entry.accessToken === bearer)?.refreshToken
-      return {
-        clientId: token.clientId,
-        scope: token.scope,
-        ...(options.quoteTokens !== undefined
-          ? { quoted: `token ${bearer} refresh ${refresh ?? ""}`, quoteInList: options.quoteTokens === "list" }
-          : {})
-      }
-    }
-
-    /**
-     * The MCP server's DPoP checks of a request with a token: answered (401) when it is refused, `false` when it
-     * passes. A nonce is asked for (again) with `use_dpop_nonce`; a rotating one is renewed on every answer.
-     */
-    const dpopRefusal = (
-      req: Http.IncomingMessage,
-      res: Http.ServerResponse,
-      token: string,
-      scheme: string | undefined
-    ): boolean => {
-      const dpop = options.dpop!
-      const known = accessTokens.get(token)
-      const refuse = (error: string, headers: Record<string, string> = {}) => {
-        res.writeHead(401, { "www-authenticate": `DPoP error="${error}", algs="${dpopAlgs.join(" ")}"`, ...headers })
-        res.end(JSON.stringify({ error }))
-        return true
-      }
-      if (scheme !== "DPoP") {
-        // a bound token as a bearer token is refused; a bearer token where DPoP is required, too
-        return known?.jkt !== undefined || dpop.required !== false ? refuse("invalid_token") : false
-      }
-      const url = new URL(req.url ?? "/", "http://x")
-      const proof = DpopProofs.check(typeof req.headers.dpop === "string" ? req.headers.dpop : undefined, {
-        htm: req.method ?? "",
-        htu: `${rsOrigin}${url.pathname}`,
-        accessToken: token,
-        algs: dpopAlgs,
-        seen: seenJti,
-        nonce: undefined
-      })
-      const nonceOk = dpop.rsNonce === undefined || dpop.rsNonce === false ||
-        (proof.nonce !== undefined && rsNonces.includes(proof.nonce))
-      const refused = proof.refused ??
-        (known !== undefined && known.jkt !== proof.jkt ? "not the key the token is bound to" : undefined) ??
-        (nonceOk ? undefined : "nonce")
-      proofs.push({ ...proof, refused, on: "rs", path: url.pathname, scheme })
-      if (refused === "nonce") {
-        nonceChallenges.push("rs")
-        return refuse("use_dpop_nonce", { "dpop-nonce": rsNonces[0]! })
-      }
-      if (refused !== undefined) return refuse("invalid_dpop_proof")
-      if (dpop.rsNonce === "rotate") {
-        rsNonces = [`rsn-${base64url(Crypto.randomBytes(9))}`, rsNonces[0]!]
-        res.setHeader("dpop-nonce", rsNonces[0]!)
-      }
-      return false
-    }
-
-    const resourceServer = (req: Http.IncomingMessage, res: Http.ServerResponse, path: string, body: string) => {
-      if (
-        req.method === "GET" && path === resourceMetadataPath && options.protectedResource !== "none" &&
-        options.legacy !== true
-      ) {
-        return answer(res, 200, "resource", {
-          resource: options.resource === "origin" ? rsOrigin : `${rsOrigin}/mcp`,
-          authorization_servers: options.authorizationServers ?? [currentIssuer()],
-          ...(options.dpop?.advertise === "metadata" ? { dpop_bound_access_tokens_required: true } : {}),
-          ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
-        }),
-          true
-      }
-      if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
-      // the token of either scheme; a DPoP one only with a valid proof of the key it is bound to
-      const scheme = schemeOf(req)
-      const bearer = scheme === "Bearer" || scheme === "DPoP"
-        ? req.headers.authorization!.slice(scheme.length + 1)
-        : undefined
-      if (options.dpop !== undefined && bearer !== undefined && path === "/mcp") {
-        const refused = dpopRefusal(req, res, bearer, scheme)
-        if (refused) return true
-      }
-      const method = path === "/mcp" && req.method === "POST"
-        ? (JSON.parse(body || "{}") as { method?: unknown }).method
-        : undefined
-      if (typeof method === "string" && options.openMethods?.includes(method) === true && bearer === undefined) {
-        const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-        const server = mcpServer({ clientId: "anonymous", scope: undefined })
-        res.on("close", () => {
-          void transport.close()
-          void server.close()
-        })
-        void server.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(body)))
-        return true
-      }
-      const token = bearer === undefined ? undefined : accessTokens.get(bearer)
-      if (
-        options.always401 === true || token === undefined || token.expiresAt < Date.now() ||
-        token.issuer !== currentIssuer()
-      ) {
-        const scope = options.challengeScope !== undefined ? `scope="${options.challengeScope}"` : ""
-        res.writeHead(401, {
-          "www-authenticate": challenge(
-            token === undefined && bearer !== undefined ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope
-          )
-        })
-        res.end(JSON.stringify({ error: "unauthorized" }))
-        return true
-      }
-      const required = method === "tools/call" && options.callScope !== undefined
-        ? options.callScope
-        : options.requiredScope
-      if (required !== undefined) {
-        const have = new Set((token.scope ?? "").split(" "))
-        if (!required.split(" ").every((scope) => have.has(scope))) {
-          res.writeHead(403, { "www-authenticate": challenge(`error="insufficient_scope", scope="${required}"`) })
-          res.end()
-          return true
-        }
-      }
-      if (path === "/sse" && req.method === "GET") {
-        // the legacy HTTP+SSE transport (2024-11-05), behind the same bearer check
-        const transport = new SSEServerTransport("/messages", res)
-        sse.set(transport.sessionId, transport)
-        res.on("close", () => sse.delete(transport.sessionId))
-        void mcpServer(who(bearer!, token)).connect(transport)
-        return true
-      }
-      if (path === "/messages" && req.method === "POST") {
-        const transport = sse.get(new URL(req.url ?? "/", "http://x").searchParams.get("sessionId") ?? "")
-        if (transport === undefined) return res.writeHead(404).end(), true
-        void transport.handlePostMessage(req, res, JSON.parse(body))
-        return true
-      }
-      if (path !== "/mcp" || req.method !== "POST") return res.writeHead(405).end(), true
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
-      const server = mcpServer(who(bearer!, token))
-      res.on("close", () => {
-        void transport.close()
-        void server.close()
-      })
-      void server.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(body)))
-      return true
-    }
-
-    const grants: Array<{ grant: string; audience: string; resource: string; used: boolean }> = []
-    let idpOrigin = ""
-    // the identity provider: RFC 8414 metadata and the token exchange of an ID token for an ID-JAG
-    const identityProvider = (
-      req: Http.IncomingMessage,
-      res: Http.ServerResponse,
-      path: string,
-      form: Record<string, string>
-    ) => {
-      if (req.method === "GET" && path === "/.well-known/oauth-authorization-server") {
-        return json(res, 200, {
-          issuer: idpOrigin,
-          authorization_endpoint: `${idpOrigin}/authorize`,
-          token_endpoint: `${idpOrigin}/token`,
-          response_types_supported: ["code"],
-          grant_types_supported: ["urn:ietf:params:oauth:grant-type:token-exchange"]
-        })
-      }
-      if (req.method !== "POST" || path !== "/token") return res.writeHead(404).end()
-      const enterprise = options.enterprise
-      if (
-        enterprise === undefined || form.grant_type !== "urn:ietf:params:oauth:grant-type:token-exchange" ||
-        form.subject_token_type !== "urn:ietf:params:oauth:token-type:id_token" ||
-        form.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" ||
-        form.client_id !== enterprise.idpClientId
-      ) {
-        return oauthError(res, 400, "invalid_request")
-      }
-      if (form.subject_token !== enterprise.idToken) return oauthError(res, 400, "invalid_grant")
-      const grant = `jag-${base64url(Crypto.randomBytes(18))}`
-      grants.push({ grant, audience: form.audience ?? "", resource: form.resource ?? "", used: false })
-      json(res, 200, {
-        access_token: grant,
-        issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
-        token_type: "N_A",
-        expires_in: 300
-      })
-    }
-
-    const handler = (on: "as" | "after" | "rs" | "idp"): Http.RequestListener => (req, res) => {
-      void readBody(req).then(async (body) => {
-        const path = new URL(req.url ?? "/", "http://x").pathname
-        const type = req.headers["content-type"] ?? ""
-        const form = type.startsWith("application/x-www-form-urlencoded")
-          ? Object.fromEntries(new URLSearchParams(body))
-          : {}
-        const jsonBody = type.startsWith("application/json") && path !== "/mcp"
-          ? JSON.parse(body || "{}") as Record<string, unknown>
-          : {}
-        if (on === "idp") {
-          record(on, req, form)
-          return identityProvider(req, res, path, form)
-        }
-        record(on, req, {
-          ...form,
-          ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)]))
-        })
-        const at = on === "after" ? afterOrigin : issuer()
-        const servesAs = on !== "rs" || options.legacy === true
-        if (servesAs && (await authorizationServer(req, res, path, form, jsonBody, at))) return
-        if (on === "rs" && resourceServer(req, res, path, body)) return
-        res.writeHead(404).end()
-      })
-    }
-
-    const as = yield* listen(handler("as"))
-    const rs = yield* listen(handler("rs"))
-    const after = yield* listen(handler("after"))
-    const idp = yield* listen(handler("idp"))
-    idpOrigin = idp.origin
-    asOrigin = as.origin
-    rsOrigin = rs.origin
-    afterOrigin = after.origin
+    const as = yield* listen(handler(state, "as"))
+    const rs = yield* listen(handler(state, "rs"))
+    const after = yield* listen(handler(state, "after"))
+    const idp = yield* listen(handler(state, "idp"))
+    state.idpOrigin = idp.origin
+    state.asOrigin = as.origin
+    state.rsOrigin = rs.origin
+    state.afterOrigin = after.origin
     return {
-      url: `${rsOrigin}/mcp`,
+      url: `${state.rsOrigin}/mcp`,
       get issuer() {
-        return issuer()
+        return issuer(state)
       },
-      resourceOrigin: rsOrigin,
-      requests,
-      issued,
-      registered,
-      revokeRefreshTokens: () => refreshTokens.clear(),
+      resourceOrigin: state.rsOrigin,
+      requests: state.requests,
+      issued: state.issued,
+      registered: state.registered,
+      revokeRefreshTokens: () => state.refreshTokens.clear(),
       expireAccessTokens: () => {
-        for (const token of accessTokens.values()) token.expiresAt = 0
+        for (const token of state.accessTokens.values()) token.expiresAt = 0
       },
-      count: (path) => requests.filter((request) => request.path === path).length,
-      idpIssuer: idpOrigin,
-      grants,
-      proofs,
-      nonceChallenges,
+      count: (path) => state.requests.filter((request) => request.path === path).length,
+      idpIssuer: state.idpOrigin,
+      grants: state.grants,
+      proofs: state.proofs,
+      nonceChallenges: state.nonceChallenges,
       migrate: () => {
-        migrated = true
-        return afterOrigin
+        state.migrated = true
+        return state.afterOrigin
       }
     }
   })
+
+const issuer = (state: State) => (state.options.legacy === true ? state.rsOrigin : state.asOrigin)
+
+const currentIssuer = (state: State) => (state.migrated ? state.afterOrigin : issuer(state))
+
+const clientsOf = (state: State, at: string) => (at === state.afterOrigin ? state.clientsAfter : state.clients)
+
+const schemeOf = (req: Http.IncomingMessage) => req.headers.authorization?.split(" ")[0]
+
+/** An answer, with `options.nested` when it is for this one. */
+const answer = (
+  state: State,
+  res: Http.ServerResponse,
+  status: number,
+  what: "metadata" | "resource" | "registration" | "token",
+  body: Record<string, unknown>
+) => {
+  const nested = state.options.nested
+  if (nested?.in !== what) return json(res, status, body)
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" })
+  const padding = nested.padding
+  res.end(nestedJson(padding === undefined ? body : { ...body, x_padding: "x".repeat(padding) }, nested.depth))
+}
+
+const record = (
+  state: State,
+  on: "as" | "after" | "rs" | "idp",
+  req: Http.IncomingMessage,
+  form: Record<string, string>
+) => {
+  const url = new URL(req.url ?? "/", "http://x")
+  state.requests.push({
+    on: on === "rs" ? "rs" : "as",
+    origin: on === "after"
+      ? state.afterOrigin
+      : on === "as"
+      ? state.asOrigin
+      : on === "idp"
+      ? state.idpOrigin
+      : state.rsOrigin,
+    method: req.method ?? "",
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    form,
+    authorization: req.headers.authorization,
+    dpop: typeof req.headers.dpop === "string" ? req.headers.dpop : undefined
+  })
+}
+
+const issue = (
+  state: State,
+  res: Http.ServerResponse,
+  at: string,
+  clientId: string,
+  asked: string | undefined,
+  grant: string,
+  resource: string | undefined
+) => {
+  const options = state.options
+  const grantable = options.grantableScopes
+  const scope = grantable === undefined || asked === undefined
+    ? asked
+    : asked.split(" ").filter((s) => grantable.includes(s)).join(" ")
+  const accessToken = `at-${base64url(Crypto.randomBytes(18))}`
+  const refreshToken = options.refreshTokens === false || grant === "client_credentials"
+    ? undefined
+    : `rt-${base64url(Crypto.randomBytes(18))}`
+  const ttl = options.accessTokenTtl ?? 3600
+  const jkt = state.bindTo
+  state.accessTokens.set(accessToken, { issuer: at, clientId, scope, expiresAt: Date.now() + ttl * 1000, jkt })
+  if (refreshToken !== undefined) state.refreshTokens.set(refreshToken, { clientId, scope, jkt })
+  state.issued.push({ issuer: at, accessToken, refreshToken, clientId, scope, grant, resource, jkt })
+  answer(state, res, 200, "token", {
+    access_token: accessToken,
+    token_type: jkt !== undefined ? "DPoP" : "Bearer",
+    expires_in: ttl,
+    ...(refreshToken !== undefined ? { refresh_token: refreshToken } : {}),
+    ...(scope !== undefined ? { scope } : {})
+  })
+}
+
+/** Client authentication at the token endpoint; the client, or a reason. */
+const authenticate = (
+  state: State,
+  req: Http.IncomingMessage,
+  form: Record<string, string>,
+  at: string
+): Client | string => {
+  const clients = clientsOf(state, at)
+  const methods = state.methods
+  const tokenUrl = `${at}/token`
+  const basic = req.headers.authorization?.startsWith("Basic ") === true
+    ? req.headers.authorization.slice(6)
+    : undefined
+  if (basic !== undefined) {
+    if (!methods.includes("client_secret_basic")) return "client_secret_basic not allowed"
+    const [id, secret] = Buffer.from(basic, "base64").toString().split(":").map(decodeURIComponent)
+    const client = clients.get(id ?? "")
+    return client !== undefined && client.client_secret !== undefined && client.client_secret === secret
+      ? client
+      : "bad secret"
+  }
+  if (form.client_assertion !== undefined) {
+    if (!methods.includes("private_key_jwt")) return "private_key_jwt not allowed"
+    const claims = JSON.parse(
+      Buffer.from(form.client_assertion.split(".")[1] ?? "", "base64url").toString() || "{}"
+    ) as Record<string, unknown>
+    const client = clients.get(String(claims.sub ?? ""))
+    if (client?.publicKey === undefined) return "unknown client"
+    const verified = verifyJwt(form.client_assertion, client.publicKey)
+    if (verified === undefined) return "bad signature"
+    if (verified.aud !== at && verified.aud !== tokenUrl && verified.aud !== `${at}/`) return "bad audience"
+    return client
+  }
+  const client = clients.get(form.client_id ?? "")
+  if (client === undefined) return "unknown client"
+  if (form.client_secret !== undefined) {
+    if (!methods.includes("client_secret_post")) return "client_secret_post not allowed"
+    return client.client_secret === form.client_secret ? client : "bad secret"
+  }
+  if (client.client_secret !== undefined) return "a confidential client must authenticate"
+  return methods.includes("none") ? client : "none not allowed"
+}
+
+const metadata = (state: State, at: string) => {
+  const options = state.options
+  return {
+    issuer: at,
+    authorization_endpoint: `${at}/authorize`,
+    token_endpoint: `${at}/token`,
+    ...(options.registration !== false ? { registration_endpoint: `${at}/register` } : {}),
+    response_types_supported: ["code"],
+    grant_types_supported: [
+      "authorization_code",
+      "refresh_token",
+      "client_credentials",
+      ...(options.workload !== undefined ? ["urn:ietf:params:oauth:grant-type:jwt-bearer"] : [])
+    ],
+    code_challenge_methods_supported: ["S256"],
+    ...(options.dpop !== undefined && state.dpopAlgs.length > 0
+      ? { dpop_signing_alg_values_supported: state.dpopAlgs }
+      : {}),
+    token_endpoint_auth_methods_supported: state.methods,
+    ...(options.scopesSupported !== undefined ? { scopes_supported: options.scopesSupported } : {}),
+    ...(options.clientIdMetadataDocuments === true ? { client_id_metadata_document_supported: true } : {}),
+    ...(options.iss?.advertised !== false ? { authorization_response_iss_parameter_supported: true } : {}),
+    ...(options.metadata === "oidc"
+      ? {
+        jwks_uri: `${at}/jwks`,
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["RS256"]
+      }
+      : {}),
+    ...Object.fromEntries(
+      Object.entries(
+        typeof options.metadataOverrides === "function"
+          ? options.metadataOverrides(at)
+          : options.metadataOverrides ?? {}
+      ).filter(([, value]) => value !== undefined)
+    )
+  }
+}
+
+/** The authorization server at `at`: whether it answered the request. */
+const authorizationServer = async (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  path: string,
+  form: Record<string, string>,
+  body: Record<string, unknown>,
+  at: string
+) => {
+  if (
+    req.method === "GET" && path === (state.options.metadata === "oidc"
+        ? "/.well-known/openid-configuration"
+        : "/.well-known/oauth-authorization-server")
+  ) {
+    return answer(state, res, 200, "metadata", metadata(state, at)), true
+  }
+  if (req.method === "POST" && path === "/register" && state.options.registration !== false) {
+    return register(state, res, body, at), true
+  }
+  if (req.method === "GET" && path === "/authorize") return authorize(state, req, res, at), true
+  if (req.method === "POST" && path === "/token") return token(state, req, res, path, form, at), true
+  return false
+}
+
+const register = (state: State, res: Http.ServerResponse, body: Record<string, unknown>, at: string) => {
+  const asked = body as { redirect_uris?: Array<string>; token_endpoint_auth_method?: string }
+  const client: Client = {
+    issuer: at,
+    client_id: `dcr-${base64url(Crypto.randomBytes(9))}`,
+    ...(asked.token_endpoint_auth_method !== "none"
+      ? { client_secret: `cs-${base64url(Crypto.randomBytes(12))}` }
+      : {}),
+    redirect_uris: asked.redirect_uris ?? []
+  }
+  clientsOf(state, at).set(client.client_id, client)
+  state.registered.push(client)
+  answer(state, res, 201, "registration", {
+    ...body,
+    ...client,
+    client_id_issued_at: Math.floor(Date.now() / 1000)
+  })
+}
+
+const authorize = (state: State, req: Http.IncomingMessage, res: Http.ServerResponse, at: string) => {
+  const options = state.options
+  const clients = clientsOf(state, at)
+  const q = Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams)
+  let client = clients.get(q.client_id ?? "")
+  if (
+    client === undefined && options.clientIdMetadataDocuments === true &&
+    q.client_id?.startsWith("https://") === true
+  ) {
+    // a client ID metadata document: a real server would fetch it; the test checks what was sent
+    client = { client_id: q.client_id, redirect_uris: [q.redirect_uri ?? ""] }
+    clients.set(client.client_id, client)
+  }
+  if (client === undefined) return oauthError(res, 400, "invalid_client")
+  if (!(client.redirect_uris ?? []).includes(q.redirect_uri ?? "")) {
+    return oauthError(res, 400, "invalid_request")
+  }
+  if (q.response_type !== "code" || q.code_challenge_method !== "S256" || q.code_challenge === undefined) {
+    return oauthError(res, 400, "invalid_request")
+  }
+  const code = `code-${base64url(Crypto.randomBytes(12))}`
+  state.codes.set(code, {
+    issuer: at,
+    clientId: client.client_id,
+    redirectUri: q.redirect_uri!,
+    challenge: q.code_challenge,
+    scope: q.scope,
+    resource: q.resource
+  })
+  const target = new URL(q.redirect_uri!)
+  target.searchParams.set("code", code)
+  if (q.state !== undefined) {
+    target.searchParams.set("state", q.state)
+  }
+  const sent = options.iss?.sent ?? "issuer"
+  if (sent !== "none") {
+    target.searchParams.set(
+      "iss",
+      sent === "wrong" ? "https://attacker.example" : sent === "slash" ? `${at}/` : at
+    )
+  }
+  res.writeHead(302, { location: target.href }).end()
+}
+
+/** The token endpoint: a token request's DPoP proof, when it has one, binds the tokens issued to its key. */
+const token = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  path: string,
+  form: Record<string, string>,
+  at: string
+) => {
+  const dpop = state.options.dpop
+  state.bindTo = undefined
+  if (dpop !== undefined && req.headers.dpop !== undefined) {
+    const proof = DpopProofs.check(String(req.headers.dpop), {
+      htm: "POST",
+      htu: `${at}/token`,
+      nonce: dpop.asNonce === true ? state.asNonce : undefined,
+      algs: state.dpopAlgs,
+      seen: state.seenJti
+    })
+    state.proofs.push({ ...proof, on: "as", path, scheme: schemeOf(req) })
+    if (proof.refused === "nonce") {
+      state.nonceChallenges.push("as")
+      return oauthError(res, 400, "use_dpop_nonce", { "dpop-nonce": state.asNonce })
+    }
+    if (proof.refused !== undefined) {
+      return oauthError(res, 400, "invalid_dpop_proof")
+    }
+    state.bindTo = proof.jkt
+  }
+  const client = authenticate(state, req, form, at)
+  if (typeof client === "string") return oauthError(res, 401, "invalid_client")
+  if (form.grant_type === "authorization_code") return codeGrant(state, res, form, at, client)
+  if (form.grant_type === "refresh_token") return refreshGrant(state, res, form, at, client)
+  if (form.grant_type === "urn:ietf:params:oauth:grant-type:jwt-bearer") {
+    return jwtBearerGrant(state, req, res, form, at, client)
+  }
+  if (form.grant_type === "client_credentials") {
+    if (client.client_secret === undefined && client.publicKey === undefined) {
+      return oauthError(res, 400, "unauthorized_client")
+    }
+    return issue(state, res, at, client.client_id, form.scope, "client_credentials", form.resource)
+  }
+  return oauthError(res, 400, "unsupported_grant_type")
+}
+
+const codeGrant = (
+  state: State,
+  res: Http.ServerResponse,
+  form: Record<string, string>,
+  at: string,
+  client: Client
+) => {
+  const code = state.codes.get(form.code ?? "")
+  state.codes.delete(form.code ?? "")
+  const challenge = base64url(Crypto.createHash("sha256").update(form.code_verifier ?? "").digest())
+  if (
+    code === undefined || code.issuer !== at || code.clientId !== client.client_id ||
+    code.redirectUri !== form.redirect_uri ||
+    code.challenge !== challenge
+  ) {
+    return oauthError(res, 400, "invalid_grant")
+  }
+  return issue(state, res, at, client.client_id, code.scope, "authorization_code", form.resource)
+}
+
+const refreshGrant = (
+  state: State,
+  res: Http.ServerResponse,
+  form: Record<string, string>,
+  at: string,
+  client: Client
+) => {
+  const known = state.refreshTokens.get(form.refresh_token ?? "")
+  if (known === undefined || known.clientId !== client.client_id) {
+    return oauthError(res, 400, "invalid_grant")
+  }
+  // a refresh token bound to a key is used only with a proof of that key
+  if (known.jkt !== undefined && known.jkt !== state.bindTo) return oauthError(res, 400, "invalid_dpop_proof")
+  state.refreshTokens.delete(form.refresh_token!)
+  return issue(state, res, at, client.client_id, known.scope, "refresh_token", form.resource)
+}
+
+/** The JWT bearer grant: a workload's token under `options.workload`, else an ID-JAG of the identity provider. */
+const jwtBearerGrant = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  form: Record<string, string>,
+  at: string,
+  client: Client
+) => {
+  const workload = state.options.workload
+  if (workload !== undefined) {
+    const claims = safeVerify(form.assertion ?? "", workload.publicKey)
+    const expired = typeof claims?.exp === "number" && claims.exp * 1000 <= Date.now()
+    if (claims === undefined || claims.aud !== at || expired) return oauthError(res, 400, "invalid_grant")
+    return issue(state, res, at, client.client_id, form.scope, "workload", form.resource)
+  }
+  const grant = state.grants.find((entry) => entry.grant === form.assertion)
+  if (req.headers.authorization?.startsWith("Basic ") !== true) {
+    return oauthError(res, 401, "invalid_client")
+  }
+  if (grant === undefined || grant.audience !== at || grant.used) {
+    return oauthError(res, 400, "invalid_grant")
+  }
+  grant.used = true
+  return issue(state, res, at, client.client_id, form.scope, "jwt_bearer", grant.resource)
+}
+
+const challenge = (state: State, extra: string) => {
+  const options = state.options
+  const parts = [
+    ...(options.resourceMetadataInHeader !== false && options.protectedResource !== "none" &&
+        options.legacy !== true
+      ? [`resource_metadata="${state.rsOrigin}${state.resourceMetadataPath}"`]
+      : []),
+    extra
+  ].filter((part) => part.length > 0)
+  const dpopScheme = options.dpop !== undefined && options.dpop.required !== false &&
+    options.dpop.advertise !== "metadata"
+  return dpopScheme
+    ? `DPoP ${[...parts, `algs="${state.dpopAlgs.join(" ")}"`].join(", ")}`
+    : `Bearer ${parts.join(", ")}`.trim()
+}
+
+const who = (
+  state: State,
+  bearer: string,
+  token: { readonly clientId: string; readonly scope: string | undefined }
+) => {
+  const refresh = state.issued.find((entry) => entry.accessToken === bearer)?.refreshToken
+  return {
+    clientId: token.clientId,
+    scope: token.scope,
+    ...(state.options.quoteTokens !== undefined
+      ? { quoted: `token ${bearer} refresh ${refresh ?? ""}`, quoteInList: state.options.quoteTokens === "list" }
+      : {})
+  }
+}
+
+/**
+ * The MCP server's DPoP checks of a request with a token: answered (401) when it is refused, `false` when it
+ * passes. A nonce is asked for (again) with `use_dpop_nonce`; a rotating one is renewed on every answer.
+ */
+const dpopRefusal = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  token: string,
+  scheme: string | undefined
+): boolean => {
+  const dpop = state.options.dpop!
+  const known = state.accessTokens.get(token)
+  const refuse = (error: string, headers: Record<string, string> = {}) => {
+    res.writeHead(401, {
+      "www-authenticate": `DPoP error="${error}", algs="${state.dpopAlgs.join(" ")}"`,
+      ...headers
+    })
+    res.end(JSON.stringify({ error }))
+    return true
+  }
+  if (scheme !== "DPoP") {
+    // a bound token as a bearer token is refused; a bearer token where DPoP is required, too
+    return known?.jkt !== undefined || dpop.required !== false ? refuse("invalid_token") : false
+  }
+  const url = new URL(req.url ?? "/", "http://x")
+  const proof = DpopProofs.check(typeof req.headers.dpop === "string" ? req.headers.dpop : undefined, {
+    htm: req.method ?? "",
+    htu: `${state.rsOrigin}${url.pathname}`,
+    accessToken: token,
+    algs: state.dpopAlgs,
+    seen: state.seenJti,
+    nonce: undefined
+  })
+  const nonceOk = dpop.rsNonce === undefined || dpop.rsNonce === false ||
+    (proof.nonce !== undefined && state.rsNonces.includes(proof.nonce))
+  const refused = proof.refused ??
+    (known !== undefined && known.jkt !== proof.jkt ? "not the key the token is bound to" : undefined) ??
+    (nonceOk ? undefined : "nonce")
+  state.proofs.push({ ...proof, refused, on: "rs", path: url.pathname, scheme })
+  if (refused === "nonce") {
+    state.nonceChallenges.push("rs")
+    return refuse("use_dpop_nonce", { "dpop-nonce": state.rsNonces[0]! })
+  }
+  if (refused !== undefined) return refuse("invalid_dpop_proof")
+  if (dpop.rsNonce === "rotate") {
+    state.rsNonces = [`rsn-${base64url(Crypto.randomBytes(9))}`, state.rsNonces[0]!]
+    res.setHeader("dpop-nonce", state.rsNonces[0]!)
+  }
+  return false
+}
+
+/** The MCP server and its protected-resource metadata: whether it answered the request. */
+const resourceServer = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  path: string,
+  body: string
+) => {
+  const options = state.options
+  if (
+    req.method === "GET" && path === state.resourceMetadataPath && options.protectedResource !== "none" &&
+    options.legacy !== true
+  ) {
+    return resourceMetadata(state, res), true
+  }
+  if (path !== "/mcp" && path !== "/sse" && path !== "/messages") return false
+  // the token of either scheme; a DPoP one only with a valid proof of the key it is bound to
+  const scheme = schemeOf(req)
+  const bearer = scheme === "Bearer" || scheme === "DPoP"
+    ? req.headers.authorization!.slice(scheme.length + 1)
+    : undefined
+  if (options.dpop !== undefined && bearer !== undefined && path === "/mcp") {
+    const refused = dpopRefusal(state, req, res, bearer, scheme)
+    if (refused) return true
+  }
+  const method = path === "/mcp" && req.method === "POST"
+    ? (JSON.parse(body || "{}") as { method?: unknown }).method
+    : undefined
+  if (typeof method === "string" && options.openMethods?.includes(method) === true && bearer === undefined) {
+    return streamable(req, res, body, { clientId: "anonymous", scope: undefined }), true
+  }
+  const token = bearer === undefined ? undefined : state.accessTokens.get(bearer)
+  if (
+    options.always401 === true || token === undefined || token.expiresAt < Date.now() ||
+    token.issuer !== currentIssuer(state)
+  ) {
+    return unauthorized(state, res, token === undefined && bearer !== undefined), true
+  }
+  const required = method === "tools/call" && options.callScope !== undefined
+    ? options.callScope
+    : options.requiredScope
+  if (required !== undefined) {
+    const have = new Set((token.scope ?? "").split(" "))
+    if (!required.split(" ").every((scope) => have.has(scope))) {
+      res.writeHead(403, { "www-authenticate": challenge(state, `error="insufficient_scope", scope="${required}"`) })
+      res.end()
+      return true
+    }
+  }
+  return serve(state, req, res, path, body, bearer!, token)
+}
+
+const resourceMetadata = (state: State, res: Http.ServerResponse) => {
+  const options = state.options
+  answer(state, res, 200, "resource", {
+    resource: options.resource === "origin" ? state.rsOrigin : `${state.rsOrigin}/mcp`,
+    authorization_servers: options.authorizationServers ?? [currentIssuer(state)],
+    ...(options.dpop?.advertise === "metadata" ? { dpop_bound_access_tokens_required: true } : {}),
+    ...(options.resourceScopes !== undefined ? { scopes_supported: options.resourceScopes } : {})
+  })
+}
+
+/** A 401 with the challenge, saying `invalid_token` of a token the server does not know. */
+const unauthorized = (state: State, res: Http.ServerResponse, invalid: boolean) => {
+  const scope = state.options.challengeScope !== undefined ? `scope="${state.options.challengeScope}"` : ""
+  res.writeHead(401, {
+    "www-authenticate": challenge(state, invalid ? `error="invalid_token"${scope ? `, ${scope}` : ""}` : scope)
+  })
+  res.end(JSON.stringify({ error: "unauthorized" }))
+}
+
+/** A request that passed the checks, to the MCP server of its caller over its transport. */
+const serve = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  path: string,
+  body: string,
+  bearer: string,
+  token: { readonly clientId: string; readonly scope: string | undefined }
+) => {
+  if (path === "/sse" && req.method === "GET") {
+    // the legacy HTTP+SSE transport (2024-11-05), behind the same bearer check
+    const transport = new SSEServerTransport("/messages", res)
+    state.sse.set(transport.sessionId, transport)
+    res.on("close", () => state.sse.delete(transport.sessionId))
+    void mcpServer(who(state, bearer, token)).connect(transport)
+    return true
+  }
+  if (path === "/messages" && req.method === "POST") {
+    const transport = state.sse.get(new URL(req.url ?? "/", "http://x").searchParams.get("sessionId") ?? "")
+    if (transport === undefined) return res.writeHead(404).end(), true
+    void transport.handlePostMessage(req, res, JSON.parse(body))
+    return true
+  }
+  if (path !== "/mcp" || req.method !== "POST") return res.writeHead(405).end(), true
+  return streamable(req, res, body, who(state, bearer, token)), true
+}
+
+/** A request to an MCP server of its own, over a streamable HTTP transport closed with the response. */
+const streamable = (
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  body: string,
+  caller: Parameters<typeof mcpServer>[0]
+) => {
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true })
+  const server = mcpServer(caller)
+  res.on("close", () => {
+    void transport.close()
+    void server.close()
+  })
+  void server.connect(transport).then(() => transport.handleRequest(req, res, JSON.parse(body)))
+}
+
+// the identity provider: RFC 8414 metadata and the token exchange of an ID token for an ID-JAG
+const identityProvider = (
+  state: State,
+  req: Http.IncomingMessage,
+  res: Http.ServerResponse,
+  path: string,
+  form: Record<string, string>
+) => {
+  const idpOrigin = state.idpOrigin
+  if (req.method === "GET" && path === "/.well-known/oauth-authorization-server") {
+    return json(res, 200, {
+      issuer: idpOrigin,
+      authorization_endpoint: `${idpOrigin}/authorize`,
+      token_endpoint: `${idpOrigin}/token`,
+      response_types_supported: ["code"],
+      grant_types_supported: ["urn:ietf:params:oauth:grant-type:token-exchange"]
+    })
+  }
+  if (req.method !== "POST" || path !== "/token") return res.writeHead(404).end()
+  const enterprise = state.options.enterprise
+  if (
+    enterprise === undefined || form.grant_type !== "urn:ietf:params:oauth:grant-type:token-exchange" ||
+    form.subject_token_type !== "urn:ietf:params:oauth:token-type:id_token" ||
+    form.requested_token_type !== "urn:ietf:params:oauth:token-type:id-jag" ||
+    form.client_id !== enterprise.idpClientId
+  ) {
+    return oauthError(res, 400, "invalid_request")
+  }
+  if (form.subject_token !== enterprise.idToken) return oauthError(res, 400, "invalid_grant")
+  const grant = `jag-${base64url(Crypto.randomBytes(18))}`
+  state.grants.push({ grant, audience: form.audience ?? "", resource: form.resource ?? "", used: false })
+  json(res, 200, {
+    access_token: grant,
+    issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+    token_type: "N_A",
+    expires_in: 300
+  })
+}
+
+const handler = (state: State, on: "as" | "after" | "rs" | "idp"): Http.RequestListener => (req, res) => {
+  void readBody(req).then(async (body) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname
+    const type = req.headers["content-type"] ?? ""
+    const form = type.startsWith("application/x-www-form-urlencoded")
+      ? Object.fromEntries(new URLSearchParams(body))
+      : {}
+    const jsonBody = type.startsWith("application/json") && path !== "/mcp"
+      ? JSON.parse(body || "{}") as Record<string, unknown>
+      : {}
+    if (on === "idp") {
+      record(state, on, req, form)
+      return identityProvider(state, req, res, path, form)
+    }
+    record(state, on, req, {
+      ...form,
+      ...Object.fromEntries(Object.entries(jsonBody).map(([k, v]) => [k, JSON.stringify(v)]))
+    })
+    const at = on === "after" ? state.afterOrigin : issuer(state)
+    const servesAs = on !== "rs" || state.options.legacy === true
+    if (servesAs && (await authorizationServer(state, req, res, path, form, jsonBody, at))) return
+    if (on === "rs" && resourceServer(state, req, res, path, body)) return
+    res.writeHead(404).end()
+  })
+}
 
 /**
  * Connects to the protected server with `factory` and calls its `whoami` tool: the text it answers (which client,
