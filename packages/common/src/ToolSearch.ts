@@ -334,27 +334,28 @@ interface Postings {
   readonly counts: Array<number>
 }
 
-/**
- * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
- * costs in proportion to the tools that hold its words. `tuning` changes the ranking's parameters, to measure other
- * settings (`defaultTuning` otherwise).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: Tuning): Index<T> => {
-  const weights = tuning?.weights ?? defaultTuning.weights
-  const normalization = tuning?.normalization ?? defaultTuning.normalization
-  const k1 = tuning?.k1 ?? defaultTuning.k1
-  const prefixWeight = tuning?.prefixWeight ?? defaultTuning.prefixWeight
-  const relatedWeight = tuning?.relatedWeight ?? defaultTuning.relatedWeight
+/** The tools of some groups and their words, read once by `make`: what the ranking is derived from. */
+interface Corpus<T extends Tool> {
+  readonly tools: ReadonlyArray<T>
+  readonly serverOf: ReadonlyArray<string>
+  /** `fieldCount` lengths per tool. */
+  readonly lengths: ReadonlyArray<number>
+  /** Each field's lengths summed over the tools. */
+  readonly totals: ReadonlyArray<number>
+  readonly postings: ReadonlyMap<string, Postings>
+  readonly byName: ReadonlyMap<string, { readonly tool: T; readonly server: string }>
+}
+
+const collect = <T extends Tool>(
+  groups: ReadonlyArray<Group<T>>,
+  memo: Map<string, string | undefined>
+): Corpus<T> => {
   const tools: Array<T> = []
   const serverOf: Array<string> = []
   const lengths: Array<number> = []
   const totals = new Array<number>(fieldCount).fill(0)
   const postings = new Map<string, Postings>()
   const byName = new Map<string, { readonly tool: T; readonly server: string }>()
-  const memo = new Map<string, string | undefined>()
   for (const group of groups) {
     const serverWords = words(`${group.server} ${group.instructions ?? ""}`, memo)
     for (const tool of group.tools) {
@@ -384,6 +385,44 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
       }
     }
   }
+  return { tools, serverOf, lengths, totals, postings, byName }
+}
+
+/**
+ * What a search reads, made once by `make` and shared by every search of the index: the corpus, the ranking's
+ * parameters and what derives from them.
+ */
+interface Ranking<T extends Tool> {
+  readonly tools: ReadonlyArray<T>
+  readonly serverOf: ReadonlyArray<string>
+  readonly lengths: ReadonlyArray<number>
+  readonly postings: ReadonlyMap<string, Postings>
+  readonly averages: ReadonlyArray<number>
+  readonly vocabulary: ReadonlyArray<string>
+  readonly expansions: ReadonlyMap<string, ReadonlyArray<string>>
+  readonly weights: readonly [number, number, number, number, number]
+  readonly normalization: readonly [number, number, number, number, number]
+  readonly k1: number
+  readonly prefixWeight: number
+  readonly relatedWeight: number
+}
+
+/**
+ * Builds the index of some servers' tools. The work is proportional to the words of every definition; a search
+ * costs in proportion to the tools that hold its words. `tuning` changes the ranking's parameters, to measure other
+ * settings (`defaultTuning` otherwise).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: Tuning): Index<T> => {
+  const weights = tuning?.weights ?? defaultTuning.weights
+  const normalization = tuning?.normalization ?? defaultTuning.normalization
+  const k1 = tuning?.k1 ?? defaultTuning.k1
+  const prefixWeight = tuning?.prefixWeight ?? defaultTuning.prefixWeight
+  const relatedWeight = tuning?.relatedWeight ?? defaultTuning.relatedWeight
+  const memo = new Map<string, string | undefined>()
+  const { byName, lengths, postings, serverOf, tools, totals } = collect(groups, memo)
   const n = tools.length
   const averages = totals.map((total) => n === 0 ? 1 : Math.max(total / n, 1))
   // the words in order, for prefix lookups by binary search
@@ -396,76 +435,102 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
     for (const key of words(word, memo)) expansions.set(key, words(others, memo))
   }
 
-  const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
-
-  // A word's weighted count in one tool, each field normalized by its length (BM25F).
-  const weighted = (entry: Postings, i: number): number => {
-    const doc = entry.docs[i]!
-    let tf = 0
-    for (let f = 0; f < fieldCount; f++) {
-      const count = entry.counts[i * fieldCount + f]!
-      if (count === 0) continue
-      const length = lengths[doc * fieldCount + f]!
-      tf += weights[f]! * count / (1 - normalization[f]! + normalization[f]! * length / averages[f]!)
-    }
-    return tf
+  const ranking: Ranking<T> = {
+    tools,
+    serverOf,
+    lengths,
+    postings,
+    averages,
+    vocabulary,
+    expansions,
+    weights,
+    normalization,
+    k1,
+    prefixWeight,
+    relatedWeight
   }
-
-  const prefixed = (word: string): Array<string> => {
-    let lo = 0
-    let hi = vocabulary.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (vocabulary[mid]! < word) lo = mid + 1
-      else hi = mid
-    }
-    const found: Array<string> = []
-    for (let i = lo; i < vocabulary.length && vocabulary[i]!.startsWith(word); i++) {
-      if (vocabulary[i] !== word) found.push(vocabulary[i]!)
-    }
-    return found
+  return {
+    size: n,
+    servers,
+    get: (name) => byName.get(name),
+    search: (query, options) => search(ranking, query, options)
   }
+}
 
-  const search = (query: string, options?: SearchOptions): ReadonlyArray<Hit<T>> => {
-    const limit = Math.max(0, Math.floor(options?.limit ?? 5))
-    if (n === 0 || limit === 0) return []
-    const scores = new Float64Array(n)
-    const touched: Array<number> = []
-    // a tool is touched once, even when a field of weight 0 leaves its score at 0
-    const seen = new Uint8Array(n)
-    const add = (entry: Postings, factor: number) => {
-      const weight = factor * idf(entry.docs.length)
-      for (let i = 0; i < entry.docs.length; i++) {
-        const doc = entry.docs[i]!
-        const tf = weighted(entry, i)
-        if (seen[doc] === 0) {
-          seen[doc] = 1
-          touched.push(doc)
-        }
-        scores[doc] += weight * tf / (k1 + tf)
+const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+// A word's weighted count in one tool, each field normalized by its length (BM25F).
+const weighted = <T extends Tool>(ranking: Ranking<T>, entry: Postings, i: number): number => {
+  const { averages, lengths, normalization, weights } = ranking
+  const doc = entry.docs[i]!
+  let tf = 0
+  for (let f = 0; f < fieldCount; f++) {
+    const count = entry.counts[i * fieldCount + f]!
+    if (count === 0) continue
+    const length = lengths[doc * fieldCount + f]!
+    tf += weights[f]! * count / (1 - normalization[f]! + normalization[f]! * length / averages[f]!)
+  }
+  return tf
+}
+
+const prefixed = (vocabulary: ReadonlyArray<string>, word: string): Array<string> => {
+  let lo = 0
+  let hi = vocabulary.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (vocabulary[mid]! < word) lo = mid + 1
+    else hi = mid
+  }
+  const found: Array<string> = []
+  for (let i = lo; i < vocabulary.length && vocabulary[i]!.startsWith(word); i++) {
+    if (vocabulary[i] !== word) found.push(vocabulary[i]!)
+  }
+  return found
+}
+
+const search = <T extends Tool>(
+  ranking: Ranking<T>,
+  query: string,
+  options?: SearchOptions
+): ReadonlyArray<Hit<T>> => {
+  const { expansions, k1, postings, prefixWeight, relatedWeight, serverOf, tools } = ranking
+  const n = tools.length
+  const limit = Math.max(0, Math.floor(options?.limit ?? 5))
+  if (n === 0 || limit === 0) return []
+  const scores = new Float64Array(n)
+  const touched: Array<number> = []
+  // a tool is touched once, even when a field of weight 0 leaves its score at 0
+  const seen = new Uint8Array(n)
+  const add = (entry: Postings, factor: number) => {
+    const weight = factor * idf(n, entry.docs.length)
+    for (let i = 0; i < entry.docs.length; i++) {
+      const doc = entry.docs[i]!
+      const tf = weighted(ranking, entry, i)
+      if (seen[doc] === 0) {
+        seen[doc] = 1
+        touched.push(doc)
+      }
+      scores[doc] += weight * tf / (k1 + tf)
+    }
+  }
+  // a word said twice in a query counts once, and the best of the ways a word is reached
+  const weightOf = new Map<string, number>()
+  const reach = (word: string, weight: number) => {
+    if (postings.has(word) && (weightOf.get(word) ?? 0) < weight) weightOf.set(word, weight)
+    if (word.length >= minPrefix) {
+      for (const longer of prefixed(ranking.vocabulary, word)) {
+        if ((weightOf.get(longer) ?? 0) < weight * prefixWeight) weightOf.set(longer, weight * prefixWeight)
       }
     }
-    // a word said twice in a query counts once, and the best of the ways a word is reached
-    const weightOf = new Map<string, number>()
-    const reach = (word: string, weight: number) => {
-      if (postings.has(word) && (weightOf.get(word) ?? 0) < weight) weightOf.set(word, weight)
-      if (word.length >= minPrefix) {
-        for (const longer of prefixed(word)) {
-          if ((weightOf.get(longer) ?? 0) < weight * prefixWeight) weightOf.set(longer, weight * prefixWeight)
-        }
-      }
-    }
-    const asked = words(query)
-    for (const word of asked) reach(word, 1)
-    for (const word of asked) for (const other of expansions.get(word) ?? []) reach(other, relatedWeight)
-    for (const [word, weight] of weightOf) add(postings.get(word)!, weight)
-    const server = options?.server
-    const ranked = touched.filter((doc) => scores[doc]! > 0 && (server === undefined || serverOf[doc] === server))
-    ranked.sort((a, b) => scores[b]! - scores[a]! || a - b)
-    return ranked.slice(0, limit).map((doc) => ({ tool: tools[doc]!, server: serverOf[doc]!, score: scores[doc]! }))
   }
-
-  return { size: n, servers, get: (name) => byName.get(name), search }
+  const asked = words(query)
+  for (const word of asked) reach(word, 1)
+  for (const word of asked) for (const other of expansions.get(word) ?? []) reach(other, relatedWeight)
+  for (const [word, weight] of weightOf) add(postings.get(word)!, weight)
+  const server = options?.server
+  const ranked = touched.filter((doc) => scores[doc]! > 0 && (server === undefined || serverOf[doc] === server))
+  ranked.sort((a, b) => scores[b]! - scores[a]! || a - b)
+  return ranked.slice(0, limit).map((doc) => ({ tool: tools[doc]!, server: serverOf[doc]!, score: scores[doc]! }))
 }
 
 // -----------------------------------------------------------------------------

@@ -314,6 +314,139 @@ export interface FileOptions {
 }
 
 /**
+ * What the functions of a file store share, made once by `makeFile`: the file system and path services in context
+ * and the folder of the files.
+ */
+interface Files {
+  readonly fs: FileSystem.FileSystem
+  readonly path: Path.Path
+  readonly directory: string
+}
+
+const fileOf = (files: Files, key: string) =>
+  files.path.join(files.directory, `${Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`)
+
+const failure =
+  (files: Files, key: string | undefined, what: string) =>
+  (error: { readonly message: string; readonly _tag: string }) =>
+    new McpTokenStoreError({
+      ...(key !== undefined ? { key } : {}),
+      reason: "Unavailable",
+      description: `cannot ${what} ${files.directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
+    })
+
+// a folder or file that others may read or write is made private before the first use, with a warning; one that
+// cannot be (another user's) is not used
+const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
+const notFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
+  error._tag === "SystemError" && error.reason === "NotFound"
+const tighten = (files: Files, target: string, mode: number, wanted: number) =>
+  (mode & 0o077) === 0 ? Effect.void : files.fs.chmod(target, wanted).pipe(
+    Effect.mapError((error) =>
+      new McpTokenStoreError({
+        reason: "Insecure",
+        description: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
+          "reason" in error ? String(error.reason) : error.message
+        })`
+      })
+    ),
+    Effect.zipRight(
+      Effect.logWarning(
+        `token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`
+      )
+    )
+  )
+
+/** `true` once the folder and its token files are private; `false` while there is no folder, for the next look. */
+const checkModes = (files: Files): Effect.Effect<boolean, McpTokenStoreError> =>
+  Effect.gen(function*() {
+    const { directory, fs, path } = files
+    // a folder not there yet is made 0700 by the first write; one that cannot be looked at fails the operation
+    const info = yield* Effect.option(fs.stat(directory))
+    if (Option.isNone(info)) return false
+    yield* tighten(files, directory, info.value.mode, 0o700)
+    for (const name of yield* fs.readDirectory(directory)) {
+      if (!name.endsWith(".json")) continue
+      const file = path.join(directory, name)
+      const mode = yield* fs.stat(file).pipe(
+        Effect.map((info) => info.mode),
+        Effect.catchIf(notFound, () => Effect.succeed(0))
+      )
+      yield* tighten(files, file, mode, 0o600)
+    }
+    return true
+  }).pipe(Effect.catchTag("SystemError", "BadArgument", failure(files, undefined, "check the mode of")))
+
+/** What every operation of a store runs first: `checkModes`, one at a time, until the folder is private. */
+const modeCheck = (files: Files): Effect.Effect<Effect.Effect<void, McpTokenStoreError>> =>
+  Effect.map(Effect.makeSemaphore(1), (guard) => {
+    let isPrivate = false
+    const check = guard.withPermits(1)(Effect.suspend(() => {
+      if (isPrivate) return Effect.void
+      return Effect.map(checkModes(files), (checked) => {
+        if (checked) isPrivate = true
+      })
+    }))
+    return Effect.suspend(() => (isPrivate ? Effect.void : check))
+  })
+
+const readFile = (files: Files, file: string) =>
+  files.fs.readFileString(file).pipe(
+    Effect.map(Option.some),
+    Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeedNone)
+  )
+
+const read = (files: Files, file: string) =>
+  Effect.flatMap(
+    readFile(files, file),
+    (text): Effect.Effect<Option.Option<{ readonly key: string; readonly entry: Entry }>> => {
+      if (Option.isNone(text)) return Effect.succeedNone
+      const decoded = decodeStored(text.value)
+      return Option.isSome(decoded)
+        ? Effect.succeed(decoded)
+        : Effect.as(Effect.logWarning(`token store: ignoring ${file}: not a valid token file`), Option.none())
+    }
+  )
+
+const get = (files: Files, key: string) =>
+  read(files, fileOf(files, key)).pipe(
+    Effect.map(Option.filter((stored) => stored.key === key)),
+    Effect.map(Option.map((stored) => stored.entry)),
+    Effect.mapError(failure(files, key, "read in"))
+  )
+
+const set = (files: Files, key: string, entry: Entry) =>
+  Effect.gen(function*() {
+    const { directory, fs } = files
+    yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
+    const file = fileOf(files, key)
+    const temporary = `${file}.${Crypto.randomBytes(6).toString("hex")}.tmp`
+    yield* fs.writeFileString(temporary, JSON.stringify({ key, entry }), { mode: 0o600 })
+    // the mode of `writeFile` applies only to a new file, and a umask may narrow it: set it outright
+    yield* fs.chmod(temporary, 0o600)
+    yield* fs.rename(temporary, file).pipe(Effect.tapError(() => Effect.ignore(fs.remove(temporary))))
+  }).pipe(Effect.mapError(failure(files, key, "write in")))
+
+const remove = (files: Files, key: string) =>
+  files.fs.remove(fileOf(files, key)).pipe(
+    Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
+    Effect.mapError(failure(files, key, "remove from"))
+  )
+
+const keys = (files: Files) =>
+  Effect.gen(function*() {
+    const names = yield* files.fs.readDirectory(files.directory).pipe(
+      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed([]))
+    )
+    const out: Array<string> = []
+    for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
+      const stored = yield* read(files, files.path.join(files.directory, name))
+      if (Option.isSome(stored)) out.push(stored.value.key)
+    }
+    return out
+  }).pipe(Effect.mapError(failure(files, undefined, "list")))
+
+/**
  * A store of one file per server URL under `directory`: the file name is a hash of the key, the content
  * `{ key, entry }` as JSON, mode 0600 in a folder of mode 0700. A write goes to a temporary file that is then
  * renamed over the old one, so a reader never sees half a file. A file that cannot be decoded (or nests deeper
@@ -328,121 +461,18 @@ export interface FileOptions {
 export const makeFile = Effect.fnUntraced(function*(options?: FileOptions) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const directory = options?.directory ?? path.join(yield* homeDirectory, ".zett", "auth")
+  const files: Files = {
+    fs,
+    path,
+    directory: options?.directory ?? path.join(yield* homeDirectory, ".zett", "auth")
+  }
   const lock = yield* KeyedLock.make
-  const fileOf = (key: string) =>
-    path.join(directory, `${Crypto.createHash("sha256").update(key).digest("hex").slice(0, 40)}.json`)
-  const failure =
-    (key: string | undefined, what: string) => (error: { readonly message: string; readonly _tag: string }) =>
-      new McpTokenStoreError({
-        ...(key !== undefined ? { key } : {}),
-        reason: "Unavailable",
-        description: `cannot ${what} ${directory}${"reason" in error ? ` (${String(error.reason)})` : ""}`
-      })
-
-  // a folder or file that others may read or write is made private before the first use, with a warning; one
-  // that cannot be (another user's) is not used
-  const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, "0")}`
-  const notFound = (error: { readonly _tag: string; readonly reason?: unknown }) =>
-    error._tag === "SystemError" && error.reason === "NotFound"
-  const tighten = (target: string, mode: number, wanted: number) =>
-    (mode & 0o077) === 0 ? Effect.void : fs.chmod(target, wanted).pipe(
-      Effect.mapError((error) =>
-        new McpTokenStoreError({
-          reason: "Insecure",
-          description: `cannot make ${target} private: its mode is ${octal(mode)}, and changing it failed (${
-            "reason" in error ? String(error.reason) : error.message
-          })`
-        })
-      ),
-      Effect.zipRight(
-        Effect.logWarning(
-          `token store: ${target} had mode ${octal(mode)}, open to other users: changed to ${octal(wanted)}`
-        )
-      )
-    )
-  const guard = yield* Effect.makeSemaphore(1)
-  let isPrivate = false
-  const check = guard.withPermits(1)(Effect.suspend(() => {
-    if (isPrivate) return Effect.void
-    return Effect.gen(function*() {
-      // a folder not there yet is made 0700 by the first write; one that cannot be looked at fails the operation
-      const info = yield* Effect.option(fs.stat(directory))
-      if (Option.isNone(info)) return
-      yield* tighten(directory, info.value.mode, 0o700)
-      for (const name of yield* fs.readDirectory(directory)) {
-        if (!name.endsWith(".json")) continue
-        const file = path.join(directory, name)
-        const mode = yield* fs.stat(file).pipe(
-          Effect.map((info) => info.mode),
-          Effect.catchIf(notFound, () => Effect.succeed(0))
-        )
-        yield* tighten(file, mode, 0o600)
-      }
-      isPrivate = true
-    }).pipe(Effect.catchTag("SystemError", "BadArgument", failure(undefined, "check the mode of")))
-  }))
-  const makePrivate = Effect.suspend(() => (isPrivate ? Effect.void : check))
-
-  const readFile = (file: string) =>
-    fs.readFileString(file).pipe(
-      Effect.map(Option.some),
-      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeedNone)
-    )
-
-  const read = (file: string) =>
-    Effect.flatMap(
-      readFile(file),
-      (text): Effect.Effect<Option.Option<{ readonly key: string; readonly entry: Entry }>> => {
-        if (Option.isNone(text)) return Effect.succeedNone
-        const decoded = decodeStored(text.value)
-        return Option.isSome(decoded)
-          ? Effect.succeed(decoded)
-          : Effect.as(Effect.logWarning(`token store: ignoring ${file}: not a valid token file`), Option.none())
-      }
-    )
-
-  const get = (key: string) =>
-    read(fileOf(key)).pipe(
-      Effect.map(Option.filter((stored) => stored.key === key)),
-      Effect.map(Option.map((stored) => stored.entry)),
-      Effect.mapError(failure(key, "read in"))
-    )
-
-  const set = (key: string, entry: Entry) =>
-    Effect.gen(function*() {
-      yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 })
-      const file = fileOf(key)
-      const temporary = `${file}.${Crypto.randomBytes(6).toString("hex")}.tmp`
-      yield* fs.writeFileString(temporary, JSON.stringify({ key, entry }), { mode: 0o600 })
-      // the mode of `writeFile` applies only to a new file, and a umask may narrow it: set it outright
-      yield* fs.chmod(temporary, 0o600)
-      yield* fs.rename(temporary, file).pipe(Effect.tapError(() => Effect.ignore(fs.remove(temporary))))
-    }).pipe(Effect.mapError(failure(key, "write in")))
-
-  const remove = (key: string) =>
-    fs.remove(fileOf(key)).pipe(
-      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
-      Effect.mapError(failure(key, "remove from"))
-    )
-
-  const keys = Effect.gen(function*() {
-    const names = yield* fs.readDirectory(directory).pipe(
-      Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.succeed([]))
-    )
-    const out: Array<string> = []
-    for (const name of names.filter((name) => name.endsWith(".json")).sort()) {
-      const stored = yield* read(path.join(directory, name))
-      if (Option.isSome(stored)) out.push(stored.value.key)
-    }
-    return out
-  }).pipe(Effect.mapError(failure(undefined, "list")))
-
+  const makePrivate = yield* modeCheck(files)
   return McpTokenStore.of({
-    get: (key) => Effect.zipRight(makePrivate, get(key)),
-    set: (key, entry) => Effect.zipRight(makePrivate, set(key, entry)),
-    remove: (key) => Effect.zipRight(makePrivate, remove(key)),
-    keys: Effect.zipRight(makePrivate, keys),
+    get: (key) => Effect.zipRight(makePrivate, get(files, key)),
+    set: (key, entry) => Effect.zipRight(makePrivate, set(files, key, entry)),
+    remove: (key) => Effect.zipRight(makePrivate, remove(files, key)),
+    keys: Effect.zipRight(makePrivate, keys(files)),
     withLock: lock
   })
 })
