@@ -79,7 +79,9 @@ export const isInteractive = (stream: { readonly isTTY?: boolean | undefined }, 
  * @category layers
  */
 export const layerNode: Layer.Layer<Output> = Layer.sync(Output, () => {
-  // EPIPE arrives as an 'error' event, which would otherwise crash the process
+  // EPIPE arrives as an 'error' event, which would otherwise crash the process. Kept for the process's life, not
+  // the layer's scope: the event of the last writes comes after the program (and its scope) ended, when a reader
+  // such as `head` closed the pipe early
   process.stdout.on("error", () => {})
   process.stderr.on("error", () => {})
   return Output.of({
