@@ -269,14 +269,13 @@ const agentMode = Effect.gen(function*() {
   yield* Console.error(`agent: given ${given.join(", ") || "no tools"}; replied ${reply.content}`)
 })
 
-const program: Effect.Effect<void, unknown, NodeServices.NodeServices> =
-  mode === "agent"
-    ? agentMode
-    : Effect.scoped(clientMode).pipe(
-      Effect.provide(
-        NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(McpElicitation.layer(pressEnter)))
-      )
+const program: Effect.Effect<void, unknown, NodeServices.NodeServices> = mode === "agent"
+  ? agentMode
+  : Effect.scoped(clientMode).pipe(
+    Effect.provide(
+      NodeMcpClientFactory.layer({ interactive: true }).pipe(Layer.provide(McpElicitation.layer(pressEnter)))
     )
+  )
 
 program.pipe(
   Effect.provideService(McpAuthorization.McpAuthorization, browser),

@@ -24,7 +24,11 @@ interface Run {
   readonly stderr: string
 }
 
-const run = (command: string, args: ReadonlyArray<string>, options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv }) =>
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv }
+) =>
   Effect.callback<Run>((resume) => {
     const child = ChildProcess.execFile(
       command,
@@ -40,7 +44,8 @@ const run = (command: string, args: ReadonlyArray<string>, options: { readonly c
     return Effect.sync(() => child.kill("SIGKILL"))
   })
 
-const ok = (result: Run, what: string) => assert.strictEqual(result.code, 0, `${what}\n${result.stdout}\n${result.stderr}`)
+const ok = (result: Run, what: string) =>
+  assert.strictEqual(result.code, 0, `${what}\n${result.stdout}\n${result.stderr}`)
 
 /** The root README's install block titled "Effect 4…": its `npm install` lines, whole. */
 export const installLines = (readme: string): ReadonlyArray<string> => {
@@ -179,13 +184,17 @@ const installed = Layer.effect(
     // depend on come from their tarballs, as they would come from the registry
     Fs.writeFileSync(
       Path.join(appDir, "package.json"),
-      JSON.stringify({
-        name: "zett-consumer-effect4",
-        private: true,
-        type: "module",
-        devDependencies: { "@types/node": "^22.19.0" },
-        overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
-      }, null, 2)
+      JSON.stringify(
+        {
+          name: "zett-consumer-effect4",
+          private: true,
+          type: "module",
+          devDependencies: { "@types/node": "^22.19.0" },
+          overrides: Object.fromEntries(packs.map((p) => [p.name, `file:../tarballs/${p.filename}`]))
+        },
+        null,
+        2
+      )
     )
     const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
     const lines = installLines(readme)
@@ -201,11 +210,14 @@ const installed = Layer.effect(
     for (const sample of samples) Fs.writeFileSync(Path.join(appDir, sample.file), sample.code)
     const tsc = Path.join(effect4, "node_modules", "typescript", "bin", "tsc")
     ok(yield* run(process.execPath, [tsc, "-p", "."], { cwd: appDir }), "tsc (the README's apps)")
-    const ran = yield* Effect.forEach(samples, (sample) =>
-      run(process.execPath, [Path.join("out", sample.file.replace(/\.ts$/, ".js"))], {
-        cwd: appDir,
-        env: { PATH: process.env["PATH"] ?? "", HOME: dir }
-      }))
+    const ran = yield* Effect.forEach(
+      samples,
+      (sample) =>
+        run(process.execPath, [Path.join("out", sample.file.replace(/\.ts$/, ".js"))], {
+          cwd: appDir,
+          env: { PATH: process.env["PATH"] ?? "", HOME: dir }
+        })
+    )
     yield* Effect.forEach(lines.slice(1), install, { discard: true })
     return { appDir, lines, firstLineEffects, ran, allLinesEffects: effectCopies(modules) }
   })
@@ -244,7 +256,9 @@ describe("the README's Effect 4 install block", () => {
   it.effect("names only packages of this line, each with the next tag", () =>
     Effect.sync(() => {
       const names = new Set(publicPackages())
-      const zett = installLines(readme).flatMap((line) => Array.from(line.matchAll(/@zett\/[a-z0-9-]+(@\S+)?/g), (m) => m[0]))
+      const zett = installLines(readme).flatMap((line) =>
+        Array.from(line.matchAll(/@zett\/[a-z0-9-]+(@\S+)?/g), (m) => m[0])
+      )
       assert.isAbove(zett.length, 0)
       for (const word of zett) {
         assert.match(word, /@next$/, `${word}: the 4 line is under the next tag`)

@@ -9,19 +9,19 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import type { McpError } from "@zett/mcp"
 import { McpClient as ZettClient, McpClientFactory, McpElicitation, McpServerConfig } from "@zett/mcp"
-import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
+import * as McpToolkit from "@zett/mcp/McpToolkit"
 import { McpClient, type McpClientError, McpProtocol } from "effect/ai"
-import { ChildProcess } from "effect/process"
+import * as Effect from "effect/Effect"
 import { FetchHttpClient } from "effect/http"
+import * as Layer from "effect/Layer"
+import { ChildProcess } from "effect/process"
+import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import { createRequire } from "node:module"
-import * as Os from "node:os"
 import type { AddressInfo } from "node:net"
+import * as Os from "node:os"
 import * as Path from "node:path"
 
 const require = createRequire(import.meta.url)
@@ -225,7 +225,9 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           const asking = yield* Effect.flip(
             withEffect([declareElicitation, ...modernArgs("modern", recordFile())], McpProtocol.v2026_07_28, (c) =>
               Effect.gen(function*() {
-                const confirm = (yield* c.listTools()).find((t) => t.name === "confirm")!
+                const confirm = (yield* c.listTools()).find((t) =>
+                  t.name === "confirm"
+                )!
                 return yield* c.callTool({ tool: confirm, arguments: {} })
               }))
           )
@@ -327,7 +329,10 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           assert.strictEqual(count(one, "tools/list"), 1)
           assert.strictEqual(count(two, "tools/list"), 1)
           // connections last a conversation: the second started only the server it called
-          const starts = (file: string) => readRecord(file).filter((entry) => entry.event === "ready").length
+          const starts = (file: string) =>
+            readRecord(file).filter((entry) =>
+              entry.event === "ready"
+            ).length
           assert.deepStrictEqual([starts(one), starts(two)], [1, 2])
           // Zett's conversation listens for the servers' changes (2026-07-28 subscriptions); Effect's client never does
           assert.include(methods(one), "subscriptions/listen")

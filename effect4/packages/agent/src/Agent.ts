@@ -132,53 +132,56 @@ type ContextOf<E extends ReadonlyArray<ExtensionInput>> = E[number] extends infe
  * @since 1.0.0
  * @category constructors
  */
-export const make = Effect.fnUntraced(function*<const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Any>>(
-  options: Options<Extensions> = {}
-): Effect.fn.Return<Agent["Service"], DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> {
-  const model = yield* Model
-  const shared = yield* Effect.serviceOption(ActiveRuns)
-  const extensions: Array<Extension.Any> = []
-  for (const input of options.extensions ?? []) {
-    const extension: Extension.Any = Effect.isEffect(input) ? yield* input : input
-    if (extensions.some((e) => e.name === extension.name)) {
-      return yield* new DuplicateExtension({ name: extension.name })
+export const make = Effect.fnUntraced(
+  function*<const Extensions extends ReadonlyArray<ExtensionInput> = ReadonlyArray<Extension.Any>>(
+    options: Options<Extensions> = {}
+  ): Effect.fn.Return<Agent["Service"], DuplicateExtension | ErrorOf<Extensions>, Model | ContextOf<Extensions>> {
+    const model = yield* Model
+    const shared = yield* Effect.serviceOption(ActiveRuns)
+    const extensions: Array<Extension.Any> = []
+    for (const input of options.extensions ?? []) {
+      const extension: Extension.Any = Effect.isEffect(input) ? yield* input : input
+      if (extensions.some((e) => e.name === extension.name)) {
+        return yield* new DuplicateExtension({ name: extension.name })
+      }
+      extensions.push(extension)
     }
-    extensions.push(extension)
+    const runs = Option.isSome(shared) ? shared.value : yield* makeActiveRuns
+    const engine: internal.Engine = {
+      model,
+      extensions,
+      hooks: internal.staticHooks(extensions),
+      tools: options.tools ?? [],
+      systemPrompt: options.systemPrompt,
+      maxTurns: options.maxTurns ?? 25,
+      toolTimeout: options.toolTimeout == null ? undefined : Duration.fromInputUnsafe(options.toolTimeout),
+      toolConcurrency: options.toolConcurrency ?? 1,
+      compaction: options.compaction,
+      active: new Set(),
+      runs,
+      telemetry: internal.makeTelemetry(model.info, options.captureContent === true)
+    }
+    const toUser = (input: string | UserMessage) =>
+      typeof input === "string" ? new UserMessage({ content: input }) : input
+    return Agent.of({
+      run: (input) => internal.run(engine, toUser(input)),
+      compact: internal.compact(engine),
+      steer: (message) => Effect.sync(() => internal.steer(engine, toUser(message))),
+      accept: (config, event) =>
+        Effect.sync(() =>
+          extensions.filter((extension) => {
+            try {
+              return extension.accept?.(config, event) === true
+            } catch {
+              return false
+            }
+          }).map((extension) => extension.name)
+        ),
+      pending: runs.pending,
+      extensions
+    })
   }
-  const runs = Option.isSome(shared) ? shared.value : yield* makeActiveRuns
-  const engine: internal.Engine = {
-    model,
-    extensions,
-    hooks: internal.staticHooks(extensions),
-    tools: options.tools ?? [],
-    systemPrompt: options.systemPrompt,
-    maxTurns: options.maxTurns ?? 25,
-    toolTimeout: options.toolTimeout == null ? undefined : Duration.fromInputUnsafe(options.toolTimeout),
-    toolConcurrency: options.toolConcurrency ?? 1,
-    compaction: options.compaction,
-    active: new Set(),
-    runs,
-    telemetry: internal.makeTelemetry(model.info, options.captureContent === true)
-  }
-  const toUser = (input: string | UserMessage) => typeof input === "string" ? new UserMessage({ content: input }) : input
-  return Agent.of({
-    run: (input) => internal.run(engine, toUser(input)),
-    compact: internal.compact(engine),
-    steer: (message) => Effect.sync(() => internal.steer(engine, toUser(message))),
-    accept: (config, event) =>
-      Effect.sync(() =>
-        extensions.filter((extension) => {
-          try {
-            return extension.accept?.(config, event) === true
-          } catch {
-            return false
-          }
-        }).map((extension) => extension.name)
-      ),
-    pending: runs.pending,
-    extensions
-  })
-})
+)
 
 /**
  * @since 1.0.0

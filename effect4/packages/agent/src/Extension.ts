@@ -8,9 +8,9 @@
  *
  * @since 1.0.0
  */
-import type * as Effect from "effect/Effect"
 import type * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"

@@ -28,7 +28,8 @@ export interface MessageAccumulator extends Extension {
  */
 export const make = (options?: { readonly name?: string | undefined }): MessageAccumulator => {
   const stored = Ref.makeUnsafe<ReadonlyArray<Message>>([])
-  const store = (context: RunContext) => Effect.flatMap(context.messages, (messages) => Ref.set(stored, messages.slice()))
+  const store = (context: RunContext) =>
+    Effect.flatMap(context.messages, (messages) => Ref.set(stored, messages.slice()))
   return {
     name: options?.name ?? "message-accumulator",
     messages: Ref.get(stored),

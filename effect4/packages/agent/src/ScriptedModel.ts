@@ -73,7 +73,10 @@ const events = (reply: Reply, request: number): ReadonlyArray<ModelEvent> => {
  * @since 1.0.0
  * @category constructors
  */
-export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Model["Service"] => {
+export const make = (
+  steps: ReadonlyArray<Step>,
+  options?: { readonly loop?: boolean | undefined }
+): Model["Service"] => {
   let index = 0
   return Model.of({
     // the step is taken when the stream runs, and its events are one array: Effect 4's `fromArrayEffect`, where the
@@ -96,5 +99,7 @@ export const make = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boo
  * @since 1.0.0
  * @category layers
  */
-export const layer = (steps: ReadonlyArray<Step>, options?: { readonly loop?: boolean | undefined }): Layer.Layer<Model> =>
-  Layer.sync(Model, () => make(steps, options))
+export const layer = (
+  steps: ReadonlyArray<Step>,
+  options?: { readonly loop?: boolean | undefined }
+): Layer.Layer<Model> => Layer.sync(Model, () => make(steps, options))

@@ -16,10 +16,14 @@ import * as Tracer from "effect/Tracer"
  * @since 1.0.0
  * @category tracing
  */
-export const traced = (name: string | (() => string), options?: () => Tracer.SpanOptions) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Tracer.Tracer.use((tracer) =>
-    tracer === Tracer.nativeTracer ? self : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
-  )
+export const traced =
+  (name: string | (() => string), options?: () => Tracer.SpanOptions) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Tracer.Tracer.use((tracer) =>
+      tracer === Tracer.nativeTracer
+        ? self
+        : Effect.withSpan(self, typeof name === "string" ? name : name(), options?.())
+    )
 
 const hex32 = /^[0-9a-f]{32}$/
 const hex16 = /^[0-9a-f]{16}$/
@@ -44,11 +48,16 @@ export const traceparent = (span: Tracer.AnySpan): string | undefined =>
  * @since 1.0.0
  * @category tracing
  */
-export const withTraceparent = <A, E, R>(f: (traceparent: string | undefined) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const withTraceparent = <A, E, R>(
+  f: (traceparent: string | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
   Tracer.Tracer.use((tracer) =>
     tracer === Tracer.nativeTracer
       ? f(undefined)
-      : Effect.flatMap(Effect.option(Effect.currentSpan), (span) => f(span._tag === "Some" ? traceparent(span.value) : undefined))
+      : Effect.flatMap(
+        Effect.option(Effect.currentSpan),
+        (span) => f(span._tag === "Some" ? traceparent(span.value) : undefined)
+      )
   )
 
 /**
@@ -81,7 +90,22 @@ export const tracedWith = <A>(
  */
 export const tokenUsage: Metric.Histogram<number> = Metric.histogram("gen_ai.client.token.usage", {
   description: "Number of input and output tokens used ({token})",
-  boundaries: Metric.boundariesFromIterable([1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864])
+  boundaries: Metric.boundariesFromIterable([
+    1,
+    4,
+    16,
+    64,
+    256,
+    1024,
+    4096,
+    16384,
+    65536,
+    262144,
+    1048576,
+    4194304,
+    16777216,
+    67108864
+  ])
 })
 
 /**
@@ -93,5 +117,20 @@ export const tokenUsage: Metric.Histogram<number> = Metric.histogram("gen_ai.cli
  */
 export const operationDuration: Metric.Histogram<number> = Metric.histogram("gen_ai.client.operation.duration", {
   description: "GenAI operation duration (s)",
-  boundaries: Metric.boundariesFromIterable([0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92])
+  boundaries: Metric.boundariesFromIterable([
+    0.01,
+    0.02,
+    0.04,
+    0.08,
+    0.16,
+    0.32,
+    0.64,
+    1.28,
+    2.56,
+    5.12,
+    10.24,
+    20.48,
+    40.96,
+    81.92
+  ])
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, AgentError, Message, type Model, ScriptedModel, Tool } from "@zett/agent"
-import * as Deferred from "effect/Deferred"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -27,7 +27,9 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const seen: Array<ReadonlyArray<Message.Message>> = []
       const agent = yield* agentWith([
-        (request) => (seen.push(request.messages), { toolCalls: [{ id: "c1", name: "add", arguments: { a: 2, b: 40 } }] }),
+        (
+          request
+        ) => (seen.push(request.messages), { toolCalls: [{ id: "c1", name: "add", arguments: { a: 2, b: 40 } }] }),
         (request) => (seen.push(request.messages), { text: "The sum is 42." })
       ], { tools: [add] })
       const reply = yield* agent.run("What is 2 + 40?")
@@ -118,8 +120,10 @@ describe("Agent", () => {
           beforeModel: (context, request) =>
             request.tools.length === 0 ? context.addMessage(Message.system("No tools today.")) : Effect.void,
           onModelRequest: (_context, request, next) =>
-            Stream.map(next(request), (event) =>
-              event._tag === "TextDelta" ? { ...event, text: event.text.toUpperCase() } : event)
+            Stream.map(
+              next(request),
+              (event) => event._tag === "TextDelta" ? { ...event, text: event.text.toUpperCase() } : event
+            )
         }]
       })
       const reply = yield* agent.run("hi")
@@ -202,7 +206,10 @@ describe("Agent", () => {
         extensions: [{
           name: "turns",
           afterTurn: (context) =>
-            Effect.map(context.messages, (ms) => void turns.push(ms.map((m) => m._tag === "ToolMessage" ? m.status : m._tag)))
+            Effect.map(
+              context.messages,
+              (ms) => void turns.push(ms.map((m) => m._tag === "ToolMessage" ? m.status : m._tag))
+            )
         }]
       })
       yield* agent.run("go")
@@ -330,12 +337,21 @@ describe("Agent", () => {
       // the script has no step for the second model call: the run fails there
       const failing = yield* agentWith([{ toolCalls: [{ name: "noop" }] }], {
         extensions: [shared],
-        tools: [Tool.dynamic("noop", { description: "noop", parameters: { type: "object" }, handler: () => Effect.succeed("ok") })]
+        tools: [
+          Tool.dynamic("noop", {
+            description: "noop",
+            parameters: { type: "object" },
+            handler: () => Effect.succeed("ok")
+          })
+        ]
       })
       const exit = yield* Effect.exit(failing.run("fails"))
       assert.isTrue(Exit.isFailure(exit))
       assert.isFalse(yield* failing.pending(shared))
-      const blocking = yield* agentWith([{ toolCalls: [{ name: "blocks" }] }], { extensions: [shared], tools: [blocks] })
+      const blocking = yield* agentWith([{ toolCalls: [{ name: "blocks" }] }], {
+        extensions: [shared],
+        tools: [blocks]
+      })
       const fiber = yield* Effect.forkChild(blocking.run("blocks"))
       yield* Deferred.await(started)
       assert.isTrue(yield* blocking.pending(shared))
@@ -457,7 +473,13 @@ describe("Agent", () => {
         additionalProperties: false
       })
       const agent = yield* agentWith([
-        { toolCalls: [{ id: "bad", name: "strict", arguments: { count: "three" } }, { id: "good", name: "strict", arguments: { count: 3 } }] },
+        {
+          toolCalls: [{ id: "bad", name: "strict", arguments: { count: "three" } }, {
+            id: "good",
+            name: "strict",
+            arguments: { count: 3 }
+          }]
+        },
         (request) => (next = request.messages, { text: "ok" })
       ], { tools: [strict] })
       yield* agent.run("go")
@@ -475,12 +497,23 @@ describe("Agent", () => {
     Effect.gen(function*() {
       const logs: Array<string> = []
       let offered: ReadonlyArray<string> = []
-      const first = Tool.dynamic("lookup", { description: "first", parameters: { type: "object" }, handler: Effect.succeed })
-      const second = Tool.dynamic("lookup", { description: "second", parameters: { type: "object" }, handler: Effect.succeed })
-      const agent = yield* agentWith([(request) => (offered = request.tools.map((t) => t.description), { text: "ok" })], {
-        tools: [first],
-        extensions: [{ name: "late", onTool: (context) => context.tools.registerAll([second]) }]
+      const first = Tool.dynamic("lookup", {
+        description: "first",
+        parameters: { type: "object" },
+        handler: Effect.succeed
       })
+      const second = Tool.dynamic("lookup", {
+        description: "second",
+        parameters: { type: "object" },
+        handler: Effect.succeed
+      })
+      const agent = yield* agentWith(
+        [(request) => (offered = request.tools.map((t) => t.description), { text: "ok" })],
+        {
+          tools: [first],
+          extensions: [{ name: "late", onTool: (context) => context.tools.registerAll([second]) }]
+        }
+      )
       yield* agent.run("hi").pipe(
         Effect.provide(Logger.layer([Logger.make(({ message }) => void logs.push(String(message)))]))
       )
@@ -510,7 +543,11 @@ describe("Agent", () => {
 
   it.effect("maxTurns fails the run with a typed error (A1)", () =>
     Effect.gen(function*() {
-      const agent = yield* Agent.make({ tools: [add], maxTurns: 3 }).pipe(Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] }], { loop: true })))
+      const agent = yield* Agent.make({ tools: [add], maxTurns: 3 }).pipe(
+        Effect.provide(
+          ScriptedModel.layer([{ toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] }], { loop: true })
+        )
+      )
       const error = yield* Effect.flip(agent.run("loop forever"))
       assert.instanceOf(error, AgentError.MaxTurnsExceeded)
     }))

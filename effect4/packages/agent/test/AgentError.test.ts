@@ -57,7 +57,12 @@ describe("AgentError", () => {
       const compaction = yield* agentWith([], {
         compaction: { shouldCompact: () => false, compact: () => Effect.fail(new Broken({ message: "full" })) }
       })
-      check(yield* Effect.flip(compaction.compact), "ExtensionError", "Compaction", "extension compaction failed in compact")
+      check(
+        yield* Effect.flip(compaction.compact),
+        "ExtensionError",
+        "Compaction",
+        "extension compaction failed in compact"
+      )
 
       const add = Tool.make("add", {
         description: "adds",
@@ -66,7 +71,12 @@ describe("AgentError", () => {
       })
       const call = new Message.ToolCall({ id: "c", name: "add", arguments: { a: "x" } })
       const context = {} as Parameters<Tool.Tool["handle"]>[2]
-      check(yield* Effect.flip(add.handle({ a: "x" }, call, context)), "ToolError", "InvalidArguments", "invalid arguments for add")
+      check(
+        yield* Effect.flip(add.handle({ a: "x" }, call, context)),
+        "ToolError",
+        "InvalidArguments",
+        "invalid arguments for add"
+      )
     }))
 
   it("a ModelError says its kind in reason and its text in description, which its message words", () => {

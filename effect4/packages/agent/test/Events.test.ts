@@ -15,7 +15,14 @@ const reporting = (seen: Array<boolean>) =>
     handler: (_args, call, context) =>
       Effect.gen(function*() {
         seen.push(context.observed)
-        yield* context.publish({ _tag: "ToolProgress", runId: context.runId, toolCallId: call.id, tool: call.name, progress: 1, total: 2 })
+        yield* context.publish({
+          _tag: "ToolProgress",
+          runId: context.runId,
+          toolCallId: call.id,
+          tool: call.name,
+          progress: 1,
+          total: 2
+        })
         return "done"
       })
   })
@@ -28,7 +35,13 @@ describe("events", () => {
       const listener = (name: string): Extension.Extension => ({
         name,
         onEvent: (_context, event) =>
-          Effect.sync(() => void log.push(`${name}: ${event._tag === "ToolProgress" ? `${event.tool} ${event.progress}/${event.total}` : event._tag}`)),
+          Effect.sync(() =>
+            void log.push(
+              `${name}: ${
+                event._tag === "ToolProgress" ? `${event.tool} ${event.progress}/${event.total}` : event._tag
+              }`
+            )
+          ),
         afterTool: (_context, call) => Effect.sync(() => void log.push(`${name}: afterTool ${call.name}`))
       })
       const agent = yield* agentWith([{ toolCalls: [{ id: "t1", name: "work" }] }, { text: "ok" }], {
@@ -53,7 +66,10 @@ describe("events", () => {
     Effect.gen(function*() {
       const logs: Array<string> = []
       const failing: Extension.Extension<string> = { name: "failing", onEvent: () => Effect.fail("observer down") }
-      const agent = yield* agentWith([{ toolCalls: [{ name: "work" }] }, (request) => ({ text: JSON.stringify(request.messages.at(-1)) })], {
+      const agent = yield* agentWith([
+        { toolCalls: [{ name: "work" }] },
+        (request) => ({ text: JSON.stringify(request.messages.at(-1)) })
+      ], {
         tools: [reporting([])],
         extensions: [failing]
       })

@@ -25,7 +25,9 @@ describe("ready-made extensions", () => {
   it.effect("a failed run leaves the memory as it was (A12)", () =>
     Effect.gen(function*() {
       const memory = MessageAccumulator.make()
-      const agent = yield* Agent.make({ extensions: [memory] }).pipe(Effect.provide(ScriptedModel.layer([{ text: "one" }])))
+      const agent = yield* Agent.make({ extensions: [memory] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ text: "one" }]))
+      )
       yield* agent.run("first")
       yield* Effect.flip(agent.run("second"))
       assert.deepStrictEqual((yield* memory.messages).map((m) => m.content), ["first", "one"])
@@ -40,19 +42,29 @@ describe("ready-made extensions", () => {
         parameters: Schema.Struct({ word: Schema.String }),
         handler: ({ word }) => Effect.succeed(word)
       })
-      const plain = Tool.dynamic("plain", { description: "Does plain things", parameters: { type: "object" }, handler: Effect.succeed })
+      const plain = Tool.dynamic("plain", {
+        description: "Does plain things",
+        parameters: { type: "object" },
+        handler: Effect.succeed
+      })
       const remote = Tool.dynamic("srv__remote", {
         description: "A remote tool",
         guidelines: false,
         parameters: { type: "object" },
         handler: Effect.succeed
       })
-      const agent = yield* Agent.make({ tools: [local, plain, remote], systemPrompt: "Be brief.", extensions: [ToolGuidelines.make()] })
+      const agent = yield* Agent.make({
+        tools: [local, plain, remote],
+        systemPrompt: "Be brief.",
+        extensions: [ToolGuidelines.make()]
+      })
         .pipe(Effect.provide(ScriptedModel.layer([(request) => (system = request.messages[0], { text: "ok" })])))
       yield* agent.run("hi")
       assert.deepStrictEqual(
         system,
-        Message.system("Be brief.\n\nTool guidelines:\n- lookup: Use for single words only.\n- plain: Does plain things")
+        Message.system(
+          "Be brief.\n\nTool guidelines:\n- lookup: Use for single words only.\n- plain: Does plain things"
+        )
       )
     }))
 })

@@ -29,18 +29,28 @@ describe("tool-call repair", () => {
         {
           toolCalls: [
             { name: "add", arguments: { a: 1, b: 2 } },
-            { name: "math__add", arguments: "{\"a\": 1,", invalidArguments: "invalid JSON at position 8: unexpected end" }
+            {
+              name: "math__add",
+              arguments: "{\"a\": 1,",
+              invalidArguments: "invalid JSON at position 8: unexpected end"
+            }
           ]
         },
-        (request) => (seen.push(toolResults(request)), { toolCalls: [{ name: "math__add", arguments: { a: 1, b: 2 } }] }),
-        (request) => (seen.push(toolResults(request)), { text: "3", usage: { inputTokens: 7, outputTokens: 1, cachedInputTokens: 5 } })
+        (
+          request
+        ) => (seen.push(toolResults(request)), { toolCalls: [{ name: "math__add", arguments: { a: 1, b: 2 } }] }),
+        (
+          request
+        ) => (seen.push(toolResults(request)),
+          { text: "3", usage: { inputTokens: 7, outputTokens: 1, cachedInputTokens: 5 } })
       ])
       const agent = yield* Agent.make({
         tools: [subtract, add],
         extensions: [{
           name: "log",
           beforeTool: (_c, call) => Effect.sync(() => void hooks.push(`before:${call.name}`)),
-          onToolCall: (_c, call, next) => Effect.andThen(Effect.sync(() => void hooks.push(`on:${call.name}`)), next(call)),
+          onToolCall: (_c, call, next) =>
+            Effect.andThen(Effect.sync(() => void hooks.push(`on:${call.name}`)), next(call)),
           afterTool: (_c, call, result) => Effect.sync(() => void hooks.push(`after:${call.name}:${result.status}`))
         }]
       }).pipe(Effect.provide(model))
@@ -92,7 +102,9 @@ describe("tool-call repair", () => {
       yield* agent.run("find it")
       assert.deepStrictEqual(seen, [{
         status: "TOOL_FAILED",
-        content: { error: { type: "UnknownTool", message: "there is no tool named \"search\"; no tools are available" } }
+        content: {
+          error: { type: "UnknownTool", message: "there is no tool named \"search\"; no tools are available" }
+        }
       }])
     }))
 
@@ -104,7 +116,10 @@ describe("tool-call repair", () => {
       ])
       const agent = yield* Agent.make({ tools: [add] }).pipe(Effect.provide(model))
       const reply = yield* agent.run("1 + 2?")
-      assert.deepStrictEqual(reply.usage, new Message.Usage({ inputTokens: 20, outputTokens: 2, cachedInputTokens: 10 }))
+      assert.deepStrictEqual(
+        reply.usage,
+        new Message.Usage({ inputTokens: 20, outputTokens: 2, cachedInputTokens: 10 })
+      )
       assert.deepStrictEqual(
         reply.runUsage,
         new Message.Usage({ inputTokens: 30, outputTokens: 6, cachedInputTokens: 10 })

@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, AgentError, type Extension, MessageAccumulator, Model, ScriptedModel, Tool } from "@zett/agent"
 import * as Context from "effect/Context"
-import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 class Refused extends Data.TaggedError("Refused")<{ readonly reason: string }> {}
 
@@ -50,7 +50,11 @@ describe("Extension.request: request state lives in the request", () => {
       const shared = Tool.make("which", {
         description: "names its request",
         parameters: Schema.Struct({}),
-        handler: () => Effect.map(Effect.serviceOption(RequestId), (id) => void seen.push(`call in ${Option.getOrElse(id, () => 0)}`))
+        handler: () =>
+          Effect.map(
+            Effect.serviceOption(RequestId),
+            (id) => void seen.push(`call in ${Option.getOrElse(id, () => 0)}`)
+          )
       })
       const extension: Extension.Extension = {
         name: "services",
@@ -61,21 +65,30 @@ describe("Extension.request: request state lives in the request", () => {
               services: Context.make(RequestId, id),
               onTool: (ctx) =>
                 Effect.andThen(
-                  Effect.map(Effect.serviceOption(RequestId), (found) => void seen.push(`onTool in ${Option.getOrElse(found, () => 0)}`)),
+                  Effect.map(
+                    Effect.serviceOption(RequestId),
+                    (found) => void seen.push(`onTool in ${Option.getOrElse(found, () => 0)}`)
+                  ),
                   Effect.asVoid(ctx.tools.register(shared))
                 ),
               afterRun: () =>
                 Effect.flatMap(Effect.serviceOption(Model.Model), (model) =>
                   Option.isNone(model)
                     ? Effect.sync(() => void seen.push("no model"))
-                    : Effect.map(Effect.orDie(Stream.runCollect(model.value.stream({ messages: [], tools: [], serverTools: [] }))), (events) =>
-                      void seen.push(`model answered ${events.length > 0}`)))
+                    : Effect.map(
+                      Effect.orDie(Stream.runCollect(model.value.stream({ messages: [], tools: [], serverTools: [] }))),
+                      (events) => void seen.push(`model answered ${events.length > 0}`)
+                    ))
             }
           })
       }
       const call = { toolCalls: [{ name: "which", arguments: {} }] }
       const agent = yield* Agent.make({ extensions: [extension] }).pipe(
-        Effect.provide(ScriptedModel.layer([call, { text: "one" }, { text: "from afterRun" }, call, { text: "two" }, { text: "again" }]))
+        Effect.provide(
+          ScriptedModel.layer([call, { text: "one" }, { text: "from afterRun" }, call, { text: "two" }, {
+            text: "again"
+          }])
+        )
       )
       yield* agent.run("first")
       yield* agent.run("second")
@@ -135,9 +148,12 @@ describe("Extension.request: request state lives in the request", () => {
       const refusing: Extension.Extension<Refused> = {
         name: "refusing",
         request: () => new Refused({ reason: "no quota" }),
-        onError: (_context, error) => Effect.sync(() => void log.push(`onError ${(error as AgentError.ExtensionError).hook}`))
+        onError: (_context, error) =>
+          Effect.sync(() => void log.push(`onError ${(error as AgentError.ExtensionError).hook}`))
       }
-      const agent = yield* Agent.make({ extensions: [refusing] }).pipe(Effect.provide(ScriptedModel.layer([{ text: "never" }])))
+      const agent = yield* Agent.make({ extensions: [refusing] }).pipe(
+        Effect.provide(ScriptedModel.layer([{ text: "never" }]))
+      )
       const error = yield* Effect.flip(agent.run("hi"))
       assert.instanceOf(error, AgentError.ExtensionError)
       assert.strictEqual(error.hook, "request")

@@ -12,14 +12,17 @@ import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import { recordingTracer } from "./utils.js"
 
-const echo = (name: string) => Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: Effect.succeed })
+const echo = (name: string) =>
+  Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: Effect.succeed })
 
 const failing = (name: string, error: unknown) =>
   Tool.dynamic(name, { description: name, parameters: { type: "object" }, handler: () => Effect.fail(error) })
 
 /** Every log line's level, message and annotations. */
 const recordingLogger = () => {
-  const lines: Array<{ readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const lines: Array<
+    { readonly level: string; readonly message: unknown; readonly annotations: Record<string, unknown> }
+  > = []
   const logger = Logger.make(({ fiber, logLevel, message }) =>
     void lines.push({
       level: logLevel,
@@ -41,7 +44,11 @@ describe("run (observed)", () => {
         onTool: (context) =>
           Effect.gen(function*() {
             answers.push(yield* context.tools.register(echo("a")))
-            answers.push(yield* context.tools.register(Tool.dynamic("a", { description: "second", parameters: { type: "object" }, handler: Effect.succeed })))
+            answers.push(
+              yield* context.tools.register(
+                Tool.dynamic("a", { description: "second", parameters: { type: "object" }, handler: Effect.succeed })
+              )
+            )
             yield* context.tools.registerAll([echo("b"), echo("b")])
             yield* context.tools.remove("gone")
           })
@@ -49,7 +56,11 @@ describe("run (observed)", () => {
       const seen: Array<ReadonlyArray<string>> = []
       const logs = recordingLogger()
       const agent = yield* Agent.make({ tools: [echo("gone")], extensions: [registrar] }).pipe(
-        Effect.provide(ScriptedModel.layer([(request) => (seen.push(request.tools.map((t) => `${t.name}:${t.description}`)), { text: "ok" })]))
+        Effect.provide(
+          ScriptedModel.layer([
+            (request) => (seen.push(request.tools.map((t) => `${t.name}:${t.description}`)), { text: "ok" })
+          ])
+        )
       )
       yield* agent.run("hi").pipe(Effect.provide(logs.layer))
       assert.deepStrictEqual(answers, [true, false])
@@ -73,7 +84,9 @@ describe("run (observed)", () => {
       const contents: Array<unknown> = []
       const agent = yield* Agent.make({ tools }).pipe(Effect.provide(ScriptedModel.layer([
         { toolCalls: [...tools.map((tool) => ({ name: tool.name })), { name: "missing" }] },
-        (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+        (
+          request
+        ) => (request.messages.forEach((m) => m._tag === "ToolMessage" && contents.push(m.content)), { text: "ok" })
       ])))
       yield* agent.run("hi")
       assert.deepStrictEqual(contents, [
@@ -82,19 +95,30 @@ describe("run (observed)", () => {
         { error: { type: "Error", message: "just text" } },
         { error: { type: "Error", message: "null" } },
         { error: { type: "ToolFailed", message: "mine" } },
-        { error: { type: "UnknownTool", message: "there is no tool named \"missing\"; the closest names are nothing, plain, tagged" } }
+        {
+          error: {
+            type: "UnknownTool",
+            message: "there is no tool named \"missing\"; the closest names are nothing, plain, tagged"
+          }
+        }
       ])
     }))
 
   it.effect("a tool's defect is logged as an error naming the tool", () =>
     Effect.gen(function*() {
       const logs = recordingLogger()
-      const boom = Tool.dynamic("boom", { description: "boom", parameters: { type: "object" }, handler: () => Effect.die("kaput") })
+      const boom = Tool.dynamic("boom", {
+        description: "boom",
+        parameters: { type: "object" },
+        handler: () => Effect.die("kaput")
+      })
       const agent = yield* Agent.make({ tools: [boom] }).pipe(
         Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "boom" }] }, { text: "ok" }]))
       )
       yield* agent.run("hi").pipe(Effect.provide(logs.layer))
-      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "Error").map((line) => line.message), ["tool boom failed unexpectedly"])
+      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "Error").map((line) => line.message), [
+        "tool boom failed unexpectedly"
+      ])
     }))
 
   it.effect("the system message leaves out empty state; server tools reach the model as added, each request its own list", () =>
@@ -115,7 +139,9 @@ describe("run (observed)", () => {
       yield* agent.run("hi")
       assert.deepStrictEqual(requests.map((r) => r.messages[0]!.content), ["Be brief.\n\nstate", "Be brief.\n\nstate"])
       assert.deepStrictEqual(requests.map((r) => r.serverTools.map((t) => t.name)), [["web1"], ["web1", "web2"]])
-      const plain = yield* Agent.make({}).pipe(Effect.provide(ScriptedModel.layer([(request) => (requests.push(request), { text: "ok" })])))
+      const plain = yield* Agent.make({}).pipe(
+        Effect.provide(ScriptedModel.layer([(request) => (requests.push(request), { text: "ok" })]))
+      )
       yield* plain.run("hi")
       assert.deepStrictEqual(requests[2]!.serverTools, [])
     }))
@@ -138,7 +164,10 @@ describe("run (observed)", () => {
   it.effect("with hooks of some extensions built per request, the others' own hooks run too, each only where it has one", () =>
     Effect.gen(function*() {
       const log: Array<string> = []
-      const plain: Extension.Extension = { name: "plain", afterTurn: () => Effect.sync(() => void log.push("plain afterTurn")) }
+      const plain: Extension.Extension = {
+        name: "plain",
+        afterTurn: () => Effect.sync(() => void log.push("plain afterTurn"))
+      }
       const built: Extension.Extension = {
         name: "built",
         request: () => Effect.succeed({ beforeRun: () => Effect.sync(() => void log.push("built beforeRun")) })
@@ -157,11 +186,19 @@ describe("run (observed)", () => {
         Effect.provide(ScriptedModel.layer([{ text: "ok" }])),
         Effect.flatMap((agent) => Effect.flip(agent.run("hi")))
       )
-      assert.deepStrictEqual([error._tag, "hook" in error && error.hook, "extension" in error && error.extension], ["ExtensionError", "beforeModel", "x"])
+      assert.deepStrictEqual([error._tag, "hook" in error && error.hook, "extension" in error && error.extension], [
+        "ExtensionError",
+        "beforeModel",
+        "x"
+      ])
       const compaction = { shouldCompact: () => true, compact: () => Effect.fail("cannot") }
       const agent = yield* Agent.make({ compaction }).pipe(Effect.provide(ScriptedModel.layer([{ text: "ok" }])))
       for (const failed of [yield* Effect.flip(agent.run("hi")), yield* Effect.flip(agent.compact)]) {
-        assert.deepStrictEqual([failed._tag, "hook" in failed && failed.hook, "extension" in failed && failed.extension], ["ExtensionError", "compact", "compaction"])
+        assert.deepStrictEqual([
+          failed._tag,
+          "hook" in failed && failed.hook,
+          "extension" in failed && failed.extension
+        ], ["ExtensionError", "compact", "compaction"])
       }
     }))
 
@@ -171,11 +208,14 @@ describe("run (observed)", () => {
       const watcher: Extension.Extension = {
         name: "watcher",
         onCompact: (context) => Effect.map(context.inputMessage, (input) => void seen.push(input.content)),
-        afterCompact: (context) => Effect.map(context.messages, (messages) => void seen.push(messages.map((m) => m.content)))
+        afterCompact: (context) =>
+          Effect.map(context.messages, (messages) => void seen.push(messages.map((m) => m.content)))
       }
       const other: Extension.Extension = { name: "other", afterCompact: () => Effect.void }
       const compaction = { shouldCompact: () => false, compact: () => Effect.succeed([Message.user("summary")]) }
-      const agent = yield* Agent.make({ compaction, extensions: [other, watcher] }).pipe(Effect.provide(ScriptedModel.layer([])))
+      const agent = yield* Agent.make({ compaction, extensions: [other, watcher] }).pipe(
+        Effect.provide(ScriptedModel.layer([]))
+      )
       yield* agent.compact
       assert.deepStrictEqual(seen, ["", ["summary"]])
       assert.isFalse(yield* agent.pending(watcher))
@@ -188,16 +228,23 @@ describe("run (observed)", () => {
       const agent = yield* Agent.make({ extensions: [sour] }).pipe(Effect.provide(ScriptedModel.layer([])))
       const error = yield* Effect.flip(agent.run("hi").pipe(Effect.provide(logs.layer)))
       assert.strictEqual(error._tag, "ModelError")
-      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "Error").map((line) => line.message), ["a terminal hook failed"])
+      assert.deepStrictEqual(logs.lines.filter((line) => line.level === "Error").map((line) => line.message), [
+        "a terminal hook failed"
+      ])
     }))
 
   it.effect("runs are numbered upwards, and traced with their number and each tool call's name and id", () =>
     Effect.gen(function*() {
       const ids: Array<number> = []
-      const numbered: Extension.Extension = { name: "numbered", beforeRun: (context) => Effect.sync(() => void ids.push(context.runId)) }
+      const numbered: Extension.Extension = {
+        name: "numbered",
+        beforeRun: (context) => Effect.sync(() => void ids.push(context.runId))
+      }
       const { spans, tracer } = yield* recordingTracer
       const agent = yield* Agent.make({ tools: [echo("t")], extensions: [numbered] }).pipe(
-        Effect.provide(ScriptedModel.layer([{ toolCalls: [{ id: "c1", name: "t" }] }, { text: "ok" }, { text: "again" }]))
+        Effect.provide(
+          ScriptedModel.layer([{ toolCalls: [{ id: "c1", name: "t" }] }, { text: "ok" }, { text: "again" }])
+        )
       )
       yield* agent.run("hi").pipe(Effect.withTracer(tracer))
       yield* agent.run("again")
@@ -205,7 +252,10 @@ describe("run (observed)", () => {
       const run = spans.find((span) => span.name === "invoke_agent")!
       assert.strictEqual(run.attributes.get("zett.agent.run_id"), ids[0])
       const tool = spans.find((span) => span.name === "execute_tool t")!
-      assert.deepStrictEqual([tool.attributes.get("gen_ai.tool.name"), tool.attributes.get("gen_ai.tool.call.id")], ["t", "c1"])
+      assert.deepStrictEqual([tool.attributes.get("gen_ai.tool.name"), tool.attributes.get("gen_ai.tool.call.id")], [
+        "t",
+        "c1"
+      ])
     }))
 
   it.effect("extensions read the registry's tools by name, the server tools added, and whether any extension observes events", () =>
@@ -216,13 +266,20 @@ describe("run (observed)", () => {
         onTool: (context) =>
           Effect.gen(function*() {
             yield* context.serverTools.add({ name: "web", spec: { type: "web_search" } })
-            seen.push(context.tools.get("t")?.name, context.tools.get("none"), (yield* context.serverTools.list).map((tool) => tool.name), context.observed)
+            seen.push(
+              context.tools.get("t")?.name,
+              context.tools.get("none"),
+              (yield* context.serverTools.list).map((tool) => tool.name),
+              context.observed
+            )
           })
       }
       const plain: Extension.Extension = { name: "plain", afterRun: () => Effect.void }
       const eventful: Extension.Extension = { name: "eventful", onEvent: () => Effect.void }
       for (const extensions of [[plain, reader], [plain, reader, eventful]]) {
-        const agent = yield* Agent.make({ tools: [echo("t")], extensions }).pipe(Effect.provide(ScriptedModel.layer([{ text: "ok" }])))
+        const agent = yield* Agent.make({ tools: [echo("t")], extensions }).pipe(
+          Effect.provide(ScriptedModel.layer([{ text: "ok" }]))
+        )
         yield* agent.run("hi")
       }
       assert.deepStrictEqual(seen, ["t", undefined, ["web"], false, "t", undefined, ["web"], true])
@@ -237,15 +294,26 @@ describe("run (observed)", () => {
         parameters: { type: "object" },
         // publishing is typed void: a handler that returns it gives the model no result
         handler: (_args, call, context) =>
-          context.publish({ _tag: "ToolProgress", runId: context.runId, toolCallId: call.id, tool: call.name, progress: 1 })
+          context.publish({
+            _tag: "ToolProgress",
+            runId: context.runId,
+            toolCallId: call.id,
+            tool: call.name,
+            progress: 1
+          })
       })
       const plain: Extension.Extension = { name: "plain", afterRun: () => Effect.void }
-      const watcher: Extension.Extension = { name: "watcher", onEvent: (_context, event) => Effect.sync(() => void events.push(event._tag)) }
+      const watcher: Extension.Extension = {
+        name: "watcher",
+        onEvent: (_context, event) => Effect.sync(() => void events.push(event._tag))
+      }
       const contents: Array<unknown> = []
       const agent = yield* Agent.make({ tools: [reporting], extensions: [plain, watcher] }).pipe(
         Effect.provide(ScriptedModel.layer([
           { toolCalls: [{ name: "reporting" }] },
-          (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+          (
+            request
+          ) => (request.messages.forEach((m) => m._tag === "ToolMessage" && contents.push(m.content)), { text: "ok" })
         ]))
       )
       yield* agent.run("hi").pipe(Effect.provide(logs.layer))
@@ -260,7 +328,10 @@ describe("run (observed)", () => {
       const long = "x".repeat(150)
       const agent = yield* Agent.make({}).pipe(Effect.provide(ScriptedModel.layer([
         { toolCalls: [{ name: long }] },
-        (request) => (contents.push(...request.messages.filter((m) => m._tag === "ToolMessage").map((m) => m.content)), { text: "ok" })
+        (request) => (request.messages.forEach((m) =>
+          m._tag === "ToolMessage" && contents.push(m.content)
+        ),
+          { text: "ok" })
       ])))
       yield* agent.run("hi")
       assert.deepStrictEqual(contents, [{
@@ -282,7 +353,10 @@ describe("run (observed)", () => {
       const model = Model.Model.of({
         stream: () =>
           ++request === 1
-            ? Stream.make(Model.toolCall(new Message.ToolCall({ id: "c1", name: "t", arguments: {} })), Model.finish("tool_calls", new Message.Usage({ inputTokens: 3, outputTokens: 4 })))
+            ? Stream.make(
+              Model.toolCall(new Message.ToolCall({ id: "c1", name: "t", arguments: {} })),
+              Model.finish("tool_calls", new Message.Usage({ inputTokens: 3, outputTokens: 4 }))
+            )
             : Stream.make(Model.textDelta("ok"))
       })
       const agent = yield* Agent.make({ tools: [echo("t")] }).pipe(Effect.provideService(Model.Model, model))
@@ -328,7 +402,9 @@ describe("run (observed)", () => {
       for (const toolConcurrency of [1, 2]) {
         most = 0
         const agent = yield* Agent.make({ tools: [busy], toolConcurrency }).pipe(
-          Effect.provide(ScriptedModel.layer([{ toolCalls: [{ name: "busy" }, { name: "busy" }, { name: "busy" }] }, { text: "ok" }]))
+          Effect.provide(
+            ScriptedModel.layer([{ toolCalls: [{ name: "busy" }, { name: "busy" }, { name: "busy" }] }, { text: "ok" }])
+          )
         )
         yield* agent.run("hi")
         counts.push(most)

@@ -43,52 +43,73 @@ describe("run (telemetry)", () => {
     Effect.gen(function*() {
       const { spans, tracer } = yield* recordingTracer
       const model = scripted([
-        { toolCalls: [{ id: "c1", name: "echo", arguments: { x: 1 } }, { id: "c2", name: "broken" }], usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 } },
+        {
+          toolCalls: [{ id: "c1", name: "echo", arguments: { x: 1 } }, { id: "c2", name: "broken" }],
+          usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 }
+        },
         { text: "done", usage: { inputTokens: 5, outputTokens: 6 } }
       ], { provider: "acme", model: "spans-1" })
-      const agent = yield* Agent.make({ tools: [echo, broken], captureContent: true }).pipe(Effect.provideService(Model.Model, model))
+      const agent = yield* Agent.make({ tools: [echo, broken], captureContent: true }).pipe(
+        Effect.provideService(Model.Model, model)
+      )
       const reply = yield* agent.run("hi").pipe(Effect.withTracer(tracer))
       assert.strictEqual(reply.content, "done")
-      assert.deepStrictEqual(spans.filter((span) => span.name === "chat spans-1").map((span) => span.kind), ["client", "client"])
+      assert.deepStrictEqual(spans.filter((span) => span.name === "chat spans-1").map((span) => span.kind), [
+        "client",
+        "client"
+      ])
       const chats = attributes(spans, "chat spans-1")
       assert.strictEqual(chats.length, 2)
-      assert.deepStrictEqual(chats.map((chat): Record<string, unknown> => ({ ...chat, "gen_ai.input.messages": undefined, "gen_ai.output.messages": undefined })), [
-        {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": "acme",
-          "gen_ai.request.model": "spans-1",
-          "gen_ai.usage.input_tokens": 3,
-          "gen_ai.usage.output_tokens": 4,
-          "gen_ai.usage.cache_read.input_tokens": 2,
-          "gen_ai.response.finish_reasons": ["tool_calls"],
+      assert.deepStrictEqual(
+        chats.map((chat): Record<string, unknown> => ({
+          ...chat,
           "gen_ai.input.messages": undefined,
           "gen_ai.output.messages": undefined
-        },
-        {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": "acme",
-          "gen_ai.request.model": "spans-1",
-          "gen_ai.usage.input_tokens": 5,
-          "gen_ai.usage.output_tokens": 6,
-          "gen_ai.response.finish_reasons": ["stop"],
-          "gen_ai.input.messages": undefined,
-          "gen_ai.output.messages": undefined
-        }
-      ])
+        })),
+        [
+          {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "acme",
+            "gen_ai.request.model": "spans-1",
+            "gen_ai.usage.input_tokens": 3,
+            "gen_ai.usage.output_tokens": 4,
+            "gen_ai.usage.cache_read.input_tokens": 2,
+            "gen_ai.response.finish_reasons": ["tool_calls"],
+            "gen_ai.input.messages": undefined,
+            "gen_ai.output.messages": undefined
+          },
+          {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "acme",
+            "gen_ai.request.model": "spans-1",
+            "gen_ai.usage.input_tokens": 5,
+            "gen_ai.usage.output_tokens": 6,
+            "gen_ai.response.finish_reasons": ["stop"],
+            "gen_ai.input.messages": undefined,
+            "gen_ai.output.messages": undefined
+          }
+        ]
+      )
       const input = JSON.parse(chats[0]!["gen_ai.input.messages"] as string) as Array<{ readonly content: unknown }>
       assert.deepStrictEqual(input.map((message) => message.content), ["hi"])
       const output = JSON.parse(chats[1]!["gen_ai.output.messages"] as string) as Array<{ readonly content: unknown }>
       assert.deepStrictEqual(output.map((message) => message.content), ["done"])
-      assert.deepStrictEqual(attributes(spans, "invoke_agent").map((run): Record<string, unknown> => ({ ...run, "zett.agent.run_id": typeof run["zett.agent.run_id"] })), [{
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.provider.name": "acme",
-        "gen_ai.request.model": "spans-1",
-        "zett.agent.run_id": "number",
-        // the run's usage: both model calls
-        "gen_ai.usage.input_tokens": 8,
-        "gen_ai.usage.output_tokens": 10,
-        "gen_ai.usage.cache_read.input_tokens": 2
-      }])
+      assert.deepStrictEqual(
+        attributes(spans, "invoke_agent").map((run): Record<string, unknown> => ({
+          ...run,
+          "zett.agent.run_id": typeof run["zett.agent.run_id"]
+        })),
+        [{
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.provider.name": "acme",
+          "gen_ai.request.model": "spans-1",
+          "zett.agent.run_id": "number",
+          // the run's usage: both model calls
+          "gen_ai.usage.input_tokens": 8,
+          "gen_ai.usage.output_tokens": 10,
+          "gen_ai.usage.cache_read.input_tokens": 2
+        }]
+      )
       assert.deepStrictEqual(attributes(spans, "execute_tool echo"), [{
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "echo",
@@ -116,8 +137,18 @@ describe("run (telemetry)", () => {
       )
       yield* agent.run("hi").pipe(Effect.withTracer(tracer))
       assert.deepStrictEqual(attributes(spans, "chat"), [
-        { "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 0, "gen_ai.usage.output_tokens": 0, "gen_ai.response.finish_reasons": ["tool_calls"] },
-        { "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 0, "gen_ai.usage.output_tokens": 0, "gen_ai.response.finish_reasons": ["stop"] }
+        {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.usage.input_tokens": 0,
+          "gen_ai.usage.output_tokens": 0,
+          "gen_ai.response.finish_reasons": ["tool_calls"]
+        },
+        {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.usage.input_tokens": 0,
+          "gen_ai.usage.output_tokens": 0,
+          "gen_ai.response.finish_reasons": ["stop"]
+        }
       ])
       assert.deepStrictEqual(attributes(spans, "execute_tool echo"), [{
         "gen_ai.operation.name": "execute_tool",
@@ -141,14 +172,25 @@ describe("run (telemetry)", () => {
       const agent = yield* Agent.make({}).pipe(Effect.provideService(Model.Model, model))
       yield* agent.run("hi").pipe(Effect.withTracer(tracer))
       assert.deepStrictEqual(attributes(spans, "chat"), [{ "gen_ai.operation.name": "chat" }])
-      assert.deepStrictEqual(Object.keys(attributes(spans, "invoke_agent")[0]!).sort(), ["gen_ai.operation.name", "zett.agent.run_id"])
+      assert.deepStrictEqual(Object.keys(attributes(spans, "invoke_agent")[0]!).sort(), [
+        "gen_ai.operation.name",
+        "zett.agent.run_id"
+      ])
     }))
 
   it.effect("token usage and duration are recorded per model call, tagged by model, token type and error type", () =>
     Effect.gen(function*() {
-      const common = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "acme", "gen_ai.request.model": "metrics-1" }
+      const common = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "acme",
+        "gen_ai.request.model": "metrics-1"
+      }
       const model = scripted([
-        () => Effect.as(TestClock.adjust("2 seconds"), { toolCalls: [{ name: "echo" }], usage: { inputTokens: 3, outputTokens: 4 } }),
+        () =>
+          Effect.as(TestClock.adjust("2 seconds"), {
+            toolCalls: [{ name: "echo" }],
+            usage: { inputTokens: 3, outputTokens: 4 }
+          }),
         () => Effect.as(TestClock.adjust("500 millis"), { text: "done", usage: { inputTokens: 5, outputTokens: 6 } })
       ], { provider: "acme", model: "metrics-1" })
       const agent = yield* Agent.make({ tools: [echo] }).pipe(Effect.provideService(Model.Model, model))
@@ -172,7 +214,10 @@ describe("run (telemetry)", () => {
       const dying = Model.Model.of({ info, stream: () => Stream.die("kaput") })
       const agent = yield* Agent.make({}).pipe(Effect.provideService(Model.Model, dying))
       yield* Effect.exit(agent.run("hi"))
-      const bare = Model.Model.of({ info: { provider: "acme", model: "metrics-3" }, stream: () => Stream.make(Model.textDelta("bare")) })
+      const bare = Model.Model.of({
+        info: { provider: "acme", model: "metrics-3" },
+        stream: () => Stream.make(Model.textDelta("bare"))
+      })
       yield* Effect.flatMap(Agent.make({}).pipe(Effect.provideService(Model.Model, bare)), (agent) => agent.run("hi"))
       const common = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "acme" }
       assert.deepStrictEqual(yield* histograms("gen_ai.client.operation.duration", "metrics-2"), [
@@ -202,12 +247,20 @@ describe("run (telemetry)", () => {
           )
       }
       const agent = yield* Agent.make({ tools: [broken], extensions: [replacing] }).pipe(
-        Effect.provideService(Model.Model, scripted([
-          { toolCalls: ["c1", "c2", "c3", "c4"].map((id) => ({ id, name: "broken" })) },
-          { text: "done" }
-        ]))
+        Effect.provideService(
+          Model.Model,
+          scripted([
+            { toolCalls: ["c1", "c2", "c3", "c4"].map((id) => ({ id, name: "broken" })) },
+            { text: "done" }
+          ])
+        )
       )
       yield* agent.run("hi").pipe(Effect.withTracer(tracer))
-      assert.deepStrictEqual(attributes(spans, "execute_tool broken").map((span) => span["error.type"]), ["Broken", "_OTHER", "_OTHER", "_OTHER"])
+      assert.deepStrictEqual(attributes(spans, "execute_tool broken").map((span) => span["error.type"]), [
+        "Broken",
+        "_OTHER",
+        "_OTHER",
+        "_OTHER"
+      ])
     }))
 })

@@ -22,7 +22,10 @@ describe("Scrubber", () => {
     const held = Scrubber.makeSecrets()
     const scrubber = held.extend(Scrubber.make([Redacted.make("own-secret-1")]))
     held.add([Redacted.make("redacted-token-3"), "later-token-2"])
-    assert.strictEqual(scrubber.scrub("own-secret-1 later-token-2 redacted-token-3"), "<redacted> <redacted> <redacted>")
+    assert.strictEqual(
+      scrubber.scrub("own-secret-1 later-token-2 redacted-token-3"),
+      "<redacted> <redacted> <redacted>"
+    )
     assert.strictEqual(held.scrubber.scrub("redacted-token-3"), "<redacted>")
   })
 

@@ -30,8 +30,11 @@ describe("steering", () => {
         extensions: [{
           name: "observer",
           afterTurn: (context) =>
-            Effect.map(context.messages, (ms) =>
-              void atAfterTurn.push(ms.map((m) => m._tag === "ToolMessage" ? `${m.toolCallId}:${m.status}` : m._tag)))
+            Effect.map(
+              context.messages,
+              (ms) =>
+                void atAfterTurn.push(ms.map((m) => m._tag === "ToolMessage" ? `${m.toolCallId}:${m.status}` : m._tag))
+            )
         }]
       }).pipe(Effect.provide(ScriptedModel.layer([
         { toolCalls: [{ id: "a", name: "step" }, { id: "b", name: "step" }, { id: "c", name: "step" }] },

@@ -10,7 +10,6 @@
  *
  * @since 1.0.0
  */
-import type { KeyValueStore } from "effect/persistence"
 import type { LoggingLevel, Transport } from "@modelcontextprotocol/client"
 import { Scrubber } from "@zett/agent"
 import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
@@ -19,10 +18,11 @@ import type { ConnectOptions } from "@zett/mcp/McpClientFactory"
 import { McpClientFactory, of } from "@zett/mcp/McpClientFactory"
 import type { McpConnectError } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Context from "effect/Context"
+import type { KeyValueStore } from "effect/persistence"
 import type * as Scope from "effect/Scope"
 import * as EraVerdicts from "./internal/eraVerdicts.js"
 import * as Errors from "./internal/errors.js"

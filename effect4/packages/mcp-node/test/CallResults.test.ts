@@ -94,7 +94,9 @@ describe("tools/call results", () => {
         if (Result.isSuccess(expected)) {
           assert.isTrue(Result.isSuccess(actual), `${label}: ${Result.isFailure(actual) ? actual.failure.message : ""}`)
           // the driver's own reading of a legacy toolResult (McpClient.normalizeResult) aside
-          if (label !== "a legacy toolResult") assert.deepStrictEqual(Result.getOrThrow(actual), expected.success, label)
+          if (label !== "a legacy toolResult") {
+            assert.deepStrictEqual(Result.getOrThrow(actual), expected.success, label)
+          }
         } else if (label === "structured content that is not an object") {
           // the published schema is the revisions' superset: a non-object value is kept, as 2026-07-28 allows it
           assert.deepStrictEqual(Result.getOrThrow(actual).structuredContent, "x")

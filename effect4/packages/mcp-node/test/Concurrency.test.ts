@@ -5,17 +5,17 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Agent, Message, Model, ScriptedModel } from "@zett/agent"
 import { McpExtension } from "@zett/mcp"
-import * as Faults from "./utils/faults.js"
-import * as McpLayers from "./utils/mcpLayers.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as References from "effect/References"
 import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import * as Crypto from "node:crypto"
+import * as Faults from "./utils/faults.js"
+import * as McpLayers from "./utils/mcpLayers.js"
 
 /** Lines of the server's stderr (logged at debug level) that the test waits for, each by a part of its text. */
 const stderrWatch = (parts: ReadonlyArray<string>) =>
@@ -23,10 +23,9 @@ const stderrWatch = (parts: ReadonlyArray<string>) =>
     seen,
     layer: Layer.merge(
       Logger.layer([Logger.make(({ message }) => {
-          const text = String(message)
-          parts.forEach((part, i) => text.includes(part) && Deferred.doneUnsafe(seen[i]!, Exit.void))
-        })
-      ]),
+        const text = String(message)
+        parts.forEach((part, i) => text.includes(part) && Deferred.doneUnsafe(seen[i]!, Exit.void))
+      })]),
       Layer.succeed(References.MinimumLogLevel)("Debug")
     )
   }))

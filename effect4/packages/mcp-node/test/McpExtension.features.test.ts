@@ -10,9 +10,9 @@ import type { Extension, Message } from "@zett/agent"
 import { Agent, ScriptedModel } from "@zett/agent"
 import { McpExtension, McpSampling, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as McpLayers from "./utils/mcpLayers.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as McpLayers from "./utils/mcpLayers.js"
 
 const http = (name: string) => McpServerConfig.http({ name, url: `http://127.0.0.1:1/${name}` })
 

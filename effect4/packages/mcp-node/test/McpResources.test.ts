@@ -19,16 +19,16 @@ import { Message, Scrubber } from "@zett/agent"
 import type { McpClient } from "@zett/mcp"
 import { McpClientFactory, McpPrompts, McpResources, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClient, NodeMcpClientFactory } from "@zett/mcp-node"
-import * as Processes from "./utils/processes.js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { pipe } from "effect/Function"
-import * as Scope from "effect/Scope"
 import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import * as Processes from "./utils/processes.js"
 
 const require = createRequire(import.meta.url)
 const everything = Path.join(

@@ -7,12 +7,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { McpServer as SdkMcpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
-import * as Processes from "./utils/processes.js"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
+import * as Processes from "./utils/processes.js"
 
 const secret = "server-log-secret-7d1e"
 
@@ -38,13 +38,12 @@ interface Line {
 const capture = () => {
   const lines: Array<Line> = []
   const layer = Logger.layer([Logger.make(({ fiber, logLevel, message }) =>
-      void lines.push({
-        level: logLevel.toUpperCase(),
-        message: String(Array.isArray(message) ? message[0] : message),
-        annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
-      })
-    )
-  ])
+    void lines.push({
+      level: logLevel.toUpperCase(),
+      message: String(Array.isArray(message) ? message[0] : message),
+      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+    })
+  )])
   return { lines, layer }
 }
 

@@ -23,17 +23,17 @@ import { Agent, Model, ScriptedModel } from "@zett/agent"
 import type { McpError } from "@zett/mcp"
 import { McpElicitation, McpExtension, McpRoots, McpSampling, McpServerConfig, McpToolResult } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
-import * as McpLayers from "./utils/mcpLayers.js"
-import * as Processes from "./utils/processes.js"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as References from "effect/References"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import * as TestClock from "effect/testing/TestClock"
+import * as McpLayers from "./utils/mcpLayers.js"
+import * as Processes from "./utils/processes.js"
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -107,13 +107,12 @@ const capture = () => {
   > = []
   const layer = Layer.merge(
     Logger.layer([Logger.make(({ fiber, logLevel, message }) =>
-        void lines.push({
-          level: logLevel.toUpperCase(),
-          message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
-          annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
-        })
-      )
-    ]),
+      void lines.push({
+        level: logLevel.toUpperCase(),
+        message: (Array.isArray(message) ? message : [message]).map(String).join(" "),
+        annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+      })
+    )]),
     Layer.succeed(References.MinimumLogLevel)("Debug")
   )
   return { lines, layer }

@@ -123,8 +123,7 @@ export const layer = (options: Options): Layer.Layer<McpRedis> => Layer.effect(M
  */
 export const layerConfig = (
   options: Config.Wrap<Options> = { url: Config.Redacted("REDIS_URL") }
-): Layer.Layer<McpRedis, Config.ConfigError> =>
-  Layer.effect(McpRedis, Effect.flatMap(Config.unwrap(options), make))
+): Layer.Layer<McpRedis, Config.ConfigError> => Layer.effect(McpRedis, Effect.flatMap(Config.unwrap(options), make))
 
 /**
  * An `effect/persistence` `BackingPersistence` on the shared connection: values as JSON under
@@ -152,11 +151,12 @@ const makeStore = (redis: McpRedis["Service"], prefix: string): Persistence.Back
     RedisLock.command(prefix, redis.operationTimeout, f).pipe(
       Effect.mapError((error) => new Persistence.PersistenceError({ message: `Redis ${method} failed`, cause: error }))
     )
-  const parse = (method: string) => (text: string | null): Effect.Effect<object | undefined, Persistence.PersistenceError> =>
-    text === null ? Effect.undefined : Effect.try({
-      try: () => JSON.parse(text) as object,
-      catch: (error) => new Persistence.PersistenceError({ message: `Redis ${method}: not JSON`, cause: error })
-    })
+  const parse =
+    (method: string) => (text: string | null): Effect.Effect<object | undefined, Persistence.PersistenceError> =>
+      text === null ? Effect.undefined : Effect.try({
+        try: () => JSON.parse(text) as object,
+        catch: (error) => new Persistence.PersistenceError({ message: `Redis ${method}: not JSON`, cause: error })
+      })
   const ttlArgs = (ttl: Duration.Duration | undefined) =>
     ttl !== undefined && Duration.isFinite(ttl)
       ? ["PX", Math.max(1, Math.ceil(Duration.toMillis(ttl)))] as const

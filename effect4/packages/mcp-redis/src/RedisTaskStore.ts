@@ -42,7 +42,9 @@ const encodeHandle = Schema.encodeSync(HandleJson)
  * @since 1.0.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<McpTaskStore.McpTaskStore["Service"], never, McpRedis.McpRedis> =>
+export const make = (
+  options?: Options
+): Effect.Effect<McpTaskStore.McpTaskStore["Service"], never, McpRedis.McpRedis> =>
   Effect.gen(function*() {
     const redis = yield* McpRedis.McpRedis
     const client = redis.client

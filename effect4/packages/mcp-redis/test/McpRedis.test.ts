@@ -14,7 +14,9 @@ const storeOn = (url: string, storeId: string, connection: Partial<McpRedis.Opti
   Effect.flatMap(
     Layer.build(McpRedis.layerPersistence.pipe(Layer.provide(McpRedis.layer({ url, ...connection })))),
     (context) =>
-      Effect.flatMap(Persistence.BackingPersistence, (backing) => backing.make(storeId)).pipe(Effect.provideContext(context))
+      Effect.flatMap(Persistence.BackingPersistence, (backing) => backing.make(storeId)).pipe(
+        Effect.provideContext(context)
+      )
   )
 
 const rawClient = (url: string) =>

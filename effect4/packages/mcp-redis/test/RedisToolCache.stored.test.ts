@@ -101,7 +101,9 @@ const request = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>, redisU
       result: seen[1]!.messages.filter((m): m is Message.ToolMessage => m._tag === "ToolMessage")[0]!,
       // the warnings and errors, as the 3 line's logger at Warning keeps them
       warnings: logs.lines.flatMap((line) =>
-        /level=(WARN|ERROR|FATAL)/.test(line) ? [JSON.parse(/message=("(?:[^"\\]|\\.)*")/.exec(line)![1]!) as string] : []
+        /level=(WARN|ERROR|FATAL)/.test(line)
+          ? [JSON.parse(/message=("(?:[^"\\]|\\.)*")/.exec(line)![1]!) as string]
+          : []
       )
     }
   })

@@ -28,7 +28,9 @@ describe("McpTool", () => {
       const offered: Array<unknown> = []
       const tool = Tool.dynamic(listed.name, { ...listed, handler: () => Effect.succeed("found") })
       const agent = yield* Agent.make({ tools: [tool] }).pipe(
-        Effect.provide(ScriptedModel.layer([(request) => (offered.push(...request.tools), { text: "ok" })]))
+        Effect.provide(
+          ScriptedModel.layer([(request) => (request.tools.forEach((tool) => offered.push(tool)), { text: "ok" })])
+        )
       )
       yield* agent.run("find")
       assert.deepStrictEqual(offered, [{

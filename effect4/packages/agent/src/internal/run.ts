@@ -1,4 +1,5 @@
 /** @internal */
+import { closest } from "@zett/common/EditDistance"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -9,7 +10,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { closest } from "@zett/common/EditDistance"
+import type { ActiveRuns, Compaction } from "../Agent.js"
 import { ExtensionError, MaxTurnsExceeded } from "../AgentError.js"
 import type { AgentError } from "../AgentError.js"
 import type * as Extension from "../Extension.js"
@@ -18,7 +19,6 @@ import { addUsage, AssistantMessage, SystemMessage, ToolMessage, UserMessage } f
 import type { ModelError, ModelEvent, ModelRequest, ServerTool } from "../Model.js"
 import * as Model from "../Model.js"
 import * as Tool from "../Tool.js"
-import type { ActiveRuns, Compaction } from "../Agent.js"
 import { operationDuration, tokenUsage, tracedWith } from "../Tracing.js"
 
 /** @internal */
@@ -80,7 +80,9 @@ const usageAttributes = (usage: Usage | undefined): Record<string, unknown> =>
   usage === undefined ? {} : {
     "gen_ai.usage.input_tokens": usage.inputTokens,
     "gen_ai.usage.output_tokens": usage.outputTokens,
-    ...(usage.cachedInputTokens !== undefined ? { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens } : {})
+    ...(usage.cachedInputTokens !== undefined
+      ? { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens }
+      : {})
   }
 
 let nextRunId = 0
@@ -190,18 +192,23 @@ const bind = (engine: Engine, run: RunState): Effect.Effect<void, ExtensionError
     return Effect.void
   }
   run.hooks = engine.extensions.map((extension) => ({ name: extension.name, hooks: extension }))
-  return Effect.forEach(engine.extensions, (extension): Effect.Effect<Bound, ExtensionError> =>
-    extension.request === undefined
-      ? Effect.succeed({ name: extension.name, hooks: extension })
-      : hook(extension.name, "request", Scope.provide(extension.request(run), run.scope)).pipe(
-        Effect.map((hooks) => ({ name: extension.name, hooks: { ...extension, ...hooks } }))
-      )).pipe(Effect.map((hooks) => void (run.hooks = hooks)))
+  return Effect.forEach(
+    engine.extensions,
+    (extension): Effect.Effect<Bound, ExtensionError> =>
+      extension.request === undefined
+        ? Effect.succeed({ name: extension.name, hooks: extension })
+        : hook(extension.name, "request", Scope.provide(extension.request(run), run.scope)).pipe(
+          Effect.map((hooks) => ({ name: extension.name, hooks: { ...extension, ...hooks } }))
+        )
+  ).pipe(Effect.map((hooks) => void (run.hooks = hooks)))
 }
 
 /** What the request provides to everything that runs in it: the agent's model and the services its extensions return. */
 const services = (engine: Engine, run: RunState): Context.Context<never> => {
   let context = Context.make(Model.Model, engine.model) as Context.Context<never>
-  for (const bound of run.hooks) if (bound.hooks.services !== undefined) context = Context.merge(context, bound.hooks.services)
+  for (const bound of run.hooks) {
+    if (bound.hooks.services !== undefined) context = Context.merge(context, bound.hooks.services)
+  }
   return context
 }
 
@@ -240,13 +247,19 @@ const forEachEvent = <E>(
 const buildRequest = (engine: Engine, run: RunState): ModelRequest => {
   const system = [engine.systemPrompt, ...run.state].filter((part): part is string => part !== undefined && part !== "")
   return {
-    messages: system.length === 0 ? run.conversation.slice() : [new SystemMessage({ content: system.join("\n\n") }, trusted), ...run.conversation],
+    messages: system.length === 0
+      ? run.conversation.slice()
+      : [new SystemMessage({ content: system.join("\n\n") }, trusted), ...run.conversation],
     tools: Array.from(run.registry.values(), Tool.definition),
     serverTools: run.serverToolList.slice()
   }
 }
 
-const callModel = (engine: Engine, run: RunState, request: ModelRequest): Effect.Effect<AssistantMessage, ModelError> => {
+const callModel = (
+  engine: Engine,
+  run: RunState,
+  request: ModelRequest
+): Effect.Effect<AssistantMessage, ModelError> => {
   let stream = engine.model.stream
   for (let i = run.hooks.length - 1; i >= 0; i--) {
     const wrap = run.hooks[i]!.hooks.onModelRequest
@@ -307,25 +320,28 @@ const measured = (telemetry: Telemetry) =>
 <E extends { readonly _tag: string }>(
   self: Effect.Effect<AssistantMessage, E>
 ): Effect.Effect<AssistantMessage, E> =>
-  Effect.flatMap(Clock.currentTimeMillis, (start) =>
-    Effect.onExit(self, (exit) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const seconds = (now - start) / 1000
-        if (Exit.isFailure(exit)) {
-          const failure = Cause.findErrorOption(exit.cause)
-          const type = Option.isSome(failure) ? failure.value._tag : "_OTHER"
-          return Metric.update(Metric.withAttributes(telemetry.duration, { "error.type": type }), seconds)
-        }
-        const usage = exit.value.usage
-        const duration = Metric.update(telemetry.duration, seconds)
-        return usage === undefined ? duration : Effect.andThen(
-          duration,
-          Effect.andThen(
-            Metric.update(telemetry.inputTokens, usage.inputTokens),
-            Metric.update(telemetry.outputTokens, usage.outputTokens)
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (start) =>
+      Effect.onExit(self, (exit) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const seconds = (now - start) / 1000
+          if (Exit.isFailure(exit)) {
+            const failure = Cause.findErrorOption(exit.cause)
+            const type = Option.isSome(failure) ? failure.value._tag : "_OTHER"
+            return Metric.update(Metric.withAttributes(telemetry.duration, { "error.type": type }), seconds)
+          }
+          const usage = exit.value.usage
+          const duration = Metric.update(telemetry.duration, seconds)
+          return usage === undefined ? duration : Effect.andThen(
+            duration,
+            Effect.andThen(
+              Metric.update(telemetry.inputTokens, usage.inputTokens),
+              Metric.update(telemetry.outputTokens, usage.outputTokens)
+            )
           )
-        )
-      })))
+        }))
+  )
 
 /** What the model is told about a failed call: the kind and a readable message, never a stack trace. */
 const failureContent = (cause: Cause.Cause<unknown>, call: ToolCall) => {
@@ -483,7 +499,10 @@ const turnLoop = (engine: Engine, run: RunState): Effect.Effect<AssistantMessage
       }
       const results = yield* Effect.forEach(
         response.toolCalls,
-        (call) => Effect.suspend(() => run.steering.length > 0 ? Effect.succeed(skipped(call)) : executeCall(engine, run, call)),
+        (call) =>
+          Effect.suspend(() =>
+            run.steering.length > 0 ? Effect.succeed(skipped(call)) : executeCall(engine, run, call)
+          ),
         { concurrency: engine.toolConcurrency }
       )
       for (const result of results) run.conversation.push(result)
@@ -514,24 +533,26 @@ export const run = (engine: Engine, input: UserMessage): Effect.Effect<Assistant
       const run = new RunState("run", scope, input, engine.toolTimeout)
       yield* engine.runs.enter(engine.extensions)
       engine.active.add(run)
-      const exit = yield* Effect.exit(restore(Effect.gen(function*() {
-        yield* bind(engine, run)
-        return yield* Effect.provide(
-          Effect.gen(function*() {
-            yield* each(run, "onMessage", (e) => e.onMessage?.(run))
-            run.conversation.push(run.input)
-            yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
-            const result = yield* turnLoop(engine, run)
-            yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
-            return result
-          }),
-          services(engine, run)
-        )
-      }).pipe(tracedWith(
-        () => "invoke_agent",
-        () => ({ attributes: { ...engine.telemetry.runAttributes, "zett.agent.run_id": run.runId } }),
-        (result) => usageAttributes(result.runUsage ?? result.usage)
-      ))))
+      const exit = yield* Effect.exit(restore(
+        Effect.gen(function*() {
+          yield* bind(engine, run)
+          return yield* Effect.provide(
+            Effect.gen(function*() {
+              yield* each(run, "onMessage", (e) => e.onMessage?.(run))
+              run.conversation.push(run.input)
+              yield* each(run, "beforeRun", (e) => e.beforeRun?.(run))
+              const result = yield* turnLoop(engine, run)
+              yield* each(run, "afterRun", (e) => e.afterRun?.(run, result))
+              return result
+            }),
+            services(engine, run)
+          )
+        }).pipe(tracedWith(
+          () => "invoke_agent",
+          () => ({ attributes: { ...engine.telemetry.runAttributes, "zett.agent.run_id": run.runId } }),
+          (result) => usageAttributes(result.runUsage ?? result.usage)
+        ))
+      ))
       engine.active.delete(run)
       const settled = yield* Effect.exit(settle(run, exit))
       yield* Scope.close(scope, settled)
@@ -566,8 +587,7 @@ export const compact = (engine: Engine): Effect.Effect<void, ExtensionError> =>
           services(engine, run)
         )
       }),
-    (run, exit) =>
-      Effect.ensuring(Scope.close(run.scope, exit), engine.runs.exit(engine.extensions))
+    (run, exit) => Effect.ensuring(Scope.close(run.scope, exit), engine.runs.exit(engine.extensions))
   )
 
 /** Steering goes to the newest active run; `false` when none is active. */

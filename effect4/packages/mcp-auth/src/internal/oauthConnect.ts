@@ -13,10 +13,10 @@ import { McpConnectError } from "@zett/mcp/McpError"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Semaphore from "effect/Semaphore"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import type { Login, Service as McpAuthorizationService } from "../McpAuthorization.js"
 import { offered as offeredAuthorization } from "../McpAuthorization.js"
 import * as McpTokenStore from "../McpTokenStore.js"
@@ -308,12 +308,14 @@ const serialized = (
     limit,
     stepUpScope,
     run: (seen) =>
-      lock.withPermit(Effect.suspend(() =>
-        seen !== generation ? Effect.void : Effect.tap(login, () =>
-          Effect.sync(() => {
-            generation++
-          }))
-      ))
+      lock.withPermit(
+        Effect.suspend(() =>
+          seen !== generation ? Effect.void : Effect.tap(login, () =>
+            Effect.sync(() => {
+              generation++
+            }))
+        )
+      )
   }
 }
 

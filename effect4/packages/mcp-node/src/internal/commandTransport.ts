@@ -27,10 +27,10 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as PlatformError from "effect/PlatformError"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
-import * as PlatformError from "effect/PlatformError"
 import * as Fs from "node:fs"
 import { finished } from "node:stream"
 import type { Readable } from "node:stream"
@@ -395,8 +395,10 @@ const killLeader = (child: Child, sig: NodeJS.Signals) => {
 
 const access = (path: string): Effect.Effect<void, PlatformError.PlatformError> =>
   Effect.callback<void, PlatformError.PlatformError>((resume) => {
-    Fs.access(path, (error) =>
-      resume(error === null ? Effect.void : Effect.fail(systemError("FileSystem", "access", path, error))))
+    Fs.access(
+      path,
+      (error) => resume(error === null ? Effect.void : Effect.fail(systemError("FileSystem", "access", path, error)))
+    )
   })
 
 /** The executor's error: `startFailure` (in `McpClientFactory`) reads the errno `code` of its cause. */

@@ -5,13 +5,13 @@
  *
  * @internal
  */
-import type { KeyValueStore } from "effect/persistence"
 import type { PriorDiscovery } from "@modelcontextprotocol/client"
 import { DiscoverResultSchema } from "@modelcontextprotocol/core"
 import * as McpClient from "@zett/mcp/McpClient"
 import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type { KeyValueStore } from "effect/persistence"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"

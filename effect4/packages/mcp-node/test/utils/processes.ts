@@ -2,7 +2,6 @@
  * The 3 line's `@zett/testing/Processes` on Effect 4. Test helpers around the process table: which processes run (by pid, process group, command), and a
  * child process started for the length of a scope (for servers a test talks to over the network).
  */
-import { FixtureError, servers } from "./servers.js"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -10,6 +9,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
+import { FixtureError, servers } from "./servers.js"
 
 export interface ProcessInfo {
   readonly pid: number

@@ -39,8 +39,7 @@ export const spawnScoped = (options: {
         detached: true,
         stdio: ["pipe", "pipe", "pipe"],
         env: { ...process.env, ...options.env, ZETT_LIFELINE_PID: String(process.ppid) }
-      })
-      // the lifeline's pipe must not keep this process alive by itself
+      }) // the lifeline's pipe must not keep this process alive by itself
       ;(child.stdin as unknown as { unref?: () => void }).unref?.()
       let output = ""
       let settled = false
@@ -59,13 +58,18 @@ export const spawnScoped = (options: {
       child.once("exit", (code) =>
         settle(Effect.fail(new Error(`${options.command} exited with ${code} before it was ready:\n${output}`))))
       return Effect.sync(() => {
-        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
+        if (child.pid !== undefined) {
+          signalGroup(child.pid, "SIGKILL")
+        }
       })
     }),
     ({ child }) =>
       Effect.callback<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
+        if (child.exitCode !== null || child.signalCode !== null) {
+          return resume(Effect.void)
+        }
+        child.once("exit", () =>
+          resume(Effect.void))
         signalGroup(child.pid!, "SIGKILL")
       })
   ).pipe(Effect.map(({ child, output }) => ({ pid: child.pid!, output })))

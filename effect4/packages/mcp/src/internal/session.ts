@@ -4,9 +4,9 @@
  * system text about the servers.
  */
 import { Tool, Tracing } from "@zett/agent"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Clock from "effect/Clock"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as McpClient from "../McpClient.js"
@@ -29,18 +29,18 @@ import * as TaskTools from "./taskTools.js"
  * The options both take, as the user gives them (documented on `McpExtension.Options`).
  */
 export type Options = Pick<
-    McpExtension.Options,
-    | "namespaceTools"
-    | "connectTimeout"
-    | "callTimeout"
-    | "resetTimeoutOnProgress"
-    | "maxCallTimeout"
-    | "errorText"
-    | "discoveryConcurrency"
-    | "toolFilter"
-    | "toolSearch"
-    | "tasks"
-  >
+  McpExtension.Options,
+  | "namespaceTools"
+  | "connectTimeout"
+  | "callTimeout"
+  | "resetTimeoutOnProgress"
+  | "maxCallTimeout"
+  | "errorText"
+  | "discoveryConcurrency"
+  | "toolFilter"
+  | "toolSearch"
+  | "tasks"
+>
 
 export const defaultDiscoveryConcurrency = 16
 
@@ -88,11 +88,15 @@ const callCounter = (server: McpServerConfig.McpServerConfig, outcome: "ok" | "f
   Metric.update(Metric.withAttributes(toolCalls, { "mcp.server": server.name, outcome }), 1)
 
 /** How long `self` took, success or failure, in `metric`. */
-const trackDuration = (metric: Metric.Metric<Duration.Duration, unknown>) =>
-<A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Clock.currentTimeNanos, (start) =>
-    Effect.onExit(self, () =>
-      Effect.flatMap(Clock.currentTimeNanos, (end) => Metric.update(metric, Duration.nanos(end - start)))))
+const trackDuration =
+  (metric: Metric.Metric<Duration.Duration, unknown>) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(
+      Clock.currentTimeNanos,
+      (start) =>
+        Effect.onExit(self, () =>
+          Effect.flatMap(Clock.currentTimeNanos, (end) => Metric.update(metric, Duration.nanos(end - start))))
+    )
 
 /**
  * A server of a configuration snapshot with what is derived from it once per snapshot: its cache key and its call
