@@ -18,7 +18,12 @@ const packagesOf = (folder) =>
     Fs.existsSync(Path.join(root, dir, "docgen.json")) &&
     (named.length === 0 || named.includes(dir.replace(/^(effect4\/)?packages\//, "$1")))
   )
-const packages = [...packagesOf("packages"), ...packagesOf("effect4/packages")]
+// `--line=3` or `--line=4`: one line's packages only (CI checks the 4 line's beside that line's tests)
+const line = process.argv.find((arg) => arg.startsWith("--line="))?.slice("--line=".length)
+const packages = [
+  ...(line === "4" ? [] : packagesOf("packages")),
+  ...(line === "3" ? [] : packagesOf("effect4/packages"))
+]
 const docgen = Path.join(root, "node_modules", "@effect", "docgen", "bin.cjs")
 const node22 = Path.join(root, "scripts", "node-versions", "node_modules", "node22", "bin")
 
