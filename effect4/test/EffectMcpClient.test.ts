@@ -109,9 +109,9 @@ const withZett = <A, E>(
   Effect.scoped(Effect.gen(function*() {
     return yield* f(yield* (yield* McpClientFactory.McpClientFactory).connect(server))
   })).pipe(
-    Effect.provide(NodeMcpClientFactory.layer()),
-    Effect.provide(services),
-    Effect.provide(NodeServices.layer)
+    Effect.provide(
+      NodeMcpClientFactory.layer().pipe(Layer.provideMerge(services), Layer.provideMerge(NodeServices.layer))
+    )
   )
 
 const textOfZett = (result: { readonly content: ReadonlyArray<{ readonly type: string; readonly text?: unknown }> }) =>

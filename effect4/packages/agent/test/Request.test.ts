@@ -184,8 +184,11 @@ describe("Extension.request: request state lives in the request", () => {
 
   it("hook failures are typed: a hook may fail only with what its extension declares", () => {
     const typed: Extension.Extension<Refused> = { name: "typed", onTool: () => new Refused({ reason: "x" }) }
+    // the compiler's error is what this line shows; the language service reports the same, expectedly
+    // @effect-diagnostics missingEffectError:off
     // @ts-expect-error an extension without an error type cannot fail
     const untyped: Extension.Extension = { name: "untyped", onTool: () => new Refused({ reason: "x" }) }
+    // @effect-diagnostics missingEffectError:error
     assert.deepStrictEqual([typed.name, untyped.name], ["typed", "untyped"])
   })
 })

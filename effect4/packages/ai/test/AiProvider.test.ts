@@ -304,9 +304,12 @@ describe("AiProvider", () => {
           Effect.service(LanguageModel.LanguageModel),
           (model) => Stream.runDrain(model.streamText({ prompt: Prompt.make("hi") }))
         ).pipe(
-          Effect.provide(FakeLanguageModel.layer({ model: "fake-1" })),
-          Effect.provide(clientLayer({ apiUrl: `${url}/v1`, apiKey: Redacted.make(KEY) })),
-          Effect.provide(FetchHttpClient.layer)
+          Effect.provide(
+            FakeLanguageModel.layer({ model: "fake-1" }).pipe(
+              Layer.provideMerge(clientLayer({ apiUrl: `${url}/v1`, apiKey: Redacted.make(KEY) })),
+              Layer.provideMerge(FetchHttpClient.layer)
+            )
+          )
         )
       )
       assert.strictEqual(aiError._tag, "AiError")
@@ -356,11 +359,14 @@ describe("AiProvider", () => {
           Effect.service(LanguageModel.LanguageModel),
           (model) => Stream.runDrain(model.streamText({ prompt: Prompt.make("hi") }))
         ).pipe(
-          Effect.provide(FakeLanguageModel.layer({ model: "fake-1" })),
           Effect.provide(
-            clientLayer({ apiUrl: `${url}/v1`, apiKey: Redacted.make(KEY), transformClient: proxied })
+            FakeLanguageModel.layer({ model: "fake-1" }).pipe(
+              Layer.provideMerge(
+                clientLayer({ apiUrl: `${url}/v1`, apiKey: Redacted.make(KEY), transformClient: proxied })
+              ),
+              Layer.provideMerge(FetchHttpClient.layer)
+            )
           ),
-          Effect.provide(FetchHttpClient.layer),
           Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
           Effect.withTracer(tracer)
         )

@@ -124,8 +124,7 @@ describe("McpConfiguration, while running", () => {
         prefixed(McpServerConfig.stdio({ name: "x", command: "node" }), "y")
       ]
       const config = yield* McpConfiguration.make({ configPath: path, servers: explicit }).pipe(
-        Effect.provide(layer),
-        Effect.provide(logs.layer)
+        Effect.provide(Layer.mergeAll(layer, logs.layer))
       )
       const first = yield* config.current.pipe(Effect.provide(logs.layer))
       const second = yield* config.current.pipe(Effect.provide(logs.layer))
@@ -170,8 +169,7 @@ describe("McpConfiguration, while running", () => {
       const { layer, state } = disk(undefined)
       const logs = recording()
       const config = yield* McpConfiguration.make({ configPath: path }).pipe(
-        Effect.provide(layer),
-        Effect.provide(logs.layer)
+        Effect.provide(Layer.mergeAll(layer, logs.layer))
       )
       assert.deepStrictEqual(config.servers, [])
       assert.deepStrictEqual(logs.lines, [{
@@ -189,8 +187,7 @@ describe("McpConfiguration, while running", () => {
       const { layer } = disk(undefined)
       const logs = recording()
       const config = yield* McpConfiguration.make().pipe(
-        Effect.provide(layer),
-        Effect.provide(logs.layer),
+        Effect.provide(Layer.mergeAll(layer, logs.layer)),
         Utils.withEnv(Object.fromEntries([["HOME", "/p"]]))
       )
       assert.deepStrictEqual(config.servers, [])
@@ -314,8 +311,7 @@ describe("McpConfiguration, while running", () => {
       }))
       const logs = recording()
       const snapshot = yield* McpConfiguration.fromFile(path, { strict: false }).pipe(
-        Effect.provide(layer),
-        Effect.provide(logs.layer)
+        Effect.provide(Layer.mergeAll(layer, logs.layer))
       )
       assert.deepStrictEqual(names(snapshot.servers), ["a"])
       assert.deepStrictEqual(snapshot.skipped, [
@@ -369,8 +365,7 @@ describe("McpConfiguration, while running", () => {
       ])
       const logs = recording()
       const config = yield* McpConfiguration.make({ configPath: path, servers: [explicit], strictConfig: false }).pipe(
-        Effect.provide(disk(text).layer),
-        Effect.provide(logs.layer)
+        Effect.provide(Layer.mergeAll(disk(text).layer, logs.layer))
       )
       assert.deepStrictEqual(names(config.servers), ["a", "mine"])
       assert.strictEqual(config.servers[1], explicit)

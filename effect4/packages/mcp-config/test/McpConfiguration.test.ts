@@ -127,7 +127,7 @@ describe("McpConfiguration", () => {
         const snapshot = yield* McpConfiguration.fromFile(fixture("vscode.json"))
         assert.deepStrictEqual(names(snapshot.servers), ["memory", "github"])
         assert.deepStrictEqual(snapshot.servers.map((server) => server._tag), ["McpStdioServer", "McpHttpServer"])
-      }).pipe(Effect.provide(NodeServices.layer), Effect.provide(McpInputs.layerValues({ "api-key": "k" }))))
+      }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, McpInputs.layerValues({ "api-key": "k" })))))
 
     it.effect("Claude Code and the spec's streamable-http form (C4)", () =>
       Effect.gen(function*() {
@@ -171,8 +171,7 @@ describe("McpConfiguration", () => {
         assert.strictEqual(noInputs.entry, "servers.memory.env.API_KEY")
         assert.strictEqual(noInputs.description, "the input \"api-key\" has no value: no value was given for it")
       }).pipe(
-        Effect.provide(NodeServices.layer),
-        Effect.provide(McpInputs.layerValues({ "api-key": "k" })),
+        Effect.provide(Layer.mergeAll(NodeServices.layer, McpInputs.layerValues({ "api-key": "k" }))),
         Utils.withEnv(Object.fromEntries([["SENTRY_TOKEN", "t"]]))
       ))
   })
@@ -212,7 +211,7 @@ describe("McpConfiguration", () => {
           assert.isTrue(warnings.some((line) => line.includes(entry) && line.includes("entry skipped")), entry)
         }
         assertNoSecret(logs.lines.join("\n"))
-      }).pipe(Effect.provide(NodeServices.layer), Effect.provide(logs.layer))
+      }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, logs.layer)))
     })
 
     it.effect("a file that is not JSON fails in both modes, without quoting the text (C5)", () =>
@@ -264,7 +263,7 @@ describe("McpConfiguration", () => {
         const lenient = yield* McpConfiguration.fromFile(fixture("duplicate-names.json"), { strict: false })
         assert.deepStrictEqual(lenient.servers, [])
         assert.deepStrictEqual(lenient.skipped.map((s) => s.reason), ["duplicate server name"])
-      }).pipe(Effect.provide(NodeServices.layer), Effect.provide(Logger.layer([]))))
+      }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, Logger.layer([])))))
 
     it.effect("comments and trailing commas load, as VS Code and Zed write them; duplicates are still caught (C5)", () =>
       Effect.gen(function*() {
@@ -316,7 +315,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(names(lenient.servers), ["local", "catalog"])
         assert.strictEqual(lenient.servers[1], explicit)
         assert.deepStrictEqual(lenient.skipped.map((s) => s.entry), ["mcpServers.catalog"])
-      }).pipe(Effect.provide(NodeServices.layer), Effect.provide(Logger.layer([]))))
+      }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, Logger.layer([])))))
 
     it.effect("duplicate names in the explicit list are rejected (C6)", () =>
       Effect.gen(function*() {
@@ -351,7 +350,7 @@ describe("McpConfiguration", () => {
         assert.deepStrictEqual(snapshot.skipped, [
           { entry: "servers[\"\"]", server: "", reason: "a server name must not be empty" }
         ])
-      }).pipe(Effect.provide(NodeServices.layer), Effect.provide(Logger.layer([]))))
+      }).pipe(Effect.provide(Layer.mergeAll(NodeServices.layer, Logger.layer([])))))
 
     it.effect("entries are checked strictly: unknown keys, envFile, mixed kinds, wrong types (C5)", () =>
       Effect.gen(function*() {
@@ -822,9 +821,13 @@ describe("McpConfiguration", () => {
       assert.isAbove(logs.lines.length, 6)
       assertNoSecret([...texts, ...logs.lines].join("\n"))
     }).pipe(
-      Effect.provide(NodeServices.layer),
-      Effect.provide(logs.layer),
-      Effect.provide(McpInputs.layerValues({ "api-key": "vscode-fixture-secret-0003" })),
+      Effect.provide(
+        Layer.mergeAll(
+          NodeServices.layer,
+          logs.layer,
+          McpInputs.layerValues({ "api-key": "vscode-fixture-secret-0003" })
+        )
+      ),
       Utils.withEnv(Object.fromEntries([["SENTRY_TOKEN", "claude-code-fixture-secret-0004"]]))
     )
   })

@@ -30,8 +30,7 @@ const setup = (options: OAuthServer.Options, auth: McpServerConfig.AuthInput = {
     const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
       Effect.provide(ProcessGroups.layerNone),
       Effect.provideService(McpTokenStore.McpTokenStore, store),
-      Effect.provide(NodeServices.layer),
-      Effect.provide(headless.layer)
+      Effect.provide(Layer.mergeAll(NodeServices.layer, headless.layer))
     )
     const whoami = OAuthServer.whoami(factory, server)
     return { as, store, server, headless, factory, whoami }

@@ -76,7 +76,7 @@ describe("an interrupted request", () => {
           assert.deepStrictEqual(rejections, [])
           assert.isFalse(yield* Deferred.isDone(terminated!), "the server got no SIGTERM")
           // Effect 4: a logger given to a layer's construction does not reach the effect it is provided to
-        }).pipe(Effect.provide(layer), Effect.provide(logs))
+        }).pipe(Effect.provide(layer.pipe(Layer.provideMerge(logs))))
       }).pipe(Effect.scoped),
     60_000
   )

@@ -13,7 +13,7 @@ import { McpClient, McpClientFactory, McpElicitation, McpSampling, McpServerConf
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as Errors from "../src/internal/errors.js"
@@ -47,7 +47,7 @@ const connectAndCallWith = (
       )
     }
     return outcomes
-  }).pipe(Effect.provide(NodeMcpClientFactory.layer(options)), Effect.provide(NodeServices.layer))
+  }).pipe(Effect.provide(NodeMcpClientFactory.layer(options).pipe(Layer.provideMerge(NodeServices.layer))))
 
 const refusal = (server: McpServerConfig.McpServerConfig) => Effect.flip(connectAndCall(server))
 
@@ -168,9 +168,9 @@ const confirm = (server: McpServerConfig.McpServerConfig) =>
       const client = yield* (yield* McpClientFactory.McpClientFactory).connect(server)
       return { result: yield* client.callTool("confirm", {}), protocolVersion: client.protocolVersion }
     })).pipe(
-      Effect.provide(NodeMcpClientFactory.layer()),
-      Effect.provide(elicitation),
-      Effect.provide(NodeServices.layer)
+      Effect.provide(
+        NodeMcpClientFactory.layer().pipe(Layer.provideMerge(elicitation), Layer.provideMerge(NodeServices.layer))
+      )
     )
     return { ...result, asked }
   })
@@ -226,7 +226,11 @@ describe("a call whose input ends it", () => {
     Effect.scoped(Effect.gen(function*() {
       const client = yield* (yield* McpClientFactory.McpClientFactory).connect(server)
       return yield* Effect.flip(client.callTool(tool, {}))
-    })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(handlers), Effect.provide(NodeServices.layer))
+    })).pipe(
+      Effect.provide(
+        NodeMcpClientFactory.layer().pipe(Layer.provideMerge(handlers), Layer.provideMerge(NodeServices.layer))
+      )
+    )
 
   it.live(
     "a server that asks for input without end: the call stops after the client's rounds and says so, to the model too",
@@ -307,7 +311,7 @@ describe("a result of the 2026-07-28 revision without resultType", () => {
         const odd = yield* Effect.flip(client.callTool("odd", {}))
         assert.strictEqual((odd as McpError.McpRequestError).reason, "InvalidResponse")
         assert.include(odd.message, "weird")
-      }).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeServices.layer)),
+      }).pipe(Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))),
     30_000
   )
 })

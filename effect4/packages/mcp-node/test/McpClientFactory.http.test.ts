@@ -10,6 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Formatter from "effect/Formatter"
+import * as Layer from "effect/Layer"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as Util from "node:util"
@@ -67,8 +68,7 @@ describe("McpClientFactory (http)", () => {
             )
           ),
           Effect.tapCause((cause) => Effect.logError("connect failed", cause)),
-          Effect.provide(sdkFactory()),
-          Effect.provide(logs.layer),
+          Effect.provide(sdkFactory().pipe(Layer.provideMerge(logs.layer))),
           Effect.exit
         )
       )

@@ -9,6 +9,7 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
@@ -97,8 +98,7 @@ describe("McpClientFactory (real servers)", () => {
             )
           ),
           Scope.provide(scope),
-          Effect.provide(NodeMcpClientFactory.layer()),
-          Effect.provide(NodeServices.layer)
+          Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
         )
         const [server] = Processes.liveWithCommand(marker)
         assert.isDefined(server)
@@ -134,8 +134,7 @@ describe("McpClientFactory (real servers)", () => {
             )
           ),
           Scope.provide(scope),
-          Effect.provide(NodeMcpClientFactory.layer()),
-          Effect.provide(NodeServices.layer)
+          Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
         )
         yield* exerciseEverything(client)
         assert.notInclude(http.output(), "Received session termination request")
@@ -163,8 +162,7 @@ describe("McpClientFactory (real servers)", () => {
             factory.connect(McpServerConfig.stdio({ name: "fs", command: node, args: [filesystem, root] }))
           ),
           Scope.provide(scope),
-          Effect.provide(NodeMcpClientFactory.layer()),
-          Effect.provide(NodeServices.layer)
+          Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
         )
         const [server] = Processes.liveWithCommand(root)
         assert.isDefined(server)

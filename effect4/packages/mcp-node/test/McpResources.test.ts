@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { pipe } from "effect/Function"
+import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -116,8 +117,11 @@ describe("McpResources and McpPrompts", () => {
             )
           ),
           Scope.provide(scope),
-          Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "500 millis" })),
-          Effect.provide(NodeServices.layer)
+          Effect.provide(
+            NodeMcpClientFactory.layer({ closeTimeout: "500 millis" }).pipe(
+              Layer.provideMerge(NodeServices.layer)
+            )
+          )
         )
         const [server] = Processes.liveWithCommand(marker)
         assert.isDefined(server)
@@ -144,8 +148,7 @@ describe("McpResources and McpPrompts", () => {
           factory.connect(McpServerConfig.http({ name: "everything-http", url: `http://127.0.0.1:${port}/mcp` }))
         ),
         Scope.provide(scope),
-        Effect.provide(NodeMcpClientFactory.layer()),
-        Effect.provide(NodeServices.layer)
+        Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
       )
       yield* tour(client).pipe(Scope.provide(scope))
       yield* Scope.close(scope, Exit.void)

@@ -193,8 +193,7 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
           assert.strictEqual(Faults.withMarker(marker).length, 1, "one server process for the conversation")
           return out
         })).pipe(
-          Effect.provide(McpServers.layer([everything])),
-          Effect.provide(Layer.merge(factory, model.layer))
+          Effect.provide(Layer.mergeAll(McpServers.layer([everything]), factory, model.layer))
         )
         assert.deepStrictEqual(lines, [
           `everything__get-sum: [{"type":"text","text":"The sum of 2 and 3 is 5."}]`,
@@ -236,8 +235,13 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
           const mcp = yield* McpToolkit.make()
           return yield* LanguageModel.generateText({ prompt: Prompt.make("wait"), toolkit: mcp.toolkit })
         })).pipe(
-          Effect.provide(McpServers.layer([Faults.stdioFault("slow", marker, [], [`--record=${record}`])])),
-          Effect.provide(Layer.merge(factory, model.layer))
+          Effect.provide(
+            Layer.mergeAll(
+              McpServers.layer([Faults.stdioFault("slow", marker, [], [`--record=${record}`])]),
+              factory,
+              model.layer
+            )
+          )
         )
         const fiber = yield* Effect.forkChild(conversation)
         const started = yield* Processes.eventually(
@@ -277,8 +281,13 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
           }))
           assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
         }).pipe(
-          Effect.provide(McpServers.layer([Faults.stdioFault("f", marker, [], [`--record=${record}`])])),
-          Effect.provide(Layer.merge(factory, model.layer))
+          Effect.provide(
+            Layer.mergeAll(
+              McpServers.layer([Faults.stdioFault("f", marker, [], [`--record=${record}`])]),
+              factory,
+              model.layer
+            )
+          )
         )
         assert.isTrue(Fs.existsSync(record))
       }).pipe(Effect.scoped),
@@ -308,9 +317,9 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
         }])
         assert.strictEqual(stats.created, 1, "one connection for the whole conversation")
       })).pipe(
-        Effect.provide(McpServers.layer([McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })])),
         Effect.provide(
           Layer.mergeAll(
+            McpServers.layer([McpServerConfig.http({ name: "shop", url: "http://127.0.0.1:1/shop" })]),
             NodeMcpClientFactory.layerInMemory({ shop: make }),
             McpToolCache.layerMemory({ ttl: "1 hour" })
           )

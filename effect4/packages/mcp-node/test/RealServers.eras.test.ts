@@ -8,6 +8,7 @@ import { McpClient, McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
@@ -28,7 +29,7 @@ const session = (server: McpServerConfig.McpServerConfig, tool: string, args: Re
     const tools = yield* McpClient.listAll(client)
     const result = yield* client.callTool(tool, args)
     return { protocolVersion: client.protocolVersion, tools: tools.map((t) => t.name), text: textOf(result) }
-  })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeServices.layer))
+  })).pipe(Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer))))
 
 describe("real servers of both eras", () => {
   it.live(

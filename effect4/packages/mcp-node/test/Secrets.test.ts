@@ -168,8 +168,7 @@ describe("secrets", { concurrent: false }, () => {
             Effect.tapCause((cause) => Effect.logError("the run failed", cause)),
             Effect.exit
           ), { concurrency: 1 }).pipe(
-            Effect.provide(layer),
-            Effect.provide(logs.layer),
+            Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))),
             Effect.withTracer(traces.tracer)
           )
         assert.isTrue(Exit.isSuccess(exits[0]!))
@@ -315,8 +314,7 @@ describe("secrets", { concurrent: false }, () => {
           return yield* agent.run("go")
         }).pipe(
           Effect.exit,
-          Effect.provide(layer),
-          Effect.provide(logs.layer),
+          Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))),
           Effect.withTracer(traces.tracer)
         )
         assert.isTrue(Exit.isSuccess(exit))

@@ -10,6 +10,7 @@ import { McpClientFactory, McpServerConfig, McpSkills } from "@zett/mcp"
 import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TempDir from "@zett/testing-core/TempDir"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Path from "node:path"
 import * as ModernServers from "./utils/modernServers.js"
 
@@ -24,8 +25,7 @@ const methods = (file: string) =>
 
 const connect = (server: McpServerConfig.McpServerConfig) =>
   Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(server)).pipe(
-    Effect.provide(NodeMcpClientFactory.layer()),
-    Effect.provide(NodeServices.layer)
+    Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
   )
 
 describe("MCP skills (SDK v2 server)", () => {

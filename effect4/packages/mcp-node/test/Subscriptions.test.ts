@@ -115,8 +115,9 @@ describe("subscriptions/listen", () => {
             assert.strictEqual(McpResources.textOf(contents!), "second")
             return update
           })).pipe(
-            Effect.provide(NodeMcpClientFactory.layer({ closeTimeout: "300 millis" })),
-            Effect.provide(NodeServices.layer)
+            Effect.provide(
+              NodeMcpClientFactory.layer({ closeTimeout: "300 millis" }).pipe(Layer.provideMerge(NodeServices.layer))
+            )
           )
           assert.deepStrictEqual(
             update,
@@ -258,7 +259,7 @@ describe("subscriptions/listen", () => {
             yield* TestClock.adjust("1 minute")
             yield* realPause
           }
-        })).pipe(Effect.provide(layers(server)), Effect.provide(logs.layer))
+        })).pipe(Effect.provide(layers(server).pipe(Layer.provideMerge(logs.layer))))
         // the first stream, the try after it broke, and 6 more
         assert.strictEqual(listens(), 8)
         assert.strictEqual(logs.lines.filter(given).length, 1)

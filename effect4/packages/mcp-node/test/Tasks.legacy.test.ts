@@ -47,8 +47,7 @@ const research = "simulate-research-query"
 
 const connectTo = (config: McpServerConfig.McpServerConfig) =>
   Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(config)).pipe(
-    Effect.provide(NodeMcpClientFactory.layer()),
-    Effect.provide(NodeServices.layer)
+    Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer)))
   )
 const connect = connectTo(server)
 
@@ -127,12 +126,14 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const client = yield* Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(server))
           .pipe(
             Effect.provide(
-              NodeMcpClientFactory.layer().pipe(Layer.provide(McpElicitation.layer((request) => {
-                asked.push(request)
-                return Effect.succeed({ action: "accept", content: { interpretation: "programming" } })
-              })))
-            ),
-            Effect.provide(NodeServices.layer)
+              NodeMcpClientFactory.layer().pipe(
+                Layer.provide(McpElicitation.layer((request) => {
+                  asked.push(request)
+                  return Effect.succeed({ action: "accept", content: { interpretation: "programming" } })
+                })),
+                Layer.provideMerge(NodeServices.layer)
+              )
+            )
           )
         yield* McpClient.listAll(client)
         const statuses: Array<McpTask.Status> = []

@@ -34,8 +34,9 @@ const connect = (
   handlers: Layer.Layer<never> = Layer.empty
 ) =>
   Effect.flatMap(McpClientFactory.McpClientFactory, (factory) => factory.connect(server)).pipe(
-    Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provide(handlers))),
-    Effect.provide(NodeServices.layer)
+    Effect.provide(
+      NodeMcpClientFactory.layer().pipe(Layer.provide(handlers), Layer.provideMerge(NodeServices.layer))
+    )
   )
 
 const modern = (file: string, options: TaskServer.Options = {}) =>

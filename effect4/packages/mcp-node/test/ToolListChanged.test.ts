@@ -274,8 +274,7 @@ describe("tool list changes of server-everything", { concurrent: false }, () => 
           ]))
         )
         yield* Agent.run("go").pipe(
-          Effect.provide(layer),
-          Effect.provide(logs.layer),
+          Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))),
           Effect.provideService(References.MinimumLogLevel, "All")
         )
         assert.isTrue(

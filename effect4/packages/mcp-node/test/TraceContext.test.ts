@@ -11,6 +11,7 @@ import { NodeMcpClientFactory } from "@zett/mcp-node"
 import * as TempDir from "@zett/testing-core/TempDir"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "node:path"
 import * as ModernServers from "./utils/modernServers.js"
@@ -29,7 +30,7 @@ const session = (server: McpServerConfig.McpServerConfig) =>
       resetOnProgress: false,
       maxTimeout: Option.none()
     })
-  })).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeServices.layer))
+  })).pipe(Effect.provide(NodeMcpClientFactory.layer().pipe(Layer.provideMerge(NodeServices.layer))))
 
 describe("trace context to the server", () => {
   for (const transport of ["stdio", "http"] as const) {

@@ -37,8 +37,12 @@ const connectAndClose = (
       assert.strictEqual(client.pid, (report.structuredContent as { readonly pid: number }).pid)
       assert.strictEqual(withMarker(marker).length, 1)
     })).pipe(
-      Effect.provide(NodeMcpClientFactory.layer({ closeTimeout }).pipe(Layer.provide(NodeServices.layer))),
-      Effect.provide(logs.layer)
+      Effect.provide(
+        NodeMcpClientFactory.layer({ closeTimeout }).pipe(
+          Layer.provide(NodeServices.layer),
+          Layer.provideMerge(logs.layer)
+        )
+      )
     )
     const server = logs.lines.filter((line) => line.annotations["mcp.server"] === "ladder")
     return { messages: server.map((line) => line.message), left: withMarker(marker) }

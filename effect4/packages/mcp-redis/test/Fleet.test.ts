@@ -4,6 +4,7 @@
  * Redis. The 3 line's tests on this line's packages, run from their TypeScript sources.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
@@ -18,9 +19,12 @@ const app = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", 
 const instances = 8
 const delay = 1_500
 
+/** An instance that exited before it printed READY. */
+class ExitedBeforeReady extends Data.TaggedError("ExitedBeforeReady")<{ readonly message: string }> {}
+
 interface Instance {
   readonly pid: number
-  readonly ready: Effect.Effect<void, Error>
+  readonly ready: Effect.Effect<void, ExitedBeforeReady>
   readonly go: Effect.Effect<void>
   /** The exit: the code (or the signal) and all stdout and stderr. */
   readonly exit: Effect.Effect<
@@ -57,7 +61,9 @@ const start = (env: Record<string, string>): Effect.Effect<Instance, never, Scop
     ready: Effect.gen(function*() {
       while (!stdout().includes("READY")) {
         if (child.exitCode !== null) {
-          return yield* Effect.fail(new Error(`exited before READY:\n${stdout()}\n${stderr()}`))
+          return yield* Effect.fail(
+            new ExitedBeforeReady({ message: `exited before READY:\n${stdout()}\n${stderr()}` })
+          )
         }
         yield* Effect.sleep("20 millis")
       }

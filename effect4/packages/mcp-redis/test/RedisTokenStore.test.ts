@@ -9,6 +9,7 @@ import { McpClientFactory, McpServerConfig } from "@zett/mcp"
 import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
 import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
 import { McpRedis, RedisTokenStore } from "@zett/mcp-redis"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -71,6 +72,9 @@ const processOn = (redisUrl: string, as: OAuthServer.OAuthServer) =>
 
 const tokenApp = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "fixtures", "token-app.ts")
 
+/** A process of fixtures/token-app.ts that exited before it printed READY. */
+class ExitedBeforeReady extends Data.TaggedError("ExitedBeforeReady")<{ readonly message: string }> {}
+
 /** Starts one process of fixtures/token-app.ts; the scope kills it if it is still running. */
 const startApp = (env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -97,7 +101,7 @@ const startApp = (env: Record<string, string>) =>
     ready: Effect.gen(function*() {
       while (!output.stdout.includes("READY")) {
         if (child.exitCode !== null) {
-          return yield* Effect.fail(new Error(`exited before READY:\n${output.stderr}`))
+          return yield* Effect.fail(new ExitedBeforeReady({ message: `exited before READY:\n${output.stderr}` }))
         }
         yield* Effect.sleep("20 millis")
       }
@@ -454,8 +458,7 @@ describe("RedisTokenStore: tokens at rest", () => {
       const factory = yield* NodeMcpClientFactory.make({ interactive: true }).pipe(
         Effect.provide(ProcessGroups.layerNone),
         Effect.provideService(McpTokenStore.McpTokenStore, store),
-        Effect.provide(headless.layer),
-        Effect.provide(NodeServices.layer)
+        Effect.provide(headless.layer.pipe(Layer.provideMerge(NodeServices.layer)))
       )
       const server = McpServerConfig.http({ name: "docs", url: as.url, auth: {} })
       const answer = yield* Effect.scoped(

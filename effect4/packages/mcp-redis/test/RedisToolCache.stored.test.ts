@@ -93,7 +93,7 @@ const request = (servers: ReadonlyArray<McpServerConfig.McpServerConfig>, redisU
         (r) => (seen.push(r), { text: "done" })
       ]))
     )
-    yield* Agent.run("go").pipe(Effect.provide(layer), Effect.provide(logs.layer), Effect.orDie)
+    yield* Agent.run("go").pipe(Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))), Effect.orDie)
     const offered = seen[0]!.tools
     return {
       // the definitions as a provider would be sent them

@@ -228,7 +228,7 @@ describe("tool list changes", () => {
         { toolCalls: [{ name: "shop__fresh" }] },
         { text: "done" }
       ])
-      yield* Agent.run("go").pipe(Effect.provide(layer), Effect.provide(logs.layer))
+      yield* Agent.run("go").pipe(Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))))
       assert.deepStrictEqual(requests.map((request) => request.tools.map((t) => t.name)), [
         ["shop__old", "shop__rotate"],
         ["shop__rotate", "shop__fresh"],
@@ -276,7 +276,7 @@ describe("tool list changes", () => {
         { toolCalls: [{ name: "shop__old" }] },
         { text: "done" }
       ])
-      yield* Agent.run("go").pipe(Effect.provide(layer), Effect.provide(logs.layer))
+      yield* Agent.run("go").pipe(Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))))
       assert.deepStrictEqual(requests[1]!.tools.map((t) => t.name), ["shop__old", "shop__rotate"])
       const warnings = logs.lines.filter((line) => line.level === "WARN")
       assert.deepStrictEqual(warnings, [{

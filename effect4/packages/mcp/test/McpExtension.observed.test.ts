@@ -189,7 +189,7 @@ describe("McpExtension, observed", () => {
       ])
       const { spans, tracer } = yield* recordingTracer
       const logs = recordingLogger()
-      yield* Agent.run("hi").pipe(Effect.withTracer(tracer), Effect.provide(logs.layer), Effect.provide(layer))
+      yield* Agent.run("hi").pipe(Effect.withTracer(tracer), Effect.provide(logs.layer.pipe(Layer.provideMerge(layer))))
 
       const discovery = yield* Metric.value(
         Metric.withAttributes(McpExtension.discoveryDuration, { "mcp.server": name })

@@ -98,9 +98,10 @@ describe("McpExtension", () => {
       ])
       assert.isTrue(logs.some((line) => line.includes("same") && line.includes("already registered")))
     }).pipe(
-      Effect.provide(layer),
       Effect.provide(
-        Logger.layer([Logger.make(({ message }) => void logs.push(messageOf(message)))])
+        layer.pipe(
+          Layer.provideMerge(Logger.layer([Logger.make(({ message }) => void logs.push(messageOf(message)))]))
+        )
       )
     )
   })
@@ -596,9 +597,10 @@ describe("McpExtension", () => {
       const warnings: Array<string> = []
       const { layer, requests } = agentWith({ servers: [dotted, clash], clientFactory: factory }, [{ text: "ok" }])
       yield* Agent.run("hi").pipe(
-        Effect.provide(layer),
         Effect.provide(
-          Logger.layer([Logger.make(({ message }) => void warnings.push(messageOf(message)))])
+          layer.pipe(
+            Layer.provideMerge(Logger.layer([Logger.make(({ message }) => void warnings.push(messageOf(message)))]))
+          )
         )
       )
       const names = requests[0]!.tools.map((t) => t.name)
@@ -826,8 +828,9 @@ describe("McpExtension", () => {
       }
       yield* Agent.run("a").pipe(Effect.provide(layer))
       yield* Agent.run("b").pipe(
-        Effect.provide(Agent.layer({ extensions: [outsider] })),
-        Effect.provide(ScriptedModel.layer([{ text: "3" }]))
+        Effect.provide(
+          Agent.layer({ extensions: [outsider] }).pipe(Layer.provideMerge(ScriptedModel.layer([{ text: "3" }])))
+        )
       )
       const error = (yield* Effect.flip(
         found!.handle({}, new Message.ToolCall({ id: "x", name: "s__t", arguments: {} }), other!)

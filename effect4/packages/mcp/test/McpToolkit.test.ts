@@ -310,7 +310,7 @@ describe("McpToolkit", () => {
         ),
         ["tool same is already registered; the later one is skipped (tool=same)"]
       )
-    }).pipe(Effect.scoped, Effect.provide(layer), Effect.provide(logs.layer))
+    }).pipe(Effect.scoped, Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))))
   })
 
   it.effect("closing the scope closes every connection the toolkit opened, after success and after failure", () => {

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Agent } from "@zett/agent"
 import { McpServerConfig } from "@zett/mcp"
 import { agentWith, toolMessages } from "@zett/testing-core/FakeAgent"
-import { fakeFactory, text, tool } from "@zett/testing-core/FakeMcp"
+import { fakeFactory, tool } from "@zett/testing-core/FakeMcp"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -33,8 +33,7 @@ describe("progress", () => {
           elapsed = second
           options?.onProgress?.({ progress: i + 1 })
         }
-        yield* Effect.never
-        return text("never")
+        return yield* Effect.never
       }).pipe(
         Effect.onInterrupt(() =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => void cut.push(now)))

@@ -203,8 +203,7 @@ export const runRequest = (options: {
       recordFiberEnd: () => void fibers--
     }
     const exit = yield* Agent.run("go").pipe(
-      Effect.provide(layer),
-      Effect.provide(logs.layer),
+      Effect.provide(layer.pipe(Layer.provideMerge(logs.layer))),
       Effect.exit,
       Effect.provideService(Metric.FiberRuntimeMetrics, counting)
     )

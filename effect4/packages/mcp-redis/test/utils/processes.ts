@@ -3,6 +3,7 @@
  * the lifeline both lines share, `packages/testing/servers/lifeline.mjs`, so that none outlives the test runner), the
  * Node arguments of a child that runs a fixture from the TypeScript sources, and which of some pids still run.
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as ChildProcess from "node:child_process"
@@ -19,6 +20,9 @@ const signalGroup = (pid: number, signal: NodeJS.Signals) => {
     // already gone
   }
 }
+
+/** A process `spawnScoped` started that exited before its output matched `ready`. */
+export class ExitedBeforeReady extends Data.TaggedError("ExitedBeforeReady")<{ readonly message: string }> {}
 
 /** Sends `signal` to the group of a process `spawnScoped` started. */
 export const signal = (pid: number, name: NodeJS.Signals): void => signalGroup(pid, name)
@@ -56,7 +60,11 @@ export const spawnScoped = (options: {
       child.stderr!.on("data", onData)
       child.once("error", (error) => settle(Effect.fail(error)))
       child.once("exit", (code) =>
-        settle(Effect.fail(new Error(`${options.command} exited with ${code} before it was ready:\n${output}`))))
+        settle(
+          Effect.fail(
+            new ExitedBeforeReady({ message: `${options.command} exited with ${code} before it was ready:\n${output}` })
+          )
+        ))
       return Effect.sync(() => {
         if (child.pid !== undefined) {
           signalGroup(child.pid, "SIGKILL")
@@ -68,8 +76,7 @@ export const spawnScoped = (options: {
         if (child.exitCode !== null || child.signalCode !== null) {
           return resume(Effect.void)
         }
-        child.once("exit", () =>
-          resume(Effect.void))
+        child.once("exit", () => resume(Effect.void))
         signalGroup(child.pid!, "SIGKILL")
       })
   ).pipe(Effect.map(({ child, output }) => ({ pid: child.pid!, output })))
