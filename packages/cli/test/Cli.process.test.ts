@@ -285,7 +285,8 @@ describe("zett as a process", () => {
         assert.strictEqual(lines(table.stderr).length, 1)
         assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveWithCommand(files)], [])
       }),
-    60_000
+    // two whole zett runs against three real servers: 8 s here alone, over 60 s on CI beside the other jobs
+    180_000
   )
 
   it.scoped(
