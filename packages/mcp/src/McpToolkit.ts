@@ -26,7 +26,6 @@ import * as AiToolkit from "@effect/ai/Toolkit"
 import { Tool } from "@zett/agent"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SearchTools from "./internal/searchTools.js"
@@ -341,25 +340,15 @@ const registerSearch = (
   )
 }
 
-/** A server's connection in the conversation, lazily under `connectTimeout`, failing as a tool failure. */
-const connectFor = (env: Env, server: McpServerConfig.McpServerConfig) =>
-  env.connections.getWithin(server, env.settings.connectTimeout).pipe(
-    Effect.mapError((error) => Session.unavailableError(server, error))
-  )
-
-/** A server's own `timeout`, or `callTimeout`. */
-const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
-  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
-
 const registerSkills = (env: Env, registry: Registry, listed: ReadonlyArray<SkillTools.Listed>) => {
   for (const { prefix, server, skills } of listed) {
     if (skills.length === 0) continue
     const loader = SkillTools.loader({
       server,
       prefix,
-      connect: connectFor(env, server),
+      connect: Session.connectFor(env.settings, env.connections, server),
       listed: () => skills,
-      limit: callLimit(env, server),
+      limit: Session.callLimit(env.settings, server),
       errorText: env.settings.errorText
     })
     if (Object.hasOwn(registry.tools, loader.name)) continue
@@ -375,8 +364,8 @@ const registerTasks = (env: Env, registry: Registry, servers: ReadonlyArray<McpS
       onRight: (parsed) => {
         const server = servers.find((server) => server.name === parsed.server)!
         return Effect.flatMap(
-          connectFor(env, server),
-          (client) => TaskTools.run(client, parsed, callLimit(env, server), env.settings.errorText)
+          Session.connectFor(env.settings, env.connections, server),
+          (client) => TaskTools.run(client, parsed, Session.callLimit(env.settings, server), env.settings.errorText)
         )
       }
     }))

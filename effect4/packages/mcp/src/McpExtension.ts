@@ -468,16 +468,6 @@ const requestTools = (env: Env, state: RequestState, resolved: Resolved, tools: 
 const resourcesAsTools = (env: Env, server: McpServerConfig.McpServerConfig) =>
   server.resources === "tools" || env.options.resources === "tools"
 
-/** A server's connection in the request, lazily under `connectTimeout`, failing as a tool failure the model reads. */
-const connectFor = (env: Env, state: RequestState, server: McpServerConfig.McpServerConfig) =>
-  state.connections.getWithin(server, env.settings.connectTimeout).pipe(
-    Effect.mapError((error) => Session.unavailableError(server, error))
-  )
-
-/** A server's own `timeout`, or `callTimeout`. */
-const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
-  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
-
 // after the server's own tools, so that one of the same name wins (registration keeps the first); only for the
 // servers of `resourcesAsTools` (`requestTools` asks)
 const resourceTools = (
@@ -488,8 +478,8 @@ const resourceTools = (
   ResourceTools.make({
     server,
     prefix: McpServerConfig.toolPrefix(server),
-    connect: connectFor(env, state, server),
-    limit: callLimit(env, server),
+    connect: Session.connectFor(env.settings, state.connections, server),
+    limit: Session.callLimit(env.settings, server),
     errorText: env.settings.errorText
   })
 
@@ -637,14 +627,14 @@ const taskStatusTool = (env: Env, state: RequestState): Tool.Tool => {
         onFailure: (message) => Effect.fail(new Tool.ToolError({ reason: "InvalidArguments", message })),
         onSuccess: (parsed) => {
           const server = state.resolved.find((entry) => entry.server.name === parsed.server)!.server
-          const own = callLimit(env, server)
+          const own = Session.callLimit(env.settings, server)
           const agent = context.toolTimeout
           const limit = agent === undefined
             ? own
             : Option.some(Option.match(own, { onNone: () => agent, onSome: (own) => Duration.min(own, agent) }))
           const run = (onStatus?: (task: McpTask.Task) => void) =>
             Effect.flatMap(
-              connectFor(env, state, server),
+              Session.connectFor(env.settings, state.connections, server),
               (client) => TaskTools.run(client, parsed, limit, env.settings.errorText, onStatus)
             )
           // a wait's states are ToolTask events of this tool call, as a call's own wait's are
@@ -685,9 +675,9 @@ const skillTool = (
   SkillTools.make({
     server,
     prefix,
-    connect: connectFor(env, state, server),
+    connect: Session.connectFor(env.settings, state.connections, server),
     listed: () => state.skills.find((entry) => entry.server === server)?.skills,
-    limit: callLimit(env, server),
+    limit: Session.callLimit(env.settings, server),
     errorText: env.settings.errorText
   })
 

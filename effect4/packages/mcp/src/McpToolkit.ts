@@ -35,7 +35,6 @@ import * as AiTool from "effect/ai/Tool"
 import * as AiToolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import type * as JsonSchema from "effect/JsonSchema"
-import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -350,25 +349,15 @@ const registerSearch = (
   )
 }
 
-// a server's connection for the toolkit's own tools, its failure the reason the model reads
-const connectFor = (env: Env, server: McpServerConfig.McpServerConfig) =>
-  env.connections.getWithin(server, env.settings.connectTimeout).pipe(
-    Effect.mapError((error) => Session.unavailableError(server, error))
-  )
-
-// a call's limit: a server's own `timeout` wins
-const callLimit = (env: Env, server: McpServerConfig.McpServerConfig) =>
-  server.timeout === undefined ? env.settings.callTimeout : Option.some(server.timeout)
-
 const registerSkills = (env: Env, registry: Registry, listed: ReadonlyArray<SkillTools.Listed>) => {
   for (const { prefix, server, skills } of listed) {
     if (skills.length === 0) continue
     const loader = SkillTools.loader({
       server,
       prefix,
-      connect: connectFor(env, server),
+      connect: Session.connectFor(env.settings, env.connections, server),
       listed: () => skills,
-      limit: callLimit(env, server),
+      limit: Session.callLimit(env.settings, server),
       errorText: env.settings.errorText
     })
     registerOwn(registry, loader, loader.run)
@@ -383,8 +372,8 @@ const registerTasks = (env: Env, registry: Registry, servers: ReadonlyArray<McpS
       onSuccess: (parsed) => {
         const server = servers.find((server) => server.name === parsed.server)!
         return Effect.flatMap(
-          connectFor(env, server),
-          (client) => TaskTools.run(client, parsed, callLimit(env, server), env.settings.errorText)
+          Session.connectFor(env.settings, env.connections, server),
+          (client) => TaskTools.run(client, parsed, Session.callLimit(env.settings, server), env.settings.errorText)
         )
       }
     }))

@@ -212,6 +212,22 @@ export const unavailableError = (
   error: McpError.McpConnectError | McpTimeoutError
 ) => new Tool.ToolError({ reason: "Unavailable", message: `${server.name}: ${McpError.reasonOf(error)}` })
 
+/** A server's own `timeout`, or `callTimeout`. */
+export const callLimit = (
+  settings: Settings,
+  server: McpServerConfig.McpServerConfig
+): Option.Option<Duration.Duration> => server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+
+/** A server's connection, lazily under `connectTimeout`, failing as a tool failure the model reads. */
+export const connectFor = (
+  settings: Settings,
+  connections: McpConnections.McpConnections,
+  server: McpServerConfig.McpServerConfig
+) =>
+  connections.getWithin(server, settings.connectTimeout).pipe(
+    Effect.mapError((error) => unavailableError(server, error))
+  )
+
 /**
  * One tool call: the server's connection (lazily, under connectTimeout), the call under callTimeout (a server's
  * own `timeout` wins), the result as the model sees it, and every failure as a `ToolError` with the reason the
@@ -273,7 +289,7 @@ const callLimits = (
   server: McpServerConfig.McpServerConfig,
   agentLimit: Duration.Duration | undefined
 ): McpClient.CallLimits => {
-  const timeout = server.timeout === undefined ? settings.callTimeout : Option.some(server.timeout)
+  const timeout = callLimit(settings, server)
   if (agentLimit === undefined) {
     return {
       server: server.name,
