@@ -11,6 +11,7 @@ import type { McpError } from "@zett/mcp"
 import { McpClient as ZettClient, McpClientFactory, McpElicitation, McpServerConfig } from "@zett/mcp"
 import { NodeMcpClientFactory, NodeMcpExtension } from "@zett/mcp-node"
 import * as McpToolkit from "@zett/mcp/McpToolkit"
+import * as TempDir from "@zett/testing-core/TempDir"
 import { McpClient, type McpClientError, McpProtocol } from "effect/ai"
 import * as Effect from "effect/Effect"
 import { FetchHttpClient } from "effect/http"
@@ -21,7 +22,6 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import { createRequire } from "node:module"
 import type { AddressInfo } from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
 
 const require = createRequire(import.meta.url)
@@ -37,8 +37,8 @@ const everything = Path.join(
   "index.js"
 )
 
-/** A fresh record file for a modern server's messages. */
-const recordFile = () => Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "zett-effect-mcp-")), "record.jsonl")
+/** A fresh record file for a modern server's messages, in a folder removed with the test's scope. */
+const recordFile = Effect.map(TempDir.make("zett-effect-mcp-"), (dir) => Path.join(dir, "record.jsonl"))
 
 interface RecordEntry {
   readonly event: string
@@ -179,7 +179,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           )
           assert.strictEqual(onEverything.message, "Method not found (code -32601)")
           const onModern = yield* Effect.flip(
-            withEffect(modernOnly(recordFile()), McpProtocol.v2025_11_25, (c) => c.listTools())
+            withEffect(modernOnly(yield* recordFile), McpProtocol.v2025_11_25, (c) => c.listTools())
           )
           assert.strictEqual(onModern.message, "Unsupported protocol version: 2025-11-25 (code -32022)")
           // ... and each works with its own
@@ -189,8 +189,14 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
             (c) => c.listTools()
           )
           assert.include(everythingTools.map((t) => t.name), "echo")
-          const modernTools = yield* withEffect(modernOnly(recordFile()), McpProtocol.v2026_07_28, (c) => c.listTools())
-          assert.include(modernTools.map((t) => t.name), "echo")
+          const modernTools = yield* withEffect(modernOnly(yield* recordFile), McpProtocol.v2026_07_28, (c) =>
+            c.listTools())
+          assert.include(
+            modernTools.map((t) =>
+              t.name
+            ),
+            "echo"
+          )
 
           // Zett: one definition each, no revision named; the driver asks server/discover and falls back
           const versionOf = (server: McpServerConfig.McpServerConfig) =>
@@ -200,7 +206,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
                 return client.protocolVersion
               }))
           assert.strictEqual(yield* versionOf(stdio("everything", [everything, "stdio"])), "2025-11-25")
-          assert.strictEqual(yield* versionOf(stdio("modern", modernOnly(recordFile()))), "2026-07-28")
+          assert.strictEqual(yield* versionOf(stdio("modern", modernOnly(yield* recordFile))), "2026-07-28")
         }),
       90_000
     )
@@ -211,7 +217,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
       "2026-07-28, a tool that asks for input (input_required): Effect's client declares no elicitation and the call fails, and a server that asks anyway fails it with UnsupportedError; Zett's answers through McpElicitation and gets the result",
       () =>
         Effect.gen(function*() {
-          const record = recordFile()
+          const record = yield* recordFile
           const effect = yield* Effect.flip(withEffect(modernArgs("modern", record), McpProtocol.v2026_07_28, (c) =>
             Effect.gen(function*() {
               const confirm = (yield* c.listTools()).find((t) => t.name === "confirm")!
@@ -223,7 +229,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           assert.include(effect.message, "do not declare the required capability")
           // a server that asks anyway (the same server behind a proxy that declares elicitation for the client)
           const asking = yield* Effect.flip(
-            withEffect([declareElicitation, ...modernArgs("modern", recordFile())], McpProtocol.v2026_07_28, (c) =>
+            withEffect([declareElicitation, ...modernArgs("modern", yield* recordFile)], McpProtocol.v2026_07_28, (c) =>
               Effect.gen(function*() {
                 const confirm = (yield* c.listTools()).find((t) =>
                   t.name === "confirm"
@@ -235,7 +241,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           assert.strictEqual(asking.message, "MCP input continuation is not supported")
 
           const { asked, layer } = accepting()
-          const zett = yield* withZett(stdio("modern", modernArgs("modern", recordFile())), (client) =>
+          const zett = yield* withZett(stdio("modern", modernArgs("modern", yield* recordFile)), (client) =>
             Effect.map(client.callTool("confirm", {}), (result) => ({
               version: client.protocolVersion,
               text: textOfZett(result)
@@ -254,7 +260,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
       () =>
         Effect.gen(function*() {
           const effect = yield* Effect.result(
-            withEffect(modernArgs("modern", recordFile()), McpProtocol.v2025_11_25, (c) =>
+            withEffect(modernArgs("modern", yield* recordFile), McpProtocol.v2025_11_25, (c) =>
               Effect.gen(function*() {
                 const confirm = (yield* c.listTools()).find((t) => t.name === "confirm")!
                 return yield* c.callTool({ tool: confirm, arguments: {} })
@@ -270,7 +276,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
 
           const { asked, layer } = accepting()
           const zett = yield* withZett(
-            stdio("modern", modernArgs("modern", recordFile()), { protocol: "2025-11-25" }),
+            stdio("modern", modernArgs("modern", yield* recordFile), { protocol: "2025-11-25" }),
             (client) =>
               Effect.map(client.callTool("confirm", {}), (result) => ({
                 version: client.protocolVersion,
@@ -295,7 +301,7 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
         Effect.gen(function*() {
           const hint = ["--tools-ttl=60000", "--tools-scope=public"]
           // Effect: each listTools is a tools/list; names are the server's, or the prefix the app gives a toolkit
-          const effectRecord = recordFile()
+          const effectRecord = yield* recordFile
           const names = yield* withEffect(modernArgs("one", effectRecord, hint), McpProtocol.v2026_07_28, (c) =>
             Effect.gen(function*() {
               yield* c.listTools()
@@ -309,8 +315,8 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
           assert.include(names.prefixed, "one_echo")
 
           // Zett: both servers in one toolkit, namespaced; a second conversation reads both lists from the cache
-          const one = recordFile()
-          const two = recordFile()
+          const one = yield* recordFile
+          const two = yield* recordFile
           const servers = [
             stdio("one", modernArgs("one", one, hint)),
             stdio("two", modernArgs("two", two, hint))
@@ -460,13 +466,13 @@ describe("Effect 4's McpClient and Zett's 4 line, against the same servers", () 
         Effect.gen(function*() {
           const pidsOf = (record: string) =>
             readRecord(record).filter((entry) => entry.event === "ready").map((entry) => entry.pid)
-          const effectRecord = recordFile()
+          const effectRecord = yield* recordFile
           yield* withEffect(
             [wrapper, ...modernArgs("wrapped", effectRecord)],
             McpProtocol.v2026_07_28,
             (c) => c.listTools()
           )
-          const zettRecord = recordFile()
+          const zettRecord = yield* recordFile
           yield* withZett(stdio("wrapped", [wrapper, ...modernArgs("wrapped", zettRecord)]), ZettClient.listAll)
           const pids = [...pidsOf(effectRecord), ...pidsOf(zettRecord)]
           assert.strictEqual(pids.length, 2)
