@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as diagnostics from "node:diagnostics_channel"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -70,6 +70,8 @@ export const makeProbe = () => {
   const tag = `zbench${process.pid}x${Date.now()}`
   const spawnlog = join(tmpdir(), `${tag}.log`)
   writeFileSync(spawnlog, "")
+  // a lane is one process: its log goes with it
+  process.once("exit", () => rmSync(spawnlog, { force: true }))
   const lines = () => readFileSync(spawnlog, "utf8").split("\n")
   return {
     tag,
