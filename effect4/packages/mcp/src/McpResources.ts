@@ -26,7 +26,7 @@ import type {
 } from "@modelcontextprotocol/client"
 import * as ResourceText from "@zett/common/McpToolResult"
 import * as Effect from "effect/Effect"
-import { Base64 } from "effect/encoding"
+import * as Base64 from "effect/encoding/Base64"
 import { dual } from "effect/Function"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
