@@ -12,6 +12,34 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const __dirname = path.dirname(fileURLToPath(import.meta.url))
+// the folders of effect 4.1 whose index re-exports every module in them (the `exports` of its package.json)
+const effect4Barrels = [
+  "ai",
+  "chat",
+  "cli",
+  "cluster",
+  "crypto",
+  "devtools",
+  "encoding",
+  "eventlog",
+  "graphql",
+  "http",
+  "http-api",
+  "jose",
+  "net",
+  "observability",
+  "persistence",
+  "process",
+  "protobuf",
+  "reactivity",
+  "rpc",
+  "schema",
+  "socket",
+  "sql",
+  "testing",
+  "workers",
+  "workflow"
+]
 const compat = new FlatCompat({
   baseDirectory: __dirname,
   recommendedConfig: js.configs.recommended,
@@ -109,9 +137,30 @@ export default [
   // TypeScript checks names itself; the plain JavaScript scripts and servers run on Node
   { files: ["**/*.ts"], rules: { "no-undef": "off" } },
   { files: ["**/*.mjs", "**/*.js", "**/*.cjs"], languageOptions: { globals: globals.node } },
-  { files: ["packages/*/src/**/*"], rules: { "no-console": "error" } },
+  { files: ["packages/*/src/**/*", "effect4/packages/*/src/**/*"], rules: { "no-console": "error" } },
   {
     files: ["packages/*/src/**/*"],
-    rules: { "@effect/no-import-from-barrel-package": ["error", { packageNames: ["effect", "@effect/platform"] }] }
+    rules: {
+      "@effect/no-import-from-barrel-package": ["error", {
+        packageNames: [
+          "effect",
+          "@effect/platform",
+          "@effect/platform-node",
+          "@effect/ai",
+          "@effect/experimental",
+          "@effect/cli"
+        ]
+      }]
+    }
+  },
+  // Effect 4 keeps its unstable modules in folders, each with an index that loads all of them (effect/encoding
+  // alone brings CSV, TOML, XML, YAML, Tar and Zip)
+  {
+    files: ["effect4/packages/*/src/**/*"],
+    rules: {
+      "@effect/no-import-from-barrel-package": ["error", {
+        packageNames: ["effect", ...effect4Barrels.map((folder) => `effect/${folder}`)]
+      }]
+    }
   }
 ]
