@@ -11,6 +11,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import type * as Output from "../Output.js"
@@ -39,35 +40,10 @@ export const loopbackHook = (options: {
       login: (server) =>
         Effect.gen(function*() {
           const callbacks = yield* Queue.unbounded<URLSearchParams>()
-          const listener = yield* Effect.acquireRelease(
-            Effect.async<Http.Server, McpAuthorization.McpAuthorizationError>((resume) => {
-              const http = Http.createServer((req, res) => {
-                const url = new URL(req.url ?? "/", "http://127.0.0.1")
-                if (url.pathname !== "/callback") return void res.writeHead(404).end()
-                const failed = url.searchParams.get("error")
-                res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-                res.end(page(failed === null ? "zett is authorized." : "The authorization was refused."))
-                Queue.unsafeOffer(callbacks, url.searchParams)
-              })
-              http.on("error", (error: NodeJS.ErrnoException) =>
-                resume(Effect.fail(
-                  new McpAuthorization.McpAuthorizationError({
-                    server: server.name,
-                    reason: "Unavailable",
-                    description: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
-                  })
-                )))
-              http.listen(
-                Option.getOrElse(options.port, () => server.redirectPort ?? 0),
-                "127.0.0.1",
-                () => resume(Effect.succeed(http))
-              )
-            }),
-            (http) =>
-              Effect.async<void>((resume) => {
-                http.closeAllConnections()
-                http.close(() => resume(Effect.void))
-              })
+          const listener = yield* listen(
+            server,
+            Option.getOrElse(options.port, () => server.redirectPort ?? 0),
+            callbacks
           )
           const redirectUrl = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`
           return {
@@ -114,3 +90,37 @@ export const loopbackHook = (options: {
           }
         })
     }))
+
+// The redirect's listener on 127.0.0.1, closed with the scope: each request to /callback answers a page and offers
+// its parameters to `callbacks`.
+const listen = (
+  server: Parameters<McpAuthorization.McpAuthorization["Type"]["login"]>[0],
+  port: number,
+  callbacks: Queue.Queue<URLSearchParams>
+): Effect.Effect<Http.Server, McpAuthorization.McpAuthorizationError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.async<Http.Server, McpAuthorization.McpAuthorizationError>((resume) => {
+      const http = Http.createServer((req, res) => {
+        const url = new URL(req.url ?? "/", "http://127.0.0.1")
+        if (url.pathname !== "/callback") return void res.writeHead(404).end()
+        const failed = url.searchParams.get("error")
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        res.end(page(failed === null ? "zett is authorized." : "The authorization was refused."))
+        Queue.unsafeOffer(callbacks, url.searchParams)
+      })
+      http.on("error", (error: NodeJS.ErrnoException) =>
+        resume(Effect.fail(
+          new McpAuthorization.McpAuthorizationError({
+            server: server.name,
+            reason: "Unavailable",
+            description: `cannot listen on 127.0.0.1 for the redirect (${error.code ?? error.message})`
+          })
+        )))
+      http.listen(port, "127.0.0.1", () => resume(Effect.succeed(http)))
+    }),
+    (http) =>
+      Effect.async<void>((resume) => {
+        http.closeAllConnections()
+        http.close(() => resume(Effect.void))
+      })
+  )

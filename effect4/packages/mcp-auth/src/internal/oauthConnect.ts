@@ -242,8 +242,20 @@ const connectWith = <A>(
       )
     }
 
-    // The transport's provider never waits for a user: a flow that would (a registration, a redirect) stops with
-    // `NeedsLogin`, and a login, when the host offers one, runs here, beside the transport (`authorizeOnce`).
+    return yield* withAuthorizationCode(server, settings, attempt, refusals, context, auth)
+  })
+
+// The transport's provider never waits for a user: a flow that would (a registration, a redirect) stops with
+// `NeedsLogin`, and a login, when the host offers one, runs here, beside the transport (`authorizeOnce`).
+const withAuthorizationCode = <A>(
+  server: McpServerConfig.McpHttpServer,
+  settings: Settings,
+  attempt: (session: Session) => Effect.Effect<A, McpConnectError, Scope.Scope>,
+  refusals: Array<OAuthChecks.Refused>,
+  context: OAuthProvider.Context,
+  auth: McpServerConfig.AuthorizationCode
+): Effect.Effect<A, McpConnectError, Scope.Scope> =>
+  Effect.gen(function*() {
     const stored = Option.getOrElse(
       yield* Effect.orElseSucceed(settings.store.get(context.key), Option.none),
       () => ({})
