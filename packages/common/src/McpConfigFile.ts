@@ -233,67 +233,32 @@ export const parse = (input: string, jsonc: JsoncParser): ParseResult => {
   // A UTF-8 byte order mark is common in files written by Windows editors.
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
   const deep = tooDeep(jsonc, text)
-  const duplicates: Array<ReadonlyArray<string | number>> = []
-  // one per file read, dropped with it
-  const keyOrder = new Map<object, ReadonlyArray<string>>()
+  const tree = new TreeBuilder()
   let failure: SyntaxIssue | undefined
   let failureOffset = 0
-  let root: unknown = undefined
-
-  // what is being built: each open object or array, with the key the next value goes under
-  interface Frame {
-    readonly container: Record<string, unknown> | Array<unknown>
-    readonly path: ReadonlyArray<string | number>
-    readonly keys: Array<string>
-    readonly seen: Set<string>
-    key: string | undefined
-  }
-  const stack: Array<Frame> = []
-  const add = (value: unknown) => {
-    const frame = stack.at(-1)
-    if (frame === undefined) {
-      root = value
-    } else if (Array.isArray(frame.container)) {
-      frame.container.push(value)
-    } else {
-      // jsonc-parser visits a value in an object only after its key
-      setKey(frame.container, frame.key!, value)
-    }
-  }
-  const open = (container: Record<string, unknown> | Array<unknown>) => {
-    if (failure !== undefined) return
-    const parent = stack.at(-1)
-    const path = parent === undefined
-      ? []
-      : [...parent.path, Array.isArray(parent.container) ? parent.container.length : parent.key!]
-    add(container)
-    stack.push({ container, path, keys: [], seen: new Set(), key: undefined })
-  }
-  const close = () => {
-    if (failure !== undefined) return
-    // each end follows its begin, which pushed a frame while there was no failure
-    const frame = stack.pop()!
-    // an array's list is empty, and never looked up
-    if (!Array.isArray(frame.container)) keyOrder.set(frame.container, frame.keys)
-  }
 
   // Only what comes before a value nested too deep is parsed: a syntax error there is still the first problem
   // told, and the parser never goes deeper than the limit. Tokens never straddle the cut (it is at a bracket).
   jsonc.visit(deep === undefined ? text : text.slice(0, deep.offset), {
-    onObjectBegin: () => open({}),
-    onObjectProperty: (property) => {
-      if (failure !== undefined) return
-      const frame = stack.at(-1)!
-      if (frame.seen.has(property)) duplicates.push([...frame.path, property])
-      else frame.keys.push(property)
-      frame.seen.add(property)
-      frame.key = property
+    // after the first error nothing more is built
+    onObjectBegin: () => {
+      if (failure === undefined) tree.open({})
     },
-    onObjectEnd: close,
-    onArrayBegin: () => open([]),
-    onArrayEnd: close,
+    onObjectProperty: (property) => {
+      if (failure === undefined) tree.property(property)
+    },
+    // each end follows its begin, which opened a container while there was no failure
+    onObjectEnd: () => {
+      if (failure === undefined) tree.close()
+    },
+    onArrayBegin: () => {
+      if (failure === undefined) tree.open([])
+    },
+    onArrayEnd: () => {
+      if (failure === undefined) tree.close()
+    },
     onLiteralValue: (value) => {
-      if (failure === undefined) add(value)
+      if (failure === undefined) tree.add(value)
     },
     onError: (error, offset, _length, line, character) => {
       if (failure !== undefined) return
@@ -309,8 +274,61 @@ export const parse = (input: string, jsonc: JsoncParser): ParseResult => {
   }
   if (deep !== undefined) return { _tag: "Error", issue: deep.issue }
   // blank, or comments only
-  if (root === undefined) return { _tag: "Error", issue: { line: 1, column: 1, reason: "the file is empty" } }
-  return { _tag: "Ok", parsed: { value: root, duplicates, keyOrder } }
+  if (tree.root === undefined) return { _tag: "Error", issue: { line: 1, column: 1, reason: "the file is empty" } }
+  return { _tag: "Ok", parsed: { value: tree.root, duplicates: tree.duplicates, keyOrder: tree.keyOrder } }
+}
+
+// what is being built: each open object or array, with the key the next value goes under
+interface Frame {
+  readonly container: Record<string, unknown> | Array<unknown>
+  readonly path: ReadonlyArray<string | number>
+  readonly keys: Array<string>
+  readonly seen: Set<string>
+  key: string | undefined
+}
+
+/** The value jsonc-parser's visitor walks through, with the keys seen twice and each object's key order. */
+class TreeBuilder {
+  root: unknown = undefined
+  readonly duplicates: Array<ReadonlyArray<string | number>> = []
+  // one per file read, dropped with it
+  readonly keyOrder = new Map<object, ReadonlyArray<string>>()
+  private readonly stack: Array<Frame> = []
+
+  add(value: unknown): void {
+    const frame = this.stack.at(-1)
+    if (frame === undefined) {
+      this.root = value
+    } else if (Array.isArray(frame.container)) {
+      frame.container.push(value)
+    } else {
+      // jsonc-parser visits a value in an object only after its key
+      setKey(frame.container, frame.key!, value)
+    }
+  }
+
+  open(container: Record<string, unknown> | Array<unknown>): void {
+    const parent = this.stack.at(-1)
+    const path = parent === undefined
+      ? []
+      : [...parent.path, Array.isArray(parent.container) ? parent.container.length : parent.key!]
+    this.add(container)
+    this.stack.push({ container, path, keys: [], seen: new Set(), key: undefined })
+  }
+
+  property(name: string): void {
+    const frame = this.stack.at(-1)!
+    if (frame.seen.has(name)) this.duplicates.push([...frame.path, name])
+    else frame.keys.push(name)
+    frame.seen.add(name)
+    frame.key = name
+  }
+
+  close(): void {
+    const frame = this.stack.pop()!
+    // an array's list is empty, and never looked up
+    if (!Array.isArray(frame.container)) this.keyOrder.set(frame.container, frame.keys)
+  }
 }
 
 /**
