@@ -80,29 +80,33 @@ export const make = (connection: Connection.Connection): McpClient.Skills => {
         ? Effect.tryPromise({
           try: async (signal) =>
             fileOf(await sdk.read(sent.get(skill) ?? (skill as SdkSkill), path, requestOptions(signal)), scrubber),
-          catch: (cause) =>
-            cause instanceof SkillVerificationError
-              ? new McpSkillVerificationError({
-                server,
-                uri: scrubber.scrub(cause.uri),
-                reason: cause.reason,
-                description: scrubber.scrub(cause.message)
-              })
-              // an entry that is not one (`TypeError`) is refused before any request
-              : cause instanceof TypeError
-              ? new McpRequestError({
-                server,
-                method: "resources/read",
-                reason: "InvalidResponse",
-                description: scrubber.scrub(cause.message)
-              })
-              : Connection.requestError(connection, "resources/read")(cause)
+          catch: readError(connection)
         })
         : Effect.fail(undeclared("resources/read"))
     ).pipe(traced("resources/read"))
 
   return { list, get, read }
 }
+
+/** Why a skill's file could not be read: its check against the entry failed, the entry is none, or the request. */
+const readError =
+  (connection: Connection.Connection) => (cause: unknown): McpSkillVerificationError | McpRequestError =>
+    cause instanceof SkillVerificationError
+      ? new McpSkillVerificationError({
+        server: connection.server,
+        uri: connection.scrubber.scrub(cause.uri),
+        reason: cause.reason,
+        description: connection.scrubber.scrub(cause.message)
+      })
+      // an entry that is not one (`TypeError`) is refused before any request
+      : cause instanceof TypeError
+      ? new McpRequestError({
+        server: connection.server,
+        method: "resources/read",
+        reason: "InvalidResponse",
+        description: connection.scrubber.scrub(cause.message)
+      })
+      : Connection.requestError(connection, "resources/read")(cause)
 
 /** A file read and verified, as handed on: scrubbed (the bytes of a text a secret was scrubbed from are the scrubbed text's). */
 const fileOf = (file: SkillFile, scrubber: Scrubber.Scrubber): McpSkills.SkillFile => {
