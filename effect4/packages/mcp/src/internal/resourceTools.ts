@@ -51,41 +51,54 @@ const templateJson = (template: McpResources.ResourceTemplate) => ({
   ...(template.mimeType !== undefined ? { mimeType: template.mimeType } : {})
 })
 
-/** The two tools of one server. `connect` gives the request's connection (its failure already a `ToolError`). */
-export const make = (options: {
+interface Options {
   readonly server: McpServerConfig.McpServerConfig
   readonly prefix: string
   readonly connect: Effect.Effect<McpClient, Tool.ToolError>
   readonly limit: Option.Option<Duration.Duration>
   readonly errorText: McpToolResult.ErrorTextPolicy
-}): ReadonlyArray<Tool.Tool> => {
-  const { errorText, prefix, server } = options
+}
+
+// A request of one of the tools on the request's connection, within the call limit; its failure a `ToolError`.
+const runRequest = <A>(
+  options: Options,
+  name: string,
+  request: (client: McpClient) => Effect.Effect<A, McpError.McpRequestError>
+) =>
+  Effect.flatMap(options.connect, request).pipe(
+    McpError.within({ server: options.server.name, operation: "call", limit: options.limit }),
+    Effect.catchTag(
+      "McpTimeoutError",
+      (error) =>
+        Effect.fail(
+          new Tool.ToolError({
+            reason: "Timeout",
+            message: `${name} did not finish within ${Duration.format(error.timeout)}`
+          })
+        )
+    ),
+    Effect.catchTag("McpRequestError", (error) =>
+      Effect.fail(
+        new Tool.ToolError({
+          reason: "RequestFailed",
+          message: McpToolResult.describeFailure(
+            McpToolResult.RemoteFailure.RequestError({ error }),
+            options.errorText
+          ),
+          cause: error
+        })
+      )),
+    Effect.withSpan("McpExtension.resources", { attributes: { "mcp.server": options.server.name, "mcp.tool": name } })
+  )
+
+/** The two tools of one server. `connect` gives the request's connection (its failure already a `ToolError`). */
+export const make = (options: Options): ReadonlyArray<Tool.Tool> => {
+  const { prefix, server } = options
   const listName = `${prefix}__${listSuffix}`
   const readName = `${prefix}__${readSuffix}`
 
   const run = <A>(name: string, request: (client: McpClient) => Effect.Effect<A, McpError.McpRequestError>) =>
-    Effect.flatMap(options.connect, request).pipe(
-      McpError.within({ server: server.name, operation: "call", limit: options.limit }),
-      Effect.catchTag(
-        "McpTimeoutError",
-        (error) =>
-          Effect.fail(
-            new Tool.ToolError({
-              reason: "Timeout",
-              message: `${name} did not finish within ${Duration.format(error.timeout)}`
-            })
-          )
-      ),
-      Effect.catchTag("McpRequestError", (error) =>
-        Effect.fail(
-          new Tool.ToolError({
-            reason: "RequestFailed",
-            message: McpToolResult.describeFailure(McpToolResult.RemoteFailure.RequestError({ error }), errorText),
-            cause: error
-          })
-        )),
-      Effect.withSpan("McpExtension.resources", { attributes: { "mcp.server": server.name, "mcp.tool": name } })
-    )
+    runRequest(options, name, request)
 
   // a server with resources but no templates may not know the method: that is no templates, not a failure
   const templates = (client: McpClient) =>
