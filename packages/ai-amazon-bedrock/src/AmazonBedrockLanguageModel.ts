@@ -79,6 +79,13 @@ interface OpenCall {
   text: string
 }
 
+// A piece of a tool call's input JSON, kept for the call's end and streamed as it came.
+const toolInputDelta = (call: OpenCall | undefined, delta: any, parts: Array<Response.StreamPartEncoded>): void => {
+  if (call === undefined || typeof delta?.toolUse?.input !== "string") return
+  call.text += delta.toolUse.input
+  parts.push({ type: "tool-params-delta", id: call.id, delta: delta.toolUse.input })
+}
+
 const makeDecoder = (): AiProvider.Decoder<EventMessage> => {
   const calls = new Map<number, OpenCall>()
   let textId: string | undefined
@@ -112,19 +119,15 @@ const makeDecoder = (): AiProvider.Decoder<EventMessage> => {
           break
         }
         case "contentBlockDelta": {
-          const delta = data?.delta
-          if (typeof delta?.text === "string" && delta.text !== "") {
+          const text = data?.delta?.text
+          if (typeof text === "string" && text !== "") {
             if (textId === undefined) {
               textId = "text_0"
               parts.push({ type: "text-start", id: textId })
             }
-            parts.push({ type: "text-delta", id: textId, delta: delta.text })
+            parts.push({ type: "text-delta", id: textId, delta: text })
           }
-          const call = calls.get(Number(data?.contentBlockIndex))
-          if (call !== undefined && typeof delta?.toolUse?.input === "string") {
-            call.text += delta.toolUse.input
-            parts.push({ type: "tool-params-delta", id: call.id, delta: delta.toolUse.input })
-          }
+          toolInputDelta(calls.get(Number(data?.contentBlockIndex)), data?.delta, parts)
           break
         }
         case "contentBlockStop": {
