@@ -143,41 +143,10 @@ export const fromAiError = (
   notFound?: string
 ): ProviderFailure => {
   switch (error._tag) {
-    case "HttpResponseError": {
-      const status = error.response.status
-      const meaning = status === 404 && notFound !== undefined ? notFound : statusText[status]
-      const detail = error.reason === "StatusCode" ? bodyDetail(error.body) : error.description
-      const what = error.reason === "StatusCode"
-        ? `HTTP ${status}${meaning !== undefined ? ` (${meaning})` : ""}`
-        : `unreadable response (${error.reason}, HTTP ${status})`
-      // the error keeps request and response headers: it never becomes the cause
-      return new ProviderFailure({
-        reason: error.reason === "StatusCode" ? "Http" : "InvalidResponse",
-        description: scrub(
-          `${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`,
-          secrets
-        ),
-        brief: `model answered HTTP ${status}`,
-        retryable: error.reason === "StatusCode" && retryableStatus.has(status),
-        retryAfter: retryAfterOf(error.response.headers)
-      })
-    }
-    case "HttpRequestError": {
-      const detail = error.description ?? underlyingMessage(error.cause)
-      return new ProviderFailure({
-        // an unencodable body or an invalid URL never left: the request is what failed
-        reason: error.reason === "Transport" ? "Unreachable" : "InvalidRequest",
-        description: scrub(
-          `could not reach ${provider} at ${error.request.url} (${error.reason}${
-            detail !== undefined ? `: ${shorten(detail)}` : ""
-          })`,
-          secrets
-        ),
-        brief: "model unreachable",
-        retryable: error.reason === "Transport",
-        retryAfter: Option.none()
-      })
-    }
+    case "HttpResponseError":
+      return fromResponseError(error, provider, secrets, notFound)
+    case "HttpRequestError":
+      return fromRequestError(error, provider, secrets)
     case "MalformedOutput": {
       const toolCall = malformedToolCall(error.cause, offered)
       const detail = error.description ?? (ParseResult.isParseError(error.cause)
@@ -216,6 +185,49 @@ export const fromAiError = (
         retryAfter: Option.none()
       })
   }
+}
+
+// the error keeps request and response headers: it never becomes the cause
+const fromResponseError = (
+  error: Extract<AiError.AiError, { readonly _tag: "HttpResponseError" }>,
+  provider: string,
+  secrets: ReadonlyArray<Redacted.Redacted>,
+  notFound: string | undefined
+): ProviderFailure => {
+  const status = error.response.status
+  const meaning = status === 404 && notFound !== undefined ? notFound : statusText[status]
+  const detail = error.reason === "StatusCode" ? bodyDetail(error.body) : error.description
+  const what = error.reason === "StatusCode"
+    ? `HTTP ${status}${meaning !== undefined ? ` (${meaning})` : ""}`
+    : `unreadable response (${error.reason}, HTTP ${status})`
+  return new ProviderFailure({
+    reason: error.reason === "StatusCode" ? "Http" : "InvalidResponse",
+    description: scrub(`${provider} answered ${what}${detail !== undefined ? `: ${shorten(detail)}` : ""}`, secrets),
+    brief: `model answered HTTP ${status}`,
+    retryable: error.reason === "StatusCode" && retryableStatus.has(status),
+    retryAfter: retryAfterOf(error.response.headers)
+  })
+}
+
+const fromRequestError = (
+  error: Extract<AiError.AiError, { readonly _tag: "HttpRequestError" }>,
+  provider: string,
+  secrets: ReadonlyArray<Redacted.Redacted>
+): ProviderFailure => {
+  const detail = error.description ?? underlyingMessage(error.cause)
+  return new ProviderFailure({
+    // an unencodable body or an invalid URL never left: the request is what failed
+    reason: error.reason === "Transport" ? "Unreachable" : "InvalidRequest",
+    description: scrub(
+      `could not reach ${provider} at ${error.request.url} (${error.reason}${
+        detail !== undefined ? `: ${shorten(detail)}` : ""
+      })`,
+      secrets
+    ),
+    brief: "model unreachable",
+    retryable: error.reason === "Transport",
+    retryAfter: Option.none()
+  })
 }
 
 const retryableStreamError = /rate_limit|overloaded|server_error|api_error|timeout/i
