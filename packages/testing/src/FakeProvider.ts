@@ -160,6 +160,37 @@ export interface SseEvent {
   readonly data: unknown
 }
 
+/** The two items of a hosted tool search, by status: the model's call, and what the server found. */
+const hostedSearchItems = (
+  search: NonNullable<StreamScript["hostedSearch"]>
+): ReadonlyArray<(status: string) => unknown> => {
+  const call = (status: string) => ({
+    type: "tool_search_call",
+    id: `tsc_${search.id}`,
+    call_id: null,
+    execution: "server",
+    arguments: { query: search.query },
+    status,
+    created_by: "model"
+  })
+  const found = (status: string) => ({
+    type: "tool_search_output",
+    id: `tso_${search.id}`,
+    call_id: null,
+    execution: "server",
+    status,
+    tools: search.found.map((name) => ({
+      type: "function",
+      name,
+      parameters: { type: "object", properties: {} },
+      strict: false,
+      defer_loading: true
+    })),
+    created_by: "server"
+  })
+  return [call, found]
+}
+
 /** The events of a Responses API stream: text deltas, then function calls, then `response.completed`. */
 export const openAiEvents = (
   options: StreamScript
@@ -173,31 +204,7 @@ export const openAiEvents = (
   let index = 0
   const search = options.hostedSearch
   if (search !== undefined) {
-    const call = (status: string) => ({
-      type: "tool_search_call",
-      id: `tsc_${search.id}`,
-      call_id: null,
-      execution: "server",
-      arguments: { query: search.query },
-      status,
-      created_by: "model"
-    })
-    const found = (status: string) => ({
-      type: "tool_search_output",
-      id: `tso_${search.id}`,
-      call_id: null,
-      execution: "server",
-      status,
-      tools: search.found.map((name) => ({
-        type: "function",
-        name,
-        parameters: { type: "object", properties: {} },
-        strict: false,
-        defer_loading: true
-      })),
-      created_by: "server"
-    })
-    for (const item of [call, found]) {
+    for (const item of hostedSearchItems(search)) {
       push({ type: "response.output_item.added", output_index: index, item: item("in_progress") })
       push({ type: "response.output_item.done", output_index: index, item: item("completed") })
       output.push(item("completed"))
