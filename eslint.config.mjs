@@ -12,6 +12,16 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const __dirname = path.dirname(fileURLToPath(import.meta.url))
+// the house's own packages: one imports another's modules, as Effect's packages do (an index loads every module)
+const zettPackages = [
+  "@zett/common",
+  "@zett/agent",
+  "@zett/mcp",
+  "@zett/mcp-node",
+  "@zett/mcp-auth",
+  "@zett/mcp-config",
+  "@zett/ai"
+]
 // the folders of effect 4.1 whose index re-exports every module in them (the `exports` of its package.json)
 const effect4Barrels = [
   "ai",
@@ -148,7 +158,8 @@ export default [
           "@effect/platform-node",
           "@effect/ai",
           "@effect/experimental",
-          "@effect/cli"
+          "@effect/cli",
+          ...zettPackages
         ]
       }]
     }
@@ -159,7 +170,7 @@ export default [
     files: ["effect4/packages/*/src/**/*"],
     rules: {
       "@effect/no-import-from-barrel-package": ["error", {
-        packageNames: ["effect", ...effect4Barrels.map((folder) => `effect/${folder}`)]
+        packageNames: ["effect", ...effect4Barrels.map((folder) => `effect/${folder}`), ...zettPackages]
       }]
     }
   }

@@ -10,7 +10,7 @@
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
-import { AiProvider } from "@zett/ai"
+import * as AiProvider from "@zett/ai/AiProvider"
 import * as Stream from "effect/Stream"
 import { type GenerateContentChunk, GoogleClient } from "./GoogleClient.js"
 

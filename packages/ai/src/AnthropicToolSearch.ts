@@ -32,7 +32,8 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import { HostedToolSearch, ToolSearch } from "@zett/common"
+import * as HostedToolSearch from "@zett/common/HostedToolSearch"
+import * as ToolSearch from "@zett/common/ToolSearch"
 import { isObject, type Json, parse } from "./internal/json.js"
 import * as Transform from "./internal/transform.js"
 

@@ -11,7 +11,7 @@
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Tracing from "@zett/agent/Tracing"
-import { ProcessGroups } from "@zett/mcp-node"
+import * as ProcessGroups from "@zett/mcp-node/ProcessGroups"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -6,8 +6,9 @@
  * @since 0.1.0
  */
 import type { Extension, Message, Model } from "@zett/agent"
-import { ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
+import * as ScriptedModel from "@zett/agent/ScriptedModel"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"

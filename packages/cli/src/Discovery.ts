@@ -6,7 +6,10 @@
  * @since 0.1.0
  */
 import type { McpClientFactory, McpTool } from "@zett/mcp"
-import { McpClient, McpError, McpExtension, McpServerConfig } from "@zett/mcp"
+import * as McpClient from "@zett/mcp/McpClient"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpExtension from "@zett/mcp/McpExtension"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -10,8 +10,8 @@
  */
 import type * as NodeContext from "@effect/platform-node/NodeContext"
 import type * as Path from "@effect/platform/Path"
-import { Agent } from "@zett/agent"
 import type { AgentError, Model } from "@zett/agent"
+import * as Agent from "@zett/agent/Agent"
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import { McpClientFactory as ClientFactory } from "@zett/mcp/McpClientFactory"
 import * as McpElicitation from "@zett/mcp/McpElicitation"

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import * as Persistence from "@effect/experimental/Persistence"
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"

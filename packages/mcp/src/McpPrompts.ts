@@ -20,7 +20,7 @@ import type {
   Prompt as SdkPrompt,
   PromptMessage
 } from "@modelcontextprotocol/client"
-import { Message } from "@zett/agent"
+import * as Message from "@zett/agent/Message"
 import * as ResourceText from "@zett/common/McpToolResult"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"

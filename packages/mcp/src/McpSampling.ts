@@ -11,7 +11,8 @@
  * @since 0.1.0
  */
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/client"
-import { Message, Model } from "@zett/agent"
+import * as Message from "@zett/agent/Message"
+import * as Model from "@zett/agent/Model"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
-import { Scrubber } from "@zett/agent"
-import { McpServerDefinition as Definition } from "@zett/common"
+import * as Scrubber from "@zett/agent/Scrubber"
+import * as Definition from "@zett/common/McpServerDefinition"
 import type * as Duration from "effect/Duration"
 import * as Inspectable from "effect/Inspectable"
 import * as Redacted from "effect/Redacted"

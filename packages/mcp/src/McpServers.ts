@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { McpServerDefinition as Definition } from "@zett/common"
+import * as Definition from "@zett/common/McpServerDefinition"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import { ToolSearch as Search } from "@zett/common"
+import * as Search from "@zett/common/ToolSearch"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -23,7 +23,7 @@
  */
 import * as AiTool from "@effect/ai/Tool"
 import * as AiToolkit from "@effect/ai/Toolkit"
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"

@@ -6,9 +6,17 @@
  * It imports only the core (`@zett/mcp`) and the agent: no driver, no SDK, no server. The same agent over the
  * Node driver and a configuration file is `McpLayers.agentWith`.
  */
-import { Agent, type Message, type Model, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, McpExtension, type McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import * as Agent from "@zett/agent/Agent"
+import type * as Message from "@zett/agent/Message"
+import type * as Model from "@zett/agent/Model"
+import * as ScriptedModel from "@zett/agent/ScriptedModel"
 import * as McpClient from "@zett/mcp/McpClient"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpExtension from "@zett/mcp/McpExtension"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import * as McpServers from "@zett/mcp/McpServers"
+import * as McpToolCache from "@zett/mcp/McpToolCache"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

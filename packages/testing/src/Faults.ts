@@ -5,8 +5,10 @@
  * process. Shared by the test suites and the soak.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { McpClientFactory, McpServerConfig } from "@zett/mcp"
-import { NodeMcpClientFactory, ProcessGroups } from "@zett/mcp-node"
+import * as NodeMcpClientFactory from "@zett/mcp-node/NodeMcpClientFactory"
+import * as ProcessGroups from "@zett/mcp-node/ProcessGroups"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"

@@ -2,7 +2,8 @@
  * Probes for the tests of a model provider: what a test waits for (a reply held back, a condition, a retry's
  * sleep on the TestClock), and what the code under test logged and traced.
  */
-import { Message, Model } from "@zett/agent"
+import * as Message from "@zett/agent/Message"
+import * as Model from "@zett/agent/Model"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

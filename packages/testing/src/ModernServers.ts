@@ -4,7 +4,7 @@
  * message they received (method, `_meta` keys, the protocol version, the W3C `traceparent`, the `Mcp-*` headers
  * over HTTP).
  */
-import { McpServerConfig } from "@zett/mcp"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"

@@ -5,7 +5,7 @@
  * `subscriptions/listen` requests naming task ids, and records what it received (methods, task ids, input keys,
  * cancellations) in a file. Its processes carry `ZETT_TEST_MARKER=<marker>` (Faults.withMarker finds them).
  */
-import { McpServerConfig } from "@zett/mcp"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Fs from "node:fs"

@@ -3,7 +3,7 @@
  * `@zett/mcp-redis`): one entry with the credentials of one issuer, its key, and what a store may find that the
  * SDK must not get.
  */
-import { McpTokenStore } from "@zett/mcp-auth"
+import * as McpTokenStore from "@zett/mcp-auth/McpTokenStore"
 
 export const issuer = "http://127.0.0.1:2"
 export const credentials: McpTokenStore.Credentials = {

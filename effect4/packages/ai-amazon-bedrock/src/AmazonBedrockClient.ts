@@ -5,8 +5,8 @@
  *
  * @since 1.0.0
  */
-import { AiProvider } from "@zett/ai"
-import { AwsEventStream } from "@zett/common"
+import * as AiProvider from "@zett/ai/AiProvider"
+import * as AwsEventStream from "@zett/common/AwsEventStream"
 import type * as AiError from "effect/ai/AiError"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"

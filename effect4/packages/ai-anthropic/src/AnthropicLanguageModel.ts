@@ -12,8 +12,10 @@
  *
  * @since 1.0.0
  */
-import { AiModel, AiProvider } from "@zett/ai"
-import { HostedToolSearch, ToolSearch } from "@zett/common"
+import * as AiModel from "@zett/ai/AiModel"
+import * as AiProvider from "@zett/ai/AiProvider"
+import * as HostedToolSearch from "@zett/common/HostedToolSearch"
+import * as ToolSearch from "@zett/common/ToolSearch"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"

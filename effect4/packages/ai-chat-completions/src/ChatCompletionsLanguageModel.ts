@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import { AiProvider } from "@zett/ai"
+import * as AiProvider from "@zett/ai/AiProvider"
 import type * as AiError from "effect/ai/AiError"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { AiProvider } from "@zett/ai"
+import * as AiProvider from "@zett/ai/AiProvider"
 import type * as AiError from "effect/ai/AiError"
 import type * as Config from "effect/Config"
 import * as Context from "effect/Context"

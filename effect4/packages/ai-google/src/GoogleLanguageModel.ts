@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { AiProvider } from "@zett/ai"
+import * as AiProvider from "@zett/ai/AiProvider"
 import type * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"

@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { Message, Model } from "@zett/agent"
+import * as Message from "@zett/agent/Message"
+import * as Model from "@zett/agent/Model"
 import type * as AiError from "effect/ai/AiError"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Response from "effect/ai/Response"

@@ -9,7 +9,7 @@
  * @since 1.0.0
  */
 import { IssuerMismatchError, OAuthError, UnauthorizedError } from "@modelcontextprotocol/client"
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import type { McpConnectError } from "@zett/mcp/McpError"
 import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"

@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import type { OAuthClientInformationFull, OAuthTokens } from "@modelcontextprotocol/client"
-import { JsonDepth } from "@zett/common"
+import * as JsonDepth from "@zett/common/JsonDepth"
 import { McpTokenStoreError } from "@zett/mcp/McpError"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"

@@ -10,7 +10,7 @@
  * @since 1.0.0
  */
 import type { CallToolResult, Client } from "@modelcontextprotocol/client"
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import type * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import * as McpClient from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"

@@ -11,7 +11,7 @@
  * @since 1.0.0
  */
 import type { LoggingLevel, Transport } from "@modelcontextprotocol/client"
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import type * as McpClient from "@zett/mcp/McpClient"
 import type { ConnectOptions } from "@zett/mcp/McpClientFactory"

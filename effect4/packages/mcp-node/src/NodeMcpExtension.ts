@@ -9,8 +9,8 @@
  * @since 1.0.0
  */
 import * as NodePath from "@effect/platform-node/NodePath"
-import { Agent } from "@zett/agent"
 import type { AgentError, Model } from "@zett/agent"
+import * as Agent from "@zett/agent/Agent"
 import type * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import { McpClientFactory as ClientFactory } from "@zett/mcp/McpClientFactory"
 import * as McpElicitation from "@zett/mcp/McpElicitation"

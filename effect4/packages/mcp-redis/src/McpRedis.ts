@@ -9,7 +9,7 @@
  *
  * @since 1.0.0
  */
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"

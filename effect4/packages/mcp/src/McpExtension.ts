@@ -15,8 +15,8 @@
  * @since 1.0.0
  */
 import type { Extension, Message } from "@zett/agent"
-import { Tool } from "@zett/agent"
-import { EditDistance } from "@zett/common"
+import * as Tool from "@zett/agent/Tool"
+import * as EditDistance from "@zett/common/EditDistance"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

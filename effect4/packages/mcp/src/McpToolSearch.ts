@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { ToolSearch as Search } from "@zett/common"
+import * as Search from "@zett/common/ToolSearch"
 import * as EmbeddingModel from "effect/ai/EmbeddingModel"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

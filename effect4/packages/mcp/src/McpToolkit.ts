@@ -30,7 +30,7 @@
  *
  * @since 1.0.0
  */
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as AiTool from "effect/ai/Tool"
 import * as AiToolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"

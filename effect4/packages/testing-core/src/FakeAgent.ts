@@ -3,9 +3,17 @@
  * request, and readers of a recorded request's system and tool messages: the 3 line's `@zett/testing-core/FakeMcp`
  * `agentWith` on Effect 4. It imports only the core and the agent: no driver, no SDK, no server.
  */
-import { Agent, type Extension, type Message, type Model, ScriptedModel } from "@zett/agent"
-import { McpClientFactory, McpError, type McpServerConfig, McpServers, McpToolCache } from "@zett/mcp"
+import * as Agent from "@zett/agent/Agent"
+import type * as Extension from "@zett/agent/Extension"
+import type * as Message from "@zett/agent/Message"
+import type * as Model from "@zett/agent/Model"
+import * as ScriptedModel from "@zett/agent/ScriptedModel"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import * as McpError from "@zett/mcp/McpError"
 import * as McpExtension from "@zett/mcp/McpExtension"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import * as McpServers from "@zett/mcp/McpServers"
+import * as McpToolCache from "@zett/mcp/McpToolCache"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 

@@ -3,8 +3,10 @@
  * `McpClient.make` drivers (every delay an Effect sleep, so `TestClock` drives it) that counts connects, closes and
  * calls. It imports only the core: no driver, no SDK, no server.
  */
-import { McpClientFactory, McpError, type McpServerConfig } from "@zett/mcp"
 import * as McpClient from "@zett/mcp/McpClient"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
+import * as McpError from "@zett/mcp/McpError"
+import type * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 

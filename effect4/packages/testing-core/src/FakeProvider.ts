@@ -5,7 +5,8 @@
  * 3 line's `@zett/testing/FakeProvider` and `ModelProbes`, as far as the providers' tests use them, on Effect 4;
  * each provider's test/utils.ts adds its wire format's answers and its Model.
  */
-import { Message, Model } from "@zett/agent"
+import * as Message from "@zett/agent/Message"
+import * as Model from "@zett/agent/Model"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -1,7 +1,7 @@
 /** @internal */
 import type * as AiError from "@effect/ai/AiError"
-import { Scrubber } from "@zett/agent"
 import type { ModelFailure } from "@zett/agent/Model"
+import * as Scrubber from "@zett/agent/Scrubber"
 import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"

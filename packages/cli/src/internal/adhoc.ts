@@ -7,7 +7,7 @@
  * @internal
  */
 import * as Path from "@effect/platform/Path"
-import { McpServerConfig } from "@zett/mcp"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"

@@ -9,7 +9,7 @@
  * @internal
  */
 import * as Options from "@effect/cli/Options"
-import { EditDistance } from "@zett/agent"
+import * as EditDistance from "@zett/agent/EditDistance"
 import * as Context from "effect/Context"
 
 /** The options of a command (`--name` → whether it takes a value) and its subcommands. */

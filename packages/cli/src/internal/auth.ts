@@ -6,9 +6,10 @@
  *
  * @internal
  */
-import { McpClientFactory } from "@zett/mcp"
 import type { McpServerConfig as Server } from "@zett/mcp"
-import { McpAuthorization, McpTokenStore } from "@zett/mcp-auth"
+import * as McpAuthorization from "@zett/mcp-auth/McpAuthorization"
+import * as McpTokenStore from "@zett/mcp-auth/McpTokenStore"
+import * as McpClientFactory from "@zett/mcp/McpClientFactory"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -4,7 +4,11 @@
  * @internal
  */
 import type { McpClient, McpTool } from "@zett/mcp"
-import { McpError, McpExtension, McpServerConfig, McpTask, McpToolResult } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpExtension from "@zett/mcp/McpExtension"
+import * as McpServerConfig from "@zett/mcp/McpServerConfig"
+import * as McpTask from "@zett/mcp/McpTask"
+import * as McpToolResult from "@zett/mcp/McpToolResult"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

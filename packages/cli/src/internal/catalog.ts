@@ -7,7 +7,8 @@
  * @internal
  */
 import type { McpClient, McpClientFactory, McpServerConfig, McpServers } from "@zett/mcp"
-import { McpError, McpExtension } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpExtension from "@zett/mcp/McpExtension"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

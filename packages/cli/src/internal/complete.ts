@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { McpError } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"

@@ -6,7 +6,7 @@
  */
 import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
-import { McpInputs } from "@zett/mcp-config"
+import * as McpInputs from "@zett/mcp-config/McpInputs"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

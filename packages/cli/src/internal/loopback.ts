@@ -6,7 +6,7 @@
  * @internal
  */
 import type * as Prompt from "@effect/cli/Prompt"
-import { McpAuthorization } from "@zett/mcp-auth"
+import * as McpAuthorization from "@zett/mcp-auth/McpAuthorization"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -8,7 +8,7 @@
  */
 import * as Prompt from "@effect/cli/Prompt"
 import * as Terminal from "@effect/platform/Terminal"
-import { McpAuthorization } from "@zett/mcp-auth"
+import * as McpAuthorization from "@zett/mcp-auth/McpAuthorization"
 import * as Effect from "effect/Effect"
 import * as ChildProcess from "node:child_process"
 import { inert } from "./inert.js"

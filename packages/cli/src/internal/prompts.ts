@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { McpError, McpPrompts } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpPrompts from "@zett/mcp/McpPrompts"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"

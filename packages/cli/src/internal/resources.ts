@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { McpError, McpResources } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpResources from "@zett/mcp/McpResources"
 import * as Effect from "effect/Effect"
 import * as CliError from "../CliError.js"
 import * as Output from "../Output.js"

@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { McpError, McpSkills } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpSkills from "@zett/mcp/McpSkills"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "../CliError.js"

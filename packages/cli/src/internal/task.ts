@@ -4,8 +4,9 @@
  *
  * @internal
  */
-import { McpError, McpToolResult } from "@zett/mcp"
 import type { McpClient, McpTask } from "@zett/mcp"
+import * as McpError from "@zett/mcp/McpError"
+import * as McpToolResult from "@zett/mcp/McpToolResult"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

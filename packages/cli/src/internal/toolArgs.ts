@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { EditDistance } from "@zett/agent"
+import * as EditDistance from "@zett/agent/EditDistance"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { isRecord } from "effect/Predicate"

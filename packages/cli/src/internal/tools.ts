@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { McpToolSearch } from "@zett/mcp"
+import * as McpToolSearch from "@zett/mcp/McpToolSearch"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Discovery from "../Discovery.js"

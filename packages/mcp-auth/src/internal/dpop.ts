@@ -15,7 +15,7 @@ import {
   isDpopNonceChallenge
 } from "@modelcontextprotocol/client"
 import type { DpopAlg, DpopKeyPair } from "@modelcontextprotocol/client"
-import { OAuthDpop } from "@zett/common"
+import * as OAuthDpop from "@zett/common/OAuthDpop"
 import * as Crypto from "node:crypto"
 import * as McpTokenStore from "../McpTokenStore.js"
 import * as OAuthChecks from "./oauthChecks.js"

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { McpConfigEntry } from "@zett/common"
+import * as McpConfigEntry from "@zett/common/McpConfigEntry"
 import { portOf } from "@zett/common/McpConfigWording"
 import {
   type Auth,

@@ -15,7 +15,8 @@
  */
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { McpConfigDialect as Dialect, McpConfigFile } from "@zett/common"
+import * as Dialect from "@zett/common/McpConfigDialect"
+import * as McpConfigFile from "@zett/common/McpConfigFile"
 import { segment } from "@zett/common/McpConfigWording"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Config from "effect/Config"

@@ -8,7 +8,7 @@
  */
 import * as Path from "@effect/platform/Path"
 import type { McpConfigDialect as Dialect } from "@zett/common"
-import { McpConfigVariables as Variables } from "@zett/common"
+import * as Variables from "@zett/common/McpConfigVariables"
 import { segment, setOwn } from "@zett/common/McpConfigWording"
 import * as Config from "effect/Config"
 import * as Data from "effect/Data"

@@ -5,7 +5,8 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import { McpConfigDialect, McpConfigEntry } from "@zett/common"
+import * as McpConfigDialect from "@zett/common/McpConfigDialect"
+import * as McpConfigEntry from "@zett/common/McpConfigEntry"
 import { segment, setOwn } from "@zett/common/McpConfigWording"
 import { McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
 import * as Dotenv from "dotenv"

@@ -5,7 +5,7 @@
  * @internal
  */
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client"
-import { Scrubber } from "@zett/agent"
+import * as Scrubber from "@zett/agent/Scrubber"
 import * as McpAuthSession from "@zett/mcp-auth/McpAuthSession"
 import { connectionClosedCode, McpConnectError, McpRequestError, needsAuthorizationReason } from "@zett/mcp/McpError"
 import type { ConnectFailure, RequestFailure } from "@zett/mcp/McpError"

@@ -6,7 +6,7 @@
 import type { Skill as SdkSkill, SkillFile } from "@modelcontextprotocol/client/ext/skills"
 import { SkillsClient, SkillVerificationError } from "@modelcontextprotocol/client/ext/skills"
 import type { Scrubber } from "@zett/agent"
-import { Tracing } from "@zett/agent"
+import * as Tracing from "@zett/agent/Tracing"
 import type * as McpClient from "@zett/mcp/McpClient"
 import { McpRequestError, McpSkillVerificationError } from "@zett/mcp/McpError"
 import type * as McpSkills from "@zett/mcp/McpSkills"

@@ -12,7 +12,7 @@
  */
 import type { CallToolResult, Client, StandardSchemaV1 } from "@modelcontextprotocol/client"
 import { DetailedTaskV2Schema, isDetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2"
-import { Tracing } from "@zett/agent"
+import * as Tracing from "@zett/agent/Tracing"
 import { normalizeResult } from "@zett/mcp/McpClient"
 import { McpRequestError } from "@zett/mcp/McpError"
 import type * as McpTask from "@zett/mcp/McpTask"

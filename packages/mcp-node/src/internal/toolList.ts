@@ -8,7 +8,7 @@
  */
 import type { Tool } from "@modelcontextprotocol/client"
 import { ToolSchema } from "@modelcontextprotocol/core"
-import { Tracing } from "@zett/agent"
+import * as Tracing from "@zett/agent/Tracing"
 import type * as McpClient from "@zett/mcp/McpClient"
 import { clipName } from "@zett/mcp/McpClient"
 import type { McpRequestError } from "@zett/mcp/McpError"

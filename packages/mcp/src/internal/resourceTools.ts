@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"

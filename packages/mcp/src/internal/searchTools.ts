@@ -3,7 +3,7 @@
  * lists (built on the first search, once per version) and the always-loaded rule; the search tool's definition, the
  * reading of its arguments, its result and the system text are `@zett/common`'s `ToolSearch` (both lines share them).
  */
-import { ToolSearch as Search } from "@zett/common"
+import * as Search from "@zett/common/ToolSearch"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -3,7 +3,8 @@
  * servers resolved once, one server's discovery, one tool call with the reasons the model is given, and the
  * system text about the servers.
  */
-import { Tool, Tracing } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
+import * as Tracing from "@zett/agent/Tracing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Metric from "effect/Metric"

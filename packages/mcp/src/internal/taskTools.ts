@@ -5,7 +5,7 @@
  * the definition and the reading of the arguments are `@zett/common`'s `McpTask` (both lines share them).
  */
 import type { CallToolResult } from "@modelcontextprotocol/client"
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as Common from "@zett/common/McpTask"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

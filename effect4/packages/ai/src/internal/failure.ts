@@ -1,6 +1,6 @@
 /** @internal */
-import { Scrubber } from "@zett/agent"
 import type { ModelFailure } from "@zett/agent/Model"
+import * as Scrubber from "@zett/agent/Scrubber"
 import type * as AiError from "effect/ai/AiError"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"

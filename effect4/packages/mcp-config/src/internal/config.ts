@@ -13,7 +13,8 @@
  *
  * @internal
  */
-import { McpConfigDialect as Dialect, McpConfigFile } from "@zett/common"
+import * as Dialect from "@zett/common/McpConfigDialect"
+import * as McpConfigFile from "@zett/common/McpConfigFile"
 import { segment } from "@zett/common/McpConfigWording"
 import type { McpServerConfig } from "@zett/mcp/McpServerConfig"
 import * as Config from "effect/Config"

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { McpConfigEntry } from "@zett/common"
+import * as McpConfigEntry from "@zett/common/McpConfigEntry"
 import { got, segment } from "@zett/common/McpConfigWording"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

@@ -7,7 +7,7 @@
  * @internal
  */
 import type { McpConfigDialect as Dialect } from "@zett/common"
-import { McpConfigVariables as Variables } from "@zett/common"
+import * as Variables from "@zett/common/McpConfigVariables"
 import { segment, setOwn } from "@zett/common/McpConfigWording"
 import type { InputError } from "@zett/mcp/McpError"
 import * as Config from "effect/Config"

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { McpConfigDialect, McpConfigEntry } from "@zett/common"
+import * as McpConfigDialect from "@zett/common/McpConfigDialect"
+import * as McpConfigEntry from "@zett/common/McpConfigEntry"
 import { segment, setOwn } from "@zett/common/McpConfigWording"
 import { McpHttpServer, McpStdioServer } from "@zett/mcp/McpServerConfig"
 import * as Dotenv from "dotenv"

@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { McpResponseWatch } from "@zett/common"
+import * as McpResponseWatch from "@zett/common/McpResponseWatch"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as UndiciModule from "undici"

@@ -11,7 +11,7 @@ import {
   ListResourceTemplatesResultSchema,
   ReadResourceResultSchema
 } from "@modelcontextprotocol/core"
-import { Tracing } from "@zett/agent"
+import * as Tracing from "@zett/agent/Tracing"
 import type { McpRequestError } from "@zett/mcp/McpError"
 import * as Effect from "effect/Effect"
 import { z } from "zod"

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult, Progress as SdkProgress, RequestOptions } from "@modelcontextprotocol/client"
 import { ProtocolError } from "@modelcontextprotocol/client"
-import { Tracing } from "@zett/agent"
+import * as Tracing from "@zett/agent/Tracing"
 import type { CallLimits, CallOptions, Progress, TaskSupport } from "@zett/mcp/McpClient"
 import { callBudget, normalizeResult } from "@zett/mcp/McpClient"
 import type { McpRequestError, McpTimeoutError } from "@zett/mcp/McpError"

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as Common from "@zett/common/McpSkills"
 import * as ResourceText from "@zett/common/McpToolResult"
 import * as Duration from "effect/Duration"

@@ -7,7 +7,7 @@
  * @internal
  */
 import type { CallToolResult } from "@modelcontextprotocol/client"
-import { Tool } from "@zett/agent"
+import * as Tool from "@zett/agent/Tool"
 import * as Common from "@zett/common/McpTask"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
