@@ -11,7 +11,16 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import { awaitSleeps, demoTools, fakeFactory, httpConfig, tempDir, terminalControl, zett } from "./utils/zett.js"
+import {
+  awaitSleepFor,
+  awaitSleeps,
+  demoTools,
+  fakeFactory,
+  httpConfig,
+  tempDir,
+  terminalControl,
+  zett
+} from "./utils/zett.js"
 
 const reports = [{ progress: 1, total: 2, message: "half" }, { progress: 2, total: 2 }]
 const clearLine = "\r\u001b[2K"
@@ -132,7 +141,10 @@ describe("zett call with progress", () => {
       )
       // the call's first report comes after a second; with a terminal, the spinner sleeps too
       yield* awaitSleeps(interactive ? 2 : 1)
+      yield* awaitSleepFor("1 second")
       yield* TestClock.adjust("1 second")
+      // the second report, a second after the first
+      yield* awaitSleepFor("1 second")
       yield* TestClock.adjust("1 second")
       return yield* Fiber.join(fiber)
     })
@@ -168,9 +180,9 @@ describe("zett run with progress", () => {
       const fiber = yield* Effect.fork(
         zett(["run", "Add.", "--config", config], { clientFactory: factory, model, interactive })
       )
-      yield* awaitSleeps(1)
+      yield* awaitSleepFor("1 second")
       yield* TestClock.adjust("1 second")
-      yield* awaitSleeps(1)
+      yield* awaitSleepFor("1 second")
       yield* TestClock.adjust("1 second")
       return yield* Fiber.join(fiber)
     })

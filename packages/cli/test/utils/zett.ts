@@ -6,8 +6,9 @@ import type { Model } from "@zett/agent"
 import { Cli, Output } from "@zett/cli"
 import { McpClient, McpClientFactory, McpError } from "@zett/mcp"
 import * as TempDir from "@zett/testing-core/TempDir"
+import * as Chunk from "effect/Chunk"
 import * as ConfigProvider from "effect/ConfigProvider"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import type * as Layer from "effect/Layer"
@@ -163,6 +164,19 @@ export const zett = (
 export const awaitSleeps = (count: number) =>
   Effect.gen(function*() {
     while ((yield* TestClock.sleeps()).length < count) {
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+    }
+  })
+
+/**
+ * Waits (in real time) until a fiber sleeps on the `TestClock` until `duration` from its current time: the one sleep
+ * a test means to wake, which a spinner's own sleeps (every 80 ms) cannot stand in for. A busy machine may run the
+ * sleeping fiber long after the clock was last adjusted.
+ */
+export const awaitSleepFor = (duration: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const due = (yield* TestClock.currentTimeMillis) + Duration.toMillis(duration)
+    while (!Chunk.some(yield* TestClock.sleeps(), (at) => at === due)) {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
     }
   })
