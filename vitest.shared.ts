@@ -14,7 +14,9 @@ const config: ViteUserConfig = {
     include: ["test/**/*.test.ts"],
     fakeTimers: { toFake: undefined },
     sequence: { concurrent: true },
-    testTimeout: 30_000,
+    // a limit for a test that hangs, not a measure: on a machine busy with other work a worker can stall for tens of
+    // seconds, and tests that pass in one or two seconds alone were cut off at 30
+    testTimeout: 120_000,
     // A worker runs its files in one module graph: importing Effect and the packages once per worker, not per file,
     // was about a third of the suite's worker time (collect and setup). The tests keep no state in modules: each
     // builds its layers, servers and processes in its own scope.
