@@ -47,7 +47,7 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
     }
     host.stdout.on("data", (chunk) => ((stdout += chunk), check()))
     host.stderr.on("data", (chunk) => ((stderr += chunk), check()))
-    const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
+    const timer = setTimeout(() => host.kill("SIGKILL"), 100_000)
     host.once("exit", (code, signal) => {
       clearTimeout(timer)
       resume(
@@ -80,7 +80,7 @@ describe.sequential("a host ended by a signal under NodeRuntime.runMain", () => 
           assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
           assert.deepStrictEqual(withMarker(marker), [])
         }),
-      30_000
+      150_000
     )
   }
 })
@@ -98,7 +98,7 @@ describe("a plain script that awaits Effect.runPromise", () => {
             const host = ChildProcess.execFile(
               node,
               [...Source.nodeArgs, Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
-              { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
+              { cwd: Path.join(import.meta.dirname, ".."), timeout: 100_000 },
               (error, stdout, stderr) =>
                 resume(
                   Effect.succeed({
@@ -115,6 +115,6 @@ describe("a plain script that awaits Effect.runPromise", () => {
         assert.strictEqual(run.stdout, "reply: the reply arrived\n", run.stderr)
         assert.deepStrictEqual(withMarker(marker), [])
       }),
-    30_000
+    150_000
   )
 })

@@ -131,7 +131,7 @@ const zett = (args: ReadonlyArray<string>, home: string) =>
     const child = ChildProcess.execFile(
       node,
       [...Source.zettArgs, ...args],
-      { cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home }, timeout: 30_000 },
+      { cwd: home, env: { PATH: process.env.PATH ?? "", HOME: home }, timeout: 100_000 },
       (error, stdout, stderr) =>
         resume(Effect.succeed({ code: error ? (error.code as number) ?? 1 : 0, output: `${stdout}\n${stderr}` }))
     )

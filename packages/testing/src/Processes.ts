@@ -178,13 +178,14 @@ export const spawnScoped = (options: {
   ).pipe(Effect.map(({ output, pid }) => ({ pid, output })))
 
 /**
- * The live processes among `pids` and in group `pgid`, once none is left or after `within` (default 2 s).
- * For processes killed by someone else (an exit hook): the kernel delivers a SIGKILL asynchronously.
+ * The live processes among `pids` and in group `pgid`, once none is left or after `within` (default 10 s).
+ * For processes killed by someone else (an exit hook): the kernel delivers a SIGKILL asynchronously, and a busy
+ * machine may take seconds to reap them.
  */
 export const awaitGone = (
   pids: ReadonlyArray<number>,
   pgid: number,
-  within: number = 2_000
+  within: number = 10_000
 ): Effect.Effect<Array<ProcessInfo>> =>
   Effect.gen(function*() {
     const deadline = Date.now() + within
@@ -196,7 +197,7 @@ export const awaitGone = (
   })
 
 /** Whether `check` holds within `within` ms (polled): for what another process reports asynchronously. */
-export const eventually = (check: () => boolean, within: number = 3_000): Effect.Effect<boolean> =>
+export const eventually = (check: () => boolean, within: number = 10_000): Effect.Effect<boolean> =>
   Effect.gen(function*() {
     const deadline = Date.now() + within
     while (!check()) {

@@ -50,7 +50,7 @@ const runHost = (signal: NodeJS.Signals, marker: string) =>
     }
     host.stdout.on("data", (chunk) => ((stdout += chunk), check()))
     host.stderr.on("data", (chunk) => ((stderr += chunk), check()))
-    const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
+    const timer = setTimeout(() => host.kill("SIGKILL"), 100_000)
     host.once("exit", (code, signal) => {
       clearTimeout(timer)
       resume(
@@ -85,7 +85,7 @@ describe("a host ended by a signal under NodeRuntime.runMain", { concurrent: fal
           assert.deepStrictEqual(yield* Processes.awaitGone([pid, ppid], ppid), [])
           assert.deepStrictEqual(withMarker(marker), [])
         }),
-      30_000
+      150_000
     )
   }
 })
@@ -103,7 +103,7 @@ describe("a plain script that awaits Effect.runPromise", () => {
             const host = ChildProcess.execFile(
               node,
               [...Source.nodeArgs, Path.join(fixtures, "plain-host.ts"), faultyServer, marker],
-              { cwd: Path.join(import.meta.dirname, ".."), timeout: 30_000 },
+              { cwd: Path.join(import.meta.dirname, ".."), timeout: 100_000 },
               (error, stdout, stderr) =>
                 resume(
                   Effect.succeed({
@@ -120,6 +120,6 @@ describe("a plain script that awaits Effect.runPromise", () => {
         assert.strictEqual(run.stdout, "reply: the reply arrived\n", run.stderr)
         assert.deepStrictEqual(withMarker(marker), [])
       }),
-    30_000
+    150_000
   )
 })

@@ -226,7 +226,7 @@ describe("McpClientFactory (stdio)", () => {
       let stderr = ""
       host.stdout.on("data", (chunk) => (stdout += chunk))
       host.stderr.on("data", (chunk) => (stderr += chunk))
-      const timer = setTimeout(() => host.kill("SIGKILL"), 20_000)
+      const timer = setTimeout(() => host.kill("SIGKILL"), 100_000)
       host.once("exit", (_code, signal) => {
         clearTimeout(timer)
         resume(

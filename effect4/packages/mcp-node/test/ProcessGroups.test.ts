@@ -199,7 +199,7 @@ const runHost = (mode: "exit" | "none" | "signal" | "handled", marker: string) =
       let stderr = ""
       child.stdout.on("data", (chunk) => (stdout += chunk))
       child.stderr.on("data", (chunk) => (stderr += chunk))
-      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+      const timer = setTimeout(() => child.kill("SIGKILL"), 100_000)
       child.once("exit", (code, signal) => {
         clearTimeout(timer)
         resume(
@@ -225,7 +225,7 @@ describe("a host that ends without closing its scopes", { concurrent: false }, (
         assert.strictEqual(run.code, 0, run.stderr)
         assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
       }),
-    30_000
+    150_000
   )
 
   it.live(
@@ -238,7 +238,7 @@ describe("a host that ends without closing its scopes", { concurrent: false }, (
         assert.strictEqual(run.signal, "SIGTERM", run.stderr)
         assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
       }),
-    30_000
+    150_000
   )
 
   it.live(
@@ -251,7 +251,7 @@ describe("a host that ends without closing its scopes", { concurrent: false }, (
         assert.include(run.stdout, "handled: the server runs")
         assert.isTrue(yield* Processes.eventually(() => servers(marker).length === 0), JSON.stringify(servers(marker)))
       }),
-    30_000
+    150_000
   )
 
   it.live(
@@ -265,6 +265,6 @@ describe("a host that ends without closing its scopes", { concurrent: false }, (
         yield* Effect.sleep("300 millis")
         assert.isTrue(servers(marker).some((p) => p.command.includes("setInterval")), JSON.stringify(servers(marker)))
       }),
-    30_000
+    150_000
   )
 })

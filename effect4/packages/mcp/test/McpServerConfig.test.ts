@@ -188,7 +188,7 @@ describe("McpServerConfig", () => {
       const output = execFileSync(process.execPath, [...Source.nodeArgs, "--input-type=module", "-e", script], {
         cwd: packageRoot,
         encoding: "utf8",
-        timeout: 20_000
+        timeout: 100_000
       })
       assert.strictEqual(output, McpServerConfig.cacheKey(httpServer()))
     })
