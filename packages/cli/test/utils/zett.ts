@@ -157,28 +157,29 @@ export const zett = (
     )
   })
 
-/**
- * Waits (in real time) until `count` sleeps are scheduled on the `TestClock`: the command reads files
- * before it sleeps, so adjusting the clock at once would come too early.
- */
-export const awaitSleeps = (count: number) =>
+/** Waits (in real time, polled) until the wake-up times of the sleeps on the `TestClock` satisfy `ready`. */
+const awaitSleepsWhere = (ready: (wakeUps: Chunk.Chunk<number>) => boolean) =>
   Effect.gen(function*() {
-    while ((yield* TestClock.sleeps()).length < count) {
+    while (!ready(yield* TestClock.sleeps())) {
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
     }
   })
 
 /**
- * Waits (in real time) until a fiber sleeps on the `TestClock` until `duration` from its current time: the one sleep
- * a test means to wake, which a spinner's own sleeps (every 80 ms) cannot stand in for. A busy machine may run the
- * sleeping fiber long after the clock was last adjusted.
+ * Waits until `count` sleeps are scheduled on the `TestClock`: the command reads files before it sleeps, so
+ * adjusting the clock at once would come too early.
+ */
+export const awaitSleeps = (count: number) => awaitSleepsWhere((wakeUps) => Chunk.size(wakeUps) >= count)
+
+/**
+ * Waits until a fiber sleeps on the `TestClock` until `duration` from its current time: the one sleep a test means
+ * to wake, which a spinner's own sleeps (every 80 ms) cannot stand in for. A busy machine may run the sleeping
+ * fiber long after the clock was last adjusted.
  */
 export const awaitSleepFor = (duration: Duration.DurationInput) =>
-  Effect.gen(function*() {
-    const due = (yield* TestClock.currentTimeMillis) + Duration.toMillis(duration)
-    while (!Chunk.some(yield* TestClock.sleeps(), (at) => at === due)) {
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-    }
+  Effect.flatMap(TestClock.currentTimeMillis, (now) => {
+    const due = now + Duration.toMillis(duration)
+    return awaitSleepsWhere((wakeUps) => Chunk.some(wakeUps, (at) => at === due))
   })
 
 /** Escape sequences and carriage returns: what a spinner would leave in piped output. */
