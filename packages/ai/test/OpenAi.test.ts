@@ -49,7 +49,8 @@ describe("AiModel on @effect/ai-openai (Responses API)", () => {
   it.scoped("streams text deltas as they arrive and reports usage at the finish", () =>
     Effect.gen(function*() {
       const seenFirstDelta = gate<"client" | "timeout">()
-      setTimeout(() => seenFirstDelta.open("timeout"), 3000).unref()
+      // a bound on a client that would wait for the whole answer, far above a busy machine's delays
+      setTimeout(() => seenFirstDelta.open("timeout"), 60_000).unref()
       const provider = yield* fakeProvider([
         sse(openAiEvents({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3, cached: 8 } }), {
           // the rest of the answer waits until the client has seen the first delta

@@ -103,8 +103,7 @@ describe("zett call and zett run against an OAuth-protected server, as a process
         assert.notInclude(againOut, "needs an OAuth login")
         assert.include(againOut, `client ${as.registered[0]!.client_id} scope mcp:read`)
         assert.strictEqual(as.count("/authorize"), 1)
-      }),
-    90_000
+      })
   )
 
   it.scoped(
@@ -135,8 +134,7 @@ describe("zett call and zett run against an OAuth-protected server, as a process
           assert.strictEqual(Fs.statSync(file).mode & 0o777, 0o600)
         }
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(config).length === 0))
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -194,8 +192,7 @@ describe("zett call and zett run against an OAuth-protected server, as a process
         assert.notInclude(out + sent, new URL(location).searchParams.get("code")!)
         assert.notInclude(out, key)
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(config).length === 0))
-      }),
-    90_000
+      })
   )
 
   it.scoped(
@@ -227,7 +224,6 @@ describe("zett call and zett run against an OAuth-protected server, as a process
         assert.strictEqual(as.count("/authorize"), 0)
         assert.strictEqual(as.issued.length, 0)
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(config).length === 0))
-      }),
-    60_000
+      })
   )
 })

@@ -118,8 +118,7 @@ describe("zett auth", () => {
         assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "auth")).length, 0)
         const status2 = yield* zett(["auth", "status", "--config", config], home)
         assert.match(status2.stdout, /^docs\s+needs login\s+-$/m)
-      }),
-    60_000
+      })
   )
 
   it.scoped("workload identity: tools uses the token in the workload's file, auth login has nothing to do, the token is never printed", () =>
@@ -195,8 +194,7 @@ describe("zett auth", () => {
         const redirect = new URL(new URL(url).searchParams.get("redirect_uri")!)
         const refused = yield* Effect.promise(() => fetch(redirect).then(() => "answered", () => "refused"))
         assert.strictEqual(refused, "refused")
-      }),
-    60_000
+      })
   )
 
   it.scoped("auth login of an unknown or stdio server is a usage error", () =>

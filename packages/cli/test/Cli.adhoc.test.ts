@@ -113,8 +113,7 @@ describe("zett with a server command after --", () => {
         assert.match(result.stdout, /^node\s+stdio\s+2025-11-25\s+\d+ ms\s+\d+\s+\d+\s+ok$/m)
         assert.include(result.stdout, "node__echo")
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(marker).length === 0))
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -137,8 +136,7 @@ describe("zett with a server command after --", () => {
         // the variable arrived (the server lists it); the value zett shows is the scrubbed one
         assert.strictEqual(env.ZETT_PROBE, "<redacted>")
         assert.notInclude(result.stdout + result.stderr, secret)
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -160,8 +158,7 @@ describe("zett with a server command after --", () => {
         const elsewhere = yield* zett(["tools", "--", node, Path.join("dist", "index.js"), "stdio"])
         assert.strictEqual(elsewhere.code, 1)
         assert.match(elsewhere.stdout, /^node\s+stdio\s+.*unavailable: /m)
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -191,8 +188,7 @@ describe("zett with a server command after --", () => {
         assert.strictEqual(excluded.code, 2)
         assert.match(excluded.stderr, /^zett: no tool named get-env; available: node__echo, /)
         assert.notInclude(excluded.stderr, "node__get-env")
-      }),
-    30_000
+      })
   )
 
   it.scoped("resources and prompts list the one server given after --, as JSON too", () =>
@@ -213,7 +209,7 @@ describe("zett with a server command after --", () => {
       assert.strictEqual(resources.code, 0, resources.stderr)
       assert.match(resources.stdout, /^node\s+stdio\s+.*ok$/m)
       assert.include(resources.stdout, "demo://resource/")
-    }), 30_000)
+    }))
 
   it.scoped(
     "read and prompt ask the one server given after --, with no server name before their own arguments",
@@ -240,8 +236,7 @@ describe("zett with a server command after --", () => {
         ])
         assert.strictEqual(named.code, 2)
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    30_000
+      })
   )
 })
 

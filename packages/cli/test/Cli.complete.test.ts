@@ -41,7 +41,7 @@ describe("zett complete", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.strictEqual(result.stdout, "Sales\nSupport\n")
       assert.strictEqual(result.stderr, "")
-    }), 30_000)
+    }))
 
   it.scoped(
     "--context gives the arguments already chosen; --json prints the completion as the server sent it",
@@ -78,8 +78,7 @@ describe("zett complete", () => {
           ...afterDashes
         ])
         assert.strictEqual(sales.stdout, "David\nEve\nFrank\n")
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -100,8 +99,7 @@ describe("zett complete", () => {
         assert.strictEqual(refused.code, 0, refused.stderr)
         assert.strictEqual(refused.stdout, "")
         assert.strictEqual(refused.stderr, "zett: node proposes no value for resourceId\n")
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -128,8 +126,7 @@ describe("zett complete", () => {
         const unknown = yield* zett(["complete", "--prompt", "nope", "--argument", "a=b", ...afterDashes])
         assert.strictEqual(unknown.code, 1)
         assert.match(unknown.stderr, /^zett: cannot complete argument a on node: .*Prompt nope not found.*\n$/)
-      }),
-    30_000
+      })
   )
 
   it.scoped("bad usage is one line, exit 2", () =>

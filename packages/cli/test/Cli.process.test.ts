@@ -41,7 +41,7 @@ const zett = (
     const child = ChildProcess.execFile(
       node,
       [...Source.zettArgs, ...args],
-      { cwd: root, timeout: 60_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
+      { cwd: root, timeout: 100_000, env: { PATH: process.env.PATH ?? "", HOME: home, ...env } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
         resume(Effect.succeed({ code, stdout, stderr }))
@@ -75,7 +75,7 @@ const zettOnTerminal = (
         child.stdin.write(`${answer}\r`)
       }
     })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 100_000)
     child.once("exit", (code) => {
       clearTimeout(timer)
       resume(Effect.succeed({ code, stdout, stderr: "" }))
@@ -108,8 +108,7 @@ describe("zett as a process", () => {
         // hidden: the terminal never shows what was typed
         assert.notInclude(result.stdout, typed)
         assert.match(result.stdout, /r\s+streamable-http\s+.*ok/)
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -142,8 +141,7 @@ describe("zett as a process", () => {
         const call = yield* zett(["call", "--config", config, "loose__loose", "{\"x\": \"y\"}"], home)
         assert.strictEqual(call.code, 0, call.stderr)
         assert.deepStrictEqual(JSON.parse(call.stdout), { called: "loose" })
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -176,8 +174,7 @@ describe("zett as a process", () => {
         const pids = Array.from(result.stderr.matchAll(/MCP server demo runs as process (\d+)/g), (m) => Number(m[1]))
         assert.strictEqual(pids.length, 2, result.stderr)
         assert.deepStrictEqual(Processes.livePids(pids), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -216,8 +213,7 @@ describe("zett as a process", () => {
         })
         assert.deepStrictEqual(openai.requests.map((r) => r.headers.authorization), [`Bearer ${key}`, `Bearer ${key}`])
         assert.notInclude(result.stdout + result.stderr, key)
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -311,7 +307,6 @@ describe("zett as a process", () => {
         assert.deepStrictEqual(lines(bad.stderr).length, 1)
         assert.match(bad.stderr, new RegExp(`^zett: ${home}/bad\\.json: servers\\.x`))
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 })

@@ -101,8 +101,7 @@ describe("zett resources, read, prompts, prompt", () => {
           `zett: no MCP server named nobody in ${config}; configured: everything, demo\n`
         )
         yield* noneLeft(marker)
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -140,8 +139,7 @@ describe("zett resources, read, prompts, prompt", () => {
         const usage = yield* zett(["read", "everything", "--config", config])
         assert.strictEqual(usage.code, 2)
         yield* noneLeft(marker)
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -225,8 +223,7 @@ describe("zett resources, read, prompts, prompt", () => {
         assert.strictEqual(notString.code, 2)
         assert.strictEqual(notString.stderr, "zett: the prompt's argument city must be a string; got an object\n")
         yield* noneLeft(marker)
-      }),
-    120_000
+      })
   )
 
   it.scoped("the four commands over Streamable HTTP (server-everything on 127.0.0.1)", () =>
@@ -255,5 +252,5 @@ describe("zett resources, read, prompts, prompt", () => {
       assert.strictEqual(prompt.stdout, "user: This is a simple prompt without arguments.\n")
       yield* Scope.close(serverScope, Exit.void)
       assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
-    }), 120_000)
+    }))
 })

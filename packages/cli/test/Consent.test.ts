@@ -177,8 +177,7 @@ describe("URLs are opened only with the user's consent", () => {
         assert.strictEqual(no.code, 0, no.stdout)
         assert.deepStrictEqual(answered(no.stdout), { action: "decline" })
         assert.deepStrictEqual(browser.opened(), [url])
-      }),
-    90_000
+      })
   )
 
   it.scoped(
@@ -216,8 +215,7 @@ describe("URLs are opened only with the user's consent", () => {
         assert.deepStrictEqual(answered(local.stdout), { action: "accept" })
         assert.isTrue(yield* Processes.eventually(() => browser.opened().length === 1))
         assert.deepStrictEqual(browser.opened(), ["http://127.0.0.1:8123/cb"])
-      }),
-    120_000
+      })
   )
 
   it.scoped("piped, a URL is shown with its domain and declined, and nothing is opened", () =>
@@ -233,7 +231,7 @@ describe("URLs are opened only with the user's consent", () => {
           "declined: zett is not running on a terminal"
       )
       assert.deepStrictEqual(browser.opened(), [])
-    }), 60_000)
+    }))
 
   it.scoped(
     "zett auth login on a terminal shows the authorization URL with its domain and opens it only on yes",
@@ -267,8 +265,7 @@ describe("URLs are opened only with the user's consent", () => {
         assert.deepStrictEqual(browser.opened(), [url])
         assert.include(run.stdout, `${url}\n(domain: ${new URL(url!).host})\n`)
         assert.include(run.stdout, "docs: authorized.")
-      }),
-    90_000
+      })
   )
 
   it.scoped(
@@ -294,8 +291,7 @@ describe("URLs are opened only with the user's consent", () => {
           `To authorize zett for docs, open this URL in a browser:\n${url}\n(domain: ${new URL(url).host})\n`
         )
         assert.notInclude(run.stderr, "in your browser?")
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -319,7 +315,6 @@ describe("URLs are opened only with the user's consent", () => {
           assert.include(error.description, new URL(url).protocol)
         }
         assert.strictEqual(captured.stderr(), "")
-      }).pipe(Effect.provide(NodeContext.layer)),
-    30_000
+      }).pipe(Effect.provide(NodeContext.layer))
   )
 })

@@ -577,8 +577,7 @@ layer(installed, { timeout: "600 seconds", excludeTestServices: true })("a consu
         assert.strictEqual(result.run.stderr, "")
         assert.deepStrictEqual(result.toolOutputs, ["{\"sum\":42}"])
         assert.lengthOf(yield* storedFor("adder"), 1)
-      }).pipe(Effect.scoped),
-    120_000
+      }).pipe(Effect.scoped)
   )
 
   it.effect(
@@ -609,8 +608,7 @@ layer(installed, { timeout: "600 seconds", excludeTestServices: true })("a consu
         assert.include(result.run.stderr.split("\n"), warning)
         assert.notInclude(result.run.stderr, "internal error")
         assert.deepStrictEqual(result.toolOutputs, ["{\"sum\":42}"])
-      }).pipe(Effect.scoped),
-    120_000
+      }).pipe(Effect.scoped)
   )
 })
 

@@ -297,7 +297,7 @@ describe("the model named by ZETT_MODEL", () => {
           ["--import", hook, ...Source.zettArgs, "run", "--config", config, "Hi"],
           {
             cwd: Source.root,
-            timeout: 60_000,
+            timeout: 100_000,
             env: {
               PATH: process.env.PATH ?? "",
               HOME: dir,

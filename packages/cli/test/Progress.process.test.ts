@@ -51,8 +51,7 @@ describe.sequential("progress on a terminal and piped", () => {
         assert.include(result.stdout, bar(3))
         assert.include(result.stdout, completed)
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -65,8 +64,7 @@ describe.sequential("progress on a terminal and piped", () => {
         assert.deepStrictEqual(JSON.parse(result.stdout), [{ type: "text", text: completed }])
         assert.notMatch(result.stdout + result.stderr, terminalControl)
         assert.notInclude(result.stderr, "░")
-      }),
-    60_000
+      })
   )
 
   const model = Effect.gen(function*() {
@@ -94,8 +92,7 @@ describe.sequential("progress on a terminal and piped", () => {
         assert.include(screen, `${bar(4)}\r\u001b[2K← ${tool}: `)
         assert.include(screen, "It ran.")
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped("zett run piped shows the transcript alone", () =>
@@ -109,5 +106,5 @@ describe.sequential("progress on a terminal and piped", () => {
         "It ran."
       ])
       assert.notMatch(result.stdout + result.stderr, terminalControl)
-    }), 60_000)
+    }))
 })

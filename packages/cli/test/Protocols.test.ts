@@ -54,8 +54,7 @@ describe("zett and the revisions of MCP", () => {
         assert.strictEqual(asked.length, 2)
         assert.strictEqual(methodsByProcess(record).length, 4)
         assert.strictEqual(Fs.readdirSync(Path.join(home, ".zett", "protocols")).length, 2)
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -86,8 +85,7 @@ describe("zett and the revisions of MCP", () => {
         }
         assert.strictEqual(methodsByProcess(record).filter((methods) => methods.includes("server/discover")).length, 2)
         for (const file of Fs.readdirSync(Path.join(home, ".zett", "protocols"))) assert.match(file, /^[0-9a-f]{40}$/)
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -108,7 +106,6 @@ describe("zett and the revisions of MCP", () => {
         assert.isFalse(
           methodsByProcess(record).some((methods) => methods[0] === "server/discover" && methods[1] === "initialize")
         )
-      }),
-    60_000
+      })
   )
 })

@@ -45,8 +45,7 @@ describe("zett --server-log-level", () => {
           assert.strictEqual(result.code, 0, `${level}: ${result.stderr}`)
           assert.deepStrictEqual(received(record), [level], args(record)[0])
         }
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -67,8 +66,7 @@ describe("zett --server-log-level", () => {
         ])
         assert.strictEqual(result.code, 0, result.stderr)
         assert.deepStrictEqual(JSON.parse(result.stdout), [{ type: "text", text: `["emergency"]` }])
-      }),
-    30_000
+      })
   )
 
   it.scoped("without the option no level is sent: the server decides", () =>
@@ -79,7 +77,7 @@ describe("zett --server-log-level", () => {
       assert.strictEqual(result.code, 0, result.stderr)
       assert.match(result.stdout, /^node\s+stdio\s+.*ok$/m)
       assert.deepStrictEqual(received(record), [])
-    }), 30_000)
+    }))
 
   it.effect("a level MCP does not have is a usage error listing the levels", () =>
     Effect.gen(function*() {

@@ -142,8 +142,7 @@ describe.sequential("zett answers server-everything's requests", () => {
           }
         })
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -177,8 +176,7 @@ describe.sequential("zett answers server-everything's requests", () => {
           }
         })
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -206,8 +204,7 @@ describe.sequential("zett answers server-everything's requests", () => {
         assert.strictEqual(JSON.parse(defaults.stdout)[0].text, declined)
         assert.deepStrictEqual(received(defaults.stdout), { action: "decline" })
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   /** `zett`'s model: the fake OpenAI provider answering each request with `text`. */
@@ -247,8 +244,7 @@ describe.sequential("zett answers server-everything's requests", () => {
         // listing asks the model nothing
         assert.strictEqual(openai.requests.length, 0)
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -300,7 +296,6 @@ describe.sequential("zett answers server-everything's requests", () => {
         ])
         assert.strictEqual(unused.requests.length, 0)
         assert.deepStrictEqual(Processes.liveWithCommand(marker), [])
-      }),
-    60_000
+      })
   )
 })

@@ -80,8 +80,7 @@ describe("zett answers a server's requests", () => {
           action: "accept",
           content: { name: "Ada", count: 3, color: "green", subscribe: true, email: "ada@example.com" }
         })
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -113,8 +112,7 @@ describe("zett answers a server's requests", () => {
             : []
         assert.isTrue(yield* Processes.eventually(() => events().length > 0, 30_000), "the server recorded nothing")
         assert.deepInclude(events(), { answered: { action: "cancel" } })
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -140,8 +138,7 @@ describe("zett answers a server's requests", () => {
         const missing = yield* zett(["call", "--config", config, "--yes-defaults", "asking__ask"], home)
         assert.deepStrictEqual(answered(missing.stdout), { action: "decline" })
         assert.include(missing.stderr, "declined: zett is not running on a terminal and name has no default")
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -156,8 +153,7 @@ describe("zett answers a server's requests", () => {
         assert.deepStrictEqual(answered(out), { action: "accept" })
         const piped = yield* zett(["call", "--config", config, "asking__open"], home)
         assert.deepStrictEqual(answered(piped.stdout), { action: "decline" })
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -204,8 +200,7 @@ describe("zett answers a server's requests", () => {
         )
         assert.include(piped.stdout, "the user declined it")
         assert.strictEqual(declinedProvider.requests.length, 2)
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -242,7 +237,6 @@ describe("zett answers a server's requests", () => {
         // the tool works on for a second after the answer: the spinner is back
         assert.match(out.slice(typedAt), frames)
         assert.deepStrictEqual(answered(plain(out)), { action: "accept", content: {} })
-      }),
-    60_000
+      })
   )
 })

@@ -99,8 +99,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.notInclude(requests, "tasks/cancel")
         assert.deepStrictEqual(TaskServer.statuses(record, taskId).at(-1), "completed")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -118,8 +117,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.include(plain(result.stdout), `builds__build: task ${taskId} working (step 2 of 4)`)
         assert.include(result.stdout, "built on a tty")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -145,8 +143,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.include(result.stdout, "Built.")
         // what the model was given for the call: the task's result
         assert.include(JSON.stringify(openai.requests.at(-1)?.body), "built for the agent")
-      }),
-    120_000
+      })
   )
 
   it.scoped("zett call of a task that fails exits 1 with the task's failure", () =>
@@ -157,7 +154,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
       const taskId = createdTask(record, "explode")
       assert.include(result.stderr, `task ${taskId} failed`)
       assert.strictEqual(result.stdout, "")
-    }), 120_000)
+    }))
 
   it.scopedLive(
     "Ctrl-C during zett call cancels the task on the server; zett exits 130 and leaves no process",
@@ -184,8 +181,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
           JSON.stringify(withMarker(marker))
         )
         assert.deepStrictEqual(Processes.livePids([zett.pid]), [])
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -220,8 +216,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.strictEqual(task.taskId, taskId)
         assert.strictEqual(task.status, "completed")
         assert.deepStrictEqual(TaskServer.taskRequests(record, taskId), ["tasks/get", "tasks/get", "tasks/get"])
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -239,8 +234,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.strictEqual(waited.code, 0, waited.stderr)
         assert.deepStrictEqual(JSON.parse(waited.stdout), [{ type: "text", text: "built it" }])
         assert.include(waited.stderr, `task ${taskId} working`)
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -259,8 +253,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         const after = yield* piped(["task", "get", "--config", config, "builds", taskId], home)
         assert.strictEqual(after.code, 1)
         assert.include(after.stderr, `the task ${taskId} cancelled`)
-      }),
-    120_000
+      })
   )
 
   it.scoped(
@@ -277,8 +270,7 @@ describe.sequential("tools that run as tasks, from zett", () => {
         assert.deepStrictEqual(TaskServer.cancellations(record), [
           { event: "task-cancel", pid: TaskServer.cancellations(record)[0]!.pid, taskId, honoured: false }
         ])
-      }),
-    120_000
+      })
   )
 
   it.scoped("zett task get of an unknown task exits 1 with the server's error", () =>
@@ -287,5 +279,5 @@ describe.sequential("tools that run as tasks, from zett", () => {
       const result = yield* piped(["task", "get", "--config", config, "builds", "no-such-task"], home)
       assert.strictEqual(result.code, 1)
       assert.match(result.stderr, /^zett: cannot get the task no-such-task of builds: .*\(code -32602\)\n$/)
-    }), 120_000)
+    }))
 })

@@ -71,8 +71,7 @@ describe("text from a server is inert on the terminal", () => {
         assert.strictEqual(prompts.code, 0, prompts.stderr)
         assertInert(prompts.stdout, "zett prompts")
         assert.include(prompts.stdout, "Greets \\x1b]0;owned")
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -97,8 +96,7 @@ describe("text from a server is inert on the terminal", () => {
         assert.strictEqual(call.code, 0, call.stderr)
         assertInert(call.stdout, "zett call")
         assert.deepStrictEqual(JSON.parse(call.stdout), [{ type: "text", text: `said: ${hostile}` }])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -118,8 +116,7 @@ describe("text from a server is inert on the terminal", () => {
         assert.include(run.stdout, "\\u001b]0;owned\\u0007")
         assert.include(run.stdout, `← hostile__fail failed: `)
         assert.include(run.stdout, `broken ${shown}`)
-      }),
-    60_000
+      })
   )
 
   it.scoped("a failure and the server's log lines on standard error are inert", () =>
@@ -135,7 +132,7 @@ describe("text from a server is inert on the terminal", () => {
       assert.strictEqual(logged.code, 0, logged.stderr)
       assertInert(logged.stderr, "log lines")
       assert.include(logged.stderr, `zett: info: MCP server hostile: log 2 ${shown}\n`)
-    }), 60_000)
+    }))
 
   it.scoped("a request's message and fields are inert where zett says it declined", () =>
     Effect.gen(function*() {
@@ -146,5 +143,5 @@ describe("text from a server is inert on the terminal", () => {
       // JSON.stringify quotes the message (its C0 controls as \u001b), inert writes out the rest
       assert.include(asked.stderr, "zett: MCP server hostile asks: \"Tell me \\u001b]0;owned\\u0007")
       assert.include(asked.stderr, "\\u009b31mred\\x7f\\u001b\"; declined")
-    }), 60_000)
+    }))
 })

@@ -302,7 +302,7 @@ const run = (file: string, cwd: string, env: Record<string, string>) =>
     execFile(
       process.execPath,
       [...Source.nodeArgs, file],
-      { cwd, timeout: 60_000, env: { ...process.env, ...env } },
+      { cwd, timeout: 100_000, env: { ...process.env, ...env } },
       (error, stdout, stderr) => resume(Effect.succeed({ code: error ? 1 : 0, stdout, stderr }))
     )
   })
@@ -326,8 +326,7 @@ describe("README", () => {
           assert.strictEqual(exit, 0, stderr)
           assert.deepStrictEqual(stdout.trim().split("\n"), expectedOutput(code), stderr)
           needs.check()
-        }),
-      60_000
+        })
     )
   })
 
@@ -404,11 +403,11 @@ describe("README", () => {
         const { stdout } = yield* Effect.async<{ stdout: string }>((resume) => {
           execFile("bash", ["-c", `{ ${command}; } 2>&1`], {
             cwd: dir,
-            timeout: 60_000,
+            timeout: 100_000,
             env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }
           }, (_error, stdout) => resume(Effect.succeed({ stdout })))
         })
         assert.deepStrictEqual(stdout.trimEnd().split("\n"), lines.slice(1))
-      }), 90_000)
+      }))
   })
 })

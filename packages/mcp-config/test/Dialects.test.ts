@@ -187,8 +187,7 @@ describe.sequential("configuration files of every client, against real servers",
           for (const post of posts) assert.strictEqual(post.headers.authorization, `Bearer ${tokens.GITHUB_TOKEN}`)
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -211,8 +210,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.isTrue(recording.received.some((r) => r.headers["x-api-key"] === tokens.CURSOR_TOKEN))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -244,8 +242,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.isTrue(recording.received.some((r) => r.path === "/mcp?region=eu-west-1"))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -285,8 +282,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.isFalse(recording.received.some((r) => r.path === "/sse" && r.method === "POST"))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -304,8 +300,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.isTrue(recording.received.some((r) => r.headers.authorization === `Bearer ${tokens.WINDSURF_TOKEN}`))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -330,8 +325,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.include(textOf(fromCline.results["remote__echo"]), "echo")
           assert.isFalse(fromCline.tools.some((name) => name.startsWith("off__")))
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -353,8 +347,7 @@ describe.sequential("configuration files of every client, against real servers",
           assert.include(textOf(outcome.results["newer__get-env"]), "SHAPE")
           assert.isFalse(outcome.tools.some((name) => name.startsWith("off__")))
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -371,8 +364,7 @@ describe.sequential("configuration files of every client, against real servers",
           recording.received.slice(0, 3).map((r) => [r.method, r.path]),
           [["POST", "/sse"], ["POST", "/sse"], ["GET", "/sse"]]
         )
-      })).pipe(Effect.provide(NodeContext.layer)),
-    60_000
+      })).pipe(Effect.provide(NodeContext.layer))
   )
 
   it.live(
@@ -392,7 +384,6 @@ describe.sequential("configuration files of every client, against real servers",
         Fs.writeFileSync(file, JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/sse` } } }))
         const outcome = yield* request(file, dir, ["everything__get-env"])
         assert.include(textOf(outcome.results["everything__get-env"]), "PORT")
-      })).pipe(Effect.provide(NodeContext.layer)),
-    60_000
+      })).pipe(Effect.provide(NodeContext.layer))
   )
 })

@@ -104,8 +104,7 @@ describe("a configuration file nested too deep", () => {
             // nothing was started for the file's other server
             assert.deepStrictEqual(Processes.liveChildren().filter((p) => p.command.includes(everything)), [], name)
           }
-        }),
-      60_000
+        })
     )
   }
 

@@ -65,7 +65,7 @@ describe.sequential("closing stubborn servers", () => {
       const report = yield* closeFiveStubborn(true)
       assert.strictEqual(report.aliveBetween, 5, "the pool keeps the connections after the request")
       assertClosedAtOnce(report)
-    }), 60_000)
+    }))
 
   it.scopedLive(
     "the end of a request closes its 5 stubborn servers at once (default mode)",
@@ -74,7 +74,6 @@ describe.sequential("closing stubborn servers", () => {
         const report = yield* closeFiveStubborn(false)
         assert.strictEqual(report.aliveBetween, 0, "the request closed its connections")
         assertClosedAtOnce(report)
-      }),
-    60_000
+      })
   )
 })

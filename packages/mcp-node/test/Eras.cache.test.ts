@@ -73,8 +73,7 @@ describe("the verdict cached with the tool list", () => {
         assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], [
           "tools/call"
         ]])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -90,8 +89,7 @@ describe("the verdict cached with the tool list", () => {
           ["server/discover", "initialize", "tools/list", "tools/call"],
           ["initialize", "tools/call"]
         ])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -118,8 +116,7 @@ describe("the verdict cached with the tool list", () => {
         assert.deepStrictEqual(methodsByProcess(file).slice(3), [["server/discover", "tools/list", "tools/call"], [
           "tools/call"
         ]])
-      }),
-    30_000
+      })
   )
 })
 
@@ -137,8 +134,7 @@ describe("the server's caching hint", () => {
           ["server/discover", "tools/list", "tools/call"],
           ["server/discover", "tools/list", "tools/call"]
         ])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive("with cacheHints: ignore, the same list is kept for the cache's ttl", () =>
@@ -149,5 +145,5 @@ describe("the server's caching hint", () => {
       yield* requestIn(store, server, "modern__echo", { cacheHints: "ignore" })
       yield* requestIn(store, server, "modern__echo", { cacheHints: "ignore" })
       assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], ["tools/call"]])
-    }), 30_000)
+    }))
 })

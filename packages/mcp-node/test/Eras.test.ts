@@ -108,8 +108,7 @@ describe("servers of the 2026-07-28 revision (SDK v2)", () => {
             }
             // one process for the stdio server: the question was asked on the connection's own
             assert.strictEqual(ModernServers.readRecord(file).filter((entry) => entry.event === "ready").length, 1)
-          }),
-        30_000
+          })
       )
     }
 
@@ -130,8 +129,7 @@ describe("servers of the 2026-07-28 revision (SDK v2)", () => {
             messages(file).every((entry) => entry.protocolVersion === undefined),
             "no request carried the 2026 _meta protocol version"
           )
-        }),
-      30_000
+        })
     )
 
     it.scopedLive(
@@ -148,8 +146,7 @@ describe("servers of the 2026-07-28 revision (SDK v2)", () => {
           assert.strictEqual(connect.description, transport === "http" ? `HTTP 400 Bad Request: ${reason}` : reason)
           assert.strictEqual(connect.httpStatus, transport === "http" ? 400 : undefined)
           assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["initialize"])
-        }),
-      30_000
+        })
     )
   }
 })
@@ -205,8 +202,7 @@ describe("a server that needs input during a call", () => {
             const calls = messages(file).filter((entry) => entry.method === "tools/call")
             assert.strictEqual(calls.length, protocol === "auto" ? 2 : 1)
             if (calls.length === 2) assert.notStrictEqual(calls[0]!.id, calls[1]!.id)
-          }),
-        30_000
+          })
       )
     }
   }
@@ -247,8 +243,7 @@ describe("a call whose input ends it", () => {
           modelText(failure),
           "the server failed to run the tool (the server asked for input 10 times without finishing)"
         )
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -271,8 +266,7 @@ describe("a call whose input ends it", () => {
           modelText(failure),
           `the server failed to run the tool (the client refused a request the server made during the call: ${why})`
         )
-      }),
-    30_000
+      })
   )
 })
 
@@ -307,8 +301,7 @@ describe("a result of the 2026-07-28 revision without resultType", () => {
         const odd = yield* Effect.flip(client.callTool("odd", {}))
         assert.strictEqual((odd as McpError.McpRequestError).reason, "InvalidResponse")
         assert.include(odd.message, "weird")
-      }).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeContext.layer)),
-    30_000
+      }).pipe(Effect.provide(NodeMcpClientFactory.layer()), Effect.provide(NodeContext.layer))
   )
 })
 
@@ -349,8 +342,7 @@ describe("servers of the 2025 revisions, asked first", () => {
           "tools/call"
         ])
         assert.strictEqual(starts(file), 2)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -377,8 +369,7 @@ describe("servers of the 2025 revisions, asked first", () => {
         )
         // the first connect started it twice (it exited on the question), the second once
         assert.strictEqual(starts(file), 3)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -393,8 +384,7 @@ describe("servers of the 2025 revisions, asked first", () => {
           "initialize"
         ])
         assert.strictEqual(starts(file), 1)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive("pinned to 2026-07-28, a 2025 server is refused, saying so", () =>
@@ -405,7 +395,7 @@ describe("servers of the 2025 revisions, asked first", () => {
       assert.include(error.description, "2026-07-28")
       assert.include(error.description, "the definition pins protocol 2026-07-28")
       assert.deepStrictEqual(messages(file).map((entry) => entry.method), ["server/discover"])
-    }), 30_000)
+    }))
 })
 
 describe("the negotiation errors of the 2026-07-28 revision", () => {

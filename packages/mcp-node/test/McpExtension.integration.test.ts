@@ -67,8 +67,7 @@ describe.sequential("McpExtension with real servers", () => {
         }).pipe(Effect.provide(layer))
         assert.deepStrictEqual(seen, { coldAtModel: 2, warmAtModel: 0, warmAfterCall: 1, memoryAfterCall: 1 })
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -103,8 +102,7 @@ describe.sequential("McpExtension with real servers", () => {
         assert.isTrue(blocks.some((b) => b.type === "image" && b.mimeType === "image/png"))
         assert.strictEqual(echo!.status, "TOOL_FAILED")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -130,8 +128,7 @@ describe.sequential("McpExtension with real servers", () => {
           error: { type: "Timeout", message: "everything__trigger-long-running-operation did not finish within 500ms" }
         })
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.live("the extension grants remote servers no extra authority: no sampling, roots or elicitation for them (D10)", () =>

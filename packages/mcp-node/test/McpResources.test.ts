@@ -124,8 +124,7 @@ describe("McpResources and McpPrompts", () => {
         yield* tour(client).pipe(Scope.extend(scope))
         yield* Scope.close(scope, Exit.void)
         assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
-      }),
-    60_000
+      })
   )
 
   it.live("server-everything over Streamable HTTP: the same tour", () =>
@@ -151,7 +150,7 @@ describe("McpResources and McpPrompts", () => {
       yield* Scope.close(scope, Exit.void)
       yield* Scope.close(serverScope, Exit.void)
       assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
-    }), 60_000)
+    }))
 
   it.scoped("a subscription ends with its scope: resources/unsubscribe reaches the server before the connection closes", () =>
     Effect.gen(function*() {

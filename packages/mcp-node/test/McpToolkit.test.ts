@@ -125,8 +125,7 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
         assert.strictEqual(provider.requests[0]!.headers.authorization, "Bearer sk-test-toolkit-key")
         assert.notInclude(run.stdout + run.stderr, "sk-test-toolkit-key")
         assert.deepStrictEqual(withPathMarker(marker), [], "no server process is left")
-      }),
-    120_000
+      })
   )
 
   const factory = Layer.mergeAll(Faults.factoryLayer({}), McpToolCache.layerMemory({ ttl: "5 minutes" }))
@@ -161,8 +160,7 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
         const events = Faults.readRecord(record).map((entry) => entry.event)
         assert.deepStrictEqual(events, ["ready", "wait-started", "wait-cancelled"], "the server saw its call cancelled")
         assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -196,8 +194,7 @@ describe("McpToolkit with @effect/ai-openai and real servers", () => {
           Effect.provide(Layer.merge(factory, model))
         )
         assert.isTrue(Fs.existsSync(record))
-      }),
-    60_000
+      })
   )
 
   it.live("refresh lists again a server that announced a change, on the conversation's open connection", () =>

@@ -309,8 +309,7 @@ describe.sequential("progress from server-everything", () => {
           })
         )
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -329,7 +328,6 @@ describe.sequential("progress from server-everything", () => {
           return server.pid
         }).pipe(Effect.scoped)
         assert.deepStrictEqual([...Processes.livePids([pid]), ...Processes.liveInGroup(pid)], [])
-      }),
-    60_000
+      })
   )
 })

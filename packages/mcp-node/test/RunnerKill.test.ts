@@ -43,5 +43,5 @@ describe("fixtures and the test runner", () => {
       runner.kill("SIGKILL")
       const gone = yield* Processes.eventually(() => fixtures().length === 0, 10_000)
       assert.isTrue(gone, `left: ${JSON.stringify(fixtures())}`)
-    }), 90_000)
+    }))
 })

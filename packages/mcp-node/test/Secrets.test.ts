@@ -454,7 +454,6 @@ describe.sequential("secrets", () => {
         for (const text of texts) {
           for (const value of values) assert.notInclude(text, value)
         }
-      }),
-    60_000
+      })
   )
 })

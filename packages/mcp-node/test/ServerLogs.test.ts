@@ -119,5 +119,5 @@ describe("a server's own log messages", () => {
         )
         assert.isTrue(seen, JSON.stringify(logs.lines.slice(-5)))
       }).pipe(Effect.scoped, Effect.provide(logs.layer), Logger.withMinimumLogLevel(LogLevel.All))
-    }).pipe(Effect.provide(NodeContext.layer)), 30_000)
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -59,7 +59,7 @@ describe.sequential("server-everything through the agent", () => {
       assert.include(names, "everything__echo")
       for (const name of conditional) assert.notInclude(names, name)
       assert.deepStrictEqual(withMarker(marker), [])
-    }), 60_000)
+    }))
 
   it.live(
     "with elicitation, sampling and roots: the tools appear, and elicitation, sampling (through the agent's model) and roots work",
@@ -139,8 +139,7 @@ describe.sequential("server-everything through the agent", () => {
         assert.include(seen.overLimit as string, "sampling.maxCallsPerRequest")
         assert.include(seen.roots as string, "file:///srv/zett-project")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.scoped(
@@ -194,7 +193,6 @@ describe.sequential("server-everything through the agent", () => {
         assert.include(seen.elicitation as string, "Name: Grace Hopper")
         assert.include(seen.elicitation as string, "Favorite Integer: 42")
         assert.include(seen.sampling as string, "sampled over http")
-      }),
-    60_000
+      })
   )
 })

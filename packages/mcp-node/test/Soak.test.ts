@@ -58,7 +58,6 @@ describe("soak", () => {
           fibers: 0,
           heapGrowthMB: true
         })
-      }),
-    60_000
+      })
   )
 })

@@ -86,8 +86,7 @@ describe("subscriptions/listen", () => {
           assert.include(methods, "subscriptions/listen")
           // listed twice: at first, and after the change
           assert.strictEqual(methods.filter((method) => method === "tools/list").length, 2)
-        }),
-      30_000
+        })
     )
 
     it.scopedLive(
@@ -128,8 +127,7 @@ describe("subscriptions/listen", () => {
           )
           assert.include(methods, "subscriptions/listen")
           assert.notInclude(methods, "resources/subscribe")
-        }),
-      30_000
+        })
     )
   }
 
@@ -186,8 +184,7 @@ describe("subscriptions/listen", () => {
         assert.include(methods, "subscriptions/listen")
         // one server process for both requests: the pool's
         assert.strictEqual(ModernServers.readRecord(file).filter((entry) => entry.event === "ready").length, 1)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -222,8 +219,7 @@ describe("subscriptions/listen", () => {
           assert.isTrue(heard)
         })).pipe(Effect.provide(layers(server)))
         assert.strictEqual(listens(), 2)
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -262,7 +258,6 @@ describe("subscriptions/listen", () => {
         // the first stream, the try after it broke, and 6 more
         assert.strictEqual(listens(), 8)
         assert.strictEqual(logs.lines.filter(given).length, 1)
-      }),
-    30_000
+      })
   )
 })

@@ -145,8 +145,7 @@ describe("the task server", () => {
         assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), ["tasks/get", "tasks/get", "tasks/get"])
         assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["completed"])
         assert.isTrue(TaskServer.messages(file).filter((m) => m.taskId === taskId).every((m) => m.tasks))
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -164,8 +163,7 @@ describe("the task server", () => {
         assert.strictEqual(error?.code, "UNSUPPORTED_RESULT_TYPE")
         // the server made the task all the same: the client declared the extension
         assert.deepStrictEqual(TaskServer.created(file).map((t) => t.tool), ["build"])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -180,8 +178,7 @@ describe("the task server", () => {
         assert.deepStrictEqual(failed.error, { code: -32603, message: "the build broke" })
         assert.isString(failed.statusMessage)
         assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["failed"])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -207,8 +204,7 @@ describe("the task server", () => {
         assert.deepStrictEqual(TaskServer.taskRequests(file, cancellable), ["tasks/cancel", "tasks/get"])
         const unknown = yield* Effect.promise(() => c.request("tasks/get", { taskId: "no-such-task" }))
         assert.strictEqual("error" in unknown && unknown.error.code, -32602)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -257,8 +253,7 @@ describe("the task server", () => {
           "tasks/update",
           "tasks/get"
         ])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -289,8 +284,7 @@ describe("the task server", () => {
           TaskServer.messages(file).filter((m) => m.method === "tools/call").map((m) => [m.tool, m.tasks]),
           [["lookup", true], ["lookup", false], ["build", false]]
         )
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -303,8 +297,7 @@ describe("the task server", () => {
           c.result("tools/call", { name: TaskServer.tools.unsolicited, arguments: { word: "x" } }, false)
         )
         assert.strictEqual(handle.resultType, "task")
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -343,8 +336,7 @@ describe("the task server", () => {
           "working",
           "completed"
         ])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -373,8 +365,7 @@ describe("the task server", () => {
         ], ["tasks/get", taskId]])
         assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), ["tasks/get", "tasks/get"])
         assert.deepStrictEqual(TaskServer.statuses(file, taskId), ["completed"])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -402,8 +393,7 @@ describe("the task server", () => {
         })
         assert.deepStrictEqual(TaskServer.taskRequests(file, taskId), [])
         assert.deepStrictEqual(TaskServer.notified(file).map((e) => [e.taskId, e.status]), [[taskId, "completed"]])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -430,8 +420,7 @@ describe("the task server", () => {
         }))
         assert.isAtLeast(during, 1)
         assert.isTrue(yield* Processes.eventually(() => Faults.withMarker(marker).length === 0, 5_000))
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -463,7 +452,6 @@ describe("the task server", () => {
         assert.strictEqual(task?.tool, "build")
         assert.deepStrictEqual(TaskServer.statuses(file, task!.taskId), ["completed"])
         assert.includeMembers(TaskServer.taskRequests(file, task!.taskId), ["tasks/get"])
-      }),
-    30_000
+      })
   )
 })

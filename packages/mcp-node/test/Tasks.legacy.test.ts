@@ -102,8 +102,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         assert.strictEqual(seen[0]!.ttlMs, 300_000)
         assert.strictEqual(seen.at(-1)!.status, "completed")
         assert.isTrue(seen.every((t) => t.taskId === seen[0]!.taskId && t.server === "everything"))
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -114,8 +113,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const result = yield* client.callTool(research, { topic: "warm caches" })
         assert.include(text(result), "warm caches")
         assert.notInclude(text(result), "requires task augmentation")
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -143,8 +141,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         assert.include(text(result), "programming")
         assert.notInclude(text(result), "elicitation unavailable")
         assert.strictEqual(statuses.at(-1), "completed")
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -165,8 +162,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const error = yield* Effect.flip(client.tasks.await(task.taskId))
         assert.strictEqual(error.reason, "TaskCancelled")
         assert.strictEqual(error.taskId, task.taskId)
-      }),
-    60_000
+      })
   )
 })
 
@@ -250,8 +246,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.isTrue(Exit.isInterrupted(exit))
         assert.include(taskRequests(file, taskId), "tasks/cancel")
         assert.strictEqual((yield* client.tasks.get(taskId)).status, "cancelled")
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -268,8 +263,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.strictEqual(task.status, "working")
         assert.strictEqual(text(yield* client.tasks.await(task.taskId)), "finished c")
         assert.deepStrictEqual(calls(file), [["either", false], ["plain", false], ["either", true]])
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -288,8 +282,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.strictEqual(error.taskId, seen[0]!.taskId)
         assert.include(error.description, "the build broke")
         assert.deepStrictEqual(taskRequests(file, seen[0]!.taskId), ["tasks/get", "tasks/result"])
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -303,8 +296,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         const methods = received(file).map((m) => m.method).filter((m) => m === "tools/list" || m === "tools/call")
         assert.deepStrictEqual(methods, ["tools/list", "tools/call", "tools/call"])
         assert.deepStrictEqual(calls(file), [["finishes", true], ["plain", false]])
-      }),
-    60_000
+      })
   )
 
   it.scopedLive(
@@ -341,7 +333,6 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
           ["tools/call finishes true"],
           ["tools/call plain false"]
         ])
-      }),
-    60_000
+      })
   )
 })

@@ -222,8 +222,7 @@ describe("tool list changes over Streamable HTTP", () => {
         assert.deepStrictEqual(names(requests[0]!), ["shop__old", "shop__rotate"])
         assert.deepStrictEqual(names(requests.at(-1)!), ["shop__rotate", "shop__fresh"])
         assert.deepStrictEqual(toolMessages(requests.at(-1)!).at(-1)!.content, [{ type: "text", text: "fresh" }])
-      }).pipe(Effect.scoped),
-    30_000
+      }).pipe(Effect.scoped)
   )
 })
 
@@ -252,7 +251,7 @@ describe.sequential("tool list changes of server-everything", () => {
         })
       )
       assert.deepStrictEqual(withMarker(marker), [])
-    }), 30_000)
+    }))
 
   // Over Streamable HTTP, server-everything sends that notification before the client has opened its event
   // stream (GET), and it is dropped on the server's side; an SDK server over HTTP stands in (below).
@@ -290,7 +289,6 @@ describe.sequential("tool list changes of server-everything", () => {
         )
         assert.include(names(requests[1]!), "everything__echo")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    30_000
+      })
   )
 })

@@ -84,8 +84,7 @@ describe.sequential("tool search with real servers", () => {
         assert.strictEqual(sum.status, "ok")
         assert.include(JSON.stringify(sum.content), "42")
         assert.include(names(requests[3]!), "everything__get-sum")
-      }),
-    60_000
+      })
   )
 
   it.scoped("the driver gives the server's instructions, which tool search reads as its tools' context", () =>

@@ -63,8 +63,7 @@ describe("trace context to the server", () => {
           assert.isTrue(
             untraced.every((entry) => entry.traceparent === undefined && !entry.meta?.includes("traceparent"))
           )
-        }),
-      30_000
+        })
     )
   }
 

@@ -34,7 +34,7 @@ describe("internal/redisLock", () => {
       assert.strictEqual(yield* Effect.promise(() => a.get("lock:k")), second.token)
       assert.isTrue(yield* RedisLock.release(b, second, options))
       assert.strictEqual(yield* Effect.promise(() => a.exists("lock:k")), 0)
-    }), 30_000)
+    }))
 
   it.scopedLive(
     "withLock runs one holder at a time across connections, renewing past the ttl",
@@ -61,8 +61,7 @@ describe("internal/redisLock", () => {
         assert.strictEqual(runs, 3)
         assert.strictEqual(most, 1)
         assert.strictEqual(yield* Effect.promise(() => clients[0]!.exists("lock:w")), 0)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -86,7 +85,6 @@ describe("internal/redisLock", () => {
           )
         )
         assert.strictEqual(lost.reason, "Lost")
-      }),
-    30_000
+      })
   )
 })

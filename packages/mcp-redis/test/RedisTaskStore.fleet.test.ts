@@ -128,8 +128,7 @@ describe.sequential("tasks across a fleet through Redis", () => {
         assert.deepStrictEqual(resultOf(exit.stdout).result?.content, [{ type: "text", text: "built for the fleet" }])
         assert.deepStrictEqual(TaskServer.statuses(record, taskId).at(-1), "completed")
         assert.notInclude(TaskServer.taskRequests(record, taskId), "tasks/cancel")
-      }),
-    120_000
+      })
   )
 
   it.scopedLive(
@@ -145,8 +144,7 @@ describe.sequential("tasks across a fleet through Redis", () => {
         const second = yield* start({ ...env, MODE: "await", TASK_ID: taskId })
         const exit = yield* second.exit
         assert.deepStrictEqual(resultOf(exit.stdout).result?.content, [{ type: "text", text: "built left" }])
-      }),
-    120_000
+      })
   )
 
   it.scopedLive(
@@ -162,8 +160,7 @@ describe.sequential("tasks across a fleet through Redis", () => {
         const second = yield* start({ ...env, MODE: "await", TASK_ID: taskId })
         const exit = yield* second.exit
         assert.match(resultOf(exit.stdout).failed ?? "", new RegExp(`the task ${taskId} was cancelled`))
-      }),
-    120_000
+      })
   )
 
   it.scopedLive(
@@ -175,7 +172,6 @@ describe.sequential("tasks across a fleet through Redis", () => {
         const exit = yield* second.exit
         assert.match(resultOf(exit.stdout).failed ?? "", /task store: no task of that id is kept/)
         assert.deepStrictEqual(TaskServer.messages(record).filter((m) => m.method?.startsWith("tasks/")), [])
-      }),
-    60_000
+      })
   )
 })

@@ -307,8 +307,7 @@ describe("RedisTokenStore.layer", () => {
           }
         }
         assert.deepStrictEqual(Processes.livePids(apps.map((app) => app.pid)), [])
-      }),
-    120_000
+      })
   )
 
   it.scopedLive("Redis stopped: every operation fails with McpTokenStoreError, without a stored value; a connect fails and does not wait", () =>

@@ -121,8 +121,7 @@ describe("McpToolCache.layerRedis", () => {
           assert.isAbove(pttl, 0)
           assert.isAtMost(pttl, 5 * 60_000)
         }
-      }),
-    30_000
+      })
   )
 
   it.scoped(
@@ -147,8 +146,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.isFalse(yield* third.has(key))
         assert.strictEqual((yield* third.lookup(key, discover))[0]!.name, "catalog__t2")
         assert.strictEqual(stats.runs, 2)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive("concurrent cold lookups from four processes' caches run one discovery", () =>
@@ -163,7 +161,7 @@ describe("McpToolCache.layerRedis", () => {
       // the lock is released once the list is stored
       const raw = yield* rawClient(redis.url)
       while ((yield* Effect.promise(() => raw.keys("zett:lock:*"))).length > 0) yield* Effect.sleep("10 millis")
-    }), 30_000)
+    }))
 
   it.scopedLive(
     "a lock whose holder died frees itself by expiry, then one waiter discovers",
@@ -179,8 +177,7 @@ describe("McpToolCache.layerRedis", () => {
         const seen = yield* Effect.forEach(caches, (cache) => cache.lookup(key, discover), { concurrency: "unbounded" })
         assert.strictEqual(stats.runs, 1)
         for (const list of seen) assert.deepStrictEqual(list, seen[0])
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -208,8 +205,7 @@ describe("McpToolCache.layerRedis", () => {
           ),
           logs.lines.join("\n")
         )
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -253,8 +249,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.strictEqual((yield* fifth.lookup(key, discover))[0]!.name, "catalog__t4")
         assert.strictEqual(stats.runs, 4)
         for (const line of logs.lines) assert.notInclude(line, headerSecret)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -276,8 +271,7 @@ describe("McpToolCache.layerRedis", () => {
           logs.lines.some((line) => line.includes("level=WARN") && line.includes("no answer in time")),
           logs.lines.join("\n")
         )
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -293,8 +287,7 @@ describe("McpToolCache.layerRedis", () => {
         const { discover, stats } = counted("catalog")
         assert.strictEqual((yield* second.lookup(key, discover))[0]!.name, "catalog__t1")
         assert.strictEqual(stats.runs, 1)
-      }),
-    30_000
+      })
   )
 
   it.scopedLive(
@@ -323,8 +316,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.isTrue(logs.lines.some((line) => line.includes("still discovering catalog")), logs.lines.join("\n"))
         yield* Deferred.succeed(release, void 0)
         yield* Fiber.join(holding)
-      }),
-    30_000
+      })
   )
 })
 
@@ -352,5 +344,5 @@ describe("McpRedis.layerPersistence", () => {
       // invalidation reaches the store
       yield* other.invalidate(key)
       assert.strictEqual((yield* Effect.promise(() => raw.keys("fleet-a:tools:*"))).length, 0)
-    }), 30_000)
+    }))
 })

@@ -16,7 +16,7 @@ describe("offline example", () => {
           process.execPath,
           [...Source.nodeArgs, path.join(here, "..", "examples", "offline.ts")],
           {
-            timeout: 60_000
+            timeout: 100_000
           },
           (error, stdout) => resume(Effect.succeed({ code: error ? (error.code as number | null) ?? 1 : 0, stdout }))
         )
@@ -24,5 +24,5 @@ describe("offline example", () => {
       assert.strictEqual(code, 0)
       assert.deepStrictEqual(stdout.trim().split("\n"), ["MCP tool result: 42", "MCP connection closed."])
     })
-  it.live("the offline example prints the tool result, then that the connection closed (F1)", run, 60_000)
+  it.live("the offline example prints the tool result, then that the connection closed (F1)", run)
 })

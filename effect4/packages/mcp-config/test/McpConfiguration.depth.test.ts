@@ -93,8 +93,7 @@ describe("a configuration file nested too deep", () => {
               name
             )
           }
-        }),
-      60_000
+        })
     )
   }
 

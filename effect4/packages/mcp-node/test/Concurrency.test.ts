@@ -77,8 +77,7 @@ describe("an interrupted request", () => {
           assert.isFalse(yield* Deferred.isDone(terminated!), "the server got no SIGTERM")
           // Effect 4: a logger given to a layer's construction does not reach the effect it is provided to
         }).pipe(Effect.provide(layer.pipe(Layer.provideMerge(logs))))
-      }).pipe(Effect.scoped),
-    60_000
+      }).pipe(Effect.scoped)
   )
 })
 
@@ -150,7 +149,6 @@ describe("many requests on a fresh layer", () => {
         // and the first answer, already there, was read only after that turn.
         assert.isBelow(startedAtFirstAnswer!, 25, "servers running when the first answer was read")
         assert.deepStrictEqual(Faults.withMarker(marker).map((p) => p.pid), [], "no server is left")
-      }),
-    120_000
+      })
   )
 })

@@ -74,8 +74,7 @@ describe("the verdict cached with the tool list", () => {
         assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], [
           "tools/call"
         ]])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -91,8 +90,7 @@ describe("the verdict cached with the tool list", () => {
           ["server/discover", "initialize", "tools/list", "tools/call"],
           ["initialize", "tools/call"]
         ])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -119,8 +117,7 @@ describe("the verdict cached with the tool list", () => {
         assert.deepStrictEqual(methodsByProcess(file).slice(3), [["server/discover", "tools/list", "tools/call"], [
           "tools/call"
         ]])
-      }),
-    30_000
+      })
   )
 })
 
@@ -138,8 +135,7 @@ describe("the server's caching hint", () => {
           ["server/discover", "tools/list", "tools/call"],
           ["server/discover", "tools/list", "tools/call"]
         ])
-      }),
-    30_000
+      })
   )
 
   it.live("with cacheHints: ignore, the same list is kept for the cache's ttl", () =>
@@ -150,5 +146,5 @@ describe("the server's caching hint", () => {
       yield* requestIn(store, server, "modern__echo", { cacheHints: "ignore" })
       yield* requestIn(store, server, "modern__echo", { cacheHints: "ignore" })
       assert.deepStrictEqual(methodsByProcess(file), [["server/discover", "tools/list", "tools/call"], ["tools/call"]])
-    }), 30_000)
+    }))
 })

@@ -343,8 +343,7 @@ describe("faults of a server", { concurrent: false }, () => {
         const results = toolResults(report.requests[1])
         assert.deepStrictEqual(results["refused__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
         assertHealthyAndClean(report)
-      }),
-    120_000
+      })
   )
 
   it.live("HTTP 401, 404 and 500 make a server unavailable with the status as the reason (D5)", () =>
@@ -571,8 +570,7 @@ describe("faults of a server", { concurrent: false }, () => {
         assert.deepStrictEqual(results["web__echo"]?.content, [{ type: "text", text: "faulty echo: hi" }])
         assert.deepStrictEqual(results["mule__echo"]?.content, [{ type: "text", text: "mule echo: hi" }])
         assertHealthyAndClean(report)
-      }),
-    30_000
+      })
   )
 
   it.live("interrupting a request during a call returns only once the server process is gone (D1)", () =>

@@ -105,8 +105,7 @@ describe("McpClientFactory (real servers)", () => {
         yield* exerciseEverything(client)
         yield* Scope.close(scope, Exit.void)
         assert.deepStrictEqual([...Processes.liveWithCommand(marker), ...Processes.liveInGroup(server!.pgid)], [])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -146,8 +145,7 @@ describe("McpClientFactory (real servers)", () => {
         )
         yield* Scope.close(serverScope, Exit.void)
         assert.deepStrictEqual([...Processes.livePids([http.pid]), ...Processes.liveInGroup(http.pid)], [])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -178,7 +176,6 @@ describe("McpClientFactory (real servers)", () => {
         assert.strictEqual(outside.isError, true)
         yield* Scope.close(scope, Exit.void)
         assert.deepStrictEqual([...Processes.liveWithCommand(root), ...Processes.liveInGroup(server!.pgid)], [])
-      }).pipe(Effect.scoped),
-    30_000
+      }).pipe(Effect.scoped)
   )
 })

@@ -187,8 +187,7 @@ describe("McpClientFactory (stdio)", () => {
         const [, ms] = yield* elapsed(Scope.close(scope, Exit.void))
         assert.deepStrictEqual(liveOf([pid], pid), [])
         assert.isAtLeast(ms, 3_900)
-      }),
-    15_000
+      })
   )
 
   it.live("closing several stubborn servers in separate scopes in parallel takes the time of one", () =>

@@ -190,8 +190,7 @@ describe("configuration files of every client, against real servers", { concurre
           for (const post of posts) assert.strictEqual(post.headers.authorization, `Bearer ${tokens.GITHUB_TOKEN}`)
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -214,8 +213,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.isTrue(recording.received.some((r) => r.headers["x-api-key"] === tokens.CURSOR_TOKEN))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -247,8 +245,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.isTrue(recording.received.some((r) => r.path === "/mcp?region=eu-west-1"))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -288,8 +285,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.isFalse(recording.received.some((r) => r.path === "/sse" && r.method === "POST"))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -307,8 +303,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.isTrue(recording.received.some((r) => r.headers.authorization === `Bearer ${tokens.WINDSURF_TOKEN}`))
           noSecretIn(outcome)
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -333,8 +328,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.include(textOf(fromCline.results["remote__echo"]), "echo")
           assert.isFalse(fromCline.tools.some((name) => name.startsWith("off__")))
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -356,8 +350,7 @@ describe("configuration files of every client, against real servers", { concurre
           assert.include(textOf(outcome.results["newer__get-env"]), "SHAPE")
           assert.isFalse(outcome.tools.some((name) => name.startsWith("off__")))
         })
-      ),
-    60_000
+      )
   )
 
   it.live(
@@ -374,8 +367,7 @@ describe("configuration files of every client, against real servers", { concurre
           recording.received.slice(0, 3).map((r) => [r.method, r.path]),
           [["POST", "/sse"], ["POST", "/sse"], ["GET", "/sse"]]
         )
-      })).pipe(Effect.provide(NodeServices.layer)),
-    60_000
+      })).pipe(Effect.provide(NodeServices.layer))
   )
 
   it.live(
@@ -395,7 +387,6 @@ describe("configuration files of every client, against real servers", { concurre
         Fs.writeFileSync(file, JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${port}/sse` } } }))
         const outcome = yield* request(file, dir, ["everything__get-env"])
         assert.include(textOf(outcome.results["everything__get-env"]), "PORT")
-      })).pipe(Effect.provide(NodeServices.layer)),
-    60_000
+      })).pipe(Effect.provide(NodeServices.layer))
   )
 })

@@ -154,8 +154,7 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
         assert.strictEqual(provider.requests[0]!.headers.authorization, "Bearer sk-test-toolkit-key")
         assert.notInclude(run.stdout + run.stderr, "sk-test-toolkit-key")
         assert.deepStrictEqual(withPathMarker(marker), [], "no server process is left")
-      }).pipe(Effect.scoped),
-    120_000
+      }).pipe(Effect.scoped)
   )
 
   it.live(
@@ -219,8 +218,7 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
           yield* Processes.eventually(() => Faults.withMarker(marker).length === 0),
           "no server process is left"
         )
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -254,8 +252,7 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
         const events = Faults.readRecord(record).map((entry) => entry.event)
         assert.deepStrictEqual(events, ["ready", "wait-started", "wait-cancelled"], "the server saw its call cancelled")
         assert.deepStrictEqual(Faults.withMarker(marker), [], "no server process is left")
-      }).pipe(Effect.scoped),
-    60_000
+      }).pipe(Effect.scoped)
   )
 
   it.live(
@@ -290,8 +287,7 @@ describe("McpToolkit with effect/ai's LanguageModel and real servers", () => {
           )
         )
         assert.isTrue(Fs.existsSync(record))
-      }).pipe(Effect.scoped),
-    60_000
+      }).pipe(Effect.scoped)
   )
 
   it.live("refresh lists again a server that announced a change, on the conversation's open connection", () =>

@@ -32,7 +32,7 @@ describe("NodeMcpExtension, one layer for the common case", () => {
       const reply = yield* Agent.run("What is 2 + 40?").pipe(Effect.provide(AgentLive))
       assert.strictEqual(reply.content, "42")
       assert.deepStrictEqual(seen, { sum: 42 })
-    }), 60_000)
+    }))
 
   it.live("layerAgent takes the servers as a layer too (a config file's)", () =>
     Effect.gen(function*() {
@@ -42,7 +42,7 @@ describe("NodeMcpExtension, one layer for the common case", () => {
         )
       )
       assert.strictEqual((yield* Agent.run("1 + 1?").pipe(Effect.provide(AgentLive))).content, "2")
-    }), 60_000)
+    }))
 
   it.live("layerToolkit: McpToolkit.make has all it needs from one layer", () =>
     Effect.gen(function*() {
@@ -53,5 +53,5 @@ describe("NodeMcpExtension, one layer for the common case", () => {
         return results.at(-1)!.result
       })).pipe(Effect.provide(NodeMcpExtension.layerToolkit(servers)))
       assert.deepStrictEqual(result, { sum: 5 })
-    }), 60_000)
+    }))
 })

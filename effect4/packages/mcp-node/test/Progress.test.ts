@@ -309,8 +309,7 @@ describe("progress from server-everything", { concurrent: false }, () => {
           })
         )
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -329,7 +328,6 @@ describe("progress from server-everything", { concurrent: false }, () => {
           return server.pid
         }).pipe(Effect.scoped)
         assert.deepStrictEqual([...Processes.livePids([pid]), ...Processes.liveInGroup(pid)], [])
-      }),
-    60_000
+      })
   )
 })

@@ -54,8 +54,7 @@ describe("real servers of both eras", () => {
         assert.deepStrictEqual(legacy.tools, modern.tools)
         assert.strictEqual(legacy.text, modern.text)
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(filesystem2).length === 0))
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -70,7 +69,6 @@ describe("real servers of both eras", () => {
         assert.strictEqual(outcome.protocolVersion, "2025-11-25")
         assert.include(outcome.text, "hi")
         assert.isTrue(yield* Processes.eventually(() => Processes.liveWithCommand(everything).length === 0))
-      }),
-    60_000
+      })
   )
 })

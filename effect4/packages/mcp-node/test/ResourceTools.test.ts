@@ -135,8 +135,7 @@ describe("resources as tools", () => {
         assert.strictEqual(failed.status, "TOOL_FAILED")
         assert.strictEqual(failed.content.error.type, "RequestFailed")
         assert.deepStrictEqual(withMarker(marker), [])
-      }),
-    60_000
+      })
   )
 
   const notes = () => {

@@ -363,7 +363,6 @@ describe("secrets", { concurrent: false }, () => {
         for (const text of texts) {
           for (const value of values) assert.notInclude(text, value)
         }
-      }),
-    60_000
+      })
   )
 })

@@ -115,5 +115,5 @@ describe("a server's own log messages", () => {
         )
         assert.isTrue(seen, JSON.stringify(logs.lines.slice(-5)))
       }).pipe(Effect.scoped, Effect.provide(logs.layer), Effect.provideService(References.MinimumLogLevel, "All"))
-    }).pipe(Effect.provide(NodeServices.layer)), 30_000)
+    }).pipe(Effect.provide(NodeServices.layer)))
 })

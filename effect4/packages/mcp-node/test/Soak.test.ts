@@ -65,7 +65,6 @@ describe("soak", () => {
           fibers: 0,
           heapGrowthMB: true
         })
-      }),
-    60_000
+      })
   )
 })

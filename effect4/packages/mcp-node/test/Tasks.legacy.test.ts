@@ -102,8 +102,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         assert.strictEqual(seen[0]!.ttlMs, 300_000)
         assert.strictEqual(seen.at(-1)!.status, "completed")
         assert.isTrue(seen.every((t) => t.taskId === seen[0]!.taskId && t.server === "everything"))
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -114,8 +113,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const result = yield* client.callTool(research, { topic: "warm caches" })
         assert.include(text(result), "warm caches")
         assert.notInclude(text(result), "requires task augmentation")
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -145,8 +143,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         assert.include(text(result), "programming")
         assert.notInclude(text(result), "elicitation unavailable")
         assert.strictEqual(statuses.at(-1), "completed")
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -167,8 +164,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (server-eve
         const error = yield* Effect.flip(client.tasks.await(task.taskId))
         assert.strictEqual(error.reason, "TaskCancelled")
         assert.strictEqual(error.taskId, task.taskId)
-      }),
-    60_000
+      })
   )
 })
 
@@ -255,8 +251,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.isTrue(Exit.hasInterrupts(exit))
         assert.include(taskRequests(file, taskId), "tasks/cancel")
         assert.strictEqual((yield* client.tasks.get(taskId)).status, "cancelled")
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -273,8 +268,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.strictEqual(task.status, "working")
         assert.strictEqual(text(yield* client.tasks.await(task.taskId)), "finished c")
         assert.deepStrictEqual(calls(file), [["either", false], ["plain", false], ["either", true]])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -293,8 +287,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         assert.strictEqual(error.taskId, seen[0]!.taskId)
         assert.include(error.description, "the build broke")
         assert.deepStrictEqual(taskRequests(file, seen[0]!.taskId), ["tasks/get", "tasks/result"])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -308,8 +301,7 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
         const methods = received(file).map((m) => m.method).filter((m) => m === "tools/list" || m === "tools/call")
         assert.deepStrictEqual(methods, ["tools/list", "tools/call", "tools/call"])
         assert.deepStrictEqual(calls(file), [["finishes", true], ["plain", false]])
-      }),
-    60_000
+      })
   )
 
   it.live(
@@ -346,7 +338,6 @@ describe("a tool call that runs as a task on the 2025-11-25 revision (a task ser
           ["tools/call finishes true"],
           ["tools/call plain false"]
         ])
-      }),
-    60_000
+      })
   )
 })

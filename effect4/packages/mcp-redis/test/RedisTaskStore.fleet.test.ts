@@ -132,8 +132,7 @@ describe("tasks across a fleet through Redis", { concurrent: false }, () => {
         assert.deepStrictEqual(resultOf(exit.stdout).result?.content, [{ type: "text", text: "built for the fleet" }])
         assert.deepStrictEqual(TaskServer.statuses(record, taskId).at(-1), "completed")
         assert.notInclude(TaskServer.taskRequests(record, taskId), "tasks/cancel")
-      }),
-    120_000
+      })
   )
 
   it.live(
@@ -149,8 +148,7 @@ describe("tasks across a fleet through Redis", { concurrent: false }, () => {
         const second = yield* start({ ...env, MODE: "await", TASK_ID: taskId })
         const exit = yield* second.exit
         assert.deepStrictEqual(resultOf(exit.stdout).result?.content, [{ type: "text", text: "built left" }])
-      }),
-    120_000
+      })
   )
 
   it.live(
@@ -166,8 +164,7 @@ describe("tasks across a fleet through Redis", { concurrent: false }, () => {
         const second = yield* start({ ...env, MODE: "await", TASK_ID: taskId })
         const exit = yield* second.exit
         assert.match(resultOf(exit.stdout).failed ?? "", new RegExp(`the task ${taskId} was cancelled`))
-      }),
-    120_000
+      })
   )
 
   it.live(
@@ -179,7 +176,6 @@ describe("tasks across a fleet through Redis", { concurrent: false }, () => {
         const exit = yield* second.exit
         assert.match(resultOf(exit.stdout).failed ?? "", /task store: no task of that id is kept/)
         assert.deepStrictEqual(TaskServer.messages(record).filter((m) => m.method?.startsWith("tasks/")), [])
-      }),
-    60_000
+      })
   )
 })

@@ -218,8 +218,7 @@ describe("a tool list planted in Redis", () => {
             replaced = yield* stored(catalogKey!)
           }
           assert.strictEqual((JSON.parse(replaced!) as { key: string }).key, catalogKey!.id)
-        }),
-      30_000
+        })
     )
   }
 })

@@ -117,8 +117,7 @@ describe("McpToolCache.layerRedis", () => {
           assert.isAbove(pttl, 0)
           assert.isAtMost(pttl, 5 * 60_000)
         }
-      }),
-    30_000
+      })
   )
 
   it.effect(
@@ -143,8 +142,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.isFalse(yield* third.has(key))
         assert.strictEqual((yield* third.lookup(key, discover))[0]!.name, "catalog__t2")
         assert.strictEqual(stats.runs, 2)
-      }),
-    30_000
+      })
   )
 
   it.live("concurrent cold lookups from four processes' caches run one discovery", () =>
@@ -159,7 +157,7 @@ describe("McpToolCache.layerRedis", () => {
       // the lock is released once the list is stored
       const raw = yield* rawClient(redis.url)
       while ((yield* Effect.promise(() => raw.keys("zett:lock:*"))).length > 0) yield* Effect.sleep("10 millis")
-    }), 30_000)
+    }))
 
   it.live(
     "a lock whose holder died frees itself by expiry, then one waiter discovers",
@@ -175,8 +173,7 @@ describe("McpToolCache.layerRedis", () => {
         const seen = yield* Effect.forEach(caches, (cache) => cache.lookup(key, discover), { concurrency: "unbounded" })
         assert.strictEqual(stats.runs, 1)
         for (const list of seen) assert.deepStrictEqual(list, seen[0])
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -204,8 +201,7 @@ describe("McpToolCache.layerRedis", () => {
           ),
           logs.lines.join("\n")
         )
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -249,8 +245,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.strictEqual((yield* fifth.lookup(key, discover))[0]!.name, "catalog__t4")
         assert.strictEqual(stats.runs, 4)
         for (const line of logs.lines) assert.notInclude(line, headerSecret)
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -272,8 +267,7 @@ describe("McpToolCache.layerRedis", () => {
           logs.lines.some((line) => line.includes("level=WARN") && line.includes("no answer in time")),
           logs.lines.join("\n")
         )
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -289,8 +283,7 @@ describe("McpToolCache.layerRedis", () => {
         const { discover, stats } = counted("catalog")
         assert.strictEqual((yield* second.lookup(key, discover))[0]!.name, "catalog__t1")
         assert.strictEqual(stats.runs, 1)
-      }),
-    30_000
+      })
   )
 
   it.live(
@@ -319,8 +312,7 @@ describe("McpToolCache.layerRedis", () => {
         assert.isTrue(logs.lines.some((line) => line.includes("still discovering catalog")), logs.lines.join("\n"))
         yield* Deferred.succeed(release, void 0)
         yield* Fiber.join(holding)
-      }),
-    30_000
+      })
   )
 })
 
@@ -352,5 +344,5 @@ describe("McpRedis.layerPersistence", () => {
       // invalidation reaches the store
       yield* other.invalidate(key)
       assert.strictEqual((yield* Effect.promise(() => raw.keys("fleet-a:tools:*"))).length, 0)
-    }), 30_000)
+    }))
 })

@@ -16,12 +16,12 @@ describe("offline example", () => {
         execFile(
           process.execPath,
           [...Source.nodeArgs, Path.join(import.meta.dirname, "..", "examples", "offline.ts")],
-          { timeout: 60_000 },
+          { timeout: 100_000 },
           (error, stdout) => resume(Effect.succeed({ code: error ? (error.code as number | null) ?? 1 : 0, stdout }))
         )
       })
       assert.strictEqual(code, 0)
       assert.deepStrictEqual(stdout.trim().split("\n"), ["MCP tool result: 42", "MCP connection closed."])
     })
-  it.live("the offline example prints the tool result, then that the connection closed (F1)", run, 60_000)
+  it.live("the offline example prints the tool result, then that the connection closed (F1)", run)
 })

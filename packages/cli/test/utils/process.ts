@@ -31,7 +31,7 @@ export const piped = (
     const child = ChildProcess.execFile(
       node,
       [...Source.zettArgs, ...args],
-      { cwd: Source.root, timeout: 60_000, env: environment(home, env) },
+      { cwd: Source.root, timeout: 100_000, env: environment(home, env) },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
         resume(Effect.succeed({ code, stdout, stderr }))
@@ -64,7 +64,7 @@ export const onTerminal = (
       stdout += chunk.toString("utf8")
       onOutput?.(stdout, type)
     })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 100_000)
     child.once("exit", (code) => {
       clearTimeout(timer)
       resume(Effect.succeed({ code, stdout, stderr: "" }))
