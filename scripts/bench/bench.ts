@@ -328,18 +328,22 @@ const plan: Record<string, () => Array<Job>> = {
       "-e",
       `${names.map((n) => `await import('${n}');`).join(" ")} ${cpu}`
     ]
-    const commands: Record<string, ReadonlyArray<string>> = {
-      "node -e 0": ["--input-type=module", "-e", cpu],
-      "import the raw SDK v2 client": imports(["@modelcontextprotocol/client"]),
-      "import @zett/agent, @zett/mcp, @zett/mcp-node": imports(["@zett/agent", "@zett/mcp", "@zett/mcp-node"])
+    // beside the raw client: the floor under the goal, Effect's own modules that the packages' public values are
+    // made of, alone
+    const effect = ["effect/Effect", "effect/Layer", "effect/Stream", "effect/Context"]
+    const commands: Record<string, { readonly lib: string; readonly args: ReadonlyArray<string> }> = {
+      "node -e 0": { lib: "node", args: ["--input-type=module", "-e", cpu] },
+      "import the raw SDK v2 client": { lib: "raw", args: imports(["@modelcontextprotocol/client"]) },
+      "import effect's Effect, Layer, Stream, Context": { lib: "effect", args: imports(effect) },
+      "import the same and effect/Schema": { lib: "effect", args: imports([...effect, "effect/Schema"]) },
+      "import @zett/agent, @zett/mcp, @zett/mcp-node": {
+        lib: "zett",
+        args: imports(["@zett/agent", "@zett/mcp", "@zett/mcp-node"])
+      }
     }
     return rounds(quick ? 2 : 9, Object.keys(commands), (name) => [{
-      args: {
-        case: "import",
-        lib: name.startsWith("import @zett") ? "zett" : name === "node -e 0" ? "node" : "raw",
-        variant: name
-      },
-      command: commands[name]!,
+      args: { case: "import", lib: commands[name]!.lib, variant: name },
+      command: commands[name]!.args,
       timeoutMs: 60_000
     }])
   },

@@ -1317,8 +1317,9 @@ export const report = (all: ReadonlyArray<Result>, meta: Record<string, unknown>
       "Each figure is one whole process (`node --input-type=module -e \"await import(...)\"`), from spawn to exit, " +
         "timed by the orchestrator, and its own CPU time (all threads, `process.cpuUsage()` as it ends): " +
         "`@zett/agent`, `@zett/mcp` and `@zett/mcp-node` imported as an app imports them (their built packages " +
-        "through their installed entries, `tsc -b` first), the raw SDK v2 client (`@modelcontextprotocol/client`) " +
-        `and \`node -e 0\`. Interleaved, ${
+        "through their installed entries, `tsc -b` first), the raw SDK v2 client (`@modelcontextprotocol/client`), " +
+        "Effect's own `Effect`, `Layer`, `Stream` and `Context` alone and with `Schema` (the floor under the goal: " +
+        `the modules the packages' public values are made of), and \`node -e 0\`. Interleaved, ${
           imports.filter((r) => r.variant === "node -e 0").length
         } rounds, the order rotated; medians.`
     )
