@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import { relatedWords } from "./internal/relatedWords.js"
 
 /** What the index reads of a tool: structurally an `McpTool`.  *
  * @since 0.1.0
@@ -74,6 +75,8 @@ export interface Tuning {
   readonly prefixWeight?: number | undefined
   /** What a related word counts, against a word of the query itself. */
   readonly relatedWeight?: number | undefined
+  /** What a related word counts when the query's word is in no tool: then it is the only way to what was meant. */
+  readonly unknownWeight?: number | undefined
   /** A table of related words (a word, and the words it also looks for, space-separated) instead of the default. */
   readonly related?: { readonly [word: string]: string } | undefined
 }
@@ -104,7 +107,7 @@ const stopWords: { readonly [word: string]: true } = Object.fromEntries(
     "was were be been being am do does did done doing have has had having it its this that these those there here " +
     "i me my we our us you your he she they them their his her what which who whom whose when where why how all any " +
     "each every some no not only own same so than too very can could should would will shall may might must just " +
-    "also please up out via using use used e g eg etc"
+    "also please up out via using use used e g eg etc called named titled"
   ).split(" ").map((word) => [word, true] as const)
 )
 
@@ -206,51 +209,6 @@ export const oneLine = (description: string, max = 160): string => {
   return first.length <= max ? first : `${first.slice(0, max - 1).trimEnd()}…`
 }
 
-/**
- * Words a request uses for what tool definitions say otherwise (`folder` for `directory`, `PR` for `pull request`):
- * a query word also looks for these, at `relatedWeight`. General vocabulary of software tasks, not any server's.
- */
-const related: { readonly [word: string]: string } = {
-  folder: "directory",
-  chat: "message channel",
-  teammate: "message channel",
-  internet: "web",
-  online: "web",
-  website: "web page",
-  site: "web page",
-  bug: "issue",
-  ticket: "issue",
-  tracker: "issue",
-  row: "sql query database",
-  table: "sql query database",
-  column: "sql query database",
-  database: "sql query",
-  remember: "memory knowledge observation",
-  recall: "memory knowledge search",
-  street: "address geocode",
-  latitude: "coordinates geocode",
-  longitude: "coordinates geocode",
-  modified: "diff status changes",
-  unsaved: "diff status changes",
-  rename: "move",
-  kill: "terminate",
-  stop: "terminate",
-  error: "console log",
-  warning: "console log",
-  logged: "console log",
-  docs: "documentation",
-  drive: "directions",
-  route: "directions",
-  far: "distance",
-  release: "tag",
-  undo: "reset revert",
-  erase: "delete remove clean",
-  capture: "screenshot snapshot",
-  shell: "process command exec",
-  terminal: "process command",
-  program: "process"
-}
-
 // -----------------------------------------------------------------------------
 // fields
 // -----------------------------------------------------------------------------
@@ -262,7 +220,7 @@ const fieldCount = 5
  * The ranking's parameters. The field weights, their normalization and `k1` were chosen by a grid search on the
  * tuning half of the evaluation (scripts/toolsearch/tune.ts): the description counts more than the parameters'
  * names, which repeat across tools (`path`, `owner`, `repo`) and rank little, and a larger `k1` lets a word a tool
- * says often (what it is about) keep adding. A prefix counts half a word of the query, a related word 0.4.
+ * says often (what it is about) keep adding. A prefix counts half a word of the query, a related word 0.4, and 0.8 when the query's word is in no tool.
  *
  * @since 0.1.0
  * @category constants
@@ -273,12 +231,14 @@ export const defaultTuning: {
   readonly k1: number
   readonly prefixWeight: number
   readonly relatedWeight: number
+  readonly unknownWeight: number
 } = {
   weights: [3, 1.5, 0.6, 1, 1],
   normalization: [0.3, 0.5, 0.5, 0.75, 0.5],
   k1: 2,
   prefixWeight: 0.5,
-  relatedWeight: 0.4
+  relatedWeight: 0.4,
+  unknownWeight: 0.8
 }
 /** A word is looked up as a prefix only from this length, so that `go` finds nothing it should not. */
 const minPrefix = 4
@@ -405,6 +365,7 @@ interface Ranking<T extends Tool> {
   readonly k1: number
   readonly prefixWeight: number
   readonly relatedWeight: number
+  readonly unknownWeight: number
 }
 
 /**
@@ -421,6 +382,7 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
   const k1 = tuning?.k1 ?? defaultTuning.k1
   const prefixWeight = tuning?.prefixWeight ?? defaultTuning.prefixWeight
   const relatedWeight = tuning?.relatedWeight ?? defaultTuning.relatedWeight
+  const unknownWeight = tuning?.unknownWeight ?? defaultTuning.unknownWeight
   const memo = new Map<string, string | undefined>()
   const { byName, lengths, postings, serverOf, tools, totals } = collect(groups, memo)
   const n = tools.length
@@ -431,8 +393,11 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
 
   // the related words, as the index keeps words
   const expansions = new Map<string, ReadonlyArray<string>>()
-  for (const [word, others] of Object.entries(tuning?.related ?? related)) {
-    for (const key of words(word, memo)) expansions.set(key, words(others, memo))
+  for (const [word, others] of Object.entries(tuning?.related ?? relatedWords)) {
+    // keys that keep the same word (`record`, `records`) look for all their words
+    for (const key of words(word, memo)) {
+      expansions.set(key, Array.from(new Set([...(expansions.get(key) ?? []), ...words(others, memo)])))
+    }
   }
 
   const ranking: Ranking<T> = {
@@ -447,7 +412,8 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
     normalization,
     k1,
     prefixWeight,
-    relatedWeight
+    relatedWeight,
+    unknownWeight
   }
   return {
     size: n,
@@ -493,7 +459,7 @@ const search = <T extends Tool>(
   query: string,
   options?: SearchOptions
 ): ReadonlyArray<Hit<T>> => {
-  const { expansions, k1, postings, prefixWeight, relatedWeight, serverOf, tools } = ranking
+  const { expansions, k1, postings, prefixWeight, relatedWeight, serverOf, tools, unknownWeight } = ranking
   const n = tools.length
   const limit = Math.max(0, Math.floor(options?.limit ?? 5))
   if (n === 0 || limit === 0) return []
@@ -525,7 +491,10 @@ const search = <T extends Tool>(
   }
   const asked = words(query)
   for (const word of asked) reach(word, 1)
-  for (const word of asked) for (const other of expansions.get(word) ?? []) reach(other, relatedWeight)
+  for (const word of asked) {
+    const weight = postings.has(word) ? relatedWeight : unknownWeight
+    for (const other of expansions.get(word) ?? []) reach(other, weight)
+  }
   for (const [word, weight] of weightOf) add(postings.get(word)!, weight)
   const server = options?.server
   const ranked = touched.filter((doc) => scores[doc]! > 0 && (server === undefined || serverOf[doc] === server))
