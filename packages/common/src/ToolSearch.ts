@@ -144,6 +144,12 @@ const isUpper = (c: number) => c >= 65 && c <= 90
 const isDigit = (c: number) => c >= 48 && c <= 57
 const letterOrNumber = /[\p{L}\p{N}]/u
 
+const isWordChar = (text: string, i: number) => {
+  if (i >= text.length) return false
+  const c = text.charCodeAt(i)
+  return isLower(c) || isUpper(c) || isDigit(c) || (c > 127 && letterOrNumber.test(text[i]!))
+}
+
 /**
  * The raw words of `text`, lowercased: runs of letters and digits, split where the case turns (`getPullRequest`,
  * `HTTPServer`). A scanner rather than regular expressions: the index reads every word of every definition.
@@ -156,8 +162,7 @@ const scan = (text: string, emit: (word: string) => void) => {
   }
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    const word = isLower(c) || isUpper(c) || isDigit(c) || (c > 127 && letterOrNumber.test(text[i]!))
-    if (!word) {
+    if (!isWordChar(text, i)) {
       flush(i)
       continue
     }
@@ -166,8 +171,19 @@ const scan = (text: string, emit: (word: string) => void) => {
       continue
     }
     const before = text.charCodeAt(i - 1)
+    // the plural of an acronym (PRs, URLs, IDs) is the acronym
+    if (
+      c === 115 && isUpper(before) && i - start >= 2 && isUpper(text.charCodeAt(i - 2)) && !isWordChar(text, i + 1)
+    ) {
+      flush(i)
+      continue
+    }
     // aB starts a word at B; ABc starts one at B
-    if (isUpper(c) && (isLower(before) || isDigit(before) || (isUpper(before) && isLower(text.charCodeAt(i + 1))))) {
+    const pluralAcronym = text.charCodeAt(i + 1) === 115 && !isWordChar(text, i + 2)
+    if (
+      isUpper(c) &&
+      (isLower(before) || isDigit(before) || (isUpper(before) && isLower(text.charCodeAt(i + 1)) && !pluralAcronym))
+    ) {
       flush(i)
       start = i
     }
@@ -454,6 +470,19 @@ const prefixed = (vocabulary: ReadonlyArray<string>, word: string): Array<string
   return found
 }
 
+// What the shape of a request's text says of what it is about, whatever its words: a web address, a file's path or
+// name, a chat channel.
+const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
+  [/\b(?:https?:\/\/|www\.)\S/i, words("url web page")],
+  [
+    /(?:^|[\s("'`])(?:~|\.{1,2})?\/[\w.-]|\b(?:[\w-]+\.(?:md|txt|csv|tsv|json|ya?ml|xml|toml|ini|log|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|wav|zip|gz|tar|py|rb|go|rs|java|kt|cpp|cs|sh|sql|html?|css|env|lock)|[a-z0-9_-]+\.(?:[cm]?js|jsx|tsx?))\b/,
+    words("file directory path")
+  ],
+  [/(?:^|\s)#[a-z][\w-]*/i, words("channel")]
+]
+
+const hintsOf = (query: string): Array<string> => hints.flatMap(([pattern, said]) => pattern.test(query) ? said : [])
+
 const search = <T extends Tool>(
   ranking: Ranking<T>,
   query: string,
@@ -491,6 +520,7 @@ const search = <T extends Tool>(
   }
   const asked = words(query)
   for (const word of asked) reach(word, 1)
+  for (const word of hintsOf(query)) reach(word, relatedWeight)
   for (const word of asked) {
     const weight = postings.has(word) ? relatedWeight : unknownWeight
     for (const other of expansions.get(word) ?? []) reach(other, weight)

@@ -118,6 +118,53 @@ describe("ToolSearch", () => {
     assert.isAbove(scores({ k1: 0.5 }), scores())
   })
 
+  it("reads the plural of an acronym as the acronym, and called, named and titled as function words", () => {
+    assert.deepStrictEqual(ToolSearch.words("open PRs, URLs and IDs"), ["open", "pr", "url", "id"])
+    assert.deepStrictEqual(ToolSearch.words("a branch called main, a file named a.txt"), [
+      "branch",
+      "main",
+      "file",
+      "txt"
+    ])
+  })
+
+  it("lets a related word count more when the query's own word is in no tool", () => {
+    const top = (query: string, tuning?: ToolSearch.Tuning) => ToolSearch.make(groups, tuning).search(query)[0]!
+    // `folder` is in no definition: `directory` stands in for it at 0.8, not 0.4
+    assert.strictEqual(top("folder").tool.name, "files__listDirectory")
+    assert.isAbove(top("folder").score, top("folder", { unknownWeight: 0.4 }).score)
+    // `path` is in the index, so its related word counts 0.4 whatever the other weight is
+    const related = { path: "geographic" }
+    const geocode = (unknownWeight: number) =>
+      ToolSearch.make(groups, { related, unknownWeight }).search("path").find((hit) => hit.server === "maps")!.score
+    assert.strictEqual(geocode(0.4), geocode(0.8))
+  })
+
+  it("looks for the words of every key that stems alike", () => {
+    const index = ToolSearch.make(groups, { related: { record: "geographic", records: "rename" } })
+    assert.sameMembers(index.search("records").map((hit) => hit.tool.name), ["maps__maps_geocode", "files__move_file"])
+  })
+
+  it("reads a web address, a file's path or name, and a chat channel in a request as what it is about", () => {
+    const index = ToolSearch.make([{
+      server: "s",
+      tools: [
+        tool("navigate", "Navigate to a URL"),
+        tool("read", "Read the contents of a file"),
+        tool("post", "Post a message to a channel")
+      ]
+    }], { related: {} })
+    const first = (query: string) => index.search(query, { limit: 1 })[0]?.tool.name
+    assert.strictEqual(first("what is on https://example.org today"), "navigate")
+    assert.strictEqual(first("what is on www.example.org"), "navigate")
+    assert.strictEqual(first("what does ~/notes/todo say"), "read")
+    assert.strictEqual(first("what does report.csv say"), "read")
+    assert.strictEqual(first("what does src/index.ts say"), "read")
+    assert.strictEqual(first("tell #frontend we ship today"), "post")
+    // the same words with none of those shapes find nothing: no word of them is in a definition
+    assert.deepStrictEqual(index.search("what is on example today, what does todo say, tell frontend we ship"), [])
+  })
+
   it("shows the first sentence of a description on one line", () => {
     assert.strictEqual(ToolSearch.oneLine("Read a file.\nIt returns text."), "Read a file.")
     assert.strictEqual(ToolSearch.oneLine("Lists files\n\n- path: where"), "Lists files")
