@@ -77,6 +77,8 @@ export interface Tuning {
   readonly relatedWeight?: number | undefined
   /** What a related word counts when the query's word is in no tool: then it is the only way to what was meant. */
   readonly unknownWeight?: number | undefined
+  /** What a word counts that the request names (in a path, an address, quotes, a #channel), against the others. */
+  readonly nameWeight?: number | undefined
   /** A table of related words (a word, and the words it also looks for, space-separated) instead of the default. */
   readonly related?: { readonly [word: string]: string } | undefined
 }
@@ -248,13 +250,15 @@ export const defaultTuning: {
   readonly prefixWeight: number
   readonly relatedWeight: number
   readonly unknownWeight: number
+  readonly nameWeight: number
 } = {
   weights: [3, 1.5, 0.6, 1, 1],
   normalization: [0.3, 0.5, 0.5, 0.75, 0.5],
   k1: 2,
   prefixWeight: 0.5,
   relatedWeight: 0.4,
-  unknownWeight: 0.8
+  unknownWeight: 0.8,
+  nameWeight: 0.3
 }
 /** A word is looked up as a prefix only from this length, so that `go` finds nothing it should not. */
 const minPrefix = 4
@@ -382,6 +386,7 @@ interface Ranking<T extends Tool> {
   readonly prefixWeight: number
   readonly relatedWeight: number
   readonly unknownWeight: number
+  readonly nameWeight: number
 }
 
 /**
@@ -399,6 +404,7 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
   const prefixWeight = tuning?.prefixWeight ?? defaultTuning.prefixWeight
   const relatedWeight = tuning?.relatedWeight ?? defaultTuning.relatedWeight
   const unknownWeight = tuning?.unknownWeight ?? defaultTuning.unknownWeight
+  const nameWeight = tuning?.nameWeight ?? defaultTuning.nameWeight
   const memo = new Map<string, string | undefined>()
   const { byName, lengths, postings, serverOf, tools, totals } = collect(groups, memo)
   const n = tools.length
@@ -429,7 +435,8 @@ export const make = <T extends Tool>(groups: ReadonlyArray<Group<T>>, tuning?: T
     k1,
     prefixWeight,
     relatedWeight,
-    unknownWeight
+    unknownWeight,
+    nameWeight
   }
   return {
     size: n,
@@ -481,6 +488,22 @@ const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
   [/(?:^|\s)#[a-z][\w-]*/i, words("channel")]
 ]
 
+// A quoted title, or a word with a path's, an address's or a file name's shape, or a #channel or @someone: what a
+// request names (an argument of the call), not what it asks to be done.
+const quoted = /(^|[\s(])(?:"[^"]{1,200}"|'[^']{1,200}'|“[^”]{1,200}”|‘[^’]{1,200}’|`[^`]{1,200}`)(?=$|[\s.,;:!?)])/g
+const nameLike = /[/\\]|^[#@~]|\w\.\w/
+
+const partsOf = (query: string): { readonly said: string; readonly named: string } => {
+  const named: Array<string> = []
+  const rest = query.replace(quoted, (match, before: string) => {
+    named.push(match)
+    return before
+  })
+  const said: Array<string> = []
+  for (const token of rest.split(/\s+/)) (nameLike.test(token) ? named : said).push(token)
+  return { said: said.join(" "), named: named.join(" ") }
+}
+
 const hintsOf = (query: string): Array<string> => hints.flatMap(([pattern, said]) => pattern.test(query) ? said : [])
 
 const search = <T extends Tool>(
@@ -488,7 +511,7 @@ const search = <T extends Tool>(
   query: string,
   options?: SearchOptions
 ): ReadonlyArray<Hit<T>> => {
-  const { expansions, k1, postings, prefixWeight, relatedWeight, serverOf, tools, unknownWeight } = ranking
+  const { expansions, k1, nameWeight, postings, prefixWeight, relatedWeight, serverOf, tools, unknownWeight } = ranking
   const n = tools.length
   const limit = Math.max(0, Math.floor(options?.limit ?? 5))
   if (n === 0 || limit === 0) return []
@@ -518,8 +541,10 @@ const search = <T extends Tool>(
       }
     }
   }
-  const asked = words(query)
+  const { named, said } = partsOf(query)
+  const asked = words(said)
   for (const word of asked) reach(word, 1)
+  for (const word of words(named)) reach(word, nameWeight)
   for (const word of hintsOf(query)) reach(word, relatedWeight)
   for (const word of asked) {
     const weight = postings.has(word) ? relatedWeight : unknownWeight

@@ -165,6 +165,23 @@ describe("ToolSearch", () => {
     assert.deepStrictEqual(index.search("what is on example today, what does todo say, tell frontend we ship"), [])
   })
 
+  it("counts less what a request names (a path, an address, a quoted title, a #channel) than what it asks", () => {
+    const index = ToolSearch.make([{
+      server: "s",
+      tools: [tool("get_config", "Get the configuration"), tool("read_file", "Read a file")]
+    }], { related: {} })
+    const names = (query: string) => index.search(query).map((hit) => hit.tool.name)
+    // `config` is only the file's name here: reading is what is asked
+    assert.deepStrictEqual(names("read src/config.ts"), ["read_file", "get_config"])
+    assert.deepStrictEqual(names("read the 'config' notes"), ["read_file", "get_config"])
+    assert.deepStrictEqual(names("read #config"), ["read_file", "get_config"])
+    // the same word said, not named, counts whole
+    assert.deepStrictEqual(names("read config"), ["get_config", "read_file"])
+    const score = (query: string, nameWeight?: number) =>
+      ToolSearch.make(groups, { nameWeight }).search(query)[0]!.score
+    assert.isAbove(score("#issue", 0.6), score("#issue"))
+  })
+
   it("shows the first sentence of a description on one line", () => {
     assert.strictEqual(ToolSearch.oneLine("Read a file.\nIt returns text."), "Read a file.")
     assert.strictEqual(ToolSearch.oneLine("Lists files\n\n- path: where"), "Lists files")
