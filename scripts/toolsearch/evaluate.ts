@@ -33,8 +33,18 @@ export interface Request {
 }
 
 export const loadFixture = (): Fixture => JSON.parse(fs.readFileSync(path.join(here, "fixtures", "tools.json"), "utf8"))
-export const loadRequests = (): ReadonlyArray<Request> =>
-  JSON.parse(fs.readFileSync(path.join(here, "requests.json"), "utf8")).requests
+export const loadRequests = (file = "requests.json"): ReadonlyArray<Request> =>
+  JSON.parse(fs.readFileSync(path.join(here, file), "utf8")).requests
+
+/**
+ * The sets of requests after the first, in the order they were written, each by a helper that saw only the
+ * fixture, and what each has been to the ranker's choices.
+ */
+export const laterSets: ReadonlyArray<{ readonly file: string; readonly role: string }> = [
+  { file: "requests-2.json", role: "development (held out once, then its misses were read)" },
+  { file: "requests-3.json", role: "development (held out once, then its misses were read)" },
+  { file: "requests-4.json", role: "held out (never read for choices)" }
+]
 
 /** The fixture's servers as the agent would index them: exposed names, cleaned schemas. */
 export const groupsOf = (fixture: Fixture) =>
