@@ -480,7 +480,7 @@ const prefixed = (vocabulary: ReadonlyArray<string>, word: string): Array<string
 // What the shape of a request's text says of what it is about, whatever its words: a web address, a file's path or
 // name, a chat channel.
 const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
-  [/\b(?:https?:\/\/|www\.)\S/i, words("url web page")],
+  [/\b(?:https?:\/\/|www\.)\S/i, words("url web page navigate")],
   [
     /(?:^|[\s("'`])(?:~|\.{1,2})?\/[\w.-]|\b(?:[\w-]+\.(?:md|txt|csv|tsv|json|ya?ml|xml|toml|ini|log|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|wav|zip|gz|tar|py|rb|go|rs|java|kt|cpp|cs|sh|sql|html?|css|env|lock)|[a-z0-9_-]+\.(?:[cm]?js|jsx|tsx?))\b/,
     words("file directory path")

@@ -76,7 +76,6 @@ export const relatedWords: { readonly [word: string]: string } = {
   shift: "move",
   rename: "move",
   save: "write create commit",
-  store: "write create add",
   record: "add create write",
   jot: "add write observation",
   note: "observation add page",
@@ -290,6 +289,7 @@ export const relatedWords: { readonly [word: string]: string } = {
   know: "knowledge memory search",
   fact: "observation entity",
   relationship: "relation",
+  link: "relation",
   connection: "relation",
   // documents, files, docs
   wiki: "page notion",
