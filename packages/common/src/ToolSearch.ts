@@ -493,6 +493,9 @@ const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
 const quoted = /(^|[\s(])(?:"[^"]{1,200}"|'[^']{1,200}'|“[^”]{1,200}”|‘[^’]{1,200}’|`[^`]{1,200}`)(?=$|[\s.,;:!?)])/g
 const nameLike = /[/\\]|^[#@~]|\w\.\w/
 
+// Verbs of two words that mean another thing than their first (`log in` is not about logs), read as one word.
+const phrasal = /\b(log(?=\s+in\b)|sign|look(?=\s+up\b)|set(?=\s+up\b))\s+(in|up)\b/gi
+
 const partsOf = (query: string): { readonly said: string; readonly named: string } => {
   const named: Array<string> = []
   const rest = query.replace(quoted, (match, before: string) => {
@@ -501,7 +504,10 @@ const partsOf = (query: string): { readonly said: string; readonly named: string
   })
   const said: Array<string> = []
   for (const token of rest.split(/\s+/)) (nameLike.test(token) ? named : said).push(token)
-  return { said: said.join(" "), named: named.join(" ") }
+  return {
+    said: said.join(" ").replace(phrasal, (_, verb: string, particle: string) => verb + particle),
+    named: named.join(" ")
+  }
 }
 
 const hintsOf = (query: string): Array<string> => hints.flatMap(([pattern, said]) => pattern.test(query) ? said : [])

@@ -182,6 +182,17 @@ describe("ToolSearch", () => {
     assert.isAbove(score("#issue", 0.6), score("#issue"))
   })
 
+  it("reads log in, sign in, sign up, look up and set up as one word each", () => {
+    const index = ToolSearch.make([{
+      server: "s",
+      tools: [tool("fill_form", "Fill the fields of a form"), tool("logs", "Read the log of a pod")]
+    }], { related: { login: "form", signup: "form" } })
+    const first = (query: string) => index.search(query, { limit: 1 })[0]?.tool.name
+    assert.strictEqual(first("log in as demo"), "fill_form")
+    assert.strictEqual(first("Sign up with jane"), "fill_form")
+    assert.strictEqual(first("read the log in the pod"), "logs")
+  })
+
   it("shows the first sentence of a description on one line", () => {
     assert.strictEqual(ToolSearch.oneLine("Read a file.\nIt returns text."), "Read a file.")
     assert.strictEqual(ToolSearch.oneLine("Lists files\n\n- path: where"), "Lists files")
