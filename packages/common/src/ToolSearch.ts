@@ -493,8 +493,9 @@ const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
 const quoted = /(^|[\s(])(?:"[^"]{1,200}"|'[^']{1,200}'|“[^”]{1,200}”|‘[^’]{1,200}’|`[^`]{1,200}`)(?=$|[\s.,;:!?)])/g
 const nameLike = /[/\\]|^[#@~]|\w\.\w/
 
-// Verbs of two words that mean another thing than their first (`log in` is not about logs), read as one word.
-const phrasal = /\b(log(?=\s+in\b)|sign|look(?=\s+up\b)|set(?=\s+up\b))\s+(in|up)\b/gi
+// Verbs of two words that mean another thing than their first (`log in` is not about logs, `look like` not about
+// looking for), read as one word.
+const phrasal = /\b(log(?=\s+in\b)|sign(?=\s+(?:in|up)\b)|look(?=\s+(?:up|like)\b)|set(?=\s+up\b))\s+(in|up|like)\b/gi
 
 const partsOf = (query: string): { readonly said: string; readonly named: string } => {
   const named: Array<string> = []

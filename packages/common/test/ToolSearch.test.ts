@@ -182,7 +182,7 @@ describe("ToolSearch", () => {
     assert.isAbove(score("#issue", 0.6), score("#issue"))
   })
 
-  it("reads log in, sign in, sign up, look up and set up as one word each", () => {
+  it("reads log in, sign in, sign up, look up, look like and set up as one word each", () => {
     const index = ToolSearch.make([{
       server: "s",
       tools: [tool("fill_form", "Fill the fields of a form"), tool("logs", "Read the log of a pod")]
@@ -191,6 +191,12 @@ describe("ToolSearch", () => {
     assert.strictEqual(first("log in as demo"), "fill_form")
     assert.strictEqual(first("Sign up with jane"), "fill_form")
     assert.strictEqual(first("read the log in the pod"), "logs")
+    const looks = ToolSearch.make([{
+      server: "s",
+      tools: [tool("screenshot", "Take a screenshot of the page"), tool("find", "Look for text on the page")]
+    }], { related: { looklike: "screenshot", lookup: "find" } })
+    assert.strictEqual(looks.search("what does the page look like", { limit: 1 })[0]?.tool.name, "screenshot")
+    assert.strictEqual(looks.search("look up pricing on the page", { limit: 1 })[0]?.tool.name, "find")
   })
 
   it("shows the first sentence of a description on one line", () => {
