@@ -2,7 +2,7 @@
 //
 // Recall@1/@5/@10 and MRR per kind of request for Zett's tool search over the captured tool lists of real MCP
 // servers (fixtures/tools.json, from capture.mjs). In requests.json, the requests whose number is odd are the tuning
-// half and the even ones are held out; requests-2.json to requests-7.json were written later by helpers that saw
+// half and the even ones are held out; requests-2.json to requests-8.json were written later by helpers that saw
 // only the fixture (laterSets in evaluate.ts says what each has been to the ranker's choices). Every set is printed
 // per kind, then side by side.
 import { ToolSearch } from "@zett/common"

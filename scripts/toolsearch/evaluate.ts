@@ -46,7 +46,8 @@ export const laterSets: ReadonlyArray<{ readonly file: string; readonly role: st
   { file: "requests-4.json", role: "development (held out once, then its misses were read)" },
   { file: "requests-5.json", role: "development (held out once, then its misses were read)" },
   { file: "requests-6.json", role: "development (held out once, then its misses were read)" },
-  { file: "requests-7.json", role: "held out (never read for choices)" }
+  { file: "requests-7.json", role: "held out (never read for choices)" },
+  { file: "requests-8.json", role: "held out (never read for choices)" }
 ]
 
 /** The fixture's servers as the agent would index them: exposed names, cleaned schemas. */
