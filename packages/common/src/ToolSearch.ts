@@ -6,7 +6,9 @@
  * `API-post-page` and `listDirectory` alike), its description, its parameters' names and descriptions, and its
  * server's name and instructions, which every tool of the server shares as context. Words are lowercased, stop
  * words dropped and suffixes stripped (`files`, `filed` and `filing` meet), and a query word also matches the
- * words it begins (`repo` finds `repository`), for less. `@zett/mcp` builds its tool search on it (`McpToolSearch`).
+ * words it begins (`repo` finds `repository`), for less, and the words tool definitions say for it (`folder` finds
+ * `directory`), for less again. What a query names (a path, an address, a quoted title, a `#channel`) counts less
+ * than what it asks. `@zett/mcp` builds its tool search on it (`McpToolSearch`).
  *
  * @since 0.1.0
  */
