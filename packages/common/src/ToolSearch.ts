@@ -240,7 +240,8 @@ const fieldCount = 5
  * The ranking's parameters. The field weights, their normalization and `k1` were chosen by a grid search on the
  * tuning half of the evaluation (scripts/toolsearch/tune.ts): the description counts more than the parameters'
  * names, which repeat across tools (`path`, `owner`, `repo`) and rank little, and a larger `k1` lets a word a tool
- * says often (what it is about) keep adding. A prefix counts half a word of the query, a related word 0.4, and 0.8 when the query's word is in no tool.
+ * says often (what it is about) keep adding. A prefix counts half a word of the query, a related word 0.4 (0.8 when
+ * the query's word is in no tool), and a word the query names (in a path, an address, quotes) 0.3.
  *
  * @since 0.1.0
  * @category constants
@@ -479,15 +480,16 @@ const prefixed = (vocabulary: ReadonlyArray<string>, word: string): Array<string
   return found
 }
 
-// What the shape of a request's text says of what it is about, whatever its words: a web address, a file's path or
-// name, a chat channel.
+// What the shape of a word of a request says of what it is about, whatever its words: a web address, a file's path
+// or name, a chat channel. Each is tested on one word at a time, anchored, so that a search costs in proportion to
+// the length of its query, however long and odd it is.
 const hints: ReadonlyArray<readonly [RegExp, ReadonlyArray<string>]> = [
   [/\b(?:https?:\/\/|www\.)\S/i, words("url web page navigate")],
   [
-    /(?:^|[\s("'`])(?:~|\.{1,2})?\/[\w.-]|\b(?:[\w-]+\.(?:md|txt|csv|tsv|json|ya?ml|xml|toml|ini|log|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|wav|zip|gz|tar|py|rb|go|rs|java|kt|cpp|cs|sh|sql|html?|css|env|lock)|[a-z0-9_-]+\.(?:[cm]?js|jsx|tsx?))\b/,
+    /^(?:~|\.{1,2})?\/[\w.-]|[\w-]\.(?:md|txt|csv|tsv|json|ya?ml|xml|toml|ini|log|pdf|docx?|xlsx?|pptx?|png|jpe?g|gif|svg|webp|mp3|mp4|wav|zip|gz|tar|py|rb|go|rs|java|kt|cpp|cs|sh|sql|html?|css|env|lock)$|(?:^|[^\w-])[a-z0-9_-]+\.(?:[cm]?js|jsx|tsx?)$/,
     words("file directory path")
   ],
-  [/(?:^|\s)#[a-z][\w-]*/i, words("channel")]
+  [/^#[a-z]/i, words("channel")]
 ]
 
 // A quoted title, or a word with a path's, an address's or a file name's shape, or a #channel or @someone: what a
@@ -513,7 +515,15 @@ const partsOf = (query: string): { readonly said: string; readonly named: string
   }
 }
 
-const hintsOf = (query: string): Array<string> => hints.flatMap(([pattern, said]) => pattern.test(query) ? said : [])
+const hintsOf = (query: string): Array<string> => {
+  const found = new Set<ReadonlyArray<string>>()
+  for (const token of query.split(/\s+/)) {
+    // the word without the punctuation around it: `(notes.md)`, `~/a,`, `'report.csv'`
+    const bare = token.replace(/^[("'`“‘]+/, "").replace(/[)"'`”’.,;:!?]+$/, "")
+    for (const [pattern, said] of hints) if (pattern.test(bare)) found.add(said)
+  }
+  return Array.from(found).flat()
+}
 
 const search = <T extends Tool>(
   ranking: Ranking<T>,
