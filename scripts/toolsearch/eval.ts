@@ -6,15 +6,21 @@
 // only the fixture (laterSets in evaluate.ts says what each has been to the ranker's choices). Every set is printed
 // per kind, then side by side.
 import { ToolSearch } from "@zett/common"
-import * as fs from "node:fs"
-import { checkLabels, evaluate, groupsOf, halves, laterSets, loadFixture, loadRequests, table } from "./evaluate.js"
+import {
+  checkLabels,
+  evaluate,
+  groupsOf,
+  halves,
+  laterSets,
+  loadFixture,
+  loadRequests,
+  type Scores,
+  table
+} from "./evaluate.js"
 
 const fixture = loadFixture()
 const requests = loadRequests()
-const later = laterSets.filter(({ file }) => fs.existsSync(new URL(file, import.meta.url))).map((set) => ({
-  ...set,
-  requests: loadRequests(set.file)
-}))
+const later = laterSets.map((set) => ({ ...set, requests: loadRequests(set.file) }))
 for (const { file, requests: set } of [{ file: "requests.json", requests }, ...later]) {
   const problems = checkLabels(fixture, set, ToolSearch.words)
   if (problems.length > 0) {
@@ -28,6 +34,8 @@ const rank = (query: string, limit: number) =>
   index.search(query, { limit }).map((hit) => ({ id: `${hit.server}/${hit.tool.remoteName}`, score: hit.score }))
 
 const { heldOut, tune } = halves(requests)
+// each set's figures over the requests a tool serves, kept from its table for the side-by-side one
+const served = new Map<ReadonlyArray<(typeof requests)[number]>, Scores>()
 const servers = fixture.servers.map((server) => `${server.package}@${server.version}`)
 console.log(
   `${index.size} tools of ${fixture.servers.length} servers (captured ${fixture.capturedAt}): ${servers.join(", ")}\n`
@@ -39,6 +47,7 @@ for (
   ]] as const
 ) {
   const { misses, rows } = evaluate(set, rank)
+  served.set(set, Object.fromEntries(rows)["all served"]!)
   console.log(`${name}\n\n${table(rows)}\n`)
   // the misses of the tuning half only: reading the held-out misses would tune on them
   if (process.argv.includes("--misses") && name === "tuning half (odd ids)") {
@@ -48,12 +57,12 @@ for (
 }
 
 for (const { file, requests: set, role } of later) {
-  console.log(`${file}: ${role}\n\n${table(evaluate(set, rank).rows)}\n`)
+  const { rows } = evaluate(set, rank)
+  served.set(set, Object.fromEntries(rows)["all served"]!)
+  console.log(`${file}: ${role}\n\n${table(rows)}\n`)
 }
 
 // every set side by side: recall@5 and MRR over the requests a tool serves
-const served = (set: ReadonlyArray<(typeof requests)[number]>) =>
-  Object.fromEntries(evaluate(set, rank).rows)["all served"]!
 console.log(
   "| set | role | served requests | recall@1 | recall@5 | recall@10 | MRR |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 )
@@ -64,7 +73,7 @@ for (
     ...later.map(({ file, requests: set, role }) => [file, role, set] as const)
   ] as const
 ) {
-  const s = served(set)
+  const s = served.get(set)!
   console.log(
     `| ${name} | ${role} | ${s.count} | ${s.recall1.toFixed(2)} | ${s.recall5.toFixed(2)} | ${
       s.recall10.toFixed(2)

@@ -76,7 +76,7 @@ export const relatedWords: { readonly [word: string]: string } = {
   shift: "move",
   rename: "move",
   save: "write create commit",
-  record: "add create write",
+  record: "add create write query",
   jot: "add write observation",
   note: "observation add page",
   dump: "write",
@@ -238,7 +238,6 @@ export const relatedWords: { readonly [word: string]: string } = {
   propose: "pull request",
   ci: "status check",
   pipeline: "status check",
-  checks: "status",
   // clusters
   container: "pod",
   cluster: "kubectl kubernetes",
@@ -333,7 +332,6 @@ export const relatedWords: { readonly [word: string]: string } = {
   sdk: "library",
   // data
   sql: "query",
-  records: "query",
   db: "database query",
   database: "sql query",
   row: "sql query database",
